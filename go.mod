@@ -1,6 +1,6 @@
 module github.com/rigkit/rigkit
 
-go 1.26.8
+go 1.24.0
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
