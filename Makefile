@@ -7,10 +7,10 @@ SAMPLE    ?= assets/samples/biped.glb
 DEMO_OUT  ?= out/demo
 # Debian packages the build and the tests need: OpenBLAS for the cpu engine (cgo),
 # X11/GL headers for the viewer (cgo via go-gl), Xvfb + Mesa for headless GL tests,
-# Node.js + npm for the Khronos glTF validator.
+# Node.js + npm (when missing) for the Khronos glTF validator.
 APT_PKGS  := gcc pkg-config libopenblas-dev libgl1-mesa-dev libx11-dev libxcursor-dev \
              libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth \
-             libgl1-mesa-dri nodejs npm
+             libgl1-mesa-dri
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZTIME  ?= 20s
 
@@ -25,6 +25,7 @@ go-check:
 # deps installs the missing Debian packages (once; dpkg tells what is there) and the Go modules.
 deps: go-check
 	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	command -v node >/dev/null || missing="$$missing nodejs"; command -v npm >/dev/null || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \

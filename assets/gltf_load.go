@@ -1,0 +1,1192 @@
+package assets
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/qmuntal/gltf"
+)
+
+// LoadReport lists what the glTF loader noticed and repaired or skipped without
+// rejecting the file. A nil error with warnings means the character is usable but
+// not exactly what the file says.
+type LoadReport struct {
+	// Path is the file (or name) that was loaded.
+	Path string `json:"path"`
+	// Format is "glb" or "gltf".
+	Format string `json:"format"`
+	// Warnings are human-readable notes, one per problem kind.
+	Warnings []string `json:"warnings,omitempty"`
+	// Orphans counts rigged vertices that had no positive joint weight; the loader
+	// bound each to its nearest joint (weight 1). Load refuses such files.
+	Orphans int `json:"orphans"`
+	// UnnormalizedWeights counts vertices whose stored weights did not sum to 1
+	// (beyond 1e-3) and were renormalized.
+	UnnormalizedWeights int `json:"unnormalized_weights"`
+	// SkippedPrimitives counts point and line primitives (and primitives without
+	// positions) that were left out.
+	SkippedPrimitives int `json:"skipped_primitives"`
+}
+
+func (r *LoadReport) warnf(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Load reads a .glb or .gltf file (see LoadFile) and rejects rigs with orphan
+// vertices, so that a character it returns is complete as the file describes it.
+// Other repairs LoadFile reports (skipped line primitives, renormalized weights,
+// resampled animations) are accepted silently.
+func Load(path string) (*Character, error) {
+	c, rep, err := LoadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Orphans > 0 {
+		return nil, fmt.Errorf("load %s: %d of %d vertices have no joint weights (orphans); use LoadFile to load them bound to their nearest joint",
+			path, rep.Orphans, len(c.Mesh.Positions))
+	}
+	return c, nil
+}
+
+// LoadFile reads a glTF 2.0 file, binary (.glb) or JSON (.gltf, with external .bin
+// files relative to it or data: URIs), into one Character.
+//
+// Every triangle primitive of the default scene (all scenes when there is none) is
+// merged into one mesh with node world transforms applied; skinned primitives keep
+// their bind-space positions as glTF prescribes (the skinned node's transform is
+// ignored), so positions and Skeleton.BindWorld (the inverses of the inverse bind
+// matrices) share one frame. Triangle strips and fans become triangles; points and
+// lines are skipped with a warning. Skins from JOINTS_0/WEIGHTS_0 and
+// JOINTS_1/WEIGHTS_1 keep up to MaxInfluencesRead influences per vertex; several
+// skins merge onto one joint list (joints are nodes). Joints are ordered parents
+// first; a joint's parent is its nearest ancestor node that is a joint (-1 if none).
+// Animations on joint nodes become linear channels (STEP and CUBICSPLINE resampled).
+//
+// Orphan vertices of a rig (no positive weight, e.g. an unskinned primitive beside
+// a skinned one) are bound to their nearest joint and counted in the report; Load
+// rejects them instead. Corrupt input returns an error naming the file; it never
+// panics and never allocates more than a small multiple of the file size.
+func LoadFile(path string) (*Character, *LoadReport, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	return Decode(data, path, os.DirFS(filepath.Dir(path)))
+}
+
+// Decode parses glTF or GLB bytes; name labels errors and sets Character.Name (its
+// base name without extension), and dir resolves external files (nil: none allowed).
+// See LoadFile for what is read.
+func Decode(data []byte, name string, dir fs.FS) (c *Character, rep *LoadReport, err error) {
+	rep = &LoadReport{Path: name}
+	defer func() {
+		if r := recover(); r != nil {
+			c, rep, err = nil, nil, fmt.Errorf("load %s: internal error on malformed input: %v", name, r)
+		}
+	}()
+	c, err = decode(data, name, dir, rep)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load %s: %w", name, err)
+	}
+	return c, rep, nil
+}
+
+// loader carries the state of one decode.
+type loader struct {
+	doc    *gltf.Document
+	acc    *accessorReader
+	dir    fs.FS
+	rep    *LoadReport
+	parent []int  // glTF parent node of each node, -1 for roots
+	world  []Mat4 // world transform of each node in the file's rest pose
+
+	jointOf   map[int]int // node → joint id (in first-seen order)
+	jointNode []int       // joint id → node
+	bindWorld []Mat4      // joint id → bind world transform
+	skinJoint [][]int     // skin → local joint index → joint id (nil until used)
+}
+
+func decode(data []byte, name string, dir fs.FS, rep *LoadReport) (*Character, error) {
+	jsonData, bin, isGLB, err := parseContainer(data)
+	if err != nil {
+		return nil, err
+	}
+	rep.Format = "gltf"
+	if isGLB {
+		rep.Format = "glb"
+	}
+	doc, err := decodeDocument(jsonData)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkExtensions(doc); err != nil {
+		return nil, err
+	}
+	if err := loadBuffers(doc, bin, isGLB, dir); err != nil {
+		return nil, err
+	}
+	l := &loader{doc: doc, acc: newAccessorReader(doc), dir: dir, rep: rep, jointOf: map[int]int{}}
+	if err := l.buildNodeTree(); err != nil {
+		return nil, err
+	}
+	base := filepath.Base(name)
+	c := &Character{Name: strings.TrimSuffix(base, filepath.Ext(base))}
+	if err := l.readGeometry(c); err != nil {
+		return nil, err
+	}
+	l.readMaterials(c)
+	if c.Skeleton != nil {
+		l.readAnimations(c)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// buildNodeTree checks the node graph (children in range, one parent each, no
+// cycles) and computes every node's world transform.
+func (l *loader) buildNodeTree() error {
+	n := len(l.doc.Nodes)
+	l.parent = make([]int, n)
+	for i := range l.parent {
+		l.parent[i] = -1
+	}
+	for i, nd := range l.doc.Nodes {
+		if nd == nil {
+			return fmt.Errorf("node %d is null", i)
+		}
+		for _, ch := range nd.Children {
+			if ch < 0 || ch >= n {
+				return fmt.Errorf("node %d: child %d does not exist (%d nodes)", i, ch, n)
+			}
+			if l.parent[ch] != -1 || ch == i {
+				return fmt.Errorf("node %d has more than one parent or is its own child", ch)
+			}
+			l.parent[ch] = i
+		}
+	}
+	l.world = make([]Mat4, n)
+	done := make([]bool, n)
+	stack := make([]int, 0, n)
+	for i := 0; i < n; i++ {
+		if l.parent[i] == -1 {
+			stack = append(stack, i)
+		}
+	}
+	visited := 0
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		local, err := nodeLocal(l.doc.Nodes[i])
+		if err != nil {
+			return fmt.Errorf("node %d (%q): %w", i, l.doc.Nodes[i].Name, err)
+		}
+		if p := l.parent[i]; p >= 0 {
+			l.world[i] = l.world[p].Mul(local)
+		} else {
+			l.world[i] = local
+		}
+		if !l.world[i].IsFinite() {
+			return fmt.Errorf("node %d (%q): world transform is not finite", i, l.doc.Nodes[i].Name)
+		}
+		done[i] = true
+		visited++
+		stack = append(stack, l.doc.Nodes[i].Children...)
+	}
+	if visited != n {
+		return errors.New("node hierarchy has a cycle")
+	}
+	return nil
+}
+
+// nodeLocal returns a node's local transform (matrix, or T·R·S).
+func nodeLocal(nd *gltf.Node) (Mat4, error) {
+	var m Mat4
+	if nd.Matrix != gltf.DefaultMatrix && nd.Matrix != [16]float64{} {
+		m = Mat4(nd.Matrix)
+	} else {
+		r := Quat(nd.RotationOrDefault())
+		m = TRS(Vec3(nd.Translation), r, Vec3(nd.ScaleOrDefault()))
+	}
+	if !m.IsFinite() {
+		return Mat4{}, errors.New("transform is not finite")
+	}
+	return m, nil
+}
+
+// sceneMeshNodes returns the nodes with a mesh under the scene roots, depth first.
+func (l *loader) sceneMeshNodes() []int {
+	var roots []int
+	doc := l.doc
+	switch {
+	case doc.Scene != nil && *doc.Scene >= 0 && *doc.Scene < len(doc.Scenes) && doc.Scenes[*doc.Scene] != nil:
+		roots = doc.Scenes[*doc.Scene].Nodes
+	case len(doc.Scenes) > 0:
+		for _, s := range doc.Scenes {
+			if s != nil {
+				roots = append(roots, s.Nodes...)
+			}
+		}
+	default:
+		for i, p := range l.parent {
+			if p == -1 {
+				roots = append(roots, i)
+			}
+		}
+	}
+	seen := make([]bool, len(doc.Nodes))
+	var out []int
+	var walk func(i int)
+	walk = func(i int) {
+		if i < 0 || i >= len(doc.Nodes) || seen[i] {
+			return
+		}
+		seen[i] = true
+		if doc.Nodes[i].Mesh != nil {
+			out = append(out, i)
+		}
+		for _, ch := range doc.Nodes[i].Children {
+			walk(ch)
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	return out
+}
+
+// useSkin registers skin s's joints (union by node) and returns local→joint ids.
+func (l *loader) useSkin(s int) ([]int, error) {
+	if s < 0 || s >= len(l.doc.Skins) || l.doc.Skins[s] == nil {
+		return nil, fmt.Errorf("skin %d does not exist", s)
+	}
+	if l.skinJoint == nil {
+		l.skinJoint = make([][]int, len(l.doc.Skins))
+	}
+	if l.skinJoint[s] != nil {
+		return l.skinJoint[s], nil
+	}
+	sk := l.doc.Skins[s]
+	if len(sk.Joints) == 0 {
+		return nil, fmt.Errorf("skin %d has no joints", s)
+	}
+	var ibm []float64
+	if sk.InverseBindMatrices != nil {
+		v, err := l.acc.readTyped(*sk.InverseBindMatrices, gltf.AccessorMat4, fmt.Sprintf("skin %d inverseBindMatrices", s))
+		if err != nil {
+			return nil, err
+		}
+		if len(v) < 16*len(sk.Joints) {
+			return nil, fmt.Errorf("skin %d: %d inverse bind matrices for %d joints", s, len(v)/16, len(sk.Joints))
+		}
+		ibm = v
+	} else {
+		l.rep.warnf("skin %d has no inverseBindMatrices; using the node transforms as the bind pose", s)
+	}
+	ids := make([]int, len(sk.Joints))
+	singular, posed := 0, 0
+	for k, node := range sk.Joints {
+		if node < 0 || node >= len(l.doc.Nodes) {
+			return nil, fmt.Errorf("skin %d: joint node %d does not exist", s, node)
+		}
+		bind := l.world[node]
+		if ibm != nil {
+			var m Mat4
+			copy(m[:], ibm[16*k:16*k+16])
+			if inv, ok := m.Inverse(); ok && m.IsFinite() {
+				bind = inv
+			} else {
+				singular++
+			}
+		}
+		if id, ok := l.jointOf[node]; ok {
+			ids[k] = id
+			if !matClose(l.bindWorld[id], bind, 1e-4) {
+				l.rep.warnf("skin %d binds joint node %d differently from an earlier skin; keeping the first", s, node)
+			}
+			continue
+		}
+		if !matClose(l.world[node], bind, 1e-3) {
+			posed++
+		}
+		id := len(l.jointNode)
+		l.jointOf[node] = id
+		l.jointNode = append(l.jointNode, node)
+		l.bindWorld = append(l.bindWorld, bind)
+		ids[k] = id
+	}
+	if singular > 0 {
+		l.rep.warnf("skin %d: %d inverse bind matrices are singular or not finite; used the node transforms", s, singular)
+	}
+	if posed > 0 {
+		l.rep.warnf("skin %d: %d joints' node transforms differ from their bind pose (the scene is posed); using the bind pose", s, posed)
+	}
+	l.skinJoint[s] = ids
+	return ids, nil
+}
+
+// matClose reports whether two matrices agree within tol relative to their scale.
+func matClose(a, b Mat4, tol float64) bool {
+	scale := 1.0
+	for i := range a {
+		scale = math.Max(scale, math.Abs(a[i]))
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > tol*scale {
+			return false
+		}
+	}
+	return true
+}
+
+// primData is one primitive's geometry before merging.
+type primData struct {
+	pos, nrm []Vec3
+	uv       [][2]float64
+	tris     [][3]int
+	weights  [][]Influence // nil when unskinned
+	material int
+	flip     bool
+}
+
+func (l *loader) readGeometry(c *Character) error {
+	meshNodes := l.sceneMeshNodes()
+	// First pass: register skins of skinned primitives so joint ids exist.
+	type inst struct {
+		node     int
+		skinned  bool
+		attachTo int // node of the nearest joint ancestor for an unskinned mesh, or -1
+	}
+	var insts []inst
+	for _, n := range meshNodes {
+		nd := l.doc.Nodes[n]
+		if *nd.Mesh < 0 || *nd.Mesh >= len(l.doc.Meshes) || l.doc.Meshes[*nd.Mesh] == nil {
+			return fmt.Errorf("node %d: mesh %d does not exist", n, *nd.Mesh)
+		}
+		skinned := false
+		if nd.Skin != nil {
+			for _, p := range l.doc.Meshes[*nd.Mesh].Primitives {
+				if p != nil && hasAttr(p, "JOINTS_0") {
+					skinned = true
+				}
+			}
+			if skinned {
+				if _, err := l.useSkin(*nd.Skin); err != nil {
+					return fmt.Errorf("node %d: %w", n, err)
+				}
+			}
+		}
+		insts = append(insts, inst{node: n, skinned: skinned, attachTo: -1})
+	}
+	if len(l.jointNode) == 0 && len(l.doc.Skins) > 0 {
+		// A skeleton without a skinned mesh (e.g. a rig saved before skinning).
+		if _, err := l.useSkin(0); err != nil {
+			return err
+		}
+	}
+	rigged := len(l.jointNode) > 0
+	hasSkinnedMesh := false
+	for i := range insts {
+		hasSkinnedMesh = hasSkinnedMesh || insts[i].skinned
+		if rigged && !insts[i].skinned {
+			for a := l.parent[insts[i].node]; a >= 0; a = l.parent[a] {
+				if _, ok := l.jointOf[a]; ok {
+					insts[i].attachTo = a
+					break
+				}
+			}
+		}
+	}
+
+	m := &c.Mesh
+	var weights [][]Influence
+	var anyNormals, anyUVs bool
+	var hasNormal []bool
+	for _, in := range insts {
+		nd := l.doc.Nodes[in.node]
+		mesh := l.doc.Meshes[*nd.Mesh]
+		// Primitives of one node that share their vertex accessors share vertices.
+		type span struct{ off, n int }
+		shared := map[string]span{}
+		for pi, p := range mesh.Primitives {
+			what := fmt.Sprintf("mesh %d (%q) primitive %d", *nd.Mesh, mesh.Name, pi)
+			if p == nil {
+				return fmt.Errorf("%s is null", what)
+			}
+			var skinIDs []int
+			if in.skinned && hasAttr(p, "JOINTS_0") {
+				skinIDs = l.skinJoint[*nd.Skin]
+			}
+			key := attrKey(p)
+			if sp, ok := shared[key]; ok && isTriangleMode(p.Mode) {
+				tris, err := l.readTriangles(p, sp.n, what)
+				if err != nil {
+					return fmt.Errorf("%s: %w", what, err)
+				}
+				flip := skinIDs == nil && l.world[in.node].Det() < 0
+				for i := range tris {
+					for k := range 3 {
+						tris[i][k] += sp.off
+					}
+					if flip {
+						tris[i][1], tris[i][2] = tris[i][2], tris[i][1]
+					}
+				}
+				if len(tris) > 0 {
+					m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(tris), Material: l.materialOf(p, what)})
+				}
+				m.Triangles = append(m.Triangles, tris...)
+				continue
+			}
+			pd, err := l.readPrimitive(p, skinIDs, what)
+			if err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			if pd == nil {
+				continue
+			}
+			if skinIDs == nil {
+				// Unskinned geometry is placed by its node; skinned geometry already
+				// lives in the skeleton's bind space.
+				w := l.world[in.node]
+				nm := normalMatrix(w)
+				for i := range pd.pos {
+					pd.pos[i] = w.Point(pd.pos[i])
+					if !pd.pos[i].IsFinite() {
+						return fmt.Errorf("%s: vertex %d is not finite after the node transform", what, i)
+					}
+				}
+				for i := range pd.nrm {
+					pd.nrm[i] = nm.Dir(pd.nrm[i]).Normalize()
+				}
+				if w.Det() < 0 {
+					for t := range pd.tris {
+						pd.tris[t][1], pd.tris[t][2] = pd.tris[t][2], pd.tris[t][1]
+					}
+				}
+				if rigged {
+					pd.weights = make([][]Influence, len(pd.pos))
+					if in.attachTo >= 0 {
+						for v := range pd.weights {
+							pd.weights[v] = []Influence{{Joint: l.jointOf[in.attachTo], Weight: 1}}
+						}
+					}
+				}
+			}
+			off := len(m.Positions)
+			shared[key] = span{off, len(pd.pos)}
+			for i := range pd.tris {
+				for k := range 3 {
+					pd.tris[i][k] += off
+				}
+			}
+			if len(pd.tris) > 0 {
+				m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(pd.tris), Material: pd.material})
+			}
+			m.Triangles = append(m.Triangles, pd.tris...)
+			m.Positions = append(m.Positions, pd.pos...)
+			if pd.nrm != nil {
+				anyNormals = true
+				m.Normals = append(m.Normals[:off], pd.nrm...)
+			} else {
+				m.Normals = append(m.Normals[:off], make([]Vec3, len(pd.pos))...)
+			}
+			hasNormal = append(hasNormal, boolRepeat(pd.nrm != nil, len(pd.pos))...)
+			if pd.uv != nil {
+				anyUVs = true
+				m.UVs = append(m.UVs[:off], pd.uv...)
+			} else {
+				m.UVs = append(m.UVs[:off], make([][2]float64, len(pd.pos))...)
+			}
+			if rigged {
+				weights = append(weights, pd.weights...)
+			}
+		}
+	}
+	if len(m.Triangles) == 0 {
+		if l.rep.SkippedPrimitives > 0 {
+			return fmt.Errorf("no triangles: all %d primitives are points or lines", l.rep.SkippedPrimitives)
+		}
+		return errors.New("no triangle meshes in the scene")
+	}
+	l.finishAttributes(m, anyNormals, anyUVs, hasNormal)
+	m.Groups = mergeGroups(m.Groups)
+
+	if rigged {
+		if !hasSkinnedMesh {
+			l.rep.warnf("the file has a skeleton but no skinned mesh; loaded the skeleton without a skin")
+		}
+		l.buildSkeleton(c)
+		if hasSkinnedMesh {
+			order := l.jointOrder()
+			for v := range weights {
+				for k := range weights[v] {
+					weights[v][k].Joint = order[weights[v][k].Joint]
+				}
+			}
+			c.Skin = &Skin{Weights: weights}
+			l.repairOrphans(c)
+		}
+	}
+	return nil
+}
+
+// finishAttributes fills normals and UVs of primitives that lacked them and repairs
+// non-unit normals, so that every vertex has them or none does.
+func (l *loader) finishAttributes(m *Mesh, anyNormals, anyUVs bool, hasNormal []bool) {
+	if !anyUVs {
+		m.UVs = nil
+	}
+	if !anyNormals {
+		m.Normals = nil
+		return
+	}
+	var computed []Vec3
+	fixed := 0
+	for i, n := range m.Normals {
+		if hasNormal[i] && n.IsFinite() && math.Abs(n.Len()-1) < 1e-3 {
+			continue
+		}
+		if computed == nil {
+			computed = m.ComputeNormals()
+		}
+		if hasNormal[i] {
+			fixed++
+		}
+		m.Normals[i] = computed[i]
+	}
+	if fixed > 0 {
+		l.rep.warnf("%d normals were zero or not finite; recomputed them from the triangles", fixed)
+	}
+}
+
+func boolRepeat(b bool, n int) []bool {
+	out := make([]bool, n)
+	if b {
+		for i := range out {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// mergeGroups joins consecutive groups with the same material and drops the groups
+// entirely when no triangle has a material.
+func mergeGroups(gs []TriangleGroup) []TriangleGroup {
+	var out []TriangleGroup
+	anyMat := false
+	for _, g := range gs {
+		anyMat = anyMat || g.Material >= 0
+		if n := len(out); n > 0 && out[n-1].Material == g.Material && out[n-1].Start+out[n-1].Count == g.Start {
+			out[n-1].Count += g.Count
+			continue
+		}
+		out = append(out, g)
+	}
+	if !anyMat {
+		return nil
+	}
+	return out
+}
+
+// normalMatrix returns the inverse transpose of m's linear part (as a Mat4).
+func normalMatrix(m Mat4) Mat4 {
+	lin := m
+	lin[12], lin[13], lin[14] = 0, 0, 0
+	inv, ok := lin.Inverse()
+	if !ok {
+		return lin
+	}
+	var t Mat4
+	for r := range 4 {
+		for c := range 4 {
+			t[c*4+r] = inv[r*4+c]
+		}
+	}
+	return t
+}
+
+// materialOf returns the primitive's material index, or -1.
+func (l *loader) materialOf(p *gltf.Primitive, what string) int {
+	if p.Material == nil {
+		return -1
+	}
+	if *p.Material >= 0 && *p.Material < len(l.doc.Materials) {
+		return *p.Material
+	}
+	l.rep.warnf("%s: material %d does not exist; ignored", what, *p.Material)
+	return -1
+}
+
+// attrKey identifies a primitive's vertex attributes (name=accessor, sorted).
+func attrKey(p *gltf.Primitive) string {
+	keys := make([]string, 0, len(p.Attributes))
+	for k, v := range p.Attributes {
+		keys = append(keys, fmt.Sprintf("%s=%d", k, v))
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func isTriangleMode(m gltf.PrimitiveMode) bool {
+	return m == gltf.PrimitiveTriangles || m == gltf.PrimitiveTriangleStrip || m == gltf.PrimitiveTriangleFan
+}
+
+func hasAttr(p *gltf.Primitive, name string) bool {
+	_, ok := p.Attributes[name]
+	return ok
+}
+
+// readPrimitive reads one primitive's triangles and attributes. skinIDs maps the
+// skin's local joint indices to joint ids, or is nil for unskinned geometry. It
+// returns nil for skipped primitives.
+func (l *loader) readPrimitive(p *gltf.Primitive, skinIDs []int, what string) (*primData, error) {
+	switch p.Mode {
+	case gltf.PrimitiveTriangles, gltf.PrimitiveTriangleStrip, gltf.PrimitiveTriangleFan:
+	default:
+		l.rep.SkippedPrimitives++
+		l.rep.warnf("%s: skipped %s primitive (only triangles are read)", what, p.Mode)
+		return nil, nil
+	}
+	posIdx, ok := p.Attributes[gltf.POSITION]
+	if !ok {
+		l.rep.SkippedPrimitives++
+		l.rep.warnf("%s: skipped primitive without POSITION", what)
+		return nil, nil
+	}
+	pv, err := l.acc.readTyped(posIdx, gltf.AccessorVec3, "POSITION")
+	if err != nil {
+		return nil, err
+	}
+	nv := len(pv) / 3
+	pd := &primData{pos: make([]Vec3, nv), material: -1}
+	for i := range pd.pos {
+		pd.pos[i] = Vec3{pv[3*i], pv[3*i+1], pv[3*i+2]}
+		if !pd.pos[i].IsFinite() {
+			return nil, fmt.Errorf("POSITION of vertex %d is not finite: %v", i, pd.pos[i])
+		}
+	}
+	pd.material = l.materialOf(p, what)
+
+	tris, err := l.readTriangles(p, nv, what)
+	if err != nil {
+		return nil, err
+	}
+	pd.tris = tris
+
+	// Normals and UVs.
+	if ai, ok := p.Attributes[gltf.NORMAL]; ok {
+		v, err := l.acc.readTyped(ai, gltf.AccessorVec3, "NORMAL")
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != 3*nv {
+			return nil, fmt.Errorf("NORMAL has %d elements, POSITION has %d", len(v)/3, nv)
+		}
+		pd.nrm = make([]Vec3, nv)
+		for i := range pd.nrm {
+			pd.nrm[i] = Vec3{v[3*i], v[3*i+1], v[3*i+2]}.Normalize()
+		}
+	}
+	if ai, ok := p.Attributes[gltf.TEXCOORD_0]; ok {
+		v, err := l.acc.readTyped(ai, gltf.AccessorVec2, "TEXCOORD_0")
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != 2*nv {
+			return nil, fmt.Errorf("TEXCOORD_0 has %d elements, POSITION has %d", len(v)/2, nv)
+		}
+		pd.uv = make([][2]float64, nv)
+		bad := 0
+		for i := range pd.uv {
+			u, w := v[2*i], v[2*i+1]
+			if math.IsNaN(u) || math.IsInf(u, 0) || math.IsNaN(w) || math.IsInf(w, 0) {
+				u, w = 0, 0
+				bad++
+			}
+			pd.uv[i] = [2]float64{u, w}
+		}
+		if bad > 0 {
+			l.rep.warnf("%s: %d non-finite texture coordinates set to 0", what, bad)
+		}
+	}
+	if skinIDs != nil {
+		w, err := l.readWeights(p, nv, skinIDs)
+		if err != nil {
+			return nil, err
+		}
+		pd.weights = w
+	}
+	return pd, nil
+}
+
+// readTriangles reads a primitive's indices (or the implicit 0..nv-1) as triangles.
+func (l *loader) readTriangles(p *gltf.Primitive, nv int, what string) (tris [][3]int, err error) {
+	// Indices.
+	var idx []int
+	if p.Indices != nil {
+		a, err := l.acc.accessor(*p.Indices)
+		if err != nil {
+			return nil, fmt.Errorf("indices: %w", err)
+		}
+		if a.Type != gltf.AccessorScalar || a.ComponentType == gltf.ComponentFloat || a.Normalized {
+			return nil, fmt.Errorf("indices: accessor %d is %s %s, want unsigned integer SCALAR", *p.Indices, a.ComponentType, a.Type)
+		}
+		iv, _, err := l.acc.read(*p.Indices)
+		if err != nil {
+			return nil, fmt.Errorf("indices: %w", err)
+		}
+		idx = make([]int, len(iv))
+		for i, v := range iv {
+			if v < 0 || int(v) >= nv {
+				return nil, fmt.Errorf("index %d is %v, out of range for %d vertices", i, v, nv)
+			}
+			idx[i] = int(v)
+		}
+	} else {
+		idx = make([]int, nv)
+		for i := range idx {
+			idx[i] = i
+		}
+	}
+	switch p.Mode {
+	case gltf.PrimitiveTriangles:
+		if len(idx)%3 != 0 {
+			l.rep.warnf("%s: %d indices is not a multiple of 3; dropped the remainder", what, len(idx))
+		}
+		tris = make([][3]int, len(idx)/3)
+		for t := range tris {
+			tris[t] = [3]int{idx[3*t], idx[3*t+1], idx[3*t+2]}
+		}
+	case gltf.PrimitiveTriangleStrip:
+		for i := 0; i+2 < len(idx); i++ {
+			t := [3]int{idx[i], idx[i+1], idx[i+2]}
+			if i%2 == 1 {
+				t[0], t[1] = t[1], t[0]
+			}
+			if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] {
+				tris = append(tris, t)
+			}
+		}
+	case gltf.PrimitiveTriangleFan:
+		for i := 1; i+1 < len(idx); i++ {
+			t := [3]int{idx[0], idx[i], idx[i+1]}
+			if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] {
+				tris = append(tris, t)
+			}
+		}
+	}
+
+	return tris, nil
+}
+
+// readWeights reads JOINTS_n/WEIGHTS_n (n = 0, 1) into pruned influence lists.
+func (l *loader) readWeights(p *gltf.Primitive, nv int, skinIDs []int) ([][]Influence, error) {
+	w := make([][]Influence, nv)
+	sums := make([]float64, nv)
+	for set := 0; set < 2; set++ {
+		jName, wName := fmt.Sprintf("JOINTS_%d", set), fmt.Sprintf("WEIGHTS_%d", set)
+		ji, hasJ := p.Attributes[jName]
+		wi, hasW := p.Attributes[wName]
+		if !hasJ && !hasW {
+			continue
+		}
+		if hasJ != hasW {
+			return nil, fmt.Errorf("%s without %s", map[bool]string{true: jName, false: wName}[hasJ], map[bool]string{true: wName, false: jName}[hasJ])
+		}
+		ja, err := l.acc.accessor(ji)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", jName, err)
+		}
+		if ja.Normalized || (ja.ComponentType != gltf.ComponentUbyte && ja.ComponentType != gltf.ComponentUshort) {
+			return nil, fmt.Errorf("%s: accessor %d must be unsigned byte or short, not %s", jName, ji, ja.ComponentType)
+		}
+		jv, err := l.acc.readTyped(ji, gltf.AccessorVec4, jName)
+		if err != nil {
+			return nil, err
+		}
+		wv, err := l.acc.readTyped(wi, gltf.AccessorVec4, wName)
+		if err != nil {
+			return nil, err
+		}
+		if len(jv) != 4*nv || len(wv) != 4*nv {
+			return nil, fmt.Errorf("%s/%s have %d/%d elements, POSITION has %d", jName, wName, len(jv)/4, len(wv)/4, nv)
+		}
+		for v := 0; v < nv; v++ {
+			for k := 0; k < 4; k++ {
+				wt := wv[4*v+k]
+				if !(wt > 0) || math.IsInf(wt, 0) {
+					continue
+				}
+				j := int(jv[4*v+k])
+				if j < 0 || j >= len(skinIDs) {
+					return nil, fmt.Errorf("vertex %d: %s joint index %d out of range (skin has %d joints)", v, jName, j, len(skinIDs))
+				}
+				w[v] = append(w[v], Influence{Joint: skinIDs[j], Weight: wt})
+				sums[v] += wt
+			}
+		}
+	}
+	for v, s := range sums {
+		if s > 0 && math.Abs(s-1) > 1e-3 {
+			l.rep.UnnormalizedWeights++
+		}
+		_ = v
+	}
+	k := &Skin{Weights: w}
+	k.Prune(MaxInfluencesRead)
+	return k.Weights, nil
+}
+
+// buildSkeleton orders the joints parents first and fills c.Skeleton.
+func (l *loader) buildSkeleton(c *Character) {
+	order := l.jointOrder()
+	n := len(l.jointNode)
+	sk := &Skeleton{Names: make([]string, n), Parents: make([]int, n), BindWorld: make([]Mat4, n)}
+	used := map[string]bool{}
+	// Names are assigned in the new order so generated suffixes are stable.
+	byNew := make([]int, n)
+	for old, nw := range order {
+		byNew[nw] = old
+	}
+	for nw, old := range byNew {
+		node := l.jointNode[old]
+		sk.BindWorld[nw] = l.bindWorld[old]
+		p := l.jointParent(old)
+		if p >= 0 {
+			p = order[p]
+		}
+		sk.Parents[nw] = p
+		name := l.doc.Nodes[node].Name
+		if name == "" {
+			name = fmt.Sprintf("joint_%d", node)
+		}
+		if used[name] {
+			base := name
+			for k := 2; used[name]; k++ {
+				name = fmt.Sprintf("%s_%d", base, k)
+			}
+		}
+		used[name] = true
+		sk.Names[nw] = name
+	}
+	c.Skeleton = sk
+}
+
+// jointParent returns the joint id of the nearest ancestor node that is a joint, or -1.
+func (l *loader) jointParent(j int) int {
+	for a := l.parent[l.jointNode[j]]; a >= 0; a = l.parent[a] {
+		if id, ok := l.jointOf[a]; ok {
+			return id
+		}
+	}
+	return -1
+}
+
+// jointOrder returns old joint id → new id such that parents precede children,
+// keeping the first-seen order where it already is valid.
+func (l *loader) jointOrder() []int {
+	n := len(l.jointNode)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = -1
+	}
+	next := 0
+	var emit func(j int)
+	emit = func(j int) {
+		if order[j] >= 0 {
+			return
+		}
+		if p := l.jointParent(j); p >= 0 {
+			emit(p)
+		}
+		order[j] = next
+		next++
+	}
+	for j := 0; j < n; j++ {
+		emit(j)
+	}
+	return order
+}
+
+// repairOrphans binds vertices without weights to their nearest joint.
+func (l *loader) repairOrphans(c *Character) {
+	joints := c.Skeleton.Positions()
+	for v, infl := range c.Skin.Weights {
+		if len(infl) > 0 {
+			continue
+		}
+		best, bestD := 0, math.Inf(1)
+		for j, q := range joints {
+			if d := q.Sub(c.Mesh.Positions[v]).Len(); d < bestD {
+				best, bestD = j, d
+			}
+		}
+		c.Skin.Weights[v] = []Influence{{Joint: best, Weight: 1}}
+		l.rep.Orphans++
+	}
+	if l.rep.Orphans > 0 {
+		l.rep.warnf("%d vertices had no joint weights (orphans); bound each to its nearest joint", l.rep.Orphans)
+	}
+	if l.rep.UnnormalizedWeights > 0 {
+		l.rep.warnf("%d vertices' joint weights did not sum to 1; renormalized", l.rep.UnnormalizedWeights)
+	}
+}
+
+// readMaterials copies PBR factors and base color images; image problems are warnings.
+func (l *loader) readMaterials(c *Character) {
+	images := map[int]*Image{}
+	for i, gm := range l.doc.Materials {
+		mat := Material{BaseColor: [4]float64{1, 1, 1, 1}, Metallic: 1, Roughness: 1}
+		if gm == nil {
+			c.Materials = append(c.Materials, mat)
+			continue
+		}
+		mat.Name = gm.Name
+		mat.DoubleSided = gm.DoubleSided
+		if pbr := gm.PBRMetallicRoughness; pbr != nil {
+			mat.BaseColor = pbr.BaseColorFactorOrDefault()
+			mat.Metallic = pbr.MetallicFactorOrDefault()
+			mat.Roughness = pbr.RoughnessFactorOrDefault()
+			if ti := pbr.BaseColorTexture; ti != nil {
+				img, err := l.textureImage(ti.Index, images)
+				if err != nil {
+					l.rep.warnf("material %d (%q): base color texture dropped: %v", i, gm.Name, err)
+				} else {
+					mat.BaseColorTexture = img
+				}
+			}
+		}
+		c.Materials = append(c.Materials, mat)
+	}
+}
+
+func (l *loader) textureImage(tex int, cache map[int]*Image) (*Image, error) {
+	if tex < 0 || tex >= len(l.doc.Textures) || l.doc.Textures[tex] == nil {
+		return nil, fmt.Errorf("texture %d does not exist", tex)
+	}
+	src := l.doc.Textures[tex].Source
+	if src == nil {
+		return nil, fmt.Errorf("texture %d has no image source", tex)
+	}
+	if img, ok := cache[*src]; ok {
+		return img, nil
+	}
+	img, err := l.acc.imageBytes(*src, l.dir, 256<<20)
+	if err != nil {
+		return nil, err
+	}
+	cache[*src] = img
+	return img, nil
+}
+
+// readAnimations converts channels that target joints into linear joint channels.
+func (l *loader) readAnimations(c *Character) {
+	order := l.jointOrder()
+	skipped := 0
+	for ai, ga := range l.doc.Animations {
+		if ga == nil {
+			continue
+		}
+		anim := Animation{Name: ga.Name}
+		if anim.Name == "" {
+			anim.Name = fmt.Sprintf("animation_%d", ai)
+		}
+		for ci, ch := range ga.Channels {
+			if ch == nil || ch.Target.Node == nil || ch.Target.Path == gltf.TRSWeights {
+				skipped++
+				continue
+			}
+			jid, ok := l.jointOf[*ch.Target.Node]
+			if !ok {
+				skipped++
+				continue
+			}
+			out, err := l.readChannel(ga, ch, jid)
+			if err != nil {
+				l.rep.warnf("animation %d (%q) channel %d dropped: %v", ai, ga.Name, ci, err)
+				continue
+			}
+			out.Joint = order[jid]
+			anim.Channels = append(anim.Channels, out)
+		}
+		if len(anim.Channels) > 0 {
+			c.Animations = append(c.Animations, anim)
+		}
+	}
+	if skipped > 0 {
+		l.rep.warnf("%d animation channels target non-joint nodes or morph weights; skipped", skipped)
+	}
+}
+
+func (l *loader) readChannel(ga *gltf.Animation, ch *gltf.AnimationChannel, jid int) (AnimationChannel, error) {
+	var out AnimationChannel
+	if ch.Sampler < 0 || ch.Sampler >= len(ga.Samplers) || ga.Samplers[ch.Sampler] == nil {
+		return out, fmt.Errorf("sampler %d does not exist", ch.Sampler)
+	}
+	s := ga.Samplers[ch.Sampler]
+	times, err := l.acc.readTyped(s.Input, gltf.AccessorScalar, "input")
+	if err != nil {
+		return out, err
+	}
+	n := 3
+	want := gltf.AccessorVec3
+	switch ch.Target.Path {
+	case gltf.TRSTranslation:
+		out.Path = "translation"
+	case gltf.TRSRotation:
+		out.Path, n, want = "rotation", 4, gltf.AccessorVec4
+	case gltf.TRSScale:
+		out.Path = "scale"
+	}
+	vals, err := l.acc.readTyped(s.Output, want, "output")
+	if err != nil {
+		return out, err
+	}
+	perKey := n
+	if s.Interpolation == gltf.InterpolationCubicSpline {
+		perKey = 3 * n
+	}
+	if len(vals) != perKey*len(times) {
+		return out, fmt.Errorf("%d output values for %d keys", len(vals)/n, len(times))
+	}
+	for i, t := range times {
+		if math.IsNaN(t) || math.IsInf(t, 0) || (i > 0 && t <= times[i-1]) {
+			return out, fmt.Errorf("key times are not finite and strictly increasing (key %d)", i)
+		}
+	}
+	for _, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return out, errors.New("values are not finite")
+		}
+	}
+	switch s.Interpolation {
+	case gltf.InterpolationStep:
+		out.Times, out.Values = stepToLinear(times, vals, n)
+	case gltf.InterpolationCubicSpline:
+		out.Times, out.Values = cubicToLinear(times, vals, n, 4)
+	default:
+		out.Times, out.Values = times, vals
+	}
+	l.reframeChannel(&out, jid)
+	if out.Path == "rotation" {
+		for k := 0; k+3 < len(out.Values); k += 4 {
+			q := normalizeQuat(Quat{out.Values[k], out.Values[k+1], out.Values[k+2], out.Values[k+3]})
+			copy(out.Values[k:k+4], q[:])
+		}
+	}
+	return out, nil
+}
+
+// reframeChannel re-expresses a joint's local values relative to its skeleton
+// parent when non-joint nodes sit between them (or above a root joint).
+func (l *loader) reframeChannel(ch *AnimationChannel, jid int) {
+	node := l.jointNode[jid]
+	gp := l.parent[node]
+	if gp < 0 {
+		return
+	}
+	between := l.world[gp]
+	if jp := l.jointParent(jid); jp >= 0 {
+		if l.jointNode[jp] == gp {
+			return
+		}
+		inv, ok := l.world[l.jointNode[jp]].Inverse()
+		if !ok {
+			return
+		}
+		between = inv.Mul(l.world[gp])
+	}
+	if matClose(between, Identity4(), 1e-9) {
+		return
+	}
+	_, rc, sc := DecomposeTRS(between)
+	uniform := math.Abs(sc[0]-sc[1]) < 1e-6*math.Abs(sc[0]) && math.Abs(sc[0]-sc[2]) < 1e-6*math.Abs(sc[0])
+	if !uniform {
+		l.rep.warnf("joint node %d: non-uniform scale above it; its animation is approximate", node)
+	}
+	for k := 0; k < len(ch.Values); {
+		switch ch.Path {
+		case "translation":
+			p := between.Point(Vec3{ch.Values[k], ch.Values[k+1], ch.Values[k+2]})
+			copy(ch.Values[k:k+3], p[:])
+			k += 3
+		case "rotation":
+			q := quatMul(rc, Quat{ch.Values[k], ch.Values[k+1], ch.Values[k+2], ch.Values[k+3]})
+			copy(ch.Values[k:k+4], q[:])
+			k += 4
+		default:
+			for a := 0; a < 3; a++ {
+				ch.Values[k+a] *= math.Abs(sc[a])
+			}
+			k += 3
+		}
+	}
+}
+
+// quatMul returns the Hamilton product a·b (b applied first).
+func quatMul(a, b Quat) Quat {
+	return Quat{
+		a[3]*b[0] + a[0]*b[3] + a[1]*b[2] - a[2]*b[1],
+		a[3]*b[1] - a[0]*b[2] + a[1]*b[3] + a[2]*b[0],
+		a[3]*b[2] + a[0]*b[1] - a[1]*b[0] + a[2]*b[3],
+		a[3]*b[3] - a[0]*b[0] - a[1]*b[1] - a[2]*b[2],
+	}
+}
+
+func normalizeQuat(q Quat) Quat {
+	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+	if n == 0 || math.IsNaN(n) {
+		return Quat{0, 0, 0, 1}
+	}
+	return Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}
+}
+
+// stepToLinear turns step keys into linear keys: each value holds until just before
+// the next key time.
+func stepToLinear(times, vals []float64, n int) ([]float64, []float64) {
+	var t, v []float64
+	for i := range times {
+		if i > 0 {
+			t = append(t, times[i]-(times[i]-times[i-1])*1e-3)
+			v = append(v, vals[(i-1)*n:i*n]...)
+		}
+		t = append(t, times[i])
+		v = append(v, vals[i*n:(i+1)*n]...)
+	}
+	return t, v
+}
+
+// cubicToLinear samples a cubic Hermite spline (glTF CUBICSPLINE layout: in-tangent,
+// value, out-tangent per key) at sub points per interval.
+func cubicToLinear(times, vals []float64, n, sub int) ([]float64, []float64) {
+	at := func(k, part, c int) float64 { return vals[k*3*n+part*n+c] }
+	var t, v []float64
+	for k := range times {
+		if k+1 == len(times) {
+			t = append(t, times[k])
+			for c := 0; c < n; c++ {
+				v = append(v, at(k, 1, c))
+			}
+			break
+		}
+		dt := times[k+1] - times[k]
+		for s := 0; s < sub; s++ {
+			u := float64(s) / float64(sub)
+			u2, u3 := u*u, u*u*u
+			h00, h10, h01, h11 := 2*u3-3*u2+1, u3-2*u2+u, -2*u3+3*u2, u3-u2
+			t = append(t, times[k]+u*dt)
+			for c := 0; c < n; c++ {
+				v = append(v, h00*at(k, 1, c)+h10*dt*at(k, 2, c)+h01*at(k+1, 1, c)+h11*dt*at(k+1, 0, c))
+			}
+		}
+	}
+	return t, v
+}

@@ -1,0 +1,118 @@
+package skinning
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// Segment is a piece of bone: the straight segment from A to B owned by Joint.
+// A == B for a joint without children.
+type Segment struct {
+	Joint int
+	A, B  assets.Vec3
+}
+
+// Bones returns the segments of a skeleton (see the package comment): one per
+// parent→child link owned by the parent, and a point for each joint without children.
+// Every joint owns at least one segment.
+func Bones(s *assets.Skeleton) []Segment { return bonesExt(s, 0) }
+
+// bonesExt is Bones with each leaf's point stretched into a segment continuing its
+// parent link by ext times that link's length.
+func bonesExt(s *assets.Skeleton, ext float64) []Segment {
+	pos := s.Positions()
+	children := s.Children()
+	segs := make([]Segment, 0, len(pos)+1)
+	for j := range pos {
+		if len(children[j]) == 0 {
+			b := pos[j]
+			if p := s.Parents[j]; p >= 0 && ext > 0 {
+				b = pos[j].Add(pos[j].Sub(pos[p]).Scale(ext))
+			}
+			segs = append(segs, Segment{Joint: j, A: pos[j], B: b})
+			continue
+		}
+		for _, c := range children[j] {
+			segs = append(segs, Segment{Joint: j, A: pos[j], B: pos[c]})
+		}
+	}
+	return segs
+}
+
+// Dist returns the Euclidean distance from p to the segment.
+func (g Segment) Dist(p assets.Vec3) float64 {
+	return p.Dist(closestOnSegment(p, g.A, g.B))
+}
+
+// closestOnSegment returns the point of segment ab closest to p.
+func closestOnSegment(p, a, b assets.Vec3) assets.Vec3 {
+	ab := b.Sub(a)
+	l2 := ab.Dot(ab)
+	if l2 <= 0 {
+		return a
+	}
+	t := p.Sub(a).Dot(ab) / l2
+	t = math.Max(0, math.Min(1, t))
+	return a.Add(ab.Scale(t))
+}
+
+// jointDistances returns, for point p, the distance to each joint's nearest owned
+// segment (dst has one entry per joint and is overwritten).
+func jointDistances(p assets.Vec3, segs []Segment, dst []float64) {
+	for j := range dst {
+		dst[j] = math.Inf(1)
+	}
+	for _, g := range segs {
+		if d := g.Dist(p); d < dst[g.Joint] {
+			dst[g.Joint] = d
+		}
+	}
+}
+
+// NearestBone returns the joint whose bone segment is nearest to p (ties go to the
+// lower segment index, i.e. parents before children).
+func NearestBone(p assets.Vec3, segs []Segment) int {
+	best, bj := math.Inf(1), -1
+	for _, g := range segs {
+		if d := g.Dist(p); d < best {
+			best, bj = d, g.Joint
+		}
+	}
+	return bj
+}
+
+// Rigid returns the floor of shared/METRICS.md: every vertex gets weight 1 on the
+// joint owning the nearest bone segment. It leaves bones empty by design and is the
+// baseline every skinning method must beat.
+//
+// A character without joints gets a skin whose vertices are all orphans.
+func Rigid(c *assets.Character) *assets.Skin {
+	k := &assets.Skin{Weights: make([][]assets.Influence, len(c.Mesh.Positions))}
+	if c.Skeleton.NumJoints() == 0 {
+		return k
+	}
+	segs := Bones(c.Skeleton)
+	for v, p := range c.Mesh.Positions {
+		k.Weights[v] = []assets.Influence{{Joint: NearestBone(p, segs), Weight: 1}}
+	}
+	return k
+}
+
+// checkCharacter reports why a character cannot be skinned.
+func checkCharacter(c *assets.Character) error {
+	if c == nil {
+		return fmt.Errorf("skinning: nil character")
+	}
+	if c.Skeleton == nil || c.Skeleton.NumJoints() == 0 {
+		return fmt.Errorf("skinning %q: no skeleton", c.Name)
+	}
+	if err := c.Skeleton.Validate(); err != nil {
+		return fmt.Errorf("skinning %q: %w", c.Name, err)
+	}
+	if err := c.Mesh.Validate(); err != nil {
+		return fmt.Errorf("skinning %q: %w", c.Name, err)
+	}
+	return nil
+}

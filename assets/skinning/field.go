@@ -1,0 +1,277 @@
+package skinning
+
+import (
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
+)
+
+// Defaults of GeodesicOptions.
+const (
+	DefaultMinResolution = 64
+	DefaultMaxResolution = 128
+	DefaultMaxVoxels     = 1 << 21
+	DefaultCutoff        = 4.0
+)
+
+// FieldOptions control the voxelization and the geodesic search.
+type FieldOptions struct {
+	// Resolution is the number of voxels along the longest axis of the normalized
+	// bounding box; 0 picks it from the mesh (see AutoResolution).
+	Resolution int
+	// MaxVoxels bounds the grid size; the resolution is lowered to fit (0: DefaultMaxVoxels).
+	MaxVoxels int
+	// Cutoff stops each bone's search where its distance exceeds Cutoff times the
+	// nearest bone's distance (plus two voxels); farther vertices get +Inf for that
+	// bone. 0: DefaultCutoff; negative: no cutoff (exact distances everywhere).
+	Cutoff float64
+	// Workers is the number of goroutines (0: GOMAXPROCS).
+	Workers int
+}
+
+// Field is the geodesic distance from every vertex to every bone through the solid
+// voxelization of the mesh, in normalized units (the mesh's bounding box scaled to a
+// largest extent of 2, shared/METRICS.md).
+type Field struct {
+	NumVertices, NumJoints int
+	// VoxelSize is the voxel edge in normalized units and Grid the grid's cell counts.
+	VoxelSize float64
+	Grid      [3]int
+	// SolidVoxels counts the voxels inside or touching the surface.
+	SolidVoxels int
+	// Islands counts solid parts no bone passes through, attached by a bridge edge to
+	// the nearest reached part.
+	Islands int
+	// Fallbacks counts vertices no search reached (they use Euclidean distances).
+	Fallbacks int
+	// WindingQueries counts winding-number evaluations of the voxelization.
+	WindingQueries int
+	// Timings of the stages, for reports.
+	VoxelizeTime, SearchTime time.Duration
+
+	dist []float32 // NumVertices×NumJoints, +Inf beyond the cutoff
+	eucl []float32 // NumVertices×NumJoints Euclidean distances to the bones
+	norm assets.Normalization
+	segs []Segment // normalized
+}
+
+// Dist returns the geodesic distance from vertex v to joint j's bone, in normalized
+// units, or +Inf where the bone's search stopped before reaching v.
+func (f *Field) Dist(v, j int) float64 { return float64(f.dist[v*f.NumJoints+j]) }
+
+// Euclidean returns the straight-line distance from vertex v to joint j's bone, in
+// normalized units.
+func (f *Field) Euclidean(v, j int) float64 { return float64(f.eucl[v*f.NumJoints+j]) }
+
+// Normalization returns the world→normalized map the distances are measured in.
+func (f *Field) Normalization() assets.Normalization { return f.norm }
+
+// AutoResolution picks the grid resolution for a character: fine enough that the
+// thin parts (the 10th percentile of vertex-to-bone distance, a proxy for the radius
+// of fingers and tails) span about 2.5 voxels, clamped to [64, 128] along the longest
+// axis of the normalized box.
+func AutoResolution(c *assets.Character) int {
+	norm := assets.NormalizationOf(c.Mesh)
+	segs := normalizedBones(c.Skeleton, norm)
+	n := len(c.Mesh.Positions)
+	stride := max(1, n/2000)
+	var ds []float64
+	for v := 0; v < n; v += stride {
+		p := norm.Point(c.Mesh.Positions[v])
+		best := math.Inf(1)
+		for _, s := range segs {
+			best = math.Min(best, s.Dist(p))
+		}
+		ds = append(ds, best)
+	}
+	res := DefaultMinResolution
+	if len(ds) > 0 {
+		sort.Float64s(ds)
+		r := ds[len(ds)/10]
+		if r > 0 {
+			res = int(math.Ceil(2 / (r / 2.5)))
+		}
+	}
+	return clampInt(res, DefaultMinResolution, DefaultMaxResolution)
+}
+
+// leafExtension stretches leaf bones for the geodesic search (see bonesExt).
+var leafExtension = 0.0
+
+func normalizedBones(s *assets.Skeleton, norm assets.Normalization) []Segment {
+	segs := bonesExt(s, leafExtension)
+	for i := range segs {
+		segs[i].A = norm.Point(segs[i].A)
+		segs[i].B = norm.Point(segs[i].B)
+	}
+	return segs
+}
+
+// NewField voxelizes the character's mesh and measures geodesic distances from every
+// bone to every vertex (see the package comment for what a bone is).
+func NewField(c *assets.Character, opt FieldOptions) (*Field, error) {
+	if err := checkCharacter(c); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	workers := defaultWorkers(opt.Workers)
+	norm := assets.NormalizationOf(c.Mesh)
+	nv, nj := len(c.Mesh.Positions), c.Skeleton.NumJoints()
+	mesh := assets.Mesh{Positions: make([]assets.Vec3, nv), Triangles: c.Mesh.Triangles}
+	for v, p := range c.Mesh.Positions {
+		mesh.Positions[v] = norm.Point(p)
+	}
+	segs := normalizedBones(c.Skeleton, norm)
+	f := &Field{NumVertices: nv, NumJoints: nj, norm: norm, segs: segs}
+
+	// Euclidean distances (fallback, leakage reference, cutoff for unreached bones).
+	f.eucl = make([]float32, nv*nj)
+	parallelRange(nv, workers, func(lo, hi int) {
+		d := make([]float64, nj)
+		for v := lo; v < hi; v++ {
+			jointDistances(mesh.Positions[v], segs, d)
+			for j, x := range d {
+				f.eucl[v*nj+j] = float32(x)
+			}
+		}
+	})
+
+	res := opt.Resolution
+	if res <= 0 {
+		res = AutoResolution(c)
+	}
+	maxVox := opt.MaxVoxels
+	if maxVox <= 0 {
+		maxVox = DefaultMaxVoxels
+	}
+	lo, hi := mesh.Bounds()
+	for _, s := range segs {
+		for a := 0; a < 3; a++ {
+			lo[a] = math.Min(lo[a], math.Min(s.A[a], s.B[a]))
+			hi[a] = math.Max(hi[a], math.Max(s.A[a], s.B[a]))
+		}
+	}
+	g := newVoxelGrid(lo, hi, res, maxVox)
+	g.markSurface(mesh.Positions, mesh.Triangles)
+	wn := geom.NewWindingNumber(&mesh)
+	f.WindingQueries = g.fillInterior(wn.At, workers)
+	f.VoxelSize, f.Grid = g.h, g.n
+	sg := newSolidGraph(g)
+	f.SolidVoxels = sg.numSolid()
+	f.VoxelizeTime = time.Since(t0)
+	t1 := time.Now()
+
+	// Seeds per joint.
+	var nearOnce sync.Once
+	var near []int32
+	nearFn := func() []int32 {
+		nearOnce.Do(func() { near = sg.nearestSolid() })
+		return near
+	}
+	byJoint := make([][]Segment, nj)
+	for _, s := range segs {
+		byJoint[s.Joint] = append(byJoint[s.Joint], s)
+	}
+	seeds := make([][]seed, nj)
+	seeded := make([]bool, sg.numSolid())
+	var all []seed
+	for j := range seeds {
+		seeds[j] = sg.segmentSeeds(byJoint[j], nearFn)
+		for _, s := range seeds[j] {
+			seeded[s.v] = true
+		}
+		all = append(all, seeds[j]...)
+	}
+	f.Islands = sg.bridgeIslands(seeded)
+
+	// Cells around each vertex.
+	cells := make([][]seed, nv)
+	for v, p := range mesh.Positions {
+		cells[v] = sg.vertexCells(p, nil)
+	}
+
+	// Distance to the nearest bone everywhere bounds each bone's search.
+	var limit []float32
+	cutoff := opt.Cutoff
+	if cutoff == 0 {
+		cutoff = DefaultCutoff
+	}
+	if cutoff > 0 && !math.IsInf(cutoff, 1) {
+		w := newDijkstraWork(sg.numSolid())
+		sg.run(all, nil, w)
+		limit = make([]float32, sg.numSolid())
+		pad := float32(2 * g.h)
+		for i, d := range w.dist {
+			limit[i] = float32(cutoff)*d + pad
+		}
+	}
+
+	f.dist = make([]float32, nv*nj)
+	inf := float32(math.Inf(1))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work := newDijkstraWork(sg.numSolid())
+			for j := range jobs {
+				sg.run(seeds[j], limit, work)
+				for v := 0; v < nv; v++ {
+					best := inf
+					for _, cl := range cells[v] {
+						if d := work.dist[cl.v] + cl.d; d < best {
+							best = d
+						}
+					}
+					f.dist[v*nj+j] = best
+				}
+			}
+		}()
+	}
+	for j := 0; j < nj; j++ {
+		jobs <- j
+	}
+	close(jobs)
+	wg.Wait()
+
+	for v := 0; v < nv; v++ {
+		row := f.dist[v*nj : (v+1)*nj]
+		reached := false
+		for _, d := range row {
+			if !math.IsInf(float64(d), 1) {
+				reached = true
+				break
+			}
+		}
+		if !reached {
+			f.Fallbacks++
+			copy(row, f.eucl[v*nj:(v+1)*nj])
+		}
+	}
+	f.SearchTime = time.Since(t1)
+	return f, nil
+}
+
+// parallelRange splits [0,n) into contiguous chunks run on up to workers goroutines.
+func parallelRange(n, workers int, fn func(lo, hi int)) {
+	if workers <= 1 || n < 256 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+}

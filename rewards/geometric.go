@@ -1,0 +1,303 @@
+package rewards
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// Containment tuning, in cube units.
+const (
+	bonePointsPerBone = 12
+	containSlack      = 0.01 // a bone this close outside the surface still counts inside
+	containFalloff    = 0.04 // credit fades to 0 over this distance beyond the slack
+	minBoneWeight     = 0.02 // a zero-length bone weighs like one this long
+)
+
+// containment measures the fraction of the skeleton's length that lies inside the
+// mesh. Each bone (parent joint to child joint; a lone joint as a point) is sampled at
+// 12 points; a point counts inside when the generalized winding number exceeds 0.5,
+// and points just outside get partial credit that fades to zero 5% of the cube's
+// half-extent from the surface (so bones in thin sheets like wings, where the winding
+// number is ill-defined, still count). Bones are weighed by length (at least 0.02).
+// The reward is the weighted inside fraction, squared so that poking bones cost more
+// than the coverage they buy.
+// Blind to: where inside the bones are (a bone hugging the skin scores like a centred
+// one), missing bones, and the skin weights.
+func (p *Prepared) containment(r *rig) (float64, *ContainmentDetails) {
+	det := &ContainmentDetails{}
+	num, den := 0.0, 0.0
+	for _, s := range r.segs {
+		if s.child < 0 && r.parents[s.owner] >= 0 {
+			continue // a leaf's point lies on its parent's bone already
+		}
+		k := bonePointsPerBone
+		if s.length() < 1e-9 {
+			k = 1
+		}
+		in := 0.0
+		for i := 0; i < k; i++ {
+			q := s.a.Lerp(s.b, (float64(i)+0.5)/float64(k))
+			in += p.pointInside(q)
+		}
+		frac := in / float64(k)
+		w := math.Max(s.length(), minBoneWeight)
+		num += w * frac
+		den += w
+		if frac < 0.95 {
+			child := r.names[s.owner]
+			if s.child >= 0 {
+				child = r.names[s.child]
+			}
+			det.Outside = append(det.Outside, BoneFraction{Parent: r.names[s.owner], Child: child, Fraction: frac})
+		}
+	}
+	sort.Slice(det.Outside, func(a, b int) bool { return det.Outside[a].Fraction < det.Outside[b].Fraction })
+	if den == 0 {
+		return 0, det
+	}
+	f := num / den
+	return f * f, det
+}
+
+// pointInside is 1 inside the mesh, fading to 0 just outside it.
+func (p *Prepared) pointInside(q assets.Vec3) float64 {
+	if p.wn.At(q) > 0.5 {
+		return 1
+	}
+	hit, ok := p.bvh.ClosestWithin(q, containSlack+containFalloff)
+	if !ok {
+		return 0
+	}
+	return clamp01(1 - (hit.Dist-containSlack)/containFalloff)
+}
+
+// Coverage tuning, in cube units.
+const (
+	coverageSlack = 0.03
+	coverageReach = 1.5 // a bone within 1.5 part thicknesses of a surface point covers it
+)
+
+// coverage measures how much of the mesh surface the skeleton reaches. For 512
+// area-uniform surface samples, the distance s to the nearest bone is compared with
+// the local thickness t of the part (an inward ray across it, capped at 0.5): a sample
+// is covered when s ≤ reach = 1.5t + 0.03, and otherwise earns (reach/s)³. So every limb, tail,
+// wing or horn needs a bone inside it, while a bone anywhere in a part's cross-section
+// counts. Uncovered samples are clustered into named protrusions.
+// Blind to: bones outside the mesh (they cover too), bone count and hierarchy, and
+// the skin weights.
+func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
+	det := &CoverageDetails{}
+	if len(r.segs) == 0 {
+		return 0, det
+	}
+	sum := 0.0
+	var far []int
+	dist := make([]float64, len(p.surf))
+	near := make([]int, len(p.surf))
+	for i, q := range p.surf {
+		s, bi := r.nearestBone(q.p)
+		dist[i], near[i] = s, bi
+		reach := coverageReach*q.thickness + coverageSlack
+		c := 1.0
+		if s > reach {
+			c = math.Pow(reach/s, 3)
+		}
+		sum += c
+		if c < 0.5 {
+			far = append(far, i)
+		}
+	}
+	det.Uncovered = p.clusterProtrusions(r, far, dist, near)
+	return sum / float64(len(p.surf)), det
+}
+
+// clusterProtrusions groups uncovered samples by single linkage (radius 0.15) and
+// names each cluster.
+func (p *Prepared) clusterProtrusions(r *rig, far []int, dist []float64, near []int) []Protrusion {
+	const link = 0.15
+	label := make([]int, len(far))
+	for i := range label {
+		label[i] = -1
+	}
+	var out []Protrusion
+	for s := range far {
+		if label[s] >= 0 {
+			continue
+		}
+		id := len(out)
+		label[s] = id
+		members := []int{s}
+		for k := 0; k < len(members); k++ {
+			a := p.surf[far[members[k]]].p
+			for o := range far {
+				if label[o] < 0 && p.surf[far[o]].p.Dist(a) < link {
+					label[o] = id
+					members = append(members, o)
+				}
+			}
+		}
+		var c assets.Vec3
+		worst, wi := -1.0, far[s]
+		for _, m := range members {
+			c = c.Add(p.surf[far[m]].p)
+			if dist[far[m]] > worst {
+				worst, wi = dist[far[m]], far[m]
+			}
+		}
+		c = c.Scale(1 / float64(len(members)))
+		out = append(out, Protrusion{
+			Where:        whereWords(c),
+			Position:     p.Norm.InversePoint(c),
+			Cube:         c,
+			AreaFraction: float64(len(members)) / float64(len(p.surf)),
+			NearestJoint: r.names[r.segs[near[wi]].owner],
+			Distance:     dist[wi],
+		})
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].AreaFraction > out[b].AreaFraction })
+	// Single samples are noise at this sampling density.
+	for len(out) > 0 && out[len(out)-1].AreaFraction*float64(len(p.surf)) < 2 {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// whereWords names a cube position by axis, e.g. "+x, +y (top), middle z".
+func whereWords(c assets.Vec3) string {
+	names := [3][2]string{{"-x", "+x"}, {"-y (bottom)", "+y (top)"}, {"-z", "+z"}}
+	mid := [3]string{"middle x", "middle y", "middle z"}
+	s := ""
+	for a := 0; a < 3; a++ {
+		w := mid[a]
+		if c[a] < -0.25 {
+			w = names[a][0]
+		} else if c[a] > 0.25 {
+			w = names[a][1]
+		}
+		if a > 0 {
+			s += ", "
+		}
+		s += w
+	}
+	return s
+}
+
+// Sanity tuning.
+const (
+	shortBone      = 0.01  // cube units: a bone shorter than this is degenerate
+	coincidentDist = 0.005 // cube units: joints closer than this coincide
+	outsideSlack   = 0.05  // cube units a joint may sit outside the surface for free
+	outsideScale   = 0.1
+)
+
+// JointBudget is the most joints a mesh of numVertices vertices may carry without
+// penalty: numVertices/8, between 32 and 256.
+func JointBudget(numVertices int) int {
+	b := numVertices / 8
+	if b < 32 {
+		b = 32
+	}
+	if b > 256 {
+		b = 256
+	}
+	return b
+}
+
+// sanity measures structural soundness of the skeleton as a product of four factors:
+// (1 - fraction of bones shorter than 0.01)², (1 - fraction of joints that coincide
+// with a joint that is not their parent or child)², the mean over joints of
+// exp(-excess/0.1) where excess is how far a joint lies outside the mesh beyond 0.05,
+// and min(1, budget/joints)² with budget = JointBudget(vertices).
+// Blind to: whether the bones are in the right places inside the mesh, naming,
+// symmetry and the skin.
+func (p *Prepared) sanity(r *rig) (float64, *SanityDetails) {
+	n := len(r.pos)
+	det := &SanityDetails{Joints: n, JointBudget: JointBudget(len(p.pos))}
+	bones, short := 0, 0
+	for j := 0; j < n; j++ {
+		if pa := r.parents[j]; pa >= 0 {
+			bones++
+			if r.pos[j].Dist(r.pos[pa]) < shortBone {
+				short++
+				det.ShortBones = append(det.ShortBones, r.names[pa]+"→"+r.names[j])
+			}
+		}
+	}
+	shortTerm := 1.0
+	if bones > 0 {
+		shortTerm = sq(1 - float64(short)/float64(bones))
+	}
+	// Coincident joints via a grid so hundreds of joints stay cheap.
+	type cell [3]int64
+	key := func(q assets.Vec3) cell {
+		return cell{int64(math.Floor(q[0] / coincidentDist)), int64(math.Floor(q[1] / coincidentDist)), int64(math.Floor(q[2] / coincidentDist))}
+	}
+	grid := map[cell][]int{}
+	for j, q := range r.pos {
+		grid[key(q)] = append(grid[key(q)], j)
+	}
+	coincident := 0
+	for j, q := range r.pos {
+		k := key(q)
+		found := false
+		for dx := int64(-1); dx <= 1 && !found; dx++ {
+			for dy := int64(-1); dy <= 1 && !found; dy++ {
+				for dz := int64(-1); dz <= 1 && !found; dz++ {
+					for _, o := range grid[cell{k[0] + dx, k[1] + dy, k[2] + dz}] {
+						if o != j && r.parents[o] != j && r.parents[j] != o && r.pos[o].Dist(q) < coincidentDist {
+							found = true
+							break
+						}
+					}
+				}
+			}
+		}
+		if found {
+			coincident++
+			if len(det.Coincident) < 20 {
+				det.Coincident = append(det.Coincident, r.names[j])
+			}
+		}
+	}
+	coincTerm := sq(1 - float64(coincident)/float64(n))
+	outTerm := 0.0
+	for j, q := range r.pos {
+		t := 1.0
+		if !p.wn.Inside(q) {
+			if hit, ok := p.bvh.Closest(q); ok && hit.Dist > outsideSlack {
+				t = math.Exp(-(hit.Dist - outsideSlack) / outsideScale)
+				det.OutsideJoints = append(det.OutsideJoints, JointValue{Joint: r.names[j], Value: hit.Dist})
+			}
+		}
+		outTerm += t
+	}
+	outTerm /= float64(n)
+	sort.Slice(det.OutsideJoints, func(a, b int) bool { return det.OutsideJoints[a].Value > det.OutsideJoints[b].Value })
+	countTerm := sq(math.Min(1, float64(det.JointBudget)/float64(n)))
+	if len(det.ShortBones) > 20 {
+		det.ShortBones = det.ShortBones[:20]
+	}
+	return shortTerm * coincTerm * outTerm * countTerm, det
+}
+
+func sq(x float64) float64 { return x * x }
+
+func clamp01(x float64) float64 {
+	if !(x > 0) {
+		return 0
+	}
+	if x > 1 {
+		return 1
+	}
+	return x
+}
+
+func jointName(r *rig, j int) string {
+	if j >= 0 && j < len(r.names) {
+		return r.names[j]
+	}
+	return fmt.Sprintf("#%d", j)
+}

@@ -1,0 +1,289 @@
+package rewards
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
+)
+
+// Hack is a degenerate rig built from a good one: the shortcuts a policy trained on
+// these rewards would find first. The true rig must outscore every hack (see the hack
+// suite in hacks_test.go); RL code can use them as negative examples.
+type Hack struct {
+	Name string
+	// Doc says what the hack does to the rig.
+	Doc string
+	// Build returns the degenerate rig, a new character sharing nothing with c. ok is
+	// false when the hack does not apply (e.g. collapsing a one-joint skeleton) or c
+	// is not rigged.
+	Build func(c *assets.Character, seed int64) (h *assets.Character, ok bool)
+}
+
+// Hacks lists every degenerate rig builder.
+var Hacks = []Hack{
+	{"collapsed", "every joint moved onto the mean joint position; weights kept", Collapsed},
+	{"single_joint", "one joint at the mesh centre carrying every vertex", SingleJoint},
+	{"surface_bones", "hundreds of tiny bones sprinkled on the surface, rigid nearest-bone weights", SurfaceBones},
+	{"poke_out", "leaf bones stretched out through the surface to 0.2 beyond it; weights kept", PokeOut},
+	{"uniform_weights", "every vertex weighted equally on every joint", UniformWeights},
+	{"random_weights", "every vertex weighted randomly on 4 random joints", RandomWeights},
+	{"duplicate_joints", "every joint doubled in place, weights split between the twins", DuplicateJoints},
+	{"shrunk", "the skeleton scaled by 0.4 toward the mesh centre; weights kept", Shrunk},
+	{"rigid_weights", "the true skeleton with rigid nearest-bone weights (the METRICS.md floor)", RigidNearestBone},
+}
+
+func rigged(c *assets.Character) bool {
+	return c != nil && c.Skeleton != nil && c.Skin != nil && c.Skeleton.NumJoints() > 0 &&
+		len(c.Skeleton.Parents) == c.Skeleton.NumJoints() && len(c.Skeleton.BindWorld) == c.Skeleton.NumJoints()
+}
+
+// withTranslation returns m with its translation replaced by t.
+func withTranslation(m assets.Mat4, t assets.Vec3) assets.Mat4 {
+	m[12], m[13], m[14] = t[0], t[1], t[2]
+	return m
+}
+
+// Collapsed moves every joint onto the mean joint position, keeping the weights.
+func Collapsed(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
+		return nil, false
+	}
+	h := c.Clone()
+	var mean assets.Vec3
+	for _, p := range h.Skeleton.Positions() {
+		mean = mean.Add(p)
+	}
+	mean = mean.Scale(1 / float64(h.Skeleton.NumJoints()))
+	for j := range h.Skeleton.BindWorld {
+		h.Skeleton.BindWorld[j] = withTranslation(h.Skeleton.BindWorld[j], mean)
+	}
+	return h, true
+}
+
+// SingleJoint replaces the skeleton by one joint at the mesh's bounding-box centre
+// that carries every vertex.
+func SingleJoint(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if c == nil || len(c.Mesh.Positions) == 0 {
+		return nil, false
+	}
+	h := c.Clone()
+	lo, hi := h.Mesh.Bounds()
+	h.Skeleton = &assets.Skeleton{Names: []string{"root"}, Parents: []int{-1},
+		BindWorld: []assets.Mat4{assets.Translate4(lo.Add(hi).Scale(0.5))}}
+	h.Skin = &assets.Skin{Weights: make([][]assets.Influence, len(h.Mesh.Positions))}
+	for v := range h.Skin.Weights {
+		h.Skin.Weights[v] = []assets.Influence{{Joint: 0, Weight: 1}}
+	}
+	return h, true
+}
+
+// SurfaceBones builds a root at the mesh centre with 300 tiny bones (1% of the mesh
+// size) hanging on surface samples, pointing inward, and rigid nearest-bone weights.
+func SurfaceBones(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if c == nil || len(c.Mesh.Positions) == 0 {
+		return nil, false
+	}
+	h := c.Clone()
+	rng := rand.New(rand.NewSource(seed))
+	samples := geom.SampleSurface(&h.Mesh, 300, rng)
+	if len(samples) == 0 {
+		return nil, false
+	}
+	lo, hi := h.Mesh.Bounds()
+	size := hi.Sub(lo).Len()
+	sk := &assets.Skeleton{Names: []string{"root"}, Parents: []int{-1},
+		BindWorld: []assets.Mat4{assets.Translate4(lo.Add(hi).Scale(0.5))}}
+	for i, s := range samples {
+		base := len(sk.Names)
+		sk.Names = append(sk.Names, fmt.Sprintf("tiny%d", i), fmt.Sprintf("tiny%d_end", i))
+		sk.Parents = append(sk.Parents, 0, base)
+		sk.BindWorld = append(sk.BindWorld, assets.Translate4(s.Point),
+			assets.Translate4(s.Point.Sub(s.Normal.Scale(0.01*size))))
+	}
+	h.Skeleton = sk
+	h.Skin = RigidWeights(h.Mesh.Positions, sk)
+	return h, true
+}
+
+// PokeOut stretches every leaf bone along its direction until its end is 0.2 (in the
+// normalized cube, i.e. 10% of the largest extent) outside the mesh.
+func PokeOut(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
+		return nil, false
+	}
+	h := c.Clone()
+	norm := assets.NormalizationOf(h.Mesh)
+	nm := &assets.Mesh{Positions: make([]assets.Vec3, len(h.Mesh.Positions)), Triangles: h.Mesh.Triangles}
+	for i, p := range h.Mesh.Positions {
+		nm.Positions[i] = norm.Point(p)
+	}
+	bvh := geom.NewBVH(nm)
+	children := h.Skeleton.Children()
+	moved := false
+	for j, p := range h.Skeleton.Parents {
+		if p < 0 || len(children[j]) > 0 {
+			continue
+		}
+		a, b := norm.Point(h.Skeleton.Position(p)), norm.Point(h.Skeleton.Position(j))
+		dir := b.Sub(a)
+		if dir.Len() < 1e-6 {
+			continue
+		}
+		dir = dir.Normalize()
+		// Walk out of the mesh from the leaf: the last surface crossing along the ray.
+		exit := b
+		for t, o := 0.0, b; t < 4; {
+			hit, ok := bvh.Ray(o, dir, 1e-6, 4)
+			if !ok {
+				break
+			}
+			o = o.Add(dir.Scale(hit.T))
+			exit = o
+			t += hit.T
+		}
+		end := exit.Add(dir.Scale(0.2))
+		h.Skeleton.BindWorld[j] = withTranslation(h.Skeleton.BindWorld[j], norm.InversePoint(end))
+		moved = true
+	}
+	return h, moved
+}
+
+// UniformWeights weights every vertex equally on every joint.
+func UniformWeights(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
+		return nil, false
+	}
+	h := c.Clone()
+	n := h.Skeleton.NumJoints()
+	for v := range h.Skin.Weights {
+		ws := make([]assets.Influence, n)
+		for j := range ws {
+			ws[j] = assets.Influence{Joint: j, Weight: 1 / float64(n)}
+		}
+		h.Skin.Weights[v] = ws
+	}
+	return h, true
+}
+
+// RandomWeights weights every vertex on 4 random joints (fewer for small skeletons)
+// with random weights summing to 1.
+func RandomWeights(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
+		return nil, false
+	}
+	h := c.Clone()
+	rng := rand.New(rand.NewSource(seed))
+	n := h.Skeleton.NumJoints()
+	k := min(4, n)
+	h.Skin.Weights = make([][]assets.Influence, len(h.Mesh.Positions))
+	for v := range h.Skin.Weights {
+		perm := rng.Perm(n)[:k]
+		ws := make([]assets.Influence, k)
+		sum := 0.0
+		for i, j := range perm {
+			ws[i] = assets.Influence{Joint: j, Weight: rng.Float64() + 1e-3}
+			sum += ws[i].Weight
+		}
+		for i := range ws {
+			ws[i].Weight /= sum
+		}
+		h.Skin.Weights[v] = ws
+	}
+	h.Skin.Prune(0)
+	return h, true
+}
+
+// DuplicateJoints doubles every joint in place: joint j becomes j and a twin child at
+// the same position that parents j's children, and each weight is split evenly
+// between the twins.
+func DuplicateJoints(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if !rigged(c) {
+		return nil, false
+	}
+	h := c.Clone()
+	old := h.Skeleton
+	n := old.NumJoints()
+	sk := &assets.Skeleton{}
+	for j := 0; j < n; j++ {
+		p := -1
+		if old.Parents[j] >= 0 {
+			p = 2*old.Parents[j] + 1 // attach to the parent's twin
+		}
+		sk.Names = append(sk.Names, old.Names[j], old.Names[j]+"_twin")
+		sk.Parents = append(sk.Parents, p, 2*j)
+		sk.BindWorld = append(sk.BindWorld, old.BindWorld[j], old.BindWorld[j])
+	}
+	h.Skeleton = sk
+	for v, ws := range h.Skin.Weights {
+		out := make([]assets.Influence, 0, 2*len(ws))
+		for _, in := range ws {
+			out = append(out, assets.Influence{Joint: 2 * in.Joint, Weight: in.Weight / 2},
+				assets.Influence{Joint: 2*in.Joint + 1, Weight: in.Weight / 2})
+		}
+		h.Skin.Weights[v] = out
+	}
+	return h, true
+}
+
+// Shrunk scales the skeleton by 0.4 toward the mesh's bounding-box centre, keeping the
+// weights.
+func Shrunk(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
+		return nil, false
+	}
+	h := c.Clone()
+	lo, hi := h.Mesh.Bounds()
+	ctr := lo.Add(hi).Scale(0.5)
+	for j := range h.Skeleton.BindWorld {
+		p := h.Skeleton.Position(j)
+		h.Skeleton.BindWorld[j] = withTranslation(h.Skeleton.BindWorld[j], ctr.Add(p.Sub(ctr).Scale(0.4)))
+	}
+	return h, true
+}
+
+// RigidNearestBone keeps the true skeleton and gives every vertex weight 1 on its
+// nearest bone (RigidWeights).
+func RigidNearestBone(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
+		return nil, false
+	}
+	h := c.Clone()
+	h.Skin = RigidWeights(h.Mesh.Positions, h.Skeleton)
+	return h, true
+}
+
+// RigidWeights gives every vertex weight 1 on the joint that moves its nearest bone:
+// a bone runs from a joint to each of its children and moves with that joint; a joint
+// without children is a point. This is the rigid floor of METRICS.md.
+func RigidWeights(positions []assets.Vec3, sk *assets.Skeleton) *assets.Skin {
+	n := sk.NumJoints()
+	pos := sk.Positions()
+	children := sk.Children()
+	type bone struct {
+		a, b  assets.Vec3
+		owner int
+	}
+	var bones []bone
+	for j := 0; j < n; j++ {
+		if len(children[j]) == 0 {
+			bones = append(bones, bone{pos[j], pos[j], j})
+		}
+		for _, ch := range children[j] {
+			bones = append(bones, bone{pos[j], pos[ch], j})
+		}
+	}
+	k := &assets.Skin{Weights: make([][]assets.Influence, len(positions))}
+	for v, p := range positions {
+		best, bj := math.Inf(1), 0
+		for _, b := range bones {
+			if d := segDist(p, b.a, b.b); d < best {
+				best, bj = d, b.owner
+			}
+		}
+		k.Weights[v] = []assets.Influence{{Joint: bj, Weight: 1}}
+	}
+	return k
+}

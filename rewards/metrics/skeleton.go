@@ -1,0 +1,118 @@
+package metrics
+
+import (
+	"math"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// BoneSamples is the number of points sampled on each bone for CD-B2B.
+const BoneSamples = 100
+
+// SkeletonResult holds the skeleton metrics of one asset in normalized units
+// (papers report the distances ×10⁻²).
+type SkeletonResult struct {
+	// CDJ2J is the symmetric Chamfer distance between the joint sets.
+	CDJ2J float64 `json:"cd_j2j"`
+	// CDJ2B is the symmetric mean distance from the joints of one skeleton to the bone
+	// segments of the other.
+	CDJ2B float64 `json:"cd_j2b"`
+	// CDB2B is the symmetric Chamfer distance between bone segments sampled at
+	// BoneSamples points each.
+	CDB2B      float64 `json:"cd_b2b"`
+	GTJoints   int     `json:"gt_joints"`
+	PredJoints int     `json:"pred_joints"`
+}
+
+// SkeletonMetrics compares two skeletons given in world space after mapping both
+// with norm (ground truth's normalization, assets.NormalizationOf(gt.Mesh)). A bone is
+// the segment from a joint to its parent; a skeleton with no bones counts each joint
+// as a point bone.
+func SkeletonMetrics(gt, pred *assets.Skeleton, norm assets.Normalization) SkeletonResult {
+	r := SkeletonResult{GTJoints: gt.NumJoints(), PredJoints: pred.NumJoints()}
+	if r.GTJoints == 0 || r.PredJoints == 0 {
+		inf := math.Inf(1)
+		r.CDJ2J, r.CDJ2B, r.CDB2B = inf, inf, inf
+		return r
+	}
+	ja, jb := joints(gt, norm), joints(pred, norm)
+	ba, bb := bones(gt, ja), bones(pred, jb)
+	r.CDJ2J = chamfer(ja, jb)
+	r.CDJ2B = (meanToSegments(ja, bb) + meanToSegments(jb, ba)) / 2
+	r.CDB2B = chamfer(sampleBones(ba), sampleBones(bb))
+	return r
+}
+
+func joints(s *assets.Skeleton, norm assets.Normalization) []assets.Vec3 {
+	p := s.Positions()
+	for i := range p {
+		p[i] = norm.Point(p[i])
+	}
+	return p
+}
+
+// bones returns the parent→joint segments, or a point per joint when there are none.
+func bones(s *assets.Skeleton, pos []assets.Vec3) [][2]assets.Vec3 {
+	var b [][2]assets.Vec3
+	for j, p := range s.Parents {
+		if p >= 0 && p < len(pos) {
+			b = append(b, [2]assets.Vec3{pos[p], pos[j]})
+		}
+	}
+	if len(b) == 0 {
+		for _, q := range pos {
+			b = append(b, [2]assets.Vec3{q, q})
+		}
+	}
+	return b
+}
+
+// chamfer is the mean of the two directed mean nearest-neighbour distances.
+func chamfer(a, b []assets.Vec3) float64 {
+	return (directed(a, b) + directed(b, a)) / 2
+}
+
+func directed(a, b []assets.Vec3) float64 {
+	s := 0.0
+	for _, p := range a {
+		best := math.Inf(1)
+		for _, q := range b {
+			d := p.Sub(q)
+			best = math.Min(best, d.Dot(d))
+		}
+		s += math.Sqrt(best)
+	}
+	return s / float64(len(a))
+}
+
+func meanToSegments(pts []assets.Vec3, segs [][2]assets.Vec3) float64 {
+	s := 0.0
+	for _, p := range pts {
+		best := math.Inf(1)
+		for _, g := range segs {
+			best = math.Min(best, segDist(p, g[0], g[1]))
+		}
+		s += best
+	}
+	return s / float64(len(pts))
+}
+
+func segDist(p, a, b assets.Vec3) float64 {
+	ab := b.Sub(a)
+	l2 := ab.Dot(ab)
+	if l2 <= 0 {
+		return p.Dist(a)
+	}
+	t := math.Max(0, math.Min(1, p.Sub(a).Dot(ab)/l2))
+	return p.Dist(a.Add(ab.Scale(t)))
+}
+
+func sampleBones(segs [][2]assets.Vec3) []assets.Vec3 {
+	out := make([]assets.Vec3, 0, len(segs)*BoneSamples)
+	for _, g := range segs {
+		for i := 0; i < BoneSamples; i++ {
+			out = append(out, g[0].Lerp(g[1], float64(i)/float64(BoneSamples-1)))
+		}
+	}
+	return out
+}

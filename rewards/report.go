@@ -1,0 +1,135 @@
+package rewards
+
+import "github.com/rigkit/rigkit/assets"
+
+// Reward names, the keys of Report.Rewards.
+const (
+	Containment = "containment"
+	Coverage    = "coverage"
+	SkinReward  = "skin"
+	Locality    = "locality"
+	Deformation = "deformation"
+	Sanity      = "sanity"
+)
+
+// Weights are the exponents of the combined score, a weighted geometric mean:
+// score = Π r_i^(w_i / Σw). A zero in any reward makes the score zero, and a reward
+// with twice the weight moves the score twice as much per relative change.
+// Coverage weighs triple and deformation double: a collapsed or single-joint rig
+// deforms perfectly smoothly and only coverage sees that it articulates nothing.
+var Weights = map[string]float64{
+	Containment: 1,
+	Coverage:    3,
+	SkinReward:  1,
+	Locality:    1,
+	Deformation: 2,
+	Sanity:      1,
+}
+
+// RewardNames lists the rewards in report order.
+var RewardNames = []string{Containment, Coverage, SkinReward, Locality, Deformation, Sanity}
+
+// Report is the JSON-serializable result of scoring one rig.
+type Report struct {
+	// Score is the combined score in [0,1], higher is better.
+	Score float64 `json:"score"`
+	// Rewards holds each reward in [0,1] by name.
+	Rewards map[string]float64 `json:"rewards"`
+	// Problems are human-readable findings, worst first within each reward.
+	Problems []string `json:"problems"`
+	// Details say which bones and vertices each reward blames.
+	Details Details `json:"details"`
+}
+
+// Details holds per-reward findings for humans. Positions are in world space (the
+// file's own frame); Cube positions are in the normalized [-1,1] cube.
+type Details struct {
+	Containment *ContainmentDetails `json:"containment,omitempty"`
+	Coverage    *CoverageDetails    `json:"coverage,omitempty"`
+	Skin        *SkinDetails        `json:"skin,omitempty"`
+	Locality    *LocalityDetails    `json:"locality,omitempty"`
+	Deformation *DeformationDetails `json:"deformation,omitempty"`
+	Sanity      *SanityDetails      `json:"sanity,omitempty"`
+}
+
+// BoneFraction names a bone (parent joint → child joint) and a fraction of it.
+type BoneFraction struct {
+	Parent   string  `json:"parent"`
+	Child    string  `json:"child"`
+	Fraction float64 `json:"fraction"`
+}
+
+// ContainmentDetails lists the bones that leave the mesh.
+type ContainmentDetails struct {
+	// Outside lists bones with less than 95% of their length inside, worst first;
+	// Fraction is the part inside.
+	Outside []BoneFraction `json:"outside"`
+}
+
+// Protrusion is a cluster of mesh surface no bone reaches.
+type Protrusion struct {
+	Where        string      `json:"where"` // e.g. "left top front"
+	Position     assets.Vec3 `json:"position"`
+	Cube         assets.Vec3 `json:"cube"`
+	AreaFraction float64     `json:"area_fraction"`
+	NearestJoint string      `json:"nearest_joint"`
+	// Distance is how far (cube units) the cluster's centre is from the nearest bone.
+	Distance float64 `json:"distance"`
+}
+
+// CoverageDetails names the uncovered protrusions, largest first.
+type CoverageDetails struct {
+	Uncovered []Protrusion `json:"uncovered"`
+}
+
+// SkinDetails counts unusable vertices by reason and lists some of them.
+type SkinDetails struct {
+	BadVertices int            `json:"bad_vertices"`
+	Reasons     map[string]int `json:"reasons,omitempty"`
+	Examples    []int          `json:"examples,omitempty"`
+}
+
+// LocalityDetails breaks the locality reward into its factors.
+type LocalityDetails struct {
+	MeanInfluences float64 `json:"mean_influences"`
+	Sparsity       float64 `json:"sparsity"`
+	Distance       float64 `json:"distance"`
+	Connectivity   float64 `json:"connectivity"`
+	// Scattered lists joints whose influence region splits into separate pieces,
+	// with the fraction of their weight outside the main piece.
+	Scattered []JointValue `json:"scattered,omitempty"`
+}
+
+// JointValue pairs a joint name with a number.
+type JointValue struct {
+	Joint string  `json:"joint"`
+	Value float64 `json:"value"`
+}
+
+// DeformationDetails summarizes the posed meshes.
+type DeformationDetails struct {
+	Poses       int     `json:"poses"`
+	TornEdges   float64 `json:"torn_edges"` // fraction of edges across which weights jump
+	RMSStrain   float64 `json:"rms_strain"`
+	FlipRate    float64 `json:"flip_rate"`
+	VolumeDrift float64 `json:"volume_drift"` // mean |V_posed/V_rest - 1|; 0 when the mesh is open
+	// WorstVertices are vertices at the most stretched edges, with the joint that
+	// weighs most on them.
+	WorstVertices []VertexJoint `json:"worst_vertices,omitempty"`
+}
+
+// VertexJoint names a vertex, its dominant joint and a value.
+type VertexJoint struct {
+	Vertex int     `json:"vertex"`
+	Joint  string  `json:"joint"`
+	Value  float64 `json:"value"`
+}
+
+// SanityDetails lists the skeleton's structural problems.
+type SanityDetails struct {
+	Joints        int          `json:"joints"`
+	JointBudget   int          `json:"joint_budget"`
+	ShortBones    []string     `json:"short_bones,omitempty"`
+	Coincident    []string     `json:"coincident_joints,omitempty"`
+	OutsideJoints []JointValue `json:"outside_joints,omitempty"` // with distance outside, cube units
+}

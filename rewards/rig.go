@@ -1,0 +1,154 @@
+package rewards
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// rig is a character's skeleton and skin moved into the normalized cube and cleaned
+// for scoring: invalid influences are dropped (and counted), weights renormalized.
+type rig struct {
+	names   []string
+	parents []int
+	pos     []assets.Vec3 // joint positions, cube units
+	skel    *assets.Skeleton
+	segs    []segment
+	owned   [][]int // owned[j]: segments that move with joint j (its bones to children, or its own point)
+	skin    [][]assets.Influence
+	// invalid[v] is why vertex v's weights are unusable ("" when fine).
+	badVerts     []int
+	badReasons   map[string]int
+	fatal        []string // problems that make the rig unscorable (score 0)
+	numVerts     int
+	children     [][]int
+}
+
+// segment is a bone: the stretch from a joint to one of its children (owner is the
+// parent joint, which moves it), or the point of a joint with no children.
+type segment struct {
+	a, b  assets.Vec3
+	owner int
+	child int // -1 for a point
+}
+
+func (s segment) length() float64 { return s.a.Dist(s.b) }
+
+func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
+	r := &rig{badReasons: map[string]int{}, numVerts: len(c.Mesh.Positions)}
+	sk := c.Skeleton
+	if sk == nil || sk.NumJoints() == 0 {
+		r.fatal = append(r.fatal, "no skeleton")
+		return r
+	}
+	n := sk.NumJoints()
+	if n > opt.MaxJoints {
+		r.fatal = append(r.fatal, fmt.Sprintf("%d joints, above the limit of %d", n, opt.MaxJoints))
+		return r
+	}
+	if len(sk.Parents) != n || len(sk.BindWorld) != n {
+		r.fatal = append(r.fatal, fmt.Sprintf("skeleton arrays disagree: %d names, %d parents, %d bind matrices", n, len(sk.Parents), len(sk.BindWorld)))
+		return r
+	}
+	r.names = sk.Names
+	r.parents = sk.Parents
+	r.pos = make([]assets.Vec3, n)
+	r.skel = &assets.Skeleton{Names: sk.Names, Parents: sk.Parents, BindWorld: make([]assets.Mat4, n)}
+	for j := 0; j < n; j++ {
+		p := sk.Parents[j]
+		if p < -1 || p >= j {
+			r.fatal = append(r.fatal, fmt.Sprintf("joint %d (%s) has parent %d; parents must precede children", j, sk.Names[j], p))
+			return r
+		}
+		b := sk.BindWorld[j]
+		if !b.IsFinite() {
+			r.fatal = append(r.fatal, fmt.Sprintf("joint %d (%s) has a non-finite bind matrix", j, sk.Names[j]))
+			return r
+		}
+		if _, ok := b.Inverse(); !ok {
+			r.fatal = append(r.fatal, fmt.Sprintf("joint %d (%s) has a singular bind matrix", j, sk.Names[j]))
+			return r
+		}
+		r.pos[j] = norm.Point(b.Translation())
+		b[12], b[13], b[14] = r.pos[j][0], r.pos[j][1], r.pos[j][2]
+		r.skel.BindWorld[j] = b
+	}
+	r.children = r.skel.Children()
+	r.owned = make([][]int, n)
+	for j := 0; j < n; j++ {
+		if len(r.children[j]) == 0 {
+			r.owned[j] = append(r.owned[j], len(r.segs))
+			r.segs = append(r.segs, segment{a: r.pos[j], b: r.pos[j], owner: j, child: -1})
+		}
+		for _, ch := range r.children[j] {
+			r.owned[j] = append(r.owned[j], len(r.segs))
+			r.segs = append(r.segs, segment{a: r.pos[j], b: r.pos[ch], owner: j, child: ch})
+		}
+	}
+	if c.Skin == nil {
+		r.fatal = append(r.fatal, "no skin weights")
+		return r
+	}
+	r.skin = make([][]assets.Influence, r.numVerts)
+	for v := 0; v < r.numVerts; v++ {
+		var infl []assets.Influence
+		if v < len(c.Skin.Weights) {
+			infl = c.Skin.Weights[v]
+		}
+		reason := ""
+		sum := 0.0
+		var clean []assets.Influence
+		for _, in := range infl {
+			switch {
+			case in.Joint < 0 || in.Joint >= n:
+				reason = "weight on a joint that does not exist"
+			case math.IsNaN(in.Weight) || math.IsInf(in.Weight, 0) || in.Weight < 0:
+				reason = "non-finite or negative weight"
+			case in.Weight == 0:
+			default:
+				clean = append(clean, in)
+				sum += in.Weight
+			}
+		}
+		if reason == "" && len(clean) == 0 {
+			reason = "no weights (orphan)"
+		}
+		if reason == "" && math.Abs(sum-1) > 1e-3 {
+			reason = "weights do not sum to 1"
+		}
+		if reason != "" {
+			r.badVerts = append(r.badVerts, v)
+			r.badReasons[reason]++
+		}
+		if sum > 0 {
+			for i := range clean {
+				clean[i].Weight /= sum
+			}
+		}
+		r.skin[v] = clean
+	}
+	return r
+}
+
+// nearestBone returns the distance from p to the nearest bone segment and that
+// segment's index.
+func (r *rig) nearestBone(p assets.Vec3) (float64, int) {
+	best, bi := math.Inf(1), -1
+	for i, s := range r.segs {
+		if d := segDist(p, s.a, s.b); d < best {
+			best, bi = d, i
+		}
+	}
+	return best, bi
+}
+
+// jointDist returns the distance from p to the bones joint j moves.
+func (r *rig) jointDist(p assets.Vec3, j int) float64 {
+	best := math.Inf(1)
+	for _, si := range r.owned[j] {
+		s := r.segs[si]
+		best = math.Min(best, segDist(p, s.a, s.b))
+	}
+	return best
+}

@@ -1,0 +1,164 @@
+package rewards
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// Score prepares c's mesh and scores its rig. It returns an error only when the mesh
+// cannot be scored (empty, non-finite, above Options.MaxTriangles); a broken rig (no
+// skeleton, NaN joints, bad weights) gets a report with low or zero rewards and its
+// problems listed.
+func Score(c *assets.Character, opt Options) (*Report, error) {
+	if c == nil {
+		return nil, errors.New("score: nil character")
+	}
+	p, err := Prepare(&c.Mesh, opt)
+	if err != nil {
+		return nil, fmt.Errorf("score %s: %w", c.Name, err)
+	}
+	return p.Score(c, opt)
+}
+
+// Score scores c's rig on the prepared mesh, which must be c's mesh (same vertex and
+// triangle counts; positions are not compared). Safe for concurrent use.
+func (p *Prepared) Score(c *assets.Character, opt Options) (*Report, error) {
+	if c == nil {
+		return nil, errors.New("score: nil character")
+	}
+	if !p.Matches(&c.Mesh) {
+		return nil, fmt.Errorf("score %s: mesh has %d vertices and %d triangles, prepared mesh %d and %d",
+			c.Name, len(c.Mesh.Positions), len(c.Mesh.Triangles), len(p.pos), len(p.tris))
+	}
+	opt = opt.withDefaults()
+	rep := &Report{Rewards: map[string]float64{}, Problems: []string{}}
+	r := newRig(c, p.Norm, opt)
+	if len(r.fatal) > 0 {
+		for _, name := range RewardNames {
+			rep.Rewards[name] = 0
+		}
+		rep.Problems = append(rep.Problems, r.fatal...)
+		return rep, nil
+	}
+	var det Details
+	rep.Rewards[Containment], det.Containment = p.containment(r)
+	rep.Rewards[Coverage], det.Coverage = p.coverage(r)
+	rep.Rewards[SkinReward], det.Skin = p.skinCompleteness(r)
+	rep.Rewards[Locality], det.Locality = p.locality(r)
+	rep.Rewards[Deformation], det.Deformation = p.deformation(r, opt)
+	rep.Rewards[Sanity], det.Sanity = p.sanity(r)
+	rep.Details = det
+	for k, v := range rep.Rewards {
+		if math.IsNaN(v) {
+			rep.Rewards[k] = 0
+		} else {
+			rep.Rewards[k] = clamp01(v)
+		}
+	}
+	rep.Score = Combine(rep.Rewards)
+	rep.Problems = append(rep.Problems, problems(r, &det, rep.Rewards)...)
+	return rep, nil
+}
+
+// Combine returns the weighted geometric mean of rewards with Weights: Π r^(w/Σw).
+// Rewards missing from the map count as 0.
+func Combine(rewards map[string]float64) float64 {
+	sumW, logSum := 0.0, 0.0
+	for _, name := range RewardNames {
+		w := Weights[name]
+		v := rewards[name]
+		if !(v > 0) {
+			return 0
+		}
+		sumW += w
+		logSum += w * math.Log(math.Min(v, 1))
+	}
+	return math.Exp(logSum / sumW)
+}
+
+// problems turns details into short sentences for humans.
+func problems(r *rig, d *Details, rw map[string]float64) []string {
+	var out []string
+	if c := d.Containment; c != nil {
+		for i, b := range c.Outside {
+			if i == 5 {
+				out = append(out, fmt.Sprintf("containment: %d more bones leave the mesh", len(c.Outside)-5))
+				break
+			}
+			out = append(out, fmt.Sprintf("containment: bone %s→%s is %.0f%% outside the mesh", b.Parent, b.Child, 100*(1-b.Fraction)))
+		}
+	}
+	if c := d.Coverage; c != nil {
+		for i, pr := range c.Uncovered {
+			if i == 5 {
+				break
+			}
+			out = append(out, fmt.Sprintf("coverage: no bone reaches the protrusion at %s (%.1f%% of the surface, %.2f from joint %s)",
+				pr.Where, 100*pr.AreaFraction, pr.Distance, pr.NearestJoint))
+		}
+	}
+	if s := d.Skin; s != nil && s.BadVertices > 0 {
+		reasons := make([]string, 0, len(s.Reasons))
+		for k := range s.Reasons {
+			reasons = append(reasons, k)
+		}
+		sort.Strings(reasons)
+		for _, k := range reasons {
+			out = append(out, fmt.Sprintf("skin: %d vertices: %s", s.Reasons[k], k))
+		}
+	}
+	if l := d.Locality; l != nil {
+		if l.MeanInfluences > freeInfluences {
+			out = append(out, fmt.Sprintf("locality: %.1f influences per vertex on average", l.MeanInfluences))
+		}
+		if l.Distance < 0.7 {
+			out = append(out, fmt.Sprintf("locality: weights reach far from their bones (distance factor %.2f)", l.Distance))
+		}
+		for i, s := range l.Scattered {
+			if i == 3 {
+				break
+			}
+			out = append(out, fmt.Sprintf("locality: joint %s's influence is split; %.0f%% lies apart from its main region", s.Joint, 100*s.Value))
+		}
+	}
+	if f := d.Deformation; f != nil {
+		if f.RMSStrain > 0.15 {
+			out = append(out, fmt.Sprintf("deformation: edges stretch by %.0f%% (RMS) in random poses", 100*f.RMSStrain))
+		}
+		if f.FlipRate > 0.005 {
+			out = append(out, fmt.Sprintf("deformation: %.1f%% of triangles flip in random poses", 100*f.FlipRate))
+		}
+		if f.VolumeDrift > 0.05 {
+			out = append(out, fmt.Sprintf("deformation: volume changes by %.0f%% in random poses", 100*f.VolumeDrift))
+		}
+		for i, v := range f.WorstVertices {
+			if i == 3 {
+				break
+			}
+			out = append(out, fmt.Sprintf("deformation: vertex %d (joint %s) tears: edge strain %.2f", v.Vertex, v.Joint, v.Value))
+		}
+	}
+	if s := d.Sanity; s != nil {
+		if s.Joints > s.JointBudget {
+			out = append(out, fmt.Sprintf("sanity: %d joints, above the budget of %d for this mesh", s.Joints, s.JointBudget))
+		}
+		if len(s.ShortBones) > 0 {
+			out = append(out, fmt.Sprintf("sanity: %d near-zero-length bones, e.g. %s", len(s.ShortBones), s.ShortBones[0]))
+		}
+		if len(s.Coincident) > 0 {
+			out = append(out, fmt.Sprintf("sanity: %d joints sit on another joint, e.g. %s", len(s.Coincident), s.Coincident[0]))
+		}
+		for i, o := range s.OutsideJoints {
+			if i == 3 {
+				break
+			}
+			out = append(out, fmt.Sprintf("sanity: joint %s is %.2f outside the mesh", o.Joint, o.Value))
+		}
+	}
+	_ = r
+	return out
+}

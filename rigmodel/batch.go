@@ -1,0 +1,538 @@
+package rigmodel
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// This file is the `rig auto` machinery: a stateless, resumable batch over many
+// meshes. Each asset is loaded, rigged by a Rigger, scored, and written atomically as
+// DIR/<name>.glb beside DIR/<name>.json; a finished asset (JSON with status "ok" and
+// its GLB present) is skipped on the next run, so the same command can run as a
+// Kubernetes Indexed Job or a Slurm array with --shard k/n.
+
+// Rigger rigs one character. Implementations must not modify their input.
+type Rigger interface {
+	// Rig returns a rigged copy of c (in c's own world frame) and what produced it.
+	Rig(c *assets.Character) (*assets.Character, *RigInfo, error)
+}
+
+// RigInfo says how a rig was produced, for the JSON report. Method is always the
+// method that produced the final skeleton and skin, never the one that was tried.
+type RigInfo struct {
+	// Method names what produced the rig, e.g. "tokenrig", "tokenrig-skeleton+geodesic",
+	// "classical-skeleton+geodesic".
+	Method string `json:"method"`
+	// Fallback says why the preferred method was not used ("" when it was).
+	Fallback string `json:"fallback,omitempty"`
+	// Samples is how many token streams were sampled (0 for classical methods).
+	Samples int `json:"samples,omitempty"`
+	// Tokens is the length of the kept token stream.
+	Tokens int `json:"tokens,omitempty"`
+	// TokensPerSecond is the generation speed over all samples.
+	TokensPerSecond float64 `json:"tokens_per_second,omitempty"`
+	// SampleScores are the combined reward scores of every sample, in sampling order.
+	SampleScores []float64 `json:"sample_scores,omitempty"`
+	// TimingsMS breaks the rig's wall time into stages (encode, generate, decode, ...).
+	TimingsMS map[string]float64 `json:"timings_ms,omitempty"`
+}
+
+// Scorer scores a finished rig: the combined score and a JSON-able detail report.
+type Scorer func(c *assets.Character) (score float64, details any, err error)
+
+// AssetReport is the JSON written to DIR/<name>.json for one input.
+type AssetReport struct {
+	Input    string   `json:"input"`
+	Name     string   `json:"name"`
+	Status   string   `json:"status"` // "ok" or "failed"
+	Error    string   `json:"error,omitempty"`
+	Output   string   `json:"output,omitempty"`
+	Vertices int      `json:"vertices,omitempty"`
+	Joints   int      `json:"joints,omitempty"`
+	Info     *RigInfo `json:"rig,omitempty"`
+	Score    *float64 `json:"score,omitempty"`
+	Rewards  any      `json:"rewards,omitempty"`
+	// TimingsMS has the stages around the rigger: load, rig, score, write, total.
+	TimingsMS map[string]float64 `json:"timings_ms"`
+	Finished  time.Time          `json:"finished"`
+}
+
+// Batch configures a batch run. Inputs may be files, folders (searched recursively for
+// .glb and .gltf) or manifests (.txt with one path per line, or .jsonl with a "file"
+// field per row; relative paths are relative to the manifest).
+type Batch struct {
+	Inputs []string
+	OutDir string
+	// Shard and Shards select every asset whose index (in the sorted input list) is
+	// Shard modulo Shards. Shards 0 means 1.
+	Shard, Shards int
+	// Workers rigs this many assets concurrently; 0 means GOMAXPROCS.
+	Workers int
+	Rigger  Rigger
+	// Score scores each rig for its report; nil skips scoring.
+	Score Scorer
+	// Load and Save do the file I/O (assets.Load and assets.Save in the binary).
+	Load func(path string) (*assets.Character, error)
+	Save func(path string, c *assets.Character) error
+	// Force re-rigs assets that are already finished.
+	Force bool
+	// Progress receives a progress bar (stderr in the binary); nil for none.
+	Progress io.Writer
+}
+
+// BatchSummary counts what a batch run did.
+type BatchSummary struct {
+	Shard    string         `json:"shard"`
+	Total    int            `json:"total"` // assets in this shard
+	Done     int            `json:"done"`
+	Skipped  int            `json:"skipped"` // already finished before this run
+	Failed   int            `json:"failed"`
+	Methods  map[string]int `json:"methods"` // rigs per method
+	Failures []string       `json:"failures,omitempty"`
+	WallS    float64        `json:"wall_s"`
+}
+
+// BatchItem is one input with its unique output name.
+type BatchItem struct {
+	Path string
+	Name string
+}
+
+// ParseShard parses "k/n" (0 ≤ k < n).
+func ParseShard(s string) (k, n int, err error) {
+	if s == "" {
+		return 0, 1, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		k, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || k < 0 || k >= n {
+		return 0, 0, fmt.Errorf("shard %q: want k/n with 0 <= k < n", s)
+	}
+	return k, n, nil
+}
+
+// ListInputs expands files, folders and manifests into a sorted, de-duplicated list of
+// mesh files with unique output names. Names are the file's base name without
+// extension; base names that collide get their distinct parent folders prefixed.
+func ListInputs(inputs []string) ([]BatchItem, error) {
+	seen := map[string]bool{}
+	var paths []string
+	add := func(p string) {
+		p = filepath.Clean(p)
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", in, err)
+		}
+		switch {
+		case st.IsDir():
+			err := filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if !d.IsDir() && isMeshFile(p) {
+					add(p)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("input folder %s: %w", in, err)
+			}
+		case isMeshFile(in):
+			add(in)
+		default:
+			list, err := readManifest(in)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range list {
+				add(p)
+			}
+		}
+	}
+	sort.Strings(paths)
+	return nameItems(paths), nil
+}
+
+func isMeshFile(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	return ext == ".glb" || ext == ".gltf"
+}
+
+// readManifest reads a .jsonl manifest ({"file": ...} per row) or a plain list.
+func readManifest(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	defer f.Close()
+	dir := filepath.Dir(path)
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		if strings.HasPrefix(s, "{") {
+			var row struct {
+				File string `json:"file"`
+				Path string `json:"path"`
+			}
+			if err := json.Unmarshal([]byte(s), &row); err != nil {
+				return nil, fmt.Errorf("manifest %s line %d: %w", path, line, err)
+			}
+			s = row.File
+			if s == "" {
+				s = row.Path
+			}
+			if s == "" {
+				return nil, fmt.Errorf("manifest %s line %d: no \"file\" field", path, line)
+			}
+		}
+		if !filepath.IsAbs(s) {
+			s = filepath.Join(dir, s)
+		}
+		out = append(out, s)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("manifest %s: no mesh files listed (inputs must be .glb/.gltf files, folders or manifests)", path)
+	}
+	return out, nil
+}
+
+// nameItems gives every path a unique output name, deterministic for the sorted list
+// (so every shard of a job agrees on the names).
+func nameItems(paths []string) []BatchItem {
+	items := make([]BatchItem, len(paths))
+	parts := make([][]string, len(paths))
+	depth := make([]int, len(paths))
+	for i, p := range paths {
+		parts[i] = strings.Split(filepath.ToSlash(strings.TrimSuffix(p, filepath.Ext(p))), "/")
+		depth[i] = 1
+	}
+	name := func(i int) string {
+		ps := parts[i]
+		d := min(depth[i], len(ps))
+		return sanitizeName(strings.Join(ps[len(ps)-d:], "_"))
+	}
+	for round := 0; round < 64; round++ {
+		groups := map[string][]int{}
+		for i := range paths {
+			groups[name(i)] = append(groups[name(i)], i)
+		}
+		clash := false
+		for _, g := range groups {
+			if len(g) < 2 {
+				continue
+			}
+			for _, i := range g {
+				if depth[i] < len(parts[i]) {
+					depth[i]++
+					clash = true
+				}
+			}
+		}
+		if !clash {
+			break
+		}
+	}
+	used := map[string]int{}
+	for i, p := range paths {
+		n := name(i)
+		if k := used[n]; k > 0 { // identical paths modulo sanitizing: number them
+			used[n]++
+			n = fmt.Sprintf("%s_%d", n, k)
+		} else {
+			used[n] = 1
+		}
+		items[i] = BatchItem{Path: p, Name: n}
+	}
+	return items
+}
+
+func sanitizeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		ok := c == '-' || c == '_' || c == '.' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	s = strings.TrimLeft(string(b), ".")
+	if s == "" {
+		s = "asset"
+	}
+	return s
+}
+
+// Finished reports whether DIR/<name>.json says "ok" and DIR/<name>.glb exists.
+func Finished(dir, name string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, name+".json"))
+	if err != nil {
+		return false
+	}
+	var r struct {
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(data, &r) != nil || r.Status != "ok" {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, name+".glb"))
+	return err == nil
+}
+
+// Run rigs every input of this shard that is not finished yet and returns the
+// summary, also written as DIR/summary-<k>-of-<n>.json. A failed asset is reported in
+// its JSON and in the summary; the others go on. Run returns an error only when the
+// batch itself cannot run (bad inputs, unwritable output folder).
+func (b *Batch) Run() (*BatchSummary, error) {
+	start := time.Now()
+	if b.Rigger == nil || b.Load == nil || b.Save == nil {
+		return nil, errors.New("batch: Rigger, Load and Save are required")
+	}
+	shards := max(b.Shards, 1)
+	if b.Shard < 0 || b.Shard >= shards {
+		return nil, fmt.Errorf("batch: shard %d of %d out of range", b.Shard, shards)
+	}
+	all, err := ListInputs(b.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("batch: no .glb/.gltf files in %v", b.Inputs)
+	}
+	if err := os.MkdirAll(b.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("batch: output folder: %w", err)
+	}
+	var mine []BatchItem
+	for i, it := range all {
+		if i%shards == b.Shard {
+			mine = append(mine, it)
+		}
+	}
+	sum := &BatchSummary{Shard: fmt.Sprintf("%d/%d", b.Shard, shards), Total: len(mine), Methods: map[string]int{}}
+	var todo []BatchItem
+	for _, it := range mine {
+		if !b.Force && Finished(b.OutDir, it.Name) {
+			sum.Skipped++
+			continue
+		}
+		todo = append(todo, it)
+	}
+	workers := b.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(todo)))
+	bar := NewProgress(b.Progress, "rig auto", len(todo))
+	var mu sync.Mutex
+	jobs := make(chan BatchItem)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range jobs {
+				rep := b.one(it)
+				mu.Lock()
+				if rep.Status == "ok" {
+					sum.Done++
+					sum.Methods[rep.Info.Method]++
+				} else {
+					sum.Failed++
+					sum.Failures = append(sum.Failures, it.Path+": "+rep.Error)
+				}
+				bar.Add(1, sum.Failed)
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, it := range todo {
+		jobs <- it
+	}
+	close(jobs)
+	wg.Wait()
+	bar.Finish()
+	sort.Strings(sum.Failures)
+	sum.WallS = time.Since(start).Seconds()
+	data, _ := json.MarshalIndent(sum, "", "  ")
+	name := fmt.Sprintf("summary-%d-of-%d.json", b.Shard, shards)
+	if err := WriteFileAtomic(filepath.Join(b.OutDir, name), append(data, '\n')); err != nil {
+		return sum, fmt.Errorf("batch: %w", err)
+	}
+	return sum, nil
+}
+
+// one rigs a single asset and writes its outputs; it never panics.
+func (b *Batch) one(it BatchItem) (rep *AssetReport) {
+	t0 := time.Now()
+	rep = &AssetReport{Input: it.Path, Name: it.Name, Status: "failed", TimingsMS: map[string]float64{}}
+	lap := func(stage string, t time.Time) { rep.TimingsMS[stage] = ms(time.Since(t)) }
+	defer func() {
+		if r := recover(); r != nil {
+			rep.Status = "failed"
+			rep.Error = fmt.Sprintf("panic: %v\n%s", r, firstLines(string(debug.Stack()), 12))
+		}
+		rep.TimingsMS["total"] = ms(time.Since(t0))
+		rep.Finished = time.Now().UTC()
+		if rep.Status != "ok" {
+			// The failure report is best effort; the summary lists the failure anyway.
+			data, _ := json.MarshalIndent(rep, "", "  ")
+			_ = WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+		}
+	}()
+	t := time.Now()
+	c, err := b.Load(it.Path)
+	lap("load", t)
+	if err != nil {
+		rep.Error = fmt.Sprintf("load: %v", err)
+		return rep
+	}
+	if err := c.Mesh.Validate(); err != nil {
+		rep.Error = fmt.Sprintf("load %s: %v", it.Path, err)
+		return rep
+	}
+	rep.Vertices = len(c.Mesh.Positions)
+	t = time.Now()
+	rigged, info, err := b.Rigger.Rig(c)
+	lap("rig", t)
+	if err != nil {
+		rep.Error = fmt.Sprintf("rig: %v", err)
+		return rep
+	}
+	rep.Info = info
+	if err := CheckRig(rigged); err != nil {
+		rep.Error = fmt.Sprintf("rig is invalid: %v", err)
+		return rep
+	}
+	rep.Joints = rigged.Skeleton.NumJoints()
+	if b.Score != nil {
+		t = time.Now()
+		s, details, err := b.Score(rigged)
+		lap("score", t)
+		if err != nil {
+			rep.Error = fmt.Sprintf("score: %v", err)
+			return rep
+		}
+		rep.Score, rep.Rewards = &s, details
+	}
+	t = time.Now()
+	out := filepath.Join(b.OutDir, it.Name+".glb")
+	if err := saveAtomic(b.Save, out, rigged); err != nil {
+		rep.Error = fmt.Sprintf("write: %v", err)
+		return rep
+	}
+	lap("write", t)
+	rep.Status, rep.Output = "ok", out
+	rep.TimingsMS["total"] = ms(time.Since(t0))
+	rep.Finished = time.Now().UTC()
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err == nil {
+		err = WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+	}
+	if err != nil {
+		rep.Status, rep.Error = "failed", fmt.Sprintf("write report: %v", err)
+	}
+	return rep
+}
+
+// CheckRig is the validity gate every rig passes before it is written: a valid
+// character with a skeleton, a skin on every vertex (no orphans), finite values.
+func CheckRig(c *assets.Character) error {
+	if c == nil || c.Skeleton == nil || c.Skin == nil {
+		return errors.New("no skeleton or skin")
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if o := c.Skin.Orphans(); len(o) > 0 {
+		return fmt.Errorf("%d orphan vertices", len(o))
+	}
+	return nil
+}
+
+// saveAtomic saves through a temporary file in the same folder, then renames it, so a
+// reader never sees a half-written GLB.
+func saveAtomic(save func(string, *assets.Character) error, path string, c *assets.Character) error {
+	tmp := tempName(path)
+	if err := save(tmp, c); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("rename %s: %w", tmp, err)
+	}
+	return nil
+}
+
+// tempName is a hidden sibling of path with the same extension (savers pick the
+// format by extension).
+func tempName(path string) string {
+	dir, base := filepath.Split(path)
+	return filepath.Join(dir, fmt.Sprintf(".%s.tmp%d-%d%s", strings.TrimSuffix(base, filepath.Ext(base)), os.Getpid(), time.Now().UnixNano(), filepath.Ext(base)))
+}
+
+// WriteFileAtomic writes data to a temporary sibling, syncs it and renames it over
+// path.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp := tempName(path)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}

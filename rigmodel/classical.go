@@ -1,0 +1,376 @@
+package rigmodel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/assets/skinning"
+)
+
+// This file is the classical fallback that needs no network: a skeleton from the
+// level sets of geodesic distance inside the voxelized solid (a discrete Reeb graph),
+// and (by default) rigid nearest-bone weights. `rig auto` uses it when the model is missing or its
+// sample is unusable, and says so in the report.
+
+// Skinner computes weights for a character's mesh and skeleton and names its method.
+type Skinner func(c *assets.Character) (*assets.Skin, error)
+
+// ClassicalRigger rigs with no network: ClassicalSkeleton, then Skin (rigid
+// nearest-bone weights when Skin is nil). Its reports say "classical-skeleton+<skin>".
+type ClassicalRigger struct {
+	Skin     Skinner
+	SkinName string // method name of Skin, e.g. "geodesic"
+}
+
+// Rig implements Rigger.
+func (r ClassicalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
+	t0 := time.Now()
+	sk, err := ClassicalSkeleton(&c.Mesh)
+	if err != nil {
+		return nil, nil, err
+	}
+	t1 := time.Now()
+	out := c.Clone()
+	out.Skeleton, out.Skin, out.Animations = sk, nil, nil
+	skin, name, err := r.skin(out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("classical rig: %s skin: %w", name, err)
+	}
+	out.Skin = skin
+	return out, &RigInfo{Method: "classical-skeleton+" + name, TimingsMS: map[string]float64{
+		"skeleton": ms(t1.Sub(t0)), "skin": ms(time.Since(t1)),
+	}}, nil
+}
+
+func (r ClassicalRigger) skin(c *assets.Character) (*assets.Skin, string, error) {
+	if r.Skin == nil {
+		return skinning.Rigid(c), "rigid", nil
+	}
+	name := r.SkinName
+	if name == "" {
+		name = "custom"
+	}
+	s, err := r.Skin(c)
+	return s, name, err
+}
+
+// ClassicalSkeleton builds a skeleton for a mesh with no learning: the mesh is
+// voxelized (interior by winding number, plus a surface shell for thin parts),
+// geodesic distance is spread from the interior voxel nearest the centroid, and each
+// connected piece of each distance band becomes a joint whose parent is the touching
+// piece of the previous band. Limbs, tails and wings become chains. The result is in
+// the mesh's world frame with identity joint orientations.
+func ClassicalSkeleton(m *assets.Mesh) (*assets.Skeleton, error) {
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("classical skeleton: %w", err)
+	}
+	norm := assets.NormalizationOf(*m)
+	nm := assets.Mesh{Positions: make([]assets.Vec3, len(m.Positions)), Triangles: m.Triangles}
+	for i, p := range m.Positions {
+		nm.Positions[i] = norm.Point(p)
+	}
+	const res = 28
+	g := newVoxelGrid(&nm, res)
+	comp := g.largestComponent()
+	if len(comp) == 0 {
+		return nil, errors.New("classical skeleton: mesh has no volume or surface voxels")
+	}
+	// Band width in voxels: start fine and widen until the joint count is bounded.
+	var joints []assets.Vec3
+	var parents []int
+	for band := 2.5; band < 40; band *= 1.3 {
+		joints, parents = g.reebSkeleton(comp, band)
+		if len(joints) <= 48 {
+			break
+		}
+	}
+	sk := &assets.Skeleton{}
+	for j, p := range joints {
+		sk.Names = append(sk.Names, fmt.Sprintf("joint_%02d", j))
+		sk.Parents = append(sk.Parents, parents[j])
+		sk.BindWorld = append(sk.BindWorld, assets.Translate4(norm.InversePoint(p)))
+	}
+	if err := sk.Validate(); err != nil {
+		return nil, fmt.Errorf("classical skeleton: %w", err)
+	}
+	return sk, nil
+}
+
+// voxelGrid is a res³ occupancy grid over the normalized cube [-1,1]³ (slightly padded).
+type voxelGrid struct {
+	res  int
+	lo   float64
+	size float64 // voxel edge
+	occ  []bool  // interior or surface
+	// inner marks voxels whose center is inside by winding number.
+	inner []bool
+}
+
+func newVoxelGrid(m *assets.Mesh, res int) *voxelGrid {
+	g := &voxelGrid{res: res, lo: -1.05, size: 2.1 / float64(res), occ: make([]bool, res*res*res), inner: make([]bool, res*res*res)}
+	wn := geom.NewWindingNumber(m)
+	for i := range g.occ {
+		if wn.At(g.center(i)) > 0.5 {
+			g.occ[i], g.inner[i] = true, true
+		}
+	}
+	// Surface shell: sample every triangle finer than a voxel so thin parts connect.
+	for _, t := range m.Triangles {
+		a, b, c := m.Positions[t[0]], m.Positions[t[1]], m.Positions[t[2]]
+		l := math.Max(b.Sub(a).Len(), math.Max(c.Sub(a).Len(), c.Sub(b).Len()))
+		n := int(math.Ceil(l/(0.5*g.size))) + 1
+		for u := 0; u <= n; u++ {
+			for v := 0; u+v <= n; v++ {
+				fu, fv := float64(u)/float64(n), float64(v)/float64(n)
+				p := a.Add(b.Sub(a).Scale(fu)).Add(c.Sub(a).Scale(fv))
+				if i, ok := g.index(p); ok {
+					g.occ[i] = true
+				}
+			}
+		}
+	}
+	return g
+}
+
+func (g *voxelGrid) center(i int) assets.Vec3 {
+	x, y, z := i%g.res, (i/g.res)%g.res, i/(g.res*g.res)
+	return assets.Vec3{g.lo + (float64(x)+0.5)*g.size, g.lo + (float64(y)+0.5)*g.size, g.lo + (float64(z)+0.5)*g.size}
+}
+
+func (g *voxelGrid) index(p assets.Vec3) (int, bool) {
+	var c [3]int
+	for a := 0; a < 3; a++ {
+		c[a] = int(math.Floor((p[a] - g.lo) / g.size))
+		if c[a] < 0 || c[a] >= g.res {
+			return 0, false
+		}
+	}
+	return c[0] + g.res*(c[1]+g.res*c[2]), true
+}
+
+// neighbors calls fn for the 26 neighbours of voxel i with their step length.
+func (g *voxelGrid) neighbors(i int, fn func(j int, step float64)) {
+	x, y, z := i%g.res, (i/g.res)%g.res, i/(g.res*g.res)
+	for dz := -1; dz <= 1; dz++ {
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				if dx == 0 && dy == 0 && dz == 0 {
+					continue
+				}
+				nx, ny, nz := x+dx, y+dy, z+dz
+				if nx < 0 || ny < 0 || nz < 0 || nx >= g.res || ny >= g.res || nz >= g.res {
+					continue
+				}
+				fn(nx+g.res*(ny+g.res*nz), math.Sqrt(float64(dx*dx+dy*dy+dz*dz)))
+			}
+		}
+	}
+}
+
+// largestComponent returns the voxels of the largest 26-connected occupied component.
+func (g *voxelGrid) largestComponent() []int {
+	label := make([]int, len(g.occ))
+	var best []int
+	for s := range g.occ {
+		if !g.occ[s] || label[s] != 0 {
+			continue
+		}
+		label[s] = 1
+		comp := []int{s}
+		for q := 0; q < len(comp); q++ {
+			g.neighbors(comp[q], func(j int, _ float64) {
+				if g.occ[j] && label[j] == 0 {
+					label[j] = 1
+					comp = append(comp, j)
+				}
+			})
+		}
+		if len(comp) > len(best) {
+			best = comp
+		}
+	}
+	return best
+}
+
+// reebSkeleton returns joints (normalized frame) and parents (parents first) from the
+// bands of geodesic distance of width band voxels inside comp.
+func (g *voxelGrid) reebSkeleton(comp []int, band float64) ([]assets.Vec3, []int) {
+	in := make(map[int]bool, len(comp))
+	var centroid assets.Vec3
+	for _, v := range comp {
+		in[v] = true
+		centroid = centroid.Add(g.center(v))
+	}
+	centroid = centroid.Scale(1 / float64(len(comp)))
+	root := comp[0]
+	for _, v := range comp {
+		if g.center(v).Dist(centroid) < g.center(root).Dist(centroid) {
+			root = v
+		}
+	}
+	// Dijkstra over the component (26-neighbourhood, Euclidean steps).
+	dist := make(map[int]float64, len(comp))
+	for _, v := range comp {
+		dist[v] = math.Inf(1)
+	}
+	dist[root] = 0
+	h := &distHeap{{root, 0}}
+	for h.Len() > 0 {
+		it := h.pop()
+		if it.d > dist[it.v] {
+			continue
+		}
+		g.neighbors(it.v, func(j int, step float64) {
+			if in[j] && it.d+step < dist[j] {
+				dist[j] = it.d + step
+				h.push(heapItem{j, dist[j]})
+			}
+		})
+	}
+	level := func(v int) int { return int(dist[v] / band) }
+	// Pieces: connected sets of voxels within one band.
+	piece := make(map[int]int, len(comp))
+	var pieces [][]int
+	for _, s := range comp {
+		if _, ok := piece[s]; ok {
+			continue
+		}
+		id := len(pieces)
+		piece[s] = id
+		set := []int{s}
+		for q := 0; q < len(set); q++ {
+			g.neighbors(set[q], func(j int, _ float64) {
+				if _, ok := piece[j]; !ok && in[j] && level(j) == level(s) {
+					piece[j] = id
+					set = append(set, j)
+				}
+			})
+		}
+		pieces = append(pieces, set)
+	}
+	// Parent of a piece: the touching piece one band closer with the most contacts.
+	parent := make([]int, len(pieces))
+	for id, set := range pieces {
+		parent[id] = -1
+		lv := level(set[0])
+		if lv == 0 {
+			continue
+		}
+		contacts := map[int]int{}
+		for _, v := range set {
+			g.neighbors(v, func(j int, _ float64) {
+				if q, ok := piece[j]; ok && level(j) == lv-1 {
+					contacts[q]++
+				}
+			})
+		}
+		best, bestN := -1, 0
+		for q, n := range contacts {
+			if n > bestN || (n == bestN && q < best) {
+				best, bestN = q, n
+			}
+		}
+		parent[id] = best
+	}
+	// Order from the root piece (pieces not reachable from it are dropped).
+	rootPiece := piece[root]
+	children := make([][]int, len(pieces))
+	for id, p := range parent {
+		if p >= 0 {
+			children[p] = append(children[p], id)
+		}
+	}
+	order := []int{rootPiece}
+	newID := map[int]int{rootPiece: 0}
+	for q := 0; q < len(order); q++ {
+		ch := children[order[q]]
+		sort.Ints(ch)
+		for _, c := range ch {
+			newID[c] = len(order)
+			order = append(order, c)
+		}
+	}
+	joints := make([]assets.Vec3, len(order))
+	parents := make([]int, len(order))
+	for k, id := range order {
+		set := pieces[id]
+		var c assets.Vec3
+		for _, v := range set {
+			c = c.Add(g.center(v))
+		}
+		c = c.Scale(1 / float64(len(set)))
+		// Keep the joint inside: on the nearest interior voxel of its piece (or any
+		// voxel of it for a piece that is all surface shell).
+		bestV, bestD := -1, math.Inf(1)
+		for _, v := range set {
+			d := g.center(v).Dist(c)
+			if !g.inner[v] {
+				d += 10
+			}
+			if d < bestD {
+				bestV, bestD = v, d
+			}
+		}
+		if i, ok := g.index(c); !ok || !in[i] || !g.inner[i] {
+			c = g.center(bestV)
+		}
+		joints[k] = c
+		parents[k] = -1
+		if p := parent[id]; p >= 0 {
+			parents[k] = newID[p]
+		}
+	}
+	return joints, parents
+}
+
+type heapItem struct {
+	v int
+	d float64
+}
+
+// distHeap is a binary min-heap on d.
+type distHeap []heapItem
+
+func (h distHeap) Len() int { return len(h) }
+
+func (h *distHeap) push(it heapItem) {
+	*h = append(*h, it)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p].d <= a[i].d {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *distHeap) pop() heapItem {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && a[l].d < a[m].d {
+			m = l
+		}
+		if r < n && a[r].d < a[m].d {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[m], a[i] = a[i], a[m]
+		i = m
+	}
+	*h = a
+	return top
+}

@@ -1,0 +1,214 @@
+package rigmodel
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand"
+	"path/filepath"
+	"strings"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/tokenizer"
+)
+
+// This file is the data pipeline: characters → augmented copies → normalized surface
+// points and token streams. The training tokens are exactly the encoder's tokens;
+// nothing is decoded and re-encoded.
+
+// Example is one training sequence: the shape condition and the token stream.
+type Example struct {
+	Name string
+	// Points holds NumPoints surface samples of the normalized mesh, 6 floats each
+	// (position, unit normal): (P, 6) row-major.
+	Points []float32
+	// Tokens is the stream BOS · skeleton · SEP [· skin codes · EOS].
+	Tokens []int
+	// SkeletonLen is the number of tokens through SEP; tokens after it are skin tokens.
+	SkeletonLen int
+	// HasSkin is false when the stream stops at SEP (no skin tokenizer available): the
+	// skin part is then not trained.
+	HasSkin bool
+}
+
+// SkinEncoder turns a character's weights into skin codes, one row of
+// tokenizer.SkinTokensPerJoint codes per joint in token order (order maps token order
+// to the character's joints). The character is in the normalized cube.
+type SkinEncoder interface {
+	EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error)
+}
+
+// Family is the creature family of a data file's name, used to split training and
+// validation so that variants of one creature (horse_barb, horse_celtic; the 0 A.D.
+// human bodies) never sit on both sides: lowercase, drop source prefixes ("new__",
+// "animal_", "fauna_", "maur_", "objects_animals_", "objects_"), keep the first word.
+func Family(name string) string {
+	s := strings.ToLower(strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)))
+	for _, p := range []string{"new__", "animal_", "fauna_", "maur_", "objects_animals_", "objects_items_", "objects_"} {
+		s = strings.TrimPrefix(s, p)
+	}
+	if i := strings.IndexAny(s, "_-0123456789"); i > 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// IsValidation reports whether a data file belongs to the held-out split: one family
+// in six by a salted hash of the family name (stable across runs and machines). The
+// salt was picked so that the split of ../shared/data holds every category: 26 of 324
+// files (5 biped, 12 quadruped, 1 winged, 1 creature, 7 props).
+func IsValidation(name string) bool {
+	h := fnv.New32a()
+	h.Write([]byte("rigkit-split-v29:" + Family(name)))
+	return h.Sum32()%6 == 0
+}
+
+// AugmentOptions bounds the random augmentation of a training character.
+type AugmentOptions struct {
+	// MaxScale is the largest per-axis stretch factor (e.g. 0.15 for 0.85..1.15).
+	MaxScale float64
+	// Rotate turns the character about the up (+Y) axis by a uniform angle.
+	Rotate bool
+	// MirrorProb is the probability of mirroring across the YZ plane.
+	MirrorProb float64
+	// PoseProb is the probability of re-posing with a random pose of up to PoseAngle
+	// radians per joint (the posed skeleton becomes the new bind pose).
+	PoseProb, PoseAngle float64
+}
+
+// DefaultAugment is the augmentation used by `rig train`.
+var DefaultAugment = AugmentOptions{MaxScale: 0.15, Rotate: true, MirrorProb: 0.5, PoseProb: 0.5, PoseAngle: 0.35}
+
+// Augment returns a randomly stretched, rotated, mirrored and re-posed copy of a
+// rigged character. The skin is unchanged (vertex order is kept).
+func Augment(c *assets.Character, opt AugmentOptions, rng *rand.Rand) *assets.Character {
+	o := c.Clone()
+	if o.Skeleton != nil && o.Skin != nil && rng.Float64() < opt.PoseProb {
+		pose := assets.RandomPose(rng, o.Skeleton.NumJoints(), opt.PoseAngle)
+		pos, posed := o.Deform(pose)
+		o.Mesh.Positions = pos
+		o.Skeleton.BindWorld = posed
+	}
+	m := assets.Identity4()
+	if opt.Rotate {
+		q := assets.QuatAxisAngle(assets.Vec3{0, 1, 0}, rng.Float64()*2*math.Pi)
+		m = q.Mat4()
+	}
+	mirror := rng.Float64() < opt.MirrorProb
+	if mirror {
+		m = assets.Mat4{-1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}.Mul(m)
+	}
+	if opt.MaxScale > 0 {
+		var s assets.Mat4
+		for a := 0; a < 3; a++ {
+			s[a*5] = 1 + opt.MaxScale*(2*rng.Float64()-1)
+		}
+		s[15] = 1
+		m = s.Mul(m)
+	}
+	for i, p := range o.Mesh.Positions {
+		o.Mesh.Positions[i] = m.Point(p)
+	}
+	o.Mesh.Normals = nil
+	if mirror {
+		for t, tri := range o.Mesh.Triangles {
+			o.Mesh.Triangles[t] = [3]int{tri[0], tri[2], tri[1]}
+		}
+	}
+	if o.Skeleton != nil {
+		for j, b := range o.Skeleton.BindWorld {
+			// Keep the joint frame a rotation: move the position, keep the orientation.
+			t := m.Point(b.Translation())
+			b[12], b[13], b[14] = t[0], t[1], t[2]
+			o.Skeleton.BindWorld[j] = b
+		}
+	}
+	return o
+}
+
+// SamplePoints draws n area-weighted points on the mesh surface with their face
+// normals, 6 floats per point. Degenerate meshes (zero area) sample vertices.
+func SamplePoints(m *assets.Mesh, n int, rng *rand.Rand) []float32 {
+	out := make([]float32, 0, 6*n)
+	cum := make([]float64, len(m.Triangles))
+	normals := make([]assets.Vec3, len(m.Triangles))
+	total := 0.0
+	for t, tri := range m.Triangles {
+		a, b, c := m.Positions[tri[0]], m.Positions[tri[1]], m.Positions[tri[2]]
+		cr := b.Sub(a).Cross(c.Sub(a))
+		area := cr.Len() / 2
+		if !(area >= 0) || math.IsInf(area, 0) {
+			area = 0
+		}
+		total += area
+		cum[t] = total
+		normals[t] = cr.Normalize()
+	}
+	for i := 0; i < n; i++ {
+		var p, nrm assets.Vec3
+		if total > 0 {
+			r := rng.Float64() * total
+			lo, hi := 0, len(cum)-1
+			for lo < hi {
+				mid := (lo + hi) / 2
+				if cum[mid] < r {
+					lo = mid + 1
+				} else {
+					hi = mid
+				}
+			}
+			tri := m.Triangles[lo]
+			u, v := rng.Float64(), rng.Float64()
+			if u+v > 1 {
+				u, v = 1-u, 1-v
+			}
+			a, b, c := m.Positions[tri[0]], m.Positions[tri[1]], m.Positions[tri[2]]
+			p = a.Add(b.Sub(a).Scale(u)).Add(c.Sub(a).Scale(v))
+			nrm = normals[lo]
+		} else if len(m.Positions) > 0 {
+			p = m.Positions[rng.Intn(len(m.Positions))]
+		}
+		out = append(out, float32(p[0]), float32(p[1]), float32(p[2]), float32(nrm[0]), float32(nrm[1]), float32(nrm[2]))
+	}
+	return out
+}
+
+// NormalizedMesh returns the mesh mapped into the [-1,1] cube and the normalization.
+func NormalizedMesh(m *assets.Mesh) (assets.Mesh, assets.Normalization) {
+	norm := assets.NormalizationOf(*m)
+	out := assets.Mesh{Positions: make([]assets.Vec3, len(m.Positions)), Triangles: m.Triangles}
+	for i, p := range m.Positions {
+		out.Positions[i] = norm.Point(p)
+	}
+	return out, norm
+}
+
+// MakeExample encodes one rigged character (world space) as a training example:
+// numPoints surface samples of its normalized mesh, and its token stream. With a nil
+// skin encoder the stream stops at SEP.
+func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand.Rand) (*Example, error) {
+	if !c.Rigged() {
+		return nil, fmt.Errorf("example %s: not rigged", c.Name)
+	}
+	nm, norm := NormalizedMesh(&c.Mesh)
+	toks, order, err := tokenizer.EncodeSkeleton(c.Skeleton, norm)
+	if err != nil {
+		return nil, fmt.Errorf("example %s: %w", c.Name, err)
+	}
+	ex := &Example{Name: c.Name, Points: SamplePoints(&nm, numPoints, rng), SkeletonLen: len(toks)}
+	if skin == nil {
+		ex.Tokens = toks
+		return ex, nil
+	}
+	cube := norm.Apply(c)
+	codes, err := skin.EncodeSkin(cube, order)
+	if err != nil {
+		return nil, fmt.Errorf("example %s: skin tokens: %w", c.Name, err)
+	}
+	full, err := tokenizer.Join(toks, codes)
+	if err != nil {
+		return nil, fmt.Errorf("example %s: %w", c.Name, err)
+	}
+	ex.Tokens, ex.HasSkin = full, true
+	return ex, nil
+}

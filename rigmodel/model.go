@@ -1,0 +1,386 @@
+// Package rigmodel is rigkit's TokenRig model: a shape-conditioned autoregressive
+// transformer that writes a character's skeleton tokens and then its skin tokens as
+// one stream. It also holds the sampling, training, GRPO fine-tuning and the batch
+// machinery behind `rig auto`.
+package rigmodel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/tokenizer"
+	"gorgonia.org/tensor"
+)
+
+// The model, top to bottom:
+//
+//	mesh → normalize to [-1,1]³ → P surface points (xyz, normal)           (B, P, 6)
+//	  → Fourier features of xyz, concatenated                               (B, P, 6+6F)
+//	  → Linear → point features h                                           (B, P, D)
+//	latents z0: L learned vectors, one copy per batch item                  (B, L, D)
+//	  z = z0 + CrossAttention(LNq(z0), LNkv(h))   (Perceiver read-out)      (B, L, D)
+//	  z = z + MLP(LNm(z))
+//	  lat = LNo(z)                                                          (B, L, D)
+//	tokens BOS · skeleton · SEP · skin · EOS                                 (B, T)
+//	  → nn.Transformer: token + position embeddings, Layers causal blocks,
+//	    each cross-attending to lat → logits                                (B, T, V)
+//
+// Training is teacher forcing: the logits at position t predict token t+1.
+
+// Config sizes the model. It is stored in checkpoints.
+type Config struct {
+	DModel   int     `json:"d_model"` // channels D of the decoder and the latents
+	Layers   int     `json:"layers"`  // decoder blocks
+	Heads    int     `json:"heads"`   // attention heads
+	Latents  int     `json:"latents"` // L, shape latent tokens
+	Points   int     `json:"points"`  // P, surface samples per mesh
+	Fourier  int     `json:"fourier"` // F, frequencies of the point position features
+	MaxSeq   int     `json:"max_seq"` // longest token stream
+	Vocab    int     `json:"vocab"`   // tokenizer.VocabSize when trained
+	Dropout  float64 `json:"dropout"`
+	MaxJoint int     `json:"max_joints"` // joint bound while sampling (fits MaxSeq)
+}
+
+// DefaultConfig is the shipped model's size: small enough to train on a 2-core CPU.
+var DefaultConfig = Config{DModel: 128, Layers: 4, Heads: 4, Latents: 32, Points: 512, Fourier: 6,
+	MaxSeq: 640, Vocab: tokenizer.VocabSize, MaxJoint: 78}
+
+func (c Config) validate() error {
+	switch {
+	case c.DModel < 1 || c.Layers < 1 || c.Heads < 1 || c.Latents < 1 || c.Points < 1 || c.MaxSeq < 8 || c.Fourier < 0:
+		return fmt.Errorf("rigmodel: config %+v: sizes must be positive", c)
+	case c.Vocab != tokenizer.VocabSize:
+		return fmt.Errorf("rigmodel: config vocabulary %d, the tokenizer has %d (retrain the model)", c.Vocab, tokenizer.VocabSize)
+	case c.DModel%c.Heads != 0:
+		return fmt.Errorf("rigmodel: d_model %d not divisible by %d heads", c.DModel, c.Heads)
+	}
+	// The longest stream of MaxJoint joints must fit: BOS, 3 coords + 1 POP per joint,
+	// SEP, K skin tokens per joint, EOS.
+	if need := 3 + c.MaxJoint*(4+tokenizer.SkinTokensPerJoint); c.MaxJoint < 1 || need > c.MaxSeq {
+		return fmt.Errorf("rigmodel: %d joints need streams of %d tokens, MaxSeq is %d", c.MaxJoint, need, c.MaxSeq)
+	}
+	return nil
+}
+
+// ShapeEncoder is the Perceiver-style point encoder: L learned latents read a point
+// cloud through one cross-attention and an MLP.
+type ShapeEncoder[F nn.Float] struct {
+	Cfg     Config
+	In      *nn.Linear[F]    // 6+6F → D
+	Latents *nn.Param[F]     // (L, D)
+	LNq     *nn.LayerNorm[F] // on the latents (queries)
+	LNkv    *nn.LayerNorm[F] // on the point features (keys, values)
+	Cross   *nn.CrossAttention[F]
+	LNm     *nn.LayerNorm[F]
+	MLP     *nn.MLP[F]
+	LNo     *nn.LayerNorm[F]
+
+	mu      sync.Mutex // Forward/Backward keep per-call state
+	feat, z []F
+	B       int
+}
+
+// NewShapeEncoder returns a randomly initialized encoder.
+func NewShapeEncoder[F nn.Float](cfg Config, rng *rand.Rand) *ShapeEncoder[F] {
+	d := cfg.DModel
+	e := &ShapeEncoder[F]{
+		Cfg:     cfg,
+		In:      nn.NewLinear[F]("enc.in", 6+6*cfg.Fourier, d, true, rng),
+		Latents: nn.NewParam[F]("enc.latents", cfg.Latents, d),
+		LNq:     nn.NewLayerNorm[F]("enc.ln_q", d),
+		LNkv:    nn.NewLayerNorm[F]("enc.ln_kv", d),
+		Cross:   nn.NewCrossAttention[F]("enc.cross", d, d, cfg.Heads, rng),
+		LNm:     nn.NewLayerNorm[F]("enc.ln_m", d),
+		MLP:     nn.NewMLP[F]("enc.mlp", d, 4*d, rng),
+		LNo:     nn.NewLayerNorm[F]("enc.ln_o", d),
+	}
+	for i := range e.Latents.Data() {
+		e.Latents.Data()[i] = F(rng.NormFloat64() * 0.5)
+	}
+	return e
+}
+
+// Params lists the encoder's parameters.
+func (e *ShapeEncoder[F]) Params() []*nn.Param[F] {
+	ps := append(e.In.Params(), e.Latents)
+	ps = append(ps, e.LNq.Params()...)
+	ps = append(ps, e.LNkv.Params()...)
+	ps = append(ps, e.Cross.Params()...)
+	ps = append(ps, e.LNm.Params()...)
+	ps = append(ps, e.MLP.Params()...)
+	return append(ps, e.LNo.Params()...)
+}
+
+// features appends, for each point (x, y, z, nx, ny, nz), sin and cos of 2^k·π·xyz
+// for k < F: the network sees fine positions without learning them from scratch.
+func features[F nn.Float](points []float32, n, fourier int) []F {
+	w := 6 + 6*fourier
+	out := make([]F, n*w)
+	for i := 0; i < n; i++ {
+		p, o := points[i*6:i*6+6], out[i*w:(i+1)*w]
+		for j := 0; j < 6; j++ {
+			o[j] = F(p[j])
+		}
+		for k := 0; k < fourier; k++ {
+			f := math.Pi * float64(int(1)<<k)
+			for a := 0; a < 3; a++ {
+				s, c := math.Sincos(f * float64(p[a]))
+				o[6+k*6+a], o[6+k*6+3+a] = F(s), F(c)
+			}
+		}
+	}
+	return out
+}
+
+// Forward encodes B point clouds (B·P·6 floats, as Example.Points) into latents
+// (B, L, D), kept for Backward.
+func (e *ShapeEncoder[F]) Forward(points []float32, B int) *tensor.Dense {
+	P, L, D := e.Cfg.Points, e.Cfg.Latents, e.Cfg.DModel
+	e.B = B
+	e.feat = features[F](points, B*P, e.Cfg.Fourier)
+	h := e.In.Forward(engine.FromSlice(e.feat, B, P, 6+6*e.Cfg.Fourier)) // (B, P, D)
+	hn := e.LNkv.Forward(h)
+	z0 := make([]F, B*L*D)
+	for b := 0; b < B; b++ {
+		copy(z0[b*L*D:], e.Latents.Data())
+	}
+	q := e.LNq.Forward(engine.FromSlice(z0, B, L, D))
+	a := engine.Data[F](e.Cross.Forward(q, hn)) // (B, L, D)
+	e.z = make([]F, B*L*D)
+	for i := range e.z {
+		e.z[i] = z0[i] + a[i]
+	}
+	m := engine.Data[F](e.MLP.Forward(e.LNm.Forward(engine.FromSlice(e.z, B, L, D))))
+	z2 := make([]F, B*L*D)
+	for i := range z2 {
+		z2[i] = e.z[i] + m[i]
+	}
+	return e.LNo.Forward(engine.FromSlice(z2, B, L, D))
+}
+
+// Backward takes d loss / d latents (B, L, D) and accumulates the encoder's
+// parameter gradients.
+func (e *ShapeEncoder[F]) Backward(dlat *tensor.Dense) {
+	B, L, D := e.B, e.Cfg.Latents, e.Cfg.DModel
+	dz := append([]F(nil), engine.Data[F](e.LNo.Backward(dlat))...)
+	dm := engine.Data[F](e.LNm.Backward(e.MLP.Backward(engine.FromSlice(dz, B, L, D))))
+	for i := range dz {
+		dz[i] += dm[i]
+	}
+	dq, dctx := e.Cross.Backward(engine.FromSlice(dz, B, L, D))
+	dz0 := engine.Data[F](e.LNq.Backward(dq))
+	g := e.Latents.GradData()
+	for b := 0; b < B; b++ {
+		for i := range g {
+			g[i] += dz[b*L*D+i] + dz0[b*L*D+i]
+		}
+	}
+	e.In.Backward(e.LNkv.Backward(dctx))
+}
+
+// Model is the whole TokenRig network (float32).
+type Model struct {
+	Cfg     Config
+	Encoder *ShapeEncoder[float32]
+	Decoder *nn.Transformer[float32]
+
+	loss *nn.SoftmaxCrossEntropy[float32]
+}
+
+// NewModel returns a randomly initialized model.
+func NewModel(cfg Config, seed uint64) (*Model, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	dec, err := nn.NewTransformer[float32](nn.Config{
+		Vocab: cfg.Vocab, DModel: cfg.DModel, Layers: cfg.Layers, Heads: cfg.Heads, MaxSeq: cfg.MaxSeq,
+		Dropout: cfg.Dropout, CrossAttention: true, LatentDim: cfg.DModel,
+	}, rng)
+	if err != nil {
+		return nil, fmt.Errorf("rigmodel: %w", err)
+	}
+	return &Model{Cfg: cfg, Encoder: NewShapeEncoder[float32](cfg, rng), Decoder: dec, loss: nn.NewSoftmaxCrossEntropy[float32]()}, nil
+}
+
+// Params lists every parameter (encoder first), the checkpoint's tensors.
+func (m *Model) Params() []*nn.Param[float32] {
+	return append(m.Encoder.Params(), m.Decoder.Params()...)
+}
+
+// NumParams counts the scalar parameters.
+func (m *Model) NumParams() int { return nn.NumParams[float32](m) }
+
+// Losses are the mean cross-entropies (nats per token) of one batch.
+type Losses struct {
+	Skeleton, Skin float64 // over skeleton tokens (through SEP) and skin tokens (through EOS)
+	SkelTokens     int
+	SkinTokens     int
+}
+
+// Total is the token-weighted mean over both parts.
+func (l Losses) Total() float64 {
+	n := l.SkelTokens + l.SkinTokens
+	if n == 0 {
+		return 0
+	}
+	return (l.Skeleton*float64(l.SkelTokens) + l.Skin*float64(l.SkinTokens)) / float64(n)
+}
+
+// batchInputs lays a batch out as (B, T) input ids, targets and loss weights; T is
+// the longest stream minus one, and shorter streams are padded with masked PADs.
+// Skin targets get weight 0 when an example has no skin tokens.
+func (m *Model) batchInputs(batch []*Example) (ids, targets []int, skel, skin []float32, T int, err error) {
+	for _, ex := range batch {
+		if len(ex.Tokens) < 2 {
+			return nil, nil, nil, nil, 0, fmt.Errorf("rigmodel: example %s has %d tokens", ex.Name, len(ex.Tokens))
+		}
+		if len(ex.Points) != 6*m.Cfg.Points {
+			return nil, nil, nil, nil, 0, fmt.Errorf("rigmodel: example %s has %d point floats, want %d", ex.Name, len(ex.Points), 6*m.Cfg.Points)
+		}
+		T = max(T, len(ex.Tokens)-1)
+	}
+	if T > m.Cfg.MaxSeq {
+		return nil, nil, nil, nil, 0, fmt.Errorf("rigmodel: stream of %d tokens exceeds MaxSeq %d", T+1, m.Cfg.MaxSeq)
+	}
+	B := len(batch)
+	ids, targets = make([]int, B*T), make([]int, B*T)
+	skel, skin = make([]float32, B*T), make([]float32, B*T)
+	for b, ex := range batch {
+		for t := 0; t < T; t++ {
+			i := b*T + t
+			if t+1 >= len(ex.Tokens) {
+				continue // PAD input, masked target
+			}
+			ids[i], targets[i] = ex.Tokens[t], ex.Tokens[t+1]
+			if t+1 < ex.SkeletonLen {
+				skel[i] = 1
+			} else if ex.HasSkin {
+				skin[i] = 1
+			}
+		}
+	}
+	return ids, targets, skel, skin, T, nil
+}
+
+// points concatenates the batch's point clouds.
+func points(batch []*Example) []float32 {
+	var pts []float32
+	for _, ex := range batch {
+		pts = append(pts, ex.Points...)
+	}
+	return pts
+}
+
+// Step runs teacher forcing on a batch and returns its losses; with train it also
+// accumulates the gradients of skinWeight·skin + skeleton token losses (averaged
+// over all learned tokens) into the parameters' Grad (call nn.ZeroGrad first).
+func (m *Model) Step(batch []*Example, train bool, skinWeight float64) (Losses, error) {
+	ids, targets, skel, skin, T, err := m.batchInputs(batch)
+	if err != nil {
+		return Losses{}, err
+	}
+	B := len(batch)
+	m.Decoder.SetTrain(train)
+	lat := m.Encoder.Forward(points(batch), B)
+	logits, err := m.Decoder.Forward(ids, B, T, lat)
+	if err != nil {
+		return Losses{}, fmt.Errorf("rigmodel: %w", err)
+	}
+	ls := m.partLosses(engine.Data[float32](logits), targets, skel, skin)
+	if !train {
+		return ls, nil
+	}
+	w := make([]float32, len(skel))
+	for i := range w {
+		w[i] = skel[i] + float32(skinWeight)*skin[i]
+	}
+	if _, err := m.loss.Forward(logits, targets, w); err != nil {
+		return ls, fmt.Errorf("rigmodel: %w", err)
+	}
+	dlat, err := m.Decoder.Backward(m.loss.Backward())
+	if err != nil {
+		return ls, fmt.Errorf("rigmodel: %w", err)
+	}
+	m.Encoder.Backward(dlat)
+	return ls, nil
+}
+
+// partLosses computes the skeleton and skin cross-entropies from logits (N, V).
+func (m *Model) partLosses(logits []float32, targets []int, skel, skin []float32) Losses {
+	var ls Losses
+	V := m.Cfg.Vocab
+	for i, t := range targets {
+		if skel[i] == 0 && skin[i] == 0 {
+			continue
+		}
+		row := logits[i*V : (i+1)*V]
+		nll := logSumExp(row) - float64(row[t])
+		if skel[i] != 0 {
+			ls.Skeleton += nll
+			ls.SkelTokens++
+		} else {
+			ls.Skin += nll
+			ls.SkinTokens++
+		}
+	}
+	if ls.SkelTokens > 0 {
+		ls.Skeleton /= float64(ls.SkelTokens)
+	}
+	if ls.SkinTokens > 0 {
+		ls.Skin /= float64(ls.SkinTokens)
+	}
+	return ls
+}
+
+func logSumExp(row []float32) float64 {
+	mx := row[0]
+	for _, v := range row {
+		mx = max(mx, v)
+	}
+	s := 0.0
+	for _, v := range row {
+		s += math.Exp(float64(v - mx))
+	}
+	return float64(mx) + math.Log(s)
+}
+
+// Encode runs the shape encoder alone on one point cloud (P·6 floats) for
+// generation. It is safe for concurrent use.
+func (m *Model) Encode(points []float32) (*tensor.Dense, error) {
+	if len(points) != 6*m.Cfg.Points {
+		return nil, fmt.Errorf("rigmodel: %d point floats, want %d", len(points), 6*m.Cfg.Points)
+	}
+	m.Encoder.mu.Lock()
+	defer m.Encoder.mu.Unlock()
+	lat := m.Encoder.Forward(points, 1)
+	// The encoder owns its output buffer: copy it out for the caller.
+	return engine.FromSlice(append([]float32(nil), engine.Data[float32](lat)...), 1, m.Cfg.Latents, m.Cfg.DModel), nil
+}
+
+// session is one KV-cached generation: a Stepper over the decoder.
+type session struct {
+	dec *nn.Decoder[float32]
+}
+
+// Step implements Stepper.
+func (s *session) Step(tok int) ([]float32, error) {
+	l, err := s.dec.Step([]int{tok})
+	if err != nil {
+		return nil, err
+	}
+	return engine.Data[float32](l), nil
+}
+
+// NewSession starts a KV-cached generation conditioned on latents from Encode.
+func (m *Model) NewSession(latents *tensor.Dense) (Stepper, error) {
+	d, err := m.Decoder.NewDecoder(1, latents)
+	if err != nil {
+		return nil, fmt.Errorf("rigmodel: %w", err)
+	}
+	return &session{dec: d}, nil
+}

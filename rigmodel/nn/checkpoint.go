@@ -1,0 +1,209 @@
+package nn
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+)
+
+// Checkpoints use the safetensors layout, so they open with Python's safetensors:
+//
+//	8 bytes    little-endian uint64 N, the header length
+//	N bytes    JSON: {"<name>": {"dtype": "F32"|"F64", "shape": [...],
+//	           "data_offsets": [begin, end]}, ..., "__metadata__": {"config": "<JSON>"}}
+//	           padded with spaces to a multiple of 8
+//	rest       raw little-endian tensor data; offsets count from the end of the header
+//
+// Tensors are written in parameter order, contiguously.
+
+// MaxCheckpointHeader bounds the JSON header a checkpoint may declare, so a hostile
+// or corrupt file cannot make LoadCheckpoint allocate gigabytes.
+const MaxCheckpointHeader = 64 << 20
+
+type tensorEntry struct {
+	DType       string `json:"dtype"`
+	Shape       []int  `json:"shape"`
+	DataOffsets [2]int `json:"data_offsets"`
+}
+
+func dtypeOf[F Float]() (string, int) {
+	var z F
+	if _, ok := any(z).(float32); ok {
+		return "F32", 4
+	}
+	return "F64", 8
+}
+
+// SaveCheckpoint writes params in the safetensors layout, with config (any value
+// that encodes to JSON, or nil) stored as a JSON string under
+// __metadata__["config"].
+func SaveCheckpoint[F Float](w io.Writer, params []*Param[F], config any) error {
+	dtype, size := dtypeOf[F]()
+	header := map[string]any{}
+	meta := map[string]string{"format": "rigkit"}
+	if config != nil {
+		cj, err := json.Marshal(config)
+		if err != nil {
+			return fmt.Errorf("save checkpoint: encode config: %w", err)
+		}
+		meta["config"] = string(cj)
+	}
+	header["__metadata__"] = meta
+	off := 0
+	for _, p := range params {
+		if _, dup := header[p.Name]; dup || p.Name == "" {
+			return fmt.Errorf("save checkpoint: parameter name %q is empty or repeated", p.Name)
+		}
+		n := p.Size() * size
+		header[p.Name] = tensorEntry{DType: dtype, Shape: p.Shape(), DataOffsets: [2]int{off, off + n}}
+		off += n
+	}
+	hj, err := json.Marshal(header)
+	if err != nil {
+		return fmt.Errorf("save checkpoint: encode header: %w", err)
+	}
+	for len(hj)%8 != 0 {
+		hj = append(hj, ' ')
+	}
+	bw := bufio.NewWriter(w)
+	var lenBuf [8]byte
+	binary.LittleEndian.PutUint64(lenBuf[:], uint64(len(hj)))
+	bw.Write(lenBuf[:])
+	bw.Write(hj)
+	buf := make([]byte, 0, 1<<16)
+	for _, p := range params {
+		for _, v := range p.w {
+			if size == 4 {
+				buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(float32(v)))
+			} else {
+				buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(float64(v)))
+			}
+			if len(buf) >= 1<<16-8 {
+				bw.Write(buf)
+				buf = buf[:0]
+			}
+		}
+	}
+	bw.Write(buf)
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("save checkpoint: %w", err)
+	}
+	return nil
+}
+
+// LoadCheckpoint reads a safetensors checkpoint into params, converting F32 or F64
+// data to F, and returns the config JSON stored in its metadata (nil if none). It
+// refuses a file whose tensor names or shapes differ from params, naming the tensor
+// and both shapes, and a header that is oversized, malformed, or whose offsets
+// overlap, leave holes or run past the data.
+func LoadCheckpoint[F Float](r io.Reader, params []*Param[F]) (config []byte, err error) {
+	var lenBuf [8]byte
+	if _, err := io.ReadFull(r, lenBuf[:]); err != nil {
+		return nil, fmt.Errorf("load checkpoint: read header length: %w", err)
+	}
+	n := binary.LittleEndian.Uint64(lenBuf[:])
+	if n > MaxCheckpointHeader {
+		return nil, fmt.Errorf("load checkpoint: header length %d exceeds the %d-byte limit", n, MaxCheckpointHeader)
+	}
+	// Read through a limit rather than allocating n up front: a short file claiming
+	// a large header costs only what it holds.
+	hj, err := io.ReadAll(io.LimitReader(r, int64(n)))
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint: read header: %w", err)
+	}
+	if uint64(len(hj)) != n {
+		return nil, fmt.Errorf("load checkpoint: header truncated: %d of %d bytes", len(hj), n)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(hj, &raw); err != nil {
+		return nil, fmt.Errorf("load checkpoint: header JSON: %w", err)
+	}
+	if m, ok := raw["__metadata__"]; ok {
+		var meta map[string]string
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return nil, fmt.Errorf("load checkpoint: __metadata__: %w", err)
+		}
+		if c, ok := meta["config"]; ok {
+			config = []byte(c)
+		}
+		delete(raw, "__metadata__")
+	}
+	entries := make(map[string]tensorEntry, len(raw))
+	for name, msg := range raw {
+		var e tensorEntry
+		if err := json.Unmarshal(msg, &e); err != nil {
+			return nil, fmt.Errorf("load checkpoint: tensor %q: %w", name, err)
+		}
+		entries[name] = e
+	}
+	byName := make(map[string]*Param[F], len(params))
+	for _, p := range params {
+		byName[p.Name] = p
+		e, ok := entries[p.Name]
+		if !ok {
+			return nil, fmt.Errorf("load checkpoint: tensor %q (shape %v) missing from the file", p.Name, p.Shape())
+		}
+		if !slices.Equal(e.Shape, p.Shape()) {
+			return nil, fmt.Errorf("load checkpoint: tensor %q has shape %v in the file, the model expects %v", p.Name, e.Shape, p.Shape())
+		}
+	}
+	type located struct {
+		name string
+		e    tensorEntry
+		size int
+	}
+	var order []located
+	for name, e := range entries {
+		if byName[name] == nil {
+			return nil, fmt.Errorf("load checkpoint: file holds tensor %q (shape %v) that the model does not have", name, e.Shape)
+		}
+		size := 0
+		switch e.DType {
+		case "F32":
+			size = 4
+		case "F64":
+			size = 8
+		default:
+			return nil, fmt.Errorf("load checkpoint: tensor %q has dtype %q, want F32 or F64", name, e.DType)
+		}
+		if e.DataOffsets[1]-e.DataOffsets[0] != byName[name].Size()*size {
+			return nil, fmt.Errorf("load checkpoint: tensor %q: data_offsets %v do not hold %d %s values", name, e.DataOffsets, byName[name].Size(), e.DType)
+		}
+		order = append(order, located{name, e, size})
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i].e.DataOffsets[0] < order[j].e.DataOffsets[0] })
+	pos := 0
+	buf := make([]byte, 1<<16)
+	for _, t := range order {
+		if t.e.DataOffsets[0] != pos {
+			return nil, fmt.Errorf("load checkpoint: tensor %q starts at byte %d, expected %d (overlap or hole)", t.name, t.e.DataOffsets[0], pos)
+		}
+		w := byName[t.name].w
+		for i := 0; i < len(w); {
+			k := min(len(w)-i, len(buf)/t.size)
+			chunk := buf[:k*t.size]
+			if _, err := io.ReadFull(r, chunk); err != nil {
+				return nil, fmt.Errorf("load checkpoint: tensor %q data: %w", t.name, err)
+			}
+			for j := 0; j < k; j++ {
+				if t.size == 4 {
+					w[i+j] = F(math.Float32frombits(binary.LittleEndian.Uint32(chunk[4*j:])))
+				} else {
+					w[i+j] = F(math.Float64frombits(binary.LittleEndian.Uint64(chunk[8*j:])))
+				}
+			}
+			i += k
+		}
+		pos = t.e.DataOffsets[1]
+	}
+	if len(order) == 0 && len(params) > 0 {
+		return nil, errors.New("load checkpoint: no tensors")
+	}
+	return config, nil
+}

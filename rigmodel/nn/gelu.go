@@ -1,0 +1,100 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/rigkit/rigkit/rigmodel/engine"
+	"gorgonia.org/tensor"
+)
+
+// geluK is sqrt(2/π), the constant of the tanh approximation of GELU.
+const geluK = 0.7978845608028654
+
+// GELU is the tanh approximation of the Gaussian error linear unit:
+// y = x/2·(1 + tanh(sqrt(2/π)·(x + 0.044715x³))).
+type GELU[F Float] struct {
+	eng   engine.Engine
+	x     []F
+	y, dx []F
+	shape tensor.Shape
+}
+
+// NewGELU returns a GELU activation.
+func NewGELU[F Float]() *GELU[F] { return &GELU[F]{eng: engine.Default()} }
+
+// Params returns nothing: GELU has no parameters.
+func (g *GELU[F]) Params() []*Param[F] { return nil }
+
+// Forward applies GELU elementwise to x (any shape).
+func (g *GELU[F]) Forward(x *tensor.Dense) *tensor.Dense {
+	g.shape = x.Shape().Clone()
+	return engine.FromSlice(g.forward(engine.Data[F](x)), g.shape...)
+}
+
+// Backward takes dy and returns dx, both of the input's shape.
+func (g *GELU[F]) Backward(dy *tensor.Dense) *tensor.Dense {
+	return engine.FromSlice(g.backward(engine.Data[F](dy)), g.shape...)
+}
+
+func (g *GELU[F]) forward(x []F) []F {
+	g.x = x
+	g.y = grow(g.y, len(x))
+	geluApply(g.eng, x, g.y)
+	return g.y
+}
+
+// geluApply sets y = GELU(x) without caching.
+func geluApply[F Float](e engine.Engine, x, y []F) {
+	e.ParallelFor(len(x), func(lo, hi int) {
+		switch xs := any(x[lo:hi]).(type) {
+		case []float32:
+			gelu32(xs, any(y[lo:hi]).([]float32))
+		case []float64:
+			ys := any(y[lo:hi]).([]float64)
+			for i, v := range xs {
+				ys[i] = 0.5 * v * (1 + math.Tanh(geluK*(v+0.044715*v*v*v)))
+			}
+		}
+	})
+}
+
+func (g *GELU[F]) backward(dy []F) []F {
+	g.dx = grow(g.dx, len(dy))
+	x, dx := g.x, g.dx
+	g.eng.ParallelFor(len(dy), func(lo, hi int) {
+		switch xs := any(x[lo:hi]).(type) {
+		case []float32:
+			gelu32Backward(xs, any(dy[lo:hi]).([]float32), any(dx[lo:hi]).([]float32))
+		case []float64:
+			ds, out := any(dy[lo:hi]).([]float64), any(dx[lo:hi]).([]float64)
+			for i, v := range xs {
+				u := geluK * (v + 0.044715*v*v*v)
+				t := math.Tanh(u)
+				du := geluK * (1 + 3*0.044715*v*v)
+				out[i] = ds[i] * (0.5*(1+t) + 0.5*v*(1-t*t)*du)
+			}
+		}
+	})
+	return dx
+}
+
+// tanhf is tanh through expf: 1 - 2/(e^{2u} + 1).
+func tanhf(u float32) float32 {
+	return 1 - 2/(expf(2*u)+1)
+}
+
+func gelu32(x, y []float32) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] = 0.5 * v * (1 + tanhf(geluK*(v+0.044715*v*v*v)))
+	}
+}
+
+func gelu32Backward(x, dy, dx []float32) {
+	dy, dx = dy[:len(x)], dx[:len(x)]
+	for i, v := range x {
+		t := tanhf(geluK * (v + 0.044715*v*v*v))
+		du := geluK * (1 + 3*0.044715*v*v)
+		dx[i] = dy[i] * (0.5*(1+t) + 0.5*v*(1-t*t)*du)
+	}
+}

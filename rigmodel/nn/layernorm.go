@@ -1,0 +1,125 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/rigkit/rigkit/rigmodel/engine"
+	"gorgonia.org/tensor"
+)
+
+// LayerNorm normalizes each row of C features to zero mean and unit variance, then
+// scales and shifts: y = (x - mean)/sqrt(var + Eps)·Weight + Bias.
+type LayerNorm[F Float] struct {
+	C      int
+	Eps    float64
+	Weight *Param[F] // (C), initialized to 1
+	Bias   *Param[F] // (C), initialized to 0
+
+	eng        engine.Engine
+	x          []F
+	mean, rstd []F // (N)
+	y, dx      []F
+	shape      tensor.Shape
+}
+
+// NewLayerNorm returns a LayerNorm over c features with Eps 1e-5.
+func NewLayerNorm[F Float](name string, c int) *LayerNorm[F] {
+	l := &LayerNorm[F]{C: c, Eps: 1e-5, Weight: NewParam[F](join(name, "weight"), c), Bias: NewParam[F](join(name, "bias"), c), eng: engine.Default()}
+	for i := range l.Weight.w {
+		l.Weight.w[i] = 1
+	}
+	return l
+}
+
+// Params returns the weight and bias.
+func (l *LayerNorm[F]) Params() []*Param[F] { return []*Param[F]{l.Weight, l.Bias} }
+
+// Forward normalizes x (..., C).
+func (l *LayerNorm[F]) Forward(x *tensor.Dense) *tensor.Dense {
+	n, _ := rows(x, l.C, "LayerNorm.Forward")
+	l.shape = x.Shape().Clone()
+	return engine.FromSlice(l.forward(engine.Data[F](x), n), l.shape...)
+}
+
+// Backward takes dy (..., C) and returns dx (..., C).
+func (l *LayerNorm[F]) Backward(dy *tensor.Dense) *tensor.Dense {
+	rows(dy, l.C, "LayerNorm.Backward")
+	return engine.FromSlice(l.backward(engine.Data[F](dy)), l.shape...)
+}
+
+func (l *LayerNorm[F]) forward(x []F, n int) []F {
+	l.x = x
+	l.y = grow(l.y, n*l.C)
+	l.mean, l.rstd = grow(l.mean, n), grow(l.rstd, n)
+	l.apply(l.eng, x, n, l.y, l.mean, l.rstd)
+	return l.y
+}
+
+// apply normalizes x (n, C) into y, recording each row's mean and reciprocal
+// standard deviation when mean and rstd are not nil.
+func (l *LayerNorm[F]) apply(e engine.Engine, x []F, n int, y, mean, rstd []F) {
+	c := l.C
+	w, b := l.Weight.w, l.Bias.w
+	e.ParallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xi, yi := x[i*c:(i+1)*c], y[i*c:(i+1)*c]
+			var s float64
+			for _, v := range xi {
+				s += float64(v)
+			}
+			m := s / float64(c)
+			var v2 float64
+			for _, v := range xi {
+				d := float64(v) - m
+				v2 += d * d
+			}
+			rs := 1 / math.Sqrt(v2/float64(c)+l.Eps)
+			fm, frs := F(m), F(rs)
+			for j, v := range xi {
+				yi[j] = (v-fm)*frs*w[j] + b[j]
+			}
+			if mean != nil {
+				mean[i], rstd[i] = fm, frs
+			}
+		}
+	})
+}
+
+func (l *LayerNorm[F]) backward(dy []F) []F {
+	c, n := l.C, len(l.mean)
+	l.dx = grow(l.dx, n*c)
+	w := l.Weight.w
+	// Parameter gradients are reduced over rows; each worker takes a column range
+	// so that no two write the same element.
+	dw, db := l.Weight.g, l.Bias.g
+	l.eng.ParallelFor(c, func(lo, hi int) {
+		for i := 0; i < n; i++ {
+			xi, di := l.x[i*c:(i+1)*c], dy[i*c:(i+1)*c]
+			m, rs := l.mean[i], l.rstd[i]
+			for j := lo; j < hi; j++ {
+				db[j] += di[j]
+				dw[j] += (xi[j] - m) * rs * di[j]
+			}
+		}
+	})
+	l.eng.ParallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xi, di, dxi := l.x[i*c:(i+1)*c], dy[i*c:(i+1)*c], l.dx[i*c:(i+1)*c]
+			m, rs := l.mean[i], l.rstd[i]
+			// dx = rs·(g - mean(g) - xhat·mean(g·xhat)) with g = dy·w.
+			var sg, sgx F
+			for j := range xi {
+				g := di[j] * w[j]
+				sg += g
+				sgx += g * (xi[j] - m) * rs
+			}
+			sg /= F(c)
+			sgx /= F(c)
+			for j := range xi {
+				xhat := (xi[j] - m) * rs
+				dxi[j] = rs * (di[j]*w[j] - sg - xhat*sgx)
+			}
+		}
+	})
+	return l.dx
+}

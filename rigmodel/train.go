@@ -1,0 +1,422 @@
+package rigmodel
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	mrand "math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rigmodel/nn"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// This file is the training loop: plain, resumable, with separate skeleton and skin
+// losses, a validation split by creature family, atomic checkpoints and loss curves.
+
+// TrainOptions configures Train.
+type TrainOptions struct {
+	Data  []string // folders, files or manifests of rigged characters
+	Out   string   // checkpoint path (safetensors); siblings get the log, the best model, the PNG
+	Steps int      // total optimizer steps (the cosine schedule's length)
+	Batch int
+	LR    float64
+	// SkinWeight scales the skin-token loss against the skeleton-token loss.
+	SkinWeight float64
+	// EvalEvery and SaveEvery are in steps; SaveEvery also triggers after SaveMinutes.
+	EvalEvery, SaveEvery int
+	SaveMinutes          float64
+	Resume               bool
+	Seed                 int64
+	Config               Config
+	Augment              AugmentOptions
+	// Skin encodes skin tokens; nil trains the skeleton part only.
+	Skin SkinEncoder
+	// Load reads a character file (assets.Load in the binary).
+	Load     func(string) (*assets.Character, error)
+	Progress io.Writer // progress bar; nil for none
+	Log      io.Writer // one line per evaluation; nil for none
+}
+
+// TrainState is the metadata stored in every checkpoint beside the config.
+type TrainState struct {
+	Config     Config    `json:"config"`
+	Step       int       `json:"step"`
+	BestVal    float64   `json:"best_val"`
+	BestStep   int       `json:"best_step"`
+	WallS      float64   `json:"wall_s"` // training time over all runs
+	TrainFiles int       `json:"train_files"`
+	ValFiles   int       `json:"val_files"`
+	Data       []string  `json:"data"`
+	SkinTokens bool      `json:"skin_tokens"` // trained on skin tokens too
+	Saved      time.Time `json:"saved"`
+}
+
+// LogRow is one line of the training log (JSON lines beside the checkpoint).
+type LogRow struct {
+	Step      int     `json:"step"`
+	TrainSkel float64 `json:"train_skeleton"`
+	TrainSkin float64 `json:"train_skin"`
+	ValSkel   float64 `json:"val_skeleton"`
+	ValSkin   float64 `json:"val_skin"`
+	LR        float64 `json:"lr"`
+	TokensPS  float64 `json:"tokens_per_s"`
+	WallS     float64 `json:"wall_s"`
+}
+
+// sibling returns the checkpoint path with its extension replaced by suffix.
+func sibling(ckpt, suffix string) string {
+	return strings.TrimSuffix(ckpt, filepath.Ext(ckpt)) + suffix
+}
+
+// loadCharacters reads every rigged character among the inputs and splits them by
+// IsValidation. Files that fail to load or are not rigged are skipped and counted.
+func loadCharacters(inputs []string, load func(string) (*assets.Character, error), maxJoints int) (train, val []*assets.Character, skipped int, err error) {
+	items, err := ListInputs(inputs)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	for _, it := range items {
+		c, err := load(it.Path)
+		if err != nil || !c.Rigged() || c.Skeleton.NumJoints() > maxJoints || c.Validate() != nil {
+			skipped++
+			continue
+		}
+		c.Name = it.Name
+		if IsValidation(filepath.Base(it.Path)) {
+			val = append(val, c)
+		} else {
+			train = append(train, c)
+		}
+	}
+	return train, val, skipped, nil
+}
+
+// Train runs (or resumes) training and returns the final state.
+func Train(opt TrainOptions) (*TrainState, error) {
+	if opt.Load == nil || opt.Out == "" || opt.Steps < 1 {
+		return nil, errors.New("train: Load, Out and Steps are required")
+	}
+	opt.Batch = max(opt.Batch, 1)
+	if opt.EvalEvery <= 0 {
+		opt.EvalEvery = 200
+	}
+	if opt.SaveEvery <= 0 {
+		opt.SaveEvery = 500
+	}
+	if opt.SkinWeight == 0 {
+		opt.SkinWeight = 1
+	}
+	state := &TrainState{Config: opt.Config, BestVal: math.Inf(1), Data: opt.Data, SkinTokens: opt.Skin != nil}
+	var m *Model
+	var err error
+	if opt.Resume {
+		if _, statErr := os.Stat(opt.Out); statErr == nil {
+			m, state, err = LoadCheckpointFile(opt.Out)
+			if err != nil {
+				return nil, fmt.Errorf("train: resume: %w", err)
+			}
+			opt.Config = m.Cfg
+			state.Data, state.SkinTokens = opt.Data, opt.Skin != nil
+		}
+	}
+	if m == nil {
+		if m, err = NewModel(opt.Config, uint64(opt.Seed)); err != nil {
+			return nil, fmt.Errorf("train: %w", err)
+		}
+	}
+	train, val, skipped, err := loadCharacters(opt.Data, opt.Load, opt.Config.MaxJoint)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	if len(train) == 0 {
+		return nil, fmt.Errorf("train: no usable rigged characters in %v (%d skipped)", opt.Data, skipped)
+	}
+	state.TrainFiles, state.ValFiles = len(train), len(val)
+	logf(opt.Log, "train: %d training and %d validation characters (%d files skipped), %d parameters, resuming at step %d",
+		len(train), len(val), skipped, m.NumParams(), state.Step)
+
+	rng := mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))
+	// Validation examples are fixed: no augmentation, seeded points.
+	var valEx []*Example
+	for i, c := range val {
+		ex, err := MakeExample(c, opt.Config.Points, opt.Skin, mrand.New(mrand.NewSource(int64(i))))
+		if err == nil && len(ex.Tokens) <= opt.Config.MaxSeq {
+			valEx = append(valEx, ex)
+		}
+	}
+	adam := nn.NewAdamW[float32](opt.LR)
+	adam.WeightDecay = 0.01
+	warm := 200
+	if state.Step > 0 {
+		warm = 50 // the optimizer's moments restart on resume: warm up again briefly
+	}
+	start, lastSave := time.Now(), time.Now()
+	wall0 := state.WallS
+	bar := NewProgress(opt.Progress, "train", opt.Steps)
+	var acc Losses
+	var accN, tokens int
+	startStep := state.Step
+	tokT := time.Now()
+	for state.Step < opt.Steps {
+		batch := make([]*Example, 0, opt.Batch)
+		for len(batch) < opt.Batch {
+			c := train[rng.Intn(len(train))]
+			ex, err := MakeExample(Augment(c, opt.Augment, rng), opt.Config.Points, opt.Skin, rng)
+			if err != nil || len(ex.Tokens) > opt.Config.MaxSeq {
+				continue
+			}
+			batch = append(batch, ex)
+			tokens += len(ex.Tokens)
+		}
+		nn.ZeroGrad[float32](m)
+		ls, err := m.Step(batch, true, opt.SkinWeight)
+		if err != nil {
+			return state, fmt.Errorf("train: step %d: %w", state.Step, err)
+		}
+		nn.ClipGradNorm(m.Params(), 1)
+		adam.LR = lrAt(opt.LR, state.Step-startStep, warm, state.Step, opt.Steps)
+		adam.Step(m.Params())
+		state.Step++
+		acc.Skeleton += ls.Skeleton
+		acc.Skin += ls.Skin
+		accN++
+		bar.Set(state.Step-startStep, fmt.Sprintf("skel %.3f skin %.3f", ls.Skeleton, ls.Skin))
+
+		last := state.Step == opt.Steps
+		if state.Step%opt.EvalEvery == 0 || last {
+			vl := evaluate(m, valEx, opt.Batch)
+			row := LogRow{Step: state.Step, TrainSkel: acc.Skeleton / float64(accN), TrainSkin: acc.Skin / float64(accN),
+				ValSkel: vl.Skeleton, ValSkin: vl.Skin, LR: adam.LR,
+				TokensPS: float64(tokens) / time.Since(tokT).Seconds(), WallS: wall0 + time.Since(start).Seconds()}
+			acc, accN, tokens, tokT = Losses{}, 0, 0, time.Now()
+			if err := appendLog(sibling(opt.Out, ".log.jsonl"), row); err != nil {
+				return state, fmt.Errorf("train: %w", err)
+			}
+			logf(opt.Log, "step %d: train skeleton %.4f skin %.4f | val skeleton %.4f skin %.4f | lr %.2g | %.0f tok/s",
+				row.Step, row.TrainSkel, row.TrainSkin, row.ValSkel, row.ValSkin, row.LR, row.TokensPS)
+			if v := vl.Total(); len(valEx) > 0 && v < state.BestVal {
+				state.BestVal, state.BestStep = v, state.Step
+				state.WallS = wall0 + time.Since(start).Seconds()
+				if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), m, state); err != nil {
+					return state, fmt.Errorf("train: %w", err)
+				}
+			}
+			if err := PlotLosses(sibling(opt.Out, ".log.jsonl"), sibling(opt.Out, ".losses.png")); err != nil {
+				logf(opt.Log, "train: loss plot: %v", err)
+			}
+		}
+		if state.Step%opt.SaveEvery == 0 || last || (opt.SaveMinutes > 0 && time.Since(lastSave).Minutes() >= opt.SaveMinutes) {
+			state.WallS = wall0 + time.Since(start).Seconds()
+			if err := SaveCheckpointFile(opt.Out, m, state); err != nil {
+				return state, fmt.Errorf("train: %w", err)
+			}
+			lastSave = time.Now()
+		}
+	}
+	bar.Finish()
+	state.WallS = wall0 + time.Since(start).Seconds()
+	return state, nil
+}
+
+// lrAt is linear warm-up over warm steps (counted from this run's start), then a
+// cosine from peak to peak/10 over the whole schedule.
+func lrAt(peak float64, runStep, warm, step, total int) float64 {
+	if runStep < warm {
+		return peak * float64(runStep+1) / float64(warm)
+	}
+	frac := math.Min(1, float64(step)/float64(max(total, 1)))
+	return peak/10 + 0.5*(peak-peak/10)*(1+math.Cos(math.Pi*frac))
+}
+
+// evaluate returns the mean validation losses (no gradients).
+func evaluate(m *Model, exs []*Example, batch int) Losses {
+	var tot Losses
+	var skelW, skinW float64
+	for i := 0; i < len(exs); i += batch {
+		ls, err := m.Step(exs[i:min(i+batch, len(exs))], false, 1)
+		if err != nil {
+			continue
+		}
+		tot.Skeleton += ls.Skeleton * float64(ls.SkelTokens)
+		tot.Skin += ls.Skin * float64(ls.SkinTokens)
+		skelW += float64(ls.SkelTokens)
+		skinW += float64(ls.SkinTokens)
+		tot.SkelTokens += ls.SkelTokens
+		tot.SkinTokens += ls.SkinTokens
+	}
+	if skelW > 0 {
+		tot.Skeleton /= skelW
+	}
+	if skinW > 0 {
+		tot.Skin /= skinW
+	}
+	return tot
+}
+
+func logf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+func appendLog(path string, row LogRow) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("training log: %w", err)
+	}
+	data, _ := json.Marshal(row)
+	_, err = f.Write(append(data, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ReadLog reads a training log written by Train.
+func ReadLog(path string) ([]LogRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read log: %w", err)
+	}
+	defer f.Close()
+	var rows []LogRow
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r LogRow
+		if json.Unmarshal(sc.Bytes(), &r) == nil {
+			rows = append(rows, r)
+		}
+	}
+	return rows, sc.Err()
+}
+
+// PlotLosses draws the training log's four loss curves as a PNG.
+func PlotLosses(logPath, pngPath string) error {
+	rows, err := ReadLog(logPath)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("plot %s: empty log", logPath)
+	}
+	p := plot.New()
+	p.Title.Text = "TokenRig training"
+	p.X.Label.Text = "step"
+	p.Y.Label.Text = "cross-entropy (nats/token)"
+	series := []struct {
+		name string
+		get  func(LogRow) float64
+	}{
+		{"train skeleton", func(r LogRow) float64 { return r.TrainSkel }},
+		{"val skeleton", func(r LogRow) float64 { return r.ValSkel }},
+		{"train skin", func(r LogRow) float64 { return r.TrainSkin }},
+		{"val skin", func(r LogRow) float64 { return r.ValSkin }},
+	}
+	var args []any
+	for _, s := range series {
+		var pts plotter.XYs
+		for _, r := range rows {
+			if v := s.get(r); v > 0 {
+				pts = append(pts, plotter.XY{X: float64(r.Step), Y: v})
+			}
+		}
+		if len(pts) > 0 {
+			args = append(args, s.name, pts)
+		}
+	}
+	if len(args) == 0 {
+		return fmt.Errorf("plot %s: no losses", logPath)
+	}
+	if err := plotutil.AddLines(p, args...); err != nil {
+		return fmt.Errorf("plot %s: %w", logPath, err)
+	}
+	w, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", pngPath, err)
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		return fmt.Errorf("plot %s: %w", pngPath, err)
+	}
+	return WriteFileAtomic(pngPath, buf.Bytes())
+}
+
+// SaveCheckpointFile writes the model's weights and the training state atomically.
+func SaveCheckpointFile(path string, m *Model, st *TrainState) error {
+	st.Config = m.Cfg
+	st.Saved = time.Now().UTC()
+	var buf bytes.Buffer
+	if err := nn.SaveCheckpoint(&buf, m.Params(), st); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, buf.Bytes())
+}
+
+// readCheckpointMeta reads the training state from a checkpoint's header without
+// loading the tensors (the model must be built from its config first).
+func readCheckpointMeta(data []byte) (*TrainState, error) {
+	if len(data) < 8 {
+		return nil, errors.New("file too short for a safetensors header")
+	}
+	n := binary.LittleEndian.Uint64(data[:8])
+	if n > nn.MaxCheckpointHeader || uint64(len(data)-8) < n {
+		return nil, fmt.Errorf("header length %d does not fit the file", n)
+	}
+	var hdr struct {
+		Meta map[string]string `json:"__metadata__"`
+	}
+	if err := json.Unmarshal(data[8:8+n], &hdr); err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	cfg, ok := hdr.Meta["config"]
+	if !ok {
+		return nil, errors.New("no config in the checkpoint metadata")
+	}
+	st := &TrainState{}
+	if err := json.Unmarshal([]byte(cfg), st); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return st, nil
+}
+
+// LoadCheckpointBytes builds a model from a checkpoint's bytes.
+func LoadCheckpointBytes(data []byte) (*Model, *TrainState, error) {
+	st, err := readCheckpointMeta(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := NewModel(st.Config, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := nn.LoadCheckpoint(bytes.NewReader(data), m.Params()); err != nil {
+		return nil, nil, err
+	}
+	return m, st, nil
+}
+
+// LoadCheckpointFile reads a checkpoint written by SaveCheckpointFile.
+func LoadCheckpointFile(path string) (*Model, *TrainState, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	m, st, err := LoadCheckpointBytes(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	return m, st, nil
+}

@@ -1,0 +1,385 @@
+package tokenizer
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/rigmodel/nn"
+)
+
+// SkinTokenizer is the trained FSQ-CVAE that turns one bone's skin weights into
+// SkinTokensPerJoint codes and codes back into weights. It works on characters
+// already normalized into the cube (assets.NormalizationOf(mesh).Apply(c)). Its
+// methods are safe for concurrent use.
+type SkinTokenizer struct {
+	// Config is the network's shape.
+	Config CVAEConfig
+	// Threshold drops a decoded influence whose weight, after normalizing a vertex's
+	// top influences, is below it (the heaviest influence is always kept).
+	Threshold float64
+	// MaxInfluences is how many influences per vertex Decode keeps.
+	MaxInfluences int
+	// Seed fixes the surface sampling of Encode, so encoding is deterministic.
+	Seed int64
+
+	master *cvae[float32]
+	pool   sync.Pool // *cvae[float32] replicas for concurrent calls
+
+	mu   sync.Mutex
+	last *prepared // the character Encode saw last
+}
+
+// ckptMeta is stored in the checkpoint's config metadata.
+type ckptMeta struct {
+	Config        CVAEConfig `json:"config"`
+	Threshold     float64    `json:"threshold"`
+	MaxInfluences int        `json:"max_influences"`
+	Seed          int64      `json:"seed"`
+	VocabSize     int        `json:"vocab_size"`
+}
+
+// NewSkinTokenizer returns an untrained tokenizer with randomly initialized weights.
+func NewSkinTokenizer(cfg CVAEConfig, seed uint64) (*SkinTokenizer, error) {
+	m, err := newCVAE[float32](cfg, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &SkinTokenizer{Config: cfg, Threshold: 0.05, MaxInfluences: assets.MaxInfluencesWritten, Seed: 1, master: m}, nil
+}
+
+//go:embed checkpoints/skin.safetensors
+var shippedCheckpoint []byte
+
+// ShippedCheckpoint is the path of the trained checkpoint inside the repository; the
+// same file is embedded in the binary (see DefaultSkinTokenizer).
+const ShippedCheckpoint = "tokenizer/checkpoints/skin.safetensors"
+
+var (
+	defaultOnce sync.Once
+	defaultTok  *SkinTokenizer
+	defaultErr  error
+)
+
+// DefaultSkinTokenizer returns the shipped, trained skin tokenizer embedded in the
+// binary (loaded once).
+func DefaultSkinTokenizer() (*SkinTokenizer, error) {
+	defaultOnce.Do(func() {
+		defaultTok, defaultErr = ReadSkinTokenizer(bytes.NewReader(shippedCheckpoint))
+		if defaultErr != nil {
+			defaultErr = fmt.Errorf("embedded %s: %w", ShippedCheckpoint, defaultErr)
+		}
+	})
+	return defaultTok, defaultErr
+}
+
+// LoadSkinTokenizer reads a skin-tokenizer checkpoint (safetensors) from a file.
+func LoadSkinTokenizer(path string) (*SkinTokenizer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load skin tokenizer: %w", err)
+	}
+	defer f.Close()
+	t, err := ReadSkinTokenizer(f)
+	if err != nil {
+		return nil, fmt.Errorf("load skin tokenizer %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// ReadSkinTokenizer reads a skin-tokenizer checkpoint from r.
+func ReadSkinTokenizer(r io.Reader) (*SkinTokenizer, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := peekMeta(data)
+	if err != nil {
+		return nil, err
+	}
+	t, err := NewSkinTokenizer(meta.Config, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := nn.LoadCheckpoint(bytes.NewReader(data), t.master.Params()); err != nil {
+		return nil, err
+	}
+	t.Threshold, t.MaxInfluences, t.Seed = meta.Threshold, meta.MaxInfluences, meta.Seed
+	if t.MaxInfluences <= 0 {
+		t.MaxInfluences = assets.MaxInfluencesWritten
+	}
+	return t, nil
+}
+
+// peekMeta reads the config metadata of a checkpoint without its tensors.
+func peekMeta(data []byte) (*ckptMeta, error) {
+	if len(data) < 8 {
+		return nil, errors.New("skin tokenizer checkpoint: too short")
+	}
+	n := uint64(data[0]) | uint64(data[1])<<8 | uint64(data[2])<<16 | uint64(data[3])<<24 |
+		uint64(data[4])<<32 | uint64(data[5])<<40 | uint64(data[6])<<48 | uint64(data[7])<<56
+	if n > uint64(len(data)-8) {
+		return nil, fmt.Errorf("skin tokenizer checkpoint: header of %d bytes in a %d-byte file", n, len(data))
+	}
+	var hdr struct {
+		Meta map[string]string `json:"__metadata__"`
+	}
+	if err := json.Unmarshal(data[8:8+n], &hdr); err != nil {
+		return nil, fmt.Errorf("skin tokenizer checkpoint: header: %w", err)
+	}
+	cj, ok := hdr.Meta["config"]
+	if !ok {
+		return nil, errors.New("skin tokenizer checkpoint: no config in metadata")
+	}
+	var meta ckptMeta
+	if err := json.Unmarshal([]byte(cj), &meta); err != nil {
+		return nil, fmt.Errorf("skin tokenizer checkpoint: config: %w", err)
+	}
+	if meta.VocabSize != VocabSize {
+		return nil, fmt.Errorf("skin tokenizer checkpoint: made for vocabulary size %d, this build has %d", meta.VocabSize, VocabSize)
+	}
+	return &meta, nil
+}
+
+// Write writes the checkpoint (safetensors, config in the metadata) to w.
+func (t *SkinTokenizer) Write(w io.Writer) error {
+	meta := ckptMeta{Config: t.Config, Threshold: t.Threshold, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: VocabSize}
+	return nn.SaveCheckpoint(w, t.master.Params(), meta)
+}
+
+// Save writes the checkpoint to path atomically (a temporary file renamed into place).
+func (t *SkinTokenizer) Save(path string) error {
+	return writeAtomic(path, t.Write)
+}
+
+func writeAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	return nil
+}
+
+// replica returns a network with the master's weights for one call; put it back
+// with release.
+func (t *SkinTokenizer) replica() *cvae[float32] {
+	if m, ok := t.pool.Get().(*cvae[float32]); ok {
+		return m
+	}
+	m, err := newCVAE[float32](t.Config, 0)
+	if err != nil { // the config was validated when t was made
+		panic(err)
+	}
+	src := t.master.Params()
+	for i, p := range m.Params() {
+		copy(p.Data(), src[i].Data())
+	}
+	return m
+}
+
+func (t *SkinTokenizer) release(m *cvae[float32]) { t.pool.Put(m) }
+
+// prepared returns the precomputed samples of c, reusing the last ones when Encode
+// is called joint by joint on the same character.
+func (t *SkinTokenizer) prepared(c *assets.Character) (*prepared, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.last != nil && t.last.c == c && t.last.sPos != nil {
+		return t.last, nil
+	}
+	if c.Skin == nil {
+		return nil, fmt.Errorf("skin tokenizer: encode %q: no skin", c.Name)
+	}
+	p, err := prepare(c, t.Seed)
+	if err != nil {
+		return nil, err
+	}
+	t.last = p
+	return p, nil
+}
+
+// Encode returns the SkinTokensPerJoint codes (0..SkinCodebookSize-1) of joint's
+// weights in c, a rigged character normalized into the cube. Encoding is
+// deterministic. Use SkinToken to turn codes into token ids.
+func (t *SkinTokenizer) Encode(c *assets.Character, joint int) ([]int, error) {
+	p, err := t.prepared(c)
+	if err != nil {
+		return nil, err
+	}
+	if joint < 0 || joint >= p.nJ {
+		return nil, fmt.Errorf("skin tokenizer: encode %q: joint %d of %d", c.Name, joint, p.nJ)
+	}
+	codes, err := t.encodeJoints(p, []int{joint})
+	if err != nil {
+		return nil, err
+	}
+	return codes[0], nil
+}
+
+// EncodeAll returns the codes of every joint of c, in c's joint order.
+func (t *SkinTokenizer) EncodeAll(c *assets.Character) ([][]int, error) {
+	p, err := t.prepared(c)
+	if err != nil {
+		return nil, err
+	}
+	joints := make([]int, p.nJ)
+	for j := range joints {
+		joints[j] = j
+	}
+	return t.encodeJoints(p, joints)
+}
+
+func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int) ([][]int, error) {
+	m := t.replica()
+	defer t.release(m)
+	B := len(joints)
+	enc := make([]float32, B*encPoints*encFeatures)
+	bone := make([]float32, B*boneFeatures)
+	for b, j := range joints {
+		rng := rand.New(rand.NewSource(t.Seed*7919 + int64(j)))
+		p.encoderInput(j, rng, enc[b*encPoints*encFeatures:])
+		p.geo.boneVec(j, bone[b*boneFeatures:])
+	}
+	z := m.encode(enc, bone, B)
+	q := m.quantize(z, B)
+	idx, err := m.fsq.Indices(engine.FromSlice(q, B*m.cfg.K, len(m.cfg.Levels)))
+	if err != nil {
+		return nil, fmt.Errorf("skin tokenizer: %w", err)
+	}
+	out := make([][]int, B)
+	for b := range out {
+		out[b] = idx[b*m.cfg.K : (b+1)*m.cfg.K]
+	}
+	return out, nil
+}
+
+// decodeChunk bounds the query points of one decoder call, to bound memory.
+const decodeChunk = 4096
+
+// Probabilities returns the decoder's per-bone weight (sigmoid output, before
+// normalization across bones) at every vertex of c: (V × joints) row-major. c is
+// normalized, sk is the skeleton in the cube (its own skin, if any, is ignored), codes
+// has one list of SkinTokensPerJoint codes per joint of sk.
+func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, codes [][]int) ([]float32, error) {
+	if sk == nil || sk.NumJoints() == 0 {
+		return nil, errors.New("skin tokenizer: decode: no skeleton")
+	}
+	nJ := sk.NumJoints()
+	if len(codes) != nJ {
+		return nil, fmt.Errorf("skin tokenizer: decode: %d code lists for %d joints", len(codes), nJ)
+	}
+	cc := *c
+	cc.Skeleton, cc.Skin = sk, nil
+	p, err := prepare(&cc, t.Seed)
+	if err != nil {
+		return nil, err
+	}
+	m := t.replica()
+	defer t.release(m)
+	K, nl := m.cfg.K, len(m.cfg.Levels)
+	flat := make([]int, 0, nJ*K)
+	for j, cs := range codes {
+		if len(cs) != K {
+			return nil, fmt.Errorf("skin tokenizer: decode: joint %d has %d codes, want %d", j, len(cs), K)
+		}
+		flat = append(flat, cs...)
+	}
+	cv, err := m.fsq.Codes(flat)
+	if err != nil {
+		return nil, fmt.Errorf("skin tokenizer: decode: %w", err)
+	}
+	codeVecs := engine.Data[float32](cv)
+	lat := append([]float32(nil), m.meshLatents(p.mesh, 1)...)
+	V := len(c.Mesh.Positions)
+	dists := p.vertexDists()
+	out := make([]float32, V*nJ)
+	qry := make([]float32, min(V, decodeChunk)*queryFeatures)
+	bone := make([]float32, boneFeatures)
+	for j := 0; j < nJ; j++ {
+		p.geo.boneVec(j, bone)
+		for lo := 0; lo < V; lo += decodeChunk {
+			hi := min(V, lo+decodeChunk)
+			for v := lo; v < hi; v++ {
+				p.geo.pointVec(j, c.Mesh.Positions[v], p.vNrm[v], dists[v*nJ:(v+1)*nJ], qry[(v-lo)*queryFeatures:])
+			}
+			logits := m.decode(codeVecs[j*K*nl:(j+1)*K*nl], bone, lat, []int{0}, qry[:(hi-lo)*queryFeatures], 1, hi-lo)
+			for v := lo; v < hi; v++ {
+				out[v*nJ+j] = float32(1 / (1 + math.Exp(-float64(logits[v-lo]))))
+			}
+		}
+	}
+	return out, nil
+}
+
+// Decode returns the skin of c (normalized) for skeleton sk (in the cube) from each
+// joint's codes: per-bone weights from the decoder, then per vertex the
+// MaxInfluences heaviest, normalized to sum to 1, those below Threshold dropped and
+// the rest renormalized. Every vertex gets at least one influence.
+func (t *SkinTokenizer) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+	probs, err := t.Probabilities(c, sk, codes)
+	if err != nil {
+		return nil, err
+	}
+	return skinFromProbs(probs, sk.NumJoints(), t.MaxInfluences, t.Threshold), nil
+}
+
+// skinFromProbs turns V × nJ per-bone weights into a sparse skin.
+func skinFromProbs(probs []float32, nJ, maxK int, threshold float64) *assets.Skin {
+	V := len(probs) / nJ
+	skin := &assets.Skin{Weights: make([][]assets.Influence, V)}
+	idx := make([]int, nJ)
+	for v := 0; v < V; v++ {
+		row := probs[v*nJ : (v+1)*nJ]
+		for j := range idx {
+			idx[j] = j
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return row[idx[a]] > row[idx[b]] })
+		k := min(maxK, nJ)
+		sum := 0.0
+		for _, j := range idx[:k] {
+			sum += float64(row[j])
+		}
+		infl := make([]assets.Influence, 0, k)
+		for i, j := range idx[:k] {
+			w := float64(row[j]) / sum
+			if i > 0 && (w < threshold || !(sum > 0)) {
+				break
+			}
+			if !(sum > 0) {
+				w = 1
+			}
+			infl = append(infl, assets.Influence{Joint: j, Weight: w})
+		}
+		s := 0.0
+		for _, in := range infl {
+			s += in.Weight
+		}
+		for i := range infl {
+			infl[i].Weight /= s
+		}
+		skin.Weights[v] = infl
+	}
+	return skin
+}

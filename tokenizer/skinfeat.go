@@ -1,0 +1,267 @@
+package tokenizer
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/assets/skinning"
+)
+
+// Feature layout of the skin tokenizer. Everything is in the normalized cube.
+const (
+	// queryFeatures per point, relative to one bone: position (3), normal (3),
+	// position - head (3), position - tail (3), distance to this joint's segments,
+	// distance to the nearest other joint's segments, their difference, and the
+	// clamped parameter of the projection on head→tail.
+	queryFeatures = 16
+	// encFeatures adds the bone's weight at the point and whether it is positive.
+	encFeatures = queryFeatures + 2
+	// boneFeatures: head (3), tail (3), parent head (3), length, is-leaf, is-root.
+	boneFeatures = 12
+	// meshFeatures per mesh-condition point: position (3), normal (3).
+	meshFeatures = 6
+	// distScale brings cube distances (0..~3) to about unit range.
+	distScale = 4
+)
+
+// rigGeom is the bone geometry of a skeleton in the cube.
+type rigGeom struct {
+	segs   []skinning.Segment
+	pos    []assets.Vec3
+	tail   []assets.Vec3
+	parent []int
+	leaf   []bool
+}
+
+func newRigGeom(sk *assets.Skeleton) *rigGeom {
+	g := &rigGeom{segs: skinning.Bones(sk), pos: sk.Positions(), parent: sk.Parents}
+	ch := sk.Children()
+	g.tail = make([]assets.Vec3, len(g.pos))
+	g.leaf = make([]bool, len(g.pos))
+	for j, p := range g.pos {
+		if len(ch[j]) == 0 {
+			g.leaf[j] = true
+			g.tail[j] = p
+			continue
+		}
+		var s assets.Vec3
+		for _, c := range ch[j] {
+			s = s.Add(g.pos[c])
+		}
+		g.tail[j] = s.Scale(1 / float64(len(ch[j])))
+	}
+	return g
+}
+
+// jointDists writes, for point p, the distance to each joint's nearest owned segment.
+func (g *rigGeom) jointDists(p assets.Vec3, dst []float32) {
+	for j := range dst {
+		dst[j] = float32(math.Inf(1))
+	}
+	for _, s := range g.segs {
+		if d := float32(s.Dist(p)); d < dst[s.Joint] {
+			dst[s.Joint] = d
+		}
+	}
+}
+
+// boneVec writes joint j's bone features.
+func (g *rigGeom) boneVec(j int, dst []float32) {
+	h, t := g.pos[j], g.tail[j]
+	par := h
+	if p := g.parent[j]; p >= 0 {
+		par = g.pos[p]
+	}
+	put3(dst[0:], h)
+	put3(dst[3:], t)
+	put3(dst[6:], par)
+	dst[9] = float32(t.Sub(h).Len() * distScale)
+	dst[10] = b2f(g.leaf[j])
+	dst[11] = b2f(g.parent[j] < 0)
+}
+
+// pointVec writes the query features of point p (normal n) relative to joint j, given
+// the point's distance to every joint (dists, from jointDists).
+func (g *rigGeom) pointVec(j int, p, n assets.Vec3, dists []float32, dst []float32) {
+	h, t := g.pos[j], g.tail[j]
+	put3(dst[0:], p)
+	put3(dst[3:], n)
+	put3(dst[6:], p.Sub(h))
+	put3(dst[9:], p.Sub(t))
+	dj := dists[j]
+	do := float32(math.Inf(1))
+	for k, d := range dists {
+		if k != j && d < do {
+			do = d
+		}
+	}
+	if math.IsInf(float64(do), 1) { // a single-joint skeleton
+		do = 4
+	}
+	dst[12] = dj * distScale
+	dst[13] = do * distScale
+	dst[14] = (dj - do) * distScale
+	ht := t.Sub(h)
+	tt := 0.0
+	if l2 := ht.Dot(ht); l2 > 0 {
+		tt = math.Max(0, math.Min(1, p.Sub(h).Dot(ht)/l2))
+	}
+	dst[15] = float32(tt)
+}
+
+func put3(dst []float32, v assets.Vec3) { dst[0], dst[1], dst[2] = float32(v[0]), float32(v[1]), float32(v[2]) }
+
+func b2f(b bool) float32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Sampling sizes of the skin tokenizer (per bone, or per character for the mesh).
+const (
+	encPoints   = 256  // encoder points per bone
+	meshPoints  = 256  // mesh-condition points per character
+	surfSamples = 2048 // surface samples drawn per character for the encoder
+)
+
+// prepared is a normalized rigged (or skeleton-only) character with everything the
+// skin tokenizer reads precomputed: surface samples with interpolated weights, vertex
+// normals, per-point joint distances and the mesh-condition points.
+type prepared struct {
+	c   *assets.Character // normalized
+	geo *rigGeom
+	nJ  int
+	// Vertices.
+	vNrm  []assets.Vec3
+	vDist []float32 // V × nJ, lazily filled by vertexDists
+	// Surface samples (nil without a skin).
+	sPos, sNrm []assets.Vec3
+	sW         [][]assets.Influence // interpolated weights, sparse
+	sDist      []float32            // S × nJ
+	// posS[j], posV[j]: samples and vertices where joint j's weight is positive.
+	posS, posV [][]int32
+	// Mesh condition (meshPoints × meshFeatures).
+	mesh []float32
+}
+
+// prepare samples c (already normalized, with a skeleton) with a fixed seed, so that
+// encoding is deterministic.
+func prepare(c *assets.Character, seed int64) (*prepared, error) {
+	if c.Skeleton == nil || c.Skeleton.NumJoints() == 0 {
+		return nil, fmt.Errorf("skin tokenizer: %q has no skeleton", c.Name)
+	}
+	if len(c.Mesh.Positions) == 0 || len(c.Mesh.Triangles) == 0 {
+		return nil, fmt.Errorf("skin tokenizer: %q has an empty mesh", c.Name)
+	}
+	p := &prepared{c: c, geo: newRigGeom(c.Skeleton), nJ: c.Skeleton.NumJoints()}
+	p.vNrm = c.Mesh.Normals
+	if len(p.vNrm) != len(c.Mesh.Positions) {
+		p.vNrm = c.Mesh.ComputeNormals()
+	}
+	rng := rand.New(rand.NewSource(seed))
+	ms := geom.SampleSurface(&c.Mesh, meshPoints, rng)
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("skin tokenizer: %q has a mesh with no area", c.Name)
+	}
+	p.mesh = make([]float32, meshPoints*meshFeatures)
+	for i, s := range ms {
+		put3(p.mesh[i*meshFeatures:], s.Point)
+		put3(p.mesh[i*meshFeatures+3:], s.Normal)
+	}
+	if c.Skin == nil {
+		return p, nil
+	}
+	if len(c.Skin.Weights) != len(c.Mesh.Positions) {
+		return nil, fmt.Errorf("skin tokenizer: %q has %d weight lists for %d vertices", c.Name, len(c.Skin.Weights), len(c.Mesh.Positions))
+	}
+	ss := geom.SampleSurface(&c.Mesh, surfSamples, rng)
+	p.sPos = make([]assets.Vec3, len(ss))
+	p.sNrm = make([]assets.Vec3, len(ss))
+	p.sW = make([][]assets.Influence, len(ss))
+	p.sDist = make([]float32, len(ss)*p.nJ)
+	p.posS = make([][]int32, p.nJ)
+	p.posV = make([][]int32, p.nJ)
+	for i, s := range ss {
+		p.sPos[i], p.sNrm[i] = s.Point, s.Normal
+		tri := c.Mesh.Triangles[s.Triangle]
+		var w []assets.Influence
+		for corner, v := range tri {
+			for _, in := range c.Skin.Weights[v] {
+				wt := in.Weight * s.Bary[corner]
+				found := false
+				for k := range w {
+					if w[k].Joint == in.Joint {
+						w[k].Weight += wt
+						found = true
+						break
+					}
+				}
+				if !found {
+					w = append(w, assets.Influence{Joint: in.Joint, Weight: wt})
+				}
+			}
+		}
+		p.sW[i] = w
+		for _, in := range w {
+			if in.Weight > 0 && in.Joint >= 0 && in.Joint < p.nJ {
+				p.posS[in.Joint] = append(p.posS[in.Joint], int32(i))
+			}
+		}
+		p.geo.jointDists(s.Point, p.sDist[i*p.nJ:(i+1)*p.nJ])
+	}
+	for v, infl := range c.Skin.Weights {
+		for _, in := range infl {
+			if in.Weight > 0 && in.Joint >= 0 && in.Joint < p.nJ {
+				p.posV[in.Joint] = append(p.posV[in.Joint], int32(v))
+			}
+		}
+	}
+	return p, nil
+}
+
+// vertexDists returns the V × nJ joint distances of the vertices, computing them once.
+func (p *prepared) vertexDists() []float32 {
+	if p.vDist == nil {
+		pos := p.c.Mesh.Positions
+		p.vDist = make([]float32, len(pos)*p.nJ)
+		for v, x := range pos {
+			p.geo.jointDists(x, p.vDist[v*p.nJ:(v+1)*p.nJ])
+		}
+	}
+	return p.vDist
+}
+
+func weightOf(infl []assets.Influence, j int) float32 {
+	var w float64
+	for _, in := range infl {
+		if in.Joint == j {
+			w += in.Weight
+		}
+	}
+	return float32(w)
+}
+
+// encoderInput writes the encoder points of joint j (encPoints × encFeatures): half
+// drawn where the joint's weight is positive (all of them uniform when it has none),
+// half uniform over the surface.
+func (p *prepared) encoderInput(j int, rng *rand.Rand, dst []float32) {
+	pos := p.posS[j]
+	ns := len(p.sPos)
+	for i := 0; i < encPoints; i++ {
+		var s int
+		if i%2 == 0 && len(pos) > 0 {
+			s = int(pos[rng.Intn(len(pos))])
+		} else {
+			s = rng.Intn(ns)
+		}
+		row := dst[i*encFeatures : (i+1)*encFeatures]
+		p.geo.pointVec(j, p.sPos[s], p.sNrm[s], p.sDist[s*p.nJ:(s+1)*p.nJ], row)
+		w := weightOf(p.sW[s], j)
+		row[queryFeatures] = w
+		row[queryFeatures+1] = b2f(w > 0)
+	}
+}

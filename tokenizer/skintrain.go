@@ -1,0 +1,507 @@
+package tokenizer
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rigmodel/nn"
+)
+
+// TrainOptions configures TrainSkinTokenizer.
+type TrainOptions struct {
+	// Data lists folders (searched recursively for .glb/.gltf) or files of rigged
+	// characters. Files are split into train and validation by creature family.
+	Data []string
+	// Extra are additional rigged training characters (e.g. synthetic creatures), in
+	// world space; they go to the train split unless ExtraVal marks them.
+	Extra    []*assets.Character
+	ExtraVal []bool
+	// Out is the checkpoint path; the training state is written beside it
+	// (Out+".state.json"), the best checkpoint by validation loss to BestPath(Out)
+	// and the loss curves to Out+".loss.png".
+	Out    string
+	Steps  int  // total optimizer steps
+	Resume bool // continue from Out and its state file
+	// Batch: characters per batch, bones per character, query points per bone.
+	Chars, BonesPerChar, Queries int
+	LR                           float64
+	ValEvery, CkptEvery          int           // in steps
+	CkptInterval                 time.Duration // also checkpoint when this much time has passed
+	Seed                         int64
+	Config                       CVAEConfig
+	// Progress receives a progress bar (carriage returns) and log lines; nil for none.
+	Progress io.Writer
+}
+
+// DefaultTrainOptions returns the settings used for the shipped checkpoint.
+func DefaultTrainOptions() TrainOptions {
+	return TrainOptions{Steps: 20000, Chars: 4, BonesPerChar: 8, Queries: 256, LR: 2e-3,
+		ValEvery: 250, CkptEvery: 500, CkptInterval: 3 * time.Minute, Seed: 1, Config: DefaultCVAEConfig()}
+}
+
+// BestPath is where TrainSkinTokenizer writes the checkpoint with the lowest
+// validation loss for a run whose checkpoint is out.
+func BestPath(out string) string {
+	ext := filepath.Ext(out)
+	return strings.TrimSuffix(out, ext) + ".best" + ext
+}
+
+// TrainState is the resumable state written beside a checkpoint.
+type TrainState struct {
+	Step      int       `json:"step"`
+	WallSec   float64   `json:"wall_seconds"`
+	TrainLoss []float64 `json:"train_loss"` // mean per log interval
+	TrainStep []int     `json:"train_step"`
+	ValLoss   []float64 `json:"val_loss"`
+	ValL1     []float64 `json:"val_l1"`
+	ValStep   []int     `json:"val_step"`
+	BestVal   float64   `json:"best_val"`
+	BestStep  int       `json:"best_step"`
+	// Data describes the training data.
+	TrainFiles []string `json:"train_files"`
+	ValFiles   []string `json:"val_files"`
+	Extra      int      `json:"extra_characters"`
+	Bones      int      `json:"train_bones"`
+	Options    struct {
+		Chars, BonesPerChar, Queries int
+		LR                           float64
+		Steps                        int
+	} `json:"options"`
+}
+
+// DataFile is one rigged character file with its creature family.
+type DataFile struct {
+	Path   string
+	Family string
+}
+
+var variantSuffix = regexp.MustCompile(`(_[a-z]|_?\d+|_(male|female|old|young|baby|light|heavy))$`)
+
+// Families lists the .glb/.gltf files under roots with their creature family: the
+// skeleton source named in a manifest.jsonl row beside them ("hierarchy from
+// X.xml:Name" → X.xml:Name), else the file name without variant suffixes
+// (_a, _02, ...). Files sharing a family share a skeleton and must not be split
+// across train and validation.
+func Families(roots []string) ([]DataFile, error) {
+	var out []DataFile
+	for _, root := range roots {
+		st, err := os.Stat(root)
+		if err != nil {
+			return nil, fmt.Errorf("data %s: %w", root, err)
+		}
+		if !st.IsDir() {
+			out = append(out, DataFile{Path: root, Family: nameFamily(root)})
+			continue
+		}
+		notes := map[string]string{}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Name() == "manifest.jsonl" {
+				readManifest(path, notes)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("data %s: %w", root, err)
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			ext := strings.ToLower(filepath.Ext(path))
+			if d.IsDir() || (ext != ".glb" && ext != ".gltf") {
+				return nil
+			}
+			fam := nameFamily(path)
+			rel, _ := filepath.Rel(root, path)
+			if n, ok := notes[filepath.ToSlash(rel)]; ok {
+				if i := strings.Index(n, "hierarchy from "); i >= 0 {
+					f := strings.Fields(n[i+len("hierarchy from "):])
+					if len(f) > 0 {
+						fam = strings.SplitN(filepath.ToSlash(rel), "/", 2)[0] + "/" + f[0]
+					}
+				}
+			}
+			out = append(out, DataFile{Path: path, Family: fam})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("data %s: %w", root, err)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	return out, nil
+}
+
+func readManifest(path string, notes map[string]string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var row struct{ File, Note string }
+		if json.Unmarshal(sc.Bytes(), &row) == nil && row.File != "" {
+			notes[row.File] = row.Note
+		}
+	}
+}
+
+func nameFamily(path string) string {
+	base := strings.ToLower(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	for {
+		s := variantSuffix.ReplaceAllString(base, "")
+		if s == base || s == "" {
+			break
+		}
+		base = s
+	}
+	return filepath.Base(filepath.Dir(path)) + "/" + base
+}
+
+// IsValidationFamily reports whether a family belongs to the held-out split: about
+// one family in five, chosen by a hash of its name so every tool agrees.
+func IsValidationFamily(family string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(family))
+	return h.Sum32()%5 == 0
+}
+
+// trainChar is a prepared character with the joints worth sampling.
+type trainChar struct {
+	p        *prepared
+	weighted []int // joints with positive weight somewhere
+	name     string
+}
+
+func loadTrainChars(files []DataFile, seed int64, log func(string, ...any)) ([]*trainChar, []string) {
+	var out []*trainChar
+	var names []string
+	for i, f := range files {
+		c, err := assets.Load(f.Path)
+		if err != nil {
+			log("skip %s: %v", f.Path, err)
+			continue
+		}
+		tc, err := newTrainChar(c, seed+int64(i))
+		if err != nil {
+			log("skip %s: %v", f.Path, err)
+			continue
+		}
+		tc.name = f.Path
+		out = append(out, tc)
+		names = append(names, f.Path)
+	}
+	return out, names
+}
+
+func newTrainChar(c *assets.Character, seed int64) (*trainChar, error) {
+	if !c.Rigged() {
+		return nil, errors.New("not rigged")
+	}
+	if c.Skeleton.NumJoints() > MaxJoints {
+		return nil, fmt.Errorf("%d joints", c.Skeleton.NumJoints())
+	}
+	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	p, err := prepare(nc, seed)
+	if err != nil {
+		return nil, err
+	}
+	tc := &trainChar{p: p, name: c.Name}
+	for j := 0; j < p.nJ; j++ {
+		if len(p.posV[j]) > 0 {
+			tc.weighted = append(tc.weighted, j)
+		}
+	}
+	if len(tc.weighted) == 0 {
+		return nil, errors.New("no weighted joint")
+	}
+	return tc, nil
+}
+
+// makeBatch draws a batch: chars characters, bones joints each (mostly joints with
+// weight), queries vertices per bone (half where the bone has weight). augment
+// applies a random rotation about +Y and a random mirror in X per character.
+func makeBatch(rng *rand.Rand, set []*trainChar, chars, bones, queries int, augment bool) *batch[float32] {
+	B := chars * bones
+	bt := &batch[float32]{B: B, Bc: chars, Nq: queries,
+		enc: make([]float32, B*encPoints*encFeatures), bone: make([]float32, B*boneFeatures),
+		mesh: make([]float32, chars*meshPoints*meshFeatures), meshOf: make([]int, B),
+		qry: make([]float32, B*queries*queryFeatures), target: make([]float32, B*queries), lossW: make([]float32, B*queries)}
+	for ci := 0; ci < chars; ci++ {
+		tc := set[rng.Intn(len(set))]
+		p := tc.p
+		copy(bt.mesh[ci*meshPoints*meshFeatures:], p.mesh)
+		rot := identity3
+		if augment {
+			rot = rotY(rng.Float64() * 2 * math.Pi)
+			if rng.Intn(2) == 0 {
+				rot = rot.mul(mirrorX)
+			}
+			transformRows(bt.mesh[ci*meshPoints*meshFeatures:(ci+1)*meshPoints*meshFeatures], meshFeatures, 2, rot)
+		}
+		V := len(p.c.Mesh.Positions)
+		dists := p.vertexDists()
+		for k := 0; k < bones; k++ {
+			b := ci*bones + k
+			bt.meshOf[b] = ci
+			j := rng.Intn(p.nJ)
+			if rng.Float64() < 0.8 {
+				j = tc.weighted[rng.Intn(len(tc.weighted))]
+			}
+			enc := bt.enc[b*encPoints*encFeatures : (b+1)*encPoints*encFeatures]
+			p.encoderInput(j, rng, enc)
+			bone := bt.bone[b*boneFeatures : (b+1)*boneFeatures]
+			p.geo.boneVec(j, bone)
+			qry := bt.qry[b*queries*queryFeatures : (b+1)*queries*queryFeatures]
+			pos := p.posV[j]
+			for q := 0; q < queries; q++ {
+				v := rng.Intn(V)
+				if q%2 == 0 && len(pos) > 0 {
+					v = int(pos[rng.Intn(len(pos))])
+				}
+				p.geo.pointVec(j, p.c.Mesh.Positions[v], p.vNrm[v], dists[v*p.nJ:(v+1)*p.nJ], qry[q*queryFeatures:])
+				w := weightOf(p.c.Skin.Weights[v], j)
+				bt.target[b*queries+q] = w
+				bt.lossW[b*queries+q] = 1 + b2f(w > 0)
+			}
+			if augment {
+				transformRows(enc, encFeatures, 4, rot)
+				transformRows(bone, boneFeatures, 3, rot)
+				transformRows(qry, queryFeatures, 4, rot)
+			}
+		}
+	}
+	return bt
+}
+
+// mat3 is a row-major 3×3 matrix.
+type mat3 [9]float64
+
+var (
+	identity3 = mat3{1, 0, 0, 0, 1, 0, 0, 0, 1}
+	mirrorX   = mat3{-1, 0, 0, 0, 1, 0, 0, 0, 1}
+)
+
+func rotY(a float64) mat3 {
+	c, s := math.Cos(a), math.Sin(a)
+	return mat3{c, 0, s, 0, 1, 0, -s, 0, c}
+}
+
+func (a mat3) mul(b mat3) mat3 {
+	var o mat3
+	for r := 0; r < 3; r++ {
+		for c := 0; c < 3; c++ {
+			for k := 0; k < 3; k++ {
+				o[r*3+c] += a[r*3+k] * b[k*3+c]
+			}
+		}
+	}
+	return o
+}
+
+// transformRows applies m to the first nvec 3-vectors of every row of width w.
+func transformRows(x []float32, w, nvec int, m mat3) {
+	for r := 0; r+w <= len(x); r += w {
+		for v := 0; v < nvec; v++ {
+			p := x[r+3*v : r+3*v+3]
+			a, b, c := float64(p[0]), float64(p[1]), float64(p[2])
+			p[0] = float32(m[0]*a + m[1]*b + m[2]*c)
+			p[1] = float32(m[3]*a + m[4]*b + m[5]*c)
+			p[2] = float32(m[6]*a + m[7]*b + m[8]*c)
+		}
+	}
+}
+
+// TrainSkinTokenizer trains (or resumes training) the skin tokenizer and writes
+// checkpoints, the training state and loss curves as it goes. It returns when
+// Steps are done or ctx is cancelled (after a final checkpoint).
+func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, error) {
+	if opt.Out == "" {
+		return nil, errors.New("train skin tokenizer: no output path")
+	}
+	logw := opt.Progress
+	if logw == nil {
+		logw = io.Discard
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(logw, "\r\033[K"+format+"\n", args...) }
+
+	files, err := Families(opt.Data)
+	if err != nil {
+		return nil, fmt.Errorf("train skin tokenizer: %w", err)
+	}
+	var trainF, valF []DataFile
+	for _, f := range files {
+		if IsValidationFamily(f.Family) {
+			valF = append(valF, f)
+		} else {
+			trainF = append(trainF, f)
+		}
+	}
+	train, trainNames := loadTrainChars(trainF, opt.Seed, logf)
+	val, valNames := loadTrainChars(valF, opt.Seed+100000, logf)
+	for i, c := range opt.Extra {
+		tc, err := newTrainChar(c, opt.Seed+200000+int64(i))
+		if err != nil {
+			logf("skip extra %q: %v", c.Name, err)
+			continue
+		}
+		if i < len(opt.ExtraVal) && opt.ExtraVal[i] {
+			val = append(val, tc)
+		} else {
+			train = append(train, tc)
+		}
+	}
+	if len(train) == 0 || len(val) == 0 {
+		return nil, fmt.Errorf("train skin tokenizer: %d train and %d validation characters; need both", len(train), len(val))
+	}
+	bones := 0
+	for _, tc := range train {
+		bones += tc.p.nJ
+	}
+	logf("data: %d train characters (%d bones), %d validation characters", len(train), bones, len(val))
+
+	tok, err := NewSkinTokenizer(opt.Config, uint64(opt.Seed))
+	if err != nil {
+		return nil, err
+	}
+	st := &TrainState{BestVal: math.Inf(1), BestStep: -1}
+	if opt.Resume {
+		if t, err := LoadSkinTokenizer(opt.Out); err == nil {
+			sb, err := os.ReadFile(opt.Out + ".state.json")
+			if err != nil {
+				return nil, fmt.Errorf("train skin tokenizer: resume: %w", err)
+			}
+			if err := json.Unmarshal(sb, st); err != nil {
+				return nil, fmt.Errorf("train skin tokenizer: resume %s.state.json: %w", opt.Out, err)
+			}
+			tok = t
+			logf("resumed from %s at step %d", opt.Out, st.Step)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("train skin tokenizer: resume: %w", err)
+		}
+	}
+	st.TrainFiles, st.ValFiles, st.Extra, st.Bones = trainNames, valNames, len(opt.Extra), bones
+	st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries, st.Options.LR, st.Options.Steps = opt.Chars, opt.BonesPerChar, opt.Queries, opt.LR, opt.Steps
+	m := tok.master
+	params := m.Params()
+	optim := nn.NewAdamW[float32](opt.LR)
+	optim.WeightDecay = 0.01
+	warm := 200
+
+	valRng := rand.New(rand.NewSource(opt.Seed + 7))
+	var valBatches []*batch[float32]
+	for i := 0; i < 8; i++ {
+		valBatches = append(valBatches, makeBatch(valRng, val, opt.Chars, opt.BonesPerChar, opt.Queries, false))
+	}
+	rng := rand.New(rand.NewSource(opt.Seed + int64(st.Step)*1000003))
+
+	save := func() error {
+		if err := tok.Save(opt.Out); err != nil {
+			return err
+		}
+		sb, _ := json.MarshalIndent(st, "", " ")
+		if err := writeAtomic(opt.Out+".state.json", func(w io.Writer) error { _, err := w.Write(sb); return err }); err != nil {
+			return err
+		}
+		if err := PlotLoss(opt.Out+".loss.png", st); err != nil {
+			logf("plot: %v", err)
+		}
+		return nil
+	}
+	validate := func() {
+		var loss, l1 float64
+		for _, vb := range valBatches {
+			s := m.step(vb, false)
+			loss += s.Loss
+			l1 += s.L1
+		}
+		loss /= float64(len(valBatches))
+		l1 /= float64(len(valBatches))
+		st.ValLoss, st.ValL1, st.ValStep = append(st.ValLoss, loss), append(st.ValL1, l1), append(st.ValStep, st.Step)
+		if loss < st.BestVal {
+			st.BestVal, st.BestStep = loss, st.Step
+			if err := tok.Save(BestPath(opt.Out)); err != nil {
+				logf("save best: %v", err)
+			}
+		}
+		logf("step %d: val loss %.4f (weighted L1 %.4f), best %.4f at %d", st.Step, loss, l1, st.BestVal, st.BestStep)
+	}
+
+	start := time.Now()
+	wall0 := st.WallSec
+	lastCkpt := time.Now()
+	var acc float64
+	var accN int
+	for st.Step < opt.Steps {
+		if ctx.Err() != nil {
+			break
+		}
+		lr := opt.LR
+		if st.Step < warm {
+			lr *= float64(st.Step+1) / float64(warm)
+		} else {
+			frac := float64(st.Step-warm) / float64(max(1, opt.Steps-warm))
+			lr = opt.LR*0.05 + 0.5*(opt.LR*0.95)*(1+math.Cos(math.Pi*math.Min(1, frac)))
+		}
+		optim.LR = lr
+		bt := makeBatch(rng, train, opt.Chars, opt.BonesPerChar, opt.Queries, true)
+		nn.ZeroGrad[float32](m)
+		s := m.step(bt, true)
+		nn.ClipGradNorm(params, 1.0)
+		optim.Step(params)
+		st.Step++
+		acc += s.Loss
+		accN++
+		st.WallSec = wall0 + time.Since(start).Seconds()
+		if st.Step%50 == 0 {
+			st.TrainLoss, st.TrainStep = append(st.TrainLoss, acc/float64(accN)), append(st.TrainStep, st.Step)
+			acc, accN = 0, 0
+		}
+		progress(logw, st, opt.Steps, time.Since(start), lr)
+		if st.Step%opt.ValEvery == 0 || st.Step == opt.Steps {
+			validate()
+		}
+		if st.Step%opt.CkptEvery == 0 || time.Since(lastCkpt) > opt.CkptInterval || st.Step == opt.Steps {
+			if err := save(); err != nil {
+				return st, fmt.Errorf("train skin tokenizer: %w", err)
+			}
+			lastCkpt = time.Now()
+		}
+	}
+	if err := save(); err != nil {
+		return st, fmt.Errorf("train skin tokenizer: %w", err)
+	}
+	fmt.Fprintln(logw)
+	return st, ctx.Err()
+}
+
+func progress(w io.Writer, st *TrainState, total int, elapsed time.Duration, lr float64) {
+	const width = 30
+	done := int(float64(width) * float64(st.Step) / float64(max(1, total)))
+	bar := strings.Repeat("#", done) + strings.Repeat(".", width-done)
+	last := math.NaN()
+	if n := len(st.TrainLoss); n > 0 {
+		last = st.TrainLoss[n-1]
+	}
+	fmt.Fprintf(w, "\r[%s] %d/%d loss %.4f lr %.2g %s", bar, st.Step, total, last, lr, elapsed.Round(time.Second))
+}

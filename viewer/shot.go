@@ -1,0 +1,123 @@
+package viewer
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"math/rand"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// MaxPoseAngle is the largest random joint rotation (45°, as METRICS.md poses).
+const MaxPoseAngle = math.Pi / 4
+
+// ShotOptions says what a screenshot shows.
+type ShotOptions struct {
+	Width, Height int  // pixels; 0 means 1280×720
+	Mode          Mode // mesh coloring
+	Bone          string
+	// Pose poses the character; nil keeps the bind pose unless RandomPose is set.
+	Pose       assets.Pose
+	RandomPose bool
+	Seed       int64 // for RandomPose
+	// Compare, when set, is drawn beside the character with the same camera
+	// (the pose and bone carried over by joint name).
+	Compare      *assets.Character
+	Labels       [2]string // captions of the two rigs when comparing
+	HideSkeleton bool
+	Overlay      []string // text lines; nil draws none
+	Camera       *Camera  // nil frames everything from the default direction
+	CPUSkin      bool     // skin on the CPU instead of the GPU (testing)
+	Background   [3]float32
+}
+
+// RandomPose is assets.RandomPose (METRICS.md: every joint about a random axis by up
+// to 45°) with the root joints kept at rest, so the character stays upright on screen.
+func RandomPose(sk *assets.Skeleton, seed int64) assets.Pose {
+	return randomPose(sk, rand.New(rand.NewSource(seed)))
+}
+
+func randomPose(sk *assets.Skeleton, rng *rand.Rand) assets.Pose {
+	n := sk.NumJoints()
+	p := assets.RandomPose(rng, n, MaxPoseAngle)
+	for j := 0; j < n; j++ {
+		if sk.Parents[j] < 0 {
+			p[j] = assets.Quat{0, 0, 0, 1}
+		}
+	}
+	return p
+}
+
+// BuildView turns screenshot options into a View framed for a w×h image. It fails
+// when the named bone does not exist.
+func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
+	r := NewRig(c)
+	r.CPUSkin = o.CPUSkin
+	if o.Bone != "" {
+		if r.Selected = JointByName(c.Skeleton, o.Bone); r.Selected < 0 {
+			return nil, fmt.Errorf("no joint named %q in %s (%d joints)", o.Bone, c.Name, c.Skeleton.NumJoints())
+		}
+	}
+	switch {
+	case o.Pose != nil:
+		r.Pose = o.Pose
+	case o.RandomPose:
+		r.Pose = RandomPose(c.Skeleton, o.Seed)
+	}
+	v := &View{Rigs: []*Rig{r}, Mode: o.Mode, HideSkeleton: o.HideSkeleton, Overlay: o.Overlay,
+		Camera: DefaultCamera(), Background: o.Background}
+	if o.Compare != nil {
+		b := NewRig(o.Compare)
+		b.CPUSkin = o.CPUSkin
+		if c.Skeleton != nil && o.Compare.Skeleton != nil {
+			b.Pose = MapPose(c.Skeleton, o.Compare.Skeleton, r.Pose)
+			b.Selected = MatchJoint(c.Skeleton, o.Compare.Skeleton, r.Selected)
+		}
+		r.Label, b.Label = o.Labels[0], o.Labels[1]
+		v.Rigs = append(v.Rigs, b)
+	}
+	if o.Camera != nil {
+		v.Camera = *o.Camera
+	} else {
+		v.FrameAll(w, h)
+	}
+	return v, nil
+}
+
+// Screenshot renders one image of c offscreen. Errors wrap ErrNoDisplay when no
+// OpenGL context can be made.
+func Screenshot(c *assets.Character, o ShotOptions) (*image.RGBA, error) {
+	w, h := o.Width, o.Height
+	if w == 0 && h == 0 {
+		w, h = 1280, 720
+	}
+	v, err := BuildView(c, o, w, h)
+	if err != nil {
+		return nil, err
+	}
+	off, err := NewOffscreen(w, h)
+	if err != nil {
+		return nil, err
+	}
+	defer off.Close()
+	return off.Render(v)
+}
+
+// Stats returns the overlay line describing a character: vertices, triangles,
+// joints, influences per vertex and animations.
+func Stats(c *assets.Character) string {
+	maxInf, sum := 0, 0
+	if c.Skin != nil {
+		for _, w := range c.Skin.Weights {
+			maxInf = max(maxInf, len(w))
+			sum += len(w)
+		}
+	}
+	mean := 0.0
+	if n := len(c.Mesh.Positions); n > 0 {
+		mean = float64(sum) / float64(n)
+	}
+	return fmt.Sprintf("%s: %d verts, %d tris, %d joints, %.2f influences/vert (max %d), %d animations",
+		c.Name, len(c.Mesh.Positions), len(c.Mesh.Triangles), c.Skeleton.NumJoints(), mean, maxInf, len(c.Animations))
+}

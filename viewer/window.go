@@ -1,0 +1,479 @@
+package viewer
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"path/filepath"
+	"time"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+	"github.com/go-gl/glfw/v3.3/glfw"
+	"github.com/rigkit/rigkit/assets"
+)
+
+// RunOptions configures the interactive viewer.
+type RunOptions struct {
+	Path    string // the character to show
+	Compare string // optional second rig of the same mesh, drawn beside it
+	Width   int    // window size; 0 means 1280×720
+	Height  int
+	// Load reads a character; nil means assets.Load.
+	Load func(path string) (*assets.Character, error)
+	// Score returns a one-line summary of a rig's rewards for the overlay (e.g.
+	// from package rewards); nil shows only the mesh and skeleton counts.
+	Score func(c *assets.Character) string
+}
+
+// HelpLines is the on-screen help.
+var HelpLines = []string{
+	"LMB orbit | Shift+LMB/MMB pan | wheel zoom | F frame | click bone: select | Tab/[ ] next/parent bone",
+	"Ctrl+LMB or RMB drag / arrows: rotate bone | R reset | P random pose | Space play anim | N next anim",
+	"W wireframe | H heatmap | I influences | S skeleton | C compare layout | L reload | ? help | Esc quit",
+}
+
+// app is the interactive viewer's state. Its event methods are plain Go so they can
+// be driven without a window.
+type app struct {
+	opts   RunOptions
+	view   View
+	errors []string // load errors shown in red
+	scores []string
+
+	w, h       int // framebuffer size
+	help       bool
+	playing    bool
+	anim       int
+	animTime   float64
+	rng        *rand.Rand
+	frameMS    float64
+	needsFrame bool
+
+	// mouse
+	down       [3]bool
+	mods       glfw.ModifierKey
+	lastX      float64
+	lastY      float64
+	pressX     float64
+	pressY     float64
+	dragged    bool
+	fbPerPixel float64 // framebuffer pixels per window coordinate
+}
+
+func newApp(o RunOptions) *app {
+	if o.Load == nil {
+		o.Load = assets.Load
+	}
+	a := &app{opts: o, help: true, rng: rand.New(rand.NewSource(time.Now().UnixNano())),
+		w: 1280, h: 720, fbPerPixel: 1, needsFrame: true}
+	a.view.Camera = DefaultCamera()
+	a.load()
+	return a
+}
+
+// load (re)reads the files; failures become overlay errors, not exits.
+func (a *app) load() {
+	a.errors = nil
+	a.scores = nil
+	a.view.Rigs = nil
+	a.playing, a.animTime = false, 0
+	paths := []string{a.opts.Path}
+	if a.opts.Compare != "" {
+		paths = append(paths, a.opts.Compare)
+	}
+	for _, p := range paths {
+		c, err := a.opts.Load(p)
+		if err == nil {
+			err = c.Validate()
+		}
+		if err != nil {
+			a.errors = append(a.errors, fmt.Sprintf("!error: %s: %v", p, oneLine(err)))
+			continue
+		}
+		if c.Name == "" {
+			c.Name = filepath.Base(p)
+		}
+		r := NewRig(c)
+		r.Label = filepath.Base(p)
+		a.view.Rigs = append(a.view.Rigs, r)
+		s := Stats(c)
+		if a.opts.Score != nil {
+			s += " | " + a.opts.Score(c)
+		}
+		a.scores = append(a.scores, s)
+	}
+	if len(a.view.Rigs) < 2 {
+		for _, r := range a.view.Rigs {
+			r.Label = ""
+		}
+	}
+	a.view.FrameAll(a.w, a.h)
+	a.needsFrame = true
+}
+
+func oneLine(err error) string {
+	s := err.Error()
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
+}
+
+// primary returns the rig whose pose and selection the controls edit.
+func (a *app) primary() *Rig {
+	if len(a.view.Rigs) == 0 {
+		return nil
+	}
+	return a.view.Rigs[0]
+}
+
+// sync carries the primary rig's pose and selection to the compared rig.
+func (a *app) sync() {
+	p := a.primary()
+	if p == nil || len(a.view.Rigs) < 2 {
+		return
+	}
+	for _, r := range a.view.Rigs[1:] {
+		if p.Char.Skeleton != nil && r.Char.Skeleton != nil {
+			r.Pose = MapPose(p.Char.Skeleton, r.Char.Skeleton, p.Pose)
+			r.Selected = MatchJoint(p.Char.Skeleton, r.Char.Skeleton, p.Selected)
+		}
+	}
+}
+
+// overlay returns the text lines for the current state.
+func (a *app) overlay() []string {
+	var lines []string
+	if a.help {
+		lines = append(lines, HelpLines...)
+	}
+	lines = append(lines, a.scores...)
+	status := fmt.Sprintf("mode: %s", a.view.Mode)
+	if p := a.primary(); p != nil {
+		if sk := p.Char.Skeleton; sk != nil && p.Selected >= 0 && p.Selected < sk.NumJoints() {
+			status += fmt.Sprintf(" | bone: %s (#%d)", sk.Names[p.Selected], p.Selected)
+		} else {
+			status += " | bone: none (click one)"
+		}
+		if n := len(p.Char.Animations); n > 0 {
+			an := p.Char.Animations[a.anim%n]
+			state := "paused"
+			if a.playing {
+				state = "playing"
+			}
+			status += fmt.Sprintf(" | anim %d/%d %q %.2f/%.2fs %s", a.anim%n+1, n, an.Name, a.animTime, Duration(an), state)
+		}
+		if len(a.view.Rigs) > 1 {
+			if a.view.Layout == SideBySide {
+				status += " | compare: side by side"
+			} else {
+				status += fmt.Sprintf(" | compare: showing %s", a.view.Rigs[a.view.Show].Label)
+			}
+		}
+	}
+	if a.frameMS > 0 {
+		status += fmt.Sprintf(" | %.1f ms/frame", a.frameMS)
+	}
+	lines = append(lines, status)
+	return append(lines, a.errors...)
+}
+
+// key handles a key press.
+func (a *app) key(k glfw.Key, mods glfw.ModifierKey) (quit bool) {
+	a.needsFrame = true
+	p := a.primary()
+	step := 5 * math.Pi / 180
+	switch k {
+	case glfw.KeyEscape, glfw.KeyQ:
+		return true
+	case glfw.KeyF:
+		a.view.FrameAll(a.w, a.h)
+	case glfw.KeyW:
+		a.view.Mode = toggle(a.view.Mode, ModeWireframe)
+	case glfw.KeyH:
+		a.view.Mode = toggle(a.view.Mode, ModeHeatmap)
+	case glfw.KeyI:
+		a.view.Mode = toggle(a.view.Mode, ModeInfluences)
+	case glfw.KeyS:
+		a.view.HideSkeleton = !a.view.HideSkeleton
+	case glfw.KeySlash, glfw.KeyF1:
+		a.help = !a.help
+	case glfw.KeyL:
+		a.load()
+	case glfw.KeyC:
+		if n := len(a.view.Rigs); n > 1 {
+			// side by side → first only → second only → side by side
+			switch {
+			case a.view.Layout == SideBySide:
+				a.view.Layout, a.view.Show = Single, 0
+			case a.view.Show+1 < n:
+				a.view.Show++
+			default:
+				a.view.Layout, a.view.Show = SideBySide, 0
+			}
+		}
+	}
+	if p == nil || p.Char.Skeleton == nil {
+		return false
+	}
+	sk := p.Char.Skeleton
+	right, up, fwd := a.view.Camera.Basis()
+	switch k {
+	case glfw.KeyR:
+		p.Pose = assets.RestPose(sk.NumJoints())
+		a.stopAnim()
+	case glfw.KeyP:
+		p.Pose = randomPose(sk, a.rng)
+		a.stopAnim()
+	case glfw.KeyTab:
+		if mods&glfw.ModShift != 0 {
+			p.Selected = (p.Selected - 1 + sk.NumJoints()) % sk.NumJoints()
+		} else {
+			p.Selected = (p.Selected + 1) % sk.NumJoints()
+		}
+	case glfw.KeyLeftBracket:
+		if p.Selected >= 0 && sk.Parents[p.Selected] >= 0 {
+			p.Selected = sk.Parents[p.Selected]
+		}
+	case glfw.KeyRightBracket:
+		for j, par := range sk.Parents {
+			if par == p.Selected && p.Selected >= 0 {
+				p.Selected = j
+				break
+			}
+		}
+	case glfw.KeySpace:
+		if len(p.Char.Animations) > 0 {
+			a.playing = !a.playing
+		}
+	case glfw.KeyN:
+		if len(p.Char.Animations) > 0 {
+			a.anim = (a.anim + 1) % len(p.Char.Animations)
+			a.animTime = 0
+		}
+	case glfw.KeyLeft, glfw.KeyRight, glfw.KeyUp, glfw.KeyDown:
+		axis, ang := up, step
+		switch k {
+		case glfw.KeyLeft:
+			ang = -step
+		case glfw.KeyUp:
+			axis, ang = right, -step
+		case glfw.KeyDown:
+			axis = right
+		}
+		if mods&glfw.ModShift != 0 && (k == glfw.KeyLeft || k == glfw.KeyRight) {
+			axis = fwd
+		}
+		a.rotateSelected(axis, ang)
+	}
+	a.sync()
+	return false
+}
+
+func toggle(cur, m Mode) Mode {
+	if cur == m {
+		return ModeShaded
+	}
+	return m
+}
+
+func (a *app) stopAnim() {
+	a.playing = false
+	for _, r := range a.view.Rigs {
+		r.World = nil
+	}
+}
+
+// rotateSelected turns the selected joint about a world axis.
+func (a *app) rotateSelected(axis assets.Vec3, angle float64) {
+	p := a.primary()
+	if p == nil || p.Selected < 0 || p.Char.Skeleton == nil {
+		return
+	}
+	a.stopAnim()
+	p.Pose = RotateJoint(p.Char.Skeleton, p.Pose, p.Selected, axis, angle)
+	a.sync()
+}
+
+// rigAt returns the index of the rig whose viewport holds framebuffer pixel x (from
+// the left) and that viewport's rectangle.
+func (a *app) rigAt(x float64) (int, [4]int) {
+	rigs, rects := a.view.viewports(a.w, a.h)
+	for i, rc := range rects {
+		if x >= float64(rc[0]) && x < float64(rc[0]+rc[2]) {
+			for k, r := range a.view.Rigs {
+				if r == rigs[i] {
+					return k, rc
+				}
+			}
+		}
+	}
+	return -1, [4]int{}
+}
+
+// click selects the bone nearest the framebuffer pixel (x, y), y from the top.
+func (a *app) click(x, y float64) {
+	k, rc := a.rigAt(x)
+	if k < 0 {
+		return
+	}
+	r := a.view.Rigs[k]
+	if r.Char.Skeleton == nil {
+		return
+	}
+	vp := a.view.Camera.ViewProj(float64(rc[2]) / float64(max(rc[3], 1)))
+	j := PickJoint(vp, r.JointPositions(), r.Char.Skeleton.Parents, rc[2], rc[3], x-float64(rc[0]), y, 12*a.fbPerPixel)
+	if k > 0 { // picked on the compared rig: select the matching joint of the primary
+		j = MatchJoint(r.Char.Skeleton, a.primary().Char.Skeleton, j)
+	}
+	a.primary().Selected = j
+	a.sync()
+	a.needsFrame = true
+}
+
+// drag handles mouse motion by dx, dy framebuffer pixels with the given buttons.
+func (a *app) drag(dx, dy float64) {
+	h := float64(max(a.h, 1))
+	ctrl := a.mods&(glfw.ModControl|glfw.ModAlt) != 0
+	shift := a.mods&glfw.ModShift != 0
+	switch {
+	case a.down[glfw.MouseButtonRight] || (a.down[glfw.MouseButtonLeft] && ctrl):
+		right, up, _ := a.view.Camera.Basis()
+		a.rotateSelected(up, dx/h*math.Pi)
+		a.rotateSelected(right, dy/h*math.Pi)
+	case a.down[glfw.MouseButtonMiddle] || (a.down[glfw.MouseButtonLeft] && shift):
+		a.view.Camera.Pan(dx/h, dy/h)
+	case a.down[glfw.MouseButtonLeft]:
+		a.view.Camera.Orbit(dx/h*math.Pi, dy/h*math.Pi)
+	}
+	a.needsFrame = true
+}
+
+// advance moves a playing animation on by dt seconds.
+func (a *app) advance(dt float64) {
+	p := a.primary()
+	if !a.playing || p == nil || len(p.Char.Animations) == 0 {
+		return
+	}
+	an := p.Char.Animations[a.anim%len(p.Char.Animations)]
+	d := Duration(an)
+	a.animTime += dt
+	if d > 0 {
+		a.animTime = math.Mod(a.animTime, d)
+	} else {
+		a.animTime = 0
+	}
+	p.World = AnimatedWorld(p.Char.Skeleton, an, a.animTime)
+	for _, r := range a.view.Rigs[1:] {
+		if len(r.Char.Animations) > 0 {
+			ra := r.Char.Animations[a.anim%len(r.Char.Animations)]
+			r.World = AnimatedWorld(r.Char.Skeleton, ra, a.animTime)
+		}
+	}
+	a.needsFrame = true
+}
+
+// Run opens the interactive viewer window and returns when it is closed. Files that
+// fail to load are reported in the window. It returns an error wrapping
+// ErrNoDisplay when no window can be opened.
+func Run(o RunOptions) error {
+	a := newApp(o)
+	if o.Width > 0 && o.Height > 0 {
+		a.w, a.h = o.Width, o.Height
+	}
+	return onGL(func() error {
+		title := "rig view " + filepath.Base(o.Path)
+		if o.Compare != "" {
+			title += " vs " + filepath.Base(o.Compare)
+		}
+		win, err := newWindow(a.w, a.h, title, true)
+		if err != nil {
+			return err
+		}
+		defer win.Destroy()
+		r, err := newRenderer()
+		if err != nil {
+			return err
+		}
+		defer r.release()
+		glfw.SwapInterval(1)
+		a.resize(win)
+		a.view.FrameAll(a.w, a.h)
+		win.SetFramebufferSizeCallback(func(_ *glfw.Window, w, h int) { a.resize(win) })
+		win.SetKeyCallback(func(_ *glfw.Window, k glfw.Key, _ int, act glfw.Action, mods glfw.ModifierKey) {
+			if act == glfw.Release {
+				return
+			}
+			a.mods = mods
+			if a.key(k, mods) {
+				win.SetShouldClose(true)
+			}
+		})
+		win.SetMouseButtonCallback(func(_ *glfw.Window, b glfw.MouseButton, act glfw.Action, mods glfw.ModifierKey) {
+			if b > glfw.MouseButtonMiddle {
+				return
+			}
+			x, y := win.GetCursorPos()
+			x, y = x*a.fbPerPixel, y*a.fbPerPixel
+			a.mods = mods
+			if act == glfw.Press {
+				a.down[b] = true
+				a.pressX, a.pressY, a.lastX, a.lastY, a.dragged = x, y, x, y, false
+				return
+			}
+			a.down[b] = false
+			if b == glfw.MouseButtonLeft && !a.dragged && mods&(glfw.ModControl|glfw.ModShift|glfw.ModAlt) == 0 {
+				a.click(x, y)
+			}
+		})
+		win.SetCursorPosCallback(func(_ *glfw.Window, x, y float64) {
+			x, y = x*a.fbPerPixel, y*a.fbPerPixel
+			if !(a.down[0] || a.down[1] || a.down[2]) {
+				return
+			}
+			if math.Hypot(x-a.pressX, y-a.pressY) > 3*a.fbPerPixel {
+				a.dragged = true
+			}
+			if a.dragged {
+				a.drag(x-a.lastX, y-a.lastY)
+			}
+			a.lastX, a.lastY = x, y
+		})
+		win.SetScrollCallback(func(_ *glfw.Window, _, dy float64) {
+			a.view.Camera.Zoom(dy)
+			a.needsFrame = true
+		})
+		last := time.Now()
+		for !win.ShouldClose() {
+			now := time.Now()
+			a.advance(now.Sub(last).Seconds())
+			last = now
+			if a.needsFrame {
+				a.needsFrame = false
+				a.view.Overlay = a.overlay()
+				t0 := time.Now()
+				gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+				r.draw(&a.view, a.w, a.h)
+				gl.Finish()
+				a.frameMS = 0.8*a.frameMS + 0.2*float64(time.Since(t0).Microseconds())/1000
+				win.SwapBuffers()
+			}
+			if a.playing {
+				glfw.PollEvents()
+			} else {
+				glfw.WaitEventsTimeout(0.25)
+			}
+		}
+		return nil
+	})
+}
+
+func (a *app) resize(win *glfw.Window) {
+	fw, fh := win.GetFramebufferSize()
+	ww, _ := win.GetSize()
+	a.w, a.h = max(fw, 1), max(fh, 1)
+	if ww > 0 {
+		a.fbPerPixel = float64(fw) / float64(ww)
+	}
+	a.needsFrame = true
+}
