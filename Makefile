@@ -61,7 +61,7 @@ test-go:
 	  xvfb-run -a -s "-screen 0 1920x1080x24" $(GO) test -count=1 -timeout 40m ./...
 
 fuzz:
-	$(GO) test ./assets -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./assets -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...

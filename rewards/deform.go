@@ -10,22 +10,22 @@ import (
 
 // Deformation tuning.
 const (
-	strainScale = 0.05 // mean squared edge strain that halves the strain factor
+	strainScale = 0.08 // mean squared edge strain that halves the strain factor
 	strainCap   = 2.0
-	flipScale   = 0.05 // flipped-triangle rate that costs a factor e
+	flipScale   = 0.08 // flipped-triangle rate that costs a factor e
 	volumeScale = 0.2  // volume drift that costs a factor e
 	tearJump    = 0.75 // an edge whose ends' weights differ by more (total variation) tears
-	tearScale   = 0.2  // torn-edge fraction that costs a factor e
+	tearScale   = 0.25 // torn-edge fraction that costs a factor e
 )
 
 // deformation measures how gracefully the skin follows the skeleton. The rig is posed
 // with Options.Poses seeded random poses (every joint rotated about a random axis by
 // up to Options.MaxAngle, forward kinematics, linear blend skinning) and three factors
-// are multiplied: exp(-torn/0.2), where torn is the fraction of sampled edges whose
+// are multiplied: exp(-torn/0.25), where torn is the fraction of sampled edges whose
 // two ends' weight vectors differ by more than 0.75 in total variation (a rigid seam
 // that opens in any pose; smooth artist weights blend across joints instead);
-// 1/(1 + mean ε²/0.05) over up to 6000 sampled edges, ε = |l'/l - 1|
-// capped at 2; exp(-flip rate/0.05) over up to 4000
+// 1/(1 + mean ε²/0.08) over up to 6000 sampled edges, ε = |l'/l - 1|
+// capped at 2; exp(-flip rate/0.08) over up to 4000
 // sampled triangles whose orientation reverses; and exp(-|V'/V - 1|/0.2) for the
 // enclosed volume of nearly closed meshes (volume loss at joints).
 // Blind to: whether the rig articulates the right parts (a single bone moving the

@@ -82,7 +82,7 @@ const (
 
 // coverage measures how much of the mesh surface the skeleton reaches. For 512
 // area-uniform surface samples, the distance s to the nearest bone is compared with
-// the local thickness t of the part (an inward ray across it, capped at 0.5): a sample
+// the local thickness t of the part (an inward ray across it, capped at 0.25): a sample
 // is covered when s ≤ reach = 1.5t + 0.03, and otherwise earns (reach/s)³. So every limb, tail,
 // wing or horn needs a bone inside it, while a bone anywhere in a part's cross-section
 // counts. Uncovered samples are clustered into named protrusions.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
 )
 
 // dataDir returns ../shared/data beside the repository root, or "" when absent.
@@ -97,6 +98,18 @@ func TestHackSuiteSynthetic(t *testing.T) {
 		{"capsule-man", capsuleMan(1, false).character(48)},
 		{"capsule-man tail", capsuleMan(2, true).character(48)},
 		{"capsule-man long arms", capsuleMan(3, false).character(56)},
+	}
+	for _, kind := range synth.Kinds() {
+		for seed := int64(1); seed <= 2; seed++ {
+			c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: 1500, Noise: seed == 2})
+			if err != nil {
+				t.Fatalf("synth %s seed %d: %v", kind, seed, err)
+			}
+			cases = append(cases, struct {
+				name string
+				c    *assets.Character
+			}{fmt.Sprintf("synth %s seed %d", kind, seed), c})
+		}
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,6 +58,7 @@ const (
 	maxVolumeVertices = 60000
 	maxLocalityVerts  = 3000 // vertices whose weight locality is measured
 	proximityRadius   = 0.02 // cube units: surface pieces this close count as touching
+	maxThickness      = 0.25 // cube units: coverage reach never exceeds 1.5× this
 )
 
 // ErrMeshTooLarge is returned for meshes above Options.MaxTriangles.
@@ -121,7 +122,7 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 		if hit, ok := p.bvh.Ray(s.Point, s.Normal.Scale(-1), 1e-4, 1); ok {
 			th = hit.T
 		}
-		p.surf = append(p.surf, surfPoint{p: s.Point, n: s.Normal, thickness: math.Min(th, 0.5)})
+		p.surf = append(p.surf, surfPoint{p: s.Point, n: s.Normal, thickness: math.Min(th, maxThickness)})
 	}
 	if len(p.surf) == 0 {
 		return nil, errors.New("prepare mesh: the mesh has no surface area")

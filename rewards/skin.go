@@ -18,8 +18,12 @@ func (p *Prepared) skinCompleteness(r *rig) (float64, *SkinDetails) {
 	if len(r.badVerts) > 0 {
 		det.Examples = append([]int(nil), r.badVerts[:min(10, len(r.badVerts))]...)
 	}
-	frac := float64(len(r.badVerts)) / float64(max(1, len(p.pos)))
-	return math.Exp(-20 * frac), det
+	return skinFactor(len(r.badVerts), len(p.pos)), det
+}
+
+// skinFactor is exp(-20·bad/total).
+func skinFactor(bad, total int) float64 {
+	return math.Exp(-20 * float64(bad) / float64(max(1, total)))
 }
 
 // Locality tuning.

@@ -5,8 +5,8 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand"
+	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/tokenizer"
@@ -38,29 +38,42 @@ type SkinEncoder interface {
 	EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error)
 }
 
-// Family is the creature family of a data file's name, used to split training and
-// validation so that variants of one creature (horse_barb, horse_celtic; the 0 A.D.
-// human bodies) never sit on both sides: lowercase, drop source prefixes ("new__",
-// "animal_", "fauna_", "maur_", "objects_animals_", "objects_"), keep the first word.
-func Family(name string) string {
-	s := strings.ToLower(strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)))
-	for _, p := range []string{"new__", "animal_", "fauna_", "maur_", "objects_animals_", "objects_items_", "objects_"} {
-		s = strings.TrimPrefix(s, p)
-	}
-	if i := strings.IndexAny(s, "_-0123456789"); i > 0 {
-		s = s[:i]
-	}
-	return s
+// HeldOut reports whether a creature family (as named by tokenizer.Families: the
+// skeleton source, so variants sharing a skeleton are one family) belongs to the
+// model's validation split: one family in six by a salted hash, stable across runs
+// and machines. The salt was picked so that the split of ../shared/data holds every
+// category but keeps the one 0 A.D. human skeleton (47 files) in training: 57 of 324
+// files (1 biped, 25 quadrupeds, 4 winged, 2 creatures, 25 props).
+func HeldOut(family string) bool {
+	h := fnv.New32a()
+	h.Write([]byte("rigkit-model-split-4:" + family))
+	return h.Sum32()%6 == 0
 }
 
-// IsValidation reports whether a data file belongs to the held-out split: one family
-// in six by a salted hash of the family name (stable across runs and machines). The
-// salt was picked so that the split of ../shared/data holds every category: 26 of 324
-// files (5 biped, 12 quadruped, 1 winged, 1 creature, 7 props).
-func IsValidation(name string) bool {
-	h := fnv.New32a()
-	h.Write([]byte("rigkit-split-v29:" + Family(name)))
-	return h.Sum32()%6 == 0
+// FamiliesOf names the creature family of every item, reading the manifests beside
+// folder inputs (tokenizer.Families); a file outside them is named by its file name.
+func FamiliesOf(inputs []string, items []BatchItem) map[string]string {
+	fam := map[string]string{}
+	for _, in := range inputs {
+		if st, err := os.Stat(in); err == nil && st.IsDir() {
+			if fs, err := tokenizer.Families([]string{in}); err == nil {
+				for _, f := range fs {
+					fam[filepath.Clean(f.Path)] = f.Family
+				}
+			}
+		}
+	}
+	for _, it := range items {
+		if _, ok := fam[it.Path]; ok {
+			continue
+		}
+		if fs, err := tokenizer.Families([]string{it.Path}); err == nil && len(fs) == 1 {
+			fam[it.Path] = fs[0].Family
+		} else {
+			fam[it.Path] = it.Name
+		}
+	}
+	return fam
 }
 
 // AugmentOptions bounds the random augmentation of a training character.
@@ -211,4 +224,25 @@ func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand
 	}
 	ex.Tokens, ex.HasSkin = full, true
 	return ex, nil
+}
+
+// TokenizerSkin adapts the skin tokenizer to SkinEncoder: codes of every joint,
+// rearranged into token order.
+func TokenizerSkin(t *tokenizer.SkinTokenizer) SkinEncoder { return tokenizerSkin{t} }
+
+type tokenizerSkin struct{ t *tokenizer.SkinTokenizer }
+
+func (a tokenizerSkin) EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error) {
+	all, err := a.t.EncodeAll(c)
+	if err != nil {
+		return nil, err
+	}
+	codes := make([][]int, len(order))
+	for i, j := range order {
+		if j < 0 || j >= len(all) {
+			return nil, fmt.Errorf("skin codes: token-order joint %d maps to joint %d of %d", i, j, len(all))
+		}
+		codes[i] = all[j]
+	}
+	return codes, nil
 }

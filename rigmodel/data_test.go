@@ -3,6 +3,8 @@ package rigmodel
 import (
 	"math"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -20,24 +22,30 @@ func testRig(t testing.TB) *assets.Character {
 	return c
 }
 
-func TestFamily(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"0ad/horse_barb.glb", "horse"},
-		{"horse", "horse"},
-		{"new__m_armor_dress", "m"},
-		{"animal_lion.glb", "lion"},
-		{"elephant_asian_armored_01", "elephant"},
-		{"Objects_Animals_Fish_Graphics.glb", "fish"},
-		{"rabbit_01", "rabbit"},
-		{"camel_1", "camel"},
+func TestHeldOutSplitsByFamily(t *testing.T) {
+	root := filepath.Join("..", "..", "shared", "data")
+	if _, err := os.Stat(root); err != nil {
+		t.Skip("../shared/data not present")
 	}
-	for _, tc := range tests {
-		if got := Family(tc.in); got != tc.want {
-			t.Errorf("Family(%q) = %q, want %q", tc.in, got, tc.want)
+	items, err := ListInputs([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam := FamiliesOf([]string{root}, items)
+	held := map[string]bool{}
+	n := 0
+	for _, it := range items {
+		h := HeldOut(fam[it.Path])
+		if prev, ok := held[fam[it.Path]]; ok && prev != h {
+			t.Fatalf("family %s split across train and validation", fam[it.Path])
+		}
+		held[fam[it.Path]] = h
+		if h {
+			n++
 		}
 	}
-	if IsValidation("horse_barb") != IsValidation("horse_celtic") {
-		t.Error("one family split across train and validation")
+	if n == 0 || n > len(items)/3 {
+		t.Errorf("%d of %d files held out", n, len(items))
 	}
 }
 

@@ -5,6 +5,7 @@
 package rigmodel
 
 import (
+	_ "embed"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -46,7 +47,7 @@ type Config struct {
 }
 
 // DefaultConfig is the shipped model's size: small enough to train on a 2-core CPU.
-var DefaultConfig = Config{DModel: 128, Layers: 4, Heads: 4, Latents: 32, Points: 512, Fourier: 6,
+var DefaultConfig = Config{DModel: 96, Layers: 4, Heads: 4, Latents: 32, Points: 384, Fourier: 6,
 	MaxSeq: 640, Vocab: tokenizer.VocabSize, MaxJoint: 78}
 
 func (c Config) validate() error {
@@ -383,4 +384,34 @@ func (m *Model) NewSession(latents *tensor.Dense) (Stepper, error) {
 		return nil, fmt.Errorf("rigmodel: %w", err)
 	}
 	return &session{dec: d}, nil
+}
+
+// ShippedCheckpoint is the trained model inside the repository; the same bytes are
+// embedded in the binary (see DefaultModel).
+const ShippedCheckpoint = "rigmodel/checkpoints/tokenrig.safetensors"
+
+//go:embed checkpoints/tokenrig.safetensors
+var shippedCheckpoint []byte
+
+var (
+	defaultOnce  sync.Once
+	defaultModel *Model
+	defaultState *TrainState
+	defaultErr   error
+)
+
+// DefaultModel returns the shipped model embedded in the binary (loaded once) with
+// its training state, or an error when the shipped checkpoint is empty or invalid.
+func DefaultModel() (*Model, *TrainState, error) {
+	defaultOnce.Do(func() {
+		if len(shippedCheckpoint) == 0 {
+			defaultErr = fmt.Errorf("embedded %s is empty (no trained model shipped)", ShippedCheckpoint)
+			return
+		}
+		defaultModel, defaultState, defaultErr = LoadCheckpointBytes(shippedCheckpoint)
+		if defaultErr != nil {
+			defaultErr = fmt.Errorf("embedded %s: %w", ShippedCheckpoint, defaultErr)
+		}
+	})
+	return defaultModel, defaultState, defaultErr
 }

@@ -169,4 +169,3 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 		}
 	}
 }
-

@@ -6,7 +6,12 @@ import (
 	"math"
 	"math/rand"
 	"sort"
+	"strings"
+	"time"
 
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 
@@ -150,4 +155,250 @@ func pick(logits []float32, mask *tokenizer.Mask, opt SampleOptions, rng *rand.R
 		}
 	}
 	return choice, math.Log(probs[choice] / sum)
+}
+
+// ModelRigger rigs meshes with the TokenRig model: it samples token streams, decodes
+// each into a rig, scores them with the rewards and keeps the best. A rig that fails
+// validity or scores below Floor is replaced by a fallback, and RigInfo says which
+// method produced the final rig:
+//
+//   - "tokenrig": skeleton and skin both from the model's tokens;
+//   - "tokenrig-skeleton+geodesic": the model's skeleton with geodesic skinning (the
+//     model was trained without skin tokens, or its skin decode failed);
+//   - "classical-skeleton+geodesic": no usable model rig (see RigInfo.Fallback).
+type ModelRigger struct {
+	Model *Model
+	// Skin decodes skin codes into weights; nil (or SkinTokens false) means the
+	// model writes only the skeleton.
+	Skin SkinDecoder
+	// SkinTokens is whether the model was trained on skin tokens (TrainState).
+	SkinTokens bool
+	// Samples is how many streams are drawn; the first is greedy, the others use
+	// Temperature and TopP.
+	Samples           int
+	Temperature, TopP float64
+	// Floor is the combined reward score below which the model's rig is replaced.
+	Floor float64
+	Seed  int64
+}
+
+// SkinDecoder turns skin codes into weights: c is normalized into the cube, sk is
+// the skeleton in the cube in token order, codes has one row per joint.
+// tokenizer.SkinTokenizer implements it.
+type SkinDecoder interface {
+	Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error)
+}
+
+// DefaultFloor is the combined score under which `rig auto` falls back to the
+// classical rig. Artists' rigs in ../shared/data score about 0.7-0.8; streams from an
+// untrained model score 0.1-0.3 (their sanity reward is 0).
+const DefaultFloor = 0.35
+
+// Rig implements Rigger.
+func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
+	info := &RigInfo{TimingsMS: map[string]float64{}}
+	t := time.Now()
+	lap := func(stage string) { info.TimingsMS[stage] += ms(time.Since(t)); t = time.Now() }
+	nm, norm := NormalizedMesh(&c.Mesh)
+	rng := rand.New(rand.NewSource(r.Seed))
+	lat, err := r.Model.Encode(SamplePoints(&nm, r.Model.Cfg.Points, rng))
+	if err != nil {
+		return nil, nil, err
+	}
+	lap("encode")
+	prep, perr := rewards.Prepare(&c.Mesh, rewards.Options{})
+	lap("prepare_score")
+	skinMode := r.Skin != nil && r.SkinTokens
+	var best *assets.Character
+	bestScore, bestMethod := math.Inf(-1), ""
+	var reasons []string
+	tokens, genTime := 0, time.Duration(0)
+	for s := 0; s < max(r.Samples, 1); s++ {
+		opt := SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, StopAtSEP: !skinMode}
+		if s > 0 {
+			opt.Temperature = r.Temperature
+			if opt.Temperature <= 0 {
+				opt.Temperature = 1
+			}
+		}
+		sess, err := r.Model.NewSession(lat)
+		if err != nil {
+			return nil, nil, err
+		}
+		g0 := time.Now()
+		smp, err := Generate(sess, nil, opt, rng)
+		genTime += time.Since(g0)
+		if err != nil {
+			return nil, nil, err
+		}
+		tokens += len(smp.Tokens)
+		info.Samples++
+		lap("generate")
+		cand, method, err := r.decode(c, norm, smp.Tokens, skinMode)
+		lap("decode")
+		if err == nil {
+			err = CheckRig(cand)
+		}
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("sample %d: %v", s, err))
+			info.SampleScores = append(info.SampleScores, 0)
+			continue
+		}
+		score := 0.0
+		if perr == nil {
+			if rep, err := prep.Score(cand, rewards.Options{}); err == nil {
+				score = rep.Score
+			}
+		}
+		lap("score")
+		info.SampleScores = append(info.SampleScores, score)
+		if score > bestScore {
+			best, bestScore, bestMethod = cand, score, method
+			info.Tokens = len(smp.Tokens)
+		}
+	}
+	if genTime > 0 {
+		info.TokensPerSecond = float64(tokens) / genTime.Seconds()
+	}
+	switch {
+	case best == nil:
+		info.Fallback = "no sampled stream gave a valid rig: " + strings.Join(reasons, "; ")
+	case perr == nil && bestScore < r.Floor:
+		info.Fallback = fmt.Sprintf("best sample scored %.3f, under the floor %.3f", bestScore, r.Floor)
+	default:
+		info.Method = bestMethod
+		return best, info, nil
+	}
+	out, cinfo, err := ClassicalRigger{Skin: GeodesicSkin, SkinName: "geodesic"}.Rig(c)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s; classical fallback: %w", info.Fallback, err)
+	}
+	info.Method = cinfo.Method
+	for k, v := range cinfo.TimingsMS {
+		info.TimingsMS["fallback_"+k] = v
+	}
+	return out, info, nil
+}
+
+// decode turns one sampled stream into a rig in c's world frame.
+func (r *ModelRigger) decode(c *assets.Character, norm assets.Normalization, tokens []int, skinMode bool) (*assets.Character, string, error) {
+	skCube, err := tokenizer.DecodeSkeleton(tokens)
+	if err != nil {
+		return nil, "", err
+	}
+	if skCube.NumJoints() < 2 {
+		return nil, "", errors.New("the skeleton has a single joint")
+	}
+	out := c.Clone()
+	out.Skeleton, out.Skin, out.Animations = tokenizer.SkeletonToWorld(skCube, norm), nil, nil
+	if skinMode {
+		_, codes, err := tokenizer.Split(tokens)
+		if err == nil {
+			cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
+			var skin *assets.Skin
+			if skin, err = r.Skin.Decode(cube, skCube, codes); err == nil {
+				out.Skin = skin
+				return out, "tokenrig", nil
+			}
+		}
+	}
+	skin, err := GeodesicSkin(out)
+	if err != nil {
+		return nil, "", fmt.Errorf("geodesic skin of the sampled skeleton: %w", err)
+	}
+	out.Skin = skin
+	return out, "tokenrig-skeleton+geodesic", nil
+}
+
+// GeodesicSkin is geodesic voxel binding with default options (assets/skinning).
+func GeodesicSkin(c *assets.Character) (*assets.Skin, error) {
+	return skinning.Geodesic(c, skinning.GeodesicOptions{})
+}
+
+// SkinOnly keeps c's skeleton and generates only its skin tokens, with the skeleton
+// tokens as the prompt (greedy), then decodes them. The returned skin refers to c's
+// own joint indices.
+func (r *ModelRigger) SkinOnly(c *assets.Character) (*assets.Skin, error) {
+	if r.Skin == nil || !r.SkinTokens {
+		return nil, errors.New("skin-only mode needs a model trained on skin tokens and a trained skin tokenizer")
+	}
+	if c.Skeleton == nil {
+		return nil, errors.New("skin-only mode: the character has no skeleton")
+	}
+	nm, norm := NormalizedMesh(&c.Mesh)
+	prompt, order, err := tokenizer.EncodeSkeleton(c.Skeleton, norm)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewSource(r.Seed))
+	lat, err := r.Model.Encode(SamplePoints(&nm, r.Model.Cfg.Points, rng))
+	if err != nil {
+		return nil, err
+	}
+	sess, err := r.Model.NewSession(lat)
+	if err != nil {
+		return nil, err
+	}
+	smp, err := Generate(sess, prompt, SampleOptions{}, rng)
+	if err != nil {
+		return nil, err
+	}
+	_, codes, err := tokenizer.Split(smp.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	// The decoder wants the skeleton in token order, in the cube, at its exact joints.
+	skTok := reorderSkeleton(tokenizer.SkeletonToCube(c.Skeleton, norm), order)
+	cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
+	skin, err := r.Skin.Decode(cube, skTok, codes)
+	if err != nil {
+		return nil, err
+	}
+	for _, infl := range skin.Weights {
+		for i := range infl {
+			infl[i].Joint = order[infl[i].Joint]
+		}
+	}
+	return skin, nil
+}
+
+// reorderSkeleton returns sk with joints in token order (order[i] is the original
+// index of token-order joint i); parents are remapped.
+func reorderSkeleton(sk *assets.Skeleton, order tokenizer.Order) *assets.Skeleton {
+	inv := order.Inverse()
+	out := &assets.Skeleton{}
+	for _, j := range order {
+		p := sk.Parents[j]
+		if p >= 0 {
+			p = inv[p]
+		}
+		out.Names = append(out.Names, sk.Names[j])
+		out.Parents = append(out.Parents, p)
+		out.BindWorld = append(out.BindWorld, sk.BindWorld[j])
+	}
+	return out
+}
+
+// PredictSkeleton returns the model's greedy skeleton for c's mesh, in c's world
+// frame (the skeleton task of `rig eval`).
+func (r *ModelRigger) PredictSkeleton(c *assets.Character) (*assets.Skeleton, error) {
+	nm, norm := NormalizedMesh(&c.Mesh)
+	rng := rand.New(rand.NewSource(r.Seed))
+	lat, err := r.Model.Encode(SamplePoints(&nm, r.Model.Cfg.Points, rng))
+	if err != nil {
+		return nil, err
+	}
+	sess, err := r.Model.NewSession(lat)
+	if err != nil {
+		return nil, err
+	}
+	smp, err := Generate(sess, nil, SampleOptions{MaxJoints: r.Model.Cfg.MaxJoint, StopAtSEP: true}, rng)
+	if err != nil {
+		return nil, err
+	}
+	sk, err := tokenizer.DecodeSkeleton(smp.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	return tokenizer.SkeletonToWorld(sk, norm), nil
 }

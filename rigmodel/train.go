@@ -82,12 +82,13 @@ func sibling(ckpt, suffix string) string {
 }
 
 // loadCharacters reads every rigged character among the inputs and splits them by
-// IsValidation. Files that fail to load or are not rigged are skipped and counted.
+// HeldOut family. Files that fail to load or are not rigged are skipped and counted.
 func loadCharacters(inputs []string, load func(string) (*assets.Character, error), maxJoints int) (train, val []*assets.Character, skipped int, err error) {
 	items, err := ListInputs(inputs)
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	fam := FamiliesOf(inputs, items)
 	for _, it := range items {
 		c, err := load(it.Path)
 		if err != nil || !c.Rigged() || c.Skeleton.NumJoints() > maxJoints || c.Validate() != nil {
@@ -95,7 +96,7 @@ func loadCharacters(inputs []string, load func(string) (*assets.Character, error
 			continue
 		}
 		c.Name = it.Name
-		if IsValidation(filepath.Base(it.Path)) {
+		if HeldOut(fam[it.Path]) {
 			val = append(val, c)
 		} else {
 			train = append(train, c)

@@ -123,7 +123,7 @@ func b2f(b bool) float32 {
 
 // Sampling sizes of the skin tokenizer (per bone, or per character for the mesh).
 const (
-	encPoints   = 256  // encoder points per bone
+	encPoints   = 128  // encoder points per bone
 	meshPoints  = 256  // mesh-condition points per character
 	surfSamples = 2048 // surface samples drawn per character for the encoder
 )

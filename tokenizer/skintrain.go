@@ -178,12 +178,35 @@ func nameFamily(path string) string {
 	return filepath.Base(filepath.Dir(path)) + "/" + base
 }
 
-// IsValidationFamily reports whether a family belongs to the held-out split: about
-// one family in five, chosen by a hash of its name so every tool agrees.
+// IsValidationFamily reports whether a family's hash puts it in the held-out split
+// (about one family in five, so every tool agrees). SplitFiles adds the size rule.
 func IsValidationFamily(family string) bool {
 	h := fnv.New32a()
 	h.Write([]byte(family))
 	return h.Sum32()%5 == 0
+}
+
+// MaxValidationFamily is the largest family SplitFiles holds out: bigger families
+// (the 0 A.D. human body with 47 clothing variants, the horse rig shared by riders
+// and props) always train, or the validation split would be one creature.
+const MaxValidationFamily = 20
+
+// SplitFiles splits files into train and validation by creature family: a family is
+// held out when IsValidationFamily says so and it has at most MaxValidationFamily
+// files.
+func SplitFiles(files []DataFile) (train, val []DataFile) {
+	size := map[string]int{}
+	for _, f := range files {
+		size[f.Family]++
+	}
+	for _, f := range files {
+		if IsValidationFamily(f.Family) && size[f.Family] <= MaxValidationFamily {
+			val = append(val, f)
+		} else {
+			train = append(train, f)
+		}
+	}
+	return train, val
 }
 
 // trainChar is a prepared character with the joints worth sampling.
@@ -349,14 +372,7 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	if err != nil {
 		return nil, fmt.Errorf("train skin tokenizer: %w", err)
 	}
-	var trainF, valF []DataFile
-	for _, f := range files {
-		if IsValidationFamily(f.Family) {
-			valF = append(valF, f)
-		} else {
-			trainF = append(trainF, f)
-		}
-	}
+	trainF, valF := SplitFiles(files)
 	train, trainNames := loadTrainChars(trainF, opt.Seed, logf)
 	val, valNames := loadTrainChars(valF, opt.Seed+100000, logf)
 	for i, c := range opt.Extra {
@@ -473,11 +489,13 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 		acc += s.Loss
 		accN++
 		st.WallSec = wall0 + time.Since(start).Seconds()
+		if st.Step%10 == 0 {
+			progress(logw, st, opt.Steps, time.Since(start), lr, acc/float64(accN))
+		}
 		if st.Step%50 == 0 {
 			st.TrainLoss, st.TrainStep = append(st.TrainLoss, acc/float64(accN)), append(st.TrainStep, st.Step)
 			acc, accN = 0, 0
 		}
-		progress(logw, st, opt.Steps, time.Since(start), lr)
 		if st.Step%opt.ValEvery == 0 || st.Step == opt.Steps {
 			validate()
 		}
@@ -495,13 +513,9 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	return st, ctx.Err()
 }
 
-func progress(w io.Writer, st *TrainState, total int, elapsed time.Duration, lr float64) {
+func progress(w io.Writer, st *TrainState, total int, elapsed time.Duration, lr, loss float64) {
 	const width = 30
 	done := int(float64(width) * float64(st.Step) / float64(max(1, total)))
 	bar := strings.Repeat("#", done) + strings.Repeat(".", width-done)
-	last := math.NaN()
-	if n := len(st.TrainLoss); n > 0 {
-		last = st.TrainLoss[n-1]
-	}
-	fmt.Fprintf(w, "\r[%s] %d/%d loss %.4f lr %.2g %s", bar, st.Step, total, last, lr, elapsed.Round(time.Second))
+	fmt.Fprintf(w, "\r[%s] %d/%d loss %.4f lr %.2g %s", bar, st.Step, total, loss, lr, elapsed.Round(time.Second))
 }

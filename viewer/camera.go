@@ -100,7 +100,7 @@ func (c *Camera) Frame(lo, hi assets.Vec3, aspect float64) {
 	if d <= 0 || math.IsNaN(d) || math.IsInf(d, 0) {
 		d = 1
 	}
-	c.Distance = d * 1.08
+	c.Distance = d * 1.12
 }
 
 // Orbit turns the camera by dx, dy radians, keeping the pitch short of the poles.

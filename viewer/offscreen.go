@@ -42,7 +42,7 @@ func NewOffscreen(w, h int) (*Offscreen, error) {
 		}
 		var maxSamples int32
 		gl.GetIntegerv(gl.MAX_SAMPLES, &maxSamples)
-		o.samples = min(4, maxSamples)
+		o.samples = min(int32(offscreenSamples), maxSamples)
 		// Multisampled draw target.
 		gl.GenFramebuffers(1, &o.msFBO)
 		gl.BindFramebuffer(gl.FRAMEBUFFER, o.msFBO)
@@ -86,7 +86,7 @@ func (o *Offscreen) Render(v *View) (*image.RGBA, error) {
 	if o.closed {
 		return nil, errors.New("offscreen: render after Close")
 	}
-	img := image.NewRGBA(image.Rect(0, 0, o.w, o.h))
+	var img *image.RGBA
 	err := onGL(func() error {
 		o.win.MakeContextCurrent()
 		gl.BindFramebuffer(gl.FRAMEBUFFER, o.msFBO)
@@ -95,21 +95,11 @@ func (o *Offscreen) Render(v *View) (*image.RGBA, error) {
 		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, o.outFBO)
 		gl.BlitFramebuffer(0, 0, int32(o.w), int32(o.h), 0, 0, int32(o.w), int32(o.h), gl.COLOR_BUFFER_BIT, gl.NEAREST)
 		gl.BindFramebuffer(gl.READ_FRAMEBUFFER, o.outFBO)
-		gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
-		buf := make([]byte, 4*o.w*o.h)
-		gl.ReadPixels(0, 0, int32(o.w), int32(o.h), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(buf))
-		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
 		if e := gl.GetError(); e != gl.NO_ERROR {
 			return fmt.Errorf("offscreen: OpenGL error 0x%x", e)
 		}
-		// OpenGL rows run bottom-up; images run top-down.
-		stride := 4 * o.w
-		for y := 0; y < o.h; y++ {
-			copy(img.Pix[y*img.Stride:y*img.Stride+stride], buf[(o.h-1-y)*stride:(o.h-y)*stride])
-		}
-		for i := 3; i < len(img.Pix); i += 4 {
-			img.Pix[i] = 255
-		}
+		img = readFramebuffer(o.w, o.h)
+		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
 		return nil
 	})
 	if err != nil {
@@ -163,4 +153,24 @@ func (o *Offscreen) Close() {
 	}
 	o.closed = true
 	_ = onGL(func() error { o.win.MakeContextCurrent(); o.free(); return nil })
+}
+
+// offscreenSamples is the multisampling of offscreen images (antialiased edges).
+var offscreenSamples = 4
+
+// readFramebuffer reads the bound read framebuffer into an opaque image, flipping
+// OpenGL's bottom-up rows to top-down.
+func readFramebuffer(w, h int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
+	buf := make([]byte, 4*w*h)
+	gl.ReadPixels(0, 0, int32(w), int32(h), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(buf))
+	stride := 4 * w
+	for y := 0; y < h; y++ {
+		copy(img.Pix[y*img.Stride:y*img.Stride+stride], buf[(h-1-y)*stride:(h-y)*stride])
+	}
+	for i := 3; i < len(img.Pix); i += 4 {
+		img.Pix[i] = 255
+	}
+	return img
 }

@@ -65,7 +65,13 @@ func ContactSheet(paths []string, o SheetOptions) (*image.RGBA, int, error) {
 		}
 		if err != nil {
 			failed++
-			caption = append(caption, "!"+oneLine(err))
+			msg := oneLine(err)
+			width := max(8, o.Cell/7-1)
+			for len(msg) > 0 && len(caption) < 6 {
+				n := min(width, len(msg))
+				caption = append(caption, "!"+msg[:n])
+				msg = msg[n:]
+			}
 		}
 		txt := RenderText(caption)
 		draw.Draw(sheet, image.Rectangle{at, at.Add(txt.Rect.Size())}.Intersect(image.Rectangle{at, at.Add(image.Pt(o.Cell, o.Cell))}), txt, image.Point{}, draw.Over)

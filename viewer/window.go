@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"fmt"
+	"image"
 	"math"
 	"math/rand"
 	"path/filepath"
@@ -23,6 +24,10 @@ type RunOptions struct {
 	// Score returns a one-line summary of a rig's rewards for the overlay (e.g.
 	// from package rewards); nil shows only the mesh and skeleton counts.
 	Score func(c *assets.Character) string
+	// Frames, when positive, closes the window after that many frames (smoke tests).
+	Frames int
+	// Capture, when set with Frames, receives the last frame as an image.
+	Capture func(img *image.RGBA)
 }
 
 // HelpLines is the on-screen help.
@@ -96,11 +101,10 @@ func (a *app) load() {
 		r := NewRig(c)
 		r.Label = filepath.Base(p)
 		a.view.Rigs = append(a.view.Rigs, r)
-		s := Stats(c)
+		a.scores = append(a.scores, Stats(c))
 		if a.opts.Score != nil {
-			s += " | " + a.opts.Score(c)
+			a.scores = append(a.scores, "  "+a.opts.Score(c))
 		}
-		a.scores = append(a.scores, s)
 	}
 	if len(a.view.Rigs) < 2 {
 		for _, r := range a.view.Rigs {
@@ -444,7 +448,14 @@ func Run(o RunOptions) error {
 			a.needsFrame = true
 		})
 		last := time.Now()
+		frames := 0
 		for !win.ShouldClose() {
+			if o.Frames > 0 {
+				if frames >= o.Frames {
+					break
+				}
+				a.needsFrame = true
+			}
 			now := time.Now()
 			a.advance(now.Sub(last).Seconds())
 			last = now
@@ -456,9 +467,13 @@ func Run(o RunOptions) error {
 				r.draw(&a.view, a.w, a.h)
 				gl.Finish()
 				a.frameMS = 0.8*a.frameMS + 0.2*float64(time.Since(t0).Microseconds())/1000
+				if o.Capture != nil && frames+1 == o.Frames {
+					o.Capture(readFramebuffer(a.w, a.h))
+				}
 				win.SwapBuffers()
+				frames++
 			}
-			if a.playing {
+			if a.playing || o.Frames > 0 {
 				glfw.PollEvents()
 			} else {
 				glfw.WaitEventsTimeout(0.25)

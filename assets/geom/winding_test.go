@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rigkit/rigkit/assets"
 )
@@ -143,4 +144,28 @@ func BenchmarkWindingNumber(b *testing.B) {
 			BruteForceWindingNumber(m, pts[i%len(pts)])
 		}
 	})
+}
+
+// BenchmarkWindingSpeedup times the BVH winding number and brute force on the same
+// points in one run and reports the ratio (x-speedup) on a ≈10k-triangle mesh.
+func BenchmarkWindingSpeedup(b *testing.B) {
+	m := uvSphere(assets.Vec3{}, 1, 64, 80)
+	w := NewWindingNumber(m)
+	rng := rand.New(rand.NewSource(1))
+	pts := make([]assets.Vec3, 64)
+	for i := range pts {
+		pts[i] = assets.Vec3{rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2}
+	}
+	var fast, brute time.Duration
+	for i := 0; i < b.N; i++ {
+		p := pts[i%len(pts)]
+		t0 := time.Now()
+		w.At(p)
+		t1 := time.Now()
+		BruteForceWindingNumber(m, p)
+		brute += time.Since(t1)
+		fast += t1.Sub(t0)
+	}
+	b.ReportMetric(float64(brute)/float64(fast), "x-speedup")
+	b.ReportMetric(float64(len(m.Triangles)), "triangles")
 }

@@ -99,8 +99,13 @@ func AutoResolution(c *assets.Character) int {
 	return clampInt(res, DefaultMinResolution, DefaultMaxResolution)
 }
 
-// leafExtension stretches leaf bones for the geodesic search (see bonesExt).
-var leafExtension = 0.0
+// LeafExtension is how far the geodesic search stretches a leaf joint's bone beyond
+// the joint, continuing its parent link, as a fraction of that link's length (a foot
+// or fingertip joint then owns the volume past it, as a Blender bone's tail would).
+// The rigid floor keeps leaves as points (METRICS.md's nearest bone segment).
+const LeafExtension = 0.25
+
+var leafExtension = LeafExtension
 
 func normalizedBones(s *assets.Skeleton, norm assets.Normalization) []Segment {
 	segs := bonesExt(s, leafExtension)

@@ -11,11 +11,11 @@ import (
 
 // Defaults of GeodesicOptions.
 const (
-	DefaultFalloff        = 0.5
-	DefaultPower          = 4.0
-	DefaultSmoothIters    = 2
+	DefaultFalloff        = 1.0
+	DefaultPower          = 8.0
+	DefaultSmoothIters    = 1
 	DefaultSmoothStrength = 0.5
-	DefaultMinWeight      = 0.02
+	DefaultMinWeight      = 0.05
 	// MinBoneWeight is the weight a bone that would otherwise stay empty gets on the
 	// vertices nearest to it.
 	MinBoneWeight = 0.02

@@ -48,19 +48,19 @@ func (p *prim) prepare(smooth float64) {
 // dist returns an approximate signed distance from x to the part (negative inside)
 // and the segment parameter t in [0,1] of the closest axis point.
 func (p *prim) dist(x assets.Vec3) (float64, float64) {
-	ax := x.Sub(p.a)
-	t := ax.Dot(p.ab) * p.invLen2
+	ax, ay, az := x[0]-p.a[0], x[1]-p.a[1], x[2]-p.a[2]
+	t := (ax*p.ab[0] + ay*p.ab[1] + az*p.ab[2]) * p.invLen2
 	if t < 0 {
 		t = 0
 	} else if t > 1 {
 		t = 1
 	}
-	d := ax.Sub(p.ab.Scale(t))
+	dx, dy, dz := ax-p.ab[0]*t, ay-p.ab[1]*t, az-p.ab[2]*t
 	if p.flatScale != 1 {
-		d = d.Add(p.flat.Scale(d.Dot(p.flat) * (1/p.flatScale - 1)))
+		f := (dx*p.flat[0] + dy*p.flat[1] + dz*p.flat[2]) * (1/p.flatScale - 1)
+		dx, dy, dz = dx+p.flat[0]*f, dy+p.flat[1]*f, dz+p.flat[2]*f
 	}
-	r := p.ra + (p.rb-p.ra)*t
-	return math.Sqrt(d.Dot(d)) - r, t
+	return math.Sqrt(dx*dx+dy*dy+dz*dz) - (p.ra + (p.rb-p.ra)*t), t
 }
 
 // axial returns the signed distance of x along the axis from a (not clamped).
@@ -238,7 +238,9 @@ func polygonize(prims []prim, h float64) *surface {
 				}
 				for n, i := range list {
 					p := &prims[i]
-					if ds[n]-p.lip*halfDiag <= math.Max(fc, 0)+lip*halfDiag+2*lip*h+p.k {
+					// A part farther than this from every point of the block can
+					// neither flip a sample's sign nor move a crossing (see above).
+					if ds[n]-p.lip*halfDiag <= 2*lip*h+p.k {
 						kept = append(kept, i)
 					}
 				}

@@ -79,7 +79,7 @@ func (b *builder) hand(wrist int, tag string, dir, up assets.Vec3, scale float64
 	for k := 0; k < nf; k++ {
 		var base, fdir assets.Vec3
 		if k == 0 { // thumb
-			base = p0.Add(dir.Scale(palm * 0.35)).Add(across.Scale(gap*(m-1)/2 + gap*0.9))
+			base = p0.Add(dir.Scale(palm * 0.35)).Add(across.Scale(gap*(m-1)/2 + gap*1.3))
 			fdir = dir.Add(across.Scale(1.2)).Normalize()
 		} else {
 			off := (float64(k-1) - (m-1)/2) * gap
@@ -121,6 +121,7 @@ func (b *builder) biped(plan bodyPlan) {
 	armLen := H * b.u(0.33, 0.43)
 	armR := H * b.u(0.03, 0.045)
 	thighR := H * b.u(0.04, 0.06)
+	hipW = math.Max(hipW, 1.8*b.r(thighR))
 	lean := 0.0
 	if plan.horizontal {
 		lean = deg(b.u(45, 75))
@@ -131,7 +132,7 @@ func (b *builder) biped(plan bodyPlan) {
 
 	hips := b.joint("hips", -1, v3(0, legLen, 0))
 	up := v3(0, math.Cos(lean), math.Sin(lean))
-	nSpine := segments(torso*0.7, torsoR, 1.3, 3)
+	nSpine := segments(torso*0.7, torsoR, 1.8, 3)
 	chestPos := b.pos[hips].Add(up.Scale(torso * 0.7))
 	spine := b.spine(hips, chestPos, nSpine, bellyR, chestR, v3(0, -math.Sin(lean), math.Cos(lean)), depth, "chest")
 	chest := spine[len(spine)-1]
@@ -169,7 +170,7 @@ func (b *builder) biped(plan bodyPlan) {
 		if pair > 0 {
 			suffix = fmt.Sprint(pair + 1)
 			attach = spine[max(0, len(spine)-1-pair)]
-			height = 1 - 0.22*float64(pair)
+			height = 1 - math.Max(0.22, 4*armR/(torso*0.92))*float64(pair)
 		}
 		for si, s := range sides {
 			tag := s.tag + suffix
@@ -178,7 +179,7 @@ func (b *builder) biped(plan bodyPlan) {
 			sh := b.pos[hips].Add(up.Scale(shoulderY))
 			clav := b.bone("clavicle_"+tag, attach, sh.Add(v3(s.sign*shoulderW*0.3, 0, 0)), armR*1.2, armR*1.3)
 			upper := b.bone("arm_"+tag+"_upper", clav, sh.Add(v3(s.sign*shoulderW, 0, 0)), armR*1.3, armR*1.2)
-			down := armDown + deg(b.u(-8, 8))
+			down := armDown + deg(b.u(-8, 8)) + deg(20)*float64(pair)
 			dir := v3(s.sign*math.Cos(down), -math.Sin(down), 0)
 			elbow := b.pos[upper].Add(dir.Scale(armLen * 0.45 * k)).Add(v3(0, 0, -armLen*0.03))
 			lower := b.bone("arm_"+tag+"_lower", upper, elbow, armR*1.15, armR*0.95)
@@ -226,7 +227,7 @@ func (b *builder) biped(plan bodyPlan) {
 // tail adds a tapering, gently curling tail from parent.
 func (b *builder) tail(parent int, dir assets.Vec3, length, r0 float64, n [2]int) {
 	want := b.in(n[0], n[1])
-	count := segments(length, r0, 1.6, want)
+	count := segments(length, r0, 2.2, want)
 	curl := deg(b.u(-25, 25))
 	p := b.pos[parent].Add(dir.Scale(r0 * 0.5))
 	seg := length / float64(count)
@@ -291,7 +292,7 @@ func (b *builder) quadruped(plan bodyPlan) {
 	toes := b.chance(plan.toes)
 
 	hips := b.joint("hips", -1, v3(0, legH, -bodyLen/2))
-	nSpine := segments(bodyLen, bodyR, 1.4, 4)
+	nSpine := segments(bodyLen, bodyR, 2.0, 4)
 	spine := b.spine(hips, v3(0, legH+rise, bodyLen/2), nSpine, bodyR*b.u(0.85, 1.05), bodyR, v3(1, 0, 0), depth, "chest")
 	chest := spine[len(spine)-1]
 
@@ -308,7 +309,7 @@ func (b *builder) quadruped(plan bodyPlan) {
 			yaw = deg(-40 + 80*float64(hI)/float64(heads-1))
 		}
 		ndir := rotY(v3(0, math.Sin(ang), math.Cos(ang)), yaw)
-		m := segments(neckLen, neckR, 1.6, 3)
+		m := segments(neckLen, neckR, 2.2, 3)
 		pts := make([]assets.Vec3, m)
 		for i := range pts {
 			pts[i] = b.pos[chest].Add(ndir.Scale(bodyR*0.6 + neckLen*float64(i+1)/float64(m)))
@@ -341,7 +342,7 @@ func (b *builder) quadruped(plan bodyPlan) {
 		for si, s := range sides {
 			k := la[si] * (1 + 0.03*float64(li))
 			tag := leg.tag + s.tag
-			x := s.sign * bodyR * 0.55
+			x := s.sign * math.Max(math.Max(bodyR*0.55, 3.6*b.r(legR)), 9*b.r(legR*0.3))
 			z := b.pos[leg.parent][2]
 			y := b.pos[leg.parent][1] - bodyR*0.35
 			out := 0.0
@@ -385,8 +386,8 @@ func (b *builder) snake() {
 	amp := b.u(0.05, 0.35)
 	waves := b.u(0.5, 2)
 	seg := length / float64(n)
-	if seg < 1.5*r {
-		n = int(length / (1.5 * r))
+	if seg < 3*r {
+		n = max(4, int(length/(3*r)))
 		seg = length / float64(n)
 	}
 	phase := b.u(0, 2*math.Pi)
@@ -481,7 +482,7 @@ func (b *builder) octopus() {
 		d := out.Add(v3(0, -b.u(0.3, 0.9), 0)).Normalize()
 		curl := deg(b.u(-30, 40))
 		side := out.Cross(v3(0, 1, 0)).Normalize()
-		count := segments(tlen, tr, 1.6, joints)
+		count := segments(tlen, tr, 2.2, joints)
 		seg := tlen / float64(count)
 		pts := make([]assets.Vec3, count)
 		for i := range pts {
@@ -549,7 +550,7 @@ func (b *builder) lamp() {
 	a1 := deg(b.u(-30, 30))
 	a2 := deg(b.u(40, 100))
 	hdir := v3(0, -b.u(0.3, 1), b.u(0.3, 1)).Normalize()
-	shade := s * b.u(0.12, 0.2)
+	shade := s * b.u(0.08, 0.13)
 	base := b.joint("base", -1, v3(0, 0, 0))
 	b.blob(base, v3(0, armR, 0), v3(0, armR*1.5, 0), baseR, baseR, v3(0, 1, 0), 0.25)
 	lower := b.bone("arm_lower", base, v3(0, armR*4, 0), armR*2, armR*1.6)

@@ -105,7 +105,7 @@ func Kinds() []string {
 const (
 	smoothBlend   = 0.5  // smooth-min radius as a fraction of the thinner part's radius
 	minRadiusGrid = 1.0  // thinnest part radius, in grid cells
-	crossingsPerA = 1.45 // marching-cubes vertices per unit area per cell area
+	crossingsPerA = 1.25 // marching-cubes vertices per unit area per cell area
 )
 
 // Generate builds creature kind from seed. The same kind, seed and options always
@@ -124,7 +124,7 @@ func Generate(kind string, seed int64, opt Options) (*assets.Character, error) {
 	}
 	build := func(minR float64) (*builder, error) {
 		b := newBuilder(seed, minR)
-		b.blend = b.u(0.7, 1.1)
+		b.blend = b.u(0.8, 1.2)
 		g(b)
 		if err := b.finish(); err != nil {
 			return nil, fmt.Errorf("synth: %s seed %d: %w", kind, seed, err)
@@ -150,7 +150,8 @@ func Generate(kind string, seed int64, opt Options) (*assets.Character, error) {
 		b.prims[i].prepare(smoothBlend)
 	}
 	surf := polygonize(b.prims, h)
-	if n := len(surf.positions); n > 0 && math.Abs(float64(n)/float64(target)-1) > 0.1 {
+	firstRatio = append(firstRatio, float64(len(surf.positions))/float64(target))
+	if n := len(surf.positions); n > 0 && math.Abs(float64(n)/float64(target)-1) > 0.12 {
 		h *= math.Sqrt(float64(n) / float64(target))
 		surf = polygonize(b.prims, h)
 	}
@@ -216,3 +217,5 @@ func hsv(h, s, v float64) (float64, float64, float64) {
 }
 
 var errNoSkin = errors.New("synth: character has no skin")
+
+var firstRatio []float64

@@ -82,6 +82,7 @@ func skinWeights(prims []prim, parents []int, s *surface) *assets.Skin {
 			add(p.end, a*we)
 			add(p.owner, a*(1-wp-we))
 		}
+		acc = separateSiblings(acc, parents)
 		total := 0.0
 		for _, in := range acc {
 			total += in.Weight
@@ -96,4 +97,56 @@ func skinWeights(prims []prim, parents []int, s *surface) *assets.Skin {
 	}
 	skin.Prune(assets.MaxInfluencesWritten)
 	return skin
+}
+
+// separateSiblings keeps a vertex from moving with two sibling joints (two legs off
+// the hips, two fingers off the hand): among siblings only the heaviest keeps the
+// excess of its weight over the next heaviest, and the rest goes to their parent.
+// The map is continuous, so no seam appears where the heaviest sibling changes.
+func separateSiblings(acc []assets.Influence, parents []int) []assets.Influence {
+	for i := range acc {
+		p := parents[acc[i].Joint]
+		if p < 0 || acc[i].Weight == 0 {
+			continue
+		}
+		best, second, moved := i, -1, 0.0
+		for k := range acc {
+			if k == i || parents[acc[k].Joint] != p || acc[k].Weight == 0 {
+				continue
+			}
+			if acc[k].Weight > acc[best].Weight || (acc[k].Weight == acc[best].Weight && acc[k].Joint < acc[best].Joint) {
+				best = k
+			}
+		}
+		for k := range acc {
+			if k != best && parents[acc[k].Joint] == p && acc[k].Weight > 0 {
+				if second < 0 || acc[k].Weight > acc[second].Weight {
+					second = k
+				}
+			}
+		}
+		if second < 0 {
+			continue
+		}
+		w2 := acc[second].Weight
+		for k := range acc {
+			if k != best && parents[acc[k].Joint] == p && acc[k].Weight > 0 {
+				moved += acc[k].Weight
+				acc[k].Weight = 0
+			}
+		}
+		acc[best].Weight -= w2
+		moved += w2
+		found := false
+		for k := range acc {
+			if acc[k].Joint == p {
+				acc[k].Weight += moved
+				found = true
+			}
+		}
+		if !found {
+			acc = append(acc, assets.Influence{Joint: p, Weight: moved})
+		}
+	}
+	return acc
 }

@@ -7,7 +7,9 @@ import (
 	"os"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/tokenizer"
 )
 
 // The TokenRig model's commands: `rig train` and `rig auto`.
@@ -66,9 +68,16 @@ func runTrain(args []string, stdout io.Writer) error {
 	return enc.Encode(st)
 }
 
-// defaultSkinEncoder is the skin tokenizer used for training, or nil while none is
-// trained (the model then learns the skeleton part only).
-func defaultSkinEncoder() rigmodel.SkinEncoder { return nil }
+// defaultSkinEncoder is the shipped skin tokenizer used for training, or nil while
+// none is trained (the model then learns the skeleton part only).
+func defaultSkinEncoder() rigmodel.SkinEncoder {
+	tok, err := tokenizer.DefaultSkinTokenizer()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rig train: skin tokenizer unavailable (%v): training the skeleton part only\n", err)
+		return nil
+	}
+	return rigmodel.TokenizerSkin(tok)
+}
 
 func runAuto(args []string, stdout io.Writer) error {
 	fs := newFlags("auto")
@@ -120,8 +129,52 @@ func runAuto(args []string, stdout io.Writer) error {
 // newRigger returns the model rigger, or the classical one (with a note saying so)
 // when no model checkpoint is available.
 func newRigger(path string, samples int) (rigmodel.Rigger, string, error) {
-	return rigmodel.ClassicalRigger{}, "no model checkpoint: using the classical skeleton with rigid skinning", nil
+	r, note, err := loadModelRigger(path)
+	if err != nil {
+		if path != "" {
+			return nil, "", err
+		}
+		return rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
+			fmt.Sprintf("no usable model (%v): every rig is classical-skeleton+geodesic", err), nil
+	}
+	r.Samples = samples
+	return r, note, nil
 }
 
-// scoreRig scores a rig for its report (nil scorer until rewards exist).
-var scoreRig rigmodel.Scorer
+// loadModelRigger loads the model (a file, or the shipped one for "") and the skin
+// tokenizer when one is trained.
+func loadModelRigger(path string) (*rigmodel.ModelRigger, string, error) {
+	var m *rigmodel.Model
+	var st *rigmodel.TrainState
+	var err error
+	if path == "" {
+		m, st, err = rigmodel.DefaultModel()
+	} else {
+		m, st, err = rigmodel.LoadCheckpointFile(path)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	r := &rigmodel.ModelRigger{Model: m, SkinTokens: st.SkinTokens, Samples: 1, Temperature: 1, TopP: 0.95,
+		Floor: rigmodel.DefaultFloor, Seed: 1}
+	note := ""
+	if st.SkinTokens {
+		if tok, err := tokenizer.DefaultSkinTokenizer(); err == nil {
+			r.Skin = tok
+		} else {
+			note = fmt.Sprintf("skin tokenizer unavailable (%v): skins are geodesic", err)
+		}
+	} else {
+		note = "the model was trained on skeleton tokens only: skins are geodesic"
+	}
+	return r, note, nil
+}
+
+// scoreRig scores a rig for its report with the rewards' defaults.
+func scoreRig(c *assets.Character) (float64, any, error) {
+	rep, err := rewards.Score(c, rewards.Options{})
+	if err != nil {
+		return 0, nil, err
+	}
+	return rep.Score, rep, nil
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/viewer"
 )
 
@@ -79,9 +80,9 @@ func runView(args []string, stdout io.Writer) error {
 			o.Labels = [2]string{filepath.Base(path), filepath.Base(*compare)}
 		}
 		if !*noText {
-			o.Overlay = []string{viewer.Stats(c)}
+			o.Overlay = []string{viewer.Stats(c), "  " + viewScoreLine(c)}
 			if o.Compare != nil {
-				o.Overlay = append(o.Overlay, viewer.Stats(o.Compare))
+				o.Overlay = append(o.Overlay, viewer.Stats(o.Compare), "  "+viewScoreLine(o.Compare))
 			}
 			line := "mode: " + m.String()
 			if *bone != "" {
@@ -102,7 +103,7 @@ func runView(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s (%dx%d)\n", *shot, w, h)
 		return nil
 	default:
-		err := viewer.Run(viewer.RunOptions{Path: path, Compare: *compare, Width: w, Height: h})
+		err := viewer.Run(viewer.RunOptions{Path: path, Compare: *compare, Width: w, Height: h, Score: viewScoreLine})
 		if err != nil {
 			return fmt.Errorf("view %s: %w", path, err)
 		}
@@ -110,11 +111,29 @@ func runView(args []string, stdout io.Writer) error {
 	}
 }
 
+// viewScoreLine summarizes a rig's rewards (package rewards) on one line.
+func viewScoreLine(c *assets.Character) string {
+	rep, err := rewards.Score(c, rewards.Options{})
+	if err != nil {
+		return "rewards: " + oneLine(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "score %.3f (", rep.Score)
+	for i, n := range rewards.RewardNames {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "%s %.2f", n, rep.Rewards[n])
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
 // viewLoadRig reads and validates a character for a screenshot.
 func viewLoadRig(path string) (*assets.Character, error) {
-	c, err := assets.Load(path)
+	c, err := assets.Load(path) // its errors name the file
 	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", path, err)
+		return nil, err
 	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)

@@ -8,6 +8,22 @@
 // with CGO_ENABLED=0) it falls back to gonum's pure-Go BLAS. Built with the cuda tag,
 // Get("cuda") loads libcuda and cuBLAS at run time and falls back to cpu with a clear
 // message when no driver is present.
+//
+// Layers take their engine from Default when they are built, so a program picks
+// one with SetDefault before constructing models:
+//
+//	e, err := engine.Get("cuda") // cpu, plus an error saying why, if CUDA is missing
+//	if err != nil {
+//		log.Print(err)
+//	}
+//	engine.SetDefault(e)
+//
+// Status of the cuda engine: it needs no CUDA headers or libraries at build time
+// (the few driver and cuBLAS entry points are declared by hand and resolved with
+// dlsym), so `go build -tags cuda ./...` works anywhere cgo does. It runs GEMMs
+// through cuBLAS, staging operands from host memory on each call; elementwise
+// kernels stay on the host, and NVRTC kernels are not written yet. It has been
+// compiled and its no-driver fallback tested, but it has not yet run on a GPU.
 package engine
 
 import (

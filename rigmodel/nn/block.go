@@ -1,9 +1,11 @@
 package nn
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/rigkit/rigkit/rigmodel/engine"
+	"gorgonia.org/tensor"
 )
 
 // BlockConfig sizes a pre-norm transformer block.
@@ -35,6 +37,7 @@ type Block[F Float] struct {
 	eng        engine.Engine
 	x1, x2, x3 []F // residual stream after each branch
 	dx         []F
+	B, T, L    int
 }
 
 // NewBlock returns a block named name (parameters name.ln1.weight, name.attn.…).
@@ -78,6 +81,36 @@ func (b *Block[F]) SetTrain(train bool) {
 	}
 }
 
+// Forward maps x (B, T, C) to (B, T, C), cross-attending to ctx (B, L, CtxDim)
+// when the block has cross-attention (ctx is ignored otherwise and may be nil).
+func (b *Block[F]) Forward(x, ctx *tensor.Dense) *tensor.Dense {
+	s := x.Shape()
+	if len(s) != 3 || s[2] != b.Cfg.C {
+		panic(fmt.Sprintf("nn: Block.Forward: input shape %v, want (B, T, %d)", []int(s), b.Cfg.C))
+	}
+	var c []F
+	L := 0
+	if b.Cross != nil {
+		cs := ctx.Shape()
+		if len(cs) != 3 || cs[0] != s[0] || cs[2] != b.Cfg.CtxDim {
+			panic(fmt.Sprintf("nn: Block.Forward: context shape %v, want (%d, L, %d)", []int(cs), s[0], b.Cfg.CtxDim))
+		}
+		c, L = engine.Data[F](ctx), cs[1]
+	}
+	return engine.FromSlice(b.forward(engine.Data[F](x), s[0], s[1], c, L), s...)
+}
+
+// Backward takes dy (B, T, C) and returns dx (B, T, C) and, with cross-attention,
+// dctx (B, L, CtxDim) (else nil).
+func (b *Block[F]) Backward(dy *tensor.Dense) (dx, dctx *tensor.Dense) {
+	d, dc := b.backward(engine.Data[F](dy))
+	dx = engine.FromSlice(d, b.B, b.T, b.Cfg.C)
+	if dc != nil {
+		dctx = engine.FromSlice(dc, b.B, b.L, b.Cfg.CtxDim)
+	}
+	return dx, dctx
+}
+
 // residual returns dst = x + y in a reused buffer.
 func (b *Block[F]) residual(dst, x, y []F) []F {
 	dst = grow(dst, len(x))
@@ -92,6 +125,7 @@ func (b *Block[F]) residual(dst, x, y []F) []F {
 // forward maps x (B, T, C) with context ctx (B, L, CtxDim) to (B, T, C).
 func (b *Block[F]) forward(x []F, B, T int, ctx []F, L int) []F {
 	n := B * T
+	b.B, b.T, b.L = B, T, L
 	b.x1 = b.residual(b.x1, x, b.Drop[0].forward(b.Attn.forward(b.LN1.forward(x, n), B, T)))
 	h := b.x1
 	if b.Cross != nil {

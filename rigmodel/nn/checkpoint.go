@@ -101,7 +101,9 @@ func SaveCheckpoint[F Float](w io.Writer, params []*Param[F], config any) error 
 // data to F, and returns the config JSON stored in its metadata (nil if none). It
 // refuses a file whose tensor names or shapes differ from params, naming the tensor
 // and both shapes, and a header that is oversized, malformed, or whose offsets
-// overlap, leave holes or run past the data.
+// overlap, leave holes or run past the data. Names and shapes are checked before
+// any value is written; a file that fails later (truncated data) may leave params
+// partly overwritten.
 func LoadCheckpoint[F Float](r io.Reader, params []*Param[F]) (config []byte, err error) {
 	var lenBuf [8]byte
 	if _, err := io.ReadFull(r, lenBuf[:]); err != nil {

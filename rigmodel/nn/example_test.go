@@ -25,7 +25,7 @@ func Example() {
 		tokens[i], targets[i] = i%20, (i+1)%20
 	}
 
-	latents, _ := enc.Forward(points)                  // (B, 8, 32)
+	latents, _ := enc.Forward(points)                 // (B, 8, 32)
 	logits, _ := model.Forward(tokens, B, T, latents) // (B, T, 20)
 	ce := nn.NewSoftmaxCrossEntropy[float32]()
 	loss, _ := ce.Forward(logits, targets, nil)

@@ -15,6 +15,7 @@ const geluK = 0.7978845608028654
 type GELU[F Float] struct {
 	eng   engine.Engine
 	x     []F
+	t     []F // tanh term of each element, kept for Backward
 	y, dx []F
 	shape tensor.Shape
 }
@@ -39,20 +40,29 @@ func (g *GELU[F]) Backward(dy *tensor.Dense) *tensor.Dense {
 func (g *GELU[F]) forward(x []F) []F {
 	g.x = x
 	g.y = grow(g.y, len(x))
-	geluApply(g.eng, x, g.y)
+	g.t = grow(g.t, len(x))
+	geluApply(g.eng, x, g.y, g.t)
 	return g.y
 }
 
-// geluApply sets y = GELU(x) without caching.
-func geluApply[F Float](e engine.Engine, x, y []F) {
+// geluApply sets y = GELU(x), and t to the tanh term when t is not nil.
+func geluApply[F Float](e engine.Engine, x, y, t []F) {
 	e.ParallelFor(len(x), func(lo, hi int) {
 		switch xs := any(x[lo:hi]).(type) {
 		case []float32:
-			gelu32(xs, any(y[lo:hi]).([]float32))
+			var ts []float32
+			if t != nil {
+				ts = any(t[lo:hi]).([]float32)
+			}
+			gelu32(xs, any(y[lo:hi]).([]float32), ts)
 		case []float64:
 			ys := any(y[lo:hi]).([]float64)
 			for i, v := range xs {
-				ys[i] = 0.5 * v * (1 + math.Tanh(geluK*(v+0.044715*v*v*v)))
+				th := math.Tanh(geluK * (v + 0.044715*v*v*v))
+				ys[i] = 0.5 * v * (1 + th)
+				if t != nil {
+					any(t).([]float64)[lo+i] = th
+				}
 			}
 		}
 	})
@@ -60,16 +70,15 @@ func geluApply[F Float](e engine.Engine, x, y []F) {
 
 func (g *GELU[F]) backward(dy []F) []F {
 	g.dx = grow(g.dx, len(dy))
-	x, dx := g.x, g.dx
+	x, th, dx := g.x, g.t, g.dx
 	g.eng.ParallelFor(len(dy), func(lo, hi int) {
 		switch xs := any(x[lo:hi]).(type) {
 		case []float32:
-			gelu32Backward(xs, any(dy[lo:hi]).([]float32), any(dx[lo:hi]).([]float32))
+			gelu32Backward(xs, any(th[lo:hi]).([]float32), any(dy[lo:hi]).([]float32), any(dx[lo:hi]).([]float32))
 		case []float64:
-			ds, out := any(dy[lo:hi]).([]float64), any(dx[lo:hi]).([]float64)
+			ds, out, ts := any(dy[lo:hi]).([]float64), any(dx[lo:hi]).([]float64), any(th[lo:hi]).([]float64)
 			for i, v := range xs {
-				u := geluK * (v + 0.044715*v*v*v)
-				t := math.Tanh(u)
+				t := ts[i]
 				du := geluK * (1 + 3*0.044715*v*v)
 				out[i] = ds[i] * (0.5*(1+t) + 0.5*v*(1-t*t)*du)
 			}
@@ -83,17 +92,26 @@ func tanhf(u float32) float32 {
 	return 1 - 2/(expf(2*u)+1)
 }
 
-func gelu32(x, y []float32) {
+func gelu32(x, y, t []float32) {
 	y = y[:len(x)]
+	if t == nil {
+		for i, v := range x {
+			y[i] = 0.5 * v * (1 + tanhf(geluK*(v+0.044715*v*v*v)))
+		}
+		return
+	}
+	t = t[:len(x)]
 	for i, v := range x {
-		y[i] = 0.5 * v * (1 + tanhf(geluK*(v+0.044715*v*v*v)))
+		th := tanhf(geluK * (v + 0.044715*v*v*v))
+		t[i] = th
+		y[i] = 0.5 * v * (1 + th)
 	}
 }
 
-func gelu32Backward(x, dy, dx []float32) {
-	dy, dx = dy[:len(x)], dx[:len(x)]
+func gelu32Backward(x, th, dy, dx []float32) {
+	th, dy, dx = th[:len(x)], dy[:len(x)], dx[:len(x)]
 	for i, v := range x {
-		t := tanhf(geluK * (v + 0.044715*v*v*v))
+		t := th[i]
 		du := geluK * (1 + 3*0.044715*v*v)
 		dx[i] = dy[i] * (0.5*(1+t) + 0.5*v*(1-t*t)*du)
 	}

@@ -192,14 +192,16 @@ var layerCases = []layerCase{
 	}},
 	{"Block with cross-attention", func(rng *rand.Rand) (func() float64, func() []target) {
 		b := NewBlock[float64]("blk", BlockConfig{C: 8, Heads: 2, Causal: true, CtxDim: 3}, rng)
-		x, ctx := randData(rng, 2*4*8), randData(rng, 2*3*3)
+		x, ctx := randTensor(rng, 2, 4, 8), randTensor(rng, 2, 3, 3)
 		r := randData(rng, 2*4*8)
-		loss := func() float64 { return dot(b.forward(x, 2, 4, ctx, 3), r) }
+		loss := func() float64 { return dot(engine.Data[float64](b.Forward(x, ctx)), r) }
 		return loss, func() []target {
 			ZeroGrad[float64](b)
 			loss()
-			dx, dctx := b.backward(r)
-			return append(paramTargets(b), target{"x", x, append([]float64(nil), dx...)}, target{"ctx", ctx, append([]float64(nil), dctx...)})
+			dx, dctx := b.Backward(engine.FromSlice(r, 2, 4, 8))
+			return append(paramTargets(b),
+				target{"x", engine.Data[float64](x), append([]float64(nil), engine.Data[float64](dx)...)},
+				target{"ctx", engine.Data[float64](ctx), append([]float64(nil), engine.Data[float64](dctx)...)})
 		}
 	}},
 	{"PointEncoder", func(rng *rand.Rand) (func() float64, func() []target) {

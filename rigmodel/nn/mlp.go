@@ -54,7 +54,7 @@ func (m *MLP[F]) backward(dy []F) []F {
 func (m *MLP[F]) apply(e engine.Engine, x []F, n int) []F {
 	h := make([]F, n*m.Up.Out)
 	m.Up.apply(e, x, n, h)
-	geluApply(e, h, h)
+	geluApply(e, h, h, nil)
 	y := make([]F, n*m.Down.Out)
 	m.Down.apply(e, h, n, y)
 	return y

@@ -7,7 +7,9 @@
 // the layer owns: it stays valid until the next Forward of the same layer. Backward
 // returns the gradient with respect to the input and adds the gradients of the
 // layer's parameters into their Grad tensors, so gradients accumulate until ZeroGrad.
-// Shapes are written in comments as (B, T, C): batch, time, channels.
+// Shapes are written in comments as (B, T, C): batch, time, channels. A layer is not
+// safe for concurrent use; the layers parallelize internally through their engine
+// (engine.Default when they were built).
 package nn
 
 import (
@@ -128,23 +130,25 @@ func add[F Float](e engine.Engine, dst, src []F) {
 	})
 }
 
-// expf is a float32 exponential accurate to about one ulp (Cephes expf), several
-// times faster than math.Exp; softmax and GELU spend most of their time here.
+// expf is a float32 exponential accurate to about two ulp (the Cephes expf
+// polynomial), several times faster than math.Exp; softmax and GELU spend most of
+// their time here. It returns 0 below -87.3 and saturates at e^88.
 func expf(x float32) float32 {
 	const (
 		log2e = 1.44269504088896341
 		c1    = 0.693359375
 		c2    = -2.12194440e-4
+		magic = 12582912 // 1.5·2^23: adding it rounds a float32 to an integer
 	)
-	if x > 88.3762626647949 {
-		x = 88.3762626647949
-	} else if x < -87.3365447504019 {
+	if x < -87.3 {
 		return 0
 	}
-	fx := float32(math.Floor(float64(x*log2e + 0.5)))
+	x = min(x, 88)
+	t := x*log2e + magic
+	fx := t - magic
+	n := int32(math.Float32bits(t)) - 0x4B400000
 	x = x - fx*c1 - fx*c2
-	z := x * x
 	y := ((((1.9875691500e-4*x+1.3981999507e-3)*x+8.3334519073e-3)*x+4.1665795894e-2)*x+1.6666665459e-1)*x + 5.0000001201e-1
-	y = y*z + x + 1
-	return y * math.Float32frombits(uint32(int32(fx)+127)<<23)
+	y = y*x*x + x + 1
+	return y * math.Float32frombits(uint32(n+127)<<23)
 }

@@ -1,0 +1,56 @@
+package assets_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// A one-joint character saved as GLB and loaded back.
+func ExampleSave() {
+	c := &assets.Character{
+		Name: "triangle",
+		Mesh: assets.Mesh{
+			Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
+			Triangles: [][3]int{{0, 1, 2}},
+		},
+		Skeleton: &assets.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []assets.Mat4{assets.Identity4()}},
+		Skin:     &assets.Skin{Weights: [][]assets.Influence{{{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}}},
+	}
+	dir, _ := os.MkdirTemp("", "rigkit")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "triangle.glb")
+	if err := assets.Save(path, c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	back, err := assets.Load(path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(back.Mesh.Positions), "vertices,", back.Skeleton.Names)
+	// Output: 3 vertices, [root]
+}
+
+// Inspect reports the defects of a mesh: a lone triangle is one part with three
+// boundary edges.
+func ExampleInspect() {
+	c := &assets.Character{Mesh: assets.Mesh{
+		Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
+		Triangles: [][3]int{{0, 1, 2}},
+	}}
+	r := assets.Inspect(c)
+	fmt.Println(r.Triangles, "triangle,", r.Mesh.Components, "part,", r.Mesh.BoundaryEdges, "boundary edges")
+	// Output: 1 triangle, 1 part, 3 boundary edges
+}
+
+// LoadFile returns the loader's repairs with the character; Load rejects orphan
+// vertices instead.
+func ExampleLoadFile() {
+	_, _, err := assets.LoadFile("missing.glb")
+	fmt.Println(err)
+	// Output: load missing.glb: open missing.glb: no such file or directory
+}

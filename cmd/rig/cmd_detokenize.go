@@ -1,0 +1,62 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/tokenizer"
+)
+
+func init() {
+	register(&command{
+		name:    "detokenize",
+		usage:   "TOKENS.json --mesh FILE.glb --out RIG.glb [--checkpoint CKPT]",
+		summary: "build the rig a token stream describes on a mesh and save it",
+		run:     runDetokenize,
+	})
+}
+
+func runDetokenize(args []string, stdout io.Writer) error {
+	fs := newFlags("detokenize")
+	meshPath := fs.String("mesh", "", "mesh to rig (.glb/.gltf; any rig it has is replaced)")
+	out := fs.String("out", "", "rigged .glb to write")
+	ckpt := fs.String("checkpoint", "", "skin-tokenizer checkpoint (default: the shipped one)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *meshPath == "" || *out == "" {
+		return fmt.Errorf("%w: want TOKENS.json, --mesh and --out", errUsage)
+	}
+	data, err := os.ReadFile(pos[0])
+	if err != nil {
+		return fmt.Errorf("detokenize: %w", err)
+	}
+	var sf tokenizer.StreamFile
+	if err := json.Unmarshal(data, &sf); err != nil {
+		return fmt.Errorf("detokenize %s: %w", pos[0], err)
+	}
+	if sf.VocabSize != 0 && sf.VocabSize != tokenizer.VocabSize {
+		return fmt.Errorf("detokenize %s: vocabulary size %d, this build has %d", pos[0], sf.VocabSize, tokenizer.VocabSize)
+	}
+	tok, err := loadSkinTokenizer(*ckpt)
+	if err != nil {
+		return err
+	}
+	mesh, err := assets.Load(*meshPath)
+	if err != nil {
+		return err
+	}
+	rig, err := tokenizer.Detokenize(sf.Tokens, sf.Names, mesh, tok)
+	if err != nil {
+		return fmt.Errorf("detokenize %s: %w", pos[0], err)
+	}
+	if err := assets.Save(*out, rig); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d joints, %d vertices → %s\n", pos[0], rig.Skeleton.NumJoints(), len(rig.Mesh.Positions), *out)
+	return nil
+}

@@ -1,0 +1,469 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/rewards/metrics"
+)
+
+func init() {
+	register(&command{
+		name:    "eval",
+		usage:   "--data DIR... --task skin [--method geodesic|rigid|tokens|all] --out REPORT.md",
+		summary: "score methods against ground-truth rigs (markdown + JSON report)",
+		run:     runEval,
+	})
+}
+
+// evalConfig is what every eval task receives.
+type evalConfig struct {
+	Files    []evalFile
+	Methods  []string // as given by --method, "all" expanded by the task
+	Out      string   // REPORT.md; the JSON goes beside it
+	Workers  int
+	Seed     int64
+	Leak     bool
+	Progress io.Writer
+}
+
+// evalFile is one ground-truth asset and its manifest category ("" if unknown).
+type evalFile struct {
+	Path     string `json:"file"`
+	Category string `json:"category"`
+}
+
+// evalTasks are the tasks of `rig eval`; the model adds "skeleton" and "rig".
+var evalTasks = map[string]func(cfg evalConfig, stdout io.Writer) error{
+	"skin": evalSkin,
+}
+
+// plannedEvalTasks are documented tasks whose implementation is not in this build.
+var plannedEvalTasks = []string{"skeleton", "rig"}
+
+// multiFlag collects a repeated flag; each value may also hold a comma-separated list.
+type multiFlag []string
+
+func (m *multiFlag) String() string { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s != "" {
+			*m = append(*m, s)
+		}
+	}
+	return nil
+}
+
+func runEval(args []string, stdout io.Writer) error {
+	fs := newFlags("eval")
+	var data multiFlag
+	fs.Var(&data, "data", "folder of ground-truth rigs (repeatable); extra positionals are folders too")
+	task := fs.String("task", "skin", "skin, skeleton or rig")
+	method := fs.String("method", "all", "method to score, or all registered methods")
+	out := fs.String("out", "", "REPORT.md (REPORT.json is written beside it)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "assets scored in parallel")
+	seed := fs.Int64("seed", 1, "seed of the deformation poses")
+	limit := fs.Int("limit", 0, "score only every k-th file so that about this many remain (0: all)")
+	leak := fs.Bool("leak", true, "measure influence leakage across parts (one extra geodesic field per asset)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	data = append(data, pos...)
+	if len(data) == 0 || *out == "" {
+		return fmt.Errorf("%w: need --data DIR and --out REPORT.md", errUsage)
+	}
+	run, ok := evalTasks[*task]
+	if !ok {
+		for _, p := range plannedEvalTasks {
+			if p == *task {
+				return fmt.Errorf("task %q is not available yet in this build (available: %v)", *task, evalTaskNames())
+			}
+		}
+		return fmt.Errorf("%w: unknown task %q (available: %v)", errUsage, *task, evalTaskNames())
+	}
+	var files []evalFile
+	for _, d := range data {
+		f, err := listEvalFiles(d)
+		if err != nil {
+			return err
+		}
+		files = append(files, f...)
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("eval: no .glb or .gltf files under %v", []string(data))
+	}
+	if *limit > 0 && len(files) > *limit {
+		step := (len(files) + *limit - 1) / *limit
+		var kept []evalFile
+		for i := 0; i < len(files); i += step {
+			kept = append(kept, files[i])
+		}
+		files = kept
+	}
+	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
+		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: os.Stderr}
+	return run(cfg, stdout)
+}
+
+func evalTaskNames() []string {
+	n := make([]string, 0, len(evalTasks))
+	for k := range evalTasks {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// listEvalFiles returns the rigs under dir, sorted, with categories from
+// dir/manifest.jsonl when it exists.
+func listEvalFiles(dir string) ([]evalFile, error) {
+	cats := map[string]string{}
+	if b, err := os.ReadFile(filepath.Join(dir, "manifest.jsonl")); err == nil {
+		sc := bufio.NewScanner(strings.NewReader(string(b)))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var row evalFile
+			if json.Unmarshal(sc.Bytes(), &row) == nil && row.Path != "" {
+				cats[filepath.Clean(row.Path)] = row.Category
+			}
+		}
+	}
+	var out []evalFile
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		ext := strings.ToLower(filepath.Ext(p))
+		if d.IsDir() || (ext != ".glb" && ext != ".gltf") {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, evalFile{Path: p, Category: cats[filepath.Clean(rel)]})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("eval: list %s: %w", dir, err)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	return out, nil
+}
+
+// isCharacter reports whether a manifest category is a character (biped, quadruped,
+// winged, creature) rather than a prop.
+func isCharacter(category string) bool {
+	c := strings.ToLower(category)
+	for _, k := range []string{"biped", "quadruped", "winged", "creature"} {
+		if strings.Contains(c, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// skinEvalResult is one method on one asset.
+type skinEvalResult struct {
+	File     string              `json:"file"`
+	Category string              `json:"category,omitempty"`
+	Method   string              `json:"method"`
+	Error    string              `json:"error,omitempty"`
+	Seconds  float64             `json:"seconds"`
+	Metrics  *metrics.SkinResult `json:"metrics,omitempty"`
+	Leak     *skinning.LeakReport `json:"leak,omitempty"`
+}
+
+// skinEvalSummary aggregates one method over one split.
+type skinEvalSummary struct {
+	Method          string  `json:"method"`
+	Split           string  `json:"split"`
+	Assets          int     `json:"assets"`
+	Usable          int     `json:"usable"`
+	Failed          int     `json:"failed"`
+	EmptyBoneAssets int     `json:"assets_with_empty_bones"`
+	OrphanAssets    int     `json:"assets_with_orphans"`
+	DeformMean      float64 `json:"deform_mean"`
+	DeformMax       float64 `json:"deform_max"`
+	L1              float64 `json:"l1"`
+	Precision       float64 `json:"precision"`
+	Recall          float64 `json:"recall"`
+	MedianSeconds   float64 `json:"median_seconds"`
+	LeakWeight      float64 `json:"leak_weight"`
+	LeakyVertices   float64 `json:"leaky_vertex_fraction"`
+}
+
+type skinEvalReport struct {
+	Task      string            `json:"task"`
+	Seed      int64             `json:"seed"`
+	Methods   []string          `json:"methods"`
+	Summaries []skinEvalSummary `json:"summaries"`
+	Results   []skinEvalResult  `json:"results"`
+}
+
+const groundTruthMethod = "ground truth"
+
+func evalSkin(cfg evalConfig, stdout io.Writer) error {
+	var methods []string
+	for _, m := range cfg.Methods {
+		if m == "all" {
+			methods = append(methods, skinMethodNames()...)
+			continue
+		}
+		if _, ok := skinMethods[m]; !ok {
+			return fmt.Errorf("%w: unknown skin method %q (available: %v)", errUsage, m, skinMethodNames())
+		}
+		methods = append(methods, m)
+	}
+	results := make([][]skinEvalResult, len(cfg.Files))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	start := time.Now()
+	for w := 0; w < cfg.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				results[i] = evalSkinAsset(cfg.Files[i], methods, cfg)
+				mu.Lock()
+				done++
+				fmt.Fprintf(cfg.Progress, "\reval skin: %d/%d assets, %s", done, len(cfg.Files), time.Since(start).Round(time.Second))
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range cfg.Files {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	fmt.Fprintln(cfg.Progress)
+
+	rep := skinEvalReport{Task: "skin", Seed: cfg.Seed, Methods: methods}
+	for _, r := range results {
+		rep.Results = append(rep.Results, r...)
+	}
+	splits := []struct {
+		name string
+		keep func(string) bool
+	}{
+		{"characters", isCharacter},
+		{"all", func(string) bool { return true }},
+	}
+	for _, sp := range splits {
+		for _, m := range append(append([]string(nil), methods...), groundTruthMethod) {
+			s := summarizeSkin(rep.Results, m, sp.name, sp.keep)
+			if s.Assets > 0 {
+				rep.Summaries = append(rep.Summaries, s)
+			}
+		}
+	}
+	md := skinMarkdown(rep, cfg)
+	if err := writeFileAtomic(cfg.Out, []byte(md)); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(rep, "", " ")
+	if err != nil {
+		return fmt.Errorf("eval: encode report: %w", err)
+	}
+	jsonPath := strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".json"
+	if err := writeFileAtomic(jsonPath, js); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, md)
+	fmt.Fprintf(stdout, "\nwrote %s and %s\n", cfg.Out, jsonPath)
+	return nil
+}
+
+// evalSkinAsset scores every method on one asset (plus ground truth's own leakage).
+func evalSkinAsset(f evalFile, methods []string, cfg evalConfig) []skinEvalResult {
+	fail := func(m string, err error) skinEvalResult {
+		return skinEvalResult{File: f.Path, Category: f.Category, Method: m, Error: err.Error()}
+	}
+	var out []skinEvalResult
+	gt, err := assets.Load(f.Path)
+	if err == nil && !gt.Rigged() {
+		err = fmt.Errorf("%s: no skeleton or skin", f.Path)
+	}
+	if err != nil {
+		for _, m := range methods {
+			out = append(out, fail(m, err))
+		}
+		return out
+	}
+	var field *skinning.Field
+	if cfg.Leak {
+		field, _ = skinning.NewField(gt, skinning.FieldOptions{Resolution: skinning.DefaultMaxResolution, Cutoff: -1, Workers: 1})
+	}
+	for _, m := range methods {
+		in := gt.Clone()
+		in.Skin = nil
+		t0 := time.Now()
+		skin, err := skinMethods[m](in)
+		secs := time.Since(t0).Seconds()
+		if err != nil {
+			out = append(out, fail(m, err))
+			continue
+		}
+		pred := gt.Clone()
+		pred.Skin = skin
+		res, err := metrics.CompareSkin(gt, pred, cfg.Seed)
+		if err != nil {
+			out = append(out, fail(m, err))
+			continue
+		}
+		r := skinEvalResult{File: f.Path, Category: f.Category, Method: m, Seconds: secs, Metrics: &res}
+		if field != nil {
+			l := field.Leakage(skin)
+			r.Leak = &l
+		}
+		out = append(out, r)
+	}
+	if field != nil {
+		l := field.Leakage(gt.Skin)
+		out = append(out, skinEvalResult{File: f.Path, Category: f.Category, Method: groundTruthMethod, Leak: &l})
+	}
+	return out
+}
+
+func summarizeSkin(results []skinEvalResult, method, split string, keep func(string) bool) skinEvalSummary {
+	s := skinEvalSummary{Method: method, Split: split}
+	var secs []float64
+	leaks := 0
+	for _, r := range results {
+		if r.Method != method || !keep(r.Category) {
+			continue
+		}
+		s.Assets++
+		if r.Leak != nil {
+			s.LeakWeight += r.Leak.Weight
+			s.LeakyVertices += r.Leak.Fraction
+			leaks++
+		}
+		if r.Error != "" {
+			s.Failed++
+			continue
+		}
+		if r.Metrics == nil {
+			continue
+		}
+		m := r.Metrics
+		s.Usable++
+		if len(m.EmptyBones) > 0 {
+			s.EmptyBoneAssets++
+		}
+		if m.Orphans > 0 {
+			s.OrphanAssets++
+		}
+		s.DeformMean += m.DeformMean
+		s.DeformMax += m.DeformMax
+		s.L1 += m.L1
+		s.Precision += m.Precision
+		s.Recall += m.Recall
+		secs = append(secs, r.Seconds)
+	}
+	if s.Usable > 0 {
+		n := float64(s.Usable)
+		s.DeformMean /= n
+		s.DeformMax /= n
+		s.L1 /= n
+		s.Precision /= n
+		s.Recall /= n
+		sort.Float64s(secs)
+		s.MedianSeconds = secs[len(secs)/2]
+		if len(secs)%2 == 0 {
+			s.MedianSeconds = (secs[len(secs)/2-1] + secs[len(secs)/2]) / 2
+		}
+	}
+	if leaks > 0 {
+		s.LeakWeight /= float64(leaks)
+		s.LeakyVertices /= float64(leaks)
+	} else {
+		s.LeakWeight, s.LeakyVertices = math.NaN(), math.NaN()
+	}
+	return s
+}
+
+func skinMarkdown(rep skinEvalReport, cfg evalConfig) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# rig eval --task skin\n\n%d files; metrics of shared/METRICS.md (seed %d, %d poses up to 45°; deformation ×100 in normalized units).\n",
+		len(cfg.Files), cfg.Seed, metrics.DeformPoses)
+	if cfg.Leak {
+		fmt.Fprintf(&b, "Leak: mean weight per vertex on bones whose geodesic distance through the solid (voxels, 128 along the longest axis) exceeds %g× the straight-line distance; leaky %%: vertices with more than %g of it.\n",
+			skinning.LeakDetour, skinning.LeakyVertexWeight)
+	}
+	for _, split := range []string{"characters", "all"} {
+		var rows []skinEvalSummary
+		for _, s := range rep.Summaries {
+			if s.Split == split {
+				rows = append(rows, s)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		title := "characters only (biped, quadruped, winged, creature)"
+		if split == "all" {
+			title = "all assets (props included)"
+		}
+		fmt.Fprintf(&b, "\n### %s: %d assets\n\n", title, rows[0].Assets)
+		b.WriteString("| method | usable | unmatched/failed | assets with empty bones | deformation mean ×100 | deformation max ×100 | L1 | precision | recall | median s | orphan assets | leak | leaky % |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, s := range rows {
+			leak := "–"
+			leaky := "–"
+			if !math.IsNaN(s.LeakWeight) {
+				leak = fmt.Sprintf("%.4f", s.LeakWeight)
+				leaky = fmt.Sprintf("%.2f", 100*s.LeakyVertices)
+			}
+			if s.Method == groundTruthMethod {
+				fmt.Fprintf(&b, "| %s | | | | | | | | | | | %s | %s |\n", s.Method, leak, leaky)
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2f | %.2f | %.3f | %.3f | %.3f | %.3f | %d | %s | %s |\n",
+				s.Method, s.Usable, s.Failed, s.EmptyBoneAssets, s.DeformMean, s.DeformMax, s.L1, s.Precision, s.Recall, s.MedianSeconds, s.OrphanAssets, leak, leaky)
+		}
+	}
+	var failures []string
+	for _, r := range rep.Results {
+		if r.Error != "" {
+			failures = append(failures, fmt.Sprintf("- %s (%s): %s", r.File, r.Method, oneLineString(r.Error)))
+		}
+	}
+	if len(failures) > 0 {
+		b.WriteString("\n### failures\n\n" + strings.Join(failures, "\n") + "\n")
+	}
+	return b.String()
+}
+
+func oneLineString(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// writeFileAtomic writes through a temporary file renamed into place.
+func writeFileAtomic(path string, data []byte) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

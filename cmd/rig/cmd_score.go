@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rigkit/rigkit/rewards"
+)
+
+func init() {
+	register(&command{
+		name:    "score",
+		usage:   "FILE... [--json] [--details] [--poses N] [--seed S]",
+		summary: "score rigs with the geometric rewards (JSON lines)",
+		run:     runScore,
+	})
+}
+
+// scoreLine is one output line of `rig score`.
+type scoreLine struct {
+	File     string             `json:"file"`
+	Score    float64            `json:"score"`
+	Rewards  map[string]float64 `json:"rewards"`
+	Problems []string           `json:"problems"`
+	Details  *rewards.Details   `json:"details,omitempty"`
+	Error    string             `json:"error,omitempty"`
+}
+
+func runScore(args []string, stdout io.Writer) error {
+	fs := newFlags("score")
+	fs.Bool("json", true, "print JSON lines (the only format; accepted for compatibility)")
+	details := fs.Bool("details", false, "include per-reward details (bones, vertices)")
+	poses := fs.Int("poses", 8, "random poses of the deformation reward")
+	seed := fs.Int64("seed", 1, "seed of poses and samples")
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("%w: no files", errUsage)
+	}
+	if *poses < 1 {
+		return fmt.Errorf("%w: --poses must be at least 1", errUsage)
+	}
+	opt := rewards.Options{Poses: *poses, Seed: *seed}
+	enc := json.NewEncoder(stdout)
+	failed := 0
+	for _, f := range files {
+		line := scoreLine{File: f, Problems: []string{}}
+		data, err := os.ReadFile(f)
+		var rep *rewards.Report
+		if err == nil {
+			rep, err = rewards.ScoreGLB(data, f, opt)
+		}
+		if err != nil {
+			failed++
+			line.Error = err.Error()
+		} else {
+			line.Score, line.Rewards, line.Problems = rep.Score, rep.Rewards, rep.Problems
+			if *details {
+				line.Details = &rep.Details
+			}
+		}
+		if err := enc.Encode(line); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d files failed to score", failed, len(files))
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/rewards/serve"
+)
+
+func init() {
+	register(&command{
+		name:    "serve",
+		usage:   "[--addr 127.0.0.1:8080] [--concurrency N] [--max-body MiB] [--timeout D] [--poses N] [--seed S]",
+		summary: "HTTP scoring service for RL trainers (POST /score, /score/batch)",
+		run:     runServe,
+	})
+}
+
+func runServe(args []string, stdout io.Writer) error {
+	fs := newFlags("serve")
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+	conc := fs.Int("concurrency", 0, "rigs scored at once (0: number of CPUs)")
+	maxBody := fs.Int64("max-body", 64, "largest request body in MiB")
+	timeout := fs.Duration("timeout", 60*time.Second, "per-request time limit")
+	poses := fs.Int("poses", 8, "random poses of the deformation reward")
+	seed := fs.Int64("seed", 1, "seed of poses and samples")
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, rest[0])
+	}
+	srv := serve.New(serve.Config{
+		MaxBodyBytes: *maxBody << 20,
+		Concurrency:  *conc,
+		Timeout:      *timeout,
+		Options:      rewards.Options{Poses: *poses, Seed: *seed},
+	})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", *addr, err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(stdout, "rig serve: listening on http://%s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve %s: %w", *addr, err)
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stdout, "rig serve: shutting down")
+	shutCtx, cancel := context.WithTimeout(context.Background(), *timeout+5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}

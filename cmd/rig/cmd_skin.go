@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/skinning"
+)
+
+func init() {
+	register(&command{
+		name:    "skin",
+		usage:   "IN.glb --out OUT.glb [--method tokens|geodesic|rigid]",
+		summary: "compute skin weights for a mesh's own skeleton",
+		run:     runSkin,
+	})
+}
+
+// skinMethod computes weights for a character's mesh and skeleton (its own skin, if
+// any, is ignored). It must keep the skeleton, joint names and vertex positions.
+type skinMethod func(c *assets.Character) (*assets.Skin, error)
+
+// skinMethods are the methods of `rig skin` and `rig eval --task skin`. Other files
+// register more (the learned model registers "tokens").
+var skinMethods = map[string]skinMethod{
+	"geodesic": func(c *assets.Character) (*assets.Skin, error) {
+		return skinning.Geodesic(c, skinning.GeodesicOptions{})
+	},
+	"rigid": func(c *assets.Character) (*assets.Skin, error) {
+		if c.Skeleton.NumJoints() == 0 {
+			return nil, fmt.Errorf("rigid skin %q: no skeleton", c.Name)
+		}
+		return skinning.Rigid(c), nil
+	},
+}
+
+// defaultSkinMethod is the documented default; while it is not registered,
+// resolveSkinMethod falls back to fallbackSkinMethod with a note on stderr.
+const (
+	defaultSkinMethod  = "tokens"
+	fallbackSkinMethod = "geodesic"
+)
+
+// resolveSkinMethod returns the method to run for a --method value ("" = default).
+func resolveSkinMethod(name string, stderr io.Writer) (string, skinMethod, error) {
+	if name == "" {
+		name = defaultSkinMethod
+		if _, ok := skinMethods[name]; !ok {
+			fmt.Fprintf(stderr, "rig: skin method %q is not available in this build; using %q\n", name, fallbackSkinMethod)
+			name = fallbackSkinMethod
+		}
+	}
+	m, ok := skinMethods[name]
+	if !ok {
+		return "", nil, fmt.Errorf("%w: unknown skin method %q (available: %v)", errUsage, name, skinMethodNames())
+	}
+	return name, m, nil
+}
+
+func skinMethodNames() []string {
+	n := make([]string, 0, len(skinMethods))
+	for k := range skinMethods {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+func runSkin(args []string, stdout io.Writer) error {
+	fs := newFlags("skin")
+	out := fs.String("out", "", "output .glb (required)")
+	method := fs.String("method", "", "tokens (default), geodesic or rigid")
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if len(files) != 1 || *out == "" {
+		return fmt.Errorf("%w: need one input file and --out", errUsage)
+	}
+	name, fn, err := resolveSkinMethod(*method, os.Stderr)
+	if err != nil {
+		return err
+	}
+	c, err := assets.Load(files[0])
+	if err != nil {
+		return fmt.Errorf("load %s: %w", files[0], err)
+	}
+	if c.Skeleton.NumJoints() == 0 {
+		return fmt.Errorf("skin %s: the file has no skeleton (rig skin keeps the input's skeleton; use rig auto to make one)", files[0])
+	}
+	t0 := time.Now()
+	skin, err := fn(c)
+	if err != nil {
+		return fmt.Errorf("skin %s with %s: %w", files[0], name, err)
+	}
+	if err := skin.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-3); err != nil {
+		return fmt.Errorf("skin %s with %s: invalid weights: %w", files[0], name, err)
+	}
+	elapsed := time.Since(t0)
+	rigged := c.Clone()
+	rigged.Skin = skin
+	if err := assets.Save(*out, rigged); err != nil {
+		return fmt.Errorf("save %s: %w", *out, err)
+	}
+	fmt.Fprintf(stdout, "%s: %d vertices, %d joints, method %s, %.3f s → %s\n",
+		files[0], len(c.Mesh.Positions), c.Skeleton.NumJoints(), name, elapsed.Seconds(), *out)
+	return nil
+}

@@ -1,0 +1,163 @@
+package rewards
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// Bad input never panics: broken rigs get a report (score 0 where vital), broken
+// meshes a clear error.
+func TestBadInput(t *testing.T) {
+	base := capsuleMan(1, false).character(32)
+	tests := []struct {
+		name      string
+		mutate    func(c *assets.Character)
+		wantErr   bool
+		wantZero  bool
+		wantBadSk bool
+	}{
+		{"NaN joint", func(c *assets.Character) { c.Skeleton.BindWorld[3][12] = math.NaN() }, false, true, false},
+		{"weights on missing joints", func(c *assets.Character) {
+			for v := 0; v < len(c.Skin.Weights); v += 3 {
+				c.Skin.Weights[v] = []assets.Influence{{Joint: 999, Weight: 1}}
+			}
+		}, false, false, true},
+		{"NaN weights", func(c *assets.Character) { c.Skin.Weights[0][0].Weight = math.NaN() }, false, false, true},
+		{"orphans", func(c *assets.Character) { c.Skin.Weights[5] = nil }, false, false, true},
+		{"short weight list", func(c *assets.Character) { c.Skin.Weights = c.Skin.Weights[:10] }, false, false, true},
+		{"no skeleton", func(c *assets.Character) { c.Skeleton, c.Skin = nil, nil }, false, true, false},
+		{"parent after child", func(c *assets.Character) { c.Skeleton.Parents[1] = 5 }, false, true, false},
+		{"empty mesh", func(c *assets.Character) { c.Mesh = assets.Mesh{} }, true, false, false},
+		{"NaN vertex", func(c *assets.Character) { c.Mesh.Positions[0][1] = math.Inf(1) }, true, false, false},
+		{"bad triangle index", func(c *assets.Character) { c.Mesh.Triangles[0][0] = -4 }, true, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := base.Clone()
+			tc.mutate(c)
+			rep, err := Score(c, Options{Poses: 2})
+			if tc.wantErr {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := json.Marshal(rep); err != nil {
+				t.Fatalf("report does not serialize: %v", err)
+			}
+			if math.IsNaN(rep.Score) || rep.Score < 0 || rep.Score > 1 {
+				t.Fatalf("score %v", rep.Score)
+			}
+			if tc.wantZero && rep.Score != 0 {
+				t.Errorf("score %.3f, want 0", rep.Score)
+			}
+			if tc.wantBadSk && !(rep.Rewards[SkinReward] < 1) {
+				t.Errorf("skin reward %.3f, want < 1", rep.Rewards[SkinReward])
+			}
+			if len(rep.Problems) == 0 {
+				t.Error("no problem reported")
+			}
+		})
+	}
+}
+
+func TestMeshTooLarge(t *testing.T) {
+	c := capsuleMan(1, false).character(32)
+	_, err := Score(c, Options{MaxTriangles: 100})
+	if !errors.Is(err, ErrMeshTooLarge) {
+		t.Fatalf("error %v, want ErrMeshTooLarge", err)
+	}
+}
+
+func TestScoreDeterministic(t *testing.T) {
+	c := capsuleMan(4, true).character(32)
+	a, err := Score(c, Options{Poses: 3, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Score(c, Options{Poses: 3, Seed: 9})
+	if a.Score != b.Score {
+		t.Errorf("same seed, scores %v and %v", a.Score, b.Score)
+	}
+	for _, name := range RewardNames {
+		if v, ok := a.Rewards[name]; !ok || v < 0 || v > 1 {
+			t.Errorf("reward %s = %v", name, v)
+		}
+	}
+}
+
+// A protrusion without a bone is named in the coverage details.
+func TestUncoveredProtrusionNamed(t *testing.T) {
+	spec := capsuleMan(1, true)
+	c := spec.character(40)
+	// Drop the tail joints: the tail has no bone.
+	n := 0
+	for n < len(spec.names) && spec.names[n] != "tail1" {
+		n++
+	}
+	c.Skeleton = &assets.Skeleton{Names: c.Skeleton.Names[:n], Parents: c.Skeleton.Parents[:n], BindWorld: c.Skeleton.BindWorld[:n]}
+	c.Skin = smoothWeights(c.Mesh.Positions, c.Skeleton)
+	rep, err := Score(c, Options{Poses: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Details.Coverage.Uncovered) == 0 {
+		t.Fatal("no uncovered protrusion reported for a tail without bones")
+	}
+	top := rep.Details.Coverage.Uncovered[0]
+	if top.Position[2] > -0.3 {
+		t.Errorf("largest uncovered protrusion at %v (%s), want the tail (world z < -0.3)", top.Position, top.Where)
+	}
+}
+
+func ExampleScore() {
+	c := capsuleMan(1, false).character(32)
+	rep, err := Score(c, Options{Poses: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rep.Score > 0.5, len(rep.Rewards))
+	// Output: true 6
+}
+
+// BenchmarkScore scores a ≈5k-vertex rig with 8 poses: "cold" prepares the mesh each
+// time (what `rig score` does), "warm" reuses a Prepared mesh (an RL group sharing a
+// mesh). rigs/s is per benchmark goroutine; run with -cpu to compare.
+func BenchmarkScore(b *testing.B) {
+	c := capsuleMan(1, true).character(84)
+	b.Logf("rig: %d vertices, %d triangles, %d joints", len(c.Mesh.Positions), len(c.Mesh.Triangles), c.Skeleton.NumJoints())
+	opt := Options{Poses: 8}
+	b.Run("cold", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := Score(c, opt); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rigs/s")
+	})
+	p, err := Prepare(&c.Mesh, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("warm", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := p.Score(c, opt); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rigs/s")
+	})
+}

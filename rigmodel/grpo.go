@@ -1,0 +1,222 @@
+package rigmodel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/tokenizer"
+)
+
+// This file is GRPO fine-tuning (group relative policy optimization): for a mesh,
+// sample a group of streams, score each decoded rig with the rewards, normalize the
+// scores within the group into advantages, and take a policy-gradient step on
+// exactly the sampled token buffers (never a re-encoding of the decoded rigs).
+
+// RewardFunc scores one sampled stream for mesh c (higher is better).
+type RewardFunc func(c *assets.Character, tokens []int) float64
+
+// RigReward decodes a stream with the rigger's decode path and returns the rewards'
+// combined score of the rig; a stream that does not give a valid rig scores 0.
+func RigReward(r *ModelRigger) RewardFunc {
+	return func(c *assets.Character, tokens []int) float64 {
+		_, norm := NormalizedMesh(&c.Mesh)
+		rig, _, err := r.decode(c, norm, tokens, r.Skin != nil && r.SkinTokens)
+		if err != nil || CheckRig(rig) != nil {
+			return 0
+		}
+		rep, err := rewards.Score(rig, rewards.Options{})
+		if err != nil {
+			return 0
+		}
+		return rep.Score
+	}
+}
+
+// GRPOOptions configures a GRPO step.
+type GRPOOptions struct {
+	Group       int     // streams sampled per mesh
+	Temperature float64 // sampling temperature (the policy's); 0 means 1
+	MaxJoints   int     // 0: the model's bound
+	StopAtSEP   bool    // skeleton-only policy
+	ScaleByStd  bool    // divide advantages by the group's standard deviation
+}
+
+// GRPOStats reports one step.
+type GRPOStats struct {
+	MeanReward float64
+	MaxReward  float64
+	Tokens     int // sampled (non-prompt) tokens that carried gradient
+}
+
+// GRPOStep samples opt.Group streams for each mesh, scores them with reward and
+// accumulates the policy gradient of -Σ A_i · log π(stream_i) / (sampled tokens) into
+// the model's Grad (call nn.ZeroGrad first, then step the optimizer). π is the
+// grammar-masked, tempered distribution the streams were drawn from.
+func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPOOptions, rng *rand.Rand) (GRPOStats, error) {
+	var st GRPOStats
+	if opt.Group < 2 {
+		return st, errors.New("grpo: a group needs at least 2 samples")
+	}
+	temp := opt.Temperature
+	if temp <= 0 {
+		temp = 1
+	}
+	maxJ := opt.MaxJoints
+	if maxJ <= 0 {
+		maxJ = m.Cfg.MaxJoint
+	}
+	n := 0
+	for _, c := range meshes {
+		nm, _ := NormalizedMesh(&c.Mesh)
+		pts := SamplePoints(&nm, m.Cfg.Points, rng)
+		lat, err := m.Encode(pts)
+		if err != nil {
+			return st, err
+		}
+		group := make([]*Sampled, opt.Group)
+		scores := make([]float64, opt.Group)
+		for i := range group {
+			sess, err := m.NewSession(lat)
+			if err != nil {
+				return st, err
+			}
+			if group[i], err = Generate(sess, nil, SampleOptions{Temperature: temp, MaxJoints: maxJ, StopAtSEP: opt.StopAtSEP}, rng); err != nil {
+				return st, err
+			}
+			scores[i] = reward(c, group[i].Tokens)
+			st.MeanReward += scores[i]
+			st.MaxReward = math.Max(st.MaxReward, scores[i])
+			n++
+		}
+		adv := rewards.GroupAdvantages(scores, opt.ScaleByStd)
+		k, err := m.policyGradient(pts, group, adv, temp, maxJ)
+		if err != nil {
+			return st, err
+		}
+		st.Tokens += k
+	}
+	if n > 0 {
+		st.MeanReward /= float64(n)
+	}
+	return st, nil
+}
+
+// policyGradient runs teacher forcing on the group's own token buffers and
+// backpropagates the advantage-weighted log-likelihood of the sampled tokens.
+func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, temp float64, maxJ int) (int, error) {
+	G := len(group)
+	T := 0
+	for _, s := range group {
+		T = max(T, len(s.Tokens)-1)
+	}
+	if T < 1 {
+		return 0, nil
+	}
+	ids := make([]int, G*T)
+	for i, s := range group {
+		copy(ids[i*T:], s.Tokens[:len(s.Tokens)-1])
+	}
+	var all []float32
+	for range group {
+		all = append(all, pts...)
+	}
+	m.Decoder.SetTrain(false) // the policy that sampled had no dropout
+	lat := m.Encoder.Forward(all, G)
+	logits, err := m.Decoder.Forward(ids, G, T, lat)
+	if err != nil {
+		return 0, fmt.Errorf("grpo: %w", err)
+	}
+	lg := engine.Data[float32](logits)
+	V := m.Cfg.Vocab
+	dl := make([]float32, len(lg))
+	// Count the tokens that were actually sampled (prompt and forced tokens excluded).
+	count := 0
+	type pos struct{ i, t int }
+	var learn []pos
+	for i, s := range group {
+		g := tokenizer.NewGrammar(maxJ).Start()
+		for t := 0; t+1 < len(s.Tokens); t++ {
+			if err := g.Next(s.Tokens[t]); err != nil {
+				return 0, fmt.Errorf("grpo: sampled stream breaks the grammar: %w", err)
+			}
+			if t+1 < s.Prompt || adv[i] == 0 {
+				continue
+			}
+			mask := g.Allowed()
+			if mask.Count() > 1 {
+				learn = append(learn, pos{i, t})
+				count++
+			}
+		}
+	}
+	if count == 0 {
+		return 0, nil
+	}
+	for _, p := range learn {
+		s := group[p.i]
+		g, _ := tokenizer.NewGrammar(maxJ).Run(s.Tokens[:p.t+1])
+		mask := g.Allowed()
+		row := lg[(p.i*T+p.t)*V : (p.i*T+p.t+1)*V]
+		drow := dl[(p.i*T+p.t)*V : (p.i*T+p.t+1)*V]
+		// π over the allowed tokens at temperature temp.
+		mx := math.Inf(-1)
+		for tok := range row {
+			if mask.Has(tok) {
+				mx = math.Max(mx, float64(row[tok])/temp)
+			}
+		}
+		sum := 0.0
+		for tok := range row {
+			if mask.Has(tok) {
+				sum += math.Exp(float64(row[tok])/temp - mx)
+			}
+		}
+		// d(-A·log π(y))/d logit_k = -A/temp · (1[k=y] - π_k), over allowed k.
+		scale := -adv[p.i] / temp / float64(count)
+		y := s.Tokens[p.t+1]
+		for tok := range row {
+			if !mask.Has(tok) {
+				continue
+			}
+			pk := math.Exp(float64(row[tok])/temp-mx) / sum
+			ind := 0.0
+			if tok == y {
+				ind = 1
+			}
+			drow[tok] = float32(scale * (ind - pk))
+		}
+	}
+	dlat, err := m.Decoder.Backward(engine.FromSlice(dl, G, T, V))
+	if err != nil {
+		return 0, fmt.Errorf("grpo: %w", err)
+	}
+	m.Encoder.Backward(dlat)
+	return count, nil
+}
+
+// GRPOTrain runs steps of GRPO on meshes with AdamW at learning rate lr, calling
+// report after each step.
+func (m *Model) GRPOTrain(meshes []*assets.Character, reward RewardFunc, opt GRPOOptions, steps int, lr float64, seed int64, report func(step int, st GRPOStats)) error {
+	adam := nn.NewAdamW[float32](lr)
+	adam.WeightDecay = 0
+	rng := rand.New(rand.NewSource(seed))
+	for step := 0; step < steps; step++ {
+		nn.ZeroGrad[float32](m)
+		st, err := m.GRPOStep(meshes, reward, opt, rng)
+		if err != nil {
+			return err
+		}
+		nn.ClipGradNorm(m.Params(), 1)
+		adam.Step(m.Params())
+		if report != nil {
+			report(step, st)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package tokenizer
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// StreamFile is the JSON form of a tokenized rig written by `rig tokenize` and read
+// by `rig detokenize`.
+type StreamFile struct {
+	Source    string `json:"source,omitempty"`
+	VocabSize int    `json:"vocab_size"`
+	// Tokens is the whole stream, BOS through EOS.
+	Tokens []int `json:"tokens"`
+	// Readable is the stream with TokenString, space separated; joints of the
+	// skeleton part are grouped as (x y z).
+	Readable string `json:"readable"`
+	Joints   int    `json:"joints"`
+	// Names are the source skeleton's joint names in token order (empty for a
+	// stream without a named skeleton); Order maps token order to the source's
+	// joint indices.
+	Names []string `json:"names,omitempty"`
+	Order []int    `json:"order,omitempty"`
+	// Normalization of the source mesh (world = cube/Scale + Center).
+	Center [3]float64 `json:"center"`
+	Scale  float64    `json:"scale"`
+	// SkinBitsPerJoint is the size of one joint's skin tokens, in bits.
+	SkinBitsPerJoint float64 `json:"skin_bits_per_joint"`
+}
+
+// Tokenize writes a rigged character (world space) as a full token stream: its
+// skeleton by EncodeSkeleton and each joint's skin by the skin tokenizer, in token
+// order. It also returns the per-joint codes in token order.
+func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, error) {
+	if !c.Rigged() {
+		return nil, nil, fmt.Errorf("tokenize %q: not rigged", c.Name)
+	}
+	norm := assets.NormalizationOf(c.Mesh)
+	skel, order, err := EncodeSkeleton(c.Skeleton, norm)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tokenize %q: %w", c.Name, err)
+	}
+	codes, err := tok.EncodeAll(norm.Apply(c))
+	if err != nil {
+		return nil, nil, fmt.Errorf("tokenize %q: %w", c.Name, err)
+	}
+	inTokenOrder := make([][]int, len(order))
+	for i, j := range order {
+		inTokenOrder[i] = codes[j]
+	}
+	full, err := Join(skel, inTokenOrder)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tokenize %q: %w", c.Name, err)
+	}
+	sf := &StreamFile{Source: c.Name, VocabSize: VocabSize, Tokens: full, Readable: Readable(full),
+		Joints: len(order), Names: order.Names(c.Skeleton.Names), Order: order,
+		Center: norm.Center, Scale: norm.Scale, SkinBitsPerJoint: SkinBitsPerJoint()}
+	return sf, inTokenOrder, nil
+}
+
+// Readable renders a stream with TokenString, grouping each joint's coordinates in
+// parentheses.
+func Readable(tokens []int) string {
+	var b strings.Builder
+	coord := 0
+	for i, t := range tokens {
+		if i > 0 && coord == 0 {
+			b.WriteByte(' ')
+		}
+		if IsCoord(t) {
+			if coord == 0 {
+				b.WriteByte('(')
+			} else {
+				b.WriteByte(' ')
+			}
+			b.WriteString(TokenString(t))
+			coord++
+			if coord == 3 {
+				b.WriteByte(')')
+				coord = 0
+			}
+			continue
+		}
+		b.WriteString(TokenString(t))
+	}
+	return b.String()
+}
+
+// Detokenize builds the rig a full stream describes on mesh (world space; any rig it
+// has is ignored): the skeleton from the tokens mapped back to world space by the
+// mesh's own normalization, and the skin decoded by tok. Joint names are taken from
+// names when it has one per joint, else generated. Animations are dropped.
+func Detokenize(tokens []int, names []string, mesh *assets.Character, tok *SkinTokenizer) (*assets.Character, error) {
+	_, codes, err := Split(tokens)
+	if err != nil {
+		return nil, fmt.Errorf("detokenize: %w", err)
+	}
+	sk, err := DecodeSkeleton(tokens)
+	if err != nil {
+		return nil, fmt.Errorf("detokenize: %w", err)
+	}
+	if len(mesh.Mesh.Positions) == 0 {
+		return nil, errors.New("detokenize: empty mesh")
+	}
+	norm := assets.NormalizationOf(mesh.Mesh)
+	bare := &assets.Character{Name: mesh.Name, Mesh: mesh.Mesh}
+	skin, err := tok.Decode(norm.Apply(bare), sk, codes)
+	if err != nil {
+		return nil, fmt.Errorf("detokenize: %w", err)
+	}
+	out := mesh.Clone()
+	out.Animations = nil
+	out.Skeleton = SkeletonToWorld(sk, norm)
+	if len(names) == sk.NumJoints() {
+		copy(out.Skeleton.Names, names)
+	}
+	out.Skin = skin
+	return out, nil
+}
+
+// CompressionRatios returns, averaged over the joints that influence some vertex,
+// the raw size of a joint's weights as float32 (over all vertices: dense; over the
+// vertices it influences: sparse) divided by SkinBitsPerJoint.
+func CompressionRatios(skin *assets.Skin, numJoints int) (dense, sparse float64) {
+	count := make([]int, numJoints)
+	for _, infl := range skin.Weights {
+		for _, in := range infl {
+			if in.Weight > 0 && in.Joint >= 0 && in.Joint < numJoints {
+				count[in.Joint]++
+			}
+		}
+	}
+	bits := SkinBitsPerJoint()
+	n := 0
+	for _, c := range count {
+		if c == 0 {
+			continue
+		}
+		n++
+		dense += float64(32*len(skin.Weights)) / bits
+		sparse += float64(32*c) / bits
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return dense / float64(n), sparse / float64(n)
+}

@@ -1,0 +1,238 @@
+package tokenizer
+
+import (
+	"bytes"
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// tube returns a rigged character built in code: a bent tube around a 3-joint chain
+// (plus a branch), skinned by a smooth falloff from each bone. It is in the cube.
+func tube() *assets.Character {
+	sk := &assets.Skeleton{
+		Names:   []string{"root", "mid", "tip", "side"},
+		Parents: []int{-1, 0, 1, 0},
+		BindWorld: []assets.Mat4{
+			assets.Translate4(assets.Vec3{0, -0.9, 0}),
+			assets.Translate4(assets.Vec3{0, 0, 0}),
+			assets.Translate4(assets.Vec3{0, 0.9, 0}),
+			assets.Translate4(assets.Vec3{0.3, -0.6, 0}),
+		},
+	}
+	var m assets.Mesh
+	const rings, seg = 24, 12
+	for r := 0; r <= rings; r++ {
+		y := -1 + 2*float64(r)/rings
+		for s := 0; s < seg; s++ {
+			a := 2 * math.Pi * float64(s) / seg
+			m.Positions = append(m.Positions, assets.Vec3{0.25 * math.Cos(a), y, 0.25 * math.Sin(a)})
+		}
+	}
+	for r := 0; r < rings; r++ {
+		for s := 0; s < seg; s++ {
+			a, b := r*seg+s, r*seg+(s+1)%seg
+			c, d := a+seg, b+seg
+			m.Triangles = append(m.Triangles, [3]int{a, c, b}, [3]int{b, c, d})
+		}
+	}
+	c := &assets.Character{Name: "tube", Mesh: m, Skeleton: sk}
+	dense := make([][]float64, len(m.Positions))
+	for v, p := range m.Positions {
+		dense[v] = make([]float64, 4)
+		for j := 0; j < 3; j++ {
+			d := math.Abs(p[1] - sk.Position(j)[1])
+			dense[v][j] = math.Max(0, 1-d/0.7)
+		}
+		if p[0] > 0.1 && p[1] < -0.4 {
+			dense[v][3] = 0.5
+		}
+	}
+	c.Skin = assets.SkinFromDense(dense, 4)
+	c.Mesh.Normals = c.Mesh.ComputeNormals()
+	return c
+}
+
+func TestSkinTokenizerRoundTrip(t *testing.T) {
+	tok, err := NewSkinTokenizer(DefaultCVAEConfig(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tube()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	codes, err := tok.EncodeAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(codes) != c.Skeleton.NumJoints() {
+		t.Fatalf("%d code lists for %d joints", len(codes), c.Skeleton.NumJoints())
+	}
+	for j, cs := range codes {
+		if len(cs) != SkinTokensPerJoint {
+			t.Fatalf("joint %d: %d codes", j, len(cs))
+		}
+		for _, x := range cs {
+			if x < 0 || x >= SkinCodebookSize {
+				t.Fatalf("joint %d: code %d out of range", j, x)
+			}
+		}
+		one, err := tok.Encode(c, j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(one, cs) {
+			t.Fatalf("joint %d: Encode %v, EncodeAll %v (encoding must be deterministic)", j, one, cs)
+		}
+	}
+	skin, err := tok.Decode(c, c.Skeleton, codes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := skin.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-6); err != nil {
+		t.Fatalf("decoded skin: %v", err)
+	}
+	for v, infl := range skin.Weights {
+		if len(infl) > tok.MaxInfluences {
+			t.Fatalf("vertex %d has %d influences", v, len(infl))
+		}
+	}
+
+	// Save and load give the same codes and weights.
+	var buf bytes.Buffer
+	if err := tok.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	tok2, err := ReadSkinTokenizer(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes2, err := tok2.EncodeAll(c.Clone())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(codes, codes2, slices.Equal[[]int]) {
+		t.Fatalf("codes changed after save/load: %v vs %v", codes, codes2)
+	}
+	p1, _ := tok.Probabilities(c, c.Skeleton, codes)
+	p2, _ := tok2.Probabilities(c, c.Skeleton, codes)
+	if !slices.Equal(p1, p2) {
+		t.Fatal("decoded weights changed after save/load")
+	}
+}
+
+func TestSkinTokenizerErrors(t *testing.T) {
+	tok, err := NewSkinTokenizer(DefaultCVAEConfig(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tube()
+	codes, _ := tok.EncodeAll(c)
+	bad := slices.Clone(codes)
+	bad[0] = []int{SkinCodebookSize, 0, 0, 0}
+	unskinned := c.Clone()
+	unskinned.Skin = nil
+	tests := []struct {
+		name string
+		run  func() error
+	}{
+		{"too few code lists", func() error { _, err := tok.Decode(c, c.Skeleton, codes[:2]); return err }},
+		{"code out of range", func() error { _, err := tok.Decode(c, c.Skeleton, bad); return err }},
+		{"short code list", func() error {
+			_, err := tok.Decode(c, c.Skeleton, append([][]int{{1}}, codes[1:]...))
+			return err
+		}},
+		{"joint out of range", func() error { _, err := tok.Encode(c, 9); return err }},
+		{"no skin", func() error { _, err := tok.EncodeAll(unskinned); return err }},
+		{"bad checkpoint", func() error { _, err := ReadSkinTokenizer(bytes.NewReader([]byte("nonsense"))); return err }},
+	}
+	for _, tt := range tests {
+		if err := tt.run(); err == nil {
+			t.Errorf("%s: no error", tt.name)
+		}
+	}
+}
+
+func TestSkinFromProbs(t *testing.T) {
+	tests := []struct {
+		name  string
+		probs []float32
+		want  [][]assets.Influence
+	}{
+		{"top influences normalized", []float32{0.9, 0.3, 0, 0}, [][]assets.Influence{{{Joint: 0, Weight: 0.75}, {Joint: 1, Weight: 0.25}}}},
+		{"small dropped", []float32{0.99, 0.01, 0, 0}, [][]assets.Influence{{{Joint: 0, Weight: 1}}}},
+		{"all zero keeps one", []float32{0, 0, 0, 0}, [][]assets.Influence{{{Joint: 0, Weight: 1}}}},
+		{"at most two", []float32{0.5, 0.5, 0.5, 0.5}, [][]assets.Influence{{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := skinFromProbs(tt.probs, 4, 2, 0.05)
+			if len(got.Weights) != 1 || len(got.Weights[0]) != len(tt.want[0]) {
+				t.Fatalf("got %v, want %v", got.Weights, tt.want)
+			}
+			for i, in := range got.Weights[0] {
+				w := tt.want[0][i]
+				if in.Joint != w.Joint || math.Abs(in.Weight-w.Weight) > 1e-6 {
+					t.Fatalf("got %v, want %v", got.Weights, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestTokenizeDetokenize(t *testing.T) {
+	tok, err := NewSkinTokenizer(DefaultCVAEConfig(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A world-space character: scale and move the tube.
+	c := assets.Normalization{Center: assets.Vec3{-3, 1, 2}, Scale: 0.5}.Invert(tube())
+	sf, codes, err := Tokenize(c, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewGrammar(MaxJoints).Run(sf.Tokens); err != nil {
+		t.Fatalf("tokenized stream breaks the grammar: %v", err)
+	}
+	if sf.Joints != 4 || len(codes) != 4 || len(sf.Names) != 4 {
+		t.Fatalf("joints %d, codes %d, names %v", sf.Joints, len(codes), sf.Names)
+	}
+	rig, err := Detokenize(sf.Tokens, sf.Names, c, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rig.Validate(); err != nil {
+		t.Fatalf("detokenized rig: %v", err)
+	}
+	for i, j := range sf.Order {
+		if rig.Skeleton.Names[i] != c.Skeleton.Names[j] {
+			t.Fatalf("joint %d named %q, want %q", i, rig.Skeleton.Names[i], c.Skeleton.Names[j])
+		}
+		// World positions within half a bin (in world units: 1/256 per axis / Scale).
+		if d := rig.Skeleton.Position(i).Dist(c.Skeleton.Position(j)); d > math.Sqrt(3)/CoordBins/0.5+1e-9 {
+			t.Fatalf("joint %q moved by %g", c.Skeleton.Names[j], d)
+		}
+	}
+	if Readable(sf.Tokens) == "" {
+		t.Fatal("empty readable form")
+	}
+}
+
+func TestAugmentationKeepsDistances(t *testing.T) {
+	// Rotating all vectors of a row about +Y (and mirroring) keeps |p - head|.
+	rng := rand.New(rand.NewSource(5))
+	row := make([]float32, queryFeatures)
+	for i := range row {
+		row[i] = float32(rng.NormFloat64())
+	}
+	before := math.Hypot(math.Hypot(float64(row[6]), float64(row[7])), float64(row[8]))
+	transformRows(row, queryFeatures, 4, rotY(1.1).mul(mirrorX))
+	after := math.Hypot(math.Hypot(float64(row[6]), float64(row[7])), float64(row[8]))
+	if math.Abs(before-after) > 1e-5 {
+		t.Fatalf("|p-head| %v → %v", before, after)
+	}
+}
