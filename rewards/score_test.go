@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"syscall"
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
@@ -129,6 +130,18 @@ func ExampleScore() {
 	// Output: true 6
 }
 
+// cpuMillis returns this process's user+system CPU time in milliseconds, so that
+// benchmarks on a shared machine can report CPU cost per rig besides wall-clock rate.
+func cpuMillis() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
+}
+
+func cpuSince(t0 float64) float64 { return cpuMillis() - t0 }
+
 // BenchmarkScore scores a ≈5k-vertex rig with 8 poses: "cold" prepares the mesh each
 // time (what `rig score` does), "warm" reuses a Prepared mesh (an RL group sharing a
 // mesh). rigs/s is per benchmark goroutine; run with -cpu to compare.
@@ -137,6 +150,7 @@ func BenchmarkScore(b *testing.B) {
 	b.Logf("rig: %d vertices, %d triangles, %d joints", len(c.Mesh.Positions), len(c.Mesh.Triangles), c.Skeleton.NumJoints())
 	opt := Options{Poses: 8}
 	b.Run("cold", func(b *testing.B) {
+		cpu0 := cpuMillis()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if _, err := Score(c, opt); err != nil {
@@ -145,12 +159,14 @@ func BenchmarkScore(b *testing.B) {
 			}
 		})
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rigs/s")
+		b.ReportMetric(cpuSince(cpu0)/float64(b.N), "cpu-ms/rig")
 	})
 	p, err := Prepare(&c.Mesh, opt)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("warm", func(b *testing.B) {
+		cpu0 := cpuMillis()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if _, err := p.Score(c, opt); err != nil {
@@ -159,5 +175,6 @@ func BenchmarkScore(b *testing.B) {
 			}
 		})
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rigs/s")
+		b.ReportMetric(cpuSince(cpu0)/float64(b.N), "cpu-ms/rig")
 	})
 }

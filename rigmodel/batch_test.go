@@ -3,6 +3,7 @@ package rigmodel
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -246,4 +247,14 @@ func TestBatchShardsPartition(t *testing.T) {
 	if total != len(names) {
 		t.Errorf("shards rigged %d assets, want %d", total, len(names))
 	}
+}
+
+func ExampleParseShard() {
+	k, n, err := ParseShard("2/8")
+	fmt.Println(k, n, err)
+	_, _, err = ParseShard("8/8")
+	fmt.Println(err)
+	// Output:
+	// 2 8 <nil>
+	// shard "8/8": want k/n with 0 <= k < n
 }

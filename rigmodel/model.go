@@ -415,3 +415,12 @@ func DefaultModel() (*Model, *TrainState, error) {
 	})
 	return defaultModel, defaultState, defaultErr
 }
+
+// ShippedState reads the training state of the embedded checkpoint from its header
+// only (cheap: no tensors are loaded).
+func ShippedState() (*TrainState, error) {
+	if len(shippedCheckpoint) == 0 {
+		return nil, fmt.Errorf("embedded %s is empty (no trained model shipped)", ShippedCheckpoint)
+	}
+	return readCheckpointMeta(shippedCheckpoint)
+}

@@ -230,9 +230,9 @@ type cvae[F nn.Float] struct {
 	meshPts *pointEmbed[F]
 	mesh    *perceiver[F]
 
-	decCode *nn.Linear[F]  // len(Levels) → D
-	decPos  *nn.Param[F]   // (K, D)
-	decBone *nn.Linear[F]  // boneFeatures → D
+	decCode *nn.Linear[F] // len(Levels) → D
+	decPos  *nn.Param[F]  // (K, D)
+	decBone *nn.Linear[F] // boneFeatures → D
 	decCtxL *nn.LayerNorm[F]
 	decPts  *pointEmbed[F] // queryFeatures → D
 	blocks  []*resCross[F]

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"math"
 	"math/rand"
+	"path/filepath"
 	"testing"
 
 	"github.com/rigkit/rigkit/rigmodel/nn"
@@ -97,5 +98,26 @@ func TestCVAEQuantizedCodes(t *testing.T) {
 				t.Fatalf("%s has a non-finite gradient", p.Name)
 			}
 		}
+	}
+}
+
+// BenchmarkTrainStep times one training step (batch building, forward, backward) of
+// the default configuration on the real data (4 characters × 8 bones × 128 queries).
+func BenchmarkTrainStep(b *testing.B) {
+	dir := filepath.Join("..", "..", "shared", "data")
+	files, err := Families([]string{dir})
+	if err != nil || len(files) == 0 {
+		b.Skipf("no shared data at %s", dir)
+	}
+	set, _ := loadTrainChars(files[:min(40, len(files))], 1, func(string, ...any) {})
+	m, err := newCVAE[float32](DefaultCVAEConfig(), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bt := makeBatch(rng, set, 4, 8, 128, true)
+		m.step(bt, true)
 	}
 }

@@ -377,3 +377,24 @@ func FuzzDecodeSkeleton(f *testing.F) {
 		}
 	})
 }
+
+func ExampleGrammar() {
+	// A sampler asks the grammar which tokens may come next and masks the rest.
+	g := NewGrammar(MaxJoints)
+	s := g.Start()
+	for _, tok := range []int{BOS, CoordToken(128), CoordToken(200), CoordToken(128)} {
+		if err := s.Next(tok); err != nil {
+			panic(err)
+		}
+	}
+	m := s.Allowed()
+	fmt.Println(m.Has(SEP), m.Has(POP), m.Has(CoordToken(0)), m.Has(SkinToken(0)))
+	if err := s.Next(SEP); err != nil {
+		panic(err)
+	}
+	m = s.Allowed()
+	fmt.Println(m.Count() == SkinCodebookSize, s.Phase() == PhaseSkin)
+	// Output:
+	// true true true false
+	// true true
+}

@@ -342,11 +342,13 @@ func (t *SkinTokenizer) Decode(c *assets.Character, sk *assets.Skeleton, codes [
 	if err != nil {
 		return nil, err
 	}
-	return skinFromProbs(probs, sk.NumJoints(), t.MaxInfluences, t.Threshold), nil
+	return SkinFromProbabilities(probs, sk.NumJoints(), t.MaxInfluences, t.Threshold), nil
 }
 
-// skinFromProbs turns V × nJ per-bone weights into a sparse skin.
-func skinFromProbs(probs []float32, nJ, maxK int, threshold float64) *assets.Skin {
+// SkinFromProbabilities turns per-bone weights (V × nJ row-major, as Probabilities
+// returns) into a sparse skin: per vertex the maxK heaviest, normalized, those below
+// threshold dropped (the heaviest is always kept) and the rest renormalized.
+func SkinFromProbabilities(probs []float32, nJ, maxK int, threshold float64) *assets.Skin {
 	V := len(probs) / nJ
 	skin := &assets.Skin{Weights: make([][]assets.Influence, V)}
 	idx := make([]int, nJ)

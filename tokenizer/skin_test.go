@@ -170,7 +170,7 @@ func TestSkinFromProbs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := skinFromProbs(tt.probs, 4, 2, 0.05)
+			got := SkinFromProbabilities(tt.probs, 4, 2, 0.05)
 			if len(got.Weights) != 1 || len(got.Weights[0]) != len(tt.want[0]) {
 				t.Fatalf("got %v, want %v", got.Weights, tt.want)
 			}

@@ -112,7 +112,9 @@ func (g *rigGeom) pointVec(j int, p, n assets.Vec3, dists []float32, dst []float
 	dst[15] = float32(tt)
 }
 
-func put3(dst []float32, v assets.Vec3) { dst[0], dst[1], dst[2] = float32(v[0]), float32(v[1]), float32(v[2]) }
+func put3(dst []float32, v assets.Vec3) {
+	dst[0], dst[1], dst[2] = float32(v[0]), float32(v[1]), float32(v[2])
+}
 
 func b2f(b bool) float32 {
 	if b {

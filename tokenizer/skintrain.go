@@ -50,7 +50,7 @@ type TrainOptions struct {
 
 // DefaultTrainOptions returns the settings used for the shipped checkpoint.
 func DefaultTrainOptions() TrainOptions {
-	return TrainOptions{Steps: 20000, Chars: 4, BonesPerChar: 8, Queries: 256, LR: 2e-3,
+	return TrainOptions{Steps: 16000, Chars: 4, BonesPerChar: 8, Queries: 128, LR: 2e-3,
 		ValEvery: 250, CkptEvery: 500, CkptInterval: 3 * time.Minute, Seed: 1, Config: DefaultCVAEConfig()}
 }
 

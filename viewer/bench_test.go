@@ -23,6 +23,7 @@ func BenchmarkFrame100k(b *testing.B) {
 			}
 			off.Finish()
 			b.ReportMetric(float64(len(c.Mesh.Triangles)), "tris")
+			cpu0 := processCPU()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				v.Rigs[0].Pose = RandomPose(c.Skeleton, int64(i))
@@ -33,6 +34,9 @@ func BenchmarkFrame100k(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/frame")
+			// CPU time of the whole process (Go + llvmpipe threads): less sensitive to
+			// other load on a shared machine than wall time.
+			b.ReportMetric((processCPU()-cpu0)*1000/float64(b.N), "cpu-ms/frame")
 			b.Logf("renderer: %s", off.Renderer())
 		})
 	}

@@ -80,16 +80,6 @@ func absDiff(a, b uint8) int {
 	return int(b - a)
 }
 
-// repoData returns ../shared/data relative to the repository root, or skips.
-func repoData(t *testing.T) string {
-	t.Helper()
-	d := filepath.Join("..", "..", "shared", "data")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("shared data not found at %s", d)
-	}
-	return d
-}
-
 // testCharacter is a real biped when the shared data is present, else the sample.
 func testCharacter(t *testing.T) *assets.Character {
 	t.Helper()

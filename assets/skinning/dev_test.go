@@ -2,12 +2,12 @@ package skinning
 
 import (
 	"encoding/json"
-	"strings"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +39,9 @@ func TestDevSweep(t *testing.T) {
 	al, _ := strconv.ParseFloat(os.Getenv("ALPHA"), 64)
 	sm, _ := strconv.Atoi(os.Getenv("SMOOTH"))
 	mw, _ := strconv.ParseFloat(os.Getenv("MINW"), 64)
-	if l, err := strconv.ParseFloat(os.Getenv("LEAF"), 64); err == nil { leafExtension = l }
+	if l, err := strconv.ParseFloat(os.Getenv("LEAF"), 64); err == nil {
+		leafExtension = l
+	}
 	var sg, sr [3]float64
 	n := 0
 	for i := 0; i < len(files); i += step {

@@ -115,7 +115,8 @@ func (f *Field) Skin(mesh assets.Mesh, opt GeodesicOptions) (*assets.Skin, error
 		skin.Weights[v] = infl
 	}
 	skin.Prune(opt.MaxInfluences)
-	f.fillEmptyBones(skin, opt)
+	for pass := 0; pass < 3 && f.fillEmptyBones(skin, opt); pass++ {
+	}
 	return skin, nil
 }
 
@@ -241,8 +242,9 @@ func (f *Field) smooth(mesh assets.Mesh, dense []float32, opt GeodesicOptions) {
 }
 
 // fillEmptyBones gives every joint that no vertex uses a weight on the vertices
-// nearest to its bone (geodesically), so no bone is left empty.
-func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions) {
+// nearest to its bone (geodesically), so no bone is left empty. It reports whether
+// it placed any.
+func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions) bool {
 	nv, nj := f.NumVertices, f.NumJoints
 	used := make([]bool, nj)
 	for _, infl := range skin.Weights {
@@ -253,10 +255,13 @@ func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions) {
 		}
 	}
 	raw := make([]float64, nj)
+	filled := map[int][]int{} // vertex → joints placed on it here, never displaced
+	any := false
 	for j := 0; j < nj; j++ {
 		if used[j] || nv == 0 {
 			continue
 		}
+		any = true
 		dist := func(v int) float64 {
 			if d := f.Dist(v, j); !math.IsInf(d, 1) {
 				return d
@@ -269,27 +274,47 @@ func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions) {
 		}
 		sort.Slice(order, func(a, b int) bool { return dist(order[a]) < dist(order[b]) })
 		limit := dist(order[0]) + f.VoxelSize
-		for i, v := range order {
-			if i >= 16 || (i > 0 && dist(v) > limit) {
+		placed := 0
+		for _, v := range order {
+			if placed >= 16 || (placed > 0 && dist(v) > limit) {
 				break
+			}
+			if len(filled[v]) >= opt.MaxInfluences {
+				continue // every slot already holds a bone placed here
 			}
 			f.rawWeights(v, opt, raw)
 			w := math.Max(raw[j], MinBoneWeight)
-			skin.Weights[v] = insertInfluence(skin.Weights[v], j, w, opt.MaxInfluences)
+			skin.Weights[v] = insertInfluence(skin.Weights[v], j, w, opt.MaxInfluences, filled[v])
+			filled[v] = append(filled[v], j)
+			placed++
 		}
 	}
+	return any
 }
 
 // insertInfluence sets joint j's weight to w, scaling the others to 1-w and dropping
-// the lightest if more than maxK remain.
-func insertInfluence(infl []assets.Influence, j int, w float64, maxK int) []assets.Influence {
+// the lightest joints not in keep if more than maxK remain.
+func insertInfluence(infl []assets.Influence, j int, w float64, maxK int, keep []int) []assets.Influence {
 	out := make([]assets.Influence, 0, len(infl)+1)
 	for _, in := range infl {
 		if in.Joint != j {
 			out = append(out, in)
 		}
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Weight > out[b].Weight })
+	kept := func(i int) bool {
+		for _, k := range keep {
+			if out[i].Joint == k {
+				return true
+			}
+		}
+		return false
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if ka, kb := kept(a), kept(b); ka != kb {
+			return ka
+		}
+		return out[a].Weight > out[b].Weight
+	})
 	if len(out) > maxK-1 {
 		out = out[:maxK-1]
 	}

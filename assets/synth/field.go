@@ -404,3 +404,62 @@ func cubeLoops(v [8]float32, inside int, next *[12]int) bool {
 	}
 	return true
 }
+
+// relax evens out the marching-cubes triangles, whose vertices crowd grid corners
+// and leave slivers that flip under the slightest deformation: each round moves
+// every vertex halfway to its neighbours' centroid, then back onto the surface
+// with one Newton step along the field gradient.
+func relax(prims []prim, s *surface, h float64, rounds int) {
+	n := len(s.positions)
+	start := make([]int32, n+1)
+	for _, t := range s.triangles {
+		for _, v := range t {
+			start[v+1] += 2
+		}
+	}
+	for v := 0; v < n; v++ {
+		start[v+1] += start[v]
+	}
+	nbr := make([]int32, start[n])
+	fill := append([]int32(nil), start[:n]...)
+	for _, t := range s.triangles {
+		for e := 0; e < 3; e++ {
+			a, b, c := t[e], t[(e+1)%3], t[(e+2)%3]
+			nbr[fill[a]], nbr[fill[a]+1] = int32(b), int32(c)
+			fill[a] += 2
+		}
+	}
+	next := make([]assets.Vec3, n)
+	eps := 0.05 * h
+	for r := 0; r < rounds; r++ {
+		for v := 0; v < n; v++ {
+			p := s.positions[v]
+			ns := nbr[start[v]:start[v+1]]
+			if len(ns) == 0 {
+				next[v] = p
+				continue
+			}
+			var c assets.Vec3
+			for _, u := range ns {
+				c = c.Add(s.positions[u])
+			}
+			q := p.Lerp(c.Scale(1/float64(len(ns))), 0.5)
+			list := s.blocks[s.vertBlock[v]]
+			f := fieldAt(prims, list, q)
+			g := assets.Vec3{
+				fieldAt(prims, list, q.Add(assets.Vec3{eps, 0, 0})) - f,
+				fieldAt(prims, list, q.Add(assets.Vec3{0, eps, 0})) - f,
+				fieldAt(prims, list, q.Add(assets.Vec3{0, 0, eps})) - f,
+			}.Scale(1 / eps)
+			if g2 := g.Dot(g); g2 > 1e-12 {
+				step := g.Scale(-f / g2)
+				if l := step.Len(); l > h {
+					step = step.Scale(h / l)
+				}
+				q = q.Add(step)
+			}
+			next[v] = q
+		}
+		s.positions, next = next, s.positions
+	}
+}

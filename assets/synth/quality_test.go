@@ -47,26 +47,49 @@ func signedVolume(m assets.Mesh) float64 {
 	return v
 }
 
-// flipFraction is the share of non-degenerate triangles whose normal turns more
-// than 90° between bind and deformed positions.
-func flipFraction(m assets.Mesh, deformed []assets.Vec3) float64 {
-	flips, n := 0, 0
+// flipFractions returns the share of non-degenerate triangles whose normal turns
+// more than 90° between the bind and deformed positions: world compares with the
+// bind normal itself (what rewards/ measures; on long chains it also counts
+// triangles that merely rotate rigidly past 90°), local compares with the bind
+// normal carried by the triangle's heaviest joint (true folds only).
+func flipFractions(c *assets.Character, deformed []assets.Vec3, posed []assets.Mat4) (world, local float64) {
+	m := c.Mesh
+	skinning := c.Skeleton.SkinningMatrices(posed)
+	flipsW, flipsL, n := 0, 0, 0
 	for _, t := range m.Triangles {
-		a, b, c := m.Positions[t[0]], m.Positions[t[1]], m.Positions[t[2]]
-		n0 := b.Sub(a).Cross(c.Sub(a))
-		area := n0.Len()
-		if area < 1e-12 {
+		a, b, cc := m.Positions[t[0]], m.Positions[t[1]], m.Positions[t[2]]
+		n0 := b.Sub(a).Cross(cc.Sub(a))
+		if n0.Len() < 1e-12 {
 			continue
 		}
 		a2, b2, c2 := deformed[t[0]], deformed[t[1]], deformed[t[2]]
 		n1 := b2.Sub(a2).Cross(c2.Sub(a2))
 		n++
 		if n0.Dot(n1) < 0 {
-			flips++
+			flipsW++
+		}
+		j, best := -1, 0.0
+		for _, v := range t {
+			for _, in := range c.Skin.Weights[v] {
+				w := 0.0
+				for _, u := range t {
+					for _, in2 := range c.Skin.Weights[u] {
+						if in2.Joint == in.Joint {
+							w += in2.Weight
+						}
+					}
+				}
+				if w > best || (w == best && in.Joint < j) {
+					j, best = in.Joint, w
+				}
+			}
+		}
+		if j >= 0 && skinning[j].Dir(n0).Dot(n1) < 0 {
+			flipsL++
 		}
 	}
 	if n == 0 {
-		return math.NaN()
+		return math.NaN(), math.NaN()
 	}
-	return float64(flips) / float64(n)
+	return float64(flipsW) / float64(n), float64(flipsL) / float64(n)
 }

@@ -77,7 +77,7 @@ var grammars = map[string]grammar{
 		case 1:
 			b.centipede()
 		case 2:
-			b.biped(bodyPlan{armPairs: b.in(2, 3), fingers: 0.3})
+			b.biped(bodyPlan{armPairs: b.in(2, 3)})
 		default:
 			b.quadruped(bodyPlan{heads: b.in(2, 3), tail: [2]int{0, 5}})
 		}
@@ -106,6 +106,7 @@ const (
 	smoothBlend   = 0.5  // smooth-min radius as a fraction of the thinner part's radius
 	minRadiusGrid = 1.0  // thinnest part radius, in grid cells
 	crossingsPerA = 1.25 // marching-cubes vertices per unit area per cell area
+	relaxRounds   = 3    // smoothing rounds that even out triangle shapes
 )
 
 // Generate builds creature kind from seed. The same kind, seed and options always
@@ -150,11 +151,11 @@ func Generate(kind string, seed int64, opt Options) (*assets.Character, error) {
 		b.prims[i].prepare(smoothBlend)
 	}
 	surf := polygonize(b.prims, h)
-	firstRatio = append(firstRatio, float64(len(surf.positions))/float64(target))
 	if n := len(surf.positions); n > 0 && math.Abs(float64(n)/float64(target)-1) > 0.12 {
 		h *= math.Sqrt(float64(n) / float64(target))
 		surf = polygonize(b.prims, h)
 	}
+	relax(b.prims, surf, h, relaxRounds)
 	if len(surf.triangles) == 0 {
 		return nil, fmt.Errorf("synth: %s seed %d: empty surface", kind, seed)
 	}
@@ -217,5 +218,3 @@ func hsv(h, s, v float64) (float64, float64, float64) {
 }
 
 var errNoSkin = errors.New("synth: character has no skin")
-
-var firstRatio []float64

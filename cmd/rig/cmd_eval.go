@@ -54,11 +54,11 @@ var evalTasks = map[string]func(cfg evalConfig, stdout io.Writer) error{
 // plannedEvalTasks are documented tasks whose implementation is not in this build.
 var plannedEvalTasks = []string{"skeleton", "rig"}
 
-// multiFlag collects a repeated flag; each value may also hold a comma-separated list.
-type multiFlag []string
+// evalDirFlag collects a repeated flag; each value may also hold a comma-separated list.
+type evalDirFlag []string
 
-func (m *multiFlag) String() string { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error {
+func (m *evalDirFlag) String() string { return strings.Join(*m, ",") }
+func (m *evalDirFlag) Set(v string) error {
 	for _, s := range strings.Split(v, ",") {
 		if s != "" {
 			*m = append(*m, s)
@@ -69,7 +69,7 @@ func (m *multiFlag) Set(v string) error {
 
 func runEval(args []string, stdout io.Writer) error {
 	fs := newFlags("eval")
-	var data multiFlag
+	var data evalDirFlag
 	fs.Var(&data, "data", "folder of ground-truth rigs (repeatable); extra positionals are folders too")
 	task := fs.String("task", "skin", "skin, skeleton or rig")
 	method := fs.String("method", "all", "method to score, or all registered methods")
@@ -176,12 +176,12 @@ func isCharacter(category string) bool {
 
 // skinEvalResult is one method on one asset.
 type skinEvalResult struct {
-	File     string              `json:"file"`
-	Category string              `json:"category,omitempty"`
-	Method   string              `json:"method"`
-	Error    string              `json:"error,omitempty"`
-	Seconds  float64             `json:"seconds"`
-	Metrics  *metrics.SkinResult `json:"metrics,omitempty"`
+	File     string               `json:"file"`
+	Category string               `json:"category,omitempty"`
+	Method   string               `json:"method"`
+	Error    string               `json:"error,omitempty"`
+	Seconds  float64              `json:"seconds"`
+	Metrics  *metrics.SkinResult  `json:"metrics,omitempty"`
 	Leak     *skinning.LeakReport `json:"leak,omitempty"`
 }
 
@@ -272,7 +272,7 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 		}
 	}
 	md := skinMarkdown(rep, cfg)
-	if err := writeFileAtomic(cfg.Out, []byte(md)); err != nil {
+	if err := evalWriteFile(cfg.Out, []byte(md)); err != nil {
 		return err
 	}
 	js, err := json.MarshalIndent(rep, "", " ")
@@ -280,7 +280,7 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 		return fmt.Errorf("eval: encode report: %w", err)
 	}
 	jsonPath := strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".json"
-	if err := writeFileAtomic(jsonPath, js); err != nil {
+	if err := evalWriteFile(jsonPath, js); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, md)
@@ -440,7 +440,7 @@ func skinMarkdown(rep skinEvalReport, cfg evalConfig) string {
 	var failures []string
 	for _, r := range rep.Results {
 		if r.Error != "" {
-			failures = append(failures, fmt.Sprintf("- %s (%s): %s", r.File, r.Method, oneLineString(r.Error)))
+			failures = append(failures, fmt.Sprintf("- %s (%s): %s", r.File, r.Method, evalOneLine(r.Error)))
 		}
 	}
 	if len(failures) > 0 {
@@ -449,10 +449,10 @@ func skinMarkdown(rep skinEvalReport, cfg evalConfig) string {
 	return b.String()
 }
 
-func oneLineString(s string) string { return strings.Join(strings.Fields(s), " ") }
+func evalOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// writeFileAtomic writes through a temporary file renamed into place.
-func writeFileAtomic(path string, data []byte) error {
+// evalWriteFile writes through a temporary file renamed into place.
+func evalWriteFile(path string, data []byte) error {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rewards"
@@ -177,4 +179,133 @@ func scoreRig(c *assets.Character) (float64, any, error) {
 		return 0, nil, err
 	}
 	return rep.Score, rep, nil
+}
+
+func init() {
+	// Registered only when the shipped model writes skin tokens, so that `rig skin`
+	// never labels geodesic weights as "tokens".
+	if st, err := rigmodel.ShippedState(); err == nil && st.SkinTokens {
+		skinMethods["tokens"] = tokensSkin
+	}
+	evalTasks["skeleton"] = evalSkeletonTask
+	evalTasks["rig"] = evalRigTask
+}
+
+// tokensSkin is `rig skin --method tokens`: the shipped model writes the skin tokens
+// of the input's own skeleton and the skin tokenizer decodes them.
+func tokensSkin(c *assets.Character) (*assets.Skin, error) {
+	r, _, err := loadModelRigger("")
+	if err != nil {
+		return nil, err
+	}
+	return r.SkinOnly(c)
+}
+
+// evalItems turns the eval files into the model's held-out split. Families come from
+// the manifest of the nearest folder above each file that has one, as in training.
+func evalItems(cfg evalConfig) ([]rigmodel.BatchItem, map[string]string, string) {
+	roots := map[string]bool{}
+	var paths []string
+	for _, f := range cfg.Files {
+		paths = append(paths, f.Path)
+		dir := filepath.Dir(f.Path)
+		for d := dir; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, "manifest.jsonl")); err == nil {
+				dir = d
+				break
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+		roots[dir] = true
+	}
+	var rootList []string
+	for r := range roots {
+		rootList = append(rootList, r)
+	}
+	items, _ := rigmodel.ListInputs(paths)
+	fam := rigmodel.FamiliesOf(rootList, items)
+	var held []rigmodel.BatchItem
+	for _, it := range items {
+		if rigmodel.HeldOut(fam[it.Path]) {
+			held = append(held, it)
+		}
+	}
+	return held, fam, fmt.Sprintf("model held-out split: %d of %d files (families never seen in training)", len(held), len(items))
+}
+
+func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
+	items, fam, split := evalItems(cfg)
+	methods := map[string]rigmodel.SkeletonPredictor{
+		"classical": func(c *assets.Character) (*assets.Skeleton, error) { return rigmodel.ClassicalSkeleton(&c.Mesh) },
+	}
+	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
+		methods["tokens"] = r.PredictSkeleton
+	} else {
+		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
+	}
+	rep := rigmodel.EvalSkeletons(items, fam, assets.Load, filterMethods(methods, cfg.Methods), cfg.Progress)
+	rep.Split = split
+	return writeEval(rep, cfg.Out, stdout)
+}
+
+func evalRigTask(cfg evalConfig, stdout io.Writer) error {
+	items, fam, split := evalItems(cfg)
+	riggers := map[string]rigmodel.Rigger{
+		"classical": rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
+	}
+	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
+		riggers["auto"] = r
+	} else {
+		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
+	}
+	rep := rigmodel.EvalRigs(items, fam, assets.Load, filterMethods(riggers, cfg.Methods), cfg.Progress)
+	rep.Split = split
+	return writeEval(rep, cfg.Out, stdout)
+}
+
+// modelFlagFromMethods picks a checkpoint given as --method model=PATH ("" for the
+// shipped model).
+func modelFlagFromMethods(methods []string) string {
+	for _, m := range methods {
+		if p, ok := strings.CutPrefix(m, "model="); ok {
+			return p
+		}
+	}
+	return ""
+}
+
+// filterMethods keeps the methods named in --method ("all" or model=PATH keep all).
+func filterMethods[V any](all map[string]V, want []string) map[string]V {
+	keep := map[string]V{}
+	for _, w := range want {
+		if w == "all" || strings.HasPrefix(w, "model=") {
+			return all
+		}
+		if v, ok := all[w]; ok {
+			keep[w] = v
+		}
+	}
+	if len(keep) == 0 {
+		return all
+	}
+	return keep
+}
+
+func writeEval(rep *rigmodel.EvalReport, out string, stdout io.Writer) error {
+	md := rep.Markdown()
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if err := rigmodel.WriteFileAtomic(out, []byte(md)); err != nil {
+		return err
+	}
+	js := strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
+	if err := rigmodel.WriteFileAtomic(js, rep.JSON()); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, md)
+	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, js)
+	return nil
 }

@@ -1,3 +1,5 @@
+//go:build !noviewer
+
 package main
 
 import (

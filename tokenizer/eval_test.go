@@ -1,0 +1,270 @@
+package tokenizer_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/tokenizer"
+)
+
+// dataDir is ../shared/data relative to the repository root.
+func dataDir(t testing.TB) string {
+	d := filepath.Join("..", "..", "shared", "data")
+	if _, err := os.Stat(d); err != nil {
+		t.Skipf("no shared data at %s (CI lays shared/ beside the clone)", d)
+	}
+	return d
+}
+
+// evalTokenizer loads the tokenizer under test: RIGKIT_TOKENIZER_CKPT or the shipped one.
+func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
+	if p := os.Getenv("RIGKIT_TOKENIZER_CKPT"); p != "" {
+		tok, err := tokenizer.LoadSkinTokenizer(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	tok, err := tokenizer.DefaultSkinTokenizer()
+	if err != nil {
+		t.Skipf("no shipped checkpoint: %v", err)
+	}
+	return tok
+}
+
+// reconstruct encodes and decodes every bone of c (world space) on its own skeleton
+// and scores the result, and the rigid floor, with shared/METRICS.md.
+func reconstruct(tok *tokenizer.SkinTokenizer, c *assets.Character) (rt, floor metrics.SkinResult, err error) {
+	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	codes, err := tok.EncodeAll(nc)
+	if err != nil {
+		return rt, floor, err
+	}
+	skin, err := tok.Decode(nc, nc.Skeleton, codes)
+	if err != nil {
+		return rt, floor, err
+	}
+	if rt, err = metrics.SkinMetrics(c, skin, 1); err != nil {
+		return rt, floor, err
+	}
+	floor, err = metrics.SkinMetrics(c, skinning.Rigid(c), 1)
+	return rt, floor, err
+}
+
+type evalRow struct {
+	Name, Group      string
+	Vertices, Joints int
+	Tok, Floor       metrics.SkinResult
+	Dense, Sparse    float64
+}
+
+type evalAgg struct {
+	n                                int
+	l1, p, r, def, fl1, fp, fr, fdef float64
+	dense, sparse                    float64
+	orphans                          int
+}
+
+func (a *evalAgg) add(r evalRow) {
+	a.n++
+	a.l1 += r.Tok.L1
+	a.p += r.Tok.Precision
+	a.r += r.Tok.Recall
+	a.def += r.Tok.DeformMean
+	a.fl1 += r.Floor.L1
+	a.fp += r.Floor.Precision
+	a.fr += r.Floor.Recall
+	a.fdef += r.Floor.DeformMean
+	a.dense += r.Dense
+	a.sparse += r.Sparse
+	a.orphans += r.Tok.Orphans
+}
+
+func (a *evalAgg) row(name string) string {
+	n := float64(max(a.n, 1))
+	return fmt.Sprintf("| %s | %d | %.2f | %.2f | %.3f | %.3f | %.3f / %.3f | %.3f / %.3f | %d | %.0f× | %.0f× |",
+		name, a.n, a.def/n, a.fdef/n, a.l1/n, a.fl1/n, a.p/n, a.r/n, a.fp/n, a.fr/n, a.orphans, a.dense/n, a.sparse/n)
+}
+
+// TestReconstructionReport measures the skin tokenizer's round trip on the held-out
+// split of ../shared/data and on held-out synthetic creatures. It is slow (minutes):
+// set RIGKIT_TOKENIZER_EVAL to the markdown file to write.
+func TestReconstructionReport(t *testing.T) {
+	out := os.Getenv("RIGKIT_TOKENIZER_EVAL")
+	if out == "" {
+		t.Skip("set RIGKIT_TOKENIZER_EVAL=report.md to run the reconstruction evaluation")
+	}
+	tok := evalTokenizer(t)
+	files, err := tokenizer.Families([]string{dataDir(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cats := map[string]string{}
+	if f, err := os.ReadFile(filepath.Join(dataDir(t), "manifest.jsonl")); err == nil {
+		for _, line := range strings.Split(string(f), "\n") {
+			var row struct{ File, Category string }
+			if json.Unmarshal([]byte(line), &row) == nil {
+				cats[row.File] = row.Category
+			}
+		}
+	}
+	_, val := tokenizer.SplitFiles(files)
+	var rows []evalRow
+	for _, f := range val {
+		c, err := assets.Load(f.Path)
+		if err != nil {
+			t.Logf("skip %s: %v", f.Path, err)
+			continue
+		}
+		rel, _ := filepath.Rel(dataDir(t), f.Path)
+		group := "real, props"
+		if cat := cats[filepath.ToSlash(rel)]; cat != "" && cat != "prop/mechanical" {
+			group = "real, characters"
+		}
+		rt, fl, err := reconstruct(tok, c)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Path, err)
+		}
+		d, s := tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints())
+		rows = append(rows, evalRow{Name: rel, Group: group, Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Tok: rt, Floor: fl, Dense: d, Sparse: s})
+	}
+	// Held-out synthetic creatures: seeds ≡ 0 mod 5 (train-tokenizer trains on the others).
+	for i, kind := range synth.Kinds() {
+		for _, seed := range []int64{5, 10} {
+			c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: 2000, Noise: i%2 == 1})
+			if err != nil {
+				t.Logf("synth %s %d: %v", kind, seed, err)
+				continue
+			}
+			rt, fl, err := reconstruct(tok, c)
+			if err != nil {
+				t.Fatalf("synth %s %d: %v", kind, seed, err)
+			}
+			d, s := tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints())
+			rows = append(rows, evalRow{Name: fmt.Sprintf("synth/%s_%d", kind, seed), Group: "synthetic", Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Tok: rt, Floor: fl, Dense: d, Sparse: s})
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| split | assets | deformation ×100 (tokens) | deformation ×100 (floor) | L1 (tokens) | L1 (floor) | precision / recall (tokens) | precision / recall (floor) | orphans | compression dense | compression sparse |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	groups := map[string]*evalAgg{}
+	all := &evalAgg{}
+	for _, r := range rows {
+		if groups[r.Group] == nil {
+			groups[r.Group] = &evalAgg{}
+		}
+		groups[r.Group].add(r)
+		if r.Group != "synthetic" {
+			all.add(r)
+		}
+	}
+	for _, g := range []string{"real, characters", "real, props"} {
+		if a := groups[g]; a != nil {
+			fmt.Fprintln(&b, a.row("held-out "+g))
+		}
+	}
+	fmt.Fprintln(&b, all.row("held-out real, all"))
+	if a := groups["synthetic"]; a != nil {
+		fmt.Fprintln(&b, a.row("held-out synthetic"))
+	}
+	fmt.Fprintf(&b, "\nPer asset:\n\n| asset | V | J | deformation (tokens / floor) | L1 (tokens / floor) | precision / recall (tokens) |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %d | %d | %.2f / %.2f | %.3f / %.3f | %.3f / %.3f |\n", r.Name, r.Vertices, r.Joints, r.Tok.DeformMean, r.Floor.DeformMean, r.Tok.L1, r.Floor.L1, r.Tok.Precision, r.Tok.Recall)
+		if r.Tok.Orphans != 0 || math.IsNaN(r.Tok.L1) {
+			t.Errorf("%s: %d orphans, L1 %v", r.Name, r.Tok.Orphans, r.Tok.L1)
+		}
+	}
+	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + b.String())
+}
+
+// BenchmarkEncodeDecode5k encodes and decodes every bone of a synthetic
+// ~5,000-vertex creature with about 50 joints (load and normalization excluded).
+func BenchmarkEncodeDecode5k(b *testing.B) {
+	tok := evalTokenizer(b)
+	var c *assets.Character
+	for seed := int64(1); seed < 40 && c == nil; seed++ {
+		g, err := synth.Generate("quadruped", seed, synth.Options{TargetVertices: 5000})
+		if err == nil && g.Skeleton.NumJoints() >= 45 && g.Skeleton.NumJoints() <= 55 {
+			c = g
+		}
+	}
+	if c == nil {
+		b.Skip("no synthetic quadruped with 45-55 joints")
+	}
+	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	b.ReportMetric(float64(len(nc.Mesh.Positions)), "vertices")
+	b.ReportMetric(float64(nc.Skeleton.NumJoints()), "joints")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		x := nc.Clone() // a fresh character each time, so no cached samples are reused
+		codes, err := tok.EncodeAll(x)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tok.Decode(x, x.Skeleton, codes); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestTuneThreshold prints the round-trip metrics of several pruning thresholds on
+// training files (never the held-out split), to choose SkinTokenizer.Threshold. Set
+// RIGKIT_TOKENIZER_TUNE=N to run it on N training files.
+func TestTuneThreshold(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("RIGKIT_TOKENIZER_TUNE"))
+	if n <= 0 {
+		t.Skip("set RIGKIT_TOKENIZER_TUNE=N to tune the pruning threshold on N training files")
+	}
+	tok := evalTokenizer(t)
+	files, err := tokenizer.Families([]string{dataDir(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, _ := tokenizer.SplitFiles(files)
+	thresholds := []float64{0.01, 0.03, 0.05, 0.1, 0.15, 0.2}
+	sums := make([][4]float64, len(thresholds))
+	used := 0
+	for i := 0; i < len(train) && used < n; i += max(1, len(train)/n) {
+		c, err := assets.Load(train[i].Path)
+		if err != nil {
+			continue
+		}
+		used++
+		nc := assets.NormalizationOf(c.Mesh).Apply(c)
+		codes, err := tok.EncodeAll(nc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probs, err := tok.Probabilities(nc, nc.Skeleton, codes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, th := range thresholds {
+			r, err := metrics.SkinMetrics(c, tokenizer.SkinFromProbabilities(probs, c.Skeleton.NumJoints(), tok.MaxInfluences, th), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sums[k][0] += r.DeformMean
+			sums[k][1] += r.L1
+			sums[k][2] += r.Precision
+			sums[k][3] += r.Recall
+		}
+	}
+	for k, th := range thresholds {
+		u := float64(max(used, 1))
+		t.Logf("threshold %.2f on %d files: deformation %.3f L1 %.3f precision %.3f recall %.3f", th, used, sums[k][0]/u, sums[k][1]/u, sums[k][2]/u, sums[k][3]/u)
+	}
+}
