@@ -97,11 +97,10 @@ func TestHackSuiteSynthetic(t *testing.T) {
 	}{
 		{"capsule-man", capsuleMan(1, false).character(48)},
 		{"capsule-man tail", capsuleMan(2, true).character(48)},
-		{"capsule-man long arms", capsuleMan(3, false).character(56)},
 	}
-	for _, kind := range synth.Kinds() {
-		for seed := int64(1); seed <= 2; seed++ {
-			c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: 1500, Noise: seed == 2})
+	for i, kind := range synth.Kinds() {
+		for seed := int64(1); seed <= 1; seed++ {
+			c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: 1500, Noise: i%2 == 1})
 			if err != nil {
 				t.Fatalf("synth %s seed %d: %v", kind, seed, err)
 			}

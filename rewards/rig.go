@@ -18,11 +18,11 @@ type rig struct {
 	owned   [][]int // owned[j]: segments that move with joint j (its bones to children, or its own point)
 	skin    [][]assets.Influence
 	// invalid[v] is why vertex v's weights are unusable ("" when fine).
-	badVerts     []int
-	badReasons   map[string]int
-	fatal        []string // problems that make the rig unscorable (score 0)
-	numVerts     int
-	children     [][]int
+	badVerts   []int
+	badReasons map[string]int
+	fatal      []string // problems that make the rig unscorable (score 0)
+	numVerts   int
+	children   [][]int
 }
 
 // segment is a bone: the stretch from a joint to one of its children (owner is the

@@ -60,7 +60,7 @@ func (p *Prepared) Score(c *assets.Character, opt Options) (*Report, error) {
 		}
 	}
 	rep.Score = Combine(rep.Rewards)
-	rep.Problems = append(rep.Problems, problems(r, &det, rep.Rewards)...)
+	rep.Problems = append(rep.Problems, problems(&det)...)
 	return rep, nil
 }
 
@@ -81,7 +81,7 @@ func Combine(rewards map[string]float64) float64 {
 }
 
 // problems turns details into short sentences for humans.
-func problems(r *rig, d *Details, rw map[string]float64) []string {
+func problems(d *Details) []string {
 	var out []string
 	if c := d.Containment; c != nil {
 		for i, b := range c.Outside {
@@ -159,6 +159,5 @@ func problems(r *rig, d *Details, rw map[string]float64) []string {
 			out = append(out, fmt.Sprintf("sanity: joint %s is %.2f outside the mesh", o.Joint, o.Value))
 		}
 	}
-	_ = r
 	return out
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/rigmodel/nn"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -42,6 +43,9 @@ type TrainOptions struct {
 	Seed                 int64
 	Config               Config
 	Augment              AugmentOptions
+	// Synthetic adds this many generated creatures (assets/synth, all kinds in turn,
+	// SynthVertices vertices each, every third with mesh noise) to the training set.
+	Synthetic, SynthVertices int
 	// Skin encodes skin tokens; nil trains the skeleton part only.
 	Skin SkinEncoder
 	// Load reads a character file (assets.Load in the binary).
@@ -58,6 +62,7 @@ type TrainState struct {
 	BestStep   int       `json:"best_step"`
 	WallS      float64   `json:"wall_s"` // training time over all runs
 	TrainFiles int       `json:"train_files"`
+	Synthetic  int       `json:"synthetic"` // generated creatures in the training set
 	ValFiles   int       `json:"val_files"`
 	Data       []string  `json:"data"`
 	SkinTokens bool      `json:"skin_tokens"` // trained on skin tokens too
@@ -146,8 +151,11 @@ func Train(opt TrainOptions) (*TrainState, error) {
 		return nil, fmt.Errorf("train: no usable rigged characters in %v (%d skipped)", opt.Data, skipped)
 	}
 	state.TrainFiles, state.ValFiles = len(train), len(val)
-	logf(opt.Log, "train: %d training and %d validation characters (%d files skipped), %d parameters, resuming at step %d",
-		len(train), len(val), skipped, m.NumParams(), state.Step)
+	synth := generateSynthetic(opt.Synthetic, opt.SynthVertices, opt.Config.MaxJoint, opt.Progress)
+	train = append(train, synth...)
+	state.Synthetic = len(synth)
+	logf(opt.Log, "train: %d training (%d synthetic) and %d validation characters (%d files skipped), %d parameters, resuming at step %d",
+		len(train), len(synth), len(val), skipped, m.NumParams(), state.Step)
 
 	rng := mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))
 	// Validation examples are fixed: no augmentation, seeded points.
@@ -230,6 +238,32 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	bar.Finish()
 	state.WallS = wall0 + time.Since(start).Seconds()
 	return state, nil
+}
+
+// generateSynthetic makes n creatures of every synth kind in turn (seeds from
+// 1,000,000 so they never collide with test seeds).
+func generateSynthetic(n, vertices, maxJoints int, progress io.Writer) []*assets.Character {
+	if n <= 0 {
+		return nil
+	}
+	if vertices <= 0 {
+		vertices = 1500
+	}
+	kinds := synth.Kinds()
+	bar := NewProgress(progress, "synthetic creatures", n)
+	var out []*assets.Character
+	for i := 0; i < n; i++ {
+		kind := kinds[i%len(kinds)]
+		c, err := synth.Generate(kind, int64(1_000_000+i), synth.Options{TargetVertices: vertices, Noise: i%3 == 2})
+		bar.Add(1, 0)
+		if err != nil || !c.Rigged() || c.Skeleton.NumJoints() > maxJoints {
+			continue
+		}
+		c.Name = fmt.Sprintf("synth_%s_%d", kind, i)
+		out = append(out, c)
+	}
+	bar.Finish()
+	return out
 }
 
 // lrAt is linear warm-up over warm steps (counted from this run's start), then a

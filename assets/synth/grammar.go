@@ -23,14 +23,14 @@ func (b *builder) asym(amount float64) [2]float64 {
 
 // bodyPlan selects the optional parts of the biped and quadruped grammars.
 type bodyPlan struct {
-	armPairs  int     // biped: pairs of arms
-	fingers   float64 // probability of fingers
-	toes      float64 // probability of toes
-	tail      [2]int  // range of tail joints (0,0: none)
-	wings     bool
+	armPairs   int     // biped: pairs of arms
+	fingers    float64 // probability of fingers
+	toes       float64 // probability of toes
+	tail       [2]int  // range of tail joints (0,0: none)
+	wings      bool
 	horizontal bool // biped: body leans forward (birds, dinosaurs)
-	heads     int  // quadruped: number of necks and heads
-	sprawl    bool // quadruped: legs go out sideways first (lizards)
+	heads      int  // quadruped: number of necks and heads
+	sprawl     bool // quadruped: legs go out sideways first (lizards)
 }
 
 // spine adds joints from a root along the polyline root→top, split into bones at
@@ -536,7 +536,7 @@ func (b *builder) centipede() {
 			base := b.pos[body[i]].Add(v3(s.sign*r*0.7, -r*0.2, 0))
 			hip := b.bone(name+"_1", body[i], base, r*0.5, legR)
 			knee := b.bone(name+"_2", hip, base.Add(v3(s.sign*legLen*0.5, lift*0.3, 0)), legR, legR*0.9)
-			b.bone(name+"_end", knee, b.pos[knee].Add(v3(s.sign*legLen*0.35, -(lift*1.3 - legR), 0)), legR*0.9, legR*0.7)
+			b.bone(name+"_end", knee, b.pos[knee].Add(v3(s.sign*legLen*0.35, -(lift*1.3-legR), 0)), legR*0.9, legR*0.7)
 		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 func init() {
 	register(&command{
 		name:    "train",
-		usage:   "--data DIR... --out CKPT [--steps N] [--batch B] [--lr LR] [--resume]",
+		usage:   "--data DIR... --out CKPT [--steps N] [--batch B] [--lr LR] [--synthetic N] [--resume]",
 		summary: "train the TokenRig model on rigged characters",
 		run:     runTrain,
 	})
@@ -49,6 +49,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	seed := fs.Int64("seed", 1, "random seed")
 	evalEvery := fs.Int("eval-every", 100, "validate every N steps")
 	saveMin := fs.Float64("save-minutes", 3, "also checkpoint every N minutes")
+	synthetic := fs.Int("synthetic", 0, "add N generated creatures (all kinds) to the training set")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -59,7 +60,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	}
 	st, err := rigmodel.Train(rigmodel.TrainOptions{
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
-		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Config: rigmodel.DefaultConfig, Augment: rigmodel.DefaultAugment,
+		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: rigmodel.DefaultConfig, Augment: rigmodel.DefaultAugment,
 		Skin: defaultSkinEncoder(), Load: assets.Load, Progress: os.Stderr, Log: stdout,
 	})
 	if err != nil {
