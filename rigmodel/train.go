@@ -174,10 +174,10 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	}
 	start, lastSave := time.Now(), time.Now()
 	wall0 := state.WallS
-	bar := NewProgress(opt.Progress, "train", opt.Steps)
+	startStep := state.Step
+	bar := NewProgress(opt.Progress, fmt.Sprintf("train (from step %d)", startStep), opt.Steps-startStep)
 	var acc Losses
 	var accN, tokens int
-	startStep := state.Step
 	tokT := time.Now()
 	for state.Step < opt.Steps {
 		batch := make([]*Example, 0, opt.Batch)

@@ -1,0 +1,55 @@
+package rigmodel
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
+)
+
+// BenchmarkAuto5k is `rig auto` end to end on one ~5k-vertex creature: load the GLB,
+// encode the shape, generate (KV cache, greedy), decode, geodesic skin when the model
+// writes only the skeleton, score, write the GLB. It uses the shipped model, or an
+// untrained model of the shipped size when none is shipped (which writes the longest
+// streams: the worst case for generation).
+func BenchmarkAuto5k(b *testing.B) {
+	c, err := synth.Generate("biped", 5, synth.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	in := filepath.Join(dir, "in.glb")
+	if err := assets.Save(in, c); err != nil {
+		b.Fatal(err)
+	}
+	m, st, err := DefaultModel()
+	skinTokens := err == nil && st.SkinTokens
+	if err != nil {
+		if m, err = NewModel(DefaultConfig, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := &ModelRigger{Model: m, SkinTokens: skinTokens, Samples: 1, Floor: DefaultFloor, Seed: 1}
+	b.Logf("%d vertices, model of %d parameters (shipped: %v)", len(c.Mesh.Positions), m.NumParams(), st != nil)
+	var tps float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		in, err := assets.Load(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rig, info, err := r.Rig(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := assets.Save(filepath.Join(dir, "out.glb"), rig); err != nil {
+			b.Fatal(err)
+		}
+		tps += info.TokensPerSecond
+		if i == 0 {
+			b.Logf("method %s, %d tokens, stages %v", info.Method, info.Tokens, info.TimingsMS)
+		}
+	}
+	b.ReportMetric(tps/float64(b.N), "tokens/s")
+}
