@@ -49,6 +49,10 @@ type RigInfo struct {
 	SampleScores []float64 `json:"sample_scores,omitempty"`
 	// TimingsMS breaks the rig's wall time into stages (encode, generate, decode, ...).
 	TimingsMS map[string]float64 `json:"timings_ms,omitempty"`
+	// Score and Rewards are the final rig's score and reward report when the rigger
+	// already computed them (the batch then does not score again).
+	Score   *float64 `json:"-"`
+	Rewards any      `json:"-"`
 }
 
 // Scorer scores a finished rig: the combined score and a JSON-able detail report.
@@ -435,7 +439,9 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 		return rep
 	}
 	rep.Joints = rigged.Skeleton.NumJoints()
-	if b.Score != nil {
+	if info != nil && info.Score != nil {
+		rep.Score, rep.Rewards = info.Score, info.Rewards
+	} else if b.Score != nil {
 		t = time.Now()
 		s, details, err := b.Score(rigged)
 		lap("score", t)

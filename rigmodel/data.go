@@ -1,6 +1,8 @@
 package rigmodel
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -224,6 +226,17 @@ func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand
 	}
 	ex.Tokens, ex.HasSkin = full, true
 	return ex, nil
+}
+
+// SkinFingerprint identifies a skin tokenizer's weights (the first 16 hex digits of
+// the SHA-256 of its checkpoint). A model trained on one tokenizer's codes must not
+// be decoded with another's.
+func SkinFingerprint(t *tokenizer.SkinTokenizer) string {
+	h := sha256.New()
+	if err := t.Write(h); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // TokenizerSkin adapts the skin tokenizer to SkinEncoder: codes of every joint,

@@ -210,6 +210,7 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 	lap("prepare_score")
 	skinMode := r.Skin != nil && r.SkinTokens
 	var best *assets.Character
+	var bestRep *rewards.Report
 	bestScore, bestMethod := math.Inf(-1), ""
 	var reasons []string
 	tokens, genTime := 0, time.Duration(0)
@@ -245,15 +246,16 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 			continue
 		}
 		score := 0.0
+		var rep *rewards.Report
 		if perr == nil {
-			if rep, err := prep.Score(cand, rewards.Options{}); err == nil {
+			if rep, err = prep.Score(cand, rewards.Options{}); err == nil {
 				score = rep.Score
 			}
 		}
 		lap("score")
 		info.SampleScores = append(info.SampleScores, score)
 		if score > bestScore {
-			best, bestScore, bestMethod = cand, score, method
+			best, bestRep, bestScore, bestMethod = cand, rep, score, method
 			info.Tokens = len(smp.Tokens)
 		}
 	}
@@ -267,6 +269,9 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 		info.Fallback = fmt.Sprintf("best sample scored %.3f, under the floor %.3f", bestScore, r.Floor)
 	default:
 		info.Method = bestMethod
+		if bestRep != nil {
+			info.Score, info.Rewards = &bestRep.Score, bestRep
+		}
 		return best, info, nil
 	}
 	out, cinfo, err := ClassicalRigger{Skin: GeodesicSkin, SkinName: "geodesic"}.Rig(c)

@@ -46,8 +46,14 @@ type TrainOptions struct {
 	// Synthetic adds this many generated creatures (assets/synth, all kinds in turn,
 	// SynthVertices vertices each, every third with mesh noise) to the training set.
 	Synthetic, SynthVertices int
-	// Skin encodes skin tokens; nil trains the skeleton part only.
-	Skin SkinEncoder
+	// Skin encodes skin tokens; nil trains the skeleton part only. SkinID is the
+	// skin tokenizer's SkinFingerprint, stored in the checkpoint.
+	Skin   SkinEncoder
+	SkinID string
+	// Pool is how many encoded examples are kept when skin tokens are trained
+	// (encoding skin is slow): each step replaces two of them with fresh augmented
+	// examples and draws its batch from the pool. 0 means 384.
+	Pool int
 	// Load reads a character file (assets.Load in the binary).
 	Load     func(string) (*assets.Character, error)
 	Progress io.Writer // progress bar; nil for none
@@ -56,17 +62,20 @@ type TrainOptions struct {
 
 // TrainState is the metadata stored in every checkpoint beside the config.
 type TrainState struct {
-	Config     Config    `json:"config"`
-	Step       int       `json:"step"`
-	BestVal    float64   `json:"best_val"`
-	BestStep   int       `json:"best_step"`
-	WallS      float64   `json:"wall_s"` // training time over all runs
-	TrainFiles int       `json:"train_files"`
-	Synthetic  int       `json:"synthetic"` // generated creatures in the training set
-	ValFiles   int       `json:"val_files"`
-	Data       []string  `json:"data"`
-	SkinTokens bool      `json:"skin_tokens"` // trained on skin tokens too
-	Saved      time.Time `json:"saved"`
+	Config     Config   `json:"config"`
+	Step       int      `json:"step"`
+	BestVal    float64  `json:"best_val"`
+	BestStep   int      `json:"best_step"`
+	WallS      float64  `json:"wall_s"` // training time over all runs
+	TrainFiles int      `json:"train_files"`
+	Synthetic  int      `json:"synthetic"` // generated creatures in the training set
+	ValFiles   int      `json:"val_files"`
+	Data       []string `json:"data"`
+	SkinTokens bool     `json:"skin_tokens"` // trained on skin tokens too
+	// SkinTokenizer is the SkinFingerprint of the skin tokenizer whose codes the
+	// model writes.
+	SkinTokenizer string    `json:"skin_tokenizer,omitempty"`
+	Saved         time.Time `json:"saved"`
 }
 
 // LogRow is one line of the training log (JSON lines beside the checkpoint).
@@ -125,7 +134,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	if opt.SkinWeight == 0 {
 		opt.SkinWeight = 1
 	}
-	state := &TrainState{Config: opt.Config, BestVal: math.Inf(1), Data: opt.Data, SkinTokens: opt.Skin != nil}
+	state := &TrainState{Config: opt.Config, BestVal: math.Inf(1), Data: opt.Data, SkinTokens: opt.Skin != nil, SkinTokenizer: opt.SkinID}
 	var m *Model
 	var err error
 	if opt.Resume {
@@ -135,7 +144,11 @@ func Train(opt TrainOptions) (*TrainState, error) {
 				return nil, fmt.Errorf("train: resume: %w", err)
 			}
 			opt.Config = m.Cfg
-			state.Data, state.SkinTokens = opt.Data, opt.Skin != nil
+			if state.SkinTokens != (opt.Skin != nil) || state.SkinTokenizer != opt.SkinID {
+				// The validation loss changes meaning with the stream: restart "best".
+				state.BestVal = math.Inf(1)
+			}
+			state.Data, state.SkinTokens, state.SkinTokenizer = opt.Data, opt.Skin != nil, opt.SkinID
 		}
 	}
 	if m == nil {
@@ -179,13 +192,41 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	var acc Losses
 	var accN, tokens int
 	tokT := time.Now()
-	for state.Step < opt.Steps {
-		batch := make([]*Example, 0, opt.Batch)
-		for len(batch) < opt.Batch {
+	fresh := func() *Example {
+		for tries := 0; ; tries++ {
 			c := train[rng.Intn(len(train))]
 			ex, err := MakeExample(Augment(c, opt.Augment, rng), opt.Config.Points, opt.Skin, rng)
-			if err != nil || len(ex.Tokens) > opt.Config.MaxSeq {
-				continue
+			if err == nil && len(ex.Tokens) <= opt.Config.MaxSeq {
+				return ex
+			}
+		}
+	}
+	var pool []*Example
+	if opt.Skin != nil {
+		n := opt.Pool
+		if n <= 0 {
+			n = 384
+		}
+		pb := NewProgress(opt.Progress, "encoding skin tokens", n)
+		for len(pool) < n {
+			pool = append(pool, fresh())
+			pb.Add(1, 0)
+		}
+		pb.Finish()
+	}
+	for state.Step < opt.Steps {
+		batch := make([]*Example, 0, opt.Batch)
+		if pool != nil {
+			for k := 0; k < 2; k++ {
+				pool[rng.Intn(len(pool))] = fresh()
+			}
+		}
+		for len(batch) < opt.Batch {
+			var ex *Example
+			if pool != nil {
+				ex = pool[rng.Intn(len(pool))]
+			} else {
+				ex = fresh()
 			}
 			batch = append(batch, ex)
 			tokens += len(ex.Tokens)
@@ -220,6 +261,10 @@ func Train(opt TrainOptions) (*TrainState, error) {
 				state.BestVal, state.BestStep = v, state.Step
 				state.WallS = wall0 + time.Since(start).Seconds()
 				if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), m, state); err != nil {
+					return state, fmt.Errorf("train: %w", err)
+				}
+				facts, _ := json.MarshalIndent(state, "", "  ")
+				if err := WriteFileAtomic(sibling(opt.Out, ".best.json"), append(facts, '\n')); err != nil {
 					return state, fmt.Errorf("train: %w", err)
 				}
 			}

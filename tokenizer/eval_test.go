@@ -190,23 +190,32 @@ func TestReconstructionReport(t *testing.T) {
 	t.Log("\n" + b.String())
 }
 
+func synth5k(b *testing.B) *assets.Character {
+	for seed := int64(1); seed < 40; seed++ {
+		g, err := synth.Generate("quadruped", seed, synth.Options{TargetVertices: 5000})
+		if err == nil && g.Skeleton.NumJoints() >= 45 && g.Skeleton.NumJoints() <= 55 {
+			return assets.NormalizationOf(g.Mesh).Apply(g)
+		}
+	}
+	b.Skip("no synthetic quadruped with 45-55 joints")
+	return nil
+}
+
+// BenchmarkRigidFloor5k is the baseline of BenchmarkEncodeDecode5k: the rigid
+// nearest-bone skin of the same character.
+func BenchmarkRigidFloor5k(b *testing.B) {
+	nc := synth5k(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		skinning.Rigid(nc)
+	}
+}
+
 // BenchmarkEncodeDecode5k encodes and decodes every bone of a synthetic
 // ~5,000-vertex creature with about 50 joints (load and normalization excluded).
 func BenchmarkEncodeDecode5k(b *testing.B) {
 	tok := evalTokenizer(b)
-	var c *assets.Character
-	for seed := int64(1); seed < 40 && c == nil; seed++ {
-		g, err := synth.Generate("quadruped", seed, synth.Options{TargetVertices: 5000})
-		if err == nil && g.Skeleton.NumJoints() >= 45 && g.Skeleton.NumJoints() <= 55 {
-			c = g
-		}
-	}
-	if c == nil {
-		b.Skip("no synthetic quadruped with 45-55 joints")
-	}
-	nc := assets.NormalizationOf(c.Mesh).Apply(c)
-	b.ReportMetric(float64(len(nc.Mesh.Positions)), "vertices")
-	b.ReportMetric(float64(nc.Skeleton.NumJoints()), "joints")
+	nc := synth5k(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		x := nc.Clone() // a fresh character each time, so no cached samples are reused
@@ -218,6 +227,8 @@ func BenchmarkEncodeDecode5k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(len(nc.Mesh.Positions)), "vertices")
+	b.ReportMetric(float64(nc.Skeleton.NumJoints()), "joints")
 }
 
 // TestTuneThreshold prints the round-trip metrics of several pruning thresholds on
@@ -266,5 +277,46 @@ func TestTuneThreshold(t *testing.T) {
 	for k, th := range thresholds {
 		u := float64(max(used, 1))
 		t.Logf("threshold %.2f on %d files: deformation %.3f L1 %.3f precision %.3f recall %.3f", th, used, sums[k][0]/u, sums[k][1]/u, sums[k][2]/u, sums[k][3]/u)
+	}
+}
+
+// TestCoarseToFine checks the coarse-to-fine decoder against decoding every vertex
+// for every bone, with the shipped checkpoint, on a synthetic creature.
+func TestCoarseToFine(t *testing.T) {
+	tok := evalTokenizer(t)
+	c, err := synth.Generate("quadruped", 2, synth.Options{TargetVertices: 2500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	codes, err := tok.EncodeAll(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := tok.Decode(nc, nc.Skeleton, codes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok.Exhaustive = true
+	slow, err := tok.Decode(nc, nc.Skeleton, codes)
+	tok.Exhaustive = false
+	if err != nil {
+		t.Fatal(err)
+	}
+	nJ := nc.Skeleton.NumJoints()
+	df, ds := fast.Dense(nJ), slow.Dense(nJ)
+	var l1, worst float64
+	for v := range df {
+		d := 0.0
+		for j := range df[v] {
+			d += math.Abs(df[v][j] - ds[v][j])
+		}
+		l1 += d
+		worst = max(worst, d)
+	}
+	l1 /= float64(len(df))
+	t.Logf("coarse-to-fine vs exhaustive on %d vertices, %d joints: mean L1 %.5f, worst vertex %.3f", len(df), nJ, l1, worst)
+	if l1 > 0.01 {
+		t.Fatalf("coarse-to-fine differs from exhaustive decoding by L1 %.4f per vertex", l1)
 	}
 }

@@ -236,3 +236,46 @@ func TestAugmentationKeepsDistances(t *testing.T) {
 		t.Fatalf("|p-head| %v → %v", before, after)
 	}
 }
+
+// TestDecodedSkeletonMatches checks that the skin decoder gives the same weights on
+// a character's own skeleton as on the skeleton decoded from its tokens (joints in
+// token order): the tokenizer snaps joints to their bins, so both look the same.
+func TestDecodedSkeletonMatches(t *testing.T) {
+	tok, err := NewSkinTokenizer(DefaultCVAEConfig(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tube()
+	codes, err := tok.EncodeAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skel, order, err := EncodeSkeleton(c.Skeleton, assets.Normalization{Scale: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := DecodeSkeleton(skel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	permuted := make([][]int, len(order))
+	for i, j := range order {
+		permuted[i] = codes[j]
+	}
+	own, err := tok.Probabilities(c, c.Skeleton, codes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromTokens, err := tok.Probabilities(c, dec, permuted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nJ := len(order)
+	for v := 0; v < len(c.Mesh.Positions); v++ {
+		for i, j := range order {
+			if a, b := own[v*nJ+j], fromTokens[v*nJ+i]; math.Abs(float64(a-b)) > 1e-5 {
+				t.Fatalf("vertex %d joint %d: %v on its own skeleton, %v on the decoded one", v, j, a, b)
+			}
+		}
+	}
+}

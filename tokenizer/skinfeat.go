@@ -36,8 +36,16 @@ type rigGeom struct {
 	leaf   []bool
 }
 
+// newRigGeom snaps the joints of sk (in the cube) to the centers of their coordinate
+// bins, clamped to the cube, so that the skin tokenizer sees a skeleton exactly as the
+// token stream carries it, whether it comes from a file or from decoded tokens.
 func newRigGeom(sk *assets.Skeleton) *rigGeom {
-	g := &rigGeom{segs: skinning.Bones(sk), pos: sk.Positions(), parent: sk.Parents}
+	snapped := sk.Clone()
+	for j, m := range snapped.BindWorld {
+		m[12], m[13], m[14] = BinCenter(Bin(m[12])), BinCenter(Bin(m[13])), BinCenter(Bin(m[14]))
+		snapped.BindWorld[j] = m
+	}
+	g := &rigGeom{segs: skinning.Bones(snapped), pos: snapped.Positions(), parent: sk.Parents}
 	ch := sk.Children()
 	g.tail = make([]assets.Vec3, len(g.pos))
 	g.leaf = make([]bool, len(g.pos))

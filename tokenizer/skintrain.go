@@ -519,3 +519,64 @@ func progress(w io.Writer, st *TrainState, total int, elapsed time.Duration, lr,
 	bar := strings.Repeat("#", done) + strings.Repeat(".", width-done)
 	fmt.Fprintf(w, "\r[%s] %d/%d loss %.4f lr %.2g %s", bar, st.Step, total, loss, lr, elapsed.Round(time.Second))
 }
+
+// ShipFacts describes a shipped checkpoint: how it was trained and on what.
+type ShipFacts struct {
+	Source         string   `json:"source"`
+	Step           int      `json:"step"`
+	TotalSteps     int      `json:"run_steps_so_far"`
+	WallSeconds    float64  `json:"wall_seconds_to_step"`
+	ValLoss        float64  `json:"val_loss"`
+	Threshold      float64  `json:"threshold"`
+	TrainFiles     int      `json:"train_files"`
+	ValFiles       int      `json:"val_files"`
+	Synthetic      int      `json:"synthetic_characters"`
+	TrainBones     int      `json:"train_bones"`
+	Batch          string   `json:"batch"`
+	Command        string   `json:"command"`
+	Data           []string `json:"data"`
+	Attribution    string   `json:"attribution"`
+	Parameters     int      `json:"parameters"`
+	K              int      `json:"k"`
+	Levels         []int    `json:"levels"`
+	BitsPerJoint   float64  `json:"bits_per_joint"`
+	VocabularySize int      `json:"vocabulary_size"`
+}
+
+// ExportCheckpoint copies a checkpoint from a training run (src, e.g. BestPath(out))
+// to dst with the pruning threshold set, and writes dst's facts (dst without its
+// extension + ".json") from the run's state file (runOut+".state.json").
+func ExportCheckpoint(src, runOut, dst string, threshold float64) (*ShipFacts, error) {
+	tok, err := LoadSkinTokenizer(src)
+	if err != nil {
+		return nil, err
+	}
+	tok.Threshold = threshold
+	sb, err := os.ReadFile(runOut + ".state.json")
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	var st TrainState
+	if err := json.Unmarshal(sb, &st); err != nil {
+		return nil, fmt.Errorf("export %s.state.json: %w", runOut, err)
+	}
+	step := st.Step
+	if src == BestPath(runOut) && st.BestStep >= 0 {
+		step = st.BestStep
+	}
+	f := &ShipFacts{Source: src, Step: step, TotalSteps: st.Step, WallSeconds: st.WallSec * float64(step) / float64(max(1, st.Step)),
+		ValLoss: st.BestVal, Threshold: threshold, TrainFiles: len(st.TrainFiles) - st.Extra, ValFiles: len(st.ValFiles), Synthetic: st.Extra,
+		TrainBones: st.Bones, Batch: fmt.Sprintf("%d characters × %d bones × %d query vertices", st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries),
+		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --out skin.safetensors --steps %d (one thread)", st.Extra, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},
+		Attribution: "0 A.D. art © Wildfire Games, CC-BY-SA 3.0; OpenClonk content © the OpenClonk developers",
+		Parameters:  nn.NumParams[float32](tok.master), K: tok.Config.K, Levels: tok.Config.Levels, BitsPerJoint: SkinBitsPerJoint(), VocabularySize: VocabSize}
+	if err := tok.Save(dst); err != nil {
+		return nil, err
+	}
+	fj, _ := json.MarshalIndent(f, "", "  ")
+	facts := strings.TrimSuffix(dst, filepath.Ext(dst)) + ".json"
+	if err := writeAtomic(facts, func(w io.Writer) error { _, err := w.Write(append(fj, '\n')); return err }); err != nil {
+		return nil, err
+	}
+	return f, nil
+}

@@ -59,11 +59,14 @@ func TestRealSubset(t *testing.T) {
 }
 
 // TestNoisySynthetic runs geodesic binding on noisy synthetic creatures (holes,
-// fins, flipped triangles, floating pieces): no orphan, no empty joint, little leakage.
+// fins, flipped triangles, floating pieces): no orphan, no empty joint; on the kinds
+// with fingers and wings, leakage across parts is measured against a finer field and
+// must not exceed the rigid floor's.
 func TestNoisySynthetic(t *testing.T) {
+	leakKinds := map[string]bool{"biped": true, "winged": true}
 	for _, kind := range synth.Kinds() {
 		t.Run(kind, func(t *testing.T) {
-			c, err := synth.Generate(kind, 1, synth.Options{Noise: true, TargetVertices: 1500})
+			c, err := synth.Generate(kind, 1, synth.Options{Noise: true, TargetVertices: 1200})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,15 +79,18 @@ func TestNoisySynthetic(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkSkin(t, c, k)
-			ref, err := NewField(c, FieldOptions{Resolution: DefaultMaxResolution, Cutoff: -1})
+			if !leakKinds[kind] {
+				return
+			}
+			ref, err := NewField(c, FieldOptions{Resolution: 112, Cutoff: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			geo, gt, rigid := ref.Leakage(k), ref.Leakage(c.Skin), ref.Leakage(Rigid(c))
-			t.Logf("J=%d V=%d islands %d fallbacks %d; leak weight geodesic %.4f, synth ground truth %.4f, rigid %.4f",
-				c.Skeleton.NumJoints(), len(c.Mesh.Positions), f.Islands, f.Fallbacks, geo.Weight, gt.Weight, rigid.Weight)
-			if geo.Weight > 0.01 {
-				t.Errorf("geodesic leakage %+v", geo)
+			t.Logf("J=%d V=%d islands %d; leak weight geodesic %.4f, synth ground truth %.4f, rigid %.4f",
+				c.Skeleton.NumJoints(), len(c.Mesh.Positions), f.Islands, geo.Weight, gt.Weight, rigid.Weight)
+			if geo.Weight > 0.01 || geo.Weight > rigid.Weight+1e-3 {
+				t.Errorf("geodesic leakage %+v (rigid floor %+v)", geo, rigid)
 			}
 		})
 	}

@@ -54,9 +54,14 @@ type Field struct {
 	VoxelizeTime, SearchTime time.Duration
 
 	dist []float32 // NumVertices×NumJoints, +Inf beyond the cutoff
-	eucl []float32 // NumVertices×NumJoints Euclidean distances to the bones
-	norm assets.Normalization
-	segs []Segment // normalized
+	// eucl holds NumVertices×NumJoints Euclidean distances to the bones, computed on
+	// first use (fallbacks, leakage).
+	eucl     []float32
+	euclOnce sync.Once
+	workers  int
+	normPos  []assets.Vec3
+	norm     assets.Normalization
+	segs     []Segment // normalized
 }
 
 // Dist returns the geodesic distance from vertex v to joint j's bone, in normalized
@@ -65,7 +70,24 @@ func (f *Field) Dist(v, j int) float64 { return float64(f.dist[v*f.NumJoints+j])
 
 // Euclidean returns the straight-line distance from vertex v to joint j's bone, in
 // normalized units.
-func (f *Field) Euclidean(v, j int) float64 { return float64(f.eucl[v*f.NumJoints+j]) }
+func (f *Field) Euclidean(v, j int) float64 { return float64(f.euclidean()[v*f.NumJoints+j]) }
+
+func (f *Field) euclidean() []float32 {
+	f.euclOnce.Do(func() {
+		nj := f.NumJoints
+		f.eucl = make([]float32, f.NumVertices*nj)
+		parallelRange(f.NumVertices, f.workers, func(lo, hi int) {
+			d := make([]float64, nj)
+			for v := lo; v < hi; v++ {
+				jointDistances(f.normPos[v], f.segs, d)
+				for j, x := range d {
+					f.eucl[v*nj+j] = float32(x)
+				}
+			}
+		})
+	})
+	return f.eucl
+}
 
 // Normalization returns the world→normalized map the distances are measured in.
 func (f *Field) Normalization() assets.Normalization { return f.norm }
@@ -133,17 +155,7 @@ func NewField(c *assets.Character, opt FieldOptions) (*Field, error) {
 	segs := normalizedBones(c.Skeleton, norm)
 	f := &Field{NumVertices: nv, NumJoints: nj, norm: norm, segs: segs}
 
-	// Euclidean distances (fallback, leakage reference, cutoff for unreached bones).
-	f.eucl = make([]float32, nv*nj)
-	parallelRange(nv, workers, func(lo, hi int) {
-		d := make([]float64, nj)
-		for v := lo; v < hi; v++ {
-			jointDistances(mesh.Positions[v], segs, d)
-			for j, x := range d {
-				f.eucl[v*nj+j] = float32(x)
-			}
-		}
-	})
+	f.workers, f.normPos = workers, mesh.Positions
 
 	res := opt.Resolution
 	if res <= 0 {
@@ -255,7 +267,7 @@ func NewField(c *assets.Character, opt FieldOptions) (*Field, error) {
 		}
 		if !reached {
 			f.Fallbacks++
-			copy(row, f.eucl[v*nj:(v+1)*nj])
+			copy(row, f.euclidean()[v*nj:(v+1)*nj])
 		}
 	}
 	f.SearchTime = time.Since(t1)

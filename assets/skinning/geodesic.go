@@ -115,7 +115,8 @@ func (f *Field) Skin(mesh assets.Mesh, opt GeodesicOptions) (*assets.Skin, error
 		skin.Weights[v] = infl
 	}
 	skin.Prune(opt.MaxInfluences)
-	for pass := 0; pass < 3 && f.fillEmptyBones(skin, opt); pass++ {
+	filled := map[int][]int{} // vertex → joints placed on it, never displaced
+	for pass := 0; pass < 10 && f.fillEmptyBones(skin, opt, filled); pass++ {
 	}
 	return skin, nil
 }
@@ -135,9 +136,9 @@ func (f *Field) rawWeights(v int, opt GeodesicOptions, dst []float64) {
 	}
 	if sum == 0 || math.IsInf(sum, 0) || math.IsNaN(sum) {
 		// Cannot happen after NewField's fallback; keep the vertex rigid on the nearest bone.
-		best := 0
+		best, eucl := 0, f.euclidean()
 		for j := range dst {
-			if f.eucl[v*nj+j] < f.eucl[v*nj+best] {
+			if eucl[v*nj+j] < eucl[v*nj+best] {
 				best = j
 			}
 			dst[j] = 0
@@ -244,7 +245,7 @@ func (f *Field) smooth(mesh assets.Mesh, dense []float32, opt GeodesicOptions) {
 // fillEmptyBones gives every joint that no vertex uses a weight on the vertices
 // nearest to its bone (geodesically), so no bone is left empty. It reports whether
 // it placed any.
-func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions) bool {
+func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions, filled map[int][]int) bool {
 	nv, nj := f.NumVertices, f.NumJoints
 	used := make([]bool, nj)
 	for _, infl := range skin.Weights {
@@ -255,13 +256,12 @@ func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions) bool {
 		}
 	}
 	raw := make([]float64, nj)
-	filled := map[int][]int{} // vertex → joints placed on it here, never displaced
-	any := false
+	placedAny := false
 	for j := 0; j < nj; j++ {
 		if used[j] || nv == 0 {
 			continue
 		}
-		any = true
+		placedAny = true
 		dist := func(v int) float64 {
 			if d := f.Dist(v, j); !math.IsInf(d, 1) {
 				return d
@@ -289,7 +289,7 @@ func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions) bool {
 			placed++
 		}
 	}
-	return any
+	return placedAny
 }
 
 // insertInfluence sets joint j's weight to w, scaling the others to 1-w and dropping
@@ -329,6 +329,25 @@ func insertInfluence(infl []assets.Influence, j int, w float64, maxK int, keep [
 		out[i].Weight *= (1 - w) / sum
 	}
 	out = append(out, assets.Influence{Joint: j, Weight: w})
+	// Bones placed here earlier keep at least MinBoneWeight, so that later placements
+	// do not dilute them back into emptiness.
+	prot, unprot := 0.0, 0.0
+	for i := range out {
+		if out[i].Joint == j || kept(i) {
+			out[i].Weight = math.Max(out[i].Weight, MinBoneWeight)
+			prot += out[i].Weight
+		} else {
+			unprot += out[i].Weight
+		}
+	}
+	for i := range out {
+		switch {
+		case prot >= 1:
+			out[i].Weight /= prot + unprot
+		case !(out[i].Joint == j || kept(i)):
+			out[i].Weight *= (1 - prot) / unprot
+		}
+	}
 	sort.Slice(out, func(a, b int) bool {
 		if out[a].Weight != out[b].Weight {
 			return out[a].Weight > out[b].Weight

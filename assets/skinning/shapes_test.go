@@ -19,7 +19,10 @@ func addCapsule(m *assets.Mesh, a, b assets.Vec3, r float64) {
 	w := axis.Cross(u)
 	base := len(m.Positions)
 	// Profile from the tip at a (t=-r) to the tip at b: (offset along axis, radius).
-	type ring struct{ center assets.Vec3; rad float64 }
+	type ring struct {
+		center assets.Vec3
+		rad    float64
+	}
 	var rings []ring
 	for i := 1; i < capRings; i++ {
 		th := math.Pi / 2 * float64(capRings-i) / float64(capRings)

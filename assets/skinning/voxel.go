@@ -19,10 +19,12 @@ const (
 // at origin. The outermost two layers are never solid, so neighbour offsets need no
 // bounds checks on solid cells.
 type voxelGrid struct {
-	n      [3]int
-	origin assets.Vec3
-	h      float64
-	state  []uint8
+	// meshLo, meshHi bound the cells the mesh's bounding box covers.
+	meshLo, meshHi [3]int
+	n              [3]int
+	origin         assets.Vec3
+	h              float64
+	state          []uint8
 }
 
 const gridPad = 2
@@ -57,6 +59,10 @@ func newVoxelGrid(lo, hi assets.Vec3, res, maxVoxels int) *voxelGrid {
 	g.origin = lo.Sub(assets.Vec3{h, h, h}.Scale(gridPad))
 	g.state = make([]uint8, g.n[0]*g.n[1]*g.n[2])
 	return g
+}
+
+func (g *voxelGrid) inMeshBox(i, j, k int) bool {
+	return i >= g.meshLo[0] && i <= g.meshHi[0] && j >= g.meshLo[1] && j <= g.meshHi[1] && k >= g.meshLo[2] && k <= g.meshHi[2]
 }
 
 func (g *voxelGrid) index(i, j, k int) int { return (k*g.n[1]+j)*g.n[0] + i }
@@ -98,6 +104,14 @@ func (g *voxelGrid) solid(idx int) bool { return g.state[idx] != voxOutside }
 func (g *voxelGrid) markSurface(pos []assets.Vec3, tris [][3]int) {
 	r := 0.5 * math.Sqrt(3) * g.h
 	r2 := r * r
+	g.meshLo, g.meshHi = g.n, [3]int{}
+	for _, p := range pos {
+		for a := 0; a < 3; a++ {
+			c := clampInt(int(math.Round((p[a]-g.origin[a])/g.h)), 0, g.n[a]-1)
+			g.meshLo[a] = min(g.meshLo[a], c)
+			g.meshHi[a] = max(g.meshHi[a], c)
+		}
+	}
 	for _, p := range pos {
 		g.state[g.cellOf(p)] = voxSurface
 	}
@@ -227,14 +241,27 @@ func (g *voxelGrid) fillInterior(wind func(assets.Vec3) float64, workers int) (e
 		}
 	}
 	starts = append(starts, len(members))
+	var shell []int32
 	for ci := 0; ci+1 < len(starts); ci++ {
 		m := members[starts[ci]:starts[ci+1]]
-		const probes = 9
-		pts := make([]assets.Vec3, 0, probes)
+		// Probe a few cells anywhere in the component and more among the cells next to
+		// the surface: when a hole joins inside and outside, the inside may be a small
+		// part of the component, but it lines the surface.
+		const probes, shellProbes = 9, 64
+		pts := make([]assets.Vec3, 0, probes+shellProbes)
 		for p := 0; p < probes && p < len(m); p++ {
 			pts = append(pts, g.center(int(m[p*(len(m)-1)/max(probes-1, 1)])))
 		}
-		w := evalParallel(pts, wind, 1)
+		shell = shell[:0]
+		for _, c := range m {
+			if g.touchesSurface(int(c), steps) {
+				shell = append(shell, c)
+			}
+		}
+		for p := 0; p < shellProbes && p < len(shell); p++ {
+			pts = append(pts, g.center(int(shell[p*(len(shell)-1)/max(shellProbes-1, 1)])))
+		}
+		w := evalParallel(pts, wind, workers)
 		evals += len(pts)
 		in, out := 0, 0
 		for _, x := range w {
@@ -262,11 +289,17 @@ func (g *voxelGrid) fillInterior(wind func(assets.Vec3) float64, workers int) (e
 
 // labelMixed labels one component whose inside and outside connect through a hole.
 func (g *voxelGrid) labelMixed(m []int32, comp []int32, id int32, wind func(assets.Vec3) float64, workers int) int {
-	const stride = 3
+	// Samples: a coarse lattice inside the mesh's box, and a finer one among the cells
+	// lining the surface, where inside and outside meet.
+	steps := g.steps6()
 	var samples []int32
 	for _, c := range m {
 		i, j, k := g.coords(int(c))
-		if i%stride == 0 && j%stride == 0 && k%stride == 0 {
+		if i%2 != 0 || j%2 != 0 || k%2 != 0 {
+			continue
+		}
+		coarse := i%4 == 0 && j%4 == 0 && k%4 == 0
+		if coarse && g.inMeshBox(i, j, k) || g.touchesSurface(int(c), steps) {
 			samples = append(samples, c)
 		}
 	}
@@ -288,7 +321,6 @@ func (g *voxelGrid) labelMixed(m []int32, comp []int32, id int32, wind func(asse
 		lab[c] = l
 		queue = append(queue, c)
 	}
-	steps := g.steps6()
 	for q := 0; q < len(queue); q++ {
 		c := int(queue[q])
 		i, j, k := g.coords(c)
@@ -310,6 +342,17 @@ func (g *voxelGrid) labelMixed(m []int32, comp []int32, id int32, wind func(asse
 		g.state[c] = l
 	}
 	return len(samples)
+}
+
+// touchesSurface reports whether a cell has a surface cell among its 6 neighbours.
+func (g *voxelGrid) touchesSurface(c int, steps [6]int) bool {
+	i, j, k := g.coords(c)
+	for d, st := range steps {
+		if g.inside6(i, j, k, d) && g.state[c+st] == voxSurface {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *voxelGrid) steps6() [6]int {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -200,6 +199,7 @@ type skinEvalSummary struct {
 	Precision       float64 `json:"precision"`
 	Recall          float64 `json:"recall"`
 	MedianSeconds   float64 `json:"median_seconds"`
+	LeakMeasured    bool    `json:"leak_measured"`
 	LeakWeight      float64 `json:"leak_weight"`
 	LeakyVertices   float64 `json:"leaky_vertex_fraction"`
 }
@@ -389,10 +389,9 @@ func summarizeSkin(results []skinEvalResult, method, split string, keep func(str
 		}
 	}
 	if leaks > 0 {
+		s.LeakMeasured = true
 		s.LeakWeight /= float64(leaks)
 		s.LeakyVertices /= float64(leaks)
-	} else {
-		s.LeakWeight, s.LeakyVertices = math.NaN(), math.NaN()
 	}
 	return s
 }
@@ -425,7 +424,7 @@ func skinMarkdown(rep skinEvalReport, cfg evalConfig) string {
 		for _, s := range rows {
 			leak := "–"
 			leaky := "–"
-			if !math.IsNaN(s.LeakWeight) {
+			if s.LeakMeasured {
 				leak = fmt.Sprintf("%.4f", s.LeakWeight)
 				leaky = fmt.Sprintf("%.2f", 100*s.LeakyVertices)
 			}

@@ -58,10 +58,11 @@ func runTrain(args []string, stdout io.Writer) error {
 	if len(data) == 0 || *out == "" {
 		return fmt.Errorf("%w: --data and --out are required", errUsage)
 	}
+	skin, skinID := defaultSkinEncoder()
 	st, err := rigmodel.Train(rigmodel.TrainOptions{
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
 		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: rigmodel.DefaultConfig, Augment: rigmodel.DefaultAugment,
-		Skin: defaultSkinEncoder(), Load: assets.Load, Progress: os.Stderr, Log: stdout,
+		Skin: skin, SkinID: skinID, Load: assets.Load, Progress: os.Stderr, Log: stdout,
 	})
 	if err != nil {
 		return err
@@ -73,13 +74,13 @@ func runTrain(args []string, stdout io.Writer) error {
 
 // defaultSkinEncoder is the shipped skin tokenizer used for training, or nil while
 // none is trained (the model then learns the skeleton part only).
-func defaultSkinEncoder() rigmodel.SkinEncoder {
+func defaultSkinEncoder() (rigmodel.SkinEncoder, string) {
 	tok, err := tokenizer.DefaultSkinTokenizer()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rig train: skin tokenizer unavailable (%v): training the skeleton part only\n", err)
-		return nil
+		return nil, ""
 	}
-	return rigmodel.TokenizerSkin(tok)
+	return rigmodel.TokenizerSkin(tok), rigmodel.SkinFingerprint(tok)
 }
 
 func runAuto(args []string, stdout io.Writer) error {
@@ -162,10 +163,14 @@ func loadModelRigger(path string) (*rigmodel.ModelRigger, string, error) {
 		Floor: rigmodel.DefaultFloor, Seed: 1}
 	note := ""
 	if st.SkinTokens {
-		if tok, err := tokenizer.DefaultSkinTokenizer(); err == nil {
-			r.Skin = tok
-		} else {
+		tok, err := tokenizer.DefaultSkinTokenizer()
+		switch {
+		case err != nil:
 			note = fmt.Sprintf("skin tokenizer unavailable (%v): skins are geodesic", err)
+		case rigmodel.SkinFingerprint(tok) != st.SkinTokenizer:
+			note = "the skin tokenizer changed since the model was trained (its codes would mean other weights): skins are geodesic"
+		default:
+			r.Skin = tok
 		}
 	} else {
 		note = "the model was trained on skeleton tokens only: skins are geodesic"
@@ -195,9 +200,12 @@ func init() {
 // tokensSkin is `rig skin --method tokens`: the shipped model writes the skin tokens
 // of the input's own skeleton and the skin tokenizer decodes them.
 func tokensSkin(c *assets.Character) (*assets.Skin, error) {
-	r, _, err := loadModelRigger("")
+	r, note, err := loadModelRigger("")
 	if err != nil {
 		return nil, err
+	}
+	if r.Skin == nil {
+		return nil, fmt.Errorf("skin tokens unavailable: %s (use --method geodesic)", note)
 	}
 	return r.SkinOnly(c)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
@@ -38,6 +39,11 @@ type tokenizeReport struct {
 		CompressionSparse float64 `json:"compression_sparse"`
 	} `json:"round_trip"`
 }
+
+var (
+	tokIntArray = regexp.MustCompile(`\[\s*-?\d+(,\s*-?\d+)*\s*\]`)
+	tokSpace    = regexp.MustCompile(`\s+`)
+)
 
 func loadSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) {
 	if path == "" {
@@ -104,9 +110,13 @@ func runTokenize(args []string, stdout io.Writer) error {
 		defer f.Close()
 		w = f
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(rep); err != nil {
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("tokenize: %w", err)
+	}
+	// One line per integer array (tokens, order) keeps the file readable.
+	js = tokIntArray.ReplaceAllFunc(js, func(m []byte) []byte { return tokSpace.ReplaceAll(m, nil) })
+	if _, err := w.Write(append(js, '\n')); err != nil {
 		return fmt.Errorf("tokenize: write: %w", err)
 	}
 	if *out != "" {

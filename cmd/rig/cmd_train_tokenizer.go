@@ -18,22 +18,22 @@ import (
 func init() {
 	register(&command{
 		name:    "train-tokenizer",
-		usage:   "--data DIR [--data DIR...] --out CKPT [--steps N] [--resume] [--synth N] [--threads N]",
+		usage:   "--data DIR [--data DIR...] --out CKPT [--steps N] [--resume] [--synth N] [--threads N] | --export CKPT --run OUT --out DST [--threshold T]",
 		summary: "train the skin tokenizer (FSQ-CVAE) on rigged characters",
 		run:     runTrainTokenizer,
 	})
 }
 
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
+// tokDataFlags collects a repeatable string flag.
+type tokDataFlags []string
 
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+func (m *tokDataFlags) String() string     { return strings.Join(*m, ",") }
+func (m *tokDataFlags) Set(v string) error { *m = append(*m, v); return nil }
 
 func runTrainTokenizer(args []string, stdout io.Writer) error {
 	fs := newFlags("train-tokenizer")
 	def := tokenizer.DefaultTrainOptions()
-	var data multiFlag
+	var data tokDataFlags
 	fs.Var(&data, "data", "folder or file of rigged characters (repeatable); split train/validation by creature family")
 	out := fs.String("out", "", "checkpoint to write (safetensors); state, best checkpoint and loss PNG go beside it")
 	steps := fs.Int("steps", def.Steps, "total optimizer steps")
@@ -42,9 +42,23 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	threads := fs.Int("threads", 1, "compute threads")
 	lr := fs.Float64("lr", def.LR, "peak learning rate")
 	seed := fs.Int64("seed", def.Seed, "random seed")
+	export := fs.String("export", "", "instead of training, copy this run checkpoint (and facts from --run's state) to --out with --threshold")
+	run := fs.String("run", "", "with --export: the run's --out path (its .state.json is read)")
+	threshold := fs.Float64("threshold", 0.05, "with --export: pruning threshold stored in the checkpoint")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
+	}
+	if *export != "" {
+		if *run == "" || *out == "" {
+			return fmt.Errorf("%w: --export needs --run and --out", errUsage)
+		}
+		f, err := tokenizer.ExportCheckpoint(*export, *run, *out, *threshold)
+		if err != nil {
+			return fmt.Errorf("train-tokenizer: %w", err)
+		}
+		fmt.Fprintf(stdout, "exported step %d (validation loss %.4f, threshold %.2f) to %s\n", f.Step, f.ValLoss, f.Threshold, *out)
+		return nil
 	}
 	data = append(data, pos...)
 	if len(data) == 0 || *out == "" {
@@ -82,4 +96,3 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 		st.Step, st.WallSec, st.BestVal, st.BestStep, *out, tokenizer.BestPath(*out))
 	return nil
 }
-

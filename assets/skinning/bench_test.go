@@ -1,0 +1,107 @@
+package skinning
+
+import (
+	"fmt"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
+)
+
+var (
+	benchMu    sync.Mutex
+	benchChars = map[string]*assets.Character{}
+)
+
+// benchCharacter generates (once) a 20k-vertex synthetic creature.
+func benchCharacter(b *testing.B, kind string, seed int64) *assets.Character {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	key := fmt.Sprint(kind, seed)
+	if c, ok := benchChars[key]; ok {
+		return c
+	}
+	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: 20000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchChars[key] = c
+	return c
+}
+
+func benchGeodesic(b *testing.B, c *assets.Character, opt GeodesicOptions) {
+	b.ReportAllocs()
+	var f *Field
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		var err error
+		f, err = NewField(c, opt.FieldOptions)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.Skin(c.Mesh, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// CPU time (both cores together) is what a shared machine cannot distort.
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(f.SolidVoxels), "solid-voxels")
+	b.ReportMetric(float64(f.WindingQueries), "winding-queries")
+	b.ReportMetric(float64(f.VoxelizeTime.Microseconds())/1e3, "voxelize-ms")
+	b.ReportMetric(float64(f.SearchTime.Microseconds())/1e3, "search-ms")
+}
+
+// BenchmarkGeodesic is the target: a 20k-vertex, ~60-joint character
+// (synthetic biped, 59 joints) at the automatic resolution.
+func BenchmarkGeodesic(b *testing.B) {
+	c := benchCharacter(b, "biped", 1)
+	b.Logf("V=%d J=%d", len(c.Mesh.Positions), c.Skeleton.NumJoints())
+	benchGeodesic(b, c, GeodesicOptions{})
+}
+
+// BenchmarkGeodesicResolution shows how the cost grows with the voxel resolution.
+func BenchmarkGeodesicResolution(b *testing.B) {
+	c := benchCharacter(b, "biped", 1)
+	for _, res := range []int{48, 64, 96, 128, 160} {
+		b.Run(fmt.Sprintf("res=%d", res), func(b *testing.B) {
+			benchGeodesic(b, c, GeodesicOptions{FieldOptions: FieldOptions{Resolution: res}})
+		})
+	}
+}
+
+// BenchmarkGeodesicJoints shows how the cost grows with the joint count (20k
+// vertices, resolution 96).
+func BenchmarkGeodesicJoints(b *testing.B) {
+	for _, k := range []struct {
+		kind string
+		seed int64
+	}{{"snake", 1}, {"biped", 3}, {"biped", 2}, {"biped", 1}, {"tailed", 1}} {
+		c := benchCharacter(b, k.kind, k.seed)
+		b.Run(fmt.Sprintf("joints=%d", c.Skeleton.NumJoints()), func(b *testing.B) {
+			benchGeodesic(b, c, GeodesicOptions{FieldOptions: FieldOptions{Resolution: 96}})
+		})
+	}
+}
+
+// BenchmarkRigid is the floor's cost on the same character, the baseline of the
+// ratios reported in docs/skinning.md.
+func BenchmarkRigid(b *testing.B) {
+	c := benchCharacter(b, "biped", 1)
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		Rigid(c)
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+}
+
+// cpuTime returns the process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

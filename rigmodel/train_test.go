@@ -1,0 +1,75 @@
+package rigmodel
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// memLoad serves characters by file name, standing in for glTF files.
+func memLoad(chars map[string]*assets.Character) func(string) (*assets.Character, error) {
+	return func(p string) (*assets.Character, error) {
+		c, ok := chars[filepath.Base(p)]
+		if !ok {
+			return nil, errors.New("no such character")
+		}
+		return c.Clone(), nil
+	}
+}
+
+func TestTrainWritesAndResumes(t *testing.T) {
+	dir := t.TempDir()
+	chars := map[string]*assets.Character{}
+	for _, n := range []string{"a.glb", "b.glb", "c.glb"} {
+		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
+		chars[n] = testRig(t)
+	}
+	out := filepath.Join(t.TempDir(), "m.safetensors")
+	opt := TrainOptions{Data: []string{dir}, Out: out, Steps: 4, Batch: 2, LR: 1e-3, EvalEvery: 2, SaveEvery: 2,
+		Config: tinyConfig, Augment: DefaultAugment, Skin: fakeSkin{}, SkinID: "fake", Pool: 4, Load: memLoad(chars)}
+	st, err := Train(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Step != 4 || st.TrainFiles+st.ValFiles != 3 || !st.SkinTokens {
+		t.Errorf("state %+v", st)
+	}
+	for _, suffix := range []string{".safetensors", ".log.jsonl", ".losses.png"} {
+		if _, err := os.Stat(sibling(out, suffix)); err != nil {
+			t.Errorf("missing %s: %v", suffix, err)
+		}
+	}
+	rows, err := ReadLog(sibling(out, ".log.jsonl"))
+	if err != nil || len(rows) != 2 || rows[1].TrainSkel <= 0 || rows[1].TrainSkin <= 0 {
+		t.Fatalf("log %+v, %v", rows, err)
+	}
+	// Resuming continues from step 4 to 6 with the saved weights.
+	m0, _, err := LoadCheckpointFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Steps, opt.Resume = 6, true
+	st, err = Train(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Step != 6 {
+		t.Errorf("resumed to step %d, want 6", st.Step)
+	}
+	m1, st1, err := LoadCheckpointFile(out)
+	if err != nil || st1.Step != 6 {
+		t.Fatalf("reload: %v, step %d", err, st1.Step)
+	}
+	same := true
+	for i, p := range m1.Params() {
+		if p.Data()[0] != m0.Params()[i].Data()[0] {
+			same = false
+		}
+	}
+	if same {
+		t.Error("resumed training did not change the weights")
+	}
+}
