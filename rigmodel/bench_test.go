@@ -6,13 +6,15 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/tokenizer"
 )
 
 // BenchmarkAuto5k is `rig auto` end to end on one ~5k-vertex creature: load the GLB,
-// encode the shape, generate (KV cache, greedy), decode, geodesic skin when the model
-// writes only the skeleton, score, write the GLB. It uses the shipped model, or an
-// untrained model of the shipped size when none is shipped (which writes the longest
-// streams: the worst case for generation).
+// encode the shape, generate (KV cache, greedy), decode (skin tokens, or geodesic
+// skin with skin=geodesic), score, the classical fallback when the rig scores under
+// the floor, write the GLB. It uses the shipped model, or an untrained model of the
+// shipped size when none is shipped (which writes the longest streams: the worst case
+// for generation).
 func BenchmarkAuto5k(b *testing.B) {
 	c, err := synth.Generate("biped", 5, synth.Options{})
 	if err != nil {
@@ -30,26 +32,44 @@ func BenchmarkAuto5k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	r := &ModelRigger{Model: m, SkinTokens: skinTokens, Samples: 1, Floor: DefaultFloor, Seed: 1}
-	b.Logf("%d vertices, model of %d parameters (shipped: %v)", len(c.Mesh.Positions), m.NumParams(), st != nil)
-	var tps float64
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		in, err := assets.Load(in)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rig, info, err := r.Rig(in)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := assets.Save(filepath.Join(dir, "out.glb"), rig); err != nil {
-			b.Fatal(err)
-		}
-		tps += info.TokensPerSecond
-		if i == 0 {
-			b.Logf("method %s, %d tokens, stages %v", info.Method, info.Tokens, info.TimingsMS)
+	var dec SkinDecoder
+	if skinTokens {
+		tok, err := tokenizer.DefaultSkinTokenizer()
+		if err != nil || SkinFingerprint(tok) != st.SkinTokenizer {
+			skinTokens = false
+		} else {
+			dec = tok
 		}
 	}
-	b.ReportMetric(tps/float64(b.N), "tokens/s")
+	b.Logf("%d vertices, model of %d parameters (shipped: %v, skin tokens: %v)", len(c.Mesh.Positions), m.NumParams(), st != nil, skinTokens)
+	for _, geodesic := range []bool{false, true} {
+		name := "skin=tokens"
+		if geodesic {
+			name = "skin=geodesic"
+		} else if !skinTokens {
+			continue
+		}
+		b.Run(name, func(b *testing.B) {
+			r := &ModelRigger{Model: m, Skin: dec, SkinTokens: skinTokens, GeodesicSkin: geodesic, Samples: 1, Floor: DefaultFloor, Seed: 1}
+			var tps float64
+			for i := 0; i < b.N; i++ {
+				in, err := assets.Load(in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rig, info, err := r.Rig(in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := assets.Save(filepath.Join(dir, "out.glb"), rig); err != nil {
+					b.Fatal(err)
+				}
+				tps += info.TokensPerSecond
+				if i == 0 {
+					b.Logf("method %s, %d tokens, stages (ms) %v", info.Method, info.Tokens, info.TimingsMS)
+				}
+			}
+			b.ReportMetric(tps/float64(b.N), "tokens/s")
+		})
+	}
 }

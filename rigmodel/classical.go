@@ -66,6 +66,18 @@ func (r ClassicalRigger) skin(c *assets.Character) (*assets.Skin, string, error)
 // piece of the previous band. Limbs, tails and wings become chains. The result is in
 // the mesh's world frame with identity joint orientations.
 func ClassicalSkeleton(m *assets.Mesh) (*assets.Skeleton, error) {
+	return classicalSkeleton(m, classicalRes, classicalBand, classicalMaxJoints)
+}
+
+// Classical skeleton parameters: grid resolution, first band width in voxels (widened
+// ×1.3 until the joint count is at most classicalMaxJoints).
+const (
+	classicalRes       = 28
+	classicalBand      = 2.5
+	classicalMaxJoints = 48
+)
+
+func classicalSkeleton(m *assets.Mesh, res int, band0 float64, maxJoints int) (*assets.Skeleton, error) {
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("classical skeleton: %w", err)
 	}
@@ -74,7 +86,6 @@ func ClassicalSkeleton(m *assets.Mesh) (*assets.Skeleton, error) {
 	for i, p := range m.Positions {
 		nm.Positions[i] = norm.Point(p)
 	}
-	const res = 28
 	g := newVoxelGrid(&nm, res)
 	comp := g.largestComponent()
 	if len(comp) == 0 {
@@ -83,9 +94,9 @@ func ClassicalSkeleton(m *assets.Mesh) (*assets.Skeleton, error) {
 	// Band width in voxels: start fine and widen until the joint count is bounded.
 	var joints []assets.Vec3
 	var parents []int
-	for band := 2.5; band < 40; band *= 1.3 {
+	for band := band0; band < float64(res); band *= 1.3 {
 		joints, parents = g.reebSkeleton(comp, band)
-		if len(joints) <= 48 {
+		if len(joints) <= maxJoints {
 			break
 		}
 	}

@@ -173,6 +173,9 @@ type ModelRigger struct {
 	Skin SkinDecoder
 	// SkinTokens is whether the model was trained on skin tokens (TrainState).
 	SkinTokens bool
+	// GeodesicSkin makes the model write only the skeleton and skins it by geodesic
+	// voxel binding (faster than decoding skin tokens on large meshes).
+	GeodesicSkin bool
 	// Samples is how many streams are drawn; the first is greedy, the others use
 	// Temperature and TopP.
 	Samples           int
@@ -208,7 +211,7 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 	lap("encode")
 	prep, perr := rewards.Prepare(&c.Mesh, rewards.Options{})
 	lap("prepare_score")
-	skinMode := r.Skin != nil && r.SkinTokens
+	skinMode := r.Skin != nil && r.SkinTokens && !r.GeodesicSkin
 	var best *assets.Character
 	var bestRep *rewards.Report
 	bestScore, bestMethod := math.Inf(-1), ""
@@ -245,14 +248,18 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 			info.SampleScores = append(info.SampleScores, 0)
 			continue
 		}
-		score := 0.0
-		var rep *rewards.Report
-		if perr == nil {
-			if rep, err = prep.Score(cand, rewards.Options{}); err == nil {
-				score = rep.Score
-			}
-		}
+		score, rep := scoreWith(prep, perr, cand)
 		lap("score")
+		if method == "tokenrig" && score < r.Floor {
+			// The skin tokens may be worse than the skeleton they belong to: try the
+			// same skeleton with geodesic weights and keep the better.
+			if alt, err := withGeodesicSkin(cand); err == nil {
+				if s2, rep2 := scoreWith(prep, perr, alt); s2 > score {
+					cand, method, score, rep = alt, "tokenrig-skeleton+geodesic", s2, rep2
+				}
+			}
+			lap("decode_geodesic")
+		}
 		info.SampleScores = append(info.SampleScores, score)
 		if score > bestScore {
 			best, bestRep, bestScore, bestMethod = cand, rep, score, method
@@ -283,6 +290,32 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 		info.TimingsMS["fallback_"+k] = v
 	}
 	return out, info, nil
+}
+
+// scoreWith scores a rig on the prepared mesh (0 when the mesh cannot be scored).
+func scoreWith(prep *rewards.Prepared, perr error, c *assets.Character) (float64, *rewards.Report) {
+	if perr != nil {
+		return 0, nil
+	}
+	rep, err := prep.Score(c, rewards.Options{})
+	if err != nil {
+		return 0, nil
+	}
+	return rep.Score, rep
+}
+
+// withGeodesicSkin returns a copy of a rig with geodesic weights for its skeleton.
+func withGeodesicSkin(c *assets.Character) (*assets.Character, error) {
+	out := *c
+	skin, err := GeodesicSkin(&out)
+	if err != nil {
+		return nil, err
+	}
+	out.Skin = skin
+	if err := CheckRig(&out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // decode turns one sampled stream into a rig in c's world frame.

@@ -1,11 +1,13 @@
 package rigmodel
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/skinning"
 )
 
 // An untrained model's streams are nonsense; the rigger must still return a valid
@@ -18,14 +20,19 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 	tests := []struct {
 		name  string
 		floor float64
+		skin  bool   // the model writes skin tokens
 		want  string // method prefix
 	}{
-		{"floor forces the fallback", 1.1, "classical-skeleton+"},
-		{"no floor keeps the model skeleton", 0, "tokenrig-skeleton+geodesic"},
+		{"floor forces the fallback", 1.1, false, "classical-skeleton+"},
+		{"no floor keeps the model skeleton", 0, false, "tokenrig-skeleton+geodesic"},
+		{"skin tokens decoded", 0, true, "tokenrig"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &ModelRigger{Model: m, Samples: 2, Temperature: 1, Floor: tc.floor, Seed: 1}
+			if tc.skin {
+				r.Skin, r.SkinTokens = rigidDecoder{}, true
+			}
 			c := &assets.Character{Name: "box", Mesh: creatureMesh()}
 			rig, info, err := r.Rig(c)
 			if err != nil {
@@ -39,7 +46,7 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 					t.Fatalf("joint at %v", p)
 				}
 			}
-			if !strings.HasPrefix(info.Method, tc.want) {
+			if !strings.HasPrefix(info.Method, tc.want) || (tc.skin && info.Method != "tokenrig") {
 				t.Errorf("method %q, want %s…", info.Method, tc.want)
 			}
 			if (info.Fallback != "") != strings.HasPrefix(info.Method, "classical") {
@@ -52,5 +59,44 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 				t.Error("Rig modified its input")
 			}
 		})
+	}
+}
+
+// rigidDecoder stands in for the skin tokenizer: nearest-bone weights, codes ignored.
+type rigidDecoder struct{}
+
+func (rigidDecoder) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+	if len(codes) != sk.NumJoints() {
+		return nil, fmt.Errorf("%d code rows for %d joints", len(codes), sk.NumJoints())
+	}
+	cc := *c
+	cc.Skeleton = sk
+	return skinning.Rigid(&cc), nil
+}
+
+func TestSkinOnlyKeepsTheSkeleton(t *testing.T) {
+	m, err := NewModel(tinyConfig, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testRig(t)
+	r := &ModelRigger{Model: m, Skin: rigidDecoder{}, SkinTokens: true, Seed: 1}
+	skin, err := r.SkinOnly(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := skin.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-6); err != nil {
+		t.Fatal(err)
+	}
+	// The rigid decoder on the token-order skeleton, mapped back to the original joint
+	// indices, must equal rigid weights on the original skeleton.
+	want := skinning.Rigid(c)
+	for v := range want.Weights {
+		if skin.Weights[v][0].Joint != want.Weights[v][0].Joint {
+			t.Fatalf("vertex %d: joint %d, want %d", v, skin.Weights[v][0].Joint, want.Weights[v][0].Joint)
+		}
+	}
+	if _, err := (&ModelRigger{Model: m}).SkinOnly(c); err == nil {
+		t.Error("skin-only without a skin decoder: no error")
 	}
 }

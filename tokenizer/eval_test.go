@@ -245,8 +245,9 @@ func TestTuneThreshold(t *testing.T) {
 		t.Fatal(err)
 	}
 	train, _ := tokenizer.SplitFiles(files)
-	thresholds := []float64{0.01, 0.03, 0.05, 0.1, 0.15, 0.2}
+	thresholds := []float64{0.05, 0.1, 0.2, 0.3, 0.4, 0.5}
 	sums := make([][4]float64, len(thresholds))
+	var floor [4]float64
 	used := 0
 	for i := 0; i < len(train) && used < n; i += max(1, len(train)/n) {
 		c, err := assets.Load(train[i].Path)
@@ -263,6 +264,14 @@ func TestTuneThreshold(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		fr, err := metrics.SkinMetrics(c, skinning.Rigid(c), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		floor[0] += fr.DeformMean
+		floor[1] += fr.L1
+		floor[2] += fr.Precision
+		floor[3] += fr.Recall
 		for k, th := range thresholds {
 			r, err := metrics.SkinMetrics(c, tokenizer.SkinFromProbabilities(probs, c.Skeleton.NumJoints(), tok.MaxInfluences, th), 1)
 			if err != nil {
@@ -274,8 +283,9 @@ func TestTuneThreshold(t *testing.T) {
 			sums[k][3] += r.Recall
 		}
 	}
+	u := float64(max(used, 1))
+	t.Logf("rigid floor on %d files: deformation %.3f L1 %.3f precision %.3f recall %.3f", used, floor[0]/u, floor[1]/u, floor[2]/u, floor[3]/u)
 	for k, th := range thresholds {
-		u := float64(max(used, 1))
 		t.Logf("threshold %.2f on %d files: deformation %.3f L1 %.3f precision %.3f recall %.3f", th, used, sums[k][0]/u, sums[k][1]/u, sums[k][2]/u, sums[k][3]/u)
 	}
 }

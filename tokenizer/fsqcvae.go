@@ -18,12 +18,19 @@ type CVAEConfig struct {
 	Latents int   `json:"latents"` // mesh-condition latent tokens
 	Blocks  int   `json:"blocks"`  // decoder cross-attention blocks
 	Levels  []int `json:"levels"`  // FSQ levels per code
+	// Prior adds -Prior·(d_j - d_other)·distScale, clipped to ±priorClip, to every
+	// logit: a rigid-skinning prior (the bone nearest the point is favoured) that the
+	// network corrects. 0 disables it.
+	Prior float64 `json:"prior,omitempty"`
 }
+
+// priorClip bounds the rigid prior's contribution to a logit.
+const priorClip = 6
 
 // DefaultCVAEConfig is the shipped configuration: K = SkinTokensPerJoint codes with
 // SkinLevels, d = 64, which trains at a few hundred bones per second on one core.
 func DefaultCVAEConfig() CVAEConfig {
-	return CVAEConfig{D: 64, Heads: 4, Hidden: 128, K: SkinTokensPerJoint, Latents: 16, Blocks: 2, Levels: SkinLevels[:]}
+	return CVAEConfig{D: 64, Heads: 4, Hidden: 128, K: SkinTokensPerJoint, Latents: 16, Blocks: 2, Levels: SkinLevels[:], Prior: 2}
 }
 
 func (c CVAEConfig) validate() error {
@@ -373,7 +380,14 @@ func (m *cvae[F]) decode(codes, bone, lat []F, meshOf []int, qry []F, B, Nq int)
 		h = m.blocks[i].forward(h, B, Nq, ctx, L)
 		h = m.ffs[i].forward(h, B, Nq, d)
 	}
-	return engine.Data[F](m.out.Forward(m.outL.Forward(engine.FromSlice(h, B*Nq, d))))
+	logits := engine.Data[F](m.out.Forward(m.outL.Forward(engine.FromSlice(h, B*Nq, d))))
+	if m.cfg.Prior != 0 {
+		for i := range logits {
+			pr := -m.cfg.Prior * float64(qry[i*queryFeatures+14])
+			logits[i] += F(math.Max(-priorClip, math.Min(priorClip, pr)))
+		}
+	}
+	return logits
 }
 
 // decodeBackward takes dlogits (B, Nq) and returns dcodes (B, K, L) and dlat (Bc,

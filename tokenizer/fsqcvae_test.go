@@ -36,7 +36,7 @@ func randomBatch(rng *rand.Rand, B, Bc, Nq int) *batch[float64] {
 // TestCVAEGradients checks every parameter's gradient against central finite
 // differences in float64, with FSQ bypassed (its rounding has no true gradient).
 func TestCVAEGradients(t *testing.T) {
-	cfg := CVAEConfig{D: 8, Heads: 2, Hidden: 12, K: SkinTokensPerJoint, Latents: 3, Blocks: 2, Levels: SkinLevels[:]}
+	cfg := CVAEConfig{D: 8, Heads: 2, Hidden: 12, K: SkinTokensPerJoint, Latents: 3, Blocks: 2, Levels: SkinLevels[:], Prior: 2}
 	m, err := newCVAE[float64](cfg, 7)
 	if err != nil {
 		t.Fatal(err)

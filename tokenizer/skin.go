@@ -176,6 +176,10 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 		tmp.Close()
 		return fmt.Errorf("save %s: %w", path, err)
 	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save %s: %w", path, err)
+	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}

@@ -565,7 +565,7 @@ func ExportCheckpoint(src, runOut, dst string, threshold float64) (*ShipFacts, e
 		step = st.BestStep
 	}
 	f := &ShipFacts{Source: src, Step: step, TotalSteps: st.Step, WallSeconds: st.WallSec * float64(step) / float64(max(1, st.Step)),
-		ValLoss: st.BestVal, Threshold: threshold, TrainFiles: len(st.TrainFiles) - st.Extra, ValFiles: len(st.ValFiles), Synthetic: st.Extra,
+		ValLoss: st.BestVal, Threshold: threshold, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
 		TrainBones: st.Bones, Batch: fmt.Sprintf("%d characters × %d bones × %d query vertices", st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries),
 		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --out skin.safetensors --steps %d (one thread)", st.Extra, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},
 		Attribution: "0 A.D. art © Wildfire Games, CC-BY-SA 3.0; OpenClonk content © the OpenClonk developers",

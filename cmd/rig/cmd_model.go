@@ -25,7 +25,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--shard k/n] [--workers W] [--model CKPT] [--force]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic] [--shard k/n] [--workers W] [--model CKPT] [--force]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		run:     runAuto,
 	})
@@ -92,6 +92,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	model := fs.String("model", "", "model checkpoint (default: the shipped one)")
 	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens, when it writes them) or geodesic (faster on large meshes)")
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -103,7 +104,10 @@ func runAuto(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	rigger, note, err := newRigger(*model, *samples)
+	if *skinFlag != "tokens" && *skinFlag != "geodesic" {
+		return fmt.Errorf("%w: --skin %q: want tokens or geodesic", errUsage, *skinFlag)
+	}
+	rigger, note, err := newRigger(*model, *samples, *skinFlag == "geodesic")
 	if err != nil {
 		return err
 	}
@@ -132,7 +136,7 @@ func runAuto(args []string, stdout io.Writer) error {
 
 // newRigger returns the model rigger, or the classical one (with a note saying so)
 // when no model checkpoint is available.
-func newRigger(path string, samples int) (rigmodel.Rigger, string, error) {
+func newRigger(path string, samples int, geodesic bool) (rigmodel.Rigger, string, error) {
 	r, note, err := loadModelRigger(path)
 	if err != nil {
 		if path != "" {
@@ -141,7 +145,10 @@ func newRigger(path string, samples int) (rigmodel.Rigger, string, error) {
 		return rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
 			fmt.Sprintf("no usable model (%v): every rig is classical-skeleton+geodesic", err), nil
 	}
-	r.Samples = samples
+	r.Samples, r.GeodesicSkin = samples, geodesic
+	if geodesic {
+		note = "--skin geodesic: the model writes the skeleton, skins are geodesic"
+	}
 	return r, note, nil
 }
 
