@@ -3,7 +3,6 @@ package rewards
 import (
 	"math"
 	"math/rand"
-	"sort"
 
 	"github.com/rigkit/rigkit/assets"
 )
@@ -16,6 +15,11 @@ const (
 	volumeScale = 0.2  // volume drift that costs a factor e
 	tearJump    = 0.75 // an edge whose ends' weights differ by more (total variation) tears
 	tearScale   = 0.25 // torn-edge fraction that costs a factor e
+	// articulationScale is the mean relative distance change of far vertex pairs
+	// at which the articulation factor is 1/2; real rigs reach 0.01–0.15 under the
+	// default poses (median 0.06), hundreds of tiny bones about 0.003, a rig that
+	// moves the mesh rigidly exactly 0.
+	articulationScale = 0.01
 )
 
 // deformation measures how gracefully the skin follows the skeleton. The rig is posed
@@ -26,10 +30,18 @@ const (
 // that opens in any pose; smooth artist weights blend across joints instead);
 // 1/(1 + mean ε²/0.08) over up to 6000 sampled edges, ε = |l'/l - 1|
 // capped at 2; exp(-flip rate/0.08) over up to 4000
-// sampled triangles whose orientation reverses; and exp(-|V'/V - 1|/0.2) for the
-// enclosed volume of nearly closed meshes (volume loss at joints).
-// Blind to: whether the rig articulates the right parts (a single bone moving the
-// whole mesh rigidly scores 1; coverage catches that) and to orphan vertices' cause.
+// sampled triangles that fold: a triangle flips when its posed normal points against
+// its bind normal carried by the triangle's own blended skinning transform (the
+// weight-averaged linear parts of its vertices' joint transforms), so triangles that
+// a chain rotates rigidly (a coiled tail) do not count, only ones turned inside out; and exp(-|V'/V - 1|/0.2) for the
+// enclosed volume of nearly closed meshes (volume loss at joints). A fifth factor,
+// articulation A/(A+0.01), asks whether the poses bend the mesh at all: A is the
+// mean relative change of the distance between up to 512 random vertex pairs at
+// least 0.3 apart, which a rigid motion keeps (so a one-joint or collapsed-weight
+// rig, which cannot deform badly because it cannot deform at all, scores 0).
+// Blind to: whether the rig articulates the right parts (that the bones reach every
+// protrusion is coverage's job), how far a rig articulates beyond a small amount,
+// and orphan vertices' cause.
 func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetails) {
 	det := &DeformationDetails{Poses: opt.Poses}
 	rng := rand.New(rand.NewSource(opt.Seed*7919 + 17))
@@ -37,22 +49,37 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 	def := make([]assets.Vec3, len(p.pos))
 	copy(def, p.pos)
 	edgeMax := make([]float64, len(p.edges))
-	sqSum, flips, volDrift := 0.0, 0, 0.0
+	sqSum, flips, volDrift, artSum := 0.0, 0, 0.0, 0.0
+	invBind := make([]assets.Mat4, nJ)
+	for j, b := range r.skel.BindWorld {
+		inv, ok := b.Inverse()
+		if !ok {
+			inv = assets.Identity4()
+		}
+		invBind[j] = inv
+	}
+	mats := make([]assets.Mat4, nJ)
 	for k := 0; k < opt.Poses; k++ {
 		pose := assets.RandomPose(rng, nJ, opt.MaxAngle)
-		mats := r.skel.SkinningMatrices(r.skel.PosedWorld(pose))
+		posed := r.skel.PosedWorld(pose)
+		for j := range mats {
+			mats[j] = posed[j].Mul(invBind[j])
+		}
 		for _, v := range p.defVerts {
 			ws := r.skin[v]
 			if len(ws) == 0 {
 				def[v] = p.pos[v]
 				continue
 			}
-			var acc assets.Vec3
 			q := p.pos[v]
+			var x, y, z float64
 			for _, in := range ws {
-				acc = acc.Add(mats[in.Joint].Point(q).Scale(in.Weight))
+				m, w := &mats[in.Joint], in.Weight
+				x += w * (m[0]*q[0] + m[4]*q[1] + m[8]*q[2] + m[12])
+				y += w * (m[1]*q[0] + m[5]*q[1] + m[9]*q[2] + m[13])
+				z += w * (m[2]*q[0] + m[6]*q[1] + m[10]*q[2] + m[14])
 			}
-			def[v] = acc
+			def[v] = assets.Vec3{x, y, z}
 		}
 		for i, e := range p.edges {
 			eps := math.Min(strainCap, math.Abs(def[e.a].Dist(def[e.b])/e.len-1))
@@ -60,15 +87,32 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 				eps = strainCap
 			}
 			sqSum += eps * eps
-			edgeMax[i] = math.Max(edgeMax[i], eps)
+			if eps > edgeMax[i] {
+				edgeMax[i] = eps
+			}
 		}
-		for _, t := range p.flipTris {
+		for i, t := range p.flipTris {
 			tr := p.tris[t]
-			n0 := p.pos[tr[1]].Sub(p.pos[tr[0]]).Cross(p.pos[tr[2]].Sub(p.pos[tr[0]]))
 			n1 := def[tr[1]].Sub(def[tr[0]]).Cross(def[tr[2]].Sub(def[tr[0]]))
-			if !(n0.Dot(n1) > 0) {
+			// The bind normal carried by the triangle's blended skinning transform:
+			// a triangle that a chain merely rotates keeps n1·carried > 0; only a
+			// fold (the triangle turned inside out relative to its own frame) flips.
+			n0 := p.flipNormals[i]
+			var carried assets.Vec3
+			for _, v := range tr {
+				for _, in := range r.skin[v] {
+					m, w := &mats[in.Joint], in.Weight
+					carried[0] += w * (m[0]*n0[0] + m[4]*n0[1] + m[8]*n0[2])
+					carried[1] += w * (m[1]*n0[0] + m[5]*n0[1] + m[9]*n0[2])
+					carried[2] += w * (m[2]*n0[0] + m[6]*n0[1] + m[10]*n0[2])
+				}
+			}
+			if !(carried.Dot(n1) > 0) {
 				flips++
 			}
+		}
+		for _, e := range p.farPairs {
+			artSum += math.Min(strainCap, math.Abs(def[e.a].Dist(def[e.b])/e.len-1))
 		}
 		if p.volTris {
 			d := math.Abs(signedVolume(def, p.tris)/p.restVol - 1)
@@ -97,16 +141,24 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 		det.FlipRate = float64(flips) / (poses * float64(len(p.flipTris)))
 	}
 	det.VolumeDrift = volDrift / poses
-	// Name the vertices at the worst edges.
-	order := make([]int, len(p.edges))
-	for i := range order {
-		order[i] = i
+	if len(p.farPairs) > 0 {
+		det.Articulation = artSum / (poses * float64(len(p.farPairs)))
 	}
-	sort.Slice(order, func(a, b int) bool { return edgeMax[order[a]] > edgeMax[order[b]] })
-	for _, i := range order[:min(5, len(order))] {
-		if edgeMax[i] < 0.25 {
-			break
+	// Name the vertices at the worst edges (top 5 by a linear scan).
+	var worst []int
+	for i, m := range edgeMax {
+		if m < 0.25 {
+			continue
 		}
+		worst = append(worst, i)
+		for w := len(worst) - 1; w > 0 && edgeMax[worst[w]] > edgeMax[worst[w-1]]; w-- {
+			worst[w], worst[w-1] = worst[w-1], worst[w]
+		}
+		if len(worst) > 5 {
+			worst = worst[:5]
+		}
+	}
+	for _, i := range worst {
 		v := p.edges[i].a
 		j := -1
 		if len(r.skin[v]) > 0 {
@@ -118,7 +170,8 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 	flipF := math.Exp(-det.FlipRate / flipScale)
 	volF := math.Exp(-det.VolumeDrift / volumeScale)
 	tearF := math.Exp(-det.TornEdges / tearScale)
-	return tearF * strainF * flipF * volF, det
+	artF := det.Articulation / (det.Articulation + articulationScale)
+	return tearF * strainF * flipF * volF * artF, det
 }
 
 // weightJump returns the total variation distance between two vertices' weights.

@@ -18,10 +18,12 @@ const (
 
 // containment measures the fraction of the skeleton's length that lies inside the
 // mesh. Each bone (parent joint to child joint; a lone joint as a point) is sampled at
-// 12 points; a point counts inside when the generalized winding number exceeds 0.5,
-// and points just outside get partial credit that fades to zero 5% of the cube's
-// half-extent from the surface (so bones in thin sheets like wings, where the winding
-// number is ill-defined, still count). Bones are weighed by length (at least 0.02).
+// 12 points; a point counts inside when the generalized winding number w exceeds 0.5,
+// and points outside get the larger of two partial credits: one that fades to zero
+// 5% of the cube's half-extent from the surface (so bones in thin sheets like wings,
+// where the winding number is ill-defined, still count) and the enclosure
+// clamp((w-0.1)/0.4) (so bones under an open shell such as armour or a blanket,
+// which the shell partly surrounds, earn that part). Bones are weighed by length (at least 0.02).
 // The reward is the weighted inside fraction, squared so that poking bones cost more
 // than the coverage they buy.
 // Blind to: where inside the bones are (a bone hugging the skin scores like a centred
@@ -62,16 +64,34 @@ func (p *Prepared) containment(r *rig) (float64, *ContainmentDetails) {
 	return f * f, det
 }
 
-// pointInside is 1 inside the mesh, fading to 0 just outside it.
+// pointInside is 1 inside the mesh, fading to 0 just outside it, with partial
+// credit for points an open mesh partly encloses (enclosure).
 func (p *Prepared) pointInside(q assets.Vec3) float64 {
-	if p.wn.At(q) > 0.5 {
+	w := p.wn.At(q)
+	if w > 0.5 {
 		return 1
 	}
+	e := enclosure(w)
 	hit, ok := p.bvh.ClosestWithin(q, containSlack+containFalloff)
 	if !ok {
-		return 0
+		return e
 	}
-	return clamp01(1 - (hit.Dist-containSlack)/containFalloff)
+	return math.Max(e, clamp01(1-(hit.Dist-containSlack)/containFalloff))
+}
+
+// Enclosure tuning: generalized winding numbers between these count as partly inside.
+const (
+	enclosureLow  = 0.1
+	enclosureHigh = 0.5
+)
+
+// enclosure reads a generalized winding number w as how much the mesh surrounds a
+// point: 0 up to 0.1, rising linearly to 1 at 0.5 (inside). Outside a closed mesh w
+// falls to 0 within about a part's width, so this is a little slack there; inside a
+// shell that is open (armour, a blanket over a back, a sail's curve) w is the share
+// of directions the shell covers, and a bone under it earns that share.
+func enclosure(w float64) float64 {
+	return clamp01((w - enclosureLow) / (enclosureHigh - enclosureLow))
 }
 
 // Coverage tuning, in cube units.
@@ -86,19 +106,20 @@ const (
 // is covered when s ≤ reach = 1.5t + 0.03, and otherwise earns (reach/s)³. So every limb, tail,
 // wing or horn needs a bone inside it, while a bone anywhere in a part's cross-section
 // counts. Uncovered samples are clustered into named protrusions.
-// Blind to: bones outside the mesh (they cover too), bone count and hierarchy, and
-// the skin weights.
+// Blind to: bones outside the mesh (they cover too; containment and sanity charge
+// for them), bone count and hierarchy, and the skin weights.
 func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 	det := &CoverageDetails{}
 	if len(r.segs) == 0 {
 		return 0, det
 	}
+	segs := r.segs
 	sum := 0.0
 	var far []int
 	dist := make([]float64, len(p.surf))
 	near := make([]int, len(p.surf))
 	for i, q := range p.surf {
-		s, bi := r.nearestBone(q.p)
+		s, bi := nearestSegment(segs, q.p)
 		dist[i], near[i] = s, bi
 		reach := coverageReach*q.thickness + coverageSlack
 		c := 1.0
@@ -110,13 +131,13 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 			far = append(far, i)
 		}
 	}
-	det.Uncovered = p.clusterProtrusions(r, far, dist, near)
+	det.Uncovered = p.clusterProtrusions(r, segs, far, dist, near)
 	return sum / float64(len(p.surf)), det
 }
 
 // clusterProtrusions groups uncovered samples by single linkage (radius 0.15) and
 // names each cluster.
-func (p *Prepared) clusterProtrusions(r *rig, far []int, dist []float64, near []int) []Protrusion {
+func (p *Prepared) clusterProtrusions(r *rig, segs []segment, far []int, dist []float64, near []int) []Protrusion {
 	const link = 0.15
 	label := make([]int, len(far))
 	for i := range label {
@@ -153,7 +174,7 @@ func (p *Prepared) clusterProtrusions(r *rig, far []int, dist []float64, near []
 			Position:     p.Norm.InversePoint(c),
 			Cube:         c,
 			AreaFraction: float64(len(members)) / float64(len(p.surf)),
-			NearestJoint: r.names[r.segs[near[wi]].owner],
+			NearestJoint: r.names[segs[near[wi]].owner],
 			Distance:     dist[wi],
 		})
 	}
@@ -208,11 +229,14 @@ func JointBudget(numVertices int) int {
 
 // sanity measures structural soundness of the skeleton as a product of four factors:
 // (1 - fraction of bones shorter than 0.01)², (1 - fraction of joints that coincide
-// with a joint that is not their parent or child)², the mean over joints of
-// exp(-excess/0.1) where excess is how far a joint lies outside the mesh beyond 0.05,
+// with a joint that is not their parent or child, both moving vertices)² (an
+// unweighted helper joint at a joint's place, such as an attachment socket or an IK
+// target, is not redundant), the mean over joints of
+// max(enclosure, exp(-excess/0.1)) where excess is how far a joint lies outside the
+// mesh beyond 0.05 and enclosure is containment's reading of the winding number,
 // and min(1, budget/joints)² with budget = JointBudget(vertices).
 // Blind to: whether the bones are in the right places inside the mesh, naming,
-// symmetry and the skin.
+// symmetry, and the skin beyond which joints carry any weight.
 func (p *Prepared) sanity(r *rig) (float64, *SanityDetails) {
 	n := len(r.pos)
 	det := &SanityDetails{Joints: n, JointBudget: JointBudget(len(p.pos))}
@@ -239,15 +263,26 @@ func (p *Prepared) sanity(r *rig) (float64, *SanityDetails) {
 	for j, q := range r.pos {
 		grid[key(q)] = append(grid[key(q)], j)
 	}
+	weighted := make([]bool, n) // joints that move at least one vertex
+	for _, ws := range r.skin {
+		for _, in := range ws {
+			if in.Weight > influenceFloor {
+				weighted[in.Joint] = true
+			}
+		}
+	}
 	coincident := 0
 	for j, q := range r.pos {
+		if !weighted[j] {
+			continue
+		}
 		k := key(q)
 		found := false
 		for dx := int64(-1); dx <= 1 && !found; dx++ {
 			for dy := int64(-1); dy <= 1 && !found; dy++ {
 				for dz := int64(-1); dz <= 1 && !found; dz++ {
 					for _, o := range grid[cell{k[0] + dx, k[1] + dy, k[2] + dz}] {
-						if o != j && r.parents[o] != j && r.parents[j] != o && r.pos[o].Dist(q) < coincidentDist {
+						if o != j && weighted[o] && r.parents[o] != j && r.parents[j] != o && r.pos[o].Dist(q) < coincidentDist {
 							found = true
 							break
 						}
@@ -266,9 +301,9 @@ func (p *Prepared) sanity(r *rig) (float64, *SanityDetails) {
 	outTerm := 0.0
 	for j, q := range r.pos {
 		t := 1.0
-		if !p.wn.Inside(q) {
+		if w := p.wn.At(q); w <= 0.5 {
 			if hit, ok := p.bvh.Closest(q); ok && hit.Dist > outsideSlack {
-				t = math.Exp(-(hit.Dist - outsideSlack) / outsideScale)
+				t = math.Max(enclosure(w), math.Exp(-(hit.Dist-outsideSlack)/outsideScale))
 				det.OutsideJoints = append(det.OutsideJoints, JointValue{Joint: r.names[j], Value: hit.Dist})
 			}
 		}

@@ -48,6 +48,18 @@ type hackOutcome struct {
 	checked int
 	beaten  []string // hacks scoring ≥ the true rig
 	err     error
+	// rows are every scored rig's rewards (the truth first), for RIGKIT_DUMP.
+	rows []dumpRow
+}
+
+// dumpRow is one scored rig of the sweep, written as a JSON line when RIGKIT_DUMP
+// names a file (for tuning the rewards offline).
+type dumpRow struct {
+	File    string             `json:"file"`
+	Rig     string             `json:"rig"`
+	Score   float64            `json:"score"`
+	Rewards map[string]float64 `json:"rewards"`
+	Details *Details           `json:"details,omitempty"`
 }
 
 // runHackSuite scores c's true rig and every applicable hack on one prepared mesh.
@@ -64,6 +76,7 @@ func runHackSuite(c *assets.Character, opt Options) hackOutcome {
 		return out
 	}
 	out.truth = truth.Score
+	out.rows = append(out.rows, dumpRow{Rig: "truth", Score: truth.Score, Rewards: truth.Rewards, Details: &truth.Details})
 	for _, h := range Hacks {
 		hc, ok := h.Build(c, 7)
 		if !ok {
@@ -75,6 +88,7 @@ func runHackSuite(c *assets.Character, opt Options) hackOutcome {
 			return out
 		}
 		out.checked++
+		out.rows = append(out.rows, dumpRow{Rig: h.Name, Score: rep.Score, Rewards: rep.Rewards, Details: &rep.Details})
 		if rep.Score >= truth.Score {
 			out.beaten = append(out.beaten, fmt.Sprintf("%s %.3f (%v)", h.Name, rep.Score, fmtRewards(rep.Rewards)))
 		}
@@ -143,25 +157,38 @@ func categories(dir string) map[string]string {
 	return out
 }
 
-// knownFailures are character assets of the default subset where a hack still wins,
-// with the reason; they are logged instead of failing (RIGKIT_STRICT=1 fails them).
-// Keep this list short and say why.
-var knownFailures = map[string]string{
-	// The croc's artist weights are near-rigid (1.18 influences per vertex) but follow
-	// a partition that strains more under random poses than nearest-bone weights do.
+// knownGaps are the checks of the default subset that still fail, with the margin
+// (hack score − true score at 8 poses) and the reason; they are logged, every other
+// failure fails the test. The full sweep's remaining failures (all props but a few
+// checks) are listed in docs/rewards.md. Keep this list short and say why.
+var knownGaps = map[string]string{
+	// Near-rigid artist weights (1.18 influences per vertex) whose partition strains
+	// more under random poses than nearest-bone weights do. Margin +0.009.
 	"0ad/Croc.glb rigid_weights": "artist partition strains more than nearest-bone",
+	// Mechanical rig whose pivots (axles) sit outside the thin parts they turn;
+	// shrinking the skeleton toward the centre moves them inside. Margin +0.08.
+	"0ad/props__celt_rotary_mill_grinder.glb shrunk": "pivots outside thin mechanical parts",
+	// Shield worn on a carrier: the skeleton is the wearer's, mostly outside the
+	// shield; shrinking pulls it inside. Margin +0.035.
+	"0ad/props__shield__props__aspis_apron_01.glb shrunk": "carrier skeleton outside the prop",
+	// A horse's skeleton under an open blanket: the blanket partly encloses the
+	// spine (enclosure credit) but the legs are far outside, while tiny bones on the
+	// sheet count as inside and cover it all. Margins +0.10 and +0.20.
+	"0ad/props__horse__blanket_short.glb surface_bones": "carrier skeleton under an open sheet",
+	"0ad/props__horse__blanket_short.glb shrunk":        "carrier skeleton under an open sheet",
+	// Gate leaves whose end bones, stretched out, cover the panels from outside
+	// (coverage is blind to bones outside the mesh). Margin +0.034.
+	"0ad/structural__hele_wall_gate.glb poke_out": "poked bones cover thin panels from outside",
 }
 
-// The true rig must outscore every hack on the real rigs. By default a deterministic
-// subset (every 25th file); RIGKIT_FULL=1 runs all of them. Characters (bipeds,
-// quadrupeds, winged, creatures) fail the test; props and mechanical rigs (skeletons
-// of the character they are worn by, rigid machine parts) are a known gap: their
-// results are logged, counted, and fail the test only with RIGKIT_STRICT=1.
+// The true rig must outscore every hack on the real rigs, strictly (a tie fails). By
+// default a deterministic subset (every 25th file, all categories);
+// RIGKIT_FULL=1 runs all of them (both at the default 8 poses) and logs a per-category tally;
+// RIGKIT_DUMP=FILE writes every scored rig's rewards and details as JSON lines.
 func TestHackSuiteReal(t *testing.T) {
 	files := realFiles(t)
 	cats := categories(dataDir())
 	full := os.Getenv("RIGKIT_FULL") == "1"
-	strict := os.Getenv("RIGKIT_STRICT") == "1"
 	if !full {
 		var sub []string
 		for i := 0; i < len(files); i += 25 {
@@ -169,10 +196,7 @@ func TestHackSuiteReal(t *testing.T) {
 		}
 		files = sub
 	}
-	opt := Options{Poses: 4}
-	if full {
-		opt.Poses = 8
-	}
+	opt := Options{Poses: 8} // the default, as the sweep figures in docs/rewards.md
 	results := make([]hackOutcome, len(files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -192,12 +216,26 @@ func TestHackSuiteReal(t *testing.T) {
 		}(i, f)
 	}
 	wg.Wait()
+	if path := os.Getenv("RIGKIT_DUMP"); path != "" {
+		var buf strings.Builder
+		for _, o := range results {
+			rel, _ := filepath.Rel(dataDir(), o.name)
+			for _, row := range o.rows {
+				row.File = filepath.ToSlash(rel)
+				b, _ := json.Marshal(row)
+				buf.Write(b)
+				buf.WriteByte('\n')
+			}
+		}
+		if err := os.WriteFile(path, []byte(buf.String()), 0o644); err != nil {
+			t.Errorf("RIGKIT_DUMP: %v", err)
+		}
+	}
 	type tally struct{ assets, clean, checks, pass int }
 	by := map[string]*tally{}
 	for _, o := range results {
 		rel, _ := filepath.Rel(dataDir(), o.name)
 		cat := cats[filepath.ToSlash(rel)]
-		prop := strings.HasPrefix(cat, "prop")
 		if by[cat] == nil {
 			by[cat] = &tally{}
 		}
@@ -214,10 +252,8 @@ func TestHackSuiteReal(t *testing.T) {
 		}
 		for _, b := range o.beaten {
 			msg := fmt.Sprintf("%s (%s): true rig %.3f beaten by %s", o.name, cat, o.truth, b)
-			if why, ok := knownFailures[filepath.ToSlash(rel)+" "+strings.Fields(b)[0]]; ok && !strict {
-				t.Logf("known failure (%s): %s", why, msg)
-			} else if prop && !strict {
-				t.Log("known gap: " + msg)
+			if why, ok := knownGaps[filepath.ToSlash(rel)+" "+strings.Fields(b)[0]]; ok {
+				t.Logf("known gap (%s): %s", why, msg)
 			} else {
 				t.Error(msg)
 			}

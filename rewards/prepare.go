@@ -58,10 +58,12 @@ const DefaultMaxAngle = math.Pi / 6
 
 // Sample budgets that bound the cost of one score regardless of mesh size.
 const (
-	maxStrainEdges    = 6000 // edges whose stretch is measured per pose
-	maxFlipTriangles  = 4000 // triangles checked for flips per pose
+	maxStrainEdges    = 3000 // edges whose stretch is measured per pose
+	maxFlipTriangles  = 2000 // triangles checked for flips per pose
 	maxVolumeVertices = 60000
-	maxLocalityVerts  = 3000 // vertices whose weight locality is measured
+	maxLocalityVerts  = 1500
+	maxFarPairs       = 512  // vertex pairs whose distance change measures articulation
+	farPairDist       = 0.3  // cube units: the least rest distance of such a pair // vertices whose weight locality is measured
 	proximityRadius   = 0.02 // cube units: surface pieces this close count as touching
 	maxThickness      = 0.25 // cube units: coverage reach never exceeds 1.5× this
 )
@@ -74,21 +76,23 @@ var ErrMeshTooLarge = errors.New("mesh too large")
 // one rig, so RL groups that share a mesh prepare it once (see Prepare). A Prepared
 // is immutable and safe for concurrent use.
 type Prepared struct {
-	Norm      assets.Normalization
-	pos       []assets.Vec3 // normalized vertex positions
-	tris      [][3]int
-	bvh       *geom.BVH
-	wn        *geom.WindingNumber
-	surf      []surfPoint
-	graph     [][]int // mesh edges + proximity links, for influence connectivity
-	edges     []restEdge
-	flipTris  []int
-	defVerts  []int // vertices the deformation reward poses
-	volTris   bool  // whether the mesh is closed enough for a volume ratio
-	restVol   float64
-	locVerts  []int
-	seed      int64
-	nSurfaces int
+	Norm        assets.Normalization
+	pos         []assets.Vec3 // normalized vertex positions
+	tris        [][3]int
+	bvh         *geom.BVH
+	wn          *geom.WindingNumber
+	surf        []surfPoint
+	graph       [][]int // mesh edges + proximity links, for influence connectivity
+	edges       []restEdge
+	flipTris    []int
+	flipNormals []assets.Vec3 // rest normals of flipTris (unnormalized)
+	farPairs    []restEdge    // random vertex pairs far apart, for articulation
+	defVerts    []int         // vertices the deformation reward poses
+	volTris     bool          // whether the mesh is closed enough for a volume ratio
+	restVol     float64
+	locVerts    []int
+	seed        int64
+	nSurfaces   int
 }
 
 type surfPoint struct {
@@ -164,13 +168,28 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 		flips = flips[:maxFlipTriangles]
 	}
 	p.flipTris = flips
+	p.flipNormals = make([]assets.Vec3, len(flips))
+	for i, t := range flips {
+		tr := m.Triangles[t]
+		p.flipNormals[i] = p.pos[tr[1]].Sub(p.pos[tr[0]]).Cross(p.pos[tr[2]].Sub(p.pos[tr[0]]))
+	}
 	// Volume only for meshes that are nearly closed and small enough to pose whole.
 	boundary := boundaryEdgeFraction(m.Triangles)
 	if boundary < 0.05 && len(p.pos) <= maxVolumeVertices {
 		p.restVol = signedVolume(p.pos, m.Triangles)
 		p.volTris = math.Abs(p.restVol) > 1e-4
 	}
+	// Far vertex pairs: rigid motion keeps their distances, articulation changes them.
+	for tries := 0; tries < 20*maxFarPairs && len(p.farPairs) < maxFarPairs && len(p.pos) > 1; tries++ {
+		a, b := rng.Intn(len(p.pos)), rng.Intn(len(p.pos))
+		if l := p.pos[a].Dist(p.pos[b]); l >= farPairDist {
+			p.farPairs = append(p.farPairs, restEdge{a, b, l})
+		}
+	}
 	used := make([]bool, len(p.pos))
+	for _, e := range p.farPairs {
+		used[e.a], used[e.b] = true, true
+	}
 	if p.volTris {
 		for v := range used {
 			used[v] = true

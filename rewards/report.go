@@ -13,17 +13,22 @@ const (
 )
 
 // Weights are the exponents of the combined score, a weighted geometric mean:
-// score = Π r_i^(w_i / Σw). A zero in any reward makes the score zero, and a reward
+// score = Π ((r_i+ε)/(1+ε))^(w_i / Σw) with ε = CombineFloor (see Combine). A reward
 // with twice the weight moves the score twice as much per relative change.
-// Coverage weighs triple and deformation double: a collapsed or single-joint rig
-// deforms perfectly smoothly and only coverage sees that it articulates nothing.
+// Coverage weighs triple: it sees bones that fail to reach a limb. Locality weighs
+// triple: it is the only reward that sees weights spread over far bones (uniform or
+// random weights deform smoothly because they barely articulate). Deformation and
+// sanity weigh double: deformation sees how badly the skin bends and (its
+// articulation factor) whether it bends at all, which a collapsed or single-joint rig
+// does not; sanity sees joints poked outside, duplicated or too many. The weights
+// were chosen among {1,2,3,4} on the real-rig hack sweep (see docs/rewards.md).
 var Weights = map[string]float64{
 	Containment: 1,
 	Coverage:    3,
 	SkinReward:  1,
-	Locality:    1,
+	Locality:    3,
 	Deformation: 2,
-	Sanity:      1,
+	Sanity:      2,
 }
 
 // RewardNames lists the rewards in report order.
@@ -113,6 +118,9 @@ type DeformationDetails struct {
 	RMSStrain   float64 `json:"rms_strain"`
 	FlipRate    float64 `json:"flip_rate"`
 	VolumeDrift float64 `json:"volume_drift"` // mean |V_posed/V_rest - 1|; 0 when the mesh is open
+	// Articulation is the mean relative distance change of far-apart vertex pairs
+	// (rest distance ≥ 0.3): 0 when the poses move the mesh rigidly.
+	Articulation float64 `json:"articulation"`
 	// WorstVertices are vertices at the most stretched edges, with the joint that
 	// weighs most on them.
 	WorstVertices []VertexJoint `json:"worst_vertices,omitempty"`

@@ -30,7 +30,30 @@ type rig struct {
 type segment struct {
 	a, b  assets.Vec3
 	owner int
-	child int // -1 for a point
+	child int         // -1 for a point
+	ab    assets.Vec3 // b - a
+	inv   float64     // 1/|ab|², 0 for a point
+}
+
+func newSegment(a, b assets.Vec3, owner, child int) segment {
+	s := segment{a: a, b: b, owner: owner, child: child, ab: b.Sub(a)}
+	if l2 := s.ab.Dot(s.ab); l2 > 0 {
+		s.inv = 1 / l2
+	}
+	return s
+}
+
+// dist2 returns the squared distance from p to the segment.
+func (s *segment) dist2(p assets.Vec3) float64 {
+	px, py, pz := p[0]-s.a[0], p[1]-s.a[1], p[2]-s.a[2]
+	t := (px*s.ab[0] + py*s.ab[1] + pz*s.ab[2]) * s.inv
+	if t < 0 {
+		t = 0
+	} else if t > 1 {
+		t = 1
+	}
+	dx, dy, dz := px-t*s.ab[0], py-t*s.ab[1], pz-t*s.ab[2]
+	return dx*dx + dy*dy + dz*dz
 }
 
 func (s segment) length() float64 { return s.a.Dist(s.b) }
@@ -79,11 +102,11 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 	for j := 0; j < n; j++ {
 		if len(r.children[j]) == 0 {
 			r.owned[j] = append(r.owned[j], len(r.segs))
-			r.segs = append(r.segs, segment{a: r.pos[j], b: r.pos[j], owner: j, child: -1})
+			r.segs = append(r.segs, newSegment(r.pos[j], r.pos[j], j, -1))
 		}
 		for _, ch := range r.children[j] {
 			r.owned[j] = append(r.owned[j], len(r.segs))
-			r.segs = append(r.segs, segment{a: r.pos[j], b: r.pos[ch], owner: j, child: ch})
+			r.segs = append(r.segs, newSegment(r.pos[j], r.pos[ch], j, ch))
 		}
 	}
 	if c.Skin == nil {
@@ -131,24 +154,36 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 	return r
 }
 
+// nearestSegment returns the distance from p to the nearest of segs and its index.
+func nearestSegment(segs []segment, p assets.Vec3) (float64, int) {
+	best, bi := math.Inf(1), -1
+	for i := range segs {
+		if d := segs[i].dist2(p); d < best {
+			best, bi = d, i
+		}
+	}
+	return math.Sqrt(best), bi
+}
+
 // nearestBone returns the distance from p to the nearest bone segment and that
 // segment's index.
 func (r *rig) nearestBone(p assets.Vec3) (float64, int) {
 	best, bi := math.Inf(1), -1
-	for i, s := range r.segs {
-		if d := segDist(p, s.a, s.b); d < best {
+	for i := range r.segs {
+		if d := r.segs[i].dist2(p); d < best {
 			best, bi = d, i
 		}
 	}
-	return best, bi
+	return math.Sqrt(best), bi
 }
 
 // jointDist returns the distance from p to the bones joint j moves.
 func (r *rig) jointDist(p assets.Vec3, j int) float64 {
 	best := math.Inf(1)
 	for _, si := range r.owned[j] {
-		s := r.segs[si]
-		best = math.Min(best, segDist(p, s.a, s.b))
+		if d := r.segs[si].dist2(p); d < best {
+			best = d
+		}
 	}
-	return best
+	return math.Sqrt(best)
 }

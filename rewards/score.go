@@ -42,6 +42,7 @@ func (p *Prepared) Score(c *assets.Character, opt Options) (*Report, error) {
 			rep.Rewards[name] = 0
 		}
 		rep.Problems = append(rep.Problems, r.fatal...)
+		rep.Score = 0 // an unscorable rig scores 0, below every scorable one
 		return rep, nil
 	}
 	var det Details
@@ -64,21 +65,29 @@ func (p *Prepared) Score(c *assets.Character, opt Options) (*Report, error) {
 	return rep, nil
 }
 
-// Combine returns the weighted geometric mean of rewards with Weights: Π r^(w/Σw).
-// Rewards missing from the map count as 0.
+// Combine returns the weighted geometric mean of rewards with Weights, each reward
+// lifted by a small floor first: Π ((r+ε)/(1+ε))^(w/Σw) with ε = CombineFloor. The
+// floor keeps one reward at 0 from erasing what the others say (a rig whose bones
+// all lie outside a thin open prop is still better or worse in every other way)
+// while a zero still costs a factor of about ε^(w/Σw). Rewards missing from the map
+// count as 0.
 func Combine(rewards map[string]float64) float64 {
 	sumW, logSum := 0.0, 0.0
 	for _, name := range RewardNames {
 		w := Weights[name]
 		v := rewards[name]
 		if !(v > 0) {
-			return 0
+			v = 0
 		}
+		v = (math.Min(v, 1) + CombineFloor) / (1 + CombineFloor)
 		sumW += w
-		logSum += w * math.Log(math.Min(v, 1))
+		logSum += w * math.Log(v)
 	}
 	return math.Exp(logSum / sumW)
 }
+
+// CombineFloor is the ε of Combine.
+const CombineFloor = 1e-3
 
 // problems turns details into short sentences for humans.
 func problems(d *Details) []string {

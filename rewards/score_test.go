@@ -178,3 +178,41 @@ func BenchmarkScore(b *testing.B) {
 		b.ReportMetric(cpuSince(cpu0)/float64(b.N), "cpu-ms/rig")
 	})
 }
+
+// A rig that moves the mesh rigidly has no folds even when it turns triangles past
+// 90° (folds are judged in the triangle's own skinned frame), and no articulation,
+// so its deformation reward is 0; the true rig articulates.
+func TestDeformationRigidMotion(t *testing.T) {
+	c := capsuleMan(1, true).character(32)
+	one, ok := SingleJoint(c, 1)
+	if !ok {
+		t.Fatal("single_joint not built")
+	}
+	tests := []struct {
+		name      string
+		c         *assets.Character
+		wantFolds bool // whether folds may occur
+		wantArt   bool // whether the poses must articulate
+	}{
+		{"single joint, up to 170°", one, false, false},
+		{"true rig", c, true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Score(tc.c, Options{Poses: 6, MaxAngle: 170 * math.Pi / 180})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := rep.Details.Deformation
+			if !tc.wantFolds && d.FlipRate != 0 {
+				t.Errorf("fold rate %.4f under rigid motion, want 0", d.FlipRate)
+			}
+			if tc.wantArt != (d.Articulation > 1e-6) {
+				t.Errorf("articulation %.6f", d.Articulation)
+			}
+			if !tc.wantArt && rep.Rewards[Deformation] > 1e-6 {
+				t.Errorf("deformation %.4f for a rig that cannot bend, want 0", rep.Rewards[Deformation])
+			}
+		})
+	}
+}

@@ -47,6 +47,9 @@ type RigInfo struct {
 	TokensPerSecond float64 `json:"tokens_per_second,omitempty"`
 	// SampleScores are the combined reward scores of every sample, in sampling order.
 	SampleScores []float64 `json:"sample_scores,omitempty"`
+	// ClassicalScore is the classical rig's score when it was built for comparison
+	// or as the fallback.
+	ClassicalScore *float64 `json:"classical_score,omitempty"`
 	// TimingsMS breaks the rig's wall time into stages (encode, generate, decode, ...).
 	TimingsMS map[string]float64 `json:"timings_ms,omitempty"`
 	// Score and Rewards are the final rig's score and reward report when the rigger

@@ -6,7 +6,6 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
-	"github.com/rigkit/rigkit/tokenizer"
 )
 
 // BenchmarkAuto5k is `rig auto` end to end on one ~5k-vertex creature: load the GLB,
@@ -34,8 +33,7 @@ func BenchmarkAuto5k(b *testing.B) {
 	}
 	var dec SkinDecoder
 	if skinTokens {
-		tok, err := tokenizer.DefaultSkinTokenizer()
-		if err != nil || SkinFingerprint(tok) != st.SkinTokenizer {
+		if tok, err := SkinTokenizerFor(st); err != nil {
 			skinTokens = false
 		} else {
 			dec = tok
@@ -50,7 +48,9 @@ func BenchmarkAuto5k(b *testing.B) {
 			continue
 		}
 		b.Run(name, func(b *testing.B) {
-			r := &ModelRigger{Model: m, Skin: dec, SkinTokens: skinTokens, GeodesicSkin: geodesic, Samples: 1, Floor: DefaultFloor, Seed: 1}
+			// As `rig auto` by default: floor and classical comparison.
+			r := &ModelRigger{Model: m, Skin: dec, SkinTokens: skinTokens, GeodesicSkin: geodesic, Samples: 1,
+				Floor: DefaultFloor, CompareClassical: true, Seed: 1}
 			var tps float64
 			for i := 0; i < b.N; i++ {
 				in, err := assets.Load(in)

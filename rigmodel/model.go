@@ -5,10 +5,13 @@
 package rigmodel
 
 import (
+	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 
 	"github.com/rigkit/rigkit/rigmodel/engine"
@@ -423,4 +426,52 @@ func ShippedState() (*TrainState, error) {
 		return nil, fmt.Errorf("embedded %s is empty (no trained model shipped)", ShippedCheckpoint)
 	}
 	return readCheckpointMeta(shippedCheckpoint)
+}
+
+// PinnedSkinTokenizerFile is the skin tokenizer whose codes the shipped model writes,
+// kept beside it so that retraining the tokenizer (which gives codes new meanings)
+// cannot silently break the model. Embedded in the binary too.
+const PinnedSkinTokenizerFile = "rigmodel/checkpoints/skin-tokenizer.safetensors"
+
+//go:embed checkpoints/skin-tokenizer.safetensors
+var pinnedSkinTokenizer []byte
+
+var (
+	pinnedOnce sync.Once
+	pinnedTok  *tokenizer.SkinTokenizer
+	pinnedErr  error
+)
+
+// PinnedSkinTokenizer returns the embedded copy of PinnedSkinTokenizerFile.
+func PinnedSkinTokenizer() (*tokenizer.SkinTokenizer, error) {
+	pinnedOnce.Do(func() {
+		pinnedTok, pinnedErr = tokenizer.ReadSkinTokenizer(bytes.NewReader(pinnedSkinTokenizer))
+		if pinnedErr != nil {
+			pinnedErr = fmt.Errorf("embedded %s: %w", PinnedSkinTokenizerFile, pinnedErr)
+		}
+	})
+	return pinnedTok, pinnedErr
+}
+
+// SkinTokenizerFor returns the skin tokenizer whose codes a model was trained on
+// (matching TrainState.SkinTokenizer): the pinned copy or the tokenizer package's
+// shipped one. It fails when the model writes no skin tokens or neither matches.
+func SkinTokenizerFor(st *TrainState) (*tokenizer.SkinTokenizer, error) {
+	if st == nil || !st.SkinTokens {
+		return nil, errors.New("the model was trained on skeleton tokens only")
+	}
+	var tried []string
+	for _, get := range []func() (*tokenizer.SkinTokenizer, error){PinnedSkinTokenizer, tokenizer.DefaultSkinTokenizer} {
+		tok, err := get()
+		if err != nil {
+			tried = append(tried, err.Error())
+			continue
+		}
+		fp := SkinFingerprint(tok)
+		if fp == st.SkinTokenizer {
+			return tok, nil
+		}
+		tried = append(tried, "fingerprint "+fp)
+	}
+	return nil, fmt.Errorf("no skin tokenizer matches the model's (fingerprint %s; found %s)", st.SkinTokenizer, strings.Join(tried, ", "))
 }

@@ -182,7 +182,10 @@ type ModelRigger struct {
 	Temperature, TopP float64
 	// Floor is the combined reward score below which the model's rig is replaced.
 	Floor float64
-	Seed  int64
+	// CompareClassical also builds the classical rig and keeps whichever of the two
+	// scores higher (the report says which, with both scores).
+	CompareClassical bool
+	Seed             int64
 }
 
 // SkinDecoder turns skin codes into weights: c is normalized into the cube, sk is
@@ -274,22 +277,43 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 		info.Fallback = "no sampled stream gave a valid rig: " + strings.Join(reasons, "; ")
 	case perr == nil && bestScore < r.Floor:
 		info.Fallback = fmt.Sprintf("best sample scored %.3f, under the floor %.3f", bestScore, r.Floor)
-	default:
-		info.Method = bestMethod
-		if bestRep != nil {
-			info.Score, info.Rewards = &bestRep.Score, bestRep
-		}
-		return best, info, nil
+	case !r.CompareClassical || perr != nil:
+		return r.keep(info, best, bestRep, bestMethod)
 	}
+	t = time.Now()
 	out, cinfo, err := ClassicalRigger{Skin: GeodesicSkin, SkinName: "geodesic"}.Rig(c)
 	if err != nil {
+		if info.Fallback == "" { // the model's rig passed the floor: keep it
+			return r.keep(info, best, bestRep, bestMethod)
+		}
 		return nil, nil, fmt.Errorf("%s; classical fallback: %w", info.Fallback, err)
 	}
-	info.Method = cinfo.Method
 	for k, v := range cinfo.TimingsMS {
-		info.TimingsMS["fallback_"+k] = v
+		info.TimingsMS["classical_"+k] = v
+	}
+	cscore, crep := scoreWith(prep, perr, out)
+	lap("classical_score")
+	info.ClassicalScore = &cscore
+	if info.Fallback == "" {
+		if bestScore >= cscore {
+			return r.keep(info, best, bestRep, bestMethod)
+		}
+		info.Fallback = fmt.Sprintf("the classical rig scored %.3f, the best sample %.3f", cscore, bestScore)
+	}
+	info.Method = cinfo.Method
+	if crep != nil {
+		info.Score, info.Rewards = &crep.Score, crep
 	}
 	return out, info, nil
+}
+
+// keep returns the model's best rig with its report.
+func (r *ModelRigger) keep(info *RigInfo, best *assets.Character, rep *rewards.Report, method string) (*assets.Character, *RigInfo, error) {
+	info.Method = method
+	if rep != nil {
+		info.Score, info.Rewards = &rep.Score, rep
+	}
+	return best, info, nil
 }
 
 // scoreWith scores a rig on the prepared mesh (0 when the mesh cannot be scored).

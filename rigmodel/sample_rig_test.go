@@ -18,18 +18,20 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name  string
-		floor float64
-		skin  bool   // the model writes skin tokens
-		want  string // method prefix
+		name    string
+		floor   float64
+		skin    bool   // the model writes skin tokens
+		compare bool   // CompareClassical
+		want    string // method prefix
 	}{
-		{"floor forces the fallback", 1.1, false, "classical-skeleton+"},
-		{"no floor keeps the model skeleton", 0, false, "tokenrig-skeleton+geodesic"},
-		{"skin tokens decoded", 0, true, "tokenrig"},
+		{"floor forces the fallback", 1.1, false, false, "classical-skeleton+"},
+		{"no floor keeps the model skeleton", 0, false, false, "tokenrig-skeleton+geodesic"},
+		{"skin tokens decoded", 0, true, false, "tokenrig"},
+		{"the classical rig outscores an untrained model", 0, false, true, "classical-skeleton+"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &ModelRigger{Model: m, Samples: 2, Temperature: 1, Floor: tc.floor, Seed: 1}
+			r := &ModelRigger{Model: m, Samples: 2, Temperature: 1, Floor: tc.floor, CompareClassical: tc.compare, Seed: 1}
 			if tc.skin {
 				r.Skin, r.SkinTokens = rigidDecoder{}, true
 			}
@@ -51,6 +53,12 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 			}
 			if (info.Fallback != "") != strings.HasPrefix(info.Method, "classical") {
 				t.Errorf("method %q with fallback reason %q", info.Method, info.Fallback)
+			}
+			if tc.compare && (info.ClassicalScore == nil || *info.ClassicalScore <= info.SampleScores[0]) {
+				t.Errorf("classical score %v, samples %v", info.ClassicalScore, info.SampleScores)
+			}
+			if info.Score == nil {
+				t.Error("no score for the final rig")
 			}
 			if info.Samples != 2 || len(info.SampleScores) != 2 || info.TokensPerSecond <= 0 || math.IsNaN(info.SampleScores[0]) {
 				t.Errorf("info %+v", info)

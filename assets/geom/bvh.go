@@ -2,7 +2,6 @@ package geom
 
 import (
 	"math"
-	"sort"
 
 	"github.com/rigkit/rigkit/assets"
 )
@@ -85,6 +84,43 @@ func (o triOrder) Swap(i, j int) {
 	o.cent[i], o.cent[j] = o.cent[j], o.cent[i]
 }
 
+// selectNth reorders o so that element k is the one a sort would put there, every
+// element before it is not greater and every element after not smaller (quickselect;
+// the split a median sort gives, in linear expected time).
+func selectNth(o triOrder, k int) {
+	lo, hi := 0, o.Len()-1
+	for hi > lo {
+		// Median of three as the pivot, moved to hi.
+		m := lo + (hi-lo)/2
+		if o.Less(m, lo) {
+			o.Swap(m, lo)
+		}
+		if o.Less(hi, lo) {
+			o.Swap(hi, lo)
+		}
+		if o.Less(m, hi) {
+			o.Swap(m, hi)
+		}
+		pivot := o.cent[hi][o.axis]
+		i := lo
+		for j := lo; j < hi; j++ {
+			if o.cent[j][o.axis] < pivot {
+				o.Swap(i, j)
+				i++
+			}
+		}
+		o.Swap(i, hi)
+		switch {
+		case k == i:
+			return
+		case k < i:
+			hi = i - 1
+		default:
+			lo = i + 1
+		}
+	}
+}
+
 func (b *BVH) build(ni, first, end int, cent []assets.Vec3) {
 	n := &b.nodes[ni]
 	n.first, n.span = int32(first), int32(end-first)
@@ -135,8 +171,8 @@ func (b *BVH) build(ni, first, end int, cent []assets.Vec3) {
 			axis = k
 		}
 	}
-	sort.Sort(triOrder{b.tris[first:end], b.ids[first:end], cent[first:end], axis})
 	mid := (first + end) / 2
+	selectNth(triOrder{b.tris[first:end], b.ids[first:end], cent[first:end], axis}, mid-first)
 	left := int32(len(b.nodes))
 	n.left = left
 	b.nodes = append(b.nodes, bvhNode{}, bvhNode{})

@@ -115,8 +115,14 @@ func (f *Field) Skin(mesh assets.Mesh, opt GeodesicOptions) (*assets.Skin, error
 		skin.Weights[v] = infl
 	}
 	skin.Prune(opt.MaxInfluences)
-	filled := map[int][]int{} // vertex → joints placed on it, never displaced
-	for pass := 0; pass < 10 && f.fillEmptyBones(skin, opt, filled); pass++ {
+	// Bones are placed on one vertex of each set at the same position (UV seams) and
+	// copied to the others, so every copy agrees.
+	rep := geom.WeldVertices(mesh.Positions, 1e-6/f.norm.Scale)
+	f.fillEmptyBones(skin, opt, rep)
+	for v, r := range rep {
+		if r != v {
+			skin.Weights[v] = append([]assets.Influence(nil), skin.Weights[r]...)
+		}
 	}
 	return skin, nil
 }
@@ -243,53 +249,94 @@ func (f *Field) smooth(mesh assets.Mesh, dense []float32, opt GeodesicOptions) {
 }
 
 // fillEmptyBones gives every joint that no vertex uses a weight on the vertices
-// nearest to its bone (geodesically), so no bone is left empty. It reports whether
-// it placed any.
-func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions, filled map[int][]int) bool {
+// nearest to its bone (geodesically), so no bone is left empty: first one vertex for
+// every empty joint (repeated while placements displace other joints), then up to 16
+// vertices each within a voxel of the nearest, where a vertex has a free slot.
+func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions, rep []int) {
 	nv, nj := f.NumVertices, f.NumJoints
-	used := make([]bool, nj)
-	for _, infl := range skin.Weights {
-		for _, in := range infl {
-			if in.Weight >= MinBoneWeight/2 {
-				used[in.Joint] = true
-			}
-		}
+	if nv == 0 {
+		return
 	}
+	filled := map[int][]int{} // vertex → joints placed on it, never displaced
 	raw := make([]float64, nj)
-	placedAny := false
-	for j := 0; j < nj; j++ {
-		if used[j] || nv == 0 {
-			continue
-		}
-		placedAny = true
+	place := func(v, j int) {
+		f.rawWeights(v, opt, raw)
+		w := math.Max(raw[j], MinBoneWeight)
+		skin.Weights[v] = insertInfluence(skin.Weights[v], j, w, opt.MaxInfluences, filled[v])
+		filled[v] = append(filled[v], j)
+	}
+	orderFor := func(j int) ([]int, func(int) float64) {
 		dist := func(v int) float64 {
 			if d := f.Dist(v, j); !math.IsInf(d, 1) {
 				return d
 			}
 			return f.Euclidean(v, j) + 1e3 // reached vertices first
 		}
-		order := make([]int, nv)
-		for v := range order {
-			order[v] = v
+		order := make([]int, 0, nv)
+		for v := 0; v < nv; v++ {
+			if rep[v] == v {
+				order = append(order, v)
+			}
 		}
-		sort.Slice(order, func(a, b int) bool { return dist(order[a]) < dist(order[b]) })
-		limit := dist(order[0]) + f.VoxelSize
-		placed := 0
-		for _, v := range order {
-			if placed >= 16 || (placed > 0 && dist(v) > limit) {
-				break
+		sort.SliceStable(order, func(a, b int) bool { return dist(order[a]) < dist(order[b]) })
+		return order, dist
+	}
+	var placed []int
+	for pass := 0; pass < 2*nj+2; pass++ {
+		used := make([]bool, nj)
+		for v, infl := range skin.Weights {
+			if rep[v] != v {
+				continue // copies are overwritten by their representative
 			}
-			if len(filled[v]) >= opt.MaxInfluences {
-				continue // every slot already holds a bone placed here
+			for _, in := range infl {
+				if in.Weight >= MinBoneWeight/2 {
+					used[in.Joint] = true
+				}
 			}
-			f.rawWeights(v, opt, raw)
-			w := math.Max(raw[j], MinBoneWeight)
-			skin.Weights[v] = insertInfluence(skin.Weights[v], j, w, opt.MaxInfluences, filled[v])
-			filled[v] = append(filled[v], j)
-			placed++
+		}
+		placedNew := false
+		for j := 0; j < nj; j++ {
+			if used[j] {
+				continue
+			}
+			order, _ := orderFor(j)
+			for _, v := range order {
+				if len(filled[v]) < opt.MaxInfluences {
+					place(v, j)
+					placed = append(placed, j)
+					placedNew = true
+					break
+				}
+			}
+		}
+		if !placedNew {
+			break
 		}
 	}
-	return placedAny
+	for _, j := range placed {
+		order, dist := orderFor(j)
+		limit := dist(order[0]) + f.VoxelSize
+		n := 0
+		for _, v := range order {
+			if n >= 16 || dist(v) > limit {
+				break
+			}
+			n++
+			if len(skin.Weights[v]) >= opt.MaxInfluences || weightIn(skin.Weights[v], j) > 0 {
+				continue // never displace a bone here: it might be that bone's only vertex
+			}
+			place(v, j)
+		}
+	}
+}
+
+func weightIn(infl []assets.Influence, j int) float64 {
+	for _, in := range infl {
+		if in.Joint == j {
+			return in.Weight
+		}
+	}
+	return 0
 }
 
 // insertInfluence sets joint j's weight to w, scaling the others to 1-w and dropping

@@ -57,12 +57,8 @@ func addCapsule(m *assets.Mesh, a, b assets.Vec3, r float64) {
 		}
 	}
 	// Orient outward: flip if the signed volume is negative.
-	vol := 0.0
-	for _, t := range tris {
-		vol += m.Positions[t[0]].Dot(m.Positions[t[1]].Cross(m.Positions[t[2]]))
-	}
 	c := a.Lerp(b, 0.5)
-	vol = 0
+	vol := 0.0
 	for _, t := range tris {
 		p0, p1, p2 := m.Positions[t[0]].Sub(c), m.Positions[t[1]].Sub(c), m.Positions[t[2]].Sub(c)
 		vol += p0.Dot(p1.Cross(p2))

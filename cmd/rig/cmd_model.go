@@ -25,7 +25,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic] [--shard k/n] [--workers W] [--model CKPT] [--force]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic] [--compare-classical=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		run:     runAuto,
 	})
@@ -50,6 +50,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	evalEvery := fs.Int("eval-every", 100, "validate every N steps")
 	saveMin := fs.Float64("save-minutes", 3, "also checkpoint every N minutes")
 	synthetic := fs.Int("synthetic", 0, "add N generated creatures (all kinds) to the training set")
+	skinTok := fs.String("skin-tokenizer", "pinned", "skin codes from: pinned (rigmodel/checkpoints/skin-tokenizer.safetensors), tokenizer (the tokenizer package's shipped one), none, or a checkpoint path")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -58,7 +59,10 @@ func runTrain(args []string, stdout io.Writer) error {
 	if len(data) == 0 || *out == "" {
 		return fmt.Errorf("%w: --data and --out are required", errUsage)
 	}
-	skin, skinID := defaultSkinEncoder()
+	skin, skinID, err := trainSkinEncoder(*skinTok)
+	if err != nil {
+		return err
+	}
 	st, err := rigmodel.Train(rigmodel.TrainOptions{
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
 		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: rigmodel.DefaultConfig, Augment: rigmodel.DefaultAugment,
@@ -72,15 +76,27 @@ func runTrain(args []string, stdout io.Writer) error {
 	return enc.Encode(st)
 }
 
-// defaultSkinEncoder is the shipped skin tokenizer used for training, or nil while
-// none is trained (the model then learns the skeleton part only).
-func defaultSkinEncoder() (rigmodel.SkinEncoder, string) {
-	tok, err := tokenizer.DefaultSkinTokenizer()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "rig train: skin tokenizer unavailable (%v): training the skeleton part only\n", err)
-		return nil, ""
+// trainSkinEncoder returns the skin tokenizer whose codes `rig train` teaches (nil
+// for skeleton-only training) and its fingerprint. A model trained on a tokenizer
+// other than the pinned one needs that tokenizer copied to
+// rigmodel/checkpoints/skin-tokenizer.safetensors when it is shipped.
+func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, error) {
+	var tok *tokenizer.SkinTokenizer
+	var err error
+	switch which {
+	case "none":
+		return nil, "", nil
+	case "pinned":
+		tok, err = rigmodel.PinnedSkinTokenizer()
+	case "tokenizer":
+		tok, err = tokenizer.DefaultSkinTokenizer()
+	default:
+		tok, err = tokenizer.LoadSkinTokenizer(which)
 	}
-	return rigmodel.TokenizerSkin(tok), rigmodel.SkinFingerprint(tok)
+	if err != nil {
+		return nil, "", fmt.Errorf("skin tokenizer %q: %w (use --skin-tokenizer none to train the skeleton part only)", which, err)
+	}
+	return rigmodel.TokenizerSkin(tok), rigmodel.SkinFingerprint(tok), nil
 }
 
 func runAuto(args []string, stdout io.Writer) error {
@@ -92,6 +108,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	model := fs.String("model", "", "model checkpoint (default: the shipped one)")
 	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep whichever scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens, when it writes them) or geodesic (faster on large meshes)")
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -107,7 +124,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	if *skinFlag != "tokens" && *skinFlag != "geodesic" {
 		return fmt.Errorf("%w: --skin %q: want tokens or geodesic", errUsage, *skinFlag)
 	}
-	rigger, note, err := newRigger(*model, *samples, *skinFlag == "geodesic")
+	rigger, note, err := newRigger(*model, *samples, *skinFlag == "geodesic", *compare)
 	if err != nil {
 		return err
 	}
@@ -136,7 +153,7 @@ func runAuto(args []string, stdout io.Writer) error {
 
 // newRigger returns the model rigger, or the classical one (with a note saying so)
 // when no model checkpoint is available.
-func newRigger(path string, samples int, geodesic bool) (rigmodel.Rigger, string, error) {
+func newRigger(path string, samples int, geodesic, compare bool) (rigmodel.Rigger, string, error) {
 	r, note, err := loadModelRigger(path)
 	if err != nil {
 		if path != "" {
@@ -145,7 +162,7 @@ func newRigger(path string, samples int, geodesic bool) (rigmodel.Rigger, string
 		return rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
 			fmt.Sprintf("no usable model (%v): every rig is classical-skeleton+geodesic", err), nil
 	}
-	r.Samples, r.GeodesicSkin = samples, geodesic
+	r.Samples, r.GeodesicSkin, r.CompareClassical = samples, geodesic, compare
 	if geodesic {
 		note = "--skin geodesic: the model writes the skeleton, skins are geodesic"
 	}
@@ -169,18 +186,10 @@ func loadModelRigger(path string) (*rigmodel.ModelRigger, string, error) {
 	r := &rigmodel.ModelRigger{Model: m, SkinTokens: st.SkinTokens, Samples: 1, Temperature: 1, TopP: 0.95,
 		Floor: rigmodel.DefaultFloor, Seed: 1}
 	note := ""
-	if st.SkinTokens {
-		tok, err := tokenizer.DefaultSkinTokenizer()
-		switch {
-		case err != nil:
-			note = fmt.Sprintf("skin tokenizer unavailable (%v): skins are geodesic", err)
-		case rigmodel.SkinFingerprint(tok) != st.SkinTokenizer:
-			note = "the skin tokenizer changed since the model was trained (its codes would mean other weights): skins are geodesic"
-		default:
-			r.Skin = tok
-		}
+	if tok, err := rigmodel.SkinTokenizerFor(st); err == nil {
+		r.Skin = tok
 	} else {
-		note = "the model was trained on skeleton tokens only: skins are geodesic"
+		note = fmt.Sprintf("%v: skins are geodesic", err)
 	}
 	return r, note, nil
 }
@@ -248,6 +257,10 @@ func evalItems(cfg evalConfig) ([]rigmodel.BatchItem, map[string]string, string)
 			held = append(held, it)
 		}
 	}
+	if len(held) == 0 || len(held) == len(items) {
+		// No training/validation split applies to this folder: evaluate everything.
+		return items, fam, fmt.Sprintf("all %d files (no file or every file is in the model's held-out split)", len(items))
+	}
 	return held, fam, fmt.Sprintf("model held-out split: %d of %d files (families never seen in training)", len(held), len(items))
 }
 
@@ -272,7 +285,11 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 		"classical": rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
-		riggers["auto"] = r
+		r.CompareClassical = true
+		riggers["auto"] = r // what `rig auto` does by default
+		raw := *r
+		raw.CompareClassical, raw.Floor = false, 0
+		riggers["model"] = &raw // the model alone: no floor, no classical comparison
 	} else {
 		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
 	}

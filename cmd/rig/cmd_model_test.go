@@ -62,3 +62,36 @@ func TestAutoWritesValidRigsAndReports(t *testing.T) {
 		t.Errorf("rerun: %s", stdout.String())
 	}
 }
+
+func TestEvalSkeletonTask(t *testing.T) {
+	dir := t.TempDir()
+	c, err := synth.Generate("quadruped", 3, synth.Options{TargetVertices: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := assets.Save(filepath.Join(dir, "quad.glb"), c); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "report.md")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"eval", "--data", dir, "--task", "skeleton", "--method", "classical", "--out", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(strings.TrimSuffix(out, ".md") + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Summary map[string]struct {
+			Assets, Failed int
+			CDJ2J          float64 `json:"cd_j2j"`
+		}
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := rep.Summary["classical"]
+	if !ok || s.Assets != 1 || s.Failed != 0 || !(s.CDJ2J > 0 && s.CDJ2J < 0.5) {
+		t.Errorf("summary %+v", rep.Summary)
+	}
+}
