@@ -228,7 +228,7 @@ func (b *BVH) ClosestWithin(p assets.Vec3, maxDist float64) (hit ClosestHit, ok 
 		if n.count > 0 || sp+2 > len(stack) {
 			for i := n.first; i < n.first+n.span; i++ {
 				t := b.tris[i]
-				q := closestOnTriangle(p, b.verts[t[0]], b.verts[t[1]], b.verts[t[2]])
+				q := ClosestOnTriangle(p, b.verts[t[0]], b.verts[t[1]], b.verts[t[2]])
 				d := q.Sub(p)
 				if d2 := d.Dot(d); d2 < best2 {
 					best2, bestTri, bestPt = d2, b.ids[i], q
@@ -251,10 +251,20 @@ func (b *BVH) ClosestWithin(p assets.Vec3, maxDist float64) (hit ClosestHit, ok 
 	return ClosestHit{Point: bestPt, Dist: math.Sqrt(best2), Triangle: bestTri}, true
 }
 
-// closestOnTriangle returns the point of triangle abc nearest to p (Ericson,
-// Real-Time Collision Detection, 5.1.5).
-func closestOnTriangle(p, a, b, c assets.Vec3) assets.Vec3 {
+// ClosestOnTriangle returns the point of triangle abc nearest to p (Voronoi-region
+// walk, Ericson, Real-Time Collision Detection, 5.1.5). A degenerate (zero-area)
+// triangle falls back to the nearest point on its edges.
+func ClosestOnTriangle(p, a, b, c assets.Vec3) assets.Vec3 {
 	ab, ac, ap := b.Sub(a), c.Sub(a), p.Sub(a)
+	if n := ab.Cross(ac); n.Dot(n) <= 1e-30 {
+		best := closestOnEdge(p, a, b)
+		for _, q := range []assets.Vec3{closestOnEdge(p, b, c), closestOnEdge(p, c, a)} {
+			if p.Dist(q) < p.Dist(best) {
+				best = q
+			}
+		}
+		return best
+	}
 	d1, d2 := ab.Dot(ap), ac.Dot(ap)
 	if d1 <= 0 && d2 <= 0 {
 		return a
@@ -297,4 +307,15 @@ func closestOnTriangle(p, a, b, c assets.Vec3) assets.Vec3 {
 	}
 	v, w := vb/denom, vc/denom
 	return a.Add(ab.Scale(v)).Add(ac.Scale(w))
+}
+
+// closestOnEdge returns the point of segment ab nearest to p.
+func closestOnEdge(p, a, b assets.Vec3) assets.Vec3 {
+	ab := b.Sub(a)
+	l2 := ab.Dot(ab)
+	if l2 == 0 {
+		return a
+	}
+	t := p.Sub(a).Dot(ab) / l2
+	return a.Add(ab.Scale(math.Max(0, math.Min(1, t))))
 }

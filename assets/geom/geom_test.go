@@ -20,7 +20,7 @@ func TestClosestMatchesBruteForce(t *testing.T) {
 		}
 		best := math.Inf(1)
 		for _, tr := range m.Triangles {
-			q := closestOnTriangle(p, m.Positions[tr[0]], m.Positions[tr[1]], m.Positions[tr[2]])
+			q := ClosestOnTriangle(p, m.Positions[tr[0]], m.Positions[tr[1]], m.Positions[tr[2]])
 			best = math.Min(best, q.Dist(p))
 		}
 		if math.Abs(hit.Dist-best) > 1e-9 {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
 )
 
 // Voxel states.
@@ -132,7 +133,7 @@ func (g *voxelGrid) markSurface(pos []assets.Vec3, tris [][3]int) {
 						continue
 					}
 					p := g.origin.Add(assets.Vec3{float64(i) * g.h, float64(j) * g.h, float64(k) * g.h})
-					q := closestOnTriangle(p, a, b, c)
+					q := geom.ClosestOnTriangle(p, a, b, c)
 					d := p.Sub(q)
 					if d.Dot(d) <= r2 {
 						g.state[idx] = voxSurface
@@ -152,50 +153,6 @@ func (g *voxelGrid) clearBorder() {
 			g.state[idx] = voxOutside
 		}
 	}
-}
-
-// closestOnTriangle returns the point of triangle abc nearest to p (Voronoi-region
-// walk; degenerate triangles fall back to their edges).
-func closestOnTriangle(p, a, b, c assets.Vec3) assets.Vec3 {
-	ab, ac, ap := b.Sub(a), c.Sub(a), p.Sub(a)
-	n := ab.Cross(ac)
-	if n.Dot(n) <= 1e-30 {
-		best := closestOnSegment(p, a, b)
-		for _, q := range []assets.Vec3{closestOnSegment(p, b, c), closestOnSegment(p, c, a)} {
-			if p.Dist(q) < p.Dist(best) {
-				best = q
-			}
-		}
-		return best
-	}
-	d1, d2 := ab.Dot(ap), ac.Dot(ap)
-	if d1 <= 0 && d2 <= 0 {
-		return a
-	}
-	bp := p.Sub(b)
-	d3, d4 := ab.Dot(bp), ac.Dot(bp)
-	if d3 >= 0 && d4 <= d3 {
-		return b
-	}
-	vc := d1*d4 - d3*d2
-	if vc <= 0 && d1 >= 0 && d3 <= 0 {
-		return a.Add(ab.Scale(d1 / (d1 - d3)))
-	}
-	cp := p.Sub(c)
-	d5, d6 := ab.Dot(cp), ac.Dot(cp)
-	if d6 >= 0 && d5 <= d6 {
-		return c
-	}
-	vb := d5*d2 - d1*d6
-	if vb <= 0 && d2 >= 0 && d6 <= 0 {
-		return a.Add(ac.Scale(d2 / (d2 - d6)))
-	}
-	va := d3*d6 - d5*d4
-	if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 {
-		return b.Add(c.Sub(b).Scale((d4 - d3) / ((d4 - d3) + (d5 - d6))))
-	}
-	den := 1 / (va + vb + vc)
-	return a.Add(ab.Scale(vb * den)).Add(ac.Scale(vc * den))
 }
 
 var off6 = [6][3]int{{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}}
