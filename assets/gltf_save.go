@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -31,7 +30,7 @@ func Save(path string, c *Character) error {
 	if err := encode(&buf, c, binary); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
-	if err := writeAtomic(path, buf.Bytes()); err != nil {
+	if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
 	return nil
@@ -43,32 +42,6 @@ func Encode(w io.Writer, c *Character) error {
 		return fmt.Errorf("encode %s: %w", c.Name, err)
 	}
 	return nil
-}
-
-// writeAtomic writes data to a temporary file beside path and renames it into place.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }
 
 // docBuilder accumulates one binary buffer and the accessors that view it.

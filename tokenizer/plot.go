@@ -3,8 +3,8 @@ package tokenizer
 import (
 	"bytes"
 	"fmt"
-	"io"
 
+	"github.com/rigkit/rigkit/assets"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -45,5 +45,5 @@ func PlotLoss(path string, st *TrainState) error {
 	if _, err := w.WriteTo(&buf); err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
-	return writeAtomic(path, func(out io.Writer) error { _, err := out.Write(buf.Bytes()); return err })
+	return assets.WriteFileAtomic(path, buf.Bytes())
 }

@@ -10,7 +10,6 @@ import (
 	"math"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 
@@ -163,30 +162,7 @@ func (t *SkinTokenizer) Write(w io.Writer) error {
 
 // Save writes the checkpoint to path atomically (a temporary file renamed into place).
 func (t *SkinTokenizer) Save(path string) error {
-	return writeAtomic(path, t.Write)
-}
-
-func writeAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	return nil
+	return assets.WriteAtomic(path, t.Write)
 }
 
 // replica returns a network with the master's weights for one call; put it back

@@ -436,7 +436,7 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 			return err
 		}
 		sb, _ := json.MarshalIndent(st, "", " ")
-		if err := writeAtomic(opt.Out+".state.json", func(w io.Writer) error { _, err := w.Write(sb); return err }); err != nil {
+		if err := assets.WriteFileAtomic(opt.Out+".state.json", sb); err != nil {
 			return err
 		}
 		if err := PlotLoss(opt.Out+".loss.png", st); err != nil {
@@ -575,7 +575,7 @@ func ExportCheckpoint(src, runOut, dst string, threshold float64) (*ShipFacts, e
 	}
 	fj, _ := json.MarshalIndent(f, "", "  ")
 	facts := strings.TrimSuffix(dst, filepath.Ext(dst)) + ".json"
-	if err := writeAtomic(facts, func(w io.Writer) error { _, err := w.Write(append(fj, '\n')); return err }); err != nil {
+	if err := assets.WriteFileAtomic(facts, append(fj, '\n')); err != nil {
 		return nil, err
 	}
 	return f, nil

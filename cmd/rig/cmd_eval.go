@@ -457,12 +457,5 @@ func evalWriteFile(path string, data []byte) error {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return assets.WriteFileAtomic(path, data)
 }
