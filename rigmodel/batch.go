@@ -393,7 +393,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	sum.WallS = time.Since(start).Seconds()
 	data, _ := json.MarshalIndent(sum, "", "  ")
 	name := fmt.Sprintf("summary-%d-of-%d.json", b.Shard, shards)
-	if err := WriteFileAtomic(filepath.Join(b.OutDir, name), append(data, '\n')); err != nil {
+	if err := assets.WriteFileAtomic(filepath.Join(b.OutDir, name), append(data, '\n')); err != nil {
 		return sum, fmt.Errorf("batch: %w", err)
 	}
 	return sum, nil
@@ -414,7 +414,7 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 		if rep.Status != "ok" {
 			// The failure report is best effort; the summary lists the failure anyway.
 			data, _ := json.MarshalIndent(rep, "", "  ")
-			_ = WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+			_ = assets.WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
 		}
 	}()
 	t := time.Now()
@@ -466,7 +466,7 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 	rep.Finished = time.Now().UTC()
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err == nil {
-		err = WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+		err = assets.WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
 	}
 	if err != nil {
 		rep.Status, rep.Error = "failed", fmt.Sprintf("write report: %v", err)
@@ -509,31 +509,6 @@ func saveAtomic(save func(string, *assets.Character) error, path string, c *asse
 func tempName(path string) string {
 	dir, base := filepath.Split(path)
 	return filepath.Join(dir, fmt.Sprintf(".%s.tmp%d-%d%s", strings.TrimSuffix(base, filepath.Ext(base)), os.Getpid(), time.Now().UnixNano(), filepath.Ext(base)))
-}
-
-// WriteFileAtomic writes data to a temporary sibling, syncs it and renames it over
-// path.
-func WriteFileAtomic(path string, data []byte) error {
-	tmp := tempName(path)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -264,7 +264,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 					return state, fmt.Errorf("train: %w", err)
 				}
 				facts, _ := json.MarshalIndent(state, "", "  ")
-				if err := WriteFileAtomic(sibling(opt.Out, ".best.json"), append(facts, '\n')); err != nil {
+				if err := assets.WriteFileAtomic(sibling(opt.Out, ".best.json"), append(facts, '\n')); err != nil {
 					return state, fmt.Errorf("train: %w", err)
 				}
 			}
@@ -431,7 +431,7 @@ func PlotLosses(logPath, pngPath string) error {
 	if _, err := w.WriteTo(&buf); err != nil {
 		return fmt.Errorf("plot %s: %w", pngPath, err)
 	}
-	return WriteFileAtomic(pngPath, buf.Bytes())
+	return assets.WriteFileAtomic(pngPath, buf.Bytes())
 }
 
 // SaveCheckpointFile writes the model's weights and the training state atomically.
@@ -442,7 +442,7 @@ func SaveCheckpointFile(path string, m *Model, st *TrainState) error {
 	if err := nn.SaveCheckpoint(&buf, m.Params(), st); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return assets.WriteFileAtomic(path, buf.Bytes())
 }
 
 // readCheckpointMeta reads the training state from a checkpoint's header without

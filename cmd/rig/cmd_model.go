@@ -331,11 +331,11 @@ func writeEval(rep *rigmodel.EvalReport, out string, stdout io.Writer) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	if err := rigmodel.WriteFileAtomic(out, []byte(md)); err != nil {
+	if err := assets.WriteFileAtomic(out, []byte(md)); err != nil {
 		return err
 	}
 	js := strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
-	if err := rigmodel.WriteFileAtomic(js, rep.JSON()); err != nil {
+	if err := assets.WriteFileAtomic(js, rep.JSON()); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, md)
