@@ -74,22 +74,12 @@ func (sg *solidGraph) nearestSolid() []int32 {
 	}
 	for q := 0; q < len(queue); q++ {
 		c := int(queue[q])
-		i, j, k := g.coords(c)
-		for dz := -1; dz <= 1; dz++ {
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					x, y, z := i+dx, j+dy, k+dz
-					if x < 0 || y < 0 || z < 0 || x >= g.n[0] || y >= g.n[1] || z >= g.n[2] {
-						continue
-					}
-					nb := g.index(x, y, z)
-					if near[nb] < 0 {
-						near[nb] = near[c]
-						queue = append(queue, int32(nb))
-					}
-				}
+		g.neighbors26(c, func(nb int) {
+			if near[nb] < 0 {
+				near[nb] = near[c]
+				queue = append(queue, int32(nb))
 			}
-		}
+		})
 	}
 	return near
 }
@@ -156,31 +146,21 @@ func (sg *solidGraph) bridgeIslands(seeded []bool) int {
 	bridged := 0
 	for q := 0; q < len(queue) && bridged < islands; q++ {
 		c := int(queue[q])
-		i, j, k := g.coords(c)
-		for dz := -1; dz <= 1; dz++ {
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					x, y, z := i+dx, j+dy, k+dz
-					if x < 0 || y < 0 || z < 0 || x >= g.n[0] || y >= g.n[1] || z >= g.n[2] {
-						continue
-					}
-					nb := g.index(x, y, z)
-					if origin[nb] >= 0 {
-						continue
-					}
-					origin[nb] = origin[c]
-					queue = append(queue, int32(nb))
-					if s := sg.id[nb]; s >= 0 && !attached[comp[s]] {
-						attached[comp[s]] = true
-						bridged++
-						o := origin[c]
-						w := float32(g.center(nb).Dist(g.center(int(sg.cells[o]))))
-						sg.bridges[s] = append(sg.bridges[s], bridgeEdge{to: o, w: w})
-						sg.bridges[o] = append(sg.bridges[o], bridgeEdge{to: s, w: w})
-					}
-				}
+		g.neighbors26(c, func(nb int) {
+			if origin[nb] >= 0 {
+				return
 			}
-		}
+			origin[nb] = origin[c]
+			queue = append(queue, int32(nb))
+			if s := sg.id[nb]; s >= 0 && !attached[comp[s]] {
+				attached[comp[s]] = true
+				bridged++
+				o := origin[c]
+				w := float32(g.center(nb).Dist(g.center(int(sg.cells[o]))))
+				sg.bridges[s] = append(sg.bridges[s], bridgeEdge{to: o, w: w})
+				sg.bridges[o] = append(sg.bridges[o], bridgeEdge{to: s, w: w})
+			}
+		})
 	}
 	return bridged
 }

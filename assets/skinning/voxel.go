@@ -68,6 +68,23 @@ func (g *voxelGrid) inMeshBox(i, j, k int) bool {
 
 func (g *voxelGrid) index(i, j, k int) int { return (k*g.n[1]+j)*g.n[0] + i }
 
+// neighbors26 calls visit for every cell of the 26-neighbourhood of cell c that lies
+// inside the grid, in z, y, x order.
+func (g *voxelGrid) neighbors26(c int, visit func(nb int)) {
+	i, j, k := g.coords(c)
+	for dz := -1; dz <= 1; dz++ {
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				x, y, z := i+dx, j+dy, k+dz
+				if (dx == 0 && dy == 0 && dz == 0) || x < 0 || y < 0 || z < 0 || x >= g.n[0] || y >= g.n[1] || z >= g.n[2] {
+					continue
+				}
+				visit(g.index(x, y, z))
+			}
+		}
+	}
+}
+
 func (g *voxelGrid) coords(idx int) (i, j, k int) {
 	i = idx % g.n[0]
 	idx /= g.n[0]
