@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand"
 	"os"
@@ -40,16 +39,11 @@ type SkinEncoder interface {
 	EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error)
 }
 
-// HeldOut reports whether a creature family (as named by tokenizer.Families: the
-// skeleton source, so variants sharing a skeleton are one family) belongs to the
-// model's validation split: one family in six by a salted hash, stable across runs
-// and machines. The salt was picked so that the split of ../shared/data holds every
-// category but keeps the one 0 A.D. human skeleton (47 files) in training: 57 of 324
-// files (1 biped, 25 quadrupeds, 4 winged, 2 creatures, 25 props).
+// HeldOut reports whether a creature family (as named by tokenizer.Families) belongs
+// to the validation split. It is tokenizer.IsValidationFamily, so the model and the
+// skin tokenizer it pins hold out the same families.
 func HeldOut(family string) bool {
-	h := fnv.New32a()
-	h.Write([]byte("rigkit-model-split-4:" + family))
-	return h.Sum32()%6 == 0
+	return tokenizer.IsValidationFamily(family)
 }
 
 // FamiliesOf names the creature family of every item, reading the manifests beside
