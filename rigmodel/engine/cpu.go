@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // parallelFlops is the product size (m*n*k) below which a GEMM is not worth
@@ -10,7 +11,10 @@ import (
 const parallelFlops = 1 << 18
 
 // CPU is the host engine: BLAS GEMM (OpenBLAS via cgo, or gonum with the purego
-// tag) run single-threaded per call and split across Workers goroutines.
+// tag) run single-threaded per call and split across Workers goroutines. A large
+// product is cut into a few pieces per worker that the goroutines take as they
+// become free, and the helper goroutines run off the caller's CPU (see gemmPlan,
+// gemmSplit and avoidCPU; docs/engine.md has the measurements behind them).
 type CPU struct {
 	workers int
 }
@@ -68,61 +72,138 @@ func parallelFor(workers, n int, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
-// split returns how many row (or column) blocks a GEMM of the given size should be
-// split into, keeping blocks a multiple of align rows.
-func (e *CPU) split(rows, m, n, k int) int {
-	if e.workers == 1 || m*n*k < parallelFlops {
-		return 1
-	}
-	p := e.workers
-	const align = 16
-	if rows/align < p {
-		p = rows / align
-	}
-	if p < 1 {
-		p = 1
-	}
-	return p
-}
+// gemmSplit tunes how products are divided among workers: pieces is the number of
+// sub-products per worker a large GEMM is cut into, each of at least minWork
+// multiply-adds, and align the granularity of the cuts in rows or columns of C.
+// Two pieces per worker let a worker whose core is shared with another process
+// take fewer of them (a static half would hold the whole product up), at the cost
+// of packing the operand every piece reads whole once more per piece. They are
+// variables only so that tests and benchmarks can try other settings.
+var gemmSplit = struct{ pieces, minWork, align int }{pieces: 2, minWork: 1 << 22, align: 16}
 
-// gemmParts runs a GEMM as p independent pieces over rows of C (or columns when
-// there are more columns than rows), each piece on its own goroutine.
-func gemmParts[F Float](e *CPU, serial func(tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int),
-	tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+// gemmTask is one sub-product: rows [r0, r1) and columns [c0, c1) of C of batch
+// item i.
+type gemmTask struct{ i, r0, r1, c0, c1 int }
+
+// gemmPlan cuts batch products of m×n (inner size k) into tasks for e's workers.
+// Batch items are dealt out whole when there are enough of them; otherwise each
+// item is cut along the larger of its m and n, so the operand that every piece
+// reads whole (and packs again) is the smaller one.
+func (e *CPU) gemmPlan(m, n, k, batch int) []gemmTask {
+	if e.workers == 1 || m*n*k*batch < parallelFlops {
+		tasks := make([]gemmTask, batch)
+		for i := range tasks {
+			tasks[i] = gemmTask{i, 0, m, 0, n}
+		}
+		return tasks
+	}
+	want := e.workers * gemmSplit.pieces
+	per := 1 // pieces per item
+	if batch < want && m*n*k >= parallelFlops {
+		per = (want + batch - 1) / batch
+		// No smaller pieces than minWork, but at least one per worker.
+		per = max(min(per, m*n*k/gemmSplit.minWork), (e.workers+batch-1)/batch)
+	}
 	byRows := m >= n
-	rows := m
-	if !byRows {
-		rows = n
+	dim := n
+	if byRows {
+		dim = m
 	}
-	p := e.split(rows, m, n, k)
-	if p == 1 {
-		serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
+	align := gemmSplit.align
+	if per > dim/align {
+		per = max(1, dim/align)
 	}
-	parallelFor(p, p, func(lo, hi int) {
-		for w := lo; w < hi; w++ {
-			r0 := (rows * w / p) &^ 15
-			r1 := (rows * (w + 1) / p) &^ 15
-			if w == p-1 {
-				r1 = rows
+	tasks := make([]gemmTask, 0, batch*per)
+	for i := 0; i < batch; i++ {
+		for w := 0; w < per; w++ {
+			lo := dim * w / per / align * align
+			hi := dim * (w + 1) / per / align * align
+			if w == per-1 {
+				hi = dim
 			}
-			if r1 <= r0 {
+			if hi <= lo {
 				continue
 			}
 			if byRows {
-				aOff := r0 * lda // op(A) rows are rows of A
-				if tA {
-					aOff = r0 // op(A) rows are columns of A
-				}
-				serial(tA, tB, r1-r0, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[r0*ldc:], ldc)
+				tasks = append(tasks, gemmTask{i, lo, hi, 0, n})
 			} else {
-				bOff := r0 // op(B) columns are columns of B
-				if tB {
-					bOff = r0 * ldb // op(B) columns are rows of B
-				}
-				serial(tA, tB, m, r1-r0, k, alpha, a, lda, b[bOff:], ldb, beta, c[r0:], ldc)
+				tasks = append(tasks, gemmTask{i, 0, m, lo, hi})
 			}
 		}
+	}
+	return tasks
+}
+
+// spreadFlops is the product size (m*n*k over all tasks) from which the helper
+// goroutines of a GEMM are kept off the caller's CPU (see avoidCPU); below it the
+// few system calls that takes are not worth it.
+const spreadFlops = 1 << 22
+
+// runTasks runs fn on every task, spread over up to workers goroutines (the
+// calling one included) that take tasks in order as they become free. With spread,
+// the helpers run off the caller's CPU.
+func runTasks(workers int, spread bool, tasks []gemmTask, fn func(gemmTask)) {
+	if workers > len(tasks) {
+		workers = len(tasks)
+	}
+	if workers <= 1 {
+		for _, t := range tasks {
+			fn(t)
+		}
+		return
+	}
+	var next atomic.Int64
+	work := func() {
+		for {
+			j := int(next.Add(1)) - 1
+			if j >= len(tasks) {
+				return
+			}
+			fn(tasks[j])
+		}
+	}
+	caller := -1
+	if spread {
+		caller = currentCPU()
+	}
+	var wg sync.WaitGroup
+	wg.Add(workers - 1)
+	for w := 1; w < workers; w++ {
+		go func() {
+			defer wg.Done()
+			defer avoidCPU(caller)()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
+}
+
+// gemmRun computes batch products C_i = alpha*op(A_i)*op(B_i) + beta*C_i, X_i
+// starting at x[i*strideX:], as the tasks of gemmPlan, each a single-threaded BLAS
+// call on the sub-blocks of A, B and C it needs (no copies).
+func gemmRun[F Float](e *CPU, serial func(tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int),
+	tA, tB bool, m, n, k int, alpha F, a []F, lda, strideA int, b []F, ldb, strideB int, beta F, c []F, ldc, strideC int, batch int) {
+	if k == 0 { // no product: C = beta*C, and A and B may be empty
+		for i := 0; i < batch; i++ {
+			scaleC(m, n, beta, c[i*strideC:], ldc)
+		}
+		return
+	}
+	if batch == 1 && (e.workers == 1 || m*n*k < parallelFlops) {
+		serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	runTasks(e.workers, m*n*k*batch >= spreadFlops, e.gemmPlan(m, n, k, batch), func(t gemmTask) {
+		aOff := t.i*strideA + t.r0*lda // rows of op(A) are rows of A
+		if tA {
+			aOff = t.i*strideA + t.r0 // ... or columns of A
+		}
+		bOff := t.i*strideB + t.c0 // columns of op(B) are columns of B
+		if tB {
+			bOff = t.i*strideB + t.c0*ldb // ... or rows of B
+		}
+		serial(tA, tB, t.r1-t.r0, t.c1-t.c0, k, alpha, a[aOff:], lda, b[bOff:], ldb, beta, c[t.i*strideC+t.r0*ldc+t.c0:], ldc)
 	})
 }
 
@@ -131,44 +212,25 @@ func batchedParts[F Float](e *CPU, serial func(tA, tB bool, m, n, k int, alpha F
 	if batch < 0 || strideA < 0 || strideB < 0 || strideC < 0 {
 		panic(fmt.Sprintf("engine: batched gemm: negative batch %d or stride (%d, %d, %d)", batch, strideA, strideB, strideC))
 	}
-	if batch == 0 {
+	if batch == 0 || m == 0 || n == 0 {
 		return
 	}
 	// Check the last item; earlier ones lie inside it.
 	last := batch - 1
 	checkGemm(tA, tB, m, n, k, lda, len(a)-last*strideA, ldb, len(b)-last*strideB, ldc, len(c)-last*strideC)
-	one := func(i int, run func(tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int)) {
-		run(tA, tB, m, n, k, alpha, a[i*strideA:], lda, b[i*strideB:], ldb, beta, c[i*strideC:], ldc)
-	}
-	if batch < e.workers && m*n*k >= parallelFlops {
-		for i := 0; i < batch; i++ {
-			one(i, func(tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
-				gemmParts(e, serial, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-			})
-		}
-		return
-	}
-	workers := e.workers
-	if batch*m*n*k < parallelFlops {
-		workers = 1
-	}
-	parallelFor(workers, batch, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			one(i, serial)
-		}
-	})
+	gemmRun(e, serial, tA, tB, m, n, k, alpha, a, lda, strideA, b, ldb, strideB, beta, c, ldc, strideC, batch)
 }
 
 // Sgemm computes C = alpha*op(A)*op(B) + beta*C in float32.
 func (e *CPU) Sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkGemm(tA, tB, m, n, k, lda, len(a), ldb, len(b), ldc, len(c))
-	gemmParts(e, sgemmSerial, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemmRun(e, sgemmSerial, tA, tB, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1)
 }
 
 // Dgemm computes C = alpha*op(A)*op(B) + beta*C in float64.
 func (e *CPU) Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	checkGemm(tA, tB, m, n, k, lda, len(a), ldb, len(b), ldc, len(c))
-	gemmParts(e, dgemmSerial, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemmRun(e, dgemmSerial, tA, tB, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1)
 }
 
 // SgemmStridedBatched runs batch float32 products, split across workers.

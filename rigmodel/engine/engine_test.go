@@ -4,21 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
-
-// cpuTime is the process's user+system CPU time: the machines this runs on are
-// shared, so benchmarks also report work per CPU-second.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // naiveGemm is the reference product in float64.
 func naiveGemm[F Float](tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
@@ -134,6 +125,88 @@ func TestGemmStridedBatched(t *testing.T) {
 	}
 }
 
+// TestGemmSplits runs products large enough to be split, as single GEMMs and as
+// batches smaller and larger than the worker count, with every transpose, padded
+// leading dimensions and several pieces per worker, against the naive product.
+func TestGemmSplits(t *testing.T) {
+	saved := gemmSplit
+	defer func() { gemmSplit = saved }()
+	rng := rand.New(rand.NewPCG(7, 8))
+	gemmSplit.minWork = 1
+	for _, pieces := range []int{1, 3} {
+		gemmSplit.pieces = pieces
+		for _, tc := range []gemmCase{
+			{"tall NN", false, false, 150, 70, 64, 3, 1, 0.5, 2},
+			{"wide NT", false, true, 40, 301, 48, 1, 2, 0, 3},
+			{"TN", true, false, 97, 95, 80, 2, 1, 1, 2},
+			{"TT", true, true, 66, 130, 70, 0, -1, 0.25, 4},
+		} {
+			for _, batch := range []int{1, 2, 5} {
+				t.Run(fmt.Sprintf("%s pieces %d batch %d", tc.name, pieces, batch), func(t *testing.T) {
+					a, lda, b, ldb, c, ldc := operands[float64](rng, tc)
+					sa, sb, sc := len(a)+1, len(b)+3, len(c)+2
+					A, B, Cm := randSlice[float64](rng, sa*batch), randSlice[float64](rng, sb*batch), randSlice[float64](rng, sc*batch)
+					want := slices.Clone(Cm)
+					for i := 0; i < batch; i++ {
+						naiveGemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, A[i*sa:], lda, B[i*sb:], ldb, tc.beta, want[i*sc:], ldc)
+					}
+					GemmStridedBatched(NewCPU(tc.workers), tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, A, lda, sa, B, ldb, sb, tc.beta, Cm, ldc, sc, batch)
+					if d := maxDiff(Cm, want); d > 1e-12 {
+						t.Fatalf("max |batched - naive| = %g", d)
+					}
+					// Float32 single product through the same split.
+					a32, b32, c32 := toF32(a), toF32(b), toF32(c)
+					want32 := slices.Clone(c32)
+					naiveGemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, float32(tc.alpha), a32, lda, b32, ldb, float32(tc.beta), want32, ldc)
+					NewCPU(tc.workers).Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, float32(tc.alpha), a32, lda, b32, ldb, float32(tc.beta), c32, ldc)
+					if d := maxDiff(c32, want32); d > 1e-4 {
+						t.Fatalf("max |sgemm - naive| = %g", d)
+					}
+				})
+			}
+		}
+	}
+}
+
+func toF32(x []float64) []float32 {
+	y := make([]float32, len(x))
+	for i, v := range x {
+		y[i] = float32(v)
+	}
+	return y
+}
+
+// TestGemmPlanCoversC checks that the tasks of a plan tile every C exactly once.
+func TestGemmPlanCoversC(t *testing.T) {
+	saved := gemmSplit
+	defer func() { gemmSplit = saved }()
+	for _, pieces := range []int{1, 2, 5} {
+		gemmSplit.pieces, gemmSplit.minWork = pieces, 1<<10
+		for _, s := range [][4]int{{1000, 30, 64, 1}, {30, 1000, 64, 1}, {64, 64, 64, 1}, {512, 512, 64, 3}, {17, 9000, 40, 2}, {256, 256, 256, 40}, {8, 8, 8, 100}} {
+			for _, workers := range []int{1, 2, 3, 8} {
+				m, n, k, batch := s[0], s[1], s[2], s[3]
+				seen := make([]int, batch*m*n)
+				tasks := NewCPU(workers).gemmPlan(m, n, k, batch)
+				for _, tk := range tasks {
+					for r := tk.r0; r < tk.r1; r++ {
+						for c := tk.c0; c < tk.c1; c++ {
+							seen[(tk.i*m+r)*n+c]++
+						}
+					}
+				}
+				for i, v := range seen {
+					if v != 1 {
+						t.Fatalf("pieces %d workers %d shape %v: element %d of C covered %d times (%d tasks)", pieces, workers, s, i, v, len(tasks))
+					}
+				}
+				if workers > 1 && batch*m*n*k >= parallelFlops && len(tasks) < min(workers, batch*max(m, n)/gemmSplit.align) {
+					t.Fatalf("pieces %d workers %d shape %v: only %d tasks", pieces, workers, s, len(tasks))
+				}
+			}
+		}
+	}
+}
+
 func TestGemmRejectsShortOperands(t *testing.T) {
 	defer func() {
 		r := recover()
@@ -203,40 +276,119 @@ func ExampleGemm() {
 	// Output: [4 5 10 11]
 }
 
-func benchGemm(b *testing.B, size int, run func(m, n, k int, a, bm, c []float32)) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	a, bm, c := randSlice[float32](rng, size*size), randSlice[float32](rng, size*size), make([]float32, size*size)
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	for i := 0; i < b.N; i++ {
-		run(size, size, size, a, bm, c)
-	}
-	flops := 2 * float64(size) * float64(size) * float64(size) * float64(b.N)
-	b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	if cpu := cpuTime() - cpu0; cpu > 0 {
-		b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
-	}
+// gemmBench is one benchmarked product shape: batch products of op(A) m×k times
+// op(B) k×n.
+type gemmBench struct {
+	name    string
+	tA, tB  bool
+	m, n, k int
+	batch   int
 }
 
-// BenchmarkSgemm compares the engine against cblas_sgemm called directly with
-// OpenBLAS's own threads (one per worker), and with one thread.
-func BenchmarkSgemm(b *testing.B) {
-	e := Default()
-	for _, size := range []int{256, 512, 1024} {
-		b.Run(fmt.Sprintf("engine/%d", size), func(b *testing.B) {
-			benchGemm(b, size, func(m, n, k int, a, bm, c []float32) {
-				e.Sgemm(false, false, m, n, k, 1, a, k, bm, n, 0, c, n)
-			})
-		})
-		b.Run(fmt.Sprintf("raw-cblas-%dthreads/%d", e.Workers(), size), func(b *testing.B) {
-			benchGemm(b, size, func(m, n, k int, a, bm, c []float32) {
-				referenceSgemm(e.Workers(), false, false, m, n, k, 1, a, k, bm, n, 0, c, n)
-			})
-		})
-		b.Run(fmt.Sprintf("raw-cblas-1thread/%d", size), func(b *testing.B) {
-			benchGemm(b, size, func(m, n, k int, a, bm, c []float32) {
-				referenceSgemm(1, false, false, m, n, k, 1, a, k, bm, n, 0, c, n)
-			})
-		})
+// gemmBenches are square sizes and the products of a transformer block with
+// B·T = 4096 tokens, C = 256, 4 heads, MLP 1024 (nn.Linear stores W as out×in):
+// forward y = x·Wᵀ (NT), backward dx = dy·W (NN) and dW = dyᵀ·x (TN), and the
+// attention products of 32 heads of T = 512 as strided batches.
+var gemmBenches = []gemmBench{
+	{"NN-256", false, false, 256, 256, 256, 1},
+	{"NN-512", false, false, 512, 512, 512, 1},
+	{"NN-1024", false, false, 1024, 1024, 1024, 1},
+	{"qkv-fwd-NT-4096x768x256", false, true, 4096, 768, 256, 1},
+	{"qkv-dx-NN-4096x256x768", false, false, 4096, 256, 768, 1},
+	{"qkv-dW-TN-768x256x4096", true, false, 768, 256, 4096, 1},
+	{"mlp-fwd-NT-4096x1024x256", false, true, 4096, 1024, 256, 1},
+	{"batched-NN-8x256", false, false, 256, 256, 256, 8},
+	{"batched-att-NT-32x512x512x64", false, true, 512, 512, 64, 32},
+	{"batched-att-NN-32x512x64x512", false, false, 512, 64, 512, 32},
+}
+
+// benchOperands returns row-major operands for g, packed with no padding.
+func benchOperands(g gemmBench) (a []float32, lda, sa int, b []float32, ldb, sb int, c []float32, ldc, sc int) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	lda, ldb, ldc = g.k, g.n, g.n
+	if g.tA {
+		lda = g.m
+	}
+	if g.tB {
+		ldb = g.k
+	}
+	sa, sb, sc = g.m*g.k, g.k*g.n, g.m*g.n
+	return randSlice[float32](rng, sa*g.batch), lda, sa, randSlice[float32](rng, sb*g.batch), ldb, sb, make([]float32, sc*g.batch), ldc, sc
+}
+
+func median(x []float64) float64 {
+	y := slices.Clone(x)
+	slices.Sort(y)
+	if len(y) == 0 {
+		return math.NaN()
+	}
+	return y[len(y)/2]
+}
+
+// openblasSpin is how long to wait after a multi-threaded OpenBLAS call before timing
+// anything else: OpenBLAS's idle worker threads busy-wait for new work for 2^28
+// cycles (its THREAD_TIMEOUT, about 0.13 s here) and would steal a core from the
+// engine measured next.
+const openblasSpin = 200 * time.Millisecond
+
+// benchRatio times the engine and the raw BLAS call in rounds: after a pause that
+// lets OpenBLAS's worker threads go to sleep, a block of engine calls, then the same
+// number of raw calls at once, so that load from other processes on a shared machine
+// falls on both alike. Each block lasts about 30 ms. It reports the median GFLOP/s
+// of each and the median over rounds of the ratio engine/raw (above 1: the engine
+// is faster).
+func benchRatio(b *testing.B, g gemmBench, e Engine, threads int) {
+	a, lda, sa, bm, ldb, sb, c, ldc, sc := benchOperands(g)
+	eng := func() {
+		e.SgemmStridedBatched(g.tA, g.tB, g.m, g.n, g.k, 1, a, lda, sa, bm, ldb, sb, 0, c, ldc, sc, g.batch)
+	}
+	raw := func() {
+		for i := 0; i < g.batch; i++ {
+			referenceSgemm(threads, g.tA, g.tB, g.m, g.n, g.k, 1, a[i*sa:], lda, bm[i*sb:], ldb, 0, c[i*sc:], ldc)
+		}
+	}
+	eng() // warm up both: page faults, OpenBLAS buffers and threads
+	t0 := time.Now()
+	raw()
+	reps := max(1, int(30*time.Millisecond/max(time.Since(t0), time.Microsecond)))
+	block := func(f func()) float64 {
+		t0 := time.Now()
+		for i := 0; i < reps; i++ {
+			f()
+		}
+		return time.Since(t0).Seconds() / float64(reps)
+	}
+	var te, tr, ratio []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if threads > 1 {
+			b.StopTimer()
+			time.Sleep(openblasSpin)
+			b.StartTimer()
+		}
+		de := block(eng)
+		dr := block(raw)
+		te, tr, ratio = append(te, de), append(tr, dr), append(ratio, dr/de)
+	}
+	b.StopTimer()
+	flop := 2 * float64(g.m) * float64(g.n) * float64(g.k) * float64(g.batch)
+	b.ReportMetric(flop/median(te)/1e9, "engine-GFLOP/s")
+	b.ReportMetric(flop/median(tr)/1e9, "raw-GFLOP/s")
+	b.ReportMetric(median(ratio), "ratio")
+}
+
+// BenchmarkSgemmRatio compares the engine with cblas_sgemm called directly, in the
+// same run: "cores=N" runs the engine with N workers against OpenBLAS with its own N
+// threads (N = GOMAXPROCS), "cores=1" a one-worker engine against single-threaded
+// OpenBLAS. A strided batch is compared with a loop of cblas_sgemm calls. Run with
+//
+//	go test -run '^$' -bench SgemmRatio ./rigmodel/engine
+func BenchmarkSgemmRatio(b *testing.B) {
+	n := runtime.GOMAXPROCS(0)
+	for _, g := range gemmBenches {
+		b.Run(fmt.Sprintf("%s/cores=%d", g.name, n), func(b *testing.B) { benchRatio(b, g, NewCPU(n), n) })
+		if n > 1 {
+			b.Run(g.name+"/cores=1", func(b *testing.B) { benchRatio(b, g, NewCPU(1), 1) })
+		}
 	}
 }

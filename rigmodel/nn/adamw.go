@@ -1,7 +1,16 @@
 package nn
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
 	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rigkit/rigkit/assets"
 )
 
 // AdamW is Adam with decoupled weight decay (Loshchilov & Hutter), with a learning
@@ -51,6 +60,9 @@ func (o *AdamW[F]) Step(params []*Param[F]) {
 	c1 := 1 - math.Pow(b1, float64(o.step))
 	c2 := 1 - math.Pow(b2, float64(o.step))
 	for _, p := range params {
+		if o.m == nil {
+			o.m, o.v = map[*Param[F]][]F{}, map[*Param[F]][]F{}
+		}
 		m, ok := o.m[p]
 		if !ok {
 			m, o.v[p] = make([]F, p.Size()), make([]F, p.Size())
@@ -72,6 +84,125 @@ func (o *AdamW[F]) Step(params []*Param[F]) {
 			w[i] = F(wi)
 		}
 	}
+}
+
+// Optimizer state files use the safetensors layout of checkpoints, holding two
+// tensors per parameter, "adamw.m.<name>" and "adamw.v.<name>" (the first and second
+// moments, in the optimizer's float type), and in __metadata__ "format":
+// "rigkit-adamw", "step" (updates taken, decimal) and "hyper" (the hyperparameters
+// as JSON, for the record; they are not restored).
+
+const adamFormat = "rigkit-adamw"
+
+// adamHyper is the record of hyperparameters kept in a state file.
+type adamHyper struct {
+	LR          float64 `json:"lr"`
+	MinLR       float64 `json:"min_lr"`
+	Warmup      int     `json:"warmup"`
+	TotalSteps  int     `json:"total_steps"`
+	Beta1       float64 `json:"beta1"`
+	Beta2       float64 `json:"beta2"`
+	Eps         float64 `json:"eps"`
+	WeightDecay float64 `json:"weight_decay"`
+}
+
+// stateTensors lists the moment tensors of params, creating zero moments for any
+// parameter not stepped yet (Step would start it from zeros too).
+func (o *AdamW[F]) stateTensors(params []*Param[F]) []namedTensor[F] {
+	if o.m == nil {
+		o.m, o.v = map[*Param[F]][]F{}, map[*Param[F]][]F{}
+	}
+	out := make([]namedTensor[F], 0, 2*len(params))
+	for _, p := range params {
+		if _, ok := o.m[p]; !ok {
+			o.m[p], o.v[p] = make([]F, p.Size()), make([]F, p.Size())
+		}
+		out = append(out, namedTensor[F]{"adamw.m." + p.Name, p.Shape(), o.m[p]},
+			namedTensor[F]{"adamw.v." + p.Name, p.Shape(), o.v[p]})
+	}
+	return out
+}
+
+// SaveState writes the optimizer's state for params (their moments and the step
+// count) in the safetensors layout, so that LoadState followed by further Steps
+// continues training exactly as if it had not stopped. params must be the list
+// passed to Step, by name; parameters not stepped yet are saved with zero moments.
+func (o *AdamW[F]) SaveState(w io.Writer, params []*Param[F]) error {
+	hj, err := json.Marshal(adamHyper{o.LR, o.MinLR, o.Warmup, o.TotalSteps, o.Beta1, o.Beta2, o.Eps, o.WeightDecay})
+	if err != nil {
+		return fmt.Errorf("save optimizer state: encode hyperparameters: %w", err)
+	}
+	meta := map[string]string{"format": adamFormat, "step": strconv.Itoa(o.step), "hyper": string(hj)}
+	if err := writeSafetensors(w, o.stateTensors(params), meta); err != nil {
+		return fmt.Errorf("save optimizer state: %w", err)
+	}
+	return nil
+}
+
+// LoadState restores the moments and step count written by SaveState for params
+// (matched by name; F32 and F64 files load into either float type). It refuses a
+// file that is not an AdamW state, or whose tensors differ from params in names or
+// shapes, and then leaves the optimizer unchanged. The hyperparameters (LR, betas,
+// schedule, ...) stay as set on o.
+func (o *AdamW[F]) LoadState(r io.Reader, params []*Param[F]) error {
+	m := make(map[*Param[F]][]F, len(params))
+	v := make(map[*Param[F]][]F, len(params))
+	tensors := make([]namedTensor[F], 0, 2*len(params))
+	for _, p := range params {
+		m[p], v[p] = make([]F, p.Size()), make([]F, p.Size())
+		tensors = append(tensors, namedTensor[F]{"adamw.m." + p.Name, p.Shape(), m[p]},
+			namedTensor[F]{"adamw.v." + p.Name, p.Shape(), v[p]})
+	}
+	meta, err := readSafetensors(r, tensors)
+	if err != nil {
+		return fmt.Errorf("load optimizer state: %w", err)
+	}
+	if meta["format"] != adamFormat {
+		return fmt.Errorf("load optimizer state: format %q, want %q", meta["format"], adamFormat)
+	}
+	step, err := strconv.Atoi(meta["step"])
+	if err != nil || step < 0 {
+		return fmt.Errorf("load optimizer state: bad step count %q", meta["step"])
+	}
+	for _, x := range v {
+		for _, vi := range x {
+			if !(vi >= 0) { // also catches NaN
+				return fmt.Errorf("load optimizer state: second moment %v is not a non-negative number", vi)
+			}
+		}
+	}
+	o.step, o.m, o.v = step, m, v
+	return nil
+}
+
+// SaveStateFile writes the optimizer state for params to path atomically (see
+// SaveState); OptimizerStatePath names the file that goes with a checkpoint.
+func (o *AdamW[F]) SaveStateFile(path string, params []*Param[F]) error {
+	var buf bytes.Buffer
+	if err := o.SaveState(&buf, params); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return assets.WriteFileAtomic(path, buf.Bytes())
+}
+
+// LoadStateFile restores the optimizer state for params from path (see LoadState).
+// A missing file gives an error that satisfies errors.Is(err, fs.ErrNotExist).
+func (o *AdamW[F]) LoadStateFile(path string, params []*Param[F]) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("load optimizer state: %w", err)
+	}
+	defer f.Close()
+	if err := o.LoadState(f, params); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// OptimizerStatePath is the companion file of a checkpoint that holds its optimizer
+// state: "run/model.safetensors" gives "run/model.optim.safetensors".
+func OptimizerStatePath(checkpoint string) string {
+	return strings.TrimSuffix(checkpoint, ".safetensors") + ".optim.safetensors"
 }
 
 // ClipGradNorm scales all gradients down so their global L2 norm is at most

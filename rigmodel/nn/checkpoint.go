@@ -44,8 +44,6 @@ func dtypeOf[F Float]() (string, int) {
 // that encodes to JSON, or nil) stored as a JSON string under
 // __metadata__["config"].
 func SaveCheckpoint[F Float](w io.Writer, params []*Param[F], config any) error {
-	dtype, size := dtypeOf[F]()
-	header := map[string]any{}
 	meta := map[string]string{"format": "rigkit"}
 	if config != nil {
 		cj, err := json.Marshal(config)
@@ -54,44 +52,11 @@ func SaveCheckpoint[F Float](w io.Writer, params []*Param[F], config any) error 
 		}
 		meta["config"] = string(cj)
 	}
-	header["__metadata__"] = meta
-	off := 0
-	for _, p := range params {
-		if _, dup := header[p.Name]; dup || p.Name == "" {
-			return fmt.Errorf("save checkpoint: parameter name %q is empty or repeated", p.Name)
-		}
-		n := p.Size() * size
-		header[p.Name] = tensorEntry{DType: dtype, Shape: p.Shape(), DataOffsets: [2]int{off, off + n}}
-		off += n
+	tensors := make([]namedTensor[F], len(params))
+	for i, p := range params {
+		tensors[i] = namedTensor[F]{p.Name, p.Shape(), p.w}
 	}
-	hj, err := json.Marshal(header)
-	if err != nil {
-		return fmt.Errorf("save checkpoint: encode header: %w", err)
-	}
-	for len(hj)%8 != 0 {
-		hj = append(hj, ' ')
-	}
-	bw := bufio.NewWriter(w)
-	var lenBuf [8]byte
-	binary.LittleEndian.PutUint64(lenBuf[:], uint64(len(hj)))
-	bw.Write(lenBuf[:])
-	bw.Write(hj)
-	buf := make([]byte, 0, 1<<16)
-	for _, p := range params {
-		for _, v := range p.w {
-			if size == 4 {
-				buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(float32(v)))
-			} else {
-				buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(float64(v)))
-			}
-			if len(buf) >= 1<<16-8 {
-				bw.Write(buf)
-				buf = buf[:0]
-			}
-		}
-	}
-	bw.Write(buf)
-	if err := bw.Flush(); err != nil {
+	if err := writeSafetensors(w, tensors, meta); err != nil {
 		return fmt.Errorf("save checkpoint: %w", err)
 	}
 	return nil
@@ -105,34 +70,100 @@ func SaveCheckpoint[F Float](w io.Writer, params []*Param[F], config any) error 
 // any value is written; a file that fails later (truncated data) may leave params
 // partly overwritten.
 func LoadCheckpoint[F Float](r io.Reader, params []*Param[F]) (config []byte, err error) {
+	tensors := make([]namedTensor[F], len(params))
+	for i, p := range params {
+		tensors[i] = namedTensor[F]{p.Name, p.Shape(), p.w}
+	}
+	meta, err := readSafetensors(r, tensors)
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint: %w", err)
+	}
+	if c, ok := meta["config"]; ok {
+		config = []byte(c)
+	}
+	return config, nil
+}
+
+// namedTensor is one tensor of a safetensors file: its name, shape and the slice
+// its values are written from or read into.
+type namedTensor[F Float] struct {
+	name  string
+	shape []int
+	data  []F
+}
+
+// writeSafetensors writes tensors contiguously in the given order, after a header
+// holding their entries and meta under "__metadata__".
+func writeSafetensors[F Float](w io.Writer, tensors []namedTensor[F], meta map[string]string) error {
+	dtype, size := dtypeOf[F]()
+	header := map[string]any{"__metadata__": meta}
+	off := 0
+	for _, t := range tensors {
+		if _, dup := header[t.name]; dup || t.name == "" {
+			return fmt.Errorf("tensor name %q is empty or repeated", t.name)
+		}
+		n := len(t.data) * size
+		header[t.name] = tensorEntry{DType: dtype, Shape: t.shape, DataOffsets: [2]int{off, off + n}}
+		off += n
+	}
+	hj, err := json.Marshal(header)
+	if err != nil {
+		return fmt.Errorf("encode header: %w", err)
+	}
+	for len(hj)%8 != 0 {
+		hj = append(hj, ' ')
+	}
+	bw := bufio.NewWriter(w)
+	var lenBuf [8]byte
+	binary.LittleEndian.PutUint64(lenBuf[:], uint64(len(hj)))
+	bw.Write(lenBuf[:])
+	bw.Write(hj)
+	buf := make([]byte, 0, 1<<16)
+	for _, t := range tensors {
+		for _, v := range t.data {
+			if size == 4 {
+				buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(float32(v)))
+			} else {
+				buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(float64(v)))
+			}
+			if len(buf) >= 1<<16-8 {
+				bw.Write(buf)
+				buf = buf[:0]
+			}
+		}
+	}
+	bw.Write(buf)
+	return bw.Flush()
+}
+
+// readSafetensors reads a safetensors stream into tensors, which must match the
+// file's tensors exactly in names and shapes, and returns the file's metadata.
+func readSafetensors[F Float](r io.Reader, tensors []namedTensor[F]) (map[string]string, error) {
 	var lenBuf [8]byte
 	if _, err := io.ReadFull(r, lenBuf[:]); err != nil {
-		return nil, fmt.Errorf("load checkpoint: read header length: %w", err)
+		return nil, fmt.Errorf("read header length: %w", err)
 	}
 	n := binary.LittleEndian.Uint64(lenBuf[:])
 	if n > MaxCheckpointHeader {
-		return nil, fmt.Errorf("load checkpoint: header length %d exceeds the %d-byte limit", n, MaxCheckpointHeader)
+		return nil, fmt.Errorf("header length %d exceeds the %d-byte limit", n, MaxCheckpointHeader)
 	}
 	// Read through a limit rather than allocating n up front: a short file claiming
 	// a large header costs only what it holds.
 	hj, err := io.ReadAll(io.LimitReader(r, int64(n)))
 	if err != nil {
-		return nil, fmt.Errorf("load checkpoint: read header: %w", err)
+		return nil, fmt.Errorf("read header: %w", err)
 	}
 	if uint64(len(hj)) != n {
-		return nil, fmt.Errorf("load checkpoint: header truncated: %d of %d bytes", len(hj), n)
+		return nil, fmt.Errorf("header truncated: %d of %d bytes", len(hj), n)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(hj, &raw); err != nil {
-		return nil, fmt.Errorf("load checkpoint: header JSON: %w", err)
+		return nil, fmt.Errorf("header JSON: %w", err)
 	}
+	var meta map[string]string
 	if m, ok := raw["__metadata__"]; ok {
-		var meta map[string]string
 		if err := json.Unmarshal(m, &meta); err != nil {
-			return nil, fmt.Errorf("load checkpoint: __metadata__: %w", err)
-		}
-		if c, ok := meta["config"]; ok {
-			config = []byte(c)
+			return nil, fmt.Errorf("__metadata__: %w", err)
 		}
 		delete(raw, "__metadata__")
 	}
@@ -140,19 +171,19 @@ func LoadCheckpoint[F Float](r io.Reader, params []*Param[F]) (config []byte, er
 	for name, msg := range raw {
 		var e tensorEntry
 		if err := json.Unmarshal(msg, &e); err != nil {
-			return nil, fmt.Errorf("load checkpoint: tensor %q: %w", name, err)
+			return nil, fmt.Errorf("tensor %q: %w", name, err)
 		}
 		entries[name] = e
 	}
-	byName := make(map[string]*Param[F], len(params))
-	for _, p := range params {
-		byName[p.Name] = p
-		e, ok := entries[p.Name]
+	byName := make(map[string]namedTensor[F], len(tensors))
+	for _, t := range tensors {
+		byName[t.name] = t
+		e, ok := entries[t.name]
 		if !ok {
-			return nil, fmt.Errorf("load checkpoint: tensor %q (shape %v) missing from the file", p.Name, p.Shape())
+			return nil, fmt.Errorf("tensor %q (shape %v) missing from the file", t.name, t.shape)
 		}
-		if !slices.Equal(e.Shape, p.Shape()) {
-			return nil, fmt.Errorf("load checkpoint: tensor %q has shape %v in the file, the model expects %v", p.Name, e.Shape, p.Shape())
+		if !slices.Equal(e.Shape, t.shape) {
+			return nil, fmt.Errorf("tensor %q has shape %v in the file, the model expects %v", t.name, e.Shape, t.shape)
 		}
 	}
 	type located struct {
@@ -162,8 +193,9 @@ func LoadCheckpoint[F Float](r io.Reader, params []*Param[F]) (config []byte, er
 	}
 	var order []located
 	for name, e := range entries {
-		if byName[name] == nil {
-			return nil, fmt.Errorf("load checkpoint: file holds tensor %q (shape %v) that the model does not have", name, e.Shape)
+		t, ok := byName[name]
+		if !ok {
+			return nil, fmt.Errorf("file holds tensor %q (shape %v) that the model does not have", name, e.Shape)
 		}
 		size := 0
 		switch e.DType {
@@ -172,10 +204,10 @@ func LoadCheckpoint[F Float](r io.Reader, params []*Param[F]) (config []byte, er
 		case "F64":
 			size = 8
 		default:
-			return nil, fmt.Errorf("load checkpoint: tensor %q has dtype %q, want F32 or F64", name, e.DType)
+			return nil, fmt.Errorf("tensor %q has dtype %q, want F32 or F64", name, e.DType)
 		}
-		if e.DataOffsets[1]-e.DataOffsets[0] != byName[name].Size()*size {
-			return nil, fmt.Errorf("load checkpoint: tensor %q: data_offsets %v do not hold %d %s values", name, e.DataOffsets, byName[name].Size(), e.DType)
+		if e.DataOffsets[1]-e.DataOffsets[0] != len(t.data)*size {
+			return nil, fmt.Errorf("tensor %q: data_offsets %v do not hold %d %s values", name, e.DataOffsets, len(t.data), e.DType)
 		}
 		order = append(order, located{name, e, size})
 	}
@@ -184,14 +216,14 @@ func LoadCheckpoint[F Float](r io.Reader, params []*Param[F]) (config []byte, er
 	buf := make([]byte, 1<<16)
 	for _, t := range order {
 		if t.e.DataOffsets[0] != pos {
-			return nil, fmt.Errorf("load checkpoint: tensor %q starts at byte %d, expected %d (overlap or hole)", t.name, t.e.DataOffsets[0], pos)
+			return nil, fmt.Errorf("tensor %q starts at byte %d, expected %d (overlap or hole)", t.name, t.e.DataOffsets[0], pos)
 		}
-		w := byName[t.name].w
+		w := byName[t.name].data
 		for i := 0; i < len(w); {
 			k := min(len(w)-i, len(buf)/t.size)
 			chunk := buf[:k*t.size]
 			if _, err := io.ReadFull(r, chunk); err != nil {
-				return nil, fmt.Errorf("load checkpoint: tensor %q data: %w", t.name, err)
+				return nil, fmt.Errorf("tensor %q data: %w", t.name, err)
 			}
 			for j := 0; j < k; j++ {
 				if t.size == 4 {
@@ -204,8 +236,8 @@ func LoadCheckpoint[F Float](r io.Reader, params []*Param[F]) (config []byte, er
 		}
 		pos = t.e.DataOffsets[1]
 	}
-	if len(order) == 0 && len(params) > 0 {
-		return nil, errors.New("load checkpoint: no tensors")
+	if len(order) == 0 && len(tensors) > 0 {
+		return nil, errors.New("no tensors")
 	}
-	return config, nil
+	return meta, nil
 }
