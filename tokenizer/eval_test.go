@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
@@ -26,45 +27,132 @@ func dataDir(t testing.TB) string {
 	return d
 }
 
-// evalTokenizer loads the tokenizer under test: RIGKIT_TOKENIZER_CKPT or the shipped one.
+// evalTokenizer loads the tokenizer under test: the checkpoint file named by
+// RIGKIT_TOKENIZER_CKPT (e.g. a training run's best checkpoint) or the shipped one,
+// with its pruning threshold replaced by RIGKIT_TOKENIZER_THRESHOLD when set (a
+// training run's checkpoints carry the untuned default).
 func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
-	if p := os.Getenv("RIGKIT_TOKENIZER_CKPT"); p != "" {
-		tok, err := tokenizer.LoadSkinTokenizer(p)
-		if err != nil {
+	path := os.Getenv("RIGKIT_TOKENIZER_CKPT")
+	th := os.Getenv("RIGKIT_TOKENIZER_THRESHOLD")
+	if path == "" && th != "" {
+		// The embedded tokenizer is shared: load the repository's copy to change it.
+		path = filepath.Join("checkpoints", "skin.safetensors")
+	}
+	var tok *tokenizer.SkinTokenizer
+	var err error
+	if path != "" {
+		if tok, err = tokenizer.LoadSkinTokenizer(path); err != nil {
 			t.Fatal(err)
 		}
-		return tok
-	}
-	tok, err := tokenizer.DefaultSkinTokenizer()
-	if err != nil {
+	} else if tok, err = tokenizer.DefaultSkinTokenizer(); err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
+	}
+	if th != "" {
+		v, err := strconv.ParseFloat(th, 64)
+		if err != nil || v < 0 || v >= 1 {
+			t.Fatalf("RIGKIT_TOKENIZER_THRESHOLD=%q: want a number in [0, 1)", th)
+		}
+		tok.Threshold = v
 	}
 	return tok
 }
 
 // reconstruct encodes and decodes every bone of c (world space) on its own skeleton
-// and scores the result, and the rigid floor, with shared/METRICS.md.
-func reconstruct(tok *tokenizer.SkinTokenizer, c *assets.Character) (rt, floor metrics.SkinResult, err error) {
+// and scores the result, and the rigid floor, with shared/METRICS.md. It also
+// returns the codes, and with ablate the score of decoding every bone from one
+// constant code list (each slot's most frequent code in c): when that scores like
+// the round trip, the decoder ignores the codes.
+func reconstruct(tok *tokenizer.SkinTokenizer, c *assets.Character, ablate bool) (rt, floor, abl metrics.SkinResult, codes [][]int, err error) {
 	nc := assets.NormalizationOf(c.Mesh).Apply(c)
-	codes, err := tok.EncodeAll(nc)
+	codes, err = tok.EncodeAll(nc)
 	if err != nil {
-		return rt, floor, err
+		return
 	}
 	skin, err := tok.Decode(nc, nc.Skeleton, codes)
 	if err != nil {
-		return rt, floor, err
+		return
 	}
 	if rt, err = metrics.SkinMetrics(c, skin, 1); err != nil {
-		return rt, floor, err
+		return
 	}
-	floor, err = metrics.SkinMetrics(c, skinning.Rigid(c), 1)
-	return rt, floor, err
+	if floor, err = metrics.SkinMetrics(c, skinning.Rigid(c), 1); err != nil || !ablate {
+		return
+	}
+	constant := make([]int, tokenizer.SkinTokensPerJoint)
+	for k := range constant {
+		count := map[int]int{}
+		for _, cs := range codes {
+			count[cs[k]]++
+			if count[cs[k]] > count[constant[k]] || (count[cs[k]] == count[constant[k]] && cs[k] < constant[k]) {
+				constant[k] = cs[k]
+			}
+		}
+	}
+	same := make([][]int, len(codes))
+	for j := range same {
+		same[j] = constant
+	}
+	if skin, err = tok.Decode(nc, nc.Skeleton, same); err != nil {
+		return
+	}
+	abl, err = metrics.SkinMetrics(c, skin, 1)
+	return
+}
+
+// codeUsage counts the codes seen in each of the K slots of a set of bones.
+type codeUsage struct {
+	slots  [tokenizer.SkinTokensPerJoint]map[int]int
+	tuples map[[tokenizer.SkinTokensPerJoint]int]int
+	bones  int
+}
+
+func (u *codeUsage) add(codes [][]int) {
+	if u.tuples == nil {
+		u.tuples = map[[tokenizer.SkinTokensPerJoint]int]int{}
+		for k := range u.slots {
+			u.slots[k] = map[int]int{}
+		}
+	}
+	for _, cs := range codes {
+		var key [tokenizer.SkinTokensPerJoint]int
+		for k, c := range cs {
+			u.slots[k][c]++
+			key[k] = c
+		}
+		u.tuples[key]++
+		u.bones++
+	}
+}
+
+// perplexity is exp(entropy) of a histogram: the effective number of codes used.
+func perplexity(h map[int]int) float64 {
+	n := 0
+	for _, c := range h {
+		n += c
+	}
+	e := 0.0
+	for _, c := range h {
+		p := float64(c) / float64(n)
+		e -= p * math.Log(p)
+	}
+	return math.Exp(e)
+}
+
+// String reports per slot the distinct codes and their perplexity, and the distinct
+// code lists.
+func (u *codeUsage) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d bones, %d distinct code lists of %d codes; per slot distinct codes (perplexity) of %d:", u.bones, len(u.tuples), tokenizer.SkinTokensPerJoint, tokenizer.SkinCodebookSize)
+	for k := range u.slots {
+		fmt.Fprintf(&b, " %d (%.1f)", len(u.slots[k]), perplexity(u.slots[k]))
+	}
+	return b.String()
 }
 
 type evalRow struct {
 	Name, Group      string
 	Vertices, Joints int
-	Tok, Floor       metrics.SkinResult
+	Tok, Floor, Abl  metrics.SkinResult
 	Dense, Sparse    float64
 }
 
@@ -72,6 +160,7 @@ type evalAgg struct {
 	n                                int
 	l1, p, r, def, fl1, fp, fr, fdef float64
 	dense, sparse                    float64
+	adef, al1                        float64
 	orphans                          int
 }
 
@@ -87,6 +176,8 @@ func (a *evalAgg) add(r evalRow) {
 	a.fdef += r.Floor.DeformMean
 	a.dense += r.Dense
 	a.sparse += r.Sparse
+	a.adef += r.Abl.DeformMean
+	a.al1 += r.Abl.L1
 	a.orphans += r.Tok.Orphans
 }
 
@@ -98,13 +189,17 @@ func (a *evalAgg) row(name string) string {
 
 // TestReconstructionReport measures the skin tokenizer's round trip on the held-out
 // split of ../shared/data and on held-out synthetic creatures. It is slow (minutes):
-// set RIGKIT_TOKENIZER_EVAL to the markdown file to write.
+// set RIGKIT_TOKENIZER_EVAL to the markdown file to write, RIGKIT_TOKENIZER_CKPT to
+// evaluate a checkpoint file instead of the shipped one, and RIGKIT_TOKENIZER_ABLATE=1
+// to also decode every bone from one constant code list (how much the codes matter).
 func TestReconstructionReport(t *testing.T) {
 	out := os.Getenv("RIGKIT_TOKENIZER_EVAL")
 	if out == "" {
 		t.Skip("set RIGKIT_TOKENIZER_EVAL=report.md to run the reconstruction evaluation")
 	}
+	ablate := os.Getenv("RIGKIT_TOKENIZER_ABLATE") == "1"
 	tok := evalTokenizer(t)
+	var realUse, synthUse codeUsage
 	files, err := tokenizer.Families([]string{dataDir(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -131,12 +226,13 @@ func TestReconstructionReport(t *testing.T) {
 		if cat := cats[filepath.ToSlash(rel)]; cat != "" && cat != "prop/mechanical" {
 			group = "real, characters"
 		}
-		rt, fl, err := reconstruct(tok, c)
+		rt, fl, ab, codes, err := reconstruct(tok, c, ablate)
 		if err != nil {
 			t.Fatalf("%s: %v", f.Path, err)
 		}
+		realUse.add(codes)
 		d, s := tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints())
-		rows = append(rows, evalRow{Name: rel, Group: group, Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Tok: rt, Floor: fl, Dense: d, Sparse: s})
+		rows = append(rows, evalRow{Name: rel, Group: group, Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Tok: rt, Floor: fl, Abl: ab, Dense: d, Sparse: s})
 	}
 	// Held-out synthetic creatures: seeds ≡ 0 mod 5 (train-tokenizer trains on the others).
 	for i, kind := range synth.Kinds() {
@@ -146,12 +242,13 @@ func TestReconstructionReport(t *testing.T) {
 				t.Logf("synth %s %d: %v", kind, seed, err)
 				continue
 			}
-			rt, fl, err := reconstruct(tok, c)
+			rt, fl, ab, codes, err := reconstruct(tok, c, ablate)
 			if err != nil {
 				t.Fatalf("synth %s %d: %v", kind, seed, err)
 			}
+			synthUse.add(codes)
 			d, s := tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints())
-			rows = append(rows, evalRow{Name: fmt.Sprintf("synth/%s_%d", kind, seed), Group: "synthetic", Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Tok: rt, Floor: fl, Dense: d, Sparse: s})
+			rows = append(rows, evalRow{Name: fmt.Sprintf("synth/%s_%d", kind, seed), Group: "synthetic", Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Tok: rt, Floor: fl, Abl: ab, Dense: d, Sparse: s})
 		}
 	}
 	var b strings.Builder
@@ -177,6 +274,17 @@ func TestReconstructionReport(t *testing.T) {
 	if a := groups["synthetic"]; a != nil {
 		fmt.Fprintln(&b, a.row("held-out synthetic"))
 	}
+	fmt.Fprintf(&b, "\nCode usage, held-out real: %v.\nCode usage, held-out synthetic: %v.\n", &realUse, &synthUse)
+	if ablate {
+		fmt.Fprintf(&b, "\nOne constant code list per asset instead of the codes (deformation / L1):")
+		for _, g := range []string{"real, characters", "real, props", "synthetic"} {
+			if a := groups[g]; a != nil {
+				n := float64(max(a.n, 1))
+				fmt.Fprintf(&b, " %s %.2f / %.3f (tokens %.2f / %.3f);", g, a.adef/n, a.al1/n, a.def/n, a.l1/n)
+			}
+		}
+		fmt.Fprintln(&b)
+	}
 	fmt.Fprintf(&b, "\nPer asset:\n\n| asset | V | J | deformation (tokens / floor) | L1 (tokens / floor) | precision / recall (tokens) |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %d | %d | %.2f / %.2f | %.3f / %.3f | %.3f / %.3f |\n", r.Name, r.Vertices, r.Joints, r.Tok.DeformMean, r.Floor.DeformMean, r.Tok.L1, r.Floor.L1, r.Tok.Precision, r.Tok.Recall)
@@ -201,14 +309,30 @@ func synth5k(b *testing.B) *assets.Character {
 	return nil
 }
 
+// cpuClock reports the process's CPU time per benchmark iteration as cpu-ms/op next
+// to the wall-clock ns/op, which on a shared machine depends on everyone else's load.
+type cpuClock struct{ start time.Duration }
+
+func startCPUClock(b *testing.B) *cpuClock {
+	b.ResetTimer()
+	return &cpuClock{start: processCPUTime()}
+}
+
+func (c *cpuClock) report(b *testing.B) {
+	if d := processCPUTime() - c.start; d > 0 {
+		b.ReportMetric(float64(d.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	}
+}
+
 // BenchmarkRigidFloor5k is the baseline of BenchmarkEncodeDecode5k: the rigid
 // nearest-bone skin of the same character.
 func BenchmarkRigidFloor5k(b *testing.B) {
 	nc := synth5k(b)
-	b.ResetTimer()
+	clock := startCPUClock(b)
 	for i := 0; i < b.N; i++ {
 		skinning.Rigid(nc)
 	}
+	clock.report(b)
 }
 
 // BenchmarkEncodeDecode5k encodes and decodes every bone of a synthetic
@@ -216,7 +340,7 @@ func BenchmarkRigidFloor5k(b *testing.B) {
 func BenchmarkEncodeDecode5k(b *testing.B) {
 	tok := evalTokenizer(b)
 	nc := synth5k(b)
-	b.ResetTimer()
+	clock := startCPUClock(b)
 	for i := 0; i < b.N; i++ {
 		x := nc.Clone() // a fresh character each time, so no cached samples are reused
 		codes, err := tok.EncodeAll(x)
@@ -227,8 +351,27 @@ func BenchmarkEncodeDecode5k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	clock.report(b)
 	b.ReportMetric(float64(len(nc.Mesh.Positions)), "vertices")
 	b.ReportMetric(float64(nc.Skeleton.NumJoints()), "joints")
+}
+
+// BenchmarkDecode5k decodes the codes of every bone of the same creature into a
+// skin, what rigging from generated tokens (rig auto) costs.
+func BenchmarkDecode5k(b *testing.B) {
+	tok := evalTokenizer(b)
+	nc := synth5k(b)
+	codes, err := tok.EncodeAll(nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	clock := startCPUClock(b)
+	for i := 0; i < b.N; i++ {
+		if _, err := tok.Decode(nc, nc.Skeleton, codes); err != nil {
+			b.Fatal(err)
+		}
+	}
+	clock.report(b)
 }
 
 // TestTuneThreshold prints the round-trip metrics of several pruning thresholds on
@@ -245,7 +388,7 @@ func TestTuneThreshold(t *testing.T) {
 		t.Fatal(err)
 	}
 	train, _ := tokenizer.SplitFiles(files)
-	thresholds := []float64{0.05, 0.1, 0.2, 0.3, 0.4, 0.5}
+	thresholds := []float64{0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5}
 	sums := make([][4]float64, len(thresholds))
 	var floor [4]float64
 	used := 0

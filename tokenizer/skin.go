@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand"
 	"os"
 	"sort"
@@ -36,8 +35,9 @@ type SkinTokenizer struct {
 	// of coarse to fine (see coarsePoints); slower, for checking the approximation.
 	Exhaustive bool
 
-	master *cvae[float32]
-	pool   sync.Pool // *cvae[float32] replicas for concurrent calls
+	master  *cvae[float32]
+	pool    sync.Pool // *cvae[float32] replicas for concurrent calls
+	scratch sync.Pool // *inferScratch buffers of the inference decoder
 
 	mu   sync.Mutex
 	last *prepared // the character Encode saw last
@@ -245,7 +245,7 @@ func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int) ([][]int, error)
 		p.encoderInput(j, rng, enc[b*encPoints*encFeatures:])
 		p.geo.boneVec(j, bone[b*boneFeatures:])
 	}
-	z := m.encode(enc, bone, B)
+	z := encodeInfer(m, enc, bone, B)
 	q := m.quantize(z, B)
 	idx, err := m.fsq.Indices(engine.FromSlice(q, B*m.cfg.K, len(m.cfg.Levels)))
 	if err != nil {
@@ -257,9 +257,6 @@ func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int) ([][]int, error)
 	}
 	return out, nil
 }
-
-// decodeChunk bounds the query points of one decoder call, to bound memory.
-const decodeChunk = 4096
 
 // Probabilities returns the decoder's per-bone weight (sigmoid output, before
 // normalization across bones) at every vertex of c: (V × joints) row-major. c is
@@ -281,7 +278,7 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 	}
 	m := t.replica()
 	defer t.release(m)
-	K, nl := m.cfg.K, len(m.cfg.Levels)
+	K := m.cfg.K
 	flat := make([]int, 0, nJ*K)
 	for j, cs := range codes {
 		if len(cs) != K {
@@ -295,6 +292,11 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 	}
 	codeVecs := engine.Data[float32](cv)
 	lat := append([]float32(nil), m.meshLatents(p.mesh, 1)...)
+	bones := make([]float32, nJ*boneFeatures)
+	for j := 0; j < nJ; j++ {
+		p.geo.boneVec(j, bones[j*boneFeatures:(j+1)*boneFeatures])
+	}
+	dec := newInferDecoder(m, codeVecs, bones, lat, nJ, &t.scratch)
 	// Vertices at the same position (UV and normal seams) are decoded once, with the
 	// first one's normal, so seams get identical weights and cost nothing extra.
 	pos := c.Mesh.Positions
@@ -316,141 +318,49 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 		p.geo.jointDists(pos[v], dists[u*nJ:(u+1)*nJ])
 	}
 	probs := make([]float32, U*nJ)
-	qry := make([]float32, min(U, decodeChunk)*queryFeatures)
-	bone := make([]float32, boneFeatures)
-	// eval decodes joint j at the unique vertices in list into probs.
-	eval := func(j int, list []int) {
-		for lo := 0; lo < len(list); lo += decodeChunk {
-			hi := min(len(list), lo+decodeChunk)
-			for i, u := range list[lo:hi] {
-				v := uniq[u]
-				p.geo.pointVec(j, pos[v], p.vNrm[v], dists[u*nJ:(u+1)*nJ], qry[i*queryFeatures:])
-			}
-			logits := m.decode(codeVecs[j*K*nl:(j+1)*K*nl], bone, lat, []int{0}, qry[:(hi-lo)*queryFeatures], 1, hi-lo)
-			for i, u := range list[lo:hi] {
-				probs[u*nJ+j] = float32(1 / (1 + math.Exp(-float64(logits[i]))))
-			}
-		}
+	fill := func(r decodeRow, dst []float32) {
+		v := uniq[r.u]
+		p.geo.pointVec(int(r.j), pos[v], p.vNrm[v], dists[int(r.u)*nJ:int(r.u+1)*nJ], dst)
 	}
-	all := make([]int, U)
-	for u := range all {
-		all[u] = u
-	}
+	emit := func(r decodeRow, logit float32) { probs[int(r.u)*nJ+int(r.j)] = sigmoid32(logit) }
+	workers := decodeWorkers()
 	cf := t.coarseToFine(pos, uniq, dists, nJ)
-	var fine []int
-	for j := 0; j < nJ; j++ {
-		p.geo.boneVec(j, bone)
-		if cf == nil {
-			eval(j, all)
-			continue
-		}
-		// Coarse pass, then only the vertices next to a coarse point with weight or
-		// among the two nearest bones of j; the rest keep 0.
-		eval(j, cf.coarse)
-		fine = fine[:0]
-		for u := 0; u < U; u++ {
-			if cf.isCoarse[u] {
-				continue
+	if cf == nil {
+		rows := make([]decodeRow, 0, nJ*U)
+		for j := 0; j < nJ; j++ {
+			for u := 0; u < U; u++ {
+				rows = append(rows, decodeRow{int32(j), int32(u)})
 			}
-			keep := cf.nearest[u][0] == int32(j) || cf.nearest[u][1] == int32(j)
-			for _, c := range cf.near[u] {
-				if probs[int(cf.coarse[c])*nJ+j] > coarseEps {
-					keep = true
-					break
+		}
+		dec.run(rows, workers, fill, emit)
+	} else {
+		// Level 0 for every bone, then level 1 and the other vertices only where a
+		// nearby point of the level above has weight or j is one of the two nearest
+		// bones; the rest keep 0.
+		rows := make([]decodeRow, 0, nJ*coarseLevel0)
+		for j := 0; j < nJ; j++ {
+			for _, u := range cf.coarse[:coarseLevel0] {
+				rows = append(rows, decodeRow{int32(j), u})
+			}
+		}
+		dec.run(rows, workers, fill, emit)
+		for level := int8(1); level <= 2; level++ {
+			rows = rows[:0]
+			for j := 0; j < nJ; j++ {
+				for u := 0; u < U; u++ {
+					if cf.level[u] == level && cf.wanted(u, j, probs, nJ) {
+						rows = append(rows, decodeRow{int32(j), int32(u)})
+					}
 				}
 			}
-			if keep {
-				fine = append(fine, u)
-			}
+			dec.run(rows, workers, fill, emit)
 		}
-		eval(j, fine)
 	}
 	out := make([]float32, len(pos)*nJ)
 	for v, u := range rep {
 		copy(out[v*nJ:(v+1)*nJ], probs[u*nJ:(u+1)*nJ])
 	}
 	return out, nil
-}
-
-// Coarse-to-fine decoding: on meshes with more than 2·coarsePoints distinct vertex
-// positions, each bone is first decoded at coarsePoints vertices spread by farthest
-// point sampling, then only at vertices whose coarseNear nearest coarse points include
-// one with weight above coarseEps, or for which the bone is one of the two nearest.
-const (
-	coarsePoints = 512
-	coarseNear   = 4
-	coarseEps    = 0.03
-)
-
-type coarsePlan struct {
-	coarse   []int // unique-vertex indices
-	isCoarse []bool
-	near     [][coarseNear]int32 // per unique vertex, indices into coarse
-	nearest  [][2]int32          // per unique vertex, its two nearest joints
-}
-
-// coarseToFine plans the coarse pass, or returns nil when decoding every vertex is
-// as cheap or t.Exhaustive is set.
-func (t *SkinTokenizer) coarseToFine(pos []assets.Vec3, uniq []int, dists []float32, nJ int) *coarsePlan {
-	U := len(uniq)
-	if t.Exhaustive || U <= 2*coarsePoints {
-		return nil
-	}
-	cp := &coarsePlan{isCoarse: make([]bool, U), near: make([][coarseNear]int32, U), nearest: make([][2]int32, U)}
-	// Farthest point sampling from vertex 0.
-	minD := make([]float64, U)
-	for u := range minD {
-		minD[u] = math.Inf(1)
-	}
-	next := 0
-	for len(cp.coarse) < coarsePoints {
-		cp.coarse = append(cp.coarse, next)
-		cp.isCoarse[next] = true
-		x := pos[uniq[next]]
-		best, bi := -1.0, 0
-		for u := range minD {
-			d := pos[uniq[u]].Sub(x)
-			if d2 := d.Dot(d); d2 < minD[u] {
-				minD[u] = d2
-			}
-			if minD[u] > best {
-				best, bi = minD[u], u
-			}
-		}
-		next = bi
-	}
-	var bd [coarseNear]float64
-	for u := 0; u < U; u++ {
-		x := pos[uniq[u]]
-		for k := range bd {
-			bd[k] = math.Inf(1)
-		}
-		for c, cu := range cp.coarse {
-			d := pos[uniq[cu]].Sub(x)
-			d2 := d.Dot(d)
-			if d2 >= bd[coarseNear-1] {
-				continue
-			}
-			k := coarseNear - 1
-			for k > 0 && bd[k-1] > d2 {
-				bd[k], cp.near[u][k] = bd[k-1], cp.near[u][k-1]
-				k--
-			}
-			bd[k], cp.near[u][k] = d2, int32(c)
-		}
-		row := dists[u*nJ : (u+1)*nJ]
-		a, b := int32(0), int32(-1)
-		for j := 1; j < nJ; j++ {
-			switch {
-			case row[j] < row[a]:
-				a, b = int32(j), a
-			case b < 0 || row[j] < row[b]:
-				b = int32(j)
-			}
-		}
-		cp.nearest[u] = [2]int32{a, b}
-	}
-	return cp
 }
 
 // Decode returns the skin of c (normalized) for skeleton sk (in the cube) from each

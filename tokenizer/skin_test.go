@@ -2,8 +2,10 @@ package tokenizer
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"math/rand"
+	"os"
 	"slices"
 	"testing"
 
@@ -277,5 +279,63 @@ func TestDecodedSkeletonMatches(t *testing.T) {
 				t.Fatalf("vertex %d joint %d: %v on its own skeleton, %v on the decoded one", v, j, a, b)
 			}
 		}
+	}
+}
+
+// TestExportCheckpoint exports a run's best and latest checkpoints and checks the
+// facts: the step and validation loss of the exported checkpoint, the threshold.
+func TestExportCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	run := dir + "/run.safetensors"
+	tok, err := NewSkinTokenizer(CVAEConfig{D: 8, Heads: 2, Hidden: 8, K: SkinTokensPerJoint, Latents: 2, Blocks: 1, Levels: SkinLevels[:], Prior: 2}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tok.Save(run); err != nil {
+		t.Fatal(err)
+	}
+	if err := tok.Save(BestPath(run)); err != nil {
+		t.Fatal(err)
+	}
+	st := TrainState{Step: 1000, WallSec: 100, ValStep: []int{500, 1000}, ValLoss: []float64{0.4, 0.45}, BestVal: 0.4, BestStep: 500,
+		TrainFiles: []string{"a", "b", "c"}, ValFiles: []string{"d"}, Extra: 5}
+	writeState := func() {
+		b, _ := json.Marshal(st)
+		if err := os.WriteFile(run+".state.json", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeState()
+	dst := dir + "/ship/skin.safetensors"
+	if err := os.MkdirAll(dir+"/ship", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		src           string
+		step          int
+		val, wall, th float64
+	}{{BestPath(run), 500, 0.4, 50, 0.3}, {run, 1000, 0.45, 100, 0.2}} {
+		f, err := ExportCheckpoint(tc.src, run, dst, tc.th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Step != tc.step || f.ValLoss != tc.val || f.WallSeconds != tc.wall || f.TrainFiles != 3 || f.ValFiles != 1 || f.Synthetic != 5 {
+			t.Errorf("export %s: facts %+v", tc.src, f)
+		}
+		var onDisk ShipFacts
+		b, err := os.ReadFile(dir + "/ship/skin.json")
+		if err != nil || json.Unmarshal(b, &onDisk) != nil || onDisk.Step != tc.step {
+			t.Errorf("export %s: skin.json %s (%v)", tc.src, b, err)
+		}
+		got, err := LoadSkinTokenizer(dst)
+		if err != nil || got.Threshold != tc.th {
+			t.Errorf("export %s: threshold %v (%v)", tc.src, got, err)
+		}
+	}
+	// A latest checkpoint written between validations has no validation loss.
+	st.Step = 1100
+	writeState()
+	if _, err := ExportCheckpoint(run, run, dst, 0.3); err == nil {
+		t.Error("exported a checkpoint with no validation loss at its step")
 	}
 }

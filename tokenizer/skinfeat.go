@@ -29,11 +29,14 @@ const (
 
 // rigGeom is the bone geometry of a skeleton in the cube.
 type rigGeom struct {
-	segs   []skinning.Segment
-	pos    []assets.Vec3
-	tail   []assets.Vec3
-	parent []int
-	leaf   []bool
+	segs []skinning.Segment
+	// Per segment: start A, B-A and 1/|B-A|² (0 for a point), for jointDists.
+	segA, segAB []assets.Vec3
+	segInv      []float64
+	pos         []assets.Vec3
+	tail        []assets.Vec3
+	parent      []int
+	leaf        []bool
 }
 
 // newRigGeom snaps the joints of sk (in the cube) to the centers of their coordinate
@@ -46,6 +49,14 @@ func newRigGeom(sk *assets.Skeleton) *rigGeom {
 		snapped.BindWorld[j] = m
 	}
 	g := &rigGeom{segs: skinning.Bones(snapped), pos: snapped.Positions(), parent: sk.Parents}
+	for _, s := range g.segs {
+		ab := s.B.Sub(s.A)
+		inv := 0.0
+		if l2 := ab.Dot(ab); l2 > 0 {
+			inv = 1 / l2
+		}
+		g.segA, g.segAB, g.segInv = append(g.segA, s.A), append(g.segAB, ab), append(g.segInv, inv)
+	}
 	ch := sk.Children()
 	g.tail = make([]assets.Vec3, len(g.pos))
 	g.leaf = make([]bool, len(g.pos))
@@ -64,13 +75,23 @@ func newRigGeom(sk *assets.Skeleton) *rigGeom {
 	return g
 }
 
-// jointDists writes, for point p, the distance to each joint's nearest owned segment.
+// jointDists writes, for point p, the distance to each joint's nearest owned segment
+// (skinning.Segment.Dist, inlined: it runs for every vertex and surface sample).
 func (g *rigGeom) jointDists(p assets.Vec3, dst []float32) {
 	for j := range dst {
 		dst[j] = float32(math.Inf(1))
 	}
-	for _, s := range g.segs {
-		if d := float32(s.Dist(p)); d < dst[s.Joint] {
+	for i, s := range g.segs {
+		a, ab := g.segA[i], g.segAB[i]
+		d0, d1, d2 := p[0]-a[0], p[1]-a[1], p[2]-a[2]
+		t := (d0*ab[0] + d1*ab[1] + d2*ab[2]) * g.segInv[i]
+		if t < 0 {
+			t = 0
+		} else if t > 1 {
+			t = 1
+		}
+		d0, d1, d2 = d0-t*ab[0], d1-t*ab[1], d2-t*ab[2]
+		if d := float32(math.Sqrt(d0*d0 + d1*d1 + d2*d2)); d < dst[s.Joint] {
 			dst[s.Joint] = d
 		}
 	}

@@ -565,12 +565,20 @@ func ExportCheckpoint(src, runOut, dst string, threshold float64) (*ShipFacts, e
 	if err := json.Unmarshal(sb, &st); err != nil {
 		return nil, fmt.Errorf("export %s.state.json: %w", runOut, err)
 	}
-	step := st.Step
+	step, valLoss := st.Step, math.NaN()
 	if src == BestPath(runOut) && st.BestStep >= 0 {
-		step = st.BestStep
+		step, valLoss = st.BestStep, st.BestVal
+	}
+	for i, s := range st.ValStep {
+		if s == step && i < len(st.ValLoss) {
+			valLoss = st.ValLoss[i]
+		}
+	}
+	if math.IsNaN(valLoss) {
+		return nil, fmt.Errorf("export %s: no validation loss recorded at step %d in %s.state.json", src, step, runOut)
 	}
 	f := &ShipFacts{Source: src, Step: step, TotalSteps: st.Step, WallSeconds: st.WallSec * float64(step) / float64(max(1, st.Step)),
-		ValLoss: st.BestVal, Threshold: threshold, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
+		ValLoss: valLoss, Threshold: threshold, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
 		TrainBones: st.Bones, Batch: fmt.Sprintf("%d characters × %d bones × %d query vertices", st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries),
 		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --out skin.safetensors --steps %d (one thread)", st.Extra, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},
 		Attribution: "0 A.D. art © Wildfire Games, CC-BY-SA 3.0; OpenClonk content © the OpenClonk developers",

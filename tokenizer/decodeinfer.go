@@ -1,0 +1,277 @@
+package tokenizer
+
+import (
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/rigmodel/nn"
+)
+
+// The decoder's inference path. cvae.decode runs one bone at a time through nn's
+// layers, which keep activations for backpropagation and spend most of their time in
+// GELU's scalar expf. Decoding a character needs only the forward pass, for many
+// bones at once, so inferDecoder reads the same weights and runs
+//
+//   - the per-point layers (embedding, MLPs, projections) as one GEMM over a chunk
+//     of query rows that may span many bones,
+//   - cross-attention per bone segment of the chunk against keys and values computed
+//     once per bone,
+//   - GELU, softmax and sigmoid with the float32 approximations of fastmath.go,
+//
+// with buffers reused across chunks and chunks spread over the CPU engine's workers.
+// TestInferDecoderMatchesNetwork checks it against cvae.decode.
+
+// inferChunk is the number of query rows one decoder pass handles.
+const inferChunk = 2048
+
+// decodeRow is one decoder query: unique vertex u relative to joint j.
+type decodeRow struct{ j, u int32 }
+
+// inferDecoder decodes query rows for a fixed set of bones (their codes, bone
+// features and the mesh latents fixed).
+type inferDecoder struct {
+	m      *cvae[float32]
+	nJ, L  int
+	kv     [][]float32 // per block: (nJ, L, 2D) keys then values of each context token
+	prior  float32
+	scale  float32
+	shared *sync.Pool // *inferScratch, shared by the decoders of one tokenizer
+}
+
+// inferScratch holds one worker's activations for a chunk; its sizes depend only on
+// the network's configuration.
+type inferScratch struct {
+	eng       engine.Engine
+	qry       []float32 // (n, queryFeatures)
+	h, t, q   []float32 // (n, D)
+	u         []float32 // (n, Hidden)
+	s         []float32 // (n, L) attention probabilities of one head
+	rowBones  []int32
+	rowLogits []float32
+}
+
+// newInferDecoder prepares decoding for nJ bones: codeVecs (nJ, K, len(Levels)) are
+// the FSQ code vectors, bones (nJ, boneFeatures) the bone features and lat (Latents,
+// D) the mesh latents of the character. Scratch buffers come from pool (a new one
+// when nil).
+func newInferDecoder(m *cvae[float32], codeVecs, bones, lat []float32, nJ int, pool *sync.Pool) *inferDecoder {
+	if pool == nil {
+		pool = new(sync.Pool)
+	}
+	d, K, M := m.cfg.D, m.cfg.K, m.cfg.Latents
+	L := K + 1 + M
+	e := engine.NewCPU(1)
+	ct := make([]float32, nJ*K*d)
+	linearRows(e, m.decCode, codeVecs, nJ*K, ct, false)
+	bt := make([]float32, nJ*d)
+	linearRows(e, m.decBone, bones, nJ, bt, false)
+	ctx := make([]float32, nJ*L*d)
+	pos := m.decPos.Data()
+	for b := 0; b < nJ; b++ {
+		row := ctx[b*L*d : (b+1)*L*d]
+		for k := 0; k < K; k++ {
+			for i := 0; i < d; i++ {
+				row[k*d+i] = ct[(b*K+k)*d+i] + pos[k*d+i]
+			}
+		}
+		copy(row[K*d:(K+1)*d], bt[b*d:(b+1)*d])
+		copy(row[(K+1)*d:], lat[:M*d])
+	}
+	layerNormRows(ctx, ctx, m.decCtxL.Weight.Data(), m.decCtxL.Bias.Data(), m.decCtxL.Eps)
+	dec := &inferDecoder{m: m, nJ: nJ, L: L, shared: pool, prior: float32(m.cfg.Prior), scale: float32(1 / math.Sqrt(float64(d/m.cfg.Heads)))}
+	for _, blk := range m.blocks {
+		kv := make([]float32, nJ*L*2*d)
+		linearRows(e, blk.attn.KV, ctx, nJ*L, kv, false)
+		dec.kv = append(dec.kv, kv)
+	}
+	return dec
+}
+
+// linearRows sets y (n, Out) = x (n, In)·Wᵀ + b, or adds it to y when accumulate.
+func linearRows(e engine.Engine, l *nn.Linear[float32], x []float32, n int, y []float32, accumulate bool) {
+	out := l.Out
+	beta := float32(0)
+	if accumulate {
+		beta = 1
+	}
+	if l.Bias != nil {
+		b := l.Bias.Data()
+		for i := 0; i < n; i++ {
+			row := y[i*out : (i+1)*out]
+			if accumulate {
+				for j, v := range b {
+					row[j] += v
+				}
+			} else {
+				copy(row, b)
+			}
+		}
+		beta = 1
+	}
+	engine.Gemm(e, false, true, n, out, l.In, 1, x, l.In, l.Weight.Data(), l.In, beta, y, out)
+}
+
+// resMLPRows applies x += MLP(LN(x)) to n rows, with t (n, D) and u (n, Hidden) as
+// scratch.
+func resMLPRows(e engine.Engine, r *resMLP[float32], x, t, u []float32, n int) {
+	layerNormRows(x, t, r.ln.Weight.Data(), r.ln.Bias.Data(), r.ln.Eps)
+	linearRows(e, r.mlp.Up, t, n, u, false)
+	geluInPlace(u)
+	linearRows(e, r.mlp.Down, u, n, x, true)
+}
+
+func (dec *inferDecoder) scratch() *inferScratch {
+	if s, ok := dec.shared.Get().(*inferScratch); ok {
+		return s
+	}
+	d, h := dec.m.cfg.D, dec.m.cfg.Hidden
+	n := inferChunk
+	return &inferScratch{eng: engine.NewCPU(1), qry: make([]float32, n*queryFeatures),
+		h: make([]float32, n*d), t: make([]float32, n*d), q: make([]float32, n*d), u: make([]float32, n*h),
+		s: make([]float32, n*dec.L), rowBones: make([]int32, n), rowLogits: make([]float32, n)}
+}
+
+// logits runs the decoder on n ≤ inferChunk rows whose query features are in
+// sc.qry and bones in sc.rowBones (rows of one bone contiguous), writing the logits
+// (rigid prior included) to sc.rowLogits.
+func (dec *inferDecoder) logits(sc *inferScratch, n int) {
+	m, e := dec.m, sc.eng
+	d, L, H := m.cfg.D, dec.L, m.cfg.Heads
+	hs := d / H
+	h, t, q := sc.h[:n*d], sc.t[:n*d], sc.q[:n*d]
+	u := sc.u[:n*m.cfg.Hidden]
+	// Point embedding: Linear → GELU → residual MLP.
+	linearRows(e, m.decPts.in, sc.qry[:n*queryFeatures], n, h, false)
+	geluInPlace(h)
+	resMLPRows(e, m.decPts.res, h, t, u, n)
+	for bi, blk := range m.blocks {
+		layerNormRows(h, t, blk.ln.Weight.Data(), blk.ln.Bias.Data(), blk.ln.Eps)
+		linearRows(e, blk.attn.Q, t, n, q, false)
+		// Attention per bone segment; the heads' outputs go to t (free after Q).
+		kv := dec.kv[bi]
+		for s0 := 0; s0 < n; {
+			j := sc.rowBones[s0]
+			s1 := s0 + 1
+			for s1 < n && sc.rowBones[s1] == j {
+				s1++
+			}
+			rows := s1 - s0
+			kvj := kv[int(j)*L*2*d:]
+			for hh := 0; hh < H; hh++ {
+				p := sc.s[:rows*L]
+				engine.Gemm(e, false, true, rows, L, hs, dec.scale, q[s0*d+hh*hs:], d, kvj[hh*hs:], 2*d, 0, p, L)
+				for r := 0; r < rows; r++ {
+					softmaxInPlace(p[r*L : (r+1)*L])
+				}
+				engine.Gemm(e, false, false, rows, hs, L, 1, p, L, kvj[d+hh*hs:], 2*d, 0, t[s0*d+hh*hs:], d)
+			}
+			s0 = s1
+		}
+		linearRows(e, blk.attn.Proj, t, n, h, true)
+		resMLPRows(e, m.ffs[bi], h, t, u, n)
+	}
+	layerNormRows(h, t, m.outL.Weight.Data(), m.outL.Bias.Data(), m.outL.Eps)
+	w, b := m.out.Weight.Data(), m.out.Bias.Data()[0]
+	for i := 0; i < n; i++ {
+		row := t[i*d : (i+1)*d]
+		acc := b
+		for k, v := range row {
+			acc += v * w[k]
+		}
+		if dec.prior != 0 {
+			pr := -dec.prior * sc.qry[i*queryFeatures+14]
+			if pr > priorClip {
+				pr = priorClip
+			} else if pr < -priorClip {
+				pr = -priorClip
+			}
+			acc += pr
+		}
+		sc.rowLogits[i] = acc
+	}
+}
+
+// run decodes rows (sorted by joint) in chunks spread over up to workers goroutines.
+// fill writes the query features of rows[i] to dst; emit receives each row's logit.
+// fill and emit may be called concurrently for different rows.
+func (dec *inferDecoder) run(rows []decodeRow, workers int, fill func(r decodeRow, dst []float32), emit func(r decodeRow, logit float32)) {
+	chunks := (len(rows) + inferChunk - 1) / inferChunk
+	if chunks == 0 {
+		return
+	}
+	workers = max(1, min(workers, chunks))
+	if workers == 1 {
+		sc := dec.scratch()
+		defer dec.shared.Put(sc)
+		for lo := 0; lo < len(rows); lo += inferChunk {
+			dec.chunk(sc, rows[lo:min(len(rows), lo+inferChunk)], fill, emit)
+		}
+		return
+	}
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := dec.scratch()
+			defer dec.shared.Put(sc)
+			for {
+				mu.Lock()
+				c := next
+				next++
+				mu.Unlock()
+				if c >= chunks {
+					return
+				}
+				dec.chunk(sc, rows[c*inferChunk:min(len(rows), (c+1)*inferChunk)], fill, emit)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// chunk decodes up to inferChunk rows with sc.
+func (dec *inferDecoder) chunk(sc *inferScratch, rows []decodeRow, fill func(r decodeRow, dst []float32), emit func(r decodeRow, logit float32)) {
+	for i, r := range rows {
+		fill(r, sc.qry[i*queryFeatures:(i+1)*queryFeatures])
+		sc.rowBones[i] = r.j
+	}
+	dec.logits(sc, len(rows))
+	for i, r := range rows {
+		emit(r, sc.rowLogits[i])
+	}
+}
+
+// decodeWorkers is how many goroutines decode chunks: the CPU engine's workers.
+func decodeWorkers() int {
+	if c, ok := engine.Default().(*engine.CPU); ok {
+		return c.Workers()
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// sigmoid32 is the logistic function.
+func sigmoid32(x float32) float32 { return 1 / (1 + exp32(-x)) }
+
+// encodeInfer is cvae.encode for inference: the per-point embedding of the B·encPoints
+// encoder points, the bulk of the encoder's work, runs on the kernels above (one
+// GEMM per layer, fast GELU); the pooling into K tokens runs on nn's layers.
+func encodeInfer(m *cvae[float32], enc, bone []float32, B int) []float32 {
+	e := engine.NewCPU(decodeWorkers())
+	d, n := m.cfg.D, B*encPoints
+	pe := m.encPts
+	pts := make([]float32, n*d)
+	t := make([]float32, n*d)
+	u := make([]float32, n*m.cfg.Hidden)
+	linearRows(e, pe.in, enc, n, pts, false)
+	geluInPlace(pts)
+	resMLPRows(e, pe.res, pts, t, u, n)
+	bb := engine.Data[float32](m.encBone.Forward(engine.FromSlice(bone, B, boneFeatures)))
+	tok := m.enc.forward(pts, B, encPoints, bb)
+	z := m.encOut.Forward(m.encOutL.Forward(engine.FromSlice(tok, B, m.cfg.K, d)))
+	return engine.Data[float32](z)
+}

@@ -1,0 +1,209 @@
+package tokenizer
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/rigmodel/engine"
+)
+
+// TestInferDecoderMatchesNetwork runs the inference decoder and cvae.decode (nn's
+// layers, one bone at a time) on the same random inputs: bones with 1 to 2,500
+// rows, so segments cross chunk boundaries, decoded by one and by three workers.
+func TestInferDecoderMatchesNetwork(t *testing.T) {
+	m, err := newCVAE[float32](DefaultCVAEConfig(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(4))
+	fill := func(n int, s float64) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * s)
+		}
+		return x
+	}
+	// Larger weights than at initialization, so activations reach GELU's tails.
+	for _, p := range m.Params() {
+		for i, v := range p.Data() {
+			p.Data()[i] = v * 1.5
+		}
+	}
+	counts := []int{700, 1, 2500, 33, 1300}
+	nJ, K, nl, M, d := len(counts), m.cfg.K, len(m.cfg.Levels), m.cfg.Latents, m.cfg.D
+	codes := fill(nJ*K*nl, 0.6)
+	bones := fill(nJ*boneFeatures, 0.5)
+	lat := fill(M*d, 1)
+	qry := make([][]float32, nJ)
+	var rows []decodeRow
+	for j, n := range counts {
+		qry[j] = fill(n*queryFeatures, 0.7)
+		for u := 0; u < n; u++ {
+			rows = append(rows, decodeRow{int32(j), int32(u)})
+		}
+	}
+	dec := newInferDecoder(m, codes, bones, lat, nJ, nil)
+	for _, workers := range []int{1, 3} {
+		got := make([][]float32, nJ)
+		for j, n := range counts {
+			got[j] = make([]float32, n)
+		}
+		dec.run(rows, workers, func(r decodeRow, dst []float32) {
+			copy(dst, qry[r.j][int(r.u)*queryFeatures:int(r.u+1)*queryFeatures])
+		}, func(r decodeRow, logit float32) { got[r.j][r.u] = logit })
+		worst, scale := 0.0, 0.0
+		for j, n := range counts {
+			want := m.decode(codes[j*K*nl:(j+1)*K*nl], bones[j*boneFeatures:(j+1)*boneFeatures], lat, []int{0}, qry[j], 1, n)
+			for i := range want {
+				worst = max(worst, math.Abs(float64(got[j][i]-want[i])))
+				scale = max(scale, math.Abs(float64(want[i])))
+			}
+		}
+		t.Logf("%d workers: worst logit difference %.3g (logits up to %.1f)", workers, worst, scale)
+		if worst > 1e-4*max(1, scale) {
+			t.Fatalf("%d workers: inference decoder differs from the network by %.3g", workers, worst)
+		}
+	}
+}
+
+// TestProbabilitiesMatchNetwork decodes a synthetic creature with the shipped
+// checkpoint through Probabilities (exhaustive, so every vertex is a decoder row)
+// and through cvae.decode bone by bone.
+func TestProbabilitiesMatchNetwork(t *testing.T) {
+	tok, err := DefaultSkinTokenizer()
+	if err != nil {
+		t.Skipf("no shipped checkpoint: %v", err)
+	}
+	c, err := synth.Generate("biped", 3, synth.Options{TargetVertices: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	codes, err := tok.EncodeAll(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tok.Probabilities(nc, nc.Skeleton, codes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Reference: nn's layers on every vertex, one bone at a time.
+	cc := *nc
+	cc.Skin = nil
+	p, err := prepare(&cc, tok.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tok.replica()
+	defer tok.release(m)
+	var flat []int
+	for _, cs := range codes {
+		flat = append(flat, cs...)
+	}
+	cv, err := m.fsq.Codes(flat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecs := engine.Data[float32](cv)
+	lat := append([]float32(nil), m.meshLatents(p.mesh, 1)...)
+	pos := nc.Mesh.Positions
+	nJ, K, nl := p.nJ, m.cfg.K, len(m.cfg.Levels)
+	dists := make([]float32, len(pos)*nJ)
+	for v, x := range pos {
+		p.geo.jointDists(x, dists[v*nJ:(v+1)*nJ])
+	}
+	bone := make([]float32, boneFeatures)
+	qry := make([]float32, len(pos)*queryFeatures)
+	worst := 0.0
+	for j := 0; j < nJ; j++ {
+		p.geo.boneVec(j, bone)
+		for v, x := range pos {
+			p.geo.pointVec(j, x, p.vNrm[v], dists[v*nJ:(v+1)*nJ], qry[v*queryFeatures:])
+		}
+		logits := m.decode(vecs[j*K*nl:(j+1)*K*nl], bone, lat, []int{0}, qry, 1, len(pos))
+		for v, l := range logits {
+			want := 1 / (1 + math.Exp(-float64(l)))
+			worst = max(worst, math.Abs(float64(got[v*nJ+j])-want))
+		}
+	}
+	t.Logf("%d vertices × %d bones: worst probability difference %.3g", len(pos), nJ, worst)
+	if worst > 2e-5 {
+		t.Fatalf("Probabilities differ from the network by %.3g", worst)
+	}
+}
+
+// TestEncodeInferMatchesNetwork compares the inference encoder with cvae.encode: the
+// latents on random inputs, and the codes of a synthetic creature with the shipped
+// checkpoint (a latent within rounding noise of an FSQ boundary may flip a code).
+func TestEncodeInferMatchesNetwork(t *testing.T) {
+	m, err := newCVAE[float32](DefaultCVAEConfig(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(6))
+	const B = 7
+	enc := make([]float32, B*encPoints*encFeatures)
+	bone := make([]float32, B*boneFeatures)
+	for i := range enc {
+		enc[i] = float32(rng.NormFloat64())
+	}
+	for i := range bone {
+		bone[i] = float32(rng.NormFloat64())
+	}
+	want := append([]float32(nil), m.encode(enc, bone, B)...)
+	got := encodeInfer(m, enc, bone, B)
+	worst := 0.0
+	for i := range want {
+		worst = max(worst, math.Abs(float64(got[i]-want[i])))
+	}
+	t.Logf("random inputs: worst latent difference %.3g", worst)
+	if worst > 1e-4 {
+		t.Fatalf("inference encoder differs from the network by %.3g", worst)
+	}
+
+	tok, err := DefaultSkinTokenizer()
+	if err != nil {
+		t.Skipf("no shipped checkpoint: %v", err)
+	}
+	c, err := synth.Generate("quadruped", 4, synth.Options{TargetVertices: 1500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	codes, err := tok.EncodeAll(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := prepare(nc, tok.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nJ := p.nJ
+	enc = make([]float32, nJ*encPoints*encFeatures)
+	bone = make([]float32, nJ*boneFeatures)
+	for j := 0; j < nJ; j++ {
+		p.encoderInput(j, rand.New(rand.NewSource(tok.Seed*7919+int64(j))), enc[j*encPoints*encFeatures:])
+		p.geo.boneVec(j, bone[j*boneFeatures:])
+	}
+	r := tok.replica()
+	defer tok.release(r)
+	idx, err := r.fsq.Indices(engine.FromSlice(r.quantize(r.encode(enc, bone, nJ), nJ), nJ*r.cfg.K, len(r.cfg.Levels)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := 0
+	for j, cs := range codes {
+		for k, c := range cs {
+			if c != idx[j*r.cfg.K+k] {
+				differ++
+			}
+		}
+	}
+	t.Logf("%d of %d codes differ from the network's", differ, len(idx))
+	if differ*50 > len(idx) {
+		t.Fatalf("%d of %d codes differ from the network's", differ, len(idx))
+	}
+}

@@ -1,0 +1,138 @@
+package tokenizer
+
+import "math"
+
+// Fast float32 kernels for the skin decoder's inference path (decodeinfer.go). The
+// decoder evaluates hundreds of GELUs per query point; nn's GELU calls a scalar expf
+// per element, which dominated decoding. These are inlinable, branch-light
+// approximations whose accuracy is checked in fastmath_test.go.
+
+// tanhClip is where tanh32 saturates: tanh(9) = 1 - 3·10⁻⁸ rounds to 1 in float32.
+const tanhClip = 9
+
+// Coefficients of tanh(x) ≈ x·P(x²)/Q(x²) on [-9, 9], P and Q of degree 4 in x², Q's
+// constant term 1. They were fitted for this package (linearized least squares on
+// 4,000 Chebyshev-spaced points, reweighted toward the minimax error): the float32
+// evaluation is within 6·10⁻⁷ of tanh everywhere (TestTanh32).
+const (
+	tanhP0 = 0.9999983672
+	tanhP1 = 0.1282015437
+	tanhP2 = 0.002840488156
+	tanhP3 = 1.029653748e-05
+	tanhQ1 = 0.4615292567
+	tanhQ2 = 0.02335594477
+	tanhQ3 = 0.0002234111719
+	tanhQ4 = 2.110022276e-07
+)
+
+// tanh32 is a rational approximation of tanh, absolute error below 6·10⁻⁷. (The
+// clamps are ifs: Go's float min and max handle NaN and signed zeros and cost twice
+// the whole polynomial here.)
+func tanh32(x float32) float32 {
+	if x > tanhClip {
+		x = tanhClip
+	} else if x < -tanhClip {
+		x = -tanhClip
+	}
+	t := x * x
+	p := ((tanhP3*t+tanhP2)*t+tanhP1)*t + tanhP0
+	q := (((tanhQ4*t+tanhQ3)*t+tanhQ2)*t+tanhQ1)*t + 1
+	return x * p / q
+}
+
+// geluK is sqrt(2/π), the constant of GELU's tanh form (the form nn.GELU uses).
+const geluK = 0.7978845608028654
+
+// geluInPlace replaces every x by GELU(x) = x/2·(1 + tanh(sqrt(2/π)·(x + 0.044715x³))).
+func geluInPlace(xs []float32) {
+	for i, v := range xs {
+		u := geluK * (v + 0.044715*v*v*v)
+		if u > tanhClip {
+			u = tanhClip
+		} else if u < -tanhClip {
+			u = -tanhClip
+		}
+		t := u * u
+		p := ((tanhP3*t+tanhP2)*t+tanhP1)*t + tanhP0
+		q := (((tanhQ4*t+tanhQ3)*t+tanhQ2)*t+tanhQ1)*t + 1
+		xs[i] = 0.5 * v * (1 + u*p/q)
+	}
+}
+
+// exp32 is e^x for float32, relative error below 3·10⁻⁷ on [-87, 88]; smaller x gives
+// about 10⁻³⁸ instead of 0 (harmless in a softmax), larger x saturates at e^88.
+// x = n·ln2 + r with |r| ≤ ln2/2; e^r by its Taylor polynomial of degree 6 (truncation
+// error r⁷/7! < 1.3·10⁻⁷); 2^n built in the exponent bits.
+func exp32(x float32) float32 {
+	if x < -87 {
+		x = -87
+	} else if x > 88 {
+		x = 88
+	}
+	k := x*expLog2e + expRound
+	n := int32(math.Float32bits(k)) - 0x4B400000
+	fn := k - expRound
+	r := x - fn*expLn2hi - fn*expLn2lo
+	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))
+	return p * math.Float32frombits(uint32(n+127)<<23)
+}
+
+// Constants of exp32.
+const (
+	expLog2e = 1.4426950408889634
+	expLn2hi = 0.693145751953125 // ln 2 split so that n·expLn2hi is exact
+	expLn2lo = 1.4286068203094172e-06
+	expRound = 12582912 // 1.5·2²³: adding it rounds a float32 to an integer
+)
+
+// softmaxInPlace replaces a row by its softmax.
+func softmaxInPlace(row []float32) {
+	m := row[0]
+	for _, v := range row[1:] {
+		if v > m {
+			m = v
+		}
+	}
+	var s float32
+	for i, v := range row {
+		// exp32(v - m), inlined; v - m ≤ 0.
+		x := v - m
+		if x < -87 {
+			x = -87
+		}
+		k := x*expLog2e + expRound
+		n := int32(math.Float32bits(k)) - 0x4B400000
+		fn := k - expRound
+		r := x - fn*expLn2hi - fn*expLn2lo
+		e := (1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))) * math.Float32frombits(uint32(n+127)<<23)
+		row[i] = e
+		s += e
+	}
+	inv := 1 / s
+	for i := range row {
+		row[i] *= inv
+	}
+}
+
+// layerNormRows normalizes each row of x (n rows of len(w)) into y (which may be x):
+// y = (x - mean)/sqrt(var + eps)·w + b, statistics accumulated in float64 as nn does.
+func layerNormRows(x, y, w, b []float32, eps float64) {
+	c := len(w)
+	for r := 0; r+c <= len(x); r += c {
+		xi, yi := x[r:r+c], y[r:r+c]
+		var s float64
+		for _, v := range xi {
+			s += float64(v)
+		}
+		m := s / float64(c)
+		var v2 float64
+		for _, v := range xi {
+			d := float64(v) - m
+			v2 += d * d
+		}
+		fm, rs := float32(m), float32(1/math.Sqrt(v2/float64(c)+eps))
+		for j, v := range xi {
+			yi[j] = (v-fm)*rs*w[j] + b[j]
+		}
+	}
+}
