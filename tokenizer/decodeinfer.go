@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/rigkit/rigkit/internal/fastmath"
 	"github.com/rigkit/rigkit/rigmodel/engine"
 	"github.com/rigkit/rigkit/rigmodel/nn"
 )
@@ -118,7 +119,7 @@ func linearRows(e engine.Engine, l *nn.Linear[float32], x []float32, n int, y []
 func resMLPRows(e engine.Engine, r *resMLP[float32], x, t, u []float32, n int) {
 	layerNormRows(x, t, r.ln.Weight.Data(), r.ln.Bias.Data(), r.ln.Eps)
 	linearRows(e, r.mlp.Up, t, n, u, false)
-	geluInPlace(u)
+	fastmath.GELUInPlace(u)
 	linearRows(e, r.mlp.Down, u, n, x, true)
 }
 
@@ -144,7 +145,7 @@ func (dec *inferDecoder) logits(sc *inferScratch, n int) {
 	u := sc.u[:n*m.cfg.Hidden]
 	// Point embedding: Linear → GELU → residual MLP.
 	linearRows(e, m.decPts.in, sc.qry[:n*queryFeatures], n, h, false)
-	geluInPlace(h)
+	fastmath.GELUInPlace(h)
 	resMLPRows(e, m.decPts.res, h, t, u, n)
 	for bi, blk := range m.blocks {
 		layerNormRows(h, t, blk.ln.Weight.Data(), blk.ln.Bias.Data(), blk.ln.Eps)
@@ -163,7 +164,7 @@ func (dec *inferDecoder) logits(sc *inferScratch, n int) {
 				p := sc.s[:rows*L]
 				engine.Gemm(e, false, true, rows, L, hs, dec.scale, q[s0*d+hh*hs:], d, kvj[hh*hs:], 2*d, 0, p, L)
 				for r := 0; r < rows; r++ {
-					softmaxInPlace(p[r*L : (r+1)*L])
+					fastmath.SoftmaxInPlace(p[r*L : (r+1)*L])
 				}
 				engine.Gemm(e, false, false, rows, hs, L, 1, p, L, kvj[d+hh*hs:], 2*d, 0, t[s0*d+hh*hs:], d)
 			}
@@ -255,7 +256,7 @@ func decodeWorkers() int {
 }
 
 // sigmoid32 is the logistic function.
-func sigmoid32(x float32) float32 { return 1 / (1 + exp32(-x)) }
+func sigmoid32(x float32) float32 { return 1 / (1 + fastmath.Exp32(-x)) }
 
 // encodeInfer is cvae.encode for inference: the per-point embedding of the B·encPoints
 // encoder points, the bulk of the encoder's work, runs on the kernels above (one
@@ -268,7 +269,7 @@ func encodeInfer(m *cvae[float32], enc, bone []float32, B int) []float32 {
 	t := make([]float32, n*d)
 	u := make([]float32, n*m.cfg.Hidden)
 	linearRows(e, pe.in, enc, n, pts, false)
-	geluInPlace(pts)
+	fastmath.GELUInPlace(pts)
 	resMLPRows(e, pe.res, pts, t, u, n)
 	bb := engine.Data[float32](m.encBone.Forward(engine.FromSlice(bone, B, boneFeatures)))
 	tok := m.enc.forward(pts, B, encPoints, bb)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/rigkit/rigkit/internal/fastmath"
 	"github.com/rigkit/rigkit/rigmodel/engine"
 	"gorgonia.org/tensor"
 )
@@ -129,7 +130,7 @@ func softmaxRow[F Float](x []F) {
 		var sum float32
 		m := float32(mx)
 		for i, v := range xs {
-			ev := expf(v - m)
+			ev := fastmath.Exp32(v - m)
 			xs[i] = ev
 			sum += ev
 		}

@@ -3,6 +3,8 @@ package nn
 import (
 	"math"
 
+	"github.com/rigkit/rigkit/internal/fastmath"
+
 	"github.com/rigkit/rigkit/rigmodel/engine"
 	"gorgonia.org/tensor"
 )
@@ -87,22 +89,17 @@ func (g *GELU[F]) backward(dy []F) []F {
 	return dx
 }
 
-// tanhf is tanh through expf: 1 - 2/(e^{2u} + 1).
-func tanhf(u float32) float32 {
-	return 1 - 2/(expf(2*u)+1)
-}
-
 func gelu32(x, y, t []float32) {
 	y = y[:len(x)]
 	if t == nil {
 		for i, v := range x {
-			y[i] = 0.5 * v * (1 + tanhf(geluK*(v+0.044715*v*v*v)))
+			y[i] = 0.5 * v * (1 + fastmath.Tanh32(geluK*(v+0.044715*v*v*v)))
 		}
 		return
 	}
 	t = t[:len(x)]
 	for i, v := range x {
-		th := tanhf(geluK * (v + 0.044715*v*v*v))
+		th := fastmath.Tanh32(geluK * (v + 0.044715*v*v*v))
 		t[i] = th
 		y[i] = 0.5 * v * (1 + th)
 	}

@@ -14,7 +14,6 @@ package nn
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/rigkit/rigkit/rigmodel/engine"
@@ -128,27 +127,4 @@ func add[F Float](e engine.Engine, dst, src []F) {
 			d[i] += s[i]
 		}
 	})
-}
-
-// expf is a float32 exponential accurate to about two ulp (the Cephes expf
-// polynomial), several times faster than math.Exp; softmax and GELU spend most of
-// their time here. It returns 0 below -87.3 and saturates at e^88.
-func expf(x float32) float32 {
-	const (
-		log2e = 1.44269504088896341
-		c1    = 0.693359375
-		c2    = -2.12194440e-4
-		magic = 12582912 // 1.5·2^23: adding it rounds a float32 to an integer
-	)
-	if x < -87.3 {
-		return 0
-	}
-	x = min(x, 88)
-	t := x*log2e + magic
-	fx := t - magic
-	n := int32(math.Float32bits(t)) - 0x4B400000
-	x = x - fx*c1 - fx*c2
-	y := ((((1.9875691500e-4*x+1.3981999507e-3)*x+8.3334519073e-3)*x+4.1665795894e-2)*x+1.6666665459e-1)*x + 5.0000001201e-1
-	y = y*x*x + x + 1
-	return y * math.Float32frombits(uint32(n+127)<<23)
 }

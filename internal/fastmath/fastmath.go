@@ -1,13 +1,13 @@
-package tokenizer
+// Package fastmath holds the float32 kernels rigkit's networks spend their
+// elementwise time in: a rational tanh, GELU, exp and softmax. They are inlinable,
+// branch-light approximations, within a few 10⁻⁷ of the exact functions (checked in
+// the tests), shared by the training layers (rigmodel/nn) and the skin tokenizer's
+// inference decoder so that both compute the same activations.
+package fastmath
 
 import "math"
 
-// Fast float32 kernels for the skin decoder's inference path (decodeinfer.go). The
-// decoder evaluates hundreds of GELUs per query point; nn's GELU calls a scalar expf
-// per element, which dominated decoding. These are inlinable, branch-light
-// approximations whose accuracy is checked in fastmath_test.go.
-
-// tanhClip is where tanh32 saturates: tanh(9) = 1 - 3·10⁻⁸ rounds to 1 in float32.
+// tanhClip is where Tanh32 saturates: tanh(9) = 1 - 3·10⁻⁸ rounds to 1 in float32.
 const tanhClip = 9
 
 // Coefficients of tanh(x) ≈ x·P(x²)/Q(x²) on [-9, 9], P and Q of degree 4 in x², Q's
@@ -25,10 +25,10 @@ const (
 	tanhQ4 = 2.110022276e-07
 )
 
-// tanh32 is a rational approximation of tanh, absolute error below 6·10⁻⁷. (The
+// Tanh32 is a rational approximation of tanh, absolute error below 6·10⁻⁷. (The
 // clamps are ifs: Go's float min and max handle NaN and signed zeros and cost twice
 // the whole polynomial here.)
-func tanh32(x float32) float32 {
+func Tanh32(x float32) float32 {
 	if x > tanhClip {
 		x = tanhClip
 	} else if x < -tanhClip {
@@ -43,8 +43,8 @@ func tanh32(x float32) float32 {
 // geluK is sqrt(2/π), the constant of GELU's tanh form (the form nn.GELU uses).
 const geluK = 0.7978845608028654
 
-// geluInPlace replaces every x by GELU(x) = x/2·(1 + tanh(sqrt(2/π)·(x + 0.044715x³))).
-func geluInPlace(xs []float32) {
+// GELUInPlace replaces every x by GELU(x) = x/2·(1 + tanh(sqrt(2/π)·(x + 0.044715x³))).
+func GELUInPlace(xs []float32) {
 	for i, v := range xs {
 		u := geluK * (v + 0.044715*v*v*v)
 		if u > tanhClip {
@@ -59,13 +59,13 @@ func geluInPlace(xs []float32) {
 	}
 }
 
-// exp32 is e^x for float32, relative error below 3·10⁻⁷ on [-87, 88]; smaller x gives
-// about 10⁻³⁸ instead of 0 (harmless in a softmax), larger x saturates at e^88.
+// Exp32 is e^x for float32, relative error below 3·10⁻⁷ on [-87, 88]; below -87.3 it
+// is 0 (so masked logits at -Inf get exactly no weight), larger x saturates at e^88.
 // x = n·ln2 + r with |r| ≤ ln2/2; e^r by its Taylor polynomial of degree 6 (truncation
 // error r⁷/7! < 1.3·10⁻⁷); 2^n built in the exponent bits.
-func exp32(x float32) float32 {
-	if x < -87 {
-		x = -87
+func Exp32(x float32) float32 {
+	if x < -87.3 {
+		return 0
 	} else if x > 88 {
 		x = 88
 	}
@@ -77,7 +77,7 @@ func exp32(x float32) float32 {
 	return p * math.Float32frombits(uint32(n+127)<<23)
 }
 
-// Constants of exp32.
+// Constants of Exp32.
 const (
 	expLog2e = 1.4426950408889634
 	expLn2hi = 0.693145751953125 // ln 2 split so that n·expLn2hi is exact
@@ -85,8 +85,8 @@ const (
 	expRound = 12582912 // 1.5·2²³: adding it rounds a float32 to an integer
 )
 
-// softmaxInPlace replaces a row by its softmax.
-func softmaxInPlace(row []float32) {
+// SoftmaxInPlace replaces a row by its softmax.
+func SoftmaxInPlace(row []float32) {
 	m := row[0]
 	for _, v := range row[1:] {
 		if v > m {
@@ -95,7 +95,7 @@ func softmaxInPlace(row []float32) {
 	}
 	var s float32
 	for i, v := range row {
-		// exp32(v - m), inlined; v - m ≤ 0.
+		// Exp32(v - m), inlined; v - m ≤ 0.
 		x := v - m
 		if x < -87 {
 			x = -87
@@ -111,28 +111,5 @@ func softmaxInPlace(row []float32) {
 	inv := 1 / s
 	for i := range row {
 		row[i] *= inv
-	}
-}
-
-// layerNormRows normalizes each row of x (n rows of len(w)) into y (which may be x):
-// y = (x - mean)/sqrt(var + eps)·w + b, statistics accumulated in float64 as nn does.
-func layerNormRows(x, y, w, b []float32, eps float64) {
-	c := len(w)
-	for r := 0; r+c <= len(x); r += c {
-		xi, yi := x[r:r+c], y[r:r+c]
-		var s float64
-		for _, v := range xi {
-			s += float64(v)
-		}
-		m := s / float64(c)
-		var v2 float64
-		for _, v := range xi {
-			d := float64(v) - m
-			v2 += d * d
-		}
-		fm, rs := float32(m), float32(1/math.Sqrt(v2/float64(c)+eps))
-		for j, v := range xi {
-			yi[j] = (v-fm)*rs*w[j] + b[j]
-		}
 	}
 }
