@@ -77,15 +77,7 @@ func TestProbabilitiesMatchNetwork(t *testing.T) {
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}
-	c, err := synth.Generate("biped", 3, synth.Options{TargetVertices: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc := assets.NormalizationOf(c.Mesh).Apply(c)
-	codes, err := tok.EncodeAll(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, codes := encodeCreature(t, tok, "biped", 3, 600)
 	got, err := tok.Probabilities(nc, nc.Skeleton, codes)
 	if err != nil {
 		t.Fatal(err)
@@ -168,15 +160,7 @@ func TestEncodeInferMatchesNetwork(t *testing.T) {
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}
-	c, err := synth.Generate("quadruped", 4, synth.Options{TargetVertices: 1500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc := assets.NormalizationOf(c.Mesh).Apply(c)
-	codes, err := tok.EncodeAll(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, codes := encodeCreature(t, tok, "quadruped", 4, 1500)
 	p, err := prepare(nc, tok.Seed)
 	if err != nil {
 		t.Fatal(err)
@@ -206,4 +190,20 @@ func TestEncodeInferMatchesNetwork(t *testing.T) {
 	if differ*50 > len(idx) {
 		t.Fatalf("%d of %d codes differ from the network's", differ, len(idx))
 	}
+}
+
+// encodeCreature generates a synthetic creature, normalizes it into the cube and
+// encodes all its bones with tok.
+func encodeCreature(t *testing.T, tok *SkinTokenizer, kind string, seed int64, vertices int) (*assets.Character, [][]int) {
+	t.Helper()
+	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: vertices})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	codes, err := tok.EncodeAll(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc, codes
 }
