@@ -15,36 +15,38 @@ const (
 	volumeScale = 0.2  // volume drift that costs a factor e
 	tearJump    = 0.75 // an edge whose ends' weights differ by more (total variation) tears
 	tearScale   = 0.25 // torn-edge fraction that costs a factor e
-	// articulationScale is the mean relative distance change of far vertex pairs
-	// at which the articulation factor is 1/2; real rigs reach 0.01–0.15 under the
-	// default poses (median 0.06), hundreds of tiny bones about 0.003, a rig that
-	// moves the mesh rigidly exactly 0.
-	articulationScale = 0.01
+	// articulationScale is the affine residual (see deformation) at which the
+	// articulation factor is 1/2. On the 324 real rigs under the default poses the
+	// true rigs reach 0.011–0.40 (median 0.14, 90% above 0.056); hundreds of tiny
+	// surface bones about 0.011 (at most 0.038); a rigid motion and equal weights on
+	// every joint exactly 0.
+	articulationScale = 0.03
 )
 
 // deformation measures how gracefully the skin follows the skeleton. The rig is posed
 // with Options.Poses seeded random poses (every joint rotated about a random axis by
-// up to Options.MaxAngle, forward kinematics, linear blend skinning) and three factors
-// are multiplied: exp(-torn/0.25), where torn is the fraction of sampled edges whose
-// two ends' weight vectors differ by more than 0.75 in total variation (a rigid seam
-// that opens in any pose; smooth artist weights blend across joints instead);
-// 1/(1 + mean ε²/0.08) over up to 6000 sampled edges, ε = |l'/l - 1|
-// capped at 2; exp(-flip rate/0.08) over up to 4000
-// sampled triangles that fold: a triangle flips when its posed normal points against
-// its bind normal carried by the triangle's own blended skinning transform (the
-// weight-averaged linear parts of its vertices' joint transforms), so triangles that
-// a chain rotates rigidly (a coiled tail) do not count, only ones turned inside out; and exp(-|V'/V - 1|/0.2) for the
-// enclosed volume of nearly closed meshes (volume loss at joints). A fifth factor,
-// articulation A/(A+0.01), asks whether the poses bend the mesh at all: A is the
-// mean relative change of the distance between up to 512 random vertex pairs at
-// least 0.3 apart, which a rigid motion keeps (so a one-joint or collapsed-weight
-// rig, which cannot deform badly because it cannot deform at all, scores 0).
+// up to Options.MaxAngle, forward kinematics, linear blend skinning) and five factors
+// are multiplied. Tears: exp(-torn/0.25), where torn is the fraction of sampled edges
+// whose two ends' weight vectors differ by more than 0.75 in total variation (a rigid
+// seam that opens in any pose; smooth artist weights blend across joints instead).
+// Strain: 1/(1 + mean ε²/0.08) over up to 3000 sampled edges, ε = |l'/l - 1| capped
+// at 2. Folds: exp(-fold rate/0.08) over up to 2000 sampled triangles; a triangle
+// folds when its posed normal points against its bind normal carried by the
+// triangle's own blended skinning transform (the weight-averaged linear parts of its
+// vertices' joint transforms), so triangles that a chain rotates rigidly (a coiled
+// tail) do not count, only ones turned inside out. Volume: exp(-|V'/V - 1|/0.2) for
+// the enclosed volume of nearly closed meshes (volume loss at joints). Articulation:
+// A/(A+0.03) asks whether the poses bend the mesh at all; A is the RMS distance of up
+// to 1024 sampled vertices from the best affine image of their rest positions (least
+// squares), relative to the sample's spread, averaged over the poses. Any rigid
+// motion, and the single blended transform that equal weights on every joint give,
+// is affine, so a one-joint rig and uniform weights score 0: a rig that cannot deform
+// badly because it cannot deform at all earns nothing here.
 // Blind to: whether the rig articulates the right parts (that the bones reach every
 // protrusion is coverage's job), how far a rig articulates beyond a small amount,
-// and orphan vertices' cause.
+// where the pivots sit as long as the seams stay smooth, and orphan vertices' cause.
 func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetails) {
 	det := &DeformationDetails{Poses: opt.Poses}
-	rng := rand.New(rand.NewSource(opt.Seed*7919 + 17))
 	nJ := len(r.pos)
 	def := make([]assets.Vec3, len(p.pos))
 	copy(def, p.pos)
@@ -60,6 +62,9 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 	}
 	mats := make([]assets.Mat4, nJ)
 	for k := 0; k < opt.Poses; k++ {
+		// One stream per pose, read joint by joint: joints appended to a skeleton do
+		// not change the rotations the others get.
+		rng := rand.New(rand.NewSource(opt.Seed*7919 + 17 + int64(k)*104729))
 		pose := assets.RandomPose(rng, nJ, opt.MaxAngle)
 		posed := r.skel.PosedWorld(pose)
 		for j := range mats {
@@ -111,9 +116,7 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 				flips++
 			}
 		}
-		for _, e := range p.farPairs {
-			artSum += math.Min(strainCap, math.Abs(def[e.a].Dist(def[e.b])/e.len-1))
-		}
+		artSum += p.affine.residual(def)
 		if p.volTris {
 			d := math.Abs(signedVolume(def, p.tris)/p.restVol - 1)
 			if math.IsNaN(d) || d > 1 {
@@ -141,9 +144,7 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 		det.FlipRate = float64(flips) / (poses * float64(len(p.flipTris)))
 	}
 	det.VolumeDrift = volDrift / poses
-	if len(p.farPairs) > 0 {
-		det.Articulation = artSum / (poses * float64(len(p.farPairs)))
-	}
+	det.Articulation = artSum / poses
 	// Name the vertices at the worst edges (top 5 by a linear scan).
 	var worst []int
 	for i, m := range edgeMax {
@@ -171,6 +172,9 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 	volF := math.Exp(-det.VolumeDrift / volumeScale)
 	tearF := math.Exp(-det.TornEdges / tearScale)
 	artF := det.Articulation / (det.Articulation + articulationScale)
+	if len(p.affine.verts) == 0 {
+		artF = 1 // a mesh too small to sample (fewer than 4 vertices 0.3 apart)
+	}
 	return tearF * strainF * flipF * volF * artF, det
 }
 

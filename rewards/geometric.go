@@ -16,45 +16,56 @@ const (
 	minBoneWeight     = 0.02 // a zero-length bone weighs like one this long
 )
 
-// containment measures the fraction of the skeleton's length that lies inside the
-// mesh. Each bone (parent joint to child joint; a lone joint as a point) is sampled at
-// 12 points; a point counts inside when the generalized winding number w exceeds 0.5,
-// and points outside get the larger of two partial credits: one that fades to zero
-// 5% of the cube's half-extent from the surface (so bones in thin sheets like wings,
-// where the winding number is ill-defined, still count) and the enclosure
-// clamp((w-0.1)/0.4) (so bones under an open shell such as armour or a blanket,
-// which the shell partly surrounds, earn that part). Bones are weighed by length (at least 0.02).
-// The reward is the weighted inside fraction, squared so that poking bones cost more
-// than the coverage they buy.
+// containment measures how much of the skeleton that moves this mesh lies inside it.
+// The moving skeleton (see rig.segs) is judged: each joint that carries weight, with
+// its bones toward joints that move vertices (or its point when it has none). Each bone is sampled at 12 points; a point counts inside when the
+// generalized winding number w exceeds 0.5, and points outside get the larger of two
+// partial credits: one that fades to zero 5% of the cube's half-extent from the
+// surface (so bones in thin sheets like wings, where the winding number is
+// ill-defined, still count) and the enclosure clamp((w-0.1)/0.4) (so bones under an
+// open shell such as armour or a blanket, which the shell partly surrounds, earn
+// that part). A joint's inside fraction is its bones' length-weighted mean (each bone
+// at least 0.02 long), and joints are weighed by their skin mass, the sum of their
+// weights over the vertices: bones that move nothing of this mesh (a wearer's legs
+// under a blanket, end and helper joints) are not judged, and a bone that moves much
+// of the mesh counts much. The reward is the mass-weighted inside fraction, squared
+// so that poking bones cost more than the coverage they buy.
 // Blind to: where inside the bones are (a bone hugging the skin scores like a centred
-// one), missing bones, and the skin weights.
+// one), missing bones, bones that move nothing (sanity still judges where their
+// joints sit), and how the weights are spread.
 func (p *Prepared) containment(r *rig) (float64, *ContainmentDetails) {
 	det := &ContainmentDetails{}
 	num, den := 0.0, 0.0
-	for _, s := range r.segs {
-		if s.child < 0 && r.parents[s.owner] >= 0 {
-			continue // a leaf's point lies on its parent's bone already
+	for j, segs := range r.owned {
+		if len(segs) == 0 {
+			continue // moves no vertex of this mesh
 		}
-		k := bonePointsPerBone
-		if s.length() < 1e-9 {
-			k = 1
-		}
-		in := 0.0
-		for i := 0; i < k; i++ {
-			q := s.a.Lerp(s.b, (float64(i)+0.5)/float64(k))
-			in += p.pointInside(q)
-		}
-		frac := in / float64(k)
-		w := math.Max(s.length(), minBoneWeight)
-		num += w * frac
-		den += w
-		if frac < 0.95 {
-			child := r.names[s.owner]
-			if s.child >= 0 {
-				child = r.names[s.child]
+		jin, jlen := 0.0, 0.0
+		for _, si := range segs {
+			s := r.segs[si]
+			k := bonePointsPerBone
+			if s.length() < 1e-9 {
+				k = 1
 			}
-			det.Outside = append(det.Outside, BoneFraction{Parent: r.names[s.owner], Child: child, Fraction: frac})
+			in := 0.0
+			for i := 0; i < k; i++ {
+				q := s.a.Lerp(s.b, (float64(i)+0.5)/float64(k))
+				in += p.pointInside(q)
+			}
+			frac := in / float64(k)
+			w := math.Max(s.length(), minBoneWeight)
+			jin += w * frac
+			jlen += w
+			if frac < 0.95 {
+				child := r.names[s.owner]
+				if s.child >= 0 {
+					child = r.names[s.child]
+				}
+				det.Outside = append(det.Outside, BoneFraction{Parent: r.names[s.owner], Child: child, Fraction: frac})
+			}
 		}
+		num += r.mass[j] * jin / jlen
+		den += r.mass[j]
 	}
 	sort.Slice(det.Outside, func(a, b int) bool { return det.Outside[a].Fraction < det.Outside[b].Fraction })
 	if den == 0 {
@@ -100,14 +111,18 @@ const (
 	coverageReach = 1.5 // a bone within 1.5 part thicknesses of a surface point covers it
 )
 
-// coverage measures how much of the mesh surface the skeleton reaches. For 512
-// area-uniform surface samples, the distance s to the nearest bone is compared with
-// the local thickness t of the part (an inward ray across it, capped at 0.25): a sample
-// is covered when s ≤ reach = 1.5t + 0.03, and otherwise earns (reach/s)³. So every limb, tail,
-// wing or horn needs a bone inside it, while a bone anywhere in a part's cross-section
-// counts. Uncovered samples are clustered into named protrusions.
-// Blind to: bones outside the mesh (they cover too; containment and sanity charge
-// for them), bone count and hierarchy, and the skin weights.
+// coverage measures how much of the mesh surface the bones that move it reach. For
+// 512 area-uniform surface samples, each taking the weights of its triangle's nearest
+// corner, the distance s to the nearest bone among the joints that move the sample
+// (influences of at least 0.2, or its heaviest influence) is compared with the local
+// thickness t of the part (an inward ray across it, capped at 0.25): a sample is
+// covered when s ≤ reach = 1.5t + 0.03, and otherwise earns (reach/s)³. So every limb,
+// tail, wing or horn needs a bone inside it that moves it, while a bone anywhere in a
+// part's cross-section counts; a bone that moves nothing here covers nothing, and a
+// sample without weights is uncovered. Uncovered samples are clustered into named
+// protrusions.
+// Blind to: bones outside the mesh (they cover what they move; containment and
+// sanity charge for them), bone count and hierarchy, and how smooth the weights are.
 func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 	det := &CoverageDetails{}
 	if len(r.segs) == 0 {
@@ -119,13 +134,16 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 	dist := make([]float64, len(p.surf))
 	near := make([]int, len(p.surf))
 	for i, q := range p.surf {
-		s, bi := nearestSegment(segs, q.p)
-		dist[i], near[i] = s, bi
+		s, bi := r.movingBone(q.p, q.vert)
 		reach := coverageReach*q.thickness + coverageSlack
 		c := 1.0
-		if s > reach {
+		if bi < 0 {
+			c = 0 // no weights: nothing moves it; named by the nearest bone
+			s, bi = nearestSegment(segs, q.p)
+		} else if s > reach {
 			c = math.Pow(reach/s, 3)
 		}
+		dist[i], near[i] = s, bi
 		sum += c
 		if c < 0.5 {
 			far = append(far, i)
@@ -133,6 +151,31 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 	}
 	det.Uncovered = p.clusterProtrusions(r, segs, far, dist, near)
 	return sum / float64(len(p.surf)), det
+}
+
+// movingBone returns the distance from p to the nearest bone of the joints that move
+// vertex v (its influences of at least regionThreshold, or its heaviest influence
+// when none is that heavy) and that bone's segment index; -1 for a vertex without
+// weights.
+func (r *rig) movingBone(p assets.Vec3, v int) (float64, int) {
+	ws := r.skin[v]
+	heaviest := 0.0
+	for _, in := range ws {
+		heaviest = math.Max(heaviest, in.Weight)
+	}
+	floor := math.Min(regionThreshold, heaviest)
+	best, bi := math.Inf(1), -1
+	for _, in := range ws {
+		if in.Weight < floor {
+			continue
+		}
+		for _, si := range r.owned[in.Joint] {
+			if d := r.segs[si].dist2(p); d < best {
+				best, bi = d, si
+			}
+		}
+	}
+	return math.Sqrt(best), bi
 }
 
 // clusterProtrusions groups uncovered samples by single linkage (radius 0.15) and
@@ -174,7 +217,7 @@ func (p *Prepared) clusterProtrusions(r *rig, segs []segment, far []int, dist []
 			Position:     p.Norm.InversePoint(c),
 			Cube:         c,
 			AreaFraction: float64(len(members)) / float64(len(p.surf)),
-			NearestJoint: r.names[segs[near[wi]].owner],
+			NearestJoint: jointName(r, segOwner(segs, near[wi])),
 			Distance:     dist[wi],
 		})
 	}
@@ -228,15 +271,22 @@ func JointBudget(numVertices int) int {
 }
 
 // sanity measures structural soundness of the skeleton as a product of four factors:
-// (1 - fraction of bones shorter than 0.01)², (1 - fraction of joints that coincide
-// with a joint that is not their parent or child, both moving vertices)² (an
-// unweighted helper joint at a joint's place, such as an attachment socket or an IK
-// target, is not redundant), the mean over joints of
-// max(enclosure, exp(-excess/0.1)) where excess is how far a joint lies outside the
-// mesh beyond 0.05 and enclosure is containment's reading of the winding number,
-// and min(1, budget/joints)² with budget = JointBudget(vertices).
+// (1 - fraction of bones shorter than 0.01)²; (1 - fraction of redundant joints)²,
+// where a joint is redundant when another joint lies within 0.005 of it and the two
+// move the same vertices (the weight they share, Σ_v min(w_j, w_k), is at least half
+// the lighter one's mass), so twins splitting one region count while joints that
+// share a pivot but move different parts (fins hinged at one point, a jaw at the
+// head) and unweighted helper or socket joints do not; the pivot placement, a
+// mean over the joints that carry weight, weighted by their mass, of the average of
+// two places: the joint's own and its worst child's (weightless children included,
+// so a bone poked out through an end joint is seen, and adding children can only
+// lower it), a place scoring max(enclosure, exp(-excess/0.1)) where excess is how far
+// the point lies outside the mesh beyond 0.05 and enclosure is containment's reading
+// of the winding number; and min(1, budget/joints)² with budget =
+// JointBudget(vertices), over every joint.
 // Blind to: whether the bones are in the right places inside the mesh, naming,
-// symmetry, and the skin beyond which joints carry any weight.
+// symmetry, where weightless joints with no weighted parent are (except for the
+// count), and the skin beyond which joints carry it.
 func (p *Prepared) sanity(r *rig) (float64, *SanityDetails) {
 	n := len(r.pos)
 	det := &SanityDetails{Joints: n, JointBudget: JointBudget(len(p.pos))}
@@ -254,62 +304,57 @@ func (p *Prepared) sanity(r *rig) (float64, *SanityDetails) {
 	if bones > 0 {
 		shortTerm = sq(1 - float64(short)/float64(bones))
 	}
-	// Coincident joints via a grid so hundreds of joints stay cheap.
-	type cell [3]int64
-	key := func(q assets.Vec3) cell {
-		return cell{int64(math.Floor(q[0] / coincidentDist)), int64(math.Floor(q[1] / coincidentDist)), int64(math.Floor(q[2] / coincidentDist))}
-	}
-	grid := map[cell][]int{}
-	for j, q := range r.pos {
-		grid[key(q)] = append(grid[key(q)], j)
-	}
-	weighted := make([]bool, n) // joints that move at least one vertex
-	for _, ws := range r.skin {
-		for _, in := range ws {
-			if in.Weight > influenceFloor {
-				weighted[in.Joint] = true
-			}
-		}
-	}
-	coincident := 0
-	for j, q := range r.pos {
-		if !weighted[j] {
-			continue
-		}
-		k := key(q)
-		found := false
-		for dx := int64(-1); dx <= 1 && !found; dx++ {
-			for dy := int64(-1); dy <= 1 && !found; dy++ {
-				for dz := int64(-1); dz <= 1 && !found; dz++ {
-					for _, o := range grid[cell{k[0] + dx, k[1] + dy, k[2] + dz}] {
-						if o != j && weighted[o] && r.parents[o] != j && r.parents[j] != o && r.pos[o].Dist(q) < coincidentDist {
-							found = true
-							break
-						}
-					}
-				}
-			}
-		}
-		if found {
-			coincident++
+	redundant := p.redundantJoints(r)
+	count := 0
+	for j, red := range redundant {
+		if red {
+			count++
 			if len(det.Coincident) < 20 {
 				det.Coincident = append(det.Coincident, r.names[j])
 			}
 		}
 	}
-	coincTerm := sq(1 - float64(coincident)/float64(n))
-	outTerm := 0.0
-	for j, q := range r.pos {
+	coincTerm := sq(1 - float64(count)/float64(n))
+
+	// Pivot placement, each joint's position judged once.
+	outside := make([]float64, n)
+	for j := range outside {
+		outside[j] = -1
+	}
+	place := func(j int) float64 {
+		if outside[j] >= 0 {
+			return outside[j]
+		}
 		t := 1.0
+		q := r.pos[j]
 		if w := p.wn.At(q); w <= 0.5 {
 			if hit, ok := p.bvh.Closest(q); ok && hit.Dist > outsideSlack {
 				t = math.Max(enclosure(w), math.Exp(-(hit.Dist-outsideSlack)/outsideScale))
 				det.OutsideJoints = append(det.OutsideJoints, JointValue{Joint: r.names[j], Value: hit.Dist})
 			}
 		}
-		outTerm += t
+		outside[j] = t
+		return t
 	}
-	outTerm /= float64(n)
+	outTerm, massSum := 0.0, 0.0
+	for j := 0; j < n; j++ {
+		if r.mass[j] <= 0 {
+			continue
+		}
+		t := place(j)
+		if ch := r.children[j]; len(ch) > 0 {
+			worst := 1.0
+			for _, c := range ch {
+				worst = math.Min(worst, place(c))
+			}
+			t = (t + worst) / 2
+		}
+		outTerm += r.mass[j] * t
+		massSum += r.mass[j]
+	}
+	if massSum > 0 {
+		outTerm /= massSum
+	}
 	sort.Slice(det.OutsideJoints, func(a, b int) bool { return det.OutsideJoints[a].Value > det.OutsideJoints[b].Value })
 	countTerm := sq(math.Min(1, float64(det.JointBudget)/float64(n)))
 	if len(det.ShortBones) > 20 {
@@ -318,7 +363,79 @@ func (p *Prepared) sanity(r *rig) (float64, *SanityDetails) {
 	return shortTerm * coincTerm * outTerm * countTerm, det
 }
 
+// redundantJoints marks joints that coincide with another joint (closer than 0.005)
+// moving the same vertices: the weight the two share is at least half the lighter
+// one's mass. Influences under 0.05 are left out of the shared weight, which bounds
+// the cost for rigs that spread every vertex over many joints.
+func (p *Prepared) redundantJoints(r *rig) []bool {
+	n := len(r.pos)
+	redundant := make([]bool, n)
+	type cell [3]int64
+	key := func(q assets.Vec3) cell {
+		return cell{int64(math.Floor(q[0] / coincidentDist)), int64(math.Floor(q[1] / coincidentDist)), int64(math.Floor(q[2] / coincidentDist))}
+	}
+	grid := map[cell][]int{}
+	for j, q := range r.pos {
+		if r.mass[j] > 0 {
+			grid[key(q)] = append(grid[key(q)], j)
+		}
+	}
+	// Candidate pairs (lower joint first): weighted joints that coincide.
+	shared := map[[2]int]float64{}
+	for j, q := range r.pos {
+		if r.mass[j] <= 0 {
+			continue
+		}
+		k := key(q)
+		for dx := int64(-1); dx <= 1; dx++ {
+			for dy := int64(-1); dy <= 1; dy++ {
+				for dz := int64(-1); dz <= 1; dz++ {
+					for _, o := range grid[cell{k[0] + dx, k[1] + dy, k[2] + dz}] {
+						if o > j && r.pos[o].Dist(q) < coincidentDist {
+							shared[[2]int{j, o}] = 0
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(shared) == 0 {
+		return redundant
+	}
+	const sharedFloor = 0.05
+	for _, ws := range r.skin {
+		for a := range ws {
+			if ws[a].Weight < sharedFloor {
+				continue
+			}
+			for b := range ws {
+				if b == a || ws[b].Weight < sharedFloor || ws[a].Joint > ws[b].Joint {
+					continue
+				}
+				pair := [2]int{ws[a].Joint, ws[b].Joint}
+				if v, ok := shared[pair]; ok {
+					shared[pair] = v + math.Min(ws[a].Weight, ws[b].Weight)
+				}
+			}
+		}
+	}
+	for pair, w := range shared {
+		if w >= 0.5*math.Min(r.mass[pair[0]], r.mass[pair[1]]) {
+			redundant[pair[0]], redundant[pair[1]] = true, true
+		}
+	}
+	return redundant
+}
+
 func sq(x float64) float64 { return x * x }
+
+// segOwner returns the joint that moves segment i, -1 for no segment.
+func segOwner(segs []segment, i int) int {
+	if i < 0 {
+		return -1
+	}
+	return segs[i].owner
+}
 
 func clamp01(x float64) float64 {
 	if !(x > 0) {

@@ -10,6 +10,12 @@ import (
 // had to repair (orphans bound to their nearest joint, weights renormalized) count as
 // bad vertices in the skin reward, so a file cannot hide them behind the repair.
 func ScoreGLB(data []byte, name string, opt Options) (*Report, error) {
+	var uncached *Cache
+	return uncached.ScoreGLB(data, name, opt)
+}
+
+// ScoreGLB is ScoreGLB with the mesh prepared through the cache.
+func (cache *Cache) ScoreGLB(data []byte, name string, opt Options) (*Report, error) {
 	c, lrep, err := assets.Decode(data, name, nil)
 	if err != nil {
 		return nil, err
@@ -17,7 +23,7 @@ func ScoreGLB(data []byte, name string, opt Options) (*Report, error) {
 	if !c.Rigged() {
 		return nil, fmt.Errorf("score %s: not rigged (no skin)", name)
 	}
-	rep, err := Score(c, opt)
+	rep, err := cache.Score(c, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,8 @@ var Hacks = []Hack{
 	{"duplicate_joints", "every joint doubled in place, weights split between the twins", DuplicateJoints},
 	{"shrunk", "the skeleton scaled by 0.4 toward the mesh centre; weights kept", Shrunk},
 	{"rigid_weights", "the true skeleton with rigid nearest-bone weights (the METRICS.md floor)", RigidNearestBone},
+	{"one_weighted_joint", "the true skeleton with every vertex on its heaviest joint alone: every other bone weightless", OneWeightedJoint},
+	{"decoy_bones", "the true rig plus 64 bones poking out of the surface, each taking 5% of the weight of the vertices near it", DecoyBones},
 }
 
 func rigged(c *assets.Character) bool {
@@ -245,13 +247,116 @@ func Shrunk(c *assets.Character, seed int64) (*assets.Character, bool) {
 }
 
 // RigidNearestBone keeps the true skeleton and gives every vertex weight 1 on its
-// nearest bone (RigidWeights).
+// nearest bone (RigidWeights). It does not apply (ok false) when the true weights
+// are that already: the hack would be the true rig itself.
 func RigidNearestBone(c *assets.Character, seed int64) (*assets.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
 	h := c.Clone()
 	h.Skin = RigidWeights(h.Mesh.Positions, h.Skeleton)
+	return h, !sameWeights(c.Skin, h.Skin)
+}
+
+// sameWeights reports whether two skins give every vertex the same weights (within
+// 1e-6; influences in any order).
+func sameWeights(a, b *assets.Skin) bool {
+	if len(a.Weights) != len(b.Weights) {
+		return false
+	}
+	for v := range a.Weights {
+		wa, wb := map[int]float64{}, map[int]float64{}
+		for _, in := range a.Weights[v] {
+			wa[in.Joint] += in.Weight
+		}
+		for _, in := range b.Weights[v] {
+			wb[in.Joint] += in.Weight
+		}
+		for j, w := range wa {
+			if math.Abs(w-wb[j]) > 1e-6 {
+				return false
+			}
+		}
+		for j, w := range wb {
+			if math.Abs(w-wa[j]) > 1e-6 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// OneWeightedJoint keeps the true skeleton and puts every vertex on the joint that
+// carries the most weight in the true rig, leaving every other bone weightless:
+// rewards that judge bones by the weight they carry must not let such a rig shed
+// its bad bones this way.
+func OneWeightedJoint(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
+		return nil, false
+	}
+	h := c.Clone()
+	mass := make([]float64, h.Skeleton.NumJoints())
+	for _, ws := range h.Skin.Weights {
+		for _, in := range ws {
+			if in.Joint >= 0 && in.Joint < len(mass) && in.Weight > 0 {
+				mass[in.Joint] += in.Weight
+			}
+		}
+	}
+	heavy := 0
+	for j, m := range mass {
+		if m > mass[heavy] {
+			heavy = j
+		}
+	}
+	for v := range h.Skin.Weights {
+		h.Skin.Weights[v] = []assets.Influence{{Joint: heavy, Weight: 1}}
+	}
+	return h, true
+}
+
+// DecoyBones keeps the true rig and adds 64 bones that poke out of the surface: each
+// hangs from the true joint nearest to a surface sample, starts on the surface and
+// ends 10% of the mesh size outside it, and takes 5% of the weight of the vertices
+// within 5% of the mesh size of the sample. It is the cheap way to reach every
+// extremity (bones that move little, placed where coverage looks) that rewards
+// weighing bones by the weight they carry must not reward.
+func DecoyBones(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if !rigged(c) || len(c.Mesh.Positions) == 0 {
+		return nil, false
+	}
+	h := c.Clone()
+	rng := rand.New(rand.NewSource(seed))
+	samples := geom.SampleSurface(&h.Mesh, 64, rng)
+	if len(samples) == 0 {
+		return nil, false
+	}
+	lo, hi := h.Mesh.Bounds()
+	size := hi.Sub(lo).Len()
+	sk := h.Skeleton
+	joints := sk.Positions()
+	for i, s := range samples {
+		parent, best := 0, math.Inf(1)
+		for j, q := range joints {
+			if d := q.Dist(s.Point); d < best {
+				parent, best = j, d
+			}
+		}
+		base := sk.NumJoints()
+		sk.Names = append(sk.Names, fmt.Sprintf("decoy%d", i), fmt.Sprintf("decoy%d_end", i))
+		sk.Parents = append(sk.Parents, parent, base)
+		sk.BindWorld = append(sk.BindWorld, assets.Translate4(s.Point), assets.Translate4(s.Point.Add(s.Normal.Scale(0.1*size))))
+		for v, q := range h.Mesh.Positions {
+			if q.Dist(s.Point) > 0.05*size {
+				continue
+			}
+			ws := h.Skin.Weights[v]
+			for k := range ws {
+				ws[k].Weight *= 0.95
+			}
+			h.Skin.Weights[v] = append(ws, assets.Influence{Joint: base, Weight: 0.05})
+		}
+	}
 	return h, true
 }
 

@@ -62,8 +62,8 @@ const (
 	maxFlipTriangles  = 2000 // triangles checked for flips per pose
 	maxVolumeVertices = 60000
 	maxLocalityVerts  = 1500
-	maxFarPairs       = 512  // vertex pairs whose distance change measures articulation
-	farPairDist       = 0.3  // cube units: the least rest distance of such a pair // vertices whose weight locality is measured
+	maxFarPairs       = 512  // vertex pairs drawn for the articulation sample (≤1024 vertices)
+	farPairDist       = 0.3  // cube units: the least rest distance of such a pair
 	proximityRadius   = 0.02 // cube units: surface pieces this close count as touching
 	maxThickness      = 0.25 // cube units: coverage reach never exceeds 1.5× this
 )
@@ -82,15 +82,16 @@ type Prepared struct {
 	bvh         *geom.BVH
 	wn          *geom.WindingNumber
 	surf        []surfPoint
-	graph       [][]int // mesh edges + proximity links, for influence connectivity
+	graph       surfaceGraph // mesh edges + proximity links, for influence connectivity
+	piece       []int32      // connected piece of graph each vertex belongs to
 	edges       []restEdge
 	flipTris    []int
 	flipNormals []assets.Vec3 // rest normals of flipTris (unnormalized)
-	farPairs    []restEdge    // random vertex pairs far apart, for articulation
 	defVerts    []int         // vertices the deformation reward poses
 	volTris     bool          // whether the mesh is closed enough for a volume ratio
 	restVol     float64
 	locVerts    []int
+	affine      affineFit // least-squares affine fit over the articulation sample
 	seed        int64
 	nSurfaces   int
 }
@@ -98,6 +99,7 @@ type Prepared struct {
 type surfPoint struct {
 	p, n      assets.Vec3
 	thickness float64 // inward ray length across the part, capped
+	vert      int     // the corner of the sample's triangle nearest to it, whose weights it takes
 }
 
 type restEdge struct {
@@ -131,24 +133,28 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 		if hit, ok := p.bvh.Ray(s.Point, s.Normal.Scale(-1), 1e-4, 1); ok {
 			th = hit.T
 		}
-		p.surf = append(p.surf, surfPoint{p: s.Point, n: s.Normal, thickness: math.Min(th, maxThickness)})
+		corner := 0
+		for k := 1; k < 3; k++ {
+			if s.Bary[k] > s.Bary[corner] {
+				corner = k
+			}
+		}
+		p.surf = append(p.surf, surfPoint{p: s.Point, n: s.Normal, thickness: math.Min(th, maxThickness), vert: m.Triangles[s.Triangle][corner]})
 	}
 	if len(p.surf) == 0 {
 		return nil, errors.New("prepare mesh: the mesh has no surface area")
 	}
 
-	g := geom.NewEdgeGraph(nm, 0)
-	p.graph = make([][]int, len(p.pos))
-	for v := range p.pos {
-		p.graph[v] = append([]int(nil), g.Neighbors(v)...)
-	}
-	addProximityLinks(p.pos, p.graph, proximityRadius)
+	meshEdges, boundary := edgeList(m.Triangles)
+	p.graph = newSurfaceGraph(p.pos, meshEdges, proximityRadius)
+	p.piece = p.graph.pieces()
 
 	// Edge and triangle samples for the deformation reward, deterministic by seed.
-	edges := make([]restEdge, 0, len(g.Edges))
-	for _, e := range g.Edges {
-		if l := p.pos[e[0]].Dist(p.pos[e[1]]); l > 1e-6 {
-			edges = append(edges, restEdge{e[0], e[1], l})
+	edges := make([]restEdge, 0, len(meshEdges))
+	for _, e := range meshEdges {
+		a, b := int(e>>32), int(uint32(e))
+		if l := p.pos[a].Dist(p.pos[b]); l > 1e-6 {
+			edges = append(edges, restEdge{a, b, l})
 		}
 	}
 	rng.Shuffle(len(edges), func(i, j int) { edges[i], edges[j] = edges[j], edges[i] })
@@ -174,21 +180,23 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 		p.flipNormals[i] = p.pos[tr[1]].Sub(p.pos[tr[0]]).Cross(p.pos[tr[2]].Sub(p.pos[tr[0]]))
 	}
 	// Volume only for meshes that are nearly closed and small enough to pose whole.
-	boundary := boundaryEdgeFraction(m.Triangles)
 	if boundary < 0.05 && len(p.pos) <= maxVolumeVertices {
 		p.restVol = signedVolume(p.pos, m.Triangles)
 		p.volTris = math.Abs(p.restVol) > 1e-4
 	}
-	// Far vertex pairs: rigid motion keeps their distances, articulation changes them.
-	for tries := 0; tries < 20*maxFarPairs && len(p.farPairs) < maxFarPairs && len(p.pos) > 1; tries++ {
+	// The articulation sample: the ends of random vertex pairs at least 0.3 apart,
+	// so that it spans the mesh.
+	var farPairs []restEdge
+	for tries := 0; tries < 20*maxFarPairs && len(farPairs) < maxFarPairs && len(p.pos) > 1; tries++ {
 		a, b := rng.Intn(len(p.pos)), rng.Intn(len(p.pos))
 		if l := p.pos[a].Dist(p.pos[b]); l >= farPairDist {
-			p.farPairs = append(p.farPairs, restEdge{a, b, l})
+			farPairs = append(farPairs, restEdge{a, b, l})
 		}
 	}
+	p.affine = newAffineFit(p.pos, farPairs)
 	used := make([]bool, len(p.pos))
-	for _, e := range p.farPairs {
-		used[e.a], used[e.b] = true, true
+	for _, v := range p.affine.verts {
+		used[v] = true
 	}
 	if p.volTris {
 		for v := range used {
@@ -227,66 +235,6 @@ func (p *Prepared) Matches(m *assets.Mesh) bool {
 	return len(m.Positions) == len(p.pos) && len(m.Triangles) == len(p.tris)
 }
 
-// addProximityLinks joins vertices closer than r (cube units) that are not already
-// neighbours, at most a few per vertex, so that touching but unconnected mesh pieces
-// (a belt on a body, a duplicated seam) count as one surface.
-func addProximityLinks(pos []assets.Vec3, graph [][]int, r float64) {
-	type cell [3]int64
-	key := func(q assets.Vec3) cell {
-		return cell{int64(math.Floor(q[0] / r)), int64(math.Floor(q[1] / r)), int64(math.Floor(q[2] / r))}
-	}
-	grid := make(map[cell][]int, len(pos))
-	for v, q := range pos {
-		k := key(q)
-		grid[k] = append(grid[k], v)
-	}
-	const maxLinks = 6
-	for v, q := range pos {
-		k := key(q)
-		links := 0
-		for dx := int64(-1); dx <= 1 && links < maxLinks; dx++ {
-			for dy := int64(-1); dy <= 1 && links < maxLinks; dy++ {
-				for dz := int64(-1); dz <= 1 && links < maxLinks; dz++ {
-					for _, u := range grid[cell{k[0] + dx, k[1] + dy, k[2] + dz}] {
-						if u <= v || pos[u].Dist(q) > r {
-							continue
-						}
-						graph[v] = append(graph[v], u)
-						graph[u] = append(graph[u], v)
-						links++
-						if links >= maxLinks {
-							break
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
-func boundaryEdgeFraction(tris [][3]int) float64 {
-	count := make(map[[2]int]int, 3*len(tris)/2)
-	for _, t := range tris {
-		for k := 0; k < 3; k++ {
-			a, b := t[k], t[(k+1)%3]
-			if a > b {
-				a, b = b, a
-			}
-			count[[2]int{a, b}]++
-		}
-	}
-	if len(count) == 0 {
-		return 1
-	}
-	open := 0
-	for _, c := range count {
-		if c == 1 {
-			open++
-		}
-	}
-	return float64(open) / float64(len(count))
-}
-
 func signedVolume(pos []assets.Vec3, tris [][3]int) float64 {
 	v := 0.0
 	for _, t := range tris {
@@ -305,4 +253,169 @@ func segDist(p, a, b assets.Vec3) float64 {
 	t := p.Sub(a).Dot(ab) / l2
 	t = math.Max(0, math.Min(1, t))
 	return p.Dist(a.Add(ab.Scale(t)))
+}
+
+// SizeBytes estimates the memory the prepared mesh holds (positions, BVH, graph and
+// samples), for bounding a Cache.
+func (p *Prepared) SizeBytes() int64 {
+	nv, nt := int64(len(p.pos)), int64(len(p.tris))
+	links := int64(len(p.graph.adj))
+	const vec, word = 24, 8
+	size := nv*vec + // positions
+		nt*(3*word+word+48) + // BVH triangles, ids and nodes (≈ one 176-byte node per 4 triangles)
+		nv*8 + links*4 + // adjacency and pieces
+		int64(len(p.surf))*(2*vec+word) +
+		int64(len(p.edges))*3*word + int64(len(p.affine.verts))*(word+vec) +
+		int64(len(p.flipTris))*(word+vec) +
+		int64(len(p.defVerts)+len(p.locVerts))*word
+	return size + 1024
+}
+
+// affineFit fits the best affine map from a sample of rest positions to their posed
+// positions by least squares, to measure how far a pose is from any single affine
+// transform of the mesh: a rigid motion, or the one blended transform that equal
+// weights on every joint give, moves the mesh without articulating it. With both
+// point sets centred, the translation is the difference of the centroids and the
+// linear part is M·C⁺, M = Σ posed·restᵀ, C = Σ rest·restᵀ, C⁺ its pseudo-inverse (a
+// flat mesh, such as a sail, has a singular C: its out-of-plane direction is left
+// free instead of fitted to noise).
+type affineFit struct {
+	verts  []int
+	rest   []assets.Vec3 // rest positions minus their centroid
+	pinv   [3][3]float64 // C⁺
+	spread float64       // RMS distance of the rest positions from their centroid
+}
+
+func newAffineFit(pos []assets.Vec3, pairs []restEdge) affineFit {
+	var f affineFit
+	seen := make([]bool, len(pos))
+	for _, e := range pairs {
+		for _, v := range [2]int{e.a, e.b} {
+			if !seen[v] {
+				seen[v] = true
+				f.verts = append(f.verts, v)
+			}
+		}
+	}
+	if len(f.verts) < 4 {
+		return affineFit{}
+	}
+	var c assets.Vec3
+	for _, v := range f.verts {
+		c = c.Add(pos[v])
+	}
+	c = c.Scale(1 / float64(len(f.verts)))
+	var cov [3][3]float64
+	for _, v := range f.verts {
+		q := pos[v].Sub(c)
+		f.rest = append(f.rest, q)
+		f.spread += q.Dot(q)
+		for i := 0; i < 3; i++ {
+			for k := 0; k < 3; k++ {
+				cov[i][k] += q[i] * q[k]
+			}
+		}
+	}
+	f.spread = math.Sqrt(f.spread / float64(len(f.verts)))
+	if !(f.spread > 0) {
+		return affineFit{}
+	}
+	f.pinv = pseudoInverse3(cov)
+	return f
+}
+
+// pseudoInverse3 returns the Moore–Penrose pseudo-inverse of a symmetric 3×3 matrix
+// by Jacobi eigen-decomposition, dropping eigenvalues below 1e-9 of the largest.
+func pseudoInverse3(a [3][3]float64) [3][3]float64 {
+	v := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	for sweep := 0; sweep < 50; sweep++ {
+		off := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
+		if off < 1e-30*(a[0][0]*a[0][0]+a[1][1]*a[1][1]+a[2][2]*a[2][2]) {
+			break
+		}
+		for p := 0; p < 2; p++ {
+			for q := p + 1; q < 3; q++ {
+				if a[p][q] == 0 {
+					continue
+				}
+				theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
+				t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+				if theta < 0 {
+					t = -t
+				}
+				cs := 1 / math.Sqrt(t*t+1)
+				sn := t * cs
+				// a ← Jᵀ a J, v ← v J for the rotation J in the (p, q) plane.
+				for k := 0; k < 3; k++ {
+					akp, akq := a[k][p], a[k][q]
+					a[k][p], a[k][q] = cs*akp-sn*akq, sn*akp+cs*akq
+				}
+				for k := 0; k < 3; k++ {
+					apk, aqk := a[p][k], a[q][k]
+					a[p][k], a[q][k] = cs*apk-sn*aqk, sn*apk+cs*aqk
+				}
+				for k := 0; k < 3; k++ {
+					vkp, vkq := v[k][p], v[k][q]
+					v[k][p], v[k][q] = cs*vkp-sn*vkq, sn*vkp+cs*vkq
+				}
+			}
+		}
+	}
+	top := math.Max(math.Abs(a[0][0]), math.Max(math.Abs(a[1][1]), math.Abs(a[2][2])))
+	var out [3][3]float64
+	for e := 0; e < 3; e++ {
+		l := a[e][e]
+		if !(math.Abs(l) > 1e-9*top) {
+			continue
+		}
+		for i := 0; i < 3; i++ {
+			for k := 0; k < 3; k++ {
+				out[i][k] += v[i][e] * v[k][e] / l
+			}
+		}
+	}
+	return out
+}
+
+// residual returns the RMS distance of the posed positions def[verts] from the best
+// affine image of the rest positions, relative to the rest spread.
+func (f *affineFit) residual(def []assets.Vec3) float64 {
+	if len(f.verts) == 0 {
+		return 0
+	}
+	var mean assets.Vec3
+	for _, v := range f.verts {
+		mean = mean.Add(def[v])
+	}
+	mean = mean.Scale(1 / float64(len(f.verts)))
+	var m [3][3]float64 // Σ (posed − mean) · restᵀ
+	for i, v := range f.verts {
+		e, q := def[v].Sub(mean), f.rest[i]
+		for a := 0; a < 3; a++ {
+			for b := 0; b < 3; b++ {
+				m[a][b] += e[a] * q[b]
+			}
+		}
+	}
+	var lin [3][3]float64 // M · C⁺
+	for a := 0; a < 3; a++ {
+		for b := 0; b < 3; b++ {
+			for k := 0; k < 3; k++ {
+				lin[a][b] += m[a][k] * f.pinv[k][b]
+			}
+		}
+	}
+	sum := 0.0
+	for i, v := range f.verts {
+		e, q := def[v].Sub(mean), f.rest[i]
+		for a := 0; a < 3; a++ {
+			fit := lin[a][0]*q[0] + lin[a][1]*q[1] + lin[a][2]*q[2]
+			sum += sq(e[a] - fit)
+		}
+	}
+	r := math.Sqrt(sum/float64(len(f.verts))) / f.spread
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return 1
+	}
+	return r
 }

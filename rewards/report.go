@@ -16,12 +16,12 @@ const (
 // score = Π ((r_i+ε)/(1+ε))^(w_i / Σw) with ε = CombineFloor (see Combine). A reward
 // with twice the weight moves the score twice as much per relative change.
 // Coverage weighs triple: it sees bones that fail to reach a limb. Locality weighs
-// triple: it is the only reward that sees weights spread over far bones (uniform or
-// random weights deform smoothly because they barely articulate). Deformation and
-// sanity weigh double: deformation sees how badly the skin bends and (its
-// articulation factor) whether it bends at all, which a collapsed or single-joint rig
-// does not; sanity sees joints poked outside, duplicated or too many. The weights
-// were chosen among {1,2,3,4} on the real-rig hack sweep (see docs/rewards.md).
+// triple: it is the reward that sees weights spread over far bones (random weights
+// on far joints can still deform smoothly). Deformation and sanity weigh double:
+// deformation sees how badly the skin bends and (its articulation factor) whether it
+// bends at all, which a single-joint rig or equal weights on every joint do not;
+// sanity sees joints poked outside, duplicated or too many. The weights were chosen
+// among {1,2,3,4} on the real-rig hack sweep (see docs/rewards.md).
 var Weights = map[string]float64{
 	Containment: 1,
 	Coverage:    3,
@@ -71,14 +71,16 @@ type ContainmentDetails struct {
 	Outside []BoneFraction `json:"outside"`
 }
 
-// Protrusion is a cluster of mesh surface no bone reaches.
+// Protrusion is a cluster of mesh surface that no bone moving it reaches.
 type Protrusion struct {
 	Where        string      `json:"where"` // e.g. "left top front"
 	Position     assets.Vec3 `json:"position"`
 	Cube         assets.Vec3 `json:"cube"`
 	AreaFraction float64     `json:"area_fraction"`
-	NearestJoint string      `json:"nearest_joint"`
-	// Distance is how far (cube units) the cluster's centre is from the nearest bone.
+	// NearestJoint is the joint whose bone is nearest among those that move the
+	// cluster's farthest sample (among all bones for samples without weights).
+	NearestJoint string `json:"nearest_joint"`
+	// Distance is how far (cube units) that sample is from that bone.
 	Distance float64 `json:"distance"`
 }
 
@@ -118,8 +120,9 @@ type DeformationDetails struct {
 	RMSStrain   float64 `json:"rms_strain"`
 	FlipRate    float64 `json:"flip_rate"`
 	VolumeDrift float64 `json:"volume_drift"` // mean |V_posed/V_rest - 1|; 0 when the mesh is open
-	// Articulation is the mean relative distance change of far-apart vertex pairs
-	// (rest distance ≥ 0.3): 0 when the poses move the mesh rigidly.
+	// Articulation is the mean relative distance of the posed mesh from the best
+	// affine image of its rest shape (sampled vertices): 0 when the poses move the
+	// mesh rigidly or by any one affine map.
 	Articulation float64 `json:"articulation"`
 	// WorstVertices are vertices at the most stretched edges, with the joint that
 	// weighs most on them.
@@ -135,9 +138,11 @@ type VertexJoint struct {
 
 // SanityDetails lists the skeleton's structural problems.
 type SanityDetails struct {
-	Joints        int          `json:"joints"`
-	JointBudget   int          `json:"joint_budget"`
-	ShortBones    []string     `json:"short_bones,omitempty"`
+	Joints      int      `json:"joints"`
+	JointBudget int      `json:"joint_budget"`
+	ShortBones  []string `json:"short_bones,omitempty"`
+	// Coincident lists redundant joints: on another joint's place, moving the same
+	// vertices.
 	Coincident    []string     `json:"coincident_joints,omitempty"`
 	OutsideJoints []JointValue `json:"outside_joints,omitempty"` // with distance outside, cube units
 }

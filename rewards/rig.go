@@ -14,15 +14,30 @@ type rig struct {
 	parents []int
 	pos     []assets.Vec3 // joint positions, cube units
 	skel    *assets.Skeleton
-	segs    []segment
-	owned   [][]int // owned[j]: segments that move with joint j (its bones to children, or its own point)
-	skin    [][]assets.Influence
+	// segs is the moving skeleton: for every joint that carries weight, its bones to
+	// the children that lead to a joint moving some vertex (the heaviest influence of
+	// at least one vertex, the child itself or a descendant), or its own point when
+	// no child does. Bones of weightless joints and bones toward weightless or merely
+	// passenger joints (a wearer's legs under a blanket, end joints, helpers that only
+	// ever take a minor share of a vertex) are left out: they move nothing of this
+	// mesh, so adding them can neither help nor hurt the rewards computed on segs, and
+	// a sliver of weight on a joint cannot stretch its parent's bones anywhere.
+	segs  []segment
+	owned [][]int // owned[j]: indices of joint j's segments (none for a weightless joint)
+	skin  [][]assets.Influence
 	// invalid[v] is why vertex v's weights are unusable ("" when fine).
 	badVerts   []int
 	badReasons map[string]int
 	fatal      []string // problems that make the rig unscorable (score 0)
 	numVerts   int
 	children   [][]int
+	// mass[j] is the sum over vertices of joint j's (cleaned, normalized) weight: how
+	// much of this mesh j moves. Joints of mass 0 (a wearer's legs under a blanket,
+	// helper and end joints) move nothing here.
+	mass      []float64
+	totalMass float64
+	// moves[j]: joint j is the heaviest influence (ties included) of some vertex.
+	moves []bool
 }
 
 // segment is a bone: the stretch from a joint to one of its children (owner is the
@@ -98,17 +113,6 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 		r.skel.BindWorld[j] = b
 	}
 	r.children = r.skel.Children()
-	r.owned = make([][]int, n)
-	for j := 0; j < n; j++ {
-		if len(r.children[j]) == 0 {
-			r.owned[j] = append(r.owned[j], len(r.segs))
-			r.segs = append(r.segs, newSegment(r.pos[j], r.pos[j], j, -1))
-		}
-		for _, ch := range r.children[j] {
-			r.owned[j] = append(r.owned[j], len(r.segs))
-			r.segs = append(r.segs, newSegment(r.pos[j], r.pos[ch], j, ch))
-		}
-	}
 	if c.Skin == nil {
 		r.fatal = append(r.fatal, "no skin weights")
 		return r
@@ -151,6 +155,47 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 		}
 		r.skin[v] = clean
 	}
+	r.mass = make([]float64, n)
+	for _, ws := range r.skin {
+		for _, in := range ws {
+			r.mass[in.Joint] += in.Weight
+			r.totalMass += in.Weight
+		}
+	}
+	r.moves = make([]bool, n)
+	for _, ws := range r.skin {
+		heaviest := 0.0
+		for _, in := range ws {
+			heaviest = math.Max(heaviest, in.Weight)
+		}
+		for _, in := range ws {
+			if in.Weight >= heaviest-1e-9 {
+				r.moves[in.Joint] = true
+			}
+		}
+	}
+	leads := append([]bool(nil), r.moves...) // j or a descendant moves some vertex
+	for j := n - 1; j > 0; j-- {
+		if leads[j] && r.parents[j] >= 0 {
+			leads[r.parents[j]] = true
+		}
+	}
+	r.owned = make([][]int, n)
+	for j := 0; j < n; j++ {
+		if r.mass[j] <= 0 {
+			continue
+		}
+		for _, ch := range r.children[j] {
+			if leads[ch] {
+				r.owned[j] = append(r.owned[j], len(r.segs))
+				r.segs = append(r.segs, newSegment(r.pos[j], r.pos[ch], j, ch))
+			}
+		}
+		if len(r.owned[j]) == 0 {
+			r.owned[j] = append(r.owned[j], len(r.segs))
+			r.segs = append(r.segs, newSegment(r.pos[j], r.pos[j], j, -1))
+		}
+	}
 	return r
 }
 
@@ -177,8 +222,12 @@ func (r *rig) nearestBone(p assets.Vec3) (float64, int) {
 	return math.Sqrt(best), bi
 }
 
-// jointDist returns the distance from p to the bones joint j moves.
+// jointDist returns the distance from p to the bones joint j moves, or to j itself
+// for a weightless joint.
 func (r *rig) jointDist(p assets.Vec3, j int) float64 {
+	if len(r.owned[j]) == 0 {
+		return p.Dist(r.pos[j])
+	}
 	best := math.Inf(1)
 	for _, si := range r.owned[j] {
 		if d := r.segs[si].dist2(p); d < best {

@@ -14,14 +14,8 @@ import (
 // skeleton, NaN joints, bad weights) gets a report with low or zero rewards and its
 // problems listed.
 func Score(c *assets.Character, opt Options) (*Report, error) {
-	if c == nil {
-		return nil, errors.New("score: nil character")
-	}
-	p, err := Prepare(&c.Mesh, opt)
-	if err != nil {
-		return nil, fmt.Errorf("score %s: %w", c.Name, err)
-	}
-	return p.Score(c, opt)
+	var uncached *Cache
+	return uncached.Score(c, opt)
 }
 
 // Score scores c's rig on the prepared mesh, which must be c's mesh (same vertex and
@@ -106,7 +100,7 @@ func problems(d *Details) []string {
 			if i == 5 {
 				break
 			}
-			out = append(out, fmt.Sprintf("coverage: no bone reaches the protrusion at %s (%.1f%% of the surface, %.2f from joint %s)",
+			out = append(out, fmt.Sprintf("coverage: no bone moving it reaches the protrusion at %s (%.1f%% of the surface, %.2f from joint %s)",
 				pr.Where, 100*pr.AreaFraction, pr.Distance, pr.NearestJoint))
 		}
 	}
@@ -159,7 +153,7 @@ func problems(d *Details) []string {
 			out = append(out, fmt.Sprintf("sanity: %d near-zero-length bones, e.g. %s", len(s.ShortBones), s.ShortBones[0]))
 		}
 		if len(s.Coincident) > 0 {
-			out = append(out, fmt.Sprintf("sanity: %d joints sit on another joint, e.g. %s", len(s.Coincident), s.Coincident[0]))
+			out = append(out, fmt.Sprintf("sanity: %d joints sit on another joint and move the same vertices, e.g. %s", len(s.Coincident), s.Coincident[0]))
 		}
 		for i, o := range s.OutsideJoints {
 			if i == 3 {

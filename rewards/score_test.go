@@ -7,8 +7,10 @@ import (
 	"math"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
 )
 
 // Bad input never panics: broken rigs get a report (score 0 where vital), broken
@@ -144,7 +146,11 @@ func cpuSince(t0 float64) float64 { return cpuMillis() - t0 }
 
 // BenchmarkScore scores a ≈5k-vertex rig with 8 poses: "cold" prepares the mesh each
 // time (what `rig score` does), "warm" reuses a Prepared mesh (an RL group sharing a
-// mesh). rigs/s is per benchmark goroutine; run with -cpu to compare.
+// mesh, or `rig serve` with its mesh cache). rigs/s is the throughput of all benchmark
+// goroutines together (GOMAXPROCS of them; `-cpu 2` for two cores), cpu-ms/rig the
+// process CPU time per rig. "winding" times the BVH winding number against brute force
+// on the same mesh at the points containment queries (12 per bone) and reports the
+// ratio as x-speedup, so one run gives all three figures.
 func BenchmarkScore(b *testing.B) {
 	c := capsuleMan(1, true).character(84)
 	b.Logf("rig: %d vertices, %d triangles, %d joints", len(c.Mesh.Positions), len(c.Mesh.Triangles), c.Skeleton.NumJoints())
@@ -176,6 +182,28 @@ func BenchmarkScore(b *testing.B) {
 		})
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rigs/s")
 		b.ReportMetric(cpuSince(cpu0)/float64(b.N), "cpu-ms/rig")
+	})
+	b.Run("winding", func(b *testing.B) {
+		mesh := &assets.Mesh{Positions: p.pos, Triangles: p.tris}
+		r := newRig(c, p.Norm, opt.withDefaults())
+		var pts []assets.Vec3
+		for _, s := range r.segs {
+			for i := 0; i < bonePointsPerBone; i++ {
+				pts = append(pts, s.a.Lerp(s.b, (float64(i)+0.5)/bonePointsPerBone))
+			}
+		}
+		var fast, brute time.Duration
+		for i := 0; i < b.N; i++ {
+			q := pts[i%len(pts)]
+			t0 := time.Now()
+			p.wn.At(q)
+			t1 := time.Now()
+			geom.BruteForceWindingNumber(mesh, q)
+			brute += time.Since(t1)
+			fast += t1.Sub(t0)
+		}
+		b.ReportMetric(float64(brute)/float64(fast), "x-speedup")
+		b.ReportMetric(float64(len(mesh.Triangles)), "triangles")
 	})
 }
 
@@ -214,5 +242,52 @@ func TestDeformationRigidMotion(t *testing.T) {
 				t.Errorf("deformation %.4f for a rig that cannot bend, want 0", rep.Rewards[Deformation])
 			}
 		})
+	}
+}
+
+// Bones that carry no weight of the mesh are not judged by containment, coverage or
+// pivot placement, so they must not be able to raise a score either: adding
+// weightless bones poking out of the surface (a wearer's skeleton around a prop,
+// helpers, or decoys placed where coverage looks) never scores above the true rig.
+func TestWeightlessBonesEarnNothing(t *testing.T) {
+	c := capsuleMan(2, true).character(40)
+	opt := Options{Poses: 4}
+	p, err := Prepare(&c.Mesh, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := p.Score(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoy, ok := DecoyBones(c, 3)
+	if !ok {
+		t.Fatal("decoys not built")
+	}
+	// The same decoy bones, with their weight handed back to the true joints.
+	weightless := decoy.Clone()
+	weightless.Skin = c.Skin.Clone()
+	for _, n := range []int{0, 200} {
+		h := weightless
+		if n > 0 { // and far more joints than the budget allows
+			h = weightless.Clone()
+			for i := 0; i < n; i++ {
+				h.Skeleton.Names = append(h.Skeleton.Names, fmt.Sprintf("extra%d", i))
+				h.Skeleton.Parents = append(h.Skeleton.Parents, 0)
+				h.Skeleton.BindWorld = append(h.Skeleton.BindWorld, assets.Translate4(assets.Vec3{2, float64(i) / 100, 0}))
+			}
+		}
+		rep, err := p.Score(h, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Score > truth.Score {
+			t.Errorf("%d weightless bones: score %.4f above the true rig's %.4f (%v)", h.Skeleton.NumJoints()-c.Skeleton.NumJoints(), rep.Score, truth.Score, rep.Rewards)
+		}
+		for _, name := range []string{Containment, Coverage, Locality, Deformation} {
+			if math.Abs(rep.Rewards[name]-truth.Rewards[name]) > 1e-9 {
+				t.Errorf("%d weightless bones changed %s: %.4f → %.4f", h.Skeleton.NumJoints()-c.Skeleton.NumJoints(), name, truth.Rewards[name], rep.Rewards[name])
+			}
+		}
 	}
 }

@@ -28,22 +28,30 @@ func skinFactor(bad, total int) float64 {
 
 // Locality tuning.
 const (
-	influenceFloor  = 0.01 // weights below count as no influence
-	freeInfluences  = 4    // influences per vertex that cost nothing
-	localitySlack   = 0.05 // cube units added to both distances of the locality ratio
-	regionThreshold = 0.2  // a joint's influence region: vertices it weighs at least this much
+	influenceFloor = 0.01 // weights below count as no influence
+	freeInfluences = 4    // influences per vertex that cost nothing
+	localitySlack  = 0.05 // cube units added to both distances of the locality ratio
+	// localityReach: a weight on a bone at most this much farther (cube units) than
+	// the nearest bone is local; only the distance beyond it counts.
+	localityReach   = 0.1
+	regionThreshold = 0.2 // a joint's influence region: vertices it weighs at least this much
 )
 
 // locality measures whether weights are sparse and local, as the product of three
 // factors. Sparsity: per vertex min(1, 4/influences) (influences above 0.01), averaged.
-// Distance: per vertex (d_near+0.05)/(d_weighted+0.05), where d_near is the distance
-// to the nearest bone and d_weighted the weight-averaged distance to the bones of the
-// joints that move it, averaged (uniform or random weights reach across the body and
-// score low). Connectivity: for each joint, the share of its influence (weights ≥ 0.2)
-// in the largest connected piece of the surface graph (mesh edges plus links between
-// pieces closer than 0.02), averaged by influence mass.
+// Distance: per vertex (d_near+0.05)/(d_near + Σ_j w_j·max(0, d_j − d_near − 0.1) +
+// 0.05), where d_near is the distance to the nearest bone and d_j to the bones of
+// joint j: a weight on a bone up to 0.1 (5% of the model's size) farther than the
+// nearest one is free, as at a joint where two bones meet, and only the reach beyond
+// counts (uniform or random weights reach across the body and score low). Averaged
+// over up to 1500 vertices. Connectivity: for each joint, within each connected piece
+// of the mesh (mesh edges plus links between vertices closer than 0.02), the share of
+// its influence (weights ≥ 0.2) in its largest surface-connected region there,
+// averaged by influence mass; a joint may move several separate pieces (a sword and
+// the hand holding it), but within one piece its influence should be one region.
 // Blind to: how smooth the weights are across joints (rigid weights score 1; see
-// deformation) and whether the bones are right.
+// deformation), whether the bones are right, and far weights on a rigid piece whose
+// pivot lies far from it (a door on its hinge pays for the distance).
 func (p *Prepared) locality(r *rig) (float64, *LocalityDetails) {
 	det := &LocalityDetails{}
 	nJ := len(r.pos)
@@ -78,11 +86,11 @@ func (p *Prepared) locality(r *rig) (float64, *LocalityDetails) {
 		}
 		q := p.pos[v]
 		near, _ := r.nearestBone(q)
-		weighted := 0.0
+		beyond := 0.0
 		for _, in := range ws {
-			weighted += in.Weight * r.jointDist(q, in.Joint)
+			beyond += in.Weight * math.Max(0, r.jointDist(q, in.Joint)-near-localityReach)
 		}
-		dsum += (near + localitySlack) / (weighted + localitySlack)
+		dsum += (near + localitySlack) / (near + beyond + localitySlack)
 		dn++
 	}
 	det.Distance = 1
@@ -103,6 +111,15 @@ func (p *Prepared) locality(r *rig) (float64, *LocalityDetails) {
 	member := make([]int32, len(p.pos)) // joint+1 whose region is being searched
 	seen := make([]int32, len(p.pos))
 	var stack []int
+	// Per mesh piece: the largest region found there for the current joint (valid
+	// where pieceStamp equals the joint's stamp), and the pieces touched.
+	nPieces := 0
+	for _, pc := range p.piece {
+		nPieces = max(nPieces, int(pc)+1)
+	}
+	pieceBest := make([]float64, nPieces)
+	pieceStamp := make([]int32, nPieces)
+	var touched []int32
 	totalMass, connMass := 0.0, 0.0
 	for j, reg := range regions {
 		if len(reg) == 0 {
@@ -121,7 +138,7 @@ func (p *Prepared) locality(r *rig) (float64, *LocalityDetails) {
 			member[v] = stamp
 			mass[j] += w(v)
 		}
-		largest := 0.0
+		touched = touched[:0]
 		for _, s := range reg {
 			if seen[s] == stamp {
 				continue
@@ -133,14 +150,23 @@ func (p *Prepared) locality(r *rig) (float64, *LocalityDetails) {
 				v := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
 				comp += w(v)
-				for _, u := range p.graph[v] {
+				for _, u := range p.graph.neighbors(v) {
 					if member[u] == stamp && seen[u] != stamp {
 						seen[u] = stamp
-						stack = append(stack, u)
+						stack = append(stack, int(u))
 					}
 				}
 			}
-			largest = math.Max(largest, comp)
+			pc := p.piece[s]
+			if pieceStamp[pc] != stamp {
+				pieceStamp[pc], pieceBest[pc] = stamp, 0
+				touched = append(touched, pc)
+			}
+			pieceBest[pc] = math.Max(pieceBest[pc], comp)
+		}
+		largest := 0.0
+		for _, pc := range touched {
+			largest += pieceBest[pc]
 		}
 		totalMass += mass[j]
 		connMass += largest

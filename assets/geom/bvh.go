@@ -49,12 +49,30 @@ func NewBVH(m *assets.Mesh) *BVH {
 	if len(b.tris) == 0 {
 		return b
 	}
-	cent := make([]assets.Vec3, len(b.tris))
+	bd := &builder{b: b, order: make([]int32, len(b.tris)), cent: make([]assets.Vec3, len(b.tris)), info: make([]triInfo, len(b.tris))}
+	bd.area = make([]float64, 1, 4*len(b.tris)/bvhLeafSize+2)
+	bd.weighted = make([]assets.Vec3, 1, cap(bd.area))
+	bd.flat = make([]assets.Vec3, 1, cap(bd.area))
 	for i, t := range b.tris {
-		cent[i] = b.verts[t[0]].Add(b.verts[t[1]]).Add(b.verts[t[2]]).Scale(1.0 / 3)
+		p, q, r := b.verts[t[0]], b.verts[t[1]], b.verts[t[2]]
+		ti := &bd.info[i]
+		for k := 0; k < 3; k++ {
+			ti.lo[k] = math.Min(p[k], math.Min(q[k], r[k]))
+			ti.hi[k] = math.Max(p[k], math.Max(q[k], r[k]))
+		}
+		bd.cent[i] = p.Add(q).Add(r).Scale(1.0 / 3)
+		ti.areaNormal = q.Sub(p).Cross(r.Sub(p)).Scale(0.5)
+		ti.area = ti.areaNormal.Len()
+		bd.order[i] = int32(i)
 	}
-	b.nodes = make([]bvhNode, 1, 2*len(b.tris)/bvhLeafSize+2)
-	b.build(0, 0, len(b.tris), cent)
+	b.nodes = make([]bvhNode, 1, 4*len(b.tris)/bvhLeafSize+2)
+	bd.node(0, 0, len(b.tris))
+	// Lay the triangles out in tree order.
+	tris, ids := make([][3]int, len(b.tris)), make([]int, len(b.tris))
+	for i, ti := range bd.order {
+		tris[i], ids[i] = b.tris[ti], b.ids[ti]
+	}
+	b.tris, b.ids = tris, ids
 	return b
 }
 
@@ -69,115 +87,159 @@ func (b *BVH) Bounds() (lo, hi assets.Vec3) {
 	return b.nodes[0].lo, b.nodes[0].hi
 }
 
-type triOrder struct {
-	tris [][3]int
-	ids  []int
-	cent []assets.Vec3
-	axis int
+// triInfo is what the build needs of one triangle, computed once.
+type triInfo struct {
+	lo, hi     assets.Vec3 // bounding box
+	areaNormal assets.Vec3 // area · unit normal
+	area       float64
 }
 
-func (o triOrder) Len() int           { return len(o.tris) }
-func (o triOrder) Less(i, j int) bool { return o.cent[i][o.axis] < o.cent[j][o.axis] }
-func (o triOrder) Swap(i, j int) {
-	o.tris[i], o.tris[j] = o.tris[j], o.tris[i]
-	o.ids[i], o.ids[j] = o.ids[j], o.ids[i]
-	o.cent[i], o.cent[j] = o.cent[j], o.cent[i]
+// builder holds the per-triangle data of one NewBVH call.
+type builder struct {
+	b     *BVH
+	order []int32       // triangle indices, permuted so every subtree is a contiguous run
+	cent  []assets.Vec3 // centroid of each triangle (compact, for the splits)
+	info  []triInfo
+	// Per node, for combining children: total area and Σ area·centroid, Σ centroid.
+	area           []float64
+	weighted, flat []assets.Vec3
 }
 
-// selectNth reorders o so that element k is the one a sort would put there, every
-// element before it is not greater and every element after not smaller (quickselect;
-// the split a median sort gives, in linear expected time).
-func selectNth(o triOrder, k int) {
-	lo, hi := 0, o.Len()-1
+// selectNth reorders order (indices into cent) so that element k is the one a sort by
+// centroid coordinate axis would put there, every element before it is not greater
+// and every element after not smaller (quickselect with a three-way partition, so
+// runs of equal keys, common in regular meshes, stay linear instead of degrading to
+// quadratic time).
+func selectNth(order []int32, cent []assets.Vec3, axis, k int) {
+	key := func(i int) float64 { return cent[order[i]][axis] }
+	lo, hi := 0, len(order)-1
 	for hi > lo {
-		// Median of three as the pivot, moved to hi.
+		// Median of three as the pivot value.
 		m := lo + (hi-lo)/2
-		if o.Less(m, lo) {
-			o.Swap(m, lo)
-		}
-		if o.Less(hi, lo) {
-			o.Swap(hi, lo)
-		}
-		if o.Less(m, hi) {
-			o.Swap(m, hi)
-		}
-		pivot := o.cent[hi][o.axis]
-		i := lo
-		for j := lo; j < hi; j++ {
-			if o.cent[j][o.axis] < pivot {
-				o.Swap(i, j)
+		a, b, c := key(lo), key(m), key(hi)
+		pivot := math.Max(math.Min(a, b), math.Min(math.Max(a, b), c))
+		// Dutch flag: [lo,lt) < pivot, [lt,i) == pivot, (gt,hi] > pivot.
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch v := key(i); {
+			case v < pivot:
+				order[lt], order[i] = order[i], order[lt]
+				lt++
+				i++
+			case v > pivot:
+				order[i], order[gt] = order[gt], order[i]
+				gt--
+			default:
 				i++
 			}
 		}
-		o.Swap(i, hi)
 		switch {
-		case k == i:
-			return
-		case k < i:
-			hi = i - 1
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
 		default:
-			lo = i + 1
+			return
 		}
 	}
 }
 
-func (b *BVH) build(ni, first, end int, cent []assets.Vec3) {
-	n := &b.nodes[ni]
-	n.first, n.span = int32(first), int32(end-first)
-	inf := math.Inf(1)
-	n.lo = assets.Vec3{inf, inf, inf}
-	n.hi = assets.Vec3{-inf, -inf, -inf}
-	clo, chi := n.lo, n.hi
-	var areaSum float64
-	var weighted, plain assets.Vec3
-	for i := first; i < end; i++ {
-		t := b.tris[i]
-		a, bb, c := b.verts[t[0]], b.verts[t[1]], b.verts[t[2]]
-		for _, p := range [3]assets.Vec3{a, bb, c} {
-			for k := 0; k < 3; k++ {
-				n.lo[k] = math.Min(n.lo[k], p[k])
-				n.hi[k] = math.Max(n.hi[k], p[k])
-			}
-		}
-		for k := 0; k < 3; k++ {
-			clo[k] = math.Min(clo[k], cent[i][k])
-			chi[k] = math.Max(chi[k], cent[i][k])
-		}
-		an := bb.Sub(a).Cross(c.Sub(a)).Scale(0.5)
-		n.areaNormal = n.areaNormal.Add(an)
-		area := an.Len()
-		areaSum += area
-		weighted = weighted.Add(cent[i].Scale(area))
-		plain = plain.Add(cent[i])
-	}
-	if areaSum > 0 {
-		n.centroid = weighted.Scale(1 / areaSum)
-	} else {
-		n.centroid = plain.Scale(1 / float64(end-first))
-	}
-	for i := first; i < end; i++ {
-		for _, v := range b.tris[i] {
-			d := b.verts[v].Sub(n.centroid)
-			n.radius2 = math.Max(n.radius2, d.Dot(d))
-		}
+// node fills node ni over the triangles order[first:end], recursing for inner nodes.
+// Bounds, area normals and area-weighted centroids of an inner node combine its
+// children's; only the split and the exact radius look at every triangle per level.
+func (bd *builder) node(ni, first, end int) {
+	b := bd.b
+	run := bd.order[first:end]
+	b.nodes[ni].first, b.nodes[ni].span = int32(first), int32(end-first)
+	for len(bd.area) < len(b.nodes) { // grown with the nodes, a pair at a time
+		bd.area = append(bd.area, 0, 0)
+		bd.weighted = append(bd.weighted, assets.Vec3{}, assets.Vec3{})
+		bd.flat = append(bd.flat, assets.Vec3{}, assets.Vec3{})
 	}
 	if end-first <= bvhLeafSize {
-		n.count = n.span
-		return
+		inf := math.Inf(1)
+		lo, hi := assets.Vec3{inf, inf, inf}, assets.Vec3{-inf, -inf, -inf}
+		var areaNormal, weighted, flat assets.Vec3
+		area := 0.0
+		for _, ti := range run {
+			t, c := &bd.info[ti], bd.cent[ti]
+			for k := 0; k < 3; k++ {
+				if t.lo[k] < lo[k] {
+					lo[k] = t.lo[k]
+				}
+				if t.hi[k] > hi[k] {
+					hi[k] = t.hi[k]
+				}
+				areaNormal[k] += t.areaNormal[k]
+				weighted[k] += t.area * c[k]
+				flat[k] += c[k]
+			}
+			area += t.area
+		}
+		n := &b.nodes[ni]
+		n.lo, n.hi, n.areaNormal, n.count = lo, hi, areaNormal, n.span
+		bd.area[ni], bd.weighted[ni], bd.flat[ni] = area, weighted, flat
+	} else {
+		inf := math.Inf(1)
+		clo, chi := assets.Vec3{inf, inf, inf}, assets.Vec3{-inf, -inf, -inf}
+		for _, ti := range run {
+			c := bd.cent[ti]
+			for k := 0; k < 3; k++ {
+				if c[k] < clo[k] {
+					clo[k] = c[k]
+				}
+				if c[k] > chi[k] {
+					chi[k] = c[k]
+				}
+			}
+		}
+		axis := 0
+		for k := 1; k < 3; k++ {
+			if chi[k]-clo[k] > chi[axis]-clo[axis] {
+				axis = k
+			}
+		}
+		mid := (first + end) / 2
+		selectNth(run, bd.cent, axis, mid-first)
+		left := len(b.nodes)
+		b.nodes[ni].left = int32(left)
+		b.nodes = append(b.nodes, bvhNode{}, bvhNode{})
+		bd.node(left, first, mid)
+		bd.node(left+1, mid, end)
+		l, r := &b.nodes[left], &b.nodes[left+1]
+		n := &b.nodes[ni]
+		n.lo, n.hi = l.lo, l.hi
+		for k := 0; k < 3; k++ {
+			if r.lo[k] < n.lo[k] {
+				n.lo[k] = r.lo[k]
+			}
+			if r.hi[k] > n.hi[k] {
+				n.hi[k] = r.hi[k]
+			}
+		}
+		n.areaNormal = l.areaNormal.Add(r.areaNormal)
+		bd.area[ni] = bd.area[left] + bd.area[left+1]
+		bd.weighted[ni] = bd.weighted[left].Add(bd.weighted[left+1])
+		bd.flat[ni] = bd.flat[left].Add(bd.flat[left+1])
 	}
-	axis := 0
-	for k := 1; k < 3; k++ {
-		if chi[k]-clo[k] > chi[axis]-clo[axis] {
-			axis = k
+	n := &b.nodes[ni]
+	if bd.area[ni] > 0 {
+		n.centroid = bd.weighted[ni].Scale(1 / bd.area[ni])
+	} else {
+		n.centroid = bd.flat[ni].Scale(1 / float64(end-first))
+	}
+	c := n.centroid
+	r2 := 0.0
+	for _, ti := range run {
+		for _, v := range b.tris[ti] {
+			p := b.verts[v]
+			dx, dy, dz := p[0]-c[0], p[1]-c[1], p[2]-c[2]
+			if d := dx*dx + dy*dy + dz*dz; d > r2 {
+				r2 = d
+			}
 		}
 	}
-	mid := (first + end) / 2
-	selectNth(triOrder{b.tris[first:end], b.ids[first:end], cent[first:end], axis}, mid-first)
-	left := int32(len(b.nodes))
-	n.left = left
-	b.nodes = append(b.nodes, bvhNode{}, bvhNode{})
-	b.build(int(left), first, mid, cent)
-	b.build(int(left)+1, mid, end, cent)
+	n.radius2 = r2
 }
 
 // boxDist2 returns the squared distance from p to the box [lo,hi] (0 inside).

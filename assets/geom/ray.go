@@ -27,16 +27,25 @@ func (b *BVH) Ray(origin, dir assets.Vec3, tMin, tMax float64) (hit RayHit, ok b
 	best := tMax
 	bestTri := -1
 	front := false
-	var stack [64]int32
+	// Nodes to visit with their entry distance; the nearer child is visited first so
+	// that hits found there prune the farther one.
+	type visit struct {
+		node  int32
+		enter float64
+	}
+	var stack [64]visit
 	sp := 0
-	stack[sp] = 0
-	sp++
+	if t, ok := slab(b.nodes[0].lo, b.nodes[0].hi, origin, inv, tMin, best); ok {
+		stack[0] = visit{0, t}
+		sp = 1
+	}
 	for sp > 0 {
 		sp--
-		n := &b.nodes[stack[sp]]
-		if !slab(n.lo, n.hi, origin, inv, tMin, best) {
+		vi := stack[sp]
+		if vi.enter > best {
 			continue
 		}
+		n := &b.nodes[vi.node]
 		if n.count > 0 || sp+2 > len(stack) {
 			for i := n.first; i < n.first+n.span; i++ {
 				t := b.tris[i]
@@ -46,8 +55,22 @@ func (b *BVH) Ray(origin, dir assets.Vec3, tMin, tMax float64) (hit RayHit, ok b
 			}
 			continue
 		}
-		stack[sp], stack[sp+1] = n.left, n.left+1
-		sp += 2
+		l, r := n.left, n.left+1
+		tl, okl := slab(b.nodes[l].lo, b.nodes[l].hi, origin, inv, tMin, best)
+		tr, okr := slab(b.nodes[r].lo, b.nodes[r].hi, origin, inv, tMin, best)
+		if okl && okr && tl < tr { // push the farther first
+			l, r, tl, tr = r, l, tr, tl
+		}
+		if okl && okr {
+			stack[sp], stack[sp+1] = visit{l, tl}, visit{r, tr}
+			sp += 2
+		} else if okl {
+			stack[sp] = visit{n.left, tl}
+			sp++
+		} else if okr {
+			stack[sp] = visit{n.left + 1, tr}
+			sp++
+		}
 	}
 	if bestTri < 0 {
 		return hit, false
@@ -55,8 +78,9 @@ func (b *BVH) Ray(origin, dir assets.Vec3, tMin, tMax float64) (hit RayHit, ok b
 	return RayHit{T: best, Triangle: bestTri, Front: front}, true
 }
 
-// slab reports whether the ray meets the box within (tMin, tMax).
-func slab(lo, hi, o, inv assets.Vec3, tMin, tMax float64) bool {
+// slab reports whether the ray meets the box within (tMin, tMax) and where it enters
+// that stretch.
+func slab(lo, hi, o, inv assets.Vec3, tMin, tMax float64) (enter float64, ok bool) {
 	for k := 0; k < 3; k++ {
 		t1 := (lo[k] - o[k]) * inv[k]
 		t2 := (hi[k] - o[k]) * inv[k]
@@ -65,7 +89,7 @@ func slab(lo, hi, o, inv assets.Vec3, tMin, tMax float64) bool {
 		}
 		if math.IsNaN(t1) || math.IsNaN(t2) { // origin on a slab plane with a zero direction
 			if o[k] < lo[k] || o[k] > hi[k] {
-				return false
+				return 0, false
 			}
 			continue
 		}
@@ -76,10 +100,10 @@ func slab(lo, hi, o, inv assets.Vec3, tMin, tMax float64) bool {
 			tMax = t2
 		}
 		if tMin > tMax {
-			return false
+			return 0, false
 		}
 	}
-	return true
+	return tMin, true
 }
 
 // rayTriangle intersects a ray with triangle abc (Möller–Trumbore), both faces.

@@ -19,8 +19,8 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		usage:   "[--addr 127.0.0.1:8080] [--concurrency N] [--max-body MiB] [--timeout D] [--poses N] [--seed S]",
-		summary: "HTTP scoring service for RL trainers (POST /score, /score/batch)",
+		usage:   "[--addr 127.0.0.1:8080] [--concurrency N] [--max-body MiB] [--cache-mb MiB] [--timeout D] [--poses N] [--seed S] [--checkpoint CKPT]",
+		summary: "HTTP scoring service for RL trainers (POST /score, /score/tokens, /score/batch)",
 		run:     runServe,
 	})
 }
@@ -31,6 +31,8 @@ func runServe(args []string, stdout io.Writer) error {
 	conc := fs.Int("concurrency", 0, "rigs scored at once (0: number of CPUs)")
 	maxBody := fs.Int64("max-body", 64, "largest request body in MiB")
 	timeout := fs.Duration("timeout", 60*time.Second, "per-request time limit")
+	cacheMB := fs.Int64("cache-mb", 512, "memory bound of the prepared-mesh cache in MiB (0: no cache)")
+	ckpt := fs.String("checkpoint", "", "skin-tokenizer checkpoint for /score/tokens (default: the shipped one)")
 	poses := fs.Int("poses", 8, "random poses of the deformation reward")
 	seed := fs.Int64("seed", 1, "seed of poses and samples")
 	rest, err := parseInterleaved(fs, args)
@@ -40,12 +42,27 @@ func runServe(args []string, stdout io.Writer) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, rest[0])
 	}
-	srv := serve.New(serve.Config{
+	if *cacheMB < 0 {
+		return fmt.Errorf("%w: --cache-mb must be at least 0", errUsage)
+	}
+	cfg := serve.Config{
 		MaxBodyBytes: *maxBody << 20,
 		Concurrency:  *conc,
 		Timeout:      *timeout,
+		CacheBytes:   *cacheMB << 20,
 		Options:      rewards.Options{Poses: *poses, Seed: *seed},
-	})
+	}
+	if *cacheMB == 0 {
+		cfg.CacheBytes = -1 // serve.Config reads 0 as the default
+	}
+	if *ckpt != "" {
+		tok, err := loadSkinTokenizer(*ckpt)
+		if err != nil {
+			return err
+		}
+		cfg.SkinTokenizer = tok
+	}
+	srv := serve.New(cfg)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", *addr, err)

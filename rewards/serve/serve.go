@@ -1,7 +1,9 @@
 // Package serve is rigkit's HTTP scoring service: outside RL trainers POST rigged GLB
-// files and get the rewards JSON of package rewards, one at a time or as a GRPO group
-// with advantages. Requests are size-limited, time-limited and run at most a fixed
-// number at a time (the core count by default).
+// files, or a mesh and the token streams a model generated for it, and get the
+// rewards JSON of package rewards, one at a time or as a GRPO group with advantages.
+// Requests are size-limited, time-limited and run at most a fixed number at a time
+// (the core count by default); prepared meshes are cached by content, so a group of
+// rigs on one mesh pays mesh preparation once.
 package serve
 
 import (
@@ -17,9 +19,12 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/tokenizer"
 )
 
 // Config sets the service's limits. The zero value gives the defaults.
@@ -33,6 +38,12 @@ type Config struct {
 	// Timeout caps one request, including waiting for a scoring slot (default 60 s);
 	// a request that runs out gets 503.
 	Timeout time.Duration
+	// CacheBytes bounds the memory of the prepared-mesh cache (default 512 MiB,
+	// roughly a hundred 10k-triangle meshes); negative disables the cache.
+	CacheBytes int64
+	// SkinTokenizer decodes the skin tokens of /score/tokens (default: the shipped
+	// tokenizer.DefaultSkinTokenizer, loaded on the first token request).
+	SkinTokenizer *tokenizer.SkinTokenizer
 	// Options are the scoring options (poses, seed, limits).
 	Options rewards.Options
 }
@@ -50,22 +61,34 @@ func (c Config) withDefaults() Config {
 	if c.Timeout <= 0 {
 		c.Timeout = 60 * time.Second
 	}
+	if c.CacheBytes == 0 {
+		c.CacheBytes = 512 << 20
+	}
 	return c
 }
 
 // Server scores rigs over HTTP. Create it with New; it is an http.Handler.
 type Server struct {
-	cfg Config
-	sem chan struct{}
-	mux *http.ServeMux
+	cfg   Config
+	sem   chan struct{}
+	mux   *http.ServeMux
+	cache *rewards.Cache // nil when disabled
+
+	tokOnce sync.Once
+	tok     *tokenizer.SkinTokenizer
+	tokErr  error
 }
 
 // New returns a scoring server with cfg's limits.
 func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), mux: http.NewServeMux()}
+	if cfg.CacheBytes > 0 {
+		s.cache = rewards.NewCache(cfg.CacheBytes)
+	}
 	s.mux.HandleFunc("GET /healthz", s.health)
 	s.mux.HandleFunc("POST /score", s.score)
+	s.mux.HandleFunc("POST /score/tokens", s.scoreTokens)
 	s.mux.HandleFunc("POST /score/batch", s.batch)
 	return s
 }
@@ -77,23 +100,41 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// errorBody is every error response.
+// CacheStats returns the prepared-mesh cache's counters.
+func (s *Server) CacheStats() rewards.CacheStats { return s.cache.Stats() }
+
+// errorBody is every error response. Position is set for a token stream that breaks
+// the grammar: the index of the first token not allowed.
 type errorBody struct {
-	Error string `json:"error"`
+	Error    string `json:"error"`
+	Position *int   `json:"position,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // error messages quote tokens such as <EOS>
+	enc.Encode(v)
 }
 
 func writeError(w http.ResponseWriter, status int, format string, args ...any) {
 	writeJSON(w, status, errorBody{Error: fmt.Sprintf(format, args...)})
 }
 
+// writeErr answers err with status, adding the position of a stream error.
+func writeErr(w http.ResponseWriter, status int, err error) {
+	body := errorBody{Error: err.Error()}
+	var se *StreamError
+	if errors.As(err, &se) {
+		pos := se.Position
+		body.Position = &pos
+	}
+	writeJSON(w, status, body)
+}
+
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "concurrency": s.cfg.Concurrency})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "concurrency": s.cfg.Concurrency, "cache": s.cache.Stats()})
 }
 
 // readBody reads at most MaxBodyBytes, answering 413 above it.
@@ -115,28 +156,42 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	return data, true
 }
 
-// scoreOne runs one scoring under the concurrency bound; status is the HTTP status
-// for an error.
-func (s *Server) scoreOne(ctx context.Context, data []byte, name string) (rep *rewards.Report, status int, err error) {
+// errStatus maps a scoring error to its HTTP status: 413 for a mesh above the
+// triangle limit, 400 for everything else the input is to blame for.
+func errStatus(err error) int {
+	if errors.Is(err, rewards.ErrMeshTooLarge) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusBadRequest
+}
+
+// withSlot runs job under the concurrency bound, turning a panic into a 500; status
+// is the HTTP status for an error (503 when no slot came before the deadline).
+func (s *Server) withSlot(ctx context.Context, name string, job func() error) (status int, err error) {
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, http.StatusServiceUnavailable, fmt.Errorf("%s: timed out waiting for a scoring slot", name)
+		return http.StatusServiceUnavailable, fmt.Errorf("%s: timed out waiting for a scoring slot", name)
 	}
 	defer func() { <-s.sem }()
 	defer func() {
 		if p := recover(); p != nil {
-			rep, status, err = nil, http.StatusInternalServerError, fmt.Errorf("%s: internal error: %v", name, p)
+			status, err = http.StatusInternalServerError, fmt.Errorf("%s: internal error: %v", name, p)
 		}
 	}()
-	rep, err = rewards.ScoreGLB(data, name, s.cfg.Options)
-	if err != nil {
-		if errors.Is(err, rewards.ErrMeshTooLarge) {
-			return nil, http.StatusRequestEntityTooLarge, err
-		}
-		return nil, http.StatusBadRequest, err
+	if err := job(); err != nil {
+		return errStatus(err), err
 	}
-	return rep, http.StatusOK, nil
+	return http.StatusOK, nil
+}
+
+// scoreGLB scores one rigged GLB, its mesh prepared through the cache.
+func (s *Server) scoreGLB(ctx context.Context, data []byte, name string) (rep *rewards.Report, status int, err error) {
+	status, err = s.withSlot(ctx, name, func() (err error) {
+		rep, err = s.cache.ScoreGLB(data, name, s.cfg.Options)
+		return err
+	})
+	return rep, status, err
 }
 
 func (s *Server) score(w http.ResponseWriter, r *http.Request) {
@@ -148,29 +203,38 @@ func (s *Server) score(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "empty body: POST the GLB bytes")
 		return
 	}
-	rep, status, err := s.scoreOne(r.Context(), data, "request.glb")
+	rep, status, err := s.scoreGLB(r.Context(), data, "request.glb")
 	if err != nil {
-		writeError(w, status, "%v", err)
+		writeErr(w, status, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, rep)
 }
 
-// BatchRequest is the JSON form of POST /score/batch.
+// BatchRequest is the JSON form of POST /score/batch: either GLBs, or one Mesh with
+// Streams (token streams for that mesh, each a JSON array of token ids or an object
+// with "tokens" and optional "names" as `rig tokenize` writes).
 type BatchRequest struct {
-	// GLBs are base64-encoded GLB files, one group.
-	GLBs []string `json:"glbs"`
+	// GLBs are base64-encoded rigged GLB files, one group.
+	GLBs []string `json:"glbs,omitempty"`
+	// Mesh is a base64-encoded GLB whose mesh the Streams rig (any rig in it is
+	// ignored).
+	Mesh string `json:"mesh,omitempty"`
+	// Streams are the group's token streams on Mesh.
+	Streams []json.RawMessage `json:"streams,omitempty"`
 	// ScaleByStd divides advantages by the group's standard deviation.
 	ScaleByStd bool `json:"scale_by_std"`
 }
 
-// BatchItem is one rig's result in a batch; a rig that fails to score gets score 0
-// and its error.
+// BatchItem is one rig's result in a batch; a rig that fails to score (a broken GLB,
+// a token stream that breaks the grammar) gets score 0 and its error, and the
+// position of the first bad token for a stream.
 type BatchItem struct {
 	Score     float64            `json:"score"`
 	Rewards   map[string]float64 `json:"rewards,omitempty"`
 	Problems  []string           `json:"problems,omitempty"`
 	Error     string             `json:"error,omitempty"`
+	Position  *int               `json:"position,omitempty"`
 	Advantage float64            `json:"advantage"`
 }
 
@@ -180,16 +244,18 @@ type BatchResponse struct {
 	Advantages []float64   `json:"advantages"`
 }
 
-func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
-	data, ok := s.readBody(w, r)
-	if !ok {
-		return
-	}
-	var files [][]byte
-	scale := false
+// batchInput is a parsed batch: GLB files, or a mesh and token streams.
+type batchInput struct {
+	glbs    [][]byte
+	mesh    []byte
+	streams [][]byte // raw JSON, parsed per item so one bad stream fails alone
+	scale   bool
+}
+
+func (s *Server) parseBatch(r *http.Request, data []byte) (*batchInput, error) {
+	in := &batchInput{}
 	ct, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch {
-	case ct == "multipart/form-data":
+	if ct == "multipart/form-data" {
 		mr := multipart.NewReader(bytes.NewReader(data), params["boundary"])
 		for {
 			part, err := mr.NextPart()
@@ -197,71 +263,139 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 				break
 			}
 			if err != nil {
-				writeError(w, http.StatusBadRequest, "multipart: %v", err)
-				return
+				return nil, fmt.Errorf("multipart: %w", err)
 			}
 			b, err := io.ReadAll(part)
 			if err != nil {
-				writeError(w, http.StatusBadRequest, "multipart part %q: %v", part.FormName(), err)
-				return
+				return nil, fmt.Errorf("multipart part %q: %w", part.FormName(), err)
 			}
-			if part.FormName() == "scale_by_std" {
-				scale = strings.TrimSpace(string(b)) == "true"
-				continue
+			switch part.FormName() {
+			case "scale_by_std":
+				in.scale = strings.TrimSpace(string(b)) == "true"
+			case "mesh":
+				if in.mesh != nil {
+					return nil, errors.New("batch: more than one mesh part")
+				}
+				in.mesh = b
+			case "tokens":
+				in.streams = append(in.streams, b)
+			default: // any other part is a rigged GLB
+				in.glbs = append(in.glbs, b)
 			}
-			files = append(files, b)
 		}
-	default:
+	} else {
 		var req BatchRequest
 		if err := json.Unmarshal(data, &req); err != nil {
-			writeError(w, http.StatusBadRequest, "batch: body is neither multipart nor JSON {\"glbs\": [base64...]}: %v", err)
-			return
+			return nil, fmt.Errorf("batch: body is neither multipart nor JSON {\"glbs\": [base64...]} or {\"mesh\": base64, \"streams\": [...]}: %w", err)
 		}
-		scale = req.ScaleByStd
+		in.scale = req.ScaleByStd
 		for i, g := range req.GLBs {
 			b, err := base64.StdEncoding.DecodeString(g)
 			if err != nil {
-				writeError(w, http.StatusBadRequest, "batch: glbs[%d] is not base64: %v", i, err)
-				return
+				return nil, fmt.Errorf("batch: glbs[%d] is not base64: %w", i, err)
 			}
-			files = append(files, b)
+			in.glbs = append(in.glbs, b)
+		}
+		if req.Mesh != "" {
+			b, err := base64.StdEncoding.DecodeString(req.Mesh)
+			if err != nil {
+				return nil, fmt.Errorf("batch: mesh is not base64: %w", err)
+			}
+			in.mesh = b
+		}
+		for _, st := range req.Streams {
+			in.streams = append(in.streams, st)
 		}
 	}
-	if len(files) == 0 {
-		writeError(w, http.StatusBadRequest, "batch: no GLB files")
+	switch {
+	case len(in.glbs) > 0 && (in.mesh != nil || len(in.streams) > 0):
+		return nil, errors.New("batch: send either GLB files or a mesh with token streams, not both")
+	case in.mesh == nil && len(in.streams) > 0:
+		return nil, errors.New("batch: token streams without a mesh")
+	case in.mesh != nil && len(in.streams) == 0:
+		return nil, errors.New("batch: a mesh without token streams")
+	case len(in.glbs) == 0 && len(in.streams) == 0:
+		return nil, errors.New("batch: no GLB files and no token streams")
+	}
+	return in, nil
+}
+
+func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
+	data, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
-	if len(files) > s.cfg.MaxBatch {
-		writeError(w, http.StatusRequestEntityTooLarge, "batch of %d rigs above the limit of %d", len(files), s.cfg.MaxBatch)
+	in, err := s.parseBatch(r, data)
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, err)
 		return
 	}
-	resp := BatchResponse{Results: make([]BatchItem, len(files))}
-	done := make(chan struct{}, len(files))
-	for i, f := range files {
-		go func(i int, f []byte) {
-			defer func() { done <- struct{}{} }()
-			rep, status, err := s.scoreOne(r.Context(), f, fmt.Sprintf("glbs[%d]", i))
+	n := len(in.glbs) + len(in.streams)
+	if n > s.cfg.MaxBatch {
+		writeError(w, http.StatusRequestEntityTooLarge, "batch of %d rigs above the limit of %d", n, s.cfg.MaxBatch)
+		return
+	}
+	score := func(i int) (*rewards.Report, int, error) {
+		return s.scoreGLB(r.Context(), in.glbs[i], fmt.Sprintf("glbs[%d]", i))
+	}
+	if in.mesh != nil {
+		mesh, status, err := s.loadMesh(r.Context(), in.mesh)
+		if err != nil {
+			writeErr(w, status, err)
+			return
+		}
+		score = func(i int) (*rewards.Report, int, error) {
+			name := fmt.Sprintf("streams[%d]", i)
+			st, err := parseStream(in.streams[i])
 			if err != nil {
+				return nil, http.StatusBadRequest, fmt.Errorf("%s: %w", name, err)
+			}
+			return s.scoreStream(r.Context(), mesh, st, name)
+		}
+	}
+	resp := BatchResponse{Results: make([]BatchItem, n)}
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			rep, status, err := score(i)
+			if err != nil {
+				it := BatchItem{Error: err.Error()}
 				if status == http.StatusServiceUnavailable {
-					resp.Results[i] = BatchItem{Error: "timeout: " + err.Error()}
-					return
+					it.Error = "timeout: " + it.Error
 				}
-				resp.Results[i] = BatchItem{Error: err.Error()}
+				var se *StreamError
+				if errors.As(err, &se) {
+					pos := se.Position
+					it.Position = &pos
+				}
+				resp.Results[i] = it
 				return
 			}
 			resp.Results[i] = BatchItem{Score: rep.Score, Rewards: rep.Rewards, Problems: rep.Problems}
-		}(i, f)
+		}(i)
 	}
-	for range files {
-		<-done
-	}
-	scores := make([]float64, len(files))
+	wg.Wait()
+	scores := make([]float64, n)
 	for i, it := range resp.Results {
 		scores[i] = it.Score
 	}
-	resp.Advantages = rewards.GroupAdvantages(scores, scale)
+	resp.Advantages = rewards.GroupAdvantages(scores, in.scale)
 	for i := range resp.Results {
 		resp.Results[i].Advantage = resp.Advantages[i]
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// decodeMesh decodes a mesh GLB (any rig in it is ignored by the callers).
+func decodeMesh(data []byte) (*assets.Character, error) {
+	if len(data) == 0 {
+		return nil, errors.New("mesh: empty")
+	}
+	c, _, err := assets.Decode(data, "mesh.glb", nil)
+	if err != nil {
+		return nil, fmt.Errorf("mesh: %w", err)
+	}
+	return c, nil
 }

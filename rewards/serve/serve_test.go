@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/tokenizer"
 )
 
 // tube returns a closed cylinder along y with a two-bone chain and smooth weights,
@@ -142,8 +143,9 @@ func TestBatchMultipartAdvantages(t *testing.T) {
 }
 
 // A bounded loopback load test: 500 requests (2000 with RIGKIT_FULL=1) from 8
-// clients, every 5th malformed. Every good request must get 200 and every malformed
-// one 400; nothing else.
+// clients, every 5th malformed (a truncated GLB or a token stream that breaks the
+// grammar, alternately), one in 7 of the rest a mesh plus token stream. Every good
+// request must get 200 and every malformed one 400; nothing else.
 func TestLoad(t *testing.T) {
 	n := 500
 	if os.Getenv("RIGKIT_FULL") == "1" {
@@ -152,6 +154,12 @@ func TestLoad(t *testing.T) {
 	srv := httptest.NewServer(New(Config{}))
 	defer srv.Close()
 	glb := tube(t, 0)
+	mesh, sf := tubeStream(t)
+	tokens := func(ids []int) []byte {
+		return []byte(`{"mesh":"` + base64.StdEncoding.EncodeToString(mesh) + `","tokens":` + idsJSON(ids) + `}`)
+	}
+	goodTokens := tokens(sf.Tokens)
+	badTokens := tokens(append([]int{tokenizer.BOS, tokenizer.EOS}, sf.Tokens[2:]...))
 	var mu sync.Mutex
 	unexpected := map[string]int{}
 	var wg sync.WaitGroup
@@ -161,11 +169,16 @@ func TestLoad(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				body, want := glb, 200
-				if i%5 == 4 {
+				path, ctype, body, want := "/score", "model/gltf-binary", glb, 200
+				switch {
+				case i%10 == 4:
 					body, want = glb[:len(glb)/3], 400
+				case i%10 == 9:
+					path, ctype, body, want = "/score/tokens", "application/json", badTokens, 400
+				case i%7 == 3:
+					path, ctype, body = "/score/tokens", "application/json", goodTokens
 				}
-				resp, err := http.Post(srv.URL+"/score", "model/gltf-binary", bytes.NewReader(body))
+				resp, err := http.Post(srv.URL+path, ctype, bytes.NewReader(body))
 				if err != nil {
 					mu.Lock()
 					unexpected[err.Error()]++
@@ -176,7 +189,7 @@ func TestLoad(t *testing.T) {
 				resp.Body.Close()
 				if resp.StatusCode != want {
 					mu.Lock()
-					unexpected[fmt.Sprintf("status %d, want %d", resp.StatusCode, want)]++
+					unexpected[fmt.Sprintf("%s: status %d, want %d", path, resp.StatusCode, want)]++
 					mu.Unlock()
 				}
 			}

@@ -1,0 +1,190 @@
+package rewards
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// MeshKey is the content hash of a mesh as scoring sees it: vertex positions and
+// triangle indices (normals, UVs, materials and any rig are left out), so every rig of
+// an RL group on one mesh has the same key whatever file it came in.
+type MeshKey [sha256.Size]byte
+
+// KeyOf returns m's MeshKey.
+func KeyOf(m *assets.Mesh) MeshKey {
+	h := sha256.New()
+	var buf [8 * 3 * 64]byte
+	n := 0
+	flush := func() {
+		h.Write(buf[:n])
+		n = 0
+	}
+	binary.LittleEndian.PutUint64(buf[0:], uint64(len(m.Positions)))
+	binary.LittleEndian.PutUint64(buf[8:], uint64(len(m.Triangles)))
+	n = 16
+	for _, p := range m.Positions {
+		if n+24 > len(buf) {
+			flush()
+		}
+		for k := 0; k < 3; k++ {
+			binary.LittleEndian.PutUint64(buf[n:], math.Float64bits(p[k]))
+			n += 8
+		}
+	}
+	for _, t := range m.Triangles {
+		if n+24 > len(buf) {
+			flush()
+		}
+		for k := 0; k < 3; k++ {
+			binary.LittleEndian.PutUint64(buf[n:], uint64(int64(t[k])))
+			n += 8
+		}
+	}
+	flush()
+	var k MeshKey
+	h.Sum(k[:0])
+	return k
+}
+
+// Cache keeps prepared meshes by content (MeshKey and the options preparation depends
+// on) in a least-recently-used list bounded by an estimate of their memory, so that
+// a GRPO group of rigs on one mesh pays preparation once. Concurrent requests for a
+// mesh being prepared wait for that one preparation. A nil *Cache prepares every time.
+// Safe for concurrent use.
+type Cache struct {
+	maxBytes int64
+
+	mu      sync.Mutex
+	entries map[cacheKey]*list.Element
+	lru     *list.List // front: most recently used; values *cacheEntry
+	bytes   int64
+	hits    int64
+	misses  int64
+}
+
+type cacheKey struct {
+	mesh         MeshKey
+	seed         int64
+	samples      int
+	maxTriangles int
+}
+
+type cacheEntry struct {
+	key   cacheKey
+	ready chan struct{} // closed when p and err are set
+	p     *Prepared
+	err   error
+	bytes int64
+	// counted is whether bytes are in Cache.bytes (set under Cache.mu).
+	counted bool
+}
+
+// CacheStats are a Cache's counters.
+type CacheStats struct {
+	Hits    int64 `json:"hits"`
+	Misses  int64 `json:"misses"`
+	Entries int   `json:"entries"`
+	// Bytes is the estimated memory of the cached meshes.
+	Bytes    int64 `json:"bytes"`
+	MaxBytes int64 `json:"max_bytes"`
+}
+
+// NewCache returns a cache holding prepared meshes up to about maxBytes of memory
+// (estimated by Prepared.SizeBytes); a mesh larger than that on its own is prepared
+// but not kept.
+func NewCache(maxBytes int64) *Cache {
+	return &Cache{maxBytes: maxBytes, entries: map[cacheKey]*list.Element{}, lru: list.New()}
+}
+
+// Prepare returns the prepared form of m for opt, from the cache when an equal mesh
+// was prepared with the same seed and sample count. Failures are not cached.
+func (c *Cache) Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
+	if c == nil {
+		return Prepare(m, opt)
+	}
+	opt = opt.withDefaults()
+	key := cacheKey{KeyOf(m), opt.Seed, opt.SurfaceSamples, opt.MaxTriangles}
+	c.mu.Lock()
+	if el, ok := c.entries[key]; ok {
+		c.lru.MoveToFront(el)
+		e := el.Value.(*cacheEntry)
+		c.hits++
+		c.mu.Unlock()
+		<-e.ready
+		return e.p, e.err
+	}
+	c.misses++
+	e := &cacheEntry{key: key, ready: make(chan struct{})}
+	el := c.lru.PushFront(e)
+	c.entries[key] = el
+	c.mu.Unlock()
+
+	e.p, e.err = Prepare(m, opt)
+	if e.p != nil {
+		e.bytes = e.p.SizeBytes()
+	}
+	close(e.ready)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.entries[key]; !ok || cur != el {
+		return e.p, e.err // evicted while being prepared
+	}
+	if e.err != nil || e.bytes > c.maxBytes {
+		c.remove(el)
+		return e.p, e.err
+	}
+	c.bytes += e.bytes
+	e.counted = true
+	for c.bytes > c.maxBytes {
+		back := c.lru.Back()
+		if back == nil || back == el {
+			break
+		}
+		c.remove(back)
+	}
+	return e.p, e.err
+}
+
+// remove drops an element; callers hold c.mu. Waiters on an entry still being
+// prepared keep their reference and get its result.
+func (c *Cache) remove(el *list.Element) {
+	e := el.Value.(*cacheEntry)
+	if cur, ok := c.entries[e.key]; ok && cur == el {
+		delete(c.entries, e.key)
+	}
+	c.lru.Remove(el)
+	if e.counted {
+		c.bytes -= e.bytes
+		e.counted = false
+	}
+}
+
+// Stats returns the cache's counters (zero for a nil cache).
+func (c *Cache) Stats() CacheStats {
+	if c == nil {
+		return CacheStats{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return CacheStats{Hits: c.hits, Misses: c.misses, Entries: c.lru.Len(), Bytes: c.bytes, MaxBytes: c.maxBytes}
+}
+
+// Score prepares ch's mesh through the cache and scores its rig (see Score).
+func (c *Cache) Score(ch *assets.Character, opt Options) (*Report, error) {
+	if ch == nil {
+		return nil, errors.New("score: nil character")
+	}
+	p, err := c.Prepare(&ch.Mesh, opt)
+	if err != nil {
+		return nil, fmt.Errorf("score %s: %w", ch.Name, err)
+	}
+	return p.Score(ch, opt)
+}

@@ -1,0 +1,110 @@
+package rewards
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// The mesh key depends on positions and triangles only.
+func TestKeyOf(t *testing.T) {
+	c := capsuleMan(1, false).character(24)
+	k := KeyOf(&c.Mesh)
+	same := c.Mesh.Clone()
+	same.Normals = nil
+	same.UVs = nil
+	if KeyOf(&same) != k {
+		t.Error("dropping normals and UVs changed the key")
+	}
+	moved := c.Mesh.Clone()
+	moved.Positions[3][1] += 1e-9
+	if KeyOf(&moved) == k {
+		t.Error("moving a vertex kept the key")
+	}
+	flipped := c.Mesh.Clone()
+	flipped.Triangles[0][0], flipped.Triangles[0][1] = flipped.Triangles[0][1], flipped.Triangles[0][0]
+	if KeyOf(&flipped) == k {
+		t.Error("reordering a triangle kept the key")
+	}
+}
+
+// Concurrent requests for one mesh prepare it once, later ones hit, scores equal the
+// uncached ones, and the memory bound evicts the least recently used mesh.
+func TestCache(t *testing.T) {
+	a := capsuleMan(1, false).character(24)
+	b := capsuleMan(2, true).character(24)
+	opt := Options{Poses: 2}
+	pa, err := Prepare(&a.Mesh, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := Prepare(&b.Mesh, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pa.SizeBytes() <= 0 || pb.SizeBytes() <= 0 {
+		t.Fatalf("sizes %d %d", pa.SizeBytes(), pb.SizeBytes())
+	}
+	// Room for one of the two meshes only.
+	c := NewCache(max(pa.SizeBytes(), pb.SizeBytes()) + max(pa.SizeBytes(), pb.SizeBytes())/2)
+	var wg sync.WaitGroup
+	got := make([]*Prepared, 6)
+	for i := range got {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			p, err := c.Prepare(&a.Mesh, opt)
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = p
+		}(i)
+	}
+	wg.Wait()
+	for _, p := range got[1:] {
+		if p != got[0] {
+			t.Fatal("concurrent requests got different prepared meshes")
+		}
+	}
+	if s := c.Stats(); s.Misses != 1 || s.Hits != 5 || s.Entries != 1 {
+		t.Errorf("after 6 requests for one mesh: %+v, want 1 miss, 5 hits, 1 entry", s)
+	}
+	want, err := Score(a, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := c.Score(a, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Score != want.Score {
+		t.Errorf("cached score %v, uncached %v", rep.Score, want.Score)
+	}
+	// Another seed is another preparation.
+	if p, _ := c.Prepare(&a.Mesh, Options{Seed: 5}); p == got[0] {
+		t.Error("a different seed reused the prepared mesh")
+	}
+	// A second mesh evicts the older entries; asking for a again prepares it again.
+	if _, err := c.Prepare(&b.Mesh, opt); err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Stats(); s.Entries != 1 || s.Bytes > s.MaxBytes {
+		t.Errorf("after a second mesh: %+v, want 1 entry within the bound", s)
+	}
+	misses := c.Stats().Misses
+	if _, err := c.Prepare(&a.Mesh, opt); err != nil {
+		t.Fatal(err)
+	}
+	if c.Stats().Misses != misses+1 {
+		t.Error("an evicted mesh was not prepared again")
+	}
+	// Failures are not cached; a nil cache prepares every time.
+	if _, err := c.Prepare(&assets.Mesh{}, opt); err == nil {
+		t.Error("empty mesh: no error")
+	}
+	var none *Cache
+	if rep, err := none.Score(a, opt); err != nil || rep.Score != want.Score {
+		t.Errorf("nil cache: %v, %v", rep, err)
+	}
+}

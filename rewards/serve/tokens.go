@@ -1,0 +1,235 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/tokenizer"
+)
+
+// StreamError is a token stream the service refuses: Position is the index of the
+// first token the grammar of tokenizer/stream.go does not allow there (or that is not
+// an integer id), len(tokens) for a stream that ends before EOS.
+type StreamError struct {
+	Position int
+	Err      error
+}
+
+func (e *StreamError) Error() string {
+	return fmt.Sprintf("token stream: position %d: %v", e.Position, e.Err)
+}
+
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// stream is one parsed token stream with the optional joint names in token order.
+type stream struct {
+	tokens []int
+	names  []string
+}
+
+// parseStream reads a stream as a JSON array of token ids or as an object with
+// "tokens" (and optional "names", as `rig tokenize` writes), then checks it against
+// the grammar.
+func parseStream(raw []byte) (*stream, error) {
+	raw = bytes.TrimSpace(raw)
+	var ids []json.RawMessage
+	st := &stream{}
+	if len(raw) > 0 && raw[0] == '{' {
+		var obj struct {
+			Tokens []json.RawMessage `json:"tokens"`
+			Names  []string          `json:"names"`
+		}
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil, fmt.Errorf("token stream: %w", err)
+		}
+		ids, st.names = obj.Tokens, obj.Names
+	} else if err := json.Unmarshal(raw, &ids); err != nil {
+		return nil, fmt.Errorf("token stream: want a JSON array of token ids or {\"tokens\": [...]}: %w", err)
+	}
+	if len(ids) > tokenizer.MaxStreamLen+1 {
+		// Nothing the grammar accepts is this long; name where it must have failed.
+		ids = ids[:tokenizer.MaxStreamLen+1]
+	}
+	st.tokens = make([]int, len(ids))
+	for i, r := range ids {
+		var v int
+		if err := json.Unmarshal(r, &v); err != nil {
+			return nil, &StreamError{Position: i, Err: fmt.Errorf("%s is not an integer token id", r)}
+		}
+		st.tokens[i] = v
+	}
+	if err := checkStream(st.tokens); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// checkStream runs the grammar over tokens and returns a *StreamError at the first
+// token it does not allow, or at the end of a stream without EOS.
+func checkStream(tokens []int) error {
+	s := tokenizer.NewGrammar(tokenizer.MaxJoints).Start()
+	for i, t := range tokens {
+		if err := s.Next(t); err != nil {
+			return &StreamError{Position: i, Err: err}
+		}
+	}
+	if !s.Done() {
+		return &StreamError{Position: len(tokens), Err: errors.New("stream ends before EOS")}
+	}
+	return nil
+}
+
+// preparedMesh is a decoded mesh and its prepared form for scoring.
+type preparedMesh struct {
+	c *assets.Character
+	p *rewards.Prepared
+}
+
+// loadMesh decodes a mesh GLB and prepares it through the cache (under a scoring
+// slot): 400 for a broken or empty mesh, 413 above the triangle limit.
+func (s *Server) loadMesh(ctx context.Context, data []byte) (*preparedMesh, int, error) {
+	c, err := decodeMesh(data)
+	if err != nil {
+		return nil, http.StatusBadRequest, err
+	}
+	pm := &preparedMesh{c: c}
+	status, err := s.withSlot(ctx, "mesh", func() (err error) {
+		pm.p, err = s.cache.Prepare(&c.Mesh, s.cfg.Options)
+		if err != nil {
+			return fmt.Errorf("mesh: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, status, err
+	}
+	return pm, http.StatusOK, nil
+}
+
+// skinTokenizer returns the configured skin tokenizer, loading the shipped one once.
+func (s *Server) skinTokenizer() (*tokenizer.SkinTokenizer, error) {
+	s.tokOnce.Do(func() {
+		s.tok = s.cfg.SkinTokenizer
+		if s.tok == nil {
+			s.tok, s.tokErr = tokenizer.DefaultSkinTokenizer()
+		}
+	})
+	return s.tok, s.tokErr
+}
+
+// scoreStream decodes a checked token stream into a rig on the prepared mesh
+// (tokenizer.Detokenize) and scores it.
+func (s *Server) scoreStream(ctx context.Context, pm *preparedMesh, st *stream, name string) (rep *rewards.Report, status int, err error) {
+	tok, err := s.skinTokenizer()
+	if err != nil {
+		return nil, http.StatusInternalServerError, fmt.Errorf("%s: skin tokenizer: %w", name, err)
+	}
+	status, err = s.withSlot(ctx, name, func() error {
+		c, err := tokenizer.Detokenize(st.tokens, st.names, pm.c, tok)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		rep, err = pm.p.Score(c, s.cfg.Options)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
+	return rep, status, err
+}
+
+// TokensRequest is the JSON form of POST /score/tokens.
+type TokensRequest struct {
+	// Mesh is a base64-encoded GLB; any rig in it is ignored.
+	Mesh string `json:"mesh"`
+	// Tokens is the stream: a JSON array of token ids, or an object with "tokens"
+	// and optional "names" (the StreamFile `rig tokenize` writes).
+	Tokens json.RawMessage `json:"tokens"`
+}
+
+// parseTokensRequest reads the mesh GLB and the raw stream from multipart parts
+// "mesh" and "tokens", or from a TokensRequest.
+func parseTokensRequest(r *http.Request, data []byte) (mesh, tokens []byte, err error) {
+	ct, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct == "multipart/form-data" {
+		mr := multipart.NewReader(bytes.NewReader(data), params["boundary"])
+		for {
+			part, err := mr.NextPart()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("multipart: %w", err)
+			}
+			b, err := io.ReadAll(part)
+			if err != nil {
+				return nil, nil, fmt.Errorf("multipart part %q: %w", part.FormName(), err)
+			}
+			switch part.FormName() {
+			case "mesh":
+				mesh = b
+			case "tokens":
+				tokens = b
+			default:
+				return nil, nil, fmt.Errorf("multipart: unexpected part %q (want \"mesh\" and \"tokens\")", part.FormName())
+			}
+		}
+	} else {
+		var req TokensRequest
+		if err := json.Unmarshal(data, &req); err != nil {
+			return nil, nil, fmt.Errorf("tokens: body is neither multipart (mesh, tokens) nor JSON {\"mesh\": base64, \"tokens\": [...]}: %w", err)
+		}
+		if req.Mesh != "" {
+			if mesh, err = base64.StdEncoding.DecodeString(req.Mesh); err != nil {
+				return nil, nil, fmt.Errorf("tokens: mesh is not base64: %w", err)
+			}
+		}
+		tokens = req.Tokens
+	}
+	if mesh == nil {
+		return nil, nil, errors.New("tokens: no mesh")
+	}
+	if len(bytes.TrimSpace(tokens)) == 0 {
+		return nil, nil, errors.New("tokens: no token stream")
+	}
+	return mesh, tokens, nil
+}
+
+// scoreTokens answers POST /score/tokens: a mesh and one token stream → the report.
+func (s *Server) scoreTokens(w http.ResponseWriter, r *http.Request) {
+	data, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	meshData, raw, err := parseTokensRequest(r, data)
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, err)
+		return
+	}
+	st, err := parseStream(raw)
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, err)
+		return
+	}
+	pm, status, err := s.loadMesh(r.Context(), meshData)
+	if err != nil {
+		writeErr(w, status, err)
+		return
+	}
+	rep, status, err := s.scoreStream(r.Context(), pm, st, "stream")
+	if err != nil {
+		writeErr(w, status, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
