@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"fmt"
-	"sync"
-	"sync/atomic"
-)
+import "fmt"
 
 // parallelFlops is the product size (m*n*k) below which a GEMM is not worth
 // splitting across goroutines.
@@ -13,8 +9,11 @@ const parallelFlops = 1 << 18
 // CPU is the host engine: BLAS GEMM (OpenBLAS via cgo, or gonum with the purego
 // tag) run single-threaded per call and split across Workers goroutines. A large
 // product is cut into a few pieces per worker that the goroutines take as they
-// become free, and the helper goroutines run off the caller's CPU (see gemmPlan,
-// gemmSplit and avoidCPU; docs/engine.md has the measurements behind them).
+// become free; the helpers are the process-wide pool's goroutines, which poll for
+// work for a short while after each call instead of being woken (see pool), and
+// keep off the caller's CPU (see gemmPlan, gemmSplit and avoidCPU;
+// docs/engine.md has the measurements behind them). ParallelFor runs its chunks on
+// the same pool.
 type CPU struct {
 	workers int
 }
@@ -52,24 +51,12 @@ func parallelFor(workers, n int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	if workers > n {
-		workers = n
-	}
+	workers = min(workers, n)
 	if workers <= 1 {
 		fn(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(workers - 1)
-	for w := 1; w < workers; w++ {
-		lo, hi := w*n/workers, (w+1)*n/workers
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	fn(0, n/workers)
-	wg.Wait()
+	pool.run(workers, workers, -1, func(w int) { fn(w*n/workers, (w+1)*n/workers) })
 }
 
 // gemmSplit tunes how products are divided among workers: pieces is the number of
@@ -140,8 +127,8 @@ func (e *CPU) gemmPlan(m, n, k, batch int) []gemmTask {
 const spreadFlops = 1 << 22
 
 // runTasks runs fn on every task, spread over up to workers goroutines (the
-// calling one included) that take tasks in order as they become free. With spread,
-// the helpers run off the caller's CPU.
+// calling one and pool helpers, see pool) that take tasks in order as they become
+// free. With spread, the helpers run off the caller's CPU.
 func runTasks(workers int, spread bool, tasks []gemmTask, fn func(gemmTask)) {
 	if workers > len(tasks) {
 		workers = len(tasks)
@@ -152,31 +139,11 @@ func runTasks(workers int, spread bool, tasks []gemmTask, fn func(gemmTask)) {
 		}
 		return
 	}
-	var next atomic.Int64
-	work := func() {
-		for {
-			j := int(next.Add(1)) - 1
-			if j >= len(tasks) {
-				return
-			}
-			fn(tasks[j])
-		}
-	}
 	caller := -1
 	if spread {
 		caller = currentCPU()
 	}
-	var wg sync.WaitGroup
-	wg.Add(workers - 1)
-	for w := 1; w < workers; w++ {
-		go func() {
-			defer wg.Done()
-			defer avoidCPU(caller)()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
+	pool.run(workers, len(tasks), caller, func(i int) { fn(tasks[i]) })
 }
 
 // gemmRun computes batch products C_i = alpha*op(A_i)*op(B_i) + beta*C_i, X_i
