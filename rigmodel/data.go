@@ -78,6 +78,12 @@ type AugmentOptions struct {
 	MaxScale float64
 	// Rotate turns the character about the up (+Y) axis by a uniform angle.
 	Rotate bool
+	// QuarterTurns (instead of Rotate) turns the character about the up axis by a
+	// random multiple of 90° plus a uniform jitter of up to Jitter radians: the
+	// facings that differ between asset sources, without asking a small model to
+	// read arbitrary orientations.
+	QuarterTurns bool
+	Jitter       float64
 	// MirrorProb is the probability of mirroring across the YZ plane.
 	MirrorProb float64
 	// PoseProb is the probability of re-posing with a random pose of up to PoseAngle
@@ -99,7 +105,11 @@ func Augment(c *assets.Character, opt AugmentOptions, rng *rand.Rand) *assets.Ch
 		o.Skeleton.BindWorld = posed
 	}
 	m := assets.Identity4()
-	if opt.Rotate {
+	switch {
+	case opt.QuarterTurns:
+		a := float64(rng.Intn(4))*math.Pi/2 + opt.Jitter*(2*rng.Float64()-1)
+		m = assets.QuatAxisAngle(assets.Vec3{0, 1, 0}, a).Mat4()
+	case opt.Rotate:
 		q := assets.QuatAxisAngle(assets.Vec3{0, 1, 0}, rng.Float64()*2*math.Pi)
 		m = q.Mat4()
 	}

@@ -284,6 +284,27 @@ func points(batch []*Example) []float32 {
 // accumulates the gradients of skinWeight·skin + skeleton token losses (averaged
 // over all learned tokens) into the parameters' Grad (call nn.ZeroGrad first).
 func (m *Model) Step(batch []*Example, train bool, skinWeight float64) (Losses, error) {
+	return m.StepWeighted(batch, train, LossWeights{Skin: skinWeight})
+}
+
+// LossWeights weight the parts of the teacher-forcing loss.
+type LossWeights struct {
+	Skin float64 // skin-token targets (0 means 1)
+	// Struct multiplies the weight of the hierarchy targets POP and SEP (0 means 1).
+	// There is one SEP per stream against ~100 coordinate targets, yet it alone
+	// decides where the skeleton stops.
+	Struct float64
+}
+
+// StepWeighted is Step with per-part loss weights.
+func (m *Model) StepWeighted(batch []*Example, train bool, lw LossWeights) (Losses, error) {
+	skinWeight, structWeight := lw.Skin, lw.Struct
+	if skinWeight == 0 {
+		skinWeight = 1
+	}
+	if structWeight == 0 {
+		structWeight = 1
+	}
 	ids, targets, skel, skin, T, err := m.batchInputs(batch)
 	if err != nil {
 		return Losses{}, err
@@ -299,10 +320,7 @@ func (m *Model) Step(batch []*Example, train bool, skinWeight float64) (Losses, 
 	if !train {
 		return ls, nil
 	}
-	w := make([]float32, len(skel))
-	for i := range w {
-		w[i] = skel[i] + float32(skinWeight)*skin[i]
-	}
+	w := lossWeights(targets, skel, skin, skinWeight, structWeight)
 	if _, err := m.loss.Forward(logits, targets, w); err != nil {
 		return ls, fmt.Errorf("rigmodel: %w", err)
 	}
@@ -312,6 +330,19 @@ func (m *Model) Step(batch []*Example, train bool, skinWeight float64) (Losses, 
 	}
 	m.Encoder.Backward(dlat)
 	return ls, nil
+}
+
+// lossWeights returns the per-target weights of the training loss: skeleton targets
+// 1 (POP and SEP structWeight), skin targets skinWeight, padding 0.
+func lossWeights(targets []int, skel, skin []float32, skinWeight, structWeight float64) []float32 {
+	w := make([]float32, len(skel))
+	for i := range w {
+		w[i] = skel[i] + float32(skinWeight)*skin[i]
+		if skel[i] != 0 && (targets[i] == tokenizer.POP || targets[i] == tokenizer.SEP) {
+			w[i] *= float32(structWeight)
+		}
+	}
+	return w
 }
 
 // partLosses computes the skeleton and skin cross-entropies from logits (N, V).
@@ -417,6 +448,19 @@ func DefaultModel() (*Model, *TrainState, error) {
 		}
 	})
 	return defaultModel, defaultState, defaultErr
+}
+
+// LoadShipped returns a fresh copy of the embedded shipped model (one that the
+// caller may train without touching DefaultModel's).
+func LoadShipped() (*Model, *TrainState, error) {
+	if len(shippedCheckpoint) == 0 {
+		return nil, nil, fmt.Errorf("embedded %s is empty (no trained model shipped)", ShippedCheckpoint)
+	}
+	m, st, err := LoadCheckpointBytes(shippedCheckpoint)
+	if err != nil {
+		return nil, nil, fmt.Errorf("embedded %s: %w", ShippedCheckpoint, err)
+	}
+	return m, st, nil
 }
 
 // ShippedState reads the training state of the embedded checkpoint from its header

@@ -29,6 +29,9 @@ type SampleOptions struct {
 	MaxJoints int
 	// StopAtSEP ends the stream after the skeleton (skeleton-only generation).
 	StopAtSEP bool
+	// Region, when set, masks joint coordinates outside it (MeshRegion: inside the
+	// dilated mesh volume), on top of the grammar.
+	Region *Region
 }
 
 // Stepper is a next-token model with a KV cache: Step appends one token to the
@@ -71,6 +74,15 @@ func Generate(m Stepper, prompt []int, opt SampleOptions, rng *rand.Rand) (*Samp
 		out.LogProbs = append(out.LogProbs, 0)
 	}
 	probs := make([]float64, tokenizer.VocabSize)
+	// axis and cur track the joint being written, for the region mask: coordinates
+	// come in threes, and structure tokens only come between joints.
+	axis, cur := 0, [3]int{}
+	for _, t := range prompt {
+		if tokenizer.IsCoord(t) {
+			cur[axis] = t - tokenizer.CoordBase
+			axis = (axis + 1) % 3
+		}
+	}
 	for !st.Done() {
 		if opt.StopAtSEP && st.Phase() == tokenizer.PhaseSkin {
 			break
@@ -79,9 +91,16 @@ func Generate(m Stepper, prompt []int, opt SampleOptions, rng *rand.Rand) (*Samp
 			return nil, errors.New("generate: stream exceeds the grammar's bound (grammar bug)")
 		}
 		mask := st.Allowed()
+		if opt.Region != nil && st.Phase() == tokenizer.PhaseSkeleton {
+			opt.Region.restrict(&mask, axis, cur)
+		}
 		tok, lp := pick(logits, &mask, opt, rng, probs)
 		if err := st.Next(tok); err != nil {
 			return nil, fmt.Errorf("generate: %w", err)
+		}
+		if tokenizer.IsCoord(tok) {
+			cur[axis] = tok - tokenizer.CoordBase
+			axis = (axis + 1) % 3
 		}
 		out.Tokens = append(out.Tokens, tok)
 		out.LogProbs = append(out.LogProbs, lp)
@@ -185,7 +204,19 @@ type ModelRigger struct {
 	// CompareClassical also builds the classical rig and keeps whichever of the two
 	// scores higher (the report says which, with both scores).
 	CompareClassical bool
-	Seed             int64
+	// InsideJoints masks joint coordinates outside the dilated mesh volume while
+	// sampling (MeshRegion), a shape-conditioned constraint on top of the grammar.
+	InsideJoints bool
+	Seed         int64
+}
+
+// region returns the sampling region of a normalized mesh, or nil when
+// InsideJoints is off.
+func (r *ModelRigger) region(nm *assets.Mesh) *Region {
+	if !r.InsideJoints {
+		return nil
+	}
+	return MeshRegion(nm)
 }
 
 // SkinDecoder turns skin codes into weights: c is normalized into the cube, sk is
@@ -206,14 +237,21 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 	t := time.Now()
 	lap := func(stage string) { info.TimingsMS[stage] += ms(time.Since(t)); t = time.Now() }
 	nm, norm := NormalizedMesh(&c.Mesh)
+	// The region's voxelization runs beside the shape encoding and the scoring
+	// preparation (2 cores); "region" times only the wait for it.
+	regionCh := make(chan *Region, 1)
+	go func() { regionCh <- r.region(&nm) }()
 	rng := rand.New(rand.NewSource(r.Seed))
 	lat, err := r.Model.Encode(SamplePoints(&nm, r.Model.Cfg.Points, rng))
 	if err != nil {
+		<-regionCh
 		return nil, nil, err
 	}
 	lap("encode")
 	prep, perr := rewards.Prepare(&c.Mesh, rewards.Options{})
 	lap("prepare_score")
+	region := <-regionCh
+	lap("region")
 	skinMode := r.Skin != nil && r.SkinTokens && !r.GeodesicSkin
 	var best *assets.Character
 	var bestRep *rewards.Report
@@ -221,7 +259,7 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 	var reasons []string
 	tokens, genTime := 0, time.Duration(0)
 	for s := 0; s < max(r.Samples, 1); s++ {
-		opt := SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, StopAtSEP: !skinMode}
+		opt := SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, StopAtSEP: !skinMode, Region: region}
 		if s > 0 {
 			opt.Temperature = r.Temperature
 			if opt.Temperature <= 0 {
@@ -454,7 +492,7 @@ func (r *ModelRigger) PredictSkeleton(c *assets.Character) (*assets.Skeleton, er
 	if err != nil {
 		return nil, err
 	}
-	smp, err := Generate(sess, nil, SampleOptions{MaxJoints: r.Model.Cfg.MaxJoint, StopAtSEP: true}, rng)
+	smp, err := Generate(sess, nil, SampleOptions{MaxJoints: r.Model.Cfg.MaxJoint, StopAtSEP: true, Region: r.region(&nm)}, rng)
 	if err != nil {
 		return nil, err
 	}

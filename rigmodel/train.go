@@ -46,6 +46,20 @@ type TrainOptions struct {
 	// Synthetic adds this many generated creatures (assets/synth, all kinds in turn,
 	// SynthVertices vertices each, every third with mesh noise) to the training set.
 	Synthetic, SynthVertices int
+	// FreshSynthetic is the probability that a drawn training example is a newly
+	// generated creature (a seed never used before) rather than one of the fixed
+	// set: synthetic data that cannot be memorized.
+	FreshSynthetic float64
+	// StructWeight scales the loss of the hierarchy targets (POP and SEP), the
+	// tokens that decide the skeleton's shape and length; 0 means 1.
+	StructWeight float64
+	// Warmup is the linear learning-rate warm-up of a new run in steps (0: 200; a
+	// resumed run warms up for 50).
+	Warmup int
+	// Init warm-starts a new run (step 0, fresh schedule) from the weights of this
+	// checkpoint; its shapes must match Config (dropout may differ). Ignored when
+	// resuming from Out.
+	Init string
 	// Skin encodes skin tokens; nil trains the skeleton part only. SkinID is the
 	// skin tokenizer's SkinFingerprint, stored in the checkpoint.
 	Skin   SkinEncoder
@@ -76,6 +90,8 @@ type TrainState struct {
 	// model writes.
 	SkinTokenizer string    `json:"skin_tokenizer,omitempty"`
 	Saved         time.Time `json:"saved"`
+	// GRPO is set once the checkpoint has been fine-tuned by GRPORun.
+	GRPO *GRPOState `json:"grpo,omitempty"`
 }
 
 // LogRow is one line of the training log (JSON lines beside the checkpoint).
@@ -134,7 +150,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	if opt.SkinWeight == 0 {
 		opt.SkinWeight = 1
 	}
-	state := &TrainState{Config: opt.Config, BestVal: math.Inf(1), Data: opt.Data, SkinTokens: opt.Skin != nil, SkinTokenizer: opt.SkinID}
+	state := &TrainState{Config: opt.Config, BestVal: math.MaxFloat64, Data: opt.Data, SkinTokens: opt.Skin != nil, SkinTokenizer: opt.SkinID}
 	var m *Model
 	var err error
 	if opt.Resume {
@@ -146,7 +162,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 			opt.Config = m.Cfg
 			if state.SkinTokens != (opt.Skin != nil) || state.SkinTokenizer != opt.SkinID {
 				// The validation loss changes meaning with the stream: restart "best".
-				state.BestVal = math.Inf(1)
+				state.BestVal = math.MaxFloat64
 			}
 			state.Data, state.SkinTokens, state.SkinTokenizer = opt.Data, opt.Skin != nil, opt.SkinID
 		}
@@ -154,6 +170,11 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	if m == nil {
 		if m, err = NewModel(opt.Config, uint64(opt.Seed)); err != nil {
 			return nil, fmt.Errorf("train: %w", err)
+		}
+		if opt.Init != "" {
+			if err := warmStart(m, opt.Init); err != nil {
+				return nil, fmt.Errorf("train: %w", err)
+			}
 		}
 	}
 	train, val, skipped, err := loadCharacters(opt.Data, opt.Load, opt.Config.MaxJoint)
@@ -164,11 +185,11 @@ func Train(opt TrainOptions) (*TrainState, error) {
 		return nil, fmt.Errorf("train: no usable rigged characters in %v (%d skipped)", opt.Data, skipped)
 	}
 	state.TrainFiles, state.ValFiles = len(train), len(val)
-	synth := generateSynthetic(opt.Synthetic, opt.SynthVertices, opt.Config.MaxJoint, opt.Progress)
-	train = append(train, synth...)
-	state.Synthetic = len(synth)
+	gen := generateSynthetic(opt.Synthetic, opt.SynthVertices, opt.Config.MaxJoint, opt.Progress)
+	train = append(train, gen...)
+	state.Synthetic = len(gen)
 	logf(opt.Log, "train: %d training (%d synthetic) and %d validation characters (%d files skipped), %d parameters, resuming at step %d",
-		len(train), len(synth), len(val), skipped, m.NumParams(), state.Step)
+		len(train), len(gen), len(val), skipped, m.NumParams(), state.Step)
 
 	rng := mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))
 	// Validation examples are fixed: no augmentation, seeded points.
@@ -182,6 +203,9 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	adam := nn.NewAdamW[float32](opt.LR)
 	adam.WeightDecay = 0.01
 	warm := 200
+	if opt.Warmup > 0 {
+		warm = opt.Warmup
+	}
 	if state.Step > 0 {
 		warm = 50 // the optimizer's moments restart on resume: warm up again briefly
 	}
@@ -192,9 +216,20 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	var acc Losses
 	var accN, tokens int
 	tokT := time.Now()
+	kinds := synth.Kinds()
+	freshSeed := int64(2_000_000) + int64(state.Step)*int64(opt.Batch+2)*4
 	fresh := func() *Example {
 		for tries := 0; ; tries++ {
 			c := train[rng.Intn(len(train))]
+			if opt.FreshSynthetic > 0 && rng.Float64() < opt.FreshSynthetic {
+				freshSeed++
+				kind := kinds[int(freshSeed)%len(kinds)]
+				g, err := synth.Generate(kind, freshSeed, synth.Options{TargetVertices: synthVertices(opt.SynthVertices), Noise: rng.Intn(3) == 0})
+				if err != nil || !g.Rigged() || g.Skeleton.NumJoints() > opt.Config.MaxJoint {
+					continue
+				}
+				c = g
+			}
 			ex, err := MakeExample(Augment(c, opt.Augment, rng), opt.Config.Points, opt.Skin, rng)
 			if err == nil && len(ex.Tokens) <= opt.Config.MaxSeq {
 				return ex
@@ -232,7 +267,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 			tokens += len(ex.Tokens)
 		}
 		nn.ZeroGrad[float32](m)
-		ls, err := m.Step(batch, true, opt.SkinWeight)
+		ls, err := m.StepWeighted(batch, true, LossWeights{Skin: opt.SkinWeight, Struct: opt.StructWeight})
 		if err != nil {
 			return state, fmt.Errorf("train: step %d: %w", state.Step, err)
 		}
@@ -291,9 +326,7 @@ func generateSynthetic(n, vertices, maxJoints int, progress io.Writer) []*assets
 	if n <= 0 {
 		return nil
 	}
-	if vertices <= 0 {
-		vertices = 1500
-	}
+	vertices = synthVertices(vertices)
 	kinds := synth.Kinds()
 	bar := NewProgress(progress, "synthetic creatures", n)
 	var out []*assets.Character
@@ -309,6 +342,36 @@ func generateSynthetic(n, vertices, maxJoints int, progress io.Writer) []*assets
 	}
 	bar.Finish()
 	return out
+}
+
+// synthVertices is the vertex target of generated training creatures (0: 1,500).
+func synthVertices(v int) int {
+	if v <= 0 {
+		return 1500
+	}
+	return v
+}
+
+// warmStart copies the weights of the checkpoint at path into m, whose config must
+// have the same shapes (dropout may differ).
+func warmStart(m *Model, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("warm start: %w", err)
+	}
+	st, err := readCheckpointMeta(data)
+	if err != nil {
+		return fmt.Errorf("warm start %s: %w", path, err)
+	}
+	a, b := st.Config, m.Cfg
+	a.Dropout, b.Dropout = 0, 0
+	if a != b {
+		return fmt.Errorf("warm start %s: config %+v differs from %+v", path, st.Config, m.Cfg)
+	}
+	if _, err := nn.LoadCheckpoint(bytes.NewReader(data), m.Params()); err != nil {
+		return fmt.Errorf("warm start %s: %w", path, err)
+	}
+	return nil
 }
 
 // lrAt is linear warm-up over warm steps (counted from this run's start), then a

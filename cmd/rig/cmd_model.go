@@ -19,13 +19,13 @@ import (
 func init() {
 	register(&command{
 		name:    "train",
-		usage:   "--data DIR... --out CKPT [--steps N] [--batch B] [--lr LR] [--synthetic N] [--resume]",
+		usage:   "--data DIR... --out CKPT [--steps N] [--batch B] [--lr LR] [--synthetic N] [--fresh-synthetic P] [--dropout P] [--struct-weight W] [--rotate quarter|any] [--init CKPT] [--resume]",
 		summary: "train the TokenRig model on rigged characters",
 		run:     runTrain,
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic] [--compare-classical=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		run:     runAuto,
 	})
@@ -50,6 +50,12 @@ func runTrain(args []string, stdout io.Writer) error {
 	evalEvery := fs.Int("eval-every", 100, "validate every N steps")
 	saveMin := fs.Float64("save-minutes", 3, "also checkpoint every N minutes")
 	synthetic := fs.Int("synthetic", 0, "add N generated creatures (all kinds) to the training set")
+	dropout := fs.Float64("dropout", 0, "dropout on the decoder's residual branches while training")
+	fresh := fs.Float64("fresh-synthetic", 0, "probability that a drawn example is a newly generated creature (never seen before)")
+	structW := fs.Float64("struct-weight", 2, "loss weight of the hierarchy targets POP and SEP (they decide the skeleton's length)")
+	rotate := fs.String("rotate", "quarter", "augmentation about the up axis: quarter (k·90° ± 11°) or any (uniform angle)")
+	initCkpt := fs.String("init", "", "warm-start a new run from this checkpoint's weights (same sizes); ignored when --resume finds --out")
+	warmup := fs.Int("warmup", 200, "learning-rate warm-up steps of a new run")
 	skinTok := fs.String("skin-tokenizer", "pinned", "skin codes from: pinned (rigmodel/checkpoints/skin-tokenizer.safetensors), tokenizer (the tokenizer package's shipped one), none, or a checkpoint path")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -59,13 +65,25 @@ func runTrain(args []string, stdout io.Writer) error {
 	if len(data) == 0 || *out == "" {
 		return fmt.Errorf("%w: --data and --out are required", errUsage)
 	}
+	aug := rigmodel.DefaultAugment
+	switch *rotate {
+	case "quarter":
+		aug.Rotate, aug.QuarterTurns, aug.Jitter = false, true, 0.2
+	case "any":
+		aug.QuarterTurns, aug.Rotate = false, true
+	default:
+		return fmt.Errorf("%w: --rotate %q: want quarter or any", errUsage, *rotate)
+	}
 	skin, skinID, err := trainSkinEncoder(*skinTok)
 	if err != nil {
 		return err
 	}
+	cfg := rigmodel.DefaultConfig
+	cfg.Dropout = *dropout
 	st, err := rigmodel.Train(rigmodel.TrainOptions{
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
-		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: rigmodel.DefaultConfig, Augment: rigmodel.DefaultAugment,
+		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: cfg, Augment: aug,
+		FreshSynthetic: *fresh, StructWeight: *structW, Init: *initCkpt, Warmup: *warmup,
 		Skin: skin, SkinID: skinID, Load: assets.Load, Progress: os.Stderr, Log: stdout,
 	})
 	if err != nil {
@@ -110,6 +128,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep whichever scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens, when it writes them) or geodesic (faster on large meshes)")
+	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -124,7 +143,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	if *skinFlag != "tokens" && *skinFlag != "geodesic" {
 		return fmt.Errorf("%w: --skin %q: want tokens or geodesic", errUsage, *skinFlag)
 	}
-	rigger, note, err := newRigger(*model, *samples, *skinFlag == "geodesic", *compare)
+	rigger, note, err := newRigger(*model, *samples, *skinFlag == "geodesic", *compare, *inside)
 	if err != nil {
 		return err
 	}
@@ -153,7 +172,7 @@ func runAuto(args []string, stdout io.Writer) error {
 
 // newRigger returns the model rigger, or the classical one (with a note saying so)
 // when no model checkpoint is available.
-func newRigger(path string, samples int, geodesic, compare bool) (rigmodel.Rigger, string, error) {
+func newRigger(path string, samples int, geodesic, compare, inside bool) (rigmodel.Rigger, string, error) {
 	r, note, err := loadModelRigger(path)
 	if err != nil {
 		if path != "" {
@@ -162,7 +181,7 @@ func newRigger(path string, samples int, geodesic, compare bool) (rigmodel.Rigge
 		return rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
 			fmt.Sprintf("no usable model (%v): every rig is classical-skeleton+geodesic", err), nil
 	}
-	r.Samples, r.GeodesicSkin, r.CompareClassical = samples, geodesic, compare
+	r.Samples, r.GeodesicSkin, r.CompareClassical, r.InsideJoints = samples, geodesic, compare, inside
 	if geodesic {
 		note = "--skin geodesic: the model writes the skeleton, skins are geodesic"
 	}
@@ -184,7 +203,7 @@ func loadModelRigger(path string) (*rigmodel.ModelRigger, string, error) {
 		return nil, "", err
 	}
 	r := &rigmodel.ModelRigger{Model: m, SkinTokens: st.SkinTokens, Samples: 1, Temperature: 1, TopP: 0.95,
-		Floor: rigmodel.DefaultFloor, Seed: 1}
+		Floor: rigmodel.DefaultFloor, InsideJoints: true, Seed: 1}
 	note := ""
 	if tok, err := rigmodel.SkinTokenizerFor(st); err == nil {
 		r.Skin = tok
@@ -270,7 +289,10 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 		"classical": func(c *assets.Character) (*assets.Skeleton, error) { return rigmodel.ClassicalSkeleton(&c.Mesh) },
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
-		methods["tokens"] = r.PredictSkeleton
+		methods["tokens"] = r.PredictSkeleton // greedy, joints masked to the mesh volume (as `rig auto`)
+		free := *r
+		free.InsideJoints = false
+		methods["tokens-unmasked"] = free.PredictSkeleton // greedy, grammar mask only
 	} else {
 		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
 	}
@@ -290,6 +312,9 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 		raw := *r
 		raw.CompareClassical, raw.Floor = false, 0
 		riggers["model"] = &raw // the model alone: no floor, no classical comparison
+		best := raw
+		best.Samples = 4
+		riggers["model-best4"] = &best // the model alone, best of 4 streams by the rewards
 	} else {
 		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
 	}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rigmodel"
+)
+
+// `rig grpo`: GRPO fine-tuning of a TokenRig checkpoint on meshes, scored by the
+// rewards.
+
+func init() {
+	register(&command{
+		name:    "grpo",
+		usage:   "--data DIR... --out CKPT [--model CKPT] [--steps N] [--meshes M] [--group G] [--lr LR] [--temperature T] [--skin tokens|geodesic] [--resume]",
+		summary: "fine-tune the TokenRig model with GRPO on meshes, rewarded by rig scores",
+		run:     runGRPO,
+	})
+}
+
+func runGRPO(args []string, stdout io.Writer) error {
+	fs := newFlags("grpo")
+	var data trainDataFlag
+	fs.Var(&data, "data", "folder, file or manifest of meshes (repeatable; their rigs are ignored)")
+	out := fs.String("out", "", "fine-tuned checkpoint (.safetensors); the log and the best checkpoint go beside it")
+	model := fs.String("model", "", "checkpoint to start from (default: the shipped model)")
+	steps := fs.Int("steps", 100, "total GRPO steps")
+	meshes := fs.Int("meshes", 2, "meshes per step")
+	group := fs.Int("group", 8, "streams sampled per mesh (the GRPO group)")
+	lr := fs.Float64("lr", 1e-5, "AdamW learning rate")
+	temp := fs.Float64("temperature", 1, "sampling temperature of the policy")
+	std := fs.Bool("scale-std", true, "divide each group's advantages by its standard deviation")
+	skin := fs.String("skin", "geodesic", "geodesic: the policy writes skeletons, scored with geodesic skins; tokens: whole streams, skins decoded from the model's skin tokens")
+	all := fs.Bool("all-files", false, "also use files of the model's held-out families (by default they stay unseen)")
+	resume := fs.Bool("resume", false, "continue from --out if it exists")
+	seed := fs.Int64("seed", 1, "random seed")
+	saveEvery := fs.Int("save-every", 10, "checkpoint every N steps")
+	saveMin := fs.Float64("save-minutes", 3, "also checkpoint every N minutes")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	data = append(data, pos...)
+	if len(data) == 0 || *out == "" {
+		return fmt.Errorf("%w: --data and --out are required", errUsage)
+	}
+	if *skin != "tokens" && *skin != "geodesic" {
+		return fmt.Errorf("%w: --skin %q: want tokens or geodesic", errUsage, *skin)
+	}
+	from := *model
+	var m *rigmodel.Model
+	var st *rigmodel.TrainState
+	if from == "" {
+		from = "shipped " + rigmodel.ShippedCheckpoint
+		if m, st, err = rigmodel.LoadShipped(); err != nil {
+			return fmt.Errorf("grpo: %w (give --model)", err)
+		}
+	}
+	opt := rigmodel.GRPORunOptions{
+		Data: data, AllFiles: *all, Init: from, Model: m, State: st, Out: *out, Steps: *steps, Meshes: *meshes, Group: *group,
+		LR: *lr, Temperature: *temp, ScaleByStd: *std, SaveEvery: *saveEvery, SaveMinutes: *saveMin,
+		Resume: *resume, Seed: *seed, Load: assets.Load, Log: stdout,
+	}
+	if *skin == "tokens" {
+		opt.SkinFor = func(st *rigmodel.TrainState) rigmodel.SkinDecoder {
+			tok, err := rigmodel.SkinTokenizerFor(st)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "rig grpo: %v: skeleton-only policy, geodesic skins\n", err)
+				return nil
+			}
+			return tok
+		}
+	}
+	if !*quiet {
+		opt.Progress = os.Stderr
+	}
+	final, err := rigmodel.GRPORun(opt)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(final)
+}

@@ -1,0 +1,309 @@
+package rigmodel
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/rigmodel/nn"
+)
+
+// This file is `rig grpo`: GRPO fine-tuning of a trained checkpoint on meshes, with
+// resumable checkpoints, a progress bar and a JSON-lines log.
+
+// GRPORunOptions configures GRPORun.
+type GRPORunOptions struct {
+	// Data are folders, files or manifests of meshes (rigs in them are ignored).
+	Data []string
+	// AllFiles also uses files of the held-out families (HeldOut); by default they
+	// are left out, so that `rig eval` on the held-out split stays honest.
+	AllFiles bool
+	// Init is the checkpoint to fine-tune; Out is where the fine-tuned one goes
+	// (siblings: .log.jsonl, .best.safetensors).
+	Init, Out string
+	// Model and State, when set, are the starting point instead of the file Init
+	// (which then only names it), e.g. the embedded shipped model.
+	Model *Model
+	State *TrainState
+	// Steps is the total number of GRPO steps; Meshes per step, Group streams per mesh.
+	Steps, Meshes, Group int
+	LR                   float64
+	// Temperature of the sampling policy (0: 1) and TopP is not used: GRPO needs the
+	// exact distribution the streams were drawn from.
+	Temperature float64
+	// ScaleByStd divides the advantages by the group's standard deviation.
+	ScaleByStd bool
+	// Skin, when non-nil and the checkpoint writes skin tokens, makes the policy
+	// write whole streams whose skins are decoded by it; otherwise the policy writes
+	// skeletons only and rigs are skinned by geodesic voxel binding for scoring.
+	Skin SkinDecoder
+	// SkinFor returns the skin decoder matching a checkpoint's state (nil: none).
+	SkinFor func(*TrainState) SkinDecoder
+	// MaxVertices skips meshes with more vertices (0: 20,000): every sample is
+	// decoded and scored on the whole mesh.
+	MaxVertices int
+	// SaveEvery checkpoints every N steps (0: 10) and after SaveMinutes minutes.
+	SaveEvery   int
+	SaveMinutes float64
+	Resume      bool
+	Seed        int64
+	Load        func(string) (*assets.Character, error)
+	Progress    io.Writer
+	Log         io.Writer
+}
+
+// GRPOLogRow is one line of the GRPO log (JSON lines beside the checkpoint).
+type GRPOLogRow struct {
+	Step       int     `json:"step"`
+	MeanReward float64 `json:"mean_reward"`
+	MaxReward  float64 `json:"max_reward"`
+	Tokens     int     `json:"tokens"` // sampled tokens that carried gradient
+	Meshes     int     `json:"meshes"`
+	LR         float64 `json:"lr"`
+	WallS      float64 `json:"wall_s"`
+}
+
+// GRPOState is kept in the checkpoint's TrainState so that a run resumes.
+type GRPOState struct {
+	Step       int     `json:"step"`
+	Group      int     `json:"group"`
+	Meshes     int     `json:"meshes_per_step"`
+	Files      int     `json:"files"`
+	WallS      float64 `json:"wall_s"`
+	Init       string  `json:"init"`
+	BestReward float64 `json:"best_reward"` // best running mean reward (window of 10 steps)
+	BestStep   int     `json:"best_step"`
+	Skeleton   bool    `json:"skeleton_only"`
+}
+
+// GRPORun fine-tunes a checkpoint with GRPO: each step draws Meshes meshes, samples
+// Group streams per mesh from the current policy, scores each decoded rig with
+// RigReward (the rewards' combined score; 0 for an invalid rig), and updates the
+// model on exactly the sampled token buffers (Model.GRPOStep) with AdamW. The
+// checkpoint at Out is written every SaveEvery steps and at the end; with Resume it
+// continues from Out. It returns the final state.
+func GRPORun(opt GRPORunOptions) (*TrainState, error) {
+	if opt.Load == nil || opt.Out == "" || opt.Steps < 1 {
+		return nil, errors.New("grpo: Load, Out and Steps are required")
+	}
+	opt.Group = max(opt.Group, 2)
+	opt.Meshes = max(opt.Meshes, 1)
+	if opt.LR <= 0 {
+		opt.LR = 1e-5
+	}
+	if opt.Temperature <= 0 {
+		opt.Temperature = 1
+	}
+	if opt.SaveEvery <= 0 {
+		opt.SaveEvery = 10
+	}
+	if opt.MaxVertices <= 0 {
+		opt.MaxVertices = 20000
+	}
+	from := opt.Init
+	if opt.Resume {
+		if _, err := os.Stat(opt.Out); err == nil {
+			from = opt.Out
+		}
+	}
+	var m *Model
+	var state *TrainState
+	var err error
+	switch {
+	case from != opt.Out && opt.Model != nil && opt.State != nil:
+		m, state = opt.Model, opt.State
+		cp := *state
+		state = &cp
+		state.GRPO = nil
+	case from == "":
+		return nil, errors.New("grpo: no checkpoint to start from (give Init)")
+	default:
+		if m, state, err = LoadCheckpointFile(from); err != nil {
+			return nil, fmt.Errorf("grpo: %w", err)
+		}
+	}
+	if state.GRPO == nil || from != opt.Out {
+		state.GRPO = &GRPOState{Init: opt.Init, BestReward: -1} // rewards lie in [0, 1]
+	}
+	g := state.GRPO
+	if g.Step >= opt.Steps {
+		logf(opt.Log, "grpo: %s is already at step %d of %d", from, g.Step, opt.Steps)
+		return state, nil
+	}
+	var skin SkinDecoder
+	if opt.Skin != nil {
+		skin = opt.Skin
+	} else if opt.SkinFor != nil {
+		skin = opt.SkinFor(state)
+	}
+	skeletonOnly := skin == nil || !state.SkinTokens
+	g.Group, g.Meshes, g.Skeleton = opt.Group, opt.Meshes, skeletonOnly
+
+	if err := os.MkdirAll(filepath.Dir(opt.Out), 0o755); err != nil {
+		return nil, fmt.Errorf("grpo: %w", err)
+	}
+	meshes, skipped, err := loadMeshes(opt)
+	if err != nil {
+		return nil, err
+	}
+	if len(meshes) == 0 {
+		return nil, fmt.Errorf("grpo: no usable meshes in %v (%d skipped)", opt.Data, skipped)
+	}
+	g.Files = len(meshes)
+	logf(opt.Log, "grpo: %s from %s at step %d: %d meshes (%d skipped), %d per step, group %d, %s policy",
+		opt.Out, from, g.Step, len(meshes), skipped, opt.Meshes, opt.Group, map[bool]string{true: "skeleton-only", false: "skeleton+skin"}[skeletonOnly])
+
+	rigger := &ModelRigger{Model: m, Skin: skin, SkinTokens: state.SkinTokens && !skeletonOnly}
+	reward := cachedRigReward(rigger)
+	gopt := GRPOOptions{Group: opt.Group, Temperature: opt.Temperature, StopAtSEP: skeletonOnly, ScaleByStd: opt.ScaleByStd}
+	adam := nn.NewAdamW[float32](opt.LR)
+	adam.WeightDecay = 0
+	rng := rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919))
+	start, lastSave := time.Now(), time.Now()
+	wall0 := g.WallS
+	startStep := g.Step
+	bar := NewProgress(opt.Progress, fmt.Sprintf("grpo (from step %d)", startStep), opt.Steps-startStep)
+	var window []float64
+	save := func() error {
+		g.WallS = wall0 + time.Since(start).Seconds()
+		if err := SaveCheckpointFile(opt.Out, m, state); err != nil {
+			return fmt.Errorf("grpo: %w", err)
+		}
+		lastSave = time.Now()
+		return nil
+	}
+	for g.Step < opt.Steps {
+		pick := make([]*assets.Character, opt.Meshes)
+		for i := range pick {
+			pick[i] = meshes[rng.Intn(len(meshes))]
+		}
+		nn.ZeroGrad[float32](m)
+		st, err := m.GRPOStep(pick, reward, gopt, rng)
+		if err != nil {
+			return state, fmt.Errorf("grpo: step %d: %w", g.Step, err)
+		}
+		// A short warm-up: Adam's first steps are large relative to the gradient.
+		adam.LR = opt.LR * math.Min(1, float64(g.Step+1)/5)
+		nn.ClipGradNorm(m.Params(), 1)
+		if st.Tokens > 0 {
+			adam.Step(m.Params())
+		}
+		g.Step++
+		row := GRPOLogRow{Step: g.Step, MeanReward: st.MeanReward, MaxReward: st.MaxReward, Tokens: st.Tokens,
+			Meshes: opt.Meshes, LR: adam.LR, WallS: wall0 + time.Since(start).Seconds()}
+		if err := appendJSONLine(sibling(opt.Out, ".log.jsonl"), row); err != nil {
+			return state, fmt.Errorf("grpo: %w", err)
+		}
+		bar.Set(g.Step-startStep, fmt.Sprintf("reward %.3f (max %.3f)", st.MeanReward, st.MaxReward))
+		window = append(window, st.MeanReward)
+		if len(window) > 10 {
+			window = window[1:]
+		}
+		if len(window) == 10 {
+			if mean := meanOf(window); mean > g.BestReward {
+				g.BestReward, g.BestStep = mean, g.Step
+				g.WallS = wall0 + time.Since(start).Seconds()
+				if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), m, state); err != nil {
+					return state, fmt.Errorf("grpo: %w", err)
+				}
+			}
+		}
+		if g.Step%opt.SaveEvery == 0 || g.Step == opt.Steps || (opt.SaveMinutes > 0 && time.Since(lastSave).Minutes() >= opt.SaveMinutes) {
+			if err := save(); err != nil {
+				return state, err
+			}
+		}
+		logf(opt.Log, "grpo step %d: mean reward %.4f, max %.4f, %d tokens with gradient", g.Step, st.MeanReward, st.MaxReward, st.Tokens)
+	}
+	bar.Finish()
+	return state, nil
+}
+
+// loadMeshes reads the meshes of the inputs (training split unless AllFiles), with
+// their rigs removed.
+func loadMeshes(opt GRPORunOptions) ([]*assets.Character, int, error) {
+	items, err := ListInputs(opt.Data)
+	if err != nil {
+		return nil, 0, fmt.Errorf("grpo: %w", err)
+	}
+	fam := FamiliesOf(opt.Data, items)
+	var out []*assets.Character
+	skipped := 0
+	for _, it := range items {
+		if !opt.AllFiles && HeldOut(fam[it.Path]) {
+			continue
+		}
+		c, err := opt.Load(it.Path)
+		if err != nil || len(c.Mesh.Triangles) == 0 || len(c.Mesh.Positions) > opt.MaxVertices || c.Mesh.Validate() != nil {
+			skipped++
+			continue
+		}
+		out = append(out, &assets.Character{Name: it.Name, Mesh: c.Mesh, Materials: c.Materials})
+	}
+	return out, skipped, nil
+}
+
+// cachedRigReward is RigReward with the scoring preparation of each mesh (BVH,
+// samples) computed once and reused across the group and across steps.
+func cachedRigReward(r *ModelRigger) RewardFunc {
+	var mu sync.Mutex
+	prepared := map[*assets.Character]*rewards.Prepared{}
+	return func(c *assets.Character, tokens []int) float64 {
+		mu.Lock()
+		prep, ok := prepared[c]
+		mu.Unlock()
+		if !ok {
+			p, err := rewards.Prepare(&c.Mesh, rewards.Options{})
+			if err != nil {
+				return 0
+			}
+			mu.Lock()
+			prepared[c], prep = p, p
+			mu.Unlock()
+		}
+		_, norm := NormalizedMesh(&c.Mesh)
+		rig, _, err := r.decode(c, norm, tokens, r.Skin != nil && r.SkinTokens)
+		if err != nil || CheckRig(rig) != nil {
+			return 0
+		}
+		score, rep := scoreWith(prep, nil, rig)
+		if rep == nil {
+			return 0
+		}
+		return score
+	}
+}
+
+func meanOf(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// appendJSONLine appends v as one JSON line to path.
+func appendJSONLine(path string, v any) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("log %s: %w", path, err)
+	}
+	data, _ := json.Marshal(v)
+	_, err = f.Write(append(data, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("log %s: %w", path, err)
+	}
+	return nil
+}
