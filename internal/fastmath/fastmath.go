@@ -46,16 +46,7 @@ const geluK = 0.7978845608028654
 // GELUInPlace replaces every x by GELU(x) = x/2·(1 + tanh(sqrt(2/π)·(x + 0.044715x³))).
 func GELUInPlace(xs []float32) {
 	for i, v := range xs {
-		u := geluK * (v + 0.044715*v*v*v)
-		if u > tanhClip {
-			u = tanhClip
-		} else if u < -tanhClip {
-			u = -tanhClip
-		}
-		t := u * u
-		p := ((tanhP3*t+tanhP2)*t+tanhP1)*t + tanhP0
-		q := (((tanhQ4*t+tanhQ3)*t+tanhQ2)*t+tanhQ1)*t + 1
-		xs[i] = 0.5 * v * (1 + u*p/q)
+		xs[i] = 0.5 * v * (1 + Tanh32(geluK*(v+0.044715*v*v*v)))
 	}
 }
 
