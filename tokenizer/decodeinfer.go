@@ -7,7 +7,6 @@ import (
 
 	"github.com/rigkit/rigkit/internal/fastmath"
 	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
 )
 
 // The decoder's inference path. cvae.decode runs one bone at a time through nn's
@@ -65,9 +64,9 @@ func newInferDecoder(m *cvae[float32], codeVecs, bones, lat []float32, nJ int, p
 	L := K + 1 + M
 	e := engine.NewCPU(1)
 	ct := make([]float32, nJ*K*d)
-	linearRows(e, m.decCode, codeVecs, nJ*K, ct, false)
+	m.decCode.Rows(e, codeVecs, nJ*K, ct, false)
 	bt := make([]float32, nJ*d)
-	linearRows(e, m.decBone, bones, nJ, bt, false)
+	m.decBone.Rows(e, bones, nJ, bt, false)
 	ctx := make([]float32, nJ*L*d)
 	pos := m.decPos.Data()
 	for b := 0; b < nJ; b++ {
@@ -80,47 +79,23 @@ func newInferDecoder(m *cvae[float32], codeVecs, bones, lat []float32, nJ int, p
 		copy(row[K*d:(K+1)*d], bt[b*d:(b+1)*d])
 		copy(row[(K+1)*d:], lat[:M*d])
 	}
-	layerNormRows(ctx, ctx, m.decCtxL.Weight.Data(), m.decCtxL.Bias.Data(), m.decCtxL.Eps)
+	m.decCtxL.Rows(ctx, ctx)
 	dec := &inferDecoder{m: m, nJ: nJ, L: L, shared: pool, prior: float32(m.cfg.Prior), scale: float32(1 / math.Sqrt(float64(d/m.cfg.Heads)))}
 	for _, blk := range m.blocks {
 		kv := make([]float32, nJ*L*2*d)
-		linearRows(e, blk.attn.KV, ctx, nJ*L, kv, false)
+		blk.attn.KV.Rows(e, ctx, nJ*L, kv, false)
 		dec.kv = append(dec.kv, kv)
 	}
 	return dec
 }
 
-// linearRows sets y (n, Out) = x (n, In)·Wᵀ + b, or adds it to y when accumulate.
-func linearRows(e engine.Engine, l *nn.Linear[float32], x []float32, n int, y []float32, accumulate bool) {
-	out := l.Out
-	beta := float32(0)
-	if accumulate {
-		beta = 1
-	}
-	if l.Bias != nil {
-		b := l.Bias.Data()
-		for i := 0; i < n; i++ {
-			row := y[i*out : (i+1)*out]
-			if accumulate {
-				for j, v := range b {
-					row[j] += v
-				}
-			} else {
-				copy(row, b)
-			}
-		}
-		beta = 1
-	}
-	engine.Gemm(e, false, true, n, out, l.In, 1, x, l.In, l.Weight.Data(), l.In, beta, y, out)
-}
-
 // resMLPRows applies x += MLP(LN(x)) to n rows, with t (n, D) and u (n, Hidden) as
 // scratch.
 func resMLPRows(e engine.Engine, r *resMLP[float32], x, t, u []float32, n int) {
-	layerNormRows(x, t, r.ln.Weight.Data(), r.ln.Bias.Data(), r.ln.Eps)
-	linearRows(e, r.mlp.Up, t, n, u, false)
+	r.ln.Rows(x, t)
+	r.mlp.Up.Rows(e, t, n, u, false)
 	fastmath.GELUInPlace(u)
-	linearRows(e, r.mlp.Down, u, n, x, true)
+	r.mlp.Down.Rows(e, u, n, x, true)
 }
 
 func (dec *inferDecoder) scratch() *inferScratch {
@@ -144,12 +119,12 @@ func (dec *inferDecoder) logits(sc *inferScratch, n int) {
 	h, t, q := sc.h[:n*d], sc.t[:n*d], sc.q[:n*d]
 	u := sc.u[:n*m.cfg.Hidden]
 	// Point embedding: Linear → GELU → residual MLP.
-	linearRows(e, m.decPts.in, sc.qry[:n*queryFeatures], n, h, false)
+	m.decPts.in.Rows(e, sc.qry[:n*queryFeatures], n, h, false)
 	fastmath.GELUInPlace(h)
 	resMLPRows(e, m.decPts.res, h, t, u, n)
 	for bi, blk := range m.blocks {
-		layerNormRows(h, t, blk.ln.Weight.Data(), blk.ln.Bias.Data(), blk.ln.Eps)
-		linearRows(e, blk.attn.Q, t, n, q, false)
+		blk.ln.Rows(h, t)
+		blk.attn.Q.Rows(e, t, n, q, false)
 		// Attention per bone segment; the heads' outputs go to t (free after Q).
 		kv := dec.kv[bi]
 		for s0 := 0; s0 < n; {
@@ -170,10 +145,10 @@ func (dec *inferDecoder) logits(sc *inferScratch, n int) {
 			}
 			s0 = s1
 		}
-		linearRows(e, blk.attn.Proj, t, n, h, true)
+		blk.attn.Proj.Rows(e, t, n, h, true)
 		resMLPRows(e, m.ffs[bi], h, t, u, n)
 	}
-	layerNormRows(h, t, m.outL.Weight.Data(), m.outL.Bias.Data(), m.outL.Eps)
+	m.outL.Rows(h, t)
 	w, b := m.out.Weight.Data(), m.out.Bias.Data()[0]
 	for i := 0; i < n; i++ {
 		row := t[i*d : (i+1)*d]
@@ -268,7 +243,7 @@ func encodeInfer(m *cvae[float32], enc, bone []float32, B int) []float32 {
 	pts := make([]float32, n*d)
 	t := make([]float32, n*d)
 	u := make([]float32, n*m.cfg.Hidden)
-	linearRows(e, pe.in, enc, n, pts, false)
+	pe.in.Rows(e, enc, n, pts, false)
 	fastmath.GELUInPlace(pts)
 	resMLPRows(e, pe.res, pts, t, u, n)
 	bb := engine.Data[float32](m.encBone.Forward(engine.FromSlice(bone, B, boneFeatures)))

@@ -41,13 +41,8 @@ func runGRPO(args []string, stdout io.Writer) error {
 	saveEvery := fs.Int("save-every", 10, "checkpoint every N steps")
 	saveMin := fs.Float64("save-minutes", 3, "also checkpoint every N minutes")
 	quiet := fs.Bool("quiet", false, "no progress bar")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	data = append(data, pos...)
-	if len(data) == 0 || *out == "" {
-		return fmt.Errorf("%w: --data and --out are required", errUsage)
+	if err := parseTrainingFlags(fs, args, &data, out); err != nil {
+		return err
 	}
 	if *skin != "tokens" && *skin != "geodesic" {
 		return fmt.Errorf("%w: --skin %q: want tokens or geodesic", errUsage, *skin)
@@ -55,6 +50,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 	from := *model
 	var m *rigmodel.Model
 	var st *rigmodel.TrainState
+	var err error
 	if from == "" {
 		from = "shipped " + rigmodel.ShippedCheckpoint
 		if m, st, err = rigmodel.LoadShipped(); err != nil {

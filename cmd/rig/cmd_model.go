@@ -57,13 +57,8 @@ func runTrain(args []string, stdout io.Writer) error {
 	initCkpt := fs.String("init", "", "warm-start a new run from this checkpoint's weights (same sizes); ignored when --resume finds --out")
 	warmup := fs.Int("warmup", 200, "learning-rate warm-up steps of a new run")
 	skinTok := fs.String("skin-tokenizer", "pinned", "skin codes from: pinned (rigmodel/checkpoints/skin-tokenizer.safetensors), tokenizer (the tokenizer package's shipped one), none, or a checkpoint path")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	data = append(data, pos...)
-	if len(data) == 0 || *out == "" {
-		return fmt.Errorf("%w: --data and --out are required", errUsage)
+	if err := parseTrainingFlags(fs, args, &data, out); err != nil {
+		return err
 	}
 	aug := rigmodel.DefaultAugment
 	switch *rotate {

@@ -114,3 +114,18 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = rest[1:]
 	}
 }
+
+// parseTrainingFlags parses a training command's flags and positional arguments,
+// which are appended to *data as more inputs; --data and --out are required. It
+// takes pointers because the flags are only filled in by parsing.
+func parseTrainingFlags(fs *flag.FlagSet, args []string, data *trainDataFlag, out *string) error {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	*data = append(*data, pos...)
+	if len(*data) == 0 || *out == "" {
+		return fmt.Errorf("%w: --data and --out are required", errUsage)
+	}
+	return nil
+}

@@ -58,31 +58,41 @@ func (l *LayerNorm[F]) forward(x []F, n int) []F {
 // apply normalizes x (n, C) into y, recording each row's mean and reciprocal
 // standard deviation when mean and rstd are not nil.
 func (l *LayerNorm[F]) apply(e engine.Engine, x []F, n int, y, mean, rstd []F) {
+	e.ParallelFor(n, func(lo, hi int) { l.rows(x, y, lo, hi, mean, rstd) })
+}
+
+// Rows normalizes the rows of x (len(x)/C of them) into y, which may be x, on the
+// calling goroutine: for inference code that parallelizes at a higher level and
+// keeps no activations for a backward pass.
+func (l *LayerNorm[F]) Rows(x, y []F) {
+	l.rows(x, y, 0, len(x)/l.C, nil, nil)
+}
+
+// rows normalizes rows lo..hi of x into y; statistics are accumulated in float64.
+func (l *LayerNorm[F]) rows(x, y []F, lo, hi int, mean, rstd []F) {
 	c := l.C
 	w, b := l.Weight.w, l.Bias.w
-	e.ParallelFor(n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			xi, yi := x[i*c:(i+1)*c], y[i*c:(i+1)*c]
-			var s float64
-			for _, v := range xi {
-				s += float64(v)
-			}
-			m := s / float64(c)
-			var v2 float64
-			for _, v := range xi {
-				d := float64(v) - m
-				v2 += d * d
-			}
-			rs := 1 / math.Sqrt(v2/float64(c)+l.Eps)
-			fm, frs := F(m), F(rs)
-			for j, v := range xi {
-				yi[j] = (v-fm)*frs*w[j] + b[j]
-			}
-			if mean != nil {
-				mean[i], rstd[i] = fm, frs
-			}
+	for i := lo; i < hi; i++ {
+		xi, yi := x[i*c:(i+1)*c], y[i*c:(i+1)*c]
+		var s float64
+		for _, v := range xi {
+			s += float64(v)
 		}
-	})
+		m := s / float64(c)
+		var v2 float64
+		for _, v := range xi {
+			d := float64(v) - m
+			v2 += d * d
+		}
+		rs := 1 / math.Sqrt(v2/float64(c)+l.Eps)
+		fm, frs := F(m), F(rs)
+		for j, v := range xi {
+			yi[j] = (v-fm)*frs*w[j] + b[j]
+		}
+		if mean != nil {
+			mean[i], rstd[i] = fm, frs
+		}
+	}
 }
 
 func (l *LayerNorm[F]) backward(dy []F) []F {

@@ -65,12 +65,28 @@ func (l *Linear[F]) forward(x []F, n int) []F {
 
 // apply computes y (n, Out) = x (n, In)·Wᵀ + b without caching anything.
 func (l *Linear[F]) apply(e engine.Engine, x []F, n int, y []F) {
+	l.Rows(e, x, n, y, false)
+}
+
+// Rows sets y (n, Out) = x (n, In)·Wᵀ + b, or adds it to y when accumulate, keeping
+// nothing for a backward pass: inference code that manages its own buffers calls it.
+func (l *Linear[F]) Rows(e engine.Engine, x []F, n int, y []F, accumulate bool) {
 	beta := F(0)
+	if accumulate {
+		beta = 1
+	}
 	if l.Bias != nil {
 		b := l.Bias.w
 		e.ParallelFor(n, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				copy(y[i*l.Out:(i+1)*l.Out], b)
+				row := y[i*l.Out : (i+1)*l.Out]
+				if !accumulate {
+					copy(row, b)
+					continue
+				}
+				for j, v := range b {
+					row[j] += v
+				}
 			}
 		})
 		beta = 1

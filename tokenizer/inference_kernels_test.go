@@ -37,10 +37,10 @@ func TestInferenceKernelsMatchNN(t *testing.T) {
 		x[i] = float32(rng.NormFloat64() * 3)
 	}
 	lref := engine.Data[float32](ln.Forward(engine.FromSlice(append([]float32(nil), x...), 5, 8)))
-	layerNormRows(x, x, ln.Weight.Data(), ln.Bias.Data(), ln.Eps)
+	ln.Rows(x, x)
 	for i := range x {
 		if d := math.Abs(float64(x[i] - lref[i])); d > 1e-5 {
-			t.Fatalf("layerNormRows[%d] = %g, nn.LayerNorm %g", i, x[i], lref[i])
+			t.Fatalf("LayerNorm.Rows[%d] = %g, nn.LayerNorm %g", i, x[i], lref[i])
 		}
 	}
 }
