@@ -3,6 +3,7 @@ package rewards
 import (
 	"math"
 	"math/rand"
+	"sync"
 
 	"github.com/rigkit/rigkit/assets"
 )
@@ -48,7 +49,14 @@ const (
 func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetails) {
 	det := &DeformationDetails{Poses: opt.Poses}
 	nJ := len(r.pos)
-	def := make([]assets.Vec3, len(p.pos))
+	// The posed positions: a pooled buffer (scores run back to back, each would
+	// otherwise zero a fresh copy of the mesh).
+	defBuf := posedPool.Get().(*[]assets.Vec3)
+	defer posedPool.Put(defBuf)
+	if cap(*defBuf) < len(p.pos) {
+		*defBuf = make([]assets.Vec3, len(p.pos))
+	}
+	def := (*defBuf)[:len(p.pos)]
 	copy(def, p.pos)
 	edgeMax := make([]float64, len(p.edges))
 	sqSum, flips, volDrift, artSum := 0.0, 0, 0.0, 0.0
@@ -61,6 +69,29 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 		invBind[j] = inv
 	}
 	mats := make([]assets.Mat4, nJ)
+	// Each sampled triangle's blended skinning transform, as joints with the summed
+	// weights of its three corners (Σ over corners of Σ w·M = Σ over joints of W·M):
+	// gathered once, applied to the bind normal in every pose.
+	flipStart := make([]int32, len(p.flipTris)+1)
+	var flipJ []int32
+	var flipW []float64
+	for i, t := range p.flipTris {
+		first := len(flipJ)
+		for _, v := range p.tris[t] {
+		next:
+			for _, in := range r.skin[v] {
+				for k := first; k < len(flipJ); k++ {
+					if flipJ[k] == int32(in.Joint) {
+						flipW[k] += in.Weight
+						continue next
+					}
+				}
+				flipJ = append(flipJ, int32(in.Joint))
+				flipW = append(flipW, in.Weight)
+			}
+		}
+		flipStart[i+1] = int32(len(flipJ))
+	}
 	for k := 0; k < opt.Poses; k++ {
 		// One stream per pose, read joint by joint: joints appended to a skeleton do
 		// not change the rotations the others get.
@@ -104,13 +135,11 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 			// fold (the triangle turned inside out relative to its own frame) flips.
 			n0 := p.flipNormals[i]
 			var carried assets.Vec3
-			for _, v := range tr {
-				for _, in := range r.skin[v] {
-					m, w := &mats[in.Joint], in.Weight
-					carried[0] += w * (m[0]*n0[0] + m[4]*n0[1] + m[8]*n0[2])
-					carried[1] += w * (m[1]*n0[0] + m[5]*n0[1] + m[9]*n0[2])
-					carried[2] += w * (m[2]*n0[0] + m[6]*n0[1] + m[10]*n0[2])
-				}
+			for k := flipStart[i]; k < flipStart[i+1]; k++ {
+				m, w := &mats[flipJ[k]], flipW[k]
+				carried[0] += w * (m[0]*n0[0] + m[4]*n0[1] + m[8]*n0[2])
+				carried[1] += w * (m[1]*n0[0] + m[5]*n0[1] + m[9]*n0[2])
+				carried[2] += w * (m[2]*n0[0] + m[6]*n0[1] + m[10]*n0[2])
 			}
 			if !(carried.Dot(n1) > 0) {
 				flips++
@@ -177,6 +206,8 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 	}
 	return tearF * strainF * flipF * volF * artF, det
 }
+
+var posedPool = sync.Pool{New: func() any { return new([]assets.Vec3) }}
 
 // weightJump returns the total variation distance between two vertices' weights.
 func weightJump(a, b []assets.Influence) float64 {

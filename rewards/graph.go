@@ -1,6 +1,7 @@
 package rewards
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -10,9 +11,33 @@ import (
 // edgeList returns each undirected edge of the triangles once, packed as
 // lo<<32 | hi (lo < hi, repeated corners skipped), in increasing order, and the
 // fraction of them that only one triangle uses (open boundary; 1 for no edges).
-// Sorting packed integers is several times faster than hashing edge pairs.
+// The edges are bucketed by their lower vertex (a counting sort) and each short
+// bucket is sorted in place, which is several times faster than sorting all the
+// packed pairs, let alone hashing them.
 func edgeList(tris [][3]int) (edges []uint64, boundary float64) {
-	all := make([]uint64, 0, 3*len(tris))
+	nv := 0
+	for _, t := range tris {
+		for _, v := range t {
+			if v+1 > nv {
+				nv = v + 1
+			}
+		}
+	}
+	start := make([]int32, nv+1)
+	for _, t := range tris {
+		for k := 0; k < 3; k++ {
+			a, b := t[k], t[(k+1)%3]
+			if a != b {
+				start[min(a, b)+1]++
+			}
+		}
+	}
+	for v := 0; v < nv; v++ {
+		start[v+1] += start[v]
+	}
+	hi := make([]int32, start[nv])
+	fill := make([]int32, nv)
+	copy(fill, start[:nv])
 	for _, t := range tris {
 		for k := 0; k < 3; k++ {
 			a, b := t[k], t[(k+1)%3]
@@ -22,21 +47,33 @@ func edgeList(tris [][3]int) (edges []uint64, boundary float64) {
 			if a > b {
 				a, b = b, a
 			}
-			all = append(all, uint64(a)<<32|uint64(b))
+			hi[fill[a]] = int32(b)
+			fill[a]++
 		}
 	}
-	slices.Sort(all)
+	edges = make([]uint64, 0, len(hi)/2+1)
 	open := 0
-	for i := 0; i < len(all); {
-		j := i + 1
-		for j < len(all) && all[j] == all[i] {
-			j++
+	for a := 0; a < nv; a++ {
+		run := hi[start[a]:start[a+1]]
+		if len(run) > 32 { // a fan's centre
+			slices.Sort(run)
 		}
-		if j-i == 1 {
-			open++
+		for i := 1; i < len(run); i++ { // insertion sort: a vertex has few edges
+			for j := i; j > 0 && run[j] < run[j-1]; j-- {
+				run[j], run[j-1] = run[j-1], run[j]
+			}
 		}
-		edges = append(edges, all[i])
-		i = j
+		for i := 0; i < len(run); {
+			j := i + 1
+			for j < len(run) && run[j] == run[i] {
+				j++
+			}
+			if j-i == 1 {
+				open++
+			}
+			edges = append(edges, uint64(a)<<32|uint64(run[i]))
+			i = j
+		}
 	}
 	if len(edges) == 0 {
 		return edges, 1
@@ -60,96 +97,9 @@ func (g *surfaceGraph) neighbors(v int) []int32 { return g.adj[g.start[v]:g.star
 // seam) count as one surface.
 func newSurfaceGraph(pos []assets.Vec3, edges []uint64, r float64) surfaceGraph {
 	nv := len(pos)
-	pairs := append([]uint64(nil), edges...)
-	// Vertices sorted by grid cell (then index) so each cell is one contiguous run.
-	type cellVert struct {
-		cell uint64
-		v    int32
-	}
-	const bits = 21 // cells per axis up to 2^21: r = 0.02 over the cube needs 100
-	const mask = 1<<bits - 1
-	cellOf := func(q assets.Vec3, d [3]int64) (uint64, bool) {
-		var c uint64
-		for k := 0; k < 3; k++ {
-			i := int64(math.Floor(q[k]/r)) + d[k] + 1<<(bits-1)
-			if i < 0 || i > mask {
-				return 0, false
-			}
-			c = c<<bits | uint64(i)
-		}
-		return c, true
-	}
-	cells := make([]cellVert, 0, nv)
-	for v, q := range pos {
-		if c, ok := cellOf(q, [3]int64{}); ok {
-			cells = append(cells, cellVert{c, int32(v)})
-		}
-	}
-	slices.SortFunc(cells, func(a, b cellVert) int {
-		switch {
-		case a.cell < b.cell:
-			return -1
-		case a.cell > b.cell:
-			return 1
-		}
-		return int(a.v - b.v)
-	})
-	const maxLinks = 6
-	// First index of each occupied cell in an open-addressing table (a Go map costs
-	// several times more for these 27 lookups per vertex).
-	size := 1
-	for size < 2*len(cells)+1 {
-		size <<= 1
-	}
-	slotKey := make([]uint64, size)
-	slotAt := make([]int32, size)
-	const empty = ^uint64(0) // never a cell: each coordinate has only 21 bits
-	for i := range slotKey {
-		slotKey[i] = empty
-	}
-	slotOf := func(c uint64) int {
-		h := int((c * 0x9E3779B97F4A7C15) >> 32)
-		for i := h & (size - 1); ; i = (i + 1) & (size - 1) {
-			if slotKey[i] == c || slotKey[i] == empty {
-				return i
-			}
-		}
-	}
-	for i := len(cells) - 1; i >= 0; i-- {
-		sl := slotOf(cells[i].cell)
-		slotKey[sl], slotAt[sl] = cells[i].cell, int32(i)
-	}
-	for v, q := range pos {
-		links := 0
-		for dx := int64(-1); dx <= 1 && links < maxLinks; dx++ {
-			for dy := int64(-1); dy <= 1 && links < maxLinks; dy++ {
-				// The cells z-1, z, z+1 of one column are consecutive keys: find
-				// the first occupied one, then walk the three in order.
-				first, ok := cellOf(q, [3]int64{dx, dy, -1})
-				last, ok2 := cellOf(q, [3]int64{dx, dy, 1})
-				if !ok || !ok2 {
-					continue
-				}
-				i := -1
-				for c := first; c <= last && i < 0; c++ {
-					if sl := slotOf(c); slotKey[sl] == c {
-						i = int(slotAt[sl])
-					}
-				}
-				if i < 0 {
-					continue
-				}
-				for ; i < len(cells) && cells[i].cell <= last && links < maxLinks; i++ {
-					u := int(cells[i].v)
-					if u <= v || pos[u].Dist(q) > r {
-						continue
-					}
-					pairs = append(pairs, uint64(v)<<32|uint64(u))
-					links++
-				}
-			}
-		}
-	}
+	pairs := make([]uint64, len(edges), len(edges)+nv)
+	copy(pairs, edges)
+	pairs = appendProximityLinks(pairs, pos, r)
 	g := surfaceGraph{start: make([]int32, nv+1)}
 	for _, e := range pairs {
 		g.start[(e>>32)+1]++
@@ -168,6 +118,105 @@ func newSurfaceGraph(pos []assets.Vec3, edges []uint64, r float64) surfaceGraph 
 		fill[b]++
 	}
 	return g
+}
+
+// appendProximityLinks appends v<<32|u for vertex pairs v < u closer than r, at most 6
+// found from each v: the 27 grid cells of side r around v are searched column by
+// column (x, then y; the cells z-1, z, z+1 of a column in order, vertices of a cell
+// by index). Vertices are sorted by cell, and a dense table of the grid's (x, y)
+// columns gives each column's run, so a lookup is an index, not a hash probe. A grid
+// too large for that table (positions far outside the normalized cube, which scoring
+// never passes) gets no links.
+func appendProximityLinks(pairs []uint64, pos []assets.Vec3, r float64) []uint64 {
+	const limit = 1 << 20 // cell coordinates beyond ±limit are left out
+	const maxLinks = 6
+	nv := len(pos)
+	coord := make([][3]int64, nv)
+	valid := make([]bool, nv)
+	lo := [3]int64{limit, limit, limit}
+	hi := [3]int64{-limit, -limit, -limit}
+	for v, q := range pos {
+		ok := true
+		for k := 0; k < 3; k++ {
+			f := math.Floor(q[k] / r)
+			if !(f >= -limit && f < limit) {
+				ok = false
+				break
+			}
+			coord[v][k] = int64(f)
+		}
+		if !ok {
+			continue
+		}
+		valid[v] = true
+		for k := 0; k < 3; k++ {
+			lo[k] = min(lo[k], coord[v][k])
+			hi[k] = max(hi[k], coord[v][k])
+		}
+	}
+	if lo[0] > hi[0] {
+		return pairs
+	}
+	n := [3]int64{hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1}
+	if n[0]*n[1] > 1<<22 || n[0]*n[1]*n[2] >= 1<<31 {
+		return pairs
+	}
+	// keys: cell index (column-major: x, y, then z) above the vertex index.
+	keys := make([]uint64, 0, nv)
+	cols := n[0] * n[1]
+	colStart := make([]int32, cols+1)
+	for v, c := range coord {
+		if !valid[v] {
+			continue
+		}
+		col := (c[0]-lo[0])*n[1] + (c[1] - lo[1])
+		keys = append(keys, uint64(col*n[2]+c[2]-lo[2])<<32|uint64(v))
+		colStart[col+1]++
+	}
+	slices.Sort(keys)
+	for i := int64(0); i < cols; i++ {
+		colStart[i+1] += colStart[i]
+	}
+	zOf := func(k uint64) int64 { return int64(k>>32) % n[2] }
+	for v, c := range coord {
+		if !valid[v] {
+			continue
+		}
+		q := pos[v]
+		z := c[2] - lo[2]
+		links := 0
+		for dx := int64(-1); dx <= 1 && links < maxLinks; dx++ {
+			x := c[0] + dx - lo[0]
+			if x < 0 || x >= n[0] {
+				continue
+			}
+			for dy := int64(-1); dy <= 1 && links < maxLinks; dy++ {
+				y := c[1] + dy - lo[1]
+				if y < 0 || y >= n[1] {
+					continue
+				}
+				col := x*n[1] + y
+				run := keys[colStart[col]:colStart[col+1]]
+				i := 0
+				if len(run) > 16 {
+					i, _ = slices.BinarySearchFunc(run, z-1, func(k uint64, t int64) int { return cmp.Compare(zOf(k), t) })
+				} else {
+					for i < len(run) && zOf(run[i]) < z-1 {
+						i++
+					}
+				}
+				for ; i < len(run) && zOf(run[i]) <= z+1 && links < maxLinks; i++ {
+					u := int(uint32(run[i]))
+					if u <= v || pos[u].Dist(q) > r {
+						continue
+					}
+					pairs = append(pairs, uint64(v)<<32|uint64(u))
+					links++
+				}
+			}
+		}
+	}
+	return pairs
 }
 
 // pieces labels each vertex with its connected piece of the graph (0, 1, ...).

@@ -129,9 +129,11 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 	rng := rand.New(rand.NewSource(opt.Seed))
 
 	for _, s := range geom.SampleSurface(nm, opt.SurfaceSamples, rng) {
-		th := 0.2 // an open sheet: no opposite side found
-		if hit, ok := p.bvh.Ray(s.Point, s.Normal.Scale(-1), 1e-4, 1); ok {
-			th = hit.T
+		// The nearest opposite side within 1, capped at maxThickness; 0.2 for an
+		// open sheet (none found).
+		th := 0.2
+		if t, ok := p.bvh.RayCapped(s.Point, s.Normal.Scale(-1), 1e-4, maxThickness, 1); ok {
+			th = t
 		}
 		corner := 0
 		for k := 1; k < 3; k++ {
@@ -150,32 +152,34 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 	p.piece = p.graph.pieces()
 
 	// Edge and triangle samples for the deformation reward, deterministic by seed.
-	edges := make([]restEdge, 0, len(meshEdges))
+	// The shuffles move packed keys and indices; only the kept samples are built.
+	keep := meshEdges[:0] // the graph is built: filter the edges in place
 	for _, e := range meshEdges {
-		a, b := int(e>>32), int(uint32(e))
-		if l := p.pos[a].Dist(p.pos[b]); l > 1e-6 {
-			edges = append(edges, restEdge{a, b, l})
+		if p.pos[e>>32].Dist(p.pos[uint32(e)]) > 1e-6 {
+			keep = append(keep, e)
 		}
 	}
-	rng.Shuffle(len(edges), func(i, j int) { edges[i], edges[j] = edges[j], edges[i] })
-	if len(edges) > maxStrainEdges {
-		edges = edges[:maxStrainEdges]
+	rng.Shuffle(len(keep), func(i, j int) { keep[i], keep[j] = keep[j], keep[i] })
+	keep = keep[:min(len(keep), maxStrainEdges)]
+	p.edges = make([]restEdge, len(keep))
+	for i, e := range keep {
+		a, b := int(e>>32), int(uint32(e))
+		p.edges[i] = restEdge{a, b, p.pos[a].Dist(p.pos[b])}
 	}
-	p.edges = edges
-	var flips []int
+	flips := make([]int32, 0, len(m.Triangles))
 	for t, tr := range m.Triangles {
 		a, b, c := p.pos[tr[0]], p.pos[tr[1]], p.pos[tr[2]]
 		if b.Sub(a).Cross(c.Sub(a)).Len() > 1e-8 {
-			flips = append(flips, t)
+			flips = append(flips, int32(t))
 		}
 	}
 	rng.Shuffle(len(flips), func(i, j int) { flips[i], flips[j] = flips[j], flips[i] })
-	if len(flips) > maxFlipTriangles {
-		flips = flips[:maxFlipTriangles]
+	p.flipTris = make([]int, min(len(flips), maxFlipTriangles))
+	for i := range p.flipTris {
+		p.flipTris[i] = int(flips[i])
 	}
-	p.flipTris = flips
-	p.flipNormals = make([]assets.Vec3, len(flips))
-	for i, t := range flips {
+	p.flipNormals = make([]assets.Vec3, len(p.flipTris))
+	for i, t := range p.flipTris {
 		tr := m.Triangles[t]
 		p.flipNormals[i] = p.pos[tr[1]].Sub(p.pos[tr[0]]).Cross(p.pos[tr[2]].Sub(p.pos[tr[0]]))
 	}

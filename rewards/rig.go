@@ -118,6 +118,11 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 		return r
 	}
 	r.skin = make([][]assets.Influence, r.numVerts)
+	total := 0
+	for v := 0; v < r.numVerts && v < len(c.Skin.Weights); v++ {
+		total += len(c.Skin.Weights[v])
+	}
+	flat := make([]assets.Influence, 0, total) // one backing array for every vertex's weights
 	for v := 0; v < r.numVerts; v++ {
 		var infl []assets.Influence
 		if v < len(c.Skin.Weights) {
@@ -125,7 +130,7 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 		}
 		reason := ""
 		sum := 0.0
-		var clean []assets.Influence
+		first := len(flat)
 		for _, in := range infl {
 			switch {
 			case in.Joint < 0 || in.Joint >= n:
@@ -134,9 +139,13 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 				reason = "non-finite or negative weight"
 			case in.Weight == 0:
 			default:
-				clean = append(clean, in)
+				flat = append(flat, in)
 				sum += in.Weight
 			}
+		}
+		clean := flat[first:len(flat):len(flat)]
+		if len(clean) == 0 {
+			clean = nil
 		}
 		if reason == "" && len(clean) == 0 {
 			reason = "no weights (orphan)"

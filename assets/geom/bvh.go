@@ -2,6 +2,9 @@ package geom
 
 import (
 	"math"
+	"math/bits"
+	"sort"
+	"sync"
 
 	"github.com/rigkit/rigkit/assets"
 )
@@ -10,15 +13,14 @@ import (
 // first-order (dipole) moments the fast winding number needs. It is immutable after
 // NewBVH and safe for concurrent use.
 type BVH struct {
-	verts []assets.Vec3
-	tris  [][3]int // reordered so every subtree is a contiguous run
-	ids   []int    // ids[i] is the original index of tris[i]
-	nodes []bvhNode
+	corners [][3]assets.Vec3 // each triangle's corners, in tree order: every subtree is a contiguous run
+	ids     []int32          // ids[i] is the original index of corners[i]
+	nodes   []bvhNode
 }
 
 type bvhNode struct {
 	lo, hi      assets.Vec3
-	first, span int32 // the subtree's triangles: tris[first : first+span]
+	first, span int32 // the subtree's triangles: corners[first : first+span]
 	count       int32 // span for a leaf, 0 for an inner node
 	left        int32 // inner node: children are left and left+1
 	centroid    assets.Vec3
@@ -31,53 +33,75 @@ const bvhLeafSize = 8
 // NewBVH builds the hierarchy. Triangles with out-of-range indices or non-finite
 // corners are left out.
 func NewBVH(m *assets.Mesh) *BVH {
-	b := &BVH{verts: m.Positions}
+	b := &BVH{}
 	nv := len(m.Positions)
+	finite := make([]bool, nv)
+	for i, p := range m.Positions {
+		finite[i] = p.IsFinite()
+	}
+	// The build permutes items physically (centroid and triangle together), so every
+	// pass over a node's run reads memory in order. Its scratch arrays are pooled:
+	// scoring prepares a mesh per request, and reusing them saves zeroing and
+	// faulting in fresh memory every time.
+	sc := buildPool.Get().(*buildScratch)
+	defer buildPool.Put(sc)
+	items := sc.items[:0]
 	for i, t := range m.Triangles {
 		ok := true
 		for _, v := range t {
-			if v < 0 || v >= nv || !m.Positions[v].IsFinite() {
+			if v < 0 || v >= nv || !finite[v] {
 				ok = false
 				break
 			}
 		}
 		if ok {
-			b.tris = append(b.tris, t)
-			b.ids = append(b.ids, i)
+			p, q, r := m.Positions[t[0]], m.Positions[t[1]], m.Positions[t[2]]
+			items = append(items, buildItem{c: p.Add(q).Add(r).Scale(1.0 / 3), tri: int32(i)})
 		}
 	}
-	if len(b.tris) == 0 {
+	sc.items = items
+	if len(items) == 0 {
 		return b
 	}
-	bd := &builder{b: b, order: make([]int32, len(b.tris)), cent: make([]assets.Vec3, len(b.tris)), info: make([]triInfo, len(b.tris))}
-	bd.area = make([]float64, 1, 4*len(b.tris)/bvhLeafSize+2)
-	bd.weighted = make([]assets.Vec3, 1, cap(bd.area))
-	bd.flat = make([]assets.Vec3, 1, cap(bd.area))
-	for i, t := range b.tris {
-		p, q, r := b.verts[t[0]], b.verts[t[1]], b.verts[t[2]]
-		ti := &bd.info[i]
-		for k := 0; k < 3; k++ {
-			ti.lo[k] = math.Min(p[k], math.Min(q[k], r[k]))
-			ti.hi[k] = math.Max(p[k], math.Max(q[k], r[k]))
-		}
-		bd.cent[i] = p.Add(q).Add(r).Scale(1.0 / 3)
-		ti.areaNormal = q.Sub(p).Cross(r.Sub(p)).Scale(0.5)
-		ti.area = ti.areaNormal.Len()
-		bd.order[i] = int32(i)
-	}
-	b.nodes = make([]bvhNode, 1, 4*len(b.tris)/bvhLeafSize+2)
-	bd.node(0, 0, len(b.tris))
-	// Lay the triangles out in tree order.
-	tris, ids := make([][3]int, len(b.tris)), make([]int, len(b.tris))
-	for i, ti := range bd.order {
-		tris[i], ids[i] = b.tris[ti], b.ids[ti]
-	}
-	b.tris, b.ids = tris, ids
+	n := len(items)
+	b.corners = make([][3]assets.Vec3, n)
+	b.ids = make([]int32, n)
+	bd := &builder{b: b, m: m}
+	bd.items, bd.codes = sc.sortMorton()
+	// At most 2n-1 nodes (leaves of one triangle); the tree is copied out at its size.
+	bd.nodes = grow(sc.nodes, 2*n)[:1]
+	bd.nodes[0] = bvhNode{}
+	bd.area = grow(sc.area, 2*n)
+	bd.weighted = grow(sc.weighted, 2*n)
+	bd.flat = grow(sc.flat, 2*n)
+	bd.node(0, 0, n)
+	b.nodes = append([]bvhNode(nil), bd.nodes...)
+	sc.nodes, sc.area, sc.weighted, sc.flat = bd.nodes, bd.area, bd.weighted, bd.flat
 	return b
 }
 
+// buildScratch holds NewBVH's temporary arrays between builds.
+type buildScratch struct {
+	items, sorted  []buildItem
+	keys, tmp      []uint64
+	codes          []uint32
+	nodes          []bvhNode
+	area           []float64
+	weighted, flat []assets.Vec3
+}
+
+var buildPool = sync.Pool{New: func() any { return new(buildScratch) }}
+
+// grow returns s resized to n, reallocated only when its capacity is short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
 // NumTriangles returns how many triangles the hierarchy holds.
-func (b *BVH) NumTriangles() int { return len(b.tris) }
+func (b *BVH) NumTriangles() int { return len(b.corners) }
 
 // Bounds returns the bounding box of every triangle in the hierarchy.
 func (b *BVH) Bounds() (lo, hi assets.Vec3) {
@@ -87,127 +111,67 @@ func (b *BVH) Bounds() (lo, hi assets.Vec3) {
 	return b.nodes[0].lo, b.nodes[0].hi
 }
 
-// triInfo is what the build needs of one triangle, computed once.
-type triInfo struct {
-	lo, hi     assets.Vec3 // bounding box
-	areaNormal assets.Vec3 // area · unit normal
-	area       float64
+// buildItem is one triangle during the build: its centroid and original index.
+type buildItem struct {
+	c   assets.Vec3
+	tri int32
 }
 
 // builder holds the per-triangle data of one NewBVH call.
 type builder struct {
+	codes []uint32 // Morton codes of items' centroids, in items' order
 	b     *BVH
-	order []int32       // triangle indices, permuted so every subtree is a contiguous run
-	cent  []assets.Vec3 // centroid of each triangle (compact, for the splits)
-	info  []triInfo
-	// Per node, for combining children: total area and Σ area·centroid, Σ centroid.
+	m     *assets.Mesh
+	items []buildItem // sorted so every subtree is a contiguous run
+	nodes []bvhNode
+	// Per node, for combining children: total area and Σ area·centroid, Σ centroid
+	// (sized for every node up front).
 	area           []float64
 	weighted, flat []assets.Vec3
 }
 
-// selectNth reorders order (indices into cent) so that element k is the one a sort by
-// centroid coordinate axis would put there, every element before it is not greater
-// and every element after not smaller (quickselect with a three-way partition, so
-// runs of equal keys, common in regular meshes, stay linear instead of degrading to
-// quadratic time).
-func selectNth(order []int32, cent []assets.Vec3, axis, k int) {
-	key := func(i int) float64 { return cent[order[i]][axis] }
-	lo, hi := 0, len(order)-1
-	for hi > lo {
-		// Median of three as the pivot value.
-		m := lo + (hi-lo)/2
-		a, b, c := key(lo), key(m), key(hi)
-		pivot := math.Max(math.Min(a, b), math.Min(math.Max(a, b), c))
-		// Dutch flag: [lo,lt) < pivot, [lt,i) == pivot, (gt,hi] > pivot.
-		lt, i, gt := lo, lo, hi
-		for i <= gt {
-			switch v := key(i); {
-			case v < pivot:
-				order[lt], order[i] = order[i], order[lt]
-				lt++
-				i++
-			case v > pivot:
-				order[i], order[gt] = order[gt], order[i]
-				gt--
-			default:
-				i++
-			}
-		}
-		switch {
-		case k < lt:
-			hi = lt - 1
-		case k > gt:
-			lo = gt + 1
-		default:
-			return
-		}
-	}
-}
-
-// node fills node ni over the triangles order[first:end], recursing for inner nodes.
+// node fills node ni over the triangles items[first:end], recursing for inner nodes.
 // Bounds, area normals and area-weighted centroids of an inner node combine its
-// children's; only the split and the exact radius look at every triangle per level.
+// children's; only the split and the exact radius look at every triangle per level
+// (the radius at the corners stored in tree order by the leaves).
 func (bd *builder) node(ni, first, end int) {
 	b := bd.b
-	run := bd.order[first:end]
-	b.nodes[ni].first, b.nodes[ni].span = int32(first), int32(end-first)
-	for len(bd.area) < len(b.nodes) { // grown with the nodes, a pair at a time
-		bd.area = append(bd.area, 0, 0)
-		bd.weighted = append(bd.weighted, assets.Vec3{}, assets.Vec3{})
-		bd.flat = append(bd.flat, assets.Vec3{}, assets.Vec3{})
-	}
+	run := bd.items[first:end]
+	bd.nodes[ni].first, bd.nodes[ni].span = int32(first), int32(end-first)
 	if end-first <= bvhLeafSize {
 		inf := math.Inf(1)
 		lo, hi := assets.Vec3{inf, inf, inf}, assets.Vec3{-inf, -inf, -inf}
 		var areaNormal, weighted, flat assets.Vec3
 		area := 0.0
-		for _, ti := range run {
-			t, c := &bd.info[ti], bd.cent[ti]
+		for i, it := range run {
+			t := bd.m.Triangles[it.tri]
+			p, q, r := bd.m.Positions[t[0]], bd.m.Positions[t[1]], bd.m.Positions[t[2]]
+			b.corners[first+i] = [3]assets.Vec3{p, q, r}
+			b.ids[first+i] = it.tri
+			an := q.Sub(p).Cross(r.Sub(p)).Scale(0.5)
+			a := an.Len()
+			c := it.c
 			for k := 0; k < 3; k++ {
-				if t.lo[k] < lo[k] {
-					lo[k] = t.lo[k]
-				}
-				if t.hi[k] > hi[k] {
-					hi[k] = t.hi[k]
-				}
-				areaNormal[k] += t.areaNormal[k]
-				weighted[k] += t.area * c[k]
+				lo[k] = math.Min(lo[k], math.Min(p[k], math.Min(q[k], r[k])))
+				hi[k] = math.Max(hi[k], math.Max(p[k], math.Max(q[k], r[k])))
+				areaNormal[k] += an[k]
+				weighted[k] += a * c[k]
 				flat[k] += c[k]
 			}
-			area += t.area
+			area += a
 		}
-		n := &b.nodes[ni]
+		n := &bd.nodes[ni]
 		n.lo, n.hi, n.areaNormal, n.count = lo, hi, areaNormal, n.span
 		bd.area[ni], bd.weighted[ni], bd.flat[ni] = area, weighted, flat
 	} else {
-		inf := math.Inf(1)
-		clo, chi := assets.Vec3{inf, inf, inf}, assets.Vec3{-inf, -inf, -inf}
-		for _, ti := range run {
-			c := bd.cent[ti]
-			for k := 0; k < 3; k++ {
-				if c[k] < clo[k] {
-					clo[k] = c[k]
-				}
-				if c[k] > chi[k] {
-					chi[k] = c[k]
-				}
-			}
-		}
-		axis := 0
-		for k := 1; k < 3; k++ {
-			if chi[k]-clo[k] > chi[axis]-clo[axis] {
-				axis = k
-			}
-		}
-		mid := (first + end) / 2
-		selectNth(run, bd.cent, axis, mid-first)
-		left := len(b.nodes)
-		b.nodes[ni].left = int32(left)
-		b.nodes = append(b.nodes, bvhNode{}, bvhNode{})
+		mid := splitMorton(bd.codes, first, end)
+		left := len(bd.nodes)
+		bd.nodes[ni].left = int32(left)
+		bd.nodes = append(bd.nodes, bvhNode{}, bvhNode{})
 		bd.node(left, first, mid)
 		bd.node(left+1, mid, end)
-		l, r := &b.nodes[left], &b.nodes[left+1]
-		n := &b.nodes[ni]
+		l, r := &bd.nodes[left], &bd.nodes[left+1]
+		n := &bd.nodes[ni]
 		n.lo, n.hi = l.lo, l.hi
 		for k := 0; k < 3; k++ {
 			if r.lo[k] < n.lo[k] {
@@ -222,7 +186,7 @@ func (bd *builder) node(ni, first, end int) {
 		bd.weighted[ni] = bd.weighted[left].Add(bd.weighted[left+1])
 		bd.flat[ni] = bd.flat[left].Add(bd.flat[left+1])
 	}
-	n := &b.nodes[ni]
+	n := &bd.nodes[ni]
 	if bd.area[ni] > 0 {
 		n.centroid = bd.weighted[ni].Scale(1 / bd.area[ni])
 	} else {
@@ -230,9 +194,10 @@ func (bd *builder) node(ni, first, end int) {
 	}
 	c := n.centroid
 	r2 := 0.0
-	for _, ti := range run {
-		for _, v := range b.tris[ti] {
-			p := b.verts[v]
+	for i := first; i < end; i++ {
+		tc := &b.corners[i]
+		for k := 0; k < 3; k++ {
+			p := &tc[k]
 			dx, dy, dz := p[0]-c[0], p[1]-c[1], p[2]-c[2]
 			if d := dx*dx + dy*dy + dz*dz; d > r2 {
 				r2 = d
@@ -289,11 +254,11 @@ func (b *BVH) ClosestWithin(p assets.Vec3, maxDist float64) (hit ClosestHit, ok 
 		}
 		if n.count > 0 || sp+2 > len(stack) {
 			for i := n.first; i < n.first+n.span; i++ {
-				t := b.tris[i]
-				q := ClosestOnTriangle(p, b.verts[t[0]], b.verts[t[1]], b.verts[t[2]])
+				t := &b.corners[i]
+				q := ClosestOnTriangle(p, t[0], t[1], t[2])
 				d := q.Sub(p)
 				if d2 := d.Dot(d); d2 < best2 {
-					best2, bestTri, bestPt = d2, b.ids[i], q
+					best2, bestTri, bestPt = d2, int(b.ids[i]), q
 				}
 			}
 			continue
@@ -380,4 +345,89 @@ func closestOnEdge(p, a, b assets.Vec3) assets.Vec3 {
 	}
 	t := p.Sub(a).Dot(ab) / l2
 	return a.Add(ab.Scale(math.Max(0, math.Min(1, t))))
+}
+
+// sortMorton sorts sc.items by the Morton code of their centroids (10 bits per axis
+// over the centroids' bounding cube; ties keep their order) and returns the sorted
+// items and their codes, both in scratch arrays.
+func (sc *buildScratch) sortMorton() ([]buildItem, []uint32) {
+	items := sc.items
+	inf := math.Inf(1)
+	lo, hi := assets.Vec3{inf, inf, inf}, assets.Vec3{-inf, -inf, -inf}
+	for i := range items {
+		for k := 0; k < 3; k++ {
+			lo[k] = math.Min(lo[k], items[i].c[k])
+			hi[k] = math.Max(hi[k], items[i].c[k])
+		}
+	}
+	ext := math.Max(hi[0]-lo[0], math.Max(hi[1]-lo[1], hi[2]-lo[2]))
+	scale := 0.0
+	if ext > 0 {
+		scale = 1023.999 / ext
+	}
+	keys := grow(sc.keys, len(items))
+	for i := range items {
+		var code uint32
+		for k := 0; k < 3; k++ {
+			q := uint32((items[i].c[k] - lo[k]) * scale)
+			code |= spread3(q) << (2 - k)
+		}
+		keys[i] = uint64(code)<<32 | uint64(i)
+	}
+	// Least-significant-digit radix sort of the 30-bit codes, 15 bits a pass
+	// (stable, so equal codes stay in index order).
+	tmp := grow(sc.tmp, len(items))
+	var count [1 << 15]int32
+	for shift := 32; shift < 62; shift += 15 {
+		clear(count[:])
+		for _, k := range keys {
+			count[(k>>shift)&(1<<15-1)]++
+		}
+		sum := int32(0)
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, k := range keys {
+			d := (k >> shift) & (1<<15 - 1)
+			tmp[count[d]] = k
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	sorted := grow(sc.sorted, len(items))
+	codes := grow(sc.codes, len(items))
+	for i, k := range keys {
+		sorted[i] = items[uint32(k)]
+		codes[i] = uint32(k >> 32)
+	}
+	sc.keys, sc.tmp, sc.sorted, sc.codes = keys, tmp, sorted, codes
+	return sorted, codes
+}
+
+// spread3 moves the low 10 bits of x to every third bit.
+func spread3(x uint32) uint32 {
+	x &= 0x3ff
+	x = (x | x<<16) & 0x030000ff
+	x = (x | x<<8) & 0x0300f00f
+	x = (x | x<<4) & 0x030c30c3
+	x = (x | x<<2) & 0x09249249
+	return x
+}
+
+// splitMorton returns where codes[first:end] (sorted) change in their highest
+// differing bit, or the middle when they are all equal or the split would leave a
+// side empty.
+func splitMorton(codes []uint32, first, end int) int {
+	a, z := codes[first], codes[end-1]
+	if a == z {
+		return (first + end) / 2
+	}
+	bit := uint32(1) << (31 - bits.LeadingZeros32(a^z))
+	// First index whose code has bit set (codes share every higher bit).
+	i := first + sort.Search(end-first, func(i int) bool { return codes[first+i]&bit != 0 })
+	if i <= first || i >= end {
+		return (first + end) / 2
+	}
+	return i
 }

@@ -133,3 +133,39 @@ func TestEdgeGraph(t *testing.T) {
 		}
 	}
 }
+
+// RayCapped must equal Ray clamped at the cap, hit or miss, for rays that start on a
+// surface and cross parts wider and narrower than the cap.
+func TestRayCapped(t *testing.T) {
+	m := uvSphere(assets.Vec3{}, 1, 24, 48)
+	m2 := uvSphere(assets.Vec3{2.5, 0, 0}, 0.3, 12, 24)
+	base := len(m.Positions)
+	for _, tr := range m2.Triangles {
+		m.Triangles = append(m.Triangles, [3]int{tr[0] + base, tr[1] + base, tr[2] + base})
+	}
+	m.Positions = append(m.Positions, m2.Positions...)
+	b := NewBVH(m)
+	rng := rand.New(rand.NewSource(3))
+	tests := []struct {
+		name              string
+		limit, tMin, tMax float64
+	}{
+		{"cap below every width", 0.1, 1e-4, 5},
+		{"cap between widths", 1, 1e-4, 5},
+		{"cap above every width", 10, 1e-4, 5},
+		{"short tMax", 0.25, 1e-4, 0.5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := 0; i < 300; i++ {
+				o := assets.Vec3{rng.Float64()*6 - 2, rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5}
+				d := assets.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+				hit, ok := b.Ray(o, d, tc.tMin, tc.tMax)
+				got, gotOK := b.RayCapped(o, d, tc.tMin, tc.limit, tc.tMax)
+				if ok != gotOK || (ok && got != math.Min(hit.T, tc.limit)) {
+					t.Fatalf("ray %d: RayCapped = %v, %v; Ray clamped = %v, %v", i, got, gotOK, math.Min(hit.T, tc.limit), ok)
+				}
+			}
+		})
+	}
+}

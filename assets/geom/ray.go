@@ -48,9 +48,9 @@ func (b *BVH) Ray(origin, dir assets.Vec3, tMin, tMax float64) (hit RayHit, ok b
 		n := &b.nodes[vi.node]
 		if n.count > 0 || sp+2 > len(stack) {
 			for i := n.first; i < n.first+n.span; i++ {
-				t := b.tris[i]
-				if d, f, hitOK := rayTriangle(origin, dir, b.verts[t[0]], b.verts[t[1]], b.verts[t[2]]); hitOK && d > tMin && d < best {
-					best, bestTri, front = d, b.ids[i], f
+				t := &b.corners[i]
+				if d, f, hitOK := rayTriangle(origin, dir, t[0], t[1], t[2]); hitOK && d > tMin && d < best {
+					best, bestTri, front = d, int(b.ids[i]), f
 				}
 			}
 			continue
@@ -126,4 +126,67 @@ func rayTriangle(o, d, a, b, c assets.Vec3) (t float64, front, ok bool) {
 		return 0, false, false
 	}
 	return e2.Dot(q) * inv, det > 0, true
+}
+
+// RayCapped returns min(t, limit) for the nearest hit t of the ray origin + t·dir
+// with tMin < t < tMax, and whether there is any hit there: the same as Ray clamped
+// at limit, but once a hit at limit or beyond is found the search only looks nearer
+// than limit, so rays that cross wide parts stop early.
+func (b *BVH) RayCapped(origin, dir assets.Vec3, tMin, limit, tMax float64) (t float64, ok bool) {
+	if len(b.nodes) == 0 {
+		return 0, false
+	}
+	var inv assets.Vec3
+	for k := 0; k < 3; k++ {
+		inv[k] = 1 / dir[k]
+	}
+	best := tMax
+	found := false
+	type visit struct {
+		node  int32
+		enter float64
+	}
+	var stack [64]visit
+	sp := 0
+	if t, ok := slab(b.nodes[0].lo, b.nodes[0].hi, origin, inv, tMin, best); ok {
+		stack[0] = visit{0, t}
+		sp = 1
+	}
+	for sp > 0 {
+		sp--
+		vi := stack[sp]
+		if vi.enter > best {
+			continue
+		}
+		n := &b.nodes[vi.node]
+		if n.count > 0 || sp+2 > len(stack) {
+			for i := n.first; i < n.first+n.span; i++ {
+				c := &b.corners[i]
+				if d, _, hitOK := rayTriangle(origin, dir, c[0], c[1], c[2]); hitOK && d > tMin && d < best {
+					best, found = math.Min(d, limit), true
+				}
+			}
+			continue
+		}
+		l, r := n.left, n.left+1
+		tl, okl := slab(b.nodes[l].lo, b.nodes[l].hi, origin, inv, tMin, best)
+		tr, okr := slab(b.nodes[r].lo, b.nodes[r].hi, origin, inv, tMin, best)
+		if okl && okr && tl < tr {
+			l, r, tl, tr = r, l, tr, tl
+		}
+		if okl && okr {
+			stack[sp], stack[sp+1] = visit{l, tl}, visit{r, tr}
+			sp += 2
+		} else if okl {
+			stack[sp] = visit{n.left, tl}
+			sp++
+		} else if okr {
+			stack[sp] = visit{n.left + 1, tr}
+			sp++
+		}
+	}
+	if !found {
+		return 0, false
+	}
+	return best, true
 }

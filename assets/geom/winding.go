@@ -63,8 +63,9 @@ func (w *WindingNumber) At(p assets.Vec3) float64 {
 			continue
 		}
 		if n.count > 0 {
-			for _, t := range b.tris[n.first : n.first+n.count] {
-				sum += solidAngle(b.verts[t[0]], b.verts[t[1]], b.verts[t[2]], p)
+			for i := n.first; i < n.first+n.count; i++ {
+				t := &b.corners[i]
+				sum += solidAngle(t[0], t[1], t[2], p)
 			}
 			continue
 		}
@@ -86,8 +87,9 @@ func (w *WindingNumber) Inside(p assets.Vec3) bool { return w.At(p) > 0.5 }
 // exactSubtree sums exact solid angles of every triangle under n.
 func (b *BVH) exactSubtree(n *bvhNode, p assets.Vec3) float64 {
 	sum := 0.0
-	for _, t := range b.tris[n.first : n.first+n.span] {
-		sum += solidAngle(b.verts[t[0]], b.verts[t[1]], b.verts[t[2]], p)
+	for i := n.first; i < n.first+n.span; i++ {
+		t := &b.corners[i]
+		sum += solidAngle(t[0], t[1], t[2], p)
 	}
 	return sum
 }
