@@ -35,7 +35,8 @@ type inferDecoder struct {
 	m      *cvae[float32]
 	nJ, L  int
 	kv     [][]float32 // per block: (nJ, L, 2D) keys then values of each context token
-	prior  float32
+	qd     int         // query features per row
+	prior  bool        // whether the config has a fixed prior logit
 	scale  float32
 	shared *sync.Pool // *inferScratch, shared by the decoders of one tokenizer
 }
@@ -44,7 +45,7 @@ type inferDecoder struct {
 // the network's configuration.
 type inferScratch struct {
 	eng       engine.Engine
-	qry       []float32 // (n, queryFeatures)
+	qry       []float32 // (n, cfg.queryDim())
 	h, t, q   []float32 // (n, D)
 	u         []float32 // (n, Hidden)
 	s         []float32 // (n, L) attention probabilities of one head
@@ -80,7 +81,7 @@ func newInferDecoder(m *cvae[float32], codeVecs, bones, lat []float32, nJ int, p
 		copy(row[(K+1)*d:], lat[:M*d])
 	}
 	m.decCtxL.Rows(ctx, ctx)
-	dec := &inferDecoder{m: m, nJ: nJ, L: L, shared: pool, prior: float32(m.cfg.Prior), scale: float32(1 / math.Sqrt(float64(d/m.cfg.Heads)))}
+	dec := &inferDecoder{m: m, nJ: nJ, L: L, shared: pool, qd: m.cfg.queryDim(), prior: m.cfg.Prior != 0 || m.cfg.Geodesic > 0, scale: float32(1 / math.Sqrt(float64(d/m.cfg.Heads)))}
 	for _, blk := range m.blocks {
 		kv := make([]float32, nJ*L*2*d)
 		blk.attn.KV.Rows(e, ctx, nJ*L, kv, false)
@@ -104,14 +105,14 @@ func (dec *inferDecoder) scratch() *inferScratch {
 	}
 	d, h := dec.m.cfg.D, dec.m.cfg.Hidden
 	n := inferChunk
-	return &inferScratch{eng: engine.NewCPU(1), qry: make([]float32, n*queryFeatures),
+	return &inferScratch{eng: engine.NewCPU(1), qry: make([]float32, n*dec.qd),
 		h: make([]float32, n*d), t: make([]float32, n*d), q: make([]float32, n*d), u: make([]float32, n*h),
 		s: make([]float32, n*dec.L), rowBones: make([]int32, n), rowLogits: make([]float32, n)}
 }
 
 // logits runs the decoder on n ≤ inferChunk rows whose query features are in
 // sc.qry and bones in sc.rowBones (rows of one bone contiguous), writing the logits
-// (rigid prior included) to sc.rowLogits.
+// (fixed prior included) to sc.rowLogits.
 func (dec *inferDecoder) logits(sc *inferScratch, n int) {
 	m, e := dec.m, sc.eng
 	d, L, H := m.cfg.D, dec.L, m.cfg.Heads
@@ -119,7 +120,7 @@ func (dec *inferDecoder) logits(sc *inferScratch, n int) {
 	h, t, q := sc.h[:n*d], sc.t[:n*d], sc.q[:n*d]
 	u := sc.u[:n*m.cfg.Hidden]
 	// Point embedding: Linear → GELU → residual MLP.
-	m.decPts.in.Rows(e, sc.qry[:n*queryFeatures], n, h, false)
+	m.decPts.in.Rows(e, sc.qry[:n*dec.qd], n, h, false)
 	fastmath.GELUInPlace(h)
 	resMLPRows(e, m.decPts.res, h, t, u, n)
 	for bi, blk := range m.blocks {
@@ -156,14 +157,8 @@ func (dec *inferDecoder) logits(sc *inferScratch, n int) {
 		for k, v := range row {
 			acc += v * w[k]
 		}
-		if dec.prior != 0 {
-			pr := -dec.prior * sc.qry[i*queryFeatures+14]
-			if pr > priorClip {
-				pr = priorClip
-			} else if pr < -priorClip {
-				pr = -priorClip
-			}
-			acc += pr
+		if dec.prior {
+			acc += m.cfg.priorLogit(sc.qry[i*dec.qd : (i+1)*dec.qd])
 		}
 		sc.rowLogits[i] = acc
 	}
@@ -213,7 +208,7 @@ func (dec *inferDecoder) run(rows []decodeRow, workers int, fill func(r decodeRo
 // chunk decodes up to inferChunk rows with sc.
 func (dec *inferDecoder) chunk(sc *inferScratch, rows []decodeRow, fill func(r decodeRow, dst []float32), emit func(r decodeRow, logit float32)) {
 	for i, r := range rows {
-		fill(r, sc.qry[i*queryFeatures:(i+1)*queryFeatures])
+		fill(r, sc.qry[i*dec.qd:(i+1)*dec.qd])
 		sc.rowBones[i] = r.j
 	}
 	dec.logits(sc, len(rows))

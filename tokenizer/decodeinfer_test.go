@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"bytes"
 	"math"
 	"math/rand"
 	"testing"
@@ -40,7 +41,7 @@ func TestInferDecoderMatchesNetwork(t *testing.T) {
 	qry := make([][]float32, nJ)
 	var rows []decodeRow
 	for j, n := range counts {
-		qry[j] = fill(n*queryFeatures, 0.7)
+		qry[j] = fill(n*m.cfg.queryDim(), 0.7)
 		for u := 0; u < n; u++ {
 			rows = append(rows, decodeRow{int32(j), int32(u)})
 		}
@@ -52,7 +53,8 @@ func TestInferDecoderMatchesNetwork(t *testing.T) {
 			got[j] = make([]float32, n)
 		}
 		dec.run(rows, workers, func(r decodeRow, dst []float32) {
-			copy(dst, qry[r.j][int(r.u)*queryFeatures:int(r.u+1)*queryFeatures])
+			qd := m.cfg.queryDim()
+			copy(dst, qry[r.j][int(r.u)*qd:int(r.u+1)*qd])
 		}, func(r decodeRow, logit float32) { got[r.j][r.u] = logit })
 		worst, scale := 0.0, 0.0
 		for j, n := range counts {
@@ -85,7 +87,7 @@ func TestProbabilitiesMatchNetwork(t *testing.T) {
 	// Reference: nn's layers on every vertex, one bone at a time.
 	cc := *nc
 	cc.Skin = nil
-	p, err := prepare(&cc, tok.Seed)
+	p, err := prepare(&cc, tok.Seed, tok.Config.Geodesic > 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,12 +110,13 @@ func TestProbabilitiesMatchNetwork(t *testing.T) {
 		p.geo.jointDists(x, dists[v*nJ:(v+1)*nJ])
 	}
 	bone := make([]float32, boneFeatures)
-	qry := make([]float32, len(pos)*queryFeatures)
+	qd := m.cfg.queryDim()
+	qry := make([]float32, len(pos)*qd)
 	worst := 0.0
 	for j := 0; j < nJ; j++ {
 		p.geo.boneVec(j, bone)
-		for v, x := range pos {
-			p.geo.pointVec(j, x, p.vNrm[v], dists[v*nJ:(v+1)*nJ], qry[v*queryFeatures:])
+		for v := range pos {
+			p.queryVec(j, v, dists[v*nJ:(v+1)*nJ], qry[v*qd:(v+1)*qd])
 		}
 		logits := m.decode(vecs[j*K*nl:(j+1)*K*nl], bone, lat, []int{0}, qry, 1, len(pos))
 		for v, l := range logits {
@@ -137,7 +140,7 @@ func TestEncodeInferMatchesNetwork(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(6))
 	const B = 7
-	enc := make([]float32, B*encPoints*encFeatures)
+	enc := make([]float32, B*encPoints*m.cfg.encDim())
 	bone := make([]float32, B*boneFeatures)
 	for i := range enc {
 		enc[i] = float32(rng.NormFloat64())
@@ -156,20 +159,24 @@ func TestEncodeInferMatchesNetwork(t *testing.T) {
 		t.Fatalf("inference encoder differs from the network by %.3g", worst)
 	}
 
-	tok, err := DefaultSkinTokenizer()
+	// A private copy of the shipped tokenizer without code refinement: the
+	// encoder's own codes are compared.
+	tok, err := ReadSkinTokenizer(bytes.NewReader(shippedCheckpoint))
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}
+	tok.RefineRounds = 0
 	nc, codes := encodeCreature(t, tok, "quadruped", 4, 1500)
-	p, err := prepare(nc, tok.Seed)
+	p, err := prepare(nc, tok.Seed, tok.Config.Geodesic > 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	nJ := p.nJ
-	enc = make([]float32, nJ*encPoints*encFeatures)
+	ed := tok.Config.encDim()
+	enc = make([]float32, nJ*encPoints*ed)
 	bone = make([]float32, nJ*boneFeatures)
 	for j := 0; j < nJ; j++ {
-		p.encoderInput(j, rand.New(rand.NewSource(tok.Seed*7919+int64(j))), enc[j*encPoints*encFeatures:])
+		p.encoderInput(j, rand.New(rand.NewSource(tok.Seed*7919+int64(j))), enc[j*encPoints*ed:])
 		p.geo.boneVec(j, bone[j*boneFeatures:])
 	}
 	r := tok.replica()

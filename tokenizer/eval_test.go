@@ -30,7 +30,8 @@ func dataDir(t testing.TB) string {
 // evalTokenizer loads the tokenizer under test: the checkpoint file named by
 // RIGKIT_TOKENIZER_CKPT (e.g. a training run's best checkpoint) or the shipped one,
 // with its pruning threshold replaced by RIGKIT_TOKENIZER_THRESHOLD when set (a
-// training run's checkpoints carry the untuned default).
+// training run's checkpoints carry the untuned default) and its code-refinement
+// rounds by RIGKIT_TOKENIZER_REFINE.
 func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
 	path := os.Getenv("RIGKIT_TOKENIZER_CKPT")
 	th := os.Getenv("RIGKIT_TOKENIZER_THRESHOLD")
@@ -53,6 +54,16 @@ func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
 			t.Fatalf("RIGKIT_TOKENIZER_THRESHOLD=%q: want a number in [0, 1)", th)
 		}
 		tok.Threshold = v
+	}
+	if r := os.Getenv("RIGKIT_TOKENIZER_REFINE"); r != "" {
+		n, err := strconv.Atoi(r)
+		if err != nil || n < 0 {
+			t.Fatalf("RIGKIT_TOKENIZER_REFINE=%q: want a number of rounds", r)
+		}
+		if path == "" {
+			t.Fatal("RIGKIT_TOKENIZER_REFINE changes the shared embedded tokenizer; name a checkpoint")
+		}
+		tok.RefineRounds = n
 	}
 	return tok
 }

@@ -22,15 +22,53 @@ type CVAEConfig struct {
 	// logit: a rigid-skinning prior (the bone nearest the point is favoured) that the
 	// network corrects. 0 disables it.
 	Prior float64 `json:"prior,omitempty"`
+	// Geodesic, when positive, gives every query point two more features (the
+	// bone's geodesic-binding weight at the point and its geodesic distance margin,
+	// see prepared.geodesicFeatures) and adds Geodesic·logit(w) of that weight,
+	// clamped to [geoClampLo, 1-geoClampLo], to every logit: the network then
+	// learns corrections to geodesic voxel binding (assets/skinning) instead of to
+	// nearest-bone skinning. 0 disables it (checkpoints made before it existed).
+	Geodesic float64 `json:"geodesic,omitempty"`
 }
 
 // priorClip bounds the rigid prior's contribution to a logit.
 const priorClip = 6
 
+// geoClampLo keeps the geodesic prior's logit finite: weights are clamped to
+// [geoClampLo, 1-geoClampLo] (±3.9 nats) before the logit.
+const geoClampLo = 0.02
+
+// queryDim is the number of features per decoder query point.
+func (c CVAEConfig) queryDim() int {
+	if c.Geodesic > 0 {
+		return queryFeatures + geoFeatures
+	}
+	return queryFeatures
+}
+
+// encDim is the number of features per encoder point: the query features, the
+// bone's weight at the point and whether it is positive.
+func (c CVAEConfig) encDim() int { return c.queryDim() + 2 }
+
+// priorLogit is the fixed part of a query's logit that the network corrects: the
+// rigid prior (Prior) and the geodesic prior (Geodesic), from the query's features.
+func (c CVAEConfig) priorLogit(row []float32) float32 {
+	var pr float64
+	if c.Prior != 0 {
+		pr = math.Max(-priorClip, math.Min(priorClip, -c.Prior*float64(row[14])))
+	}
+	if c.Geodesic > 0 {
+		w := math.Max(geoClampLo, math.Min(1-geoClampLo, float64(row[queryFeatures])))
+		pr += c.Geodesic * math.Log(w/(1-w))
+	}
+	return float32(pr)
+}
+
 // DefaultCVAEConfig is the shipped configuration: K = SkinTokensPerJoint codes with
-// SkinLevels, d = 64, which trains at a few hundred bones per second on one core.
+// SkinLevels, d = 64, the geodesic prior (no rigid prior), which trains at a few
+// hundred bones per second on one core.
 func DefaultCVAEConfig() CVAEConfig {
-	return CVAEConfig{D: 64, Heads: 4, Hidden: 128, K: SkinTokensPerJoint, Latents: 16, Blocks: 2, Levels: SkinLevels[:], Prior: 2}
+	return CVAEConfig{D: 64, Heads: 4, Hidden: 128, K: SkinTokensPerJoint, Latents: 16, Blocks: 2, Levels: SkinLevels[:], Geodesic: 1}
 }
 
 func (c CVAEConfig) validate() error {
@@ -268,7 +306,7 @@ func newCVAE[F nn.Float](cfg CVAEConfig, seed uint64) (*cvae[F], error) {
 	d, h, nl := cfg.D, cfg.Hidden, len(cfg.Levels)
 	m := &cvae[F]{
 		cfg:     cfg,
-		encPts:  newPointEmbed[F]("enc.pts", encFeatures, d, h, rng),
+		encPts:  newPointEmbed[F]("enc.pts", cfg.encDim(), d, h, rng),
 		encBone: nn.NewLinear[F]("enc.bone", boneFeatures, d, true, rng),
 		enc:     newPerceiver[F]("enc.pool", cfg.K, d, cfg.Heads, h, rng),
 		encOutL: nn.NewLayerNorm[F]("enc.out_ln", d),
@@ -280,7 +318,7 @@ func newCVAE[F nn.Float](cfg CVAEConfig, seed uint64) (*cvae[F], error) {
 		decPos:  nn.NewParam[F]("dec.pos", cfg.K, d),
 		decBone: nn.NewLinear[F]("dec.bone", boneFeatures, d, true, rng),
 		decCtxL: nn.NewLayerNorm[F]("dec.ctx_ln", d),
-		decPts:  newPointEmbed[F]("dec.pts", queryFeatures, d, h, rng),
+		decPts:  newPointEmbed[F]("dec.pts", cfg.queryDim(), d, h, rng),
 		outL:    nn.NewLayerNorm[F]("dec.out_ln", d),
 		out:     nn.NewLinear[F]("dec.out", d, 1, true, rng),
 	}
@@ -317,7 +355,7 @@ func (m *cvae[F]) Params() []*nn.Param[F] {
 	return append(ps, m.out.Params()...)
 }
 
-// encode maps encoder points enc (B, encPoints, encFeatures) and bones (B,
+// encode maps encoder points enc (B, encPoints, cfg.encDim()) and bones (B,
 // boneFeatures) to pre-quantization latents z (B, K, len(Levels)).
 func (m *cvae[F]) encode(enc, bone []F, B int) []F {
 	d := m.cfg.D
@@ -354,7 +392,7 @@ func (m *cvae[F]) meshBackward(dlat []F) {
 }
 
 // decode maps codes (B, K, L), bones (B, boneFeatures), mesh latents (Bc, Latents,
-// D) with meshOf[b] the mesh of bone b, and query points (B, Nq, queryFeatures) to
+// D) with meshOf[b] the mesh of bone b, and query points (B, Nq, cfg.queryDim()) to
 // logits (B, Nq).
 func (m *cvae[F]) decode(codes, bone, lat []F, meshOf []int, qry []F, B, Nq int) []F {
 	d, K, M := m.cfg.D, m.cfg.K, m.cfg.Latents
@@ -381,10 +419,14 @@ func (m *cvae[F]) decode(codes, bone, lat []F, meshOf []int, qry []F, B, Nq int)
 		h = m.ffs[i].forward(h, B, Nq, d)
 	}
 	logits := engine.Data[F](m.out.Forward(m.outL.Forward(engine.FromSlice(h, B*Nq, d))))
-	if m.cfg.Prior != 0 {
+	if m.cfg.Prior != 0 || m.cfg.Geodesic > 0 {
+		qd := m.cfg.queryDim()
+		row := make([]float32, qd)
 		for i := range logits {
-			pr := -m.cfg.Prior * float64(qry[i*queryFeatures+14])
-			logits[i] += F(math.Max(-priorClip, math.Min(priorClip, pr)))
+			for k := range row {
+				row[k] = float32(qry[i*qd+k])
+			}
+			logits[i] += F(m.cfg.priorLogit(row))
 		}
 	}
 	return logits
@@ -435,11 +477,11 @@ func (m *cvae[F]) decodeBackward(dlogits []F, Bc int) (dcodes, dlat []F) {
 // batch is one training batch: B bones from Bc characters.
 type batch[F nn.Float] struct {
 	B, Bc, Nq int
-	enc       []F // (B, encPoints, encFeatures)
+	enc       []F // (B, encPoints, cfg.encDim())
 	bone      []F // (B, boneFeatures)
 	mesh      []F // (Bc, meshPoints, meshFeatures)
 	meshOf    []int
-	qry       []F // (B, Nq, queryFeatures)
+	qry       []F // (B, Nq, cfg.queryDim())
 	target    []F // (B, Nq) weights in [0, 1]
 	lossW     []F // (B, Nq) per-point loss weights
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/rigkit/rigkit/rigmodel/nn"
 )
 
-func randomBatch(rng *rand.Rand, B, Bc, Nq int) *batch[float64] {
+func randomBatch(rng *rand.Rand, cfg CVAEConfig, B, Bc, Nq int) *batch[float64] {
 	fill := func(n int) []float64 {
 		x := make([]float64, n)
 		for i := range x {
@@ -18,8 +18,8 @@ func randomBatch(rng *rand.Rand, B, Bc, Nq int) *batch[float64] {
 		return x
 	}
 	bt := &batch[float64]{B: B, Bc: Bc, Nq: Nq,
-		enc: fill(B * encPoints * encFeatures), bone: fill(B * boneFeatures),
-		mesh: fill(Bc * meshPoints * meshFeatures), qry: fill(B * Nq * queryFeatures),
+		enc: fill(B * encPoints * cfg.encDim()), bone: fill(B * boneFeatures),
+		mesh: fill(Bc * meshPoints * meshFeatures), qry: fill(B * Nq * cfg.queryDim()),
 		target: make([]float64, B*Nq), lossW: make([]float64, B*Nq)}
 	for b := 0; b < B; b++ {
 		bt.meshOf = append(bt.meshOf, b%Bc)
@@ -36,14 +36,25 @@ func randomBatch(rng *rand.Rand, B, Bc, Nq int) *batch[float64] {
 // TestCVAEGradients checks every parameter's gradient against central finite
 // differences in float64, with FSQ bypassed (its rounding has no true gradient).
 func TestCVAEGradients(t *testing.T) {
-	cfg := CVAEConfig{D: 8, Heads: 2, Hidden: 12, K: SkinTokensPerJoint, Latents: 3, Blocks: 2, Levels: SkinLevels[:], Prior: 2}
+	for _, tc := range []struct {
+		name string
+		cfg  CVAEConfig
+	}{
+		{"rigid prior", CVAEConfig{D: 8, Heads: 2, Hidden: 12, K: SkinTokensPerJoint, Latents: 3, Blocks: 2, Levels: SkinLevels[:], Prior: 2}},
+		{"geodesic prior", CVAEConfig{D: 8, Heads: 2, Hidden: 12, K: SkinTokensPerJoint, Latents: 3, Blocks: 1, Levels: SkinLevels[:], Geodesic: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkCVAEGradients(t, tc.cfg) })
+	}
+}
+
+func checkCVAEGradients(t *testing.T, cfg CVAEConfig) {
 	m, err := newCVAE[float64](cfg, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.noQuant = true
 	rng := rand.New(rand.NewSource(8))
-	bt := randomBatch(rng, 3, 2, 5)
+	bt := randomBatch(rng, cfg, 3, 2, 5)
 	nn.ZeroGrad[float64](m)
 	m.step(bt, true)
 	const h = 1e-6
@@ -78,7 +89,7 @@ func TestCVAEQuantizedCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewSource(9))
-	b64 := randomBatch(rng, 2, 1, 7)
+	b64 := randomBatch(rng, m.cfg, 2, 1, 7)
 	conv := func(x []float64) []float32 {
 		out := make([]float32, len(x))
 		for i, v := range x {
@@ -109,8 +120,9 @@ func BenchmarkTrainStep(b *testing.B) {
 	if err != nil || len(files) == 0 {
 		b.Skipf("no shared data at %s", dir)
 	}
-	set, _ := loadTrainChars(files[:min(40, len(files))], 1, func(string, ...any) {})
-	m, err := newCVAE[float32](DefaultCVAEConfig(), 1)
+	cfg := DefaultCVAEConfig()
+	set, _ := loadTrainChars(files[:min(40, len(files))], 1, cfg.Geodesic > 0, func(string, ...any) {})
+	m, err := newCVAE[float32](cfg, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

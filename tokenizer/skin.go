@@ -34,6 +34,9 @@ type SkinTokenizer struct {
 	// Exhaustive makes Decode run the decoder at every vertex for every bone instead
 	// of coarse to fine (see coarsePoints); slower, for checking the approximation.
 	Exhaustive bool
+	// RefineRounds is how many rounds of code search (refine.go) follow the
+	// encoder's prediction in Encode and EncodeAll; 0 keeps the encoder's codes.
+	RefineRounds int
 
 	master  *cvae[float32]
 	pool    sync.Pool // *cvae[float32] replicas for concurrent calls
@@ -58,7 +61,7 @@ func NewSkinTokenizer(cfg CVAEConfig, seed uint64) (*SkinTokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SkinTokenizer{Config: cfg, Threshold: 0.05, MaxInfluences: assets.MaxInfluencesWritten, Seed: 1, master: m}, nil
+	return &SkinTokenizer{Config: cfg, Threshold: 0.05, MaxInfluences: assets.MaxInfluencesWritten, Seed: 1, RefineRounds: DefaultRefineRounds, master: m}, nil
 }
 
 //go:embed checkpoints/skin.safetensors
@@ -195,7 +198,7 @@ func (t *SkinTokenizer) prepared(c *assets.Character) (*prepared, error) {
 	if c.Skin == nil {
 		return nil, fmt.Errorf("skin tokenizer: encode %q: no skin", c.Name)
 	}
-	p, err := prepare(c, t.Seed)
+	p, err := prepare(c, t.Seed, t.Config.Geodesic > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -238,11 +241,12 @@ func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int) ([][]int, error)
 	m := t.replica()
 	defer t.release(m)
 	B := len(joints)
-	enc := make([]float32, B*encPoints*encFeatures)
+	ed := m.cfg.encDim()
+	enc := make([]float32, B*encPoints*ed)
 	bone := make([]float32, B*boneFeatures)
 	for b, j := range joints {
 		rng := rand.New(rand.NewSource(t.Seed*7919 + int64(j)))
-		p.encoderInput(j, rng, enc[b*encPoints*encFeatures:])
+		p.encoderInput(j, rng, enc[b*encPoints*ed:])
 		p.geo.boneVec(j, bone[b*boneFeatures:])
 	}
 	z := encodeInfer(m, enc, bone, B)
@@ -251,6 +255,7 @@ func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int) ([][]int, error)
 	if err != nil {
 		return nil, fmt.Errorf("skin tokenizer: %w", err)
 	}
+	t.refineCodes(m, p, joints, idx, t.RefineRounds)
 	out := make([][]int, B)
 	for b := range out {
 		out[b] = idx[b*m.cfg.K : (b+1)*m.cfg.K]
@@ -272,7 +277,7 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 	}
 	cc := *c
 	cc.Skeleton, cc.Skin = sk, nil
-	p, err := prepare(&cc, t.Seed)
+	p, err := prepare(&cc, t.Seed, t.Config.Geodesic > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -319,8 +324,7 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 	}
 	probs := make([]float32, U*nJ)
 	fill := func(r decodeRow, dst []float32) {
-		v := uniq[r.u]
-		p.geo.pointVec(int(r.j), pos[v], p.vNrm[v], dists[int(r.u)*nJ:int(r.u+1)*nJ], dst)
+		p.queryVec(int(r.j), uniq[r.u], dists[int(r.u)*nJ:int(r.u+1)*nJ], dst)
 	}
 	emit := func(r decodeRow, logit float32) { probs[int(r.u)*nJ+int(r.j)] = sigmoid32(logit) }
 	workers := decodeWorkers()
@@ -335,8 +339,8 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 		dec.run(rows, workers, fill, emit)
 	} else {
 		// Level 0 for every bone, then level 1 and the other vertices only where a
-		// nearby point of the level above has weight or j is one of the two nearest
-		// bones; the rest keep 0.
+		// nearby point of the level above has weight, j is one of the two nearest
+		// bones or the geodesic prior gives j weight there; the rest keep 0.
 		rows := make([]decodeRow, 0, nJ*coarseLevel0)
 		for j := 0; j < nJ; j++ {
 			for _, u := range cf.coarse[:coarseLevel0] {
@@ -348,7 +352,7 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 			rows = rows[:0]
 			for j := 0; j < nJ; j++ {
 				for u := 0; u < U; u++ {
-					if cf.level[u] == level && cf.wanted(u, j, probs, nJ) {
+					if cf.level[u] == level && (cf.wanted(u, j, probs, nJ) || p.geoWeight(uniq[u], j) > coarseEps) {
 						rows = append(rows, decodeRow{int32(j), int32(u)})
 					}
 				}

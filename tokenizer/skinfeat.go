@@ -17,8 +17,15 @@ const (
 	// distance to the nearest other joint's segments, their difference, and the
 	// clamped parameter of the projection on head→tail.
 	queryFeatures = 16
-	// encFeatures adds the bone's weight at the point and whether it is positive.
+	// encFeatures adds the bone's weight at the point and whether it is positive
+	// (for configurations without the geodesic features; see CVAEConfig.encDim).
 	encFeatures = queryFeatures + 2
+	// geoFeatures follow the query features when CVAEConfig.Geodesic is set: the
+	// bone's geodesic-binding weight at the point and its geodesic distance margin
+	// (distance to this bone minus distance to the nearest other, ×distScale,
+	// clipped to ±geoMarginClip).
+	geoFeatures   = 2
+	geoMarginClip = 4
 	// boneFeatures: head (3), tail (3), parent head (3), length, is-leaf, is-root.
 	boneFeatures = 12
 	// meshFeatures per mesh-condition point: position (3), normal (3).
@@ -29,7 +36,8 @@ const (
 
 // rigGeom is the bone geometry of a skeleton in the cube.
 type rigGeom struct {
-	segs []skinning.Segment
+	snapped *assets.Skeleton // the skeleton with joints at their bin centers
+	segs    []skinning.Segment
 	// Per segment: start A, B-A and 1/|B-A|² (0 for a point), for jointDists.
 	segA, segAB []assets.Vec3
 	segInv      []float64
@@ -48,7 +56,7 @@ func newRigGeom(sk *assets.Skeleton) *rigGeom {
 		m[12], m[13], m[14] = BinCenter(Bin(m[12])), BinCenter(Bin(m[13])), BinCenter(Bin(m[14]))
 		snapped.BindWorld[j] = m
 	}
-	g := &rigGeom{segs: skinning.Bones(snapped), pos: snapped.Positions(), parent: sk.Parents}
+	g := &rigGeom{snapped: snapped, segs: skinning.Bones(snapped), pos: snapped.Positions(), parent: sk.Parents}
 	for _, s := range g.segs {
 		ab := s.B.Sub(s.A)
 		inv := 0.0
@@ -177,21 +185,29 @@ type prepared struct {
 	posS, posV [][]int32
 	// Mesh condition (meshPoints × meshFeatures).
 	mesh []float32
+	// Geodesic features (nil unless prepared with geodesic): per vertex and per
+	// surface sample, each joint's geodesic-binding weight and distance margin.
+	gW, gD   []float32 // V × nJ
+	sGW, sGD []float32 // S × nJ
+	qd       int       // query features per point (queryFeatures, + geoFeatures)
 }
 
 // prepare samples c (already normalized, with a skeleton) with a fixed seed, so that
-// encoding is deterministic.
-func prepare(c *assets.Character, seed int64) (*prepared, error) {
+// encoding is deterministic. With geodesic it also computes the geodesic features.
+func prepare(c *assets.Character, seed int64, geodesic bool) (*prepared, error) {
 	if c.Skeleton == nil || c.Skeleton.NumJoints() == 0 {
 		return nil, fmt.Errorf("skin tokenizer: %q has no skeleton", c.Name)
 	}
 	if len(c.Mesh.Positions) == 0 || len(c.Mesh.Triangles) == 0 {
 		return nil, fmt.Errorf("skin tokenizer: %q has an empty mesh", c.Name)
 	}
-	p := &prepared{c: c, geo: newRigGeom(c.Skeleton), nJ: c.Skeleton.NumJoints()}
+	p := &prepared{c: c, geo: newRigGeom(c.Skeleton), nJ: c.Skeleton.NumJoints(), qd: queryFeatures}
 	p.vNrm = c.Mesh.Normals
 	if len(p.vNrm) != len(c.Mesh.Positions) {
 		p.vNrm = c.Mesh.ComputeNormals()
+	}
+	if geodesic {
+		p.geodesicFeatures()
 	}
 	rng := rand.New(rand.NewSource(seed))
 	ms := geom.SampleSurface(&c.Mesh, meshPoints, rng)
@@ -214,6 +230,10 @@ func prepare(c *assets.Character, seed int64) (*prepared, error) {
 	p.sNrm = make([]assets.Vec3, len(ss))
 	p.sW = make([][]assets.Influence, len(ss))
 	p.sDist = make([]float32, len(ss)*p.nJ)
+	if p.gW != nil {
+		p.sGW = make([]float32, len(ss)*p.nJ)
+		p.sGD = make([]float32, len(ss)*p.nJ)
+	}
 	p.posS = make([][]int32, p.nJ)
 	p.posV = make([][]int32, p.nJ)
 	for i, s := range ss {
@@ -243,6 +263,16 @@ func prepare(c *assets.Character, seed int64) (*prepared, error) {
 			}
 		}
 		p.geo.jointDists(s.Point, p.sDist[i*p.nJ:(i+1)*p.nJ])
+		if p.gW != nil {
+			gw, gd := p.sGW[i*p.nJ:(i+1)*p.nJ], p.sGD[i*p.nJ:(i+1)*p.nJ]
+			for corner, v := range tri {
+				b := float32(s.Bary[corner])
+				for j := range gw {
+					gw[j] += b * p.gW[v*p.nJ+j]
+					gd[j] += b * p.gD[v*p.nJ+j]
+				}
+			}
+		}
 	}
 	for v, infl := range c.Skin.Weights {
 		for _, in := range infl {
@@ -289,10 +319,95 @@ func (p *prepared) encoderInput(j int, rng *rand.Rand, dst []float32) {
 		} else {
 			s = rng.Intn(ns)
 		}
-		row := dst[i*encFeatures : (i+1)*encFeatures]
+		row := dst[i*(p.qd+2) : (i+1)*(p.qd+2)]
 		p.geo.pointVec(j, p.sPos[s], p.sNrm[s], p.sDist[s*p.nJ:(s+1)*p.nJ], row)
+		if p.sGW != nil {
+			row[queryFeatures] = p.sGW[s*p.nJ+j]
+			row[queryFeatures+1] = p.sGD[s*p.nJ+j]
+		}
 		w := weightOf(p.sW[s], j)
-		row[queryFeatures] = w
-		row[queryFeatures+1] = b2f(w > 0)
+		row[p.qd] = w
+		row[p.qd+1] = b2f(w > 0)
+	}
+}
+
+// queryVec writes the query features of vertex v relative to joint j (p.qd values),
+// given the vertex's distances to every joint (dists, from jointDists).
+func (p *prepared) queryVec(j, v int, dists, dst []float32) {
+	p.geo.pointVec(j, p.c.Mesh.Positions[v], p.vNrm[v], dists, dst)
+	if p.gW != nil {
+		dst[queryFeatures] = p.gW[v*p.nJ+j]
+		dst[queryFeatures+1] = p.gD[v*p.nJ+j]
+	}
+}
+
+// geoWeight is joint j's geodesic-binding weight at vertex v (0 without geodesic
+// features).
+func (p *prepared) geoWeight(v, j int) float32 {
+	if p.gW == nil {
+		return 0
+	}
+	return p.gW[v*p.nJ+j]
+}
+
+// geodesicFeatures fills p.gW and p.gD: geodesic voxel binding (assets/skinning,
+// default options) on the snapped skeleton gives each vertex's weights, and its field
+// the distance margins. Where the mesh cannot be voxelized the features fall back to
+// nearest-bone weights and Euclidean margins, so decoding never fails on it.
+func (p *prepared) geodesicFeatures() {
+	nV, nJ := len(p.c.Mesh.Positions), p.nJ
+	p.qd = queryFeatures + geoFeatures
+	p.gW = make([]float32, nV*nJ)
+	p.gD = make([]float32, nV*nJ)
+	ch := &assets.Character{Name: p.c.Name, Mesh: p.c.Mesh, Skeleton: p.geo.snapped}
+	dist := func(v, j int) float64 { return float64(p.vertexDists()[v*nJ+j]) }
+	f, err := skinning.NewField(ch, skinning.FieldOptions{})
+	var skin *assets.Skin
+	if err == nil {
+		skin, err = f.Skin(ch.Mesh, skinning.GeodesicOptions{})
+	}
+	if err == nil && f.NumJoints == nJ {
+		dist = f.Dist
+		for v, infl := range skin.Weights {
+			for _, in := range infl {
+				if in.Joint >= 0 && in.Joint < nJ {
+					p.gW[v*nJ+in.Joint] += float32(in.Weight)
+				}
+			}
+		}
+	} else {
+		for v := 0; v < nV; v++ {
+			best := 0
+			for j := 1; j < nJ; j++ {
+				if dist(v, j) < dist(v, best) {
+					best = j
+				}
+			}
+			p.gW[v*nJ+best] = 1
+		}
+	}
+	for v := 0; v < nV; v++ {
+		m1, m2, i1 := math.Inf(1), math.Inf(1), -1
+		for j := 0; j < nJ; j++ {
+			d := dist(v, j)
+			if d < m1 {
+				m1, m2, i1 = d, m1, j
+			} else if d < m2 {
+				m2 = d
+			}
+		}
+		for j := 0; j < nJ; j++ {
+			other := m1
+			if j == i1 {
+				other = m2
+			}
+			x := (dist(v, j) - other) * distScale
+			if math.IsNaN(x) || x > geoMarginClip {
+				x = geoMarginClip
+			} else if x < -geoMarginClip {
+				x = -geoMarginClip
+			}
+			p.gD[v*nJ+j] = float32(x)
+		}
 	}
 }

@@ -109,6 +109,10 @@ func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("skin tokenizer %q: %w (use --skin-tokenizer none to train the skeleton part only)", which, err)
 	}
+	// Training encodes two fresh examples per step; code refinement (a few seconds
+	// per character) would dominate the step, so the model learns the encoder's own
+	// codes. The tokenizer is this process's copy, nothing else encodes with it.
+	tok.RefineRounds = 0
 	return rigmodel.TokenizerSkin(tok), rigmodel.SkinFingerprint(tok), nil
 }
 

@@ -43,6 +43,9 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	lr := fs.Float64("lr", def.LR, "peak learning rate")
 	seed := fs.Int64("seed", def.Seed, "random seed")
 	prior := fs.Float64("prior", def.Config.Prior, "rigid prior strength on the decoder's logits (new runs only)")
+	geodesic := fs.Float64("geodesic", def.Config.Geodesic, "geodesic-binding prior strength and features (0: none; new runs only)")
+	width := fs.Int("d", def.Config.D, "network width (new runs only)")
+	blocks := fs.Int("blocks", def.Config.Blocks, "decoder cross-attention blocks (new runs only)")
 	export := fs.String("export", "", "instead of training, copy this run checkpoint (and facts from --run's state) to --out with --threshold")
 	run := fs.String("run", "", "with --export: the run's --out path (its .state.json is read)")
 	threshold := fs.Float64("threshold", 0.05, "with --export: pruning threshold stored in the checkpoint")
@@ -74,7 +77,8 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	opt := def
 	opt.Data, opt.Out, opt.Steps, opt.Resume, opt.LR, opt.Seed = data, *out, *steps, *resume, *lr, *seed
 	opt.Progress = os.Stderr
-	opt.Config.Prior = *prior
+	opt.Config.Prior, opt.Config.Geodesic = *prior, *geodesic
+	opt.Config.D, opt.Config.Blocks, opt.Config.Hidden = *width, *blocks, 2**width
 	kinds := synth.Kinds()
 	for i := 0; i < *nSynth; i++ {
 		kind := kinds[i%len(kinds)]

@@ -1,0 +1,207 @@
+package tokenizer
+
+import (
+	"math"
+	"math/rand"
+	"slices"
+
+	"github.com/rigkit/rigkit/rigmodel/engine"
+)
+
+// Code refinement. The encoder predicts a bone's codes in one pass; on creatures it
+// never saw, those codes are often not the ones the decoder would turn into the
+// closest weights (the amortization gap of an autoencoder). Encoding has the true
+// weights at hand, so it can check: refineCodes searches the FSQ grid around the
+// encoder's codes, one level up or down in one dimension of one code at a time,
+// and keeps the change that lowers the decoder's training loss (BCE + L1, weight 2
+// where the bone has weight) on the bone's vertices, for a few rounds. The decoder
+// is not changed; a refined code list is as valid a token list as the encoder's.
+
+// DefaultRefineRounds is the number of refinement rounds Encode runs by default.
+const DefaultRefineRounds = 4
+
+// Query vertices per bone that refinement scores: up to refinePositive where the
+// bone (or its geodesic prior) has weight, plus refineOther others.
+const (
+	refinePositive = 384
+	refineOther    = 128
+)
+
+// refineQueries are the fixed query vertices of one bone that refinement scores:
+// their features, target weights and loss weights, and the bone's features.
+type refineQueries struct {
+	feat   []float32
+	target []float32
+	lossW  []float32
+	bone   []float32
+}
+
+// newRefineQueries picks joint j's query vertices (deterministically): every vertex
+// on small meshes, else up to refinePositive where the bone or its geodesic prior
+// has weight and refineOther others.
+func (t *SkinTokenizer) newRefineQueries(p *prepared, j int) refineQueries {
+	V, nJ, qd := len(p.c.Mesh.Positions), p.nJ, p.qd
+	dists := p.vertexDists()
+	rng := rand.New(rand.NewSource(t.Seed*104729 + int64(j)))
+	var verts []int
+	if V <= refinePositive+refineOther {
+		for v := 0; v < V; v++ {
+			verts = append(verts, v)
+		}
+	} else {
+		var pos []int
+		for v := 0; v < V; v++ {
+			if weightOf(p.c.Skin.Weights[v], j) > 0 || p.geoWeight(v, j) > coarseEps {
+				pos = append(pos, v)
+			}
+		}
+		rng.Shuffle(len(pos), func(a, c int) { pos[a], pos[c] = pos[c], pos[a] })
+		verts = append(verts, pos[:min(len(pos), refinePositive)]...)
+		for len(verts) < refinePositive+refineOther {
+			verts = append(verts, rng.Intn(V))
+		}
+	}
+	q := refineQueries{feat: make([]float32, len(verts)*qd), target: make([]float32, len(verts)),
+		lossW: make([]float32, len(verts)), bone: make([]float32, boneFeatures)}
+	for i, v := range verts {
+		p.queryVec(j, v, dists[v*nJ:(v+1)*nJ], q.feat[i*qd:(i+1)*qd])
+		w := weightOf(p.c.Skin.Weights[v], j)
+		q.target[i], q.lossW[i] = w, 1+b2f(w > 0)
+	}
+	p.geo.boneVec(j, q.bone)
+	return q
+}
+
+// scoreCodes decodes every candidate code list cands[c] (K code numbers) for the
+// bone of queries qs[owner[c]] and returns each candidate's summed loss. lat are
+// the character's mesh latents.
+func (t *SkinTokenizer) scoreCodes(m *cvae[float32], qs []refineQueries, lat []float32, cands [][]int, owner []int) ([]float64, error) {
+	qd := m.cfg.queryDim()
+	flat := make([]int, 0, len(cands)*m.cfg.K)
+	for _, c := range cands {
+		flat = append(flat, c...)
+	}
+	cv, err := m.fsq.Codes(flat)
+	if err != nil {
+		return nil, err
+	}
+	bones := make([]float32, len(cands)*boneFeatures)
+	var rows []decodeRow
+	loss := make([][]float32, len(cands))
+	for c, b := range owner {
+		copy(bones[c*boneFeatures:], qs[b].bone)
+		n := len(qs[b].target)
+		loss[c] = make([]float32, n)
+		for u := 0; u < n; u++ {
+			rows = append(rows, decodeRow{int32(c), int32(u)})
+		}
+	}
+	dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, len(cands), &t.scratch)
+	dec.run(rows, decodeWorkers(), func(rw decodeRow, dst []float32) {
+		q := qs[owner[rw.j]]
+		copy(dst, q.feat[int(rw.u)*qd:int(rw.u+1)*qd])
+	}, func(rw decodeRow, logit float32) {
+		q := qs[owner[rw.j]]
+		loss[rw.j][rw.u] = q.lossW[rw.u] * pointLoss(float64(logit), float64(q.target[rw.u]))
+	})
+	out := make([]float64, len(cands))
+	for c, ls := range loss {
+		for _, l := range ls {
+			out[c] += float64(l)
+		}
+	}
+	return out, nil
+}
+
+// refineCodes improves idx (len(joints)·K code numbers, joint by joint) in place
+// by up to rounds rounds of steepest descent. p must carry the character's skin.
+func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int, idx []int, rounds int) {
+	if rounds <= 0 || len(joints) == 0 || p.c.Skin == nil {
+		return
+	}
+	K, levels := m.cfg.K, m.cfg.Levels
+	lat := append([]float32(nil), m.meshLatents(p.mesh, 1)...)
+	qs := make([]refineQueries, len(joints))
+	for b, j := range joints {
+		qs[b] = t.newRefineQueries(p, j)
+	}
+	// Digit steps: code number ± basis[d] changes dimension d by one level.
+	basis := make([]int, len(levels))
+	for d, b := 0, 1; d < len(levels); d++ {
+		basis[d], b = b, b*levels[d]
+	}
+	active := make([]bool, len(joints))
+	for b := range active {
+		active[b] = true
+	}
+	for r := 0; r < rounds; r++ {
+		// Candidates: the current list (first) and its grid neighbours, per active bone.
+		var cands [][]int
+		var owner []int
+		for b := range joints {
+			if !active[b] {
+				continue
+			}
+			cur := idx[b*K : (b+1)*K]
+			cands = append(cands, append([]int(nil), cur...))
+			owner = append(owner, b)
+			for k := 0; k < K; k++ {
+				for d := range levels {
+					for _, step := range []int{-1, 1} {
+						if g := cur[k]/basis[d]%levels[d] + step; g < 0 || g >= levels[d] {
+							continue
+						}
+						c := append([]int(nil), cur...)
+						c[k] += step * basis[d]
+						cands = append(cands, c)
+						owner = append(owner, b)
+					}
+				}
+			}
+		}
+		if len(cands) == 0 {
+			return
+		}
+		score, err := t.scoreCodes(m, qs, lat, cands, owner)
+		if err != nil { // code numbers come from the encoder and stay on the grid
+			return
+		}
+		// Steepest descent per bone; a neighbour must beat the current list (the
+		// first candidate of its bone) by a margin.
+		best := make([]float64, len(joints))
+		bestC := make([]int, len(joints))
+		for b := range best {
+			best[b], bestC[b] = math.Inf(1), -1
+		}
+		for c, b := range owner {
+			s := score[c]
+			if bestC[b] >= 0 {
+				s += 1e-6 * float64(len(qs[b].target))
+			}
+			if s < best[b] {
+				best[b], bestC[b] = s, c
+			}
+		}
+		changed := false
+		for b := range joints {
+			if !active[b] {
+				continue
+			}
+			if c := bestC[b]; c >= 0 && !slices.Equal(cands[c], idx[b*K:(b+1)*K]) {
+				copy(idx[b*K:(b+1)*K], cands[c])
+				changed = true
+			} else {
+				active[b] = false
+			}
+		}
+		if !changed {
+			return
+		}
+	}
+}
+
+// pointLoss is the training loss of one query point: BCE(sigmoid(x), t) + |sigmoid(x) - t|.
+func pointLoss(x, t float64) float32 {
+	sp := math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x)))
+	return float32(sp - t*x + math.Abs(1/(1+math.Exp(-x))-t))
+}

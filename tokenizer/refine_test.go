@@ -1,0 +1,115 @@
+package tokenizer
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestRefineCodes checks code refinement on the tube with an untrained geodesic
+// tokenizer: refined codes are valid, never score worse than the encoder's on the
+// refinement objective, differ from them somewhere (a random decoder is far from
+// its optimum), and zero rounds keep the encoder's codes.
+func TestRefineCodes(t *testing.T) {
+	cfg := DefaultCVAEConfig()
+	cfg.Prior, cfg.Geodesic = 0, 1
+	tok, err := NewSkinTokenizer(cfg, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tube()
+	tok.RefineRounds = 0
+	plain, err := tok.EncodeAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok.RefineRounds = 3
+	refined, err := tok.EncodeAll(c.Clone())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := prepare(c, tok.Seed, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tok.replica()
+	defer tok.release(m)
+	lat := append([]float32(nil), m.meshLatents(p.mesh, 1)...)
+	var qs []refineQueries
+	var cands [][]int
+	var owner []int
+	for j := range plain {
+		qs = append(qs, tok.newRefineQueries(p, j))
+		cands = append(cands, plain[j], refined[j])
+		owner = append(owner, j, j)
+	}
+	score, err := tok.scoreCodes(m, qs, lat, cands, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for j := range plain {
+		before, after := score[2*j], score[2*j+1]
+		t.Logf("joint %d: %v → %v, loss %.4f → %.4f", j, plain[j], refined[j], before, after)
+		if after > before+1e-3*math.Abs(before) {
+			t.Errorf("joint %d: refinement raised the loss from %.5f to %.5f", j, before, after)
+		}
+		for _, x := range refined[j] {
+			if x < 0 || x >= SkinCodebookSize {
+				t.Fatalf("joint %d: refined code %d out of range", j, x)
+			}
+		}
+		if !slices.Equal(plain[j], refined[j]) {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Error("refinement changed no joint's codes")
+	}
+}
+
+// TestGeodesicFeatures checks the geodesic features of the tube: each vertex's
+// prior weights sum to 1, margins are clipped, the nearest bone has a non-positive
+// margin, and the prior logit follows the weight.
+func TestGeodesicFeatures(t *testing.T) {
+	c := tube()
+	p, err := prepare(c, 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.qd != queryFeatures+geoFeatures {
+		t.Fatalf("query features %d", p.qd)
+	}
+	nJ := p.nJ
+	for v := range c.Mesh.Positions {
+		var sum float64
+		minD, arg := math.Inf(1), -1
+		for j := 0; j < nJ; j++ {
+			w, d := p.gW[v*nJ+j], p.gD[v*nJ+j]
+			if w < 0 || w > 1 || math.IsNaN(float64(w)) {
+				t.Fatalf("vertex %d joint %d: weight %v", v, j, w)
+			}
+			if d < -geoMarginClip || d > geoMarginClip || math.IsNaN(float64(d)) {
+				t.Fatalf("vertex %d joint %d: margin %v", v, j, d)
+			}
+			sum += float64(w)
+			if float64(d) < minD {
+				minD, arg = float64(d), j
+			}
+		}
+		if math.Abs(sum-1) > 1e-4 {
+			t.Fatalf("vertex %d: prior weights sum to %v", v, sum)
+		}
+		if minD > 0 {
+			t.Fatalf("vertex %d: smallest margin %v (joint %d) should be ≤ 0", v, minD, arg)
+		}
+	}
+	cfg := CVAEConfig{Geodesic: 1}
+	row := make([]float32, queryFeatures+geoFeatures)
+	lo, mid, hi := func() float32 { row[queryFeatures] = 0; return cfg.priorLogit(row) }(),
+		func() float32 { row[queryFeatures] = 0.5; return cfg.priorLogit(row) }(),
+		func() float32 { row[queryFeatures] = 1; return cfg.priorLogit(row) }()
+	if !(lo < mid && mid < hi) || math.Abs(float64(mid)) > 1e-6 || math.IsInf(float64(hi), 0) {
+		t.Fatalf("prior logits %v %v %v", lo, mid, hi)
+	}
+}
