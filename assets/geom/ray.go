@@ -17,16 +17,26 @@ type RayHit struct {
 // Ray returns the nearest triangle hit by the ray origin + t·dir with tMin < t < tMax.
 // dir need not be unit length; T is then in units of |dir|. ok is false on a miss.
 func (b *BVH) Ray(origin, dir assets.Vec3, tMin, tMax float64) (hit RayHit, ok bool) {
-	if len(b.nodes) == 0 {
+	t, tri, front := b.nearest(origin, dir, tMin, math.Inf(1), tMax)
+	if tri < 0 {
 		return hit, false
+	}
+	return RayHit{T: t, Triangle: tri, Front: front}, true
+}
+
+// nearest walks the tree for the nearest hit t of the ray with tMin < t < tMax and
+// returns min(t, limit), the hit triangle (-1 on a miss) and its facing. Once a hit
+// at limit or beyond is found, only nearer hits are looked for (limit = +Inf: the
+// exact nearest hit).
+func (b *BVH) nearest(origin, dir assets.Vec3, tMin, limit, tMax float64) (best float64, bestTri int, front bool) {
+	if len(b.nodes) == 0 {
+		return 0, -1, false
 	}
 	var inv assets.Vec3
 	for k := 0; k < 3; k++ {
 		inv[k] = 1 / dir[k] // ±Inf for a zero component is what the slab test wants
 	}
-	best := tMax
-	bestTri := -1
-	front := false
+	best, bestTri = tMax, -1
 	// Nodes to visit with their entry distance; the nearer child is visited first so
 	// that hits found there prune the farther one.
 	type visit struct {
@@ -50,7 +60,7 @@ func (b *BVH) Ray(origin, dir assets.Vec3, tMin, tMax float64) (hit RayHit, ok b
 			for i := n.first; i < n.first+n.span; i++ {
 				t := &b.corners[i]
 				if d, f, hitOK := rayTriangle(origin, dir, t[0], t[1], t[2]); hitOK && d > tMin && d < best {
-					best, bestTri, front = d, int(b.ids[i]), f
+					best, bestTri, front = math.Min(d, limit), int(b.ids[i]), f
 				}
 			}
 			continue
@@ -72,10 +82,7 @@ func (b *BVH) Ray(origin, dir assets.Vec3, tMin, tMax float64) (hit RayHit, ok b
 			sp++
 		}
 	}
-	if bestTri < 0 {
-		return hit, false
-	}
-	return RayHit{T: best, Triangle: bestTri, Front: front}, true
+	return best, bestTri, front
 }
 
 // slab reports whether the ray meets the box within (tMin, tMax) and where it enters
@@ -133,60 +140,6 @@ func rayTriangle(o, d, a, b, c assets.Vec3) (t float64, front, ok bool) {
 // at limit, but once a hit at limit or beyond is found the search only looks nearer
 // than limit, so rays that cross wide parts stop early.
 func (b *BVH) RayCapped(origin, dir assets.Vec3, tMin, limit, tMax float64) (t float64, ok bool) {
-	if len(b.nodes) == 0 {
-		return 0, false
-	}
-	var inv assets.Vec3
-	for k := 0; k < 3; k++ {
-		inv[k] = 1 / dir[k]
-	}
-	best := tMax
-	found := false
-	type visit struct {
-		node  int32
-		enter float64
-	}
-	var stack [64]visit
-	sp := 0
-	if t, ok := slab(b.nodes[0].lo, b.nodes[0].hi, origin, inv, tMin, best); ok {
-		stack[0] = visit{0, t}
-		sp = 1
-	}
-	for sp > 0 {
-		sp--
-		vi := stack[sp]
-		if vi.enter > best {
-			continue
-		}
-		n := &b.nodes[vi.node]
-		if n.count > 0 || sp+2 > len(stack) {
-			for i := n.first; i < n.first+n.span; i++ {
-				c := &b.corners[i]
-				if d, _, hitOK := rayTriangle(origin, dir, c[0], c[1], c[2]); hitOK && d > tMin && d < best {
-					best, found = math.Min(d, limit), true
-				}
-			}
-			continue
-		}
-		l, r := n.left, n.left+1
-		tl, okl := slab(b.nodes[l].lo, b.nodes[l].hi, origin, inv, tMin, best)
-		tr, okr := slab(b.nodes[r].lo, b.nodes[r].hi, origin, inv, tMin, best)
-		if okl && okr && tl < tr {
-			l, r, tl, tr = r, l, tr, tl
-		}
-		if okl && okr {
-			stack[sp], stack[sp+1] = visit{l, tl}, visit{r, tr}
-			sp += 2
-		} else if okl {
-			stack[sp] = visit{n.left, tl}
-			sp++
-		} else if okr {
-			stack[sp] = visit{n.left + 1, tr}
-			sp++
-		}
-	}
-	if !found {
-		return 0, false
-	}
-	return best, true
+	t, tri, _ := b.nearest(origin, dir, tMin, limit, tMax)
+	return t, tri >= 0
 }
