@@ -192,6 +192,14 @@ type ModelRigger struct {
 	Skin SkinDecoder
 	// SkinTokens is whether the model was trained on skin tokens (TrainState).
 	SkinTokens bool
+	// SkinSamples is how many skin-token streams skin-only mode draws for one
+	// skeleton (the first greedy, the others at SkinTemperature, top-p 0.95); with
+	// more than one, the weights are the mean of their decoded weight fields
+	// (MeanSkinDecoder), an estimate of the expected weights under the model. 0 or
+	// 1: the greedy stream alone.
+	SkinSamples int
+	// SkinTemperature is the temperature of the sampled skin streams (0: 1).
+	SkinTemperature float64
 	// GeodesicSkin makes the model write only the skeleton and skins it by geodesic
 	// voxel binding (faster than decoding skin tokens on large meshes).
 	GeodesicSkin bool
@@ -224,6 +232,17 @@ func (r *ModelRigger) region(nm *assets.Mesh) *Region {
 // tokenizer.SkinTokenizer implements it.
 type SkinDecoder interface {
 	Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error)
+}
+
+// DefaultSkinSamples is how many skin-token streams `rig skin --method tokens`
+// averages (ModelRigger.SkinSamples).
+const DefaultSkinSamples = 1
+
+// MeanSkinDecoder is a SkinDecoder that can also decode the mean weight field of
+// several code sets for one skeleton (tokenizer.SkinTokenizer does).
+type MeanSkinDecoder interface {
+	SkinDecoder
+	DecodeMean(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error)
 }
 
 // DefaultFloor is the combined score under which `rig auto` falls back to the
@@ -416,8 +435,8 @@ func GeodesicSkin(c *assets.Character) (*assets.Skin, error) {
 }
 
 // SkinOnly keeps c's skeleton and generates only its skin tokens, with the skeleton
-// tokens as the prompt (greedy), then decodes them. The returned skin refers to c's
-// own joint indices.
+// tokens as the prompt (greedy, or the mean of SkinSamples streams), then decodes
+// them. The returned skin refers to c's own joint indices.
 func (r *ModelRigger) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 	if r.Skin == nil || !r.SkinTokens {
 		return nil, errors.New("skin-only mode needs a model trained on skin tokens and a trained skin tokenizer")
@@ -439,18 +458,43 @@ func (r *ModelRigger) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 	if err != nil {
 		return nil, err
 	}
-	smp, err := Generate(sess, prompt, SampleOptions{}, rng)
-	if err != nil {
-		return nil, err
+	md, mean := r.Skin.(MeanSkinDecoder)
+	n := 1
+	if mean {
+		n = max(1, r.SkinSamples)
 	}
-	_, codes, err := tokenizer.Split(smp.Tokens)
-	if err != nil {
-		return nil, err
+	temp := r.SkinTemperature
+	if temp <= 0 {
+		temp = 1
+	}
+	var codeSets [][][]int
+	for s := 0; s < n; s++ {
+		opt := SampleOptions{} // the first stream is greedy
+		if s > 0 {
+			opt = SampleOptions{Temperature: temp, TopP: 0.95}
+			if sess, err = r.Model.NewSession(lat); err != nil {
+				return nil, err
+			}
+		}
+		smp, err := Generate(sess, prompt, opt, rng)
+		if err != nil {
+			return nil, err
+		}
+		_, codes, err := tokenizer.Split(smp.Tokens)
+		if err != nil {
+			return nil, err
+		}
+		codeSets = append(codeSets, codes)
 	}
 	// The decoder wants the skeleton in token order, in the cube, at its exact joints.
 	skTok := reorderSkeleton(tokenizer.SkeletonToCube(c.Skeleton, norm), order)
 	cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
-	skin, err := r.Skin.Decode(cube, skTok, codes)
+	var skin *assets.Skin
+	if n == 1 {
+		skin, err = r.Skin.Decode(cube, skTok, codeSets[0])
+	} else {
+		skin, err = md.DecodeMean(cube, skTok, codeSets)
+	}
 	if err != nil {
 		return nil, err
 	}

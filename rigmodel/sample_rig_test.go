@@ -108,3 +108,77 @@ func TestSkinOnlyKeepsTheSkeleton(t *testing.T) {
 		t.Error("skin-only without a skin decoder: no error")
 	}
 }
+
+// meanDecoder is rigidDecoder that also takes several code sets; it records the
+// code sets of its last call.
+type meanDecoder struct {
+	sets *[][][]int
+	mean *bool
+}
+
+func (d meanDecoder) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+	*d.sets, *d.mean = [][][]int{codes}, false
+	return rigidDecoder{}.Decode(c, sk, codes)
+}
+
+func (d meanDecoder) DecodeMean(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error) {
+	*d.sets, *d.mean = codeSets, true
+	return rigidDecoder{}.Decode(c, sk, codeSets[0])
+}
+
+// TestSkinOnlySamples checks that skin-only mode draws SkinSamples streams for a
+// mean decoder, the first of them the greedy one, each with one code list per
+// joint, and that one sample is the greedy stream through Decode.
+func TestSkinOnlySamples(t *testing.T) {
+	m, err := NewModel(tinyConfig, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testRig(t)
+	nJ := c.Skeleton.NumJoints()
+	tests := []struct {
+		name    string
+		samples int
+		temp    float64
+	}{
+		{"default is greedy", 0, 0},
+		{"one", 1, 0},
+		{"three", 3, 0},
+		{"five hot", 5, 2},
+	}
+	var greedy string
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var sets [][][]int
+			var mean bool
+			r := &ModelRigger{Model: m, Skin: meanDecoder{&sets, &mean}, SkinTokens: true, Seed: 1, SkinSamples: tc.samples, SkinTemperature: tc.temp}
+			skin, err := r.SkinOnly(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := skin.Validate(len(c.Mesh.Positions), nJ, 1e-6); err != nil {
+				t.Fatal(err)
+			}
+			if want := max(1, tc.samples); len(sets) != want || mean != (want > 1) {
+				t.Fatalf("%d code sets (mean decoder %v), want %d", len(sets), mean, want)
+			}
+			for s, codes := range sets {
+				if len(codes) != nJ {
+					t.Fatalf("set %d: %d code lists for %d joints", s, len(codes), nJ)
+				}
+			}
+			if greedy == "" {
+				greedy = fmt.Sprint(sets[0])
+			} else if fmt.Sprint(sets[0]) != greedy {
+				t.Errorf("first stream %v differs from the greedy one %v", sets[0], greedy)
+			}
+			differ := false
+			for _, codes := range sets[1:] {
+				differ = differ || fmt.Sprint(codes) != greedy
+			}
+			if len(sets) > 1 && !differ {
+				t.Error("every sampled stream equals the greedy one")
+			}
+		})
+	}
+}

@@ -51,6 +51,7 @@ type inferScratch struct {
 	s         []float32 // (n, L) attention probabilities of one head
 	rowBones  []int32
 	rowLogits []float32
+	rowPrior  []float32 // fixed prior logit of each row
 }
 
 // newInferDecoder prepares decoding for nJ bones: codeVecs (nJ, K, len(Levels)) are
@@ -107,25 +108,28 @@ func (dec *inferDecoder) scratch() *inferScratch {
 	n := inferChunk
 	return &inferScratch{eng: engine.NewCPU(1), qry: make([]float32, n*dec.qd),
 		h: make([]float32, n*d), t: make([]float32, n*d), q: make([]float32, n*d), u: make([]float32, n*h),
-		s: make([]float32, n*dec.L), rowBones: make([]int32, n), rowLogits: make([]float32, n)}
+		s: make([]float32, n*dec.L), rowBones: make([]int32, n), rowLogits: make([]float32, n),
+		rowPrior: make([]float32, n)}
 }
 
 // logits runs the decoder on n ≤ inferChunk rows whose query features are in
 // sc.qry and bones in sc.rowBones (rows of one bone contiguous), writing the logits
-// (fixed prior included) to sc.rowLogits.
-func (dec *inferDecoder) logits(sc *inferScratch, n int) {
+// (fixed prior included) to sc.rowLogits. With cached, the rows' code-independent
+// prefix (embed's output) is already in sc.h, sc.q and sc.rowPrior.
+func (dec *inferDecoder) logits(sc *inferScratch, n int, cached bool) {
 	m, e := dec.m, sc.eng
 	d, L, H := m.cfg.D, dec.L, m.cfg.Heads
 	hs := d / H
 	h, t, q := sc.h[:n*d], sc.t[:n*d], sc.q[:n*d]
 	u := sc.u[:n*m.cfg.Hidden]
-	// Point embedding: Linear → GELU → residual MLP.
-	m.decPts.in.Rows(e, sc.qry[:n*dec.qd], n, h, false)
-	fastmath.GELUInPlace(h)
-	resMLPRows(e, m.decPts.res, h, t, u, n)
+	if !cached {
+		dec.embed(sc, n)
+	}
 	for bi, blk := range m.blocks {
-		blk.ln.Rows(h, t)
-		blk.attn.Q.Rows(e, t, n, q, false)
+		if bi > 0 {
+			blk.ln.Rows(h, t)
+			blk.attn.Q.Rows(e, t, n, q, false)
+		}
 		// Attention per bone segment; the heads' outputs go to t (free after Q).
 		kv := dec.kv[bi]
 		for s0 := 0; s0 < n; {
@@ -153,21 +157,91 @@ func (dec *inferDecoder) logits(sc *inferScratch, n int) {
 	w, b := m.out.Weight.Data(), m.out.Bias.Data()[0]
 	for i := 0; i < n; i++ {
 		row := t[i*d : (i+1)*d]
-		acc := b
+		acc := b + sc.rowPrior[i]
 		for k, v := range row {
 			acc += v * w[k]
 		}
-		if dec.prior {
-			acc += m.cfg.priorLogit(sc.qry[i*dec.qd : (i+1)*dec.qd])
-		}
 		sc.rowLogits[i] = acc
 	}
+}
+
+// embed runs the part of the decoder that does not depend on the codes on n rows of
+// sc.qry: the point embedding (to sc.h), the first block's query projection (to
+// sc.q) and the fixed prior logit (to sc.rowPrior).
+func (dec *inferDecoder) embed(sc *inferScratch, n int) {
+	m, e := dec.m, sc.eng
+	d := m.cfg.D
+	h, t, q := sc.h[:n*d], sc.t[:n*d], sc.q[:n*d]
+	u := sc.u[:n*m.cfg.Hidden]
+	// Point embedding: Linear → GELU → residual MLP.
+	m.decPts.in.Rows(e, sc.qry[:n*dec.qd], n, h, false)
+	fastmath.GELUInPlace(h)
+	resMLPRows(e, m.decPts.res, h, t, u, n)
+	blk := m.blocks[0]
+	blk.ln.Rows(h, t)
+	blk.attn.Q.Rows(e, t, n, q, false)
+	for i := 0; i < n; i++ {
+		sc.rowPrior[i] = 0
+		if dec.prior {
+			sc.rowPrior[i] = m.cfg.priorLogit(sc.qry[i*dec.qd : (i+1)*dec.qd])
+		}
+	}
+}
+
+// embedRows runs embed on n rows of query features (n × qd) and returns the rows'
+// prefix: h and q (n × D each) and the prior logits, to decode the same query
+// points against many code lists (runCached).
+func (dec *inferDecoder) embedRows(qry []float32, n int) (h, q, prior []float32) {
+	d := dec.m.cfg.D
+	h, q, prior = make([]float32, n*d), make([]float32, n*d), make([]float32, n)
+	sc := dec.scratch()
+	defer dec.shared.Put(sc)
+	for lo := 0; lo < n; lo += inferChunk {
+		c := min(n, lo+inferChunk) - lo
+		copy(sc.qry, qry[lo*dec.qd:(lo+c)*dec.qd])
+		dec.embed(sc, c)
+		copy(h[lo*d:], sc.h[:c*d])
+		copy(q[lo*d:], sc.q[:c*d])
+		copy(prior[lo:], sc.rowPrior[:c])
+	}
+	return h, q, prior
 }
 
 // run decodes rows (sorted by joint) in chunks spread over up to workers goroutines.
 // fill writes the query features of rows[i] to dst; emit receives each row's logit.
 // fill and emit may be called concurrently for different rows.
 func (dec *inferDecoder) run(rows []decodeRow, workers int, fill func(r decodeRow, dst []float32), emit func(r decodeRow, logit float32)) {
+	dec.chunks(rows, workers, func(sc *inferScratch, rows []decodeRow) {
+		for i, r := range rows {
+			fill(r, sc.qry[i*dec.qd:(i+1)*dec.qd])
+			sc.rowBones[i] = r.j
+		}
+		dec.logits(sc, len(rows), false)
+		for i, r := range rows {
+			emit(r, sc.rowLogits[i])
+		}
+	})
+}
+
+// runCached is run for rows whose code-independent prefix is known (embedRows):
+// prefix writes row r's h and q (D each) and returns its prior logit.
+func (dec *inferDecoder) runCached(rows []decodeRow, workers int, prefix func(r decodeRow, h, q []float32) float32, emit func(r decodeRow, logit float32)) {
+	d := dec.m.cfg.D
+	dec.chunks(rows, workers, func(sc *inferScratch, rows []decodeRow) {
+		for i, r := range rows {
+			sc.rowPrior[i] = prefix(r, sc.h[i*d:(i+1)*d], sc.q[i*d:(i+1)*d])
+			sc.rowBones[i] = r.j
+		}
+		dec.logits(sc, len(rows), true)
+		for i, r := range rows {
+			emit(r, sc.rowLogits[i])
+		}
+	})
+}
+
+// chunks calls do on chunks of up to inferChunk rows, spread over up to workers
+// goroutines, each with its own scratch.
+func (dec *inferDecoder) chunks(rows []decodeRow, workers int, do func(sc *inferScratch, rows []decodeRow)) {
 	chunks := (len(rows) + inferChunk - 1) / inferChunk
 	if chunks == 0 {
 		return
@@ -177,7 +251,7 @@ func (dec *inferDecoder) run(rows []decodeRow, workers int, fill func(r decodeRo
 		sc := dec.scratch()
 		defer dec.shared.Put(sc)
 		for lo := 0; lo < len(rows); lo += inferChunk {
-			dec.chunk(sc, rows[lo:min(len(rows), lo+inferChunk)], fill, emit)
+			do(sc, rows[lo:min(len(rows), lo+inferChunk)])
 		}
 		return
 	}
@@ -198,23 +272,11 @@ func (dec *inferDecoder) run(rows []decodeRow, workers int, fill func(r decodeRo
 				if c >= chunks {
 					return
 				}
-				dec.chunk(sc, rows[c*inferChunk:min(len(rows), (c+1)*inferChunk)], fill, emit)
+				do(sc, rows[c*inferChunk:min(len(rows), (c+1)*inferChunk)])
 			}
 		}()
 	}
 	wg.Wait()
-}
-
-// chunk decodes up to inferChunk rows with sc.
-func (dec *inferDecoder) chunk(sc *inferScratch, rows []decodeRow, fill func(r decodeRow, dst []float32), emit func(r decodeRow, logit float32)) {
-	for i, r := range rows {
-		fill(r, sc.qry[i*dec.qd:(i+1)*dec.qd])
-		sc.rowBones[i] = r.j
-	}
-	dec.logits(sc, len(rows))
-	for i, r := range rows {
-		emit(r, sc.rowLogits[i])
-	}
 }
 
 // decodeWorkers is how many goroutines decode chunks: the CPU engine's workers.

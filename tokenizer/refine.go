@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 	"slices"
+	"sync"
 
 	"github.com/rigkit/rigkit/rigmodel/engine"
 )
@@ -34,6 +35,9 @@ type refineQueries struct {
 	target []float32
 	lossW  []float32
 	bone   []float32
+	// The decoder's code-independent prefix of each query (inferDecoder.embedRows),
+	// computed once and reused for every candidate code list.
+	h, q, prior []float32
 }
 
 // newRefineQueries picks joint j's query vertices (deterministically): every vertex
@@ -76,7 +80,10 @@ func (t *SkinTokenizer) newRefineQueries(p *prepared, j int) refineQueries {
 // bone of queries qs[owner[c]] and returns each candidate's summed loss. lat are
 // the character's mesh latents.
 func (t *SkinTokenizer) scoreCodes(m *cvae[float32], qs []refineQueries, lat []float32, cands [][]int, owner []int) ([]float64, error) {
-	qd := m.cfg.queryDim()
+	d := m.cfg.D
+	if err := embedQueries(m, qs, lat, &t.scratch); err != nil {
+		return nil, err
+	}
 	flat := make([]int, 0, len(cands)*m.cfg.K)
 	for _, c := range cands {
 		flat = append(flat, c...)
@@ -97,9 +104,11 @@ func (t *SkinTokenizer) scoreCodes(m *cvae[float32], qs []refineQueries, lat []f
 		}
 	}
 	dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, len(cands), &t.scratch)
-	dec.run(rows, decodeWorkers(), func(rw decodeRow, dst []float32) {
-		q := qs[owner[rw.j]]
-		copy(dst, q.feat[int(rw.u)*qd:int(rw.u+1)*qd])
+	dec.runCached(rows, decodeWorkers(), func(rw decodeRow, h, q []float32) float32 {
+		qr, u := &qs[owner[rw.j]], int(rw.u)
+		copy(h, qr.h[u*d:(u+1)*d])
+		copy(q, qr.q[u*d:(u+1)*d])
+		return qr.prior[u]
 	}, func(rw decodeRow, logit float32) {
 		q := qs[owner[rw.j]]
 		loss[rw.j][rw.u] = q.lossW[rw.u] * pointLoss(float64(logit), float64(q.target[rw.u]))
@@ -111,6 +120,26 @@ func (t *SkinTokenizer) scoreCodes(m *cvae[float32], qs []refineQueries, lat []f
 		}
 	}
 	return out, nil
+}
+
+// embedQueries fills the code-independent decoder prefix of every query set that
+// lacks it.
+func embedQueries(m *cvae[float32], qs []refineQueries, lat []float32, pool *sync.Pool) error {
+	var dec *inferDecoder
+	for b := range qs {
+		if qs[b].h != nil {
+			continue
+		}
+		if dec == nil { // any code list will do: the prefix does not read the codes
+			cv, err := m.fsq.Codes(make([]int, m.cfg.K))
+			if err != nil {
+				return err
+			}
+			dec = newInferDecoder(m, engine.Data[float32](cv), qs[b].bone, lat, 1, pool)
+		}
+		qs[b].h, qs[b].q, qs[b].prior = dec.embedRows(qs[b].feat, len(qs[b].target))
+	}
+	return nil
 }
 
 // refineCodes improves idx (len(joints)·K code numbers, joint by joint) in place
@@ -166,20 +195,62 @@ func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int,
 		if err != nil { // code numbers come from the encoder and stay on the grid
 			return
 		}
-		// Steepest descent per bone; a neighbour must beat the current list (the
-		// first candidate of its bone) by a margin.
+		// Per bone, the best single move (a neighbour must beat the current list,
+		// the first candidate of its bone, by a margin), and two combined moves built
+		// from the improving single moves: the best one per code, and the better
+		// direction of every improving digit. Combined moves are scored in a second
+		// pass and kept only when they beat the best single move, so a round never
+		// raises the loss and often moves several codes at once.
+		cur := make([]float64, len(joints))
 		best := make([]float64, len(joints))
 		bestC := make([]int, len(joints))
 		for b := range best {
 			best[b], bestC[b] = math.Inf(1), -1
 		}
+		gain := make([][]float64, len(joints)) // per bone: K·dims·2 score deltas (0: no move)
 		for c, b := range owner {
 			s := score[c]
-			if bestC[b] >= 0 {
+			if bestC[b] < 0 {
+				cur[b] = s
+				gain[b] = make([]float64, K*len(levels)*2)
+			} else {
 				s += 1e-6 * float64(len(qs[b].target))
+				if d, ok := moveOf(cands[c], idx[b*K:(b+1)*K], basis); ok && s < cur[b] {
+					gain[b][d] = s - cur[b]
+				}
 			}
 			if s < best[b] {
 				best[b], bestC[b] = s, c
+			}
+		}
+		var combo [][]int
+		var comboOwner []int
+		for b := range joints {
+			if !active[b] || bestC[b] < 0 || best[b] >= cur[b] {
+				continue
+			}
+			for _, perCode := range []bool{true, false} {
+				if c, n := combineMoves(idx[b*K:(b+1)*K], gain[b], basis, levels, perCode); n > 1 {
+					combo = append(combo, c)
+					comboOwner = append(comboOwner, b)
+				}
+			}
+		}
+		choice := make([][]int, len(joints))
+		for b := range joints {
+			if c := bestC[b]; c >= 0 {
+				choice[b] = cands[c]
+			}
+		}
+		if len(combo) > 0 {
+			cs, err := t.scoreCodes(m, qs, lat, combo, comboOwner)
+			if err != nil {
+				return
+			}
+			for c, b := range comboOwner {
+				if s := cs[c] + 1e-6*float64(len(qs[b].target)); s < best[b] {
+					best[b], choice[b] = s, combo[c]
+				}
 			}
 		}
 		changed := false
@@ -187,8 +258,8 @@ func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int,
 			if !active[b] {
 				continue
 			}
-			if c := bestC[b]; c >= 0 && !slices.Equal(cands[c], idx[b*K:(b+1)*K]) {
-				copy(idx[b*K:(b+1)*K], cands[c])
+			if c := choice[b]; c != nil && !slices.Equal(c, idx[b*K:(b+1)*K]) {
+				copy(idx[b*K:(b+1)*K], c)
 				changed = true
 			} else {
 				active[b] = false
@@ -198,6 +269,61 @@ func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int,
 			return
 		}
 	}
+}
+
+// moveOf returns the index (k·dims + d)·2 + (0 for −1, 1 for +1) of the single
+// digit move that turns cur into cand, and false when cand is cur itself.
+func moveOf(cand, cur []int, basis []int) (int, bool) {
+	for k := range cur {
+		if delta := cand[k] - cur[k]; delta != 0 {
+			for d := len(basis) - 1; d >= 0; d-- {
+				if delta == basis[d] || delta == -basis[d] {
+					return (k*len(basis)+d)*2 + b2i(delta > 0), true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// combineMoves applies to a copy of cur the improving single moves of gain (score
+// deltas indexed as moveOf's): with perCode, only the best one of each code; else
+// the better direction of every digit. It returns the list and how many moves it
+// applied.
+func combineMoves(cur []int, gain []float64, basis, levels []int, perCode bool) ([]int, int) {
+	out := append([]int(nil), cur...)
+	n := 0
+	dims := len(levels)
+	for k := range cur {
+		bestG, bestD, bestS := 0.0, -1, 0
+		for d := 0; d < dims; d++ {
+			g, s := gain[(k*dims+d)*2], -1
+			if gain[(k*dims+d)*2+1] < g {
+				g, s = gain[(k*dims+d)*2+1], 1
+			}
+			if g >= 0 {
+				continue
+			}
+			if !perCode {
+				out[k] += s * basis[d]
+				n++
+			} else if g < bestG {
+				bestG, bestD, bestS = g, d, s
+			}
+		}
+		if perCode && bestD >= 0 {
+			out[k] += bestS * basis[bestD]
+			n++
+		}
+	}
+	return out, n
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // pointLoss is the training loss of one query point: BCE(sigmoid(x), t) + |sigmoid(x) - t|.

@@ -113,3 +113,65 @@ func TestGeodesicFeatures(t *testing.T) {
 		t.Fatalf("prior logits %v %v %v", lo, mid, hi)
 	}
 }
+
+// TestMeanProbabilities checks that the mean decode of several code sets is the
+// mean of their single decodes, that one set is Probabilities itself, and that bad
+// code sets are refused.
+func TestMeanProbabilities(t *testing.T) {
+	tok, err := NewSkinTokenizer(DefaultCVAEConfig(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok.RefineRounds = 0
+	c := tube()
+	a, err := tok.EncodeAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([][]int, len(a))
+	for j := range b {
+		b[j] = []int{(j * 37) % SkinCodebookSize, 999, 0, (j * 101) % SkinCodebookSize}
+	}
+	pa, err := tok.Probabilities(c, c.Skeleton, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := tok.Probabilities(c, c.Skeleton, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		sets [][][]int
+		want func(i int) float32
+	}{
+		{"one set", [][][]int{a}, func(i int) float32 { return pa[i] }},
+		{"two sets", [][][]int{a, b}, func(i int) float32 { return (pa[i] + pb[i]) / 2 }},
+		{"weighted by repetition", [][][]int{b, a, b}, func(i int) float32 { return (pa[i] + 2*pb[i]) / 3 }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tok.MeanProbabilities(c, c.Skeleton, tc.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(pa) {
+				t.Fatalf("%d values, want %d", len(got), len(pa))
+			}
+			for i, g := range got {
+				if math.Abs(float64(g-tc.want(i))) > 1e-5 {
+					t.Fatalf("value %d: %v, want %v", i, g, tc.want(i))
+				}
+			}
+		})
+	}
+	bad := [][][][]int{nil, {a[:1]}, {a, {{1, 2}}}}
+	for i, sets := range bad {
+		if _, err := tok.MeanProbabilities(c, c.Skeleton, sets); err == nil {
+			t.Errorf("bad code sets %d: no error", i)
+		}
+	}
+	if s, err := tok.DecodeMean(c, c.Skeleton, [][][]int{a, b}); err != nil || s.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-6) != nil {
+		t.Errorf("DecodeMean: %v", err)
+	}
+}

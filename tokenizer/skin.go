@@ -268,12 +268,33 @@ func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int) ([][]int, error)
 // normalized, sk is the skeleton in the cube (its own skin, if any, is ignored), codes
 // has one list of SkinTokensPerJoint codes per joint of sk.
 func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, codes [][]int) ([]float32, error) {
+	return t.MeanProbabilities(c, sk, [][][]int{codes})
+}
+
+// MeanProbabilities is Probabilities averaged over several code sets for the same
+// skeleton (for example several sampled skin-token streams): an estimate of the
+// expected weight field under the distribution the codes were drawn from. The mesh
+// and skeleton are prepared once.
+func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) ([]float32, error) {
 	if sk == nil || sk.NumJoints() == 0 {
 		return nil, errors.New("skin tokenizer: decode: no skeleton")
 	}
+	if len(codeSets) == 0 {
+		return nil, errors.New("skin tokenizer: decode: no code sets")
+	}
 	nJ := sk.NumJoints()
-	if len(codes) != nJ {
-		return nil, fmt.Errorf("skin tokenizer: decode: %d code lists for %d joints", len(codes), nJ)
+	m := t.replica()
+	defer t.release(m)
+	K := m.cfg.K
+	for _, codes := range codeSets {
+		if len(codes) != nJ {
+			return nil, fmt.Errorf("skin tokenizer: decode: %d code lists for %d joints", len(codes), nJ)
+		}
+		for j, cs := range codes {
+			if len(cs) != K {
+				return nil, fmt.Errorf("skin tokenizer: decode: joint %d has %d codes, want %d", j, len(cs), K)
+			}
+		}
 	}
 	cc := *c
 	cc.Skeleton, cc.Skin = sk, nil
@@ -281,27 +302,11 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 	if err != nil {
 		return nil, err
 	}
-	m := t.replica()
-	defer t.release(m)
-	K := m.cfg.K
-	flat := make([]int, 0, nJ*K)
-	for j, cs := range codes {
-		if len(cs) != K {
-			return nil, fmt.Errorf("skin tokenizer: decode: joint %d has %d codes, want %d", j, len(cs), K)
-		}
-		flat = append(flat, cs...)
-	}
-	cv, err := m.fsq.Codes(flat)
-	if err != nil {
-		return nil, fmt.Errorf("skin tokenizer: decode: %w", err)
-	}
-	codeVecs := engine.Data[float32](cv)
 	lat := append([]float32(nil), m.meshLatents(p.mesh, 1)...)
 	bones := make([]float32, nJ*boneFeatures)
 	for j := 0; j < nJ; j++ {
 		p.geo.boneVec(j, bones[j*boneFeatures:(j+1)*boneFeatures])
 	}
-	dec := newInferDecoder(m, codeVecs, bones, lat, nJ, &t.scratch)
 	// Vertices at the same position (UV and normal seams) are decoded once, with the
 	// first one's normal, so seams get identical weights and cost nothing extra.
 	pos := c.Mesh.Positions
@@ -322,47 +327,66 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 	for u, v := range uniq {
 		p.geo.jointDists(pos[v], dists[u*nJ:(u+1)*nJ])
 	}
-	probs := make([]float32, U*nJ)
 	fill := func(r decodeRow, dst []float32) {
 		p.queryVec(int(r.j), uniq[r.u], dists[int(r.u)*nJ:int(r.u+1)*nJ], dst)
 	}
-	emit := func(r decodeRow, logit float32) { probs[int(r.u)*nJ+int(r.j)] = sigmoid32(logit) }
 	workers := decodeWorkers()
 	cf := t.coarseToFine(pos, uniq, dists, nJ)
-	if cf == nil {
-		rows := make([]decodeRow, 0, nJ*U)
-		for j := 0; j < nJ; j++ {
-			for u := 0; u < U; u++ {
-				rows = append(rows, decodeRow{int32(j), int32(u)})
-			}
+	mean := make([]float32, U*nJ)
+	probs := make([]float32, U*nJ)
+	for _, codes := range codeSets {
+		flat := make([]int, 0, nJ*K)
+		for _, cs := range codes {
+			flat = append(flat, cs...)
 		}
-		dec.run(rows, workers, fill, emit)
-	} else {
-		// Level 0 for every bone, then level 1 and the other vertices only where a
-		// nearby point of the level above has weight, j is one of the two nearest
-		// bones or the geodesic prior gives j weight there; the rest keep 0.
-		rows := make([]decodeRow, 0, nJ*coarseLevel0)
-		for j := 0; j < nJ; j++ {
-			for _, u := range cf.coarse[:coarseLevel0] {
-				rows = append(rows, decodeRow{int32(j), u})
-			}
+		cv, err := m.fsq.Codes(flat)
+		if err != nil {
+			return nil, fmt.Errorf("skin tokenizer: decode: %w", err)
 		}
-		dec.run(rows, workers, fill, emit)
-		for level := int8(1); level <= 2; level++ {
-			rows = rows[:0]
+		dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, nJ, &t.scratch)
+		clear(probs)
+		emit := func(r decodeRow, logit float32) { probs[int(r.u)*nJ+int(r.j)] = sigmoid32(logit) }
+		if cf == nil {
+			rows := make([]decodeRow, 0, nJ*U)
 			for j := 0; j < nJ; j++ {
 				for u := 0; u < U; u++ {
-					if cf.level[u] == level && (cf.wanted(u, j, probs, nJ) || p.geoWeight(uniq[u], j) > coarseEps) {
-						rows = append(rows, decodeRow{int32(j), int32(u)})
-					}
+					rows = append(rows, decodeRow{int32(j), int32(u)})
 				}
 			}
 			dec.run(rows, workers, fill, emit)
+		} else {
+			// Level 0 for every bone, then level 1 and the other vertices only where a
+			// nearby point of the level above has weight, j is one of the two nearest
+			// bones or the geodesic prior gives j weight there; the rest keep 0.
+			rows := make([]decodeRow, 0, nJ*coarseLevel0)
+			for j := 0; j < nJ; j++ {
+				for _, u := range cf.coarse[:coarseLevel0] {
+					rows = append(rows, decodeRow{int32(j), u})
+				}
+			}
+			dec.run(rows, workers, fill, emit)
+			for level := int8(1); level <= 2; level++ {
+				rows = rows[:0]
+				for j := 0; j < nJ; j++ {
+					for u := 0; u < U; u++ {
+						if cf.level[u] == level && (cf.wanted(u, j, probs, nJ) || p.geoWeight(uniq[u], j) > coarseEps) {
+							rows = append(rows, decodeRow{int32(j), int32(u)})
+						}
+					}
+				}
+				dec.run(rows, workers, fill, emit)
+			}
+		}
+		for i, v := range probs {
+			mean[i] += v
 		}
 	}
+	inv := 1 / float32(len(codeSets))
 	out := make([]float32, len(pos)*nJ)
 	for v, u := range rep {
-		copy(out[v*nJ:(v+1)*nJ], probs[u*nJ:(u+1)*nJ])
+		for j, x := range mean[u*nJ : (u+1)*nJ] {
+			out[v*nJ+j] = x * inv
+		}
 	}
 	return out, nil
 }
@@ -373,6 +397,16 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 // the rest renormalized. Every vertex gets at least one influence.
 func (t *SkinTokenizer) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
 	probs, err := t.Probabilities(c, sk, codes)
+	if err != nil {
+		return nil, err
+	}
+	return SkinFromProbabilities(probs, sk.NumJoints(), t.MaxInfluences, t.Threshold), nil
+}
+
+// DecodeMean is Decode of the mean weight field of several code sets for the same
+// skeleton (MeanProbabilities), for example several sampled skin-token streams.
+func (t *SkinTokenizer) DecodeMean(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error) {
+	probs, err := t.MeanProbabilities(c, sk, codeSets)
 	if err != nil {
 		return nil, err
 	}

@@ -225,23 +225,28 @@ func init() {
 	// Registered only when the shipped model writes skin tokens, so that `rig skin`
 	// never labels geodesic weights as "tokens".
 	if st, err := rigmodel.ShippedState(); err == nil && st.SkinTokens {
-		skinMethods["tokens"] = tokensSkin
+		skinMethods["tokens"] = tokensSkin(rigmodel.DefaultSkinSamples)
+		skinMethods["tokens-greedy"] = tokensSkin(1)
 	}
 	evalTasks["skeleton"] = evalSkeletonTask
 	evalTasks["rig"] = evalRigTask
 }
 
 // tokensSkin is `rig skin --method tokens`: the shipped model writes the skin tokens
-// of the input's own skeleton and the skin tokenizer decodes them.
-func tokensSkin(c *assets.Character) (*assets.Skin, error) {
-	r, note, err := loadModelRigger("")
-	if err != nil {
-		return nil, err
+// of the input's own skeleton (samples streams, their decoded weights averaged; 1:
+// the greedy stream alone) and the skin tokenizer decodes them.
+func tokensSkin(samples int) skinMethod {
+	return func(c *assets.Character) (*assets.Skin, error) {
+		r, note, err := loadModelRigger("")
+		if err != nil {
+			return nil, err
+		}
+		if r.Skin == nil {
+			return nil, fmt.Errorf("skin tokens unavailable: %s (use --method geodesic)", note)
+		}
+		r.SkinSamples = samples
+		return r.SkinOnly(c)
 	}
-	if r.Skin == nil {
-		return nil, fmt.Errorf("skin tokens unavailable: %s (use --method geodesic)", note)
-	}
-	return r.SkinOnly(c)
 }
 
 // evalItems turns the eval files into the model's held-out split. Families come from
