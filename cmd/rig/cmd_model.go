@@ -249,6 +249,23 @@ func tokensSkin(samples int) skinMethod {
 	}
 }
 
+// heldOutFiles keeps the files of the model's held-out split (evalItems); when no
+// split applies, all files.
+func heldOutFiles(files []evalFile) []evalFile {
+	items, _, _ := evalItems(evalConfig{Files: files})
+	keep := map[string]bool{}
+	for _, it := range items {
+		keep[it.Path] = true
+	}
+	var out []evalFile
+	for _, f := range files {
+		if keep[filepath.Clean(f.Path)] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // evalItems turns the eval files into the model's held-out split. Families come from
 // the manifest of the nearest folder above each file that has one, as in training.
 func evalItems(cfg evalConfig) ([]rigmodel.BatchItem, map[string]string, string) {
