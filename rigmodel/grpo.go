@@ -26,7 +26,7 @@ type RewardFunc func(c *assets.Character, tokens []int) float64
 func RigReward(r *ModelRigger) RewardFunc {
 	return func(c *assets.Character, tokens []int) float64 {
 		_, norm := NormalizedMesh(&c.Mesh)
-		rig, _, err := r.decode(c, norm, tokens, r.Skin != nil && r.SkinTokens)
+		rig, _, err := r.decode(c, norm, tokens, r.Skin != nil && r.SkinTokens, nil, nil) // exactly the sampled tokens
 		if err != nil || CheckRig(rig) != nil {
 			return 0
 		}

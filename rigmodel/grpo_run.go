@@ -271,7 +271,7 @@ func cachedRigReward(r *ModelRigger) RewardFunc {
 			mu.Unlock()
 		}
 		_, norm := NormalizedMesh(&c.Mesh)
-		rig, _, err := r.decode(c, norm, tokens, r.Skin != nil && r.SkinTokens)
+		rig, _, err := r.decode(c, norm, tokens, r.Skin != nil && r.SkinTokens, nil, nil) // exactly the sampled tokens
 		if err != nil || CheckRig(rig) != nil {
 			return 0
 		}

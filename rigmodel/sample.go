@@ -13,6 +13,7 @@ import (
 	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/tokenizer"
+	"gorgonia.org/tensor"
 )
 
 // This file is generation: the grammar-masked sampling loop over any next-token
@@ -298,7 +299,7 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 		tokens += len(smp.Tokens)
 		info.Samples++
 		lap("generate")
-		cand, method, err := r.decode(c, norm, smp.Tokens, skinMode)
+		cand, method, err := r.decode(c, norm, smp.Tokens, skinMode, lat, rng)
 		lap("decode")
 		if err == nil {
 			err = CheckRig(cand)
@@ -400,7 +401,9 @@ func withGeodesicSkin(c *assets.Character) (*assets.Character, error) {
 }
 
 // decode turns one sampled stream into a rig in c's world frame.
-func (r *ModelRigger) decode(c *assets.Character, norm assets.Normalization, tokens []int, skinMode bool) (*assets.Character, string, error) {
+// In skin mode the stream's skin codes are decoded (decodeSkin: with SkinSamples > 1,
+// averaged with more skin streams drawn after the same skeleton, from lat).
+func (r *ModelRigger) decode(c *assets.Character, norm assets.Normalization, tokens []int, skinMode bool, lat *tensor.Dense, rng *rand.Rand) (*assets.Character, string, error) {
 	skCube, err := tokenizer.DecodeSkeleton(tokens)
 	if err != nil {
 		return nil, "", err
@@ -411,11 +414,11 @@ func (r *ModelRigger) decode(c *assets.Character, norm assets.Normalization, tok
 	out := c.Clone()
 	out.Skeleton, out.Skin, out.Animations = tokenizer.SkeletonToWorld(skCube, norm), nil, nil
 	if skinMode {
-		_, codes, err := tokenizer.Split(tokens)
+		skelToks, codes, err := tokenizer.Split(tokens)
 		if err == nil {
 			cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
 			var skin *assets.Skin
-			if skin, err = r.Skin.Decode(cube, skCube, codes); err == nil {
+			if skin, err = r.decodeSkin(cube, skCube, lat, skelToks, codes, rng); err == nil {
 				out.Skin = skin
 				return out, "tokenrig", nil
 			}
@@ -458,43 +461,18 @@ func (r *ModelRigger) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 	if err != nil {
 		return nil, err
 	}
-	md, mean := r.Skin.(MeanSkinDecoder)
-	n := 1
-	if mean {
-		n = max(1, r.SkinSamples)
+	smp, err := Generate(sess, prompt, SampleOptions{}, rng) // the first stream is greedy
+	if err != nil {
+		return nil, err
 	}
-	temp := r.SkinTemperature
-	if temp <= 0 {
-		temp = 1
-	}
-	var codeSets [][][]int
-	for s := 0; s < n; s++ {
-		opt := SampleOptions{} // the first stream is greedy
-		if s > 0 {
-			opt = SampleOptions{Temperature: temp, TopP: 0.95}
-			if sess, err = r.Model.NewSession(lat); err != nil {
-				return nil, err
-			}
-		}
-		smp, err := Generate(sess, prompt, opt, rng)
-		if err != nil {
-			return nil, err
-		}
-		_, codes, err := tokenizer.Split(smp.Tokens)
-		if err != nil {
-			return nil, err
-		}
-		codeSets = append(codeSets, codes)
+	_, codes, err := tokenizer.Split(smp.Tokens)
+	if err != nil {
+		return nil, err
 	}
 	// The decoder wants the skeleton in token order, in the cube, at its exact joints.
 	skTok := reorderSkeleton(tokenizer.SkeletonToCube(c.Skeleton, norm), order)
 	cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
-	var skin *assets.Skin
-	if n == 1 {
-		skin, err = r.Skin.Decode(cube, skTok, codeSets[0])
-	} else {
-		skin, err = md.DecodeMean(cube, skTok, codeSets)
-	}
+	skin, err := r.decodeSkin(cube, skTok, lat, prompt, codes, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -504,6 +482,39 @@ func (r *ModelRigger) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 		}
 	}
 	return skin, nil
+}
+
+// decodeSkin decodes the skin codes of one stream for the skeleton skCube (token
+// order, in the cube) on the normalized character cube. With SkinSamples > 1 and a
+// MeanSkinDecoder it first draws SkinSamples-1 more skin streams after the same
+// skeleton prompt (BOS · skeleton · SEP; temperature SkinTemperature, top-p 0.95) and
+// decodes the mean weight field of all of them.
+func (r *ModelRigger) decodeSkin(cube *assets.Character, skCube *assets.Skeleton, lat *tensor.Dense, prompt []int, codes [][]int, rng *rand.Rand) (*assets.Skin, error) {
+	md, mean := r.Skin.(MeanSkinDecoder)
+	if !mean || r.SkinSamples <= 1 || lat == nil {
+		return r.Skin.Decode(cube, skCube, codes)
+	}
+	temp := r.SkinTemperature
+	if temp <= 0 {
+		temp = 1
+	}
+	codeSets := [][][]int{codes}
+	for s := 1; s < r.SkinSamples; s++ {
+		sess, err := r.Model.NewSession(lat)
+		if err != nil {
+			return nil, err
+		}
+		smp, err := Generate(sess, prompt, SampleOptions{Temperature: temp, TopP: 0.95}, rng)
+		if err != nil {
+			return nil, err
+		}
+		_, cs, err := tokenizer.Split(smp.Tokens)
+		if err != nil {
+			return nil, err
+		}
+		codeSets = append(codeSets, cs)
+	}
+	return md.DecodeMean(cube, skCube, codeSets)
 }
 
 // reorderSkeleton returns sk with joints in token order (order[i] is the original

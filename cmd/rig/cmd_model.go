@@ -25,7 +25,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		run:     runAuto,
 	})
@@ -120,6 +120,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	fs := newFlags("auto")
 	out := fs.String("out", "", "output folder: <name>.glb and <name>.json per input")
 	samples := fs.Int("samples", 1, "token streams sampled per mesh; the best by rewards is kept")
+	skinSamples := fs.Int("skin-samples", 1, "skin-token streams per sampled skeleton; their decoded weights are averaged (more is smoother and slower)")
 	shard := fs.String("shard", "", "k/n: rig only every n-th input starting at k (0-based)")
 	workers := fs.Int("workers", 0, "assets rigged concurrently (0: all cores)")
 	model := fs.String("model", "", "model checkpoint (default: the shipped one)")
@@ -142,9 +143,15 @@ func runAuto(args []string, stdout io.Writer) error {
 	if *skinFlag != "tokens" && *skinFlag != "geodesic" {
 		return fmt.Errorf("%w: --skin %q: want tokens or geodesic", errUsage, *skinFlag)
 	}
+	if *skinSamples < 1 || *skinSamples > 64 {
+		return fmt.Errorf("%w: --skin-samples %d: want 1..64", errUsage, *skinSamples)
+	}
 	rigger, note, err := newRigger(*model, *samples, *skinFlag == "geodesic", *compare, *inside)
 	if err != nil {
 		return err
+	}
+	if mr, ok := rigger.(*rigmodel.ModelRigger); ok {
+		mr.SkinSamples = *skinSamples
 	}
 	if note != "" {
 		fmt.Fprintln(os.Stderr, "rig auto:", note)

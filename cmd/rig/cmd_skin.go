@@ -14,7 +14,7 @@ import (
 func init() {
 	register(&command{
 		name:    "skin",
-		usage:   "IN.glb --out OUT.glb [--method tokens|geodesic|rigid]",
+		usage:   "IN.glb --out OUT.glb [--method tokens|geodesic|rigid] [--samples N]",
 		summary: "compute skin weights for a mesh's own skeleton",
 		run:     runSkin,
 	})
@@ -74,6 +74,7 @@ func runSkin(args []string, stdout io.Writer) error {
 	fs := newFlags("skin")
 	out := fs.String("out", "", "output .glb (required)")
 	method := fs.String("method", "", "tokens (default), geodesic or rigid")
+	samples := fs.Int("samples", 0, "tokens: skin-token streams whose decoded weights are averaged (0: the method's default; 1: greedy)")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -84,6 +85,15 @@ func runSkin(args []string, stdout io.Writer) error {
 	name, fn, err := resolveSkinMethod(*method, os.Stderr)
 	if err != nil {
 		return err
+	}
+	if *samples < 0 || *samples > 64 {
+		return fmt.Errorf("%w: --samples %d: want 0..64", errUsage, *samples)
+	}
+	if *samples > 0 {
+		if name != "tokens" {
+			return fmt.Errorf("%w: --samples applies to --method tokens, not %s", errUsage, name)
+		}
+		fn = tokensSkin(*samples)
 	}
 	c, err := assets.Load(files[0])
 	if err != nil {
