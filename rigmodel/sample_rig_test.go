@@ -3,6 +3,7 @@ package rigmodel
 import (
 	"fmt"
 	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -181,4 +182,65 @@ func TestSkinOnlySamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRigSkinSamples checks that the full-rig path averages SkinSamples skin streams
+// drawn after each sampled skeleton, and that GRPO's reward decodes exactly the
+// sampled stream (one code set, no extra streams).
+func TestRigSkinSamples(t *testing.T) {
+	m, err := NewModel(tinyConfig, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 4} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var sets [][][]int
+			var mean bool
+			r := &ModelRigger{Model: m, Samples: 1, Skin: meanDecoder{&sets, &mean}, SkinTokens: true, Seed: 1, SkinSamples: n}
+			c := &assets.Character{Name: "box", Mesh: creatureMesh()}
+			rig, info, err := r.Rig(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := CheckRig(rig); err != nil {
+				t.Fatalf("invalid rig: %v", err)
+			}
+			if info.Method != "tokenrig" {
+				t.Fatalf("method %q, want tokenrig", info.Method)
+			}
+			if len(sets) != n || mean != (n > 1) {
+				t.Fatalf("%d code sets (mean %v), want %d", len(sets), mean, n)
+			}
+			for s, codes := range sets {
+				if len(codes) != rig.Skeleton.NumJoints() {
+					t.Fatalf("set %d: %d code lists for %d joints", s, len(codes), rig.Skeleton.NumJoints())
+				}
+			}
+			sets = nil
+			RigReward(r)(c, sampleStream(t, r, c))
+			if len(sets) != 1 || mean {
+				t.Errorf("GRPO reward decoded %d code sets (mean %v), want the sampled stream alone", len(sets), mean)
+			}
+		})
+	}
+}
+
+// sampleStream draws one full stream (skeleton and skin tokens) for c's mesh.
+func sampleStream(t *testing.T, r *ModelRigger, c *assets.Character) []int {
+	t.Helper()
+	nm, _ := NormalizedMesh(&c.Mesh)
+	rng := rand.New(rand.NewSource(3))
+	lat, err := r.Model.Encode(SamplePoints(&nm, r.Model.Cfg.Points, rng))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := r.Model.NewSession(lat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smp, err := Generate(sess, nil, SampleOptions{Temperature: 1, MaxJoints: r.Model.Cfg.MaxJoint}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return smp.Tokens
 }
