@@ -237,7 +237,7 @@ type SkinDecoder interface {
 
 // DefaultSkinSamples is how many skin-token streams `rig skin --method tokens`
 // averages (ModelRigger.SkinSamples).
-const DefaultSkinSamples = 1
+const DefaultSkinSamples = 8
 
 // MeanSkinDecoder is a SkinDecoder that can also decode the mean weight field of
 // several code sets for one skeleton (tokenizer.SkinTokenizer does).
