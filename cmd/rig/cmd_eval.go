@@ -77,7 +77,7 @@ func runEval(args []string, stdout io.Writer) error {
 	seed := fs.Int64("seed", 1, "seed of the deformation poses")
 	limit := fs.Int("limit", 0, "score only every k-th file so that about this many remain (0: all)")
 	leak := fs.Bool("leak", true, "measure influence leakage across parts (one extra geodesic field per asset)")
-	heldOut := fs.Bool("held-out", false, "skin task: score only the files of the model's held-out split (the skeleton and rig tasks always do)")
+	split := fs.String("split", "all", "skin task: all files, held-out (the model's held-out split, what the skeleton and rig tasks always use) or train (the rest)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -106,8 +106,12 @@ func runEval(args []string, stdout io.Writer) error {
 	if len(files) == 0 {
 		return fmt.Errorf("eval: no .glb or .gltf files under %v", []string(data))
 	}
-	if *heldOut {
-		files = heldOutFiles(files)
+	switch *split {
+	case "all":
+	case "held-out", "train":
+		files = splitFiles(files, *split == "held-out")
+	default:
+		return fmt.Errorf("%w: --split %q: want all, held-out or train", errUsage, *split)
 	}
 	if *limit > 0 && len(files) > *limit {
 		step := (len(files) + *limit - 1) / *limit

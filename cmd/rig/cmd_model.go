@@ -256,17 +256,20 @@ func tokensSkin(samples int) skinMethod {
 	}
 }
 
-// heldOutFiles keeps the files of the model's held-out split (evalItems); when no
-// split applies, all files.
-func heldOutFiles(files []evalFile) []evalFile {
+// splitFiles keeps the files of the model's held-out split (evalItems), or with
+// heldOut false the others; when no split applies, all files either way.
+func splitFiles(files []evalFile, heldOut bool) []evalFile {
 	items, _, _ := evalItems(evalConfig{Files: files})
-	keep := map[string]bool{}
+	held := map[string]bool{}
 	for _, it := range items {
-		keep[it.Path] = true
+		held[it.Path] = true
+	}
+	if len(items) == len(files) { // no split applies
+		return files
 	}
 	var out []evalFile
 	for _, f := range files {
-		if keep[filepath.Clean(f.Path)] {
+		if held[filepath.Clean(f.Path)] == heldOut {
 			out = append(out, f)
 		}
 	}
