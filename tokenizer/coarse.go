@@ -30,14 +30,13 @@ type coarsePlan struct {
 }
 
 // wanted reports whether unique vertex u must be decoded for joint j, given the
-// probabilities decoded so far at the levels above u's: U rows of stride columns,
-// joint j's in column col (col = j, stride = nJ for one code set).
-func (cp *coarsePlan) wanted(u, j, col int, probs []float32, stride int) bool {
+// probabilities (U × nJ) decoded so far at the levels above u's.
+func (cp *coarsePlan) wanted(u, j int, probs []float32, nJ int) bool {
 	if n := cp.nearest[u]; n[0] == int32(j) || n[1] == int32(j) {
 		return true
 	}
 	for _, c := range cp.above[u] {
-		if probs[int(cp.coarse[c])*stride+col] > coarseEps {
+		if probs[int(cp.coarse[c])*nJ+j] > coarseEps {
 			return true
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math/rand"
 	"os"
-	"slices"
 	"sort"
 	"sync"
 
@@ -328,94 +327,66 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 	for u, v := range uniq {
 		p.geo.jointDists(pos[v], dists[u*nJ:(u+1)*nJ])
 	}
-	// A bone's weights depend only on its own codes, so each distinct (joint, code
-	// list) pair over the sets is decoded once, as one column, and weighted by how
-	// many sets share it; all columns go through the decoder together.
-	type column struct {
-		j int
-		w float32
-	}
-	var cols []column
-	var flat []int
-	for j := 0; j < nJ; j++ {
-		for s, codes := range codeSets {
-			dup := false
-			for _, prev := range codeSets[:s] {
-				if slices.Equal(prev[j], codes[j]) {
-					dup = true
-					break
-				}
-			}
-			if dup {
-				continue
-			}
-			n := 0
-			for _, other := range codeSets[s:] {
-				if slices.Equal(other[j], codes[j]) {
-					n++
-				}
-			}
-			cols = append(cols, column{j, float32(n) / float32(len(codeSets))})
-			flat = append(flat, codes[j]...)
-		}
-	}
-	C := len(cols)
-	cv, err := m.fsq.Codes(flat)
-	if err != nil {
-		return nil, fmt.Errorf("skin tokenizer: decode: %w", err)
-	}
-	colBones := make([]float32, C*boneFeatures)
-	for c, col := range cols {
-		copy(colBones[c*boneFeatures:(c+1)*boneFeatures], bones[col.j*boneFeatures:(col.j+1)*boneFeatures])
-	}
 	fill := func(r decodeRow, dst []float32) {
-		p.queryVec(cols[r.j].j, uniq[r.u], dists[int(r.u)*nJ:int(r.u+1)*nJ], dst)
+		p.queryVec(int(r.j), uniq[r.u], dists[int(r.u)*nJ:int(r.u+1)*nJ], dst)
 	}
 	workers := decodeWorkers()
 	cf := t.coarseToFine(pos, uniq, dists, nJ)
-	probs := make([]float32, U*C)
-	dec := newInferDecoder(m, engine.Data[float32](cv), colBones, lat, C, &t.scratch)
-	emit := func(r decodeRow, logit float32) { probs[int(r.u)*C+int(r.j)] = sigmoid32(logit) }
-	if cf == nil {
-		rows := make([]decodeRow, 0, C*U)
-		for c := 0; c < C; c++ {
-			for u := 0; u < U; u++ {
-				rows = append(rows, decodeRow{int32(c), int32(u)})
-			}
+	mean := make([]float32, U*nJ)
+	probs := make([]float32, U*nJ)
+	for _, codes := range codeSets {
+		flat := make([]int, 0, nJ*K)
+		for _, cs := range codes {
+			flat = append(flat, cs...)
 		}
-		dec.run(rows, workers, fill, emit)
-	} else {
-		// Level 0 for every column, then level 1 and the other vertices only where a
-		// nearby point of the level above has weight, j is one of the two nearest
-		// bones or the geodesic prior gives j weight there; the rest keep 0.
-		rows := make([]decodeRow, 0, C*coarseLevel0)
-		for c := 0; c < C; c++ {
-			for _, u := range cf.coarse[:coarseLevel0] {
-				rows = append(rows, decodeRow{int32(c), u})
-			}
+		cv, err := m.fsq.Codes(flat)
+		if err != nil {
+			return nil, fmt.Errorf("skin tokenizer: decode: %w", err)
 		}
-		dec.run(rows, workers, fill, emit)
-		for level := int8(1); level <= 2; level++ {
-			rows = rows[:0]
-			for c, col := range cols {
+		dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, nJ, &t.scratch)
+		clear(probs)
+		emit := func(r decodeRow, logit float32) { probs[int(r.u)*nJ+int(r.j)] = sigmoid32(logit) }
+		if cf == nil {
+			rows := make([]decodeRow, 0, nJ*U)
+			for j := 0; j < nJ; j++ {
 				for u := 0; u < U; u++ {
-					if cf.level[u] == level && (cf.wanted(u, col.j, c, probs, C) || p.geoWeight(uniq[u], col.j) > coarseEps) {
-						rows = append(rows, decodeRow{int32(c), int32(u)})
-					}
+					rows = append(rows, decodeRow{int32(j), int32(u)})
 				}
 			}
 			dec.run(rows, workers, fill, emit)
+		} else {
+			// Level 0 for every bone, then level 1 and the other vertices only where a
+			// nearby point of the level above has weight, j is one of the two nearest
+			// bones or the geodesic prior gives j weight there; the rest keep 0.
+			rows := make([]decodeRow, 0, nJ*coarseLevel0)
+			for j := 0; j < nJ; j++ {
+				for _, u := range cf.coarse[:coarseLevel0] {
+					rows = append(rows, decodeRow{int32(j), u})
+				}
+			}
+			dec.run(rows, workers, fill, emit)
+			for level := int8(1); level <= 2; level++ {
+				rows = rows[:0]
+				for j := 0; j < nJ; j++ {
+					for u := 0; u < U; u++ {
+						if cf.level[u] == level && (cf.wanted(u, j, probs, nJ) || p.geoWeight(uniq[u], j) > coarseEps) {
+							rows = append(rows, decodeRow{int32(j), int32(u)})
+						}
+					}
+				}
+				dec.run(rows, workers, fill, emit)
+			}
+		}
+		for i, v := range probs {
+			mean[i] += v
 		}
 	}
-	mean := make([]float32, U*nJ)
-	for u := 0; u < U; u++ {
-		for c, col := range cols {
-			mean[u*nJ+col.j] += col.w * probs[u*C+c]
-		}
-	}
+	inv := 1 / float32(len(codeSets))
 	out := make([]float32, len(pos)*nJ)
 	for v, u := range rep {
-		copy(out[v*nJ:(v+1)*nJ], mean[u*nJ:(u+1)*nJ])
+		for j, x := range mean[u*nJ : (u+1)*nJ] {
+			out[v*nJ+j] = x * inv
+		}
 	}
 	return out, nil
 }
