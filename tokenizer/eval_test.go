@@ -484,3 +484,47 @@ func TestCoarseToFine(t *testing.T) {
 		t.Fatalf("coarse-to-fine differs from exhaustive decoding by L1 %.4f per vertex", l1)
 	}
 }
+
+// TestMeanProbabilitiesShared checks, with the trained tokenizer on a creature large
+// enough for the coarse-to-fine passes, that the mean of code sets which share some
+// bones' codes (and repeat a set) equals the average of decoding each set on its own.
+func TestMeanProbabilitiesShared(t *testing.T) {
+	tok, err := tokenizer.LoadSkinTokenizer(filepath.Join("checkpoints", "skin.safetensors"))
+	if err != nil {
+		t.Skipf("no trained checkpoint: %v", err)
+	}
+	tok.RefineRounds = 0 // this process's copy; the encoder's codes are enough here
+	c, err := synth.Generate("biped", 3, synth.Options{TargetVertices: 2500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	a, err := tok.EncodeAll(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mix := make([][]int, len(a)) // odd bones get other codes, even bones share a's
+	for j := range a {
+		mix[j] = a[j]
+		if j%2 == 1 {
+			mix[j] = []int{(j * 37) % tokenizer.SkinCodebookSize, a[j][1], 3, a[j][3]}
+		}
+	}
+	pa, err := tok.Probabilities(nc, nc.Skeleton, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err := tok.Probabilities(nc, nc.Skeleton, mix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tok.MeanProbabilities(nc, nc.Skeleton, [][][]int{mix, a, a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if want := (pm[i] + 2*pa[i]) / 3; math.Abs(float64(got[i]-want)) > 1e-5 {
+			t.Fatalf("value %d (vertex %d, joint %d): %v, want %v", i, i/len(a), i%len(a), got[i], want)
+		}
+	}
+}
