@@ -45,6 +45,10 @@ type GRPOOptions struct {
 	MaxJoints   int     // 0: the model's bound
 	StopAtSEP   bool    // skeleton-only policy
 	ScaleByStd  bool    // divide advantages by the group's standard deviation
+	// InsideJoints samples joint coordinates inside each mesh's region (MeshRegion),
+	// as `rig auto` does; the policy's distribution is then the grammar- and
+	// region-masked one, and the gradient is taken under that same mask.
+	InsideJoints bool
 }
 
 // GRPOStats reports one step.
@@ -57,7 +61,8 @@ type GRPOStats struct {
 // GRPOStep samples opt.Group streams for each mesh, scores them with reward and
 // accumulates the policy gradient of -Σ A_i · log π(stream_i) / (sampled tokens) into
 // the model's Grad (call nn.ZeroGrad first, then step the optimizer). π is the
-// grammar-masked, tempered distribution the streams were drawn from.
+// grammar-masked (and with InsideJoints region-masked), tempered distribution the
+// streams were drawn from.
 func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPOOptions, rng *rand.Rand) (GRPOStats, error) {
 	var st GRPOStats
 	if opt.Group < 2 {
@@ -79,6 +84,10 @@ func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPO
 		if err != nil {
 			return st, err
 		}
+		var region *Region
+		if opt.InsideJoints {
+			region = MeshRegion(&nm)
+		}
 		group := make([]*Sampled, opt.Group)
 		scores := make([]float64, opt.Group)
 		for i := range group {
@@ -86,7 +95,7 @@ func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPO
 			if err != nil {
 				return st, err
 			}
-			if group[i], err = Generate(sess, nil, SampleOptions{Temperature: temp, MaxJoints: maxJ, StopAtSEP: opt.StopAtSEP}, rng); err != nil {
+			if group[i], err = Generate(sess, nil, SampleOptions{Temperature: temp, MaxJoints: maxJ, StopAtSEP: opt.StopAtSEP, Region: region}, rng); err != nil {
 				return st, err
 			}
 			scores[i] = reward(c, group[i].Tokens)
@@ -95,7 +104,7 @@ func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPO
 			n++
 		}
 		adv := rewards.GroupAdvantages(scores, opt.ScaleByStd)
-		k, err := m.policyGradient(pts, group, adv, temp, maxJ)
+		k, err := m.policyGradient(pts, group, adv, temp, maxJ, region)
 		if err != nil {
 			return st, err
 		}
@@ -108,8 +117,9 @@ func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPO
 }
 
 // policyGradient runs teacher forcing on the group's own token buffers and
-// backpropagates the advantage-weighted log-likelihood of the sampled tokens.
-func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, temp float64, maxJ int) (int, error) {
+// backpropagates the advantage-weighted log-likelihood of the sampled tokens, under
+// the mask they were sampled with (grammar, and region when not nil).
+func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, temp float64, maxJ int, region *Region) (int, error) {
 	G := len(group)
 	T := 0
 	for _, s := range group {
@@ -137,20 +147,35 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 	dl := make([]float32, len(lg))
 	// Count the tokens that were actually sampled (prompt and forced tokens excluded).
 	count := 0
-	type pos struct{ i, t int }
+	type pos struct {
+		i, t int
+		mask tokenizer.Mask
+	}
 	var learn []pos
 	for i, s := range group {
 		g := tokenizer.NewGrammar(maxJ).Start()
+		axis, cur := 0, [3]int{} // the joint being written, as Generate tracks it
 		for t := 0; t+1 < len(s.Tokens); t++ {
-			if err := g.Next(s.Tokens[t]); err != nil {
+			tok := s.Tokens[t]
+			if err := g.Next(tok); err != nil {
 				return 0, fmt.Errorf("grpo: sampled stream breaks the grammar: %w", err)
+			}
+			if tokenizer.IsCoord(tok) {
+				cur[axis] = tok - tokenizer.CoordBase
+				axis = (axis + 1) % 3
 			}
 			if t+1 < s.Prompt || adv[i] == 0 {
 				continue
 			}
 			mask := g.Allowed()
+			if region != nil && g.Phase() == tokenizer.PhaseSkeleton {
+				region.restrict(&mask, axis, cur)
+			}
+			if !mask.Has(s.Tokens[t+1]) {
+				return 0, fmt.Errorf("grpo: stream %d token %d was sampled outside its mask", i, t+1)
+			}
 			if mask.Count() > 1 {
-				learn = append(learn, pos{i, t})
+				learn = append(learn, pos{i, t, mask})
 				count++
 			}
 		}
@@ -160,8 +185,7 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 	}
 	for _, p := range learn {
 		s := group[p.i]
-		g, _ := tokenizer.NewGrammar(maxJ).Run(s.Tokens[:p.t+1])
-		mask := g.Allowed()
+		mask := &p.mask
 		row := lg[(p.i*T+p.t)*V : (p.i*T+p.t+1)*V]
 		drow := dl[(p.i*T+p.t)*V : (p.i*T+p.t+1)*V]
 		// π over the allowed tokens at temperature temp.

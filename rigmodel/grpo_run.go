@@ -42,6 +42,9 @@ type GRPORunOptions struct {
 	Temperature float64
 	// ScaleByStd divides the advantages by the group's standard deviation.
 	ScaleByStd bool
+	// InsideJoints samples (and trains) under the mesh-region mask of `rig auto`
+	// (GRPOOptions.InsideJoints).
+	InsideJoints bool
 	// Skin, when non-nil and the checkpoint writes skin tokens, makes the policy
 	// write whole streams whose skins are decoded by it; otherwise the policy writes
 	// skeletons only and rigs are skinned by geodesic voxel binding for scoring.
@@ -83,6 +86,7 @@ type GRPOState struct {
 	BestReward float64 `json:"best_reward"` // best running mean reward (window of 10 steps)
 	BestStep   int     `json:"best_step"`
 	Skeleton   bool    `json:"skeleton_only"`
+	Inside     bool    `json:"inside_joints,omitempty"` // joints sampled inside the mesh region
 }
 
 // GRPORun fine-tunes a checkpoint with GRPO: each step draws Meshes meshes, samples
@@ -146,7 +150,7 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 		skin = opt.SkinFor(state)
 	}
 	skeletonOnly := skin == nil || !state.SkinTokens
-	g.Group, g.Meshes, g.Skeleton = opt.Group, opt.Meshes, skeletonOnly
+	g.Group, g.Meshes, g.Skeleton, g.Inside = opt.Group, opt.Meshes, skeletonOnly, opt.InsideJoints
 
 	if err := os.MkdirAll(filepath.Dir(opt.Out), 0o755); err != nil {
 		return nil, fmt.Errorf("grpo: %w", err)
@@ -164,7 +168,7 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 
 	rigger := &ModelRigger{Model: m, Skin: skin, SkinTokens: state.SkinTokens && !skeletonOnly}
 	reward := cachedRigReward(rigger)
-	gopt := GRPOOptions{Group: opt.Group, Temperature: opt.Temperature, StopAtSEP: skeletonOnly, ScaleByStd: opt.ScaleByStd}
+	gopt := GRPOOptions{Group: opt.Group, Temperature: opt.Temperature, StopAtSEP: skeletonOnly, ScaleByStd: opt.ScaleByStd, InsideJoints: opt.InsideJoints}
 	adam := nn.NewAdamW[float32](opt.LR)
 	adam.WeightDecay = 0
 	rng := rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919))

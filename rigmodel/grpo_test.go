@@ -1,6 +1,8 @@
 package rigmodel
 
 import (
+	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 
@@ -72,5 +74,63 @@ func TestGRPOEqualRewardsTeachNothing(t *testing.T) {
 				t.Fatalf("%s has gradient %v", p.Name, g)
 			}
 		}
+	}
+}
+
+// TestGRPOInsideJoints checks that with InsideJoints every sampled joint lies in the
+// mesh region (and that without it some do not, so the check can fail), and that
+// the step still carries a finite gradient.
+func TestGRPOInsideJoints(t *testing.T) {
+	mesh := creatureMesh()
+	nm, _ := NormalizedMesh(&mesh)
+	region := MeshRegion(&nm)
+	for _, inside := range []bool{true, false} {
+		t.Run(fmt.Sprint("inside=", inside), func(t *testing.T) {
+			m, err := NewModel(tinyConfig, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nn.ZeroGrad[float32](m)
+			joints, outside := 0, 0
+			reward := func(c *assets.Character, tokens []int) float64 {
+				var xyz []int
+				for _, tok := range tokens {
+					if tok == tokenizer.SEP {
+						break
+					}
+					if tokenizer.IsCoord(tok) {
+						xyz = append(xyz, tok-tokenizer.CoordBase)
+					}
+				}
+				for j := 0; j+2 < len(xyz); j += 3 {
+					joints++
+					if !region.allows(2, [3]int{xyz[j], xyz[j+1]}, xyz[j+2]) {
+						outside++
+					}
+				}
+				return lowBins(c, tokens)
+			}
+			opt := GRPOOptions{Group: 8, MaxJoints: 6, StopAtSEP: true, InsideJoints: inside}
+			st, err := m.GRPOStep([]*assets.Character{{Mesh: mesh}}, reward, opt, rand.New(rand.NewSource(2)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if joints == 0 || st.Tokens == 0 {
+				t.Fatalf("%d joints sampled, %d tokens with gradient", joints, st.Tokens)
+			}
+			if inside && outside > 0 {
+				t.Errorf("%d of %d joints outside the region", outside, joints)
+			}
+			if !inside && outside == 0 {
+				t.Errorf("no joint of %d outside the region without the mask: the check cannot fail", joints)
+			}
+			for _, p := range m.Params() {
+				for _, g := range p.GradData() {
+					if math.IsNaN(float64(g)) || math.IsInf(float64(g), 0) {
+						t.Fatalf("%s has gradient %v", p.Name, g)
+					}
+				}
+			}
+		})
 	}
 }
