@@ -24,8 +24,8 @@ const DefaultRefineRounds = 4
 // Query vertices per bone that refinement scores: up to refinePositive where the
 // bone (or its geodesic prior) has weight, plus refineOther others.
 const (
-	refinePositive = 384
-	refineOther    = 128
+	refinePositive = 192
+	refineOther    = 64
 )
 
 // refineQueries are the fixed query vertices of one bone that refinement scores:
