@@ -154,22 +154,19 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 	var learn []pos
 	for i, s := range group {
 		g := tokenizer.NewGrammar(maxJ).Start()
-		axis, cur := 0, [3]int{} // the joint being written, as Generate tracks it
+		var jc jointCursor // the joint being written, as Generate tracks it
 		for t := 0; t+1 < len(s.Tokens); t++ {
 			tok := s.Tokens[t]
 			if err := g.Next(tok); err != nil {
 				return 0, fmt.Errorf("grpo: sampled stream breaks the grammar: %w", err)
 			}
-			if tokenizer.IsCoord(tok) {
-				cur[axis] = tok - tokenizer.CoordBase
-				axis = (axis + 1) % 3
-			}
+			jc.add(tok)
 			if t+1 < s.Prompt || adv[i] == 0 {
 				continue
 			}
 			mask := g.Allowed()
 			if region != nil && g.Phase() == tokenizer.PhaseSkeleton {
-				region.restrict(&mask, axis, cur)
+				region.restrict(&mask, jc.axis, jc.cur)
 			}
 			if !mask.Has(s.Tokens[t+1]) {
 				return 0, fmt.Errorf("grpo: stream %d token %d was sampled outside its mask", i, t+1)

@@ -75,14 +75,9 @@ func Generate(m Stepper, prompt []int, opt SampleOptions, rng *rand.Rand) (*Samp
 		out.LogProbs = append(out.LogProbs, 0)
 	}
 	probs := make([]float64, tokenizer.VocabSize)
-	// axis and cur track the joint being written, for the region mask: coordinates
-	// come in threes, and structure tokens only come between joints.
-	axis, cur := 0, [3]int{}
+	var jc jointCursor // the joint being written, for the region mask
 	for _, t := range prompt {
-		if tokenizer.IsCoord(t) {
-			cur[axis] = t - tokenizer.CoordBase
-			axis = (axis + 1) % 3
-		}
+		jc.add(t)
 	}
 	for !st.Done() {
 		if opt.StopAtSEP && st.Phase() == tokenizer.PhaseSkin {
@@ -93,16 +88,13 @@ func Generate(m Stepper, prompt []int, opt SampleOptions, rng *rand.Rand) (*Samp
 		}
 		mask := st.Allowed()
 		if opt.Region != nil && st.Phase() == tokenizer.PhaseSkeleton {
-			opt.Region.restrict(&mask, axis, cur)
+			opt.Region.restrict(&mask, jc.axis, jc.cur)
 		}
 		tok, lp := pick(logits, &mask, opt, rng, probs)
 		if err := st.Next(tok); err != nil {
 			return nil, fmt.Errorf("generate: %w", err)
 		}
-		if tokenizer.IsCoord(tok) {
-			cur[axis] = tok - tokenizer.CoordBase
-			axis = (axis + 1) % 3
-		}
+		jc.add(tok)
 		out.Tokens = append(out.Tokens, tok)
 		out.LogProbs = append(out.LogProbs, lp)
 		if st.Done() || (opt.StopAtSEP && tok == tokenizer.SEP) {
@@ -113,6 +105,21 @@ func Generate(m Stepper, prompt []int, opt SampleOptions, rng *rand.Rand) (*Samp
 		}
 	}
 	return out, nil
+}
+
+// jointCursor tracks the joint a stream is writing, for the region mask:
+// coordinates come in threes, and structure tokens only come between joints.
+type jointCursor struct {
+	axis int    // the axis the next coordinate token sets
+	cur  [3]int // the joint's coordinate bins so far
+}
+
+// add advances the cursor past token tok.
+func (c *jointCursor) add(tok int) {
+	if tokenizer.IsCoord(tok) {
+		c.cur[c.axis] = tok - tokenizer.CoordBase
+		c.axis = (c.axis + 1) % 3
+	}
 }
 
 // pick chooses the next token among the allowed ones and returns it with its

@@ -330,7 +330,6 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 	fill := func(r decodeRow, dst []float32) {
 		p.queryVec(int(r.j), uniq[r.u], dists[int(r.u)*nJ:int(r.u+1)*nJ], dst)
 	}
-	workers := decodeWorkers()
 	cf := t.coarseToFine(pos, uniq, dists, nJ)
 	mean := make([]float32, U*nJ)
 	probs := make([]float32, U*nJ)
@@ -345,38 +344,7 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 		}
 		dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, nJ, &t.scratch)
 		clear(probs)
-		emit := func(r decodeRow, logit float32) { probs[int(r.u)*nJ+int(r.j)] = sigmoid32(logit) }
-		if cf == nil {
-			rows := make([]decodeRow, 0, nJ*U)
-			for j := 0; j < nJ; j++ {
-				for u := 0; u < U; u++ {
-					rows = append(rows, decodeRow{int32(j), int32(u)})
-				}
-			}
-			dec.run(rows, workers, fill, emit)
-		} else {
-			// Level 0 for every bone, then level 1 and the other vertices only where a
-			// nearby point of the level above has weight, j is one of the two nearest
-			// bones or the geodesic prior gives j weight there; the rest keep 0.
-			rows := make([]decodeRow, 0, nJ*coarseLevel0)
-			for j := 0; j < nJ; j++ {
-				for _, u := range cf.coarse[:coarseLevel0] {
-					rows = append(rows, decodeRow{int32(j), u})
-				}
-			}
-			dec.run(rows, workers, fill, emit)
-			for level := int8(1); level <= 2; level++ {
-				rows = rows[:0]
-				for j := 0; j < nJ; j++ {
-					for u := 0; u < U; u++ {
-						if cf.level[u] == level && (cf.wanted(u, j, probs, nJ) || p.geoWeight(uniq[u], j) > coarseEps) {
-							rows = append(rows, decodeRow{int32(j), int32(u)})
-						}
-					}
-				}
-				dec.run(rows, workers, fill, emit)
-			}
-		}
+		decodeAll(dec, cf, p, uniq, nJ, fill, probs)
 		for i, v := range probs {
 			mean[i] += v
 		}
@@ -391,16 +359,50 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 	return out, nil
 }
 
+// decodeAll fills probs (U × nJ, zeroed) with dec's weight of every bone at every
+// unique vertex uniq: all of them, or with a coarse-to-fine plan cf level 0 for
+// every bone, then level 1 and the other vertices only where a nearby point of the
+// level above has weight, j is one of the two nearest bones or the geodesic prior
+// gives j weight there; the rest keep 0.
+func decodeAll(dec *inferDecoder, cf *coarsePlan, p *prepared, uniq []int, nJ int, fill func(r decodeRow, dst []float32), probs []float32) {
+	U, workers := len(uniq), decodeWorkers()
+	emit := func(r decodeRow, logit float32) { probs[int(r.u)*nJ+int(r.j)] = sigmoid32(logit) }
+	if cf == nil {
+		rows := make([]decodeRow, 0, nJ*U)
+		for j := 0; j < nJ; j++ {
+			for u := 0; u < U; u++ {
+				rows = append(rows, decodeRow{int32(j), int32(u)})
+			}
+		}
+		dec.run(rows, workers, fill, emit)
+		return
+	}
+	rows := make([]decodeRow, 0, nJ*coarseLevel0)
+	for j := 0; j < nJ; j++ {
+		for _, u := range cf.coarse[:coarseLevel0] {
+			rows = append(rows, decodeRow{int32(j), u})
+		}
+	}
+	dec.run(rows, workers, fill, emit)
+	for level := int8(1); level <= 2; level++ {
+		rows = rows[:0]
+		for j := 0; j < nJ; j++ {
+			for u := 0; u < U; u++ {
+				if cf.level[u] == level && (cf.wanted(u, j, probs, nJ) || p.geoWeight(uniq[u], j) > coarseEps) {
+					rows = append(rows, decodeRow{int32(j), int32(u)})
+				}
+			}
+		}
+		dec.run(rows, workers, fill, emit)
+	}
+}
+
 // Decode returns the skin of c (normalized) for skeleton sk (in the cube) from each
 // joint's codes: per-bone weights from the decoder, then per vertex the
 // MaxInfluences heaviest, normalized to sum to 1, those below Threshold dropped and
 // the rest renormalized. Every vertex gets at least one influence.
 func (t *SkinTokenizer) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
-	probs, err := t.Probabilities(c, sk, codes)
-	if err != nil {
-		return nil, err
-	}
-	return SkinFromProbabilities(probs, sk.NumJoints(), t.MaxInfluences, t.Threshold), nil
+	return t.DecodeMean(c, sk, [][][]int{codes})
 }
 
 // DecodeMean is Decode of the mean weight field of several code sets for the same
