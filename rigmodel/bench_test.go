@@ -1,6 +1,7 @@
 package rigmodel
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -70,6 +71,36 @@ func BenchmarkAuto5k(b *testing.B) {
 				}
 			}
 			b.ReportMetric(tps/float64(b.N), "tokens/s")
+		})
+	}
+}
+
+// BenchmarkSkinOnly is `rig skin --method tokens` on a ~5k-vertex synthetic
+// quadruped with its own skeleton: the greedy stream alone (samples=1) and the
+// default mean of DefaultSkinSamples streams. It needs the shipped model and
+// tokenizer.
+func BenchmarkSkinOnly(b *testing.B) {
+	c, err := synth.Generate("quadruped", 5, synth.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, st, err := DefaultModel()
+	if err != nil || !st.SkinTokens {
+		b.Skip("no shipped model with skin tokens")
+	}
+	dec, err := SkinTokenizerFor(st)
+	if err != nil {
+		b.Skip(err)
+	}
+	b.Logf("%d vertices, %d joints", len(c.Mesh.Positions), len(c.Skeleton.Names))
+	for _, samples := range []int{1, DefaultSkinSamples} {
+		b.Run(fmt.Sprintf("samples=%d", samples), func(b *testing.B) {
+			r := &ModelRigger{Model: m, Skin: dec, SkinTokens: true, SkinSamples: samples, Seed: 1}
+			for i := 0; i < b.N; i++ {
+				if _, err := r.SkinOnly(c); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

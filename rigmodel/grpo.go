@@ -88,16 +88,21 @@ func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPO
 		if opt.InsideJoints {
 			region = MeshRegion(&nm)
 		}
-		group := make([]*Sampled, opt.Group)
+		// The group is sampled as one batch after a single reading of BOS.
+		opts := make([]SampleOptions, opt.Group)
+		for i := range opts {
+			opts[i] = SampleOptions{Temperature: temp, MaxJoints: maxJ, StopAtSEP: opt.StopAtSEP, Region: region}
+		}
+		sess, err := m.NewSession(lat)
+		if err != nil {
+			return st, err
+		}
+		group, err := GenerateN(sess, nil, opts, rng)
+		if err != nil {
+			return st, err
+		}
 		scores := make([]float64, opt.Group)
 		for i := range group {
-			sess, err := m.NewSession(lat)
-			if err != nil {
-				return st, err
-			}
-			if group[i], err = Generate(sess, nil, SampleOptions{Temperature: temp, MaxJoints: maxJ, StopAtSEP: opt.StopAtSEP, Region: region}, rng); err != nil {
-				return st, err
-			}
 			scores[i] = reward(c, group[i].Tokens)
 			st.MeanReward += scores[i]
 			st.MaxReward = math.Max(st.MaxReward, scores[i])

@@ -411,8 +411,37 @@ func (s *session) Step(tok int) ([]float32, error) {
 	return engine.Data[float32](l), nil
 }
 
+// Fork implements Forker: n sequences continuing from this session's position.
+func (s *session) Fork(n int) (BatchStepper, error) {
+	d, err := s.dec.Fork(n)
+	if err != nil {
+		return nil, err
+	}
+	return &batchSession{dec: d}, nil
+}
+
+// batchSession is a KV-cached generation of several sequences at once.
+type batchSession struct {
+	dec *nn.Decoder[float32]
+}
+
+// StepBatch implements BatchStepper.
+func (s *batchSession) StepBatch(toks []int) ([][]float32, error) {
+	l, err := s.dec.Step(toks)
+	if err != nil {
+		return nil, err
+	}
+	flat := engine.Data[float32](l)
+	v := len(flat) / len(toks)
+	rows := make([][]float32, len(toks))
+	for i := range rows {
+		rows[i] = flat[i*v : (i+1)*v : (i+1)*v]
+	}
+	return rows, nil
+}
+
 // NewSession starts a KV-cached generation conditioned on latents from Encode.
-func (m *Model) NewSession(latents *tensor.Dense) (Stepper, error) {
+func (m *Model) NewSession(latents *tensor.Dense) (Forker, error) {
 	d, err := m.Decoder.NewDecoder(1, latents)
 	if err != nil {
 		return nil, fmt.Errorf("rigmodel: %w", err)

@@ -1,11 +1,12 @@
 package rigmodel
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,55 +57,173 @@ type Sampled struct {
 // that the stream always decodes. It fails only if the model fails or the prompt
 // breaks the grammar.
 func Generate(m Stepper, prompt []int, opt SampleOptions, rng *rand.Rand) (*Sampled, error) {
-	if len(prompt) == 0 {
-		prompt = []int{tokenizer.BOS}
-	}
-	g := tokenizer.NewGrammar(opt.MaxJoints)
-	st := g.Start()
-	out := &Sampled{Prompt: len(prompt)}
-	var logits []float32
-	var err error
-	for i, t := range prompt {
-		if err := st.Next(t); err != nil {
-			return nil, fmt.Errorf("generate: prompt token %d: %w", i, err)
-		}
-		if logits, err = m.Step(t); err != nil {
-			return nil, fmt.Errorf("generate: %w", err)
-		}
-		out.Tokens = append(out.Tokens, t)
-		out.LogProbs = append(out.LogProbs, 0)
+	first, logits, err := feedPrompt(m, prompt, opt)
+	if err != nil {
+		return nil, err
 	}
 	probs := make([]float64, tokenizer.VocabSize)
-	var jc jointCursor // the joint being written, for the region mask
-	for _, t := range prompt {
-		jc.add(t)
-	}
-	for !st.Done() {
-		if opt.StopAtSEP && st.Phase() == tokenizer.PhaseSkin {
-			break
-		}
-		if len(out.Tokens) > tokenizer.MaxStreamLen {
-			return nil, errors.New("generate: stream exceeds the grammar's bound (grammar bug)")
-		}
-		mask := st.Allowed()
-		if opt.Region != nil && st.Phase() == tokenizer.PhaseSkeleton {
-			opt.Region.restrict(&mask, jc.axis, jc.cur)
-		}
-		tok, lp := pick(logits, &mask, opt, rng, probs)
-		if err := st.Next(tok); err != nil {
-			return nil, fmt.Errorf("generate: %w", err)
-		}
-		jc.add(tok)
-		out.Tokens = append(out.Tokens, tok)
-		out.LogProbs = append(out.LogProbs, lp)
-		if st.Done() || (opt.StopAtSEP && tok == tokenizer.SEP) {
-			break
+	for {
+		tok, done, err := first.next(logits, rng, probs)
+		if err != nil || done {
+			return first.out, err
 		}
 		if logits, err = m.Step(tok); err != nil {
 			return nil, fmt.Errorf("generate: %w", err)
 		}
 	}
+}
+
+// BatchStepper is a next-token model over several sequences at once: StepBatch
+// appends one token to each sequence and returns each one's logits.
+type BatchStepper interface {
+	StepBatch(toks []int) ([][]float32, error)
+}
+
+// Forker is a Stepper that can continue as n sequences from its current position
+// (the KV cache copied into each).
+type Forker interface {
+	Stepper
+	Fork(n int) (BatchStepper, error)
+}
+
+// GenerateN feeds the prompt once, forks the model into len(opts) sequences and
+// samples one stream per option in lockstep (one batched step for all of them),
+// each masked by its own grammar state, exactly as Generate would sample it alone.
+// Reading the prompt once and stepping the streams as one batch is what makes it
+// faster than len(opts) calls of Generate. The random stream is consumed row by
+// row at each position, so for sampled rows the draws differ from Generate's; one
+// option gives exactly Generate's stream, without forking.
+func GenerateN(m Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]*Sampled, error) {
+	if len(opts) == 0 {
+		return nil, nil
+	}
+	first, logits, err := feedPrompt(m, prompt, opts[0])
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]*stream, len(opts))
+	for i, opt := range opts {
+		if opt.MaxJoints != opts[0].MaxJoints {
+			return nil, errors.New("generate: every stream of a batch needs the same MaxJoints")
+		}
+		rows[i] = first.clone(opt)
+	}
+	var bm BatchStepper
+	probs := make([]float64, tokenizer.VocabSize)
+	toks := make([]int, len(rows))
+	rowLogits := make([][]float32, len(rows))
+	for i := range rowLogits {
+		rowLogits[i] = logits
+	}
+	for {
+		active := 0
+		for i, r := range rows {
+			toks[i] = tokenizer.PAD // a finished row's input is ignored
+			if r.finished {
+				continue
+			}
+			tok, done, err := r.next(rowLogits[i], rng, probs)
+			if err != nil {
+				return nil, err
+			}
+			if !done {
+				toks[i] = tok
+				active++
+			}
+		}
+		if active == 0 {
+			break
+		}
+		if len(rows) == 1 { // nothing to fork: step m itself
+			if rowLogits[0], err = m.Step(toks[0]); err != nil {
+				return nil, fmt.Errorf("generate: %w", err)
+			}
+			continue
+		}
+		if bm == nil {
+			if bm, err = m.Fork(len(rows)); err != nil {
+				return nil, fmt.Errorf("generate: %w", err)
+			}
+		}
+		if rowLogits, err = bm.StepBatch(toks); err != nil {
+			return nil, fmt.Errorf("generate: %w", err)
+		}
+	}
+	out := make([]*Sampled, len(rows))
+	for i, r := range rows {
+		out[i] = r.out
+	}
 	return out, nil
+}
+
+// stream is one stream being sampled: its grammar state, joint cursor and tokens.
+type stream struct {
+	opt      SampleOptions
+	st       *tokenizer.State
+	jc       jointCursor // the joint being written, for the region mask
+	out      *Sampled
+	finished bool
+}
+
+// feedPrompt checks the prompt against the grammar and feeds it to m; it returns the
+// stream after the prompt and the logits of the token after it.
+func feedPrompt(m Stepper, prompt []int, opt SampleOptions) (*stream, []float32, error) {
+	if len(prompt) == 0 {
+		prompt = []int{tokenizer.BOS}
+	}
+	s := &stream{opt: opt, st: tokenizer.NewGrammar(opt.MaxJoints).Start(), out: &Sampled{Prompt: len(prompt)}}
+	var logits []float32
+	var err error
+	for i, t := range prompt {
+		if err := s.st.Next(t); err != nil {
+			return nil, nil, fmt.Errorf("generate: prompt token %d: %w", i, err)
+		}
+		if logits, err = m.Step(t); err != nil {
+			return nil, nil, fmt.Errorf("generate: %w", err)
+		}
+		s.jc.add(t)
+		s.out.Tokens = append(s.out.Tokens, t)
+		s.out.LogProbs = append(s.out.LogProbs, 0)
+	}
+	return s, logits, nil
+}
+
+// clone returns an independent copy of s that samples with opt.
+func (s *stream) clone(opt SampleOptions) *stream {
+	return &stream{opt: opt, st: s.st.Clone(), jc: s.jc, finished: s.finished, out: &Sampled{
+		Tokens:   append([]int(nil), s.out.Tokens...),
+		LogProbs: append([]float64(nil), s.out.LogProbs...),
+		Prompt:   s.out.Prompt,
+	}}
+}
+
+// next samples the token after the stream from logits, the model's output for its
+// last token, and appends it. done reports that the stream has ended (nothing
+// sampled when it had already ended); otherwise tok must be fed to the model next.
+func (s *stream) next(logits []float32, rng *rand.Rand, probs []float64) (tok int, done bool, err error) {
+	if s.finished || s.st.Done() || (s.opt.StopAtSEP && s.st.Phase() == tokenizer.PhaseSkin) {
+		s.finished = true
+		return 0, true, nil
+	}
+	if len(s.out.Tokens) > tokenizer.MaxStreamLen {
+		return 0, false, errors.New("generate: stream exceeds the grammar's bound (grammar bug)")
+	}
+	mask := s.st.Allowed()
+	if s.opt.Region != nil && s.st.Phase() == tokenizer.PhaseSkeleton {
+		s.opt.Region.restrict(&mask, s.jc.axis, s.jc.cur)
+	}
+	tok, lp := pick(logits, &mask, s.opt, rng, probs)
+	if err := s.st.Next(tok); err != nil {
+		return 0, false, fmt.Errorf("generate: %w", err)
+	}
+	s.jc.add(tok)
+	s.out.Tokens = append(s.out.Tokens, tok)
+	s.out.LogProbs = append(s.out.LogProbs, lp)
+	if s.st.Done() || (s.opt.StopAtSEP && tok == tokenizer.SEP) {
+		s.finished = true
+		return tok, true, nil
+	}
+	return tok, false, nil
 }
 
 // jointCursor tracks the joint a stream is writing, for the region mask:
@@ -152,18 +271,7 @@ func pick(logits []float32, mask *tokenizer.Mask, opt SampleOptions, rng *rand.R
 	}
 	cand := allowed
 	if opt.TopP > 0 && opt.TopP < 1 {
-		sorted := append([]int(nil), allowed...)
-		sort.Slice(sorted, func(a, b int) bool { return probs[sorted[a]] > probs[sorted[b]] })
-		acc := 0.0
-		k := 0
-		for k < len(sorted) {
-			acc += probs[sorted[k]] / sum
-			k++
-			if acc >= opt.TopP {
-				break
-			}
-		}
-		cand = sorted[:k]
+		cand = nucleus(allowed, probs, sum, opt.TopP)
 		sum = 0
 		for _, t := range cand {
 			sum += probs[t]
@@ -182,6 +290,45 @@ func pick(logits []float32, mask *tokenizer.Mask, opt SampleOptions, rng *rand.R
 		}
 	}
 	return choice, math.Log(probs[choice] / sum)
+}
+
+// nucleus returns the smallest set of the allowed tokens, most probable first, whose
+// probability (probs[t]/sum) reaches topP; ties are ordered by token id. Only the
+// tokens above a small fraction of the most probable one are sorted when they
+// already hold topP of the mass (the nucleus is then among them); otherwise all are.
+func nucleus(allowed []int, probs []float64, sum, topP float64) []int {
+	pmax := 0.0
+	for _, t := range allowed {
+		pmax = max(pmax, probs[t])
+	}
+	sorted := make([]int, 0, len(allowed))
+	for _, cut := range []float64{pmax * 1e-3, math.Inf(-1)} {
+		sorted, mass := sorted[:0], 0.0
+		for _, t := range allowed {
+			if probs[t] >= cut {
+				sorted = append(sorted, t)
+				mass += probs[t]
+			}
+		}
+		if mass < topP*sum && !math.IsInf(cut, -1) {
+			continue
+		}
+		slices.SortFunc(sorted, func(a, b int) int {
+			if c := cmp.Compare(probs[b], probs[a]); c != 0 {
+				return c
+			}
+			return a - b
+		})
+		acc := 0.0
+		for k, t := range sorted {
+			acc += probs[t] / sum
+			if acc >= topP {
+				return sorted[:k+1]
+			}
+		}
+		return sorted
+	}
+	return allowed // not reached: the second cut keeps every token
 }
 
 // ModelRigger rigs meshes with the TokenRig model: it samples token streams, decodes
@@ -284,28 +431,33 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 	var bestRep *rewards.Report
 	bestScore, bestMethod := math.Inf(-1), ""
 	var reasons []string
-	tokens, genTime := 0, time.Duration(0)
-	for s := 0; s < max(r.Samples, 1); s++ {
-		opt := SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, StopAtSEP: !skinMode, Region: region}
+	// Every sample is drawn in one batch (the first greedy), then each is decoded
+	// and scored.
+	opts := make([]SampleOptions, max(r.Samples, 1))
+	for s := range opts {
+		opts[s] = SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, StopAtSEP: !skinMode, Region: region}
 		if s > 0 {
-			opt.Temperature = r.Temperature
-			if opt.Temperature <= 0 {
-				opt.Temperature = 1
+			opts[s].Temperature = r.Temperature
+			if opts[s].Temperature <= 0 {
+				opts[s].Temperature = 1
 			}
 		}
-		sess, err := r.Model.NewSession(lat)
-		if err != nil {
-			return nil, nil, err
-		}
-		g0 := time.Now()
-		smp, err := Generate(sess, nil, opt, rng)
-		genTime += time.Since(g0)
-		if err != nil {
-			return nil, nil, err
-		}
+	}
+	sess, err := r.Model.NewSession(lat)
+	if err != nil {
+		return nil, nil, err
+	}
+	g0 := time.Now()
+	streams, err := GenerateN(sess, nil, opts, rng)
+	genTime := time.Since(g0)
+	if err != nil {
+		return nil, nil, err
+	}
+	lap("generate")
+	tokens := 0
+	for s, smp := range streams {
 		tokens += len(smp.Tokens)
 		info.Samples++
-		lap("generate")
 		cand, method, err := r.decode(c, norm, smp.Tokens, skinMode, lat, rng)
 		lap("decode")
 		if err == nil {
@@ -464,22 +616,23 @@ func (r *ModelRigger) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess, err := r.Model.NewSession(lat)
-	if err != nil {
-		return nil, err
+	n := 1
+	if _, mean := r.Skin.(MeanSkinDecoder); mean {
+		n = max(r.SkinSamples, 1)
 	}
-	smp, err := Generate(sess, prompt, SampleOptions{}, rng) // the first stream is greedy
-	if err != nil {
-		return nil, err
-	}
-	_, codes, err := tokenizer.Split(smp.Tokens)
+	codeSets, err := r.skinCodes(lat, prompt, n, true, rng) // the first stream is greedy
 	if err != nil {
 		return nil, err
 	}
 	// The decoder wants the skeleton in token order, in the cube, at its exact joints.
 	skTok := reorderSkeleton(tokenizer.SkeletonToCube(c.Skeleton, norm), order)
 	cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
-	skin, err := r.decodeSkin(cube, skTok, lat, prompt, codes, rng)
+	var skin *assets.Skin
+	if len(codeSets) == 1 {
+		skin, err = r.Skin.Decode(cube, skTok, codeSets[0])
+	} else {
+		skin, err = r.Skin.(MeanSkinDecoder).DecodeMean(cube, skTok, codeSets)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -501,27 +654,43 @@ func (r *ModelRigger) decodeSkin(cube *assets.Character, skCube *assets.Skeleton
 	if !mean || r.SkinSamples <= 1 || lat == nil {
 		return r.Skin.Decode(cube, skCube, codes)
 	}
+	extra, err := r.skinCodes(lat, prompt, r.SkinSamples-1, false, rng)
+	if err != nil {
+		return nil, err
+	}
+	return md.DecodeMean(cube, skCube, append([][][]int{codes}, extra...))
+}
+
+// skinCodes samples n skin-token streams after prompt (BOS · skeleton · SEP) from
+// one reading of the prompt, as one batch (GenerateN), and returns each stream's
+// codes. With greedy the first stream is greedy; the others are drawn at
+// SkinTemperature (0: 1) with top-p 0.95.
+func (r *ModelRigger) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy bool, rng *rand.Rand) ([][][]int, error) {
 	temp := r.SkinTemperature
 	if temp <= 0 {
 		temp = 1
 	}
-	codeSets := [][][]int{codes}
-	for s := 1; s < r.SkinSamples; s++ {
-		sess, err := r.Model.NewSession(lat)
-		if err != nil {
-			return nil, err
+	opts := make([]SampleOptions, n)
+	for i := range opts {
+		if i > 0 || !greedy {
+			opts[i] = SampleOptions{Temperature: temp, TopP: 0.95}
 		}
-		smp, err := Generate(sess, prompt, SampleOptions{Temperature: temp, TopP: 0.95}, rng)
-		if err != nil {
-			return nil, err
-		}
-		_, cs, err := tokenizer.Split(smp.Tokens)
-		if err != nil {
-			return nil, err
-		}
-		codeSets = append(codeSets, cs)
 	}
-	return md.DecodeMean(cube, skCube, codeSets)
+	sess, err := r.Model.NewSession(lat)
+	if err != nil {
+		return nil, err
+	}
+	streams, err := GenerateN(sess, prompt, opts, rng)
+	if err != nil {
+		return nil, err
+	}
+	sets := make([][][]int, len(streams))
+	for i, smp := range streams {
+		if _, sets[i], err = tokenizer.Split(smp.Tokens); err != nil {
+			return nil, err
+		}
+	}
+	return sets, nil
 }
 
 // reorderSkeleton returns sk with joints in token order (order[i] is the original

@@ -3,6 +3,8 @@ package rigmodel
 import (
 	"math"
 	"math/rand"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/rigkit/rigkit/tokenizer"
@@ -133,5 +135,179 @@ func TestPickTopPAndTemperature(t *testing.T) {
 	}
 	if tok, _ := pick(logits, &mask, SampleOptions{}, rng, probs); tok != tokenizer.CoordToken(7) {
 		t.Errorf("greedy picked %s", tokenizer.TokenString(tok))
+	}
+}
+
+// TestGenerateN samples a batch of streams from one fork of an untrained model and
+// checks each row against the model alone: greedy rows equal Generate's stream, every
+// row is accepted by the grammar, and every sampled token's log-probability is the
+// one its own row's logits give when the stream is fed to a fresh session (token-in,
+// token-out for GRPO). One option must give exactly Generate's stream.
+func TestGenerateN(t *testing.T) {
+	m, err := NewModel(tinyConfig, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh := creatureMesh()
+	nm, _ := NormalizedMesh(&mesh)
+	lat, err := m.Encode(SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxJ := 6
+	opts := []SampleOptions{
+		{MaxJoints: maxJ},
+		{Temperature: 1, MaxJoints: maxJ},
+		{Temperature: 1.3, MaxJoints: maxJ},
+		{Temperature: 1, MaxJoints: maxJ, StopAtSEP: true},
+		{Temperature: 0.8, TopP: 0.9, MaxJoints: maxJ},
+	}
+	for _, prompt := range [][]int{nil, {tokenizer.BOS, tokenizer.CoordBase + 128, tokenizer.CoordBase + 128, tokenizer.CoordBase + 120}} {
+		sess, err := m.NewSession(lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := GenerateN(sess, prompt, opts, rand.New(rand.NewSource(3)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, row := range rows {
+			if _, err := tokenizer.NewGrammar(maxJ).Run(row.Tokens); err != nil {
+				t.Fatalf("row %d: %v", i, err)
+			}
+			if opts[i].StopAtSEP != (row.Tokens[len(row.Tokens)-1] == tokenizer.SEP) {
+				t.Fatalf("row %d (StopAtSEP %v) ends with %d", i, opts[i].StopAtSEP, row.Tokens[len(row.Tokens)-1])
+			}
+			if row.Prompt != max(len(prompt), 1) {
+				t.Fatalf("row %d: prompt length %d", i, row.Prompt)
+			}
+			// Feed the row to a fresh session and recompute its log-probabilities.
+			fresh, err := m.NewSession(lat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := tokenizer.NewGrammar(maxJ).Start()
+			for p, tok := range row.Tokens {
+				if p >= row.Prompt && opts[i].Temperature > 0 && opts[i].TopP == 0 {
+					mask := st.Allowed()
+					if mask.Count() > 1 {
+						want := logitsLogProb(logits(t, fresh, row.Tokens[p-1]), &mask, opts[i].Temperature, tok)
+						if math.Abs(row.LogProbs[p]-want) > 1e-3 {
+							t.Fatalf("row %d token %d: log-prob %.5f, fresh session gives %.5f", i, p, row.LogProbs[p], want)
+						}
+					} else if p > 0 {
+						logits(t, fresh, row.Tokens[p-1])
+					}
+				} else if p > 0 {
+					logits(t, fresh, row.Tokens[p-1])
+				}
+				if row.LogProbs[p] > 0 || math.IsNaN(row.LogProbs[p]) {
+					t.Fatalf("row %d token %d: log-prob %v", i, p, row.LogProbs[p])
+				}
+				if err := st.Next(tok); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		alone, err := m.NewSession(lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		greedy, err := Generate(alone, prompt, opts[0], rand.New(rand.NewSource(9)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(greedy.Tokens, rows[0].Tokens) {
+			t.Fatalf("greedy row differs from Generate:\n got %v\nwant %v", rows[0].Tokens, greedy.Tokens)
+		}
+		// One option: Generate's own stream, draw for draw.
+		for _, opt := range opts {
+			a, _ := m.NewSession(lat)
+			b, _ := m.NewSession(lat)
+			one, err := GenerateN(a, prompt, []SampleOptions{opt}, rand.New(rand.NewSource(5)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := Generate(b, prompt, opt, rand.New(rand.NewSource(5)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(one[0].Tokens, ref.Tokens) {
+				t.Fatalf("GenerateN with one option %+v differs from Generate", opt)
+			}
+		}
+	}
+}
+
+// logits steps s with tok and returns its logits.
+func logits(t *testing.T, s Stepper, tok int) []float32 {
+	t.Helper()
+	l, err := s.Step(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// logitsLogProb is the log-probability of tok under the masked softmax of
+// logits/temp.
+func logitsLogProb(l []float32, mask *tokenizer.Mask, temp float64, tok int) float64 {
+	mx := math.Inf(-1)
+	for _, a := range mask.Tokens() {
+		mx = math.Max(mx, float64(l[a])/temp)
+	}
+	sum := 0.0
+	for _, a := range mask.Tokens() {
+		sum += math.Exp(float64(l[a])/temp - mx)
+	}
+	return float64(l[tok])/temp - mx - math.Log(sum)
+}
+
+// TestNucleus compares the nucleus with a full sort of every allowed token, on
+// peaked, flat and tied distributions.
+func TestNucleus(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	for _, tc := range []struct {
+		name  string
+		scale float64
+		topP  float64
+	}{
+		{"peaked", 8, 0.95},
+		{"peaked, small p", 8, 0.3},
+		{"flat", 0.01, 0.95},
+		{"medium", 1, 0.9},
+		{"tied", 0, 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for trial := 0; trial < 50; trial++ {
+				allowed := rng.Perm(1000)[:200+rng.Intn(800)]
+				probs := make([]float64, 1000)
+				sum := 0.0
+				for _, a := range allowed {
+					probs[a] = math.Exp(rng.NormFloat64() * tc.scale)
+					sum += probs[a]
+				}
+				got := nucleus(allowed, probs, sum, tc.topP)
+				// Reference: every allowed token sorted by probability, then id.
+				ref := append([]int(nil), allowed...)
+				sort.Slice(ref, func(i, j int) bool {
+					if probs[ref[i]] != probs[ref[j]] {
+						return probs[ref[i]] > probs[ref[j]]
+					}
+					return ref[i] < ref[j]
+				})
+				acc, k := 0.0, 0
+				for k < len(ref) {
+					acc += probs[ref[k]] / sum
+					k++
+					if acc >= tc.topP {
+						break
+					}
+				}
+				if !slices.Equal(got, ref[:k]) {
+					t.Fatalf("trial %d: nucleus of %d tokens, want %d (%v vs %v)", trial, len(got), k, got[:min(5, len(got))], ref[:min(5, k)])
+				}
+			}
+		})
 	}
 }

@@ -221,6 +221,41 @@ func (m *Transformer[F]) NewDecoder(batch int, latents *tensor.Dense) (*Decoder[
 	return d, nil
 }
 
+// Fork returns a decoder of n sequences that each continue this one from its
+// current position: the KV caches are copied into every row and the cross-attention
+// context is shared. The receiver must decode a single sequence; it is left as is
+// and may go on independently. Forking after a shared prompt reads the prompt once
+// instead of once per sequence.
+func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
+	if d.batch != 1 {
+		return nil, fmt.Errorf("nn: decoder: fork of a batch of %d sequences (want 1)", d.batch)
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("nn: decoder: fork into %d sequences", n)
+	}
+	f := &Decoder[F]{m: d.m, batch: n, pos: d.pos, states: make([]blockState[F], len(d.states))}
+	for i, st := range d.states {
+		kv := &KVCache[F]{B: n, MaxT: st.kv.MaxT, C: st.kv.C, Len: st.kv.Len,
+			K: make([]F, n*st.kv.MaxT*st.kv.C), V: make([]F, n*st.kv.MaxT*st.kv.C)}
+		used := st.kv.Len * st.kv.C
+		for b := 0; b < n; b++ {
+			off := b * st.kv.MaxT * st.kv.C
+			copy(kv.K[off:off+used], st.kv.K[:used])
+			copy(kv.V[off:off+used], st.kv.V[:used])
+		}
+		f.states[i].kv = kv
+		if st.cross != nil {
+			row := len(st.cross.KV)
+			cc := &CrossCache[F]{B: n, L: st.cross.L, KV: make([]F, n*row)}
+			for b := 0; b < n; b++ {
+				copy(cc.KV[b*row:(b+1)*row], st.cross.KV)
+			}
+			f.states[i].cross = cc
+		}
+	}
+	return f, nil
+}
+
 // Pos is the number of positions consumed so far.
 func (d *Decoder[F]) Pos() int { return d.pos }
 

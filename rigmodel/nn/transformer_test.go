@@ -101,6 +101,87 @@ func TestDecoderMatchesForward(t *testing.T) {
 	}
 }
 
+// TestDecoderFork decodes a shared prefix once, forks it into three sequences with
+// different continuations, and compares every forked step with the full forward
+// pass of the whole sequence; the original decoder must be unaffected.
+func TestDecoderFork(t *testing.T) {
+	for _, cross := range []bool{false, true} {
+		m, cfg := testModel[float64](t, cross)
+		const n, prefix, T = 3, 20, 45
+		rng := rand.New(rand.NewPCG(4, 9))
+		tokens := make([]int, n*T)
+		for p := 0; p < T; p++ {
+			tok := rng.IntN(cfg.Vocab)
+			for b := 0; b < n; b++ {
+				if p >= prefix {
+					tok = rng.IntN(cfg.Vocab)
+				}
+				tokens[b*T+p] = tok
+			}
+		}
+		one := randTensor(rng, 1, 4, cfg.LatentDim)
+		var lat, lat1 = randTensor(rng, n, 4, cfg.LatentDim), one
+		copy(engine.Data[float64](lat)[:], repeat(engine.Data[float64](one), n))
+		if !cross {
+			lat, lat1 = nil, nil
+		}
+		full, err := m.Forward(tokens, n, T, lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := engine.Data[float64](full)
+		dec, err := m.NewDecoder(1, lat1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := 0; p < prefix; p++ {
+			if _, err := dec.Step([]int{tokens[p]}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fork, err := dec.Fork(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fork.Fork(2); err == nil {
+			t.Fatal("forking a batch of 3 did not fail")
+		}
+		V := cfg.Vocab
+		for p := prefix; p < T; p++ {
+			step := make([]int, n)
+			for b := range step {
+				step[b] = tokens[b*T+p]
+			}
+			logits, err := fork.Step(step)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := engine.Data[float64](logits)
+			for b := 0; b < n; b++ {
+				if d := maxAbsDiff(got[b*V:(b+1)*V], want[(b*T+p)*V:(b*T+p+1)*V]); d > 1e-10 {
+					t.Fatalf("cross=%v position %d sequence %d: forked decoder differs from forward by %g", cross, p, b, d)
+				}
+			}
+			// The parent goes on with sequence 0's tokens, untouched by the fork.
+			l0, err := dec.Step([]int{tokens[p]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxAbsDiff(engine.Data[float64](l0), want[p*V:(p+1)*V]); d > 1e-10 {
+				t.Fatalf("cross=%v position %d: parent decoder differs from forward by %g after the fork", cross, p, d)
+			}
+		}
+	}
+}
+
+func repeat(x []float64, n int) []float64 {
+	var out []float64
+	for range n {
+		out = append(out, x...)
+	}
+	return out
+}
+
 func TestTransformerRejectsBadInput(t *testing.T) {
 	m, cfg := testModel[float32](t, true)
 	lat := engine.New[float32](1, 2, cfg.LatentDim)
