@@ -10,12 +10,28 @@ import (
 
 // Deformation tuning.
 const (
-	strainScale = 0.08 // mean squared edge strain that halves the strain factor
+	// strainScale is the squared strain per region-boundary edge (Σ ε² over the
+	// sampled edges ÷ the boundary edges) that halves the strain factor. On the 324
+	// real rigs the true rigs have median 0.07 (90% below 0.22).
+	strainScale = 1.0
 	strainCap   = 2.0
 	flipScale   = 0.08 // flipped-triangle rate that costs a factor e
 	volumeScale = 0.2  // volume drift that costs a factor e
-	tearJump    = 0.75 // an edge whose ends' weights differ by more (total variation) tears
-	tearScale   = 0.25 // torn-edge fraction that costs a factor e
+	// An edge tears by clamp((jump − tearLow)/(1 − tearLow), 0, 1), jump being the
+	// total variation between its ends' weights: fully at a rigid seam (1), not at all
+	// where the weights blend (≤ 0.5), and continuously between, so that shaving a few
+	// percent off a hard seam buys a few percent, not a step.
+	tearLow = 0.5
+	// regionFloor is the least region-edge fraction strain and tears are divided by,
+	// so that a rig with almost no boundaries (a quarter of the real rigs have under
+	// 0.019, many of them props moved by one joint) is not judged on a handful of
+	// edges.
+	regionFloor = 0.02
+	// tearMinor: influences under it are left out of the jump (see major).
+	tearMinor = 0.1
+	// tearScale is the share of region-boundary edges that tear which costs a factor
+	// e. True rigs: median 0.33 (game rigs with hard seams up to 0.86).
+	tearScale = 0.5
 	// articulationScale is the affine residual (see deformation) at which the
 	// articulation factor is 1/2. On the 324 real rigs under the default poses the
 	// true rigs reach 0.011–0.40 (median 0.14, 90% above 0.056); hundreds of tiny
@@ -27,10 +43,17 @@ const (
 // deformation measures how gracefully the skin follows the skeleton. The rig is posed
 // with Options.Poses seeded random poses (every joint rotated about a random axis by
 // up to Options.MaxAngle, forward kinematics, linear blend skinning) and five factors
-// are multiplied. Tears: exp(-torn/0.25), where torn is the fraction of sampled edges
-// whose two ends' weight vectors differ by more than 0.75 in total variation (a rigid
-// seam that opens in any pose; smooth artist weights blend across joints instead).
-// Strain: 1/(1 + mean ε²/0.08) over up to 3000 sampled edges, ε = |l'/l - 1| capped
+// are multiplied, each judging the seams, not how many there are. Tears:
+// exp(-(torn/region)/0.5), where torn counts the sampled edges whose two ends' weight
+// vectors (influences of at least 0.1, renormalized) differ in total variation (a rigid seam that opens in any pose; smooth
+// artist weights blend across joints instead), fully at a jump of 1 and linearly
+// from 0 at 0.5, and region those whose two
+// ends have different heaviest joints at most two bones apart (every seam crosses
+// some; boundaries between far joints, as random weights draw, do not count): the
+// share of seams that are hard. Strain: 1/(1 + S) with S = Σ ε² over up to 3000
+// sampled edges and the poses, divided by poses × region edges, at least 2% of the
+// sampled edges (strain lives at the
+// seams: an edge with equal weights at both ends moves rigidly), ε = |l'/l - 1| capped
 // at 2. Folds: exp(-fold rate/0.08) over up to 2000 sampled triangles; a triangle
 // folds when its posed normal points against its bind normal carried by the
 // triangle's own blended skinning transform (the weight-averaged linear parts of its
@@ -91,6 +114,18 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 			}
 		}
 		flipStart[i+1] = int32(len(flipJ))
+	}
+	// Each sampled edge once: torn edges (a hard seam) and region edges (the two ends'
+	// heaviest joints differ and are near in the skeleton, at most two bones apart:
+	// the boundaries every seam of a rig crosses; random weights draw boundaries
+	// between far joints, which do not count).
+	torn, regions := 0.0, 0
+	var ma, mb []assets.Influence
+	for _, e := range p.edges {
+		torn += clamp01((weightJump(major(r.skin[e.a], &ma), major(r.skin[e.b], &mb)) - tearLow) / (1 - tearLow))
+		if a, b := heaviestJoint(r.skin[e.a]), heaviestJoint(r.skin[e.b]); a != b && r.near(a, b) {
+			regions++
+		}
 	}
 	for k := 0; k < opt.Poses; k++ {
 		// One stream per pose, read joint by joint: joints appended to a skeleton do
@@ -154,14 +189,9 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 			volDrift += d
 		}
 	}
-	torn := 0
-	for _, e := range p.edges {
-		if weightJump(r.skin[e.a], r.skin[e.b]) > tearJump {
-			torn++
-		}
-	}
 	if len(p.edges) > 0 {
-		det.TornEdges = float64(torn) / float64(len(p.edges))
+		det.TornEdges = torn / float64(len(p.edges))
+		det.RegionEdges = float64(regions) / float64(len(p.edges))
 	}
 	poses := float64(opt.Poses)
 	msq := 0.0
@@ -196,10 +226,14 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 		}
 		det.WorstVertices = append(det.WorstVertices, VertexJoint{Vertex: v, Joint: jointName(r, j), Value: edgeMax[i]})
 	}
-	strainF := 1 / (1 + msq/strainScale)
+	// Per seam, not per mesh: strain and tears are counted per region-boundary edge,
+	// so a rig does not gain by having fewer seams (dropping a limb removes its seam
+	// and its strain with it).
+	seams := math.Max(det.RegionEdges, regionFloor)
+	strainF := 1 / (1 + msq/seams/strainScale)
+	tearF := math.Exp(-det.TornEdges / seams / tearScale)
 	flipF := math.Exp(-det.FlipRate / flipScale)
 	volF := math.Exp(-det.VolumeDrift / volumeScale)
-	tearF := math.Exp(-det.TornEdges / tearScale)
 	artF := det.Articulation / (det.Articulation + articulationScale)
 	if len(p.affine.verts) == 0 {
 		artF = 1 // a mesh too small to sample (fewer than 4 vertices 0.3 apart)
@@ -208,6 +242,39 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 }
 
 var posedPool = sync.Pool{New: func() any { return new([]assets.Vec3) }}
+
+// major returns ws without its influences under tearMinor, renormalized, in *buf:
+// the weights that shape a seam (a sliver of weight on a passenger bone does not
+// soften it).
+func major(ws []assets.Influence, buf *[]assets.Influence) []assets.Influence {
+	out, sum := (*buf)[:0], 0.0
+	for _, in := range ws {
+		if in.Weight >= tearMinor {
+			out = append(out, in)
+			sum += in.Weight
+		}
+	}
+	if sum <= 0 {
+		out = append(out[:0], ws...)
+	} else {
+		for k := range out {
+			out[k].Weight /= sum
+		}
+	}
+	*buf = out
+	return out
+}
+
+// heaviestJoint is the joint of a vertex's heaviest influence (-1 for none).
+func heaviestJoint(ws []assets.Influence) int {
+	j, best := -1, 0.0
+	for _, in := range ws {
+		if in.Weight > best {
+			j, best = in.Joint, in.Weight
+		}
+	}
+	return j
+}
 
 // weightJump returns the total variation distance between two vertices' weights.
 func weightJump(a, b []assets.Influence) float64 {

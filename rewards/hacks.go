@@ -20,21 +20,25 @@ type Hack struct {
 	// false when the hack does not apply (e.g. collapsing a one-joint skeleton) or c
 	// is not rigged.
 	Build func(c *assets.Character, seed int64) (h *assets.Character, ok bool)
+	// CharactersOnly marks a hack that means something only for creatures: a prop's
+	// sub-part (a wheel, a sail's yard) is not a limb whose bone it must have.
+	CharactersOnly bool
 }
 
 // Hacks lists every degenerate rig builder.
 var Hacks = []Hack{
-	{"collapsed", "every joint moved onto the mean joint position; weights kept", Collapsed},
-	{"single_joint", "one joint at the mesh centre carrying every vertex", SingleJoint},
-	{"surface_bones", "hundreds of tiny bones sprinkled on the surface, rigid nearest-bone weights", SurfaceBones},
-	{"poke_out", "leaf bones stretched out through the surface to 0.2 beyond it; weights kept", PokeOut},
-	{"uniform_weights", "every vertex weighted equally on every joint", UniformWeights},
-	{"random_weights", "every vertex weighted randomly on 4 random joints", RandomWeights},
-	{"duplicate_joints", "every joint doubled in place, weights split between the twins", DuplicateJoints},
-	{"shrunk", "the skeleton scaled by 0.4 toward the mesh centre; weights kept", Shrunk},
-	{"rigid_weights", "the true skeleton with rigid nearest-bone weights (the METRICS.md floor)", RigidNearestBone},
-	{"one_weighted_joint", "the true skeleton with every vertex on its heaviest joint alone: every other bone weightless", OneWeightedJoint},
-	{"decoy_bones", "the true rig plus 64 bones poking out of the surface, each taking 5% of the weight of the vertices near it", DecoyBones},
+	{"collapsed", "every joint moved onto the mean joint position; weights kept", Collapsed, false},
+	{"single_joint", "one joint at the mesh centre carrying every vertex", SingleJoint, false},
+	{"surface_bones", "hundreds of tiny bones sprinkled on the surface, rigid nearest-bone weights", SurfaceBones, false},
+	{"poke_out", "leaf bones stretched out through the surface to 0.2 beyond it; weights kept", PokeOut, false},
+	{"uniform_weights", "every vertex weighted equally on every joint", UniformWeights, false},
+	{"random_weights", "every vertex weighted randomly on 4 random joints", RandomWeights, false},
+	{"duplicate_joints", "every joint doubled in place, weights split between the twins", DuplicateJoints, false},
+	{"shrunk", "the skeleton scaled by 0.4 toward the mesh centre; weights kept", Shrunk, false},
+	{"rigid_weights", "the true skeleton with rigid nearest-bone weights (the METRICS.md floor)", RigidNearestBone, false},
+	{"one_weighted_joint", "the true skeleton with every vertex on its heaviest joint alone: every other bone weightless", OneWeightedJoint, false},
+	{"decoy_bones", "the true rig plus 64 bones poking out of the surface, each taking 5% of the weight of the vertices near it", DecoyBones, false},
+	{"missing_limb", "the true rig without its heaviest limb (a subtree off a branching joint with 2-40% of the weight), whose weight goes to the joint it hung from", MissingLimb, true},
 }
 
 func rigged(c *assets.Character) bool {
@@ -391,4 +395,103 @@ func RigidWeights(positions []assets.Vec3, sk *assets.Skeleton) *assets.Skin {
 		k.Weights[v] = []assets.Influence{{Joint: bj, Weight: 1}}
 	}
 	return k
+}
+
+// MissingLimb removes one limb from the true rig: of the subtrees that branch off a
+// joint with several children and carry between 2% and 40% of the skin weight, the
+// heaviest (a leg, an arm, a tail, a wing) is deleted and its weight given to the
+// joint it hung from. The rest of the rig is untouched. It is what a policy that
+// writes fewer joints produces, and it deforms well (the limb moves rigidly with its
+// parent), so only the rewards that ask for a bone in every protrusion see it. It
+// does not apply when no subtree qualifies.
+func MissingLimb(c *assets.Character, seed int64) (*assets.Character, bool) {
+	if !rigged(c) || c.Skeleton.NumJoints() < 3 {
+		return nil, false
+	}
+	sk := c.Skeleton
+	n := sk.NumJoints()
+	kids := sk.Children()
+	mass := make([]float64, n)
+	total := 0.0
+	for _, ws := range c.Skin.Weights {
+		for _, in := range ws {
+			if in.Joint >= 0 && in.Joint < n && in.Weight > 0 {
+				mass[in.Joint] += in.Weight
+				total += in.Weight
+			}
+		}
+	}
+	// Subtree masses, children before parents (parents precede children in a valid
+	// skeleton, so a reverse pass accumulates).
+	sub := append([]float64(nil), mass...)
+	for j := n - 1; j >= 0; j-- {
+		if p := sk.Parents[j]; p >= 0 {
+			sub[p] += sub[j]
+		}
+	}
+	limb := -1
+	for j := 0; j < n; j++ {
+		p := sk.Parents[j]
+		if p < 0 || len(kids[p]) < 2 || sub[j] < 0.02*total || sub[j] > 0.4*total {
+			continue
+		}
+		if limb < 0 || sub[j] > sub[limb] {
+			limb = j
+		}
+	}
+	if limb < 0 {
+		return nil, false
+	}
+	drop := make([]bool, n)
+	var mark func(j int)
+	mark = func(j int) {
+		drop[j] = true
+		for _, k := range kids[j] {
+			mark(k)
+		}
+	}
+	mark(limb)
+	heir := sk.Parents[limb]
+	newIndex := make([]int, n)
+	h := c.Clone()
+	out := &assets.Skeleton{}
+	for j := 0; j < n; j++ {
+		if drop[j] {
+			newIndex[j] = -1
+			continue
+		}
+		newIndex[j] = len(out.Names)
+		p := sk.Parents[j]
+		if p >= 0 {
+			p = newIndex[p]
+		}
+		out.Names = append(out.Names, sk.Names[j])
+		out.Parents = append(out.Parents, p)
+		out.BindWorld = append(out.BindWorld, sk.BindWorld[j])
+	}
+	h.Skeleton = out
+	for v, ws := range h.Skin.Weights {
+		merged := make([]assets.Influence, 0, len(ws))
+		for _, in := range ws {
+			j := in.Joint
+			if j >= 0 && j < n && drop[j] {
+				j = heir
+			}
+			if j >= 0 && j < n {
+				j = newIndex[j]
+			}
+			found := false
+			for k := range merged {
+				if merged[k].Joint == j {
+					merged[k].Weight += in.Weight
+					found = true
+				}
+			}
+			if !found {
+				merged = append(merged, assets.Influence{Joint: j, Weight: in.Weight})
+			}
+		}
+		h.Skin.Weights[v] = merged
+	}
+	return h, true
 }

@@ -115,9 +115,13 @@ type JointValue struct {
 
 // DeformationDetails summarizes the posed meshes.
 type DeformationDetails struct {
-	Poses       int     `json:"poses"`
-	TornEdges   float64 `json:"torn_edges"` // fraction of edges across which weights jump
-	RMSStrain   float64 `json:"rms_strain"`
+	Poses     int     `json:"poses"`
+	TornEdges float64 `json:"torn_edges"` // share of edges torn (weights jumping by 0.5 to 1 in total variation count 0 to 1)
+	RMSStrain float64 `json:"rms_strain"`
+	// RegionEdges is the fraction of edges whose two ends have different heaviest
+	// joints at most two bones apart: the region boundaries that strain and tears are
+	// counted against.
+	RegionEdges float64 `json:"region_edges"`
 	FlipRate    float64 `json:"flip_rate"`
 	VolumeDrift float64 `json:"volume_drift"` // mean |V_posed/V_rest - 1|; 0 when the mesh is open
 	// Articulation is the mean relative distance of the posed mesh from the best

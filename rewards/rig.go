@@ -245,3 +245,16 @@ func (r *rig) jointDist(p assets.Vec3, j int) float64 {
 	}
 	return math.Sqrt(best)
 }
+
+// near reports whether joints a and b are at most two bones apart in the skeleton
+// (parent, grandparent, sibling, child, grandchild; roots count as siblings).
+func (r *rig) near(a, b int) bool {
+	if a < 0 || b < 0 || a >= len(r.parents) || b >= len(r.parents) {
+		return false
+	}
+	pa, pb := r.parents[a], r.parents[b]
+	if pa == b || pb == a || pa == pb {
+		return true
+	}
+	return (pa >= 0 && r.parents[pa] == b) || (pb >= 0 && r.parents[pb] == a)
+}
