@@ -45,6 +45,12 @@ type GRPORunOptions struct {
 	// InsideJoints samples (and trains) under the mesh-region mask of `rig auto`
 	// (GRPOOptions.InsideJoints).
 	InsideJoints bool
+	// KL is the weight of the KL penalty to the starting model (GRPOOptions.KL); Ref
+	// is that model, a separate copy (nil: loaded from Init, or from Model's
+	// RefLoad). 0 turns the penalty off.
+	KL      float64
+	Ref     *Model
+	RefLoad func() (*Model, error)
 	// Skin, when non-nil and the checkpoint writes skin tokens, makes the policy
 	// write whole streams whose skins are decoded by it; otherwise the policy writes
 	// skeletons only and rigs are skinned by geodesic voxel binding for scoring.
@@ -73,6 +79,7 @@ type GRPOLogRow struct {
 	Meshes     int     `json:"meshes"`
 	LR         float64 `json:"lr"`
 	WallS      float64 `json:"wall_s"`
+	KL         float64 `json:"kl,omitempty"` // mean KL to the starting model per sampled position
 }
 
 // GRPOState is kept in the checkpoint's TrainState so that a run resumes.
@@ -87,6 +94,7 @@ type GRPOState struct {
 	BestStep   int     `json:"best_step"`
 	Skeleton   bool    `json:"skeleton_only"`
 	Inside     bool    `json:"inside_joints,omitempty"` // joints sampled inside the mesh region
+	KL         float64 `json:"kl,omitempty"`            // weight of the KL penalty to Init
 }
 
 // GRPORun fine-tunes a checkpoint with GRPO: each step draws Meshes meshes, samples
@@ -150,7 +158,21 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 		skin = opt.SkinFor(state)
 	}
 	skeletonOnly := skin == nil || !state.SkinTokens
-	g.Group, g.Meshes, g.Skeleton, g.Inside = opt.Group, opt.Meshes, skeletonOnly, opt.InsideJoints
+	g.Group, g.Meshes, g.Skeleton, g.Inside, g.KL = opt.Group, opt.Meshes, skeletonOnly, opt.InsideJoints, opt.KL
+	ref := opt.Ref
+	if opt.KL > 0 && ref == nil {
+		switch {
+		case opt.RefLoad != nil:
+			ref, err = opt.RefLoad()
+		case opt.Init != "":
+			ref, _, err = LoadCheckpointFile(opt.Init)
+		default:
+			err = errors.New("no starting checkpoint to keep the policy near")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("grpo: KL reference: %w", err)
+		}
+	}
 
 	if err := os.MkdirAll(filepath.Dir(opt.Out), 0o755); err != nil {
 		return nil, fmt.Errorf("grpo: %w", err)
@@ -168,7 +190,7 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 
 	rigger := &ModelRigger{Model: m, Skin: skin, SkinTokens: state.SkinTokens && !skeletonOnly}
 	reward := cachedRigReward(rigger)
-	gopt := GRPOOptions{Group: opt.Group, Temperature: opt.Temperature, StopAtSEP: skeletonOnly, ScaleByStd: opt.ScaleByStd, InsideJoints: opt.InsideJoints}
+	gopt := GRPOOptions{Group: opt.Group, Temperature: opt.Temperature, StopAtSEP: skeletonOnly, ScaleByStd: opt.ScaleByStd, InsideJoints: opt.InsideJoints, Ref: ref, KL: opt.KL}
 	adam := nn.NewAdamW[float32](opt.LR)
 	adam.WeightDecay = 0
 	rng := rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919))
@@ -203,7 +225,7 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 		}
 		g.Step++
 		row := GRPOLogRow{Step: g.Step, MeanReward: st.MeanReward, MaxReward: st.MaxReward, Tokens: st.Tokens,
-			Meshes: opt.Meshes, LR: adam.LR, WallS: wall0 + time.Since(start).Seconds()}
+			Meshes: opt.Meshes, LR: adam.LR, WallS: wall0 + time.Since(start).Seconds(), KL: st.KL}
 		if err := appendJSONLine(sibling(opt.Out, ".log.jsonl"), row); err != nil {
 			return state, fmt.Errorf("grpo: %w", err)
 		}
@@ -226,7 +248,7 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 				return state, err
 			}
 		}
-		logf(opt.Log, "grpo step %d: mean reward %.4f, max %.4f, %d tokens with gradient", g.Step, st.MeanReward, st.MaxReward, st.Tokens)
+		logf(opt.Log, "grpo step %d: mean reward %.4f, max %.4f, %d tokens with gradient, KL %.4f", g.Step, st.MeanReward, st.MaxReward, st.Tokens, st.KL)
 	}
 	bar.Finish()
 	return state, nil

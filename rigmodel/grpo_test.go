@@ -134,3 +134,76 @@ func TestGRPOInsideJoints(t *testing.T) {
 		})
 	}
 }
+
+// TestGRPOKLPullsTowardReference moves a policy away from its reference with GRPO,
+// then runs GRPO steps whose rewards are all equal (zero advantages): only the KL
+// term acts, and it must bring the policy back toward the reference.
+func TestGRPOKLPullsTowardReference(t *testing.T) {
+	m, err := NewModel(tinyConfig, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := NewModel(tinyConfig, 3) // the same weights: the reference
+	if err != nil {
+		t.Fatal(err)
+	}
+	meshes := []*assets.Character{{Mesh: creatureMesh()}}
+	opt := GRPOOptions{Group: 8, MaxJoints: 2, StopAtSEP: true, ScaleByStd: true}
+	if err := m.GRPOTrain(meshes, lowBins, opt, 25, 3e-3, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	flat := func(*assets.Character, []int) float64 { return 0.5 }
+	opt.Ref, opt.KL = ref, 1
+	var kls []float64
+	err = m.GRPOTrain(meshes, flat, opt, 40, 3e-3, 2, func(step int, st GRPOStats) {
+		kls = append(kls, st.KL)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := (kls[0] + kls[1] + kls[2]) / 3
+	last := (kls[len(kls)-1] + kls[len(kls)-2] + kls[len(kls)-3]) / 3
+	t.Logf("KL to the reference %.4f → %.4f", first, last)
+	if !(first > 0.01) || last > first/2 {
+		t.Errorf("KL term did not pull the policy back: %.4f → %.4f", first, last)
+	}
+}
+
+// TestKLGradient checks addKLGrad's gradient against finite differences of the KL it
+// returns, under a real grammar mask (the coordinates allowed after BOS) and two
+// temperatures; tokens outside the mask get no gradient.
+func TestKLGradient(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	st := tokenizer.NewGrammar(8).Start()
+	if err := st.Next(tokenizer.BOS); err != nil {
+		t.Fatal(err)
+	}
+	mask := st.Allowed()
+	V := tokenizer.VocabSize
+	row, ref := make([]float32, V), make([]float32, V)
+	for i := range row {
+		row[i], ref[i] = float32(rng.NormFloat64()*2), float32(rng.NormFloat64()*2)
+	}
+	for _, temp := range []float64{1, 0.7} {
+		grad := make([]float32, V)
+		kl := addKLGrad(row, ref, &mask, temp, 1, grad)
+		if !(kl > 0) {
+			t.Fatalf("KL %v", kl)
+		}
+		scratch := make([]float32, V)
+		for _, k := range append(rng.Perm(V)[:40], tokenizer.CoordBase, tokenizer.CoordBase+7) {
+			const h = 1e-2
+			up := append([]float32(nil), row...)
+			dn := append([]float32(nil), row...)
+			up[k] += h
+			dn[k] -= h
+			num := (addKLGrad(up, ref, &mask, temp, 0, scratch) - addKLGrad(dn, ref, &mask, temp, 0, scratch)) / (2 * h)
+			if math.Abs(num-float64(grad[k])) > 1e-4 {
+				t.Fatalf("temp %v token %d: gradient %.6f, finite difference %.6f", temp, k, grad[k], num)
+			}
+			if !mask.Has(k) && grad[k] != 0 {
+				t.Fatalf("token %d outside the mask has gradient %v", k, grad[k])
+			}
+		}
+	}
+}

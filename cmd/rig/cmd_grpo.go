@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:    "grpo",
-		usage:   "--data DIR... --out CKPT [--model CKPT] [--steps N] [--meshes M] [--group G] [--lr LR] [--temperature T] [--skin tokens|geodesic] [--inside-joints=false] [--resume]",
+		usage:   "--data DIR... --out CKPT [--model CKPT] [--steps N] [--meshes M] [--group G] [--lr LR] [--temperature T] [--skin tokens|geodesic] [--inside-joints=false] [--kl W] [--resume]",
 		summary: "fine-tune the TokenRig model with GRPO on meshes, rewarded by rig scores",
 		run:     runGRPO,
 	})
@@ -36,6 +36,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 	std := fs.Bool("scale-std", true, "divide each group's advantages by its standard deviation")
 	inside := fs.Bool("inside-joints", true, "sample joint coordinates inside the mesh volume, as rig auto does (the gradient is taken under the same mask)")
 	skin := fs.String("skin", "geodesic", "geodesic: the policy writes skeletons, scored with geodesic skins; tokens: whole streams, skins decoded from the model's skin tokens")
+	kl := fs.Float64("kl", 0, "weight of the KL penalty that keeps the policy near the starting model (0: none)")
 	all := fs.Bool("all-files", false, "also use files of the model's held-out families (by default they stay unseen)")
 	resume := fs.Bool("resume", false, "continue from --out if it exists")
 	seed := fs.Int64("seed", 1, "random seed")
@@ -61,7 +62,13 @@ func runGRPO(args []string, stdout io.Writer) error {
 	opt := rigmodel.GRPORunOptions{
 		Data: data, AllFiles: *all, Init: from, Model: m, State: st, Out: *out, Steps: *steps, Meshes: *meshes, Group: *group,
 		LR: *lr, Temperature: *temp, ScaleByStd: *std, InsideJoints: *inside, SaveEvery: *saveEvery, SaveMinutes: *saveMin,
-		Resume: *resume, Seed: *seed, Load: assets.Load, Log: stdout,
+		Resume: *resume, Seed: *seed, Load: assets.Load, Log: stdout, KL: *kl,
+	}
+	if *model == "" {
+		opt.RefLoad = func() (*rigmodel.Model, error) {
+			ref, _, err := rigmodel.LoadShipped()
+			return ref, err
+		}
 	}
 	if *skin == "tokens" {
 		opt.SkinFor = func(st *rigmodel.TrainState) rigmodel.SkinDecoder {
