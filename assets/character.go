@@ -141,6 +141,28 @@ func (s *Skeleton) Clone() *Skeleton {
 	}
 }
 
+// Select returns the skeleton of joints idx (indices into s), in that order: joint i
+// of the result is s's joint idx[i], its parent the position of the original
+// parent in idx, or -1 (a root) when the parent is not selected. The caller keeps
+// parents before children by its choice of order.
+func (s *Skeleton) Select(idx []int) *Skeleton {
+	pos := make(map[int]int, len(idx))
+	for i, j := range idx {
+		pos[j] = i
+	}
+	out := &Skeleton{}
+	for _, j := range idx {
+		p := -1
+		if q, ok := pos[s.Parents[j]]; ok && s.Parents[j] >= 0 {
+			p = q
+		}
+		out.Names = append(out.Names, s.Names[j])
+		out.Parents = append(out.Parents, p)
+		out.BindWorld = append(out.BindWorld, s.BindWorld[j])
+	}
+	return out
+}
+
 // Validate checks the hierarchy: lengths agree, parents precede children, matrices are
 // finite and invertible.
 func (s *Skeleton) Validate() error {

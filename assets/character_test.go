@@ -3,6 +3,7 @@ package assets
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -181,5 +182,37 @@ func TestRandomPoseAngles(t *testing.T) {
 		if angle > math.Pi/4+1e-9 {
 			t.Fatalf("joint %d rotated by %v", i, angle)
 		}
+	}
+}
+
+func TestSkeletonSelect(t *testing.T) {
+	// root(0) → a(1) → b(2); root → c(3)
+	s := &Skeleton{Names: []string{"root", "a", "b", "c"}, Parents: []int{-1, 0, 1, 0}}
+	for i := range s.Names {
+		s.BindWorld = append(s.BindWorld, Translate4(Vec3{float64(i), 0, 0}))
+	}
+	tests := []struct {
+		name    string
+		idx     []int
+		names   []string
+		parents []int
+	}{
+		{"all, same order", []int{0, 1, 2, 3}, []string{"root", "a", "b", "c"}, []int{-1, 0, 1, 0}},
+		{"drop a subtree", []int{0, 3}, []string{"root", "c"}, []int{-1, 0}},
+		{"reorder", []int{0, 3, 1, 2}, []string{"root", "c", "a", "b"}, []int{-1, 0, 0, 2}},
+		{"parent left out", []int{1, 2}, []string{"a", "b"}, []int{-1, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := s.Select(tc.idx)
+			if !slices.Equal(got.Names, tc.names) || !slices.Equal(got.Parents, tc.parents) {
+				t.Fatalf("got %v %v, want %v %v", got.Names, got.Parents, tc.names, tc.parents)
+			}
+			for i, j := range tc.idx {
+				if got.BindWorld[i] != s.BindWorld[j] {
+					t.Fatalf("joint %d: bind matrix not carried over", i)
+				}
+			}
+		})
 	}
 }

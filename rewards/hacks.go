@@ -453,23 +453,16 @@ func MissingLimb(c *assets.Character, seed int64) (*assets.Character, bool) {
 	mark(limb)
 	heir := sk.Parents[limb]
 	newIndex := make([]int, n)
-	h := c.Clone()
-	out := &assets.Skeleton{}
+	var keep []int
 	for j := 0; j < n; j++ {
-		if drop[j] {
-			newIndex[j] = -1
-			continue
+		newIndex[j] = -1
+		if !drop[j] {
+			newIndex[j] = len(keep)
+			keep = append(keep, j)
 		}
-		newIndex[j] = len(out.Names)
-		p := sk.Parents[j]
-		if p >= 0 {
-			p = newIndex[p]
-		}
-		out.Names = append(out.Names, sk.Names[j])
-		out.Parents = append(out.Parents, p)
-		out.BindWorld = append(out.BindWorld, sk.BindWorld[j])
 	}
-	h.Skeleton = out
+	h := c.Clone()
+	h.Skeleton = sk.Select(keep)
 	for v, ws := range h.Skin.Weights {
 		merged := make([]assets.Influence, 0, len(ws))
 		for _, in := range ws {

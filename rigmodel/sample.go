@@ -696,18 +696,7 @@ func (r *ModelRigger) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy b
 // reorderSkeleton returns sk with joints in token order (order[i] is the original
 // index of token-order joint i); parents are remapped.
 func reorderSkeleton(sk *assets.Skeleton, order tokenizer.Order) *assets.Skeleton {
-	inv := order.Inverse()
-	out := &assets.Skeleton{}
-	for _, j := range order {
-		p := sk.Parents[j]
-		if p >= 0 {
-			p = inv[p]
-		}
-		out.Names = append(out.Names, sk.Names[j])
-		out.Parents = append(out.Parents, p)
-		out.BindWorld = append(out.BindWorld, sk.BindWorld[j])
-	}
-	return out
+	return sk.Select(order)
 }
 
 // PredictSkeleton returns the model's greedy skeleton for c's mesh, in c's world
