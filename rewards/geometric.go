@@ -108,7 +108,7 @@ func enclosure(w float64) float64 {
 // Coverage tuning, in cube units.
 const (
 	coverageSlack = 0.03
-	coverageReach = 1.5 // a bone within 1.5 part thicknesses of a surface point covers it
+	coverageReach = 1.0 // a bone within one part thickness (plus the slack) of a surface point covers it
 )
 
 // coverage measures how much of the mesh surface the bones that move it reach. For
@@ -116,7 +116,8 @@ const (
 // corner, the distance s to the nearest bone among the joints that move the sample
 // (influences of at least 0.2, or its heaviest influence) is compared with the local
 // thickness t of the part (an inward ray across it, capped at 0.25): a sample is
-// covered when s ≤ reach = 1.5t + 0.03, and otherwise earns (reach/s)³. So every limb,
+// covered when s ≤ reach = t + 0.03 (the part's own thickness; 1.5t until session
+// 6), and otherwise earns (reach/s)³. So every limb,
 // tail, wing or horn needs a bone inside it that moves it, while a bone anywhere in a
 // part's cross-section counts; a bone that moves nothing here covers nothing, and a
 // sample without weights is uncovered. Uncovered samples are clustered into named

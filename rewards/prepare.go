@@ -65,7 +65,7 @@ const (
 	maxFarPairs       = 512  // vertex pairs drawn for the articulation sample (≤1024 vertices)
 	farPairDist       = 0.3  // cube units: the least rest distance of such a pair
 	proximityRadius   = 0.02 // cube units: surface pieces this close count as touching
-	maxThickness      = 0.25 // cube units: coverage reach never exceeds 1.5× this
+	maxThickness      = 0.25 // cube units: coverage reach never exceeds this plus the slack
 )
 
 // ErrMeshTooLarge is returned for meshes above Options.MaxTriangles.
