@@ -69,6 +69,25 @@ func TestGRPOCommandRunsAndResumes(t *testing.T) {
 	if err != nil || strings.Count(string(log), "\n") != 3 {
 		t.Errorf("log %q: %v", log, err)
 	}
+	// --kl keeps the policy near --model: the log rows carry the KL and the
+	// checkpoint records its weight.
+	klOut := filepath.Join(dir, "kl.safetensors")
+	stdout.Reset()
+	klArgs := []string{"grpo", "--data", in, "--all-files", "--model", init, "--out", klOut, "--steps", "3", "--group", "3",
+		"--meshes", "1", "--lr", "1e-2", "--kl", "0.5", "--quiet"}
+	if code := run(klArgs, &stdout, &stderr); code != 0 {
+		t.Fatalf("--kl: exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "KL ") {
+		t.Errorf("stdout lacks the KL:\n%s", stdout.String())
+	}
+	if _, st, err := rigmodel.LoadCheckpointFile(klOut); err != nil || st.GRPO == nil || st.GRPO.KL != 0.5 {
+		t.Fatalf("--kl checkpoint %v: %+v", err, st)
+	}
+	klLog, err := os.ReadFile(strings.TrimSuffix(klOut, ".safetensors") + ".log.jsonl")
+	if err != nil || !strings.Contains(string(klLog), `"kl":`) {
+		t.Errorf("--kl log lacks the KL: %q %v", klLog, err)
+	}
 	// Bad flags are usage errors.
 	if code := run([]string{"grpo", "--data", in, "--out", out, "--skin", "paint"}, &stdout, &stderr); code != 2 {
 		t.Errorf("--skin paint: exit %d, want 2", code)
