@@ -44,16 +44,16 @@ const (
 // with Options.Poses seeded random poses (every joint rotated about a random axis by
 // up to Options.MaxAngle, forward kinematics, linear blend skinning) and five factors
 // are multiplied, each judging the seams, not how many there are. Tears:
-// exp(-(torn/region)/0.5), where torn counts the sampled edges whose two ends' weight
-// vectors (influences of at least 0.1, renormalized) differ in total variation (a rigid seam that opens in any pose; smooth
-// artist weights blend across joints instead), fully at a jump of 1 and linearly
-// from 0 at 0.5, and region those whose two
-// ends have different heaviest joints at most two bones apart (every seam crosses
-// some; boundaries between far joints, as random weights draw, do not count): the
-// share of seams that are hard. Strain: 1/(1 + S) with S = Σ ε² over up to 3000
-// sampled edges and the poses, divided by poses × region edges, at least 2% of the
-// sampled edges (strain lives at the
-// seams: an edge with equal weights at both ends moves rigidly), ε = |l'/l - 1| capped
+// exp(-(torn/region)/0.5). An edge tears by how far the total variation between its
+// ends' weights (influences of at least 0.1, renormalized) exceeds 0.5: fully at a
+// rigid seam (1), not at all where the weights blend (a rigid seam opens in any
+// pose; smooth artist weights blend across joints instead). region counts the edges
+// whose ends have different heaviest joints at most two bones apart (every seam
+// crosses some; boundaries between far joints, as random weights draw, do not
+// count), so torn/region is the share of seams that are hard. Strain: 1/(1 + S), S =
+// Σ ε² over up to 3000 sampled edges and the poses divided by poses × region edges,
+// at least 2% of the sampled edges (strain lives at the seams: an edge with equal
+// weights at both ends moves rigidly), ε = |l'/l - 1| capped
 // at 2. Folds: exp(-fold rate/0.08) over up to 2000 sampled triangles; a triangle
 // folds when its posed normal points against its bind normal carried by the
 // triangle's own blended skinning transform (the weight-averaged linear parts of its

@@ -299,14 +299,7 @@ func OneWeightedJoint(c *assets.Character, seed int64) (*assets.Character, bool)
 		return nil, false
 	}
 	h := c.Clone()
-	mass := make([]float64, h.Skeleton.NumJoints())
-	for _, ws := range h.Skin.Weights {
-		for _, in := range ws {
-			if in.Joint >= 0 && in.Joint < len(mass) && in.Weight > 0 {
-				mass[in.Joint] += in.Weight
-			}
-		}
-	}
+	mass, _ := jointMass(c)
 	heavy := 0
 	for j, m := range mass {
 		if m > mass[heavy] {
@@ -397,6 +390,22 @@ func RigidWeights(positions []assets.Vec3, sk *assets.Skeleton) *assets.Skin {
 	return k
 }
 
+// jointMass returns each joint's summed skin weight over c's vertices and their
+// total (weights on joints that do not exist, and non-positive ones, left out).
+func jointMass(c *assets.Character) ([]float64, float64) {
+	mass := make([]float64, c.Skeleton.NumJoints())
+	total := 0.0
+	for _, ws := range c.Skin.Weights {
+		for _, in := range ws {
+			if in.Joint >= 0 && in.Joint < len(mass) && in.Weight > 0 {
+				mass[in.Joint] += in.Weight
+				total += in.Weight
+			}
+		}
+	}
+	return mass, total
+}
+
 // MissingLimb removes one limb from the true rig: of the subtrees that branch off a
 // joint with several children and carry between 2% and 40% of the skin weight, the
 // heaviest (a leg, an arm, a tail, a wing) is deleted and its weight given to the
@@ -411,16 +420,7 @@ func MissingLimb(c *assets.Character, seed int64) (*assets.Character, bool) {
 	sk := c.Skeleton
 	n := sk.NumJoints()
 	kids := sk.Children()
-	mass := make([]float64, n)
-	total := 0.0
-	for _, ws := range c.Skin.Weights {
-		for _, in := range ws {
-			if in.Joint >= 0 && in.Joint < n && in.Weight > 0 {
-				mass[in.Joint] += in.Weight
-				total += in.Weight
-			}
-		}
-	}
+	mass, total := jointMass(c)
 	// Subtree masses, children before parents (parents precede children in a valid
 	// skeleton, so a reverse pass accumulates).
 	sub := append([]float64(nil), mass...)
@@ -442,25 +442,19 @@ func MissingLimb(c *assets.Character, seed int64) (*assets.Character, bool) {
 	if limb < 0 {
 		return nil, false
 	}
+	// The limb's subtree (parents precede children) and the kept joints' new indices.
 	drop := make([]bool, n)
-	var mark func(j int)
-	mark = func(j int) {
-		drop[j] = true
-		for _, k := range kids[j] {
-			mark(k)
-		}
-	}
-	mark(limb)
-	heir := sk.Parents[limb]
 	newIndex := make([]int, n)
 	var keep []int
 	for j := 0; j < n; j++ {
+		drop[j] = j == limb || (sk.Parents[j] >= 0 && drop[sk.Parents[j]])
 		newIndex[j] = -1
 		if !drop[j] {
 			newIndex[j] = len(keep)
 			keep = append(keep, j)
 		}
 	}
+	heir := sk.Parents[limb]
 	h := c.Clone()
 	h.Skeleton = sk.Select(keep)
 	for v, ws := range h.Skin.Weights {

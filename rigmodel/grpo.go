@@ -218,35 +218,23 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 		mask := &p.mask
 		row := lg[(p.i*T+p.t)*V : (p.i*T+p.t+1)*V]
 		drow := dl[(p.i*T+p.t)*V : (p.i*T+p.t+1)*V]
-		// π over the allowed tokens at temperature temp.
-		mx := math.Inf(-1)
-		for tok := range row {
-			if mask.Has(tok) {
-				mx = math.Max(mx, float64(row[tok])/temp)
+		if adv[p.i] != 0 {
+			// d(-A·log π(y))/d logit_k = -A/temp · (1[k=y] - π_k) over allowed k, π
+			// the masked softmax at temperature temp.
+			scale := -adv[p.i] / temp / float64(count)
+			lse := maskedLogSumExp(row, mask, temp)
+			y := s.Tokens[p.t+1]
+			for tok := range row {
+				if !mask.Has(tok) {
+					continue
+				}
+				pk := math.Exp(float64(row[tok])/temp - lse)
+				ind := 0.0
+				if tok == y {
+					ind = 1
+				}
+				drow[tok] = float32(scale * (ind - pk))
 			}
-		}
-		sum := 0.0
-		for tok := range row {
-			if mask.Has(tok) {
-				sum += math.Exp(float64(row[tok])/temp - mx)
-			}
-		}
-		// d(-A·log π(y))/d logit_k = -A/temp · (1[k=y] - π_k), over allowed k.
-		scale := 0.0
-		if count > 0 {
-			scale = -adv[p.i] / temp / float64(count)
-		}
-		y := s.Tokens[p.t+1]
-		for tok := range row {
-			if !mask.Has(tok) {
-				continue
-			}
-			pk := math.Exp(float64(row[tok])/temp-mx) / sum
-			ind := 0.0
-			if tok == y {
-				ind = 1
-			}
-			drow[tok] = float32(scale * (ind - pk))
 		}
 		if withKL {
 			klSum += addKLGrad(row, rl[(p.i*T+p.t)*V:(p.i*T+p.t+1)*V], mask, temp, beta/float64(klCount), drow)
@@ -268,22 +256,7 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 // ref at temperature temp over the allowed tokens, and returns KL(π‖ρ).
 // dKL/dz_k = π_k (log π_k − log ρ_k − KL) / temp.
 func addKLGrad(row, ref []float32, mask *tokenizer.Mask, temp, w float64, drow []float32) float64 {
-	lse := func(x []float32) float64 {
-		mx := math.Inf(-1)
-		for tok, v := range x {
-			if mask.Has(tok) {
-				mx = math.Max(mx, float64(v)/temp)
-			}
-		}
-		sum := 0.0
-		for tok, v := range x {
-			if mask.Has(tok) {
-				sum += math.Exp(float64(v)/temp - mx)
-			}
-		}
-		return mx + math.Log(sum)
-	}
-	lp, lr := lse(row), lse(ref)
+	lp, lr := maskedLogSumExp(row, mask, temp), maskedLogSumExp(ref, mask, temp)
 	kl := 0.0
 	for tok := range row {
 		if mask.Has(tok) {
@@ -298,6 +271,23 @@ func addKLGrad(row, ref []float32, mask *tokenizer.Mask, temp, w float64, drow [
 		}
 	}
 	return kl
+}
+
+// maskedLogSumExp is log Σ exp(x_k/temp) over the tokens k allowed by mask.
+func maskedLogSumExp(x []float32, mask *tokenizer.Mask, temp float64) float64 {
+	mx := math.Inf(-1)
+	for tok, v := range x {
+		if mask.Has(tok) {
+			mx = math.Max(mx, float64(v)/temp)
+		}
+	}
+	sum := 0.0
+	for tok, v := range x {
+		if mask.Has(tok) {
+			sum += math.Exp(float64(v)/temp - mx)
+		}
+	}
+	return mx + math.Log(sum)
 }
 
 // GRPOTrain runs steps of GRPO on meshes with AdamW at learning rate lr, calling

@@ -45,12 +45,10 @@ type GRPORunOptions struct {
 	// InsideJoints samples (and trains) under the mesh-region mask of `rig auto`
 	// (GRPOOptions.InsideJoints).
 	InsideJoints bool
-	// KL is the weight of the KL penalty to the starting model (GRPOOptions.KL); Ref
-	// is that model, a separate copy (nil: loaded from Init, or from Model's
-	// RefLoad). 0 turns the penalty off.
-	KL      float64
-	Ref     *Model
-	RefLoad func() (*Model, error)
+	// KL is the weight of the KL penalty to the starting model (GRPOOptions.KL), 0
+	// for none; Ref is that model, a separate frozen copy (nil: loaded from Init).
+	KL  float64
+	Ref *Model
 	// Skin, when non-nil and the checkpoint writes skin tokens, makes the policy
 	// write whole streams whose skins are decoded by it; otherwise the policy writes
 	// skeletons only and rigs are skinned by geodesic voxel binding for scoring.
@@ -161,15 +159,7 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 	g.Group, g.Meshes, g.Skeleton, g.Inside, g.KL = opt.Group, opt.Meshes, skeletonOnly, opt.InsideJoints, opt.KL
 	ref := opt.Ref
 	if opt.KL > 0 && ref == nil {
-		switch {
-		case opt.RefLoad != nil:
-			ref, err = opt.RefLoad()
-		case opt.Init != "":
-			ref, _, err = LoadCheckpointFile(opt.Init)
-		default:
-			err = errors.New("no starting checkpoint to keep the policy near")
-		}
-		if err != nil {
+		if ref, _, err = LoadCheckpointFile(opt.Init); err != nil {
 			return nil, fmt.Errorf("grpo: KL reference: %w", err)
 		}
 	}

@@ -119,7 +119,7 @@ func GenerateN(m Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]
 		active := 0
 		for i, r := range rows {
 			toks[i] = tokenizer.PAD // a finished row's input is ignored
-			if r.finished {
+			if r.ended() {
 				continue
 			}
 			tok, done, err := r.next(rowLogits[i], rng, probs)
@@ -158,11 +158,15 @@ func GenerateN(m Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]
 
 // stream is one stream being sampled: its grammar state, joint cursor and tokens.
 type stream struct {
-	opt      SampleOptions
-	st       *tokenizer.State
-	jc       jointCursor // the joint being written, for the region mask
-	out      *Sampled
-	finished bool
+	opt SampleOptions
+	st  *tokenizer.State
+	jc  jointCursor // the joint being written, for the region mask
+	out *Sampled
+}
+
+// ended reports that the stream is complete: EOS, or SEP for a skeleton-only one.
+func (s *stream) ended() bool {
+	return s.st.Done() || (s.opt.StopAtSEP && s.st.Phase() == tokenizer.PhaseSkin)
 }
 
 // feedPrompt checks the prompt against the grammar and feeds it to m; it returns the
@@ -190,7 +194,7 @@ func feedPrompt(m Stepper, prompt []int, opt SampleOptions) (*stream, []float32,
 
 // clone returns an independent copy of s that samples with opt.
 func (s *stream) clone(opt SampleOptions) *stream {
-	return &stream{opt: opt, st: s.st.Clone(), jc: s.jc, finished: s.finished, out: &Sampled{
+	return &stream{opt: opt, st: s.st.Clone(), jc: s.jc, out: &Sampled{
 		Tokens:   append([]int(nil), s.out.Tokens...),
 		LogProbs: append([]float64(nil), s.out.LogProbs...),
 		Prompt:   s.out.Prompt,
@@ -201,8 +205,7 @@ func (s *stream) clone(opt SampleOptions) *stream {
 // last token, and appends it. done reports that the stream has ended (nothing
 // sampled when it had already ended); otherwise tok must be fed to the model next.
 func (s *stream) next(logits []float32, rng *rand.Rand, probs []float64) (tok int, done bool, err error) {
-	if s.finished || s.st.Done() || (s.opt.StopAtSEP && s.st.Phase() == tokenizer.PhaseSkin) {
-		s.finished = true
+	if s.ended() {
 		return 0, true, nil
 	}
 	if len(s.out.Tokens) > tokenizer.MaxStreamLen {
@@ -219,11 +222,7 @@ func (s *stream) next(logits []float32, rng *rand.Rand, probs []float64) (tok in
 	s.jc.add(tok)
 	s.out.Tokens = append(s.out.Tokens, tok)
 	s.out.LogProbs = append(s.out.LogProbs, lp)
-	if s.st.Done() || (s.opt.StopAtSEP && tok == tokenizer.SEP) {
-		s.finished = true
-		return tok, true, nil
-	}
-	return tok, false, nil
+	return tok, s.ended(), nil
 }
 
 // jointCursor tracks the joint a stream is writing, for the region mask:
@@ -616,23 +615,14 @@ func (r *ModelRigger) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := 1
-	if _, mean := r.Skin.(MeanSkinDecoder); mean {
-		n = max(r.SkinSamples, 1)
-	}
-	codeSets, err := r.skinCodes(lat, prompt, n, true, rng) // the first stream is greedy
+	codeSets, err := r.skinCodes(lat, prompt, r.skinStreams(), true, rng) // the first stream is greedy
 	if err != nil {
 		return nil, err
 	}
 	// The decoder wants the skeleton in token order, in the cube, at its exact joints.
-	skTok := reorderSkeleton(tokenizer.SkeletonToCube(c.Skeleton, norm), order)
+	skTok := tokenizer.SkeletonToCube(c.Skeleton, norm).Select(order)
 	cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
-	var skin *assets.Skin
-	if len(codeSets) == 1 {
-		skin, err = r.Skin.Decode(cube, skTok, codeSets[0])
-	} else {
-		skin, err = r.Skin.(MeanSkinDecoder).DecodeMean(cube, skTok, codeSets)
-	}
+	skin, err := r.decodeSets(cube, skTok, codeSets)
 	if err != nil {
 		return nil, err
 	}
@@ -650,15 +640,32 @@ func (r *ModelRigger) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 // skeleton prompt (BOS · skeleton · SEP; temperature SkinTemperature, top-p 0.95) and
 // decodes the mean weight field of all of them.
 func (r *ModelRigger) decodeSkin(cube *assets.Character, skCube *assets.Skeleton, lat *tensor.Dense, prompt []int, codes [][]int, rng *rand.Rand) (*assets.Skin, error) {
-	md, mean := r.Skin.(MeanSkinDecoder)
-	if !mean || r.SkinSamples <= 1 || lat == nil {
-		return r.Skin.Decode(cube, skCube, codes)
+	sets := [][][]int{codes}
+	if n := r.skinStreams(); n > 1 && lat != nil {
+		extra, err := r.skinCodes(lat, prompt, n-1, false, rng)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, extra...)
 	}
-	extra, err := r.skinCodes(lat, prompt, r.SkinSamples-1, false, rng)
-	if err != nil {
-		return nil, err
+	return r.decodeSets(cube, skCube, sets)
+}
+
+// skinStreams is how many skin-token streams a skeleton gets: SkinSamples when the
+// decoder can average several (MeanSkinDecoder), else 1.
+func (r *ModelRigger) skinStreams() int {
+	if _, mean := r.Skin.(MeanSkinDecoder); mean {
+		return max(r.SkinSamples, 1)
 	}
-	return md.DecodeMean(cube, skCube, append([][][]int{codes}, extra...))
+	return 1
+}
+
+// decodeSets decodes one code set, or the mean weight field of several.
+func (r *ModelRigger) decodeSets(cube *assets.Character, skCube *assets.Skeleton, sets [][][]int) (*assets.Skin, error) {
+	if len(sets) == 1 {
+		return r.Skin.Decode(cube, skCube, sets[0])
+	}
+	return r.Skin.(MeanSkinDecoder).DecodeMean(cube, skCube, sets)
 }
 
 // skinCodes samples n skin-token streams after prompt (BOS · skeleton · SEP) from
@@ -691,12 +698,6 @@ func (r *ModelRigger) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy b
 		}
 	}
 	return sets, nil
-}
-
-// reorderSkeleton returns sk with joints in token order (order[i] is the original
-// index of token-order joint i); parents are remapped.
-func reorderSkeleton(sk *assets.Skeleton, order tokenizer.Order) *assets.Skeleton {
-	return sk.Select(order)
 }
 
 // PredictSkeleton returns the model's greedy skeleton for c's mesh, in c's world

@@ -444,11 +444,11 @@ func TestTuneThreshold(t *testing.T) {
 	}
 }
 
-// TestCoarseToFine checks the coarse-to-fine decoder against decoding every vertex
-// for every bone, with the shipped checkpoint, on a synthetic creature.
-func TestCoarseToFine(t *testing.T) {
-	tok := evalTokenizer(t)
-	c, err := synth.Generate("quadruped", 2, synth.Options{TargetVertices: 2500})
+// encodeSynth generates a synthetic creature, normalizes it into the cube and
+// encodes all its bones with tok.
+func encodeSynth(t *testing.T, tok *tokenizer.SkinTokenizer, kind string, seed int64, vertices int) (*assets.Character, [][]int) {
+	t.Helper()
+	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: vertices})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,6 +457,14 @@ func TestCoarseToFine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return nc, codes
+}
+
+// TestCoarseToFine checks the coarse-to-fine decoder against decoding every vertex
+// for every bone, with the shipped checkpoint, on a synthetic creature.
+func TestCoarseToFine(t *testing.T) {
+	tok := evalTokenizer(t)
+	nc, codes := encodeSynth(t, tok, "quadruped", 2, 2500)
 	fast, err := tok.Decode(nc, nc.Skeleton, codes)
 	if err != nil {
 		t.Fatal(err)
@@ -494,15 +502,7 @@ func TestMeanProbabilitiesShared(t *testing.T) {
 		t.Skipf("no trained checkpoint: %v", err)
 	}
 	tok.RefineRounds = 0 // this process's copy; the encoder's codes are enough here
-	c, err := synth.Generate("biped", 3, synth.Options{TargetVertices: 2500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc := assets.NormalizationOf(c.Mesh).Apply(c)
-	a, err := tok.EncodeAll(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, a := encodeSynth(t, tok, "biped", 3, 2500)
 	mix := make([][]int, len(a)) // odd bones get other codes, even bones share a's
 	for j := range a {
 		mix[j] = a[j]

@@ -64,10 +64,9 @@ func runGRPO(args []string, stdout io.Writer) error {
 		LR: *lr, Temperature: *temp, ScaleByStd: *std, InsideJoints: *inside, SaveEvery: *saveEvery, SaveMinutes: *saveMin,
 		Resume: *resume, Seed: *seed, Load: assets.Load, Log: stdout, KL: *kl,
 	}
-	if *model == "" {
-		opt.RefLoad = func() (*rigmodel.Model, error) {
-			ref, _, err := rigmodel.LoadShipped()
-			return ref, err
+	if *kl > 0 && *model == "" { // the reference is a second copy of the shipped model
+		if opt.Ref, _, err = rigmodel.LoadShipped(); err != nil {
+			return fmt.Errorf("grpo: KL reference: %w", err)
 		}
 	}
 	if *skin == "tokens" {

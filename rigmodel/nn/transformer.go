@@ -222,8 +222,8 @@ func (m *Transformer[F]) NewDecoder(batch int, latents *tensor.Dense) (*Decoder[
 }
 
 // Fork returns a decoder of n sequences that each continue this one from its
-// current position: the KV caches are copied into every row and the cross-attention
-// context is shared. The receiver must decode a single sequence; it is left as is
+// current position: the KV caches and the cross-attention keys and values are
+// copied into every row. The receiver must decode a single sequence; it is left as is
 // and may go on independently. Forking after a shared prompt reads the prompt once
 // instead of once per sequence.
 func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
