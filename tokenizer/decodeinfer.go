@@ -308,3 +308,60 @@ func encodeInfer(m *cvae[float32], enc, bone []float32, B int) []float32 {
 	z := m.encOut.Forward(m.encOutL.Forward(engine.FromSlice(tok, B, m.cfg.K, d)))
 	return engine.Data[float32](z)
 }
+
+// prefixCache keeps the code-independent prefix (embed's h, q and prior logit) of
+// every decode row it has seen, so that decoding several code sets for the same
+// skeleton (DecodeMean of sampled streams) embeds each query row once, not once per
+// set. Rows are keyed by joint and unique vertex.
+type prefixCache struct {
+	d, U int
+	slot []int32 // (nJ·U): index into h/q/prior, -1 when not computed yet
+	h, q []float32
+	pri  []float32
+}
+
+func newPrefixCache(d, nJ, U int) *prefixCache {
+	c := &prefixCache{d: d, U: U, slot: make([]int32, nJ*U)}
+	for i := range c.slot {
+		c.slot[i] = -1
+	}
+	return c
+}
+
+// run decodes rows like inferDecoder.run, embedding only the rows not cached yet
+// (and caching them) and reusing the prefix of the rest.
+func (c *prefixCache) run(dec *inferDecoder, rows []decodeRow, workers int, fill func(r decodeRow, dst []float32), emit func(r decodeRow, logit float32)) {
+	var missing []decodeRow
+	for _, r := range rows {
+		k := int(r.j)*c.U + int(r.u)
+		if c.slot[k] < 0 {
+			c.slot[k] = int32(len(c.pri))
+			c.pri = append(c.pri, 0)
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		d := c.d
+		c.h = append(c.h, make([]float32, len(missing)*d)...)
+		c.q = append(c.q, make([]float32, len(missing)*d)...)
+		// Each missing row owns its slot, so chunks write disjoint ranges.
+		dec.chunks(missing, workers, func(sc *inferScratch, rows []decodeRow) {
+			for i, r := range rows {
+				fill(r, sc.qry[i*dec.qd:(i+1)*dec.qd])
+			}
+			dec.embed(sc, len(rows))
+			for i, r := range rows {
+				s := int(c.slot[int(r.j)*c.U+int(r.u)])
+				copy(c.h[s*d:(s+1)*d], sc.h[i*d:(i+1)*d])
+				copy(c.q[s*d:(s+1)*d], sc.q[i*d:(i+1)*d])
+				c.pri[s] = sc.rowPrior[i]
+			}
+		})
+	}
+	dec.runCached(rows, workers, func(r decodeRow, h, q []float32) float32 {
+		s := int(c.slot[int(r.j)*c.U+int(r.u)])
+		copy(h, c.h[s*c.d:(s+1)*c.d])
+		copy(q, c.q[s*c.d:(s+1)*c.d])
+		return c.pri[s]
+	}, emit)
+}

@@ -333,6 +333,10 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 	cf := t.coarseToFine(pos, uniq, dists, nJ)
 	mean := make([]float32, U*nJ)
 	probs := make([]float32, U*nJ)
+	var cache *prefixCache
+	if len(codeSets) > 1 {
+		cache = newPrefixCache(m.cfg.D, nJ, U)
+	}
 	for _, codes := range codeSets {
 		flat := make([]int, 0, nJ*K)
 		for _, cs := range codes {
@@ -343,8 +347,16 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 			return nil, fmt.Errorf("skin tokenizer: decode: %w", err)
 		}
 		dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, nJ, &t.scratch)
+		run := func(rows []decodeRow, emit func(r decodeRow, logit float32)) {
+			dec.run(rows, decodeWorkers(), fill, emit)
+		}
+		if len(codeSets) > 1 {
+			run = func(rows []decodeRow, emit func(r decodeRow, logit float32)) {
+				cache.run(dec, rows, decodeWorkers(), fill, emit)
+			}
+		}
 		clear(probs)
-		decodeAll(dec, cf, p, uniq, nJ, fill, probs)
+		decodeAll(run, cf, p, uniq, nJ, probs)
 		for i, v := range probs {
 			mean[i] += v
 		}
@@ -359,13 +371,14 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 	return out, nil
 }
 
-// decodeAll fills probs (U × nJ, zeroed) with dec's weight of every bone at every
+// decodeAll fills probs (U × nJ, zeroed) with the decoder's weight (rows decoded by
+// run) of every bone at every
 // unique vertex uniq: all of them, or with a coarse-to-fine plan cf level 0 for
 // every bone, then level 1 and the other vertices only where a nearby point of the
 // level above has weight, j is one of the two nearest bones or the geodesic prior
 // gives j weight there; the rest keep 0.
-func decodeAll(dec *inferDecoder, cf *coarsePlan, p *prepared, uniq []int, nJ int, fill func(r decodeRow, dst []float32), probs []float32) {
-	U, workers := len(uniq), decodeWorkers()
+func decodeAll(run func(rows []decodeRow, emit func(r decodeRow, logit float32)), cf *coarsePlan, p *prepared, uniq []int, nJ int, probs []float32) {
+	U := len(uniq)
 	emit := func(r decodeRow, logit float32) { probs[int(r.u)*nJ+int(r.j)] = sigmoid32(logit) }
 	if cf == nil {
 		rows := make([]decodeRow, 0, nJ*U)
@@ -374,7 +387,7 @@ func decodeAll(dec *inferDecoder, cf *coarsePlan, p *prepared, uniq []int, nJ in
 				rows = append(rows, decodeRow{int32(j), int32(u)})
 			}
 		}
-		dec.run(rows, workers, fill, emit)
+		run(rows, emit)
 		return
 	}
 	rows := make([]decodeRow, 0, nJ*coarseLevel0)
@@ -383,7 +396,7 @@ func decodeAll(dec *inferDecoder, cf *coarsePlan, p *prepared, uniq []int, nJ in
 			rows = append(rows, decodeRow{int32(j), u})
 		}
 	}
-	dec.run(rows, workers, fill, emit)
+	run(rows, emit)
 	for level := int8(1); level <= 2; level++ {
 		rows = rows[:0]
 		for j := 0; j < nJ; j++ {
@@ -393,7 +406,7 @@ func decodeAll(dec *inferDecoder, cf *coarsePlan, p *prepared, uniq []int, nJ in
 				}
 			}
 		}
-		dec.run(rows, workers, fill, emit)
+		run(rows, emit)
 	}
 }
 
