@@ -337,12 +337,15 @@ func (p *Prepared) sanity(r *rig) (float64, *SanityDetails) {
 		outside[j] = t
 		return t
 	}
-	outTerm, massSum := 0.0, 0.0
+	outTerm, massSum, outMass := 0.0, 0.0, 0.0
 	for j := 0; j < n; j++ {
 		if r.mass[j] <= 0 {
 			continue
 		}
 		t := place(j)
+		if t < 1 {
+			outMass += r.mass[j]
+		}
 		if ch := r.children[j]; len(ch) > 0 {
 			worst := 1.0
 			for _, c := range ch {
@@ -355,6 +358,7 @@ func (p *Prepared) sanity(r *rig) (float64, *SanityDetails) {
 	}
 	if massSum > 0 {
 		outTerm /= massSum
+		det.OutsideMass = outMass / massSum
 	}
 	sort.Slice(det.OutsideJoints, func(a, b int) bool { return det.OutsideJoints[a].Value > det.OutsideJoints[b].Value })
 	countTerm := sq(math.Min(1, float64(det.JointBudget)/float64(n)))

@@ -23,22 +23,26 @@ type Hack struct {
 	// CharactersOnly marks a hack that means something only for creatures: a prop's
 	// sub-part (a wheel, a sail's yard) is not a limb whose bone it must have.
 	CharactersOnly bool
+	// MovesSkeleton marks a hack that moves or replaces the true joints. On a carried
+	// rig (Report.Carried: the skeleton belongs to a wearer outside the mesh) such a
+	// hack is not a degenerate rig of this mesh, so the true rig need not beat it.
+	MovesSkeleton bool
 }
 
 // Hacks lists every degenerate rig builder.
 var Hacks = []Hack{
-	{"collapsed", "every joint moved onto the mean joint position; weights kept", Collapsed, false},
-	{"single_joint", "one joint at the mesh centre carrying every vertex", SingleJoint, false},
-	{"surface_bones", "hundreds of tiny bones sprinkled on the surface, rigid nearest-bone weights", SurfaceBones, false},
-	{"poke_out", "leaf bones stretched out through the surface to 0.2 beyond it; weights kept", PokeOut, false},
-	{"uniform_weights", "every vertex weighted equally on every joint", UniformWeights, false},
-	{"random_weights", "every vertex weighted randomly on 4 random joints", RandomWeights, false},
-	{"duplicate_joints", "every joint doubled in place, weights split between the twins", DuplicateJoints, false},
-	{"shrunk", "the skeleton scaled by 0.4 toward the mesh centre; weights kept", Shrunk, false},
-	{"rigid_weights", "the true skeleton with rigid nearest-bone weights (the METRICS.md floor)", RigidNearestBone, false},
-	{"one_weighted_joint", "the true skeleton with every vertex on its heaviest joint alone: every other bone weightless", OneWeightedJoint, false},
-	{"decoy_bones", "the true rig plus 64 bones poking out of the surface, each taking 5% of the weight of the vertices near it", DecoyBones, false},
-	{"missing_limb", "the true rig without its heaviest limb (a subtree off a branching joint with 2-40% of the weight), whose weight goes to the joint it hung from", MissingLimb, true},
+	{"collapsed", "every joint moved onto the mean joint position; weights kept", Collapsed, false, true},
+	{"single_joint", "one joint at the mesh centre carrying every vertex", SingleJoint, false, true},
+	{"surface_bones", "hundreds of tiny bones sprinkled on the surface, rigid nearest-bone weights", SurfaceBones, false, true},
+	{"poke_out", "leaf bones stretched out through the surface to 0.2 beyond it; weights kept", PokeOut, false, true},
+	{"uniform_weights", "every vertex weighted equally on every joint", UniformWeights, false, false},
+	{"random_weights", "every vertex weighted randomly on 4 random joints", RandomWeights, false, false},
+	{"duplicate_joints", "every joint doubled in place, weights split between the twins", DuplicateJoints, false, false},
+	{"shrunk", "the skeleton scaled by 0.4 toward the mesh centre; weights kept", Shrunk, false, true},
+	{"rigid_weights", "the true skeleton with rigid nearest-bone weights (the METRICS.md floor)", RigidNearestBone, false, false},
+	{"one_weighted_joint", "the true skeleton with every vertex on its heaviest joint alone: every other bone weightless", OneWeightedJoint, false, false},
+	{"decoy_bones", "the true rig plus 64 bones poking out of the surface, each taking 5% of the weight of the vertices near it", DecoyBones, false, false},
+	{"missing_limb", "the true rig without its heaviest limb (a subtree off a branching joint with 2-40% of the weight), whose weight goes to the joint it hung from", MissingLimb, true, false},
 }
 
 func rigged(c *assets.Character) bool {

@@ -149,4 +149,23 @@ type SanityDetails struct {
 	// vertices.
 	Coincident    []string     `json:"coincident_joints,omitempty"`
 	OutsideJoints []JointValue `json:"outside_joints,omitempty"` // with distance outside, cube units
+	// OutsideMass is the share of the skin mass on joints that sit outside the mesh
+	// (more than 0.05 beyond its surface, not enclosed). At CarrierOutsideMass or
+	// more the skeleton was built around another body (see Carried).
+	OutsideMass float64 `json:"outside_mass"`
+}
+
+// CarrierOutsideMass is the OutsideMass from which a rig counts as carried.
+const CarrierOutsideMass = 0.5
+
+// Carried reports whether the rig's skeleton was built around another body: the
+// joints that carry at least half of the skin mass sit outside the mesh. That is
+// how worn and attached props are rigged (a blanket, a cape, a horse's mane or
+// armour moved by the wearer's spine and legs, a sail by its ship's yard). The
+// rewards judge a mesh on its own, so for such a rig they cannot tell where the
+// wearer's joints belong: a skeleton moved into the worn mesh (shrunk, or bones
+// poked into it) can legitimately score higher than the wearer's. The weights are
+// still judged as usual.
+func (r *Report) Carried() bool {
+	return r != nil && r.Details.Sanity != nil && r.Details.Sanity.OutsideMass >= CarrierOutsideMass
 }

@@ -155,6 +155,9 @@ func problems(d *Details) []string {
 		if len(s.Coincident) > 0 {
 			out = append(out, fmt.Sprintf("sanity: %d joints sit on another joint and move the same vertices, e.g. %s", len(s.Coincident), s.Coincident[0]))
 		}
+		if s.OutsideMass >= CarrierOutsideMass {
+			out = append(out, fmt.Sprintf("sanity: the joints carrying %.0f%% of the weight sit outside the mesh (a skeleton built for a wearer?)", 100*s.OutsideMass))
+		}
 		for i, o := range s.OutsideJoints {
 			if i == 3 {
 				break

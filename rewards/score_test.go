@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -289,5 +290,64 @@ func TestWeightlessBonesEarnNothing(t *testing.T) {
 				t.Errorf("%d weightless bones changed %s: %.4f → %.4f", h.Skeleton.NumJoints()-c.Skeleton.NumJoints(), name, truth.Rewards[name], rep.Rewards[name])
 			}
 		}
+	}
+}
+
+// TestCarriedRig checks that a worn piece rigged by its wearer's skeleton is seen as
+// carried (its weighted joints sit outside it) and the wearer itself is not.
+func TestCarriedRig(t *testing.T) {
+	man := capsuleMan(1, false).character(48)
+	// The bib: the front of the torso, lifted off the body by 40% of its distance
+	// from the spine axis, rigged by the man's skeleton and weights.
+	bib := man.Clone()
+	keep := map[int]int{}
+	bib.Mesh.Positions, bib.Mesh.Triangles, bib.Mesh.Normals = nil, nil, nil
+	bib.Skin = &assets.Skin{}
+	for _, tri := range man.Mesh.Triangles {
+		ok := true
+		for _, v := range tri {
+			p := man.Mesh.Positions[v]
+			ok = ok && p[2] > 0.05 && p[1] > 0 && p[1] < 0.4 && math.Abs(p[0]) < 0.2
+		}
+		if !ok {
+			continue
+		}
+		var nt [3]int
+		for k, v := range tri {
+			if _, seen := keep[v]; !seen {
+				p := man.Mesh.Positions[v]
+				keep[v] = len(bib.Mesh.Positions)
+				bib.Mesh.Positions = append(bib.Mesh.Positions, assets.Vec3{1.4 * p[0], p[1], 1.4 * p[2]})
+				bib.Skin.Weights = append(bib.Skin.Weights, man.Skin.Weights[v])
+			}
+			nt[k] = keep[v]
+		}
+		bib.Mesh.Triangles = append(bib.Mesh.Triangles, nt)
+	}
+	if len(bib.Mesh.Triangles) < 20 {
+		t.Fatalf("bib has %d triangles", len(bib.Mesh.Triangles))
+	}
+	tests := []struct {
+		name    string
+		c       *assets.Character
+		carried bool
+	}{
+		{"wearer", man, false},
+		{"worn bib", bib, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Score(tc.c, Options{Poses: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rep.Carried(); got != tc.carried {
+				t.Errorf("Carried() = %v (outside mass %.2f), want %v", got, rep.Details.Sanity.OutsideMass, tc.carried)
+			}
+			said := strings.Contains(strings.Join(rep.Problems, "\n"), "built for a wearer")
+			if said != tc.carried {
+				t.Errorf("problems mention a wearer: %v, want %v: %q", said, tc.carried, rep.Problems)
+			}
+		})
 	}
 }
