@@ -333,7 +333,7 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 	cf := t.coarseToFine(pos, uniq, dists, nJ)
 	mean := make([]float32, U*nJ)
 	probs := make([]float32, U*nJ)
-	var cache *prefixCache
+	var cache *prefixCache // several sets share each row's code-independent prefix
 	if len(codeSets) > 1 {
 		cache = newPrefixCache(m.cfg.D, nJ, U)
 	}
@@ -350,7 +350,7 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 		run := func(rows []decodeRow, emit func(r decodeRow, logit float32)) {
 			dec.run(rows, decodeWorkers(), fill, emit)
 		}
-		if len(codeSets) > 1 {
+		if cache != nil {
 			run = func(rows []decodeRow, emit func(r decodeRow, logit float32)) {
 				cache.run(dec, rows, decodeWorkers(), fill, emit)
 			}
@@ -371,9 +371,9 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 	return out, nil
 }
 
-// decodeAll fills probs (U × nJ, zeroed) with the decoder's weight (rows decoded by
-// run) of every bone at every
-// unique vertex uniq: all of them, or with a coarse-to-fine plan cf level 0 for
+// decodeAll fills probs (U × nJ, zeroed) with the decoder's weight of every bone at
+// every unique vertex uniq, decoding its rows with run: all of them, or with a
+// coarse-to-fine plan cf level 0 for
 // every bone, then level 1 and the other vertices only where a nearby point of the
 // level above has weight, j is one of the two nearest bones or the geodesic prior
 // gives j weight there; the rest keep 0.
