@@ -373,10 +373,9 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 
 // decodeAll fills probs (U × nJ, zeroed) with the decoder's weight of every bone at
 // every unique vertex uniq, decoding its rows with run: all of them, or with a
-// coarse-to-fine plan cf level 0 for
-// every bone, then level 1 and the other vertices only where a nearby point of the
-// level above has weight, j is one of the two nearest bones or the geodesic prior
-// gives j weight there; the rest keep 0.
+// coarse-to-fine plan cf level 0 for every bone, then level 1 and the other vertices
+// only where a nearby point of the level above has weight, j is one of the two
+// nearest bones or the geodesic prior gives j weight there; the rest keep 0.
 func decodeAll(run func(rows []decodeRow, emit func(r decodeRow, logit float32)), cf *coarsePlan, p *prepared, uniq []int, nJ int, probs []float32) {
 	U := len(uniq)
 	emit := func(r decodeRow, logit float32) { probs[int(r.u)*nJ+int(r.j)] = sigmoid32(logit) }
