@@ -31,18 +31,18 @@ type Hack struct {
 
 // Hacks lists every degenerate rig builder.
 var Hacks = []Hack{
-	{"collapsed", "every joint moved onto the mean joint position; weights kept", Collapsed, false, true},
-	{"single_joint", "one joint at the mesh centre carrying every vertex", SingleJoint, false, true},
-	{"surface_bones", "hundreds of tiny bones sprinkled on the surface, rigid nearest-bone weights", SurfaceBones, false, true},
-	{"poke_out", "leaf bones stretched out through the surface to 0.2 beyond it; weights kept", PokeOut, false, true},
-	{"uniform_weights", "every vertex weighted equally on every joint", UniformWeights, false, false},
-	{"random_weights", "every vertex weighted randomly on 4 random joints", RandomWeights, false, false},
-	{"duplicate_joints", "every joint doubled in place, weights split between the twins", DuplicateJoints, false, false},
-	{"shrunk", "the skeleton scaled by 0.4 toward the mesh centre; weights kept", Shrunk, false, true},
-	{"rigid_weights", "the true skeleton with rigid nearest-bone weights (the METRICS.md floor)", RigidNearestBone, false, false},
-	{"one_weighted_joint", "the true skeleton with every vertex on its heaviest joint alone: every other bone weightless", OneWeightedJoint, false, false},
-	{"decoy_bones", "the true rig plus 64 bones poking out of the surface, each taking 5% of the weight of the vertices near it", DecoyBones, false, false},
-	{"missing_limb", "the true rig without its heaviest limb (a subtree off a branching joint with 2-40% of the weight), whose weight goes to the joint it hung from", MissingLimb, true, false},
+	{Name: "collapsed", Doc: "every joint moved onto the mean joint position; weights kept", Build: Collapsed, MovesSkeleton: true},
+	{Name: "single_joint", Doc: "one joint at the mesh centre carrying every vertex", Build: SingleJoint, MovesSkeleton: true},
+	{Name: "surface_bones", Doc: "hundreds of tiny bones sprinkled on the surface, rigid nearest-bone weights", Build: SurfaceBones, MovesSkeleton: true},
+	{Name: "poke_out", Doc: "leaf bones stretched out through the surface to 0.2 beyond it; weights kept", Build: PokeOut, MovesSkeleton: true},
+	{Name: "uniform_weights", Doc: "every vertex weighted equally on every joint", Build: UniformWeights},
+	{Name: "random_weights", Doc: "every vertex weighted randomly on 4 random joints", Build: RandomWeights},
+	{Name: "duplicate_joints", Doc: "every joint doubled in place, weights split between the twins", Build: DuplicateJoints},
+	{Name: "shrunk", Doc: "the skeleton scaled by 0.4 toward the mesh centre; weights kept", Build: Shrunk, MovesSkeleton: true},
+	{Name: "rigid_weights", Doc: "the true skeleton with rigid nearest-bone weights (the METRICS.md floor)", Build: RigidNearestBone},
+	{Name: "one_weighted_joint", Doc: "the true skeleton with every vertex on its heaviest joint alone: every other bone weightless", Build: OneWeightedJoint},
+	{Name: "decoy_bones", Doc: "the true rig plus 64 bones poking out of the surface, each taking 5% of the weight of the vertices near it", Build: DecoyBones},
+	{Name: "missing_limb", Doc: "the true rig without its heaviest limb (a subtree off a branching joint with 2-40% of the weight), whose weight goes to the joint it hung from", Build: MissingLimb, CharactersOnly: true},
 }
 
 func rigged(c *assets.Character) bool {

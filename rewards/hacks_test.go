@@ -102,7 +102,7 @@ func runHackSuite(c *assets.Character, opt Options, prop bool) hackOutcome {
 		out.rows = append(out.rows, dumpRow{Rig: h.Name, Score: rep.Score, Rewards: rep.Rewards, Details: &rep.Details})
 		if rep.Score >= truth.Score {
 			msg := fmt.Sprintf("%s %.3f (%v)", h.Name, rep.Score, fmtRewards(rep.Rewards))
-			if h.MovesSkeleton && truth.Carried() {
+			if h.MovesSkeleton && out.carried {
 				out.excused = append(out.excused, msg)
 			} else {
 				out.beaten = append(out.beaten, msg)

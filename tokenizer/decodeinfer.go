@@ -188,22 +188,24 @@ func (dec *inferDecoder) embed(sc *inferScratch, n int) {
 	}
 }
 
-// embedRows runs embed on n rows of query features (n × qd) and returns the rows'
-// prefix: h and q (n × D each) and the prior logits, to decode the same query
-// points against many code lists (runCached).
-func (dec *inferDecoder) embedRows(qry []float32, n int) (h, q, prior []float32) {
+// embedRows runs embed on n rows of query features (n × qd), in chunks spread over up
+// to workers goroutines, and returns the rows' prefix: h and q (n × D each) and the
+// prior logits, to decode the same query points against many code lists (runCached).
+func (dec *inferDecoder) embedRows(qry []float32, n, workers int) (h, q, prior []float32) {
 	d := dec.m.cfg.D
 	h, q, prior = make([]float32, n*d), make([]float32, n*d), make([]float32, n)
-	sc := dec.scratch()
-	defer dec.shared.Put(sc)
-	for lo := 0; lo < n; lo += inferChunk {
-		c := min(n, lo+inferChunk) - lo
+	idx := make([]decodeRow, n) // row i of qry, carried in u
+	for i := range idx {
+		idx[i].u = int32(i)
+	}
+	dec.chunks(idx, workers, func(sc *inferScratch, rows []decodeRow) {
+		lo, c := int(rows[0].u), len(rows)
 		copy(sc.qry, qry[lo*dec.qd:(lo+c)*dec.qd])
 		dec.embed(sc, c)
 		copy(h[lo*d:], sc.h[:c*d])
 		copy(q[lo*d:], sc.q[:c*d])
 		copy(prior[lo:], sc.rowPrior[:c])
-	}
+	})
 	return h, q, prior
 }
 
@@ -335,28 +337,17 @@ func (c *prefixCache) run(dec *inferDecoder, rows []decodeRow, workers int, fill
 	for _, r := range rows {
 		k := int(r.j)*c.U + int(r.u)
 		if c.slot[k] < 0 {
-			c.slot[k] = int32(len(c.pri))
-			c.pri = append(c.pri, 0)
+			c.slot[k] = int32(len(c.pri) + len(missing))
 			missing = append(missing, r)
 		}
 	}
 	if len(missing) > 0 {
-		d := c.d
-		c.h = append(c.h, make([]float32, len(missing)*d)...)
-		c.q = append(c.q, make([]float32, len(missing)*d)...)
-		// Each missing row owns its slot, so chunks write disjoint ranges.
-		dec.chunks(missing, workers, func(sc *inferScratch, rows []decodeRow) {
-			for i, r := range rows {
-				fill(r, sc.qry[i*dec.qd:(i+1)*dec.qd])
-			}
-			dec.embed(sc, len(rows))
-			for i, r := range rows {
-				s := int(c.slot[int(r.j)*c.U+int(r.u)])
-				copy(c.h[s*d:(s+1)*d], sc.h[i*d:(i+1)*d])
-				copy(c.q[s*d:(s+1)*d], sc.q[i*d:(i+1)*d])
-				c.pri[s] = sc.rowPrior[i]
-			}
-		})
+		qry := make([]float32, len(missing)*dec.qd)
+		for i, r := range missing {
+			fill(r, qry[i*dec.qd:(i+1)*dec.qd])
+		}
+		h, q, pri := dec.embedRows(qry, len(missing), workers)
+		c.h, c.q, c.pri = append(c.h, h...), append(c.q, q...), append(c.pri, pri...)
 	}
 	dec.runCached(rows, workers, func(r decodeRow, h, q []float32) float32 {
 		s := int(c.slot[int(r.j)*c.U+int(r.u)])

@@ -137,7 +137,7 @@ func embedQueries(m *cvae[float32], qs []refineQueries, lat []float32, pool *syn
 			}
 			dec = newInferDecoder(m, engine.Data[float32](cv), qs[b].bone, lat, 1, pool)
 		}
-		qs[b].h, qs[b].q, qs[b].prior = dec.embedRows(qs[b].feat, len(qs[b].target))
+		qs[b].h, qs[b].q, qs[b].prior = dec.embedRows(qs[b].feat, len(qs[b].target), 1)
 	}
 	return nil
 }
