@@ -65,6 +65,16 @@ func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
 		}
 		tok.RefineRounds = n
 	}
+	if r := os.Getenv("RIGKIT_TOKENIZER_MINE"); r != "" {
+		n, err := strconv.Atoi(r)
+		if err != nil || n < 0 {
+			t.Fatalf("RIGKIT_TOKENIZER_MINE=%q: want a number of passes", r)
+		}
+		if path == "" {
+			t.Fatal("RIGKIT_TOKENIZER_MINE changes the shared embedded tokenizer; name a checkpoint")
+		}
+		tok.MinePasses = n
+	}
 	return tok
 }
 

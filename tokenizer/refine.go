@@ -15,11 +15,18 @@ import (
 // weights at hand, so it can check: refineCodes searches the FSQ grid around the
 // encoder's codes, one level up or down in one dimension of one code at a time,
 // and keeps the change that lowers the decoder's training loss (BCE + L1, weight 2
-// where the bone has weight) on the bone's vertices, for a few rounds. The decoder
-// is not changed; a refined code list is as valid a token list as the encoder's.
+// where the bone has weight) on the bone's vertices, for a few rounds. The search
+// scores a sample of each bone's vertices; EncodeAll then decodes the whole skin,
+// adds the vertices it still gets wrong to the sample and searches again (mining).
+// The decoder is not changed; a refined code list is as valid a token list as the
+// encoder's.
 
 // DefaultRefineRounds is the number of refinement rounds Encode runs by default.
 const DefaultRefineRounds = 4
+
+// DefaultMinePasses is the number of mining passes (mineQueries) EncodeAll runs by
+// default.
+const DefaultMinePasses = 2
 
 // Query vertices per bone that refinement scores: up to refinePositive where the
 // bone (or its geodesic prior) has weight, plus refineOther others.
@@ -44,8 +51,7 @@ type refineQueries struct {
 // on small meshes, else up to refinePositive where the bone or its geodesic prior
 // has weight and refineOther others.
 func (t *SkinTokenizer) newRefineQueries(p *prepared, j int) refineQueries {
-	V, nJ, qd := len(p.c.Mesh.Positions), p.nJ, p.qd
-	dists := p.vertexDists()
+	V := len(p.c.Mesh.Positions)
 	rng := rand.New(rand.NewSource(t.Seed*104729 + int64(j)))
 	var verts []int
 	if V <= refinePositive+refineOther {
@@ -65,15 +71,29 @@ func (t *SkinTokenizer) newRefineQueries(p *prepared, j int) refineQueries {
 			verts = append(verts, rng.Intn(V))
 		}
 	}
-	q := refineQueries{feat: make([]float32, len(verts)*qd), target: make([]float32, len(verts)),
-		lossW: make([]float32, len(verts)), bone: make([]float32, boneFeatures)}
-	for i, v := range verts {
-		p.queryVec(j, v, dists[v*nJ:(v+1)*nJ], q.feat[i*qd:(i+1)*qd])
-		w := weightOf(p.c.Skin.Weights[v], j)
-		q.target[i], q.lossW[i] = w, 1+b2f(w > 0)
-	}
+	q := refineQueries{bone: make([]float32, boneFeatures)}
 	p.geo.boneVec(j, q.bone)
+	q.add(p, j, verts, 0)
 	return q
+}
+
+// add appends vertices verts of joint j to the queries, with loss weight
+// 1+extra (2+extra where the bone has weight), and drops the cached prefix.
+func (q *refineQueries) add(p *prepared, j int, verts []int, extra float32) {
+	if len(verts) == 0 {
+		return
+	}
+	nJ, qd := p.nJ, p.qd
+	dists := p.vertexDists()
+	for _, v := range verts {
+		n := len(q.feat)
+		q.feat = append(q.feat, make([]float32, qd)...)
+		p.queryVec(j, v, dists[v*nJ:(v+1)*nJ], q.feat[n:n+qd])
+		w := weightOf(p.c.Skin.Weights[v], j)
+		q.target = append(q.target, w)
+		q.lossW = append(q.lossW, 1+b2f(w > 0)+extra)
+	}
+	q.h, q.q, q.prior = nil, nil, nil
 }
 
 // scoreCodes decodes every candidate code list cands[c] (K code numbers) for the
@@ -143,25 +163,90 @@ func embedQueries(m *cvae[float32], qs []refineQueries, lat []float32, pool *syn
 }
 
 // refineCodes improves idx (len(joints)·K code numbers, joint by joint) in place
-// by up to rounds rounds of steepest descent. p must carry the character's skin.
+// by up to rounds rounds of steepest descent, then, when joints are all of p's
+// joints in order (EncodeAll), t.MinePasses times mines the decoded skin's errors
+// into the queries and searches again. p must carry the character's skin.
 func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int, idx []int, rounds int) {
 	if rounds <= 0 || len(joints) == 0 || p.c.Skin == nil {
 		return
 	}
-	K, levels := m.cfg.K, m.cfg.Levels
 	lat := append([]float32(nil), m.meshLatents(p.mesh, 1)...)
 	qs := make([]refineQueries, len(joints))
 	for b, j := range joints {
 		qs[b] = t.newRefineQueries(p, j)
 	}
+	active := make([]bool, len(joints))
+	for b := range active {
+		active[b] = true
+	}
+	t.searchCodes(m, qs, lat, idx, rounds, active)
+	if len(joints) != p.nJ {
+		return
+	}
+	for pass := 0; pass < t.MinePasses; pass++ {
+		added, err := t.mineQueries(p, qs, idx, m.cfg.K, pass)
+		if err != nil || added == 0 {
+			return
+		}
+		// Only bones that gained queries have a new objective to search.
+		for b := range qs {
+			active[b] = qs[b].h == nil
+		}
+		t.searchCodes(m, qs, lat, idx, rounds, active)
+	}
+}
+
+// Mining: decoding a whole skin shows where the searched codes still go wrong: a
+// bone's field spilling onto vertices far from its sampled queries, or weights the
+// normalization across bones turns into extra influences. mineQueries decodes the
+// skin of the current codes (idx, one list per joint of p) as Decode would and
+// adds to each bone's queries the vertices whose decoded weight for it is off by
+// more than mineMargin (at most mineMax, a seeded choice), with loss weight one more
+// than the others. It returns how many it added.
+const (
+	mineMargin = 0.1
+	mineMax    = 256
+)
+
+func (t *SkinTokenizer) mineQueries(p *prepared, qs []refineQueries, idx []int, K, pass int) (int, error) {
+	codes := make([][]int, p.nJ)
+	for j := range codes {
+		codes[j] = idx[j*K : (j+1)*K]
+	}
+	probs, err := t.Probabilities(p.c, p.c.Skeleton, codes)
+	if err != nil {
+		return 0, err
+	}
+	skin := SkinFromProbabilities(probs, p.nJ, t.MaxInfluences, t.Threshold)
+	added := 0
+	for j := range qs {
+		var bad []int
+		for v, infl := range skin.Weights {
+			if d := weightOf(infl, j) - weightOf(p.c.Skin.Weights[v], j); d > mineMargin || d < -mineMargin {
+				bad = append(bad, v)
+			}
+		}
+		if len(bad) > mineMax {
+			rng := rand.New(rand.NewSource(t.Seed*7 + int64(j) + int64(pass)*1000003))
+			rng.Shuffle(len(bad), func(a, c int) { bad[a], bad[c] = bad[c], bad[a] })
+			bad = bad[:mineMax]
+		}
+		qs[j].add(p, j, bad, 1)
+		added += len(bad)
+	}
+	return added, nil
+}
+
+// searchCodes runs up to rounds rounds of steepest descent on idx against the
+// queries qs (one per bone of idx), for the bones marked in active (it clears the
+// marks of bones it stops moving).
+func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []float32, idx []int, rounds int, active []bool) {
+	K, levels := m.cfg.K, m.cfg.Levels
+	joints := qs // one query set per bone of idx
 	// Digit steps: code number ± basis[d] changes dimension d by one level.
 	basis := make([]int, len(levels))
 	for d, b := 0, 1; d < len(levels); d++ {
 		basis[d], b = b, b*levels[d]
-	}
-	active := make([]bool, len(joints))
-	for b := range active {
-		active[b] = true
 	}
 	for r := 0; r < rounds; r++ {
 		// Candidates: the current list (first) and its grid neighbours, per active bone.

@@ -18,7 +18,7 @@ func TestRefineCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := tube()
-	tok.RefineRounds = 0
+	tok.RefineRounds, tok.MinePasses = 0, 0 // mining changes the objective; see TestMineQueries
 	plain, err := tok.EncodeAll(c)
 	if err != nil {
 		t.Fatal(err)
@@ -173,5 +173,89 @@ func TestMeanProbabilities(t *testing.T) {
 	}
 	if s, err := tok.DecodeMean(c, c.Skeleton, [][][]int{a, b}); err != nil || s.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-6) != nil {
 		t.Errorf("DecodeMean: %v", err)
+	}
+}
+
+// TestMineQueries checks mining on the tube with an untrained geodesic tokenizer:
+// each bone gains exactly the vertices whose decoded weight for it is off by more
+// than mineMargin, with their true weights as targets and one more loss weight, and
+// EncodeAll with mining passes returns valid codes.
+func TestMineQueries(t *testing.T) {
+	cfg := DefaultCVAEConfig()
+	cfg.Prior, cfg.Geodesic = 0, 1
+	tok, err := NewSkinTokenizer(cfg, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tube()
+	tok.RefineRounds, tok.MinePasses = 2, 0
+	codes, err := tok.EncodeAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skin, err := tok.Decode(c, c.Skeleton, codes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := prepare(c, tok.Seed, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	K := tok.Config.K
+	var idx []int
+	qs := make([]refineQueries, len(codes))
+	for j, cs := range codes {
+		idx = append(idx, cs...)
+		qs[j] = tok.newRefineQueries(p, j)
+	}
+	before := make([]int, len(qs))
+	for j := range qs {
+		before[j] = len(qs[j].target)
+	}
+	added, err := tok.mineQueries(p, qs, idx, K, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for j := range qs {
+		var want []float32
+		for v, infl := range skin.Weights {
+			truth := weightOf(c.Skin.Weights[v], j)
+			if d := weightOf(infl, j) - truth; d > mineMargin || d < -mineMargin {
+				want = append(want, truth)
+			}
+		}
+		want = want[:min(len(want), mineMax)]
+		got := qs[j].target[before[j]:]
+		if len(got) != len(want) {
+			t.Fatalf("joint %d: mined %d vertices, want %d", j, len(got), len(want))
+		}
+		if len(want) < mineMax && !slices.Equal(got, want) {
+			t.Errorf("joint %d: mined targets %v, want %v", j, got, want)
+		}
+		for i, w := range qs[j].lossW[before[j]:] {
+			if wantW := 2 + b2f(got[i] > 0); w != wantW {
+				t.Fatalf("joint %d: mined loss weight %v, want %v", j, w, wantW)
+			}
+		}
+		if len(qs[j].feat) != len(qs[j].target)*p.qd || qs[j].h != nil {
+			t.Fatalf("joint %d: %d features for %d queries (prefix cached: %v)", j, len(qs[j].feat), len(qs[j].target), qs[j].h != nil)
+		}
+		total += len(got)
+	}
+	if added != total || added == 0 {
+		t.Fatalf("mineQueries reported %d, the queries grew by %d (an untrained decoder must get something wrong)", added, total)
+	}
+	tok.MinePasses = 2
+	mined, err := tok.EncodeAll(c.Clone())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, cs := range mined {
+		for _, x := range cs {
+			if x < 0 || x >= SkinCodebookSize {
+				t.Fatalf("joint %d: mined code %d out of range", j, x)
+			}
+		}
 	}
 }

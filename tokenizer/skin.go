@@ -37,6 +37,10 @@ type SkinTokenizer struct {
 	// RefineRounds is how many rounds of code search (refine.go) follow the
 	// encoder's prediction in Encode and EncodeAll; 0 keeps the encoder's codes.
 	RefineRounds int
+	// MinePasses is how many times EncodeAll, after the code search, decodes the
+	// whole skin, adds the vertices it gets wrong to each bone's search queries and
+	// searches again (refine.go); 0 searches once. Needs RefineRounds > 0.
+	MinePasses int
 
 	master  *cvae[float32]
 	pool    sync.Pool // *cvae[float32] replicas for concurrent calls
@@ -61,7 +65,7 @@ func NewSkinTokenizer(cfg CVAEConfig, seed uint64) (*SkinTokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SkinTokenizer{Config: cfg, Threshold: 0.05, MaxInfluences: assets.MaxInfluencesWritten, Seed: 1, RefineRounds: DefaultRefineRounds, master: m}, nil
+	return &SkinTokenizer{Config: cfg, Threshold: 0.05, MaxInfluences: assets.MaxInfluencesWritten, Seed: 1, RefineRounds: DefaultRefineRounds, MinePasses: DefaultMinePasses, master: m}, nil
 }
 
 //go:embed checkpoints/skin.safetensors
@@ -207,8 +211,10 @@ func (t *SkinTokenizer) prepared(c *assets.Character) (*prepared, error) {
 }
 
 // Encode returns the SkinTokensPerJoint codes (0..SkinCodebookSize-1) of joint's
-// weights in c, a rigged character normalized into the cube. Encoding is
-// deterministic. Use SkinToken to turn codes into token ids.
+// weights in c, a rigged character normalized into the cube: the codes EncodeAll
+// gives that joint. Encoding is deterministic. Use SkinToken to turn codes into
+// token ids. With mining (MinePasses and RefineRounds above 0) a joint's codes
+// depend on the whole skin, so Encode costs an EncodeAll.
 func (t *SkinTokenizer) Encode(c *assets.Character, joint int) ([]int, error) {
 	p, err := t.prepared(c)
 	if err != nil {
@@ -216,6 +222,13 @@ func (t *SkinTokenizer) Encode(c *assets.Character, joint int) ([]int, error) {
 	}
 	if joint < 0 || joint >= p.nJ {
 		return nil, fmt.Errorf("skin tokenizer: encode %q: joint %d of %d", c.Name, joint, p.nJ)
+	}
+	if t.MinePasses > 0 && t.RefineRounds > 0 {
+		all, err := t.EncodeAll(c)
+		if err != nil {
+			return nil, err
+		}
+		return all[joint], nil
 	}
 	codes, err := t.encodeJoints(p, []int{joint})
 	if err != nil {
