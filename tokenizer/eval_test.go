@@ -55,25 +55,25 @@ func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
 		}
 		tok.Threshold = v
 	}
-	if r := os.Getenv("RIGKIT_TOKENIZER_REFINE"); r != "" {
+	for _, knob := range []struct {
+		env, what string
+		dst       *int
+	}{
+		{"RIGKIT_TOKENIZER_REFINE", "rounds", &tok.RefineRounds},
+		{"RIGKIT_TOKENIZER_MINE", "passes", &tok.MinePasses},
+	} {
+		r := os.Getenv(knob.env)
+		if r == "" {
+			continue
+		}
 		n, err := strconv.Atoi(r)
 		if err != nil || n < 0 {
-			t.Fatalf("RIGKIT_TOKENIZER_REFINE=%q: want a number of rounds", r)
+			t.Fatalf("%s=%q: want a number of %s", knob.env, r, knob.what)
 		}
 		if path == "" {
-			t.Fatal("RIGKIT_TOKENIZER_REFINE changes the shared embedded tokenizer; name a checkpoint")
+			t.Fatalf("%s changes the shared embedded tokenizer; name a checkpoint", knob.env)
 		}
-		tok.RefineRounds = n
-	}
-	if r := os.Getenv("RIGKIT_TOKENIZER_MINE"); r != "" {
-		n, err := strconv.Atoi(r)
-		if err != nil || n < 0 {
-			t.Fatalf("RIGKIT_TOKENIZER_MINE=%q: want a number of passes", r)
-		}
-		if path == "" {
-			t.Fatal("RIGKIT_TOKENIZER_MINE changes the shared embedded tokenizer; name a checkpoint")
-		}
-		tok.MinePasses = n
+		*knob.dst = n
 	}
 	return tok
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/rigkit/rigkit/assets"
 )
 
 // TestRefineCodes checks code refinement on the tube with an untrained geodesic
@@ -11,13 +13,7 @@ import (
 // refinement objective, differ from them somewhere (a random decoder is far from
 // its optimum), and zero rounds keep the encoder's codes.
 func TestRefineCodes(t *testing.T) {
-	cfg := DefaultCVAEConfig()
-	cfg.Prior, cfg.Geodesic = 0, 1
-	tok, err := NewSkinTokenizer(cfg, 11)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := tube()
+	tok, c := untrainedGeodesicTube(t)
 	tok.RefineRounds, tok.MinePasses = 0, 0 // mining changes the objective; see TestMineQueries
 	plain, err := tok.EncodeAll(c)
 	if err != nil {
@@ -181,13 +177,7 @@ func TestMeanProbabilities(t *testing.T) {
 // than mineMargin, with their true weights as targets and one more loss weight, and
 // EncodeAll with mining passes returns valid codes.
 func TestMineQueries(t *testing.T) {
-	cfg := DefaultCVAEConfig()
-	cfg.Prior, cfg.Geodesic = 0, 1
-	tok, err := NewSkinTokenizer(cfg, 11)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := tube()
+	tok, c := untrainedGeodesicTube(t)
 	tok.RefineRounds, tok.MinePasses = 2, 0
 	codes, err := tok.EncodeAll(c)
 	if err != nil {
@@ -258,4 +248,17 @@ func TestMineQueries(t *testing.T) {
 			}
 		}
 	}
+}
+
+// untrainedGeodesicTube returns an untrained geodesic-prior tokenizer (seed 11) and
+// the tube.
+func untrainedGeodesicTube(t *testing.T) (*SkinTokenizer, *assets.Character) {
+	t.Helper()
+	cfg := DefaultCVAEConfig()
+	cfg.Prior, cfg.Geodesic = 0, 1
+	tok, err := NewSkinTokenizer(cfg, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok, tube()
 }
