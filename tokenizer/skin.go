@@ -93,6 +93,16 @@ func DefaultSkinTokenizer() (*SkinTokenizer, error) {
 	return defaultTok, defaultErr
 }
 
+// ShippedSkinTokenizer returns a private copy of the shipped skin tokenizer, for
+// callers that change its settings (the one DefaultSkinTokenizer returns is shared).
+func ShippedSkinTokenizer() (*SkinTokenizer, error) {
+	t, err := ReadSkinTokenizer(bytes.NewReader(shippedCheckpoint))
+	if err != nil {
+		return nil, fmt.Errorf("embedded %s: %w", ShippedCheckpoint, err)
+	}
+	return t, nil
+}
+
 // LoadSkinTokenizer reads a skin-tokenizer checkpoint (safetensors) from a file.
 func LoadSkinTokenizer(path string) (*SkinTokenizer, error) {
 	f, err := os.Open(path)

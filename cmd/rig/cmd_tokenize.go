@@ -56,6 +56,8 @@ func runTokenize(args []string, stdout io.Writer) error {
 	fs := newFlags("tokenize")
 	out := fs.String("out", "", "write the JSON here instead of stdout")
 	ckpt := fs.String("checkpoint", "", "skin-tokenizer checkpoint (default: the shipped one)")
+	refine := fs.Int("refine", tokenizer.DefaultRefineRounds, "rounds of code search against the decoder (0: the encoder's codes, fastest)")
+	mine := fs.Int("mine", tokenizer.DefaultMinePasses, "passes that add the decoded skin's errors to the code search (0: none; about 2.5x faster)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -63,9 +65,23 @@ func runTokenize(args []string, stdout io.Writer) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: want one FILE, got %d arguments", errUsage, len(pos))
 	}
-	tok, err := loadSkinTokenizer(*ckpt)
+	if *refine < 0 || *mine < 0 {
+		return fmt.Errorf("%w: --refine and --mine must not be negative", errUsage)
+	}
+	var tok *tokenizer.SkinTokenizer
+	switch {
+	case *ckpt != "":
+		tok, err = tokenizer.LoadSkinTokenizer(*ckpt)
+	case *refine != tokenizer.DefaultRefineRounds || *mine != tokenizer.DefaultMinePasses:
+		tok, err = tokenizer.ShippedSkinTokenizer() // a copy: its settings change below
+	default:
+		tok, err = tokenizer.DefaultSkinTokenizer()
+	}
 	if err != nil {
 		return err
+	}
+	if tok.RefineRounds != *refine || tok.MinePasses != *mine {
+		tok.RefineRounds, tok.MinePasses = *refine, *mine
 	}
 	c, err := assets.Load(pos[0])
 	if err != nil {

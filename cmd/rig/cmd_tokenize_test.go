@@ -77,10 +77,48 @@ func TestTokenizeDetokenize(t *testing.T) {
 }
 
 func TestTokenizeUsage(t *testing.T) {
-	for _, args := range [][]string{{"tokenize"}, {"detokenize", "x.json"}, {"train-tokenizer", "--out", "x"}} {
+	for _, args := range [][]string{{"tokenize"}, {"tokenize", "x.glb", "--mine", "-1"}, {"tokenize", "x.glb", "--refine", "-2"},
+		{"detokenize", "x.json"}, {"train-tokenizer", "--out", "x"}} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errb.String())
 		}
+	}
+}
+
+// TestTokenizeSearchFlags runs `rig tokenize` with the shipped tokenizer and the code
+// search switched off: it works, and the shared shipped tokenizer keeps its defaults.
+func TestTokenizeSearchFlags(t *testing.T) {
+	dir := t.TempDir()
+	c, err := synth.Generate("quadruped", 2, synth.Options{TargetVertices: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.glb")
+	if err := assets.Save(in, c); err != nil {
+		t.Fatal(err)
+	}
+	tokens := filepath.Join(dir, "tokens.json")
+	var out, errb bytes.Buffer
+	if code := run([]string{"tokenize", in, "--out", tokens, "--refine", "0", "--mine", "0"}, &out, &errb); code != 0 {
+		t.Fatalf("tokenize: exit %d: %s", code, errb.String())
+	}
+	var rep tokenizeReport
+	data, err := os.ReadFile(tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Joints != c.Skeleton.NumJoints() || rep.RoundTrip.Skin.Orphans != 0 {
+		t.Fatalf("report: %d joints (want %d), %d orphans", rep.Joints, c.Skeleton.NumJoints(), rep.RoundTrip.Skin.Orphans)
+	}
+	shared, err := tokenizer.DefaultSkinTokenizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shared.RefineRounds != tokenizer.DefaultRefineRounds || shared.MinePasses != tokenizer.DefaultMinePasses {
+		t.Fatalf("the shared tokenizer now has %d rounds, %d passes", shared.RefineRounds, shared.MinePasses)
 	}
 }
