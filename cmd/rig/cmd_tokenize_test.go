@@ -17,14 +17,6 @@ import (
 // creature with an untrained tokenizer: the commands' plumbing, not its quality.
 func TestTokenizeDetokenize(t *testing.T) {
 	dir := t.TempDir()
-	c, err := synth.Generate("biped", 3, synth.Options{TargetVertices: 800})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := filepath.Join(dir, "in.glb")
-	if err := assets.Save(in, c); err != nil {
-		t.Fatal(err)
-	}
 	tok, err := tokenizer.NewSkinTokenizer(tokenizer.DefaultCVAEConfig(), 1)
 	if err != nil {
 		t.Fatal(err)
@@ -33,19 +25,7 @@ func TestTokenizeDetokenize(t *testing.T) {
 	if err := tok.Save(ckpt); err != nil {
 		t.Fatal(err)
 	}
-	tokens := filepath.Join(dir, "tokens.json")
-	var out, errb bytes.Buffer
-	if code := run([]string{"tokenize", in, "--out", tokens, "--checkpoint", ckpt}, &out, &errb); code != 0 {
-		t.Fatalf("tokenize: exit %d: %s", code, errb.String())
-	}
-	var rep tokenizeReport
-	data, err := os.ReadFile(tokens)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
+	c, in, tokens, rep := tokenizeSynth(t, dir, "biped", 3, 800, "--checkpoint", ckpt)
 	if rep.Joints != c.Skeleton.NumJoints() || rep.VocabSize != tokenizer.VocabSize || !strings.HasPrefix(rep.Readable, "<BOS>") {
 		t.Fatalf("report: %d joints (want %d), vocab %d, readable %.20q", rep.Joints, c.Skeleton.NumJoints(), rep.VocabSize, rep.Readable)
 	}
@@ -53,8 +33,7 @@ func TestTokenizeDetokenize(t *testing.T) {
 		t.Fatalf("round trip: %d orphans, CD-J2J %v", rep.RoundTrip.Skin.Orphans, rep.RoundTrip.Skeleton.CDJ2J)
 	}
 	rig := filepath.Join(dir, "rig.glb")
-	out.Reset()
-	errb.Reset()
+	var out, errb bytes.Buffer
 	if code := run([]string{"detokenize", tokens, "--mesh", in, "--out", rig, "--checkpoint", ckpt}, &out, &errb); code != 0 {
 		t.Fatalf("detokenize: exit %d: %s", code, errb.String())
 	}
@@ -89,28 +68,7 @@ func TestTokenizeUsage(t *testing.T) {
 // TestTokenizeSearchFlags runs `rig tokenize` with the shipped tokenizer and the code
 // search switched off: it works, and the shared shipped tokenizer keeps its defaults.
 func TestTokenizeSearchFlags(t *testing.T) {
-	dir := t.TempDir()
-	c, err := synth.Generate("quadruped", 2, synth.Options{TargetVertices: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := filepath.Join(dir, "in.glb")
-	if err := assets.Save(in, c); err != nil {
-		t.Fatal(err)
-	}
-	tokens := filepath.Join(dir, "tokens.json")
-	var out, errb bytes.Buffer
-	if code := run([]string{"tokenize", in, "--out", tokens, "--refine", "0", "--mine", "0"}, &out, &errb); code != 0 {
-		t.Fatalf("tokenize: exit %d: %s", code, errb.String())
-	}
-	var rep tokenizeReport
-	data, err := os.ReadFile(tokens)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
+	c, _, _, rep := tokenizeSynth(t, t.TempDir(), "quadruped", 2, 600, "--refine", "0", "--mine", "0")
 	if rep.Joints != c.Skeleton.NumJoints() || rep.RoundTrip.Skin.Orphans != 0 {
 		t.Fatalf("report: %d joints (want %d), %d orphans", rep.Joints, c.Skeleton.NumJoints(), rep.RoundTrip.Skin.Orphans)
 	}
@@ -121,4 +79,33 @@ func TestTokenizeSearchFlags(t *testing.T) {
 	if shared.RefineRounds != tokenizer.DefaultRefineRounds || shared.MinePasses != tokenizer.DefaultMinePasses {
 		t.Fatalf("the shared tokenizer now has %d rounds, %d passes", shared.RefineRounds, shared.MinePasses)
 	}
+}
+
+// tokenizeSynth saves a synthetic creature into dir and runs `rig tokenize` on it
+// with args after the file; it returns the creature, its path, the token file and
+// the report.
+func tokenizeSynth(t *testing.T, dir, kind string, seed int64, vertices int, args ...string) (*assets.Character, string, string, tokenizeReport) {
+	t.Helper()
+	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: vertices})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.glb")
+	if err := assets.Save(in, c); err != nil {
+		t.Fatal(err)
+	}
+	tokens := filepath.Join(dir, "tokens.json")
+	var out, errb bytes.Buffer
+	if code := run(append([]string{"tokenize", in, "--out", tokens}, args...), &out, &errb); code != 0 {
+		t.Fatalf("tokenize: exit %d: %s", code, errb.String())
+	}
+	var rep tokenizeReport
+	data, err := os.ReadFile(tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return c, in, tokens, rep
 }
