@@ -184,13 +184,9 @@ func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int,
 		return
 	}
 	for pass := 0; pass < t.MinePasses; pass++ {
-		added, err := t.mineQueries(p, qs, idx, m.cfg.K, pass)
-		if err != nil || added == 0 {
-			return
-		}
 		// Only bones that gained queries have a new objective to search.
-		for b := range qs {
-			active[b] = qs[b].h == nil
+		if added, err := t.mineQueries(m, p, qs, idx, pass, active); err != nil || added == 0 {
+			return
 		}
 		t.searchCodes(m, qs, lat, idx, rounds, active)
 	}
@@ -202,18 +198,20 @@ func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int,
 // skin of the current codes (idx, one list per joint of p) as Decode would and
 // adds to each bone's queries the vertices whose decoded weight for it is off by
 // more than mineMargin (at most mineMax, a seeded choice), with loss weight one more
-// than the others. It returns how many it added.
+// than the others. It marks in gained the bones that got queries and returns how
+// many it added.
 const (
 	mineMargin = 0.1
 	mineMax    = 256
 )
 
-func (t *SkinTokenizer) mineQueries(p *prepared, qs []refineQueries, idx []int, K, pass int) (int, error) {
+func (t *SkinTokenizer) mineQueries(m *cvae[float32], p *prepared, qs []refineQueries, idx []int, pass int, gained []bool) (int, error) {
+	K := m.cfg.K
 	codes := make([][]int, p.nJ)
 	for j := range codes {
 		codes[j] = idx[j*K : (j+1)*K]
 	}
-	probs, err := t.Probabilities(p.c, p.c.Skeleton, codes)
+	probs, err := t.meanProbs(m, p, [][][]int{codes})
 	if err != nil {
 		return 0, err
 	}
@@ -232,6 +230,7 @@ func (t *SkinTokenizer) mineQueries(p *prepared, qs []refineQueries, idx []int, 
 			bad = bad[:mineMax]
 		}
 		qs[j].add(p, j, bad, 1)
+		gained[j] = len(bad) > 0
 		added += len(bad)
 	}
 	return added, nil

@@ -191,7 +191,6 @@ func TestMineQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	K := tok.Config.K
 	var idx []int
 	qs := make([]refineQueries, len(codes))
 	for j, cs := range codes {
@@ -202,7 +201,9 @@ func TestMineQueries(t *testing.T) {
 	for j := range qs {
 		before[j] = len(qs[j].target)
 	}
-	added, err := tok.mineQueries(p, qs, idx, K, 0)
+	m := tok.replica()
+	defer tok.release(m)
+	added, err := tok.mineQueries(m, p, qs, idx, 0, make([]bool, len(qs)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -325,6 +325,13 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 	if err != nil {
 		return nil, err
 	}
+	return t.meanProbs(m, p, codeSets)
+}
+
+// meanProbs is MeanProbabilities on a prepared character (its skin, if any, is not
+// read) with replica m; codeSets are already checked against p's joints.
+func (t *SkinTokenizer) meanProbs(m *cvae[float32], p *prepared, codeSets [][][]int) ([]float32, error) {
+	nJ, K := p.nJ, m.cfg.K
 	lat := append([]float32(nil), m.meshLatents(p.mesh, 1)...)
 	bones := make([]float32, nJ*boneFeatures)
 	for j := 0; j < nJ; j++ {
@@ -332,7 +339,7 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 	}
 	// Vertices at the same position (UV and normal seams) are decoded once, with the
 	// first one's normal, so seams get identical weights and cost nothing extra.
-	pos := c.Mesh.Positions
+	pos := p.c.Mesh.Positions
 	uniq := make([]int, 0, len(pos))
 	rep := make([]int, len(pos))
 	first := make(map[assets.Vec3]int, len(pos))

@@ -68,21 +68,17 @@ func runTokenize(args []string, stdout io.Writer) error {
 	if *refine < 0 || *mine < 0 {
 		return fmt.Errorf("%w: --refine and --mine must not be negative", errUsage)
 	}
+	// A private copy (not the shared DefaultSkinTokenizer): its settings change here.
 	var tok *tokenizer.SkinTokenizer
-	switch {
-	case *ckpt != "":
+	if *ckpt != "" {
 		tok, err = tokenizer.LoadSkinTokenizer(*ckpt)
-	case *refine != tokenizer.DefaultRefineRounds || *mine != tokenizer.DefaultMinePasses:
-		tok, err = tokenizer.ShippedSkinTokenizer() // a copy: its settings change below
-	default:
-		tok, err = tokenizer.DefaultSkinTokenizer()
+	} else {
+		tok, err = tokenizer.ShippedSkinTokenizer()
 	}
 	if err != nil {
 		return err
 	}
-	if tok.RefineRounds != *refine || tok.MinePasses != *mine {
-		tok.RefineRounds, tok.MinePasses = *refine, *mine
-	}
+	tok.RefineRounds, tok.MinePasses = *refine, *mine
 	c, err := assets.Load(pos[0])
 	if err != nil {
 		return err
