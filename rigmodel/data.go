@@ -30,6 +30,8 @@ type Example struct {
 	// HasSkin is false when the stream stops at SEP (no skin tokenizer available): the
 	// skin part is then not trained.
 	HasSkin bool
+	// SkinK is the number of skin codes per joint in Tokens (0 without skin).
+	SkinK int
 }
 
 // SkinEncoder turns a character's weights into skin codes, one row of
@@ -37,6 +39,8 @@ type Example struct {
 // to the character's joints). The character is in the normalized cube.
 type SkinEncoder interface {
 	EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error)
+	// SkinTokensPerJoint is K, the length of each joint's code list.
+	SkinTokensPerJoint() int
 }
 
 // HeldOut reports whether a creature family (as named by tokenizer.Families) belongs
@@ -229,6 +233,9 @@ func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand
 		return nil, fmt.Errorf("example %s: %w", c.Name, err)
 	}
 	ex.Tokens, ex.HasSkin = full, true
+	if len(codes) > 0 {
+		ex.SkinK = len(codes[0])
+	}
 	return ex, nil
 }
 
@@ -248,6 +255,8 @@ func SkinFingerprint(t *tokenizer.SkinTokenizer) string {
 func TokenizerSkin(t *tokenizer.SkinTokenizer) SkinEncoder { return tokenizerSkin{t} }
 
 type tokenizerSkin struct{ t *tokenizer.SkinTokenizer }
+
+func (a tokenizerSkin) SkinTokensPerJoint() int { return a.t.K() }
 
 func (a tokenizerSkin) EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error) {
 	all, err := a.t.EncodeAll(c)

@@ -101,7 +101,7 @@ func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPO
 		// The group is sampled as one batch after a single reading of BOS.
 		opts := make([]SampleOptions, opt.Group)
 		for i := range opts {
-			opts[i] = SampleOptions{Temperature: temp, MaxJoints: maxJ, StopAtSEP: opt.StopAtSEP, Region: region}
+			opts[i] = SampleOptions{Temperature: temp, MaxJoints: maxJ, SkinTokens: m.Cfg.SkinTokensPerJoint(), StopAtSEP: opt.StopAtSEP, Region: region}
 		}
 		sess, err := m.NewSession(lat)
 		if err != nil {
@@ -182,7 +182,7 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 	}
 	var learn []pos
 	for i, s := range group {
-		g := tokenizer.NewGrammar(maxJ).Start()
+		g := tokenizer.NewGrammar(maxJ, m.Cfg.SkinTokensPerJoint()).Start()
 		var jc jointCursor // the joint being written, as Generate tracks it
 		for t := 0; t+1 < len(s.Tokens); t++ {
 			tok := s.Tokens[t]

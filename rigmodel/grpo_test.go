@@ -174,7 +174,7 @@ func TestGRPOKLPullsTowardReference(t *testing.T) {
 // temperatures; tokens outside the mask get no gradient.
 func TestKLGradient(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	st := tokenizer.NewGrammar(8).Start()
+	st := tokenizer.NewGrammar(8, 0).Start()
 	if err := st.Next(tokenizer.BOS); err != nil {
 		t.Fatal(err)
 	}

@@ -47,6 +47,23 @@ type Config struct {
 	Vocab    int     `json:"vocab"`   // tokenizer.VocabSize when trained
 	Dropout  float64 `json:"dropout"`
 	MaxJoint int     `json:"max_joints"` // joint bound while sampling (fits MaxSeq)
+	// SkinK is K, the skin tokens per joint of the streams the model writes: the K of
+	// the skin tokenizer it was trained with. 0 (checkpoints from before it was
+	// stored) means LegacySkinTokensPerJoint.
+	SkinK int `json:"skin_tokens_per_joint,omitempty"`
+}
+
+// LegacySkinTokensPerJoint is the K of every model checkpoint that does not record
+// one: the skin tokenizers of that time all wrote 4 codes per joint.
+const LegacySkinTokensPerJoint = 4
+
+// SkinTokensPerJoint is the K of the model's streams (SkinK, or
+// LegacySkinTokensPerJoint when unset).
+func (c Config) SkinTokensPerJoint() int {
+	if c.SkinK <= 0 {
+		return LegacySkinTokensPerJoint
+	}
+	return c.SkinK
 }
 
 // DefaultConfig is the shipped model's size: small enough to train on a 2-core CPU.
@@ -61,10 +78,12 @@ func (c Config) validate() error {
 		return fmt.Errorf("rigmodel: config vocabulary %d, the tokenizer has %d (retrain the model)", c.Vocab, tokenizer.VocabSize)
 	case c.DModel%c.Heads != 0:
 		return fmt.Errorf("rigmodel: d_model %d not divisible by %d heads", c.DModel, c.Heads)
+	case c.SkinK > tokenizer.MaxSkinTokensPerJoint:
+		return fmt.Errorf("rigmodel: %d skin tokens per joint, the stream allows at most %d", c.SkinK, tokenizer.MaxSkinTokensPerJoint)
 	}
 	// The longest stream of MaxJoint joints must fit: BOS, 3 coords + 1 POP per joint,
 	// SEP, K skin tokens per joint, EOS.
-	if need := 3 + c.MaxJoint*(4+tokenizer.SkinTokensPerJoint); c.MaxJoint < 1 || need > c.MaxSeq {
+	if need := 3 + c.MaxJoint*(4+c.SkinTokensPerJoint()); c.MaxJoint < 1 || need > c.MaxSeq {
 		return fmt.Errorf("rigmodel: %d joints need streams of %d tokens, MaxSeq is %d", c.MaxJoint, need, c.MaxSeq)
 	}
 	return nil

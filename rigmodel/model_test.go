@@ -87,10 +87,12 @@ func tinyExamples(t testing.TB, n int) []*Example {
 // fakeSkin makes deterministic skin codes from each joint's token-order index.
 type fakeSkin struct{ seed int }
 
+func (f fakeSkin) SkinTokensPerJoint() int { return tinyConfig.SkinTokensPerJoint() }
+
 func (f fakeSkin) EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error) {
 	codes := make([][]int, len(order))
 	for j := range codes {
-		for k := 0; k < tokenizer.SkinTokensPerJoint; k++ {
+		for k := 0; k < f.SkinTokensPerJoint(); k++ {
 			codes[j] = append(codes[j], (j*7+k*31+f.seed)%tokenizer.SkinCodebookSize)
 		}
 	}
@@ -138,7 +140,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := Generate(sess, nil, SampleOptions{MaxJoints: tinyConfig.MaxJoint}, mrand.New(mrand.NewSource(1)))
+		s, err := Generate(sess, nil, SampleOptions{MaxJoints: tinyConfig.MaxJoint, SkinTokens: tinyConfig.SkinTokensPerJoint()}, mrand.New(mrand.NewSource(1)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +153,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 			t.Fatal(err)
 		}
 		full := engine.Data[float32](logits)
-		g := tokenizer.NewGrammar(tinyConfig.MaxJoint).Start()
+		g := tokenizer.NewGrammar(tinyConfig.MaxJoint, tinyConfig.SkinTokensPerJoint()).Start()
 		for i := 0; i < T; i++ {
 			g.Next(s.Tokens[i])
 			mask := g.Allowed()

@@ -29,6 +29,9 @@ type SampleOptions struct {
 	TopP float64
 	// MaxJoints bounds the skeleton (0: tokenizer.MaxJoints).
 	MaxJoints int
+	// SkinTokens is K, the skin tokens per joint of the model's streams
+	// (Config.SkinTokensPerJoint; 0: tokenizer.SkinTokensPerJoint).
+	SkinTokens int
 	// StopAtSEP ends the stream after the skeleton (skeleton-only generation).
 	StopAtSEP bool
 	// Region, when set, masks joint coordinates outside it (MeshRegion: inside the
@@ -103,8 +106,8 @@ func GenerateN(m Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]
 	}
 	rows := make([]*stream, len(opts))
 	for i, opt := range opts {
-		if opt.MaxJoints != opts[0].MaxJoints {
-			return nil, errors.New("generate: every stream of a batch needs the same MaxJoints")
+		if opt.MaxJoints != opts[0].MaxJoints || opt.SkinTokens != opts[0].SkinTokens {
+			return nil, errors.New("generate: every stream of a batch needs the same MaxJoints and SkinTokens")
 		}
 		rows[i] = first.clone(opt)
 	}
@@ -175,7 +178,7 @@ func feedPrompt(m Stepper, prompt []int, opt SampleOptions) (*stream, []float32,
 	if len(prompt) == 0 {
 		prompt = []int{tokenizer.BOS}
 	}
-	s := &stream{opt: opt, st: tokenizer.NewGrammar(opt.MaxJoints).Start(), out: &Sampled{Prompt: len(prompt)}}
+	s := &stream{opt: opt, st: tokenizer.NewGrammar(opt.MaxJoints, opt.SkinTokens).Start(), out: &Sampled{Prompt: len(prompt)}}
 	var logits []float32
 	var err error
 	for i, t := range prompt {
@@ -434,7 +437,7 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 	// and scored.
 	opts := make([]SampleOptions, max(r.Samples, 1))
 	for s := range opts {
-		opts[s] = SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, StopAtSEP: !skinMode, Region: region}
+		opts[s] = SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, SkinTokens: r.Model.Cfg.SkinTokensPerJoint(), StopAtSEP: !skinMode, Region: region}
 		if s > 0 {
 			opts[s].Temperature = r.Temperature
 			if opts[s].Temperature <= 0 {
@@ -572,7 +575,7 @@ func (r *ModelRigger) decode(c *assets.Character, norm assets.Normalization, tok
 	out := c.Clone()
 	out.Skeleton, out.Skin, out.Animations = tokenizer.SkeletonToWorld(skCube, norm), nil, nil
 	if skinMode {
-		skelToks, codes, err := tokenizer.Split(tokens)
+		skelToks, codes, err := tokenizer.Split(tokens, r.Model.Cfg.SkinTokensPerJoint())
 		if err == nil {
 			cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
 			var skin *assets.Skin
@@ -679,8 +682,9 @@ func (r *ModelRigger) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy b
 	}
 	opts := make([]SampleOptions, n)
 	for i := range opts {
+		opts[i].SkinTokens = r.Model.Cfg.SkinTokensPerJoint()
 		if i > 0 || !greedy {
-			opts[i] = SampleOptions{Temperature: temp, TopP: 0.95}
+			opts[i].Temperature, opts[i].TopP = temp, 0.95
 		}
 	}
 	sess, err := r.Model.NewSession(lat)
@@ -693,7 +697,7 @@ func (r *ModelRigger) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy b
 	}
 	sets := make([][][]int, len(streams))
 	for i, smp := range streams {
-		if _, sets[i], err = tokenizer.Split(smp.Tokens); err != nil {
+		if _, sets[i], err = tokenizer.Split(smp.Tokens, r.Model.Cfg.SkinTokensPerJoint()); err != nil {
 			return nil, err
 		}
 	}
@@ -713,7 +717,7 @@ func (r *ModelRigger) PredictSkeleton(c *assets.Character) (*assets.Skeleton, er
 	if err != nil {
 		return nil, err
 	}
-	smp, err := Generate(sess, nil, SampleOptions{MaxJoints: r.Model.Cfg.MaxJoint, StopAtSEP: true, Region: r.region(&nm)}, rng)
+	smp, err := Generate(sess, nil, SampleOptions{MaxJoints: r.Model.Cfg.MaxJoint, SkinTokens: r.Model.Cfg.SkinTokensPerJoint(), StopAtSEP: true, Region: r.region(&nm)}, rng)
 	if err != nil {
 		return nil, err
 	}

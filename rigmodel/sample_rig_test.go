@@ -238,7 +238,7 @@ func sampleStream(t *testing.T, r *ModelRigger, c *assets.Character) []int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	smp, err := Generate(sess, nil, SampleOptions{Temperature: 1, MaxJoints: r.Model.Cfg.MaxJoint}, rng)
+	smp, err := Generate(sess, nil, SampleOptions{Temperature: 1, MaxJoints: r.Model.Cfg.MaxJoint, SkinTokens: r.Model.Cfg.SkinTokensPerJoint()}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

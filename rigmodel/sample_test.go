@@ -33,8 +33,8 @@ func TestGenerateAlwaysDecodes(t *testing.T) {
 		opt  SampleOptions
 	}{
 		{"greedy", SampleOptions{Temperature: 0, MaxJoints: 12}},
-		{"t=1", SampleOptions{Temperature: 1, MaxJoints: 12}},
-		{"t=1.5 top-p", SampleOptions{Temperature: 1.5, TopP: 0.9, MaxJoints: 20}},
+		{"t=1 K=4", SampleOptions{Temperature: 1, MaxJoints: 12, SkinTokens: 4}},
+		{"t=1.5 top-p K=16", SampleOptions{Temperature: 1.5, TopP: 0.9, MaxJoints: 20, SkinTokens: 16}},
 		{"skeleton only", SampleOptions{Temperature: 1, StopAtSEP: true}},
 	}
 	for _, tc := range tests {
@@ -74,7 +74,7 @@ func TestGenerateAlwaysDecodes(t *testing.T) {
 					}
 					continue
 				}
-				_, codes, err := tokenizer.Split(s.Tokens)
+				_, codes, err := tokenizer.Split(s.Tokens, tc.opt.SkinTokens)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
@@ -109,7 +109,7 @@ func TestGeneratePromptIsKept(t *testing.T) {
 
 func TestPickTopPAndTemperature(t *testing.T) {
 	var mask tokenizer.Mask
-	g := tokenizer.NewGrammar(0)
+	g := tokenizer.NewGrammar(0, 0)
 	st := g.Start()
 	mask = st.Allowed() // only BOS
 	logits := make([]float32, tokenizer.VocabSize)
@@ -172,7 +172,7 @@ func TestGenerateN(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, row := range rows {
-			if _, err := tokenizer.NewGrammar(maxJ).Run(row.Tokens); err != nil {
+			if _, err := tokenizer.NewGrammar(maxJ, 0).Run(row.Tokens); err != nil {
 				t.Fatalf("row %d: %v", i, err)
 			}
 			if opts[i].StopAtSEP != (row.Tokens[len(row.Tokens)-1] == tokenizer.SEP) {
@@ -186,7 +186,7 @@ func TestGenerateN(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := tokenizer.NewGrammar(maxJ).Start()
+			st := tokenizer.NewGrammar(maxJ, 0).Start()
 			for p, tok := range row.Tokens {
 				if p >= row.Prompt && opts[i].Temperature > 0 && opts[i].TopP == 0 {
 					mask := st.Allowed()

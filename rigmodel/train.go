@@ -167,6 +167,10 @@ func Train(opt TrainOptions) (*TrainState, error) {
 			state.Data, state.SkinTokens, state.SkinTokenizer = opt.Data, opt.Skin != nil, opt.SkinID
 		}
 	}
+	if opt.Skin != nil && opt.Skin.SkinTokensPerJoint() != opt.Config.SkinTokensPerJoint() {
+		return nil, fmt.Errorf("train: the skin tokenizer writes %d codes per joint, the model's config %d (Config.SkinK)",
+			opt.Skin.SkinTokensPerJoint(), opt.Config.SkinTokensPerJoint())
+	}
 	if m == nil {
 		if m, err = NewModel(opt.Config, uint64(opt.Seed)); err != nil {
 			return nil, fmt.Errorf("train: %w", err)

@@ -99,7 +99,7 @@ func reconstruct(tok *tokenizer.SkinTokenizer, c *assets.Character, ablate bool)
 	if floor, err = metrics.SkinMetrics(c, skinning.Rigid(c), 1); err != nil || !ablate {
 		return
 	}
-	constant := make([]int, tokenizer.SkinTokensPerJoint)
+	constant := make([]int, tok.K())
 	for k := range constant {
 		count := map[int]int{}
 		for _, cs := range codes {
@@ -122,25 +122,24 @@ func reconstruct(tok *tokenizer.SkinTokenizer, c *assets.Character, ablate bool)
 
 // codeUsage counts the codes seen in each of the K slots of a set of bones.
 type codeUsage struct {
-	slots  [tokenizer.SkinTokensPerJoint]map[int]int
-	tuples map[[tokenizer.SkinTokensPerJoint]int]int
+	slots  []map[int]int
+	tuples map[string]int
 	bones  int
 }
 
 func (u *codeUsage) add(codes [][]int) {
-	if u.tuples == nil {
-		u.tuples = map[[tokenizer.SkinTokensPerJoint]int]int{}
-		for k := range u.slots {
-			u.slots[k] = map[int]int{}
-		}
-	}
 	for _, cs := range codes {
-		var key [tokenizer.SkinTokensPerJoint]int
+		if u.tuples == nil {
+			u.tuples = map[string]int{}
+			u.slots = make([]map[int]int, len(cs))
+			for k := range u.slots {
+				u.slots[k] = map[int]int{}
+			}
+		}
 		for k, c := range cs {
 			u.slots[k][c]++
-			key[k] = c
 		}
-		u.tuples[key]++
+		u.tuples[fmt.Sprint(cs)]++
 		u.bones++
 	}
 }
@@ -163,7 +162,7 @@ func perplexity(h map[int]int) float64 {
 // code lists.
 func (u *codeUsage) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d bones, %d distinct code lists of %d codes; per slot distinct codes (perplexity) of %d:", u.bones, len(u.tuples), tokenizer.SkinTokensPerJoint, tokenizer.SkinCodebookSize)
+	fmt.Fprintf(&b, "%d bones, %d distinct code lists of %d codes; per slot distinct codes (perplexity) of %d:", u.bones, len(u.tuples), len(u.slots), tokenizer.SkinCodebookSize)
 	for k := range u.slots {
 		fmt.Fprintf(&b, " %d (%.1f)", len(u.slots[k]), perplexity(u.slots[k]))
 	}
@@ -252,7 +251,7 @@ func TestReconstructionReport(t *testing.T) {
 			t.Fatalf("%s: %v", f.Path, err)
 		}
 		realUse.add(codes)
-		d, s := tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints())
+		d, s := tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints(), tok.K())
 		rows = append(rows, evalRow{Name: rel, Group: group, Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Tok: rt, Floor: fl, Abl: ab, Dense: d, Sparse: s})
 	}
 	// Held-out synthetic creatures: seeds ≡ 0 mod 5 (train-tokenizer trains on the others).
@@ -268,7 +267,7 @@ func TestReconstructionReport(t *testing.T) {
 				t.Fatalf("synth %s %d: %v", kind, seed, err)
 			}
 			synthUse.add(codes)
-			d, s := tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints())
+			d, s := tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints(), tok.K())
 			rows = append(rows, evalRow{Name: fmt.Sprintf("synth/%s_%d", kind, seed), Group: "synthetic", Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Tok: rt, Floor: fl, Abl: ab, Dense: d, Sparse: s})
 		}
 	}

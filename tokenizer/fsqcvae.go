@@ -75,8 +75,8 @@ func (c CVAEConfig) validate() error {
 	if c.D <= 0 || c.Heads <= 0 || c.D%c.Heads != 0 || c.Hidden <= 0 || c.K <= 0 || c.Latents <= 0 || c.Blocks <= 0 {
 		return fmt.Errorf("skin tokenizer: bad config %+v", c)
 	}
-	if c.K != SkinTokensPerJoint || len(c.Levels) != len(SkinLevels) {
-		return fmt.Errorf("skin tokenizer: config has K=%d levels %v; the token stream needs K=%d levels %v", c.K, c.Levels, SkinTokensPerJoint, SkinLevels)
+	if c.K > MaxSkinTokensPerJoint || len(c.Levels) != len(SkinLevels) {
+		return fmt.Errorf("skin tokenizer: config has K=%d levels %v; the token stream allows K=1..%d and levels %v", c.K, c.Levels, MaxSkinTokensPerJoint, SkinLevels)
 	}
 	for i, l := range c.Levels {
 		if l != SkinLevels[i] {

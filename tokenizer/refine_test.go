@@ -126,7 +126,10 @@ func TestMeanProbabilities(t *testing.T) {
 	}
 	b := make([][]int, len(a))
 	for j := range b {
-		b[j] = []int{(j * 37) % SkinCodebookSize, 999, 0, (j * 101) % SkinCodebookSize}
+		b[j] = make([]int, tok.K())
+		for k := range b[j] {
+			b[j][k] = (j*37 + k*101 + 999*(k%2)) % SkinCodebookSize
+		}
 	}
 	pa, err := tok.Probabilities(c, c.Skeleton, a)
 	if err != nil {

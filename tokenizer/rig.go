@@ -27,6 +27,9 @@ type StreamFile struct {
 	// Normalization of the source mesh (world = cube/Scale + Center).
 	Center [3]float64 `json:"center"`
 	Scale  float64    `json:"scale"`
+	// SkinTokensPerJoint is K, the skin tokens per joint of the tokenizer that wrote
+	// the stream (0 in files written before it was recorded, which were all K = 4).
+	SkinTokensPerJoint int `json:"skin_tokens_per_joint,omitempty"`
 	// SkinBitsPerJoint is the size of one joint's skin tokens, in bits.
 	SkinBitsPerJoint float64 `json:"skin_bits_per_joint"`
 }
@@ -57,7 +60,7 @@ func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, er
 	}
 	sf := &StreamFile{Source: c.Name, VocabSize: VocabSize, Tokens: full, Readable: Readable(full),
 		Joints: len(order), Names: order.Names(c.Skeleton.Names), Order: order,
-		Center: norm.Center, Scale: norm.Scale, SkinBitsPerJoint: SkinBitsPerJoint()}
+		Center: norm.Center, Scale: norm.Scale, SkinTokensPerJoint: tok.K(), SkinBitsPerJoint: SkinBitsPerJoint(tok.K())}
 	return sf, inTokenOrder, nil
 }
 
@@ -94,9 +97,9 @@ func Readable(tokens []int) string {
 // mesh's own normalization, and the skin decoded by tok. Joint names are taken from
 // names when it has one per joint, else generated. Animations are dropped.
 func Detokenize(tokens []int, names []string, mesh *assets.Character, tok *SkinTokenizer) (*assets.Character, error) {
-	_, codes, err := Split(tokens)
+	_, codes, err := Split(tokens, tok.K())
 	if err != nil {
-		return nil, fmt.Errorf("detokenize: %w", err)
+		return nil, fmt.Errorf("detokenize (skin tokenizer with K = %d codes per joint): %w", tok.K(), err)
 	}
 	sk, err := DecodeSkeleton(tokens)
 	if err != nil {
@@ -123,8 +126,9 @@ func Detokenize(tokens []int, names []string, mesh *assets.Character, tok *SkinT
 
 // CompressionRatios returns, averaged over the joints that influence some vertex,
 // the raw size of a joint's weights as float32 (over all vertices: dense; over the
-// vertices it influences: sparse) divided by SkinBitsPerJoint.
-func CompressionRatios(skin *assets.Skin, numJoints int) (dense, sparse float64) {
+// vertices it influences: sparse) divided by SkinBitsPerJoint(k), the bits of its k
+// skin codes.
+func CompressionRatios(skin *assets.Skin, numJoints, k int) (dense, sparse float64) {
 	count := make([]int, numJoints)
 	for _, infl := range skin.Weights {
 		for _, in := range infl {
@@ -133,7 +137,7 @@ func CompressionRatios(skin *assets.Skin, numJoints int) (dense, sparse float64)
 			}
 		}
 	}
-	bits := SkinBitsPerJoint()
+	bits := SkinBitsPerJoint(k)
 	n := 0
 	for _, c := range count {
 		if c == 0 {

@@ -137,7 +137,7 @@ func EncodeSkeleton(sk *assets.Skeleton, norm assets.Normalization) ([]int, Orde
 // in token order at their bin centers, parents from the POP structure, identity
 // orientations and generated names (JointName). The tokens must follow the grammar.
 func DecodeSkeleton(tokens []int) (*assets.Skeleton, error) {
-	g := NewGrammar(MaxJoints)
+	g := NewGrammar(MaxJoints, 0) // K does not matter: reading stops at SEP
 	s := g.Start()
 	sk := &assets.Skeleton{}
 	var stack []int

@@ -120,9 +120,10 @@ func TestPrefixPreservation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		K := []int{1, 4, SkinTokensPerJoint, MaxSkinTokensPerJoint}[trial%4]
 		codes := make([][]int, sk.NumJoints())
 		for j := range codes {
-			for k := 0; k < SkinTokensPerJoint; k++ {
+			for k := 0; k < K; k++ {
 				codes[j] = append(codes[j], rng.Intn(SkinCodebookSize))
 			}
 		}
@@ -133,7 +134,7 @@ func TestPrefixPreservation(t *testing.T) {
 		if !slices.Equal(full[:len(skel)], skel) {
 			t.Fatalf("trial %d: skin tokens changed the skeleton prefix", trial)
 		}
-		gotSkel, gotCodes, err := Split(full)
+		gotSkel, gotCodes, err := Split(full, K)
 		if err != nil {
 			t.Fatalf("trial %d: split: %v", trial, err)
 		}
@@ -180,12 +181,13 @@ func TestGrammarWalksDecode(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	for trial := 0; trial < 400; trial++ {
 		maxJ := []int{1, 3, 8, 40, MaxJoints}[trial%5]
-		g := NewGrammar(maxJ)
+		K := []int{1, 4, SkinTokensPerJoint, MaxSkinTokensPerJoint}[trial%4]
+		g := NewGrammar(maxJ, K)
 		stream := walk(rng, g, []float64{0.02, 0.1, 0.3}[trial%3], []float64{0.1, 0.4, 0.7}[trial%3])
 		if len(stream) > MaxStreamLen {
 			t.Fatalf("trial %d: stream of %d tokens exceeds MaxStreamLen %d", trial, len(stream), MaxStreamLen)
 		}
-		skel, codes, err := Split(stream)
+		skel, codes, err := Split(stream, K)
 		if err != nil {
 			t.Fatalf("trial %d: split: %v", trial, err)
 		}
@@ -254,7 +256,7 @@ func TestGrammarRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewGrammar(MaxJoints).Start()
+			s := NewGrammar(MaxJoints, 4).Start()
 			bad := -1
 			for i, tok := range tt.tokens {
 				if err := s.Next(tok); err != nil {
@@ -273,7 +275,7 @@ func TestGrammarRejects(t *testing.T) {
 }
 
 func TestGrammarJointBound(t *testing.T) {
-	g := NewGrammar(2)
+	g := NewGrammar(2, 0)
 	s, err := g.Run(slices.Concat([]int{BOS}, []int{CoordToken(0), CoordToken(0), CoordToken(0)}, []int{CoordToken(1), CoordToken(1), CoordToken(1)}))
 	if err != nil {
 		t.Fatal(err)
@@ -380,7 +382,7 @@ func FuzzDecodeSkeleton(f *testing.F) {
 
 func ExampleGrammar() {
 	// A sampler asks the grammar which tokens may come next and masks the rest.
-	g := NewGrammar(MaxJoints)
+	g := NewGrammar(MaxJoints, 4) // the K of the skin tokenizer the stream is for
 	s := g.Start()
 	for _, tok := range []int{BOS, CoordToken(128), CoordToken(200), CoordToken(128)} {
 		if err := s.Next(tok); err != nil {

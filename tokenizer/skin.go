@@ -18,7 +18,7 @@ import (
 )
 
 // SkinTokenizer is the trained FSQ-CVAE that turns one bone's skin weights into
-// SkinTokensPerJoint codes and codes back into weights. It works on characters
+// K codes (Config.K; K method) and codes back into weights. It works on characters
 // already normalized into the cube (assets.NormalizationOf(mesh).Apply(c)). Its
 // methods are safe for concurrent use.
 type SkinTokenizer struct {
@@ -102,6 +102,10 @@ func ShippedSkinTokenizer() (*SkinTokenizer, error) {
 	}
 	return t, nil
 }
+
+// K is the number of skin tokens the tokenizer writes per joint: the K of the token
+// streams it reads and writes (NewGrammar).
+func (t *SkinTokenizer) K() int { return t.Config.K }
 
 // LoadSkinTokenizer reads a skin-tokenizer checkpoint (safetensors) from a file.
 func LoadSkinTokenizer(path string) (*SkinTokenizer, error) {
@@ -220,7 +224,7 @@ func (t *SkinTokenizer) prepared(c *assets.Character) (*prepared, error) {
 	return p, nil
 }
 
-// Encode returns the SkinTokensPerJoint codes (0..SkinCodebookSize-1) of joint's
+// Encode returns the K codes (0..SkinCodebookSize-1) of joint's
 // weights in c, a rigged character normalized into the cube: the codes EncodeAll
 // gives that joint. Encoding is deterministic. Use SkinToken to turn codes into
 // token ids. With mining (MinePasses and RefineRounds above 0) a joint's codes
@@ -289,7 +293,7 @@ func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int) ([][]int, error)
 // Probabilities returns the decoder's per-bone weight (sigmoid output, before
 // normalization across bones) at every vertex of c: (V × joints) row-major. c is
 // normalized, sk is the skeleton in the cube (its own skin, if any, is ignored), codes
-// has one list of SkinTokensPerJoint codes per joint of sk.
+// has one list of K codes per joint of sk.
 func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, codes [][]int) ([]float32, error) {
 	return t.MeanProbabilities(c, sk, [][][]int{codes})
 }

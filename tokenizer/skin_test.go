@@ -197,7 +197,10 @@ func TestTokenizeDetokenize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewGrammar(MaxJoints).Run(sf.Tokens); err != nil {
+	if sf.SkinTokensPerJoint != tok.K() {
+		t.Fatalf("stream file records K = %d, the tokenizer has %d", sf.SkinTokensPerJoint, tok.K())
+	}
+	if _, err := NewGrammar(MaxJoints, tok.K()).Run(sf.Tokens); err != nil {
 		t.Fatalf("tokenized stream breaks the grammar: %v", err)
 	}
 	if sf.Joints != 4 || len(codes) != 4 || len(sf.Names) != 4 {

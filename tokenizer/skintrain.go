@@ -592,7 +592,7 @@ func ExportCheckpoint(src, runOut, dst string, threshold float64) (*ShipFacts, e
 		TrainBones: st.Bones, Batch: fmt.Sprintf("%d characters × %d bones × %d query vertices", st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries),
 		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --out skin.safetensors --steps %d (one thread)", st.Extra, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},
 		Attribution: "0 A.D. art © Wildfire Games, CC-BY-SA 3.0; OpenClonk content © the OpenClonk developers",
-		Parameters:  nn.NumParams[float32](tok.master), K: tok.Config.K, Levels: tok.Config.Levels, BitsPerJoint: SkinBitsPerJoint(), VocabularySize: VocabSize}
+		Parameters:  nn.NumParams[float32](tok.master), K: tok.Config.K, Levels: tok.Config.Levels, BitsPerJoint: SkinBitsPerJoint(tok.K()), VocabularySize: VocabSize}
 	if err := tok.Save(dst); err != nil {
 		return nil, err
 	}

@@ -50,15 +50,21 @@ const (
 	VocabSize = SkinBase + SkinCodebookSize
 )
 
-// Skin-token shape.
+// Skin-token shape. K, the number of skin codes written for every joint, belongs to
+// the skin tokenizer that wrote them (SkinTokenizer.K, stored in its checkpoint): a
+// stream is read with the grammar of its tokenizer's K.
 const (
-	// SkinTokensPerJoint is K, the number of skin codes written for every joint.
-	SkinTokensPerJoint = 4
+	// SkinTokensPerJoint is the K of new skin tokenizers (DefaultCVAEConfig) and of
+	// the shipped one.
+	SkinTokensPerJoint = 8
+	// MaxSkinTokensPerJoint bounds K.
+	MaxSkinTokensPerJoint = 16
 	// MaxJoints bounds the joint count of a stream.
 	MaxJoints = 128
-	// MaxStreamLen bounds the length of any stream the grammar accepts: BOS, at most
-	// 3 coordinates and 1 POP per joint, SEP, K codes per joint, EOS.
-	MaxStreamLen = 3 + MaxJoints*(3+1+SkinTokensPerJoint)
+	// MaxStreamLen bounds the length of any stream a grammar accepts: BOS, at most
+	// 3 coordinates and 1 POP per joint, SEP, at most MaxSkinTokensPerJoint codes
+	// per joint, EOS.
+	MaxStreamLen = 3 + MaxJoints*(3+1+MaxSkinTokensPerJoint)
 )
 
 // SkinLevels are the FSQ levels of one skin code: each of the 4 latent channels is
@@ -66,9 +72,9 @@ const (
 // the least significant digit). 8·5·5·5 = 1000 codes (≈10 bits) per token.
 var SkinLevels = [4]int{8, 5, 5, 5}
 
-// SkinBitsPerJoint is the information carried by one joint's skin tokens, in bits.
-func SkinBitsPerJoint() float64 {
-	return float64(SkinTokensPerJoint) * math.Log2(float64(SkinCodebookSize))
+// SkinBitsPerJoint is the information carried by one joint's k skin tokens, in bits.
+func SkinBitsPerJoint(k int) float64 {
+	return float64(k) * math.Log2(float64(SkinCodebookSize))
 }
 
 // IsCoord reports whether tok is a coordinate bin token.
@@ -169,23 +175,28 @@ func (m *Mask) setRange(lo, hi int) { // [lo, hi)
 
 // Grammar is the token-stream grammar. Every stream it accepts (from BOS through
 // EOS) decodes to a valid rig: parents precede children, coordinates are in range,
-// at most MaxJoints joints, exactly SkinTokensPerJoint skin tokens per joint, and
+// at most MaxJoints joints, exactly SkinTokens skin tokens per joint, and
 // the skeleton is in canonical order (so re-encoding the decoded rig gives the same
 // tokens).
 type Grammar struct {
 	// MaxJoints bounds the joint count (1..MaxJoints).
 	MaxJoints int
-	// SkinTokens is K, the skin tokens per joint (SkinTokensPerJoint).
+	// SkinTokens is K, the skin tokens per joint (1..MaxSkinTokensPerJoint).
 	SkinTokens int
 }
 
 // NewGrammar returns the grammar with a joint bound maxJoints (0 or anything above
-// MaxJoints means MaxJoints) and SkinTokensPerJoint skin tokens per joint.
-func NewGrammar(maxJoints int) *Grammar {
+// MaxJoints means MaxJoints) and k skin tokens per joint (the K of the skin
+// tokenizer the stream is for; 0 means SkinTokensPerJoint, anything above
+// MaxSkinTokensPerJoint means MaxSkinTokensPerJoint).
+func NewGrammar(maxJoints, k int) *Grammar {
 	if maxJoints <= 0 || maxJoints > MaxJoints {
 		maxJoints = MaxJoints
 	}
-	return &Grammar{MaxJoints: maxJoints, SkinTokens: SkinTokensPerJoint}
+	if k <= 0 {
+		k = SkinTokensPerJoint
+	}
+	return &Grammar{MaxJoints: maxJoints, SkinTokens: min(k, MaxSkinTokensPerJoint)}
 }
 
 // Phase is where a State is in the stream.
@@ -356,11 +367,11 @@ func (g *Grammar) Run(tokens []int) (*State, error) {
 	return s, nil
 }
 
-// Split cuts a complete stream into its skeleton part (BOS through SEP, what
-// EncodeSkeleton returns) and the skin codes per joint (code values, not token ids),
-// after checking it against the grammar.
-func Split(tokens []int) (skeleton []int, codes [][]int, err error) {
-	g := NewGrammar(MaxJoints)
+// Split cuts a complete stream of k skin tokens per joint into its skeleton part
+// (BOS through SEP, what EncodeSkeleton returns) and the skin codes per joint (code
+// values, not token ids), after checking it against the grammar of k.
+func Split(tokens []int, k int) (skeleton []int, codes [][]int, err error) {
+	g := NewGrammar(MaxJoints, k)
 	s, err := g.Run(tokens)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tokenizer: split: %w", err)
@@ -374,11 +385,12 @@ func Split(tokens []int) (skeleton []int, codes [][]int, err error) {
 	}
 	skeleton = tokens[:sep+1]
 	skin := tokens[sep+1 : len(tokens)-1]
+	k = g.SkinTokens
 	codes = make([][]int, s.joints)
 	for j := range codes {
-		codes[j] = make([]int, SkinTokensPerJoint)
-		for k := range codes[j] {
-			codes[j][k] = skin[j*SkinTokensPerJoint+k] - SkinBase
+		codes[j] = make([]int, k)
+		for i := range codes[j] {
+			codes[j][i] = skin[j*k+i] - SkinBase
 		}
 	}
 	return skeleton, codes, nil
@@ -386,12 +398,20 @@ func Split(tokens []int) (skeleton []int, codes [][]int, err error) {
 
 // Join appends each joint's skin codes (code values 0..SkinCodebookSize-1) and EOS
 // to a skeleton part (BOS through SEP); the skeleton tokens are kept as they are.
+// Every joint must have the same number of codes, K (1..MaxSkinTokensPerJoint).
 func Join(skeleton []int, codes [][]int) ([]int, error) {
-	out := make([]int, 0, len(skeleton)+len(codes)*SkinTokensPerJoint+1)
+	k := 0
+	if len(codes) > 0 {
+		k = len(codes[0])
+	}
+	if len(codes) > 0 && (k < 1 || k > MaxSkinTokensPerJoint) {
+		return nil, fmt.Errorf("tokenizer: %d skin codes per joint, want 1..%d", k, MaxSkinTokensPerJoint)
+	}
+	out := make([]int, 0, len(skeleton)+len(codes)*k+1)
 	out = append(out, skeleton...)
 	for j, cs := range codes {
-		if len(cs) != SkinTokensPerJoint {
-			return nil, fmt.Errorf("tokenizer: joint %d has %d skin codes, want %d", j, len(cs), SkinTokensPerJoint)
+		if len(cs) != k {
+			return nil, fmt.Errorf("tokenizer: joint %d has %d skin codes, joint 0 has %d", j, len(cs), k)
 		}
 		for _, c := range cs {
 			if c < 0 || c >= SkinCodebookSize {

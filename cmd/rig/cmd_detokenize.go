@@ -46,6 +46,9 @@ func runDetokenize(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if k := sf.SkinTokensPerJoint; k != 0 && k != tok.K() {
+		return fmt.Errorf("detokenize %s: the stream has %d skin tokens per joint, the skin tokenizer %d (pass --checkpoint with the tokenizer that wrote it)", pos[0], k, tok.K())
+	}
 	mesh, err := assets.Load(*meshPath)
 	if err != nil {
 		return err

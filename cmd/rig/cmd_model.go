@@ -69,12 +69,18 @@ func runTrain(args []string, stdout io.Writer) error {
 	default:
 		return fmt.Errorf("%w: --rotate %q: want quarter or any", errUsage, *rotate)
 	}
-	skin, skinID, err := trainSkinEncoder(*skinTok)
+	skin, skinID, k, err := trainSkinEncoder(*skinTok)
 	if err != nil {
 		return err
 	}
 	cfg := rigmodel.DefaultConfig
 	cfg.Dropout = *dropout
+	if k > 0 {
+		// The model writes the tokenizer's K codes per joint; the longest stream
+		// must fit (a resumed run keeps its checkpoint's config).
+		cfg.SkinK = k
+		cfg.MaxSeq = max(cfg.MaxSeq, 3+cfg.MaxJoint*(4+k))
+	}
 	st, err := rigmodel.Train(rigmodel.TrainOptions{
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
 		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: cfg, Augment: aug,
@@ -90,15 +96,15 @@ func runTrain(args []string, stdout io.Writer) error {
 }
 
 // trainSkinEncoder returns the skin tokenizer whose codes `rig train` teaches (nil
-// for skeleton-only training) and its fingerprint. A model trained on a tokenizer
+// for skeleton-only training), its fingerprint and its K (codes per joint). A model trained on a tokenizer
 // other than the pinned one needs that tokenizer copied to
 // rigmodel/checkpoints/skin-tokenizer.safetensors when it is shipped.
-func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, error) {
+func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, int, error) {
 	var tok *tokenizer.SkinTokenizer
 	var err error
 	switch which {
 	case "none":
-		return nil, "", nil
+		return nil, "", 0, nil
 	case "pinned":
 		tok, err = rigmodel.PinnedSkinTokenizer()
 	case "tokenizer":
@@ -107,13 +113,13 @@ func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, error) {
 		tok, err = tokenizer.LoadSkinTokenizer(which)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("skin tokenizer %q: %w (use --skin-tokenizer none to train the skeleton part only)", which, err)
+		return nil, "", 0, fmt.Errorf("skin tokenizer %q: %w (use --skin-tokenizer none to train the skeleton part only)", which, err)
 	}
 	// Training encodes two fresh examples per step; code refinement (a few seconds
 	// per character) would dominate the step, so the model learns the encoder's own
 	// codes. The tokenizer is this process's copy, nothing else encodes with it.
 	tok.RefineRounds = 0
-	return rigmodel.TokenizerSkin(tok), rigmodel.SkinFingerprint(tok), nil
+	return rigmodel.TokenizerSkin(tok), rigmodel.SkinFingerprint(tok), tok.K(), nil
 }
 
 func runAuto(args []string, stdout io.Writer) error {

@@ -111,7 +111,7 @@ func runTokenize(args []string, stdout io.Writer) error {
 		return fmt.Errorf("tokenize %s: %w", pos[0], err)
 	}
 	rep.RoundTrip.Skeleton = metrics.SkeletonMetrics(c.Skeleton, dec.Skeleton, assets.NormalizationOf(c.Mesh))
-	rep.RoundTrip.CompressionDense, rep.RoundTrip.CompressionSparse = tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints())
+	rep.RoundTrip.CompressionDense, rep.RoundTrip.CompressionSparse = tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints(), tok.K())
 
 	w := stdout
 	if *out != "" {

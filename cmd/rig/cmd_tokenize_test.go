@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,22 @@ func TestTokenizeDetokenize(t *testing.T) {
 	}
 	if got.Skeleton.NumJoints() != c.Skeleton.NumJoints() || len(got.Mesh.Positions) != len(c.Mesh.Positions) {
 		t.Fatalf("rig: %d joints, %d vertices", got.Skeleton.NumJoints(), len(got.Mesh.Positions))
+	}
+	// A tokenizer with another K cannot read the stream: a clear refusal.
+	cfg4 := tokenizer.DefaultCVAEConfig()
+	cfg4.K = 4
+	tok4, err := tokenizer.NewSkinTokenizer(cfg4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckpt4 := filepath.Join(dir, "skin4.safetensors")
+	if err := tok4.Save(ckpt4); err != nil {
+		t.Fatal(err)
+	}
+	errb.Reset()
+	if code := run([]string{"detokenize", tokens, "--mesh", in, "--out", rig, "--checkpoint", ckpt4}, &out, &errb); code == 0 ||
+		!strings.Contains(errb.String(), fmt.Sprintf("%d skin tokens per joint, the skin tokenizer 4", tok.K())) {
+		t.Fatalf("detokenize with a K = 4 tokenizer: exit %d: %s", code, errb.String())
 	}
 }
 

@@ -339,6 +339,11 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 		return s.scoreGLB(r.Context(), in.glbs[i], fmt.Sprintf("glbs[%d]", i))
 	}
 	if in.mesh != nil {
+		tok, err := s.skinTokenizer()
+		if err != nil {
+			writeErr(w, http.StatusInternalServerError, fmt.Errorf("skin tokenizer: %w", err))
+			return
+		}
 		mesh, status, err := s.loadMesh(r.Context(), in.mesh)
 		if err != nil {
 			writeErr(w, status, err)
@@ -346,7 +351,7 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 		}
 		score = func(i int) (*rewards.Report, int, error) {
 			name := fmt.Sprintf("streams[%d]", i)
-			st, err := parseStream(in.streams[i])
+			st, err := parseStream(in.streams[i], tok.K())
 			if err != nil {
 				return nil, http.StatusBadRequest, fmt.Errorf("%s: %w", name, err)
 			}

@@ -38,9 +38,10 @@ type stream struct {
 }
 
 // parseStream reads a stream as a JSON array of token ids or as an object with
-// "tokens" (and optional "names", as `rig tokenize` writes), then checks it against
-// the grammar.
-func parseStream(raw []byte) (*stream, error) {
+// "tokens" (and optional "names" and "skin_tokens_per_joint", as `rig tokenize`
+// writes), then checks it against the grammar of k skin tokens per joint (the K of
+// the server's skin tokenizer).
+func parseStream(raw []byte, k int) (*stream, error) {
 	raw = bytes.TrimSpace(raw)
 	var ids []json.RawMessage
 	st := &stream{}
@@ -48,9 +49,13 @@ func parseStream(raw []byte) (*stream, error) {
 		var obj struct {
 			Tokens []json.RawMessage `json:"tokens"`
 			Names  []string          `json:"names"`
+			K      int               `json:"skin_tokens_per_joint"`
 		}
 		if err := json.Unmarshal(raw, &obj); err != nil {
 			return nil, fmt.Errorf("token stream: %w", err)
+		}
+		if obj.K != 0 && obj.K != k {
+			return nil, fmt.Errorf("token stream: written with %d skin tokens per joint; this server's skin tokenizer reads %d (start rig serve --checkpoint with the tokenizer that wrote it)", obj.K, k)
 		}
 		ids, st.names = obj.Tokens, obj.Names
 	} else if err := json.Unmarshal(raw, &ids); err != nil {
@@ -68,16 +73,17 @@ func parseStream(raw []byte) (*stream, error) {
 		}
 		st.tokens[i] = v
 	}
-	if err := checkStream(st.tokens); err != nil {
+	if err := checkStream(st.tokens, k); err != nil {
 		return nil, err
 	}
 	return st, nil
 }
 
-// checkStream runs the grammar over tokens and returns a *StreamError at the first
-// token it does not allow, or at the end of a stream without EOS.
-func checkStream(tokens []int) error {
-	s := tokenizer.NewGrammar(tokenizer.MaxJoints).Start()
+// checkStream runs the grammar of k skin tokens per joint over tokens and returns a
+// *StreamError at the first token it does not allow, or at the end of a stream
+// without EOS.
+func checkStream(tokens []int, k int) error {
+	s := tokenizer.NewGrammar(tokenizer.MaxJoints, k).Start()
 	for i, t := range tokens {
 		if err := s.Next(t); err != nil {
 			return &StreamError{Position: i, Err: err}
@@ -216,7 +222,12 @@ func (s *Server) scoreTokens(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, err)
 		return
 	}
-	st, err := parseStream(raw)
+	tok, err := s.skinTokenizer()
+	if err != nil {
+		writeErr(w, http.StatusInternalServerError, fmt.Errorf("skin tokenizer: %w", err))
+		return
+	}
+	st, err := parseStream(raw, tok.K())
 	if err != nil {
 		writeErr(w, http.StatusBadRequest, err)
 		return

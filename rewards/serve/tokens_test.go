@@ -71,6 +71,9 @@ func TestScoreTokens(t *testing.T) {
 		return []byte(`{"mesh":"` + meshB64 + `","tokens":` + tokens + `}`)
 	}
 	sfJSON, _ := json.Marshal(sf)
+	otherK := *sf
+	otherK.SkinTokensPerJoint++
+	otherKJSON, _ := json.Marshal(otherK)
 	pos := func(p int) *int { return &p }
 	tests := []struct {
 		name    string
@@ -80,6 +83,7 @@ func TestScoreTokens(t *testing.T) {
 	}{
 		{"ids", jsonBody(idsJSON(ids)), 200, nil},
 		{"stream file", jsonBody(string(sfJSON)), 200, nil},
+		{"stream file of another K", jsonBody(string(otherKJSON)), 400, nil},
 		{"no BOS", jsonBody(idsJSON(withToken(0, tokenizer.SEP))), 400, pos(0)},
 		{"skin code in the skeleton", jsonBody(idsJSON(withToken(2, tokenizer.SkinToken(7)))), 400, pos(2)},
 		{"id outside the vocabulary", jsonBody(idsJSON(withToken(n-2, tokenizer.VocabSize+5))), 400, pos(n - 2)},
@@ -153,7 +157,7 @@ func TestBatchTokens(t *testing.T) {
 	good := sf.Tokens
 	// The same skeleton with other skin codes: a different rig on the same mesh.
 	other := append([]int(nil), good...)
-	for i := len(other) - 2; i > len(other)-2-3*tokenizer.SkinTokensPerJoint; i-- {
+	for i := len(other) - 2; i > len(other)-2-3*sf.SkinTokensPerJoint; i-- {
 		other[i] = tokenizer.SkinToken((other[i] - tokenizer.SkinBase + 333) % tokenizer.SkinCodebookSize)
 	}
 	bad := append([]int(nil), good...)
