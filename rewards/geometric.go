@@ -113,15 +113,18 @@ const (
 
 // coverage measures how much of the mesh surface the bones that move it reach. For
 // 512 area-uniform surface samples, each taking the weights of its triangle's nearest
-// corner, the distance s to the nearest bone among the joints that move the sample
-// (influences of at least 0.2, or its heaviest influence) is compared with the local
-// thickness t of the part (an inward ray across it, capped at 0.25): a sample is
-// covered when s ≤ reach = t + 0.03 (the part's own thickness; 1.5t until session
-// 6), and otherwise earns (reach/s)³. So every limb,
-// tail, wing or horn needs a bone inside it that moves it, while a bone anywhere in a
-// part's cross-section counts; a bone that moves nothing here covers nothing, and a
-// sample without weights is uncovered. Uncovered samples are clustered into named
-// protrusions.
+// corner, each joint that moves the sample (influences of at least 0.2, or its
+// heaviest influence) is judged by the distance s from the sample to its nearest
+// bone, against the local thickness t of the part (an inward ray across it, capped
+// at 0.25): the joint reaches the sample when s ≤ reach = t + 0.03 (the part's own
+// thickness; 1.5t until session 6), and otherwise earns (reach/s)³. A sample's credit
+// is the mean of its joints' credits weighted by their weights (session 9; before,
+// the nearest joint's alone), so the share of its motion that comes from bones that
+// reach it. So every limb, tail, wing or horn needs a bone inside it that moves it,
+// while a bone anywhere in a part's cross-section counts, and weight given to far
+// bones (random weights) costs coverage as well as locality. A bone that moves
+// nothing here covers nothing, and a sample without weights is uncovered.
+// Uncovered samples (credit below 0.5) are clustered into named protrusions.
 // Blind to: bones outside the mesh (they cover what they move; containment and
 // sanity charge for them), bone count and hierarchy, and how smooth the weights are.
 func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
@@ -135,14 +138,10 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 	dist := make([]float64, len(p.surf))
 	near := make([]int, len(p.surf))
 	for i, q := range p.surf {
-		s, bi := r.movingBone(q.p, q.vert)
 		reach := coverageReach*q.thickness + coverageSlack
-		c := 1.0
+		c, s, bi := r.movingReach(q.p, q.vert, reach)
 		if bi < 0 {
-			c = 0 // no weights: nothing moves it; named by the nearest bone
-			s, bi = nearestSegment(segs, q.p)
-		} else if s > reach {
-			c = math.Pow(reach/s, 3)
+			s, bi = nearestSegment(segs, q.p) // no weights: nothing moves it; named by the nearest bone
 		}
 		dist[i], near[i] = s, bi
 		sum += c
@@ -154,29 +153,47 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 	return sum / float64(len(p.surf)), det
 }
 
-// movingBone returns the distance from p to the nearest bone of the joints that move
-// vertex v (its influences of at least regionThreshold, or its heaviest influence
-// when none is that heavy) and that bone's segment index; -1 for a vertex without
-// weights.
-func (r *rig) movingBone(p assets.Vec3, v int) (float64, int) {
+// movingReach judges the joints that move vertex v (its influences of at least
+// regionThreshold, or its heaviest influence when none is that heavy) from p: the
+// weight-averaged credit of their nearest bones (1 within reach, (reach/s)³ at a
+// distance s beyond it), and the distance to the nearest of those bones and its
+// segment index. A vertex without weights gets credit 0 and index -1.
+func (r *rig) movingReach(p assets.Vec3, v int, reach float64) (credit, dist float64, seg int) {
 	ws := r.skin[v]
 	heaviest := 0.0
 	for _, in := range ws {
 		heaviest = math.Max(heaviest, in.Weight)
 	}
 	floor := math.Min(regionThreshold, heaviest)
-	best, bi := math.Inf(1), -1
+	best, seg := math.Inf(1), -1
+	num, den := 0.0, 0.0
 	for _, in := range ws {
-		if in.Weight < floor {
+		if in.Weight < floor || in.Weight <= 0 {
 			continue
 		}
+		jb, js := math.Inf(1), -1
 		for _, si := range r.owned[in.Joint] {
-			if d := r.segs[si].dist2(p); d < best {
-				best, bi = d, si
+			if d := r.segs[si].dist2(p); d < jb {
+				jb, js = d, si
 			}
 		}
+		c := 0.0
+		if js >= 0 {
+			c = 1
+			if d := math.Sqrt(jb); d > reach {
+				c = math.Pow(reach/d, 3)
+			}
+		}
+		num += in.Weight * c
+		den += in.Weight
+		if jb < best {
+			best, seg = jb, js
+		}
 	}
-	return math.Sqrt(best), bi
+	if den == 0 {
+		return 0, math.Inf(1), -1
+	}
+	return num / den, math.Sqrt(best), seg
 }
 
 // clusterProtrusions groups uncovered samples by single linkage (radius 0.15) and
