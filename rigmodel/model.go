@@ -545,6 +545,16 @@ func PinnedSkinTokenizer() (*tokenizer.SkinTokenizer, error) {
 	return pinnedTok, pinnedErr
 }
 
+// PinnedSkinTokenizerCopy returns a private copy of the pinned skin tokenizer, for
+// callers that change its settings (the one PinnedSkinTokenizer returns is shared).
+func PinnedSkinTokenizerCopy() (*tokenizer.SkinTokenizer, error) {
+	t, err := tokenizer.ReadSkinTokenizer(bytes.NewReader(pinnedSkinTokenizer))
+	if err != nil {
+		return nil, fmt.Errorf("embedded %s: %w", PinnedSkinTokenizerFile, err)
+	}
+	return t, nil
+}
+
 // SkinTokenizerFor returns the skin tokenizer whose codes a model was trained on
 // (matching TrainState.SkinTokenizer): the pinned copy or the tokenizer package's
 // shipped one. It fails when the model writes no skin tokens or neither matches.

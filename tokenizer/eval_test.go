@@ -516,7 +516,8 @@ func TestMeanProbabilitiesShared(t *testing.T) {
 	for j := range a {
 		mix[j] = a[j]
 		if j%2 == 1 {
-			mix[j] = []int{(j * 37) % tokenizer.SkinCodebookSize, a[j][1], 3, a[j][3]}
+			mix[j] = append([]int(nil), a[j]...)
+			mix[j][0], mix[j][2] = (j*37)%tokenizer.SkinCodebookSize, 3
 		}
 	}
 	pa, err := tok.Probabilities(nc, nc.Skeleton, a)

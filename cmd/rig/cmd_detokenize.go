@@ -23,7 +23,7 @@ func runDetokenize(args []string, stdout io.Writer) error {
 	fs := newFlags("detokenize")
 	meshPath := fs.String("mesh", "", "mesh to rig (.glb/.gltf; any rig it has is replaced)")
 	out := fs.String("out", "", "rigged .glb to write")
-	ckpt := fs.String("checkpoint", "", "skin-tokenizer checkpoint (default: the shipped one)")
+	ckpt := fs.String("checkpoint", "", checkpointUsage)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

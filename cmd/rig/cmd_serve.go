@@ -32,7 +32,7 @@ func runServe(args []string, stdout io.Writer) error {
 	maxBody := fs.Int64("max-body", 64, "largest request body in MiB")
 	timeout := fs.Duration("timeout", 60*time.Second, "per-request time limit")
 	cacheMB := fs.Int64("cache-mb", 512, "memory bound of the prepared-mesh cache in MiB (0: no cache)")
-	ckpt := fs.String("checkpoint", "", "skin-tokenizer checkpoint for /score/tokens (default: the shipped one)")
+	ckpt := fs.String("checkpoint", "", checkpointUsage)
 	poses := fs.Int("poses", 8, "random poses of the deformation reward")
 	seed := fs.Int64("seed", 1, "seed of poses and samples")
 	rest, err := parseInterleaved(fs, args)

@@ -10,6 +10,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 
@@ -45,9 +46,34 @@ var (
 	tokSpace    = regexp.MustCompile(`\s+`)
 )
 
+// loadSkinTokenizer returns the skin tokenizer a --checkpoint flag names: "pinned"
+// the one the shipped model writes codes for
+// (rigmodel.PinnedSkinTokenizerFile, embedded), "" the shipped one, anything else a
+// checkpoint file. The tokenizer may be shared: do not change its settings.
 func loadSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) {
-	if path == "" {
+	switch path {
+	case "":
 		return tokenizer.DefaultSkinTokenizer()
+	case pinnedCheckpoint:
+		return rigmodel.PinnedSkinTokenizer()
+	}
+	return tokenizer.LoadSkinTokenizer(path)
+}
+
+// pinnedCheckpoint is the --checkpoint value that names the model's pinned tokenizer.
+const pinnedCheckpoint = "pinned"
+
+// checkpointUsage is the help of every --checkpoint flag that names a skin tokenizer.
+const checkpointUsage = "skin-tokenizer checkpoint: a file, or \"pinned\" for the one the shipped model writes codes for (default: the shipped tokenizer)"
+
+// privateSkinTokenizer is loadSkinTokenizer for a caller that changes the
+// tokenizer's settings: always a copy of its own.
+func privateSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) {
+	switch path {
+	case "":
+		return tokenizer.ShippedSkinTokenizer()
+	case pinnedCheckpoint:
+		return rigmodel.PinnedSkinTokenizerCopy()
 	}
 	return tokenizer.LoadSkinTokenizer(path)
 }
@@ -55,7 +81,7 @@ func loadSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) {
 func runTokenize(args []string, stdout io.Writer) error {
 	fs := newFlags("tokenize")
 	out := fs.String("out", "", "write the JSON here instead of stdout")
-	ckpt := fs.String("checkpoint", "", "skin-tokenizer checkpoint (default: the shipped one)")
+	ckpt := fs.String("checkpoint", "", checkpointUsage)
 	refine := fs.Int("refine", tokenizer.DefaultRefineRounds, "rounds of code search against the decoder (0: the encoder's codes, fastest)")
 	mine := fs.Int("mine", tokenizer.DefaultMinePasses, "passes that add the decoded skin's errors to the code search (0: none; about 2.5x faster)")
 	pos, err := parseInterleaved(fs, args)
@@ -69,12 +95,7 @@ func runTokenize(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: --refine and --mine must not be negative", errUsage)
 	}
 	// A private copy (not the shared DefaultSkinTokenizer): its settings change here.
-	var tok *tokenizer.SkinTokenizer
-	if *ckpt != "" {
-		tok, err = tokenizer.LoadSkinTokenizer(*ckpt)
-	} else {
-		tok, err = tokenizer.ShippedSkinTokenizer()
-	}
+	tok, err := privateSkinTokenizer(*ckpt)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 
@@ -125,4 +126,25 @@ func tokenizeSynth(t *testing.T, dir, kind string, seed int64, vertices int, arg
 		t.Fatal(err)
 	}
 	return c, in, tokens, rep
+}
+
+// TestTokenizePinned writes a stream for the model's pinned tokenizer (its K, not
+// the shipped tokenizer's) and reads it back with the same --checkpoint.
+func TestTokenizePinned(t *testing.T) {
+	pinned, err := rigmodel.PinnedSkinTokenizer()
+	if err != nil {
+		t.Skipf("no pinned tokenizer: %v", err)
+	}
+	dir := t.TempDir()
+	c, in, tokens, rep := tokenizeSynth(t, dir, "biped", 4, 600, "--checkpoint", "pinned", "--refine", "0")
+	if rep.SkinTokensPerJoint != pinned.K() || rep.Joints != c.Skeleton.NumJoints() {
+		t.Fatalf("stream has K = %d (pinned tokenizer: %d), %d joints", rep.SkinTokensPerJoint, pinned.K(), rep.Joints)
+	}
+	if _, err := tokenizer.NewGrammar(0, pinned.K()).Run(rep.Tokens); err != nil {
+		t.Fatalf("stream breaks the grammar of K = %d: %v", pinned.K(), err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"detokenize", tokens, "--mesh", in, "--out", filepath.Join(dir, "rig.glb"), "--checkpoint", "pinned"}, &out, &errb); code != 0 {
+		t.Fatalf("detokenize --checkpoint pinned: exit %d: %s", code, errb.String())
+	}
 }
