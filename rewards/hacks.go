@@ -118,8 +118,13 @@ func SurfaceBones(c *assets.Character, seed int64) (*assets.Character, bool) {
 	return h, true
 }
 
+// pokeDepth is how far outside the surface PokeOut moves each leaf joint (cube units).
+const pokeDepth = 0.2
+
 // PokeOut stretches every leaf bone along its direction until its end is 0.2 (in the
-// normalized cube, i.e. 10% of the largest extent) outside the mesh.
+// normalized cube, i.e. 10% of the largest extent) outside the mesh: 0.2 beyond the
+// last surface crossing along the bone, and then on until it is 0.2 from the
+// surface (on a sheet the bone's line may never cross it).
 func PokeOut(c *assets.Character, seed int64) (*assets.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
@@ -154,7 +159,16 @@ func PokeOut(c *assets.Character, seed int64) (*assets.Character, bool) {
 			exit = o
 			t += hit.T
 		}
-		end := exit.Add(dir.Scale(0.2))
+		end := exit.Add(dir.Scale(pokeDepth))
+		// On a sheet (a sail, a cape, a strand of hair) the ray along the bone can run
+		// inside the sheet without crossing it, which leaves the moved leaf on the
+		// surface, not poking out. Walk on until it is pokeDepth clear of the surface.
+		for step := 0; step < 80; step++ {
+			if hit, ok := bvh.Closest(end); !ok || hit.Dist >= pokeDepth {
+				break
+			}
+			end = end.Add(dir.Scale(0.05))
+		}
 		h.Skeleton.BindWorld[j] = withTranslation(h.Skeleton.BindWorld[j], norm.InversePoint(end))
 		moved = true
 	}

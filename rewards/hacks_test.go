@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/assets/synth"
 )
 
@@ -291,5 +292,41 @@ func TestHackSuiteReal(t *testing.T) {
 		tl := by[c]
 		t.Logf("hack suite %-16q %3d assets, %3d with no failing hack, %4d of %4d asset×hack checks passed; %3d carried rigs, %2d skeleton-moving hacks excused on them",
 			c, tl.assets, tl.clean, tl.pass, tl.checks, tl.carried, tl.excused)
+	}
+}
+
+// TestPokeOutSheet checks that poke_out pokes out of a flat sheet too, where the
+// line of a bone lying in the sheet never crosses the surface: every moved leaf ends
+// pokeDepth or more from the sheet (in the normalized cube).
+func TestPokeOutSheet(t *testing.T) {
+	// A 2 × 1 grid of quads in the z = 0 plane, a chain of three joints along x.
+	const nx, ny = 20, 10
+	c := &assets.Character{Name: "sheet"}
+	for y := 0; y <= ny; y++ {
+		for x := 0; x <= nx; x++ {
+			c.Mesh.Positions = append(c.Mesh.Positions, assets.Vec3{float64(x) / 10, float64(y) / 10, 0})
+		}
+	}
+	for y := 0; y < ny; y++ {
+		for x := 0; x < nx; x++ {
+			a := y*(nx+1) + x
+			c.Mesh.Triangles = append(c.Mesh.Triangles, [3]int{a, a + 1, a + nx + 2}, [3]int{a, a + nx + 2, a + nx + 1})
+		}
+	}
+	c.Skeleton = &assets.Skeleton{Names: []string{"a", "b", "c"}, Parents: []int{-1, 0, 1},
+		BindWorld: []assets.Mat4{assets.Translate4(assets.Vec3{0.2, 0.5, 0}), assets.Translate4(assets.Vec3{1, 0.5, 0}), assets.Translate4(assets.Vec3{1.6, 0.5, 0})}}
+	c.Skin = RigidWeights(c.Mesh.Positions, c.Skeleton)
+	h, ok := PokeOut(c, 1)
+	if !ok {
+		t.Fatal("poke_out did not apply")
+	}
+	norm := assets.NormalizationOf(c.Mesh)
+	nm := &assets.Mesh{Triangles: c.Mesh.Triangles}
+	for _, p := range c.Mesh.Positions {
+		nm.Positions = append(nm.Positions, norm.Point(p))
+	}
+	hit, ok := geom.NewBVH(nm).Closest(norm.Point(h.Skeleton.Position(2)))
+	if !ok || hit.Dist < pokeDepth-1e-9 {
+		t.Fatalf("the leaf ends %.3f from the sheet, want at least %v", hit.Dist, pokeDepth)
 	}
 }
