@@ -109,6 +109,10 @@ func enclosure(w float64) float64 {
 const (
 	coverageSlack = 0.03
 	coverageReach = 1.0 // a bone within one part thickness (plus the slack) of a surface point covers it
+	// protrusionArea and protrusionFactor: each uncovered protrusion of at least
+	// this share of the surface costs a further factor protrusionFactor.
+	protrusionArea   = 0.05
+	protrusionFactor = 0.95
 )
 
 // coverage measures how much of the mesh surface the bones that move it reach. For
@@ -124,7 +128,10 @@ const (
 // while a bone anywhere in a part's cross-section counts, and weight given to far
 // bones (random weights) costs coverage as well as locality. A bone that moves
 // nothing here covers nothing, and a sample without weights is uncovered.
-// Uncovered samples (credit below 0.5) are clustered into named protrusions.
+// Uncovered samples (credit below 0.5) are clustered into named protrusions, and
+// each protrusion of at least 5% of the surface costs a further factor 0.95
+// (session 9): a dropped limb (a head, a tail) then costs more than its share of
+// the area, which deformation, smoother with one seam fewer, could buy back.
 // Blind to: bones outside the mesh (they cover what they move; containment and
 // sanity charge for them), bone count and hierarchy, and how smooth the weights are.
 func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
@@ -150,7 +157,13 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 		}
 	}
 	det.Uncovered = p.clusterProtrusions(r, segs, far, dist, near)
-	return sum / float64(len(p.surf)), det
+	cov := sum / float64(len(p.surf))
+	for _, u := range det.Uncovered {
+		if u.AreaFraction >= protrusionArea {
+			cov *= protrusionFactor
+		}
+	}
+	return cov, det
 }
 
 // movingReach judges the joints that move vertex v (its influences of at least
