@@ -46,15 +46,25 @@ var (
 	tokSpace    = regexp.MustCompile(`\s+`)
 )
 
-// loadSkinTokenizer returns the skin tokenizer a --checkpoint flag names: "pinned"
-// the one the shipped model writes codes for
-// (rigmodel.PinnedSkinTokenizerFile, embedded), "" the shipped one, anything else a
-// checkpoint file. The tokenizer may be shared: do not change its settings.
+// loadSkinTokenizer returns the skin tokenizer a --checkpoint flag names (see
+// skinTokenizerNamed). It may be shared: do not change its settings.
 func loadSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) {
-	switch path {
-	case "":
+	return skinTokenizerNamed(path, false)
+}
+
+// skinTokenizerNamed returns the skin tokenizer a --checkpoint flag names: "pinned"
+// the one the shipped model writes codes for (rigmodel.PinnedSkinTokenizerFile,
+// embedded), "" the shipped one, anything else a checkpoint file. With private the
+// caller gets a copy of its own, whose settings it may change.
+func skinTokenizerNamed(path string, private bool) (*tokenizer.SkinTokenizer, error) {
+	switch {
+	case path == "" && private:
+		return tokenizer.ShippedSkinTokenizer()
+	case path == "":
 		return tokenizer.DefaultSkinTokenizer()
-	case pinnedCheckpoint:
+	case path == pinnedCheckpoint && private:
+		return rigmodel.PinnedSkinTokenizerCopy()
+	case path == pinnedCheckpoint:
 		return rigmodel.PinnedSkinTokenizer()
 	}
 	return tokenizer.LoadSkinTokenizer(path)
@@ -65,18 +75,6 @@ const pinnedCheckpoint = "pinned"
 
 // checkpointUsage is the help of every --checkpoint flag that names a skin tokenizer.
 const checkpointUsage = "skin-tokenizer checkpoint: a file, or \"pinned\" for the one the shipped model writes codes for (default: the shipped tokenizer)"
-
-// privateSkinTokenizer is loadSkinTokenizer for a caller that changes the
-// tokenizer's settings: always a copy of its own.
-func privateSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) {
-	switch path {
-	case "":
-		return tokenizer.ShippedSkinTokenizer()
-	case pinnedCheckpoint:
-		return rigmodel.PinnedSkinTokenizerCopy()
-	}
-	return tokenizer.LoadSkinTokenizer(path)
-}
 
 func runTokenize(args []string, stdout io.Writer) error {
 	fs := newFlags("tokenize")
@@ -95,7 +93,7 @@ func runTokenize(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: --refine and --mine must not be negative", errUsage)
 	}
 	// A private copy (not the shared DefaultSkinTokenizer): its settings change here.
-	tok, err := privateSkinTokenizer(*ckpt)
+	tok, err := skinTokenizerNamed(*ckpt, true)
 	if err != nil {
 		return err
 	}
