@@ -30,8 +30,6 @@ type Example struct {
 	// HasSkin is false when the stream stops at SEP (no skin tokenizer available): the
 	// skin part is then not trained.
 	HasSkin bool
-	// SkinK is the number of skin codes per joint in Tokens (0 without skin).
-	SkinK int
 }
 
 // SkinEncoder turns a character's weights into skin codes, one row of
@@ -233,9 +231,6 @@ func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand
 		return nil, fmt.Errorf("example %s: %w", c.Name, err)
 	}
 	ex.Tokens, ex.HasSkin = full, true
-	if len(codes) > 0 {
-		ex.SkinK = len(codes[0])
-	}
 	return ex, nil
 }
 

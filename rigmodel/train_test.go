@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
@@ -72,4 +73,15 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	if same {
 		t.Error("resumed training did not change the weights")
 	}
+	// Resuming with a skin tokenizer of another K is refused: the checkpoint's
+	// streams have its own K codes per joint.
+	opt.Steps, opt.Skin = 8, otherK{fakeSkin{}}
+	if _, err := Train(opt); err == nil || !strings.Contains(err.Error(), "codes per joint") {
+		t.Errorf("resume with K = %d against a K = %d checkpoint: %v", opt.Skin.SkinTokensPerJoint(), tinyConfig.SkinTokensPerJoint(), err)
+	}
 }
+
+// otherK is a skin encoder that claims a K other than the tiny model's.
+type otherK struct{ fakeSkin }
+
+func (otherK) SkinTokensPerJoint() int { return tinyConfig.SkinTokensPerJoint() + 1 }
