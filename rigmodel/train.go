@@ -369,11 +369,37 @@ func warmStart(m *Model, path string) error {
 	}
 	a, b := st.Config, m.Cfg
 	a.Dropout, b.Dropout = 0, 0
-	if a != b {
-		return fmt.Errorf("warm start %s: config %+v differs from %+v", path, st.Config, m.Cfg)
+	// A longer stream (more skin tokens per joint) only adds positions: the
+	// checkpoint's position embeddings fill the first rows, the rest keep their
+	// initialization.
+	a.MaxSeq, b.MaxSeq = 0, 0
+	a.SkinK, b.SkinK = 0, 0
+	if a != b || st.Config.MaxSeq > m.Cfg.MaxSeq {
+		return fmt.Errorf("warm start %s: config %+v differs from %+v (only dropout, K and a longer MaxSeq may)", path, st.Config, m.Cfg)
 	}
-	if _, err := nn.LoadCheckpoint(bytes.NewReader(data), m.Params()); err != nil {
+	if st.Config.MaxSeq == m.Cfg.MaxSeq {
+		if _, err := nn.LoadCheckpoint(bytes.NewReader(data), m.Params()); err != nil {
+			return fmt.Errorf("warm start %s: %w", path, err)
+		}
+		return nil
+	}
+	src, err := NewModel(st.Config, 0)
+	if err != nil {
 		return fmt.Errorf("warm start %s: %w", path, err)
+	}
+	if _, err := nn.LoadCheckpoint(bytes.NewReader(data), src.Params()); err != nil {
+		return fmt.Errorf("warm start %s: %w", path, err)
+	}
+	dst, from := m.Params(), src.Params()
+	if len(dst) != len(from) {
+		return fmt.Errorf("warm start %s: %d parameters, the model has %d", path, len(from), len(dst))
+	}
+	for i, p := range dst {
+		q := from[i]
+		if p.Name != q.Name || p.Size() < q.Size() || (p.Size() != q.Size() && p.Name != m.Decoder.Pos.Weight.Name) {
+			return fmt.Errorf("warm start %s: parameter %s %v does not fit %s %v", path, q.Name, q.Shape(), p.Name, p.Shape())
+		}
+		copy(p.Data(), q.Data())
 	}
 	return nil
 }

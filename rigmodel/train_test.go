@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,3 +86,64 @@ func TestTrainWritesAndResumes(t *testing.T) {
 type otherK struct{ fakeSkin }
 
 func (otherK) SkinTokensPerJoint() int { return tinyConfig.SkinTokensPerJoint() + 1 }
+
+// TestWarmStartLongerStream warm-starts a model with more skin tokens per joint (a
+// longer MaxSeq) from a checkpoint: every weight is copied, the position embeddings
+// into their first rows, and the new rows keep their initialization.
+func TestWarmStartLongerStream(t *testing.T) {
+	dir := t.TempDir()
+	chars := map[string]*assets.Character{}
+	for _, n := range []string{"a.glb", "b.glb"} {
+		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
+		chars[n] = testRig(t)
+	}
+	out := filepath.Join(t.TempDir(), "m.safetensors")
+	if _, err := Train(TrainOptions{Data: []string{dir}, Out: out, Steps: 2, Batch: 2, LR: 1e-3, Config: tinyConfig,
+		Augment: DefaultAugment, Skin: fakeSkin{}, SkinID: "fake", Pool: 2, Load: memLoad(chars)}); err != nil {
+		t.Fatal(err)
+	}
+	src, _, err := LoadCheckpointFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := tinyConfig
+	cfg.SkinK, cfg.MaxSeq = 8, 3+cfg.MaxJoint*12
+	m, err := NewModel(cfg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := append([]float32(nil), m.Decoder.Pos.Weight.Data()...)
+	if err := warmStart(m, out); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range m.Params() {
+		q := src.Params()[i]
+		if p.Name == m.Decoder.Pos.Weight.Name {
+			n := q.Size()
+			if !slices.Equal(p.Data()[:n], q.Data()) || !slices.Equal(p.Data()[n:], fresh[n:]) {
+				t.Fatalf("%s: the first %d values are not the checkpoint's, or the rest not the initialization", p.Name, n)
+			}
+			continue
+		}
+		if !slices.Equal(p.Data(), q.Data()) {
+			t.Fatalf("%s not copied", p.Name)
+		}
+	}
+	// A shorter stream or another width is refused.
+	short := tinyConfig
+	short.MaxSeq--
+	small, err := NewModel(short, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := warmStart(small, out); err == nil {
+		t.Error("warm start into a shorter MaxSeq: no error")
+	}
+	wide := cfg
+	wide.DModel, wide.Heads = 2*tinyConfig.DModel, tinyConfig.Heads
+	if mw, err := NewModel(wide, 1); err != nil {
+		t.Fatal(err)
+	} else if err := warmStart(mw, out); err == nil {
+		t.Error("warm start into another width: no error")
+	}
+}
