@@ -66,6 +66,11 @@ func (c Config) SkinTokensPerJoint() int {
 	return c.SkinK
 }
 
+// LongestStream is the length of the longest stream of MaxJoint joints, which
+// MaxSeq must fit: BOS, 3 coordinates + 1 POP per joint, SEP, K skin tokens per
+// joint, EOS.
+func (c Config) LongestStream() int { return 3 + c.MaxJoint*(4+c.SkinTokensPerJoint()) }
+
 // DefaultConfig is the shipped model's size: small enough to train on a 2-core CPU.
 var DefaultConfig = Config{DModel: 96, Layers: 4, Heads: 4, Latents: 32, Points: 384, Fourier: 6,
 	MaxSeq: 640, Vocab: tokenizer.VocabSize, MaxJoint: 78}
@@ -81,9 +86,7 @@ func (c Config) validate() error {
 	case c.SkinK > tokenizer.MaxSkinTokensPerJoint:
 		return fmt.Errorf("rigmodel: %d skin tokens per joint, the stream allows at most %d", c.SkinK, tokenizer.MaxSkinTokensPerJoint)
 	}
-	// The longest stream of MaxJoint joints must fit: BOS, 3 coords + 1 POP per joint,
-	// SEP, K skin tokens per joint, EOS.
-	if need := 3 + c.MaxJoint*(4+c.SkinTokensPerJoint()); c.MaxJoint < 1 || need > c.MaxSeq {
+	if need := c.LongestStream(); c.MaxJoint < 1 || need > c.MaxSeq {
 		return fmt.Errorf("rigmodel: %d joints need streams of %d tokens, MaxSeq is %d", c.MaxJoint, need, c.MaxSeq)
 	}
 	return nil

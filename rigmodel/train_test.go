@@ -107,7 +107,8 @@ func TestWarmStartLongerStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := tinyConfig
-	cfg.SkinK, cfg.MaxSeq = 8, 3+cfg.MaxJoint*12
+	cfg.SkinK = 8
+	cfg.MaxSeq = cfg.LongestStream()
 	m, err := NewModel(cfg, 7)
 	if err != nil {
 		t.Fatal(err)

@@ -185,7 +185,7 @@ func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int,
 	}
 	for pass := 0; pass < t.MinePasses; pass++ {
 		// Only bones that gained queries have a new objective to search.
-		if added, err := t.mineQueries(m, p, qs, idx, pass, active); err != nil || added == 0 {
+		if added, err := t.mineQueries(m, p, lat, qs, idx, pass, active); err != nil || added == 0 {
 			return
 		}
 		t.searchCodes(m, qs, lat, idx, rounds, active)
@@ -195,23 +195,23 @@ func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int,
 // Mining: decoding a whole skin shows where the searched codes still go wrong: a
 // bone's field spilling onto vertices far from its sampled queries, or weights the
 // normalization across bones turns into extra influences. mineQueries decodes the
-// skin of the current codes (idx, one list per joint of p) as Decode would and
-// adds to each bone's queries the vertices whose decoded weight for it is off by
-// more than mineMargin (at most mineMax, a seeded choice), with loss weight one more
-// than the others. It marks in gained the bones that got queries and returns how
+// skin of the current codes (idx, one list per joint of p; lat are the mesh
+// latents) as Decode would and adds to each bone's queries the vertices whose
+// decoded weight for it is off by more than mineMargin (at most mineMax, a seeded
+// choice), with loss weight one more than the others. It marks in gained the bones that got queries and returns how
 // many it added.
 const (
 	mineMargin = 0.1
 	mineMax    = 256
 )
 
-func (t *SkinTokenizer) mineQueries(m *cvae[float32], p *prepared, qs []refineQueries, idx []int, pass int, gained []bool) (int, error) {
+func (t *SkinTokenizer) mineQueries(m *cvae[float32], p *prepared, lat []float32, qs []refineQueries, idx []int, pass int, gained []bool) (int, error) {
 	K := m.cfg.K
 	codes := make([][]int, p.nJ)
 	for j := range codes {
 		codes[j] = idx[j*K : (j+1)*K]
 	}
-	probs, err := t.meanProbs(m, p, [][][]int{codes})
+	probs, err := t.meanProbs(m, p, lat, [][][]int{codes})
 	if err != nil {
 		return 0, err
 	}
@@ -241,7 +241,6 @@ func (t *SkinTokenizer) mineQueries(m *cvae[float32], p *prepared, qs []refineQu
 // marks of bones it stops moving).
 func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []float32, idx []int, rounds int, active []bool) {
 	K, levels := m.cfg.K, m.cfg.Levels
-	joints := qs // one query set per bone of idx
 	// Digit steps: code number ± basis[d] changes dimension d by one level.
 	basis := make([]int, len(levels))
 	for d, b := 0, 1; d < len(levels); d++ {
@@ -251,7 +250,7 @@ func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []
 		// Candidates: the current list (first) and its grid neighbours, per active bone.
 		var cands [][]int
 		var owner []int
-		for b := range joints {
+		for b := range qs {
 			if !active[b] {
 				continue
 			}
@@ -285,13 +284,13 @@ func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []
 		// direction of every improving digit. Combined moves are scored in a second
 		// pass and kept only when they beat the best single move, so a round never
 		// raises the loss and often moves several codes at once.
-		cur := make([]float64, len(joints))
-		best := make([]float64, len(joints))
-		bestC := make([]int, len(joints))
+		cur := make([]float64, len(qs))
+		best := make([]float64, len(qs))
+		bestC := make([]int, len(qs))
 		for b := range best {
 			best[b], bestC[b] = math.Inf(1), -1
 		}
-		gain := make([][]float64, len(joints)) // per bone: K·dims·2 score deltas (0: no move)
+		gain := make([][]float64, len(qs)) // per bone: K·dims·2 score deltas (0: no move)
 		for c, b := range owner {
 			s := score[c]
 			if bestC[b] < 0 {
@@ -309,7 +308,7 @@ func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []
 		}
 		var combo [][]int
 		var comboOwner []int
-		for b := range joints {
+		for b := range qs {
 			if !active[b] || bestC[b] < 0 || best[b] >= cur[b] {
 				continue
 			}
@@ -320,8 +319,8 @@ func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []
 				}
 			}
 		}
-		choice := make([][]int, len(joints))
-		for b := range joints {
+		choice := make([][]int, len(qs))
+		for b := range qs {
 			if c := bestC[b]; c >= 0 {
 				choice[b] = cands[c]
 			}
@@ -338,7 +337,7 @@ func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []
 			}
 		}
 		changed := false
-		for b := range joints {
+		for b := range qs {
 			if !active[b] {
 				continue
 			}

@@ -206,7 +206,7 @@ func TestMineQueries(t *testing.T) {
 	}
 	m := tok.replica()
 	defer tok.release(m)
-	added, err := tok.mineQueries(m, p, qs, idx, 0, make([]bool, len(qs)))
+	added, err := tok.mineQueries(m, p, append([]float32(nil), m.meshLatents(p.mesh, 1)...), qs, idx, 0, make([]bool, len(qs)))
 	if err != nil {
 		t.Fatal(err)
 	}

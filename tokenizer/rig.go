@@ -64,6 +64,16 @@ func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, er
 	return sf, inTokenOrder, nil
 }
 
+// CheckSkinTokensPerJoint refuses a stream recorded with another number of skin
+// tokens per joint (StreamFile.SkinTokensPerJoint; 0, not recorded, passes) than k,
+// that of the skin tokenizer about to read it.
+func CheckSkinTokensPerJoint(recorded, k int) error {
+	if recorded != 0 && recorded != k {
+		return fmt.Errorf("the stream has %d skin tokens per joint, the skin tokenizer %d", recorded, k)
+	}
+	return nil
+}
+
 // Readable renders a stream with TokenString, grouping each joint's coordinates in
 // parentheses.
 func Readable(tokens []int) string {

@@ -329,14 +329,14 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 	if err != nil {
 		return nil, err
 	}
-	return t.meanProbs(m, p, codeSets)
+	return t.meanProbs(m, p, append([]float32(nil), m.meshLatents(p.mesh, 1)...), codeSets)
 }
 
 // meanProbs is MeanProbabilities on a prepared character (its skin, if any, is not
-// read) with replica m; codeSets are already checked against p's joints.
-func (t *SkinTokenizer) meanProbs(m *cvae[float32], p *prepared, codeSets [][][]int) ([]float32, error) {
+// read) with replica m and the character's mesh latents lat (m.meshLatents, copied);
+// codeSets are already checked against p's joints.
+func (t *SkinTokenizer) meanProbs(m *cvae[float32], p *prepared, lat []float32, codeSets [][][]int) ([]float32, error) {
 	nJ, K := p.nJ, m.cfg.K
-	lat := append([]float32(nil), m.meshLatents(p.mesh, 1)...)
 	bones := make([]float32, nJ*boneFeatures)
 	for j := 0; j < nJ; j++ {
 		p.geo.boneVec(j, bones[j*boneFeatures:(j+1)*boneFeatures])

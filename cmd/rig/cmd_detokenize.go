@@ -46,8 +46,8 @@ func runDetokenize(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if k := sf.SkinTokensPerJoint; k != 0 && k != tok.K() {
-		return fmt.Errorf("detokenize %s: the stream has %d skin tokens per joint, the skin tokenizer %d (pass --checkpoint with the tokenizer that wrote it)", pos[0], k, tok.K())
+	if err := tokenizer.CheckSkinTokensPerJoint(sf.SkinTokensPerJoint, tok.K()); err != nil {
+		return fmt.Errorf("detokenize %s: %w (pass --checkpoint with the tokenizer that wrote it)", pos[0], err)
 	}
 	mesh, err := assets.Load(*meshPath)
 	if err != nil {

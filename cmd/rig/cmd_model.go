@@ -79,7 +79,7 @@ func runTrain(args []string, stdout io.Writer) error {
 		// The model writes the tokenizer's K codes per joint; the longest stream
 		// must fit (a resumed run keeps its checkpoint's config).
 		cfg.SkinK = k
-		cfg.MaxSeq = max(cfg.MaxSeq, 3+cfg.MaxJoint*(4+k))
+		cfg.MaxSeq = max(cfg.MaxSeq, cfg.LongestStream())
 	}
 	st, err := rigmodel.Train(rigmodel.TrainOptions{
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,

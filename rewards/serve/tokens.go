@@ -54,8 +54,8 @@ func parseStream(raw []byte, k int) (*stream, error) {
 		if err := json.Unmarshal(raw, &obj); err != nil {
 			return nil, fmt.Errorf("token stream: %w", err)
 		}
-		if obj.K != 0 && obj.K != k {
-			return nil, fmt.Errorf("token stream: written with %d skin tokens per joint; this server's skin tokenizer reads %d (start rig serve --checkpoint with the tokenizer that wrote it)", obj.K, k)
+		if err := tokenizer.CheckSkinTokensPerJoint(obj.K, k); err != nil {
+			return nil, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
 		}
 		ids, st.names = obj.Tokens, obj.Names
 	} else if err := json.Unmarshal(raw, &ids); err != nil {
