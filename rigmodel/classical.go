@@ -63,8 +63,11 @@ func (r ClassicalRigger) skin(c *assets.Character) (*assets.Skin, string, error)
 // voxelized (interior by winding number, plus a surface shell for thin parts),
 // geodesic distance is spread from the interior voxel nearest the centroid, and each
 // connected piece of each distance band becomes a joint whose parent is the touching
-// piece of the previous band. Limbs, tails and wings become chains. The result is in
-// the mesh's world frame with identity joint orientations.
+// piece of the previous band. Limbs, tails and wings become chains. Each joint is then
+// centred in the mesh's cross section when it is outside or off-centre
+// (centerJoints), and a bone that cuts outside the mesh gets a joint in its middle,
+// centred inside (splitOutsideBones). The result is in the mesh's world frame with
+// identity joint orientations.
 func ClassicalSkeleton(m *assets.Mesh) (*assets.Skeleton, error) {
 	return classicalSkeleton(m, classicalRes, classicalBand, classicalMaxJoints)
 }
@@ -100,6 +103,10 @@ func classicalSkeleton(m *assets.Mesh, res int, band0 float64, maxJoints int) (*
 			break
 		}
 	}
+	// The bands put joints on voxel centres: centre them in the mesh, then bend the
+	// bones that cut outside it.
+	centerJoints(joints, g.wn.BVH(), g.wn)
+	joints, parents = splitOutsideBones(joints, parents, g.wn.BVH(), g.wn, maxJoints)
 	sk := &assets.Skeleton{}
 	for j, p := range joints {
 		sk.Names = append(sk.Names, fmt.Sprintf("joint_%02d", j))
@@ -112,6 +119,144 @@ func classicalSkeleton(m *assets.Mesh, res int, band0 float64, maxJoints int) (*
 	return sk, nil
 }
 
+// centerJoints moves joints (normalized frame) to the middle of the mesh's cross
+// section through them. The band pieces' joints sit on voxel centres (0.075 apart at
+// the default resolution), so on a part thinner than a voxel a joint lands on the
+// surface shell, often outside, and elsewhere it can sit off-centre. For a joint p
+// with nearest surface point q, the ray from q through p (from p toward q when p is
+// outside) crosses the part; a joint that is outside, or nearer the surface than
+// centerDepth of the way to the middle, moves to the midpoint of that crossing when
+// the crossing is shorter than centerMaxSpan and the midpoint is inside and not on
+// another joint. Joints deep in a large body stay where the bands put them.
+func centerJoints(joints []assets.Vec3, bvh *geom.BVH, wn *geom.WindingNumber) {
+	for j, p := range joints {
+		m, ok := crossSectionMiddle(p, bvh, wn, true)
+		if !ok {
+			continue
+		}
+		free := true
+		for k, o := range joints {
+			if k != j && o.Dist(m) < centerMinGap {
+				free = false
+				break
+			}
+		}
+		if free {
+			joints[j] = m
+		}
+	}
+}
+
+// crossSectionMiddle returns the midpoint of the mesh's crossing along the line from
+// p's nearest surface point through p (see centerJoints); with onlyOffCentre it
+// declines (ok false) for an inside point already within centerDepth of the middle.
+func crossSectionMiddle(p assets.Vec3, bvh *geom.BVH, wn *geom.WindingNumber, onlyOffCentre bool) (assets.Vec3, bool) {
+	hit, ok := bvh.Closest(p)
+	if !ok || hit.Dist < 1e-9 {
+		return p, false
+	}
+	q := hit.Point
+	dir := p.Sub(q).Scale(1 / hit.Dist) // into the part when p is inside
+	inside := wn.At(p) > 0.5
+	if !inside {
+		dir = dir.Scale(-1)
+	}
+	exit, ok := bvh.Ray(q.Add(dir.Scale(1e-6)), dir, 0, centerMaxSpan)
+	if !ok {
+		return p, false
+	}
+	if onlyOffCentre && inside && hit.Dist >= centerDepth*exit.T/2 {
+		return p, false
+	}
+	m := q.Add(dir.Scale(exit.T / 2))
+	return m, wn.At(m) > 0.5
+}
+
+// Joint centring: the longest crossing (cube units) a joint is centred in, the
+// share of the way to the middle from which an inside joint counts as centred, and
+// the closest a centred joint may come to another.
+const (
+	centerMaxSpan = 0.6
+	centerDepth   = 0.5
+	centerMinGap  = 0.02
+)
+
+// splitOutsideBones inserts a joint into each bone that leaves the mesh: where at
+// least splitOutside of a bone's sample points are outside, its midpoint, centred in
+// the mesh's cross section, becomes a new joint between the two (a body-to-leg bone
+// cut across the concave armpit bends there instead), as long as the skeleton stays
+// within maxJoints. It returns the joints and parents, parents first.
+func splitOutsideBones(joints []assets.Vec3, parents []int, bvh *geom.BVH, wn *geom.WindingNumber, maxJoints int) ([]assets.Vec3, []int) {
+	n := len(joints)
+	for c := 0; c < n && len(joints) < maxJoints; c++ {
+		p := parents[c]
+		if p < 0 {
+			continue
+		}
+		a, b := joints[p], joints[c]
+		out := 0
+		for k := 1; k <= splitSamples; k++ {
+			if wn.At(a.Lerp(b, float64(k)/float64(splitSamples+1))) <= 0.5 {
+				out++
+			}
+		}
+		if float64(out) < splitOutside*splitSamples {
+			continue
+		}
+		m, ok := crossSectionMiddle(a.Lerp(b, 0.5), bvh, wn, false)
+		if !ok || m.Dist(a) < centerMinGap || m.Dist(b) < centerMinGap {
+			continue
+		}
+		joints = append(joints, m)
+		parents = append(parents, p)
+		parents[c] = len(joints) - 1
+	}
+	return reorderParentsFirst(joints, parents)
+}
+
+// Bone splitting: points sampled along a bone, and the outside share that splits it.
+const (
+	splitSamples = 8
+	splitOutside = 0.25
+)
+
+// reorderParentsFirst renumbers a forest depth-first from its roots (in index order,
+// children in index order) so that every parent precedes its children.
+func reorderParentsFirst(joints []assets.Vec3, parents []int) ([]assets.Vec3, []int) {
+	children := make([][]int, len(joints))
+	var roots []int
+	for j, p := range parents {
+		if p < 0 {
+			roots = append(roots, j)
+		} else {
+			children[p] = append(children[p], j)
+		}
+	}
+	newID := make([]int, len(joints))
+	var order []int
+	var walk func(j int)
+	walk = func(j int) {
+		newID[j] = len(order)
+		order = append(order, j)
+		for _, c := range children[j] {
+			walk(c)
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	outJ := make([]assets.Vec3, len(order))
+	outP := make([]int, len(order))
+	for k, j := range order {
+		outJ[k] = joints[j]
+		outP[k] = -1
+		if p := parents[j]; p >= 0 {
+			outP[k] = newID[p]
+		}
+	}
+	return outJ, outP
+}
+
 // voxelGrid is a res³ occupancy grid over the normalized cube [-1,1]³ (slightly padded).
 type voxelGrid struct {
 	res  int
@@ -120,11 +265,13 @@ type voxelGrid struct {
 	occ  []bool  // interior or surface
 	// inner marks voxels whose center is inside by winding number.
 	inner []bool
+	wn    *geom.WindingNumber // the mesh's, kept for later queries
 }
 
 func newVoxelGrid(m *assets.Mesh, res int) *voxelGrid {
 	g := &voxelGrid{res: res, lo: -1.05, size: 2.1 / float64(res), occ: make([]bool, res*res*res), inner: make([]bool, res*res*res)}
 	wn := geom.NewWindingNumber(m)
+	g.wn = wn
 	for i := range g.occ {
 		if wn.At(g.center(i)) > 0.5 {
 			g.occ[i], g.inner[i] = true, true

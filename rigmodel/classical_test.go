@@ -45,3 +45,107 @@ func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
 		t.Error("Rig modified its input")
 	}
 }
+
+// A joint outside a thin plank, or inside it but near one face, moves to the plank's
+// middle plane; a joint deep inside a large box stays; a joint whose middle is taken
+// by another joint stays.
+func TestCenterJoints(t *testing.T) {
+	v := func(x, y, z float64) assets.Vec3 { return assets.Vec3{x, y, z} }
+	// A plank 0.06 thick (y from 0 to 0.06) and, apart from it, a large box.
+	m := boxMesh(
+		[2]assets.Vec3{v(-0.9, 0, -0.2), v(0, 0.06, 0.2)},
+		[2]assets.Vec3{v(0.2, -0.5, -0.5), v(1.0, 0.5, 0.5)},
+	)
+	bvh := geom.NewBVH(&m)
+	wn := geom.NewWindingNumberBVH(bvh)
+	cases := []struct {
+		name     string
+		joints   []assets.Vec3
+		want     assets.Vec3 // where joint 0 ends
+		tolerant float64
+	}{
+		{"outside above the plank", []assets.Vec3{v(-0.5, 0.09, 0)}, v(-0.5, 0.03, 0), 1e-6},
+		{"inside near the bottom face", []assets.Vec3{v(-0.5, 0.005, 0.05)}, v(-0.5, 0.03, 0.05), 1e-6},
+		{"already in the middle", []assets.Vec3{v(-0.5, 0.028, 0)}, v(-0.5, 0.028, 0), 0},
+		{"deep in the large box", []assets.Vec3{v(0.6, 0.1, 0)}, v(0.6, 0.1, 0), 0},
+		{"middle taken by another joint", []assets.Vec3{v(-0.5, 0.09, 0), v(-0.5, 0.03, 0)}, v(-0.5, 0.09, 0), 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			joints := append([]assets.Vec3(nil), tc.joints...)
+			centerJoints(joints, bvh, wn)
+			if d := joints[0].Dist(tc.want); d > tc.tolerant+1e-12 {
+				t.Errorf("joint at %v, want %v", joints[0], tc.want)
+			}
+			for j := 1; j < len(joints); j++ {
+				if joints[j] != tc.joints[j] {
+					t.Errorf("joint %d moved from %v to %v", j, tc.joints[j], joints[j])
+				}
+			}
+		})
+	}
+}
+
+// A bone from the foot of an L-shaped mesh to the top of its upright cuts the
+// corner outside the mesh: splitOutsideBones puts a joint inside between the two, so
+// the chain stays in the mesh; a bone inside is left alone, the joint budget is kept,
+// and parents still come first.
+func TestSplitOutsideBones(t *testing.T) {
+	v := func(x, y, z float64) assets.Vec3 { return assets.Vec3{x, y, z} }
+	m := boxMesh(
+		[2]assets.Vec3{v(-0.9, -0.9, -0.1), v(0.9, -0.7, 0.1)}, // foot
+		[2]assets.Vec3{v(-0.9, -0.9, -0.1), v(-0.7, 0.9, 0.1)}, // upright
+	)
+	bvh := geom.NewBVH(&m)
+	wn := geom.NewWindingNumberBVH(bvh)
+	outside := func(a, b assets.Vec3) int {
+		n := 0
+		for k := 1; k <= splitSamples; k++ {
+			if !wn.Inside(a.Lerp(b, float64(k)/float64(splitSamples+1))) {
+				n++
+			}
+		}
+		return n
+	}
+	// Joint 0 at the foot's tip, 1 at the corner (inside, a short bone), 2 at the top
+	// of the upright, hanging off joint 0 across the corner.
+	joints := []assets.Vec3{v(0.8, -0.8, 0), v(0.6, -0.8, 0), v(-0.8, 0.8, 0)}
+	parents := []int{-1, 0, 0}
+	if outside(joints[0], joints[2]) < 4 {
+		t.Fatal("test mesh: the bone 0→2 should cut outside")
+	}
+	gotJ, gotP := splitOutsideBones(append([]assets.Vec3(nil), joints...), append([]int(nil), parents...), bvh, wn, 10)
+	if len(gotJ) != 4 {
+		t.Fatalf("%d joints, want 4 (one inserted): %v %v", len(gotJ), gotJ, gotP)
+	}
+	for j, p := range gotP {
+		if p >= j {
+			t.Fatalf("parent %d of joint %d does not come first: %v", p, j, gotP)
+		}
+		if !wn.Inside(gotJ[j]) {
+			t.Errorf("joint %d at %v is outside", j, gotJ[j])
+		}
+		if p >= 0 && outside(gotJ[p], gotJ[j]) >= outside(joints[0], joints[2]) {
+			t.Errorf("bone %d→%d still cuts outside at %d of %d samples", p, j, outside(gotJ[p], gotJ[j]), splitSamples)
+		}
+	}
+	// With no room in the joint budget nothing is inserted.
+	if gotJ, _ := splitOutsideBones(append([]assets.Vec3(nil), joints...), append([]int(nil), parents...), bvh, wn, 3); len(gotJ) != 3 {
+		t.Errorf("budget 3: %d joints", len(gotJ))
+	}
+}
+
+func TestReorderParentsFirst(t *testing.T) {
+	v := func(x float64) assets.Vec3 { return assets.Vec3{x, 0, 0} }
+	// Joint 0's child is 3; 3's child is 1; 2 is a second root with child 4.
+	joints := []assets.Vec3{v(0), v(1), v(2), v(3), v(4)}
+	parents := []int{-1, 3, -1, 0, 2}
+	gotJ, gotP := reorderParentsFirst(joints, parents)
+	wantJ := []assets.Vec3{v(0), v(3), v(1), v(2), v(4)}
+	wantP := []int{-1, 0, 1, -1, 3}
+	for j := range wantJ {
+		if gotJ[j] != wantJ[j] || gotP[j] != wantP[j] {
+			t.Fatalf("got %v %v, want %v %v", gotJ, gotP, wantJ, wantP)
+		}
+	}
+}
