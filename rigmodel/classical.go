@@ -73,10 +73,12 @@ func ClassicalSkeleton(m *assets.Mesh) (*assets.Skeleton, error) {
 }
 
 // Classical skeleton parameters: grid resolution, first band width in voxels (widened
-// ×1.3 until the joint count is at most classicalMaxJoints).
+// ×1.3 until the joint count is at most classicalMaxJoints). 32 and 3.5 (28 and 2.5
+// before session 10) were chosen on the 267 training-split files of ../shared/data:
+// lower CD-J2J, -J2B and -B2B than 28 and 2.5 with fewer joints (docs/model.md).
 const (
-	classicalRes       = 28
-	classicalBand      = 2.5
+	classicalRes       = 32
+	classicalBand      = 3.5
 	classicalMaxJoints = 48
 )
 
@@ -120,7 +122,7 @@ func classicalSkeleton(m *assets.Mesh, res int, band0 float64, maxJoints int) (*
 }
 
 // centerJoints moves joints (normalized frame) to the middle of the mesh's cross
-// section through them. The band pieces' joints sit on voxel centres (0.075 apart at
+// section through them. The band pieces' joints sit on voxel centres (0.066 apart at
 // the default resolution), so on a part thinner than a voxel a joint lands on the
 // surface shell, often outside, and elsewhere it can sit off-centre. For a joint p
 // with nearest surface point q, the ray from q through p (from p toward q when p is
