@@ -152,27 +152,57 @@ func centerJoints(joints []assets.Vec3, bvh *geom.BVH, wn *geom.WindingNumber) {
 // crossSectionMiddle returns the midpoint of the mesh's crossing along the line from
 // p's nearest surface point through p (see centerJoints); with onlyOffCentre it
 // declines (ok false) for an inside point already within centerDepth of the middle.
+// For a point on or next to the surface, where that line is undefined or grazes the
+// surface, it tries the axis directions that lead inside instead.
 func crossSectionMiddle(p assets.Vec3, bvh *geom.BVH, wn *geom.WindingNumber, onlyOffCentre bool) (assets.Vec3, bool) {
 	hit, ok := bvh.Closest(p)
-	if !ok || hit.Dist < 1e-9 {
-		return p, false
-	}
-	q := hit.Point
-	dir := p.Sub(q).Scale(1 / hit.Dist) // into the part when p is inside
-	inside := wn.At(p) > 0.5
-	if !inside {
-		dir = dir.Scale(-1)
-	}
-	exit, ok := bvh.Ray(q.Add(dir.Scale(1e-6)), dir, 0, centerMaxSpan)
 	if !ok {
 		return p, false
 	}
-	if onlyOffCentre && inside && hit.Dist >= centerDepth*exit.T/2 {
+	inside := wn.At(p) > 0.5
+	if hit.Dist >= 1e-9 {
+		q := hit.Point
+		dir := p.Sub(q).Scale(1 / hit.Dist) // into the part when p is inside
+		if !inside {
+			dir = dir.Scale(-1)
+		}
+		if exit, ok := bvh.Ray(q.Add(dir.Scale(1e-6)), dir, 0, centerMaxSpan); ok {
+			if onlyOffCentre && inside && hit.Dist >= centerDepth*exit.T/2 {
+				return p, false
+			}
+			if m := q.Add(dir.Scale(exit.T / 2)); wn.At(m) > 0.5 {
+				return m, true
+			}
+		}
+	}
+	if hit.Dist >= surfaceEps {
 		return p, false
 	}
-	m := q.Add(dir.Scale(exit.T / 2))
-	return m, wn.At(m) > 0.5
+	// On or next to the surface (a voxel centre on a flat face or an edge), where the
+	// nearest point gives no direction or one that grazes the surface: cross along
+	// the axis directions that lead inside, starting clear of the surface; the
+	// shortest crossing with its middle inside wins.
+	best, bestT := p, math.Inf(1)
+	for _, d := range axisDirs {
+		if wn.At(p.Add(d.Scale(2*surfaceEps))) <= 0.5 {
+			continue
+		}
+		exit, ok := bvh.Ray(p, d, 2*surfaceEps, centerMaxSpan)
+		if !ok || exit.T >= bestT {
+			continue
+		}
+		if m := p.Add(d.Scale(exit.T / 2)); wn.At(m) > 0.5 {
+			best, bestT = m, exit.T
+		}
+	}
+	return best, !math.IsInf(bestT, 1)
 }
+
+// surfaceEps is the distance (cube units) under which a point counts as on the
+// surface, and axisDirs the directions crossSectionMiddle tries from there.
+const surfaceEps = 1e-3
+
+var axisDirs = []assets.Vec3{{0, 1, 0}, {0, -1, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 0, 1}, {0, 0, -1}}
 
 // Joint centring: the longest crossing (cube units) a joint is centred in, the
 // share of the way to the middle from which an inside joint counts as centred, and
@@ -184,11 +214,25 @@ const (
 )
 
 // splitOutsideBones inserts a joint into each bone that leaves the mesh: where at
-// least splitOutside of a bone's sample points are outside, its midpoint, centred in
-// the mesh's cross section, becomes a new joint between the two (a body-to-leg bone
-// cut across the concave armpit bends there instead), as long as the skeleton stays
-// within maxJoints. It returns the joints and parents, parents first.
+// least splitOutside of a bone's sample points are outside, the bone's middle and its
+// thirds, each centred in the mesh's cross section (crossSectionMiddle), are tried as
+// a new joint between the two, and the one that leaves the least of the two new bones
+// outside is kept if that is less than the bone had (a body-to-leg bone cut across
+// the concave armpit bends there instead; a candidate in another limb makes bones
+// across the air and loses), as long as the skeleton stays within maxJoints. The new
+// bones are not split again: that would bring the bones further inside only by adding
+// more joints than artists use (docs/model.md). It returns the joints and parents,
+// parents first.
 func splitOutsideBones(joints []assets.Vec3, parents []int, bvh *geom.BVH, wn *geom.WindingNumber, maxJoints int) ([]assets.Vec3, []int) {
+	outside := func(a, b assets.Vec3) int {
+		n := 0
+		for k := 1; k <= splitSamples; k++ {
+			if wn.At(a.Lerp(b, float64(k)/float64(splitSamples+1))) <= 0.5 {
+				n++
+			}
+		}
+		return n
+	}
 	n := len(joints)
 	for c := 0; c < n && len(joints) < maxJoints; c++ {
 		p := parents[c]
@@ -196,20 +240,27 @@ func splitOutsideBones(joints []assets.Vec3, parents []int, bvh *geom.BVH, wn *g
 			continue
 		}
 		a, b := joints[p], joints[c]
-		out := 0
-		for k := 1; k <= splitSamples; k++ {
-			if wn.At(a.Lerp(b, float64(k)/float64(splitSamples+1))) <= 0.5 {
-				out++
-			}
-		}
+		out := outside(a, b)
 		if float64(out) < splitOutside*splitSamples {
 			continue
 		}
-		m, ok := crossSectionMiddle(a.Lerp(b, 0.5), bvh, wn, false)
-		if !ok || m.Dist(a) < centerMinGap || m.Dist(b) < centerMinGap {
+		// Candidates: the bone's middle and thirds, each centred; the one that leaves
+		// the least of the two new bones outside, if that is less than now.
+		var best assets.Vec3
+		bestOut := 2 * out // outside samples of the two new bones, of 2·splitSamples
+		for _, t := range splitAt {
+			m, ok := crossSectionMiddle(a.Lerp(b, t), bvh, wn, false)
+			if !ok || m.Dist(a) < centerMinGap || m.Dist(b) < centerMinGap {
+				continue
+			}
+			if o := outside(a, m) + outside(m, b); o < bestOut {
+				best, bestOut = m, o
+			}
+		}
+		if bestOut >= 2*out {
 			continue
 		}
-		joints = append(joints, m)
+		joints = append(joints, best)
 		parents = append(parents, p)
 		parents[c] = len(joints) - 1
 	}
@@ -221,6 +272,9 @@ const (
 	splitSamples = 8
 	splitOutside = 0.25
 )
+
+// splitAt is where along a bone splitOutsideBones tries a new joint.
+var splitAt = []float64{0.5, 1.0 / 3, 2.0 / 3}
 
 // reorderParentsFirst renumbers a forest depth-first from its roots (in index order,
 // children in index order) so that every parent precedes its children.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/assets/synth"
 )
 
 func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
@@ -87,9 +88,9 @@ func TestCenterJoints(t *testing.T) {
 }
 
 // A bone from the foot of an L-shaped mesh to the top of its upright cuts the
-// corner outside the mesh: splitOutsideBones puts a joint inside between the two, so
-// the chain stays in the mesh; a bone inside is left alone, the joint budget is kept,
-// and parents still come first.
+// corner outside the mesh: splitOutsideBones bends it with joints inside, so the
+// chain from the foot to the top stays in the mesh; a bone inside is left alone, the
+// joint budget is kept, and parents still come first.
 func TestSplitOutsideBones(t *testing.T) {
 	v := func(x, y, z float64) assets.Vec3 { return assets.Vec3{x, y, z} }
 	m := boxMesh(
@@ -107,31 +108,54 @@ func TestSplitOutsideBones(t *testing.T) {
 		}
 		return n
 	}
-	// Joint 0 at the foot's tip, 1 at the corner (inside, a short bone), 2 at the top
-	// of the upright, hanging off joint 0 across the corner.
+	// Joint 0 at the foot's tip, 1 near it (inside, a short bone), 2 at the top of
+	// the upright, hanging off joint 0 across the corner.
 	joints := []assets.Vec3{v(0.8, -0.8, 0), v(0.6, -0.8, 0), v(-0.8, 0.8, 0)}
 	parents := []int{-1, 0, 0}
 	if outside(joints[0], joints[2]) < 4 {
 		t.Fatal("test mesh: the bone 0→2 should cut outside")
 	}
-	gotJ, gotP := splitOutsideBones(append([]assets.Vec3(nil), joints...), append([]int(nil), parents...), bvh, wn, 10)
-	if len(gotJ) != 4 {
-		t.Fatalf("%d joints, want 4 (one inserted): %v %v", len(gotJ), gotJ, gotP)
+	share := func(js []assets.Vec3, ps []int) float64 {
+		out, all := 0, 0
+		for j, p := range ps {
+			if p >= 0 {
+				out += outside(js[p], js[j])
+				all += splitSamples
+			}
+		}
+		return float64(out) / float64(all)
 	}
-	for j, p := range gotP {
-		if p >= j {
-			t.Fatalf("parent %d of joint %d does not come first: %v", p, j, gotP)
-		}
-		if !wn.Inside(gotJ[j]) {
-			t.Errorf("joint %d at %v is outside", j, gotJ[j])
-		}
-		if p >= 0 && outside(gotJ[p], gotJ[j]) >= outside(joints[0], joints[2]) {
-			t.Errorf("bone %d→%d still cuts outside at %d of %d samples", p, j, outside(gotJ[p], gotJ[j]), splitSamples)
-		}
+	before := share(joints, parents)
+	cases := []struct {
+		name      string
+		maxJoints int
+		want      int // joints after splitting
+	}{
+		{"room for joints", 10, 4},
+		{"no room", 3, 3},
 	}
-	// With no room in the joint budget nothing is inserted.
-	if gotJ, _ := splitOutsideBones(append([]assets.Vec3(nil), joints...), append([]int(nil), parents...), bvh, wn, 3); len(gotJ) != 3 {
-		t.Errorf("budget 3: %d joints", len(gotJ))
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			gotJ, gotP := splitOutsideBones(append([]assets.Vec3(nil), joints...), append([]int(nil), parents...), bvh, wn, tc.maxJoints)
+			if len(gotJ) != tc.want {
+				t.Fatalf("%d joints, want %d: %v %v", len(gotJ), tc.want, gotJ, gotP)
+			}
+			for j, p := range gotP {
+				if p >= j {
+					t.Fatalf("parent %d of joint %d does not come first: %v", p, j, gotP)
+				}
+				if !wn.Inside(gotJ[j]) {
+					t.Errorf("joint %d at %v is outside", j, gotJ[j])
+				}
+			}
+			if after := share(gotJ, gotP); len(gotJ) > len(joints) && after >= before {
+				t.Errorf("%.0f%% of bone samples outside after the split, %.0f%% before; want fewer", 100*after, 100*before)
+			}
+			// The short bone inside stays as it was: joint 1 still hangs off joint 0.
+			if gotJ[1] != joints[1] || gotP[1] != 0 {
+				t.Errorf("the inside bone changed: joint 1 %v parent %d", gotJ[1], gotP[1])
+			}
+		})
 	}
 }
 
@@ -147,5 +171,46 @@ func TestReorderParentsFirst(t *testing.T) {
 		if gotJ[j] != wantJ[j] || gotP[j] != wantP[j] {
 			t.Fatalf("got %v %v, want %v %v", gotJ, gotP, wantJ, wantP)
 		}
+	}
+}
+
+// On every synthetic kind the classical skeleton's joints are inside the mesh and
+// at least 80% of its bones' length is. Before joints were centred and outside bones bent (session 10),
+// leaf joints of thin limbs sat on the surface shell outside the mesh and body-to-limb
+// bones crossed the air.
+func TestClassicalSkeletonInsideSynthKinds(t *testing.T) {
+	for _, kind := range synth.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			c, err := synth.Generate(kind, 3, synth.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sk, err := ClassicalSkeleton(&c.Mesh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wn := geom.NewWindingNumber(&c.Mesh)
+			pos := sk.Positions()
+			for j, p := range pos {
+				if !wn.Inside(p) {
+					t.Errorf("joint %s at %v is outside the mesh", sk.Names[j], p)
+				}
+			}
+			in, all := 0, 0
+			for j, p := range sk.Parents {
+				if p < 0 {
+					continue
+				}
+				for k := 1; k <= 8; k++ {
+					all++
+					if wn.Inside(pos[p].Lerp(pos[j], float64(k)/9)) {
+						in++
+					}
+				}
+			}
+			if all > 0 && float64(in) < 0.8*float64(all) {
+				t.Errorf("%d of %d bone samples inside the mesh, want at least 80%%", in, all)
+			}
+		})
 	}
 }
