@@ -65,8 +65,8 @@ func (r ClassicalRigger) skin(c *assets.Character) (*assets.Skin, string, error)
 // connected piece of each distance band becomes a joint whose parent is the touching
 // piece of the previous band. Limbs, tails and wings become chains. Each joint is then
 // centred in the mesh's cross section when it is outside or off-centre
-// (centerJoints), and a bone that cuts outside the mesh gets a joint in its middle,
-// centred inside (splitOutsideBones). The result is in the mesh's world frame with
+// (centerJoints), and a bone that cuts outside the mesh gets a joint, centred inside,
+// where that leaves the least of it outside (splitOutsideBones). The result is in the mesh's world frame with
 // identity joint orientations.
 func ClassicalSkeleton(m *assets.Mesh) (*assets.Skeleton, error) {
 	return classicalSkeleton(m, classicalRes, classicalBand, classicalMaxJoints)

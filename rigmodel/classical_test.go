@@ -47,9 +47,9 @@ func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
 	}
 }
 
-// A joint outside a thin plank, or inside it but near one face, moves to the plank's
-// middle plane; a joint deep inside a large box stays; a joint whose middle is taken
-// by another joint stays.
+// A joint outside a thin plank, on its face, or inside it but near one face, moves to
+// the plank's middle plane; a joint deep inside a large box stays; a joint whose
+// middle is taken by another joint stays.
 func TestCenterJoints(t *testing.T) {
 	v := func(x, y, z float64) assets.Vec3 { return assets.Vec3{x, y, z} }
 	// A plank 0.06 thick (y from 0 to 0.06) and, apart from it, a large box.
@@ -60,12 +60,13 @@ func TestCenterJoints(t *testing.T) {
 	bvh := geom.NewBVH(&m)
 	wn := geom.NewWindingNumberBVH(bvh)
 	cases := []struct {
-		name     string
-		joints   []assets.Vec3
-		want     assets.Vec3 // where joint 0 ends
-		tolerant float64
+		name   string
+		joints []assets.Vec3
+		want   assets.Vec3 // where joint 0 ends
+		tol    float64
 	}{
 		{"outside above the plank", []assets.Vec3{v(-0.5, 0.09, 0)}, v(-0.5, 0.03, 0), 1e-6},
+		{"on the top face", []assets.Vec3{v(-0.5, 0.06, 0)}, v(-0.5, 0.03, 0), 1e-6},
 		{"inside near the bottom face", []assets.Vec3{v(-0.5, 0.005, 0.05)}, v(-0.5, 0.03, 0.05), 1e-6},
 		{"already in the middle", []assets.Vec3{v(-0.5, 0.028, 0)}, v(-0.5, 0.028, 0), 0},
 		{"deep in the large box", []assets.Vec3{v(0.6, 0.1, 0)}, v(0.6, 0.1, 0), 0},
@@ -75,7 +76,7 @@ func TestCenterJoints(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			joints := append([]assets.Vec3(nil), tc.joints...)
 			centerJoints(joints, bvh, wn)
-			if d := joints[0].Dist(tc.want); d > tc.tolerant+1e-12 {
+			if d := joints[0].Dist(tc.want); d > tc.tol+1e-12 {
 				t.Errorf("joint at %v, want %v", joints[0], tc.want)
 			}
 			for j := 1; j < len(joints); j++ {
@@ -88,8 +89,8 @@ func TestCenterJoints(t *testing.T) {
 }
 
 // A bone from the foot of an L-shaped mesh to the top of its upright cuts the
-// corner outside the mesh: splitOutsideBones bends it with joints inside, so the
-// chain from the foot to the top stays in the mesh; a bone inside is left alone, the
+// corner outside the mesh: splitOutsideBones bends it at a joint inside, so that less
+// of the chain from the foot to the top is outside; a bone inside is left alone, the
 // joint budget is kept, and parents still come first.
 func TestSplitOutsideBones(t *testing.T) {
 	v := func(x, y, z float64) assets.Vec3 { return assets.Vec3{x, y, z} }
