@@ -181,7 +181,7 @@ func (r *rig) movingReach(p assets.Vec3, v int, reach float64) (credit, dist flo
 	best, seg := math.Inf(1), -1
 	num, den := 0.0, 0.0
 	for _, in := range ws {
-		if in.Weight < floor || in.Weight <= 0 {
+		if in.Weight < floor { // newRig keeps positive weights only, and floor > 0
 			continue
 		}
 		jb, js := math.Inf(1), -1

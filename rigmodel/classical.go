@@ -107,8 +107,8 @@ func classicalSkeleton(m *assets.Mesh, res int, band0 float64, maxJoints int) (*
 	}
 	// The bands put joints on voxel centres: centre them in the mesh, then bend the
 	// bones that cut outside it.
-	centerJoints(joints, g.wn.BVH(), g.wn)
-	joints, parents = splitOutsideBones(joints, parents, g.wn.BVH(), g.wn, maxJoints)
+	centerJoints(joints, g.wn)
+	joints, parents = splitOutsideBones(joints, parents, g.wn, maxJoints)
 	sk := &assets.Skeleton{}
 	for j, p := range joints {
 		sk.Names = append(sk.Names, fmt.Sprintf("joint_%02d", j))
@@ -130,9 +130,9 @@ func classicalSkeleton(m *assets.Mesh, res int, band0 float64, maxJoints int) (*
 // centerDepth of the way to the middle, moves to the midpoint of that crossing when
 // the crossing is shorter than centerMaxSpan and the midpoint is inside and not on
 // another joint. Joints deep in a large body stay where the bands put them.
-func centerJoints(joints []assets.Vec3, bvh *geom.BVH, wn *geom.WindingNumber) {
+func centerJoints(joints []assets.Vec3, wn *geom.WindingNumber) {
 	for j, p := range joints {
-		m, ok := crossSectionMiddle(p, bvh, wn, true)
+		m, ok := crossSectionMiddle(p, wn, true)
 		if !ok {
 			continue
 		}
@@ -154,7 +154,8 @@ func centerJoints(joints []assets.Vec3, bvh *geom.BVH, wn *geom.WindingNumber) {
 // declines (ok false) for an inside point already within centerDepth of the middle.
 // For a point on or next to the surface, where that line is undefined or grazes the
 // surface, it tries the axis directions that lead inside instead.
-func crossSectionMiddle(p assets.Vec3, bvh *geom.BVH, wn *geom.WindingNumber, onlyOffCentre bool) (assets.Vec3, bool) {
+func crossSectionMiddle(p assets.Vec3, wn *geom.WindingNumber, onlyOffCentre bool) (assets.Vec3, bool) {
+	bvh := wn.BVH()
 	hit, ok := bvh.Closest(p)
 	if !ok {
 		return p, false
@@ -223,7 +224,7 @@ const (
 // bones are not split again: that would bring the bones further inside only by adding
 // more joints than artists use (docs/model.md). It returns the joints and parents,
 // parents first.
-func splitOutsideBones(joints []assets.Vec3, parents []int, bvh *geom.BVH, wn *geom.WindingNumber, maxJoints int) ([]assets.Vec3, []int) {
+func splitOutsideBones(joints []assets.Vec3, parents []int, wn *geom.WindingNumber, maxJoints int) ([]assets.Vec3, []int) {
 	outside := func(a, b assets.Vec3) int {
 		n := 0
 		for k := 1; k <= splitSamples; k++ {
@@ -249,7 +250,7 @@ func splitOutsideBones(joints []assets.Vec3, parents []int, bvh *geom.BVH, wn *g
 		var best assets.Vec3
 		bestOut := 2 * out // outside samples of the two new bones, of 2·splitSamples
 		for _, t := range splitAt {
-			m, ok := crossSectionMiddle(a.Lerp(b, t), bvh, wn, false)
+			m, ok := crossSectionMiddle(a.Lerp(b, t), wn, false)
 			if !ok || m.Dist(a) < centerMinGap || m.Dist(b) < centerMinGap {
 				continue
 			}

@@ -75,7 +75,7 @@ func TestCenterJoints(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			joints := append([]assets.Vec3(nil), tc.joints...)
-			centerJoints(joints, bvh, wn)
+			centerJoints(joints, wn)
 			if d := joints[0].Dist(tc.want); d > tc.tol+1e-12 {
 				t.Errorf("joint at %v, want %v", joints[0], tc.want)
 			}
@@ -137,7 +137,7 @@ func TestSplitOutsideBones(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			gotJ, gotP := splitOutsideBones(append([]assets.Vec3(nil), joints...), append([]int(nil), parents...), bvh, wn, tc.maxJoints)
+			gotJ, gotP := splitOutsideBones(append([]assets.Vec3(nil), joints...), append([]int(nil), parents...), wn, tc.maxJoints)
 			if len(gotJ) != tc.want {
 				t.Fatalf("%d joints, want %d: %v %v", len(gotJ), tc.want, gotJ, gotP)
 			}

@@ -377,12 +377,8 @@ func warmStart(m *Model, path string) error {
 	if a != b || st.Config.MaxSeq > m.Cfg.MaxSeq {
 		return fmt.Errorf("warm start %s: config %+v differs from %+v (only dropout, K and a longer MaxSeq may)", path, st.Config, m.Cfg)
 	}
-	if st.Config.MaxSeq == m.Cfg.MaxSeq {
-		if _, err := nn.LoadCheckpoint(bytes.NewReader(data), m.Params()); err != nil {
-			return fmt.Errorf("warm start %s: %w", path, err)
-		}
-		return nil
-	}
+	// Load into a model of the checkpoint's own config, then copy over (the position
+	// embeddings into the first rows when the stream got longer).
 	src, err := NewModel(st.Config, 0)
 	if err != nil {
 		return fmt.Errorf("warm start %s: %w", path, err)
