@@ -10,6 +10,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/rewards"
 )
 
 // This file is the classical fallback that needs no network: a skeleton from the
@@ -64,16 +65,21 @@ func (r ClassicalRigger) skin(c *assets.Character) (*assets.Skin, string, error)
 // geodesic distance is spread from the interior voxel nearest the centroid, and each
 // connected piece of each distance band becomes a joint whose parent is the touching
 // piece of the previous band. Limbs, tails and wings become chains. Each joint is then
-// centred in the mesh's cross section when it is outside or off-centre
-// (centerJoints), and a bone that cuts outside the mesh gets a joint, centred inside,
-// where that leaves the least of it outside (splitOutsideBones). The result is in the mesh's world frame with
-// identity joint orientations.
+// centred in the mesh's cross section when it is outside or off-centre, or put on
+// the surface when it floats beside an open sheet with nothing to centre in
+// (centerJoints), and a bone that cuts outside the mesh gets a joint, centred inside
+// or on the sheet, where that leaves the least of it outside (splitOutsideBones).
+// The joint count stays within classicalMaxJoints and the rewards' joint budget for
+// the mesh (rewards.JointBudget: 32 for meshes under 256 vertices), so the skeleton
+// never pays the sanity reward's penalty for surplus joints. The result is in the
+// mesh's world frame with identity joint orientations.
 func ClassicalSkeleton(m *assets.Mesh) (*assets.Skeleton, error) {
-	return classicalSkeleton(m, classicalRes, classicalBand, classicalMaxJoints)
+	return classicalSkeleton(m, classicalRes, classicalBand, min(classicalMaxJoints, rewards.JointBudget(len(m.Positions))))
 }
 
 // Classical skeleton parameters: grid resolution, first band width in voxels (widened
-// ×1.3 until the joint count is at most classicalMaxJoints). 32 and 3.5 (28 and 2.5
+// ×1.3 until the joint count is at most classicalMaxJoints, or the mesh's joint
+// budget when that is lower). 32 and 3.5 (28 and 2.5
 // before session 10) were chosen on the 267 training-split files of ../shared/data:
 // lower CD-J2J, -J2B and -B2B than 28 and 2.5 with fewer joints (docs/model.md).
 const (
@@ -134,7 +140,13 @@ func centerJoints(joints []assets.Vec3, wn *geom.WindingNumber) {
 	for j, p := range joints {
 		m, ok := crossSectionMiddle(p, wn, true)
 		if !ok {
-			continue
+			// Outside and with no crossing to centre in: a joint beside an open
+			// sheet (a cape, a sail, a net), where the voxel centre floats up to
+			// half a voxel off the surface. Put it on the sheet.
+			m, ok = onSurface(p, wn)
+			if !ok {
+				continue
+			}
 		}
 		free := true
 		for k, o := range joints {
@@ -148,6 +160,37 @@ func centerJoints(joints []assets.Vec3, wn *geom.WindingNumber) {
 		}
 	}
 }
+
+// onSurface returns the nearest surface point of a point p that is outside the mesh
+// and within sheetSnap of its surface (ok false otherwise).
+func onSurface(p assets.Vec3, wn *geom.WindingNumber) (assets.Vec3, bool) {
+	if wn.At(p) > 0.5 {
+		return p, false
+	}
+	hit, ok := wn.BVH().ClosestWithin(p, sheetSnap)
+	if !ok {
+		return p, false
+	}
+	return hit.Point, true
+}
+
+// inMesh reports whether a point counts as in the mesh for the skeleton: inside by
+// winding number, or within sheetSlack of the surface (on an open sheet, where
+// nothing is inside; the containment reward gives such points full credit too).
+func inMesh(q assets.Vec3, wn *geom.WindingNumber) bool {
+	if wn.At(q) > 0.5 {
+		return true
+	}
+	_, ok := wn.BVH().ClosestWithin(q, sheetSlack)
+	return ok
+}
+
+// Sheets: how far off the surface an outside joint is put on it (about one voxel),
+// and how close to the surface a point counts as in the mesh.
+const (
+	sheetSnap  = 0.08
+	sheetSlack = 0.01
+)
 
 // crossSectionMiddle returns the midpoint of the mesh's crossing along the line from
 // p's nearest surface point through p (see centerJoints); with onlyOffCentre it
@@ -215,8 +258,10 @@ const (
 )
 
 // splitOutsideBones inserts a joint into each bone that leaves the mesh: where at
-// least splitOutside of a bone's sample points are outside, the bone's middle and its
-// thirds, each centred in the mesh's cross section (crossSectionMiddle), are tried as
+// least splitOutside of a bone's sample points are outside (not inMesh), the bone's
+// middle and its thirds, each centred in the mesh's cross section
+// (crossSectionMiddle; put on the surface instead where an open sheet gives no
+// cross section), are tried as
 // a new joint between the two, and the one that leaves the least of the two new bones
 // outside is kept if that is less than the bone had (a body-to-leg bone cut across
 // the concave armpit bends there instead; a candidate in another limb makes bones
@@ -228,7 +273,7 @@ func splitOutsideBones(joints []assets.Vec3, parents []int, wn *geom.WindingNumb
 	outside := func(a, b assets.Vec3) int {
 		n := 0
 		for k := 1; k <= splitSamples; k++ {
-			if wn.At(a.Lerp(b, float64(k)/float64(splitSamples+1))) <= 0.5 {
+			if !inMesh(a.Lerp(b, float64(k)/float64(splitSamples+1)), wn) {
 				n++
 			}
 		}
@@ -250,7 +295,11 @@ func splitOutsideBones(joints []assets.Vec3, parents []int, wn *geom.WindingNumb
 		var best assets.Vec3
 		bestOut := 2 * out // outside samples of the two new bones, of 2·splitSamples
 		for _, t := range splitAt {
-			m, ok := crossSectionMiddle(a.Lerp(b, t), wn, false)
+			q := a.Lerp(b, t)
+			m, ok := crossSectionMiddle(q, wn, false)
+			if !ok {
+				m, ok = onSurface(q, wn)
+			}
 			if !ok || m.Dist(a) < centerMinGap || m.Dist(b) < centerMinGap {
 				continue
 			}
