@@ -412,7 +412,9 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	if err != nil {
 		return nil, err
 	}
-	st := &TrainState{BestVal: math.Inf(1), BestStep: -1}
+	// No validation yet: the largest finite float, since JSON cannot hold +Inf (a run
+	// stopped before its first validation must still leave a resumable state file).
+	st := &TrainState{BestVal: math.MaxFloat64, BestStep: -1}
 	if opt.Resume {
 		if t, err := LoadSkinTokenizer(opt.Out); err == nil {
 			sb, err := os.ReadFile(opt.Out + ".state.json")
@@ -450,7 +452,10 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 		if err := tok.Save(opt.Out); err != nil {
 			return err
 		}
-		sb, _ := json.MarshalIndent(st, "", " ")
+		sb, err := json.MarshalIndent(st, "", " ")
+		if err != nil {
+			return fmt.Errorf("train skin tokenizer: state: %w", err)
+		}
 		if err := assets.WriteFileAtomic(opt.Out+".state.json", sb); err != nil {
 			return err
 		}
