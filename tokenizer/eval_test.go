@@ -35,7 +35,8 @@ func dataDir(t testing.TB) string {
 func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
 	path := os.Getenv("RIGKIT_TOKENIZER_CKPT")
 	th := os.Getenv("RIGKIT_TOKENIZER_THRESHOLD")
-	if path == "" && th != "" {
+	gamma := os.Getenv("RIGKIT_TOKENIZER_GAMMA") // overrides Sharpen
+	if path == "" && (th != "" || gamma != "") {
 		// The embedded tokenizer is shared: load the repository's copy to change it.
 		path = filepath.Join("checkpoints", "skin.safetensors")
 	}
@@ -54,6 +55,13 @@ func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
 			t.Fatalf("RIGKIT_TOKENIZER_THRESHOLD=%q: want a number in [0, 1)", th)
 		}
 		tok.Threshold = v
+	}
+	if gamma != "" {
+		v, err := strconv.ParseFloat(gamma, 64)
+		if err != nil || v < 0 {
+			t.Fatalf("RIGKIT_TOKENIZER_GAMMA=%q: want a number ≥ 0", gamma)
+		}
+		tok.Sharpen = v
 	}
 	for _, knob := range []struct {
 		env, what string
@@ -409,7 +417,20 @@ func TestTuneThreshold(t *testing.T) {
 	}
 	train, _ := tokenizer.SplitFiles(files)
 	thresholds := []float64{0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5}
-	sums := make([][4]float64, len(thresholds))
+	// Sharpening powers to sweep with every threshold: RIGKIT_TOKENIZER_SHARPEN is a
+	// comma-separated list (default: the tokenizer's own).
+	gammas := []float64{tok.Sharpen}
+	if v := os.Getenv("RIGKIT_TOKENIZER_SHARPEN"); v != "" {
+		gammas = nil
+		for _, f := range strings.Split(v, ",") {
+			g, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				t.Fatalf("RIGKIT_TOKENIZER_SHARPEN=%q: %v", v, err)
+			}
+			gammas = append(gammas, g)
+		}
+	}
+	sums := make([][4]float64, len(thresholds)*len(gammas))
 	var floor [4]float64
 	used := 0
 	for i := 0; i < len(train) && used < n; i += max(1, len(train)/n) {
@@ -435,21 +456,29 @@ func TestTuneThreshold(t *testing.T) {
 		floor[1] += fr.L1
 		floor[2] += fr.Precision
 		floor[3] += fr.Recall
-		for k, th := range thresholds {
-			r, err := metrics.SkinMetrics(c, tokenizer.SkinFromProbabilities(probs, c.Skeleton.NumJoints(), tok.MaxInfluences, th), 1)
-			if err != nil {
-				t.Fatal(err)
+		for g, gamma := range gammas {
+			p := append([]float32(nil), probs...)
+			tokenizer.SharpenProbabilities(p, gamma)
+			for k, th := range thresholds {
+				r, err := metrics.SkinMetrics(c, tokenizer.SkinFromProbabilities(p, c.Skeleton.NumJoints(), tok.MaxInfluences, th), 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := &sums[g*len(thresholds)+k]
+				s[0] += r.DeformMean
+				s[1] += r.L1
+				s[2] += r.Precision
+				s[3] += r.Recall
 			}
-			sums[k][0] += r.DeformMean
-			sums[k][1] += r.L1
-			sums[k][2] += r.Precision
-			sums[k][3] += r.Recall
 		}
 	}
 	u := float64(max(used, 1))
 	t.Logf("rigid floor on %d files: deformation %.3f L1 %.3f precision %.3f recall %.3f", used, floor[0]/u, floor[1]/u, floor[2]/u, floor[3]/u)
-	for k, th := range thresholds {
-		t.Logf("threshold %.2f on %d files: deformation %.3f L1 %.3f precision %.3f recall %.3f", th, used, sums[k][0]/u, sums[k][1]/u, sums[k][2]/u, sums[k][3]/u)
+	for g, gamma := range gammas {
+		for k, th := range thresholds {
+			s := sums[g*len(thresholds)+k]
+			t.Logf("sharpen %.2g threshold %.2f on %d files: deformation %.3f L1 %.3f precision %.3f recall %.3f", gamma, th, used, s[0]/u, s[1]/u, s[2]/u, s[3]/u)
+		}
 	}
 }
 

@@ -215,7 +215,7 @@ func (t *SkinTokenizer) mineQueries(m *cvae[float32], p *prepared, lat []float32
 	if err != nil {
 		return 0, err
 	}
-	skin := SkinFromProbabilities(probs, p.nJ, t.MaxInfluences, t.Threshold)
+	skin := t.skinFrom(probs, p.nJ)
 	added := 0
 	for j := range qs {
 		var bad []int

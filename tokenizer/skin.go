@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand"
 	"os"
 	"sort"
@@ -27,6 +28,12 @@ type SkinTokenizer struct {
 	// Threshold drops a decoded influence whose weight, after normalizing a vertex's
 	// top influences, is below it (the heaviest influence is always kept).
 	Threshold float64
+	// Sharpen, when above 1, raises each decoded per-bone weight to this power before
+	// a vertex's influences are normalized and pruned, so that a vertex the decoder
+	// gives mostly to one bone goes more to it: the decoder's fields are softer than
+	// many artists' near-rigid skins. It is set when a checkpoint is exported (tuned
+	// on training files, like Threshold); 0 or 1 keep the weights as decoded.
+	Sharpen float64
 	// MaxInfluences is how many influences per vertex Decode keeps.
 	MaxInfluences int
 	// Seed fixes the surface sampling of Encode, so encoding is deterministic.
@@ -54,6 +61,7 @@ type SkinTokenizer struct {
 type ckptMeta struct {
 	Config        CVAEConfig `json:"config"`
 	Threshold     float64    `json:"threshold"`
+	Sharpen       float64    `json:"sharpen,omitempty"`
 	MaxInfluences int        `json:"max_influences"`
 	Seed          int64      `json:"seed"`
 	VocabSize     int        `json:"vocab_size"`
@@ -138,7 +146,7 @@ func ReadSkinTokenizer(r io.Reader) (*SkinTokenizer, error) {
 	if _, err := nn.LoadCheckpoint(bytes.NewReader(data), t.master.Params()); err != nil {
 		return nil, err
 	}
-	t.Threshold, t.MaxInfluences, t.Seed = meta.Threshold, meta.MaxInfluences, meta.Seed
+	t.Threshold, t.Sharpen, t.MaxInfluences, t.Seed = meta.Threshold, meta.Sharpen, meta.MaxInfluences, meta.Seed
 	if t.MaxInfluences <= 0 {
 		t.MaxInfluences = assets.MaxInfluencesWritten
 	}
@@ -177,7 +185,7 @@ func peekMeta(data []byte) (*ckptMeta, error) {
 
 // Write writes the checkpoint (safetensors, config in the metadata) to w.
 func (t *SkinTokenizer) Write(w io.Writer) error {
-	meta := ckptMeta{Config: t.Config, Threshold: t.Threshold, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: VocabSize}
+	meta := ckptMeta{Config: t.Config, Threshold: t.Threshold, Sharpen: t.Sharpen, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: VocabSize}
 	return nn.SaveCheckpoint(w, t.master.Params(), meta)
 }
 
@@ -446,7 +454,8 @@ func decodeAll(run func(rows []decodeRow, emit func(r decodeRow, logit float32))
 // Decode returns the skin of c (normalized) for skeleton sk (in the cube) from each
 // joint's codes: per-bone weights from the decoder, then per vertex the
 // MaxInfluences heaviest, normalized to sum to 1, those below Threshold dropped and
-// the rest renormalized. Every vertex gets at least one influence.
+// the rest renormalized (after Sharpen, when set). Every vertex gets at least one
+// influence.
 func (t *SkinTokenizer) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
 	return t.DecodeMean(c, sk, [][][]int{codes})
 }
@@ -458,7 +467,27 @@ func (t *SkinTokenizer) DecodeMean(c *assets.Character, sk *assets.Skeleton, cod
 	if err != nil {
 		return nil, err
 	}
-	return SkinFromProbabilities(probs, sk.NumJoints(), t.MaxInfluences, t.Threshold), nil
+	return t.skinFrom(probs, sk.NumJoints()), nil
+}
+
+// skinFrom is the tokenizer's skin of per-bone weights (V × nJ): Sharpen applied
+// in place, then SkinFromProbabilities with its MaxInfluences and Threshold.
+func (t *SkinTokenizer) skinFrom(probs []float32, nJ int) *assets.Skin {
+	SharpenProbabilities(probs, t.Sharpen)
+	return SkinFromProbabilities(probs, nJ, t.MaxInfluences, t.Threshold)
+}
+
+// SharpenProbabilities raises every weight in probs to the power gamma in place
+// (see SkinTokenizer.Sharpen); gamma ≤ 1 leaves them unchanged.
+func SharpenProbabilities(probs []float32, gamma float64) {
+	if !(gamma > 1) {
+		return
+	}
+	for i, x := range probs {
+		if x > 0 {
+			probs[i] = float32(math.Pow(float64(x), gamma))
+		}
+	}
 }
 
 // SkinFromProbabilities turns per-bone weights (V × nJ row-major, as Probabilities

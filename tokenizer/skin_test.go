@@ -186,6 +186,36 @@ func TestSkinFromProbs(t *testing.T) {
 	}
 }
 
+func TestSharpenProbabilities(t *testing.T) {
+	tests := []struct {
+		name  string
+		gamma float64
+		probs []float32
+		want  []assets.Influence
+	}{
+		{"none", 0, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 2.0 / 3}, {Joint: 1, Weight: 1.0 / 3}}},
+		{"power 1 is none", 1, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 2.0 / 3}, {Joint: 1, Weight: 1.0 / 3}}},
+		{"squared", 2, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 0.8}, {Joint: 1, Weight: 0.2}}},
+		{"a minor weight falls under the threshold", 2, []float32{0.8, 0.16, 0, 0}, []assets.Influence{{Joint: 0, Weight: 1}}},
+		{"equal weights stay equal", 3, []float32{0.4, 0.4, 0, 0}, []assets.Influence{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := append([]float32(nil), tt.probs...)
+			SharpenProbabilities(p, tt.gamma)
+			got := SkinFromProbabilities(p, 4, 2, 0.05)
+			if len(got.Weights[0]) != len(tt.want) {
+				t.Fatalf("got %v, want %v", got.Weights[0], tt.want)
+			}
+			for i, in := range got.Weights[0] {
+				if in.Joint != tt.want[i].Joint || math.Abs(in.Weight-tt.want[i].Weight) > 1e-6 {
+					t.Fatalf("got %v, want %v", got.Weights[0], tt.want)
+				}
+			}
+		})
+	}
+}
+
 func TestTokenizeDetokenize(t *testing.T) {
 	tok, err := NewSkinTokenizer(DefaultCVAEConfig(), 3)
 	if err != nil {
@@ -314,11 +344,11 @@ func TestExportCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		src           string
-		step          int
-		val, wall, th float64
-	}{{BestPath(run), 500, 0.4, 50, 0.3}, {run, 1000, 0.45, 100, 0.2}} {
-		f, err := ExportCheckpoint(tc.src, run, dst, tc.th)
+		src                  string
+		step                 int
+		val, wall, th, sharp float64
+	}{{BestPath(run), 500, 0.4, 50, 0.3, 0}, {run, 1000, 0.45, 100, 0.2, 1.5}} {
+		f, err := ExportCheckpoint(tc.src, run, dst, tc.th, tc.sharp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -331,14 +361,14 @@ func TestExportCheckpoint(t *testing.T) {
 			t.Errorf("export %s: skin.json %s (%v)", tc.src, b, err)
 		}
 		got, err := LoadSkinTokenizer(dst)
-		if err != nil || got.Threshold != tc.th {
-			t.Errorf("export %s: threshold %v (%v)", tc.src, got, err)
+		if err != nil || got.Threshold != tc.th || got.Sharpen != tc.sharp || f.Sharpen != tc.sharp {
+			t.Errorf("export %s: threshold %v, sharpen %v (facts %v) (%v)", tc.src, got.Threshold, got.Sharpen, f.Sharpen, err)
 		}
 	}
 	// A latest checkpoint written between validations has no validation loss.
 	st.Step = 1100
 	writeState()
-	if _, err := ExportCheckpoint(run, run, dst, 0.3); err == nil {
+	if _, err := ExportCheckpoint(run, run, dst, 0.3, 0); err == nil {
 		t.Error("exported a checkpoint with no validation loss at its step")
 	}
 }

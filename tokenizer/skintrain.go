@@ -548,6 +548,7 @@ type ShipFacts struct {
 	WallSeconds    float64  `json:"wall_seconds_to_step"`
 	ValLoss        float64  `json:"val_loss"`
 	Threshold      float64  `json:"threshold"`
+	Sharpen        float64  `json:"sharpen,omitempty"`
 	TrainFiles     int      `json:"train_files"`
 	ValFiles       int      `json:"val_files"`
 	Synthetic      int      `json:"synthetic_characters"`
@@ -564,14 +565,15 @@ type ShipFacts struct {
 }
 
 // ExportCheckpoint copies a checkpoint from a training run (src, e.g. BestPath(out))
-// to dst with the pruning threshold set, and writes dst's facts (dst without its
+// to dst with the pruning threshold and the sharpening power set (SkinTokenizer.Sharpen;
+// 0 for none), and writes dst's facts (dst without its
 // extension + ".json") from the run's state file (runOut+".state.json").
-func ExportCheckpoint(src, runOut, dst string, threshold float64) (*ShipFacts, error) {
+func ExportCheckpoint(src, runOut, dst string, threshold, sharpen float64) (*ShipFacts, error) {
 	tok, err := LoadSkinTokenizer(src)
 	if err != nil {
 		return nil, err
 	}
-	tok.Threshold = threshold
+	tok.Threshold, tok.Sharpen = threshold, sharpen
 	sb, err := os.ReadFile(runOut + ".state.json")
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -593,7 +595,7 @@ func ExportCheckpoint(src, runOut, dst string, threshold float64) (*ShipFacts, e
 		return nil, fmt.Errorf("export %s: no validation loss recorded at step %d in %s.state.json", src, step, runOut)
 	}
 	f := &ShipFacts{Source: src, Step: step, TotalSteps: st.Step, WallSeconds: st.WallSec * float64(step) / float64(max(1, st.Step)),
-		ValLoss: valLoss, Threshold: threshold, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
+		ValLoss: valLoss, Threshold: threshold, Sharpen: sharpen, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
 		TrainBones: st.Bones, Batch: fmt.Sprintf("%d characters × %d bones × %d query vertices", st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries),
 		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --out skin.safetensors --steps %d (one thread)", st.Extra, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},
 		Attribution: "0 A.D. art © Wildfire Games, CC-BY-SA 3.0; OpenClonk content © the OpenClonk developers",

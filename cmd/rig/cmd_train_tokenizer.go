@@ -49,6 +49,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	export := fs.String("export", "", "instead of training, copy this run checkpoint (and facts from --run's state) to --out with --threshold")
 	run := fs.String("run", "", "with --export: the run's --out path (its .state.json is read)")
 	threshold := fs.Float64("threshold", 0.05, "with --export: pruning threshold stored in the checkpoint")
+	sharpen := fs.Float64("sharpen", 0, "with --export: power the decoded weights are raised to before pruning (0: none)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -57,11 +58,11 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 		if *run == "" || *out == "" {
 			return fmt.Errorf("%w: --export needs --run and --out", errUsage)
 		}
-		f, err := tokenizer.ExportCheckpoint(*export, *run, *out, *threshold)
+		f, err := tokenizer.ExportCheckpoint(*export, *run, *out, *threshold, *sharpen)
 		if err != nil {
 			return fmt.Errorf("train-tokenizer: %w", err)
 		}
-		fmt.Fprintf(stdout, "exported step %d (validation loss %.4f, threshold %.2f) to %s\n", f.Step, f.ValLoss, f.Threshold, *out)
+		fmt.Fprintf(stdout, "exported step %d (validation loss %.4f, threshold %.2f, sharpen %.2g) to %s\n", f.Step, f.ValLoss, f.Threshold, f.Sharpen, *out)
 		return nil
 	}
 	data = append(data, pos...)
