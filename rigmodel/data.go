@@ -1,8 +1,6 @@
 package rigmodel
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"math/rand"
@@ -237,13 +235,7 @@ func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand
 // SkinFingerprint identifies a skin tokenizer's weights (the first 16 hex digits of
 // the SHA-256 of its checkpoint). A model trained on one tokenizer's codes must not
 // be decoded with another's.
-func SkinFingerprint(t *tokenizer.SkinTokenizer) string {
-	h := sha256.New()
-	if err := t.Write(h); err != nil {
-		return ""
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
-}
+func SkinFingerprint(t *tokenizer.SkinTokenizer) string { return t.Fingerprint() }
 
 // TokenizerSkin adapts the skin tokenizer to SkinEncoder: codes of every joint,
 // rearranged into token order.

@@ -32,6 +32,10 @@ type StreamFile struct {
 	SkinTokensPerJoint int `json:"skin_tokens_per_joint,omitempty"`
 	// SkinBitsPerJoint is the size of one joint's skin tokens, in bits.
 	SkinBitsPerJoint float64 `json:"skin_bits_per_joint"`
+	// SkinTokenizer is the Fingerprint of the skin tokenizer that wrote the stream
+	// (empty in files written before it was recorded): skin codes mean something
+	// only to the network that chose them.
+	SkinTokenizer string `json:"skin_tokenizer,omitempty"`
 }
 
 // Tokenize writes a rigged character (world space) as a full token stream: its
@@ -60,7 +64,8 @@ func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, er
 	}
 	sf := &StreamFile{Source: c.Name, VocabSize: VocabSize, Tokens: full, Readable: Readable(full),
 		Joints: len(order), Names: order.Names(c.Skeleton.Names), Order: order,
-		Center: norm.Center, Scale: norm.Scale, SkinTokensPerJoint: tok.K(), SkinBitsPerJoint: SkinBitsPerJoint(tok.K())}
+		Center: norm.Center, Scale: norm.Scale, SkinTokensPerJoint: tok.K(), SkinBitsPerJoint: SkinBitsPerJoint(tok.K()),
+		SkinTokenizer: tok.Fingerprint()}
 	return sf, inTokenOrder, nil
 }
 
@@ -70,6 +75,18 @@ func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, er
 func CheckSkinTokensPerJoint(recorded, k int) error {
 	if recorded != 0 && recorded != k {
 		return fmt.Errorf("the stream has %d skin tokens per joint, the skin tokenizer %d", recorded, k)
+	}
+	return nil
+}
+
+// CheckSkinTokenizer refuses a stream recorded as written by another skin tokenizer
+// (StreamFile.SkinTokenizer, a Fingerprint; empty, not recorded, passes) than tok,
+// the one about to decode it: its codes would decode to another network's weights.
+func CheckSkinTokenizer(recorded string, tok *SkinTokenizer) error {
+	if recorded != "" {
+		if fp := tok.Fingerprint(); fp != recorded {
+			return fmt.Errorf("the stream was written by skin tokenizer %s, this one is %s", recorded, fp)
+		}
 	}
 	return nil
 }

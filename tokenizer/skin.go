@@ -2,7 +2,9 @@ package tokenizer
 
 import (
 	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,6 +189,16 @@ func peekMeta(data []byte) (*ckptMeta, error) {
 func (t *SkinTokenizer) Write(w io.Writer) error {
 	meta := ckptMeta{Config: t.Config, Threshold: t.Threshold, Sharpen: t.Sharpen, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: VocabSize}
 	return nn.SaveCheckpoint(w, t.master.Params(), meta)
+}
+
+// Fingerprint identifies the tokenizer by its checkpoint: the first 16 hex digits of
+// the SHA-256 of what Write writes (weights, config, threshold, sharpening).
+func (t *SkinTokenizer) Fingerprint() string {
+	h := sha256.New()
+	if err := t.Write(h); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Save writes the checkpoint to path atomically (a temporary file renamed into place).

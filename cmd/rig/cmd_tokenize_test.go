@@ -71,6 +71,20 @@ func TestTokenizeDetokenize(t *testing.T) {
 		!strings.Contains(errb.String(), fmt.Sprintf("%d skin tokens per joint, the skin tokenizer 4", tok.K())) {
 		t.Fatalf("detokenize with a K = 4 tokenizer: exit %d: %s", code, errb.String())
 	}
+	// Another network of the same K: its codes mean something else, also refused.
+	other, err := tokenizer.NewSkinTokenizer(tok.Config, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckptOther := filepath.Join(dir, "other.safetensors")
+	if err := other.Save(ckptOther); err != nil {
+		t.Fatal(err)
+	}
+	errb.Reset()
+	if code := run([]string{"detokenize", tokens, "--mesh", in, "--out", rig, "--checkpoint", ckptOther}, &out, &errb); code == 0 ||
+		!strings.Contains(errb.String(), "written by skin tokenizer "+tok.Fingerprint()) {
+		t.Fatalf("detokenize with another tokenizer of the same K: exit %d: %s", code, errb.String())
+	}
 }
 
 func TestTokenizeUsage(t *testing.T) {

@@ -351,7 +351,7 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 		}
 		score = func(i int) (*rewards.Report, int, error) {
 			name := fmt.Sprintf("streams[%d]", i)
-			st, err := parseStream(in.streams[i], tok.K())
+			st, err := parseStream(in.streams[i], tok)
 			if err != nil {
 				return nil, http.StatusBadRequest, fmt.Errorf("%s: %w", name, err)
 			}

@@ -39,9 +39,10 @@ type stream struct {
 
 // parseStream reads a stream as a JSON array of token ids or as an object with
 // "tokens" (and optional "names" and "skin_tokens_per_joint", as `rig tokenize`
-// writes), then checks it against the grammar of k skin tokens per joint (the K of
-// the server's skin tokenizer).
-func parseStream(raw []byte, k int) (*stream, error) {
+// writes), then checks it against the grammar of the server's skin tokenizer tok
+// (its K; a recorded "skin_tokenizer" fingerprint must be tok's).
+func parseStream(raw []byte, tok *tokenizer.SkinTokenizer) (*stream, error) {
+	k := tok.K()
 	raw = bytes.TrimSpace(raw)
 	var ids []json.RawMessage
 	st := &stream{}
@@ -50,11 +51,15 @@ func parseStream(raw []byte, k int) (*stream, error) {
 			Tokens []json.RawMessage `json:"tokens"`
 			Names  []string          `json:"names"`
 			K      int               `json:"skin_tokens_per_joint"`
+			FP     string            `json:"skin_tokenizer"`
 		}
 		if err := json.Unmarshal(raw, &obj); err != nil {
 			return nil, fmt.Errorf("token stream: %w", err)
 		}
 		if err := tokenizer.CheckSkinTokensPerJoint(obj.K, k); err != nil {
+			return nil, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
+		}
+		if err := tokenizer.CheckSkinTokenizer(obj.FP, tok); err != nil {
 			return nil, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
 		}
 		ids, st.names = obj.Tokens, obj.Names
@@ -227,7 +232,7 @@ func (s *Server) scoreTokens(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusInternalServerError, fmt.Errorf("skin tokenizer: %w", err))
 		return
 	}
-	st, err := parseStream(raw, tok.K())
+	st, err := parseStream(raw, tok)
 	if err != nil {
 		writeErr(w, http.StatusBadRequest, err)
 		return

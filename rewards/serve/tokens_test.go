@@ -74,6 +74,9 @@ func TestScoreTokens(t *testing.T) {
 	otherK := *sf
 	otherK.SkinTokensPerJoint++
 	otherKJSON, _ := json.Marshal(otherK)
+	otherTok := *sf
+	otherTok.SkinTokenizer = "0123456789abcdef"
+	otherTokJSON, _ := json.Marshal(otherTok)
 	pos := func(p int) *int { return &p }
 	tests := []struct {
 		name    string
@@ -84,6 +87,7 @@ func TestScoreTokens(t *testing.T) {
 		{"ids", jsonBody(idsJSON(ids)), 200, nil},
 		{"stream file", jsonBody(string(sfJSON)), 200, nil},
 		{"stream file of another K", jsonBody(string(otherKJSON)), 400, nil},
+		{"stream file of another tokenizer", jsonBody(string(otherTokJSON)), 400, nil},
 		{"no BOS", jsonBody(idsJSON(withToken(0, tokenizer.SEP))), 400, pos(0)},
 		{"skin code in the skeleton", jsonBody(idsJSON(withToken(2, tokenizer.SkinToken(7)))), 400, pos(2)},
 		{"id outside the vocabulary", jsonBody(idsJSON(withToken(n-2, tokenizer.VocabSize+5))), 400, pos(n - 2)},
