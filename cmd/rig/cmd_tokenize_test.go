@@ -55,35 +55,31 @@ func TestTokenizeDetokenize(t *testing.T) {
 	if got.Skeleton.NumJoints() != c.Skeleton.NumJoints() || len(got.Mesh.Positions) != len(c.Mesh.Positions) {
 		t.Fatalf("rig: %d joints, %d vertices", got.Skeleton.NumJoints(), len(got.Mesh.Positions))
 	}
-	// A tokenizer with another K cannot read the stream: a clear refusal.
+	// A tokenizer with another K, or another network of the same K (its codes mean
+	// something else), cannot read the stream: a clear refusal naming both.
 	cfg4 := tokenizer.DefaultCVAEConfig()
 	cfg4.K = 4
-	tok4, err := tokenizer.NewSkinTokenizer(cfg4, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ckpt4 := filepath.Join(dir, "skin4.safetensors")
-	if err := tok4.Save(ckpt4); err != nil {
-		t.Fatal(err)
-	}
-	errb.Reset()
-	if code := run([]string{"detokenize", tokens, "--mesh", in, "--out", rig, "--checkpoint", ckpt4}, &out, &errb); code == 0 ||
-		!strings.Contains(errb.String(), fmt.Sprintf("%d skin tokens per joint, the skin tokenizer 4", tok.K())) {
-		t.Fatalf("detokenize with a K = 4 tokenizer: exit %d: %s", code, errb.String())
-	}
-	// Another network of the same K: its codes mean something else, also refused.
-	other, err := tokenizer.NewSkinTokenizer(tok.Config, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ckptOther := filepath.Join(dir, "other.safetensors")
-	if err := other.Save(ckptOther); err != nil {
-		t.Fatal(err)
-	}
-	errb.Reset()
-	if code := run([]string{"detokenize", tokens, "--mesh", in, "--out", rig, "--checkpoint", ckptOther}, &out, &errb); code == 0 ||
-		!strings.Contains(errb.String(), "written by skin tokenizer "+tok.Fingerprint()) {
-		t.Fatalf("detokenize with another tokenizer of the same K: exit %d: %s", code, errb.String())
+	for _, tc := range []struct {
+		name string
+		cfg  tokenizer.CVAEConfig
+		want string
+	}{
+		{"a K = 4 tokenizer", cfg4, fmt.Sprintf("%d skin tokens per joint, the skin tokenizer 4", tok.K())},
+		{"another tokenizer of the same K", tok.Config, "written by skin tokenizer " + tok.Fingerprint()},
+	} {
+		other, err := tokenizer.NewSkinTokenizer(tc.cfg, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ckptOther := filepath.Join(dir, "other.safetensors")
+		if err := other.Save(ckptOther); err != nil {
+			t.Fatal(err)
+		}
+		errb.Reset()
+		if code := run([]string{"detokenize", tokens, "--mesh", in, "--out", rig, "--checkpoint", ckptOther}, &out, &errb); code == 0 ||
+			!strings.Contains(errb.String(), tc.want) {
+			t.Fatalf("detokenize with %s: exit %d: %s", tc.name, code, errb.String())
+		}
 	}
 }
 
