@@ -232,11 +232,6 @@ func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand
 	return ex, nil
 }
 
-// SkinFingerprint identifies a skin tokenizer's weights (the first 16 hex digits of
-// the SHA-256 of its checkpoint). A model trained on one tokenizer's codes must not
-// be decoded with another's.
-func SkinFingerprint(t *tokenizer.SkinTokenizer) string { return t.Fingerprint() }
-
 // TokenizerSkin adapts the skin tokenizer to SkinEncoder: codes of every joint,
 // rearranged into token order.
 func TokenizerSkin(t *tokenizer.SkinTokenizer) SkinEncoder { return tokenizerSkin{t} }

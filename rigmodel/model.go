@@ -572,7 +572,7 @@ func SkinTokenizerFor(st *TrainState) (*tokenizer.SkinTokenizer, error) {
 			tried = append(tried, err.Error())
 			continue
 		}
-		fp := SkinFingerprint(tok)
+		fp := tok.Fingerprint()
 		if fp == st.SkinTokenizer {
 			return tok, nil
 		}

@@ -61,7 +61,7 @@ type TrainOptions struct {
 	// resuming from Out.
 	Init string
 	// Skin encodes skin tokens; nil trains the skeleton part only. SkinID is the
-	// skin tokenizer's SkinFingerprint, stored in the checkpoint.
+	// skin tokenizer's Fingerprint, stored in the checkpoint.
 	Skin   SkinEncoder
 	SkinID string
 	// Pool is how many encoded examples are kept when skin tokens are trained
@@ -86,7 +86,7 @@ type TrainState struct {
 	ValFiles   int      `json:"val_files"`
 	Data       []string `json:"data"`
 	SkinTokens bool     `json:"skin_tokens"` // trained on skin tokens too
-	// SkinTokenizer is the SkinFingerprint of the skin tokenizer whose codes the
+	// SkinTokenizer is the Fingerprint of the skin tokenizer whose codes the
 	// model writes.
 	SkinTokenizer string    `json:"skin_tokenizer,omitempty"`
 	Saved         time.Time `json:"saved"`

@@ -49,7 +49,7 @@ func runDetokenize(args []string, stdout io.Writer) error {
 	if err := tokenizer.CheckSkinTokensPerJoint(sf.SkinTokensPerJoint, tok.K()); err != nil {
 		return fmt.Errorf("detokenize %s: %w (pass --checkpoint with the tokenizer that wrote it)", pos[0], err)
 	}
-	if err := tokenizer.CheckSkinTokenizer(sf.SkinTokenizer, tok); err != nil {
+	if err := tokenizer.CheckSkinTokenizer(sf.SkinTokenizer, tok.Fingerprint()); err != nil {
 		return fmt.Errorf("detokenize %s: %w (pass --checkpoint with the tokenizer that wrote it, or tokenize the rig again)", pos[0], err)
 	}
 	mesh, err := assets.Load(*meshPath)

@@ -119,7 +119,7 @@ func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, int, error) {
 	// per character) would dominate the step, so the model learns the encoder's own
 	// codes. The tokenizer is this process's copy, nothing else encodes with it.
 	tok.RefineRounds = 0
-	return rigmodel.TokenizerSkin(tok), rigmodel.SkinFingerprint(tok), tok.K(), nil
+	return rigmodel.TokenizerSkin(tok), tok.Fingerprint(), tok.K(), nil
 }
 
 func runAuto(args []string, stdout io.Writer) error {

@@ -77,6 +77,7 @@ type Server struct {
 	tokOnce sync.Once
 	tok     *tokenizer.SkinTokenizer
 	tokErr  error
+	tokFP   string // tok's Fingerprint
 }
 
 // New returns a scoring server with cfg's limits.
@@ -351,7 +352,7 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 		}
 		score = func(i int) (*rewards.Report, int, error) {
 			name := fmt.Sprintf("streams[%d]", i)
-			st, err := parseStream(in.streams[i], tok)
+			st, err := parseStream(in.streams[i], tok.K(), s.tokFP)
 			if err != nil {
 				return nil, http.StatusBadRequest, fmt.Errorf("%s: %w", name, err)
 			}

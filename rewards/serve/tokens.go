@@ -39,10 +39,10 @@ type stream struct {
 
 // parseStream reads a stream as a JSON array of token ids or as an object with
 // "tokens" (and optional "names" and "skin_tokens_per_joint", as `rig tokenize`
-// writes), then checks it against the grammar of the server's skin tokenizer tok
-// (its K; a recorded "skin_tokenizer" fingerprint must be tok's).
-func parseStream(raw []byte, tok *tokenizer.SkinTokenizer) (*stream, error) {
-	k := tok.K()
+// writes), then checks it against the grammar of k skin tokens per joint (the K of
+// the server's skin tokenizer); a recorded "skin_tokenizer" must be fp, that
+// tokenizer's fingerprint.
+func parseStream(raw []byte, k int, fp string) (*stream, error) {
 	raw = bytes.TrimSpace(raw)
 	var ids []json.RawMessage
 	st := &stream{}
@@ -59,7 +59,7 @@ func parseStream(raw []byte, tok *tokenizer.SkinTokenizer) (*stream, error) {
 		if err := tokenizer.CheckSkinTokensPerJoint(obj.K, k); err != nil {
 			return nil, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
 		}
-		if err := tokenizer.CheckSkinTokenizer(obj.FP, tok); err != nil {
+		if err := tokenizer.CheckSkinTokenizer(obj.FP, fp); err != nil {
 			return nil, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
 		}
 		ids, st.names = obj.Tokens, obj.Names
@@ -127,12 +127,16 @@ func (s *Server) loadMesh(ctx context.Context, data []byte) (*preparedMesh, int,
 	return pm, http.StatusOK, nil
 }
 
-// skinTokenizer returns the configured skin tokenizer, loading the shipped one once.
+// skinTokenizer returns the configured skin tokenizer, loading the shipped one once,
+// with its fingerprint computed once too (it hashes the whole checkpoint).
 func (s *Server) skinTokenizer() (*tokenizer.SkinTokenizer, error) {
 	s.tokOnce.Do(func() {
 		s.tok = s.cfg.SkinTokenizer
 		if s.tok == nil {
 			s.tok, s.tokErr = tokenizer.DefaultSkinTokenizer()
+		}
+		if s.tokErr == nil {
+			s.tokFP = s.tok.Fingerprint()
 		}
 	})
 	return s.tok, s.tokErr
@@ -232,7 +236,7 @@ func (s *Server) scoreTokens(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusInternalServerError, fmt.Errorf("skin tokenizer: %w", err))
 		return
 	}
-	st, err := parseStream(raw, tok)
+	st, err := parseStream(raw, tok.K(), s.tokFP)
 	if err != nil {
 		writeErr(w, http.StatusBadRequest, err)
 		return
