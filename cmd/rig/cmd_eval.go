@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,7 +24,7 @@ import (
 func init() {
 	register(&command{
 		name:    "eval",
-		usage:   "--data DIR... --task skin [--method geodesic|rigid|tokens|all] --out REPORT.md",
+		usage:   "--data DIR... --task skin [--method geodesic|rigid|tokens|all] [--external NAME=DIR] --out REPORT.md",
 		summary: "score methods against ground-truth rigs (markdown + JSON report)",
 		run:     runEval,
 	})
@@ -37,12 +39,16 @@ type evalConfig struct {
 	Seed     int64
 	Leak     bool
 	Progress io.Writer
+	// External maps a method name to a folder of weights another tool wrote
+	// (eval_external.go); the skin task scores them beside Methods.
+	External map[string]string
 }
 
 // evalFile is one ground-truth asset and its manifest category ("" if unknown).
 type evalFile struct {
 	Path     string `json:"file"`
 	Category string `json:"category"`
+	Rel      string `json:"-"` // path under its --data folder
 }
 
 // evalTasks are the tasks of `rig eval`; the model adds "skeleton" and "rig".
@@ -77,14 +83,20 @@ func runEval(args []string, stdout io.Writer) error {
 	seed := fs.Int64("seed", 1, "seed of the deformation poses")
 	limit := fs.Int("limit", 0, "score only every k-th file so that about this many remain (0: all)")
 	leak := fs.Bool("leak", true, "measure influence leakage across parts (one extra geodesic field per asset)")
+	external := externalFlag{}
+	fs.Var(external, "external", "skin task: NAME=DIR also scores weights another tool wrote, DIR/<asset path>.json (repeatable; tools/blender/heat.py writes Blender's bone heat)")
 	split := fs.String("split", "all", "skin task: all files, held-out (the model's held-out split, what the skeleton and rig tasks always use) or train (the rest)")
+	list := fs.Bool("list", false, "print the files --split and --limit choose, one a line, and score nothing")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	data = append(data, pos...)
-	if len(data) == 0 || *out == "" {
+	if len(data) == 0 || (*out == "" && !*list) {
 		return fmt.Errorf("%w: need --data DIR and --out REPORT.md", errUsage)
+	}
+	if len(external) > 0 && *task != "skin" {
+		return fmt.Errorf("%w: --external scores skin weights; it needs --task skin", errUsage)
 	}
 	run, ok := evalTasks[*task]
 	if !ok {
@@ -121,8 +133,14 @@ func runEval(args []string, stdout io.Writer) error {
 		}
 		files = kept
 	}
+	if *list {
+		for _, f := range files {
+			fmt.Fprintln(stdout, f.Path)
+		}
+		return nil
+	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
-		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: os.Stderr}
+		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: os.Stderr, External: external}
 	return run(cfg, stdout)
 }
 
@@ -159,7 +177,7 @@ func listEvalFiles(dir string) ([]evalFile, error) {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
-		out = append(out, evalFile{Path: p, Category: cats[filepath.Clean(rel)]})
+		out = append(out, evalFile{Path: p, Category: cats[filepath.Clean(rel)], Rel: rel})
 		return nil
 	})
 	if err != nil {
@@ -234,6 +252,7 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 		}
 		methods = append(methods, m)
 	}
+	methods = append(methods, slices.Sorted(maps.Keys(cfg.External))...)
 	results := make([][]skinEvalResult, len(cfg.Files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -317,25 +336,34 @@ func evalSkinAsset(f evalFile, methods []string, cfg evalConfig) []skinEvalResul
 		field, _ = skinning.NewField(gt, skinning.FieldOptions{Resolution: skinning.DefaultMaxResolution, Cutoff: -1, Workers: 1})
 	}
 	for _, m := range methods {
-		in := gt.Clone()
-		in.Skin = nil
-		t0 := time.Now()
-		skin, err := skinMethods[m](in)
-		secs := time.Since(t0).Seconds()
-		if err != nil {
-			out = append(out, fail(m, err))
-			continue
+		var w *assets.Skin // on gt's vertices and joints
+		var secs float64
+		if dir, ok := cfg.External[m]; ok {
+			w, secs, err = externalSkin(gt, externalSkinPath(dir, f))
+		} else {
+			in := gt.Clone()
+			in.Skin = nil
+			t0 := time.Now()
+			var skin *assets.Skin
+			skin, err = skinMethods[m](in)
+			secs = time.Since(t0).Seconds()
+			if err == nil {
+				pred := gt.Clone()
+				pred.Skin = skin
+				w, err = metrics.MatchSkin(gt, pred)
+			}
 		}
-		pred := gt.Clone()
-		pred.Skin = skin
-		res, err := metrics.CompareSkin(gt, pred, cfg.Seed)
+		var res metrics.SkinResult
+		if err == nil {
+			res, err = metrics.SkinMetrics(gt, w, cfg.Seed)
+		}
 		if err != nil {
 			out = append(out, fail(m, err))
 			continue
 		}
 		r := skinEvalResult{File: f.Path, Category: f.Category, Method: m, Seconds: secs, Metrics: &res}
 		if field != nil {
-			l := field.Leakage(skin)
+			l := field.Leakage(w)
 			r.Leak = &l
 		}
 		out = append(out, r)
