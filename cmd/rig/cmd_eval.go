@@ -288,6 +288,7 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 		keep func(string) bool
 	}{
 		{"characters", isCharacter},
+		{"props", func(c string) bool { return !isCharacter(c) }},
 		{"all", func(string) bool { return true }},
 	}
 	for _, sp := range splits {
@@ -440,7 +441,12 @@ func skinMarkdown(rep skinEvalReport, cfg evalConfig) string {
 		fmt.Fprintf(&b, "Leak: mean weight per vertex on bones whose geodesic distance through the solid (voxels, 128 along the longest axis) exceeds %g× the straight-line distance; leaky %%: vertices with more than %g of it.\n",
 			skinning.LeakDetour, skinning.LeakyVertexWeight)
 	}
-	for _, split := range []string{"characters", "all"} {
+	titles := map[string]string{
+		"characters": "characters only (biped, quadruped, winged, creature)",
+		"props":      "props (everything else)",
+		"all":        "all assets (props included)",
+	}
+	for _, split := range []string{"characters", "props", "all"} {
 		var rows []skinEvalSummary
 		for _, s := range rep.Summaries {
 			if s.Split == split {
@@ -450,11 +456,7 @@ func skinMarkdown(rep skinEvalReport, cfg evalConfig) string {
 		if len(rows) == 0 {
 			continue
 		}
-		title := "characters only (biped, quadruped, winged, creature)"
-		if split == "all" {
-			title = "all assets (props included)"
-		}
-		fmt.Fprintf(&b, "\n### %s: %d assets\n\n", title, rows[0].Assets)
+		fmt.Fprintf(&b, "\n### %s: %d assets\n\n", titles[split], rows[0].Assets)
 		b.WriteString("| method | usable | unmatched/failed | assets with empty bones | deformation mean ×100 | deformation max ×100 | L1 | precision | recall | median s | orphan assets | leak | leaky % |\n")
 		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, s := range rows {

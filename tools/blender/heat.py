@@ -3,7 +3,7 @@
 # Runs Blender's "Automatic Weights" (bone heat) on each rigged GLB with the file's
 # own armature, and writes the resulting per-vertex weights as JSON (the format
 # `rig eval --external` reads, see docs/skinning.md). Run it with Blender 3.4
-# (Debian: apt-get install blender):
+# (Debian: apt-get install blender python3-numpy; the importer needs numpy):
 #
 #   blender -b --factory-startup -P tools/blender/heat.py -- \
 #       [--weld] --root ../shared/data --out /tmp/heat_weld FILE.glb...
@@ -14,9 +14,13 @@
 # can be resumed. A file Blender cannot import or weight gets OUT/sub/name.json with
 # an "error" field.
 #
-# Positions are written in glTF's frame (+Y up), in the file's units, after the
-# objects' world transforms: Blender's importer turns glTF (x, y, z) into
-# (x, -z, y), and this script turns it back.
+# Positions are written in glTF's frame (+Y up), in the file's units, in the
+# armature's space: that is the skinned vertices' bind space, the frame rigkit reads
+# (glTF ignores a skinned mesh's node transform; the importer puts the armature
+# object at the joints' non-joint parent, whose transform the inverse bind matrices
+# already hold). Blender's importer turns glTF (x, y, z) into (x, -z, y), and this
+# script turns it back. Only the skin's joints deform: the importer also makes bones
+# of non-joint nodes between them, which the file never weights.
 
 import json
 import os
@@ -74,6 +78,14 @@ def weight_file(path, weld):
     if not meshes:
         raise RuntimeError("no skinned mesh after import")
     arm = meshes[0][1]
+    # The importer makes a bone of every node between the joints (a non-joint parent
+    # too) and a vertex group of every joint of the skin. Only the skin's joints may
+    # get weights, as in the file.
+    joints = {g.name for o, _ in meshes for g in o.vertex_groups}
+    if joints:
+        for b in arm.data.bones:
+            b.use_deform = b.name in joints
+    to_arm = arm.matrix_world.inverted()
     bpy.ops.object.select_all(action="DESELECT")
     for o, _ in meshes:
         # Forget the artist's skin: modifier, vertex groups and parenting.
@@ -101,13 +113,13 @@ def weight_file(path, weld):
     bpy.ops.object.parent_set(type="ARMATURE_AUTO")
     secs = time.time() - t0
     bones = [b.name for b in arm.data.bones]
-    heads = [to_gltf(arm.matrix_world @ b.head_local) for b in arm.data.bones]
+    heads = [to_gltf(b.head_local) for b in arm.data.bones]
     verts, weights = [], []
     for o, _ in meshes:
         names = {g.index: g.name for g in o.vertex_groups}
         index = {n: i for i, n in enumerate(bones)}
         for v in o.data.vertices:
-            verts.append([round(c, 7) for c in to_gltf(o.matrix_world @ v.co)])
+            verts.append([round(c, 7) for c in to_gltf(to_arm @ o.matrix_world @ v.co)])
             inf = []
             for g in v.groups:
                 n = names.get(g.group)
