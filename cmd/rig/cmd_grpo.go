@@ -43,7 +43,11 @@ func runGRPO(args []string, stdout io.Writer) error {
 	saveEvery := fs.Int("save-every", 10, "checkpoint every N steps")
 	saveMin := fs.Float64("save-minutes", 3, "also checkpoint every N minutes")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	eng := engineFlag(fs)
 	if err := parseTrainingFlags(fs, args, &data, out); err != nil {
+		return err
+	}
+	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
 		return err
 	}
 	if *skin != "tokens" && *skin != "geodesic" {

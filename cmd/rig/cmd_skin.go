@@ -75,9 +75,13 @@ func runSkin(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "output .glb (required)")
 	method := fs.String("method", "", "tokens (default), geodesic or rigid")
 	samples := fs.Int("samples", 0, "tokens: skin-token streams whose decoded weights are averaged (0: the method's default; 1: greedy)")
+	eng := engineFlag(fs)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
+		return err
 	}
 	if len(files) != 1 || *out == "" {
 		return fmt.Errorf("%w: need one input file and --out", errUsage)

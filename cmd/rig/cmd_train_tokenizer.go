@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/rigkit/rigkit/assets/synth"
-	"github.com/rigkit/rigkit/rigmodel/engine"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 
@@ -50,6 +49,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	run := fs.String("run", "", "with --export: the run's --out path (its .state.json is read)")
 	threshold := fs.Float64("threshold", 0.05, "with --export: pruning threshold stored in the checkpoint")
 	sharpen := fs.Float64("sharpen", 0, "with --export: power the decoded weights are raised to before pruning (0: none)")
+	eng := engineFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -73,7 +73,9 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: --steps and --threads must be positive", errUsage)
 	}
 	runtime.GOMAXPROCS(*threads)
-	engine.SetDefault(engine.NewCPU(*threads))
+	if _, err := useEngine(*eng, *threads, os.Stderr); err != nil {
+		return err
+	}
 
 	opt := def
 	opt.Data, opt.Out, opt.Steps, opt.Resume, opt.LR, opt.Seed = data, *out, *steps, *resume, *lr, *seed

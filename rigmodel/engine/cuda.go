@@ -102,23 +102,42 @@ static int rk_cuda_init(const char **err, int *code, int *ndev) {
 	return 0;
 }
 
+// Device buffers for A, B and C, kept between calls and grown when a product needs
+// more (cuMemAlloc and cuMemFree per call cost more than a small product itself;
+// cuMemFree also synchronizes the device). Calls are serialized by the Go side's
+// mutex, so one set of buffers serves every product.
+static rk_devptr rk_buf[3];
+static size_t rk_cap[3];
+
+static int rk_ensure(int i, size_t bytes) {
+	if (rk_cap[i] >= bytes) return 0;
+	if (rk_buf[i]) { rk_cu.memFree(rk_buf[i]); rk_buf[i] = 0; rk_cap[i] = 0; }
+	size_t cap = bytes + bytes / 4;
+	if (cap < ((size_t)1 << 20)) cap = (size_t)1 << 20;
+	int r = rk_cu.memAlloc(&rk_buf[i], cap);
+	if (r) { rk_buf[i] = 0; return r; }
+	rk_cap[i] = cap;
+	return 0;
+}
+
 // rk_cuda_gemm stages the operands on the device, runs one (batched) product and
 // copies C back. Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T,
-// so B and A swap places. lenX are the element extents to copy; dbl selects float64.
+// so B and A swap places. lenX are the element extents to copy; dbl selects float64;
+// loadC is 0 when beta is 0 (C's old contents are not read, so not uploaded).
 static int rk_cuda_gemm(int dbl, int ta, int tb, int m, int n, int k, const void *alpha,
 	const void *a, int lda, long long sa, size_t lenA,
 	const void *b, int ldb, long long sb, size_t lenB, const void *beta,
-	void *c, int ldc, long long sc, size_t lenC, int batch) {
+	void *c, int ldc, long long sc, size_t lenC, int batch, int loadC) {
 	size_t es = dbl ? 8 : 4;
-	rk_devptr da = 0, db = 0, dc = 0;
 	int r = rk_cu.setCurrent(rk_cu.ctx);
 	if (r) return r;
-	if ((r = rk_cu.memAlloc(&da, lenA * es))) goto out;
-	if ((r = rk_cu.memAlloc(&db, lenB * es))) goto out;
-	if ((r = rk_cu.memAlloc(&dc, lenC * es))) goto out;
-	if ((r = rk_cu.htod(da, a, lenA * es))) goto out;
-	if ((r = rk_cu.htod(db, b, lenB * es))) goto out;
-	if ((r = rk_cu.htod(dc, c, lenC * es))) goto out;
+	if ((r = rk_ensure(0, lenA * es))) return r;
+	if ((r = rk_ensure(1, lenB * es))) return r;
+	if ((r = rk_ensure(2, lenC * es))) return r;
+	rk_devptr da = rk_buf[0], db = rk_buf[1], dc = rk_buf[2];
+	if ((r = rk_cu.htod(da, a, lenA * es))) return r;
+	if ((r = rk_cu.htod(db, b, lenB * es))) return r;
+	if (loadC && (r = rk_cu.htod(dc, c, lenC * es))) return r;
 	if (dbl) {
 		r = batch == 1
 			? rk_cu.dgemm(rk_cu.handle, tb, ta, n, m, k, alpha, (double *)db, ldb, (double *)da, lda, beta, (double *)dc, ldc)
@@ -128,31 +147,39 @@ static int rk_cuda_gemm(int dbl, int ta, int tb, int m, int n, int k, const void
 			? rk_cu.sgemm(rk_cu.handle, tb, ta, n, m, k, alpha, (float *)db, ldb, (float *)da, lda, beta, (float *)dc, ldc)
 			: rk_cu.sgemmB(rk_cu.handle, tb, ta, n, m, k, alpha, (float *)db, ldb, sb, (float *)da, lda, sa, beta, (float *)dc, ldc, sc, batch);
 	}
-	if (r) { r = 100000 + r; goto out; }
-	r = rk_cu.dtoh(c, dc, lenC * es);
-out:
-	if (da) rk_cu.memFree(da);
-	if (db) rk_cu.memFree(db);
-	if (dc) rk_cu.memFree(dc);
-	return r;
+	if (r) return 100000 + r;
+	return rk_cu.dtoh(c, dc, lenC * es);
 }
 */
 import "C"
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
 // CUDA runs GEMMs on the first CUDA device through cuBLAS, staging operands from
-// host memory on every call; elementwise kernels and ParallelFor run on the host
-// cpu engine. It is built with the cuda tag and opened with Get("cuda").
+// host memory on every call into device buffers it keeps; elementwise kernels,
+// ParallelFor and products too small to pay for the copies run on the host cpu
+// engine. It is built with the cuda tag and opened with Get("cuda").
 type CUDA struct {
 	mu   sync.Mutex
 	host *CPU
+	// minWork is the smallest product (batch·m·n·k multiply-adds) sent to the
+	// device; smaller ones run on the host, where the copies would cost more than
+	// the arithmetic. Set from RIGKIT_CUDA_MIN_WORK when the engine is made.
+	minWork int
+	device  atomic.Int64 // products run on the device
+	hosted  atomic.Int64 // products run on the host
 }
+
+// defaultCUDAMinWork is minWork unless RIGKIT_CUDA_MIN_WORK says otherwise.
+const defaultCUDAMinWork = 1 << 21
 
 var (
 	cudaOnce sync.Once
@@ -176,7 +203,15 @@ func newCUDA() (Engine, error) {
 	if cudaErr != nil {
 		return nil, cudaErr
 	}
-	return &CUDA{host: NewCPU(runtime.GOMAXPROCS(0))}, nil
+	minWork := defaultCUDAMinWork
+	if v := os.Getenv("RIGKIT_CUDA_MIN_WORK"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("RIGKIT_CUDA_MIN_WORK=%q: want a non-negative integer", v)
+		}
+		minWork = n
+	}
+	return &CUDA{host: NewCPU(runtime.GOMAXPROCS(0)), minWork: minWork}, nil
 }
 
 // Name reports "cuda".
@@ -190,6 +225,27 @@ func (e *CUDA) Serial() Engine { return e }
 
 // ParallelFor runs fn on the host cpu engine.
 func (e *CUDA) ParallelFor(n int, fn func(lo, hi int)) { e.host.ParallelFor(n, fn) }
+
+// Counts reports how many products ran on the device and how many on the host
+// (too small to pay for the copies) since the engine was made.
+func (e *CUDA) Counts() (device, host int64) { return e.device.Load(), e.hosted.Load() }
+
+// onDevice says whether a product of this size goes to the device, and counts it.
+func (e *CUDA) onDevice(m, n, k, batch int) bool {
+	if k == 0 || batch*m*n*k < e.minWork {
+		e.hosted.Add(1)
+		return false
+	}
+	e.device.Add(1)
+	return true
+}
+
+// loadC says whether C must be uploaded before a product: when the product reads
+// it (beta != 0) or when its extent has gaps (ldc > n, or batch strides other than
+// m·n) whose host contents the copy back must keep.
+func loadC(betaNonZero bool, m, n, ldc, strideC, batch int) bool {
+	return betaNonZero || ldc != n || (batch > 1 && strideC != m*n)
+}
 
 func cudaBool(b bool) C.int {
 	if b {
@@ -209,7 +265,7 @@ func extent(t bool, rows, cols, ld int) int {
 }
 
 func (e *CUDA) gemm(dbl bool, tA, tB bool, m, n, k int, alpha, beta unsafe.Pointer, a unsafe.Pointer, lda, sa, lenA int,
-	b unsafe.Pointer, ldb, sb, lenB int, c unsafe.Pointer, ldc, sc, lenC int, batch int) {
+	b unsafe.Pointer, ldb, sb, lenB int, c unsafe.Pointer, ldc, sc, lenC int, batch int, loadC bool) {
 	if m == 0 || n == 0 || batch == 0 {
 		return
 	}
@@ -223,7 +279,7 @@ func (e *CUDA) gemm(dbl bool, tA, tB bool, m, n, k int, alpha, beta unsafe.Point
 	}
 	r := C.rk_cuda_gemm(d, cudaBool(tA), cudaBool(tB), C.int(m), C.int(n), C.int(k), alpha,
 		a, C.int(lda), C.longlong(sa), C.size_t(lenA), b, C.int(ldb), C.longlong(sb), C.size_t(lenB), beta,
-		c, C.int(ldc), C.longlong(sc), C.size_t(lenC), C.int(batch))
+		c, C.int(ldc), C.longlong(sc), C.size_t(lenC), C.int(batch), cudaBool(loadC))
 	if r != 0 {
 		panic(fmt.Sprintf("engine: cuda gemm m=%d n=%d k=%d batch=%d failed with status %d", m, n, k, batch, int(r)))
 	}
@@ -239,14 +295,15 @@ func (e *CUDA) Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda i
 	e.DgemmStridedBatched(tA, tB, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1)
 }
 
-// SgemmStridedBatched runs batch float32 products on the device.
+// SgemmStridedBatched runs batch float32 products on the device (on the host
+// when they are too small to pay for the copies).
 func (e *CUDA) SgemmStridedBatched(tA, tB bool, m, n, k int, alpha float32, a []float32, lda, strideA int, b []float32, ldb, strideB int, beta float32, c []float32, ldc, strideC int, batch int) {
 	if batch <= 0 || m == 0 || n == 0 {
 		return
 	}
 	last := batch - 1
 	checkGemm(tA, tB, m, n, k, lda, len(a)-last*strideA, ldb, len(b)-last*strideB, ldc, len(c)-last*strideC)
-	if k == 0 {
+	if !e.onDevice(m, n, k, batch) {
 		e.host.SgemmStridedBatched(tA, tB, m, n, k, alpha, a, lda, strideA, b, ldb, strideB, beta, c, ldc, strideC, batch)
 		return
 	}
@@ -254,17 +311,18 @@ func (e *CUDA) SgemmStridedBatched(tA, tB bool, m, n, k int, alpha float32, a []
 	lenB := last*strideB + extent(tB, k, n, ldb)
 	lenC := last*strideC + extent(false, m, n, ldc)
 	e.gemm(false, tA, tB, m, n, k, unsafe.Pointer(&alpha), unsafe.Pointer(&beta), unsafe.Pointer(&a[0]), lda, strideA, lenA,
-		unsafe.Pointer(&b[0]), ldb, strideB, lenB, unsafe.Pointer(&c[0]), ldc, strideC, lenC, batch)
+		unsafe.Pointer(&b[0]), ldb, strideB, lenB, unsafe.Pointer(&c[0]), ldc, strideC, lenC, batch, loadC(beta != 0, m, n, ldc, strideC, batch))
 }
 
-// DgemmStridedBatched runs batch float64 products on the device.
+// DgemmStridedBatched runs batch float64 products on the device (on the host
+// when they are too small to pay for the copies).
 func (e *CUDA) DgemmStridedBatched(tA, tB bool, m, n, k int, alpha float64, a []float64, lda, strideA int, b []float64, ldb, strideB int, beta float64, c []float64, ldc, strideC int, batch int) {
 	if batch <= 0 || m == 0 || n == 0 {
 		return
 	}
 	last := batch - 1
 	checkGemm(tA, tB, m, n, k, lda, len(a)-last*strideA, ldb, len(b)-last*strideB, ldc, len(c)-last*strideC)
-	if k == 0 {
+	if !e.onDevice(m, n, k, batch) {
 		e.host.DgemmStridedBatched(tA, tB, m, n, k, alpha, a, lda, strideA, b, ldb, strideB, beta, c, ldc, strideC, batch)
 		return
 	}
@@ -272,5 +330,5 @@ func (e *CUDA) DgemmStridedBatched(tA, tB bool, m, n, k int, alpha float64, a []
 	lenB := last*strideB + extent(tB, k, n, ldb)
 	lenC := last*strideC + extent(false, m, n, ldc)
 	e.gemm(true, tA, tB, m, n, k, unsafe.Pointer(&alpha), unsafe.Pointer(&beta), unsafe.Pointer(&a[0]), lda, strideA, lenA,
-		unsafe.Pointer(&b[0]), ldb, strideB, lenB, unsafe.Pointer(&c[0]), ldc, strideC, lenC, batch)
+		unsafe.Pointer(&b[0]), ldb, strideB, lenB, unsafe.Pointer(&c[0]), ldc, strideC, lenC, batch, loadC(beta != 0, m, n, ldc, strideC, batch))
 }
