@@ -12,6 +12,7 @@ import (
 	mrand "math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -68,6 +69,10 @@ type TrainOptions struct {
 	// (encoding skin is slow): each step replaces two of them with fresh augmented
 	// examples and draws its batch from the pool. 0 means 384.
 	Pool int
+	// DataWorkers is how many goroutines make training examples (augmentation and
+	// skin encoding) ahead of the loop; 0 means GOMAXPROCS. The examples, and so
+	// the run, do not depend on it.
+	DataWorkers int
 	// Load reads a character file (assets.Load in the binary).
 	Load     func(string) (*assets.Character, error)
 	Progress io.Writer // progress bar; nil for none
@@ -103,6 +108,7 @@ type LogRow struct {
 	ValSkin   float64 `json:"val_skin"`
 	LR        float64 `json:"lr"`
 	TokensPS  float64 `json:"tokens_per_s"`
+	StepsPS   float64 `json:"steps_per_s"` // optimizer steps per second of the loop (validation included)
 	WallS     float64 `json:"wall_s"`
 }
 
@@ -197,10 +203,19 @@ func Train(opt TrainOptions) (*TrainState, error) {
 
 	rng := mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))
 	// Validation examples are fixed: no augmentation, seeded points.
+	workers := opt.DataWorkers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	var valEx []*Example
-	for i, c := range val {
-		ex, err := MakeExample(c, opt.Config.Points, opt.Skin, mrand.New(mrand.NewSource(int64(i))))
-		if err == nil && len(ex.Tokens) <= opt.Config.MaxSeq {
+	for _, ex := range makeOrdered(len(val), workers, func(i int64) *Example {
+		ex, err := MakeExample(val[i], opt.Config.Points, opt.Skin, mrand.New(mrand.NewSource(i)))
+		if err != nil || len(ex.Tokens) > opt.Config.MaxSeq {
+			return nil
+		}
+		return ex
+	}) {
+		if ex != nil {
 			valEx = append(valEx, ex)
 		}
 	}
@@ -220,15 +235,20 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	var acc Losses
 	var accN, tokens int
 	tokT := time.Now()
+	// Training examples: the k-th of this run is made from its own random source
+	// (seeded from the run's seed, the start step and k) by a worker goroutine,
+	// ahead of the loop (examples.go).
 	kinds := synth.Kinds()
-	freshSeed := int64(2_000_000) + int64(state.Step)*int64(opt.Batch+2)*4
-	fresh := func() *Example {
-		for tries := 0; ; tries++ {
+	runSeed := opt.Seed*1_000_003 + int64(state.Step)*7_919
+	freshBase := int64(2_000_000) + int64(state.Step)*int64(opt.Batch+2)*4
+	stream := newExampleStream(workers, 2*workers+2, 0, func(k int64) *Example {
+		rng := mrand.New(mrand.NewSource(runSeed + k*104_729))
+		for tries := int64(0); ; tries++ {
 			c := train[rng.Intn(len(train))]
 			if opt.FreshSynthetic > 0 && rng.Float64() < opt.FreshSynthetic {
-				freshSeed++
-				kind := kinds[int(freshSeed)%len(kinds)]
-				g, err := synth.Generate(kind, freshSeed, synth.Options{TargetVertices: synthVertices(opt.SynthVertices), Noise: rng.Intn(3) == 0})
+				seed := freshBase + k*16 + tries
+				kind := kinds[int(seed)%len(kinds)]
+				g, err := synth.Generate(kind, seed, synth.Options{TargetVertices: synthVertices(opt.SynthVertices), Noise: rng.Intn(3) == 0})
 				if err != nil || !g.Rigged() || g.Skeleton.NumJoints() > opt.Config.MaxJoint {
 					continue
 				}
@@ -239,20 +259,25 @@ func Train(opt TrainOptions) (*TrainState, error) {
 				return ex
 			}
 		}
-	}
+	})
+	defer stream.Close()
+	fresh := stream.Next
 	var pool []*Example
 	if opt.Skin != nil {
 		n := opt.Pool
 		if n <= 0 {
 			n = 384
 		}
-		pb := NewProgress(opt.Progress, "encoding skin tokens", n)
+		pb := NewProgress(opt.Progress, fmt.Sprintf("encoding skin tokens (%d workers)", workers), n)
 		for len(pool) < n {
 			pool = append(pool, fresh())
 			pb.Add(1, 0)
 		}
 		pb.Finish()
 	}
+	// Throughput counts the loop alone, not loading or the pool's first fill.
+	tokens, tokT = 0, time.Now()
+	stepT, stepN := time.Now(), 0
 	for state.Step < opt.Steps {
 		batch := make([]*Example, 0, opt.Batch)
 		if pool != nil {
@@ -279,6 +304,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 		adam.LR = lrAt(opt.LR, state.Step-startStep, warm, state.Step, opt.Steps)
 		adam.Step(m.Params())
 		state.Step++
+		stepN++
 		acc.Skeleton += ls.Skeleton
 		acc.Skin += ls.Skin
 		accN++
@@ -289,8 +315,9 @@ func Train(opt TrainOptions) (*TrainState, error) {
 			vl := evaluate(m, valEx, opt.Batch)
 			row := LogRow{Step: state.Step, TrainSkel: acc.Skeleton / float64(accN), TrainSkin: acc.Skin / float64(accN),
 				ValSkel: vl.Skeleton, ValSkin: vl.Skin, LR: adam.LR,
-				TokensPS: float64(tokens) / time.Since(tokT).Seconds(), WallS: wall0 + time.Since(start).Seconds()}
-			acc, accN, tokens, tokT = Losses{}, 0, 0, time.Now()
+				TokensPS: float64(tokens) / time.Since(tokT).Seconds(), StepsPS: float64(stepN) / time.Since(stepT).Seconds(),
+				WallS: wall0 + time.Since(start).Seconds()}
+			acc, accN, tokens, tokT, stepN, stepT = Losses{}, 0, 0, time.Now(), 0, time.Now()
 			if err := appendLog(sibling(opt.Out, ".log.jsonl"), row); err != nil {
 				return state, fmt.Errorf("train: %w", err)
 			}
@@ -333,18 +360,24 @@ func generateSynthetic(n, vertices, maxJoints int, progress io.Writer) []*assets
 	vertices = synthVertices(vertices)
 	kinds := synth.Kinds()
 	bar := NewProgress(progress, "synthetic creatures", n)
-	var out []*assets.Character
-	for i := 0; i < n; i++ {
+	made := makeOrdered(n, runtime.GOMAXPROCS(0), func(k int64) *assets.Character {
+		i := int(k)
 		kind := kinds[i%len(kinds)]
 		c, err := synth.Generate(kind, int64(1_000_000+i), synth.Options{TargetVertices: vertices, Noise: i%3 == 2})
 		bar.Add(1, 0)
 		if err != nil || !c.Rigged() || c.Skeleton.NumJoints() > maxJoints {
-			continue
+			return nil
 		}
 		c.Name = fmt.Sprintf("synth_%s_%d", kind, i)
-		out = append(out, c)
-	}
+		return c
+	})
 	bar.Finish()
+	var out []*assets.Character
+	for _, c := range made {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
 	return out
 }
 

@@ -57,7 +57,12 @@ func runTrain(args []string, stdout io.Writer) error {
 	initCkpt := fs.String("init", "", "warm-start a new run from this checkpoint's weights (same sizes); ignored when --resume finds --out")
 	warmup := fs.Int("warmup", 200, "learning-rate warm-up steps of a new run")
 	skinTok := fs.String("skin-tokenizer", "pinned", "skin codes from: pinned (rigmodel/checkpoints/skin-tokenizer.safetensors), tokenizer (the tokenizer package's shipped one), none, or a checkpoint path")
+	dataWorkers := fs.Int("data-workers", 0, "goroutines making training examples ahead of the loop (0: all cores; the run does not depend on it)")
+	eng := engineFlag(fs)
 	if err := parseTrainingFlags(fs, args, &data, out); err != nil {
+		return err
+	}
+	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
 		return err
 	}
 	aug := rigmodel.DefaultAugment
@@ -85,7 +90,7 @@ func runTrain(args []string, stdout io.Writer) error {
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
 		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: cfg, Augment: aug,
 		FreshSynthetic: *fresh, StructWeight: *structW, Init: *initCkpt, Warmup: *warmup,
-		Skin: skin, SkinID: skinID, Load: assets.Load, Progress: os.Stderr, Log: stdout,
+		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Progress: os.Stderr, Log: stdout,
 	})
 	if err != nil {
 		return err
@@ -135,9 +140,13 @@ func runAuto(args []string, stdout io.Writer) error {
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep whichever scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens, when it writes them) or geodesic (faster on large meshes)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
+	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
+		return err
 	}
 	if len(inputs) == 0 || *out == "" {
 		return fmt.Errorf("%w: inputs and --out are required", errUsage)
