@@ -40,3 +40,37 @@ func ExampleGeodesic() {
 	// orphans: 0
 	// vertex 0 heaviest joint: upper
 }
+
+// The same box arm skinned by heat diffusion: every vertex gets weights, and the
+// shoulder end follows the upper arm.
+func ExampleHeat() {
+	c := &assets.Character{Mesh: assets.Mesh{
+		Positions: []assets.Vec3{
+			{0, -0.2, -0.2}, {2, -0.2, -0.2}, {2, 0.2, -0.2}, {0, 0.2, -0.2},
+			{0, -0.2, 0.2}, {2, -0.2, 0.2}, {2, 0.2, 0.2}, {0, 0.2, 0.2},
+		},
+		Triangles: [][3]int{
+			{0, 2, 1}, {0, 3, 2}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
+			{3, 6, 2}, {3, 7, 6}, {0, 4, 7}, {0, 7, 3}, {1, 2, 6}, {1, 6, 5},
+		},
+	}}
+	c.Skeleton = &assets.Skeleton{
+		Names:   []string{"upper", "lower", "wrist"},
+		Parents: []int{-1, 0, 1},
+		BindWorld: []assets.Mat4{
+			assets.Translate4(assets.Vec3{0, 0, 0}),
+			assets.Translate4(assets.Vec3{1, 0, 0}),
+			assets.Translate4(assets.Vec3{2, 0, 0}),
+		},
+	}
+	skin, err := skinning.Heat(c, skinning.HeatOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("orphans:", len(skin.Orphans()))
+	fmt.Println("vertex 0 heaviest joint:", c.Skeleton.Names[skin.Weights[0][0].Joint])
+	// Output:
+	// orphans: 0
+	// vertex 0 heaviest joint: upper
+}

@@ -24,7 +24,7 @@ import (
 func init() {
 	register(&command{
 		name:    "eval",
-		usage:   "--data DIR... --task skin [--method geodesic|rigid|tokens|all] [--external NAME=DIR] --out REPORT.md",
+		usage:   "--data DIR... --task skin [--method geodesic|heat|rigid|tokens|all] [--external NAME=DIR] --out REPORT.md",
 		summary: "score methods against ground-truth rigs (markdown + JSON report)",
 		run:     runEval,
 	})

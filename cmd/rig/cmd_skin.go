@@ -14,7 +14,7 @@ import (
 func init() {
 	register(&command{
 		name:    "skin",
-		usage:   "IN.glb --out OUT.glb [--method tokens|geodesic|rigid] [--samples N]",
+		usage:   "IN.glb --out OUT.glb [--method tokens|geodesic|heat|rigid] [--samples N]",
 		summary: "compute skin weights for a mesh's own skeleton",
 		run:     runSkin,
 	})
@@ -29,6 +29,9 @@ type skinMethod func(c *assets.Character) (*assets.Skin, error)
 var skinMethods = map[string]skinMethod{
 	"geodesic": func(c *assets.Character) (*assets.Skin, error) {
 		return skinning.Geodesic(c, skinning.GeodesicOptions{})
+	},
+	"heat": func(c *assets.Character) (*assets.Skin, error) {
+		return skinning.Heat(c, skinning.HeatOptions{})
 	},
 	"rigid": func(c *assets.Character) (*assets.Skin, error) {
 		if c.Skeleton.NumJoints() == 0 {
@@ -73,7 +76,7 @@ func skinMethodNames() []string {
 func runSkin(args []string, stdout io.Writer) error {
 	fs := newFlags("skin")
 	out := fs.String("out", "", "output .glb (required)")
-	method := fs.String("method", "", "tokens (default), geodesic or rigid")
+	method := fs.String("method", "", "tokens (default), geodesic, heat or rigid")
 	samples := fs.Int("samples", 0, "tokens: skin-token streams whose decoded weights are averaged (0: the method's default; 1: greedy)")
 	eng := engineFlag(fs)
 	files, err := parseInterleaved(fs, args)

@@ -18,6 +18,7 @@ func TestResolveSkinMethod(t *testing.T) {
 	}{
 		{"geodesic", "geodesic", false, false},
 		{"rigid", "rigid", false, false},
+		{"heat", "heat", false, false},
 		{"nope", "", false, true},
 	}
 	if _, ok := skinMethods[defaultSkinMethod]; ok {

@@ -19,17 +19,18 @@ func TestExternalFlagSet(t *testing.T) {
 		values  []string
 		wantErr string // "" for success
 	}{
-		{[]string{"heat=/runs/heat"}, ""},
-		{[]string{"heat=/runs/heat", "heat-weld=/runs/heat_weld"}, ""},
-		{[]string{"heat=a=b"}, ""}, // the folder may hold '='
-		{[]string{"heat"}, "want NAME=DIR"},
+		{[]string{"blender-heat=/runs/heat"}, ""},
+		{[]string{"blender-heat=/runs/heat", "heat-weld=/runs/heat_weld"}, ""},
+		{[]string{"blender-heat=a=b"}, ""}, // the folder may hold '='
+		{[]string{"blender-heat"}, "want NAME=DIR"},
 		{[]string{"=/runs/heat"}, "want NAME=DIR"},
-		{[]string{"heat="}, "want NAME=DIR"},
+		{[]string{"blender-heat="}, "want NAME=DIR"},
 		{[]string{"geodesic=/runs/heat"}, "already a skin method"},
 		{[]string{"rigid=/runs/heat"}, "already a skin method"},
+		{[]string{"heat=/runs/heat"}, "already a skin method"}, // rigkit's own heat diffusion
 		{[]string{"all=/runs/heat"}, "already a skin method"},
 		{[]string{groundTruthMethod + "=/runs/heat"}, "already a skin method"},
-		{[]string{"heat=/a", "heat=/b"}, "given twice"},
+		{[]string{"blender-heat=/a", "blender-heat=/b"}, "given twice"},
 	}
 	for _, tt := range tests {
 		f := externalFlag{}
@@ -294,7 +295,7 @@ func TestEvalListAndExternalUsage(t *testing.T) {
 	}
 	so.Reset()
 	se.Reset()
-	code := run([]string{"eval", "--data", data, "--task", "skeleton", "--external", "heat=/x", "--out", filepath.Join(t.TempDir(), "r.md")}, &so, &se)
+	code := run([]string{"eval", "--data", data, "--task", "skeleton", "--external", "blender-heat=/x", "--out", filepath.Join(t.TempDir(), "r.md")}, &so, &se)
 	if code == 0 || !strings.Contains(se.String(), "needs --task skin") {
 		t.Errorf("exit %d, stderr %q", code, se.String())
 	}

@@ -1,0 +1,483 @@
+package skinning
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
+)
+
+// Defaults of HeatOptions.
+const (
+	DefaultHeatC          = 1.0
+	DefaultHeatMaxIter    = 5000
+	DefaultHeatTol        = 1e-6
+	DefaultHeatMinWeight  = 0.01
+	DefaultHeatOccluded   = 1.0
+	DefaultHeatMaxVerts   = 300_000
+	DefaultHeatWeld       = 1e-5
+	DefaultHeatRayOffset  = 1e-4
+	DefaultHeatRayTests   = 32
+	heatMinDist           = 1e-4 // normalized units: H is at most c/heatMinDist²
+	heatMinAreaFraction   = 1e-3 // vertex area floor, as a fraction of the mean
+	heatMaxCotangent      = 1e3  // sliver triangles would otherwise dominate L
+	heatDegenerateCross2D = 1e-20
+)
+
+// HeatOptions configure heat-diffusion skinning. The zero value gives the defaults.
+type HeatOptions struct {
+	// Workers is the number of joints solved at once (0: GOMAXPROCS).
+	Workers int
+	// C scales the heat a vertex receives from its nearest visible bone: H = C/d²,
+	// d in normalized units (0: DefaultHeatC, Baran & Popović's c = 1).
+	C float64
+	// Occluded scales the heat of a vertex that sees no bone (its nearest bone is
+	// used anyway): H = Occluded·C/d² (0: DefaultHeatOccluded; negative: 0, Baran &
+	// Popović's choice, which leaves such vertices to diffusion alone).
+	Occluded float64
+	// MaxIter and Tol bound each joint's conjugate-gradient solve: it stops when the
+	// residual is below Tol times the right-hand side's norm, and fails after MaxIter
+	// iterations (0: DefaultHeatMaxIter, DefaultHeatTol).
+	MaxIter int
+	Tol     float64
+	// MinWeight drops influences lighter than this before the top MaxInfluences are
+	// kept and renormalized (0: DefaultHeatMinWeight).
+	MinWeight float64
+	// MaxInfluences per vertex (0: assets.MaxInfluencesWritten).
+	MaxInfluences int
+	// MaxVertices bounds the welded vertex count; a larger mesh is an error, not a
+	// solve of unbounded time (0: DefaultHeatMaxVerts).
+	MaxVertices int
+	// Weld joins vertices closer than Weld times the bounding box diagonal (UV and
+	// normal seams) into one surface vertex (0: DefaultHeatWeld).
+	Weld float64
+	// RayOffset is where a visibility ray starts, in normalized units from the vertex
+	// towards the bone, so that the vertex's own triangles do not block it
+	// (0: DefaultHeatRayOffset).
+	RayOffset float64
+	// RayTests is how many of a vertex's nearest bones are tested for visibility
+	// before it falls back to the nearest (0: DefaultHeatRayTests).
+	RayTests int
+}
+
+func (o HeatOptions) withDefaults() HeatOptions {
+	o.Workers = defaultWorkers(o.Workers)
+	if o.C <= 0 {
+		o.C = DefaultHeatC
+	}
+	switch {
+	case o.Occluded == 0:
+		o.Occluded = DefaultHeatOccluded
+	case o.Occluded < 0:
+		o.Occluded = 0
+	}
+	if o.MaxIter <= 0 {
+		o.MaxIter = DefaultHeatMaxIter
+	}
+	if o.Tol <= 0 {
+		o.Tol = DefaultHeatTol
+	}
+	if o.MinWeight <= 0 {
+		o.MinWeight = DefaultHeatMinWeight
+	}
+	if o.MaxInfluences <= 0 {
+		o.MaxInfluences = assets.MaxInfluencesWritten
+	}
+	if o.MaxVertices <= 0 {
+		o.MaxVertices = DefaultHeatMaxVerts
+	}
+	if o.Weld <= 0 {
+		o.Weld = DefaultHeatWeld
+	}
+	if o.RayOffset <= 0 {
+		o.RayOffset = DefaultHeatRayOffset
+	}
+	if o.RayTests <= 0 {
+		o.RayTests = DefaultHeatRayTests
+	}
+	return o
+}
+
+// Heat computes skin weights by heat diffusion over the surface (after Baran &
+// Popović 2007, "Automatic rigging and animation of 3D characters", the method
+// behind Blender's "Automatic Weights"). The mesh is welded so that seams do not cut
+// it; every vertex receives heat H = C/d² from the nearest bone it sees (the
+// straight segment to the bone does not cross the mesh), or from its nearest bone
+// when it sees none; joint j's weights solve the screened Poisson equation
+//
+//	(L + A·H) w_j = A·H·p_j
+//
+// with L the cotangent Laplacian, A the lumped vertex areas and p_j the indicator of
+// the vertices whose heat comes from j. Weights are clamped to [0,1], influences under
+// MinWeight dropped, the top MaxInfluences kept and renormalized; copies of a welded
+// vertex get identical weights.
+//
+// Unlike Blender, which gives occluded vertices no heat and can leave them without
+// weights, every vertex here has a source, so no vertex is an orphan. A joint whose
+// bone is no vertex's nearest visible (or fallback) bone gets no weight: bones can be
+// empty, as with Blender.
+func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
+	if err := checkCharacter(c); err != nil {
+		return nil, err
+	}
+	opt = opt.withDefaults()
+	norm := assets.NormalizationOf(c.Mesh)
+	hm, err := newHeatMesh(c.Mesh, norm, opt)
+	if err != nil {
+		return nil, fmt.Errorf("skinning %q: %w", c.Name, err)
+	}
+	segs := normalizedBones(c.Skeleton, norm)
+	nj := c.Skeleton.NumJoints()
+	for _, g := range segs {
+		if !g.A.IsFinite() || !g.B.IsFinite() {
+			return nil, fmt.Errorf("skinning %q: joint %q has a non-finite position", c.Name, c.Skeleton.Names[g.Joint])
+		}
+	}
+	source, dist := hm.heatSources(segs, opt)
+	sys := hm.system(source, dist, opt)
+	weights, err := sys.solveAll(nj, source, opt)
+	if err != nil {
+		return nil, fmt.Errorf("skinning %q: heat: %w", c.Name, err)
+	}
+
+	// Per welded vertex: gather, drop light influences, top K, renormalize.
+	m := len(hm.pos)
+	rows := make([][]assets.Influence, m)
+	for j, sw := range weights {
+		for k, v := range sw.idx {
+			rows[v] = append(rows[v], assets.Influence{Joint: j, Weight: float64(sw.val[k])})
+		}
+	}
+	dense := make([]float64, nj)
+	for v := range rows {
+		if len(rows[v]) == 0 {
+			// No joint reached MinWeight (cannot happen after the max principle, whose
+			// weights sum to 1): keep the vertex rigid on its heat source.
+			rows[v] = []assets.Influence{{Joint: source[v], Weight: 1}}
+			continue
+		}
+		for _, in := range rows[v] {
+			dense[in.Joint] = in.Weight
+		}
+		topK(dense, opt.MaxInfluences)
+		out := rows[v][:0]
+		for _, in := range rows[v] {
+			if w := dense[in.Joint]; w > 0 {
+				out = append(out, assets.Influence{Joint: in.Joint, Weight: w})
+			}
+			dense[in.Joint] = 0
+		}
+		rows[v] = out
+	}
+	skin := &assets.Skin{Weights: make([][]assets.Influence, len(c.Mesh.Positions))}
+	for v := range skin.Weights {
+		skin.Weights[v] = append([]assets.Influence(nil), rows[hm.welded[v]]...)
+	}
+	skin.Prune(opt.MaxInfluences)
+	return skin, nil
+}
+
+// heatMesh is the welded surface in the normalized frame: one vertex per position,
+// non-degenerate triangles only.
+type heatMesh struct {
+	pos    []assets.Vec3
+	tris   [][3]int
+	welded []int // original vertex → welded vertex
+}
+
+func newHeatMesh(mesh assets.Mesh, norm assets.Normalization, opt HeatOptions) (*heatMesh, error) {
+	lo, hi := mesh.Bounds()
+	diag := norm.Point(hi).Sub(norm.Point(lo)).Len()
+	rep := geom.WeldVertices(mesh.Positions, opt.Weld*diag/norm.Scale)
+	hm := &heatMesh{welded: make([]int, len(rep))}
+	for v, r := range rep {
+		if r == v {
+			hm.welded[v] = len(hm.pos)
+			hm.pos = append(hm.pos, norm.Point(mesh.Positions[v]))
+		}
+	}
+	if len(hm.pos) > opt.MaxVertices {
+		return nil, fmt.Errorf("heat: %d welded vertices exceed the limit of %d (HeatOptions.MaxVertices)", len(hm.pos), opt.MaxVertices)
+	}
+	for v, r := range rep {
+		hm.welded[v] = hm.welded[r]
+	}
+	for _, t := range mesh.Triangles {
+		a, b, c := hm.welded[t[0]], hm.welded[t[1]], hm.welded[t[2]]
+		if a == b || b == c || a == c {
+			continue
+		}
+		n := hm.pos[b].Sub(hm.pos[a]).Cross(hm.pos[c].Sub(hm.pos[a]))
+		if n.Dot(n) <= heatDegenerateCross2D {
+			continue
+		}
+		hm.tris = append(hm.tris, [3]int{a, b, c})
+	}
+	if len(hm.tris) == 0 {
+		return nil, fmt.Errorf("heat: no triangle of non-zero area after welding")
+	}
+	return hm, nil
+}
+
+// heatSources returns, per welded vertex, the joint owning its nearest visible bone
+// (or nearest bone, when it sees none; then dist is negated) and the distance to it.
+func (hm *heatMesh) heatSources(segs []Segment, opt HeatOptions) (source []int, dist []float64) {
+	m := len(hm.pos)
+	source, dist = make([]int, m), make([]float64, m)
+	bvh := geom.NewBVH(&assets.Mesh{Positions: hm.pos, Triangles: hm.tris})
+	var wg sync.WaitGroup
+	chunk := (m + opt.Workers - 1) / opt.Workers
+	for lo := 0; lo < m; lo += chunk {
+		hi := min(lo+chunk, m)
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			ds := make([]float64, len(segs))
+			for v := lo; v < hi; v++ {
+				p := hm.pos[v]
+				for i, g := range segs {
+					ds[i] = g.Dist(p)
+				}
+				// Bones in order of distance, nearest first, until one is visible; ties
+				// go to the lower segment index (parents first), as in Rigid.
+				source[v] = -1
+				for t := 0; t < min(len(segs), opt.RayTests); t++ {
+					i := 0
+					for k, d := range ds {
+						if d < ds[i] {
+							i = k
+						}
+					}
+					if t == 0 {
+						source[v], dist[v] = segs[i].Joint, -ds[i]
+					}
+					if visible(bvh, p, closestOnSegment(p, segs[i].A, segs[i].B), opt.RayOffset) {
+						source[v], dist[v] = segs[i].Joint, ds[i]
+						break
+					}
+					ds[i] = math.Inf(1)
+				}
+			}
+		}(lo, hi)
+	}
+	wg.Wait()
+	return source, dist
+}
+
+// visible reports whether the segment from p to q crosses no triangle, ignoring the
+// first offset (normalized units) next to p, where p's own triangles are.
+func visible(bvh *geom.BVH, p, q assets.Vec3, offset float64) bool {
+	dir := q.Sub(p)
+	l := dir.Len()
+	if l <= offset {
+		return true
+	}
+	tMin := offset / l
+	// limit = tMin: the first hit found ends the search (any hit blocks).
+	_, hit := bvh.RayCapped(p, dir, tMin, tMin, 1)
+	return !hit
+}
+
+// heatSystem is the SPD matrix L + A·H in compressed rows (off-diagonal entries
+// follow the edge graph's adjacency) and the diagonal heat term A·H.
+type heatSystem struct {
+	g    *geom.EdgeGraph
+	off  []float64 // entry k multiplies x[g.Adj[k]]
+	diag []float64
+	ah   []float64 // A_i·H_i, the right-hand side's scale
+}
+
+func (hm *heatMesh) system(source []int, dist []float64, opt HeatOptions) *heatSystem {
+	m := len(hm.pos)
+	g := geom.NewEdgeGraph(&assets.Mesh{Positions: hm.pos, Triangles: hm.tris}, 0)
+	s := &heatSystem{g: g, off: make([]float64, len(g.Adj)), diag: make([]float64, m), ah: make([]float64, m)}
+	area := make([]float64, m)
+	entry := func(i, j int) int {
+		for k := g.Start[i]; k < g.Start[i+1]; k++ {
+			if g.Adj[k] == j {
+				return k
+			}
+		}
+		panic("skinning: heat: edge missing from its own graph") // a bug, not bad data
+	}
+	cw := make([]float64, len(g.Adj)) // symmetric cotangent weight per directed entry
+	for _, t := range hm.tris {
+		a, b, c := hm.pos[t[0]], hm.pos[t[1]], hm.pos[t[2]]
+		ar := b.Sub(a).Cross(c.Sub(a)).Len() / 2
+		for k := 0; k < 3; k++ {
+			area[t[k]] += ar / 3
+			// The angle at corner k weighs the opposite edge.
+			o, i, j := hm.pos[t[k]], t[(k+1)%3], t[(k+2)%3]
+			u, v := hm.pos[i].Sub(o), hm.pos[j].Sub(o)
+			cot := u.Dot(v) / u.Cross(v).Len()
+			cot = math.Max(-heatMaxCotangent, math.Min(heatMaxCotangent, cot))
+			cw[entry(i, j)] += cot / 2
+			cw[entry(j, i)] += cot / 2
+		}
+	}
+	meanArea := 0.0
+	for _, a := range area {
+		meanArea += a
+	}
+	meanArea /= float64(m)
+	for i := 0; i < m; i++ {
+		for k := g.Start[i]; k < g.Start[i+1]; k++ {
+			// Negative weights (edges opposite obtuse angles) break the maximum
+			// principle, which keeps weights in [0,1]; clamp them to zero.
+			w := math.Max(cw[k], 0)
+			s.off[k] = -w
+			s.diag[i] += w
+		}
+		a := math.Max(area[i], heatMinAreaFraction*meanArea)
+		d := math.Max(math.Abs(dist[i]), heatMinDist)
+		h := opt.C / (d * d)
+		if dist[i] < 0 { // occluded: the nearest bone is a fallback
+			h *= opt.Occluded
+		}
+		s.ah[i] = a * h
+		s.diag[i] += s.ah[i]
+	}
+	return s
+}
+
+// mul sets y = M x.
+func (s *heatSystem) mul(x, y []float64) {
+	g := s.g
+	for i := range y {
+		sum := s.diag[i] * x[i]
+		for k := g.Start[i]; k < g.Start[i+1]; k++ {
+			sum += s.off[k] * x[g.Adj[k]]
+		}
+		y[i] = sum
+	}
+}
+
+// sparseWeights are one joint's weights of at least MinWeight (clamped to 1).
+type sparseWeights struct {
+	idx []int
+	val []float32
+}
+
+// solveAll solves every joint's system on opt.Workers goroutines.
+func (s *heatSystem) solveAll(nj int, source []int, opt HeatOptions) ([]sparseWeights, error) {
+	out := make([]sparseWeights, nj)
+	has := make([]bool, nj)
+	for _, j := range source {
+		has[j] = true
+	}
+	jobs := make(chan int)
+	var (
+		wg     sync.WaitGroup
+		failed atomic.Bool
+		mu     sync.Mutex
+		first  error
+	)
+	for w := 0; w < min(opt.Workers, nj); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := newCGScratch(len(s.diag))
+			for j := range jobs {
+				if failed.Load() {
+					continue
+				}
+				if err := s.solveJoint(j, source, sc, opt, &failed); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = fmt.Errorf("joint %d: %w", j, err)
+					}
+					mu.Unlock()
+					failed.Store(true)
+					continue
+				}
+				var sw sparseWeights
+				for i, x := range sc.x {
+					if x >= opt.MinWeight {
+						sw.idx = append(sw.idx, i)
+						sw.val = append(sw.val, float32(math.Min(x, 1)))
+					}
+				}
+				out[j] = sw
+			}
+		}()
+	}
+	for j := 0; j < nj; j++ {
+		if has[j] { // no source, no heat: the solution is zero
+			jobs <- j
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return out, first
+}
+
+type cgScratch struct{ x, b, r, z, p, q []float64 }
+
+func newCGScratch(n int) *cgScratch {
+	f := func() []float64 { return make([]float64, n) }
+	return &cgScratch{f(), f(), f(), f(), f(), f()}
+}
+
+// solveJoint solves (L + A·H) x = A·H·p_j by conjugate gradients with a Jacobi
+// preconditioner, starting from p_j; the solution is left in sc.x.
+func (s *heatSystem) solveJoint(j int, source []int, sc *cgScratch, opt HeatOptions, stop *atomic.Bool) error {
+	x, b, r, z, p, q := sc.x, sc.b, sc.r, sc.z, sc.p, sc.q
+	bnorm := 0.0
+	for i := range x {
+		x[i], b[i] = 0, 0
+		if source[i] == j {
+			x[i], b[i] = 1, s.ah[i]
+		}
+		bnorm += b[i] * b[i]
+	}
+	bnorm = math.Sqrt(bnorm)
+	s.mul(x, q)
+	rz := 0.0
+	for i := range r {
+		r[i] = b[i] - q[i]
+		z[i] = r[i] / s.diag[i]
+		p[i] = z[i]
+		rz += r[i] * z[i]
+	}
+	for it := 0; ; it++ {
+		rnorm := 0.0
+		for _, v := range r {
+			rnorm += v * v
+		}
+		rnorm = math.Sqrt(rnorm)
+		switch {
+		case math.IsNaN(rnorm) || math.IsInf(rnorm, 0):
+			return fmt.Errorf("conjugate gradient diverged (residual %v at iteration %d)", rnorm, it)
+		case rnorm <= opt.Tol*bnorm:
+			return nil
+		case it == opt.MaxIter:
+			return fmt.Errorf("conjugate gradient did not converge in %d iterations (relative residual %.2g > %.2g)", it, rnorm/bnorm, opt.Tol)
+		case it%64 == 0 && stop.Load():
+			return fmt.Errorf("stopped: another joint failed")
+		}
+		s.mul(p, q)
+		pq := 0.0
+		for i := range p {
+			pq += p[i] * q[i]
+		}
+		if !(pq > 0) {
+			return fmt.Errorf("matrix not positive definite (pᵀMp = %v at iteration %d)", pq, it)
+		}
+		alpha := rz / pq
+		rzNew := 0.0
+		for i := range x {
+			x[i] += alpha * p[i]
+			r[i] -= alpha * q[i]
+			z[i] = r[i] / s.diag[i]
+			rzNew += r[i] * z[i]
+		}
+		beta := rzNew / rz
+		rz = rzNew
+		for i := range p {
+			p[i] = z[i] + beta*p[i]
+		}
+	}
+}
