@@ -19,6 +19,8 @@ type LayerNorm[F Float] struct {
 	x          []F
 	mean, rstd []F // (N)
 	y, dx      []F
+	grad       []F // (2C) this pass's bias and weight gradients
+	scratch    []F // reduceRows' partial sums
 	shape      tensor.Shape
 }
 
@@ -99,19 +101,26 @@ func (l *LayerNorm[F]) backward(dy []F) []F {
 	c, n := l.C, len(l.mean)
 	l.dx = grow(l.dx, n*c)
 	w := l.Weight.w
-	// Parameter gradients are reduced over rows; each worker takes a column range
-	// so that no two write the same element.
+	// Parameter gradients are sums over rows: partial sums of [db | dw] per block
+	// of rows (reduce.go).
 	dw, db := l.Weight.g, l.Bias.g
-	l.eng.ParallelFor(c, func(lo, hi int) {
-		for i := 0; i < n; i++ {
+	l.grad = grow(l.grad, 2*c)
+	clear(l.grad)
+	reduceRows(l.eng, n, l.grad, &l.scratch, func(lo, hi int, acc []F) {
+		adb, adw := acc[:c], acc[c:]
+		for i := lo; i < hi; i++ {
 			xi, di := l.x[i*c:(i+1)*c], dy[i*c:(i+1)*c]
 			m, rs := l.mean[i], l.rstd[i]
-			for j := lo; j < hi; j++ {
-				db[j] += di[j]
-				dw[j] += (xi[j] - m) * rs * di[j]
+			for j := range xi {
+				adb[j] += di[j]
+				adw[j] += (xi[j] - m) * rs * di[j]
 			}
 		}
 	})
+	for j := 0; j < c; j++ {
+		db[j] += l.grad[j]
+		dw[j] += l.grad[c+j]
+	}
 	l.eng.ParallelFor(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			xi, di, dxi := l.x[i*c:(i+1)*c], dy[i*c:(i+1)*c], l.dx[i*c:(i+1)*c]

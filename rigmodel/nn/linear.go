@@ -14,11 +14,12 @@ type Linear[F Float] struct {
 	Weight  *Param[F] // (Out, In)
 	Bias    *Param[F] // (Out), nil without bias
 
-	eng   engine.Engine
-	x     []F // cached input (N, In), not copied
-	n     int
-	y, dx []F
-	shape tensor.Shape
+	eng     engine.Engine
+	x       []F // cached input (N, In), not copied
+	n       int
+	y, dx   []F
+	scratch []F // reduceRows' partial sums of the bias gradient
+	shape   tensor.Shape
 }
 
 // NewLinear returns a Linear layer named name (its parameters are name.weight and
@@ -100,13 +101,11 @@ func (l *Linear[F]) backward(dy []F) []F {
 	// dW (Out, In) += dyᵀ (Out, n) · x (n, In)
 	engine.Gemm(l.eng, true, false, l.Out, l.In, n, 1, dy, l.Out, l.x, l.In, 1, l.Weight.g, l.In)
 	if l.Bias != nil {
-		db := l.Bias.g
 		out := l.Out
-		l.eng.ParallelFor(out, func(lo, hi int) {
-			for i := 0; i < n; i++ {
-				row := dy[i*out : (i+1)*out]
-				for j := lo; j < hi; j++ {
-					db[j] += row[j]
+		reduceRows(l.eng, n, l.Bias.g, &l.scratch, func(lo, hi int, acc []F) {
+			for i := lo; i < hi; i++ {
+				for j, v := range dy[i*out : (i+1)*out] {
+					acc[j] += v
 				}
 			}
 		})
