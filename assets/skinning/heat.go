@@ -12,9 +12,9 @@ import (
 
 // Defaults of HeatOptions.
 const (
-	DefaultHeatC          = 1.0
+	DefaultHeatC          = 4.0
 	DefaultHeatMaxIter    = 5000
-	DefaultHeatTol        = 1e-6
+	DefaultHeatTol        = 1e-5
 	DefaultHeatMinWeight  = 0.01
 	DefaultHeatOccluded   = 1.0
 	DefaultHeatMaxVerts   = 300_000
@@ -32,7 +32,9 @@ type HeatOptions struct {
 	// Workers is the number of joints solved at once (0: GOMAXPROCS).
 	Workers int
 	// C scales the heat a vertex receives from its nearest visible bone: H = C/d²,
-	// d in normalized units (0: DefaultHeatC, Baran & Popović's c = 1).
+	// d in normalized units (0: DefaultHeatC; Baran & Popović use 1; 4 scored best
+	// on the training split, docs/skinning.md). Larger C keeps weights closer to the
+	// nearest bone (sharper joints, higher precision, lower recall).
 	C float64
 	// Occluded scales the heat of a vertex that sees no bone (its nearest bone is
 	// used anyway): H = Occluded·C/d² (0: DefaultHeatOccluded; negative: 0, Baran &
@@ -61,6 +63,10 @@ type HeatOptions struct {
 	// RayTests is how many of a vertex's nearest bones are tested for visibility
 	// before it falls back to the nearest (0: DefaultHeatRayTests).
 	RayTests int
+	// LeafExtension stretches a leaf joint's point into a bone continuing its parent
+	// link by this fraction of the link's length, as for the geodesic search
+	// (0: LeafExtension; negative: leaves stay points).
+	LeafExtension float64
 }
 
 func (o HeatOptions) withDefaults() HeatOptions {
@@ -98,6 +104,12 @@ func (o HeatOptions) withDefaults() HeatOptions {
 	if o.RayTests <= 0 {
 		o.RayTests = DefaultHeatRayTests
 	}
+	switch {
+	case o.LeafExtension == 0:
+		o.LeafExtension = LeafExtension
+	case o.LeafExtension < 0:
+		o.LeafExtension = 0
+	}
 	return o
 }
 
@@ -129,7 +141,10 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("skinning %q: %w", c.Name, err)
 	}
-	segs := normalizedBones(c.Skeleton, norm)
+	segs := bonesExt(c.Skeleton, opt.LeafExtension)
+	for i := range segs {
+		segs[i].A, segs[i].B = norm.Point(segs[i].A), norm.Point(segs[i].B)
+	}
 	nj := c.Skeleton.NumJoints()
 	for _, g := range segs {
 		if !g.A.IsFinite() || !g.B.IsFinite() {
