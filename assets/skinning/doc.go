@@ -1,6 +1,7 @@
 // Package skinning computes skin weights for a character whose skeleton is given:
 // geodesic voxel binding (distances from each bone through a solid voxelization of the
-// mesh, turned into weights by a falloff) and the rigid nearest-bone floor of
+// mesh, turned into weights by a falloff), heat diffusion over the welded surface
+// (Heat, after Baran & Popović 2007) and the rigid nearest-bone floor of
 // shared/METRICS.md.
 //
 // # Bones
