@@ -281,6 +281,14 @@ func (dec *inferDecoder) chunks(rows []decodeRow, workers int, do func(sc *infer
 	wg.Wait()
 }
 
+// workers is how many goroutines one call of t uses (SkinTokenizer.Workers).
+func (t *SkinTokenizer) workers() int {
+	if t.Workers > 0 {
+		return t.Workers
+	}
+	return decodeWorkers()
+}
+
 // decodeWorkers is how many goroutines decode chunks: the CPU engine's workers.
 func decodeWorkers() int {
 	if c, ok := engine.Default().(*engine.CPU); ok {
@@ -295,8 +303,8 @@ func sigmoid32(x float32) float32 { return 1 / (1 + fastmath.Exp32(-x)) }
 // encodeInfer is cvae.encode for inference: the per-point embedding of the B·encPoints
 // encoder points, the bulk of the encoder's work, runs on the kernels above (one
 // GEMM per layer, fast GELU); the pooling into K tokens runs on nn's layers.
-func encodeInfer(m *cvae[float32], enc, bone []float32, B int) []float32 {
-	e := engine.NewCPU(decodeWorkers())
+func encodeInfer(m *cvae[float32], enc, bone []float32, B, workers int) []float32 {
+	e := engine.NewCPU(workers)
 	d, n := m.cfg.D, B*encPoints
 	pe := m.encPts
 	pts := make([]float32, n*d)

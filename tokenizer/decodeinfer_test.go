@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
@@ -149,7 +150,7 @@ func TestEncodeInferMatchesNetwork(t *testing.T) {
 		bone[i] = float32(rng.NormFloat64())
 	}
 	want := append([]float32(nil), m.encode(enc, bone, B)...)
-	got := encodeInfer(m, enc, bone, B)
+	got := encodeInfer(m, enc, bone, B, decodeWorkers())
 	worst := 0.0
 	for i := range want {
 		worst = max(worst, math.Abs(float64(got[i]-want[i])))
@@ -213,4 +214,36 @@ func encodeCreature(t *testing.T, tok *SkinTokenizer, kind string, seed int64, v
 		t.Fatal(err)
 	}
 	return nc, codes
+}
+
+// TestWorkersKeepResults encodes and decodes a creature with one worker per call
+// and with the default engine's workers: codes and weights must be the same (each
+// decoder row and encoder product is computed whole by one goroutine either way).
+func TestWorkersKeepResults(t *testing.T) {
+	tok, err := DefaultSkinTokenizer()
+	if err != nil {
+		t.Skipf("no shipped checkpoint: %v", err)
+	}
+	nc, codes := encodeCreature(t, tok, "quadruped", 2, 700)
+	p, err := tok.Probabilities(nc, nc.Skeleton, codes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := tok.Workers
+	defer func() { tok.Workers = saved }()
+	tok.Workers = 1
+	codes1, err := tok.EncodeAll(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(codes, codes1, slices.Equal[[]int]) {
+		t.Fatalf("codes with 1 worker %v, default %v", codes1, codes)
+	}
+	p1, err := tok.Probabilities(nc, nc.Skeleton, codes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p, p1) {
+		t.Fatal("decoded weights differ between 1 worker and the default")
+	}
 }

@@ -124,7 +124,7 @@ func (t *SkinTokenizer) scoreCodes(m *cvae[float32], qs []refineQueries, lat []f
 		}
 	}
 	dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, len(cands), &t.scratch)
-	dec.runCached(rows, decodeWorkers(), func(rw decodeRow, h, q []float32) float32 {
+	dec.runCached(rows, t.workers(), func(rw decodeRow, h, q []float32) float32 {
 		qr, u := &qs[owner[rw.j]], int(rw.u)
 		copy(h, qr.h[u*d:(u+1)*d])
 		copy(q, qr.q[u*d:(u+1)*d])

@@ -50,6 +50,11 @@ type SkinTokenizer struct {
 	// whole skin, adds the vertices it gets wrong to each bone's search queries and
 	// searches again (refine.go); 0 searches once. Needs RefineRounds > 0.
 	MinePasses int
+	// Workers is how many goroutines one call spreads the encoder's and decoder's
+	// kernels over; 0 means the default engine's workers. A caller that runs many
+	// calls at once (training's example workers) sets 1, so that the calls, not
+	// each call's kernels, share the cores.
+	Workers int
 
 	master  *cvae[float32]
 	pool    sync.Pool // *cvae[float32] replicas for concurrent calls
@@ -296,7 +301,7 @@ func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int) ([][]int, error)
 		p.encoderInput(j, rng, enc[b*encPoints*ed:])
 		p.geo.boneVec(j, bone[b*boneFeatures:])
 	}
-	z := encodeInfer(m, enc, bone, B)
+	z := encodeInfer(m, enc, bone, B, t.workers())
 	q := m.quantize(z, B)
 	idx, err := m.fsq.Indices(engine.FromSlice(q, B*m.cfg.K, len(m.cfg.Levels)))
 	if err != nil {
@@ -402,11 +407,11 @@ func (t *SkinTokenizer) meanProbs(m *cvae[float32], p *prepared, lat []float32, 
 		}
 		dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, nJ, &t.scratch)
 		run := func(rows []decodeRow, emit func(r decodeRow, logit float32)) {
-			dec.run(rows, decodeWorkers(), fill, emit)
+			dec.run(rows, t.workers(), fill, emit)
 		}
 		if cache != nil {
 			run = func(rows []decodeRow, emit func(r decodeRow, logit float32)) {
-				cache.run(dec, rows, decodeWorkers(), fill, emit)
+				cache.run(dec, rows, t.workers(), fill, emit)
 			}
 		}
 		clear(probs)

@@ -124,6 +124,9 @@ func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, int, error) {
 	// per character) would dominate the step, so the model learns the encoder's own
 	// codes. The tokenizer is this process's copy, nothing else encodes with it.
 	tok.RefineRounds = 0
+	// Examples are encoded by many goroutines at once (rig train --data-workers):
+	// each encode runs on one.
+	tok.Workers = 1
 	return rigmodel.TokenizerSkin(tok), tok.Fingerprint(), tok.K(), nil
 }
 
