@@ -56,7 +56,7 @@ func BenchmarkAuto5k(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			// As `rig auto` by default: floor and classical comparison.
-			r := &ModelRigger{Model: m, Skin: dec, SkinTokens: skinTokens, GeodesicSkin: geodesic, Samples: 1,
+			r := &ModelRigger{Model: m, Skin: dec, SkinTokens: skinTokens, SkeletonOnly: geodesic, Samples: 1,
 				Floor: DefaultFloor, CompareClassical: true, InsideJoints: true, Seed: 1}
 			var tps float64
 			for i := 0; i < b.N; i++ {

@@ -340,8 +340,10 @@ func nucleus(allowed []int, probs []float64, sum, topP float64) []int {
 //
 //   - "tokenrig": skeleton and skin both from the model's tokens;
 //   - "tokenrig-skeleton+geodesic": the model's skeleton with geodesic skinning (the
-//     model was trained without skin tokens, or its skin decode failed);
-//   - "classical-skeleton+geodesic": no usable model rig (see RigInfo.Fallback).
+//     model was trained without skin tokens, its skin decode failed, or
+//     SkeletonOnly); "+heat" with Bind set to HeatSkin;
+//   - "classical-skeleton+geodesic" ("+heat"): no usable model rig (see
+//     RigInfo.Fallback).
 type ModelRigger struct {
 	Model *Model
 	// Skin decodes skin codes into weights; nil (or SkinTokens false) means the
@@ -357,9 +359,15 @@ type ModelRigger struct {
 	SkinSamples int
 	// SkinTemperature is the temperature of the sampled skin streams (0: 1).
 	SkinTemperature float64
-	// GeodesicSkin makes the model write only the skeleton and skins it by geodesic
-	// voxel binding (faster than decoding skin tokens on large meshes).
-	GeodesicSkin bool
+	// SkeletonOnly makes the model write only the skeleton and skins it with Bind
+	// (faster than decoding skin tokens on large meshes).
+	SkeletonOnly bool
+	// Bind skins skeletons that come without skin tokens: the classical rig, the
+	// model's skeleton in skeleton-only mode, and in place of skin tokens that
+	// score under the floor. BindName names it in the method ("geodesic", "heat").
+	// nil: GeodesicSkin.
+	Bind     Skinner
+	BindName string
 	// Samples is how many streams are drawn; the first is greedy, the others use
 	// Temperature and TopP.
 	Samples           int
@@ -428,7 +436,7 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 	lap("prepare_score")
 	region := <-regionCh
 	lap("region")
-	skinMode := r.Skin != nil && r.SkinTokens && !r.GeodesicSkin
+	skinMode := r.Skin != nil && r.SkinTokens && !r.SkeletonOnly
 	var best *assets.Character
 	var bestRep *rewards.Report
 	bestScore, bestMethod := math.Inf(-1), ""
@@ -474,13 +482,14 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 		lap("score")
 		if method == "tokenrig" && score < r.Floor {
 			// The skin tokens may be worse than the skeleton they belong to: try the
-			// same skeleton with geodesic weights and keep the better.
-			if alt, err := withGeodesicSkin(cand); err == nil {
+			// same skeleton with the binding's weights and keep the better.
+			bind, name := r.bind()
+			if alt, err := withSkin(cand, bind); err == nil {
 				if s2, rep2 := scoreWith(prep, perr, alt); s2 > score {
-					cand, method, score, rep = alt, "tokenrig-skeleton+geodesic", s2, rep2
+					cand, method, score, rep = alt, "tokenrig-skeleton+"+name, s2, rep2
 				}
 			}
-			lap("decode_geodesic")
+			lap("decode_bind")
 		}
 		info.SampleScores = append(info.SampleScores, score)
 		if score > bestScore {
@@ -500,7 +509,8 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 		return r.keep(info, best, bestRep, bestMethod)
 	}
 	t = time.Now()
-	out, cinfo, err := ClassicalRigger{Skin: GeodesicSkin, SkinName: "geodesic"}.Rig(c)
+	bind, name := r.bind()
+	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name}.Rig(c)
 	if err != nil {
 		if info.Fallback == "" { // the model's rig passed the floor: keep it
 			return r.keep(info, best, bestRep, bestMethod)
@@ -547,10 +557,18 @@ func scoreWith(prep *rewards.Prepared, perr error, c *assets.Character) (float64
 	return rep.Score, rep
 }
 
-// withGeodesicSkin returns a copy of a rig with geodesic weights for its skeleton.
-func withGeodesicSkin(c *assets.Character) (*assets.Character, error) {
+// bind returns the skinning method for skeletons without skin tokens and its name.
+func (r *ModelRigger) bind() (Skinner, string) {
+	if r.Bind == nil {
+		return GeodesicSkin, "geodesic"
+	}
+	return r.Bind, r.BindName
+}
+
+// withSkin returns a copy of a rig with the weights bind gives its skeleton.
+func withSkin(c *assets.Character, bind Skinner) (*assets.Character, error) {
 	out := *c
-	skin, err := GeodesicSkin(&out)
+	skin, err := bind(&out)
 	if err != nil {
 		return nil, err
 	}
@@ -585,17 +603,23 @@ func (r *ModelRigger) decode(c *assets.Character, norm assets.Normalization, tok
 			}
 		}
 	}
-	skin, err := GeodesicSkin(out)
+	bind, name := r.bind()
+	skin, err := bind(out)
 	if err != nil {
-		return nil, "", fmt.Errorf("geodesic skin of the sampled skeleton: %w", err)
+		return nil, "", fmt.Errorf("%s skin of the sampled skeleton: %w", name, err)
 	}
 	out.Skin = skin
-	return out, "tokenrig-skeleton+geodesic", nil
+	return out, "tokenrig-skeleton+" + name, nil
 }
 
 // GeodesicSkin is geodesic voxel binding with default options (assets/skinning).
 func GeodesicSkin(c *assets.Character) (*assets.Skin, error) {
 	return skinning.Geodesic(c, skinning.GeodesicOptions{})
+}
+
+// HeatSkin is heat-diffusion skinning with default options (assets/skinning).
+func HeatSkin(c *assets.Character) (*assets.Skin, error) {
+	return skinning.Heat(c, skinning.HeatOptions{})
 }
 
 // SkinOnly keeps c's skeleton and generates only its skin tokens, with the skeleton

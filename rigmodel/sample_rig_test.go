@@ -23,16 +23,22 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 		floor   float64
 		skin    bool   // the model writes skin tokens
 		compare bool   // CompareClassical
+		heat    bool   // Bind is HeatSkin
 		want    string // method prefix
 	}{
-		{"floor forces the fallback", 1.1, false, false, "classical-skeleton+"},
-		{"no floor keeps the model skeleton", 0, false, false, "tokenrig-skeleton+geodesic"},
-		{"skin tokens decoded", 0, true, false, "tokenrig"},
-		{"the classical rig outscores an untrained model", 0, false, true, "classical-skeleton+"},
+		{"floor forces the fallback", 1.1, false, false, false, "classical-skeleton+geodesic"},
+		{"floor forces the fallback, heat binding", 1.1, false, false, true, "classical-skeleton+heat"},
+		{"no floor keeps the model skeleton", 0, false, false, false, "tokenrig-skeleton+geodesic"},
+		{"no floor keeps the model skeleton, heat binding", 0, false, false, true, "tokenrig-skeleton+heat"},
+		{"skin tokens decoded", 0, true, false, false, "tokenrig"},
+		{"the classical rig outscores an untrained model", 0, false, true, false, "classical-skeleton+"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &ModelRigger{Model: m, Samples: 2, Temperature: 1, Floor: tc.floor, CompareClassical: tc.compare, Seed: 1}
+			if tc.heat {
+				r.Bind, r.BindName = HeatSkin, "heat"
+			}
 			if tc.skin {
 				r.Skin, r.SkinTokens = rigidDecoder{}, true
 			}

@@ -25,7 +25,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		run:     runAuto,
 	})
@@ -141,7 +141,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep whichever scores higher")
-	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens, when it writes them) or geodesic (faster on large meshes)")
+	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic or heat for every rig (faster on large meshes; heat is the fastest)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
 	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
@@ -158,13 +158,13 @@ func runAuto(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if *skinFlag != "tokens" && *skinFlag != "geodesic" {
-		return fmt.Errorf("%w: --skin %q: want tokens or geodesic", errUsage, *skinFlag)
+	if _, ok := bindMethods[*skinFlag]; !ok && *skinFlag != "tokens" {
+		return fmt.Errorf("%w: --skin %q: want tokens, geodesic or heat", errUsage, *skinFlag)
 	}
 	if *skinSamples < 1 || *skinSamples > 64 {
 		return fmt.Errorf("%w: --skin-samples %d: want 1..64", errUsage, *skinSamples)
 	}
-	rigger, note, err := newRigger(*model, *samples, *skinFlag == "geodesic", *compare, *inside)
+	rigger, note, err := newRigger(*model, *samples, *skinFlag, *compare, *inside)
 	if err != nil {
 		return err
 	}
@@ -194,20 +194,30 @@ func runAuto(args []string, stdout io.Writer) error {
 	return nil
 }
 
+// bindMethods are the skinning methods `rig auto --skin` can give every rig.
+var bindMethods = map[string]rigmodel.Skinner{"geodesic": rigmodel.GeodesicSkin, "heat": rigmodel.HeatSkin}
+
 // newRigger returns the model rigger, or the classical one (with a note saying so)
-// when no model checkpoint is available.
-func newRigger(path string, samples int, geodesic, compare, inside bool) (rigmodel.Rigger, string, error) {
+// when no model checkpoint is available. skin is "tokens" (the model's skin tokens,
+// geodesic weights for rigs without them) or a bindMethods name (every rig).
+func newRigger(path string, samples int, skin string, compare, inside bool) (rigmodel.Rigger, string, error) {
+	bindName := skin
+	if skin == "tokens" {
+		bindName = "geodesic"
+	}
+	bind := bindMethods[bindName]
 	r, note, err := loadModelRigger(path)
 	if err != nil {
 		if path != "" {
 			return nil, "", err
 		}
-		return rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
-			fmt.Sprintf("no usable model (%v): every rig is classical-skeleton+geodesic", err), nil
+		return rigmodel.ClassicalRigger{Skin: bind, SkinName: bindName},
+			fmt.Sprintf("no usable model (%v): every rig is classical-skeleton+%s", err, bindName), nil
 	}
-	r.Samples, r.GeodesicSkin, r.CompareClassical, r.InsideJoints = samples, geodesic, compare, inside
-	if geodesic {
-		note = "--skin geodesic: the model writes the skeleton, skins are geodesic"
+	r.Samples, r.CompareClassical, r.InsideJoints = samples, compare, inside
+	r.Bind, r.BindName, r.SkeletonOnly = bind, bindName, skin != "tokens"
+	if r.SkeletonOnly {
+		note = fmt.Sprintf("--skin %s: the model writes the skeleton, skins are %s", skin, skin)
 	}
 	return r, note, nil
 }

@@ -95,3 +95,52 @@ func TestEvalSkeletonTask(t *testing.T) {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 }
+
+// TestAutoSkinMethods rigs one bare mesh with each --skin binding: the report names
+// the method that skinned the rig, and the rig is valid with no orphan vertices.
+func TestAutoSkinMethods(t *testing.T) {
+	c, err := synth.Generate("biped", 3, synth.Options{TargetVertices: 800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Skeleton, c.Skin, c.Animations = nil, nil, nil
+	in := filepath.Join(t.TempDir(), "biped.glb")
+	if err := assets.Save(in, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ skin, want string }{
+		{"geodesic", "+geodesic"},
+		{"heat", "+heat"},
+		{"envelope", ""}, // not a method: usage error
+	} {
+		t.Run(tc.skin, func(t *testing.T) {
+			out := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"auto", in, "--out", out, "--quiet", "--skin", tc.skin}, &stdout, &stderr)
+			if tc.want == "" {
+				if code != 2 || !strings.Contains(stderr.String(), "want tokens, geodesic or heat") {
+					t.Fatalf("exit %d, stderr %s", code, stderr.String())
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+			}
+			rig, err := assets.Load(filepath.Join(out, "biped.glb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rig.Validate(); err != nil || len(rig.Skin.Orphans()) > 0 {
+				t.Errorf("rig invalid (%v) or has orphans", err)
+			}
+			data, err := os.ReadFile(filepath.Join(out, "biped.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rep struct{ Rig struct{ Method string } }
+			if err := json.Unmarshal(data, &rep); err != nil || !strings.HasSuffix(rep.Rig.Method, tc.want) {
+				t.Errorf("method %q (%v), want …%s", rep.Rig.Method, err, tc.want)
+			}
+		})
+	}
+}
