@@ -257,14 +257,12 @@ func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions, rep []int
 	if nv == 0 {
 		return
 	}
-	filled := map[int][]int{} // vertex → joints placed on it, never displaced
 	raw := make([]float64, nj)
-	place := func(v, j int) {
-		f.rawWeights(v, opt, raw)
-		w := math.Max(raw[j], MinBoneWeight)
-		skin.Weights[v] = insertInfluence(skin.Weights[v], j, w, opt.MaxInfluences, filled[v])
-		filled[v] = append(filled[v], j)
-	}
+	fill := &boneFiller{weights: skin.Weights, maxK: opt.MaxInfluences, filled: map[int][]int{},
+		weight: func(v, j int) float64 {
+			f.rawWeights(v, opt, raw)
+			return math.Max(raw[j], MinBoneWeight)
+		}}
 	orderFor := func(j int) ([]int, func(int) float64) {
 		dist := func(v int) float64 {
 			if d := f.Dist(v, j); !math.IsInf(d, 1) {
@@ -281,38 +279,10 @@ func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions, rep []int
 		sort.SliceStable(order, func(a, b int) bool { return dist(order[a]) < dist(order[b]) })
 		return order, dist
 	}
-	var placed []int
-	for pass := 0; pass < 2*nj+2; pass++ {
-		used := make([]bool, nj)
-		for v, infl := range skin.Weights {
-			if rep[v] != v {
-				continue // copies are overwritten by their representative
-			}
-			for _, in := range infl {
-				if in.Weight >= MinBoneWeight/2 {
-					used[in.Joint] = true
-				}
-			}
-		}
-		placedNew := false
-		for j := 0; j < nj; j++ {
-			if used[j] {
-				continue
-			}
-			order, _ := orderFor(j)
-			for _, v := range order {
-				if len(filled[v]) < opt.MaxInfluences {
-					place(v, j)
-					placed = append(placed, j)
-					placedNew = true
-					break
-				}
-			}
-		}
-		if !placedNew {
-			break
-		}
-	}
+	placed := fill.placeEmpty(nj, func(v int) bool { return rep[v] != v }, func(j int) []int {
+		order, _ := orderFor(j)
+		return order
+	})
 	for _, j := range placed {
 		order, dist := orderFor(j)
 		limit := dist(order[0]) + f.VoxelSize
@@ -325,9 +295,63 @@ func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions, rep []int
 			if len(skin.Weights[v]) >= opt.MaxInfluences || weightIn(skin.Weights[v], j) > 0 {
 				continue // never displace a bone here: it might be that bone's only vertex
 			}
-			place(v, j)
+			fill.place(v, j)
 		}
 	}
+}
+
+// boneFiller places joints on vertices where a skinning left them empty.
+type boneFiller struct {
+	weights [][]assets.Influence
+	maxK    int
+	filled  map[int][]int // vertex → joints placed on it, never displaced
+	weight  func(v, j int) float64
+}
+
+// place gives joint j weight(v, j) on vertex v, scaling the others down and keeping
+// the joints placed there before.
+func (b *boneFiller) place(v, j int) {
+	b.weights[v] = insertInfluence(b.weights[v], j, b.weight(v, j), b.maxK, b.filled[v])
+	b.filled[v] = append(b.filled[v], j)
+}
+
+// placeEmpty places every joint that no vertex uses (no weight of MinBoneWeight/2 on
+// a vertex that skip does not exclude) on the first vertex of order(j) with a free
+// slot (none when order(j) is nil), repeated while placements displace other joints,
+// and returns the joints placed, in order.
+func (b *boneFiller) placeEmpty(nj int, skip func(v int) bool, order func(j int) []int) []int {
+	var placed []int
+	for pass := 0; pass < 2*nj+2; pass++ {
+		used := make([]bool, nj)
+		for v, infl := range b.weights {
+			if skip(v) {
+				continue
+			}
+			for _, in := range infl {
+				if in.Weight >= MinBoneWeight/2 {
+					used[in.Joint] = true
+				}
+			}
+		}
+		placedNew := false
+		for j := 0; j < nj; j++ {
+			if used[j] {
+				continue
+			}
+			for _, v := range order(j) {
+				if len(b.filled[v]) < b.maxK {
+					b.place(v, j)
+					placed = append(placed, j)
+					placedNew = true
+					break
+				}
+			}
+		}
+		if !placedNew {
+			break
+		}
+	}
+	return placed
 }
 
 func weightIn(infl []assets.Influence, j int) float64 {

@@ -3,6 +3,7 @@ package skinning
 import (
 	"fmt"
 	"math"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -21,6 +22,11 @@ const (
 	DefaultHeatWeld       = 1e-5
 	DefaultHeatRayOffset  = 1e-4
 	DefaultHeatRayTests   = 32
+	DefaultHeatTie        = 1e-3
+	DefaultHeatFillShare  = 0.25
+	DefaultHeatFillVerts  = 1
+	DefaultHeatFillReach  = 1.5
+	heatFillCandidates    = 256  // nearest vertices tested for visibility when filling a bone
 	heatMinDist           = 1e-4 // normalized units: H is at most c/heatMinDist²
 	heatMinAreaFraction   = 1e-3 // vertex area floor, as a fraction of the mean
 	heatMaxCotangent      = 1e3  // sliver triangles would otherwise dominate L
@@ -67,6 +73,24 @@ type HeatOptions struct {
 	// link by this fraction of the link's length, as for the geodesic search
 	// (0: LeafExtension; negative: leaves stay points).
 	LeafExtension float64
+	// Tie splits a vertex's heat source equally among the joints whose visible bones
+	// are within (1+Tie) times the nearest visible bone's distance, as Baran & Popović
+	// do (0: DefaultHeatTie; negative: no split, exact ties go to the parent).
+	Tie float64
+	// FillVertices and FillShare fill bones that would stay empty (no vertex's
+	// nearest visible bone): the FillVertices vertices nearest to such a bone (those
+	// that see it first) take it as a heat source with FillShare of their p, the
+	// other sources scaled to the rest, so a short leaf gets a small local influence;
+	// if that still falls under MinWeight, it gets MinBoneWeight on its nearest vertex
+	// (0: DefaultHeatFillVerts, DefaultHeatFillShare; FillVertices negative: no
+	// fill, as Blender).
+	FillVertices int
+	FillShare    float64
+	// FillReach leaves a bone empty when its nearest vertex is farther from it than
+	// FillReach times that vertex's distance to its own heat source: such a bone is
+	// outside this surface (a prop carrying a whole character's skeleton), and
+	// weighting it made deformation worse (0: DefaultHeatFillReach).
+	FillReach float64
 }
 
 func (o HeatOptions) withDefaults() HeatOptions {
@@ -110,6 +134,21 @@ func (o HeatOptions) withDefaults() HeatOptions {
 	case o.LeafExtension < 0:
 		o.LeafExtension = 0
 	}
+	switch {
+	case o.Tie == 0:
+		o.Tie = DefaultHeatTie
+	case o.Tie < 0:
+		o.Tie = -1
+	}
+	if o.FillVertices == 0 {
+		o.FillVertices = DefaultHeatFillVerts
+	}
+	if o.FillReach <= 0 {
+		o.FillReach = DefaultHeatFillReach
+	}
+	if o.FillShare <= 0 || o.FillShare > 1 {
+		o.FillShare = DefaultHeatFillShare
+	}
 	return o
 }
 
@@ -122,15 +161,17 @@ func (o HeatOptions) withDefaults() HeatOptions {
 //
 //	(L + A·H) w_j = A·H·p_j
 //
-// with L the cotangent Laplacian, A the lumped vertex areas and p_j the indicator of
-// the vertices whose heat comes from j. Weights are clamped to [0,1], influences under
-// MinWeight dropped, the top MaxInfluences kept and renormalized; copies of a welded
-// vertex get identical weights.
+// with L the cotangent Laplacian, A the lumped vertex areas and p_j the share of a
+// vertex's heat that comes from j: 1 on the vertices whose nearest visible bone is
+// j's, split equally among bones within (1+Tie) of the nearest. Weights are clamped
+// to [0,1], influences under MinWeight dropped, the top MaxInfluences kept and
+// renormalized; copies of a welded vertex get identical weights.
 //
 // Unlike Blender, which gives occluded vertices no heat and can leave them without
-// weights, every vertex here has a source, so no vertex is an orphan. A joint whose
-// bone is no vertex's nearest visible (or fallback) bone gets no weight: bones can be
-// empty, as with Blender.
+// weights, every vertex here has a source, so no vertex is an orphan; and a bone
+// that is no vertex's nearest (a short leaf buried in a thick part) becomes a
+// partial source on the vertex nearest to it, so it is not empty, unless it lies far
+// outside the surface (FillReach).
 func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 	if err := checkCharacter(c); err != nil {
 		return nil, err
@@ -151,8 +192,13 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 			return nil, fmt.Errorf("skinning %q: joint %q has a non-finite position", c.Name, c.Skeleton.Names[g.Joint])
 		}
 	}
-	source, dist := hm.heatSources(segs, opt)
-	sys := hm.system(source, dist, opt)
+	bvh := geom.NewBVH(&assets.Mesh{Positions: hm.pos, Triangles: hm.tris})
+	source, dist := hm.heatSources(bvh, segs, opt)
+	var filled []bool // joints given a source by fillSources
+	if opt.FillVertices > 0 {
+		filled = hm.fillSources(bvh, segs, nj, source, dist, opt)
+	}
+	sys := hm.system(dist, opt)
 	weights, err := sys.solveAll(nj, source, opt)
 	if err != nil {
 		return nil, fmt.Errorf("skinning %q: heat: %w", c.Name, err)
@@ -170,8 +216,8 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 	for v := range rows {
 		if len(rows[v]) == 0 {
 			// No joint reached MinWeight (cannot happen after the max principle, whose
-			// weights sum to 1): keep the vertex rigid on its heat source.
-			rows[v] = []assets.Influence{{Joint: source[v], Weight: 1}}
+			// weights sum to 1): keep the vertex rigid on its main heat source.
+			rows[v] = []assets.Influence{{Joint: mainSource(source[v]), Weight: 1}}
 			continue
 		}
 		for _, in := range rows[v] {
@@ -187,12 +233,37 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 		}
 		rows[v] = out
 	}
+	if opt.FillVertices > 0 {
+		// A filled source can still fall under MinWeight or out of the top K: such a
+		// bone gets MinBoneWeight on its nearest vertex, as in geodesic's fill.
+		fill := &boneFiller{weights: rows, maxK: opt.MaxInfluences, filled: map[int][]int{},
+			weight: func(v, j int) float64 { return MinBoneWeight }}
+		fill.placeEmpty(nj, func(int) bool { return false }, func(j int) []int {
+			if !filled[j] {
+				return nil
+			}
+			order, _ := hm.nearestTo(bvh, segs, j, opt)
+			return order
+		})
+	}
 	skin := &assets.Skin{Weights: make([][]assets.Influence, len(c.Mesh.Positions))}
 	for v := range skin.Weights {
 		skin.Weights[v] = append([]assets.Influence(nil), rows[hm.welded[v]]...)
 	}
 	skin.Prune(opt.MaxInfluences)
 	return skin, nil
+}
+
+// mainSource returns the joint with the largest share of a vertex's heat (the first
+// on ties).
+func mainSource(src []assets.Influence) int {
+	best := 0
+	for i, in := range src {
+		if in.Weight > src[best].Weight {
+			best = i
+		}
+	}
+	return src[best].Joint
 }
 
 // heatMesh is the welded surface in the normalized frame: one vertex per position,
@@ -237,12 +308,13 @@ func newHeatMesh(mesh assets.Mesh, norm assets.Normalization, opt HeatOptions) (
 	return hm, nil
 }
 
-// heatSources returns, per welded vertex, the joint owning its nearest visible bone
-// (or nearest bone, when it sees none; then dist is negated) and the distance to it.
-func (hm *heatMesh) heatSources(segs []Segment, opt HeatOptions) (source []int, dist []float64) {
+// heatSources returns, per welded vertex, its heat source p as joint shares summing
+// to 1 (the joints owning its nearest visible bone and the visible bones within
+// (1+Tie) of it, equally; or, when it sees none, its nearest bones, and then dist is
+// negated) and the distance to the nearest.
+func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) (source [][]assets.Influence, dist []float64) {
 	m := len(hm.pos)
-	source, dist = make([]int, m), make([]float64, m)
-	bvh := geom.NewBVH(&assets.Mesh{Positions: hm.pos, Triangles: hm.tris})
+	source, dist = make([][]assets.Influence, m), make([]float64, m)
 	var wg sync.WaitGroup
 	chunk := (m + opt.Workers - 1) / opt.Workers
 	for lo := 0; lo < m; lo += chunk {
@@ -251,14 +323,15 @@ func (hm *heatMesh) heatSources(segs []Segment, opt HeatOptions) (source []int, 
 		go func(lo, hi int) {
 			defer wg.Done()
 			ds := make([]float64, len(segs))
+			var joints []int
 			for v := lo; v < hi; v++ {
 				p := hm.pos[v]
 				for i, g := range segs {
 					ds[i] = g.Dist(p)
 				}
 				// Bones in order of distance, nearest first, until one is visible; ties
-				// go to the lower segment index (parents first), as in Rigid.
-				source[v] = -1
+				// beyond Tie go to the lower segment index (parents first), as in Rigid.
+				nearest, seen := -1, false
 				for t := 0; t < min(len(segs), opt.RayTests); t++ {
 					i := 0
 					for k, d := range ds {
@@ -267,19 +340,116 @@ func (hm *heatMesh) heatSources(segs []Segment, opt HeatOptions) (source []int, 
 						}
 					}
 					if t == 0 {
-						source[v], dist[v] = segs[i].Joint, -ds[i]
+						nearest = i
 					}
 					if visible(bvh, p, closestOnSegment(p, segs[i].A, segs[i].B), opt.RayOffset) {
-						source[v], dist[v] = segs[i].Joint, ds[i]
+						nearest, seen = i, true
 						break
 					}
 					ds[i] = math.Inf(1)
+				}
+				d := segs[nearest].Dist(p)
+				joints = append(joints[:0], segs[nearest].Joint)
+				if opt.Tie >= 0 {
+					for k, g := range segs {
+						if k == nearest || (seen && math.IsInf(ds[k], 1)) || hasJoint(joints, g.Joint) {
+							continue // bones found invisible were set to +Inf
+						}
+						if dk := g.Dist(p); dk <= d*(1+opt.Tie) &&
+							(!seen || visible(bvh, p, closestOnSegment(p, g.A, g.B), opt.RayOffset)) {
+							joints = append(joints, g.Joint)
+						}
+					}
+				}
+				src := make([]assets.Influence, len(joints))
+				for k, j := range joints {
+					src[k] = assets.Influence{Joint: j, Weight: 1 / float64(len(joints))}
+				}
+				source[v], dist[v] = src, d
+				if !seen {
+					dist[v] = -d
 				}
 			}
 		}(lo, hi)
 	}
 	wg.Wait()
 	return source, dist
+}
+
+func hasJoint(joints []int, j int) bool {
+	for _, k := range joints {
+		if k == j {
+			return true
+		}
+	}
+	return false
+}
+
+// fillSources makes every joint without a source one, with FillShare of the heat of
+// the FillVertices vertices nearest to its bone: a bone that is no vertex's nearest
+// (a short leaf inside a thick part, an end bone past the tip) gets an influence as
+// local as the surface around it allows.
+func (hm *heatMesh) fillSources(bvh *geom.BVH, segs []Segment, nj int, source [][]assets.Influence, dist []float64, opt HeatOptions) (filled []bool) {
+	filled = make([]bool, nj)
+	has := make([]bool, nj)
+	for _, src := range source {
+		for _, in := range src {
+			has[in.Joint] = true
+		}
+	}
+	for j := 0; j < nj; j++ {
+		if has[j] {
+			continue
+		}
+		order, d := hm.nearestTo(bvh, segs, j, opt)
+		if d[order[0]] > opt.FillReach*math.Abs(dist[order[0]]) {
+			continue // a bone far outside this surface (a prop's unused skeleton)
+		}
+		for _, v := range order[:min(opt.FillVertices, len(order))] {
+			source[v] = insertInfluence(source[v], j, opt.FillShare, len(source[v])+1, nil)
+		}
+		filled[j] = true
+	}
+	return filled
+}
+
+// nearestTo returns the welded vertices in order of distance to joint j's bones,
+// except that of the nearest heatFillCandidates those that see the bone come first.
+func (hm *heatMesh) nearestTo(bvh *geom.BVH, segs []Segment, j int, opt HeatOptions) (order []int, d []float64) {
+	m := len(hm.pos)
+	d = make([]float64, m)
+	order = make([]int, m)
+	for v, p := range hm.pos {
+		order[v] = v
+		d[v] = math.Inf(1)
+		for _, g := range segs {
+			if g.Joint == j {
+				d[v] = math.Min(d[v], g.Dist(p))
+			}
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return d[order[a]] < d[order[b]] })
+	near := order[:min(heatFillCandidates, m)]
+	seen := make([]bool, len(near))
+	for k, v := range near {
+		p := hm.pos[v]
+		for _, g := range segs {
+			if g.Joint == j && visible(bvh, p, closestOnSegment(p, g.A, g.B), opt.RayOffset) {
+				seen[k] = true
+				break
+			}
+		}
+	}
+	sorted := make([]int, 0, len(near))
+	for pass := 0; pass < 2; pass++ {
+		for k, v := range near {
+			if seen[k] == (pass == 0) {
+				sorted = append(sorted, v)
+			}
+		}
+	}
+	copy(near, sorted)
+	return order, d
 }
 
 // visible reports whether the segment from p to q crosses no triangle, ignoring the
@@ -305,7 +475,7 @@ type heatSystem struct {
 	ah   []float64 // A_i·H_i, the right-hand side's scale
 }
 
-func (hm *heatMesh) system(source []int, dist []float64, opt HeatOptions) *heatSystem {
+func (hm *heatMesh) system(dist []float64, opt HeatOptions) *heatSystem {
 	m := len(hm.pos)
 	g := geom.NewEdgeGraph(&assets.Mesh{Positions: hm.pos, Triangles: hm.tris}, 0)
 	s := &heatSystem{g: g, off: make([]float64, len(g.Adj)), diag: make([]float64, m), ah: make([]float64, m)}
@@ -377,11 +547,13 @@ type sparseWeights struct {
 }
 
 // solveAll solves every joint's system on opt.Workers goroutines.
-func (s *heatSystem) solveAll(nj int, source []int, opt HeatOptions) ([]sparseWeights, error) {
+func (s *heatSystem) solveAll(nj int, source [][]assets.Influence, opt HeatOptions) ([]sparseWeights, error) {
 	out := make([]sparseWeights, nj)
-	has := make([]bool, nj)
-	for _, j := range source {
-		has[j] = true
+	p := make([][]heatShare, nj) // p_j: the vertices that take heat from j, and how much
+	for v, src := range source {
+		for _, in := range src {
+			p[in.Joint] = append(p[in.Joint], heatShare{v, in.Weight})
+		}
 	}
 	jobs := make(chan int)
 	var (
@@ -399,7 +571,7 @@ func (s *heatSystem) solveAll(nj int, source []int, opt HeatOptions) ([]sparseWe
 				if failed.Load() {
 					continue
 				}
-				if err := s.solveJoint(j, source, sc, opt, &failed); err != nil {
+				if err := s.solveJoint(p[j], sc, opt, &failed); err != nil {
 					mu.Lock()
 					if first == nil {
 						first = fmt.Errorf("joint %d: %w", j, err)
@@ -420,13 +592,19 @@ func (s *heatSystem) solveAll(nj int, source []int, opt HeatOptions) ([]sparseWe
 		}()
 	}
 	for j := 0; j < nj; j++ {
-		if has[j] { // no source, no heat: the solution is zero
+		if len(p[j]) > 0 { // no source, no heat: the solution is zero
 			jobs <- j
 		}
 	}
 	close(jobs)
 	wg.Wait()
 	return out, first
+}
+
+// heatShare is the part of vertex's heat source that belongs to one joint.
+type heatShare struct {
+	vertex int
+	share  float64
 }
 
 type cgScratch struct{ x, b, r, z, p, q []float64 }
@@ -438,15 +616,15 @@ func newCGScratch(n int) *cgScratch {
 
 // solveJoint solves (L + A·H) x = A·H·p_j by conjugate gradients with a Jacobi
 // preconditioner, starting from p_j; the solution is left in sc.x.
-func (s *heatSystem) solveJoint(j int, source []int, sc *cgScratch, opt HeatOptions, stop *atomic.Bool) error {
+func (s *heatSystem) solveJoint(pj []heatShare, sc *cgScratch, opt HeatOptions, stop *atomic.Bool) error {
 	x, b, r, z, p, q := sc.x, sc.b, sc.r, sc.z, sc.p, sc.q
-	bnorm := 0.0
 	for i := range x {
 		x[i], b[i] = 0, 0
-		if source[i] == j {
-			x[i], b[i] = 1, s.ah[i]
-		}
-		bnorm += b[i] * b[i]
+	}
+	bnorm := 0.0
+	for _, sh := range pj {
+		x[sh.vertex], b[sh.vertex] = sh.share, sh.share*s.ah[sh.vertex]
+		bnorm += b[sh.vertex] * b[sh.vertex]
 	}
 	bnorm = math.Sqrt(bnorm)
 	s.mul(x, q)

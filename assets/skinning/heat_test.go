@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/assets/synth"
 )
 
@@ -224,5 +225,112 @@ func TestHeatErrors(t *testing.T) {
 				t.Errorf("got %v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// nubArm is the arm with a short leaf "nub" on the lower arm pointing back along the
+// axis, 3e-3 off it, between two rings of the capsule: every vertex is nearer to the
+// upper or lower bone (by 0.7 % or more) than to the nub, so no vertex takes it as
+// its heat source.
+func nubArm() *assets.Character {
+	c := armCharacter()
+	c.Skeleton = skeleton([]string{"upper", "lower", "tip", "nub"}, []int{-1, 0, 1, 1},
+		[]assets.Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {0.9, -0.003, 0}})
+	return c
+}
+
+func TestHeatFillsBuriedLeaf(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opt  HeatOptions
+	}{
+		{"default", HeatOptions{}},
+		{"no ties", HeatOptions{Tie: -1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := nubArm()
+			k, err := Heat(c, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkHeatSkin(t, c, k)
+			checkSkin(t, c, k) // no empty bone, the nub included
+			// The nub's influence stays local: a fill, not a new limb.
+			for v, p := range c.Mesh.Positions {
+				if w := weightOn(k.Weights[v], 3); w > 0 && math.Abs(p[0]-0.9) > 0.5 {
+					t.Errorf("vertex %d at %v: nub weight %.3f far from the nub", v, p, w)
+				}
+			}
+		})
+	}
+	t.Run("Blender's rule: no fill", func(t *testing.T) {
+		c := nubArm()
+		k, err := Heat(c, HeatOptions{FillVertices: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range k.Weights {
+			if weightOn(k.Weights[v], 3) > 0 {
+				t.Fatalf("vertex %d has nub weight without the fill: the case does not test it", v)
+			}
+		}
+	})
+}
+
+func TestHeatTie(t *testing.T) {
+	// The ring at the elbow (x = 1) is exactly as far from the upper bone as from the
+	// lower one: each gets half of its heat source, where Tie < 0 gives all to the parent.
+	c := armCharacter()
+	onRing := func(p assets.Vec3) bool {
+		return math.Abs(p[0]-1) < 1e-9 && math.Abs(math.Hypot(p[1], p[2])-0.2) < 1e-9
+	}
+	for _, tc := range []struct {
+		name         string
+		opt          HeatOptions
+		upper, lower float64
+	}{
+		{"split", HeatOptions{}, 0.5, 0.5},
+		{"no ties", HeatOptions{Tie: -1}, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := tc.opt.withDefaults()
+			hm, err := newHeatMesh(c.Mesh, assets.NormalizationOf(c.Mesh), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			norm := assets.NormalizationOf(c.Mesh)
+			segs := bonesExt(c.Skeleton, opt.LeafExtension)
+			for i := range segs {
+				segs[i].A, segs[i].B = norm.Point(segs[i].A), norm.Point(segs[i].B)
+			}
+			bvh := geom.NewBVH(&assets.Mesh{Positions: hm.pos, Triangles: hm.tris})
+			source, _ := hm.heatSources(bvh, segs, opt)
+			n := 0
+			for v, p := range c.Mesh.Positions {
+				if !onRing(p) {
+					continue
+				}
+				n++
+				src := source[hm.welded[v]]
+				if u, l := weightOn(src, 0), weightOn(src, 1); math.Abs(u-tc.upper) > 1e-12 || math.Abs(l-tc.lower) > 1e-12 {
+					t.Errorf("vertex %d at %v: source %v, want upper %v lower %v", v, p, src, tc.upper, tc.lower)
+				}
+			}
+			if n == 0 {
+				t.Fatal("no vertex on the elbow ring")
+			}
+		})
+	}
+	// After diffusion the elbow ring is an even blend.
+	k, err := Heat(c, HeatOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, p := range c.Mesh.Positions {
+		if onRing(p) {
+			if u, l := weightOn(k.Weights[v], 0), weightOn(k.Weights[v], 1); math.Abs(u-l) > 0.1 {
+				t.Errorf("elbow vertex %d: upper %.3f lower %.3f, want an even blend", v, u, l)
+			}
+		}
 	}
 }
