@@ -85,35 +85,14 @@ func TestHeatArm(t *testing.T) {
 	}
 	checkHeatSkin(t, c, k)
 	checkSkin(t, c, k) // no empty bone on the limb chain, the leaf included
-	tests := []struct {
-		name     string
-		xlo, xhi float64
-		check    func(upper, lower float64) bool
-	}{
+	checkArmRegions(t, c, k, []armRegion{
 		{"rigid near the shoulder", -0.3, 0.45, func(u, l float64) bool { return u > 0.95 }},
 		// The rings are 1/6 apart, coarser than the diffusion length at C=4 (≈ d/√C =
 		// 0.1), so the blend spans about one ring.
 		{"blended at the elbow", 0.95, 1.05, func(u, l float64) bool { return u > 0.1 && l > 0.1 }},
 		// The leaf joint "tip" owns the bone past x=2 and blends in near the end.
 		{"forearm free of the upper arm", 1.55, 1.9, func(u, l float64) bool { return u < 0.05 && l > 0.5 }},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			n := 0
-			for v, p := range c.Mesh.Positions {
-				if p[0] < tc.xlo || p[0] > tc.xhi {
-					continue
-				}
-				n++
-				if u, l := weightOn(k.Weights[v], 0), weightOn(k.Weights[v], 1); !tc.check(u, l) {
-					t.Errorf("vertex %d at %v: upper %.3f lower %.3f", v, p, u, l)
-				}
-			}
-			if n == 0 {
-				t.Fatal("no vertices in range")
-			}
-		})
-	}
+	})
 	t.Run("monotone along the axis", func(t *testing.T) {
 		xs, up := ringUpper(c, k)
 		if len(xs) < 10 {
