@@ -19,6 +19,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/rigmodel"
 )
 
 func init() {
@@ -42,6 +43,9 @@ type evalConfig struct {
 	// External maps a method name to a folder of weights another tool wrote
 	// (eval_external.go); the skin task scores them beside Methods.
 	External map[string]string
+	// skin holds the skin task's methods: skinMethods, plus "model" for a
+	// --method model=PATH checkpoint.
+	skin map[string]skinMethod
 }
 
 // evalFile is one ground-truth asset and its manifest category ("" if unknown).
@@ -242,9 +246,21 @@ const groundTruthMethod = "ground truth"
 
 func evalSkin(cfg evalConfig, stdout io.Writer) error {
 	var methods []string
+	cfg.skin = maps.Clone(skinMethods)
 	for _, m := range cfg.Methods {
 		if m == "all" {
 			methods = append(methods, skinMethodNames()...)
+			continue
+		}
+		if path, ok := strings.CutPrefix(m, "model="); ok {
+			// Another checkpoint's skin tokens (mean of the default number of
+			// streams), reported as "model".
+			fn, err := checkpointTokensSkin(path, rigmodel.DefaultSkinSamples)
+			if err != nil {
+				return err
+			}
+			cfg.skin["model"] = fn
+			methods = append(methods, "model")
 			continue
 		}
 		if _, ok := skinMethods[m]; !ok {
@@ -346,7 +362,7 @@ func evalSkinAsset(f evalFile, methods []string, cfg evalConfig) []skinEvalResul
 			in.Skin = nil
 			t0 := time.Now()
 			var skin *assets.Skin
-			skin, err = skinMethods[m](in)
+			skin, err = cfg.skin[m](in)
 			secs = time.Since(t0).Seconds()
 			if err == nil {
 				pred := gt.Clone()

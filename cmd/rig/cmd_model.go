@@ -53,6 +53,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	dropout := fs.Float64("dropout", 0, "dropout on the decoder's residual branches while training")
 	fresh := fs.Float64("fresh-synthetic", 0, "probability that a drawn example is a newly generated creature (never seen before)")
 	structW := fs.Float64("struct-weight", 2, "loss weight of the hierarchy targets POP and SEP (they decide the skeleton's length)")
+	skinW := fs.Float64("skin-weight", 1, "loss weight of the skin-token targets against the skeleton tokens")
 	rotate := fs.String("rotate", "quarter", "augmentation about the up axis: quarter (k·90° ± 11°) or any (uniform angle)")
 	initCkpt := fs.String("init", "", "warm-start a new run from this checkpoint's weights (same sizes); ignored when --resume finds --out")
 	warmup := fs.Int("warmup", 200, "learning-rate warm-up steps of a new run")
@@ -89,7 +90,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	st, err := rigmodel.Train(rigmodel.TrainOptions{
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
 		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: cfg, Augment: aug,
-		FreshSynthetic: *fresh, StructWeight: *structW, Init: *initCkpt, Warmup: *warmup,
+		FreshSynthetic: *fresh, StructWeight: *structW, SkinWeight: *skinW, Init: *initCkpt, Warmup: *warmup,
 		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Progress: os.Stderr, Log: stdout,
 	})
 	if err != nil {
@@ -282,6 +283,24 @@ func tokensSkin(samples int) skinMethod {
 		r.SkinSamples = samples
 		return r.SkinOnly(c)
 	}
+}
+
+// checkpointTokensSkin is tokensSkin with the checkpoint at path (`rig eval --task
+// skin --method model=PATH`), loaded once; it must write skin tokens of a skin
+// tokenizer rigkit has (pinned or shipped).
+func checkpointTokensSkin(path string, samples int) (skinMethod, error) {
+	r, note, err := loadModelRigger(path)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	if r.Skin == nil || !r.SkinTokens {
+		return nil, fmt.Errorf("model %s writes no skin tokens rigkit can decode (%s)", path, note)
+	}
+	return func(c *assets.Character) (*assets.Skin, error) {
+		rr := *r // SkinOnly keeps no state in the rigger; the copy is per call
+		rr.SkinSamples = samples
+		return rr.SkinOnly(c)
+	}, nil
 }
 
 // splitFiles keeps the files of the model's held-out split (evalItems), or with

@@ -144,3 +144,51 @@ func TestAutoSkinMethods(t *testing.T) {
 		})
 	}
 }
+
+// TestEvalSkinModelCheckpoint evaluates the shipped checkpoint's skin tokens through
+// --method model=PATH: the same model and seeds as --method tokens, so the same
+// metrics; a checkpoint that cannot be loaded is an error naming it.
+func TestEvalSkinModelCheckpoint(t *testing.T) {
+	if _, ok := skinMethods["tokens"]; !ok {
+		t.Skip("no shipped model with skin tokens")
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	os.MkdirAll(data, 0o755)
+	b, err := os.ReadFile(filepath.Join("..", "..", "assets", "samples", "biped.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(data, "biped.glb"), b, 0o644)
+	ckpt := filepath.Join("..", "..", "rigmodel", "checkpoints", "tokenrig.safetensors")
+	var so, se bytes.Buffer
+	args := []string{"eval", "--data", data, "--task", "skin", "--leak=false", "--method", "tokens,model=" + ckpt,
+		"--out", filepath.Join(dir, "r.md")}
+	if code := run(args, &so, &se); code != 0 {
+		t.Fatalf("rig eval: exit %d: %s", code, se.String())
+	}
+	js, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep skinEvalReport
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]skinEvalResult{}
+	for _, r := range rep.Results {
+		by[r.Method] = r
+	}
+	tok, mod := by["tokens"], by["model"]
+	if tok.Metrics == nil || mod.Metrics == nil {
+		t.Fatalf("tokens: %q, model: %q", tok.Error, mod.Error)
+	}
+	if tok.Metrics.L1 != mod.Metrics.L1 || tok.Metrics.DeformMean != mod.Metrics.DeformMean {
+		t.Errorf("model=shipped L1 %v deform %v, tokens L1 %v deform %v", mod.Metrics.L1, mod.Metrics.DeformMean, tok.Metrics.L1, tok.Metrics.DeformMean)
+	}
+	args[7] = "model=" + filepath.Join(dir, "nope.safetensors")
+	se.Reset()
+	if code := run(args, &so, &se); code == 0 || !strings.Contains(se.String(), "nope.safetensors") {
+		t.Errorf("missing checkpoint: exit %d, %s", code, se.String())
+	}
+}
