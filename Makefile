@@ -14,7 +14,7 @@ APT_PKGS  := gcc pkg-config libopenblas-dev libgl1-mesa-dev libx11-dev libxcurso
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZTIME  ?= 20s
 
-.PHONY: all deps go-check build demo test test-go test-viewer fuzz validator bench vet clean
+.PHONY: all deps go-check build build-cuda demo test test-go test-viewer fuzz validator bench vet clean
 
 all: build
 
@@ -38,6 +38,11 @@ validator:
 
 build: deps
 	$(GO) build -o $(BIN) ./cmd/rig
+
+# build-cuda builds bin/rig-cuda, whose --engine cuda runs matrix products on a CUDA
+# device (the driver and cuBLAS are opened at run time; no CUDA headers needed).
+build-cuda: deps
+	$(GO) build -tags cuda -o bin/rig-cuda ./cmd/rig
 
 # demo rigs the bundled sample and writes a rigged .glb plus its JSON report.
 demo: build
