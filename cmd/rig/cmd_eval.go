@@ -263,9 +263,11 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 			methods = append(methods, "model")
 			continue
 		}
-		if _, ok := skinMethods[m]; !ok {
-			return fmt.Errorf("%w: unknown skin method %q (available: %v)", errUsage, m, skinMethodNames())
+		fn, err := lookupSkinMethod(cfg.skin, m)
+		if err != nil {
+			return err
 		}
+		cfg.skin[m] = fn
 		methods = append(methods, m)
 	}
 	methods = append(methods, slices.Sorted(maps.Keys(cfg.External))...)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
@@ -57,11 +59,47 @@ func resolveSkinMethod(name string, stderr io.Writer) (string, skinMethod, error
 			name = fallbackSkinMethod
 		}
 	}
-	m, ok := skinMethods[name]
-	if !ok {
-		return "", nil, fmt.Errorf("%w: unknown skin method %q (available: %v)", errUsage, name, skinMethodNames())
+	m, err := lookupSkinMethod(skinMethods, name)
+	if err != nil {
+		return "", nil, err
 	}
 	return name, m, nil
+}
+
+// lookupSkinMethod returns the method called name in methods, or a blend "A+B" (or
+// "A+B@ALPHA", ALPHA in [0, 1], default 0.5) of two of them: each vertex's weights
+// are ALPHA·A + (1−ALPHA)·B, pruned to 4 influences (skinning.Blend).
+func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, error) {
+	if m, ok := methods[name]; ok {
+		return m, nil
+	}
+	unknown := fmt.Errorf("%w: unknown skin method %q (available: %v, or a blend A+B[@ALPHA])", errUsage, name, skinMethodNames())
+	pair, alphaText, hasAlpha := strings.Cut(name, "@")
+	an, bn, ok := strings.Cut(pair, "+")
+	a, okA := methods[an]
+	b, okB := methods[bn]
+	if !ok || !okA || !okB {
+		return nil, unknown
+	}
+	alpha := 0.5
+	if hasAlpha {
+		v, err := strconv.ParseFloat(alphaText, 64)
+		if err != nil || !(v >= 0 && v <= 1) {
+			return nil, fmt.Errorf("%w: skin method %q: blend weight %q is not in [0, 1]", errUsage, name, alphaText)
+		}
+		alpha = v
+	}
+	return func(c *assets.Character) (*assets.Skin, error) {
+		ka, err := a(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", an, err)
+		}
+		kb, err := b(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", bn, err)
+		}
+		return skinning.Blend(ka, kb, alpha, assets.MaxInfluencesWritten)
+	}, nil
 }
 
 func skinMethodNames() []string {
@@ -76,7 +114,7 @@ func skinMethodNames() []string {
 func runSkin(args []string, stdout io.Writer) error {
 	fs := newFlags("skin")
 	out := fs.String("out", "", "output .glb (required)")
-	method := fs.String("method", "", "tokens (default), geodesic, heat or rigid")
+	method := fs.String("method", "", "tokens (default), geodesic, heat, rigid, or a blend A+B[@ALPHA] of two (ALPHA·A + (1−ALPHA)·B per vertex, default 0.5)")
 	samples := fs.Int("samples", 0, "tokens: skin-token streams whose decoded weights are averaged (0: the method's default; 1: greedy)")
 	eng := engineFlag(fs)
 	files, err := parseInterleaved(fs, args)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,5 +103,64 @@ func TestSkinAndEvalRoundTrip(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestLookupSkinBlend resolves blends of two methods: their weights mix per vertex
+// with the given share, and malformed names are usage errors.
+func TestLookupSkinBlend(t *testing.T) {
+	one := func(j int) skinMethod {
+		return func(c *assets.Character) (*assets.Skin, error) {
+			k := &assets.Skin{Weights: make([][]assets.Influence, len(c.Mesh.Positions))}
+			for v := range k.Weights {
+				k.Weights[v] = []assets.Influence{{Joint: j, Weight: 1}}
+			}
+			return k, nil
+		}
+	}
+	methods := map[string]skinMethod{"a": one(0), "b": one(1)}
+	c := &assets.Character{Mesh: assets.Mesh{Positions: make([]assets.Vec3, 3)}}
+	tests := []struct {
+		name   string
+		wantA  float64 // weight of joint 0 at every vertex
+		errSub string
+	}{
+		{"a", 1, ""},
+		{"a+b", 0.5, ""},
+		{"a+b@0.25", 0.25, ""},
+		{"b+a@1", 0, ""},
+		{"a+c", 0, "unknown skin method"},
+		{"a+b@1.5", 0, "not in [0, 1]"},
+		{"a+b@x", 0, "not in [0, 1]"},
+		{"a@0.5", 0, "unknown skin method"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fn, err := lookupSkinMethod(methods, tc.name)
+			if tc.errSub != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.errSub) || !errors.Is(err, errUsage) {
+					t.Fatalf("err %v, want a usage error with %q", err, tc.errSub)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, err := fn(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for v, infl := range k.Weights {
+				got := 0.0
+				for _, in := range infl {
+					if in.Joint == 0 {
+						got = in.Weight
+					}
+				}
+				if math.Abs(got-tc.wantA) > 1e-12 {
+					t.Fatalf("vertex %d: %v, want joint 0 at %v", v, infl, tc.wantA)
+				}
+			}
+		})
 	}
 }

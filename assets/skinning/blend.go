@@ -1,0 +1,36 @@
+package skinning
+
+import (
+	"fmt"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// Blend returns the per-vertex mix alpha·a + (1−alpha)·b of two skins of the same
+// mesh and skeleton, pruned to the heaviest maxK influences and renormalized
+// (assets.Skin.Prune). Two methods that err differently (a learned one and a
+// geometric one, say) often err less together.
+func Blend(a, b *assets.Skin, alpha float64, maxK int) (*assets.Skin, error) {
+	if a == nil || b == nil {
+		return nil, fmt.Errorf("blend: missing skin")
+	}
+	if len(a.Weights) != len(b.Weights) {
+		return nil, fmt.Errorf("blend: skins of %d and %d vertices", len(a.Weights), len(b.Weights))
+	}
+	if !(alpha >= 0 && alpha <= 1) {
+		return nil, fmt.Errorf("blend: alpha %v outside [0, 1]", alpha)
+	}
+	out := &assets.Skin{Weights: make([][]assets.Influence, len(a.Weights))}
+	for v := range a.Weights {
+		infl := make([]assets.Influence, 0, len(a.Weights[v])+len(b.Weights[v]))
+		for _, in := range a.Weights[v] {
+			infl = append(infl, assets.Influence{Joint: in.Joint, Weight: alpha * in.Weight})
+		}
+		for _, in := range b.Weights[v] {
+			infl = append(infl, assets.Influence{Joint: in.Joint, Weight: (1 - alpha) * in.Weight})
+		}
+		out.Weights[v] = infl
+	}
+	out.Prune(maxK)
+	return out, nil
+}

@@ -1,0 +1,68 @@
+package skinning
+
+import (
+	"math"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+func TestBlend(t *testing.T) {
+	a := &assets.Skin{Weights: [][]assets.Influence{
+		{{Joint: 0, Weight: 1}},
+		{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}},
+		{{Joint: 2, Weight: 1}},
+	}}
+	b := &assets.Skin{Weights: [][]assets.Influence{
+		{{Joint: 1, Weight: 1}},
+		{{Joint: 1, Weight: 1}},
+		{{Joint: 0, Weight: 0.4}, {Joint: 1, Weight: 0.3}, {Joint: 3, Weight: 0.2}, {Joint: 4, Weight: 0.1}},
+	}}
+	tests := []struct {
+		name  string
+		alpha float64
+		maxK  int
+		v     int
+		want  map[int]float64
+	}{
+		{"half and half", 0.5, 4, 0, map[int]float64{0: 0.5, 1: 0.5}},
+		{"shared joint adds up", 0.5, 4, 1, map[int]float64{0: 0.25, 1: 0.75}},
+		{"alpha 1 is a", 1, 4, 1, map[int]float64{0: 0.5, 1: 0.5}},
+		{"alpha 0 is b", 0, 4, 0, map[int]float64{1: 1}},
+		{"pruned to the heaviest and renormalized", 0.5, 2, 2, map[int]float64{2: 0.5 / 0.7, 0: 0.2 / 0.7}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k, err := Blend(a, b, tc.alpha, tc.maxK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[int]float64{}
+			for _, in := range k.Weights[tc.v] {
+				got[in.Joint] = in.Weight
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("vertex %d: %v, want %v", tc.v, got, tc.want)
+			}
+			for j, w := range tc.want {
+				if math.Abs(got[j]-w) > 1e-12 {
+					t.Fatalf("vertex %d: %v, want %v", tc.v, got, tc.want)
+				}
+			}
+		})
+	}
+	for _, bad := range []struct {
+		name  string
+		b     *assets.Skin
+		alpha float64
+	}{
+		{"vertex counts differ", &assets.Skin{Weights: b.Weights[:2]}, 0.5},
+		{"alpha above 1", b, 1.5},
+		{"alpha NaN", b, math.NaN()},
+		{"missing skin", nil, 0.5},
+	} {
+		if _, err := Blend(a, bad.b, bad.alpha, 4); err == nil {
+			t.Errorf("%s: no error", bad.name)
+		}
+	}
+}
