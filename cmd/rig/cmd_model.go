@@ -25,7 +25,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		run:     runAuto,
 	})
@@ -142,7 +142,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep whichever scores higher")
-	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic or heat for every rig (faster on large meshes; heat is the fastest)")
+	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
 	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
@@ -159,8 +159,10 @@ func runAuto(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if _, ok := bindMethods[*skinFlag]; !ok && *skinFlag != "tokens" {
-		return fmt.Errorf("%w: --skin %q: want tokens, geodesic or heat", errUsage, *skinFlag)
+	if *skinFlag != "tokens" {
+		if _, err := lookupBind(*skinFlag); err != nil {
+			return fmt.Errorf("%w: --skin %q: want tokens, geodesic, heat or a blend of the two (heat+geodesic[@ALPHA])", errUsage, *skinFlag)
+		}
 	}
 	if *skinSamples < 1 || *skinSamples > 64 {
 		return fmt.Errorf("%w: --skin-samples %d: want 1..64", errUsage, *skinSamples)
@@ -195,18 +197,32 @@ func runAuto(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// bindMethods are the skinning methods `rig auto --skin` can give every rig.
-var bindMethods = map[string]rigmodel.Skinner{"geodesic": rigmodel.GeodesicSkin, "heat": rigmodel.HeatSkin}
+// bindMethods are the skinning methods `rig auto --skin` can give every rig, alone
+// or blended (lookupBind).
+var bindMethods = map[string]skinMethod{"geodesic": skinMethod(rigmodel.GeodesicSkin), "heat": skinMethod(rigmodel.HeatSkin)}
+
+// lookupBind returns the binding called name: a bindMethods name or a blend of two
+// (lookupSkinMethod).
+func lookupBind(name string) (rigmodel.Skinner, error) {
+	m, err := lookupSkinMethod(bindMethods, name)
+	if err != nil {
+		return nil, err
+	}
+	return rigmodel.Skinner(m), nil
+}
 
 // newRigger returns the model rigger, or the classical one (with a note saying so)
 // when no model checkpoint is available. skin is "tokens" (the model's skin tokens,
-// geodesic weights for rigs without them) or a bindMethods name (every rig).
+// geodesic weights for rigs without them) or a binding for every rig (lookupBind).
 func newRigger(path string, samples int, skin string, compare, inside bool) (rigmodel.Rigger, string, error) {
 	bindName := skin
 	if skin == "tokens" {
 		bindName = "geodesic"
 	}
-	bind := bindMethods[bindName]
+	bind, err := lookupBind(bindName)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: --skin %q: %v", errUsage, skin, err)
+	}
 	r, note, err := loadModelRigger(path)
 	if err != nil {
 		if path != "" {

@@ -111,14 +111,17 @@ func TestAutoSkinMethods(t *testing.T) {
 	for _, tc := range []struct{ skin, want string }{
 		{"geodesic", "+geodesic"},
 		{"heat", "+heat"},
-		{"envelope", ""}, // not a method: usage error
+		{"heat+geodesic@0.5", "+heat+geodesic@0.5"},
+		{"envelope", ""},        // not a method: usage error
+		{"heat+tokens", ""},     // tokens cannot be blended into every rig
+		{"heat+geodesic@2", ""}, // no such share
 	} {
 		t.Run(tc.skin, func(t *testing.T) {
 			out := t.TempDir()
 			var stdout, stderr bytes.Buffer
 			code := run([]string{"auto", in, "--out", out, "--quiet", "--skin", tc.skin}, &stdout, &stderr)
 			if tc.want == "" {
-				if code != 2 || !strings.Contains(stderr.String(), "want tokens, geodesic or heat") {
+				if code != 2 || !strings.Contains(stderr.String(), "want tokens, geodesic, heat or a blend") {
 					t.Fatalf("exit %d, stderr %s", code, stderr.String())
 				}
 				return
