@@ -12,7 +12,6 @@ import (
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/rigmodel/engine"
 	"github.com/rigkit/rigkit/rigmodel/nn"
-	"github.com/rigkit/rigkit/tokenizer"
 )
 
 // BenchmarkAuto5k is `rig auto` end to end on one ~5k-vertex creature: load the GLB,
@@ -140,7 +139,7 @@ func BenchmarkTrainStep(b *testing.B) {
 		if err != nil || c.Skeleton.NumJoints() > cfg.MaxJoint {
 			continue
 		}
-		ex, err := MakeExample(c, cfg.Points, fakeSkinK{fakeSkin{seed: i}, 4}, mrand.New(mrand.NewSource(int64(i))))
+		ex, err := MakeExample(c, cfg.Points, fakeSkin{seed: i, k: 4}, mrand.New(mrand.NewSource(int64(i))))
 		if err != nil || len(ex.Tokens) > cfg.MaxSeq {
 			continue
 		}
@@ -161,22 +160,4 @@ func BenchmarkTrainStep(b *testing.B) {
 		adam.Step(m.Params())
 	}
 	b.ReportMetric(float64(tokens*b.N)/b.Elapsed().Seconds(), "tokens/s")
-}
-
-// fakeSkinK is fakeSkin with K codes per joint.
-type fakeSkinK struct {
-	fakeSkin
-	k int
-}
-
-func (f fakeSkinK) SkinTokensPerJoint() int { return f.k }
-
-func (f fakeSkinK) EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error) {
-	codes := make([][]int, len(order))
-	for j := range codes {
-		for k := 0; k < f.k; k++ {
-			codes[j] = append(codes[j], (j*7+k*31+f.seed)%tokenizer.SkinCodebookSize)
-		}
-	}
-	return codes, nil
 }

@@ -6,10 +6,10 @@ import (
 
 // Training examples are slow to make: augmenting a character and encoding its skin
 // tokens takes about 0.4 s of one core, and the training loop needs two of them per
-// step. exampleStream makes them on worker goroutines ahead of the loop, while the
+// step. An orderedStream makes them on worker goroutines ahead of the loop, while the
 // loop runs the model's step.
 //
-// The k-th example of a stream is a pure function of k (make(k) seeds its own
+// The k-th example of a stream is a pure function of k (build(k) seeds its own
 // random source from k), and the stream hands them out in index order, so the
 // examples, and with them the training run, are the same whatever the number of
 // workers and however the goroutines are scheduled.
@@ -20,14 +20,6 @@ type orderedStream[T any] struct {
 	out  chan chan T // one future per item, in index order
 	stop chan struct{}
 	once sync.Once
-}
-
-// exampleStream is the stream of training examples.
-type exampleStream = orderedStream[*Example]
-
-// newExampleStream starts a stream of examples; Close stops it.
-func newExampleStream(workers, ahead int, first int64, build func(k int64) *Example) *exampleStream {
-	return newOrderedStream(workers, ahead, first, build)
 }
 
 // newOrderedStream starts the workers. Close stops them.

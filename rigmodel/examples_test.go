@@ -16,7 +16,7 @@ import (
 func TestExampleStreamInOrder(t *testing.T) {
 	for _, workers := range []int{1, 3, 8} {
 		var made atomic.Int64
-		s := newExampleStream(workers, 4, 10, func(k int64) *Example {
+		s := newOrderedStream(workers, 4, 10, func(k int64) *Example {
 			made.Add(1)
 			// Later examples finish first: order must come from the index, not timing.
 			time.Sleep(time.Duration(20-k%7) * 100 * time.Microsecond)

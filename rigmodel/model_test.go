@@ -84,10 +84,16 @@ func tinyExamples(t testing.TB, n int) []*Example {
 	return out
 }
 
-// fakeSkin makes deterministic skin codes from each joint's token-order index.
-type fakeSkin struct{ seed int }
+// fakeSkin makes deterministic skin codes, k per joint (0: the tiny model's K), from
+// each joint's token-order index and a seed.
+type fakeSkin struct{ seed, k int }
 
-func (f fakeSkin) SkinTokensPerJoint() int { return tinyConfig.SkinTokensPerJoint() }
+func (f fakeSkin) SkinTokensPerJoint() int {
+	if f.k > 0 {
+		return f.k
+	}
+	return tinyConfig.SkinTokensPerJoint()
+}
 
 func (f fakeSkin) EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error) {
 	codes := make([][]int, len(order))

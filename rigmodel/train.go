@@ -241,7 +241,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	kinds := synth.Kinds()
 	runSeed := opt.Seed*1_000_003 + int64(state.Step)*7_919
 	freshBase := int64(2_000_000) + int64(state.Step)*int64(opt.Batch+2)*4
-	stream := newExampleStream(workers, 2*workers+2, 0, func(k int64) *Example {
+	stream := newOrderedStream(workers, 2*workers+2, 0, func(k int64) *Example {
 		rng := mrand.New(mrand.NewSource(runSeed + k*104_729))
 		for tries := int64(0); ; tries++ {
 			c := train[rng.Intn(len(train))]

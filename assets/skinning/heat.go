@@ -3,6 +3,7 @@ package skinning
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -194,7 +195,7 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 	}
 	bvh := geom.NewBVH(&assets.Mesh{Positions: hm.pos, Triangles: hm.tris})
 	source, dist := hm.heatSources(bvh, segs, opt)
-	var filled []bool // joints given a source by fillSources
+	var filled map[int][]int // joints given a source by fillSources → their vertex order
 	if opt.FillVertices > 0 {
 		filled = hm.fillSources(bvh, segs, nj, source, dist, opt)
 	}
@@ -238,13 +239,7 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 		// bone gets MinBoneWeight on its nearest vertex, as in geodesic's fill.
 		fill := &boneFiller{weights: rows, maxK: opt.MaxInfluences, filled: map[int][]int{},
 			weight: func(v, j int) float64 { return MinBoneWeight }}
-		fill.placeEmpty(nj, func(int) bool { return false }, func(j int) []int {
-			if !filled[j] {
-				return nil
-			}
-			order, _ := hm.nearestTo(bvh, segs, j, opt)
-			return order
-		})
+		fill.placeEmpty(nj, func(int) bool { return false }, func(j int) []int { return filled[j] })
 	}
 	skin := &assets.Skin{Weights: make([][]assets.Influence, len(c.Mesh.Positions))}
 	for v := range skin.Weights {
@@ -315,82 +310,66 @@ func newHeatMesh(mesh assets.Mesh, norm assets.Normalization, opt HeatOptions) (
 func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) (source [][]assets.Influence, dist []float64) {
 	m := len(hm.pos)
 	source, dist = make([][]assets.Influence, m), make([]float64, m)
-	var wg sync.WaitGroup
-	chunk := (m + opt.Workers - 1) / opt.Workers
-	for lo := 0; lo < m; lo += chunk {
-		hi := min(lo+chunk, m)
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			ds := make([]float64, len(segs))
-			var joints []int
-			for v := lo; v < hi; v++ {
-				p := hm.pos[v]
-				for i, g := range segs {
-					ds[i] = g.Dist(p)
-				}
-				// Bones in order of distance, nearest first, until one is visible; ties
-				// beyond Tie go to the lower segment index (parents first), as in Rigid.
-				nearest, seen := -1, false
-				for t := 0; t < min(len(segs), opt.RayTests); t++ {
-					i := 0
-					for k, d := range ds {
-						if d < ds[i] {
-							i = k
-						}
-					}
-					if t == 0 {
-						nearest = i
-					}
-					if visible(bvh, p, closestOnSegment(p, segs[i].A, segs[i].B), opt.RayOffset) {
-						nearest, seen = i, true
-						break
-					}
-					ds[i] = math.Inf(1)
-				}
-				d := segs[nearest].Dist(p)
-				joints = append(joints[:0], segs[nearest].Joint)
-				if opt.Tie >= 0 {
-					for k, g := range segs {
-						if k == nearest || (seen && math.IsInf(ds[k], 1)) || hasJoint(joints, g.Joint) {
-							continue // bones found invisible were set to +Inf
-						}
-						if dk := g.Dist(p); dk <= d*(1+opt.Tie) &&
-							(!seen || visible(bvh, p, closestOnSegment(p, g.A, g.B), opt.RayOffset)) {
-							joints = append(joints, g.Joint)
-						}
+	parallelRange(m, opt.Workers, func(lo, hi int) {
+		ds := make([]float64, len(segs))
+		var joints []int
+		for v := lo; v < hi; v++ {
+			p := hm.pos[v]
+			for i, g := range segs {
+				ds[i] = g.Dist(p)
+			}
+			// Bones in order of distance, nearest first, until one is visible; ties
+			// beyond Tie go to the lower segment index (parents first), as in Rigid.
+			nearest, seen := -1, false
+			for t := 0; t < min(len(segs), opt.RayTests); t++ {
+				i := 0
+				for k, d := range ds {
+					if d < ds[i] {
+						i = k
 					}
 				}
-				src := make([]assets.Influence, len(joints))
-				for k, j := range joints {
-					src[k] = assets.Influence{Joint: j, Weight: 1 / float64(len(joints))}
+				if t == 0 {
+					nearest = i
 				}
-				source[v], dist[v] = src, d
-				if !seen {
-					dist[v] = -d
+				if visible(bvh, p, closestOnSegment(p, segs[i].A, segs[i].B), opt.RayOffset) {
+					nearest, seen = i, true
+					break
+				}
+				ds[i] = math.Inf(1)
+			}
+			d := segs[nearest].Dist(p)
+			joints = append(joints[:0], segs[nearest].Joint)
+			if opt.Tie >= 0 {
+				for k, g := range segs {
+					if k == nearest || (seen && math.IsInf(ds[k], 1)) || slices.Contains(joints, g.Joint) {
+						continue // bones found invisible were set to +Inf
+					}
+					if dk := g.Dist(p); dk <= d*(1+opt.Tie) &&
+						(!seen || visible(bvh, p, closestOnSegment(p, g.A, g.B), opt.RayOffset)) {
+						joints = append(joints, g.Joint)
+					}
 				}
 			}
-		}(lo, hi)
-	}
-	wg.Wait()
-	return source, dist
-}
-
-func hasJoint(joints []int, j int) bool {
-	for _, k := range joints {
-		if k == j {
-			return true
+			src := make([]assets.Influence, len(joints))
+			for k, j := range joints {
+				src[k] = assets.Influence{Joint: j, Weight: 1 / float64(len(joints))}
+			}
+			source[v], dist[v] = src, d
+			if !seen {
+				dist[v] = -d
+			}
 		}
-	}
-	return false
+	})
+	return source, dist
 }
 
 // fillSources makes every joint without a source one, with FillShare of the heat of
 // the FillVertices vertices nearest to its bone: a bone that is no vertex's nearest
 // (a short leaf inside a thick part, an end bone past the tip) gets an influence as
-// local as the surface around it allows.
-func (hm *heatMesh) fillSources(bvh *geom.BVH, segs []Segment, nj int, source [][]assets.Influence, dist []float64, opt HeatOptions) (filled []bool) {
-	filled = make([]bool, nj)
+// local as the surface around it allows. It returns the filled joints' vertex orders
+// (nearestTo).
+func (hm *heatMesh) fillSources(bvh *geom.BVH, segs []Segment, nj int, source [][]assets.Influence, dist []float64, opt HeatOptions) (filled map[int][]int) {
+	filled = map[int][]int{}
 	has := make([]bool, nj)
 	for _, src := range source {
 		for _, in := range src {
@@ -408,7 +387,7 @@ func (hm *heatMesh) fillSources(bvh *geom.BVH, segs []Segment, nj int, source []
 		for _, v := range order[:min(opt.FillVertices, len(order))] {
 			source[v] = insertInfluence(source[v], j, opt.FillShare, len(source[v])+1, nil)
 		}
-		filled[j] = true
+		filled[j] = order
 	}
 	return filled
 }

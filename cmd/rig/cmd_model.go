@@ -289,15 +289,11 @@ func init() {
 // the greedy stream alone) and the skin tokenizer decodes them.
 func tokensSkin(samples int) skinMethod {
 	return func(c *assets.Character) (*assets.Skin, error) {
-		r, note, err := loadModelRigger("")
+		fn, err := modelTokensSkin("", samples)
 		if err != nil {
 			return nil, err
 		}
-		if r.Skin == nil {
-			return nil, fmt.Errorf("skin tokens unavailable: %s (use --method geodesic)", note)
-		}
-		r.SkinSamples = samples
-		return r.SkinOnly(c)
+		return fn(c)
 	}
 }
 
@@ -305,18 +301,25 @@ func tokensSkin(samples int) skinMethod {
 // skin --method model=PATH`), loaded once; it must write skin tokens of a skin
 // tokenizer rigkit has (pinned or shipped).
 func checkpointTokensSkin(path string, samples int) (skinMethod, error) {
-	r, note, err := loadModelRigger(path)
+	fn, err := modelTokensSkin(path, samples)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
-	if r.Skin == nil || !r.SkinTokens {
-		return nil, fmt.Errorf("model %s writes no skin tokens rigkit can decode (%s)", path, note)
+	return fn, nil
+}
+
+// modelTokensSkin loads the model at path ("": the shipped one) and returns its
+// skin-only method with samples streams.
+func modelTokensSkin(path string, samples int) (skinMethod, error) {
+	r, note, err := loadModelRigger(path)
+	if err != nil {
+		return nil, err
 	}
-	return func(c *assets.Character) (*assets.Skin, error) {
-		rr := *r // SkinOnly keeps no state in the rigger; the copy is per call
-		rr.SkinSamples = samples
-		return rr.SkinOnly(c)
-	}, nil
+	if r.Skin == nil || !r.SkinTokens {
+		return nil, fmt.Errorf("skin tokens unavailable: %s (use --method geodesic)", note)
+	}
+	r.SkinSamples = samples
+	return r.SkinOnly, nil
 }
 
 // splitFiles keeps the files of the model's held-out split (evalItems), or with

@@ -170,18 +170,7 @@ func TestEvalSkinModelCheckpoint(t *testing.T) {
 	if code := run(args, &so, &se); code != 0 {
 		t.Fatalf("rig eval: exit %d: %s", code, se.String())
 	}
-	js, err := os.ReadFile(filepath.Join(dir, "r.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep skinEvalReport
-	if err := json.Unmarshal(js, &rep); err != nil {
-		t.Fatal(err)
-	}
-	by := map[string]skinEvalResult{}
-	for _, r := range rep.Results {
-		by[r.Method] = r
-	}
+	_, by := readSkinReport(t, filepath.Join(dir, "r.json"))
 	tok, mod := by["tokens"], by["model"]
 	if tok.Metrics == nil || mod.Metrics == nil {
 		t.Fatalf("tokens: %q, model: %q", tok.Error, mod.Error)

@@ -233,20 +233,9 @@ func TestEvalExternal(t *testing.T) {
 	if code := run(args, &so, &se); code != 0 {
 		t.Fatalf("rig eval: exit %d: %s", code, se.String())
 	}
-	js, err := os.ReadFile(filepath.Join(dir, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep skinEvalReport
-	if err := json.Unmarshal(js, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep, byMethod := readSkinReport(t, filepath.Join(dir, "report.json"))
 	if got := strings.Join(rep.Methods, ","); got != "rigid,joint0,missing,own" {
 		t.Errorf("methods %s", got)
-	}
-	byMethod := map[string]skinEvalResult{}
-	for _, r := range rep.Results {
-		byMethod[r.Method] = r
 	}
 	own, j0, miss := byMethod["own"], byMethod["joint0"], byMethod["missing"]
 	if own.Metrics == nil || j0.Metrics == nil {
@@ -299,4 +288,23 @@ func TestEvalListAndExternalUsage(t *testing.T) {
 	if code == 0 || !strings.Contains(se.String(), "needs --task skin") {
 		t.Errorf("exit %d, stderr %q", code, se.String())
 	}
+}
+
+// readSkinReport reads a skin task's JSON report and its results by method (the
+// last result of each method: these tests evaluate one asset).
+func readSkinReport(t *testing.T, path string) (skinEvalReport, map[string]skinEvalResult) {
+	t.Helper()
+	js, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep skinEvalReport
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]skinEvalResult{}
+	for _, r := range rep.Results {
+		by[r.Method] = r
+	}
+	return rep, by
 }
