@@ -66,3 +66,56 @@ func TestBlend(t *testing.T) {
 		}
 	}
 }
+
+func TestSharpen(t *testing.T) {
+	k := &assets.Skin{Weights: [][]assets.Influence{
+		{{Joint: 0, Weight: 0.75}, {Joint: 1, Weight: 0.25}},
+		{{Joint: 2, Weight: 0.5}, {Joint: 3, Weight: 0.5}},
+		{{Joint: 4, Weight: 1}},
+		{{Joint: 0, Weight: 0.4}, {Joint: 1, Weight: 0.3}, {Joint: 2, Weight: 0.2}, {Joint: 3, Weight: 0.1}},
+	}}
+	tests := []struct {
+		name string
+		p    float64
+		maxK int
+		v    int
+		want map[int]float64
+	}{
+		{"mostly one bone moves toward it", 2, 4, 0, map[int]float64{0: 0.9, 1: 0.1}},
+		{"equal blend stays equal", 3, 4, 1, map[int]float64{2: 0.5, 3: 0.5}},
+		{"rigid stays rigid", 2, 4, 2, map[int]float64{4: 1}},
+		{"power 1 is the identity", 1, 4, 0, map[int]float64{0: 0.75, 1: 0.25}},
+		{"pruned after sharpening", 2, 2, 3, map[int]float64{0: 0.16 / 0.25, 1: 0.09 / 0.25}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Sharpen(k, tc.p, tc.maxK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[int]float64{}
+			for _, in := range s.Weights[tc.v] {
+				got[in.Joint] = in.Weight
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("vertex %d: %v, want %v", tc.v, got, tc.want)
+			}
+			for j, w := range tc.want {
+				if math.Abs(got[j]-w) > 1e-12 {
+					t.Fatalf("vertex %d: %v, want %v", tc.v, got, tc.want)
+				}
+			}
+		})
+	}
+	if k.Weights[0][0].Weight != 0.75 {
+		t.Fatal("Sharpen changed its input")
+	}
+	for _, p := range []float64{0.5, 17, math.NaN(), math.Inf(1)} {
+		if _, err := Sharpen(k, p, 4); err == nil {
+			t.Errorf("power %v: no error", p)
+		}
+	}
+	if _, err := Sharpen(nil, 2, 4); err == nil {
+		t.Error("nil skin: no error")
+	}
+}

@@ -46,6 +46,9 @@ type evalConfig struct {
 	// skin holds the skin task's methods: skinMethods, plus "model" for a
 	// --method model=PATH checkpoint.
 	skin map[string]skinMethod
+	// Baseline, when set, adds paired comparisons of every other method with it
+	// (eval_paired.go).
+	Baseline string
 }
 
 // evalFile is one ground-truth asset and its manifest category ("" if unknown).
@@ -91,13 +94,29 @@ func runEval(args []string, stdout io.Writer) error {
 	fs.Var(external, "external", "skin task: NAME=DIR also scores weights another tool wrote, DIR/<asset path>.json (repeatable; tools/blender/heat.py writes Blender's bone heat)")
 	split := fs.String("split", "all", "skin task: all files, held-out (the model's held-out split, what the skeleton and rig tasks always use) or train (the rest)")
 	list := fs.Bool("list", false, "print the files --split and --limit choose, one a line, and score nothing")
+	baseline := fs.String("baseline", "", "skin task: also compare every other method with this one file by file (mean difference in deformation, 95% bootstrap interval, files lower/higher)")
+	var from evalDirFlag
+	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	if len(from) > 0 {
+		if *task != "skin" || len(data) > 0 || len(pos) > 0 || *out == "" || len(external) > 0 {
+			return fmt.Errorf("%w: --from merges skin reports: use it with --task skin and --out, without --data or --external", errUsage)
+		}
+		rep, err := loadSkinReports(from)
+		if err != nil {
+			return err
+		}
+		return writeSkinReport(rep, evalConfig{Out: *out, Seed: rep.Seed, Baseline: *baseline}, stdout)
+	}
 	data = append(data, pos...)
 	if len(data) == 0 || (*out == "" && !*list) {
 		return fmt.Errorf("%w: need --data DIR and --out REPORT.md", errUsage)
+	}
+	if *baseline != "" && *task != "skin" {
+		return fmt.Errorf("%w: --baseline compares skin methods; it needs --task skin", errUsage)
 	}
 	if len(external) > 0 && *task != "skin" {
 		return fmt.Errorf("%w: --external scores skin weights; it needs --task skin", errUsage)
@@ -144,7 +163,8 @@ func runEval(args []string, stdout io.Writer) error {
 		return nil
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
-		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: os.Stderr, External: external}
+		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: os.Stderr, External: external,
+		Baseline: *baseline}
 	return run(cfg, stdout)
 }
 
@@ -239,6 +259,7 @@ type skinEvalReport struct {
 	Seed      int64             `json:"seed"`
 	Methods   []string          `json:"methods"`
 	Summaries []skinEvalSummary `json:"summaries"`
+	Paired    []skinPaired      `json:"paired,omitempty"`
 	Results   []skinEvalResult  `json:"results"`
 }
 
@@ -301,6 +322,16 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 	for _, r := range results {
 		rep.Results = append(rep.Results, r...)
 	}
+	return writeSkinReport(rep, cfg, stdout)
+}
+
+// writeSkinReport summarizes rep's results (and pairs them with cfg.Baseline) and
+// writes the markdown and JSON reports.
+func writeSkinReport(rep skinEvalReport, cfg evalConfig, stdout io.Writer) error {
+	methods := rep.Methods
+	if cfg.Baseline != "" && !slices.Contains(methods, cfg.Baseline) {
+		return fmt.Errorf("%w: --baseline %q is not one of the report's methods %v", errUsage, cfg.Baseline, methods)
+	}
 	splits := []struct {
 		name string
 		keep func(string) bool
@@ -314,6 +345,18 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 			s := summarizeSkin(rep.Results, m, sp.name, sp.keep)
 			if s.Assets > 0 {
 				rep.Summaries = append(rep.Summaries, s)
+			}
+		}
+	}
+	if cfg.Baseline != "" {
+		for _, sp := range splits {
+			for _, m := range methods {
+				if m == cfg.Baseline {
+					continue
+				}
+				if p, ok := pairSkin(rep.Results, m, cfg.Baseline, sp.name, sp.keep, cfg.Seed); ok {
+					rep.Paired = append(rep.Paired, p)
+				}
 			}
 		}
 	}
@@ -453,9 +496,13 @@ func summarizeSkin(results []skinEvalResult, method, split string, keep func(str
 
 func skinMarkdown(rep skinEvalReport, cfg evalConfig) string {
 	var b strings.Builder
+	files := map[string]bool{}
+	for _, r := range rep.Results {
+		files[r.File] = true
+	}
 	fmt.Fprintf(&b, "# rig eval --task skin\n\n%d files; metrics of shared/METRICS.md (seed %d, %d poses up to 45°; deformation ×100 in normalized units).\n",
-		len(cfg.Files), cfg.Seed, metrics.DeformPoses)
-	if cfg.Leak {
+		len(files), rep.Seed, metrics.DeformPoses)
+	if slices.ContainsFunc(rep.Summaries, func(s skinEvalSummary) bool { return s.LeakMeasured }) {
 		fmt.Fprintf(&b, "Leak: mean weight per vertex on bones whose geodesic distance through the solid (voxels, 128 along the longest axis) exceeds %g× the straight-line distance; leaky %%: vertices with more than %g of it.\n",
 			skinning.LeakDetour, skinning.LeakyVertexWeight)
 	}
@@ -498,6 +545,7 @@ func skinMarkdown(rep skinEvalReport, cfg evalConfig) string {
 			failures = append(failures, fmt.Sprintf("- %s (%s): %s", r.File, r.Method, evalOneLine(r.Error)))
 		}
 	}
+	b.WriteString(pairedMarkdown(rep.Paired))
 	if len(failures) > 0 {
 		b.WriteString("\n### failures\n\n" + strings.Join(failures, "\n") + "\n")
 	}

@@ -68,12 +68,32 @@ func resolveSkinMethod(name string, stderr io.Writer) (string, skinMethod, error
 
 // lookupSkinMethod returns the method called name in methods, or a blend "A+B" (or
 // "A+B@ALPHA", ALPHA in [0, 1], default 0.5) of two of them: each vertex's weights
-// are ALPHA·A + (1−ALPHA)·B, pruned to 4 influences (skinning.Blend).
+// are ALPHA·A + (1−ALPHA)·B, pruned to 4 influences (skinning.Blend). A suffix "^P"
+// (P in [1, 16]) sharpens what the method before it gives (skinning.Sharpen):
+// "heat^1.5", "heat+geodesic@0.7^2".
 func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, error) {
 	if m, ok := methods[name]; ok {
 		return m, nil
 	}
-	unknown := fmt.Errorf("%w: unknown skin method %q (available: %v, or a blend A+B[@ALPHA])", errUsage, name, skinMethodNames())
+	if i := strings.LastIndex(name, "^"); i >= 0 {
+		base, powText := name[:i], name[i+1:]
+		p, err := strconv.ParseFloat(powText, 64)
+		if err != nil || !(p >= 1 && p <= 16) || strings.Contains(base, "^") {
+			return nil, fmt.Errorf("%w: skin method %q: sharpening power %q is not one number in [1, 16]", errUsage, name, powText)
+		}
+		m, err := lookupSkinMethod(methods, base)
+		if err != nil {
+			return nil, err
+		}
+		return func(c *assets.Character) (*assets.Skin, error) {
+			k, err := m(c)
+			if err != nil {
+				return nil, err
+			}
+			return skinning.Sharpen(k, p, assets.MaxInfluencesWritten)
+		}, nil
+	}
+	unknown := fmt.Errorf("%w: unknown skin method %q (available: %v, or a blend A+B[@ALPHA], either sharpened by ^P)", errUsage, name, skinMethodNames())
 	pair, alphaText, hasAlpha := strings.Cut(name, "@")
 	an, bn, ok := strings.Cut(pair, "+")
 	a, okA := methods[an]
@@ -114,7 +134,7 @@ func skinMethodNames() []string {
 func runSkin(args []string, stdout io.Writer) error {
 	fs := newFlags("skin")
 	out := fs.String("out", "", "output .glb (required)")
-	method := fs.String("method", "", "tokens (default), geodesic, heat, rigid, or a blend A+B[@ALPHA] of two (ALPHA·A + (1−ALPHA)·B per vertex, default 0.5)")
+	method := fs.String("method", "", "tokens (default), geodesic, heat, rigid, or a blend A+B[@ALPHA] of two (ALPHA·A + (1−ALPHA)·B per vertex, default 0.5); a suffix ^P sharpens (weights to the power P, renormalized)")
 	samples := fs.Int("samples", 0, "tokens: skin-token streams whose decoded weights are averaged (0: the method's default; 1: greedy)")
 	eng := engineFlag(fs)
 	files, err := parseInterleaved(fs, args)

@@ -133,6 +133,13 @@ func TestLookupSkinBlend(t *testing.T) {
 		{"a+b@1.5", 0, "not in [0, 1]"},
 		{"a+b@x", 0, "not in [0, 1]"},
 		{"a@0.5", 0, "unknown skin method"},
+		{"a+b@0.25^2", 0.0625 / (0.0625 + 0.5625), ""},
+		{"a+b^1", 0.5, ""},
+		{"a^3", 1, ""},
+		{"a+b^0.5", 0, "not one number in [1, 16]"},
+		{"a+b^x", 0, "not one number in [1, 16]"},
+		{"a+b^2^2", 0, "not one number in [1, 16]"},
+		{"c^2", 0, "unknown skin method"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
