@@ -37,18 +37,7 @@ func TestBlend(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[int]float64{}
-			for _, in := range k.Weights[tc.v] {
-				got[in.Joint] = in.Weight
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("vertex %d: %v, want %v", tc.v, got, tc.want)
-			}
-			for j, w := range tc.want {
-				if math.Abs(got[j]-w) > 1e-12 {
-					t.Fatalf("vertex %d: %v, want %v", tc.v, got, tc.want)
-				}
-			}
+			checkInfluences(t, k, tc.v, tc.want)
 		})
 	}
 	for _, bad := range []struct {
@@ -93,18 +82,7 @@ func TestSharpen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[int]float64{}
-			for _, in := range s.Weights[tc.v] {
-				got[in.Joint] = in.Weight
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("vertex %d: %v, want %v", tc.v, got, tc.want)
-			}
-			for j, w := range tc.want {
-				if math.Abs(got[j]-w) > 1e-12 {
-					t.Fatalf("vertex %d: %v, want %v", tc.v, got, tc.want)
-				}
-			}
+			checkInfluences(t, s, tc.v, tc.want)
 		})
 	}
 	if k.Weights[0][0].Weight != 0.75 {
@@ -117,5 +95,22 @@ func TestSharpen(t *testing.T) {
 	}
 	if _, err := Sharpen(nil, 2, 4); err == nil {
 		t.Error("nil skin: no error")
+	}
+}
+
+// checkInfluences fails unless vertex v of k has exactly the joints and weights of want.
+func checkInfluences(t *testing.T, k *assets.Skin, v int, want map[int]float64) {
+	t.Helper()
+	got := map[int]float64{}
+	for _, in := range k.Weights[v] {
+		got[in.Joint] = in.Weight
+	}
+	if len(got) != len(want) {
+		t.Fatalf("vertex %d: %v, want %v", v, got, want)
+	}
+	for j, w := range want {
+		if math.Abs(got[j]-w) > 1e-12 {
+			t.Fatalf("vertex %d: %v, want %v", v, got, want)
+		}
 	}
 }
