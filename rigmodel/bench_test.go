@@ -15,7 +15,8 @@ import (
 )
 
 // BenchmarkAuto5k is `rig auto` end to end on one ~5k-vertex creature: load the GLB,
-// encode the shape, generate (KV cache, greedy), decode (skin tokens, or geodesic
+// encode the shape, generate (KV cache; greedy, or samples=8: greedy and 7 sampled
+// streams, the best kept by the rewards), decode (skin tokens, or geodesic
 // skin with skin=geodesic), score, the classical fallback when the rig scores under
 // the floor, write the GLB. It uses the shipped model, or an untrained model of the
 // shipped size when none is shipped (which writes the longest streams: the worst case
@@ -46,16 +47,21 @@ func BenchmarkAuto5k(b *testing.B) {
 		}
 	}
 	b.Logf("%d vertices, model of %d parameters (shipped: %v, skin tokens: %v)", len(c.Mesh.Positions), m.NumParams(), st != nil, skinTokens)
-	for _, geodesic := range []bool{false, true} {
+	for _, run := range []struct {
+		geodesic bool
+		samples  int
+	}{{false, 1}, {false, 8}, {true, 1}, {true, 8}} {
 		name := "skin=tokens"
-		if geodesic {
+		if run.geodesic {
 			name = "skin=geodesic"
 		} else if !skinTokens {
 			continue
 		}
+		name += fmt.Sprintf("/samples=%d", run.samples)
+		geodesic := run.geodesic
 		b.Run(name, func(b *testing.B) {
 			// As `rig auto` by default: floor and classical comparison.
-			r := &ModelRigger{Model: m, Skin: dec, SkinTokens: skinTokens, SkeletonOnly: geodesic, Samples: 1,
+			r := &ModelRigger{Model: m, Skin: dec, SkinTokens: skinTokens, SkeletonOnly: geodesic, Samples: run.samples,
 				Floor: DefaultFloor, CompareClassical: true, InsideJoints: true, Seed: 1}
 			var tps float64
 			for i := 0; i < b.N; i++ {

@@ -406,6 +406,9 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
 		r.CompareClassical = true
 		riggers["auto"] = r // what `rig auto` does by default
+		best8 := *r
+		best8.Samples = 8
+		riggers["auto-best8"] = &best8 // `rig auto --samples 8`
 		raw := *r
 		raw.CompareClassical, raw.Floor = false, 0
 		riggers["model"] = &raw // the model alone: no floor, no classical comparison
