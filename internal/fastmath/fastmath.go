@@ -43,8 +43,9 @@ func Tanh32(x float32) float32 {
 // geluK is sqrt(2/π), the constant of GELU's tanh form (the form nn.GELU uses).
 const geluK = 0.7978845608028654
 
-// GELUInPlace replaces every x by GELU(x) = x/2·(1 + tanh(sqrt(2/π)·(x + 0.044715x³))).
-func GELUInPlace(xs []float32) {
+// geluGo is GELUInPlace in Go, one element at a time; the C kernel (kernels_cgo.go)
+// computes the same float32 operations in the same order, several elements at once.
+func geluGo(xs []float32) {
 	for i, v := range xs {
 		xs[i] = 0.5 * v * (1 + Tanh32(geluK*(v+0.044715*v*v*v)))
 	}
@@ -102,5 +103,43 @@ func SoftmaxInPlace(row []float32) {
 	inv := 1 / s
 	for i := range row {
 		row[i] *= inv
+	}
+}
+
+// softmaxRowsGo is SoftmaxRows in Go.
+func softmaxRowsGo(x []float32, cols int) {
+	for r := 0; r+cols <= len(x); r += cols {
+		SoftmaxInPlace(x[r : r+cols])
+	}
+}
+
+// layerNormRowsGo is LayerNormRows in Go (rigmodel/nn's LayerNorm, for float32).
+func layerNormRowsGo(x, y, w, b []float32, rows, c int, eps float64) {
+	for i := 0; i < rows; i++ {
+		xi, yi := x[i*c:(i+1)*c], y[i*c:(i+1)*c]
+		var s float64
+		for _, v := range xi {
+			s += float64(v)
+		}
+		m := s / float64(c)
+		var v2 float64
+		for _, v := range xi {
+			d := float64(v) - m
+			v2 += d * d
+		}
+		rs := 1 / math.Sqrt(v2/float64(c)+eps)
+		fm, frs := float32(m), float32(rs)
+		for j, v := range xi {
+			yi[j] = (v-fm)*frs*w[j] + b[j]
+		}
+	}
+}
+
+// geluTanhGo is GELUTanh in Go.
+func geluTanhGo(x, y, t []float32) {
+	for i, v := range x {
+		th := Tanh32(geluK * (v + 0.044715*v*v*v))
+		t[i] = th
+		y[i] = 0.5 * v * (1 + th)
 	}
 }

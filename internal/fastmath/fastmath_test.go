@@ -97,8 +97,123 @@ func TestSoftmaxInPlace(t *testing.T) {
 	}
 }
 
-// BenchmarkGELU measures GELUInPlace against the same formula with the standard
-// library's tanh, on one decoder layer's worth of activations (4,096 × 128).
+// TestKernelsMatchGo checks that GELUInPlace and SoftmaxRows (the C kernels in a
+// cgo build) give the Go loops' results bit for bit, on sizes around the cgo cut-off
+// and values out to the clamps.
+func TestKernelsMatchGo(t *testing.T) {
+	t.Logf("kernels: %s", kernelBackend)
+	rng := rand.New(rand.NewSource(3))
+	values := func(n int, scale float64) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * scale)
+		}
+		if n > 8 {
+			copy(x, []float32{0, -0, 9.5, -9.5, 40, -40, 1e-30, -100})
+		}
+		return x
+	}
+	same := func(name string, got, want []float32) {
+		t.Helper()
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s: element %d is %v, Go gives %v", name, i, got[i], want[i])
+			}
+		}
+	}
+	for _, n := range []int{0, 1, 7, 63, 64, 65, 1000, 4099} {
+		for _, scale := range []float64{1, 4} {
+			x := values(n, scale)
+			got, want := append([]float32(nil), x...), append([]float32(nil), x...)
+			GELUInPlace(got)
+			geluGo(want)
+			same(fmt.Sprintf("GELU n=%d", n), got, want)
+		}
+	}
+	for _, n := range []int{0, 5, 64, 1001} {
+		x := values(n, 3)
+		y, th := make([]float32, n), make([]float32, n)
+		wy, wth := make([]float32, n), make([]float32, n)
+		GELUTanh(x, y, th)
+		geluTanhGo(x, wy, wth)
+		same(fmt.Sprintf("GELUTanh y n=%d", n), y, wy)
+		same(fmt.Sprintf("GELUTanh t n=%d", n), th, wth)
+		g := append([]float32(nil), x...)
+		geluGo(g)
+		same(fmt.Sprintf("GELUTanh against GELUInPlace n=%d", n), y, g)
+	}
+	for _, shape := range [][2]int{{1, 1}, {3, 25}, {2, 40}, {100, 25}, {33, 17}, {10, 7}} {
+		x := values(shape[0]*shape[1], 10)
+		got, want := append([]float32(nil), x...), append([]float32(nil), x...)
+		SoftmaxRows(got, shape[1])
+		softmaxRowsGo(want, shape[1])
+		same(fmt.Sprintf("softmax %d×%d", shape[0], shape[1]), got, want)
+		for r := 0; r < shape[0]; r++ {
+			sum := 0.0
+			for _, v := range got[r*shape[1] : (r+1)*shape[1]] {
+				sum += float64(v)
+			}
+			if math.Abs(sum-1) > 1e-5 {
+				t.Fatalf("softmax %d×%d: row %d sums to %v", shape[0], shape[1], r, sum)
+			}
+		}
+	}
+}
+
+// TestLayerNormRowsMatchesGo checks LayerNormRows (C in a cgo build) against the Go
+// loop bit for bit, in place and into another slice.
+func TestLayerNormRowsMatchesGo(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for _, c := range []int{1, 3, 64, 96} {
+		rows := 37
+		x := make([]float32, rows*c)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64()*3 + 1)
+		}
+		w, b := make([]float32, c), make([]float32, c)
+		for j := range w {
+			w[j], b[j] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+		}
+		want := make([]float32, len(x))
+		layerNormRowsGo(x, want, w, b, rows, c, 1e-5)
+		got := make([]float32, len(x))
+		LayerNormRows(x, got, w, b, c, 1e-5)
+		inPlace := append([]float32(nil), x...)
+		LayerNormRows(inPlace, inPlace, w, b, c, 1e-5)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) || math.Float32bits(inPlace[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("c=%d element %d: %v and in place %v, Go gives %v", c, i, got[i], inPlace[i], want[i])
+			}
+		}
+	}
+}
+
+// BenchmarkSoftmaxRows is attention's softmax in the skin decoder: 2,048 rows of 25
+// scores, SoftmaxRows (C in a cgo build) against the Go loop.
+func BenchmarkSoftmaxRows(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	x := make([]float32, 2048*25)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64() * 3)
+	}
+	buf := make([]float32, len(x))
+	b.Run(kernelBackend, func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			copy(buf, x)
+			SoftmaxRows(buf, 25)
+		}
+	})
+	b.Run("go", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			copy(buf, x)
+			softmaxRowsGo(buf, 25)
+		}
+	})
+}
+
+// BenchmarkGELU measures GELUInPlace (C in a cgo build), the Go loop and the same
+// formula with the standard library's tanh, on one decoder layer's worth of
+// activations (4,096 × 128).
 func BenchmarkGELU(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
 	x := make([]float32, 4096*128)
@@ -106,10 +221,16 @@ func BenchmarkGELU(b *testing.B) {
 		x[i] = float32(rng.NormFloat64() * 2)
 	}
 	buf := make([]float32, len(x))
-	b.Run("fast", func(b *testing.B) {
+	b.Run("fast-"+kernelBackend, func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			copy(buf, x)
 			GELUInPlace(buf)
+		}
+	})
+	b.Run("fast-go", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			copy(buf, x)
+			geluGo(buf)
 		}
 	})
 	b.Run("math", func(b *testing.B) {

@@ -89,20 +89,16 @@ func (g *GELU[F]) backward(dy []F) []F {
 	return dx
 }
 
+// gelu32 is GELU on fastmath's kernels (C in a cgo build, bit for bit the Go loop's
+// results): into y, and with t, keeping each tanh for the backward pass.
 func gelu32(x, y, t []float32) {
 	y = y[:len(x)]
 	if t == nil {
-		for i, v := range x {
-			y[i] = 0.5 * v * (1 + fastmath.Tanh32(geluK*(v+0.044715*v*v*v)))
-		}
+		copy(y, x)
+		fastmath.GELUInPlace(y)
 		return
 	}
-	t = t[:len(x)]
-	for i, v := range x {
-		th := fastmath.Tanh32(geluK * (v + 0.044715*v*v*v))
-		t[i] = th
-		y[i] = 0.5 * v * (1 + th)
-	}
+	fastmath.GELUTanh(x, y, t[:len(x)])
 }
 
 func gelu32Backward(x, th, dy, dx []float32) {

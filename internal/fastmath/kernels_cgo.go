@@ -1,0 +1,174 @@
+//go:build cgo && !purego
+
+package fastmath
+
+/*
+#cgo CFLAGS: -O3
+#cgo LDFLAGS: -lm
+// Floating-point exceptions are never enabled (Go never traps on them), so the
+// comparisons of the clamps may be evaluated for every lane; without this GCC keeps
+// them as branches and does not vectorize the loops. cgo does not accept the flag
+// itself, so it is a pragma.
+#pragma GCC optimize ("no-trapping-math")
+#include <stdint.h>
+#include <string.h>
+
+// The same float32 operations, in the same order, as Tanh32, GELUInPlace's Go loop
+// and SoftmaxInPlace (fastmath.go), written so that the compiler vectorizes the
+// element loops; on x86-64 an AVX2 clone is chosen at load time where the CPU has
+// it. No -ffast-math: nothing is reassociated or fused, so results equal Go's.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define RK_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define RK_CLONES
+#endif
+
+RK_CLONES static void rk_gelu(float *x, long n) {
+	for (long i = 0; i < n; i++) {
+		float v = x[i];
+		float a = 0.7978845608028654f * (v + 0.044715f * v * v * v);
+		a = a > 9.0f ? 9.0f : a;
+		a = a < -9.0f ? -9.0f : a;
+		float t = a * a;
+		float p = ((1.029653748e-05f * t + 0.002840488156f) * t + 0.1282015437f) * t + 0.9999983672f;
+		float q = (((2.110022276e-07f * t + 0.0002234111719f) * t + 0.02335594477f) * t + 0.4615292567f) * t + 1.0f;
+		x[i] = 0.5f * v * (1.0f + a * p / q);
+	}
+}
+
+RK_CLONES static void rk_softmax_rows(float *x, long rows, long cols) {
+	for (long r = 0; r < rows; r++) {
+		float *row = x + r * cols;
+		float m = row[0];
+		for (long c = 1; c < cols; c++) {
+			if (row[c] > m) {
+				m = row[c];
+			}
+		}
+		for (long c = 0; c < cols; c++) {
+			float y = row[c] - m;
+			y = y < -87.0f ? -87.0f : y;
+			float k = y * 1.4426950408889634f + 12582912.0f;
+			int32_t n;
+			memcpy(&n, &k, 4);
+			n -= 0x4B400000;
+			float fn = k - 12582912.0f;
+			float rr = y - fn * 0.693145751953125f - fn * 1.4286068203094172e-06f;
+			float p = 1.0f + rr * (1.0f + rr * (1.0f / 2 + rr * (1.0f / 6 + rr * (1.0f / 24 + rr * (1.0f / 120 + rr * (1.0f / 720))))));
+			uint32_t bits = (uint32_t)(n + 127) << 23;
+			float sc;
+			memcpy(&sc, &bits, 4);
+			row[c] = p * sc;
+		}
+		float s = 0;
+		for (long c = 0; c < cols; c++) {
+			s += row[c];
+		}
+		float inv = 1.0f / s;
+		for (long c = 0; c < cols; c++) {
+			row[c] *= inv;
+		}
+	}
+}
+
+// GELU of x into y, keeping each tanh in t (for the backward pass), as nn's gelu32.
+RK_CLONES static void rk_gelu_tanh(const float *x, float *y, float *t, long n) {
+	for (long i = 0; i < n; i++) {
+		float v = x[i];
+		float a = 0.7978845608028654f * (v + 0.044715f * v * v * v);
+		a = a > 9.0f ? 9.0f : a;
+		a = a < -9.0f ? -9.0f : a;
+		float s = a * a;
+		float p = ((1.029653748e-05f * s + 0.002840488156f) * s + 0.1282015437f) * s + 0.9999983672f;
+		float q = (((2.110022276e-07f * s + 0.0002234111719f) * s + 0.02335594477f) * s + 0.4615292567f) * s + 1.0f;
+		float th = a * p / q;
+		t[i] = th;
+		y[i] = 0.5f * v * (1.0f + th);
+	}
+}
+
+// Layer normalization of rows of c values, as nn.LayerNorm's rows: statistics in
+// double, summed in index order, then y = (x − mean)·rstd·w + b in float.
+RK_CLONES static void rk_layernorm_rows(const float *x, float *y, const float *w, const float *b,
+	long rows, long c, double eps) {
+	for (long r = 0; r < rows; r++) {
+		const float *xi = x + r * c;
+		float *yi = y + r * c;
+		double s = 0;
+		for (long j = 0; j < c; j++) {
+			s += (double)xi[j];
+		}
+		double m = s / (double)c;
+		double v2 = 0;
+		for (long j = 0; j < c; j++) {
+			double d = (double)xi[j] - m;
+			v2 += d * d;
+		}
+		double rs = 1 / __builtin_sqrt(v2 / (double)c + eps);
+		float fm = (float)m, frs = (float)rs;
+		for (long j = 0; j < c; j++) {
+			yi[j] = (xi[j] - fm) * frs * w[j] + b[j];
+		}
+	}
+}
+*/
+import "C"
+
+import "unsafe"
+
+// cgoMinElems is the smallest slice worth a cgo call (about 40 ns of overhead).
+const cgoMinElems = 64
+
+// kernelBackend names the elementwise kernels in use ("c" or "go").
+const kernelBackend = "c"
+
+// GELUInPlace replaces every x by GELU(x) = x/2·(1 + tanh(sqrt(2/π)·(x + 0.044715x³))),
+// with Tanh32's approximation of tanh.
+func GELUInPlace(xs []float32) {
+	if len(xs) < cgoMinElems {
+		geluGo(xs)
+		return
+	}
+	C.rk_gelu((*C.float)(unsafe.Pointer(&xs[0])), C.long(len(xs)))
+}
+
+// SoftmaxRows replaces each row of cols values of x (len(x)/cols rows, contiguous)
+// by its softmax, as SoftmaxInPlace does one row.
+func SoftmaxRows(x []float32, cols int) {
+	if cols <= 0 {
+		return
+	}
+	rows := len(x) / cols
+	if rows*cols < cgoMinElems {
+		softmaxRowsGo(x, cols)
+		return
+	}
+	C.rk_softmax_rows((*C.float)(unsafe.Pointer(&x[0])), C.long(rows), C.long(cols))
+}
+
+// LayerNormRows normalizes the rows of c values of x into y (which may be x), with
+// per-column scale w and shift b, exactly as rigmodel/nn's LayerNorm does.
+func LayerNormRows(x, y, w, b []float32, c int, eps float64) {
+	if c <= 0 || len(x) < c {
+		return
+	}
+	rows := len(x) / c
+	if len(y) < rows*c || len(w) < c || len(b) < c {
+		panic("fastmath: LayerNormRows: short slices")
+	}
+	C.rk_layernorm_rows((*C.float)(unsafe.Pointer(&x[0])), (*C.float)(unsafe.Pointer(&y[0])),
+		(*C.float)(unsafe.Pointer(&w[0])), (*C.float)(unsafe.Pointer(&b[0])), C.long(rows), C.long(c), C.double(eps))
+}
+
+// GELUTanh writes GELU(x) to y and the tanh of GELU's tanh form to t (for the
+// backward pass); y and t must hold len(x) values.
+func GELUTanh(x, y, t []float32) {
+	if len(y) < len(x) || len(t) < len(x) {
+		panic("fastmath: GELUTanh: short slices")
+	}
+	if len(x) < cgoMinElems {
+		geluTanhGo(x, y, t)
+		return
+	}
+	C.rk_gelu_tanh((*C.float)(unsafe.Pointer(&x[0])), (*C.float)(unsafe.Pointer(&y[0])), (*C.float)(unsafe.Pointer(&t[0])), C.long(len(x)))
+}
