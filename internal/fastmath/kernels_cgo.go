@@ -23,16 +23,21 @@ package fastmath
 #define RK_CLONES
 #endif
 
+// Tanh32(sqrt(2/π)·(v + 0.044715v³)): GELU's tanh, inlined into the loops below.
+static inline float rk_gelu_tanh1(float v) {
+	float a = 0.7978845608028654f * (v + 0.044715f * v * v * v);
+	a = a > 9.0f ? 9.0f : a;
+	a = a < -9.0f ? -9.0f : a;
+	float t = a * a;
+	float p = ((1.029653748e-05f * t + 0.002840488156f) * t + 0.1282015437f) * t + 0.9999983672f;
+	float q = (((2.110022276e-07f * t + 0.0002234111719f) * t + 0.02335594477f) * t + 0.4615292567f) * t + 1.0f;
+	return a * p / q;
+}
+
 RK_CLONES static void rk_gelu(float *x, long n) {
 	for (long i = 0; i < n; i++) {
 		float v = x[i];
-		float a = 0.7978845608028654f * (v + 0.044715f * v * v * v);
-		a = a > 9.0f ? 9.0f : a;
-		a = a < -9.0f ? -9.0f : a;
-		float t = a * a;
-		float p = ((1.029653748e-05f * t + 0.002840488156f) * t + 0.1282015437f) * t + 0.9999983672f;
-		float q = (((2.110022276e-07f * t + 0.0002234111719f) * t + 0.02335594477f) * t + 0.4615292567f) * t + 1.0f;
-		x[i] = 0.5f * v * (1.0f + a * p / q);
+		x[i] = 0.5f * v * (1.0f + rk_gelu_tanh1(v));
 	}
 }
 
@@ -75,13 +80,7 @@ RK_CLONES static void rk_softmax_rows(float *x, long rows, long cols) {
 RK_CLONES static void rk_gelu_tanh(const float *x, float *y, float *t, long n) {
 	for (long i = 0; i < n; i++) {
 		float v = x[i];
-		float a = 0.7978845608028654f * (v + 0.044715f * v * v * v);
-		a = a > 9.0f ? 9.0f : a;
-		a = a < -9.0f ? -9.0f : a;
-		float s = a * a;
-		float p = ((1.029653748e-05f * s + 0.002840488156f) * s + 0.1282015437f) * s + 0.9999983672f;
-		float q = (((2.110022276e-07f * s + 0.0002234111719f) * s + 0.02335594477f) * s + 0.4615292567f) * s + 1.0f;
-		float th = a * p / q;
+		float th = rk_gelu_tanh1(v);
 		t[i] = th;
 		y[i] = 0.5f * v * (1.0f + th);
 	}
@@ -122,9 +121,9 @@ const cgoMinElems = 64
 // kernelBackend names the elementwise kernels in use ("c" or "go").
 const kernelBackend = "c"
 
-// GELUInPlace replaces every x by GELU(x) = x/2·(1 + tanh(sqrt(2/π)·(x + 0.044715x³))),
-// with Tanh32's approximation of tanh.
-func GELUInPlace(xs []float32) {
+// The kernels behind kernels.go's exported functions; arguments are checked there.
+
+func geluKernel(xs []float32) {
 	if len(xs) < cgoMinElems {
 		geluGo(xs)
 		return
@@ -132,13 +131,15 @@ func GELUInPlace(xs []float32) {
 	C.rk_gelu((*C.float)(unsafe.Pointer(&xs[0])), C.long(len(xs)))
 }
 
-// SoftmaxRows replaces each row of cols values of x (len(x)/cols rows, contiguous)
-// by its softmax, as SoftmaxInPlace does one row.
-func SoftmaxRows(x []float32, cols int) {
-	if cols <= 0 {
+func geluTanhKernel(x, y, t []float32) {
+	if len(x) < cgoMinElems {
+		geluTanhGo(x, y, t)
 		return
 	}
-	rows := len(x) / cols
+	C.rk_gelu_tanh((*C.float)(unsafe.Pointer(&x[0])), (*C.float)(unsafe.Pointer(&y[0])), (*C.float)(unsafe.Pointer(&t[0])), C.long(len(x)))
+}
+
+func softmaxRowsKernel(x []float32, rows, cols int) {
 	if rows*cols < cgoMinElems {
 		softmaxRowsGo(x, cols)
 		return
@@ -146,29 +147,7 @@ func SoftmaxRows(x []float32, cols int) {
 	C.rk_softmax_rows((*C.float)(unsafe.Pointer(&x[0])), C.long(rows), C.long(cols))
 }
 
-// LayerNormRows normalizes the rows of c values of x into y (which may be x), with
-// per-column scale w and shift b, exactly as rigmodel/nn's LayerNorm does.
-func LayerNormRows(x, y, w, b []float32, c int, eps float64) {
-	if c <= 0 || len(x) < c {
-		return
-	}
-	rows := len(x) / c
-	if len(y) < rows*c || len(w) < c || len(b) < c {
-		panic("fastmath: LayerNormRows: short slices")
-	}
+func layerNormKernel(x, y, w, b []float32, rows, c int, eps float64) {
 	C.rk_layernorm_rows((*C.float)(unsafe.Pointer(&x[0])), (*C.float)(unsafe.Pointer(&y[0])),
 		(*C.float)(unsafe.Pointer(&w[0])), (*C.float)(unsafe.Pointer(&b[0])), C.long(rows), C.long(c), C.double(eps))
-}
-
-// GELUTanh writes GELU(x) to y and the tanh of GELU's tanh form to t (for the
-// backward pass); y and t must hold len(x) values.
-func GELUTanh(x, y, t []float32) {
-	if len(y) < len(x) || len(t) < len(x) {
-		panic("fastmath: GELUTanh: short slices")
-	}
-	if len(x) < cgoMinElems {
-		geluTanhGo(x, y, t)
-		return
-	}
-	C.rk_gelu_tanh((*C.float)(unsafe.Pointer(&x[0])), (*C.float)(unsafe.Pointer(&y[0])), (*C.float)(unsafe.Pointer(&t[0])), C.long(len(x)))
 }

@@ -5,36 +5,11 @@ package fastmath
 // kernelBackend names the elementwise kernels in use ("c" or "go").
 const kernelBackend = "go"
 
-// GELUInPlace replaces every x by GELU(x) = x/2·(1 + tanh(sqrt(2/π)·(x + 0.044715x³))),
-// with Tanh32's approximation of tanh.
-func GELUInPlace(xs []float32) { geluGo(xs) }
+// The kernels behind kernels.go's exported functions: the Go loops.
 
-// SoftmaxRows replaces each row of cols values of x (len(x)/cols rows, contiguous)
-// by its softmax, as SoftmaxInPlace does one row.
-func SoftmaxRows(x []float32, cols int) {
-	if cols > 0 {
-		softmaxRowsGo(x, cols)
-	}
-}
-
-// LayerNormRows normalizes the rows of c values of x into y (which may be x), with
-// per-column scale w and shift b, exactly as rigmodel/nn's LayerNorm does.
-func LayerNormRows(x, y, w, b []float32, c int, eps float64) {
-	if c <= 0 || len(x) < c {
-		return
-	}
-	rows := len(x) / c
-	if len(y) < rows*c || len(w) < c || len(b) < c {
-		panic("fastmath: LayerNormRows: short slices")
-	}
+func geluKernel(xs []float32)                       { geluGo(xs) }
+func geluTanhKernel(x, y, t []float32)              { geluTanhGo(x, y, t) }
+func softmaxRowsKernel(x []float32, rows, cols int) { softmaxRowsGo(x, cols) }
+func layerNormKernel(x, y, w, b []float32, rows, c int, eps float64) {
 	layerNormRowsGo(x, y, w, b, rows, c, eps)
-}
-
-// GELUTanh writes GELU(x) to y and the tanh of GELU's tanh form to t (for the
-// backward pass); y and t must hold len(x) values.
-func GELUTanh(x, y, t []float32) {
-	if len(y) < len(x) || len(t) < len(x) {
-		panic("fastmath: GELUTanh: short slices")
-	}
-	geluTanhGo(x, y, t)
 }

@@ -1,0 +1,39 @@
+package fastmath
+
+// The batch kernels: C loops in a cgo build (kernels_cgo.go), the Go loops of
+// fastmath.go otherwise (kernels_go.go), with the same results bit for bit.
+
+// GELUInPlace replaces every x by GELU(x) = x/2·(1 + tanh(sqrt(2/π)·(x + 0.044715x³))),
+// with Tanh32's approximation of tanh.
+func GELUInPlace(xs []float32) { geluKernel(xs) }
+
+// GELUTanh writes GELU(x) to y and the tanh of GELU's tanh form to t (for the
+// backward pass); y and t must hold len(x) values.
+func GELUTanh(x, y, t []float32) {
+	if len(y) < len(x) || len(t) < len(x) {
+		panic("fastmath: GELUTanh: short slices")
+	}
+	geluTanhKernel(x, y, t)
+}
+
+// SoftmaxRows replaces each row of cols values of x (len(x)/cols rows, contiguous)
+// by its softmax, as SoftmaxInPlace does one row.
+func SoftmaxRows(x []float32, cols int) {
+	if cols <= 0 || len(x) < cols {
+		return
+	}
+	softmaxRowsKernel(x, len(x)/cols, cols)
+}
+
+// LayerNormRows normalizes the rows of c values of x into y (which may be x), with
+// per-column scale w and shift b, exactly as rigmodel/nn's LayerNorm does.
+func LayerNormRows(x, y, w, b []float32, c int, eps float64) {
+	if c <= 0 || len(x) < c {
+		return
+	}
+	rows := len(x) / c
+	if len(y) < rows*c || len(w) < c || len(b) < c {
+		panic("fastmath: LayerNormRows: short slices")
+	}
+	layerNormKernel(x, y, w, b, rows, c, eps)
+}
