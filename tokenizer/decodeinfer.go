@@ -7,7 +7,6 @@ import (
 
 	"github.com/rigkit/rigkit/internal/fastmath"
 	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
 )
 
 // The decoder's inference path. cvae.decode runs one bone at a time through nn's
@@ -95,7 +94,7 @@ func newInferDecoder(m *cvae[float32], codeVecs, bones, lat []float32, nJ int, p
 // resMLPRows applies x += MLP(LN(x)) to n rows, with t (n, D) and u (n, Hidden) as
 // scratch.
 func resMLPRows(e engine.Engine, r *resMLP[float32], x, t, u []float32, n int) {
-	lnRows(r.ln, x, t)
+	r.ln.Rows(x, t)
 	r.mlp.Up.Rows(e, t, n, u, false)
 	fastmath.GELUInPlace(u)
 	r.mlp.Down.Rows(e, u, n, x, true)
@@ -128,7 +127,7 @@ func (dec *inferDecoder) logits(sc *inferScratch, n int, cached bool) {
 	}
 	for bi, blk := range m.blocks {
 		if bi > 0 {
-			lnRows(blk.ln, h, t)
+			blk.ln.Rows(h, t)
 			blk.attn.Q.Rows(e, t, n, q, false)
 		}
 		// Attention per bone segment; the heads' outputs go to t (free after Q).
@@ -152,7 +151,7 @@ func (dec *inferDecoder) logits(sc *inferScratch, n int, cached bool) {
 		blk.attn.Proj.Rows(e, t, n, h, true)
 		resMLPRows(e, m.ffs[bi], h, t, u, n)
 	}
-	lnRows(m.outL, h, t)
+	m.outL.Rows(h, t)
 	w, b := m.out.Weight.Data(), m.out.Bias.Data()[0]
 	for i := 0; i < n; i++ {
 		row := t[i*d : (i+1)*d]
@@ -177,7 +176,7 @@ func (dec *inferDecoder) embed(sc *inferScratch, n int) {
 	fastmath.GELUInPlace(h)
 	resMLPRows(e, m.decPts.res, h, t, u, n)
 	blk := m.blocks[0]
-	lnRows(blk.ln, h, t)
+	blk.ln.Rows(h, t)
 	blk.attn.Q.Rows(e, t, n, q, false)
 	for i := 0; i < n; i++ {
 		sc.rowPrior[i] = 0
@@ -297,11 +296,6 @@ func decodeWorkers() int {
 }
 
 // sigmoid32 is the logistic function.
-// lnRows is l.Rows(x, y) on fastmath's kernel (C in a cgo build; the same results).
-func lnRows(l *nn.LayerNorm[float32], x, y []float32) {
-	fastmath.LayerNormRows(x, y, l.Weight.Data(), l.Bias.Data(), l.C, l.Eps)
-}
-
 func sigmoid32(x float32) float32 { return 1 / (1 + fastmath.Exp32(-x)) }
 
 // encodeInfer is cvae.encode for inference: the per-point embedding of the B·encPoints
