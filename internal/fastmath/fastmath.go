@@ -143,3 +143,21 @@ func geluTanhGo(x, y, t []float32) {
 		y[i] = 0.5 * v * (1 + th)
 	}
 }
+
+// softmaxExp32Go is SoftmaxExp32 in Go.
+func softmaxExp32Go(x []float32) {
+	mx := x[0]
+	for _, v := range x[1:] {
+		mx = max(mx, v)
+	}
+	var sum float32
+	for i, v := range x {
+		ev := Exp32(v - mx)
+		x[i] = ev
+		sum += ev
+	}
+	inv := 1 / sum
+	for i := range x {
+		x[i] *= inv
+	}
+}

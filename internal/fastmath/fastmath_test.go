@@ -142,6 +142,15 @@ func TestKernelsMatchGo(t *testing.T) {
 		geluGo(g)
 		same(fmt.Sprintf("GELUTanh against GELUInPlace n=%d", n), y, g)
 	}
+	for _, n := range []int{1, 5, 63, 64, 200, 1261} {
+		for _, scale := range []float64{1, 30} {
+			x := values(n, scale)
+			got, want := append([]float32(nil), x...), append([]float32(nil), x...)
+			SoftmaxExp32(got)
+			softmaxExp32Go(want)
+			same(fmt.Sprintf("SoftmaxExp32 n=%d scale %g", n, scale), got, want)
+		}
+	}
 	for _, shape := range [][2]int{{1, 1}, {3, 25}, {2, 40}, {100, 25}, {33, 17}, {10, 7}} {
 		x := values(shape[0]*shape[1], 10)
 		got, want := append([]float32(nil), x...), append([]float32(nil), x...)

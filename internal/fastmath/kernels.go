@@ -25,6 +25,15 @@ func SoftmaxRows(x []float32, cols int) {
 	softmaxRowsKernel(x, len(x)/cols, cols)
 }
 
+// SoftmaxExp32 replaces x by its softmax the way rigmodel/nn's layers compute it in
+// float32: the maximum, e^(x − max) by Exp32 (0 below −87.3), divided by their sum.
+// (SoftmaxInPlace, the skin decoder's, clamps at −87 instead.)
+func SoftmaxExp32(x []float32) {
+	if len(x) > 0 {
+		softmaxExp32Kernel(x)
+	}
+}
+
 // LayerNormRows normalizes the rows of c values of x into y (which may be x), with
 // per-column scale w and shift b, exactly as rigmodel/nn's LayerNorm does.
 func LayerNormRows(x, y, w, b []float32, c int, eps float64) {

@@ -86,6 +86,39 @@ RK_CLONES static void rk_gelu_tanh(const float *x, float *y, float *t, long n) {
 	}
 }
 
+// One row's softmax with Exp32 as rigmodel/nn computes it (no clamp at −87 as in
+// rk_softmax_rows: Exp32 gives 0 below −87.3 and saturates above 88).
+RK_CLONES static void rk_softmax_exp32(float *x, long n) {
+	float m = x[0];
+	for (long i = 1; i < n; i++) {
+		m = x[i] > m ? x[i] : m;
+	}
+	for (long i = 0; i < n; i++) {
+		float y = x[i] - m;
+		int under = y < -87.3f;
+		y = y > 88.0f ? 88.0f : y;
+		float k = y * 1.4426950408889634f + 12582912.0f;
+		int32_t e;
+		memcpy(&e, &k, 4);
+		e -= 0x4B400000;
+		float fn = k - 12582912.0f;
+		float rr = y - fn * 0.693145751953125f - fn * 1.4286068203094172e-06f;
+		float p = 1.0f + rr * (1.0f + rr * (1.0f / 2 + rr * (1.0f / 6 + rr * (1.0f / 24 + rr * (1.0f / 120 + rr * (1.0f / 720))))));
+		uint32_t bits = (uint32_t)(e + 127) << 23;
+		float sc;
+		memcpy(&sc, &bits, 4);
+		x[i] = under ? 0.0f : p * sc;
+	}
+	float s = 0;
+	for (long i = 0; i < n; i++) {
+		s += x[i];
+	}
+	float inv = 1.0f / s;
+	for (long i = 0; i < n; i++) {
+		x[i] *= inv;
+	}
+}
+
 // Layer normalization of rows of c values, as nn.LayerNorm's rows: statistics in
 // double, summed in index order, then y = (x − mean)·rstd·w + b in float.
 RK_CLONES static void rk_layernorm_rows(const float *x, float *y, const float *w, const float *b,
@@ -150,4 +183,12 @@ func softmaxRowsKernel(x []float32, rows, cols int) {
 func layerNormKernel(x, y, w, b []float32, rows, c int, eps float64) {
 	C.rk_layernorm_rows((*C.float)(unsafe.Pointer(&x[0])), (*C.float)(unsafe.Pointer(&y[0])),
 		(*C.float)(unsafe.Pointer(&w[0])), (*C.float)(unsafe.Pointer(&b[0])), C.long(rows), C.long(c), C.double(eps))
+}
+
+func softmaxExp32Kernel(x []float32) {
+	if len(x) < cgoMinElems {
+		softmaxExp32Go(x)
+		return
+	}
+	C.rk_softmax_exp32((*C.float)(unsafe.Pointer(&x[0])), C.long(len(x)))
 }

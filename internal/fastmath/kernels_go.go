@@ -10,6 +10,7 @@ const kernelBackend = "go"
 func geluKernel(xs []float32)                       { geluGo(xs) }
 func geluTanhKernel(x, y, t []float32)              { geluTanhGo(x, y, t) }
 func softmaxRowsKernel(x []float32, rows, cols int) { softmaxRowsGo(x, cols) }
+func softmaxExp32Kernel(x []float32)                { softmaxExp32Go(x) }
 func layerNormKernel(x, y, w, b []float32, rows, c int, eps float64) {
 	layerNormRowsGo(x, y, w, b, rows, c, eps)
 }
