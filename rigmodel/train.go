@@ -146,6 +146,10 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	if opt.Load == nil || opt.Out == "" || opt.Steps < 1 {
 		return nil, errors.New("train: Load, Out and Steps are required")
 	}
+	// Before any work: the checkpoints and the log go beside Out.
+	if err := os.MkdirAll(filepath.Dir(opt.Out), 0o755); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
 	opt.Batch = max(opt.Batch, 1)
 	if opt.EvalEvery <= 0 {
 		opt.EvalEvery = 200

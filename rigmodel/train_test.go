@@ -29,7 +29,7 @@ func TestTrainWritesAndResumes(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
 		chars[n] = testRig(t)
 	}
-	out := filepath.Join(t.TempDir(), "m.safetensors")
+	out := filepath.Join(t.TempDir(), "runs", "new", "m.safetensors") // a folder that does not exist yet
 	opt := TrainOptions{Data: []string{dir}, Out: out, Steps: 4, Batch: 2, LR: 1e-3, EvalEvery: 2, SaveEvery: 2,
 		Config: tinyConfig, Augment: DefaultAugment, Skin: fakeSkin{}, SkinID: "fake", Pool: 4, Load: memLoad(chars)}
 	st, err := Train(opt)

@@ -373,6 +373,10 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	if opt.Out == "" {
 		return nil, errors.New("train skin tokenizer: no output path")
 	}
+	// Before any work: the checkpoints, state and plot go beside Out.
+	if err := os.MkdirAll(filepath.Dir(opt.Out), 0o755); err != nil {
+		return nil, fmt.Errorf("train skin tokenizer: %w", err)
+	}
 	logw := opt.Progress
 	if logw == nil {
 		logw = io.Discard

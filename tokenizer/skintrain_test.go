@@ -24,7 +24,7 @@ func TestTrainStopBeforeValidationResumes(t *testing.T) {
 		}
 		extra = append(extra, c)
 	}
-	out := filepath.Join(t.TempDir(), "skin.safetensors")
+	out := filepath.Join(t.TempDir(), "runs", "new", "skin.safetensors") // a folder that does not exist yet
 	opt := DefaultTrainOptions()
 	opt.Data = []string{t.TempDir()} // no files: the synthetic creatures only
 	opt.Extra, opt.ExtraVal = extra, []bool{false, true}
