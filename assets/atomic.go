@@ -10,8 +10,13 @@ import (
 
 // WriteAtomic writes a file through a temporary file in the same folder that is
 // synced and renamed into place, so a reader (or a resumed batch run) never sees a
-// half-written file. The temporary file is removed on any failure.
+// half-written file. The temporary file is removed on any failure. A missing parent
+// folder is created first (as `mkdir -p`), so an output path never fails only because
+// its folder is new.
 func WriteAtomic(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

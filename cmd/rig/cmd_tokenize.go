@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 
 	"github.com/rigkit/rigkit/assets"
@@ -132,31 +131,27 @@ func runTokenize(args []string, stdout io.Writer) error {
 	rep.RoundTrip.Skeleton = metrics.SkeletonMetrics(c.Skeleton, dec.Skeleton, assets.NormalizationOf(c.Mesh))
 	rep.RoundTrip.CompressionDense, rep.RoundTrip.CompressionSparse = tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints(), tok.K())
 
-	w := stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return fmt.Errorf("tokenize: %w", err)
-		}
-		defer f.Close()
-		w = f
-	}
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return fmt.Errorf("tokenize: %w", err)
 	}
 	// One line per integer array (tokens, order) keeps the file readable.
-	js = tokIntArray.ReplaceAllFunc(js, func(m []byte) []byte { return tokSpace.ReplaceAll(m, nil) })
-	if _, err := w.Write(append(js, '\n')); err != nil {
-		return fmt.Errorf("tokenize: write: %w", err)
+	js = append(tokIntArray.ReplaceAllFunc(js, func(m []byte) []byte { return tokSpace.ReplaceAll(m, nil) }), '\n')
+	if *out == "" {
+		if _, err := stdout.Write(js); err != nil {
+			return fmt.Errorf("tokenize: write: %w", err)
+		}
+		return nil
 	}
-	if *out != "" {
-		s, fl := rep.RoundTrip.Skin, rep.RoundTrip.Floor
-		fmt.Fprintf(stdout, "%s: %d tokens (%d joints), vocabulary %d\n", pos[0], len(sf.Tokens), sf.Joints, sf.VocabSize)
-		fmt.Fprintf(stdout, "round trip: L1 %.3f (floor %.3f), precision %.3f / recall %.3f (floor %.3f / %.3f), deformation %.2f (floor %.2f), CD-J2J %.4f\n",
-			s.L1, fl.L1, s.Precision, s.Recall, fl.Precision, fl.Recall, s.DeformMean, fl.DeformMean, rep.RoundTrip.Skeleton.CDJ2J)
-		fmt.Fprintf(stdout, "compression per bone: %.0fx dense, %.0fx over influenced vertices; wrote %s\n",
-			rep.RoundTrip.CompressionDense, rep.RoundTrip.CompressionSparse, *out)
+	// Atomically, as every other output (a missing folder is created).
+	if err := assets.WriteFileAtomic(*out, js); err != nil {
+		return fmt.Errorf("tokenize: %w", err)
 	}
+	s, fl := rep.RoundTrip.Skin, rep.RoundTrip.Floor
+	fmt.Fprintf(stdout, "%s: %d tokens (%d joints), vocabulary %d\n", pos[0], len(sf.Tokens), sf.Joints, sf.VocabSize)
+	fmt.Fprintf(stdout, "round trip: L1 %.3f (floor %.3f), precision %.3f / recall %.3f (floor %.3f / %.3f), deformation %.2f (floor %.2f), CD-J2J %.4f\n",
+		s.L1, fl.L1, s.Precision, s.Recall, fl.Precision, fl.Recall, s.DeformMean, fl.DeformMean, rep.RoundTrip.Skeleton.CDJ2J)
+	fmt.Fprintf(stdout, "compression per bone: %.0fx dense, %.0fx over influenced vertices; wrote %s\n",
+		rep.RoundTrip.CompressionDense, rep.RoundTrip.CompressionSparse, *out)
 	return nil
 }
