@@ -421,7 +421,7 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 	c, err := b.Load(it.Path)
 	lap("load", t)
 	if err != nil {
-		rep.Error = fmt.Sprintf("load: %v", err)
+		rep.Error = err.Error() // assets.Load's errors say "load FILE: ..."
 		return rep
 	}
 	if err := c.Mesh.Validate(); err != nil {

@@ -162,7 +162,7 @@ func runSkin(args []string, stdout io.Writer) error {
 	}
 	c, err := assets.Load(files[0])
 	if err != nil {
-		return fmt.Errorf("load %s: %w", files[0], err)
+		return err // assets.Load's errors name the file
 	}
 	if c.Skeleton.NumJoints() == 0 {
 		return fmt.Errorf("skin %s: the file has no skeleton (rig skin keeps the input's skeleton; use rig auto to make one)", files[0])
