@@ -41,6 +41,22 @@ RK_CLONES static void rk_gelu(float *x, long n) {
 	}
 }
 
+// Exp32's core for y already clamped to its range, inlined into the loops below:
+// y = n·ln2 + r, e^r by its Taylor polynomial of degree 6, 2^n in the exponent bits.
+static inline float rk_exp1(float y) {
+	float k = y * 1.4426950408889634f + 12582912.0f;
+	int32_t n;
+	memcpy(&n, &k, 4);
+	n -= 0x4B400000;
+	float fn = k - 12582912.0f;
+	float r = y - fn * 0.693145751953125f - fn * 1.4286068203094172e-06f;
+	float p = 1.0f + r * (1.0f + r * (1.0f / 2 + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
+	uint32_t bits = (uint32_t)(n + 127) << 23;
+	float sc;
+	memcpy(&sc, &bits, 4);
+	return p * sc;
+}
+
 RK_CLONES static void rk_softmax_rows(float *x, long rows, long cols) {
 	for (long r = 0; r < rows; r++) {
 		float *row = x + r * cols;
@@ -53,17 +69,7 @@ RK_CLONES static void rk_softmax_rows(float *x, long rows, long cols) {
 		for (long c = 0; c < cols; c++) {
 			float y = row[c] - m;
 			y = y < -87.0f ? -87.0f : y;
-			float k = y * 1.4426950408889634f + 12582912.0f;
-			int32_t n;
-			memcpy(&n, &k, 4);
-			n -= 0x4B400000;
-			float fn = k - 12582912.0f;
-			float rr = y - fn * 0.693145751953125f - fn * 1.4286068203094172e-06f;
-			float p = 1.0f + rr * (1.0f + rr * (1.0f / 2 + rr * (1.0f / 6 + rr * (1.0f / 24 + rr * (1.0f / 120 + rr * (1.0f / 720))))));
-			uint32_t bits = (uint32_t)(n + 127) << 23;
-			float sc;
-			memcpy(&sc, &bits, 4);
-			row[c] = p * sc;
+			row[c] = rk_exp1(y);
 		}
 		float s = 0;
 		for (long c = 0; c < cols; c++) {
@@ -97,17 +103,8 @@ RK_CLONES static void rk_softmax_exp32(float *x, long n) {
 		float y = x[i] - m;
 		int under = y < -87.3f;
 		y = y > 88.0f ? 88.0f : y;
-		float k = y * 1.4426950408889634f + 12582912.0f;
-		int32_t e;
-		memcpy(&e, &k, 4);
-		e -= 0x4B400000;
-		float fn = k - 12582912.0f;
-		float rr = y - fn * 0.693145751953125f - fn * 1.4286068203094172e-06f;
-		float p = 1.0f + rr * (1.0f + rr * (1.0f / 2 + rr * (1.0f / 6 + rr * (1.0f / 24 + rr * (1.0f / 120 + rr * (1.0f / 720))))));
-		uint32_t bits = (uint32_t)(e + 127) << 23;
-		float sc;
-		memcpy(&sc, &bits, 4);
-		x[i] = under ? 0.0f : p * sc;
+		float e = rk_exp1(y);
+		x[i] = under ? 0.0f : e;
 	}
 	float s = 0;
 	for (long i = 0; i < n; i++) {
