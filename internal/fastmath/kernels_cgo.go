@@ -57,6 +57,18 @@ static inline float rk_exp1(float y) {
 	return p * sc;
 }
 
+// Divides x by its sum, summed in index order (as the Go loops do).
+static inline void rk_normalize(float *x, long n) {
+	float s = 0;
+	for (long i = 0; i < n; i++) {
+		s += x[i];
+	}
+	float inv = 1.0f / s;
+	for (long i = 0; i < n; i++) {
+		x[i] *= inv;
+	}
+}
+
 RK_CLONES static void rk_softmax_rows(float *x, long rows, long cols) {
 	for (long r = 0; r < rows; r++) {
 		float *row = x + r * cols;
@@ -71,14 +83,7 @@ RK_CLONES static void rk_softmax_rows(float *x, long rows, long cols) {
 			y = y < -87.0f ? -87.0f : y;
 			row[c] = rk_exp1(y);
 		}
-		float s = 0;
-		for (long c = 0; c < cols; c++) {
-			s += row[c];
-		}
-		float inv = 1.0f / s;
-		for (long c = 0; c < cols; c++) {
-			row[c] *= inv;
-		}
+		rk_normalize(row, cols);
 	}
 }
 
@@ -106,14 +111,7 @@ RK_CLONES static void rk_softmax_exp32(float *x, long n) {
 		float e = rk_exp1(y);
 		x[i] = under ? 0.0f : e;
 	}
-	float s = 0;
-	for (long i = 0; i < n; i++) {
-		s += x[i];
-	}
-	float inv = 1.0f / s;
-	for (long i = 0; i < n; i++) {
-		x[i] *= inv;
-	}
+	rk_normalize(x, n);
 }
 
 // Layer normalization of rows of c values, as nn.LayerNorm's rows: statistics in
