@@ -41,25 +41,16 @@ type GeodesicOptions struct {
 }
 
 func (o GeodesicOptions) withDefaults() GeodesicOptions {
-	if o.Falloff <= 0 {
-		o.Falloff = DefaultFalloff
-	}
-	o.Falloff = math.Min(o.Falloff, 1)
-	if o.Power <= 0 {
-		o.Power = DefaultPower
-	}
-	if o.MaxInfluences <= 0 {
-		o.MaxInfluences = assets.MaxInfluencesWritten
-	}
+	o.Falloff = math.Min(positiveOr(o.Falloff, DefaultFalloff), 1)
+	o.Power = positiveOr(o.Power, DefaultPower)
+	o.MaxInfluences = positiveOr(o.MaxInfluences, assets.MaxInfluencesWritten)
 	if o.SmoothIterations == 0 {
 		o.SmoothIterations = DefaultSmoothIters
 	}
 	if o.MinWeight == 0 {
 		o.MinWeight = DefaultMinWeight
 	}
-	if o.SmoothStrength <= 0 {
-		o.SmoothStrength = DefaultSmoothStrength
-	}
+	o.SmoothStrength = positiveOr(o.SmoothStrength, DefaultSmoothStrength)
 	return o
 }
 

@@ -96,61 +96,47 @@ type HeatOptions struct {
 
 func (o HeatOptions) withDefaults() HeatOptions {
 	o.Workers = defaultWorkers(o.Workers)
-	if o.C <= 0 {
-		o.C = DefaultHeatC
-	}
-	switch {
-	case o.Occluded == 0:
-		o.Occluded = DefaultHeatOccluded
-	case o.Occluded < 0:
-		o.Occluded = 0
-	}
-	if o.MaxIter <= 0 {
-		o.MaxIter = DefaultHeatMaxIter
-	}
-	if o.Tol <= 0 {
-		o.Tol = DefaultHeatTol
-	}
-	if o.MinWeight <= 0 {
-		o.MinWeight = DefaultHeatMinWeight
-	}
-	if o.MaxInfluences <= 0 {
-		o.MaxInfluences = assets.MaxInfluencesWritten
-	}
-	if o.MaxVertices <= 0 {
-		o.MaxVertices = DefaultHeatMaxVerts
-	}
-	if o.Weld <= 0 {
-		o.Weld = DefaultHeatWeld
-	}
-	if o.RayOffset <= 0 {
-		o.RayOffset = DefaultHeatRayOffset
-	}
-	if o.RayTests <= 0 {
-		o.RayTests = DefaultHeatRayTests
-	}
-	switch {
-	case o.LeafExtension == 0:
-		o.LeafExtension = LeafExtension
-	case o.LeafExtension < 0:
-		o.LeafExtension = 0
-	}
-	switch {
-	case o.Tie == 0:
-		o.Tie = DefaultHeatTie
-	case o.Tie < 0:
-		o.Tie = -1
-	}
+	o.C = positiveOr(o.C, DefaultHeatC)
+	o.Occluded = signedOption(o.Occluded, DefaultHeatOccluded, 0)
+	o.MaxIter = positiveOr(o.MaxIter, DefaultHeatMaxIter)
+	o.Tol = positiveOr(o.Tol, DefaultHeatTol)
+	o.MinWeight = positiveOr(o.MinWeight, DefaultHeatMinWeight)
+	o.MaxInfluences = positiveOr(o.MaxInfluences, assets.MaxInfluencesWritten)
+	o.MaxVertices = positiveOr(o.MaxVertices, DefaultHeatMaxVerts)
+	o.Weld = positiveOr(o.Weld, DefaultHeatWeld)
+	o.RayOffset = positiveOr(o.RayOffset, DefaultHeatRayOffset)
+	o.RayTests = positiveOr(o.RayTests, DefaultHeatRayTests)
+	o.LeafExtension = signedOption(o.LeafExtension, LeafExtension, 0)
+	o.Tie = signedOption(o.Tie, DefaultHeatTie, -1)
 	if o.FillVertices == 0 {
 		o.FillVertices = DefaultHeatFillVerts
 	}
-	if o.FillReach <= 0 {
-		o.FillReach = DefaultHeatFillReach
-	}
+	o.FillReach = positiveOr(o.FillReach, DefaultHeatFillReach)
 	if o.FillShare <= 0 || o.FillShare > 1 {
 		o.FillShare = DefaultHeatFillShare
 	}
 	return o
+}
+
+// positiveOr is def when v ≤ 0, else v: an option's zero value (or a meaningless
+// negative one) means its default.
+func positiveOr[T int | float64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// signedOption is an option where zero means the default def and a negative value
+// means off (stored as off); a positive value is kept.
+func signedOption(v, def, off float64) float64 {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return off
+	}
+	return v
 }
 
 // Heat computes skin weights by heat diffusion over the surface (after Baran &

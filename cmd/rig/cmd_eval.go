@@ -275,10 +275,11 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 		}
 		if path, ok := strings.CutPrefix(m, "model="); ok {
 			// Another checkpoint's skin tokens (mean of the default number of
-			// streams), reported as "model".
-			fn, err := checkpointTokensSkin(path, rigmodel.DefaultSkinSamples)
+			// streams), loaded once, reported as "model"; it must write the codes of
+			// a skin tokenizer rigkit has (pinned or shipped).
+			fn, err := modelTokensSkin(path, rigmodel.DefaultSkinSamples)
 			if err != nil {
-				return err
+				return fmt.Errorf("model %s: %w", path, err)
 			}
 			cfg.skin["model"] = fn
 			methods = append(methods, "model")
@@ -361,7 +362,7 @@ func writeSkinReport(rep skinEvalReport, cfg evalConfig, stdout io.Writer) error
 		}
 	}
 	md := skinMarkdown(rep, cfg)
-	if err := evalWriteFile(cfg.Out, []byte(md)); err != nil {
+	if err := assets.WriteFileAtomic(cfg.Out, []byte(md)); err != nil {
 		return err
 	}
 	js, err := json.MarshalIndent(rep, "", " ")
@@ -369,7 +370,7 @@ func writeSkinReport(rep skinEvalReport, cfg evalConfig, stdout io.Writer) error
 		return fmt.Errorf("eval: encode report: %w", err)
 	}
 	jsonPath := strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".json"
-	if err := evalWriteFile(jsonPath, js); err != nil {
+	if err := assets.WriteFileAtomic(jsonPath, js); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, md)
@@ -553,13 +554,3 @@ func skinMarkdown(rep skinEvalReport, cfg evalConfig) string {
 }
 
 func evalOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// evalWriteFile writes through a temporary file renamed into place.
-func evalWriteFile(path string, data []byte) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	return assets.WriteFileAtomic(path, data)
-}

@@ -297,17 +297,6 @@ func tokensSkin(samples int) skinMethod {
 	}
 }
 
-// checkpointTokensSkin is tokensSkin with the checkpoint at path (`rig eval --task
-// skin --method model=PATH`), loaded once; it must write skin tokens of a skin
-// tokenizer rigkit has (pinned or shipped).
-func checkpointTokensSkin(path string, samples int) (skinMethod, error) {
-	fn, err := modelTokensSkin(path, samples)
-	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", path, err)
-	}
-	return fn, nil
-}
-
 // modelTokensSkin loads the model at path ("": the shipped one) and returns its
 // skin-only method with samples streams.
 func modelTokensSkin(path string, samples int) (skinMethod, error) {
@@ -452,10 +441,7 @@ func filterMethods[V any](all map[string]V, want []string) map[string]V {
 }
 
 func writeEval(rep *rigmodel.EvalReport, out string, stdout io.Writer) error {
-	md := rep.Markdown()
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
+	md := rep.Markdown() // WriteFileAtomic creates out's folder
 	if err := assets.WriteFileAtomic(out, []byte(md)); err != nil {
 		return err
 	}

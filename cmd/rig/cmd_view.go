@@ -191,22 +191,7 @@ func viewParseSize(s string) (int, int, error) {
 	return w, h, nil
 }
 
+// viewWritePNG writes img as a PNG atomically (its folder created if missing).
 func viewWritePNG(path string, img image.Image) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return assets.WriteAtomic(path, func(w io.Writer) error { return png.Encode(w, img) })
 }

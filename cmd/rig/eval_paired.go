@@ -70,7 +70,10 @@ func pairSkin(results []skinEvalResult, method, baseline, split string, keep fun
 		return p, false
 	}
 	p.Files = len(d)
-	p.MeanDiff = mean(d)
+	for _, x := range d {
+		p.MeanDiff += x
+	}
+	p.MeanDiff /= float64(len(d))
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x9a1ed))
 	means := make([]float64, pairedResamples)
 	for i := range means {
@@ -84,14 +87,6 @@ func pairSkin(results []skinEvalResult, method, baseline, split string, keep fun
 	p.Low = means[pairedResamples*25/1000]
 	p.High = means[pairedResamples*975/1000-1]
 	return p, true
-}
-
-func mean(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
 }
 
 // pairedMarkdown is the report's section of paired comparisons ("" if none).
