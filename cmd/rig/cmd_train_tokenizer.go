@@ -45,6 +45,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	geodesic := fs.Float64("geodesic", def.Config.Geodesic, "geodesic-binding prior strength and features (0: none; new runs only)")
 	width := fs.Int("d", def.Config.D, "network width (new runs only)")
 	blocks := fs.Int("blocks", def.Config.Blocks, "decoder cross-attention blocks (new runs only)")
+	codes := fs.Int("k", def.Config.K, fmt.Sprintf("skin codes per bone, 1..%d (new runs only)", tokenizer.MaxSkinTokensPerJoint))
 	export := fs.String("export", "", "instead of training, copy this run checkpoint (and facts from --run's state) to --out with --threshold")
 	run := fs.String("run", "", "with --export: the run's --out path (its .state.json is read)")
 	threshold := fs.Float64("threshold", 0.05, "with --export: pruning threshold stored in the checkpoint")
@@ -72,6 +73,9 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	if *steps <= 0 || *threads <= 0 {
 		return fmt.Errorf("%w: --steps and --threads must be positive", errUsage)
 	}
+	if *codes < 1 || *codes > tokenizer.MaxSkinTokensPerJoint {
+		return fmt.Errorf("%w: --k must be 1..%d, got %d", errUsage, tokenizer.MaxSkinTokensPerJoint, *codes)
+	}
 	runtime.GOMAXPROCS(*threads)
 	if _, err := useEngine(*eng, *threads, os.Stderr); err != nil {
 		return err
@@ -81,7 +85,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	opt.Data, opt.Out, opt.Steps, opt.Resume, opt.LR, opt.Seed = data, *out, *steps, *resume, *lr, *seed
 	opt.Progress = os.Stderr
 	opt.Config.Prior, opt.Config.Geodesic = *prior, *geodesic
-	opt.Config.D, opt.Config.Blocks, opt.Config.Hidden = *width, *blocks, 2**width
+	opt.Config.D, opt.Config.Blocks, opt.Config.Hidden, opt.Config.K = *width, *blocks, 2**width, *codes
 	kinds := synth.Kinds()
 	for i := 0; i < *nSynth; i++ {
 		kind := kinds[i%len(kinds)]
