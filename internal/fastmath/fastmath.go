@@ -79,13 +79,7 @@ const (
 
 // SoftmaxInPlace replaces a row by its softmax.
 func SoftmaxInPlace(row []float32) {
-	m := row[0]
-	for _, v := range row[1:] {
-		if v > m {
-			m = v
-		}
-	}
-	var s float32
+	m := max8(row)
 	for i, v := range row {
 		// Exp32(v - m), inlined; v - m ≤ 0.
 		x := v - m
@@ -96,14 +90,95 @@ func SoftmaxInPlace(row []float32) {
 		n := int32(math.Float32bits(k)) - 0x4B400000
 		fn := k - expRound
 		r := x - fn*expLn2hi - fn*expLn2lo
-		e := (1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))) * math.Float32frombits(uint32(n+127)<<23)
-		row[i] = e
-		s += e
+		row[i] = (1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))) * math.Float32frombits(uint32(n+127)<<23)
 	}
-	inv := 1 / s
-	for i := range row {
-		row[i] *= inv
+	normalize8(row)
+}
+
+// The kernels' sums and maxima run in lanes: element i goes to lane i mod 8 and the
+// 8 lanes are combined in a fixed tree at the end. A sum in index order is one chain
+// of dependent adds, which on a 25-score attention row or a 64-wide layer norm cost
+// more than the rest of the kernel; in lanes the C loops vectorize without
+// reassociating anything, and these Go loops give the same bits.
+
+// max8 is the largest element of x (x[0] when none is larger; NaNs are skipped
+// unless x[0] is one), found in lanes.
+func max8(x []float32) float32 {
+	var a [8]float32
+	for k := range a {
+		a[k] = x[0]
 	}
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		c := x[i : i+8 : i+8]
+		for k, v := range c {
+			if v > a[k] {
+				a[k] = v
+			}
+		}
+	}
+	for k, v := range x[i:] {
+		if v > a[k] {
+			a[k] = v
+		}
+	}
+	m := a[0]
+	for _, v := range a[1:] {
+		if v > m {
+			m = v
+		}
+	}
+	return m
+}
+
+// normalize8 divides x by its sum, summed in lanes.
+func normalize8(x []float32) {
+	var a [8]float32
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		c := x[i : i+8 : i+8]
+		for k, v := range c {
+			a[k] += v
+		}
+	}
+	for k, v := range x[i:] {
+		a[k] += v
+	}
+	inv := 1 / (((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7])))
+	for i := range x {
+		x[i] *= inv
+	}
+}
+
+// meanVar8 is the mean of x and the mean of its squared deviations from it, in
+// float64, summed in lanes.
+func meanVar8(x []float32) (mean, variance float64) {
+	var a, b [8]float64
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		c := x[i : i+8 : i+8]
+		for k, v := range c {
+			a[k] += float64(v)
+		}
+	}
+	for k, v := range x[i:] {
+		a[k] += float64(v)
+	}
+	n := float64(len(x))
+	mean = (((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]))) / n
+	i = 0
+	for ; i+8 <= len(x); i += 8 {
+		c := x[i : i+8 : i+8]
+		for k, v := range c {
+			d := float64(v) - mean
+			b[k] += d * d
+		}
+	}
+	for k, v := range x[i:] {
+		d := float64(v) - mean
+		b[k] += d * d
+	}
+	return mean, (((b[0] + b[4]) + (b[2] + b[6])) + ((b[1] + b[5]) + (b[3] + b[7]))) / n
 }
 
 // softmaxRowsGo is SoftmaxRows in Go.
@@ -113,21 +188,13 @@ func softmaxRowsGo(x []float32, cols int) {
 	}
 }
 
-// layerNormRowsGo is LayerNormRows in Go (rigmodel/nn's LayerNorm, for float32).
+// layerNormRowsGo is LayerNormRows in Go: rigmodel/nn's LayerNorm for float32, with
+// the statistics summed in lanes.
 func layerNormRowsGo(x, y, w, b []float32, rows, c int, eps float64) {
 	for i := 0; i < rows; i++ {
 		xi, yi := x[i*c:(i+1)*c], y[i*c:(i+1)*c]
-		var s float64
-		for _, v := range xi {
-			s += float64(v)
-		}
-		m := s / float64(c)
-		var v2 float64
-		for _, v := range xi {
-			d := float64(v) - m
-			v2 += d * d
-		}
-		rs := 1 / math.Sqrt(v2/float64(c)+eps)
+		m, v := meanVar8(xi)
+		rs := 1 / math.Sqrt(v+eps)
 		fm, frs := float32(m), float32(rs)
 		for j, v := range xi {
 			yi[j] = (v-fm)*frs*w[j] + b[j]
@@ -146,18 +213,20 @@ func geluTanhGo(x, y, t []float32) {
 
 // softmaxExp32Go is SoftmaxExp32 in Go.
 func softmaxExp32Go(x []float32) {
-	mx := x[0]
-	for _, v := range x[1:] {
-		mx = max(mx, v)
-	}
-	var sum float32
+	mx := max8(x)
 	for i, v := range x {
-		ev := Exp32(v - mx)
-		x[i] = ev
-		sum += ev
+		x[i] = Exp32(v - mx)
 	}
-	inv := 1 / sum
-	for i := range x {
-		x[i] *= inv
+	normalize8(x)
+}
+
+// addRowsGo is AddRows in Go.
+func addRowsGo(y, b []float32, rows int) {
+	c := len(b)
+	for r := 0; r < rows; r++ {
+		row := y[r*c : (r+1)*c : (r+1)*c]
+		for j, v := range b {
+			row[j] += v
+		}
 	}
 }

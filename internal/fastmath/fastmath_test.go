@@ -151,6 +151,15 @@ func TestKernelsMatchGo(t *testing.T) {
 			same(fmt.Sprintf("SoftmaxExp32 n=%d scale %g", n, scale), got, want)
 		}
 	}
+	for _, shape := range [][2]int{{1, 1}, {3, 25}, {100, 64}, {33, 17}, {7, 96}} {
+		y, b := values(shape[0]*shape[1], 3), values(shape[1], 3)
+		got := append([]float32(nil), y...)
+		AddRows(got, b)
+		for i := range y {
+			y[i] += b[i%shape[1]]
+		}
+		same(fmt.Sprintf("AddRows %d×%d", shape[0], shape[1]), got, y)
+	}
 	for _, shape := range [][2]int{{1, 1}, {3, 25}, {2, 40}, {100, 25}, {33, 17}, {10, 7}} {
 		x := values(shape[0]*shape[1], 10)
 		got, want := append([]float32(nil), x...), append([]float32(nil), x...)
@@ -255,4 +264,30 @@ func BenchmarkGELU(b *testing.B) {
 func ExampleTanh32() {
 	fmt.Printf("%.6f %.6f\n", Tanh32(0.5), Tanh32(-20))
 	// Output: 0.462117 -1.000000
+}
+
+// BenchmarkLayerNormRows is the skin decoder's layer norm: 2,048 rows of 64,
+// LayerNormRows (C in a cgo build) against the Go loop.
+func BenchmarkLayerNormRows(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	const rows, c = 2048, 64
+	x := make([]float32, rows*c)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64() * 2)
+	}
+	w, bias := make([]float32, c), make([]float32, c)
+	for j := range w {
+		w[j], bias[j] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+	}
+	y := make([]float32, len(x))
+	b.Run(kernelBackend, func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			LayerNormRows(x, y, w, bias, c, 1e-5)
+		}
+	})
+	b.Run("go", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			layerNormRowsGo(x, y, w, bias, rows, c, 1e-5)
+		}
+	})
 }

@@ -46,3 +46,12 @@ func LayerNormRows(x, y, w, b []float32, c int, eps float64) {
 	}
 	layerNormKernel(x, y, w, b, rows, c, eps)
 }
+
+// AddRows adds b to every row of len(b) values of y (len(y)/len(b) rows): a linear
+// layer's bias on top of its product.
+func AddRows(y, b []float32) {
+	if len(b) == 0 || len(y) < len(b) {
+		return
+	}
+	addRowsKernel(y, b, len(y)/len(b))
+}

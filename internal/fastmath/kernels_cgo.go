@@ -57,33 +57,68 @@ static inline float rk_exp1(float y) {
 	return p * sc;
 }
 
-// Divides x by its sum, summed in index order (as the Go loops do).
-static inline void rk_normalize(float *x, long n) {
-	float s = 0;
-	for (long i = 0; i < n; i++) {
-		s += x[i];
+// Sums and maxima run in 8 lanes (element i in lane i mod 8), combined in the same
+// fixed tree as max8, normalize8 and meanVar8 in fastmath.go: the loops vectorize
+// without reassociation and give Go's bits.
+#define RK_TREE(a) ((((a)[0] + (a)[4]) + ((a)[2] + (a)[6])) + (((a)[1] + (a)[5]) + ((a)[3] + (a)[7])))
+
+static inline float rk_max8(const float *x, long n) {
+	float a[8];
+	for (int k = 0; k < 8; k++) {
+		a[k] = x[0];
 	}
-	float inv = 1.0f / s;
-	for (long i = 0; i < n; i++) {
+	long i = 0;
+	for (; i + 8 <= n; i += 8) {
+		for (int k = 0; k < 8; k++) {
+			a[k] = x[i + k] > a[k] ? x[i + k] : a[k];
+		}
+	}
+	for (int k = 0; i < n; i++, k++) {
+		a[k] = x[i] > a[k] ? x[i] : a[k];
+	}
+	float m = a[0];
+	for (int k = 1; k < 8; k++) {
+		m = a[k] > m ? a[k] : m;
+	}
+	return m;
+}
+
+// Divides x by its sum.
+static inline void rk_normalize(float *x, long n) {
+	float a[8] = {0};
+	long i = 0;
+	for (; i + 8 <= n; i += 8) {
+		for (int k = 0; k < 8; k++) {
+			a[k] += x[i + k];
+		}
+	}
+	for (int k = 0; i < n; i++, k++) {
+		a[k] += x[i];
+	}
+	float inv = 1.0f / RK_TREE(a);
+	for (i = 0; i < n; i++) {
 		x[i] *= inv;
 	}
 }
 
+// Row by row the rows are too short (25 attention scores) for the exponentials to
+// vectorize well, so the maxima are subtracted row by row, the exponentials taken
+// over the whole block, and the rows normalized.
 RK_CLONES static void rk_softmax_rows(float *x, long rows, long cols) {
 	for (long r = 0; r < rows; r++) {
 		float *row = x + r * cols;
-		float m = row[0];
-		for (long c = 1; c < cols; c++) {
-			if (row[c] > m) {
-				m = row[c];
-			}
-		}
+		float m = rk_max8(row, cols);
 		for (long c = 0; c < cols; c++) {
-			float y = row[c] - m;
-			y = y < -87.0f ? -87.0f : y;
-			row[c] = rk_exp1(y);
+			row[c] -= m;
 		}
-		rk_normalize(row, cols);
+	}
+	long n = rows * cols;
+	for (long i = 0; i < n; i++) {
+		float y = x[i] < -87.0f ? -87.0f : x[i];
+		x[i] = rk_exp1(y);
+	}
+	for (long r = 0; r < rows; r++) {
+		rk_normalize(x + r * cols, cols);
 	}
 }
 
@@ -100,10 +135,7 @@ RK_CLONES static void rk_gelu_tanh(const float *x, float *y, float *t, long n) {
 // One row's softmax with Exp32 as rigmodel/nn computes it (no clamp at −87 as in
 // rk_softmax_rows: Exp32 gives 0 below −87.3 and saturates above 88).
 RK_CLONES static void rk_softmax_exp32(float *x, long n) {
-	float m = x[0];
-	for (long i = 1; i < n; i++) {
-		m = x[i] > m ? x[i] : m;
-	}
+	float m = rk_max8(x, n);
 	for (long i = 0; i < n; i++) {
 		float y = x[i] - m;
 		int under = y < -87.3f;
@@ -115,26 +147,49 @@ RK_CLONES static void rk_softmax_exp32(float *x, long n) {
 }
 
 // Layer normalization of rows of c values, as nn.LayerNorm's rows: statistics in
-// double, summed in index order, then y = (x − mean)·rstd·w + b in float.
+// double, summed in lanes, then y = (x − mean)·rstd·w + b in float.
 RK_CLONES static void rk_layernorm_rows(const float *x, float *y, const float *w, const float *b,
 	long rows, long c, double eps) {
 	for (long r = 0; r < rows; r++) {
 		const float *xi = x + r * c;
 		float *yi = y + r * c;
-		double s = 0;
-		for (long j = 0; j < c; j++) {
-			s += (double)xi[j];
+		double a[8] = {0};
+		long j = 0;
+		for (; j + 8 <= c; j += 8) {
+			for (int k = 0; k < 8; k++) {
+				a[k] += (double)xi[j + k];
+			}
 		}
-		double m = s / (double)c;
-		double v2 = 0;
-		for (long j = 0; j < c; j++) {
+		for (int k = 0; j < c; j++, k++) {
+			a[k] += (double)xi[j];
+		}
+		double m = RK_TREE(a) / (double)c;
+		for (int k = 0; k < 8; k++) {
+			a[k] = 0;
+		}
+		for (j = 0; j + 8 <= c; j += 8) {
+			for (int k = 0; k < 8; k++) {
+				double d = (double)xi[j + k] - m;
+				a[k] += d * d;
+			}
+		}
+		for (int k = 0; j < c; j++, k++) {
 			double d = (double)xi[j] - m;
-			v2 += d * d;
+			a[k] += d * d;
 		}
-		double rs = 1 / __builtin_sqrt(v2 / (double)c + eps);
+		double rs = 1 / __builtin_sqrt(RK_TREE(a) / (double)c + eps);
 		float fm = (float)m, frs = (float)rs;
-		for (long j = 0; j < c; j++) {
+		for (j = 0; j < c; j++) {
 			yi[j] = (xi[j] - fm) * frs * w[j] + b[j];
+		}
+	}
+}
+
+RK_CLONES static void rk_add_rows(float *y, const float *b, long rows, long c) {
+	for (long r = 0; r < rows; r++) {
+		float *row = y + r * c;
+		for (long j = 0; j < c; j++) {
+			row[j] += b[j];
 		}
 	}
 }
@@ -186,4 +241,12 @@ func softmaxExp32Kernel(x []float32) {
 		return
 	}
 	C.rk_softmax_exp32((*C.float)(unsafe.Pointer(&x[0])), C.long(len(x)))
+}
+
+func addRowsKernel(y, b []float32, rows int) {
+	if rows*len(b) < cgoMinElems {
+		addRowsGo(y, b, rows)
+		return
+	}
+	C.rk_add_rows((*C.float)(unsafe.Pointer(&y[0])), (*C.float)(unsafe.Pointer(&b[0])), C.long(rows), C.long(len(b)))
 }

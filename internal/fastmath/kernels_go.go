@@ -14,3 +14,4 @@ func softmaxExp32Kernel(x []float32)                { softmaxExp32Go(x) }
 func layerNormKernel(x, y, w, b []float32, rows, c int, eps float64) {
 	layerNormRowsGo(x, y, w, b, rows, c, eps)
 }
+func addRowsKernel(y, b []float32, rows int) { addRowsGo(y, b, rows) }

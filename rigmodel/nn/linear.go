@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/rigkit/rigkit/internal/fastmath"
 	"github.com/rigkit/rigkit/rigmodel/engine"
 	"gorgonia.org/tensor"
 )
@@ -79,6 +80,10 @@ func (l *Linear[F]) Rows(e engine.Engine, x []F, n int, y []F, accumulate bool) 
 	if l.Bias != nil {
 		b := l.Bias.w
 		e.ParallelFor(n, func(lo, hi int) {
+			if ys, ok := any(y).([]float32); ok && accumulate {
+				fastmath.AddRows(ys[lo*l.Out:hi*l.Out], any(b).([]float32)) // vectorized C in a cgo build
+				return
+			}
 			for i := lo; i < hi; i++ {
 				row := y[i*l.Out : (i+1)*l.Out]
 				if !accumulate {
