@@ -42,6 +42,6 @@ func ExampleSkinTokenizer_DecodeMean() {
 	fmt.Println("codes per bone:", len(codes[0]))
 	fmt.Println("valid skin:", skin.Validate(len(nc.Mesh.Positions), nc.Skeleton.NumJoints(), 1e-5) == nil)
 	// Output:
-	// codes per bone: 8
+	// codes per bone: 12
 	// valid skin: true
 }

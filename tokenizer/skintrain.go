@@ -601,7 +601,8 @@ func ExportCheckpoint(src, runOut, dst string, threshold, sharpen float64) (*Shi
 	f := &ShipFacts{Source: src, Step: step, TotalSteps: st.Step, WallSeconds: st.WallSec * float64(step) / float64(max(1, st.Step)),
 		ValLoss: valLoss, Threshold: threshold, Sharpen: sharpen, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
 		TrainBones: st.Bones, Batch: fmt.Sprintf("%d characters × %d bones × %d query vertices", st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries),
-		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --out skin.safetensors --steps %d (one thread)", st.Extra, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},
+		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --d %d --blocks %d --k %d --out skin.safetensors --steps %d (one thread)",
+			st.Extra, tok.Config.D, tok.Config.Blocks, tok.Config.K, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},
 		Attribution: "0 A.D. art © Wildfire Games, CC-BY-SA 3.0; OpenClonk content © the OpenClonk developers",
 		Parameters:  nn.NumParams[float32](tok.master), K: tok.Config.K, Levels: tok.Config.Levels, BitsPerJoint: SkinBitsPerJoint(tok.K()), VocabularySize: VocabSize}
 	if err := tok.Save(dst); err != nil {

@@ -56,7 +56,7 @@ const (
 const (
 	// SkinTokensPerJoint is the K of new skin tokenizers (DefaultCVAEConfig) and of
 	// the shipped one.
-	SkinTokensPerJoint = 8
+	SkinTokensPerJoint = 12
 	// MaxSkinTokensPerJoint bounds K.
 	MaxSkinTokensPerJoint = 16
 	// MaxJoints bounds the joint count of a stream.
