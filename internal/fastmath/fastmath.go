@@ -131,6 +131,11 @@ func max8(x []float32) float32 {
 	return m
 }
 
+// tree8 adds the 8 lanes in the fixed order of RK_TREE (kernels_cgo.go).
+func tree8[F float32 | float64](a [8]F) F {
+	return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]))
+}
+
 // normalize8 divides x by its sum, summed in lanes.
 func normalize8(x []float32) {
 	var a [8]float32
@@ -144,7 +149,7 @@ func normalize8(x []float32) {
 	for k, v := range x[i:] {
 		a[k] += v
 	}
-	inv := 1 / (((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7])))
+	inv := 1 / tree8(a)
 	for i := range x {
 		x[i] *= inv
 	}
@@ -165,7 +170,7 @@ func meanVar8(x []float32) (mean, variance float64) {
 		a[k] += float64(v)
 	}
 	n := float64(len(x))
-	mean = (((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]))) / n
+	mean = tree8(a) / n
 	i = 0
 	for ; i+8 <= len(x); i += 8 {
 		c := x[i : i+8 : i+8]
@@ -178,7 +183,7 @@ func meanVar8(x []float32) (mean, variance float64) {
 		d := float64(v) - mean
 		b[k] += d * d
 	}
-	return mean, (((b[0] + b[4]) + (b[2] + b[6])) + ((b[1] + b[5]) + (b[3] + b[7]))) / n
+	return mean, tree8(b) / n
 }
 
 // softmaxRowsGo is SoftmaxRows in Go.

@@ -35,7 +35,9 @@ func SoftmaxExp32(x []float32) {
 }
 
 // LayerNormRows normalizes the rows of c values of x into y (which may be x), with
-// per-column scale w and shift b, exactly as rigmodel/nn's LayerNorm does.
+// per-column scale w and shift b, as rigmodel/nn's LayerNorm does, with the
+// float64 statistics summed in 8 lanes (nn's training loop sums in index order; the
+// two agree unless a row's float64 sums round differently, a few ulps of float64).
 func LayerNormRows(x, y, w, b []float32, c int, eps float64) {
 	if c <= 0 || len(x) < c {
 		return

@@ -69,7 +69,8 @@ func (l *LayerNorm[F]) apply(e engine.Engine, x []F, n int, y, mean, rstd []F) {
 // keeps no activations for a backward pass.
 func (l *LayerNorm[F]) Rows(x, y []F) {
 	if xs, ok := any(x).([]float32); ok {
-		// The same operations as rows, in fastmath's kernel (vectorized C in a cgo build).
+		// rows' operations in fastmath's kernel (vectorized C in a cgo build), the
+		// statistics summed in lanes rather than in index order.
 		fastmath.LayerNormRows(xs, any(y).([]float32), any(l.Weight.w).([]float32), any(l.Bias.w).([]float32), l.C, l.Eps)
 		return
 	}
