@@ -71,7 +71,9 @@ func DefaultCVAEConfig() CVAEConfig {
 	return CVAEConfig{D: 64, Heads: 4, Hidden: 128, K: SkinTokensPerJoint, Latents: 16, Blocks: 2, Levels: SkinLevels[:], Geodesic: 1}
 }
 
-func (c CVAEConfig) validate() error {
+// Validate reports a configuration the network or the token stream cannot take (a
+// width the heads do not divide, K outside 1..MaxSkinTokensPerJoint, other levels).
+func (c CVAEConfig) Validate() error {
 	if c.D <= 0 || c.Heads <= 0 || c.D%c.Heads != 0 || c.Hidden <= 0 || c.K <= 0 || c.Latents <= 0 || c.Blocks <= 0 {
 		return fmt.Errorf("skin tokenizer: bad config %+v", c)
 	}
@@ -295,7 +297,7 @@ type cvae[F nn.Float] struct {
 }
 
 func newCVAE[F nn.Float](cfg CVAEConfig, seed uint64) (*cvae[F], error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))

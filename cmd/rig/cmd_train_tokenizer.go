@@ -73,9 +73,6 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	if *steps <= 0 || *threads <= 0 {
 		return fmt.Errorf("%w: --steps and --threads must be positive", errUsage)
 	}
-	if *codes < 1 || *codes > tokenizer.MaxSkinTokensPerJoint {
-		return fmt.Errorf("%w: --k must be 1..%d, got %d", errUsage, tokenizer.MaxSkinTokensPerJoint, *codes)
-	}
 	runtime.GOMAXPROCS(*threads)
 	if _, err := useEngine(*eng, *threads, os.Stderr); err != nil {
 		return err
@@ -86,6 +83,9 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	opt.Progress = os.Stderr
 	opt.Config.Prior, opt.Config.Geodesic = *prior, *geodesic
 	opt.Config.D, opt.Config.Blocks, opt.Config.Hidden, opt.Config.K = *width, *blocks, 2**width, *codes
+	if err := opt.Config.Validate(); err != nil { // before any data is read
+		return fmt.Errorf("%w: --d, --blocks, --k: %v", errUsage, err)
+	}
 	kinds := synth.Kinds()
 	for i := 0; i < *nSynth; i++ {
 		kind := kinds[i%len(kinds)]

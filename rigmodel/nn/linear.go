@@ -79,9 +79,11 @@ func (l *Linear[F]) Rows(e engine.Engine, x []F, n int, y []F, accumulate bool) 
 	}
 	if l.Bias != nil {
 		b := l.Bias.w
+		ys, isF32 := any(y).([]float32)
+		bs, _ := any(b).([]float32)
 		e.ParallelFor(n, func(lo, hi int) {
-			if ys, ok := any(y).([]float32); ok && accumulate {
-				fastmath.AddRows(ys[lo*l.Out:hi*l.Out], any(b).([]float32)) // vectorized C in a cgo build
+			if isF32 && accumulate {
+				fastmath.AddRows(ys[lo*l.Out:hi*l.Out], bs) // vectorized C in a cgo build
 				return
 			}
 			for i := lo; i < hi; i++ {
