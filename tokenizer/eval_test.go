@@ -29,18 +29,29 @@ func dataDir(t testing.TB) string {
 
 // evalTokenizer loads the tokenizer under test: the checkpoint file named by
 // RIGKIT_TOKENIZER_CKPT (e.g. a training run's best checkpoint) or the shipped one,
-// with its pruning threshold replaced by RIGKIT_TOKENIZER_THRESHOLD when set (a
-// training run's checkpoints carry the untuned default) and its code-refinement
-// rounds by RIGKIT_TOKENIZER_REFINE.
+// with its decode settings replaced by RIGKIT_TOKENIZER_THRESHOLD, _GAMMA (Sharpen),
+// _ODDS (OddsPower) and _SNAP (SnapShare) when set (a training run's checkpoints
+// carry the untuned defaults) and its code-refinement rounds by
+// RIGKIT_TOKENIZER_REFINE.
 func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
 	path := os.Getenv("RIGKIT_TOKENIZER_CKPT")
-	th := os.Getenv("RIGKIT_TOKENIZER_THRESHOLD")
-	gamma := os.Getenv("RIGKIT_TOKENIZER_GAMMA") // overrides Sharpen
-	if path == "" && (th != "" || gamma != "") {
-		// The embedded tokenizer is shared: load the repository's copy to change it.
-		path = filepath.Join("checkpoints", "skin.safetensors")
-	}
 	var tok *tokenizer.SkinTokenizer
+	settings := []struct {
+		env    string
+		lo, hi float64 // allowed range, inclusive
+		dst    func() *float64
+	}{
+		{"RIGKIT_TOKENIZER_THRESHOLD", 0, 0.999, func() *float64 { return &tok.Threshold }},
+		{"RIGKIT_TOKENIZER_GAMMA", 0, 16, func() *float64 { return &tok.Sharpen }},
+		{"RIGKIT_TOKENIZER_ODDS", 0, 16, func() *float64 { return &tok.OddsPower }},
+		{"RIGKIT_TOKENIZER_SNAP", 0, 1, func() *float64 { return &tok.SnapShare }},
+	}
+	for _, st := range settings {
+		if path == "" && os.Getenv(st.env) != "" {
+			// The embedded tokenizer is shared: load the repository's copy to change it.
+			path = filepath.Join("checkpoints", "skin.safetensors")
+		}
+	}
 	var err error
 	if path != "" {
 		if tok, err = tokenizer.LoadSkinTokenizer(path); err != nil {
@@ -49,19 +60,14 @@ func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
 	} else if tok, err = tokenizer.DefaultSkinTokenizer(); err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}
-	if th != "" {
-		v, err := strconv.ParseFloat(th, 64)
-		if err != nil || v < 0 || v >= 1 {
-			t.Fatalf("RIGKIT_TOKENIZER_THRESHOLD=%q: want a number in [0, 1)", th)
+	for _, st := range settings {
+		if e := os.Getenv(st.env); e != "" {
+			v, err := strconv.ParseFloat(e, 64)
+			if err != nil || !(v >= st.lo && v <= st.hi) {
+				t.Fatalf("%s=%q: want a number in [%g, %g]", st.env, e, st.lo, st.hi)
+			}
+			*st.dst() = v
 		}
-		tok.Threshold = v
-	}
-	if gamma != "" {
-		v, err := strconv.ParseFloat(gamma, 64)
-		if err != nil || v < 0 {
-			t.Fatalf("RIGKIT_TOKENIZER_GAMMA=%q: want a number ≥ 0", gamma)
-		}
-		tok.Sharpen = v
 	}
 	for _, knob := range []struct {
 		env, what string
@@ -402,8 +408,9 @@ func BenchmarkDecode5k(b *testing.B) {
 	clock.report(b)
 }
 
-// TestTuneThreshold prints the round-trip metrics of several pruning thresholds on
-// training files (never the held-out split), to choose SkinTokenizer.Threshold. Set
+// TestTuneThreshold prints the round-trip metrics of several pruning thresholds (and
+// sharpening powers, odds powers and snap shares) on training files (never the
+// held-out split), to choose the decode settings a checkpoint is exported with. Set
 // RIGKIT_TOKENIZER_TUNE=N to run it on N training files.
 func TestTuneThreshold(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("RIGKIT_TOKENIZER_TUNE"))
@@ -416,21 +423,25 @@ func TestTuneThreshold(t *testing.T) {
 		t.Fatal(err)
 	}
 	train, _ := tokenizer.SplitFiles(files)
-	thresholds := []float64{0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5}
-	// Sharpening powers to sweep with every threshold: RIGKIT_TOKENIZER_SHARPEN is a
-	// comma-separated list (default: the tokenizer's own).
-	gammas := []float64{tok.Sharpen}
-	if v := os.Getenv("RIGKIT_TOKENIZER_SHARPEN"); v != "" {
-		gammas = nil
-		for _, f := range strings.Split(v, ",") {
-			g, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				t.Fatalf("RIGKIT_TOKENIZER_SHARPEN=%q: %v", v, err)
+	thresholds := []float64{0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5}
+	// Decode settings to sweep with every threshold, each a comma-separated list
+	// (default: the tokenizer's own): RIGKIT_TOKENIZER_SHARPEN (Sharpen),
+	// RIGKIT_TOKENIZER_ODDS_SWEEP (OddsPower), RIGKIT_TOKENIZER_SNAP_SWEEP (SnapShare).
+	gammas := sweepList(t, "RIGKIT_TOKENIZER_SHARPEN", tok.Sharpen)
+	odds := sweepList(t, "RIGKIT_TOKENIZER_ODDS_SWEEP", tok.OddsPower)
+	snaps := sweepList(t, "RIGKIT_TOKENIZER_SNAP_SWEEP", tok.SnapShare)
+	type setting struct{ gamma, odds, th, snap float64 }
+	var settings []setting
+	for _, g := range gammas {
+		for _, o := range odds {
+			for _, th := range thresholds {
+				for _, sn := range snaps {
+					settings = append(settings, setting{g, o, th, sn})
+				}
 			}
-			gammas = append(gammas, g)
 		}
 	}
-	sums := make([][4]float64, len(thresholds)*len(gammas))
+	sums := make([][4]float64, len(settings))
 	var floor [4]float64
 	used := 0
 	for i := 0; i < len(train) && used < n; i += max(1, len(train)/n) {
@@ -456,30 +467,46 @@ func TestTuneThreshold(t *testing.T) {
 		floor[1] += fr.L1
 		floor[2] += fr.Precision
 		floor[3] += fr.Recall
-		for g, gamma := range gammas {
+		for k, st := range settings {
 			p := append([]float32(nil), probs...)
-			tokenizer.SharpenProbabilities(p, gamma)
-			for k, th := range thresholds {
-				r, err := metrics.SkinMetrics(c, tokenizer.SkinFromProbabilities(p, c.Skeleton.NumJoints(), tok.MaxInfluences, th), 1)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s := &sums[g*len(thresholds)+k]
-				s[0] += r.DeformMean
-				s[1] += r.L1
-				s[2] += r.Precision
-				s[3] += r.Recall
+			tokenizer.SharpenProbabilities(p, st.gamma, st.odds)
+			skin := tokenizer.SkinFromProbabilities(p, c.Skeleton.NumJoints(), tok.MaxInfluences, st.th)
+			tokenizer.SnapPieces(&nc.Mesh, skin, st.snap)
+			r, err := metrics.SkinMetrics(c, skin, 1)
+			if err != nil {
+				t.Fatal(err)
 			}
+			s := &sums[k]
+			s[0] += r.DeformMean
+			s[1] += r.L1
+			s[2] += r.Precision
+			s[3] += r.Recall
 		}
 	}
 	u := float64(max(used, 1))
 	t.Logf("rigid floor on %d files: deformation %.3f L1 %.3f precision %.3f recall %.3f", used, floor[0]/u, floor[1]/u, floor[2]/u, floor[3]/u)
-	for g, gamma := range gammas {
-		for k, th := range thresholds {
-			s := sums[g*len(thresholds)+k]
-			t.Logf("sharpen %.2g threshold %.2f on %d files: deformation %.3f L1 %.3f precision %.3f recall %.3f", gamma, th, used, s[0]/u, s[1]/u, s[2]/u, s[3]/u)
-		}
+	for k, st := range settings {
+		s := sums[k]
+		t.Logf("sharpen %.2g odds %.2g threshold %.2f snap %.2g on %d files: deformation %.3f L1 %.3f precision %.3f recall %.3f", st.gamma, st.odds, st.th, st.snap, used, s[0]/u, s[1]/u, s[2]/u, s[3]/u)
 	}
+}
+
+// sweepList parses the comma-separated numbers in the environment variable env, or
+// returns def alone when it is unset.
+func sweepList(t *testing.T, env string, def float64) []float64 {
+	v := os.Getenv(env)
+	if v == "" {
+		return []float64{def}
+	}
+	var out []float64
+	for _, f := range strings.Split(v, ",") {
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			t.Fatalf("%s=%q: %v", env, v, err)
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // encodeSynth generates a synthetic creature, normalizes it into the cube and

@@ -36,6 +36,17 @@ type SkinTokenizer struct {
 	// many artists' near-rigid skins. It is set when a checkpoint is exported (tuned
 	// on training files, like Threshold); 0 or 1 keep the weights as decoded.
 	Sharpen float64
+	// OddsPower, when above 0, also divides each decoded per-bone weight p by
+	// (1-p)^OddsPower before a vertex's influences are normalized: bones the decoder
+	// is sure of gain on the uncertain ones, more than a power of p gives (with
+	// Sharpen 1 and OddsPower 1 a vertex's weights are the softmax of the decoder's
+	// logits over bones). Set when a checkpoint is exported, like Sharpen; 0 for none.
+	OddsPower float64
+	// SnapShare, when in (0, 1], makes Decode bind each small rigid piece of the mesh
+	// wholly to one bone when at least this share of its vertices have that bone as
+	// their heaviest (SnapPieces). It is set when a checkpoint is exported (tuned on
+	// training files); 0 leaves pieces as decoded.
+	SnapShare float64
 	// MaxInfluences is how many influences per vertex Decode keeps.
 	MaxInfluences int
 	// Seed fixes the surface sampling of Encode, so encoding is deterministic.
@@ -69,6 +80,8 @@ type ckptMeta struct {
 	Config        CVAEConfig `json:"config"`
 	Threshold     float64    `json:"threshold"`
 	Sharpen       float64    `json:"sharpen,omitempty"`
+	OddsPower     float64    `json:"odds_power,omitempty"`
+	SnapShare     float64    `json:"snap_share,omitempty"`
 	MaxInfluences int        `json:"max_influences"`
 	Seed          int64      `json:"seed"`
 	VocabSize     int        `json:"vocab_size"`
@@ -153,7 +166,7 @@ func ReadSkinTokenizer(r io.Reader) (*SkinTokenizer, error) {
 	if _, err := nn.LoadCheckpoint(bytes.NewReader(data), t.master.Params()); err != nil {
 		return nil, err
 	}
-	t.Threshold, t.Sharpen, t.MaxInfluences, t.Seed = meta.Threshold, meta.Sharpen, meta.MaxInfluences, meta.Seed
+	t.Threshold, t.Sharpen, t.OddsPower, t.SnapShare, t.MaxInfluences, t.Seed = meta.Threshold, meta.Sharpen, meta.OddsPower, meta.SnapShare, meta.MaxInfluences, meta.Seed
 	if t.MaxInfluences <= 0 {
 		t.MaxInfluences = assets.MaxInfluencesWritten
 	}
@@ -192,12 +205,12 @@ func peekMeta(data []byte) (*ckptMeta, error) {
 
 // Write writes the checkpoint (safetensors, config in the metadata) to w.
 func (t *SkinTokenizer) Write(w io.Writer) error {
-	meta := ckptMeta{Config: t.Config, Threshold: t.Threshold, Sharpen: t.Sharpen, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: VocabSize}
+	meta := ckptMeta{Config: t.Config, Threshold: t.Threshold, Sharpen: t.Sharpen, OddsPower: t.OddsPower, SnapShare: t.SnapShare, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: VocabSize}
 	return nn.SaveCheckpoint(w, t.master.Params(), meta)
 }
 
 // Fingerprint identifies the tokenizer by its checkpoint: the first 16 hex digits of
-// the SHA-256 of what Write writes (weights, config, threshold, sharpening).
+// the SHA-256 of what Write writes (weights, config and the decode settings: threshold, sharpening, odds power, piece snapping).
 func (t *SkinTokenizer) Fingerprint() string {
 	h := sha256.New()
 	if err := t.Write(h); err != nil {
@@ -471,8 +484,9 @@ func decodeAll(run func(rows []decodeRow, emit func(r decodeRow, logit float32))
 // Decode returns the skin of c (normalized) for skeleton sk (in the cube) from each
 // joint's codes: per-bone weights from the decoder, then per vertex the
 // MaxInfluences heaviest, normalized to sum to 1, those below Threshold dropped and
-// the rest renormalized (after Sharpen, when set). Every vertex gets at least one
-// influence.
+// the rest renormalized (after Sharpen and OddsPower, when set). Every vertex gets at least one
+// influence. With SnapShare set, the mesh's small rigid pieces are then bound to one
+// bone each (SnapPieces).
 func (t *SkinTokenizer) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
 	return t.DecodeMean(c, sk, [][][]int{codes})
 }
@@ -484,26 +498,44 @@ func (t *SkinTokenizer) DecodeMean(c *assets.Character, sk *assets.Skeleton, cod
 	if err != nil {
 		return nil, err
 	}
-	return t.skinFrom(probs, sk.NumJoints()), nil
+	skin := t.skinFrom(probs, sk.NumJoints())
+	SnapPieces(&c.Mesh, skin, t.SnapShare)
+	return skin, nil
 }
 
-// skinFrom is the tokenizer's skin of per-bone weights (V × nJ): Sharpen applied
-// in place, then SkinFromProbabilities with its MaxInfluences and Threshold.
+// skinFrom is the tokenizer's skin of per-bone weights (V × nJ): Sharpen and
+// OddsPower applied in place, then SkinFromProbabilities with its MaxInfluences and
+// Threshold.
 func (t *SkinTokenizer) skinFrom(probs []float32, nJ int) *assets.Skin {
-	SharpenProbabilities(probs, t.Sharpen)
+	SharpenProbabilities(probs, t.Sharpen, t.OddsPower)
 	return SkinFromProbabilities(probs, nJ, t.MaxInfluences, t.Threshold)
 }
 
-// SharpenProbabilities raises every weight in probs to the power gamma in place
-// (see SkinTokenizer.Sharpen); gamma ≤ 1 leaves them unchanged.
-func SharpenProbabilities(probs []float32, gamma float64) {
-	if !(gamma > 1) {
+// oddsCeil keeps 1-p away from 0 when a weight is divided by (1-p)^odds.
+const oddsCeil = 1 - 1e-6
+
+// SharpenProbabilities replaces every positive weight p in probs, in place, by
+// p^gamma / (1-p)^odds (see SkinTokenizer.Sharpen and OddsPower), with p capped just
+// below 1; gamma ≤ 1 means the power 1 and odds ≤ 0 no division, so gamma 1 and
+// odds 0 leave the weights unchanged.
+func SharpenProbabilities(probs []float32, gamma, odds float64) {
+	sharpen, divide := gamma > 1, odds > 0
+	if !sharpen && !divide {
 		return
 	}
 	for i, x := range probs {
-		if x > 0 {
-			probs[i] = float32(math.Pow(float64(x), gamma))
+		if !(x > 0) {
+			continue
 		}
+		p := math.Min(float64(x), oddsCeil)
+		w := p
+		if sharpen {
+			w = math.Pow(p, gamma)
+		}
+		if divide {
+			w /= math.Pow(1-p, odds)
+		}
+		probs[i] = float32(w)
 	}
 }
 

@@ -45,3 +45,30 @@ func ExampleSkinTokenizer_DecodeMean() {
 	// codes per bone: 12
 	// valid skin: true
 }
+
+// A mesh of two pieces: a body of two triangles and a small loose triangle (say a
+// buckle) whose vertices decoded mostly to joint 1. Snapping binds the buckle
+// wholly to joint 1; the body, more than half the mesh, is left alone.
+func ExampleSnapPieces() {
+	mesh := &assets.Mesh{
+		Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {3, 0, 0}, {4, 0, 0}, {3, 1, 0}},
+		Triangles: [][3]int{{0, 1, 2}, {1, 3, 2}, {4, 5, 6}},
+	}
+	half := []assets.Influence{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}
+	skin := &assets.Skin{Weights: [][]assets.Influence{
+		{{Joint: 0, Weight: 1}}, half, half, {{Joint: 0, Weight: 1}},
+		{{Joint: 1, Weight: 0.8}, {Joint: 0, Weight: 0.2}}, {{Joint: 1, Weight: 1}}, {{Joint: 0, Weight: 0.6}, {Joint: 1, Weight: 0.4}},
+	}}
+	n := tokenizer.SnapPieces(mesh, skin, 0.6)
+	fmt.Println("rebound", n, "vertices")
+	for v := 4; v < 7; v++ {
+		fmt.Println(v, skin.Weights[v])
+	}
+	fmt.Println(1, skin.Weights[1])
+	// Output:
+	// rebound 2 vertices
+	// 4 [{1 1}]
+	// 5 [{1 1}]
+	// 6 [{1 1}]
+	// 1 [{0 0.5} {1 0.5}]
+}

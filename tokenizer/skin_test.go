@@ -188,21 +188,28 @@ func TestSkinFromProbs(t *testing.T) {
 
 func TestSharpenProbabilities(t *testing.T) {
 	tests := []struct {
-		name  string
-		gamma float64
-		probs []float32
-		want  []assets.Influence
+		name        string
+		gamma, odds float64
+		probs       []float32
+		want        []assets.Influence
 	}{
-		{"none", 0, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 2.0 / 3}, {Joint: 1, Weight: 1.0 / 3}}},
-		{"power 1 is none", 1, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 2.0 / 3}, {Joint: 1, Weight: 1.0 / 3}}},
-		{"squared", 2, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 0.8}, {Joint: 1, Weight: 0.2}}},
-		{"a minor weight falls under the threshold", 2, []float32{0.8, 0.16, 0, 0}, []assets.Influence{{Joint: 0, Weight: 1}}},
-		{"equal weights stay equal", 3, []float32{0.4, 0.4, 0, 0}, []assets.Influence{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}},
+		{"none", 0, 0, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 2.0 / 3}, {Joint: 1, Weight: 1.0 / 3}}},
+		{"power 1 is none", 1, 0, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 2.0 / 3}, {Joint: 1, Weight: 1.0 / 3}}},
+		{"squared", 2, 0, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 0.8}, {Joint: 1, Weight: 0.2}}},
+		{"a minor weight falls under the threshold", 2, 0, []float32{0.8, 0.16, 0, 0}, []assets.Influence{{Joint: 0, Weight: 1}}},
+		{"equal weights stay equal", 3, 0, []float32{0.4, 0.4, 0, 0}, []assets.Influence{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}},
+		// 0.6/0.4 = 1.5 and 0.3/0.7 = 3/7: the softmax of the logits.
+		{"odds", 1, 1, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 1.5 / (1.5 + 3.0/7)}, {Joint: 1, Weight: (3.0 / 7) / (1.5 + 3.0/7)}}},
+		// 0.6²/0.4^0.5 and 0.3²/0.7^0.5.
+		{"squared over root", 2, 0.5, []float32{0.6, 0.3, 0, 0}, []assets.Influence{
+			{Joint: 0, Weight: 0.36 / math.Sqrt(0.4) / (0.36/math.Sqrt(0.4) + 0.09/math.Sqrt(0.7))},
+			{Joint: 1, Weight: 0.09 / math.Sqrt(0.7) / (0.36/math.Sqrt(0.4) + 0.09/math.Sqrt(0.7))}}},
+		{"a sure weight stays finite", 1, 1, []float32{1, 0.5, 0, 0}, []assets.Influence{{Joint: 0, Weight: 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := append([]float32(nil), tt.probs...)
-			SharpenProbabilities(p, tt.gamma)
+			SharpenProbabilities(p, tt.gamma, tt.odds)
 			got := SkinFromProbabilities(p, 4, 2, 0.05)
 			if len(got.Weights[0]) != len(tt.want) {
 				t.Fatalf("got %v, want %v", got.Weights[0], tt.want)
@@ -344,11 +351,15 @@ func TestExportCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		src                  string
-		step                 int
-		val, wall, th, sharp float64
-	}{{BestPath(run), 500, 0.4, 50, 0.3, 0}, {run, 1000, 0.45, 100, 0.2, 1.5}} {
-		f, err := ExportCheckpoint(tc.src, run, dst, tc.th, tc.sharp)
+		src       string
+		step      int
+		val, wall float64
+		ds        DecodeSettings
+	}{
+		{BestPath(run), 500, 0.4, 50, DecodeSettings{Threshold: 0.3}},
+		{run, 1000, 0.45, 100, DecodeSettings{Threshold: 0.2, Sharpen: 1.5, OddsPower: 0.5, SnapShare: 0.8}},
+	} {
+		f, err := ExportCheckpoint(tc.src, run, dst, tc.ds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,14 +372,18 @@ func TestExportCheckpoint(t *testing.T) {
 			t.Errorf("export %s: skin.json %s (%v)", tc.src, b, err)
 		}
 		got, err := LoadSkinTokenizer(dst)
-		if err != nil || got.Threshold != tc.th || got.Sharpen != tc.sharp || f.Sharpen != tc.sharp {
-			t.Errorf("export %s: threshold %v, sharpen %v (facts %v) (%v)", tc.src, got.Threshold, got.Sharpen, f.Sharpen, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		facts := DecodeSettings{f.Threshold, f.Sharpen, f.OddsPower, f.SnapShare}
+		if kept := (DecodeSettings{got.Threshold, got.Sharpen, got.OddsPower, got.SnapShare}); kept != tc.ds || facts != tc.ds {
+			t.Errorf("export %s: checkpoint keeps %+v, facts say %+v; want %+v", tc.src, kept, facts, tc.ds)
 		}
 	}
 	// A latest checkpoint written between validations has no validation loss.
 	st.Step = 1100
 	writeState()
-	if _, err := ExportCheckpoint(run, run, dst, 0.3, 0); err == nil {
+	if _, err := ExportCheckpoint(run, run, dst, DecodeSettings{Threshold: 0.3}); err == nil {
 		t.Error("exported a checkpoint with no validation loss at its step")
 	}
 }

@@ -553,6 +553,8 @@ type ShipFacts struct {
 	ValLoss        float64  `json:"val_loss"`
 	Threshold      float64  `json:"threshold"`
 	Sharpen        float64  `json:"sharpen,omitempty"`
+	OddsPower      float64  `json:"odds_power,omitempty"`
+	SnapShare      float64  `json:"snap_share,omitempty"`
 	TrainFiles     int      `json:"train_files"`
 	ValFiles       int      `json:"val_files"`
 	Synthetic      int      `json:"synthetic_characters"`
@@ -568,16 +570,22 @@ type ShipFacts struct {
 	VocabularySize int      `json:"vocabulary_size"`
 }
 
+// DecodeSettings are the decode-time settings an exported checkpoint carries, chosen
+// on training files after training: SkinTokenizer.Threshold, Sharpen (0 for none),
+// OddsPower (0 for none) and SnapShare (0 for none).
+type DecodeSettings struct {
+	Threshold, Sharpen, OddsPower, SnapShare float64
+}
+
 // ExportCheckpoint copies a checkpoint from a training run (src, e.g. BestPath(out))
-// to dst with the pruning threshold and the sharpening power set (SkinTokenizer.Sharpen;
-// 0 for none), and writes dst's facts (dst without its
+// to dst with the decode settings ds, and writes dst's facts (dst without its
 // extension + ".json") from the run's state file (runOut+".state.json").
-func ExportCheckpoint(src, runOut, dst string, threshold, sharpen float64) (*ShipFacts, error) {
+func ExportCheckpoint(src, runOut, dst string, ds DecodeSettings) (*ShipFacts, error) {
 	tok, err := LoadSkinTokenizer(src)
 	if err != nil {
 		return nil, err
 	}
-	tok.Threshold, tok.Sharpen = threshold, sharpen
+	tok.Threshold, tok.Sharpen, tok.OddsPower, tok.SnapShare = ds.Threshold, ds.Sharpen, ds.OddsPower, ds.SnapShare
 	sb, err := os.ReadFile(runOut + ".state.json")
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -599,7 +607,7 @@ func ExportCheckpoint(src, runOut, dst string, threshold, sharpen float64) (*Shi
 		return nil, fmt.Errorf("export %s: no validation loss recorded at step %d in %s.state.json", src, step, runOut)
 	}
 	f := &ShipFacts{Source: src, Step: step, TotalSteps: st.Step, WallSeconds: st.WallSec * float64(step) / float64(max(1, st.Step)),
-		ValLoss: valLoss, Threshold: threshold, Sharpen: sharpen, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
+		ValLoss: valLoss, Threshold: ds.Threshold, Sharpen: ds.Sharpen, OddsPower: ds.OddsPower, SnapShare: ds.SnapShare, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
 		TrainBones: st.Bones, Batch: fmt.Sprintf("%d characters × %d bones × %d query vertices", st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries),
 		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --d %d --blocks %d --k %d --out skin.safetensors --steps %d (one thread)",
 			st.Extra, tok.Config.D, tok.Config.Blocks, tok.Config.K, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},

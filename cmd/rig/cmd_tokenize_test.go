@@ -86,7 +86,9 @@ func TestTokenizeDetokenize(t *testing.T) {
 func TestTokenizeUsage(t *testing.T) {
 	for _, args := range [][]string{{"tokenize"}, {"tokenize", "x.glb", "--mine", "-1"}, {"tokenize", "x.glb", "--refine", "-2"},
 		{"detokenize", "x.json"}, {"train-tokenizer", "--out", "x"},
-		{"train-tokenizer", "--data", "d", "--out", "x", "--k", "0"}, {"train-tokenizer", "--data", "d", "--out", "x", "--k", "17"}} {
+		{"train-tokenizer", "--data", "d", "--out", "x", "--k", "0"}, {"train-tokenizer", "--data", "d", "--out", "x", "--k", "17"},
+		{"train-tokenizer", "--export", "a", "--run", "b", "--out", "x", "--snap", "1.5"},
+		{"train-tokenizer", "--export", "a", "--run", "b", "--out", "x", "--odds", "-1"}} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errb.String())

@@ -50,6 +50,8 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	run := fs.String("run", "", "with --export: the run's --out path (its .state.json is read)")
 	threshold := fs.Float64("threshold", 0.05, "with --export: pruning threshold stored in the checkpoint")
 	sharpen := fs.Float64("sharpen", 0, "with --export: power the decoded weights are raised to before pruning (0: none)")
+	odds := fs.Float64("odds", 0, "with --export: each decoded weight p is also divided by (1-p) to this power before pruning (0: none)")
+	snap := fs.Float64("snap", 0, "with --export: bind a small mesh piece wholly to one bone when this share of its vertices decode to it (0: never; at most 1)")
 	eng := engineFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -59,11 +61,17 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 		if *run == "" || *out == "" {
 			return fmt.Errorf("%w: --export needs --run and --out", errUsage)
 		}
-		f, err := tokenizer.ExportCheckpoint(*export, *run, *out, *threshold, *sharpen)
+		if !(*snap >= 0 && *snap <= 1) {
+			return fmt.Errorf("%w: --snap %g is not a share in [0, 1]", errUsage, *snap)
+		}
+		if !(*odds >= 0 && *odds <= 16) || !(*sharpen >= 0 && *sharpen <= 16) {
+			return fmt.Errorf("%w: --sharpen %g and --odds %g must be powers in [0, 16]", errUsage, *sharpen, *odds)
+		}
+		f, err := tokenizer.ExportCheckpoint(*export, *run, *out, tokenizer.DecodeSettings{Threshold: *threshold, Sharpen: *sharpen, OddsPower: *odds, SnapShare: *snap})
 		if err != nil {
 			return fmt.Errorf("train-tokenizer: %w", err)
 		}
-		fmt.Fprintf(stdout, "exported step %d (validation loss %.4f, threshold %.2f, sharpen %.2g) to %s\n", f.Step, f.ValLoss, f.Threshold, f.Sharpen, *out)
+		fmt.Fprintf(stdout, "exported step %d (validation loss %.4f, threshold %.2f, sharpen %.2g, odds %.2g, snap %.2g) to %s\n", f.Step, f.ValLoss, f.Threshold, f.Sharpen, f.OddsPower, f.SnapShare, *out)
 		return nil
 	}
 	data = append(data, pos...)
