@@ -27,26 +27,9 @@ import (
 type SkinTokenizer struct {
 	// Config is the network's shape.
 	Config CVAEConfig
-	// Threshold drops a decoded influence whose weight, after normalizing a vertex's
-	// top influences, is below it (the heaviest influence is always kept).
-	Threshold float64
-	// Sharpen, when above 1, raises each decoded per-bone weight to this power before
-	// a vertex's influences are normalized and pruned, so that a vertex the decoder
-	// gives mostly to one bone goes more to it: the decoder's fields are softer than
-	// many artists' near-rigid skins. It is set when a checkpoint is exported (tuned
-	// on training files, like Threshold); 0 or 1 keep the weights as decoded.
-	Sharpen float64
-	// OddsPower, when above 0, also divides each decoded per-bone weight p by
-	// (1-p)^OddsPower before a vertex's influences are normalized: bones the decoder
-	// is sure of gain on the uncertain ones, more than a power of p gives (with
-	// Sharpen 1 and OddsPower 1 a vertex's weights are the softmax of the decoder's
-	// logits over bones). Set when a checkpoint is exported, like Sharpen; 0 for none.
-	OddsPower float64
-	// SnapShare, when in (0, 1], makes Decode bind each small rigid piece of the mesh
-	// wholly to one bone when at least this share of its vertices have that bone as
-	// their heaviest (SnapPieces). It is set when a checkpoint is exported (tuned on
-	// training files); 0 leaves pieces as decoded.
-	SnapShare float64
+	// DecodeSettings (Threshold, Sharpen, OddsPower, SnapShare) turn the decoder's
+	// per-bone weights into a skin; they are stored in the checkpoint.
+	DecodeSettings
 	// MaxInfluences is how many influences per vertex Decode keeps.
 	MaxInfluences int
 	// Seed fixes the surface sampling of Encode, so encoding is deterministic.
@@ -75,16 +58,37 @@ type SkinTokenizer struct {
 	last *prepared // the character Encode saw last
 }
 
+// DecodeSettings turn the decoder's per-bone weights into a skin. They are chosen on
+// training files after training, stored in the checkpoint when it is exported
+// (ExportCheckpoint) and read back with it.
+type DecodeSettings struct {
+	// Threshold drops a decoded influence whose weight, after normalizing a vertex's
+	// top influences, is below it (the heaviest influence is always kept).
+	Threshold float64 `json:"threshold"`
+	// Sharpen, when above 1, raises each decoded per-bone weight to this power before
+	// a vertex's influences are normalized and pruned, so that a vertex the decoder
+	// gives mostly to one bone goes more to it: the decoder's fields are softer than
+	// many artists' near-rigid skins. 0 or 1 keep the weights as decoded.
+	Sharpen float64 `json:"sharpen,omitempty"`
+	// OddsPower, when above 0, also divides each decoded per-bone weight p by
+	// (1-p)^OddsPower before a vertex's influences are normalized: bones the decoder
+	// is sure of gain on the uncertain ones, more than a power of p gives (with
+	// Sharpen 1 and OddsPower 1 a vertex's weights are the softmax of the decoder's
+	// logits over bones). 0 for none.
+	OddsPower float64 `json:"odds_power,omitempty"`
+	// SnapShare, when in (0, 1], makes Decode bind each small rigid piece of the mesh
+	// wholly to one bone when at least this share of its vertices have that bone as
+	// their heaviest (SnapPieces). 0 leaves pieces as decoded.
+	SnapShare float64 `json:"snap_share,omitempty"`
+}
+
 // ckptMeta is stored in the checkpoint's config metadata.
 type ckptMeta struct {
-	Config        CVAEConfig `json:"config"`
-	Threshold     float64    `json:"threshold"`
-	Sharpen       float64    `json:"sharpen,omitempty"`
-	OddsPower     float64    `json:"odds_power,omitempty"`
-	SnapShare     float64    `json:"snap_share,omitempty"`
-	MaxInfluences int        `json:"max_influences"`
-	Seed          int64      `json:"seed"`
-	VocabSize     int        `json:"vocab_size"`
+	Config CVAEConfig `json:"config"`
+	DecodeSettings
+	MaxInfluences int   `json:"max_influences"`
+	Seed          int64 `json:"seed"`
+	VocabSize     int   `json:"vocab_size"`
 }
 
 // NewSkinTokenizer returns an untrained tokenizer with randomly initialized weights.
@@ -93,7 +97,7 @@ func NewSkinTokenizer(cfg CVAEConfig, seed uint64) (*SkinTokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SkinTokenizer{Config: cfg, Threshold: 0.05, MaxInfluences: assets.MaxInfluencesWritten, Seed: 1, RefineRounds: DefaultRefineRounds, MinePasses: DefaultMinePasses, master: m}, nil
+	return &SkinTokenizer{Config: cfg, DecodeSettings: DecodeSettings{Threshold: 0.05}, MaxInfluences: assets.MaxInfluencesWritten, Seed: 1, RefineRounds: DefaultRefineRounds, MinePasses: DefaultMinePasses, master: m}, nil
 }
 
 //go:embed checkpoints/skin.safetensors
@@ -166,7 +170,7 @@ func ReadSkinTokenizer(r io.Reader) (*SkinTokenizer, error) {
 	if _, err := nn.LoadCheckpoint(bytes.NewReader(data), t.master.Params()); err != nil {
 		return nil, err
 	}
-	t.Threshold, t.Sharpen, t.OddsPower, t.SnapShare, t.MaxInfluences, t.Seed = meta.Threshold, meta.Sharpen, meta.OddsPower, meta.SnapShare, meta.MaxInfluences, meta.Seed
+	t.DecodeSettings, t.MaxInfluences, t.Seed = meta.DecodeSettings, meta.MaxInfluences, meta.Seed
 	if t.MaxInfluences <= 0 {
 		t.MaxInfluences = assets.MaxInfluencesWritten
 	}
@@ -205,12 +209,12 @@ func peekMeta(data []byte) (*ckptMeta, error) {
 
 // Write writes the checkpoint (safetensors, config in the metadata) to w.
 func (t *SkinTokenizer) Write(w io.Writer) error {
-	meta := ckptMeta{Config: t.Config, Threshold: t.Threshold, Sharpen: t.Sharpen, OddsPower: t.OddsPower, SnapShare: t.SnapShare, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: VocabSize}
+	meta := ckptMeta{Config: t.Config, DecodeSettings: t.DecodeSettings, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: VocabSize}
 	return nn.SaveCheckpoint(w, t.master.Params(), meta)
 }
 
 // Fingerprint identifies the tokenizer by its checkpoint: the first 16 hex digits of
-// the SHA-256 of what Write writes (weights, config and the decode settings: threshold, sharpening, odds power, piece snapping).
+// the SHA-256 of what Write writes (weights, config, decode settings).
 func (t *SkinTokenizer) Fingerprint() string {
 	h := sha256.New()
 	if err := t.Write(h); err != nil {
@@ -484,9 +488,9 @@ func decodeAll(run func(rows []decodeRow, emit func(r decodeRow, logit float32))
 // Decode returns the skin of c (normalized) for skeleton sk (in the cube) from each
 // joint's codes: per-bone weights from the decoder, then per vertex the
 // MaxInfluences heaviest, normalized to sum to 1, those below Threshold dropped and
-// the rest renormalized (after Sharpen and OddsPower, when set). Every vertex gets at least one
-// influence. With SnapShare set, the mesh's small rigid pieces are then bound to one
-// bone each (SnapPieces).
+// the rest renormalized (after Sharpen and OddsPower, when set). Every vertex gets
+// at least one influence. With SnapShare set, the mesh's small rigid pieces are then
+// bound to one bone each (SnapPieces).
 func (t *SkinTokenizer) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
 	return t.DecodeMean(c, sk, [][][]int{codes})
 }
@@ -515,9 +519,9 @@ func (t *SkinTokenizer) skinFrom(probs []float32, nJ int) *assets.Skin {
 const oddsCeil = 1 - 1e-6
 
 // SharpenProbabilities replaces every positive weight p in probs, in place, by
-// p^gamma / (1-p)^odds (see SkinTokenizer.Sharpen and OddsPower), with p capped just
-// below 1; gamma ≤ 1 means the power 1 and odds ≤ 0 no division, so gamma 1 and
-// odds 0 leave the weights unchanged.
+// p^gamma / (1-p)^odds (see DecodeSettings), with 1-p kept above 0; gamma ≤ 1
+// means the power 1 and odds ≤ 0 no division, so gamma 1 and odds 0 leave the
+// weights unchanged.
 func SharpenProbabilities(probs []float32, gamma, odds float64) {
 	sharpen, divide := gamma > 1, odds > 0
 	if !sharpen && !divide {
@@ -527,13 +531,13 @@ func SharpenProbabilities(probs []float32, gamma, odds float64) {
 		if !(x > 0) {
 			continue
 		}
-		p := math.Min(float64(x), oddsCeil)
+		p := float64(x)
 		w := p
 		if sharpen {
 			w = math.Pow(p, gamma)
 		}
 		if divide {
-			w /= math.Pow(1-p, odds)
+			w /= math.Pow(1-math.Min(p, oddsCeil), odds)
 		}
 		probs[i] = float32(w)
 	}

@@ -546,15 +546,12 @@ func progress(w io.Writer, st *TrainState, total int, elapsed time.Duration, lr,
 
 // ShipFacts describes a shipped checkpoint: how it was trained and on what.
 type ShipFacts struct {
-	Source         string   `json:"source"`
-	Step           int      `json:"step"`
-	TotalSteps     int      `json:"run_steps_so_far"`
-	WallSeconds    float64  `json:"wall_seconds_to_step"`
-	ValLoss        float64  `json:"val_loss"`
-	Threshold      float64  `json:"threshold"`
-	Sharpen        float64  `json:"sharpen,omitempty"`
-	OddsPower      float64  `json:"odds_power,omitempty"`
-	SnapShare      float64  `json:"snap_share,omitempty"`
+	Source      string  `json:"source"`
+	Step        int     `json:"step"`
+	TotalSteps  int     `json:"run_steps_so_far"`
+	WallSeconds float64 `json:"wall_seconds_to_step"`
+	ValLoss     float64 `json:"val_loss"`
+	DecodeSettings
 	TrainFiles     int      `json:"train_files"`
 	ValFiles       int      `json:"val_files"`
 	Synthetic      int      `json:"synthetic_characters"`
@@ -570,13 +567,6 @@ type ShipFacts struct {
 	VocabularySize int      `json:"vocabulary_size"`
 }
 
-// DecodeSettings are the decode-time settings an exported checkpoint carries, chosen
-// on training files after training: SkinTokenizer.Threshold, Sharpen (0 for none),
-// OddsPower (0 for none) and SnapShare (0 for none).
-type DecodeSettings struct {
-	Threshold, Sharpen, OddsPower, SnapShare float64
-}
-
 // ExportCheckpoint copies a checkpoint from a training run (src, e.g. BestPath(out))
 // to dst with the decode settings ds, and writes dst's facts (dst without its
 // extension + ".json") from the run's state file (runOut+".state.json").
@@ -585,7 +575,7 @@ func ExportCheckpoint(src, runOut, dst string, ds DecodeSettings) (*ShipFacts, e
 	if err != nil {
 		return nil, err
 	}
-	tok.Threshold, tok.Sharpen, tok.OddsPower, tok.SnapShare = ds.Threshold, ds.Sharpen, ds.OddsPower, ds.SnapShare
+	tok.DecodeSettings = ds
 	sb, err := os.ReadFile(runOut + ".state.json")
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -607,7 +597,7 @@ func ExportCheckpoint(src, runOut, dst string, ds DecodeSettings) (*ShipFacts, e
 		return nil, fmt.Errorf("export %s: no validation loss recorded at step %d in %s.state.json", src, step, runOut)
 	}
 	f := &ShipFacts{Source: src, Step: step, TotalSteps: st.Step, WallSeconds: st.WallSec * float64(step) / float64(max(1, st.Step)),
-		ValLoss: valLoss, Threshold: ds.Threshold, Sharpen: ds.Sharpen, OddsPower: ds.OddsPower, SnapShare: ds.SnapShare, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
+		ValLoss: valLoss, DecodeSettings: ds, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
 		TrainBones: st.Bones, Batch: fmt.Sprintf("%d characters × %d bones × %d query vertices", st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries),
 		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --d %d --blocks %d --k %d --out skin.safetensors --steps %d (one thread)",
 			st.Extra, tok.Config.D, tok.Config.Blocks, tok.Config.K, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},
