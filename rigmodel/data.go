@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"os"
 	"path/filepath"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 
@@ -39,37 +39,24 @@ type SkinEncoder interface {
 	SkinTokensPerJoint() int
 }
 
-// HeldOut reports whether a creature family (as named by tokenizer.Families) belongs
-// to the validation split. It is tokenizer.IsValidationFamily, so the model and the
-// skin tokenizer it pins hold out the same families.
-func HeldOut(family string) bool {
-	return tokenizer.IsValidationFamily(family)
-}
-
-// FamiliesOf names the creature family of every item, reading the manifests beside
-// folder inputs (tokenizer.Families); a file outside them is named by its file name.
-func FamiliesOf(inputs []string, items []BatchItem) map[string]string {
-	fam := map[string]string{}
-	for _, in := range inputs {
-		if st, err := os.Stat(in); err == nil && st.IsDir() {
-			if fs, err := tokenizer.Families([]string{in}); err == nil {
-				for _, f := range fs {
-					fam[filepath.Clean(f.Path)] = f.Family
-				}
-			}
-		}
+// DescribeItems gives every item its dataset family, category and split
+// (dataset.Describe), keyed by path.
+func DescribeItems(items []BatchItem) map[string]dataset.File {
+	paths := make([]string, len(items))
+	for i, it := range items {
+		paths[i] = it.Path
+	}
+	out := map[string]dataset.File{}
+	for _, f := range dataset.Describe(paths) {
+		out[f.Path] = f
 	}
 	for _, it := range items {
-		if _, ok := fam[it.Path]; ok {
-			continue
-		}
-		if fs, err := tokenizer.Families([]string{it.Path}); err == nil && len(fs) == 1 {
-			fam[it.Path] = fs[0].Family
-		} else {
-			fam[it.Path] = it.Name
+		// Describe cleans paths; index the item's own spelling too.
+		if _, ok := out[it.Path]; !ok {
+			out[it.Path] = out[filepath.Clean(it.Path)]
 		}
 	}
-	return fam
+	return out
 }
 
 // AugmentOptions bounds the random augmentation of a training character.

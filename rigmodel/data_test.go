@@ -31,15 +31,16 @@ func TestHeldOutSplitsByFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fam := FamiliesOf([]string{root}, items)
+	fam := DescribeItems(items)
 	held := map[string]bool{}
 	n := 0
 	for _, it := range items {
-		h := HeldOut(fam[it.Path])
-		if prev, ok := held[fam[it.Path]]; ok && prev != h {
-			t.Fatalf("family %s split across train and validation", fam[it.Path])
+		f := fam[it.Path]
+		h := f.HeldOut()
+		if prev, ok := held[f.Family]; ok && prev != h {
+			t.Fatalf("family %s split across train and validation", f.Family)
 		}
-		held[fam[it.Path]] = h
+		held[f.Family] = h
 		if h {
 			n++
 		}

@@ -3,6 +3,7 @@ package rigmodel
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rigkit/rigkit/dataset"
 	"io"
 	"math"
 	"sort"
@@ -64,15 +65,15 @@ type EvalSummary struct {
 
 // EvalItems lists the rigged files among inputs, with their families, keeping only
 // the held-out split unless all is set.
-func EvalItems(inputs []string, all bool) ([]BatchItem, map[string]string, error) {
+func EvalItems(inputs []string, all bool) ([]BatchItem, map[string]dataset.File, error) {
 	items, err := ListInputs(inputs)
 	if err != nil {
 		return nil, nil, err
 	}
-	fam := FamiliesOf(inputs, items)
+	fam := DescribeItems(items)
 	var out []BatchItem
 	for _, it := range items {
-		if all || HeldOut(fam[it.Path]) {
+		if all || fam[it.Path].HeldOut() {
 			out = append(out, it)
 		}
 	}
@@ -81,7 +82,7 @@ func EvalItems(inputs []string, all bool) ([]BatchItem, map[string]string, error
 
 // EvalSkeletons runs each predictor on every ground-truth rig and compares the
 // skeletons (METRICS.md, in ground truth's normalized frame).
-func EvalSkeletons(items []BatchItem, fam map[string]string, load func(string) (*assets.Character, error), methods map[string]SkeletonPredictor, progress io.Writer) *EvalReport {
+func EvalSkeletons(items []BatchItem, fam map[string]dataset.File, load func(string) (*assets.Character, error), methods map[string]SkeletonPredictor, progress io.Writer) *EvalReport {
 	rep := &EvalReport{Task: "skeleton"}
 	names := sortedKeys(methods)
 	bar := NewProgress(progress, "eval skeleton", len(items)*len(names))
@@ -89,7 +90,7 @@ func EvalSkeletons(items []BatchItem, fam map[string]string, load func(string) (
 	for _, it := range items {
 		gt, err := load(it.Path)
 		for _, name := range names {
-			row := EvalRow{File: it.Path, Family: fam[it.Path], Method: name}
+			row := EvalRow{File: it.Path, Family: fam[it.Path].Family, Method: name}
 			if err != nil || !gt.Rigged() {
 				row.Error = fmt.Sprintf("ground truth: %v", errOr(err, "not rigged"))
 			} else {
@@ -119,7 +120,7 @@ func EvalSkeletons(items []BatchItem, fam map[string]string, load func(string) (
 // EvalRigs rigs every ground-truth mesh with each rigger and reports the skeleton
 // metrics, the rewards' score (next to the artist's rig's), validity, and which
 // method produced each rig.
-func EvalRigs(items []BatchItem, fam map[string]string, load func(string) (*assets.Character, error), riggers map[string]Rigger, progress io.Writer) *EvalReport {
+func EvalRigs(items []BatchItem, fam map[string]dataset.File, load func(string) (*assets.Character, error), riggers map[string]Rigger, progress io.Writer) *EvalReport {
 	rep := &EvalReport{Task: "rig"}
 	names := sortedKeys(riggers)
 	bar := NewProgress(progress, "eval rig", len(items)*len(names))
@@ -133,7 +134,7 @@ func EvalRigs(items []BatchItem, fam map[string]string, load func(string) (*asse
 			}
 		}
 		for _, name := range names {
-			row := EvalRow{File: it.Path, Family: fam[it.Path], Method: name, GTScore: gtScore}
+			row := EvalRow{File: it.Path, Family: fam[it.Path].Family, Method: name, GTScore: gtScore}
 			if err != nil || !gt.Rigged() {
 				row.Error = fmt.Sprintf("ground truth: %v", errOr(err, "not rigged"))
 			} else {

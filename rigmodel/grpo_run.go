@@ -24,7 +24,7 @@ import (
 type GRPORunOptions struct {
 	// Data are folders, files or manifests of meshes (rigs in them are ignored).
 	Data []string
-	// AllFiles also uses files of the held-out families (HeldOut); by default they
+	// AllFiles also uses files of the held-out families (dataset.Split); by default they
 	// are left out, so that `rig eval` on the held-out split stays honest.
 	AllFiles bool
 	// Init is the checkpoint to fine-tune; Out is where the fine-tuned one goes
@@ -251,11 +251,11 @@ func loadMeshes(opt GRPORunOptions) ([]*assets.Character, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("grpo: %w", err)
 	}
-	fam := FamiliesOf(opt.Data, items)
+	fam := DescribeItems(items)
 	var out []*assets.Character
 	skipped := 0
 	for _, it := range items {
-		if !opt.AllFiles && HeldOut(fam[it.Path]) {
+		if !opt.AllFiles && fam[it.Path].HeldOut() {
 			continue
 		}
 		c, err := opt.Load(it.Path)

@@ -118,13 +118,13 @@ func sibling(ckpt, suffix string) string {
 }
 
 // loadCharacters reads every rigged character among the inputs and splits them by
-// HeldOut family. Files that fail to load or are not rigged are skipped and counted.
+// dataset split. Files that fail to load or are not rigged are skipped and counted.
 func loadCharacters(inputs []string, load func(string) (*assets.Character, error), maxJoints int) (train, val []*assets.Character, skipped int, err error) {
 	items, err := ListInputs(inputs)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	fam := FamiliesOf(inputs, items)
+	fam := DescribeItems(items)
 	for _, it := range items {
 		c, err := load(it.Path)
 		if err != nil || !c.Rigged() || c.Skeleton.NumJoints() > maxJoints || c.Validate() != nil {
@@ -132,7 +132,7 @@ func loadCharacters(inputs []string, load func(string) (*assets.Character, error
 			continue
 		}
 		c.Name = it.Name
-		if HeldOut(fam[it.Path]) {
+		if fam[it.Path].HeldOut() {
 			val = append(val, c)
 		} else {
 			train = append(train, c)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rigkit/rigkit/dataset"
+
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/assets/synth"
@@ -234,7 +236,7 @@ func TestReconstructionReport(t *testing.T) {
 	ablate := os.Getenv("RIGKIT_TOKENIZER_ABLATE") == "1"
 	tok := evalTokenizer(t)
 	var realUse, synthUse codeUsage
-	files, err := tokenizer.Families([]string{dataDir(t)})
+	files, err := dataset.Discover([]string{dataDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +249,7 @@ func TestReconstructionReport(t *testing.T) {
 			}
 		}
 	}
-	_, val := tokenizer.SplitFiles(files)
+	_, val := dataset.Split(files)
 	var rows []evalRow
 	for _, f := range val {
 		c, err := assets.Load(f.Path)
@@ -418,11 +420,11 @@ func TestTuneThreshold(t *testing.T) {
 		t.Skip("set RIGKIT_TOKENIZER_TUNE=N to tune the pruning threshold on N training files")
 	}
 	tok := evalTokenizer(t)
-	files, err := tokenizer.Families([]string{dataDir(t)})
+	files, err := dataset.Discover([]string{dataDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, _ := tokenizer.SplitFiles(files)
+	train, _ := dataset.Split(files)
 	thresholds := []float64{0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5}
 	// Decode settings to sweep with every threshold, each a comma-separated list
 	// (default: the tokenizer's own): RIGKIT_TOKENIZER_SHARPEN (Sharpen),

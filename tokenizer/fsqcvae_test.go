@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/rigmodel/nn"
 )
 
@@ -116,7 +117,7 @@ func TestCVAEQuantizedCodes(t *testing.T) {
 // the default configuration on the real data (4 characters × 8 bones × 128 queries).
 func BenchmarkTrainStep(b *testing.B) {
 	dir := filepath.Join("..", "..", "shared", "data")
-	files, err := Families([]string{dir})
+	files, err := dataset.Discover([]string{dir})
 	if err != nil || len(files) == 0 {
 		b.Skipf("no shared data at %s", dir)
 	}

@@ -1,22 +1,20 @@
 package tokenizer
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/rigkit/rigkit/dataset"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rigmodel/nn"
@@ -84,136 +82,6 @@ type TrainState struct {
 	} `json:"options"`
 }
 
-// DataFile is one rigged character file with its creature family.
-type DataFile struct {
-	Path   string
-	Family string
-}
-
-var variantSuffix = regexp.MustCompile(`(_[a-z]|_?\d+|_(male|female|old|young|baby|light|heavy))$`)
-
-// Families lists the .glb/.gltf files under roots with their creature family: the
-// skeleton source named in a manifest.jsonl row beside them ("hierarchy from
-// X.xml:Name" → X.xml:Name), else the file name without variant suffixes
-// (_a, _02, ...). Files sharing a family share a skeleton and must not be split
-// across train and validation.
-func Families(roots []string) ([]DataFile, error) {
-	var out []DataFile
-	for _, root := range roots {
-		st, err := os.Stat(root)
-		if err != nil {
-			return nil, fmt.Errorf("data %s: %w", root, err)
-		}
-		if !st.IsDir() {
-			out = append(out, DataFile{Path: root, Family: nameFamily(root)})
-			continue
-		}
-		notes := map[string]string{}
-		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Name() == "manifest.jsonl" {
-				readManifest(path, notes)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("data %s: %w", root, err)
-		}
-		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			ext := strings.ToLower(filepath.Ext(path))
-			if d.IsDir() || (ext != ".glb" && ext != ".gltf") {
-				return nil
-			}
-			fam := nameFamily(path)
-			rel, _ := filepath.Rel(root, path)
-			if n, ok := notes[filepath.ToSlash(rel)]; ok {
-				if i := strings.Index(n, "hierarchy from "); i >= 0 {
-					f := strings.Fields(n[i+len("hierarchy from "):])
-					if len(f) > 0 {
-						fam = strings.SplitN(filepath.ToSlash(rel), "/", 2)[0] + "/" + f[0]
-					}
-				}
-			}
-			out = append(out, DataFile{Path: path, Family: fam})
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("data %s: %w", root, err)
-		}
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
-	return out, nil
-}
-
-func readManifest(path string, notes map[string]string) {
-	f, err := os.Open(path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var row struct{ File, Note string }
-		if json.Unmarshal(sc.Bytes(), &row) == nil && row.File != "" {
-			notes[row.File] = row.Note
-		}
-	}
-}
-
-func nameFamily(path string) string {
-	base := strings.ToLower(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
-	for {
-		s := variantSuffix.ReplaceAllString(base, "")
-		if s == base || s == "" {
-			break
-		}
-		base = s
-	}
-	return filepath.Base(filepath.Dir(path)) + "/" + base
-}
-
-// IsValidationFamily reports whether a creature family (the skeleton source, so
-// variants sharing a skeleton are one family) belongs to the held-out split that
-// every rigkit tool uses: the skin tokenizer, the model and their reports. It is
-// one family in six by a salted FNV hash, stable across runs and machines; the salt
-// was picked so that the split of ../shared/data holds every category but keeps the
-// one 0 A.D. human skeleton (47 files) in training: 57 of 324 files (1 biped, 25
-// quadrupeds, 4 winged, 2 creatures, 25 props). SplitFiles adds the size rule.
-func IsValidationFamily(family string) bool {
-	h := fnv.New32a()
-	h.Write([]byte("rigkit-model-split-4:" + family))
-	return h.Sum32()%6 == 0
-}
-
-// MaxValidationFamily is the largest family SplitFiles holds out: bigger families
-// (the 0 A.D. human body with 47 clothing variants, the horse rig shared by riders
-// and props) always train, or the validation split would be one creature.
-const MaxValidationFamily = 20
-
-// SplitFiles splits files into train and validation by creature family: a family is
-// held out when IsValidationFamily says so and it has at most MaxValidationFamily
-// files.
-func SplitFiles(files []DataFile) (train, val []DataFile) {
-	size := map[string]int{}
-	for _, f := range files {
-		size[f.Family]++
-	}
-	for _, f := range files {
-		if IsValidationFamily(f.Family) && size[f.Family] <= MaxValidationFamily {
-			val = append(val, f)
-		} else {
-			train = append(train, f)
-		}
-	}
-	return train, val
-}
-
 // trainChar is a prepared character with the joints worth sampling.
 type trainChar struct {
 	p        *prepared
@@ -221,7 +89,7 @@ type trainChar struct {
 	name     string
 }
 
-func loadTrainChars(files []DataFile, seed int64, geodesic bool, log func(string, ...any)) ([]*trainChar, []string) {
+func loadTrainChars(files []dataset.File, seed int64, geodesic bool, log func(string, ...any)) ([]*trainChar, []string) {
 	var out []*trainChar
 	var names []string
 	for i, f := range files {
@@ -383,11 +251,11 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(logw, "\r\033[K"+format+"\n", args...) }
 
-	files, err := Families(opt.Data)
+	files, err := dataset.Discover(opt.Data)
 	if err != nil {
 		return nil, fmt.Errorf("train skin tokenizer: %w", err)
 	}
-	trainF, valF := SplitFiles(files)
+	trainF, valF := dataset.Split(files)
 	geo := opt.Config.Geodesic > 0
 	train, trainNames := loadTrainChars(trainF, opt.Seed, geo, logf)
 	val, valNames := loadTrainChars(valF, opt.Seed+100000, geo, logf)

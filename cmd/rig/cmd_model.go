@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
@@ -331,42 +332,27 @@ func splitFiles(files []evalFile, heldOut bool) []evalFile {
 	return out
 }
 
-// evalItems turns the eval files into the model's held-out split. Families come from
-// the manifest of the nearest folder above each file that has one, as in training.
-func evalItems(cfg evalConfig) ([]rigmodel.BatchItem, map[string]string, string) {
-	roots := map[string]bool{}
+// evalItems turns the eval files into the held-out part of the one dataset split
+// (dataset.Split): families and categories come from the manifest of the nearest
+// folder above each file that has one, as in training.
+func evalItems(cfg evalConfig) ([]rigmodel.BatchItem, map[string]dataset.File, string) {
 	var paths []string
 	for _, f := range cfg.Files {
 		paths = append(paths, f.Path)
-		dir := filepath.Dir(f.Path)
-		for d := dir; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "manifest.jsonl")); err == nil {
-				dir = d
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-		roots[dir] = true
-	}
-	var rootList []string
-	for r := range roots {
-		rootList = append(rootList, r)
 	}
 	items, _ := rigmodel.ListInputs(paths)
-	fam := rigmodel.FamiliesOf(rootList, items)
+	fam := rigmodel.DescribeItems(items)
 	var held []rigmodel.BatchItem
 	for _, it := range items {
-		if rigmodel.HeldOut(fam[it.Path]) {
+		if fam[it.Path].HeldOut() {
 			held = append(held, it)
 		}
 	}
 	if len(held) == 0 || len(held) == len(items) {
 		// No training/validation split applies to this folder: evaluate everything.
-		return items, fam, fmt.Sprintf("all %d files (no file or every file is in the model's held-out split)", len(items))
+		return items, fam, fmt.Sprintf("all %d files (no file or every file is in the held-out split)", len(items))
 	}
-	return held, fam, fmt.Sprintf("model held-out split: %d of %d files (families never seen in training)", len(held), len(items))
+	return held, fam, fmt.Sprintf("held-out split: %d of %d files (families never seen in training)", len(held), len(items))
 }
 
 func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {

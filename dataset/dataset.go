@@ -1,0 +1,302 @@
+// Package dataset finds rigged characters on disk and splits them into training and
+// held-out parts. It is the one place that says which files a model, a skin tokenizer
+// and an evaluation may learn from: all of them use Split (or File.HeldOut), so no
+// figure is ever measured on a family that something was trained on.
+package dataset
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// ManifestName is the file beside a collection that describes its rows (one JSON
+// object per line: file, source, category, family, note, ...).
+const ManifestName = "manifest.jsonl"
+
+// File is one rigged character file.
+type File struct {
+	Path string
+	// Family is the rig family: files of one family share a skeleton or a pack's
+	// conventions and are never split between training and held-out parts.
+	Family string
+	// Category is the manifest's category, normalized by NormalizeCategory ("" when
+	// the file has no manifest row).
+	Category string
+	// FamilySize is the number of files of the family: counted over the whole
+	// manifest when the file has a row (so the split does not depend on which
+	// subfolder was passed), else over the files described together.
+	FamilySize int
+}
+
+// Categories are the normalized categories, in report order.
+var Categories = []string{"biped", "quadruped", "bird", "fish", "snake", "creature", "prop"}
+
+// NormalizeCategory maps a manifest's category spelling to one of Categories; an
+// unknown spelling is returned lower-cased.
+func NormalizeCategory(c string) string {
+	c = strings.ToLower(strings.TrimSpace(c))
+	switch {
+	case c == "":
+		return ""
+	case strings.HasPrefix(c, "biped"), strings.Contains(c, "humanoid"):
+		return "biped"
+	case strings.HasPrefix(c, "quadruped"):
+		return "quadruped"
+	case strings.HasPrefix(c, "bird"), strings.Contains(c, "winged"):
+		return "bird"
+	case c == "fish":
+		return "fish"
+	case c == "snake":
+		return "snake"
+	case strings.Contains(c, "creature"):
+		return "creature"
+	case strings.HasPrefix(c, "prop"), strings.Contains(c, "mech"):
+		return "prop"
+	}
+	return c
+}
+
+// IsCharacter reports whether a category is a living creature (every category but
+// props; a file without a category counts as a character).
+func IsCharacter(category string) bool { return category != "prop" }
+
+// Discover lists the .glb/.gltf files under roots (folders are walked, files are taken
+// as they are) with their families, sorted by path. Manifests are found beside a file
+// or in any folder above it.
+func Discover(roots []string) ([]File, error) {
+	var paths []string
+	for _, root := range roots {
+		st, err := os.Stat(root)
+		if err != nil {
+			return nil, fmt.Errorf("data %s: %w", root, err)
+		}
+		if !st.IsDir() {
+			paths = append(paths, root)
+			continue
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			ext := strings.ToLower(filepath.Ext(path))
+			if !d.IsDir() && (ext == ".glb" || ext == ".gltf") {
+				paths = append(paths, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("data %s: %w", root, err)
+		}
+	}
+	files := Describe(paths)
+	sort.Slice(files, func(a, b int) bool { return files[a].Path < files[b].Path })
+	return files, nil
+}
+
+// Describe gives each path its family, category and family size, in the order given.
+func Describe(paths []string) []File {
+	m := manifests{}
+	out := make([]File, len(paths))
+	loose := map[string]int{}
+	for i, p := range paths {
+		out[i] = m.describe(p)
+		if out[i].FamilySize == 0 {
+			loose[out[i].Family]++
+		}
+	}
+	for i := range out {
+		if out[i].FamilySize == 0 {
+			out[i].FamilySize = loose[out[i].Family]
+		}
+	}
+	return out
+}
+
+// ByPath indexes files by their cleaned path.
+func ByPath(files []File) map[string]File {
+	m := make(map[string]File, len(files))
+	for _, f := range files {
+		m[filepath.Clean(f.Path)] = f
+	}
+	return m
+}
+
+// The split rule. A family is held out when a salted FNV-1a hash of its name is 0
+// modulo HeldOutModulus and it has at most MaxHeldOutFamily files: one family in five,
+// stable across runs and machines, while the few very large families (a pack's 50
+// monsters, 0 A.D.'s 47 clothed human bodies) always train, or the held-out part would
+// be a handful of rigs. The salt is chosen so that the held-out part of ../shared/data
+// holds every category (`rig dataset ../shared/data` prints it).
+const (
+	splitSalt        = "rigkit-split-1078:"
+	HeldOutModulus   = 5
+	MaxHeldOutFamily = 20
+)
+
+// HeldOut reports whether the file belongs to the held-out part.
+func (f File) HeldOut() bool {
+	return f.FamilySize <= MaxHeldOutFamily && familyHash(f.Family)%HeldOutModulus == 0
+}
+
+func familyHash(family string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(splitSalt + family))
+	return h.Sum32()
+}
+
+// Split divides files into the training and held-out parts.
+func Split(files []File) (train, heldOut []File) {
+	for _, f := range files {
+		if f.HeldOut() {
+			heldOut = append(heldOut, f)
+		} else {
+			train = append(train, f)
+		}
+	}
+	return train, heldOut
+}
+
+// manifestRow is the part of a manifest row the split reads.
+type manifestRow struct {
+	File     string `json:"file"`
+	Source   string `json:"source"`
+	Category string `json:"category"`
+	Family   string `json:"family"`
+	Note     string `json:"note"`
+}
+
+// manifest is one manifest.jsonl: its rows by file path relative to its folder and
+// the size of each family.
+type manifest struct {
+	dir    string
+	rows   map[string]manifestRow
+	family map[string]string
+	size   map[string]int
+}
+
+// manifests caches the manifest found for each folder (nil: none above it).
+type manifests map[string]*manifest
+
+func (m manifests) describe(path string) File {
+	path = filepath.Clean(path)
+	f := File{Path: path, Family: nameFamily(path)}
+	man := m.find(filepath.Dir(path))
+	if man == nil {
+		return f
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return f
+	}
+	rel, err := filepath.Rel(man.dir, abs)
+	if err != nil {
+		return f
+	}
+	rel = filepath.ToSlash(rel)
+	row, ok := man.rows[rel]
+	if !ok {
+		return f
+	}
+	f.Family = man.family[rel]
+	f.Category = NormalizeCategory(row.Category)
+	f.FamilySize = man.size[f.Family]
+	return f
+}
+
+// find returns the manifest in dir or the nearest folder above it.
+func (m manifests) find(dir string) *manifest {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	var walked []string
+	var found *manifest
+	for d := abs; ; d = filepath.Dir(d) {
+		if man, ok := m[d]; ok {
+			found = man
+			break
+		}
+		walked = append(walked, d)
+		if man := readManifest(d); man != nil {
+			found = man
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for _, d := range walked {
+		m[d] = found
+	}
+	return found
+}
+
+// maxManifestLine bounds one manifest row (rows are a few hundred bytes).
+const maxManifestLine = 1 << 20
+
+// readManifest reads dir's manifest; nil when there is none or it cannot be read
+// (a collection without a manifest splits by file names).
+func readManifest(dir string) *manifest {
+	fh, err := os.Open(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return nil
+	}
+	defer fh.Close()
+	man := &manifest{dir: dir, rows: map[string]manifestRow{}, family: map[string]string{}, size: map[string]int{}}
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 64<<10), maxManifestLine)
+	for sc.Scan() {
+		var row manifestRow
+		if json.Unmarshal(sc.Bytes(), &row) != nil || row.File == "" {
+			continue
+		}
+		fam := rowFamily(row)
+		man.rows[row.File] = row
+		man.family[row.File] = fam
+		man.size[fam]++
+	}
+	return man
+}
+
+// rowFamily names a manifest row's family: its source and `family` field; else the
+// skeleton its note names ("hierarchy from X.xml:Name"); else the file name without
+// variant suffixes.
+func rowFamily(row manifestRow) string {
+	top := strings.SplitN(row.File, "/", 2)[0]
+	if row.Source != "" {
+		top = row.Source
+	}
+	if row.Family != "" {
+		return top + "/" + row.Family
+	}
+	if i := strings.Index(row.Note, "hierarchy from "); i >= 0 {
+		if f := strings.Fields(row.Note[i+len("hierarchy from "):]); len(f) > 0 {
+			return top + "/" + f[0]
+		}
+	}
+	return nameFamily(row.File)
+}
+
+var variantSuffix = regexp.MustCompile(`(_[a-z]|_?\d+|_(male|female|old|young|baby|light|heavy))$`)
+
+// nameFamily is the family of a file no manifest describes: its folder and its name
+// without variant suffixes (_a, _02, _female, ...).
+func nameFamily(path string) string {
+	base := strings.ToLower(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	for {
+		s := variantSuffix.ReplaceAllString(base, "")
+		if s == base || s == "" {
+			break
+		}
+		base = s
+	}
+	return filepath.Base(filepath.Dir(filepath.FromSlash(path))) + "/" + base
+}
