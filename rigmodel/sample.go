@@ -523,10 +523,13 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 	cscore, crep := scoreWith(prep, perr, out)
 	lap("classical_score")
 	info.ClassicalScore = &cscore
+	// The choice is honest: the model's rig stays whenever it scores at least as
+	// well as the classical one, even when both are under the floor.
+	if best != nil && perr == nil && bestScore >= cscore {
+		info.Fallback = ""
+		return r.keep(info, best, bestRep, bestMethod)
+	}
 	if info.Fallback == "" {
-		if bestScore >= cscore {
-			return r.keep(info, best, bestRep, bestMethod)
-		}
 		info.Fallback = fmt.Sprintf("the classical rig scored %.3f, the best sample %.3f", cscore, bestScore)
 	}
 	info.Method = cinfo.Method
