@@ -75,7 +75,9 @@ func (c Config) LongestStream() int { return 3 + c.MaxJoint*(4+c.SkinTokensPerJo
 var DefaultConfig = Config{DModel: 96, Layers: 4, Heads: 4, Latents: 32, Points: 384, Fourier: 6,
 	MaxSeq: 640, Vocab: tokenizer.VocabSize, MaxJoint: 78}
 
-func (c Config) validate() error {
+// Validate checks that the sizes fit together before any tensor is made, so a bad
+// flag fails at once rather than after the data is loaded.
+func (c Config) Validate() error {
 	switch {
 	case c.DModel < 1 || c.Layers < 1 || c.Heads < 1 || c.Latents < 1 || c.Points < 1 || c.MaxSeq < 8 || c.Fourier < 0:
 		return fmt.Errorf("rigmodel: config %+v: sizes must be positive", c)
@@ -219,7 +221,7 @@ type Model struct {
 
 // NewModel returns a randomly initialized model.
 func NewModel(cfg Config, seed uint64) (*Model, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))

@@ -20,7 +20,7 @@ import (
 func init() {
 	register(&command{
 		name:    "train",
-		usage:   "--data DIR... --out CKPT [--steps N] [--batch B] [--lr LR] [--synthetic N] [--fresh-synthetic P] [--dropout P] [--struct-weight W] [--rotate quarter|any] [--init CKPT] [--resume]",
+		usage:   "--data DIR... --out CKPT [--steps N] [--d D --layers L --heads H] [--batch B] [--lr LR] [--synthetic N] [--fresh-synthetic P] [--dropout P] [--struct-weight W] [--rotate quarter|any] [--init CKPT] [--resume]",
 		summary: "train the TokenRig model on rigged characters",
 		run:     runTrain,
 	})
@@ -59,6 +59,9 @@ func runTrain(args []string, stdout io.Writer) error {
 	initCkpt := fs.String("init", "", "warm-start a new run from this checkpoint's weights (same sizes); ignored when --resume finds --out")
 	warmup := fs.Int("warmup", 200, "learning-rate warm-up steps of a new run")
 	skinTok := fs.String("skin-tokenizer", "pinned", "skin codes from: pinned (rigmodel/checkpoints/skin-tokenizer.safetensors), tokenizer (the tokenizer package's shipped one), none, or a checkpoint path")
+	width := fs.Int("d", rigmodel.DefaultConfig.DModel, "model width (new runs only)")
+	layers := fs.Int("layers", rigmodel.DefaultConfig.Layers, "transformer layers (new runs only)")
+	heads := fs.Int("heads", rigmodel.DefaultConfig.Heads, "attention heads; must divide --d (new runs only)")
 	dataWorkers := fs.Int("data-workers", 0, "goroutines making training examples ahead of the loop (0: all cores; the run does not depend on it)")
 	eng := engineFlag(fs)
 	if err := parseTrainingFlags(fs, args, &data, out); err != nil {
@@ -82,6 +85,10 @@ func runTrain(args []string, stdout io.Writer) error {
 	}
 	cfg := rigmodel.DefaultConfig
 	cfg.Dropout = *dropout
+	cfg.DModel, cfg.Layers, cfg.Heads = *width, *layers, *heads
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	if k > 0 {
 		// The model writes the tokenizer's K codes per joint; the longest stream
 		// must fit (a resumed run keeps its checkpoint's config).
