@@ -160,8 +160,8 @@ func IsBudgetError(err error) bool {
 
 // budgetCounter charges one load's reads and counts against its Budget.
 type budgetCounter struct {
-	b                                           Budget
-	fileBytes                                   int64
+	b                                          Budget
+	fileBytes                                  int64
 	instances, primitives, vertices, triangles int64
 }
 
