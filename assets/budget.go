@@ -270,20 +270,71 @@ func scanJSONCounts(data []byte) (objects, nodes int) {
 	return objects, nodes
 }
 
-// chargeTriangles charges the triangles primitive p can make from its index count
-// (or its nv vertices when it has no indices) before they are read.
+// chargeTriangles charges the triangles primitive p can make before they are read.
 func (l *loader) chargeTriangles(p *gltf.Primitive, nv int) error {
+	return l.budget.addTriangles(declaredTriangles(l.acc, p, nv), "indices")
+}
+
+// checkDeclared compares the primitives, vertices and triangles the scene declares
+// (each mesh counted once per node that places it) with the budget before any
+// geometry is read, so that amplification by instancing fails in microseconds.
+// It counts as readGeometry reads: a node's primitives that share their vertex
+// attributes share vertices. The counts while reading stay as a second check.
+func (l *loader) checkDeclared(meshNodes []int) error {
+	var prims, verts, tris int64
+	for _, n := range meshNodes {
+		m := *l.doc.Nodes[n].Mesh
+		if m < 0 || m >= len(l.doc.Meshes) || l.doc.Meshes[m] == nil {
+			continue // reported by readGeometry
+		}
+		seen := map[string]bool{}
+		for _, p := range l.doc.Meshes[m].Primitives {
+			if p == nil || !isTriangleMode(p.Mode) {
+				continue
+			}
+			prims++
+			pos, ok := p.Attributes["POSITION"]
+			a, err := l.acc.accessor(pos)
+			if !ok || err != nil {
+				continue
+			}
+			if key := attrKey(p); !seen[key] {
+				seen[key] = true
+				verts += int64(max(a.Count, 0))
+			}
+			tris += int64(declaredTriangles(l.acc, p, a.Count))
+		}
+	}
+	b := l.budget.b
+	for _, c := range []struct {
+		limit     string
+		need, max int64
+	}{
+		{"Primitives", prims, int64(b.Primitives)},
+		{"Vertices", verts, int64(b.Vertices)},
+		{"Triangles", tris, int64(b.Triangles)},
+	} {
+		if c.need > c.max {
+			return &BudgetError{Limit: c.limit, Flag: BudgetFlags[c.limit], Need: c.need, Max: c.max,
+				What: fmt.Sprintf("scene (%d mesh instances)", len(meshNodes))}
+		}
+	}
+	return nil
+}
+
+// declaredTriangles is the number of triangles primitive p makes from its index
+// count (or its nv vertices when it has no indices).
+func declaredTriangles(acc *accessorReader, p *gltf.Primitive, nv int) int {
 	n := nv
 	if p.Indices != nil {
-		a, err := l.acc.accessor(*p.Indices)
+		a, err := acc.accessor(*p.Indices)
 		if err != nil {
-			return nil // reported by the read
+			return 0
 		}
 		n = a.Count
 	}
-	tris := n / 3
-	if p.Mode != gltf.PrimitiveTriangles {
-		tris = max(n-2, 0)
+	if p.Mode == gltf.PrimitiveTriangles {
+		return max(n/3, 0)
 	}
-	return l.budget.addTriangles(tris, "indices")
+	return max(n-2, 0)
 }

@@ -372,6 +372,9 @@ func (l *loader) readGeometry(c *Character) error {
 	if err := l.budget.instance(len(meshNodes), "scene"); err != nil {
 		return err
 	}
+	if err := l.checkDeclared(meshNodes); err != nil {
+		return err
+	}
 	// First pass: register skins of skinned primitives so joint ids exist.
 	type inst struct {
 		node     int
