@@ -47,9 +47,9 @@ type Budget struct {
 // enough that a load at the limit allocates well under 2 GiB.
 func DefaultBudget() Budget {
 	return Budget{
-		FileBytes:   512 << 20,
+		FileBytes:   128 << 20,
 		JSONBytes:   32 << 20,
-		JSONObjects: 500_000,
+		JSONObjects: 200_000,
 		Nodes:       50_000,
 		Instances:   10_000,
 		Primitives:  10_000,
@@ -337,4 +337,23 @@ func declaredTriangles(acc *accessorReader, p *gltf.Primitive, nv int) int {
 		return max(n/3, 0)
 	}
 	return max(n-2, 0)
+}
+
+// Allocation per unit of budget during a load, measured by TestLoadMemoryWithinBudget
+// with about 2× margin (docs/hardening.md, "Loading").
+const (
+	allocPerFileByte   = 8    // an accessor of byte components becomes float64s
+	allocPerVertex     = 512  // accessor floats, positions, normals, UVs, weights, growth
+	allocPerTriangle   = 192  // indices as float64 and int, triangles, growth
+	allocPerJSONObject = 2048 // the decoded document and the enum check
+	allocFixed         = 8 << 20
+)
+
+// BudgetAllocBytes is the most heap a load within b allocates, and so the most its
+// peak heap grows: 8 bytes per byte read, 512 bytes per vertex, 192 per triangle,
+// 2 KiB per JSON object, plus 8 MiB. A load that exceeds b stops before this too.
+func BudgetAllocBytes(b Budget) int64 {
+	b = b.WithDefaults()
+	return allocPerFileByte*b.FileBytes + allocPerVertex*int64(b.Vertices) +
+		allocPerTriangle*int64(b.Triangles) + allocPerJSONObject*int64(b.JSONObjects) + allocFixed
 }

@@ -64,3 +64,13 @@ func TestDefaultBudgetLoadsData(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultBudgetAllocBound pins the allocation bound of the default budget that
+// docs/hardening.md states (under 2.5 GiB).
+func TestDefaultBudgetAllocBound(t *testing.T) {
+	if got := BudgetAllocBytes(DefaultBudget()); got > 5<<29 {
+		t.Errorf("BudgetAllocBytes(DefaultBudget()) = %d MiB, docs/hardening.md states under 2.5 GiB", got>>20)
+	} else {
+		t.Logf("BudgetAllocBytes(DefaultBudget()) = %d MiB", got>>20)
+	}
+}

@@ -140,6 +140,14 @@ func glb(doc map[string]any, bin []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// Mesh writes dir/name: a GLB of one mesh of nv vertices and nv-2 triangles (a
+// strip, 32-bit indices) placed by instances nodes. Memory tests use it as a file
+// at a known budget.
+func Mesh(dir, name string, nv, instances int) (string, error) {
+	doc, bin := mesh(nv, instances)
+	return writeGLB(dir, name, doc, bin)
+}
+
 // writeGLB writes doc+bin as dir/name.
 func writeGLB(dir, name string, doc map[string]any, bin []byte) (string, error) {
 	data, err := glb(doc, bin)
@@ -192,9 +200,15 @@ func emptyNodes(dir string) (Case, error) {
 	if err != nil {
 		return Case{}, err
 	}
+	p, err := EmptyNodes(d, "empty-nodes.gltf", 2_000_000) // 6 MB of "{},"
+	return Case{Name: "empty-nodes", Path: p, Want: "Budget.JSONObjects",
+		What: "6 MB of empty JSON nodes (2M nodes)"}, err
+}
+
+// EmptyNodes writes dir/name: a .gltf of n empty nodes and nothing else.
+func EmptyNodes(dir, name string, n int) (string, error) {
 	var b strings.Builder
 	b.WriteString(`{"asset":{"version":"2.0"},"nodes":[`)
-	const n = 2_000_000 // 6 MB of "{},"
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteByte(',')
@@ -202,9 +216,8 @@ func emptyNodes(dir string) (Case, error) {
 		b.WriteString("{}")
 	}
 	b.WriteString("]}")
-	p := filepath.Join(d, "empty-nodes.gltf")
-	return Case{Name: "empty-nodes", Path: p, Want: "Budget.JSONObjects",
-		What: "6 MB of empty JSON nodes (2M nodes)"}, os.WriteFile(p, []byte(b.String()), 0o644)
+	p := filepath.Join(dir, name)
+	return p, os.WriteFile(p, []byte(b.String()), 0o644)
 }
 
 func byteTriangles(dir string) (Case, error) {
@@ -240,7 +253,7 @@ func tinyPrimitives(dir string) (Case, error) {
 	}
 	doc["meshes"] = []any{map[string]any{"primitives": prims}}
 	p, err := writeGLB(d, "tiny-primitives.glb", doc, bin)
-	return Case{Name: "tiny-primitives", Path: p, Want: "Budget.Primitives",
+	return Case{Name: "tiny-primitives", Path: p, Want: "Budget.JSONObjects",
 		What: "200k one-triangle primitives"}, err
 }
 
