@@ -45,3 +45,15 @@ func DecodeWith(data []byte, name string, dir fs.FS, opt LoadOptions) (*Characte
 	}
 	return decodeBudget(data, name, dir, budget)
 }
+
+// ReadFile reads a file for Decode the way LoadFile does: it must be a regular file
+// (a FIFO or device is refused without blocking) within the process budget's
+// FileBytes, checked before a byte is read. Commands that score or hash a file's
+// bytes use it instead of os.ReadFile.
+func ReadFile(path string) ([]byte, error) {
+	data, err := readInput(path, newBudgetCounter(Budget{}))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return data, nil
+}
