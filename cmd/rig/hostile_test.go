@@ -129,3 +129,30 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
 }
+
+// TestBudgetFlags checks that a --max-* flag lowers (and so raises) the loader's
+// limit for the command it is given to, and that the next command starts from the
+// defaults again.
+func TestBudgetFlags(t *testing.T) {
+	dir := t.TempDir()
+	path, err := hostile.Mesh(dir, "fifty.glb", 1000, 50) // 50 instances: 50,000 vertices
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string // "" for success
+	}{
+		{[]string{"inspect", path, "--max-vertices", "10000"}, "raise it with --max-vertices"},
+		{[]string{"inspect", path}, ""},
+		{[]string{"inspect", "--max-instances", "49", path}, "limit 49 (Budget.Instances"},
+		{[]string{"inspect", "--max-file-mb", "0", path}, "positive number of MiB"},
+	}
+	for _, tc := range tests {
+		var out, errb bytes.Buffer
+		code := run(tc.args, &out, &errb)
+		if (code == 0) != (tc.want == "") || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("rig %s: exit %d, stderr %q, want %q", strings.Join(tc.args, " "), code, errb.String(), tc.want)
+		}
+	}
+}
