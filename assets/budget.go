@@ -289,10 +289,13 @@ func (l *loader) checkDeclared(meshNodes []int) error {
 		}
 		seen := map[string]bool{}
 		for _, p := range l.doc.Meshes[m].Primitives {
-			if p == nil || !isTriangleMode(p.Mode) {
+			if p == nil {
 				continue
 			}
 			prims++
+			if !isTriangleMode(p.Mode) {
+				continue
+			}
 			pos, ok := p.Attributes["POSITION"]
 			a, err := l.acc.accessor(pos)
 			if !ok || err != nil {

@@ -70,10 +70,9 @@ func Load(path string) (*Character, error) {
 // Orphan vertices of a rig (no positive weight, e.g. an unskinned primitive beside
 // a skinned one) are bound to their nearest joint and counted in the report; Load
 // rejects them instead. Corrupt input returns an error naming the file; it never
-// panics and never allocates more than a small multiple of the file size.
-//
-// The load stays within the process budget (CurrentBudget); LoadFileWith takes
-// another.
+// panics. The load stays within the process budget (CurrentBudget; LoadFileWith
+// takes another) and so allocates at most BudgetAllocBytes of it; the file and its
+// external files must be regular files inside the file's folder.
 func LoadFile(path string) (*Character, *LoadReport, error) {
 	return LoadFileWith(path, LoadOptions{})
 }
