@@ -1,10 +1,13 @@
 package assets
 
 import (
+	"bytes"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/rigkit/rigkit/assets/hostile"
 	"github.com/rigkit/rigkit/internal/fuzzbound"
 )
 
@@ -29,6 +32,25 @@ func FuzzLoad(f *testing.F) {
 		f.Add(tc.data)
 	}
 	f.Add([]byte(`{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}]}`))
+	// Small hostile files: amplification by instancing (50 × 1,000 vertices, over
+	// the fuzz budget) and bad enums.
+	dir := f.TempDir()
+	for _, mk := range []func() (string, error){
+		func() (string, error) { return hostile.Mesh(dir, "amplified.glb", 1000, 50) },
+		func() (string, error) { return hostile.Mesh(dir, "strip.glb", 30, 1) },
+	} {
+		p, err := mk()
+		if err != nil {
+			f.Fatal(err)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		f.Add(bytes.Replace(data, []byte(`"componentType":5126`), []byte(`"componentType":9999`), 1))
+		f.Add(bytes.Replace(data, []byte(`"indices":1`), []byte(`"mode":77  `), 1)) // same length: the GLB stays whole
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c *Character
 		var rep *LoadReport
