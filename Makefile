@@ -12,7 +12,7 @@ APT_PKGS  := gcc pkg-config libopenblas-dev libgl1-mesa-dev libx11-dev libxcurso
              libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth \
              libgl1-mesa-dri
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-FUZZTIME  ?= 200000x
+FUZZTIME  ?= 10000x
 
 .PHONY: all deps go-check build build-cuda demo test test-go test-viewer fuzz validator bench vet clean
 
@@ -59,7 +59,7 @@ vet: deps
 	$(GO) vet -tags cuda ./rigmodel/...
 
 # test runs every test: vet, the Go tests (viewer under Xvfb with Mesa's software GL),
-# the glTF validator on written files, and a short fuzz run of the GLB loader.
+# the glTF validator on written files, and a short run of every fuzz target.
 # The fuzz budget is a count of executions, not a duration: Go 1.26's coordinator can
 # report a spurious "context deadline exceeded" when a -fuzztime duration runs out
 # while a worker is mid-call (go.dev/issue/75804, fixed in Go 1.27), which failed CI
@@ -71,8 +71,12 @@ test-go:
 	  xvfb-run -a -s "-screen 0 1920x1080x24" $(GO) test -count=1 -timeout 40m ./...
 	$(GO) test -count=1 -tags purego ./internal/fastmath
 
+# fuzz runs each fuzz target for FUZZTIME executions (about 1 minute for all on 2 cores).
 fuzz:
 	$(GO) test ./assets -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./tokenizer -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./tokenizer -run '^$$' -fuzz '^FuzzDecodeSkeleton$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./rigmodel/nn -run '^$$' -fuzz '^FuzzCheckpoint$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -71,26 +70,29 @@ func Load(path string) (*Character, error) {
 // Orphan vertices of a rig (no positive weight, e.g. an unskinned primitive beside
 // a skinned one) are bound to their nearest joint and counted in the report; Load
 // rejects them instead. Corrupt input returns an error naming the file; it never
-// panics and never allocates more than a small multiple of the file size.
+// panics. The load stays within the process budget (CurrentBudget; LoadFileWith
+// takes another) and so allocates at most BudgetAllocBytes of it; the file and its
+// external files must be regular files inside the file's folder.
 func LoadFile(path string) (*Character, *LoadReport, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load %s: %w", path, err)
-	}
-	return Decode(data, path, os.DirFS(filepath.Dir(path)))
+	return LoadFileWith(path, LoadOptions{})
 }
 
 // Decode parses glTF or GLB bytes; name labels errors and sets Character.Name (its
 // base name without extension), and dir resolves external files (nil: none allowed).
-// See LoadFile for what is read.
+// See LoadFile for what is read; DecodeWith takes a budget.
 func Decode(data []byte, name string, dir fs.FS) (c *Character, rep *LoadReport, err error) {
+	return DecodeWith(data, name, dir, LoadOptions{})
+}
+
+// decodeBudget is Decode charging budget.
+func decodeBudget(data []byte, name string, dir fs.FS, budget *budgetCounter) (c *Character, rep *LoadReport, err error) {
 	rep = &LoadReport{Path: name}
 	defer func() {
 		if r := recover(); r != nil {
-			c, rep, err = nil, nil, fmt.Errorf("load %s: internal error on malformed input: %v", name, r)
+			c, rep, err = nil, nil, fmt.Errorf("load %s: %w: %v", name, errDecoderPanic, r)
 		}
 	}()
-	c, err = decode(data, name, dir, rep)
+	c, err = decode(data, name, dir, rep, budget)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
 	}
@@ -103,6 +105,7 @@ type loader struct {
 	acc    *accessorReader
 	dir    fs.FS
 	rep    *LoadReport
+	budget *budgetCounter
 	parent []int  // glTF parent node of each node, -1 for roots
 	world  []Mat4 // world transform of each node in the file's rest pose
 
@@ -112,9 +115,12 @@ type loader struct {
 	skinJoint [][]int     // skin → local joint index → joint id (nil until used)
 }
 
-func decode(data []byte, name string, dir fs.FS, rep *LoadReport) (*Character, error) {
+func decode(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budgetCounter) (*Character, error) {
 	jsonData, bin, isGLB, err := parseContainer(data)
 	if err != nil {
+		return nil, err
+	}
+	if err := budget.checkJSON(jsonData); err != nil {
 		return nil, err
 	}
 	rep.Format = "gltf"
@@ -128,10 +134,14 @@ func decode(data []byte, name string, dir fs.FS, rep *LoadReport) (*Character, e
 	if err := checkExtensions(doc); err != nil {
 		return nil, err
 	}
-	if err := loadBuffers(doc, bin, isGLB, dir); err != nil {
+	if err := checkEnums(jsonData); err != nil {
 		return nil, err
 	}
-	l := &loader{doc: doc, acc: newAccessorReader(doc), dir: dir, rep: rep, jointOf: map[int]int{}}
+	if err := loadBuffers(doc, bin, isGLB, dir, budget); err != nil {
+		return nil, err
+	}
+	l := &loader{doc: doc, acc: newAccessorReader(doc), dir: dir, rep: rep, budget: budget, jointOf: map[int]int{}}
+	l.acc.budget = budget
 	if err := l.buildNodeTree(); err != nil {
 		return nil, err
 	}
@@ -358,6 +368,12 @@ type primData struct {
 
 func (l *loader) readGeometry(c *Character) error {
 	meshNodes := l.sceneMeshNodes()
+	if err := l.budget.instance(len(meshNodes), "scene"); err != nil {
+		return err
+	}
+	if err := l.checkDeclared(meshNodes); err != nil {
+		return err
+	}
 	// First pass: register skins of skinned primitives so joint ids exist.
 	type inst struct {
 		node     int
@@ -419,6 +435,9 @@ func (l *loader) readGeometry(c *Character) error {
 			what := fmt.Sprintf("mesh %d (%q) primitive %d", *nd.Mesh, mesh.Name, pi)
 			if p == nil {
 				return fmt.Errorf("%s is null", what)
+			}
+			if err := l.budget.primitive(what); err != nil {
+				return err
 			}
 			var skinIDs []int
 			if in.skinned && hasAttr(p, "JOINTS_0") {
@@ -661,6 +680,11 @@ func (l *loader) readPrimitive(p *gltf.Primitive, skinIDs []int, what string) (*
 		l.rep.warnf("%s: skipped primitive without POSITION", what)
 		return nil, nil
 	}
+	if a, err := l.acc.accessor(posIdx); err == nil {
+		if err := l.budget.addVertices(a.Count, "POSITION"); err != nil {
+			return nil, err
+		}
+	}
 	pv, err := l.acc.readTyped(posIdx, gltf.AccessorVec3, "POSITION")
 	if err != nil {
 		return nil, err
@@ -731,6 +755,9 @@ func (l *loader) readPrimitive(p *gltf.Primitive, skinIDs []int, what string) (*
 func (l *loader) readTriangles(p *gltf.Primitive, nv int, what string) (tris [][3]int, err error) {
 	// Indices.
 	var idx []int
+	if err := l.chargeTriangles(p, nv); err != nil {
+		return nil, err
+	}
 	if p.Indices != nil {
 		a, err := l.acc.accessor(*p.Indices)
 		if err != nil {

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rewards"
 )
 
@@ -49,7 +49,7 @@ func runScore(args []string, stdout io.Writer) error {
 	failed := 0
 	for _, f := range files {
 		line := scoreLine{File: f, Problems: []string{}}
-		data, err := os.ReadFile(f)
+		data, err := assets.ReadFile(f)
 		var rep *rewards.Report
 		if err == nil {
 			rep, err = rewards.ScoreGLB(data, f, opt)

@@ -92,6 +92,9 @@ func oneLine(err error) string {
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("rig "+name, flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
+	if loadingCommands[name] {
+		addBudgetFlags(fs)
+	}
 	return fs
 }
 
