@@ -56,10 +56,7 @@ func Apply(c *assets.Character, clip *Clip, o Options) (assets.Animation, Report
 			clip.Name, strings.Join(rep.Missing, ", "), sample(c.Skeleton.Names, 8))
 	}
 	at := func(t float64) pose {
-		p := pose{rel: make(map[string]quat, len(clip.Joints))}
-		for name, keys := range clip.Joints {
-			p.rel[name] = euler(clip.sample(keys, t))
-		}
+		p := pose{abs: clip.absolute(t)}
 		if len(clip.Root) > 0 {
 			p.root, p.hasRoot = assets.Vec3(clip.sample(clip.Root, t)), true
 		}
@@ -143,4 +140,33 @@ func bake(b *binding, name string, duration, fps float64, at func(t float64) pos
 			Times: append([]float64(nil), times...), Values: trans})
 	}
 	return anim
+}
+
+// absolute composes the clip's turns at time t down the hierarchy of its kind: each
+// named joint's rotation from the canonical rest pose, in the character's frame.
+func (c *Clip) absolute(t float64) map[string]quat {
+	parents := canonParent[c.Kind]
+	abs := make(map[string]quat, len(parents)+len(c.Joints))
+	var get func(name string, depth int) quat
+	get = func(name string, depth int) quat {
+		if q, ok := abs[name]; ok {
+			return q
+		}
+		q := identity
+		if keys, ok := c.Joints[name]; ok {
+			q = euler(c.sample(keys, t))
+		}
+		if p, ok := parents[name]; ok && p != "" && depth < len(parents) {
+			q = mul(get(p, depth+1), q)
+		}
+		abs[name] = q
+		return q
+	}
+	for name := range parents {
+		get(name, 0)
+	}
+	for name := range c.Joints {
+		get(name, 0)
+	}
+	return abs
 }

@@ -144,17 +144,18 @@ func (b *binding) restCorrections(rest map[string]assets.Vec3) {
 	}
 }
 
-// pose is a motion at one instant, in the character's frame: rel holds turns
-// relative to the parent (a clip's keys), abs holds world rotations from the
-// canonical rest pose (a retargeted source); root is the Hips offset in hip heights.
+// pose is a motion at one instant, in the character's frame: abs holds each named
+// joint's rotation from the canonical rest pose; root is the Hips offset in hip
+// heights.
 type pose struct {
-	rel, abs map[string]quat
-	root     assets.Vec3
-	hasRoot  bool
+	abs     map[string]quat
+	root    assets.Vec3
+	hasRoot bool
 }
 
 // local returns every joint's animated local rotation and the Hips translation for
-// a pose: G (rotation from the canonical rest pose) composes down the hierarchy,
+// a pose: G (rotation from the canonical rest pose) is the pose's for named joints
+// and the parent's for the others,
 // A = G·rest is the rotation from the bind pose, and a joint's local rotation is its
 // bind local rotation followed by its own share of A in its bind frame.
 func (b *binding) local(p pose) ([]quat, assets.Vec3) {
@@ -171,8 +172,6 @@ func (b *binding) local(p pose) ([]quat, assets.Vec3) {
 		own := b.idx[b.canon[j]] == j
 		if q, ok := p.abs[b.canon[j]]; ok && own {
 			g[j] = b.frame.toWorld(q)
-		} else if q, ok := p.rel[b.canon[j]]; ok && own {
-			g[j] = mul(gp, b.frame.toWorld(q))
 		} else {
 			g[j] = gp
 		}

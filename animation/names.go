@@ -112,3 +112,47 @@ func sample(names []string, n int) string {
 	}
 	return strings.Join(names[:n], ", ") + fmt.Sprintf(", … %d in all", len(names))
 }
+
+// canonParent is the hierarchy of docs/naming.md, per kind: each name's parent
+// ("" for the root). A clip's turns compose along it, not along the target's own
+// hierarchy, so a rig that lacks a joint (no Spine1) or hangs a limb elsewhere
+// still gets every named joint's full rotation.
+var canonParent = map[string]map[string]string{
+	Humanoid:  humanoidParents(),
+	Quadruped: quadrupedParents(),
+}
+
+func humanoidParents() map[string]string {
+	p := map[string]string{"Hips": "", "Spine": "Hips", "Spine1": "Spine", "Spine2": "Spine1",
+		"Neck": "Spine2", "Head": "Neck", "HeadTop_End": "Head"}
+	for _, s := range []string{"Left", "Right"} {
+		chain(p, "Spine2", s+"Shoulder", s+"Arm", s+"ForeArm", s+"Hand")
+		chain(p, "Hips", s+"UpLeg", s+"Leg", s+"Foot", s+"ToeBase", s+"Toe_End")
+		for _, f := range []string{"Thumb", "Index", "Middle", "Ring", "Pinky"} {
+			chain(p, s+"Hand", s+"Hand"+f+"1", s+"Hand"+f+"2", s+"Hand"+f+"3")
+		}
+	}
+	return p
+}
+
+func quadrupedParents() map[string]string {
+	p := map[string]string{"Hips": "", "Spine": "Hips", "Spine1": "Spine", "Spine2": "Spine1",
+		"Neck": "Spine2", "Head": "Neck", "Jaw": "Head", "Tail1": "Hips"}
+	for i := 2; i <= 12; i++ {
+		p[fmt.Sprintf("Tail%d", i)] = fmt.Sprintf("Tail%d", i-1)
+	}
+	for _, s := range []string{"Left", "Right"} {
+		chain(p, "Spine2", s+"FrontUpLeg", s+"FrontLeg", s+"FrontFoot", s+"FrontToe")
+		chain(p, "Hips", s+"HindUpLeg", s+"HindLeg", s+"HindFoot", s+"HindToe")
+		p[s+"Ear"] = "Head"
+	}
+	return p
+}
+
+// chain records names as a parent → child chain hanging from root.
+func chain(p map[string]string, root string, names ...string) {
+	for _, n := range names {
+		p[n] = root
+		root = n
+	}
+}
