@@ -29,6 +29,10 @@ type ShotOptions struct {
 	Overlay      []string // text lines; nil draws none
 	Camera       *Camera  // nil frames everything from the default direction
 	CPUSkin      bool     // skin on the CPU instead of the GPU (testing)
+	// Animation, when not empty, poses the character by its animation of that name
+	// (or index, "0" for the first) at Time seconds, instead of Pose.
+	Animation string
+	Time      float64
 	Background   [3]float32
 }
 
@@ -64,6 +68,13 @@ func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
 		r.Pose = o.Pose
 	case o.RandomPose:
 		r.Pose = RandomPose(c.Skeleton, o.Seed)
+	}
+	if o.Animation != "" {
+		i, err := FindAnimation(c, o.Animation)
+		if err != nil {
+			return nil, err
+		}
+		r.World = AnimatedWorld(c.Skeleton, c.Animations[i], o.Time)
 	}
 	v := &View{Rigs: []*Rig{r}, Mode: o.Mode, HideSkeleton: o.HideSkeleton, Overlay: o.Overlay,
 		Camera: DefaultCamera(), Background: o.Background}

@@ -69,7 +69,7 @@ func runAnimate(args []string, stdout io.Writer) error {
 	opt := animation.Options{FPS: *fps}
 	var reps []animation.Report
 	if len(clips) > 0 {
-		r, err := animateClips(c, pos[0], clips, *kind, opt)
+		r, err := animateClips(c, pos[0], clips, *kind, opt, stdout)
 		if err != nil {
 			return err
 		}
@@ -94,14 +94,30 @@ func runAnimate(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// animateClips bakes the named built-in clips onto c.
-func animateClips(c *assets.Character, path string, names []string, kind string, opt animation.Options) ([]animation.Report, error) {
-	if kind == "" {
-		k, err := animation.DetectKind(c.Skeleton)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+// animateClips bakes the named built-in clips onto c. A skeleton whose names follow
+// no scheme is named by its shape when it is a biped's (the channels still target
+// c's own joints, which keep their names).
+func animateClips(c *assets.Character, path string, names []string, kind string, opt animation.Options, stdout io.Writer) ([]animation.Report, error) {
+	target := c
+	detected, err := animation.DetectKind(c.Skeleton)
+	switch {
+	case err == nil && kind == "":
+		kind = detected
+	case err != nil && (kind == "" || kind == animation.Humanoid):
+		guessed, gerr := animation.GuessHumanoidNames(c.Skeleton)
+		if gerr != nil {
+			return nil, fmt.Errorf("%s: %w; %v", path, err, gerr)
 		}
-		kind = k
+		target = c.Clone()
+		var pairs []string
+		for j, n := range guessed {
+			if n != "" {
+				pairs = append(pairs, n+"="+c.Skeleton.Names[j])
+				target.Skeleton.Names[j] = n
+			}
+		}
+		fmt.Fprintf(stdout, "joint names guessed from the skeleton's shape: %s\n", strings.Join(pairs, " "))
+		kind = animation.Humanoid
 	}
 	var reps []animation.Report
 	for _, name := range names {
@@ -109,7 +125,7 @@ func animateClips(c *assets.Character, path string, names []string, kind string,
 		if err != nil {
 			return nil, fmt.Errorf("--clip: %w", err)
 		}
-		a, rep, err := animation.Apply(c, clip, opt)
+		a, rep, err := animation.Apply(target, clip, opt)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}

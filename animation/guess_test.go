@@ -1,0 +1,59 @@
+package animation
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestGuessHumanoidNames: a synthetic biped with its names replaced by joint_NN gets
+// its limbs, hips, chest and head back by shape, also when one leg hangs off the
+// other thigh (as rigkit's classical skeletons sometimes do).
+func TestGuessHumanoidNames(t *testing.T) {
+	key := []string{"Hips", "Spine2", "Neck", "Head", "LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg",
+		"RightLeg", "RightFoot", "LeftArm", "LeftForeArm", "LeftHand", "RightArm", "RightForeArm", "RightHand"}
+	for _, tc := range []struct {
+		name       string
+		seed       int64
+		legOffLeg  bool
+		wantFailed bool
+	}{{"biped 1", 1, false, false}, {"biped 2", 2, false, false}, {"leg off the other thigh", 3, true, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := generate(t, "biped", tc.seed)
+			sk := c.Skeleton
+			want := map[string]int{}
+			for j, n := range sk.Names {
+				want[CanonicalName(n)] = j
+			}
+			if tc.legOffLeg {
+				sk.Parents[want["RightUpLeg"]] = want["LeftUpLeg"]
+			}
+			for j := range sk.Names {
+				sk.Names[j] = fmt.Sprintf("joint_%02d", j)
+			}
+			names, err := GuessHumanoidNames(sk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for j, n := range names {
+				if n != "" {
+					got[n] = j
+				}
+			}
+			for _, k := range key {
+				if got[k] != want[k] {
+					t.Errorf("%s guessed at joint %d, is joint %d", k, got[k], want[k])
+				}
+			}
+		})
+	}
+}
+
+func TestGuessRejectsOtherShapes(t *testing.T) {
+	for _, kind := range []string{"snake", "quadruped"} {
+		c := generate(t, kind, 1)
+		if names, err := GuessHumanoidNames(c.Skeleton); err == nil {
+			t.Errorf("%s: guessed %v, want an error", kind, names)
+		}
+	}
+}
