@@ -33,6 +33,9 @@ type ShotOptions struct {
 	// (or index, "0" for the first) at Time seconds, instead of Pose.
 	Animation string
 	Time      float64
+	// Yaw, when set, turns the default camera about the vertical (radians; 0 looks
+	// at the character's front, π/2 at its left side) before framing.
+	Yaw *float64
 	Background   [3]float32
 }
 
@@ -91,6 +94,9 @@ func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
 	if o.Camera != nil {
 		v.Camera = *o.Camera
 	} else {
+		if o.Yaw != nil {
+			v.Camera.Yaw = *o.Yaw
+		}
 		v.FrameAll(w, h)
 	}
 	return v, nil
