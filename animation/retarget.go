@@ -30,6 +30,11 @@ func Retarget(target, source *assets.Character, anim int, o Options) (assets.Ani
 	if err != nil {
 		return assets.Animation{}, Report{}, fmt.Errorf("retarget onto %s: %w", target.Name, err)
 	}
+	if sk, err := DetectKind(source.Skeleton); err != nil {
+		return assets.Animation{}, Report{}, fmt.Errorf("retarget from %s: %w", source.Name, err)
+	} else if sk != kind {
+		return assets.Animation{}, Report{}, fmt.Errorf("retarget: %s is a %s, %s a %s", source.Name, sk, target.Name, kind)
+	}
 	tb, err := newBinding(target.Skeleton, canonicalRest[kind])
 	if err != nil {
 		return assets.Animation{}, Report{}, err

@@ -96,7 +96,7 @@ func TestRetargetErrors(t *testing.T) {
 	for j := range src.Skeleton.Names {
 		src.Skeleton.Names[j] = "bone" + strings.Repeat("_", j)
 	}
-	if _, _, err := Retarget(dst, src, 0, Options{}); err == nil || !strings.Contains(err.Error(), "namesake") {
+	if _, _, err := Retarget(dst, src, 0, Options{}); err == nil || !strings.Contains(err.Error(), "no known scheme") {
 		t.Fatalf("source with other names: %v", err)
 	}
 	if _, err := FindAnimation(src, "dance"); err == nil || !strings.Contains(err.Error(), "walk") {

@@ -76,7 +76,7 @@ func runAnimate(args []string, stdout io.Writer) error {
 		reps = append(reps, r...)
 	}
 	if *from != "" {
-		r, err := animateFrom(c, *from, *fromAnim, opt)
+		r, err := animateFrom(c, pos[0], *from, *fromAnim, opt, stdout)
 		if err != nil {
 			return err
 		}
@@ -94,30 +94,42 @@ func runAnimate(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// animateClips bakes the named built-in clips onto c. A skeleton whose names follow
-// no scheme is named by its shape when it is a biped's (the channels still target
-// c's own joints, which keep their names).
-func animateClips(c *assets.Character, path string, names []string, kind string, opt animation.Options, stdout io.Writer) ([]animation.Report, error) {
-	target := c
+// namedTarget returns the character whose joint names the motion is matched
+// against, and its kind: c itself when its names follow a scheme, else, for a biped,
+// a copy named by its shape (the channels still target c's joints, which keep their
+// names; the guess is printed).
+func namedTarget(c *assets.Character, path, kind string, stdout io.Writer) (*assets.Character, string, error) {
 	detected, err := animation.DetectKind(c.Skeleton)
-	switch {
-	case err == nil && kind == "":
-		kind = detected
-	case err != nil && (kind == "" || kind == animation.Humanoid):
-		guessed, gerr := animation.GuessHumanoidNames(c.Skeleton)
-		if gerr != nil {
-			return nil, fmt.Errorf("%s: %w; %v", path, err, gerr)
+	if err == nil {
+		if kind == "" {
+			kind = detected
 		}
-		target = c.Clone()
-		var pairs []string
-		for j, n := range guessed {
-			if n != "" {
-				pairs = append(pairs, n+"="+c.Skeleton.Names[j])
-				target.Skeleton.Names[j] = n
-			}
+		return c, kind, nil
+	}
+	if kind != "" && kind != animation.Humanoid {
+		return nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	guessed, gerr := animation.GuessHumanoidNames(c.Skeleton)
+	if gerr != nil {
+		return nil, "", fmt.Errorf("%s: %w; %v", path, err, gerr)
+	}
+	target := c.Clone()
+	var pairs []string
+	for j, n := range guessed {
+		if n != "" {
+			pairs = append(pairs, n+"="+c.Skeleton.Names[j])
+			target.Skeleton.Names[j] = n
 		}
-		fmt.Fprintf(stdout, "joint names guessed from the skeleton's shape: %s\n", strings.Join(pairs, " "))
-		kind = animation.Humanoid
+	}
+	fmt.Fprintf(stdout, "joint names guessed from the skeleton's shape: %s\n", strings.Join(pairs, " "))
+	return target, animation.Humanoid, nil
+}
+
+// animateClips bakes the named built-in clips onto c.
+func animateClips(c *assets.Character, path string, names []string, kind string, opt animation.Options, stdout io.Writer) ([]animation.Report, error) {
+	target, kind, err := namedTarget(c, path, kind, stdout)
+	if err != nil {
+		return nil, err
 	}
 	var reps []animation.Report
 	for _, name := range names {
@@ -136,7 +148,11 @@ func animateClips(c *assets.Character, path string, names []string, kind string,
 }
 
 // animateFrom retargets the animations of the file at from onto c.
-func animateFrom(c *assets.Character, from, name string, opt animation.Options) ([]animation.Report, error) {
+func animateFrom(c *assets.Character, path, from, name string, opt animation.Options, stdout io.Writer) ([]animation.Report, error) {
+	target, _, err := namedTarget(c, path, "", stdout)
+	if err != nil {
+		return nil, err
+	}
 	src, err := assets.Load(from)
 	if err != nil {
 		return nil, fmt.Errorf("--clip-from: %w", err)
@@ -158,7 +174,7 @@ func animateFrom(c *assets.Character, from, name string, opt animation.Options) 
 	}
 	var reps []animation.Report
 	for _, i := range idx {
-		a, rep, err := animation.Retarget(c, src, i, opt)
+		a, rep, err := animation.Retarget(target, src, i, opt)
 		if err != nil {
 			return nil, fmt.Errorf("--clip-from %s: %w", from, err)
 		}
