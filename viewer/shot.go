@@ -35,8 +35,8 @@ type ShotOptions struct {
 	Time      float64
 	// Yaw, when set, turns the default camera about the vertical (radians; 0 looks
 	// at the character's front, π/2 at its left side) before framing.
-	Yaw *float64
-	Background   [3]float32
+	Yaw        *float64
+	Background [3]float32
 }
 
 // RandomPose is assets.RandomPose (METRICS.md: every joint about a random axis by up
