@@ -110,7 +110,7 @@ func (g *guesser) name() error {
 		if len(legs[s]) < 2 {
 			return fmt.Errorf("the %s leg has %d joints below the hips", g.sideNames[s], len(legs[s]))
 		}
-		g.nameLeg(g.sideNames[s], legs[s])
+		g.nameLeg(g.sideNames[s], "ToeBase", legs[s])
 	}
 	arms := g.chains(chest, g.hands)
 	for s := range arms {
@@ -218,7 +218,7 @@ func (g *guesser) chains(top int, ends [2]int) [2][]int {
 	return out
 }
 
-func (g *guesser) nameLeg(side string, c []int) {
+func (g *guesser) nameLeg(side, toe string, c []int) {
 	g.names[c[0]] = side + "UpLeg"
 	knee := g.lo + 0.5*(g.pos[g.hips][1]-g.lo)
 	k := 1
@@ -232,7 +232,7 @@ func (g *guesser) nameLeg(side string, c []int) {
 		g.names[c[k+1]] = side + "Foot"
 	}
 	if k+2 < len(c) {
-		g.names[c[k+2]] = side + "ToeBase"
+		g.names[c[k+2]] = side + toe
 	}
 }
 

@@ -3,6 +3,8 @@ package animation
 import (
 	"fmt"
 	"testing"
+
+	"github.com/rigkit/rigkit/assets"
 )
 
 // TestGuessHumanoidNames: a synthetic biped with its names replaced by joint_NN gets
@@ -55,5 +57,41 @@ func TestGuessRejectsOtherShapes(t *testing.T) {
 		if names, err := GuessHumanoidNames(c.Skeleton); err == nil {
 			t.Errorf("%s: guessed %v, want an error", kind, names)
 		}
+	}
+}
+
+// TestGuessQuadrupedNames: a synthetic quadruped with its names replaced by
+// joint_NN gets its legs, hips, chest, neck and head back by shape, facing +Z or
+// turned to face -X.
+func TestGuessQuadrupedNames(t *testing.T) {
+	key := []string{"Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "LeftFrontUpLeg", "LeftFrontLeg",
+		"LeftFrontFoot", "RightFrontUpLeg", "RightFrontFoot", "LeftHindUpLeg", "LeftHindLeg", "LeftHindFoot",
+		"RightHindUpLeg", "RightHindFoot"}
+	for _, turn := range []bool{false, true} {
+		for seed := int64(1); seed <= 3; seed++ {
+			c := generate(t, "quadruped", seed)
+			sk := c.Skeleton
+			want := map[string]int{}
+			for j, n := range sk.Names {
+				want[CanonicalName(n)] = j
+				sk.Names[j] = fmt.Sprintf("joint_%02d", j)
+				if turn { // (x, y, z) → (-z, y, x): the head at -X
+					p := sk.BindWorld[j].Translation()
+					sk.BindWorld[j] = assets.Translate4(assets.Vec3{-p[2], p[1], p[0]})
+				}
+			}
+			names, kind, err := GuessNames(sk, "")
+			if err != nil || kind != Quadruped {
+				t.Fatalf("seed %d turned %v: kind %q, %v", seed, turn, kind, err)
+			}
+			for _, k := range key {
+				if j, ok := want[k]; ok && names[j] != k {
+					t.Errorf("seed %d turned %v: joint %d is %s, guessed %q", seed, turn, j, k, names[j])
+				}
+			}
+		}
+	}
+	if _, kind, err := GuessNames(generate(t, "biped", 1).Skeleton, ""); err != nil || kind != Humanoid {
+		t.Errorf("biped guessed as %q (%v)", kind, err)
 	}
 }

@@ -95,9 +95,9 @@ func runAnimate(args []string, stdout io.Writer) error {
 }
 
 // namedTarget returns the character whose joint names the motion is matched
-// against, and its kind: c itself when its names follow a scheme, else, for a biped,
-// a copy named by its shape (the channels still target c's joints, which keep their
-// names; the guess is printed).
+// against, and its kind: c itself when its names follow a scheme, else, for a
+// quadruped or a biped, a copy named by its shape (the channels still target c's
+// joints, which keep their names; the guess is printed).
 func namedTarget(c *assets.Character, path, kind string, stdout io.Writer) (*assets.Character, string, error) {
 	detected, err := animation.DetectKind(c.Skeleton)
 	if err == nil {
@@ -106,10 +106,7 @@ func namedTarget(c *assets.Character, path, kind string, stdout io.Writer) (*ass
 		}
 		return c, kind, nil
 	}
-	if kind != "" && kind != animation.Humanoid {
-		return nil, "", fmt.Errorf("%s: %w", path, err)
-	}
-	guessed, gerr := animation.GuessHumanoidNames(c.Skeleton)
+	guessed, kind, gerr := animation.GuessNames(c.Skeleton, kind)
 	if gerr != nil {
 		return nil, "", fmt.Errorf("%s: %w; %v", path, err, gerr)
 	}
@@ -121,8 +118,8 @@ func namedTarget(c *assets.Character, path, kind string, stdout io.Writer) (*ass
 			target.Skeleton.Names[j] = n
 		}
 	}
-	fmt.Fprintf(stdout, "joint names guessed from the skeleton's shape: %s\n", strings.Join(pairs, " "))
-	return target, animation.Humanoid, nil
+	fmt.Fprintf(stdout, "joint names guessed from the skeleton's shape (%s): %s\n", kind, strings.Join(pairs, " "))
+	return target, kind, nil
 }
 
 // animateClips bakes the named built-in clips onto c.
