@@ -2,6 +2,9 @@ package animation
 
 import (
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
@@ -58,6 +61,9 @@ func TestGuessRejectsOtherShapes(t *testing.T) {
 			t.Errorf("%s: guessed %v, want an error", kind, names)
 		}
 	}
+	if _, kind, err := GuessNames(generate(t, "snake", 2).Skeleton, ""); err == nil {
+		t.Errorf("a snake guessed as a %s", kind)
+	}
 }
 
 // TestGuessQuadrupedNames: a synthetic quadruped with its names replaced by
@@ -93,5 +99,46 @@ func TestGuessQuadrupedNames(t *testing.T) {
 	}
 	if _, kind, err := GuessNames(generate(t, "biped", 1).Skeleton, ""); err != nil || kind != Humanoid {
 		t.Errorf("biped guessed as %q (%v)", kind, err)
+	}
+}
+
+// TestHeldOutQuadrupedWalks: the artist's rig of a held-out 0 A.D. fox (names of
+// its own scheme) is recognised as a quadruped by shape, and the walk swings its
+// four feet. Skips without ../shared/data.
+func TestHeldOutQuadrupedWalks(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "data", "0ad", "fox.glb")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("real data not found at %s: %v", path, err)
+	}
+	c, err := assets.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, kind, err := GuessNames(c.Skeleton, "")
+	if err != nil || kind != Quadruped {
+		t.Fatalf("kind %q, %v", kind, err)
+	}
+	named := c.Clone()
+	for j, n := range names {
+		if n != "" {
+			named.Skeleton.Names[j] = n
+		}
+	}
+	clip, _ := Lookup("walk", Quadruped)
+	a, rep, err := Apply(named, clip, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, foot := range []string{"LeftFrontFoot", "RightFrontFoot", "LeftHindFoot", "RightHindFoot"} {
+		j := joint(t, named, foot)
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for k := 0; k < 12; k++ {
+			p := positionsAt(named, a, clip.Duration*float64(k)/12)[j]
+			z := p.Sub(named.Skeleton.Position(j)).Dot(assets.Vec3{0, 0, 1})
+			lo, hi = math.Min(lo, z), math.Max(hi, z)
+		}
+		if hi-lo < 0.1*rep.HipHeight {
+			t.Errorf("%s (%s) swings %.3f, want > %.3f", foot, c.Skeleton.Names[j], hi-lo, 0.1*rep.HipHeight)
+		}
 	}
 }

@@ -34,6 +34,7 @@ func TestAnimateCommand(t *testing.T) {
 	biped := writeCreature(t, "biped", false)
 	unnamed := writeCreature(t, "biped", true)
 	snake := writeCreature(t, "snake", true)
+	unnamedQuad := writeCreature(t, "quadruped", true)
 	quad := writeCreature(t, "quadruped", false)
 	dir := t.TempDir()
 	walked := filepath.Join(dir, "walk.glb")
@@ -55,6 +56,7 @@ func TestAnimateCommand(t *testing.T) {
 		{"retarget other kind", []string{quad, "--clip-from", walked, "--out", filepath.Join(dir, "r3.glb")}, 1, "is a humanoid", 0, ""},
 		{"retarget no such anim", []string{biped, "--clip-from", walked, "--from-anim", "dance", "--out", filepath.Join(dir, "r4.glb")}, 1, "no animation \"dance\"", 0, ""},
 		{"retarget from a still file", []string{biped, "--clip-from", biped, "--out", filepath.Join(dir, "r5.glb")}, 1, "no animation", 0, ""},
+		{"unnamed quadruped guessed", []string{unnamedQuad, "--clip", "walk", "--out", filepath.Join(dir, "uq.glb")}, 0, "guessed from the skeleton's shape (quadruped)", 1, filepath.Join(dir, "uq.glb")},
 		{"snake", []string{snake, "--clip", "walk", "--out", filepath.Join(dir, "s.glb")}, 1, "LeftUpLeg", 0, ""},
 		{"unknown clip", []string{biped, "--clip", "dance", "--out", filepath.Join(dir, "x.glb")}, 1, "have: idle, run, walk, wave", 0, ""},
 		{"wrong kind", []string{quad, "--clip", "wave", "--out", filepath.Join(dir, "x.glb")}, 1, "exists for humanoid", 0, ""},
