@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // check.mjs loads a .glb in headless Chromium (Debian's /usr/bin/chromium, or
 // $RIGKIT_CHROMIUM) with three.js's GLTFLoader and prints one JSON report: the
-// scene's bounding box (Box3.setFromObject, precise) and, per animation clip, how
-// far AnimationMixer moves the skinned vertices (sampled at 8 times) from the bind
-// pose and between samples, whether every position is finite, whether the clip
+// scene's bounding box (Box3.setFromObject, precise), mesh and bone counts and, per
+// animation clip, how far AnimationMixer moves the vertices of every mesh (skinned
+// ones through their bones; up to 3,000 per mesh, at 8 times) from the bind pose
+// and between samples, whether every position is finite, whether the clip
 // moves anything, and whether it explodes (a vertex farther than 3 bounding-box
 // diagonals from its bind position).
 //

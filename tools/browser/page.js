@@ -1,31 +1,32 @@
 // page.js runs inside headless Chromium: it loads /model.glb with three.js's
 // GLTFLoader and measures the scene's bounding box and, for each animation clip,
-// how AnimationMixer moves the skinned vertices over time. check.mjs serves it.
+// how AnimationMixer moves the (skinned) vertices over time. check.mjs serves it.
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 
 const MAX_VERTICES = 3000; // vertices sampled per skinned mesh
 const SAMPLES = 8; // times per clip
 
-function skinnedMeshes(root) {
+function allMeshes(root) {
   const out = [];
-  root.traverse((o) => { if (o.isSkinnedMesh) out.push(o); });
+  root.traverse((o) => { if (o.isMesh && o.geometry && o.geometry.attributes.position) out.push(o); });
   return out;
 }
 
-// positions returns world positions of sampled skinned vertices, after the
-// skeletons are updated for the current bone transforms.
+// positions returns world positions of sampled vertices of every mesh: skinned ones
+// after their skeletons are updated for the current bone transforms, others moved
+// by their node transforms (node animations).
 function positions(scene, meshes) {
   scene.updateMatrixWorld(true);
   const out = [];
   const v = new THREE.Vector3();
   for (const m of meshes) {
-    m.skeleton.update();
+    if (m.isSkinnedMesh) m.skeleton.update();
     const pos = m.geometry.attributes.position;
     const step = Math.max(1, Math.floor(pos.count / MAX_VERTICES));
     for (let i = 0; i < pos.count; i += step) {
       v.fromBufferAttribute(pos, i);
-      m.applyBoneTransform(i, v);
+      if (m.isSkinnedMesh) m.applyBoneTransform(i, v);
       v.applyMatrix4(m.matrixWorld);
       out.push(v.x, v.y, v.z);
     }
@@ -87,18 +88,17 @@ async function run() {
   const box = new THREE.Box3().setFromObject(scene, true);
   const size = box.getSize(new THREE.Vector3());
   const diagonal = size.length();
-  const meshes = skinnedMeshes(scene);
+  const meshes = allMeshes(scene);
+  const skinned = meshes.filter((m) => m.isSkinnedMesh);
   let bones = 0;
-  for (const m of meshes) bones = Math.max(bones, m.skeleton.bones.length);
+  for (const m of skinned) bones = Math.max(bones, m.skeleton.bones.length);
   const rest = positions(scene, meshes);
   const clips = gltf.animations.map((c) => measureClip(scene, meshes, c, rest, diagonal));
-  let meshCount = 0;
-  scene.traverse((o) => { if (o.isMesh) meshCount++; });
   return {
     three: THREE.REVISION,
     bbox: { min: box.min.toArray(), max: box.max.toArray(), size: size.toArray(), diagonal },
-    meshes: meshCount,
-    skinned_meshes: meshes.length,
+    meshes: meshes.length,
+    skinned_meshes: skinned.length,
     bones,
     rest_finite: allFinite(rest),
     clips,
