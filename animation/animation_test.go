@@ -159,6 +159,16 @@ func TestWalkSwingsLegs(t *testing.T) {
 			t.Errorf("t=%v: trailing foot %s moved %.3f forward, want < %.3f", tc.t, c.Skeleton.Names[tc.back], dz, -0.05*h)
 		}
 	}
+	// Arms swing against the legs: with the left foot ahead, the right hand leads.
+	for _, tc := range []struct {
+		t           float64
+		lead, trail string
+	}{{0, "RightHand", "LeftHand"}, {0.5, "LeftHand", "RightHand"}} {
+		p := positionsAt(c, a, tc.t)
+		if dz := p[joint(t, c, tc.lead)][2] - p[joint(t, c, tc.trail)][2]; dz < 0.05*h {
+			t.Errorf("t=%v: %s only %.3f ahead of %s", tc.t, tc.lead, dz, tc.trail)
+		}
+	}
 	p := positionsAt(c, a, 0.25)
 	for _, side := range []string{"Left", "Right"} {
 		arm, hand := joint(t, c, side+"Arm"), joint(t, c, side+"Hand")

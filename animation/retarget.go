@@ -68,8 +68,9 @@ func Retarget(target, source *assets.Character, anim int, o Options) (assets.Ani
 	if sb.hips >= 0 && sb.hipHeight > 0 {
 		scale = 1 / sb.hipHeight
 	}
+	bind := bindLocals(source.Skeleton)
 	at := func(t float64) pose {
-		world := animatedWorld(source.Skeleton, src, t)
+		world := animatedWorldFrom(source.Skeleton, bind, src, t)
 		p := pose{abs: make(map[string]quat, len(names))}
 		for _, name := range rep.Matched {
 			j := sb.idx[name]
@@ -120,18 +121,17 @@ func jointAnimated(a assets.Animation, j int) bool {
 	return false
 }
 
-// animatedWorld returns the joint world transforms of animation a at time t: each
-// joint's bind local transform with the animated translation, rotation and scale
-// substituted, composed down the hierarchy (roots in the skeleton's world frame,
-// as assets.Load stores their channels).
-func animatedWorld(sk *assets.Skeleton, a assets.Animation, t float64) []assets.Mat4 {
-	n := sk.NumJoints()
-	type trs struct {
-		t, s assets.Vec3
-		r    quat
-	}
-	local := make([]trs, n)
-	for j := 0; j < n; j++ {
+// trs is a joint's local transform in parts.
+type trs struct {
+	t, s assets.Vec3
+	r    quat
+}
+
+// bindLocals returns every joint's bind transform relative to its parent (to the
+// world for a root).
+func bindLocals(sk *assets.Skeleton) []trs {
+	local := make([]trs, sk.NumJoints())
+	for j := range local {
 		l := sk.BindWorld[j]
 		if p := sk.Parents[j]; p >= 0 {
 			if pi, ok := sk.BindWorld[p].Inverse(); ok {
@@ -140,6 +140,21 @@ func animatedWorld(sk *assets.Skeleton, a assets.Animation, t float64) []assets.
 		}
 		local[j].t, local[j].r, local[j].s = assets.DecomposeTRS(l)
 	}
+	return local
+}
+
+// animatedWorld returns the joint world transforms of animation a at time t: each
+// joint's bind local transform with the animated translation, rotation and scale
+// substituted, composed down the hierarchy (roots in the skeleton's world frame,
+// as assets.Load stores their channels).
+func animatedWorld(sk *assets.Skeleton, a assets.Animation, t float64) []assets.Mat4 {
+	return animatedWorldFrom(sk, bindLocals(sk), a, t)
+}
+
+// animatedWorldFrom is animatedWorld with the bind locals computed once.
+func animatedWorldFrom(sk *assets.Skeleton, bind []trs, a assets.Animation, t float64) []assets.Mat4 {
+	n := sk.NumJoints()
+	local := append([]trs(nil), bind...)
 	for _, ch := range a.Channels {
 		if ch.Joint < 0 || ch.Joint >= n {
 			continue
