@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,7 +24,7 @@ func init() {
 	register(&command{
 		name: "view",
 		usage: "FILE [--compare FILE2] | FILE --screenshot OUT.png [--bone NAME] [--pose random --seed N] " +
-			"[--size WxH] [--mode shaded|heatmap|influences|wireframe] | DIR --sheet OUT.png",
+			"[--anim NAME --time T] [--yaw DEG] [--size WxH] [--mode shaded|heatmap|influences|wireframe] | DIR --sheet OUT.png",
 		summary: "open the OpenGL viewer, or render a screenshot / contact sheet offscreen",
 		run:     runView,
 	})
@@ -41,6 +42,9 @@ func runView(args []string, stdout io.Writer) error {
 	mode := fs.String("mode", "", "shaded, heatmap, influences or wireframe (default: heatmap with --bone, else shaded)")
 	noSkel := fs.Bool("no-skeleton", false, "hide the skeleton")
 	noText := fs.Bool("no-text", false, "no text overlay in screenshots")
+	anim := fs.String("anim", "", "for --screenshot: pose by the file's animation of this name (or index)")
+	animTime := fs.Float64("time", 0, "with --anim: the time in seconds")
+	yaw := fs.Float64("yaw", math.NaN(), "for --screenshot: camera yaw in degrees (0: the front, 90: the left side; default 26)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -74,7 +78,11 @@ func runView(args []string, stdout io.Writer) error {
 			return err
 		}
 		o := viewer.ShotOptions{Width: w, Height: h, Mode: m, Bone: *bone, RandomPose: *pose == "random",
-			Seed: *seed, HideSkeleton: *noSkel}
+			Seed: *seed, HideSkeleton: *noSkel, Animation: *anim, Time: *animTime}
+		if !math.IsNaN(*yaw) {
+			y := *yaw * math.Pi / 180
+			o.Yaw = &y
+		}
 		if *compare != "" {
 			if o.Compare, err = viewLoadRig(*compare); err != nil {
 				return err
@@ -92,6 +100,9 @@ func runView(args []string, stdout io.Writer) error {
 			}
 			if *pose == "random" {
 				line += fmt.Sprintf(" | random pose, seed %d", *seed)
+			}
+			if *anim != "" {
+				line += fmt.Sprintf(" | animation %s at %.2f s", *anim, *animTime)
 			}
 			o.Overlay = append(o.Overlay, line)
 		}

@@ -1,0 +1,121 @@
+package animation
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// browserReport is the part of tools/browser/check.mjs's JSON the tests read.
+type browserReport struct {
+	OK          bool     `json:"ok"`
+	Error       string   `json:"error"`
+	FailedClips []string `json:"failed_clips"`
+	Bones       int      `json:"bones"`
+	BBox        struct {
+		Diagonal float64 `json:"diagonal"`
+	} `json:"bbox"`
+	Clips []struct {
+		Name            string  `json:"name"`
+		MaxDisplacement float64 `json:"max_displacement"`
+		MaxStep         float64 `json:"max_step_displacement"`
+		Finite          bool    `json:"finite"`
+		Moved           bool    `json:"moved"`
+		Exploded        bool    `json:"exploded"`
+	} `json:"clips"`
+}
+
+// runBrowserCheck runs tools/browser/check.mjs on file in headless Chromium with
+// three.js. Without node, the npm packages or Chromium it skips, unless
+// RIGKIT_REQUIRE_BROWSER=1, where it fails.
+func runBrowserCheck(t *testing.T, file string) browserReport {
+	t.Helper()
+	dir := filepath.Join("..", "tools", "browser")
+	node, err := exec.LookPath("node")
+	_, merr := os.Stat(filepath.Join(dir, "node_modules", "three"))
+	chromium := os.Getenv("RIGKIT_CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	_, cerr := os.Stat(chromium)
+	if err != nil || merr != nil || cerr != nil {
+		msg := "headless browser check unavailable (need node, `make browser` and Debian's chromium)"
+		if os.Getenv("RIGKIT_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("%s and RIGKIT_REQUIRE_BROWSER=1", msg)
+		}
+		t.Skip(msg)
+	}
+	cmd := exec.Command(node, filepath.Join(dir, "check.mjs"), file)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+		t.Fatalf("check.mjs: %v\n%s", err, out)
+	}
+	var r browserReport
+	if jerr := json.Unmarshal(out, &r); jerr != nil {
+		t.Fatalf("check.mjs output: %v\n%s", jerr, out)
+	}
+	return r
+}
+
+// TestBrowserPlaysClips: in three.js (headless Chromium), the walk and run baked by
+// this package move the skinned vertices, stay finite and stay within the
+// character's size; a clip that holds the bind pose and one that throws the body
+// far away are caught, so the check can fail.
+func TestBrowserPlaysClips(t *testing.T) {
+	c := generate(t, "biped", 6)
+	for _, name := range []string{"walk", "run"} {
+		clip, _ := Lookup(name, Humanoid)
+		a, _, err := Apply(c, clip, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Animations = append(c.Animations, a)
+	}
+	hips := joint(t, c, "Hips")
+	rest := c.Skeleton.Position(hips)
+	lo, hi := c.Mesh.Bounds()
+	far := rest.Add(assets.Vec3{0, 0, 10 * hi.Sub(lo).Len()})
+	c.Animations = append(c.Animations,
+		assets.Animation{Name: "still", Channels: []assets.AnimationChannel{{Joint: hips, Path: "translation",
+			Times: []float64{0, 1}, Values: []float64{rest[0], rest[1], rest[2], rest[0], rest[1], rest[2]}}}},
+		assets.Animation{Name: "explode", Channels: []assets.AnimationChannel{{Joint: hips, Path: "translation",
+			Times: []float64{0, 1}, Values: []float64{rest[0], rest[1], rest[2], far[0], far[1], far[2]}}}})
+	path := filepath.Join(t.TempDir(), "clips.glb")
+	if err := assets.Save(path, c); err != nil {
+		t.Fatal(err)
+	}
+	r := runBrowserCheck(t, path)
+	if r.Error != "" {
+		t.Fatalf("three.js: %s", r.Error)
+	}
+	if r.Bones != c.Skeleton.NumJoints() || len(r.Clips) != 4 {
+		t.Fatalf("three.js sees %d bones and %d clips, want %d and 4", r.Bones, len(r.Clips), c.Skeleton.NumJoints())
+	}
+	for _, cl := range r.Clips {
+		t.Logf("%s: max displacement %.3f, max step %.3f (bbox diagonal %.3f)", cl.Name, cl.MaxDisplacement, cl.MaxStep, r.BBox.Diagonal)
+		good := cl.Finite && cl.Moved && !cl.Exploded
+		switch cl.Name {
+		case "walk", "run":
+			if !good || cl.MaxDisplacement < 0.05*r.BBox.Diagonal {
+				t.Errorf("%s: finite %v, moved %v, exploded %v, max displacement %.3f", cl.Name, cl.Finite, cl.Moved, cl.Exploded, cl.MaxDisplacement)
+			}
+		case "still":
+			if cl.Moved {
+				t.Error("a clip holding the bind pose counts as moving")
+			}
+		case "explode":
+			if !cl.Exploded {
+				t.Error("a clip throwing the body 10 diagonals away does not count as exploding")
+			}
+		}
+	}
+	if r.OK || len(r.FailedClips) != 2 {
+		t.Errorf("ok %v, failed clips %v: want the still and exploding clips to fail the file", r.OK, r.FailedClips)
+	}
+}
