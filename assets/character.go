@@ -96,6 +96,10 @@ type Character struct {
 	Skin       *Skin     // nil for a static mesh; set only with Skeleton
 	Materials  []Material
 	Animations []Animation
+	// Source is the file the character was loaded from (LoadScene), or nil. Save
+	// writes that file's scene with the character's rig instead of a new scene;
+	// Clone shares it (it is read-only).
+	Source *Scene
 }
 
 // NumJoints returns the joint count (0 for a nil skeleton).

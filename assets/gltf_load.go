@@ -110,9 +110,19 @@ type loader struct {
 	jointNode []int       // joint id → node
 	bindWorld []Mat4      // joint id → bind world transform
 	skinJoint [][]int     // skin → local joint index → joint id (nil until used)
+
+	// scene, when not nil, collects the map from the Character back to the
+	// document (DecodeScene).
+	scene *Scene
 }
 
 func decode(data []byte, name string, dir fs.FS, rep *LoadReport) (*Character, error) {
+	return decodeWith(data, name, dir, rep, false)
+}
+
+// decodeWith decodes; keepScene also attaches the document and the vertex map to
+// the Character (Character.Source).
+func decodeWith(data []byte, name string, dir fs.FS, rep *LoadReport, keepScene bool) (*Character, error) {
 	jsonData, bin, isGLB, err := parseContainer(data)
 	if err != nil {
 		return nil, err
@@ -135,6 +145,9 @@ func decode(data []byte, name string, dir fs.FS, rep *LoadReport) (*Character, e
 	if err := l.buildNodeTree(); err != nil {
 		return nil, err
 	}
+	if keepScene {
+		l.scene = &Scene{Doc: doc, Format: rep.Format, acc: l.acc, dir: dir}
+	}
 	base := filepath.Base(name)
 	c := &Character{Name: strings.TrimSuffix(base, filepath.Ext(base))}
 	if err := l.readGeometry(c); err != nil {
@@ -146,6 +159,9 @@ func decode(data []byte, name string, dir fs.FS, rep *LoadReport) (*Character, e
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
+	}
+	if l.scene != nil {
+		l.finishScene(c)
 	}
 	return c, nil
 }
@@ -443,6 +459,7 @@ func (l *loader) readGeometry(c *Character) error {
 					m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(tris), Material: l.materialOf(p, what)})
 				}
 				m.Triangles = append(m.Triangles, tris...)
+				l.mapPrimitive(in.node, pi, sp.off, sp.n, skinIDs != nil)
 				continue
 			}
 			pd, err := l.readPrimitive(p, skinIDs, what)
@@ -482,6 +499,7 @@ func (l *loader) readGeometry(c *Character) error {
 			}
 			off := len(m.Positions)
 			shared[key] = span{off, len(pd.pos)}
+			l.mapPrimitive(in.node, pi, off, len(pd.pos), skinIDs != nil)
 			for i := range pd.tris {
 				for k := range 3 {
 					pd.tris[i][k] += off
