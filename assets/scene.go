@@ -31,6 +31,8 @@ type Scene struct {
 	// Skeleton is the Character's skeleton when loaded (nil when unrigged): a
 	// character whose skeleton still equals it keeps the file's joints.
 	Skeleton *Skeleton
+	// Skin is the Character's skin when loaded (nil when unrigged or unskinned).
+	Skin *Skin
 	// World is each node's world transform in the file's rest pose.
 	World []Mat4
 	// BindToWorld takes the Character's frame to the scene's world frame: the
@@ -122,7 +124,7 @@ func (l *loader) finishScene(c *Character) {
 			s.BindToWorld = l.bindToWorld()
 		}
 	}
-	s.Skeleton = c.Skeleton.Clone()
+	s.Skeleton, s.Skin = c.Skeleton.Clone(), c.Skin.Clone()
 	for _, a := range c.Animations {
 		s.AnimationNames = append(s.AnimationNames, a.Name)
 	}
@@ -154,4 +156,10 @@ func (l *loader) bindToWorld() Mat4 {
 		}
 	}
 	return best
+}
+
+// Image returns the encoded bytes of the document's image i, wherever the file
+// keeps them (a buffer view, a data: URI or a file beside it).
+func (s *Scene) Image(i int) (*Image, error) {
+	return s.acc.imageBytes(i, s.dir, 256<<20)
 }

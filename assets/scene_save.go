@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -132,7 +133,7 @@ func editScene(c *Character) (*gltf.Document, *SceneReport, error) {
 	}
 	sameSkeleton := sameJoints(c.Skeleton, s)
 	switch {
-	case sameSkeleton && c.Skin == nil:
+	case sameSkeleton && (c.Skin == nil || sameSkin(c.Skin, s.Skin)):
 	case sameSkeleton:
 		e.rep.Rig = "reweighted"
 		e.writeWeights(s.JointNodes)
@@ -173,12 +174,33 @@ func editScene(c *Character) (*gltf.Document, *SceneReport, error) {
 // sameJoints reports whether sk is the source's skeleton: the joints it was loaded
 // with, by name and bind pose.
 func sameJoints(sk *Skeleton, s *Scene) bool {
-	if sk.NumJoints() != len(s.JointNodes) || s.Skeleton == nil {
+	if sk == nil || s.Skeleton == nil {
+		return sk == nil && s.Skeleton == nil
+	}
+	if sk.NumJoints() != len(s.JointNodes) {
 		return false
 	}
 	for j := range s.JointNodes {
 		if sk.Names[j] != s.Skeleton.Names[j] || !matClose(sk.BindWorld[j], s.Skeleton.BindWorld[j], 1e-6) {
 			return false
+		}
+	}
+	return true
+}
+
+// sameSkin reports whether two skins give every vertex the same weights.
+func sameSkin(a, b *Skin) bool {
+	if a == nil || b == nil || len(a.Weights) != len(b.Weights) {
+		return false
+	}
+	for v := range a.Weights {
+		if len(a.Weights[v]) != len(b.Weights[v]) {
+			return false
+		}
+		for k, in := range a.Weights[v] {
+			if in.Joint != b.Weights[v][k].Joint || math.Abs(in.Weight-b.Weights[v][k].Weight) > 1e-9 {
+				return false
+			}
 		}
 	}
 	return true
@@ -233,59 +255,141 @@ func (e *sceneEditor) mergeBuffers() error {
 	return nil
 }
 
-// inverseBindAccessor writes the inverse bind matrices that take vertices stored
-// with toChar (stored → Character frame) to each joint's bind frame.
-func (e *sceneEditor) inverseBindAccessor(toChar Mat4) int {
-	sk := e.c.Skeleton
+// skinUse is a skin the new weights are written against: Character joint → index
+// in the skin's joint list (-1: not listed).
+type skinUse struct {
+	skin  int
+	local []int
+}
+
+// reuseSkin returns the node's source skin s as a skinUse when its inverse bind
+// matrices agree with the Character's bind pose for toChar (a file's own skeleton
+// with new weights): the joints the weights of vertices [first, first+count) need
+// and s lacks are appended to it. It returns nil when s does not fit.
+func (e *sceneEditor) reuseSkin(s int, joints []int, toChar Mat4, first, count int, cache map[int]*skinUse) *skinUse {
+	if s < 0 || s >= e.srcSkins {
+		return nil
+	}
+	use, seen := cache[s]
+	if seen && use == nil {
+		return nil
+	}
+	sk := e.doc.Skins[s]
+	if !seen {
+		use = e.matchSkin(sk, joints, toChar)
+		use.skin = s
+		cache[s] = use
+		if use.local == nil {
+			cache[s] = nil
+			return nil
+		}
+	}
+	var add []int
+	for _, infl := range e.c.Skin.Weights[first : first+count] {
+		for _, in := range infl {
+			if use.local[in.Joint] < 0 {
+				use.local[in.Joint] = len(sk.Joints) + len(add)
+				add = append(add, in.Joint)
+			}
+		}
+	}
+	if len(add) > 0 {
+		ibm := e.skinIBM(sk)
+		for _, j := range add {
+			sk.Joints = append(sk.Joints, joints[j])
+			inv, _ := e.c.Skeleton.BindWorld[j].Inverse()
+			ibm = append(ibm, inv.Mul(toChar))
+		}
+		sk.InverseBindMatrices = gltf.Index(e.matrixAccessor(ibm))
+	}
+	return use
+}
+
+// matchSkin maps Character joints onto sk's joint list; local is nil when an
+// inverse bind matrix disagrees with the Character's bind pose.
+func (e *sceneEditor) matchSkin(sk *gltf.Skin, joints []int, toChar Mat4) *skinUse {
+	use := &skinUse{local: make([]int, len(joints))}
+	at := map[int]int{}
+	for k, node := range sk.Joints {
+		at[node] = k
+	}
+	ibm := e.skinIBM(sk)
+	for j, node := range joints {
+		k, ok := at[node]
+		if !ok {
+			use.local[j] = -1
+			continue
+		}
+		inv, _ := e.c.Skeleton.BindWorld[j].Inverse()
+		if !matClose(ibm[k], inv.Mul(toChar), 1e-5) {
+			return &skinUse{}
+		}
+		use.local[j] = k
+	}
+	return use
+}
+
+// skinIBM returns a source skin's inverse bind matrices (identities when absent
+// or unreadable, as the loader reads them).
+func (e *sceneEditor) skinIBM(sk *gltf.Skin) []Mat4 {
+	out := make([]Mat4, len(sk.Joints))
+	var vals []float64
+	if sk.InverseBindMatrices != nil {
+		vals, _ = e.src.acc.readTyped(*sk.InverseBindMatrices, gltf.AccessorMat4, "inverseBindMatrices")
+	}
+	for k := range out {
+		out[k] = Identity4()
+		if len(vals) >= 16*(k+1) {
+			copy(out[k][:], vals[16*k:16*k+16])
+		}
+	}
+	return out
+}
+
+// matrixAccessor writes MAT4 data.
+func (e *sceneEditor) matrixAccessor(ms []Mat4) int {
 	var data []byte
-	for j := range sk.Names {
-		inv, _ := sk.BindWorld[j].Inverse()
-		m := inv.Mul(toChar)
+	for _, m := range ms {
 		m[3], m[7], m[11], m[15] = 0, 0, 0, 1
 		for _, v := range m {
 			data = putF32(data, float32(v))
 		}
 	}
-	return e.addAccessor(data, gltf.TargetNone, gltf.ComponentFloat, gltf.AccessorMat4, sk.NumJoints(), nil, nil)
+	return e.addAccessor(data, gltf.TargetNone, gltf.ComponentFloat, gltf.AccessorMat4, len(ms), nil, nil)
 }
 
-// skinFits reports whether the document's skin s lists joints in this order with
-// inverse bind matrices that agree with the Character's bind pose for toChar.
-func (e *sceneEditor) skinFits(s int, joints []int, toChar Mat4) bool {
-	if s < 0 || s >= e.srcSkins {
-		return false
-	}
-	sk := e.doc.Skins[s]
-	if len(sk.Joints) != len(joints) || sk.InverseBindMatrices == nil {
-		return false
-	}
-	ibm, err := e.src.acc.readTyped(*sk.InverseBindMatrices, gltf.AccessorMat4, "inverseBindMatrices")
-	if err != nil || len(ibm) < 16*len(joints) {
-		return false
-	}
-	for j, node := range joints {
-		if sk.Joints[j] != node {
-			return false
-		}
-		var have Mat4
-		copy(have[:], ibm[16*j:16*j+16])
+// newSkin adds a skin over every Character joint (joint j → node joints[j]) whose
+// inverse bind matrices take vertices stored with toChar to the joints.
+func (e *sceneEditor) newSkin(joints []int, toChar Mat4) *skinUse {
+	ibm := make([]Mat4, len(joints))
+	local := make([]int, len(joints))
+	for j := range joints {
 		inv, _ := e.c.Skeleton.BindWorld[j].Inverse()
-		if !matClose(have, inv.Mul(toChar), 1e-5) {
-			return false
-		}
+		ibm[j], local[j] = inv.Mul(toChar), j
 	}
-	return true
+	e.doc.Skins = append(e.doc.Skins, &gltf.Skin{
+		Joints:              append([]int(nil), joints...),
+		InverseBindMatrices: gltf.Index(e.matrixAccessor(ibm)),
+		Skeleton:            e.skinRoot(joints),
+	})
+	e.rep.Added.Skins++
+	return &skinUse{skin: len(e.doc.Skins) - 1, local: local}
 }
 
 // writeWeights gives every mesh node with Character vertices a skin over joints
 // (Character joint j → node joints[j]) and JOINTS_0/WEIGHTS_0 on each primitive.
-// Nodes whose stored vertices share a frame share a skin.
+// A node keeps its own skin when that skin's bind pose is the Character's; other
+// nodes whose stored vertices share a frame share a new skin. Primitives that
+// share their vertices share the new attributes.
 func (e *sceneEditor) writeWeights(joints []int) {
 	if e.c.Skin == nil {
 		return
 	}
-	skins := map[Mat4]int{}
+	fresh := map[Mat4]*skinUse{}
+	reused := map[int]*skinUse{}
 	meshOwner := map[int]int{} // mesh → the node whose weights it carries
+	type span struct{ node, first int }
+	written := map[span][2]int{}
 	for _, ref := range e.src.Primitives {
 		node := e.remapNode(ref.Node)
 		if node < 0 {
@@ -293,25 +397,25 @@ func (e *sceneEditor) writeWeights(joints []int) {
 		}
 		nd := e.doc.Nodes[node]
 		mesh := e.ownMesh(node, meshOwner)
-		var s int
-		if nd.Skin != nil && e.skinFits(*nd.Skin, joints, ref.ToCharacter) {
-			s = *nd.Skin
-		} else if got, ok := skins[ref.ToCharacter]; ok {
-			s = got
-		} else {
-			e.doc.Skins = append(e.doc.Skins, &gltf.Skin{
-				Joints:              append([]int(nil), joints...),
-				InverseBindMatrices: gltf.Index(e.inverseBindAccessor(ref.ToCharacter)),
-				Skeleton:            e.skinRoot(joints),
-			})
-			e.rep.Added.Skins++
-			s = len(e.doc.Skins) - 1
-			skins[ref.ToCharacter] = s
+		var use *skinUse
+		if nd.Skin != nil {
+			use = e.reuseSkin(*nd.Skin, joints, ref.ToCharacter, ref.First, ref.Count, reused)
 		}
-		nd.Skin = gltf.Index(s)
-		ja, wa := e.weightAccessors(ref.First, ref.Count, len(joints))
+		if use == nil {
+			use = fresh[ref.ToCharacter]
+			if use == nil {
+				use = e.newSkin(joints, ref.ToCharacter)
+				fresh[ref.ToCharacter] = use
+			}
+		}
+		nd.Skin = gltf.Index(use.skin)
+		acc, ok := written[span{node, ref.First}]
+		if !ok {
+			acc[0], acc[1] = e.weightAccessors(ref.First, ref.Count, use.local)
+			written[span{node, ref.First}] = acc
+		}
 		p := e.doc.Meshes[mesh].Primitives[ref.Primitive]
-		p.Attributes[gltf.JOINTS_0], p.Attributes[gltf.WEIGHTS_0] = ja, wa
+		p.Attributes[gltf.JOINTS_0], p.Attributes[gltf.WEIGHTS_0] = acc[0], acc[1]
 		delete(p.Attributes, "JOINTS_1")
 		delete(p.Attributes, "WEIGHTS_1")
 	}
@@ -367,13 +471,22 @@ func (e *sceneEditor) ownMesh(node int, owner map[int]int) int {
 }
 
 // weightAccessors writes JOINTS_0/WEIGHTS_0 for Character vertices [first,
-// first+count): the MaxInfluencesWritten heaviest influences, renormalized.
-func (e *sceneEditor) weightAccessors(first, count, numJoints int) (int, int) {
-	wide := numJoints > 256
+// first+count): the MaxInfluencesWritten heaviest influences, renormalized, joints
+// numbered by local (Character joint → index in the skin).
+func (e *sceneEditor) weightAccessors(first, count int, local []int) (int, int) {
+	wide := false
+	for _, k := range local {
+		wide = wide || k >= 256
+	}
 	var jd, wd []byte
 	for _, infl := range e.c.Skin.Weights[first : first+count] {
 		js, ws := topInfluences(infl)
 		for i := range 4 {
+			if ws[i] > 0 {
+				js[i] = local[js[i]]
+			} else {
+				js[i] = 0
+			}
 			if wide {
 				jd = binary.LittleEndian.AppendUint16(jd, uint16(js[i]))
 			} else {

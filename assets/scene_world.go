@@ -43,6 +43,7 @@ func (s *Scene) restPrimitive(ref PrimitiveRef, out []Vec3) error {
 		}
 		return nil
 	}
+	clear(out) // primitives that share their vertices write them again
 	for set := 0; set < 2; set++ {
 		ja, okJ := p.Attributes[fmt.Sprintf("JOINTS_%d", set)]
 		wa, okW := p.Attributes[fmt.Sprintf("WEIGHTS_%d", set)]
