@@ -44,6 +44,18 @@ func (r *LoadReport) warnf(format string, args ...any) {
 // resampled animations) are accepted silently.
 func Load(path string) (*Character, error) {
 	c, rep, err := LoadFile(path)
+	return rejectOrphans(path, c, rep, err)
+}
+
+// LoadSource is Load that keeps the file's scene in c.Source (LoadScene), so that
+// Save writes the input plus the character's rig.
+func LoadSource(path string) (*Character, error) {
+	c, rep, err := LoadScene(path)
+	return rejectOrphans(path, c, rep, err)
+}
+
+// rejectOrphans passes a loaded character on unless its rig has orphan vertices.
+func rejectOrphans(path string, c *Character, rep *LoadReport, err error) (*Character, error) {
 	if err != nil {
 		return nil, err
 	}
