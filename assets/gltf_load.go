@@ -73,7 +73,9 @@ func rejectOrphans(path string, c *Character, rep *LoadReport, err error) (*Char
 // merged into one mesh with node world transforms applied; skinned primitives keep
 // their bind-space positions as glTF prescribes (the skinned node's transform is
 // ignored), so positions and Skeleton.BindWorld (the inverses of the inverse bind
-// matrices) share one frame. Triangle strips and fans become triangles; points and
+// matrices) share one frame; unskinned primitives of a file with skinned ones are
+// placed in that frame too (their world transform taken back through the joint
+// world × inverse bind matrix most joints agree on). Triangle strips and fans become triangles; points and
 // lines are skipped with a warning. Skins from JOINTS_0/WEIGHTS_0 and
 // JOINTS_1/WEIGHTS_1 keep up to MaxInfluencesRead influences per vertex; several
 // skins merge onto one joint list (joints are nodes). Joints are ordered parents
@@ -433,6 +435,14 @@ func (l *loader) readGeometry(c *Character) error {
 		}
 	}
 
+	// Unskinned geometry joins skinned geometry in the skins' bind space, which
+	// is not the world when a scaled or rotated node sits above the skeleton.
+	toBind := Identity4()
+	if hasSkinnedMesh {
+		if inv, ok := l.bindToWorld().Inverse(); ok {
+			toBind = inv
+		}
+	}
 	m := &c.Mesh
 	var weights [][]Influence
 	var anyNormals, anyUVs bool
@@ -471,7 +481,7 @@ func (l *loader) readGeometry(c *Character) error {
 					m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(tris), Material: l.materialOf(p, what)})
 				}
 				m.Triangles = append(m.Triangles, tris...)
-				l.mapPrimitive(in.node, pi, sp.off, sp.n, skinIDs != nil)
+				l.mapPrimitive(in.node, pi, sp.off, sp.n, skinIDs != nil, toBind.Mul(l.world[in.node]))
 				continue
 			}
 			pd, err := l.readPrimitive(p, skinIDs, what)
@@ -484,7 +494,7 @@ func (l *loader) readGeometry(c *Character) error {
 			if skinIDs == nil {
 				// Unskinned geometry is placed by its node; skinned geometry already
 				// lives in the skeleton's bind space.
-				w := l.world[in.node]
+				w := toBind.Mul(l.world[in.node])
 				nm := normalMatrix(w)
 				for i := range pd.pos {
 					pd.pos[i] = w.Point(pd.pos[i])
@@ -511,7 +521,7 @@ func (l *loader) readGeometry(c *Character) error {
 			}
 			off := len(m.Positions)
 			shared[key] = span{off, len(pd.pos)}
-			l.mapPrimitive(in.node, pi, off, len(pd.pos), skinIDs != nil)
+			l.mapPrimitive(in.node, pi, off, len(pd.pos), skinIDs != nil, toBind.Mul(l.world[in.node]))
 			for i := range pd.tris {
 				for k := range 3 {
 					pd.tris[i][k] += off

@@ -60,8 +60,9 @@ type PrimitiveRef struct {
 	// Skin is the skin the node used for this primitive, or -1 when unskinned.
 	Skin int
 	// ToCharacter takes the primitive's stored positions to the Character's frame:
-	// the node's world transform for unskinned geometry, the identity for skinned
-	// geometry (already in bind space).
+	// the identity for skinned geometry (already in bind space); for unskinned
+	// geometry the node's world transform, followed by the inverse of
+	// Scene.BindToWorld when the file also has skinned geometry.
 	ToCharacter Mat4
 }
 
@@ -91,13 +92,13 @@ func DecodeScene(data []byte, name string, dir fs.FS) (c *Character, rep *LoadRe
 }
 
 // mapPrimitive records that Character vertices [first, first+count) are primitive
-// prim of the mesh node node draws.
-func (l *loader) mapPrimitive(node, prim, first, count int, skinned bool) {
+// prim of the mesh node node draws, placed by toChar when unskinned.
+func (l *loader) mapPrimitive(node, prim, first, count int, skinned bool, toChar Mat4) {
 	if l.scene == nil {
 		return
 	}
 	nd := l.doc.Nodes[node]
-	ref := PrimitiveRef{Node: node, Mesh: *nd.Mesh, Primitive: prim, First: first, Count: count, Skin: -1, ToCharacter: l.world[node]}
+	ref := PrimitiveRef{Node: node, Mesh: *nd.Mesh, Primitive: prim, First: first, Count: count, Skin: -1, ToCharacter: toChar}
 	if skinned {
 		ref.Skin, ref.ToCharacter = *nd.Skin, Identity4()
 	}
