@@ -76,10 +76,15 @@ func SaveScene(path string, c *Character) (*SceneReport, error) {
 
 // encodeAny writes c over its source scene, or as a new scene without one (then
 // the report is nil).
-func encodeAny(w io.Writer, c *Character, asBinary bool) (*SceneReport, error) {
+func encodeAny(w io.Writer, c *Character, asBinary bool) (rep *SceneReport, err error) {
 	if c == nil || c.Source == nil {
 		return nil, encode(w, c, asBinary)
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			rep, err = nil, fmt.Errorf("internal error writing the source scene: %v", r)
+		}
+	}()
 	doc, rep, err := editScene(c)
 	if err != nil {
 		return nil, err
