@@ -75,8 +75,8 @@ func rejectOrphans(path string, c *Character, rep *LoadReport, err error) (*Char
 // ignored), so positions and Skeleton.BindWorld (the inverses of the inverse bind
 // matrices) share one frame; unskinned primitives of a file with skinned ones are
 // placed in that frame too (their world transform taken back through the joint
-// world × inverse bind matrix most joints agree on). Triangle strips and fans become triangles; points and
-// lines are skipped with a warning. Skins from JOINTS_0/WEIGHTS_0 and
+// world × inverse bind matrix most joints agree on). Triangle strips and fans
+// become triangles; points and lines are skipped with a warning. Skins from JOINTS_0/WEIGHTS_0 and
 // JOINTS_1/WEIGHTS_1 keep up to MaxInfluencesRead influences per vertex; several
 // skins merge onto one joint list (joints are nodes). Joints are ordered parents
 // first; a joint's parent is its nearest ancestor node that is a joint (-1 if none).

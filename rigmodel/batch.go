@@ -94,7 +94,8 @@ type Batch struct {
 	Rigger  Rigger
 	// Score scores each rig for its report; nil skips scoring.
 	Score Scorer
-	// Load and Save do the file I/O (assets.Load and assets.Save in the binary).
+	// Load and Save do the file I/O (in the binary assets.LoadSource, and
+	// SaveReport instead of Save).
 	Load func(path string) (*assets.Character, error)
 	Save func(path string, c *assets.Character) error
 	// SaveReport, when set, saves instead of Save and returns what the asset's
