@@ -78,6 +78,7 @@ func (e *sceneEditor) dropChannels(remove []bool) {
 			continue
 		case len(chs) == 0:
 			e.rep.Replaced.Animations++
+			e.rep.ReplacedAnimations = append(e.rep.ReplacedAnimations, a.Name)
 			continue
 		}
 		e.rep.drop("they drove the replaced skeleton", "animation %d (%q): %d of %d channels", ai, a.Name, len(a.Channels)-len(chs), len(a.Channels))

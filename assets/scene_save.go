@@ -22,6 +22,8 @@ type SceneReport struct {
 	Rig      string      `json:"rig"`
 	Replaced SceneCounts `json:"replaced"`
 	Added    SceneCounts `json:"added"`
+	// ReplacedAnimations names the animations that drove only replaced joints.
+	ReplacedAnimations []string `json:"replaced_animations,omitempty"`
 	// Dropped lists what the output lacks that the input had, each with the reason.
 	Dropped []SceneDrop `json:"dropped,omitempty"`
 	// CopiedMeshes counts meshes drawn by several nodes (instancing) that were
