@@ -43,6 +43,18 @@ func (r *LoadReport) warnf(format string, args ...any) {
 // resampled animations) are accepted silently.
 func Load(path string) (*Character, error) {
 	c, rep, err := LoadFile(path)
+	return rejectOrphans(path, c, rep, err)
+}
+
+// LoadSource is Load that keeps the file's scene in c.Source (LoadScene), so that
+// Save writes the input plus the character's rig.
+func LoadSource(path string) (*Character, error) {
+	c, rep, err := LoadScene(path)
+	return rejectOrphans(path, c, rep, err)
+}
+
+// rejectOrphans passes a loaded character on unless its rig has orphan vertices.
+func rejectOrphans(path string, c *Character, rep *LoadReport, err error) (*Character, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -60,8 +72,10 @@ func Load(path string) (*Character, error) {
 // merged into one mesh with node world transforms applied; skinned primitives keep
 // their bind-space positions as glTF prescribes (the skinned node's transform is
 // ignored), so positions and Skeleton.BindWorld (the inverses of the inverse bind
-// matrices) share one frame. Triangle strips and fans become triangles; points and
-// lines are skipped with a warning. Skins from JOINTS_0/WEIGHTS_0 and
+// matrices) share one frame; unskinned primitives of a file with skinned ones are
+// placed in that frame too (their world transform taken back through the joint
+// world × inverse bind matrix most joints agree on). Triangle strips and fans
+// become triangles; points and lines are skipped with a warning. Skins from JOINTS_0/WEIGHTS_0 and
 // JOINTS_1/WEIGHTS_1 keep up to MaxInfluencesRead influences per vertex; several
 // skins merge onto one joint list (joints are nodes). Joints are ordered parents
 // first; a joint's parent is its nearest ancestor node that is a joint (-1 if none).
@@ -86,13 +100,18 @@ func Decode(data []byte, name string, dir fs.FS) (c *Character, rep *LoadReport,
 
 // decodeBudget is Decode charging budget.
 func decodeBudget(data []byte, name string, dir fs.FS, budget *budgetCounter) (c *Character, rep *LoadReport, err error) {
+	return decodeKeeping(data, name, dir, budget, false)
+}
+
+// decodeKeeping is decodeBudget that also keeps the source scene when keepScene.
+func decodeKeeping(data []byte, name string, dir fs.FS, budget *budgetCounter, keepScene bool) (c *Character, rep *LoadReport, err error) {
 	rep = &LoadReport{Path: name}
 	defer func() {
 		if r := recover(); r != nil {
 			c, rep, err = nil, nil, fmt.Errorf("load %s: %w: %v", name, errDecoderPanic, r)
 		}
 	}()
-	c, err = decode(data, name, dir, rep, budget)
+	c, err = decodeWith(data, name, dir, rep, budget, keepScene)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
 	}
@@ -113,9 +132,19 @@ type loader struct {
 	jointNode []int       // joint id → node
 	bindWorld []Mat4      // joint id → bind world transform
 	skinJoint [][]int     // skin → local joint index → joint id (nil until used)
+
+	// scene, when not nil, collects the map from the Character back to the
+	// document (DecodeScene).
+	scene *Scene
 }
 
 func decode(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budgetCounter) (*Character, error) {
+	return decodeWith(data, name, dir, rep, budget, false)
+}
+
+// decodeWith decodes; keepScene also attaches the document and the vertex map to
+// the Character (Character.Source).
+func decodeWith(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budgetCounter, keepScene bool) (*Character, error) {
 	jsonData, bin, isGLB, err := parseContainer(data)
 	if err != nil {
 		return nil, err
@@ -145,6 +174,9 @@ func decode(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budget
 	if err := l.buildNodeTree(); err != nil {
 		return nil, err
 	}
+	if keepScene {
+		l.scene = &Scene{Doc: doc, Format: rep.Format, acc: l.acc, dir: dir}
+	}
 	base := filepath.Base(name)
 	c := &Character{Name: strings.TrimSuffix(base, filepath.Ext(base))}
 	if err := l.readGeometry(c); err != nil {
@@ -156,6 +188,10 @@ func decode(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budget
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
+	}
+	if l.scene != nil {
+		l.finishScene(c)
+		l.scene.readExternalImages()
 	}
 	return c, nil
 }
@@ -421,6 +457,14 @@ func (l *loader) readGeometry(c *Character) error {
 		}
 	}
 
+	// Unskinned geometry joins skinned geometry in the skins' bind space, which
+	// is not the world when a scaled or rotated node sits above the skeleton.
+	toBind := Identity4()
+	if hasSkinnedMesh {
+		if inv, ok := l.bindToWorld().Inverse(); ok {
+			toBind = inv
+		}
+	}
 	m := &c.Mesh
 	var weights [][]Influence
 	var anyNormals, anyUVs bool
@@ -462,6 +506,7 @@ func (l *loader) readGeometry(c *Character) error {
 					m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(tris), Material: l.materialOf(p, what)})
 				}
 				m.Triangles = append(m.Triangles, tris...)
+				l.mapPrimitive(in.node, pi, sp.off, sp.n, skinIDs != nil, toBind.Mul(l.world[in.node]))
 				continue
 			}
 			pd, err := l.readPrimitive(p, skinIDs, what)
@@ -474,7 +519,7 @@ func (l *loader) readGeometry(c *Character) error {
 			if skinIDs == nil {
 				// Unskinned geometry is placed by its node; skinned geometry already
 				// lives in the skeleton's bind space.
-				w := l.world[in.node]
+				w := toBind.Mul(l.world[in.node])
 				nm := normalMatrix(w)
 				for i := range pd.pos {
 					pd.pos[i] = w.Point(pd.pos[i])
@@ -501,6 +546,7 @@ func (l *loader) readGeometry(c *Character) error {
 			}
 			off := len(m.Positions)
 			shared[key] = span{off, len(pd.pos)}
+			l.mapPrimitive(in.node, pi, off, len(pd.pos), skinIDs != nil, toBind.Mul(l.world[in.node]))
 			for i := range pd.tris {
 				for k := range 3 {
 					pd.tris[i][k] += off

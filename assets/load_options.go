@@ -25,6 +25,11 @@ func LoadFileWith(path string, opt LoadOptions) (*Character, *LoadReport, error)
 
 // loadFileBudget is LoadFileWith charging budget.
 func loadFileBudget(path string, budget *budgetCounter) (*Character, *LoadReport, error) {
+	return loadFileKeeping(path, budget, false)
+}
+
+// loadFileKeeping is loadFileBudget that also keeps the source scene when keepScene.
+func loadFileKeeping(path string, budget *budgetCounter, keepScene bool) (*Character, *LoadReport, error) {
 	data, err := readInput(path, budget)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", path, err)
@@ -34,7 +39,7 @@ func loadFileBudget(path string, budget *budgetCounter) (*Character, *LoadReport
 		return nil, nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	defer root.Close()
-	return decodeBudget(data, path, rootFS{root}, budget)
+	return decodeKeeping(data, path, rootFS{root}, budget, keepScene)
 }
 
 // DecodeWith is Decode with options.

@@ -73,6 +73,8 @@ type AssetReport struct {
 	Info     *RigInfo `json:"rig,omitempty"`
 	Score    *float64 `json:"score,omitempty"`
 	Rewards  any      `json:"rewards,omitempty"`
+	// Scene says what the output replaced or dropped of the input's scene.
+	Scene any `json:"scene,omitempty"`
 	// TimingsMS has the stages around the rigger: load, rig, score, write, total.
 	TimingsMS map[string]float64 `json:"timings_ms"`
 	Finished  time.Time          `json:"finished"`
@@ -92,9 +94,14 @@ type Batch struct {
 	Rigger  Rigger
 	// Score scores each rig for its report; nil skips scoring.
 	Score Scorer
-	// Load and Save do the file I/O (assets.Load and assets.Save in the binary).
+	// Load and Save do the file I/O (in the binary assets.LoadSource, and
+	// SaveReport instead of Save).
 	Load func(path string) (*assets.Character, error)
 	Save func(path string, c *assets.Character) error
+	// SaveReport, when set, saves instead of Save and returns what the asset's
+	// JSON reports under "scene" (assets.SaveScene: what the output replaced or
+	// dropped of its input's scene).
+	SaveReport func(path string, c *assets.Character) (any, error)
 	// Force re-rigs assets that are already finished.
 	Force bool
 	// Progress receives a progress bar (stderr in the binary); nil for none.
@@ -323,8 +330,8 @@ func Finished(dir, name string) bool {
 // batch itself cannot run (bad inputs, unwritable output folder).
 func (b *Batch) Run() (*BatchSummary, error) {
 	start := time.Now()
-	if b.Rigger == nil || b.Load == nil || b.Save == nil {
-		return nil, errors.New("batch: Rigger, Load and Save are required")
+	if b.Rigger == nil || b.Load == nil || (b.Save == nil && b.SaveReport == nil) {
+		return nil, errors.New("batch: Rigger, Load and Save (or SaveReport) are required")
 	}
 	shards := max(b.Shards, 1)
 	if b.Shard < 0 || b.Shard >= shards {
@@ -456,7 +463,14 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 	}
 	t = time.Now()
 	out := filepath.Join(b.OutDir, it.Name+".glb")
-	if err := saveAtomic(b.Save, out, rigged); err != nil {
+	save := func(path string) error { return b.Save(path, rigged) }
+	if b.SaveReport != nil {
+		save = func(path string) (err error) {
+			rep.Scene, err = b.SaveReport(path, rigged)
+			return err
+		}
+	}
+	if err := saveAtomic(save, out); err != nil {
 		rep.Error = fmt.Sprintf("write: %v", err)
 		return rep
 	}
@@ -491,9 +505,9 @@ func CheckRig(c *assets.Character) error {
 
 // saveAtomic saves through a temporary file in the same folder, then renames it, so a
 // reader never sees a half-written GLB.
-func saveAtomic(save func(string, *assets.Character) error, path string, c *assets.Character) error {
+func saveAtomic(save func(string) error, path string) error {
 	tmp := tempName(path)
-	if err := save(tmp, c); err != nil {
+	if err := save(tmp); err != nil {
 		os.Remove(tmp)
 		return err
 	}

@@ -11,7 +11,7 @@ func init() {
 	register(&command{
 		name:    "convert",
 		usage:   "IN OUT",
-		summary: "load a .glb/.gltf and write it again (GLB when OUT ends in .glb)",
+		summary: "load a .glb/.gltf and write it again, scene kept (GLB when OUT ends in .glb)",
 		run:     runConvert,
 	})
 }
@@ -25,14 +25,15 @@ func runConvert(args []string, stdout io.Writer) error {
 	if len(pos) != 2 {
 		return fmt.Errorf("%w: want IN and OUT, got %d arguments", errUsage, len(pos))
 	}
-	c, rep, err := assets.LoadFile(pos[0])
+	// The scene is kept: the output is the input's document, re-encoded.
+	c, rep, err := assets.LoadScene(pos[0])
 	if err != nil {
 		return err
 	}
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stdout, "warning: %s: %s\n", pos[0], w)
 	}
-	if err := assets.Save(pos[1], c); err != nil {
+	if _, err := assets.SaveScene(pos[1], c); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d vertices, %d triangles, %d joints)\n",

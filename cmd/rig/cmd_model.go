@@ -131,8 +131,25 @@ func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, int, error) {
 	return rigmodel.TokenizerSkin(tok), tok.Fingerprint(), tok.K(), nil
 }
 
+// autoOutputHelp is the part of `rig auto -h` that says what an output file holds.
+const autoOutputHelp = `Each output DIR/<name>.glb is its input plus a rig: the input's node hierarchy,
+names and transforms, separate meshes and primitives, materials, textures, samplers,
+extensions, vertex colours, extra UV sets, morph targets, extras and cameras are kept
+as they are. The new skeleton goes under the meshes' nearest common ancestor (a
+scaled, rotated "Armature" parent still scales and rotates the rig), and each
+primitive gets JOINTS_0/WEIGHTS_0. A rigged input's skins, joint nodes and the
+animations (or animation channels) that drive those joints are replaced; animations
+of other nodes stay. DIR/<name>.json says what was replaced or dropped under
+"scene", e.g. "scene": {"rig": "replaced", "replaced": {"skins": 1, "joints": 65,
+"animations": 3}, "dropped": [...]}. See docs/files.md.
+`
+
 func runAuto(args []string, stdout io.Writer) error {
 	fs := newFlags("auto")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: rig auto %s\n\n%s\nflags:\n", commands["auto"].usage, autoOutputHelp)
+		fs.PrintDefaults()
+	}
 	out := fs.String("out", "", "output folder: <name>.glb and <name>.json per input")
 	samples := fs.Int("samples", 1, "token streams sampled per mesh; the best by rewards is kept")
 	skinSamples := fs.Int("skin-samples", 1, "skin-token streams per sampled skeleton; their decoded weights are averaged (more is smoother and slower)")
@@ -178,7 +195,7 @@ func runAuto(args []string, stdout io.Writer) error {
 		fmt.Fprintln(os.Stderr, "rig auto:", note)
 	}
 	b := &rigmodel.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
-		Score: scoreRig, Load: assets.Load, Save: assets.Save, Force: *force}
+		Score: scoreRig, Load: assets.LoadSource, SaveReport: saveScene, Force: *force}
 	if !*quiet {
 		b.Progress = os.Stderr
 	}
@@ -195,6 +212,16 @@ func runAuto(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%d of %d assets failed (see %s)", sum.Failed, sum.Total, *out)
 	}
 	return nil
+}
+
+// saveScene writes a rig over its input's scene (assets.SaveScene) and returns what
+// the asset's JSON reports under "scene".
+func saveScene(path string, c *assets.Character) (any, error) {
+	rep, err := assets.SaveScene(path, c)
+	if rep == nil {
+		return nil, err
+	}
+	return rep, err
 }
 
 // bindMethods are the skinning methods `rig auto --skin` can give every rig, alone

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		name:    "skin",
-		usage:   "IN.glb --out OUT.glb [--method tokens|geodesic|heat|rigid] [--samples N]",
+		usage:   "IN.glb --out OUT.glb [--method tokens|geodesic|heat|rigid] [--samples N] [--json]",
 		summary: "compute skin weights for a mesh's own skeleton",
 		run:     runSkin,
 	})
@@ -136,6 +137,7 @@ func runSkin(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "output .glb (required)")
 	method := fs.String("method", "", "tokens (default), geodesic, heat, rigid, or a blend A+B[@ALPHA] of two (ALPHA·A + (1−ALPHA)·B per vertex, default 0.5); a suffix ^P sharpens (weights to the power P, renormalized)")
 	samples := fs.Int("samples", 0, "tokens: skin-token streams whose decoded weights are averaged (0: the method's default; 1: greedy)")
+	asJSON := fs.Bool("json", false, "print a JSON report (with what the output kept and replaced of the input's scene) instead of a line")
 	eng := engineFlag(fs)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -160,9 +162,9 @@ func runSkin(args []string, stdout io.Writer) error {
 		}
 		fn = tokensSkin(*samples)
 	}
-	c, err := assets.Load(files[0])
+	c, err := assets.LoadSource(files[0])
 	if err != nil {
-		return err // assets.Load's errors name the file
+		return err // assets.LoadSource's errors name the file
 	}
 	if c.Skeleton.NumJoints() == 0 {
 		return fmt.Errorf("skin %s: the file has no skeleton (rig skin keeps the input's skeleton; use rig auto to make one)", files[0])
@@ -178,10 +180,33 @@ func runSkin(args []string, stdout io.Writer) error {
 	elapsed := time.Since(t0)
 	rigged := c.Clone()
 	rigged.Skin = skin
-	if err := assets.Save(*out, rigged); err != nil {
-		return fmt.Errorf("save %s: %w", *out, err)
+	scene, err := assets.SaveScene(*out, rigged)
+	if err != nil {
+		return err // assets.SaveScene's errors name the file
+	}
+	if *asJSON {
+		return printSkinRun(stdout, skinRun{Input: files[0], Output: *out, Method: name,
+			Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Seconds: elapsed.Seconds(), Scene: scene})
 	}
 	fmt.Fprintf(stdout, "%s: %d vertices, %d joints, method %s, %.3f s → %s\n",
 		files[0], len(c.Mesh.Positions), c.Skeleton.NumJoints(), name, elapsed.Seconds(), *out)
 	return nil
+}
+
+// skinRun is `rig skin --json`: the run, and under "scene" what the output kept
+// of the input (the file's skins and animations stay; only weights are new).
+type skinRun struct {
+	Input    string              `json:"input"`
+	Output   string              `json:"output"`
+	Method   string              `json:"method"`
+	Vertices int                 `json:"vertices"`
+	Joints   int                 `json:"joints"`
+	Seconds  float64             `json:"seconds"`
+	Scene    *assets.SceneReport `json:"scene"`
+}
+
+func printSkinRun(w io.Writer, r skinRun) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }
