@@ -27,7 +27,7 @@ func runAdvantages(args []string, stdin io.Reader, stdout io.Writer) error {
 	std := fs.Bool("std", false, "divide by the group's standard deviation")
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q (scores come on stdin)", errUsage, rest[0])

@@ -99,7 +99,7 @@ func runEval(args []string, stdout io.Writer) error {
 	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if len(from) > 0 {
 		if *task != "skin" || len(data) > 0 || len(pos) > 0 || *out == "" || len(external) > 0 {

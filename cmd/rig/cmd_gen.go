@@ -50,7 +50,7 @@ func runGen(args []string, stdout io.Writer) error {
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])

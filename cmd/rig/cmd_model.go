@@ -147,7 +147,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
 		return err
