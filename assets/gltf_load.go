@@ -73,6 +73,9 @@ func Load(path string) (*Character, error) {
 // rejects them instead. Corrupt input returns an error naming the file; it never
 // panics and never allocates more than a small multiple of the file size.
 func LoadFile(path string) (*Character, *LoadReport, error) {
+	if ok, c, rep, err := loadByExtension(path); ok { // OBJ, or a format to convert (formats.go)
+		return c, rep, err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", path, err)
