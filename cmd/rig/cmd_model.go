@@ -25,8 +25,9 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
+		help:    autoHelp,
 		run:     runAuto,
 	})
 }
@@ -59,6 +60,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	warmup := fs.Int("warmup", 200, "learning-rate warm-up steps of a new run")
 	skinTok := fs.String("skin-tokenizer", "pinned", "skin codes from: pinned (rigmodel/checkpoints/skin-tokenizer.safetensors), tokenizer (the tokenizer package's shipped one), none, or a checkpoint path")
 	dataWorkers := fs.Int("data-workers", 0, "goroutines making training examples ahead of the loop (0: all cores; the run does not depend on it)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
 	eng := engineFlag(fs)
 	if err := parseTrainingFlags(fs, args, &data, out); err != nil {
 		return err
@@ -91,7 +93,7 @@ func runTrain(args []string, stdout io.Writer) error {
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
 		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: cfg, Augment: aug,
 		FreshSynthetic: *fresh, StructWeight: *structW, SkinWeight: *skinW, Init: *initCkpt, Warmup: *warmup,
-		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Progress: os.Stderr, Log: stdout,
+		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Progress: progressOut(*quiet), Log: stdout,
 	})
 	if err != nil {
 		return err
@@ -136,11 +138,11 @@ func runAuto(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "output folder: <name>.glb and <name>.json per input")
 	samples := fs.Int("samples", 1, "token streams sampled per mesh; the best by rewards is kept")
 	skinSamples := fs.Int("skin-samples", 1, "skin-token streams per sampled skeleton; their decoded weights are averaged (more is smoother and slower)")
-	shard := fs.String("shard", "", "k/n: rig only every n-th input starting at k (0-based)")
+	shard := fs.String("shard", "", "k/n: rig only every n-th input starting at k (0-based); auto/n takes k from $JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID (Slurm array)")
 	workers := fs.Int("workers", 0, "assets rigged concurrently (0: all cores)")
 	model := fs.String("model", "", "model checkpoint (default: the shipped one)")
 	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished")
-	quiet := fs.Bool("quiet", false, "no progress bar")
+	quiet := fs.Bool("quiet", false, "no progress output")
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep whichever scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
@@ -179,9 +181,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	}
 	b := &rigmodel.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
 		Score: scoreRig, Load: assets.Load, Save: assets.Save, Force: *force}
-	if !*quiet {
-		b.Progress = os.Stderr
-	}
+	b.Progress, b.Log = progressOut(*quiet), os.Stderr
 	sum, err := b.Run()
 	if err != nil {
 		return err
@@ -189,7 +189,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "rigged %d, skipped %d (already done), failed %d of %d in %.1fs; methods %v\n",
 		sum.Done, sum.Skipped, sum.Failed, sum.Total, sum.WallS, sum.Methods)
 	for _, f := range sum.Failures {
-		fmt.Fprintln(stdout, "failed:", f)
+		fmt.Fprintln(os.Stderr, "failed:", f)
 	}
 	if sum.Failed > 0 {
 		return fmt.Errorf("%d of %d assets failed (see %s)", sum.Failed, sum.Total, *out)
@@ -453,3 +453,22 @@ func writeEval(rep *rigmodel.EvalReport, out string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, js)
 	return nil
 }
+
+// autoHelp is the part of `rig help auto` that the flags do not say.
+const autoHelp = `
+Inputs are mesh files (.glb, .gltf, .obj with its .mtl and textures), folders
+(searched recursively; other files are skipped and listed on stderr and in the
+summary, with the reason) or manifests (.jsonl with a "file" field per row, or
+.txt with one path per line). Any other file is an error. FBX, COLLADA (.dae)
+and .blend files are refused with the Blender and assimp commands that convert
+them to GLB.
+
+For each input, DIR/<name>.glb is the rigged character and DIR/<name>.json its
+report (status, method, score, timings); DIR/summary-<k>-of-<n>.json sums up a
+shard. Finished inputs are skipped on the next run (--force re-rigs them), so
+a killed run resumes. --shard k/n splits the inputs over n processes writing to
+one DIR; --shard auto/n takes k from a Kubernetes Indexed Job or a Slurm array
+(deploy/ has both).
+
+The summary line goes to stdout; progress, skipped files and failures go to
+stderr. Exit status 1 when any input failed (the others are written).`

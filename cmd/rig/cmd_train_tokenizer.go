@@ -52,6 +52,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	sharpen := fs.Float64("sharpen", 0, "with --export: power the decoded weights are raised to before pruning (0: none)")
 	odds := fs.Float64("odds", 0, "with --export: each decoded weight p is also divided by (1-p) to this power before pruning (0: none)")
 	snap := fs.Float64("snap", 0, "with --export: bind a small mesh piece wholly to one bone when this share of its vertices decode to it (0: never; at most 1)")
+	quiet := fs.Bool("quiet", false, "no progress bar or log lines on stderr")
 	eng := engineFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -88,7 +89,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 
 	opt := def
 	opt.Data, opt.Out, opt.Steps, opt.Resume, opt.LR, opt.Seed = data, *out, *steps, *resume, *lr, *seed
-	opt.Progress = os.Stderr
+	opt.Progress = progressOut(*quiet)
 	opt.Config.Prior, opt.Config.Geodesic = *prior, *geodesic
 	opt.Config.D, opt.Config.Blocks, opt.Config.Hidden, opt.Config.K = *width, *blocks, 2**width, *codes
 	if err := opt.Config.Validate(); err != nil { // before any data is read
