@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 )
 
 func init() {
@@ -29,7 +28,7 @@ func runConvert(args []string, stdout io.Writer) error {
 		return err
 	}
 	for _, w := range rep.Warnings {
-		fmt.Fprintf(os.Stderr, "warning: %s: %s\n", displayName(pos[0]), w)
+		fmt.Fprintf(diag, "warning: %s: %s\n", displayName(pos[0]), w)
 	}
 	if err := saveOutput(pos[1], c, stdout); err != nil {
 		return err

@@ -20,7 +20,7 @@ import (
 func init() {
 	register(&command{
 		name:    "gen",
-		usage:   "--list | --kind KIND --seed N --out FILE.glb | --count N --out DIR [--kind K] [--seed S] [--vertices V] [--noise] [--posed] [--workers W]",
+		usage:   "--list | --kind KIND --seed N --out FILE.glb|- | --count N --out DIR [--kind K] [--seed S] [--vertices V] [--noise] [--posed] [--workers W]",
 		summary: "generate synthetic rigged creatures (one file, or many in parallel)",
 		run:     runGen,
 	})
@@ -42,7 +42,7 @@ func runGen(args []string, stdout io.Writer) error {
 	list := fs.Bool("list", false, "print the kinds and exit")
 	kind := fs.String("kind", "", "creature kind (default: one file: biped; many: cycle through all kinds)")
 	seed := fs.Int64("seed", 0, "seed (many: the first seed; file i uses seed+i)")
-	out := fs.String("out", "", "output .glb file, or directory with --count")
+	out := fs.String("out", "", "output .glb file (- for GLB on stdout), or directory with --count")
 	count := fs.Int("count", 0, "number of creatures to write into --out DIR")
 	vertices := fs.Int("vertices", synth.DefaultVertices, "target vertex count")
 	noise := fs.Bool("noise", false, "add mesh defects (holes, fins, flipped triangles, loose pieces)")
@@ -77,10 +77,10 @@ func runGen(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := assets.Save(*out, c); err != nil {
+		if err := saveOutput(*out, c, stdout); err != nil {
 			return fmt.Errorf("gen: %w", err)
 		}
-		fmt.Fprintf(stdout, "wrote %s: %s seed %d, %d vertices, %d joints\n", *out, k, *seed, len(c.Mesh.Positions), c.Skeleton.NumJoints())
+		fmt.Fprintf(resultLog(*out, stdout), "wrote %s: %s seed %d, %d vertices, %d joints\n", outputName(*out), k, *seed, len(c.Mesh.Positions), c.Skeleton.NumJoints())
 		return nil
 	}
 	return genMany(*out, *count, *kind, *seed, opt, max(*workers, 1), stdout)

@@ -65,7 +65,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	if err := parseTrainingFlags(fs, args, &data, out); err != nil {
 		return err
 	}
-	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
+	if _, err := useEngine(*eng, 0, diag); err != nil {
 		return err
 	}
 	aug := rigmodel.DefaultAugment
@@ -151,7 +151,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
+	if _, err := useEngine(*eng, 0, diag); err != nil {
 		return err
 	}
 	if len(inputs) == 0 || *out == "" {
@@ -177,11 +177,11 @@ func runAuto(args []string, stdout io.Writer) error {
 		mr.SkinSamples = *skinSamples
 	}
 	if note != "" {
-		fmt.Fprintln(os.Stderr, "rig auto:", note)
+		fmt.Fprintln(diag, "rig auto:", note)
 	}
 	b := &rigmodel.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
 		Score: scoreRig, Load: assets.Load, Save: assets.Save, Force: *force}
-	b.Progress, b.Log = progressOut(*quiet), os.Stderr
+	b.Progress, b.Log = progressOut(*quiet), diag
 	sum, err := b.Run()
 	if err != nil {
 		return err
@@ -189,7 +189,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "rigged %d, skipped %d (already done), failed %d of %d in %.1fs; methods %v\n",
 		sum.Done, sum.Skipped, sum.Failed, sum.Total, sum.WallS, sum.Methods)
 	for _, f := range sum.Failures {
-		fmt.Fprintln(os.Stderr, "failed:", f)
+		fmt.Fprintln(diag, "failed:", f)
 	}
 	if sum.Failed > 0 {
 		return fmt.Errorf("%d of %d assets failed (see %s)", sum.Failed, sum.Total, *out)
@@ -380,7 +380,7 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 		free.InsideJoints = false
 		methods["tokens-unmasked"] = free.PredictSkeleton // greedy, grammar mask only
 	} else {
-		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
+		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
 	}
 	rep := rigmodel.EvalSkeletons(items, fam, assets.Load, filterMethods(methods, cfg.Methods), cfg.Progress)
 	rep.Split = split
@@ -405,7 +405,7 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 		best.Samples = 4
 		riggers["model-best4"] = &best // the model alone, best of 4 streams by the rewards
 	} else {
-		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
+		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
 	}
 	rep := rigmodel.EvalRigs(items, fam, assets.Load, filterMethods(riggers, cfg.Methods), cfg.Progress)
 	rep.Split = split

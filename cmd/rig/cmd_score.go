@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rigkit/rigkit/rewards"
 )
@@ -63,7 +62,7 @@ func runScore(args []string, stdout io.Writer) error {
 		if err != nil {
 			failed++
 			line.Error = err.Error()
-			fmt.Fprintf(os.Stderr, "rig score: %s: %v\n", displayName(f), err)
+			fmt.Fprintf(diag, "rig score: %s: %v\n", displayName(f), err)
 		} else {
 			line.Score, line.Rewards, line.Problems = rep.Score, rep.Rewards, rep.Problems
 			if *details {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,13 +140,13 @@ func runSkin(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
+	if _, err := useEngine(*eng, 0, diag); err != nil {
 		return err
 	}
 	if len(files) != 1 || *out == "" {
 		return fmt.Errorf("%w: need one input file and --out", errUsage)
 	}
-	name, fn, err := resolveSkinMethod(*method, os.Stderr)
+	name, fn, err := resolveSkinMethod(*method, diag)
 	if err != nil {
 		return err
 	}

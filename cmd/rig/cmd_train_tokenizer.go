@@ -83,7 +83,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: --steps and --threads must be positive", errUsage)
 	}
 	runtime.GOMAXPROCS(*threads)
-	if _, err := useEngine(*eng, *threads, os.Stderr); err != nil {
+	if _, err := useEngine(*eng, *threads, diag); err != nil {
 		return err
 	}
 
@@ -101,7 +101,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 		s := int64(i/len(kinds) + 1)
 		c, err := synth.Generate(kind, s, synth.Options{TargetVertices: 2000, Noise: i%3 == 1, Posed: i%4 == 3})
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "synth %s %d: %v\n", kind, s, err)
+			fmt.Fprintf(diag, "synth %s %d: %v\n", kind, s, err)
 			continue
 		}
 		c.Name = fmt.Sprintf("synth/%s_%d", kind, s)

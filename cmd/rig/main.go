@@ -84,6 +84,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	diag = stderr
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -15,15 +14,15 @@ import (
 // job output), nothing with --quiet.
 
 // progressOut returns where a command's progress goes: io.Discard with quiet,
-// stderr on a terminal, else stderr through plainProgress.
+// diag (stderr) on a terminal, else diag through plainProgress.
 func progressOut(quiet bool) io.Writer {
 	switch {
 	case quiet:
 		return io.Discard
-	case rigmodel.IsTerminal(os.Stderr):
-		return os.Stderr
+	case rigmodel.IsTerminal(diag):
+		return diag
 	}
-	return &plainProgress{w: os.Stderr, every: rigmodel.PlainEvery}
+	return &plainProgress{w: diag, every: rigmodel.PlainEvery}
 }
 
 // plainProgress turns terminal progress output into plain lines: carriage returns

@@ -20,6 +20,10 @@ const stdio = "-"
 // stdin is where "-" inputs come from; tests replace it.
 var stdin io.Reader = os.Stdin
 
+// diag receives diagnostics (warnings, skipped files, failures, progress): the
+// stderr that run was given.
+var diag io.Writer = os.Stderr
+
 // maxStdinBytes bounds what is read from stdin, so that an endless pipe ends in an
 // error rather than an out-of-memory kill.
 const maxStdinBytes = 2 << 30
@@ -30,11 +34,7 @@ const stdinName = "stdin"
 // readInput returns the bytes of path, or of stdin for "-".
 func readInput(path string) ([]byte, error) {
 	if path != stdio {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("read %w", err)
-		}
-		return data, nil
+		return os.ReadFile(path) // its error names the file
 	}
 	data, err := io.ReadAll(io.LimitReader(stdin, maxStdinBytes+1))
 	if err != nil {
@@ -130,7 +130,7 @@ func writeOutput(path string, data []byte, stdout io.Writer) error {
 // carries the output file itself ("-"), then stderr.
 func resultLog(out string, stdout io.Writer) io.Writer {
 	if out == stdio {
-		return os.Stderr
+		return diag
 	}
 	return stdout
 }
