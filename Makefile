@@ -14,7 +14,7 @@ APT_PKGS  := gcc pkg-config libopenblas-dev libgl1-mesa-dev libx11-dev libxcurso
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZTIME  ?= 200000x
 
-.PHONY: all deps go-check build build-cuda demo test test-go test-viewer fuzz validator bench vet clean
+.PHONY: all deps go-check build rig-binary build-cuda demo test test-go test-viewer fuzz validator bench vet clean
 
 all: build
 
@@ -37,7 +37,15 @@ validator:
 	  cd tools/validator && npm ci --no-audit --no-fund --loglevel=error; fi
 
 build: deps
-	$(GO) build -o $(BIN) ./cmd/rig
+	@$(MAKE) --no-print-directory rig-binary
+
+# rig-binary is the Go build of bin/rig alone, without installing anything: `make
+# build` runs it after deps, and the Dockerfile runs it with GO_TAGS=noviewer (no
+# OpenGL in a headless image) and the release in LDFLAGS (-X main.version=...).
+GO_TAGS   ?=
+LDFLAGS   ?=
+rig-binary:
+	$(GO) build -tags '$(GO_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rig
 
 # build-cuda builds bin/rig-cuda, whose --engine cuda runs matrix products on a CUDA
 # device (the driver and cuBLAS are opened at run time; no CUDA headers needed).
