@@ -140,8 +140,8 @@ func TestLoadOBJFixture(t *testing.T) {
 	}
 }
 
-// TestOBJRoundTrip saves a loaded OBJ as GLB and loads it again: positions,
-// triangles and the material survive.
+// TestOBJRoundTrip saves a loaded OBJ as GLB, which the Khronos validator accepts,
+// and loads it again: positions, triangles and the material survive.
 func TestOBJRoundTrip(t *testing.T) {
 	path, _ := writeOBJFixture(t)
 	c, err := Load(path)
@@ -152,6 +152,7 @@ func TestOBJRoundTrip(t *testing.T) {
 	if err := Save(out, c); err != nil {
 		t.Fatal(err)
 	}
+	validateGLB(t, out)
 	back, err := Load(out)
 	if err != nil {
 		t.Fatal(err)
