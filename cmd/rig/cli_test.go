@@ -126,6 +126,8 @@ func TestExitCodes(t *testing.T) {
 		{args: []string{"gen", "--kind", "nope", "--out", "x.glb"}, code: 2, stderr: "unknown kind"},
 		{args: []string{"eval", "--task", "skin"}, code: 2, stderr: "--data"},
 		{args: []string{"serve", "extra"}, code: 2, stderr: "unexpected argument"},
+		{args: []string{"view", "-"}, code: 2, stderr: "works with --screenshot"},
+		{args: []string{"view", "-", "--compare", "-", "--screenshot", "x.png"}, code: 2, stderr: "stdin"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
