@@ -295,3 +295,27 @@ func FuzzDecodeOBJ(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadOBJSymlinkEscape checks that a symbolic link out of the OBJ's folder is
+// not followed: the MTL it points to is refused like a ".." path.
+func TestLoadOBJSymlinkEscape(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.mtl"), []byte("newmtl a\nKd 1 0 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(outside, "secret.mtl"), filepath.Join(dir, "link.mtl")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	obj := "mtllib link.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n"
+	if err := os.WriteFile(filepath.Join(dir, "x.obj"), []byte(obj), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, rep, err := LoadFile(filepath.Join(dir, "x.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Materials[0].BaseColor[1] != 1 || !strings.Contains(strings.Join(rep.Warnings, "\n"), "link.mtl not read") {
+		t.Fatalf("material %+v, warnings %q: the link out of the folder was followed", c.Materials[0], rep.Warnings)
+	}
+}

@@ -26,7 +26,7 @@ func progressOut(quiet bool) io.Writer {
 }
 
 // plainProgress turns terminal progress output into plain lines: carriage returns
-// and erase-line codes are removed, a bar state (text ended by the next "\r") is
+// and escape sequences (erase-line) are removed, a bar state (text ended by the next "\r") is
 // printed as a line at most once per every, and whole lines (ended by "\n") always.
 type plainProgress struct {
 	mu    sync.Mutex
@@ -34,15 +34,21 @@ type plainProgress struct {
 	every time.Duration
 	last  time.Time
 	cur   []byte
+	esc   bool // inside an ANSI escape sequence (ESC [ ... letter), which is dropped
 }
 
 func (p *plainProgress) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := len(b)
-	b = bytes.ReplaceAll(b, []byte("\x1b[K"), nil)
 	for _, c := range b {
+		if p.esc { // inside an escape sequence: it ends with a letter
+			p.esc = !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z')
+			continue
+		}
 		switch c {
+		case '\x1b':
+			p.esc = true
 		case '\r':
 			if len(bytes.TrimSpace(p.cur)) > 0 && time.Since(p.last) >= p.every {
 				if err := p.emit(); err != nil {
