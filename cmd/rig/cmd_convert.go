@@ -10,6 +10,11 @@ func init() {
 		name:    "convert",
 		usage:   "IN OUT  (\"-\": stdin / stdout as GLB)",
 		summary: "load a .glb/.gltf/.obj and write it again (GLB when OUT ends in .glb or is -)",
+		help: `IN is a .glb, .gltf or .obj file (with its .mtl and textures, read from the
+OBJ's folder only), or "-" for GLB or glTF JSON on stdin. OUT is written as GLB
+when it ends in .glb or is "-" (stdout), else as .gltf with embedded data. Load
+warnings go to stderr. FBX, COLLADA and .blend inputs are refused with the
+commands that convert them to GLB.`,
 		run:     runConvert,
 	})
 }

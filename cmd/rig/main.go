@@ -68,6 +68,8 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprint(w, `
 Every command takes -h or --help (exit 0): its synopsis and all its flags.
+Meshes are read from .glb, .gltf and .obj (with its .mtl and textures); FBX,
+COLLADA and .blend files get the Blender and assimp commands that convert them.
 A file argument "-" reads stdin (GLB or glTF JSON, sniffed; no external files)
 and an output "-" writes stdout. Results go to stdout; progress, warnings and
 failures go to stderr.
