@@ -15,7 +15,7 @@ OBJ's folder only), or "-" for GLB or glTF JSON on stdin. OUT is written as GLB
 when it ends in .glb or is "-" (stdout), else as .gltf with embedded data. Load
 warnings go to stderr. FBX, COLLADA and .blend inputs are refused with the
 commands that convert them to GLB.`,
-		run:     runConvert,
+		run: runConvert,
 	})
 }
 
