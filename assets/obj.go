@@ -97,6 +97,7 @@ type objParser struct {
 	triMat    []int
 
 	warned map[string]bool
+	idxBuf []int // one face's output vertices, reused
 }
 
 // warnOnce adds a warning the first time key is seen.
@@ -118,6 +119,12 @@ func logicalLines(data []byte, fn func(line int, text string) error) error {
 		t := strings.TrimRight(sc.Text(), " \t\r")
 		if cont.Len() == 0 {
 			start = n
+			if !strings.HasSuffix(t, "\\") { // the common case: no copy
+				if err := fn(n, t); err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		if strings.HasSuffix(t, "\\") {
 			cont.WriteString(t[:len(t)-1])
@@ -228,22 +235,23 @@ func objIndex(s string, n int, what string) (int, error) {
 
 // corner resolves one face corner "v", "v/vt", "v//vn" or "v/vt/vn".
 func (p *objParser) corner(s string) ([3]int, error) {
-	parts := strings.Split(s, "/")
-	if len(parts) > 3 {
+	v, rest, _ := strings.Cut(s, "/")
+	t, n, _ := strings.Cut(rest, "/")
+	if strings.Contains(n, "/") {
 		return [3]int{}, fmt.Errorf("face: bad vertex %q", s)
 	}
 	k := [3]int{-1, -1, -1}
 	var err error
-	if k[0], err = objIndex(parts[0], len(p.pos), "vertex"); err != nil {
+	if k[0], err = objIndex(v, len(p.pos), "vertex"); err != nil {
 		return k, err
 	}
-	if len(parts) > 1 && parts[1] != "" {
-		if k[1], err = objIndex(parts[1], len(p.uv), "texture"); err != nil {
+	if t != "" {
+		if k[1], err = objIndex(t, len(p.uv), "texture"); err != nil {
 			return k, err
 		}
 	}
-	if len(parts) > 2 && parts[2] != "" {
-		if k[2], err = objIndex(parts[2], len(p.norm), "normal"); err != nil {
+	if n != "" {
+		if k[2], err = objIndex(n, len(p.norm), "normal"); err != nil {
 			return k, err
 		}
 	}
@@ -255,8 +263,8 @@ func (p *objParser) face(f []string) error {
 	if len(f) < 3 {
 		return fmt.Errorf("face with %d vertices (at least 3)", len(f))
 	}
-	idx := make([]int, len(f))
-	for i, s := range f {
+	idx := p.idxBuf[:0]
+	for _, s := range f {
 		k, err := p.corner(s)
 		if err != nil {
 			return err
@@ -267,7 +275,13 @@ func (p *objParser) face(f []string) error {
 			p.vertIndex[k] = v
 			p.corners = append(p.corners, k)
 		}
-		idx[i] = v
+		idx = append(idx, v)
+	}
+	p.idxBuf = idx
+	if len(idx) == 3 { // the common case, without triangulation's allocations
+		p.tris = append(p.tris, [3]int{idx[0], idx[1], idx[2]})
+		p.triMat = append(p.triMat, p.curMat)
+		return nil
 	}
 	pts := make([]Vec3, len(idx))
 	for i, v := range idx {

@@ -2,6 +2,7 @@ package assets
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -318,4 +319,39 @@ func TestLoadOBJSymlinkEscape(t *testing.T) {
 	if c.Materials[0].BaseColor[1] != 1 || !strings.Contains(strings.Join(rep.Warnings, "\n"), "link.mtl not read") {
 		t.Fatalf("material %+v, warnings %q: the link out of the folder was followed", c.Materials[0], rep.Warnings)
 	}
+}
+
+// BenchmarkDecodeOBJ decodes the same static grid of about 25k triangles as OBJ
+// text and as GLB (the baseline): their ns/op ratio is what reading text costs.
+func BenchmarkDecodeOBJ(b *testing.B) {
+	m := gridMesh(112)
+	c := &Character{Name: "grid", Mesh: m}
+	var glb bytes.Buffer
+	if err := Encode(&glb, c); err != nil {
+		b.Fatal(err)
+	}
+	var obj strings.Builder
+	for _, p := range m.Positions {
+		fmt.Fprintf(&obj, "v %.7g %.7g %.7g\n", p[0], p[1], p[2])
+	}
+	for _, t := range m.Triangles {
+		fmt.Fprintf(&obj, "f %d %d %d\n", t[0]+1, t[1]+1, t[2]+1)
+	}
+	objData := []byte(obj.String())
+	b.Run("obj", func(b *testing.B) {
+		b.SetBytes(int64(len(objData)))
+		for b.Loop() {
+			if _, _, err := DecodeOBJ(objData, "bench.obj", nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("glb", func(b *testing.B) {
+		b.SetBytes(int64(glb.Len()))
+		for b.Loop() {
+			if _, _, err := Decode(glb.Bytes(), "bench.glb", nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
