@@ -48,6 +48,7 @@ func runGen(args []string, stdout io.Writer) error {
 	noise := fs.Bool("noise", false, "add mesh defects (holes, fins, flipped triangles, loose pieces)")
 	posed := fs.Bool("posed", false, "bake a random pose as the bind pose")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers")
+	quiet := fs.Bool("quiet", false, "no progress output")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -83,7 +84,7 @@ func runGen(args []string, stdout io.Writer) error {
 		fmt.Fprintf(resultLog(*out, stdout), "wrote %s: %s seed %d, %d vertices, %d joints\n", outputName(*out), k, *seed, len(c.Mesh.Positions), c.Skeleton.NumJoints())
 		return nil
 	}
-	return genMany(*out, *count, *kind, *seed, opt, max(*workers, 1), stdout)
+	return genMany(*out, *count, *kind, *seed, opt, max(*workers, 1), *quiet, stdout)
 }
 
 func validKind(k string) bool {
@@ -98,7 +99,7 @@ func validKind(k string) bool {
 // genMany writes count creatures into dir in parallel. A file already listed in
 // dir/manifest.jsonl and present on disk is skipped, so an interrupted run resumes.
 // Manifest lines are appended in file order as soon as each prefix is complete.
-func genMany(dir string, count int, kind string, seed int64, opt synth.Options, workers int, stdout io.Writer) error {
+func genMany(dir string, count int, kind string, seed int64, opt synth.Options, workers int, quiet bool, stdout io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
@@ -170,7 +171,11 @@ func genMany(dir string, count int, kind string, seed int64, opt synth.Options, 
 	}()
 	go func() { wg.Wait(); close(results) }()
 
-	bar := newProgress(os.Stderr, len(todo))
+	shown := len(todo)
+	if quiet {
+		shown = 0 // a bar of nothing draws nothing
+	}
+	bar := newProgress(os.Stderr, shown)
 	start := time.Now()
 	order := make(map[int]int, len(todo)) // file index → position in todo
 	for n, j := range todo {

@@ -77,7 +77,7 @@ func shardOutputs(t *testing.T, dir string) map[string]string {
 func TestShardsAsConcurrentProcesses(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
-	if code, _, errOut := runWith(t, nil, "gen", "--count", "7", "--vertices", "400", "--out", in, "--workers", "1"); code != 0 {
+	if code, _, errOut := runWith(t, nil, "gen", "--count", "7", "--vertices", "400", "--out", in, "--workers", "1", "--quiet"); code != 0 {
 		t.Fatalf("gen: %s", errOut)
 	}
 	common := []string{"auto", in, "--skin", "heat", "--workers", "1", "--quiet"}
