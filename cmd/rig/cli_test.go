@@ -215,6 +215,12 @@ func TestStdio(t *testing.T) {
 		}
 		decodes(t, []byte(out), true)
 	})
+	t.Run("advantages reads stdin", func(t *testing.T) {
+		code, out, _ := runWith(t, []byte("1\n3\n"), "advantages")
+		if code != 0 || strings.TrimSpace(out) != "[-1,1]" {
+			t.Fatalf("exit %d, %q", code, out)
+		}
+	})
 	t.Run("stdin refuses external files", func(t *testing.T) {
 		gltfJSON := `{"asset":{"version":"2.0"},"buffers":[{"uri":"mesh.bin","byteLength":12}]}`
 		code, _, errOut := runWith(t, []byte(gltfJSON), "inspect", "-")

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -17,7 +16,7 @@ func init() {
 		usage:   "[--std] < scores",
 		summary: "GRPO group advantages of scores read from stdin (JSON array or one per line)",
 		run: func(args []string, stdout io.Writer) error {
-			return runAdvantages(args, os.Stdin, stdout)
+			return runAdvantages(args, stdin, stdout)
 		},
 	})
 }
