@@ -127,6 +127,11 @@ func TestExitCodes(t *testing.T) {
 		{args: []string{"eval", "--task", "skin"}, code: 2, stderr: "--data"},
 		{args: []string{"serve", "extra"}, code: 2, stderr: "unexpected argument"},
 		{args: []string{"view", "-"}, code: 2, stderr: "works with --screenshot"},
+		{args: []string{"auto", sampleGLB, "--out", "-"}, code: 2, stderr: "--out -: this command writes a folder"},
+		{args: []string{"eval", "--data", dir, "--out", "-"}, code: 2, stderr: "--out -"},
+		{args: []string{"train", "--data", dir, "--out", "-"}, code: 2, stderr: "--out -"},
+		{args: []string{"grpo", "--data", dir, "--out", "-"}, code: 2, stderr: "--out -"},
+		{args: []string{"train-tokenizer", "--data", dir, "--out", "-"}, code: 2, stderr: "--out -"},
 		{args: []string{"view", "-", "--compare", "-", "--screenshot", "x.png"}, code: 2, stderr: "stdin"},
 	}
 	for _, tc := range tests {

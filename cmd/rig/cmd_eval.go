@@ -113,6 +113,9 @@ func runEval(args []string, stdout io.Writer) error {
 		return writeSkinReport(rep, evalConfig{Out: *out, Seed: rep.Seed, Baseline: *baseline}, stdout)
 	}
 	data = append(data, pos...)
+	if err := notStdio(*out, "REPORT.md and REPORT.json beside it"); err != nil {
+		return err
+	}
 	if len(data) == 0 || (*out == "" && !*list) {
 		return fmt.Errorf("%w: need --data DIR and --out REPORT.md", errUsage)
 	}

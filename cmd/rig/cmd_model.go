@@ -154,6 +154,9 @@ func runAuto(args []string, stdout io.Writer) error {
 	if _, err := useEngine(*eng, 0, diag); err != nil {
 		return err
 	}
+	if err := notStdio(*out, "a folder of rigged files and reports"); err != nil {
+		return err
+	}
 	if len(inputs) == 0 || *out == "" {
 		return fmt.Errorf("%w: inputs and --out are required", errUsage)
 	}

@@ -76,6 +76,9 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 		return nil
 	}
 	data = append(data, pos...)
+	if err := notStdio(*out, "a checkpoint with its state beside it"); err != nil {
+		return err
+	}
 	if len(data) == 0 || *out == "" {
 		return fmt.Errorf("%w: need --data and --out", errUsage)
 	}

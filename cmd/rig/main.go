@@ -233,6 +233,9 @@ func parseTrainingFlags(fs *flag.FlagSet, args []string, data *trainDataFlag, ou
 		return err
 	}
 	*data = append(*data, pos...)
+	if err := notStdio(*out, "a checkpoint with its log and best model beside it"); err != nil {
+		return err
+	}
 	if len(*data) == 0 || *out == "" {
 		return fmt.Errorf("%w: --data and --out are required", errUsage)
 	}

@@ -158,3 +158,12 @@ func outputName(path string) string {
 	}
 	return path
 }
+
+// notStdio refuses "-" for an --out that names a folder or a file with siblings
+// (checkpoints with their logs, a report with its JSON), which stdout cannot hold.
+func notStdio(out, what string) error {
+	if out == stdio {
+		return fmt.Errorf("%w: --out -: this command writes %s, not one stream; give a path", errUsage, what)
+	}
+	return nil
+}
