@@ -18,7 +18,7 @@ TEST_APT_PKGS := chromium blender python3-numpy
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZTIME  ?= 10000x
 
-.PHONY: all deps test-deps go-check build build-cuda demo test test-go test-viewer fuzz validator browser bench vet clean
+.PHONY: all deps test-deps go-check build rig-binary build-cuda demo test test-go test-viewer fuzz validator browser bench vet clean
 
 all: build
 
@@ -55,7 +55,15 @@ validator:
 	  cd tools/validator && npm ci --no-audit --no-fund --loglevel=error; fi
 
 build: deps
-	$(GO) build -o $(BIN) ./cmd/rig
+	@$(MAKE) --no-print-directory rig-binary
+
+# rig-binary is the Go build of bin/rig alone, without installing anything: `make
+# build` runs it after deps, and the Dockerfile runs it with GO_TAGS=noviewer (no
+# OpenGL in a headless image) and the release in LDFLAGS (-X main.version=...).
+GO_TAGS   ?=
+LDFLAGS   ?=
+rig-binary:
+	$(GO) build -tags '$(GO_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rig
 
 # build-cuda builds bin/rig-cuda, whose --engine cuda runs matrix products on a CUDA
 # device (the driver and cuBLAS are opened at run time; no CUDA headers needed).
@@ -98,6 +106,7 @@ fuzz:
 	$(GO) test ./tokenizer -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./tokenizer -run '^$$' -fuzz '^FuzzDecodeSkeleton$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./rigmodel/nn -run '^$$' -fuzz '^FuzzCheckpoint$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./assets -run '^$$' -fuzz '^FuzzDecodeOBJ$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...

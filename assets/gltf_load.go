@@ -88,6 +88,9 @@ func rejectOrphans(path string, c *Character, rep *LoadReport, err error) (*Char
 // takes another) and so allocates at most BudgetAllocBytes of it; the file and its
 // external files must be regular files inside the file's folder.
 func LoadFile(path string) (*Character, *LoadReport, error) {
+	if ok, c, rep, err := loadByExtension(path); ok { // OBJ, or a format to convert (formats.go)
+		return c, rep, err
+	}
 	return LoadFileWith(path, LoadOptions{})
 }
 

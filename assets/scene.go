@@ -72,6 +72,9 @@ type PrimitiveRef struct {
 // LoadScene reads a .glb or .gltf file like LoadFile and keeps its document in
 // c.Source, so that SaveScene (and Save) write the file back with its scene intact.
 func LoadScene(path string) (*Character, *LoadReport, error) {
+	if ok, c, rep, err := loadByExtension(path); ok { // no glTF document to keep
+		return c, rep, err
+	}
 	return loadFileKeeping(path, newBudgetCounter(Budget{}), true)
 }
 

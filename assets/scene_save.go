@@ -76,6 +76,16 @@ func SaveScene(path string, c *Character) (*SceneReport, error) {
 	return rep, nil
 }
 
+// EncodeScene writes c as GLB over its source scene (a new scene when it has none,
+// then the report is nil): Encode with the report of what was replaced or dropped.
+func EncodeScene(w io.Writer, c *Character) (*SceneReport, error) {
+	rep, err := encodeAny(w, c, true)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", c.Name, err)
+	}
+	return rep, nil
+}
+
 // encodeAny writes c over its source scene, or as a new scene without one (then
 // the report is nil).
 func encodeAny(w io.Writer, c *Character, asBinary bool) (rep *SceneReport, err error) {

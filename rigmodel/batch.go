@@ -80,9 +80,10 @@ type AssetReport struct {
 	Finished  time.Time          `json:"finished"`
 }
 
-// Batch configures a batch run. Inputs may be files, folders (searched recursively for
-// .glb and .gltf) or manifests (.txt with one path per line, or .jsonl with a "file"
-// field per row; relative paths are relative to the manifest).
+// Batch configures a batch run. Inputs may be mesh files (.glb, .gltf, .obj), folders
+// (searched recursively for them; other files are skipped and listed with the
+// reason) or manifests (.txt with one path per line, or .jsonl with a "file" field
+// per row; relative paths are relative to the manifest). Any other file is an error.
 type Batch struct {
 	Inputs []string
 	OutDir string
@@ -104,8 +105,12 @@ type Batch struct {
 	SaveReport func(path string, c *assets.Character) (any, error)
 	// Force re-rigs assets that are already finished.
 	Force bool
-	// Progress receives a progress bar (stderr in the binary); nil for none.
+	// Progress receives a progress bar (stderr in the binary; a plain line every few
+	// seconds when it is not a terminal); nil for none.
 	Progress io.Writer
+	// Log receives the files skipped in input folders (stderr in the binary); nil
+	// for none. They are in the summary either way.
+	Log io.Writer
 }
 
 // BatchSummary counts what a batch run did.
@@ -117,7 +122,16 @@ type BatchSummary struct {
 	Failed   int            `json:"failed"`
 	Methods  map[string]int `json:"methods"` // rigs per method
 	Failures []string       `json:"failures,omitempty"`
-	WallS    float64        `json:"wall_s"`
+	// SkippedFiles are the files of input folders that are not meshes rigkit reads,
+	// with the reason (the same list in every shard).
+	SkippedFiles []SkippedInput `json:"skipped_files,omitempty"`
+	WallS        float64        `json:"wall_s"`
+}
+
+// SkippedInput is a file in an input folder that is not rigged, and why.
+type SkippedInput struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // BatchItem is one input with its unique output name.
@@ -126,12 +140,30 @@ type BatchItem struct {
 	Name string
 }
 
-// ParseShard parses "k/n" (0 ≤ k < n).
+// ShardIndexVars are the environment variables "--shard auto/N" reads its index
+// from, in order: a Kubernetes Indexed Job's completion index, then a Slurm array
+// task id (minus SLURM_ARRAY_TASK_MIN, so that --array=1-N works too).
+var ShardIndexVars = []string{"JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"}
+
+// ParseShard parses "k/n" (0 ≤ k < n), or "auto/n" with k from the environment
+// (ShardIndexVars).
 func ParseShard(s string) (k, n int, err error) {
+	return ParseShardEnv(s, os.Getenv)
+}
+
+// ParseShardEnv is ParseShard with the environment read through getenv.
+func ParseShardEnv(s string, getenv func(string) string) (k, n int, err error) {
 	if s == "" {
 		return 0, 1, nil
 	}
 	a, b, ok := strings.Cut(s, "/")
+	if ok && a == "auto" {
+		a, err = shardIndexFromEnv(getenv)
+		if err != nil {
+			return 0, 0, fmt.Errorf("shard %q: %w", s, err)
+		}
+		s = a + "/" + b
+	}
 	if ok {
 		k, err = strconv.Atoi(a)
 		if err == nil {
@@ -144,10 +176,43 @@ func ParseShard(s string) (k, n int, err error) {
 	return k, n, nil
 }
 
+// shardIndexFromEnv returns the first ShardIndexVars value that is set.
+func shardIndexFromEnv(getenv func(string) string) (string, error) {
+	for _, v := range ShardIndexVars {
+		val := strings.TrimSpace(getenv(v))
+		if val == "" {
+			continue
+		}
+		i, err := strconv.Atoi(val)
+		if err != nil {
+			return "", fmt.Errorf("%s=%q is not an integer", v, val)
+		}
+		if v == "SLURM_ARRAY_TASK_ID" {
+			if lo, err := strconv.Atoi(strings.TrimSpace(getenv("SLURM_ARRAY_TASK_MIN"))); err == nil {
+				i -= lo
+			}
+		}
+		return strconv.Itoa(i), nil
+	}
+	return "", fmt.Errorf("auto needs one of %s in the environment (a Kubernetes Indexed Job or a Slurm array sets it)", strings.Join(ShardIndexVars, ", "))
+}
+
 // ListInputs expands files, folders and manifests into a sorted, de-duplicated list of
-// mesh files with unique output names. Names are the file's base name without
-// extension; base names that collide get their distinct parent folders prefixed.
+// mesh files with unique output names (see DiscoverInputs).
 func ListInputs(inputs []string) ([]BatchItem, error) {
+	items, _, err := DiscoverInputs(inputs)
+	return items, err
+}
+
+// DiscoverInputs expands files, folders and manifests into a sorted, de-duplicated
+// list of mesh files with unique output names, and lists the files of the folders
+// that were skipped, with the reason. Names are the file's base name without
+// extension; base names that collide get their distinct parent folders prefixed.
+// A file named directly must be a mesh or a manifest (.jsonl, .txt): any other
+// extension is an error, never read as a manifest. Manifest entries are taken as
+// they are; a listed file the loader cannot read fails as that asset.
+func DiscoverInputs(inputs []string) ([]BatchItem, []SkippedInput, error) {
+	var skipped []SkippedInput
 	seen := map[string]bool{}
 	var paths []string
 	add := func(p string) {
@@ -160,7 +225,7 @@ func ListInputs(inputs []string) ([]BatchItem, error) {
 	for _, in := range inputs {
 		st, err := os.Stat(in)
 		if err != nil {
-			return nil, fmt.Errorf("input %s: %w", in, err)
+			return nil, nil, fmt.Errorf("input %s: %w", in, err)
 		}
 		switch {
 		case st.IsDir():
@@ -168,33 +233,114 @@ func ListInputs(inputs []string) ([]BatchItem, error) {
 				if err != nil {
 					return err
 				}
-				if !d.IsDir() && isMeshFile(p) {
+				if d.IsDir() {
+					return nil
+				}
+				if assets.IsMeshFile(p) {
 					add(p)
+				} else {
+					skipped = append(skipped, SkippedInput{Path: p, Reason: skipReason(p)})
 				}
 				return nil
 			})
 			if err != nil {
-				return nil, fmt.Errorf("input folder %s: %w", in, err)
+				return nil, nil, fmt.Errorf("input folder %s: %w", in, err)
 			}
-		case isMeshFile(in):
+		case assets.IsMeshFile(in):
 			add(in)
-		default:
+		case isManifest(in):
 			list, err := readManifest(in)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, p := range list {
 				add(p)
 			}
+		default:
+			if err := assets.UnsupportedFormat(in); err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, fmt.Errorf("input %s: unknown extension %q: want mesh files (%s), folders, or manifests (.jsonl, .txt)",
+				in, filepath.Ext(in), strings.Join(assets.MeshExtensions, ", "))
 		}
 	}
 	sort.Strings(paths)
-	return nameItems(paths), nil
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return nameItems(paths), skipped, nil
 }
 
-func isMeshFile(p string) bool {
+// isManifest reports whether p is named like a manifest.
+func isManifest(p string) bool {
 	ext := strings.ToLower(filepath.Ext(p))
-	return ext == ".glb" || ext == ".gltf"
+	return ext == ".jsonl" || ext == ".txt"
+}
+
+// otherMeshFormats are 3D formats a folder may hold that rigkit does not read and
+// neither converts with its own hint; they are named as such when skipped.
+var otherMeshFormats = map[string]bool{
+	".stl": true, ".ply": true, ".3ds": true, ".usd": true, ".usda": true, ".usdc": true, ".usdz": true,
+	".abc": true, ".x3d": true, ".max": true, ".ma": true, ".mb": true, ".c4d": true, ".lwo": true, ".off": true, ".vrm": true,
+}
+
+// skipReason says why a file in an input folder is not rigged.
+func skipReason(p string) string {
+	ext := strings.ToLower(filepath.Ext(p))
+	switch {
+	case assets.UnsupportedFormat(p) != nil:
+		return fmt.Sprintf("%s is not read: convert it to GLB (rig inspect %s prints the Blender and assimp commands)", ext, p)
+	case otherMeshFormats[ext]:
+		return fmt.Sprintf("%s is not a format rigkit reads (%s): convert it to GLB", ext, strings.Join(assets.MeshExtensions, ", "))
+	case ext == "":
+		return "not a mesh file (no extension)"
+	}
+	return fmt.Sprintf("not a mesh file (%s)", ext)
+}
+
+// IsMeshLike reports whether a skipped file looks like a 3D model (a user probably
+// meant it as input), as opposed to a texture, buffer or note beside the meshes.
+func (s SkippedInput) IsMeshLike() bool {
+	ext := strings.ToLower(filepath.Ext(s.Path))
+	return assets.UnsupportedFormat(s.Path) != nil || otherMeshFormats[ext]
+}
+
+// LogSkipped writes the skipped files to w: each 3D model by name (up to 20), the
+// other files counted by extension on one line.
+func LogSkipped(w io.Writer, skipped []SkippedInput) {
+	if w == nil || len(skipped) == 0 {
+		return
+	}
+	shown, other := 0, map[string]int{}
+	var models []SkippedInput
+	for _, s := range skipped {
+		if s.IsMeshLike() {
+			models = append(models, s)
+		} else {
+			other[strings.ToLower(filepath.Ext(s.Path))]++
+		}
+	}
+	for _, s := range models {
+		if shown == 20 {
+			fmt.Fprintf(w, "skipped %d more 3D files (listed in the summary)\n", len(models)-shown)
+			break
+		}
+		fmt.Fprintf(w, "skipped %s: %s\n", s.Path, s.Reason)
+		shown++
+	}
+	if n := len(skipped) - len(models); n > 0 {
+		exts := make([]string, 0, len(other))
+		for e := range other {
+			exts = append(exts, e)
+		}
+		sort.Strings(exts)
+		parts := make([]string, len(exts))
+		for i, e := range exts {
+			if e == "" {
+				e = "(none)"
+			}
+			parts[i] = fmt.Sprintf("%s %d", e, other[exts[i]])
+		}
+		fmt.Fprintf(w, "skipped, not meshes: %d files (%s)\n", n, strings.Join(parts, ", "))
+	}
 }
 
 // readManifest reads a .jsonl manifest ({"file": ...} per row) or a plain list.
@@ -238,7 +384,7 @@ func readManifest(path string) ([]string, error) {
 		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("manifest %s: no mesh files listed (inputs must be .glb/.gltf files, folders or manifests)", path)
+		return nil, fmt.Errorf("manifest %s: no mesh files listed (inputs must be %s files, folders or manifests)", path, strings.Join(assets.MeshExtensions, ", "))
 	}
 	return out, nil
 }
@@ -337,12 +483,13 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	if b.Shard < 0 || b.Shard >= shards {
 		return nil, fmt.Errorf("batch: shard %d of %d out of range", b.Shard, shards)
 	}
-	all, err := ListInputs(b.Inputs)
+	all, skipped, err := DiscoverInputs(b.Inputs)
 	if err != nil {
 		return nil, err
 	}
+	LogSkipped(b.Log, skipped)
 	if len(all) == 0 {
-		return nil, fmt.Errorf("batch: no .glb/.gltf files in %v", b.Inputs)
+		return nil, fmt.Errorf("batch: no mesh files (%s) in %v", strings.Join(assets.MeshExtensions, ", "), b.Inputs)
 	}
 	if err := os.MkdirAll(b.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("batch: output folder: %w", err)
@@ -353,7 +500,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 			mine = append(mine, it)
 		}
 	}
-	sum := &BatchSummary{Shard: fmt.Sprintf("%d/%d", b.Shard, shards), Total: len(mine), Methods: map[string]int{}}
+	sum := &BatchSummary{Shard: fmt.Sprintf("%d/%d", b.Shard, shards), Total: len(mine), Methods: map[string]int{}, SkippedFiles: skipped}
 	var todo []BatchItem
 	for _, it := range mine {
 		if !b.Force && Finished(b.OutDir, it.Name) {

@@ -3,16 +3,20 @@ package rigmodel
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
 )
 
-// Progress draws a one-line progress bar (`\r`-rewritten) with a rate and an ETA. A
-// nil writer makes every method a no-op. It is safe for concurrent use.
+// Progress draws a one-line progress bar (`\r`-rewritten) with a rate and an ETA on
+// a terminal. Written anywhere else (a log file, a pipe, a cluster job's output) it
+// prints a plain line every PlainEvery instead, with no carriage returns or escape
+// codes. A nil writer makes every method a no-op. It is safe for concurrent use.
 type Progress struct {
 	mu     sync.Mutex
 	w      io.Writer
+	tty    bool // draw the bar; else plain lines
 	label  string
 	total  int
 	done   int
@@ -22,9 +26,26 @@ type Progress struct {
 	last   time.Time
 }
 
+// PlainEvery is how often a progress line is printed when the writer is not a
+// terminal.
+const PlainEvery = 5 * time.Second
+
 // NewProgress starts a bar for total steps.
 func NewProgress(w io.Writer, label string, total int) *Progress {
-	return &Progress{w: w, label: label, total: total, start: time.Now()}
+	now := time.Now()
+	// The first plain line comes after PlainEvery, not at once.
+	return &Progress{w: w, tty: IsTerminal(w), label: label, total: total, start: now, last: now}
+}
+
+// IsTerminal reports whether w is a character device (a terminal), where a
+// rewritten progress bar is readable.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || f == nil {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // Add advances the bar by n steps and sets the failure count shown.
@@ -58,12 +79,18 @@ func (p *Progress) Finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.draw(true)
-	fmt.Fprintln(p.w)
+	if p.tty {
+		fmt.Fprintln(p.w)
+	}
 }
 
 func (p *Progress) draw(force bool) {
 	now := time.Now()
-	if !force && now.Sub(p.last) < 200*time.Millisecond && p.done < p.total {
+	every := 200 * time.Millisecond
+	if !p.tty {
+		every = PlainEvery
+	}
+	if !force && now.Sub(p.last) < every && (p.done < p.total || !p.tty) {
 		return
 	}
 	p.last = now
@@ -72,19 +99,26 @@ func (p *Progress) draw(force bool) {
 	if p.total > 0 {
 		frac = float64(p.done) / float64(p.total)
 	}
-	fill := int(frac * width)
+	fill := min(max(int(frac*width), 0), width)
 	el := now.Sub(p.start)
 	eta := "?"
 	if p.done > 0 && p.total >= p.done {
 		eta = (time.Duration(float64(el) / float64(p.done) * float64(p.total-p.done))).Round(time.Second).String()
 	}
-	s := fmt.Sprintf("\r%s [%s%s] %d/%d %s elapsed, eta %s", p.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill),
-		p.done, p.total, el.Round(time.Second), eta)
+	bar := fmt.Sprintf("[%s%s] ", strings.Repeat("#", fill), strings.Repeat(".", width-fill))
+	if !p.tty {
+		bar = ""
+	}
+	s := fmt.Sprintf("%s %s%d/%d %s elapsed, eta %s", p.label, bar, p.done, p.total, el.Round(time.Second), eta)
 	if p.failed > 0 {
 		s += fmt.Sprintf(", %d failed", p.failed)
 	}
 	if p.extra != "" {
 		s += " " + p.extra
 	}
-	fmt.Fprint(p.w, s+"\x1b[K")
+	if p.tty {
+		fmt.Fprint(p.w, "\r"+s+"\x1b[K")
+		return
+	}
+	fmt.Fprintln(p.w, s)
 }

@@ -95,11 +95,12 @@ func runEval(args []string, stdout io.Writer) error {
 	split := fs.String("split", "all", "skin task: all files, held-out (the model's held-out split, what the skeleton and rig tasks always use) or train (the rest)")
 	list := fs.Bool("list", false, "print the files --split and --limit choose, one a line, and score nothing")
 	baseline := fs.String("baseline", "", "skin task: also compare every other method with this one file by file (mean difference in deformation, 95% bootstrap interval, files lower/higher)")
+	quiet := fs.Bool("quiet", false, "no progress output")
 	var from evalDirFlag
 	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if len(from) > 0 {
 		if *task != "skin" || len(data) > 0 || len(pos) > 0 || *out == "" || len(external) > 0 {
@@ -112,6 +113,9 @@ func runEval(args []string, stdout io.Writer) error {
 		return writeSkinReport(rep, evalConfig{Out: *out, Seed: rep.Seed, Baseline: *baseline}, stdout)
 	}
 	data = append(data, pos...)
+	if err := notStdio(*out, "REPORT.md and REPORT.json beside it"); err != nil {
+		return err
+	}
 	if len(data) == 0 || (*out == "" && !*list) {
 		return fmt.Errorf("%w: need --data DIR and --out REPORT.md", errUsage)
 	}
@@ -163,7 +167,7 @@ func runEval(args []string, stdout io.Writer) error {
 		return nil
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
-		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: os.Stderr, External: external,
+		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), External: external,
 		Baseline: *baseline}
 	return run(cfg, stdout)
 }

@@ -20,7 +20,7 @@ import (
 func init() {
 	register(&command{
 		name:    "gen",
-		usage:   "--list | --kind KIND --seed N --out FILE.glb | --count N --out DIR [--kind K] [--seed S] [--vertices V] [--noise] [--posed] [--workers W]",
+		usage:   "--list | --kind KIND --seed N --out FILE.glb|- | --count N --out DIR [--kind K] [--seed S] [--vertices V] [--noise] [--posed] [--workers W]",
 		summary: "generate synthetic rigged creatures (one file, or many in parallel)",
 		run:     runGen,
 	})
@@ -42,15 +42,16 @@ func runGen(args []string, stdout io.Writer) error {
 	list := fs.Bool("list", false, "print the kinds and exit")
 	kind := fs.String("kind", "", "creature kind (default: one file: biped; many: cycle through all kinds)")
 	seed := fs.Int64("seed", 0, "seed (many: the first seed; file i uses seed+i)")
-	out := fs.String("out", "", "output .glb file, or directory with --count")
+	out := fs.String("out", "", "output .glb file (- for GLB on stdout), or directory with --count")
 	count := fs.Int("count", 0, "number of creatures to write into --out DIR")
 	vertices := fs.Int("vertices", synth.DefaultVertices, "target vertex count")
 	noise := fs.Bool("noise", false, "add mesh defects (holes, fins, flipped triangles, loose pieces)")
 	posed := fs.Bool("posed", false, "bake a random pose as the bind pose")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers")
+	quiet := fs.Bool("quiet", false, "no progress output")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
@@ -77,13 +78,13 @@ func runGen(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := assets.Save(*out, c); err != nil {
+		if _, err := saveOutput(*out, c, stdout); err != nil {
 			return fmt.Errorf("gen: %w", err)
 		}
-		fmt.Fprintf(stdout, "wrote %s: %s seed %d, %d vertices, %d joints\n", *out, k, *seed, len(c.Mesh.Positions), c.Skeleton.NumJoints())
+		fmt.Fprintf(resultLog(*out, stdout), "wrote %s: %s seed %d, %d vertices, %d joints\n", outputName(*out), k, *seed, len(c.Mesh.Positions), c.Skeleton.NumJoints())
 		return nil
 	}
-	return genMany(*out, *count, *kind, *seed, opt, max(*workers, 1), stdout)
+	return genMany(*out, *count, *kind, *seed, opt, max(*workers, 1), *quiet, stdout)
 }
 
 func validKind(k string) bool {
@@ -98,7 +99,7 @@ func validKind(k string) bool {
 // genMany writes count creatures into dir in parallel. A file already listed in
 // dir/manifest.jsonl and present on disk is skipped, so an interrupted run resumes.
 // Manifest lines are appended in file order as soon as each prefix is complete.
-func genMany(dir string, count int, kind string, seed int64, opt synth.Options, workers int, stdout io.Writer) error {
+func genMany(dir string, count int, kind string, seed int64, opt synth.Options, workers int, quiet bool, stdout io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
@@ -170,7 +171,11 @@ func genMany(dir string, count int, kind string, seed int64, opt synth.Options, 
 	}()
 	go func() { wg.Wait(); close(results) }()
 
-	bar := newProgress(os.Stderr, len(todo))
+	shown := len(todo)
+	if quiet {
+		shown = 0 // a bar of nothing draws nothing
+	}
+	bar := newProgress(os.Stderr, shown)
 	start := time.Now()
 	order := make(map[int]int, len(todo)) // file index → position in todo
 	for n, j := range todo {

@@ -25,8 +25,9 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
+		help:    autoHelp + "\n\n" + autoOutputHelp,
 		run:     runAuto,
 	})
 }
@@ -59,11 +60,12 @@ func runTrain(args []string, stdout io.Writer) error {
 	warmup := fs.Int("warmup", 200, "learning-rate warm-up steps of a new run")
 	skinTok := fs.String("skin-tokenizer", "pinned", "skin codes from: pinned (rigmodel/checkpoints/skin-tokenizer.safetensors), tokenizer (the tokenizer package's shipped one), none, or a checkpoint path")
 	dataWorkers := fs.Int("data-workers", 0, "goroutines making training examples ahead of the loop (0: all cores; the run does not depend on it)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
 	eng := engineFlag(fs)
 	if err := parseTrainingFlags(fs, args, &data, out); err != nil {
 		return err
 	}
-	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
+	if _, err := useEngine(*eng, 0, diag); err != nil {
 		return err
 	}
 	aug := rigmodel.DefaultAugment
@@ -91,7 +93,7 @@ func runTrain(args []string, stdout io.Writer) error {
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
 		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: cfg, Augment: aug,
 		FreshSynthetic: *fresh, StructWeight: *structW, SkinWeight: *skinW, Init: *initCkpt, Warmup: *warmup,
-		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Progress: os.Stderr, Log: stdout,
+		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Progress: progressOut(*quiet), Log: stdout,
 	})
 	if err != nil {
 		return err
@@ -146,27 +148,26 @@ of other nodes stay. DIR/<name>.json says what was replaced or dropped under
 
 func runAuto(args []string, stdout io.Writer) error {
 	fs := newFlags("auto")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: rig auto %s\n\n%s\nflags:\n", commands["auto"].usage, autoOutputHelp)
-		fs.PrintDefaults()
-	}
 	out := fs.String("out", "", "output folder: <name>.glb and <name>.json per input")
 	samples := fs.Int("samples", 1, "token streams sampled per mesh; the best by rewards is kept")
 	skinSamples := fs.Int("skin-samples", 1, "skin-token streams per sampled skeleton; their decoded weights are averaged (more is smoother and slower)")
-	shard := fs.String("shard", "", "k/n: rig only every n-th input starting at k (0-based)")
+	shard := fs.String("shard", "", "k/n: rig only every n-th input starting at k (0-based); auto/n takes k from $JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID (Slurm array)")
 	workers := fs.Int("workers", 0, "assets rigged concurrently (0: all cores)")
 	model := fs.String("model", "", "model checkpoint (default: the shipped one)")
 	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished")
-	quiet := fs.Bool("quiet", false, "no progress bar")
-	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep whichever scores higher")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep the model's rig unless the classical one scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
 	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
-	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
+	if _, err := useEngine(*eng, 0, diag); err != nil {
+		return err
+	}
+	if err := notStdio(*out, "a folder of rigged files and reports"); err != nil {
 		return err
 	}
 	if len(inputs) == 0 || *out == "" {
@@ -192,13 +193,11 @@ func runAuto(args []string, stdout io.Writer) error {
 		mr.SkinSamples = *skinSamples
 	}
 	if note != "" {
-		fmt.Fprintln(os.Stderr, "rig auto:", note)
+		fmt.Fprintln(diag, "rig auto:", note)
 	}
 	b := &rigmodel.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
 		Score: scoreRig, Load: assets.LoadSource, SaveReport: saveScene, Force: *force}
-	if !*quiet {
-		b.Progress = os.Stderr
-	}
+	b.Progress, b.Log = progressOut(*quiet), diag
 	sum, err := b.Run()
 	if err != nil {
 		return err
@@ -206,7 +205,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "rigged %d, skipped %d (already done), failed %d of %d in %.1fs; methods %v\n",
 		sum.Done, sum.Skipped, sum.Failed, sum.Total, sum.WallS, sum.Methods)
 	for _, f := range sum.Failures {
-		fmt.Fprintln(stdout, "failed:", f)
+		fmt.Fprintln(diag, "failed:", f)
 	}
 	if sum.Failed > 0 {
 		return fmt.Errorf("%d of %d assets failed (see %s)", sum.Failed, sum.Total, *out)
@@ -407,7 +406,7 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 		free.InsideJoints = false
 		methods["tokens-unmasked"] = free.PredictSkeleton // greedy, grammar mask only
 	} else {
-		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
+		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
 	}
 	rep := rigmodel.EvalSkeletons(items, fam, assets.Load, filterMethods(methods, cfg.Methods), cfg.Progress)
 	rep.Split = split
@@ -432,7 +431,7 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 		best.Samples = 4
 		riggers["model-best4"] = &best // the model alone, best of 4 streams by the rewards
 	} else {
-		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
+		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
 	}
 	rep := rigmodel.EvalRigs(items, fam, assets.Load, filterMethods(riggers, cfg.Methods), cfg.Progress)
 	rep.Split = split
@@ -480,3 +479,22 @@ func writeEval(rep *rigmodel.EvalReport, out string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, js)
 	return nil
 }
+
+// autoHelp is the part of `rig help auto` that the flags do not say.
+const autoHelp = `
+Inputs are mesh files (.glb, .gltf, .obj with its .mtl and textures), folders
+(searched recursively; other files are skipped and listed on stderr and in the
+summary, with the reason) or manifests (.jsonl with a "file" field per row, or
+.txt with one path per line). Any other file is an error. FBX, COLLADA (.dae)
+and .blend files are refused with the Blender and assimp commands that convert
+them to GLB.
+
+For each input, DIR/<name>.glb is the rigged character and DIR/<name>.json its
+report (status, method, score, timings); DIR/summary-<k>-of-<n>.json sums up a
+shard. Finished inputs are skipped on the next run (--force re-rigs them), so
+a killed run resumes. --shard k/n splits the inputs over n processes writing to
+one DIR; --shard auto/n takes k from a Kubernetes Indexed Job or a Slurm array
+(deploy/ has both).
+
+The summary line goes to stdout; progress, skipped files and failures go to
+stderr. Exit status 1 when any input failed (the others are written).`

@@ -37,7 +37,7 @@ func runServe(args []string, stdout io.Writer) error {
 	seed := fs.Int64("seed", 1, "seed of poses and samples")
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, rest[0])

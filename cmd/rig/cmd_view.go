@@ -73,6 +73,9 @@ func runView(args []string, stdout io.Writer) error {
 	case *sheet != "":
 		return viewSheet(path, *sheet, *size, m, stdout)
 	case *shot != "":
+		if err := stdinOnce([]string{path, *compare}); err != nil {
+			return err
+		}
 		c, err := viewLoadRig(path)
 		if err != nil {
 			return err
@@ -110,12 +113,15 @@ func runView(args []string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("screenshot %s: %w", path, err)
 		}
-		if err := viewWritePNG(*shot, img); err != nil {
+		if err := viewWritePNG(*shot, img, stdout); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s (%dx%d)\n", *shot, w, h)
+		fmt.Fprintf(resultLog(*shot, stdout), "wrote %s (%dx%d)\n", outputName(*shot), w, h)
 		return nil
 	default:
+		if path == stdio || *compare == stdio {
+			return fmt.Errorf("%w: the interactive viewer reads files (it reloads them when they change); \"-\" (stdin) works with --screenshot", errUsage)
+		}
 		err := viewer.Run(viewer.RunOptions{Path: path, Compare: *compare, Width: w, Height: h, Score: viewScoreLine})
 		if err != nil {
 			return fmt.Errorf("view %s: %w", path, err)
@@ -144,12 +150,12 @@ func viewScoreLine(c *assets.Character) string {
 
 // viewLoadRig reads and validates a character for a screenshot.
 func viewLoadRig(path string) (*assets.Character, error) {
-	c, err := assets.Load(path) // its errors name the file
+	c, err := loadInput(path) // its errors name the file; "-" is stdin
 	if err != nil {
 		return nil, err
 	}
 	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("load %s: %w", path, err)
+		return nil, fmt.Errorf("load %s: %w", displayName(path), err)
 	}
 	return c, nil
 }
@@ -181,10 +187,10 @@ func viewSheet(dir, out, size string, m viewer.Mode, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("sheet %s: %w", dir, err)
 	}
-	if err := viewWritePNG(out, img); err != nil {
+	if err := viewWritePNG(out, img, stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d files, %d failed to load\n", out, len(paths), failed)
+	fmt.Fprintf(resultLog(out, stdout), "wrote %s: %d files, %d failed to load\n", outputName(out), len(paths), failed)
 	return nil
 }
 
@@ -202,7 +208,14 @@ func viewParseSize(s string) (int, int, error) {
 	return w, h, nil
 }
 
-// viewWritePNG writes img as a PNG atomically (its folder created if missing).
-func viewWritePNG(path string, img image.Image) error {
+// viewWritePNG writes img as a PNG atomically (its folder created if missing), or
+// to stdout for "-".
+func viewWritePNG(path string, img image.Image, stdout io.Writer) error {
+	if path == stdio {
+		if err := png.Encode(stdout, img); err != nil {
+			return fmt.Errorf("write stdout: %w", err)
+		}
+		return nil
+	}
 	return assets.WriteAtomic(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
