@@ -1,64 +1,28 @@
 package animation
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/rigkit/rigkit/internal/browsercheck"
 
 	"github.com/rigkit/rigkit/assets"
 )
 
-// browserReport is the part of tools/browser/check.mjs's JSON the tests read.
-type browserReport struct {
-	OK          bool     `json:"ok"`
-	Error       string   `json:"error"`
-	FailedClips []string `json:"failed_clips"`
-	Bones       int      `json:"bones"`
-	BBox        struct {
-		Diagonal float64 `json:"diagonal"`
-	} `json:"bbox"`
-	Clips []struct {
-		Name            string  `json:"name"`
-		MaxDisplacement float64 `json:"max_displacement"`
-		MaxStep         float64 `json:"max_step_displacement"`
-		Finite          bool    `json:"finite"`
-		Moved           bool    `json:"moved"`
-		Exploded        bool    `json:"exploded"`
-	} `json:"clips"`
-}
-
 // runBrowserCheck runs tools/browser/check.mjs on file in headless Chromium with
 // three.js. Without node, the npm packages or Chromium it skips, unless
 // RIGKIT_REQUIRE_BROWSER=1, where it fails.
-func runBrowserCheck(t *testing.T, file string) browserReport {
+func runBrowserCheck(t *testing.T, file string) *browsercheck.Report {
 	t.Helper()
-	dir := filepath.Join("..", "tools", "browser")
-	node, err := exec.LookPath("node")
-	_, merr := os.Stat(filepath.Join(dir, "node_modules", "three"))
-	chromium := os.Getenv("RIGKIT_CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	_, cerr := os.Stat(chromium)
-	if err != nil || merr != nil || cerr != nil {
-		msg := "headless browser check unavailable (need node, `make browser` and Debian's chromium)"
-		if os.Getenv("RIGKIT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("%s and RIGKIT_REQUIRE_BROWSER=1", msg)
-		}
-		t.Skip(msg)
-	}
-	cmd := exec.Command(node, filepath.Join(dir, "check.mjs"), file)
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
-		t.Fatalf("check.mjs: %v\n%s", err, out)
-	}
-	var r browserReport
-	if jerr := json.Unmarshal(out, &r); jerr != nil {
-		t.Fatalf("check.mjs output: %v\n%s", jerr, out)
+	r, err := browsercheck.Run(file)
+	switch {
+	case errors.Is(err, browsercheck.ErrUnavailable) && browsercheck.Required():
+		t.Fatalf("%v and RIGKIT_REQUIRE_BROWSER=1", err)
+	case errors.Is(err, browsercheck.ErrUnavailable):
+		t.Skip(err)
+	case err != nil:
+		t.Fatal(err)
 	}
 	return r
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/fixtures"
+	"github.com/rigkit/rigkit/internal/browsercheck"
 )
 
 // TestAutoAndSkinKeepTheScene runs `rig auto`, `rig skin` and `rig convert` on every
@@ -99,4 +101,52 @@ func checkAutoReport(t *testing.T, path string, rigged bool) {
 	if rep.Scene.Rig != want || rep.Scene.Added.Joints == 0 || (rigged && rep.Scene.Replaced.Joints == 0) {
 		t.Errorf("%s: scene report %+v, want rig %q with joints added (and replaced)", path, rep.Scene, want)
 	}
+}
+
+// TestScenesKeepTheirBoundsInThreeJS: three.js (headless Chromium) sees the same
+// bounding box for every real-world fixture and its `rig auto` output, so a
+// dropped "Armature" scale or rotation (a character 100× too large, or lying on its
+// back) cannot pass. It skips without the browser unless RIGKIT_REQUIRE_BROWSER=1.
+func TestScenesKeepTheirBoundsInThreeJS(t *testing.T) {
+	in := t.TempDir()
+	paths, err := fixtures.WriteAll(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"auto", in, "--out", out, "--quiet", "--workers", "1"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("rig auto: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	for _, p := range paths {
+		if filepath.Ext(p) != ".glb" {
+			continue
+		}
+		name := filepath.Base(p[:len(p)-4])
+		before, after := threeBounds(t, p), threeBounds(t, filepath.Join(out, name+".glb"))
+		tol := 1e-4 * before.BBox.Diagonal
+		for a := 0; a < 3; a++ {
+			if math.Abs(before.BBox.Min[a]-after.BBox.Min[a]) > tol || math.Abs(before.BBox.Max[a]-after.BBox.Max[a]) > tol {
+				t.Errorf("%s: three.js bounds %v..%v became %v..%v", name, before.BBox.Min, before.BBox.Max, after.BBox.Min, after.BBox.Max)
+				break
+			}
+		}
+	}
+}
+
+// threeBounds is three.js's report of a file, or a skip without the browser.
+func threeBounds(t *testing.T, file string) *browsercheck.Report {
+	t.Helper()
+	r, err := browsercheck.Run(file)
+	switch {
+	case errors.Is(err, browsercheck.ErrUnavailable) && browsercheck.Required():
+		t.Fatalf("%v and RIGKIT_REQUIRE_BROWSER=1", err)
+	case errors.Is(err, browsercheck.ErrUnavailable):
+		t.Skip(err)
+	case err != nil:
+		t.Fatal(err)
+	case r.Error != "":
+		t.Fatalf("three.js cannot load %s: %s", file, r.Error)
+	}
+	return r
 }
