@@ -134,16 +134,23 @@ func (s *shape) pelvis() assets.Vec3 {
 	return s.centre(q, 2)
 }
 
-// narrowest returns the height between y0 and y1 (the lower 60% of it) where the
-// body is thinnest across, the neck.
+// narrowest returns the neck's height between y0 and y1: going up from the
+// shoulders, where the body is thinnest across before it widens into the head (or,
+// when it never does, the thinnest in the lower 60% of the way).
 func (s *shape) narrowest(x, y0, y1 float64) float64 {
 	best, bestW := y0+0.3*(y1-y0), math.Inf(1)
 	z := (s.lo[2] + s.hi[2]) / 2
 	for k := 1; k <= 24; k++ {
 		y := y0 + 0.6*(y1-y0)*float64(k)/24
 		q := s.centre(assets.Vec3{x, y, z}, 2)
-		if lo, hi, ok := s.run(q, 0); ok && hi-lo < bestW {
+		lo, hi, ok := s.run(q, 0)
+		if !ok {
+			continue
+		}
+		if hi-lo < bestW {
 			best, bestW = y, hi-lo
+		} else if hi-lo > 1.15*bestW {
+			break
 		}
 	}
 	return best
@@ -193,8 +200,14 @@ func extendToSurface(s *shape, pl []assets.Vec3) []assets.Vec3 {
 // the torso's edge to the tip of the hand) at human proportions: upper arm 42%,
 // forearm 33%, hand 25% of the shoulder-to-fingertip length.
 func fitArm(s *shape, b *build, side int, route []assets.Vec3, neckY float64) {
+	// The shoulder joint is where the route leaves the torso, at the height the
+	// arm has a little farther out (the route may enter the torso high, near the
+	// neck, where the proposed skeleton branches).
 	shoulder := route[0]
-	clav := assets.Vec3{s.mid + 0.35*(shoulder[0]-s.mid), math.Min(shoulder[1], neckY), shoulder[2]}
+	if p, _, ok := crossing(route, 0, s.mid+1.75*(shoulder[0]-s.mid)); ok {
+		shoulder[1] = math.Min(shoulder[1], p[1])
+	}
+	clav := assets.Vec3{s.mid + 0.35*(shoulder[0]-s.mid), shoulder[1], shoulder[2]}
 	b.add(Side(side, Shoulder), Spine2, s.centre(clav, 2), false)
 	b.add(Side(side, Arm), Side(side, Shoulder), shoulder, false)
 	b.add(Side(side, ForeArm), Side(side, Arm), atFraction(route, 0.42), false)
@@ -219,6 +232,8 @@ func fitLeg(s *shape, b *build, side int, route []assets.Vec3, hips assets.Vec3,
 	}
 	knee = s.centre(knee, 0, 2)
 	ankle = s.centre(ankle, 0, 2)
+	// Legs set wide apart (a mech, a cartoon) put the hip over the knee.
+	hip[0] = s.mid + float64(side)*math.Min(hw, math.Max(0.5*hw, 0.9*math.Abs(knee[0]-s.mid)))
 	ball, tip := ankle, ankle
 	if _, hi, ok := s.run(assets.Vec3{ankle[0], y0 + 0.02*H, ankle[2]}, 2); ok && hi > ankle[2] {
 		tip = assets.Vec3{ankle[0], y0 + 0.02*H, hi}
