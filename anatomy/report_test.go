@@ -108,3 +108,46 @@ func TestHumanoidReport(t *testing.T) {
 		t.Logf("name accuracy: %d/%d = %.3f", hits, total, float64(hits)/float64(total))
 	}
 }
+
+// TestSyntheticBipedReport fits RIGKIT_ANATOMY_REPORT_SEEDS (default 3) synthetic
+// bipeds (`rig gen --kind biped --seed 1..N`) and reports the same checks, with
+// the generator's skeleton as the artist's.
+func TestSyntheticBipedReport(t *testing.T) {
+	n := 3
+	if os.Getenv("RIGKIT_ANATOMY_REPORT") != "" {
+		n = 20
+	}
+	var hits, total, humanoids, pelvis, oneRoot, clean, symmetric, mirrored int
+	for seed := int64(1); seed <= int64(n); seed++ {
+		c := gen(t, "biped", seed)
+		sk, rep := fit(t, c, anatomy.Options{})
+		H := height(&c.Mesh, 1)
+		ch := anatomy.Check(sk, rep.Symmetry, H)
+		h, k, missed := anatomy.NameAccuracy(sk, c.Skeleton, 0.1*H)
+		hits, total = hits+h, total+k
+		t.Logf("biped %d: kind %s (%.2f), roots %d, root-pelvis %.3f, mirror %.4f (mesh %.4f), names %d/%d missed %v",
+			seed, rep.Kind, rep.Confidence, ch.Roots, ch.RootToPelvis, ch.MirrorError, rep.Symmetry.Error, h, k, missed)
+		if rep.Kind == anatomy.Humanoid {
+			humanoids++
+		}
+		if ch.Roots == 1 {
+			oneRoot++
+		}
+		if ch.RootToPelvis >= 0 && ch.RootToPelvis < 0.1 {
+			pelvis++
+		}
+		if len(ch.LimbOnLimb) == 0 {
+			clean++
+		} else {
+			t.Errorf("biped %d: limbs on limbs %v", seed, ch.LimbOnLimb)
+		}
+		if rep.Symmetry.Symmetric {
+			symmetric++
+			if ch.MirrorError <= 0.02 {
+				mirrored++
+			}
+		}
+	}
+	t.Logf("bipeds %d: detected humanoid %d, one root %d, root at the pelvis %d, no limb on a limb %d, symmetric %d of which mirrored within 2%% %d, names %d/%d",
+		n, humanoids, oneRoot, pelvis, clean, symmetric, mirrored, hits, total)
+}
