@@ -226,3 +226,31 @@ func rigidSkin(c *assets.Character) *assets.Skin {
 	}
 	return k
 }
+
+// TestFitAnyProposal: Fit gives a valid skeleton or an error, never a panic, for
+// proposals that are not Reeb skeletons (an artist's skeleton, a forest, a lone
+// joint) under every kind, and rejects an empty mesh or proposal.
+func TestFitAnyProposal(t *testing.T) {
+	c := gen(t, "biped", 5)
+	forest := c.Skeleton.Select([]int{0, 1, 2, 5, 6, 7})
+	forest.Parents[3] = -1 // a second root
+	lone := c.Skeleton.Select([]int{0})
+	for _, prop := range []*assets.Skeleton{c.Skeleton, forest, lone} {
+		for _, k := range anatomy.Kinds {
+			sk, rep, err := anatomy.Fit(&c.Mesh, prop, anatomy.Options{Kind: k})
+			if err != nil {
+				t.Errorf("%d joints, kind %s: %v", prop.NumJoints(), k, err)
+				continue
+			}
+			if err := sk.Validate(); err != nil || rep == nil {
+				t.Errorf("%d joints, kind %s: invalid skeleton %v", prop.NumJoints(), k, err)
+			}
+		}
+	}
+	if _, _, err := anatomy.Fit(&assets.Mesh{}, c.Skeleton, anatomy.Options{}); err == nil {
+		t.Error("empty mesh: no error")
+	}
+	if _, _, err := anatomy.Fit(&c.Mesh, &assets.Skeleton{}, anatomy.Options{}); err == nil {
+		t.Error("empty proposal: no error")
+	}
+}

@@ -94,6 +94,9 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	var arms [2][]assets.Vec3
 	for i := range sides {
 		arms[i] = limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*hw)
+		if len(arms[i]) < 2 {
+			return nil, errors.New("no route from the body to a hand")
+		}
 	}
 	armY := (arms[0][0][1] + arms[1][0][1]) / 2
 	neckMin := s.narrowest(c, armY, top)

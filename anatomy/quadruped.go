@@ -72,6 +72,9 @@ func fitQuadruped(s *shape, t *tree) (*build, error) {
 		}
 		for k, sd := range sides {
 			route := t.points(t.path(set[k], t.nearest(top)))
+			if len(route) == 0 {
+				return nil, errors.New("no route from the body to a foot")
+			}
 			fitQuadLeg(s, b, sd, attach, names, route, top, c, y0)
 		}
 	}
