@@ -57,3 +57,14 @@ func boneFrame(dir, up, fwd assets.Vec3) assets.Mat4 {
 	}
 	return m
 }
+
+// OrientSkeleton returns a copy of a skeleton with its joints oriented by Orient
+// for a mesh whose up axis is "z" (Blender's, facing -Y) or otherwise Y (glTF's,
+// facing +Z). Names, parents and positions are kept, so a skin made for the
+// skeleton deforms the same with the copy.
+func OrientSkeleton(sk *assets.Skeleton, up string) *assets.Skeleton {
+	f := upFrame(up)
+	out := sk.Clone()
+	out.BindWorld = Orient(sk.Positions(), sk.Parents, f.up, f.fwd)
+	return out
+}

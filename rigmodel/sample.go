@@ -382,7 +382,8 @@ type ModelRigger struct {
 	// sampling (MeshRegion), a shape-conditioned constraint on top of the grammar.
 	InsideJoints bool
 	Seed         int64
-	// Anatomy is passed to the classical rig (ClassicalRigger.Anatomy).
+	// Anatomy is passed to the classical rig (ClassicalRigger.Anatomy); when set,
+	// the model's skeletons are oriented too (anatomy.OrientSkeleton).
 	Anatomy *anatomy.Options
 }
 
@@ -473,6 +474,10 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 		info.Samples++
 		cand, method, err := r.decode(c, norm, smp.Tokens, skinMode, lat, rng)
 		lap("decode")
+		if err == nil && r.Anatomy != nil {
+			// Bones point at their children in the written file (docs/naming.md).
+			cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, r.Anatomy.Up)
+		}
 		if err == nil {
 			err = CheckRig(cand)
 		}
