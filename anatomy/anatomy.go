@@ -93,9 +93,11 @@ func fitKind(s *shape, t *tree, k Kind) (*build, error) {
 	}
 }
 
-// chooseUp returns the up axis: the one given, or the one under which more of the
-// proposed skeleton's end points stand on the ground (feet). Y wins ties: glTF is
-// Y-up and legless bodies give no evidence.
+// chooseUp returns the up axis: the one given, or Z when under Z a pair of the
+// proposed skeleton's end points stands on the ground on either side of the middle
+// (feet), under Y none does, and the body reads as a creature of some kind better
+// under Z than under Y. Y otherwise: glTF is Y-up, and legless bodies give no
+// evidence (a fish's tail lobes stand on its rear under Z, but not apart).
 func chooseUp(m *assets.Mesh, wn *geom.WindingNumber, proposal *assets.Skeleton, up string) (string, bool, error) {
 	switch up {
 	case "y", "z":
@@ -104,15 +106,32 @@ func chooseUp(m *assets.Mesh, wn *geom.WindingNumber, proposal *assets.Skeleton,
 	default:
 		return "", false, fmt.Errorf("up %q: want y, z or auto", up)
 	}
-	g := map[string]int{}
+	feet := map[string]bool{}
+	score := map[string]float64{}
+	kind := map[string]Kind{}
 	for _, u := range []string{"y", "z"} {
 		s := newShape(m, wn, upFrame(u))
-		g[u] = len(groundLeaves(s, newTree(proposal, s.f), 0.1))
+		t := newTree(proposal, s.f)
+		feet[u] = standsOnPair(s, t)
+		kind[u], _, score[u] = kindScores(s, t)
 	}
-	if g["z"] >= 2 && g["z"] > g["y"] {
+	if feet["z"] && !feet["y"] && kind["z"] != Other && score["z"] > score["y"] {
 		return "z", false, nil
 	}
 	return "y", false, nil
+}
+
+// standsOnPair reports whether end points within 10% of the height of the bottom
+// lie on both sides of the bounding box's middle, apart by 5% of the width.
+func standsOnPair(s *shape, t *tree) bool {
+	gap := 0.05 * (s.hi[0] - s.lo[0])
+	left, right := false, false
+	for _, l := range groundLeaves(s, t, 0.1) {
+		x := t.pos[l][0] - s.mid
+		left = left || x > gap
+		right = right || x < -gap
+	}
+	return left && right
 }
 
 // groundLeaves returns the end points within share of the height of the bottom.
@@ -129,6 +148,12 @@ func groundLeaves(s *shape, t *tree, share float64) []int {
 // detectKind scores each kind from the proposed skeleton's end points and the
 // mesh's proportions, and returns the best with its share of the two best scores.
 func detectKind(s *shape, t *tree) (Kind, float64) {
+	k, conf, _ := kindScores(s, t)
+	return k, conf
+}
+
+// kindScores returns the best kind, its share of the two best scores, and its score.
+func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 	H := s.height()
 	ext := s.hi.Sub(s.lo)
 	L, W := ext[2], ext[0]
@@ -164,5 +189,5 @@ func detectKind(s *shape, t *tree) (Kind, float64) {
 			second = score[k]
 		}
 	}
-	return best, score[best] / (score[best] + second)
+	return best, score[best] / (score[best] + second), score[best]
 }

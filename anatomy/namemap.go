@@ -21,6 +21,10 @@ func init() {
 		"bip01_pelvis=Hips bip01_spine=Spine bip01_spine1=Spine1 bip01_spine2=Spine2 bip01_neck=Neck bip01_head=Head " +
 			"bip01_l_clavicle=LeftShoulder bip01_l_upperarm=LeftArm bip01_l_forearm=LeftForeArm bip01_l_hand=LeftHand " +
 			"bip01_l_thigh=LeftUpLeg bip01_l_calf=LeftLeg bip01_l_foot=LeftFoot bip01_l_toe0=LeftToeBase",
+		// OpenClonk (Blender rigs; joints sit at the bones' heads).
+		"skeleton_hips=Hips skeleton_neck=Neck skeleton_head=Head " +
+			"skeleton_arm_upper.l=LeftArm skeleton_arm_lower.l=LeftForeArm skeleton_arm_hand.l=LeftHand " +
+			"skeleton_leg_upper.l=LeftUpLeg skeleton_leg_lower.l=LeftLeg skeleton_foot_ball.l=LeftFoot skeleton_foot_tip.l=LeftToeBase",
 		// Minetest mobs (blocky: one bone per body part, at its pivot).
 		"leg.left=LeftUpLeg arm.left=LeftArm",
 		// rigkit's synthetic bipeds (assets/synth).

@@ -3,8 +3,10 @@ package anatomy_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -19,17 +21,31 @@ const dataDir = "../../shared/data"
 // humanoidFiles returns the held-out (or, with all, every) biped files of the data.
 func humanoidFiles(t *testing.T, all bool) []string {
 	t.Helper()
+	var out []string
+	for path, cat := range dataFiles(t, all) {
+		if strings.HasPrefix(cat, "biped") {
+			out = append(out, path)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// dataFiles returns the held-out (or, with all, every) files of the data with their
+// manifest category.
+func dataFiles(t *testing.T, all bool) map[string]string {
+	t.Helper()
 	f, err := os.Open(filepath.Join(dataDir, "manifest.jsonl"))
 	if err != nil {
 		t.Skipf("no data (%v)", err)
 	}
 	defer f.Close()
-	biped := map[string]bool{}
+	cat := map[string]string{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var r struct{ File, Category string }
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Category == "biped" {
-			biped[filepath.Clean(filepath.Join(dataDir, r.File))] = true
+		if json.Unmarshal(sc.Bytes(), &r) == nil {
+			cat[filepath.Clean(filepath.Join(dataDir, r.File))] = r.Category
 		}
 	}
 	files, err := tokenizer.Families([]string{dataDir})
@@ -40,10 +56,10 @@ func humanoidFiles(t *testing.T, all bool) []string {
 	if all {
 		val = append(val, train...)
 	}
-	var out []string
+	out := map[string]string{}
 	for _, v := range val {
-		if biped[filepath.Clean(v.Path)] {
-			out = append(out, v.Path)
+		if c, ok := cat[filepath.Clean(v.Path)]; ok {
+			out[v.Path] = c
 		}
 	}
 	return out
@@ -150,4 +166,69 @@ func TestSyntheticBipedReport(t *testing.T) {
 	}
 	t.Logf("bipeds %d: detected humanoid %d, one root %d, root at the pelvis %d, no limb on a limb %d, symmetric %d of which mirrored within 2%% %d, names %d/%d",
 		n, humanoids, oneRoot, pelvis, clean, symmetric, mirrored, hits, total)
+}
+
+// expectedKind is the kind a manifest category should be detected as.
+func expectedKind(category string) anatomy.Kind {
+	switch {
+	case strings.HasPrefix(category, "biped"):
+		return anatomy.Humanoid
+	case category == "quadruped":
+		return anatomy.Quadruped
+	case strings.HasPrefix(category, "bird"):
+		return anatomy.Bird
+	case category == "fish":
+		return anatomy.Fish
+	case category == "snake":
+		return anatomy.Snake
+	}
+	return anatomy.Other
+}
+
+// TestKindReport detects the kind and up axis of every held-out file of the data
+// (RIGKIT_ANATOMY_REPORT=held-out, or =all) and reports them against the
+// manifest's categories (docs/anatomy.md). It is a report: it skips without the
+// variable.
+func TestKindReport(t *testing.T) {
+	mode := os.Getenv("RIGKIT_ANATOMY_REPORT")
+	if mode == "" {
+		t.Skip("a report: set RIGKIT_ANATOMY_REPORT=held-out or =all")
+	}
+	files := dataFiles(t, mode == "all")
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	confusion := map[string]int{}
+	right, zUp, clean := 0, 0, 0
+	for _, path := range paths {
+		c, err := assets.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sk, rep := fit(t, c, anatomy.Options{})
+		want := expectedKind(files[path])
+		confusion[fmt.Sprintf("%s -> %s", want, rep.Kind)]++
+		if want == rep.Kind {
+			right++
+		}
+		if rep.Up == "z" {
+			zUp++
+			t.Logf("%s (%s): detected Z-up as %s", path, files[path], rep.Kind)
+		}
+		ch := anatomy.Check(sk, rep.Symmetry, height(&c.Mesh, 1))
+		if ch.Roots == 1 && len(ch.LimbOnLimb) == 0 {
+			clean++
+		}
+	}
+	keys := make([]string, 0, len(confusion))
+	for k := range confusion {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("%s: %d", k, confusion[k])
+	}
+	t.Logf("files %d: kind as the manifest's category %d, detected Z-up %d, one root and no limb on a limb %d", len(paths), right, zUp, clean)
 }
