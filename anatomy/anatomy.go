@@ -95,8 +95,8 @@ func fitKind(s *shape, t *tree, k Kind) (*build, error) {
 
 // chooseUp returns the up axis: the one given, or Z when under Z a pair of the
 // proposed skeleton's end points stands on the ground on either side of the middle
-// (feet), under Y none does, and the body reads as a creature of some kind better
-// under Z than under Y. Y otherwise: glTF is Y-up, and legless bodies give no
+// (feet) and the body reads as a creature of some kind better under Z than under Y
+// (a Z-up biped's toes stand on the ground under Y too, lying on its front). Y otherwise: glTF is Y-up, and legless bodies give no
 // evidence (a fish's tail lobes stand on its rear under Z, but not apart).
 func chooseUp(m *assets.Mesh, wn *geom.WindingNumber, proposal *assets.Skeleton, up string) (string, bool, error) {
 	switch up {
@@ -115,7 +115,7 @@ func chooseUp(m *assets.Mesh, wn *geom.WindingNumber, proposal *assets.Skeleton,
 		feet[u] = standsOnPair(s, t)
 		kind[u], _, score[u] = kindScores(s, t)
 	}
-	if feet["z"] && !feet["y"] && kind["z"] != Other && score["z"] > score["y"] {
+	if feet["z"] && kind["z"] != Other && score["z"] > score["y"] {
 		return "z", false, nil
 	}
 	return "y", false, nil
@@ -167,7 +167,7 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 		score[Humanoid] = clamp((H/L-1)/1.5) * clamp(float64(5-ground)/2)
 	}
 	if ground >= 4 {
-		score[Quadruped] = clamp(L/H) * 0.9
+		score[Quadruped] = clamp(L/H) * 0.9 * clamp(s.clearance()/(0.1*H))
 	}
 	if ground >= 2 && ground <= 3 {
 		wings := clamp((W/math.Max(H, L) - 0.8) / 0.8)
@@ -190,4 +190,19 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 		}
 	}
 	return best, score[best] / (score[best] + second), score[best]
+}
+
+// clearance is how far above the bottom the body starts under its centre of mass:
+// a standing quadruped's belly is clear of the ground, a lying body's is not.
+func (s *shape) clearance() float64 {
+	var com assets.Vec3
+	for _, p := range s.pts {
+		com = com.Add(p)
+	}
+	com = com.Scale(1 / float64(len(s.pts)))
+	lo, _, ok := s.run(assets.Vec3{s.mid, com[1], com[2]}, 1)
+	if !ok {
+		return 0
+	}
+	return lo - s.lo[1]
 }

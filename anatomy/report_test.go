@@ -75,7 +75,7 @@ func TestHumanoidReport(t *testing.T) {
 	if mode == "" && len(files) > 3 {
 		files = files[:3]
 	}
-	var hits, total, humanoids, pelvis, oneRoot, noLimbOnLimb, mirrored, symmetric int
+	var hits, total, humanoids, pelvis, oneRoot, noLimbOnLimb, mirrored, symmetric, zUp, yUp int
 	perSource := map[string][2]int{}
 	for _, path := range files {
 		c, err := assets.Load(path)
@@ -105,6 +105,19 @@ func TestHumanoidReport(t *testing.T) {
 		if len(ch.LimbOnLimb) == 0 {
 			noLimbOnLimb++
 		}
+		if mode != "" {
+			// The same mesh exported Z-up, as Blender writes it.
+			z := c.Clone()
+			for i, p := range z.Mesh.Positions {
+				z.Mesh.Positions[i] = assets.Vec3{p[0], -p[2], p[1]}
+			}
+			if _, zr := fit(t, z, anatomy.Options{}); zr.Up == "z" {
+				zUp++
+			}
+			if _, yr := fit(t, c, anatomy.Options{}); yr.Up == "y" {
+				yUp++
+			}
+		}
 		if rep.Symmetry.Symmetric {
 			symmetric++
 			if ch.MirrorError <= 0.02 {
@@ -120,6 +133,7 @@ func TestHumanoidReport(t *testing.T) {
 	for src, v := range perSource {
 		t.Logf("names %s: %d/%d", src, v[0], v[1])
 	}
+	t.Logf("up axis detected: as stored (Y) %d, turned Z-up %d", yUp, zUp)
 	if total > 0 {
 		t.Logf("name accuracy: %d/%d = %.3f", hits, total, float64(hits)/float64(total))
 	}
