@@ -254,3 +254,25 @@ func TestFitAnyProposal(t *testing.T) {
 		t.Error("empty proposal: no error")
 	}
 }
+
+// TestBirdNames: the winged sample reads as a bird with wings and legs on both
+// sides, hung from the spine.
+func TestBirdNames(t *testing.T) {
+	c, err := assets.Load(filepath.Join("..", "assets", "samples", "winged.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk, rep := fit(t, c, anatomy.Options{})
+	if rep.Kind != anatomy.Bird {
+		t.Fatalf("kind %s (%.2f)", rep.Kind, rep.Confidence)
+	}
+	for _, n := range []string{"Hips", "Spine", "Head", "LeftWingArm", "RightWingHand", "LeftUpLeg", "RightFoot"} {
+		if indexOf(sk.Names, n) < 0 {
+			t.Errorf("no %s in %v", n, sk.Names)
+		}
+	}
+	ch := anatomy.Check(sk, rep.Symmetry, height(&c.Mesh, 1))
+	if ch.Roots != 1 || len(ch.LimbOnLimb) > 0 || ch.MirrorError > 0.02 {
+		t.Errorf("checks %+v", ch)
+	}
+}

@@ -84,10 +84,25 @@ func spineNames(kind Kind, nf, nb int) chainNames {
 	for k := 1; k <= nf; k++ {
 		c.front = append(c.front, Numbered("Spine", k))
 	}
+	if kind == Bird {
+		// Hips → Spine → Spine1 → Neck → Neck1 … → Head.
+		for k := range c.front {
+			switch {
+			case k == 0:
+				c.front[k] = Spine
+			case k == 1:
+				c.front[k] = Spine1
+			case k == 2:
+				c.front[k] = Neck
+			default:
+				c.front[k] = Numbered(Neck, k-2)
+			}
+		}
+	}
 	if nf > 0 {
 		c.front[nf-1] = Head
 	}
-	if nf > 2 && (kind == Snake || kind == Bird) {
+	if nf > 2 && kind == Snake {
 		c.front[nf-2] = Neck
 	}
 	for k := 1; k <= nb; k++ {
