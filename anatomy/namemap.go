@@ -17,6 +17,9 @@ func init() {
 		"hips=Hips abdomen=Spine torso=Spine1 chest=Spine2 neck=Neck head=Head " +
 			"shoulder.l=LeftShoulder upperarm.l=LeftArm lowerarm.l=LeftForeArm hand.l=LeftHand palm.l=LeftHand fist.l=LeftHand " +
 			"upperleg.l=LeftUpLeg lowerleg.l=LeftLeg foot.l=LeftFoot",
+		// 0 A.D. human bodies (headless: the game attaches heads at "head").
+		"hip=Hips spine=Spine spine1=Spine1 shoulder_l=LeftShoulder arm_l=LeftArm forearm_l=LeftForeArm " +
+			"thigh_l=LeftUpLeg leg_l=LeftLeg",
 		// 0 A.D. (3ds Max biped).
 		"bip01_pelvis=Hips bip01_spine=Spine bip01_spine1=Spine1 bip01_spine2=Spine2 bip01_neck=Neck bip01_head=Head " +
 			"bip01_l_clavicle=LeftShoulder bip01_l_upperarm=LeftArm bip01_l_forearm=LeftForeArm bip01_l_hand=LeftHand " +

@@ -399,6 +399,15 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
 	methods := map[string]rigmodel.SkeletonPredictor{
 		"classical": func(c *assets.Character) (*assets.Skeleton, error) { return rigmodel.ClassicalSkeleton(&c.Mesh) },
+		// The anatomical skeleton `rig auto` writes for the classical rig.
+		"classical-anatomy": func(c *assets.Character) (*assets.Skeleton, error) {
+			sk, err := rigmodel.ClassicalSkeleton(&c.Mesh)
+			if err != nil {
+				return nil, err
+			}
+			sk, _, err = anatomy.Fit(&c.Mesh, sk, anatomy.Options{})
+			return sk, err
+		},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
 		methods["tokens"] = r.PredictSkeleton // greedy, joints masked to the mesh volume (as `rig auto`)
@@ -416,7 +425,8 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
 	riggers := map[string]rigmodel.Rigger{
-		"classical": rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
+		"classical":         rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
+		"classical-anatomy": rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic", Anatomy: &anatomy.Options{}},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
 		r.CompareClassical = true
