@@ -109,7 +109,7 @@ func (t *tree) farthest(a int) (int, float64) {
 	return best, dist[best]
 }
 
-// polyline helpers: arc length, the point at an arc-length fraction, and the first
+// Polylines: arc length, the point at an arc-length fraction, and the first
 // point (from the start) where the polyline crosses a value along an axis.
 
 func arcLength(pl []assets.Vec3) float64 {
