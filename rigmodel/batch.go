@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
 )
 
@@ -50,6 +51,9 @@ type RigInfo struct {
 	// ClassicalScore is the classical rig's score when it was built for comparison
 	// or as the fallback.
 	ClassicalScore *float64 `json:"classical_score,omitempty"`
+	// Anatomy says what kind, up axis and symmetry the kept classical rig's
+	// skeleton was fitted for (nil when no anatomical skeleton was made).
+	Anatomy *anatomy.Report `json:"anatomy,omitempty"`
 	// TimingsMS breaks the rig's wall time into stages (encode, generate, decode, ...).
 	TimingsMS map[string]float64 `json:"timings_ms,omitempty"`
 	// Score and Rewards are the final rig's score and reward report when the rigger

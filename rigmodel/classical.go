@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/assets/skinning"
@@ -26,6 +27,9 @@ type Skinner func(c *assets.Character) (*assets.Skin, error)
 type ClassicalRigger struct {
 	Skin     Skinner
 	SkinName string // method name of Skin, e.g. "geodesic"
+	// Anatomy, when set, turns the Reeb skeleton into the anatomical, named and
+	// oriented skeleton of the mesh's kind (anatomy.Fit) before skinning.
+	Anatomy *anatomy.Options
 }
 
 // Rig implements Rigger.
@@ -35,6 +39,12 @@ func (r ClassicalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, 
 	if err != nil {
 		return nil, nil, err
 	}
+	var rep *anatomy.Report
+	if r.Anatomy != nil {
+		if sk, rep, err = anatomy.Fit(&c.Mesh, sk, *r.Anatomy); err != nil {
+			return nil, nil, fmt.Errorf("classical rig: %w", err)
+		}
+	}
 	t1 := time.Now()
 	out := c.Clone()
 	out.Skeleton, out.Skin, out.Animations = sk, nil, nil
@@ -43,7 +53,7 @@ func (r ClassicalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, 
 		return nil, nil, fmt.Errorf("classical rig: %s skin: %w", name, err)
 	}
 	out.Skin = skin
-	return out, &RigInfo{Method: "classical-skeleton+" + name, TimingsMS: map[string]float64{
+	return out, &RigInfo{Method: "classical-skeleton+" + name, Anatomy: rep, TimingsMS: map[string]float64{
 		"skeleton": ms(t1.Sub(t0)), "skin": ms(time.Since(t1)),
 	}}, nil
 }

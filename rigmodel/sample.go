@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/rewards"
@@ -381,6 +382,9 @@ type ModelRigger struct {
 	// sampling (MeshRegion), a shape-conditioned constraint on top of the grammar.
 	InsideJoints bool
 	Seed         int64
+	// Anatomy is passed to the classical rig (ClassicalRigger.Anatomy); when set,
+	// the model's skeletons are oriented too (anatomy.OrientSkeleton).
+	Anatomy *anatomy.Options
 }
 
 // region returns the sampling region of a normalized mesh, or nil when
@@ -470,6 +474,10 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 		info.Samples++
 		cand, method, err := r.decode(c, norm, smp.Tokens, skinMode, lat, rng)
 		lap("decode")
+		if err == nil && r.Anatomy != nil {
+			// Bones point at their children in the written file (docs/naming.md).
+			cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, r.Anatomy.Up)
+		}
 		if err == nil {
 			err = CheckRig(cand)
 		}
@@ -510,7 +518,7 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 	}
 	t = time.Now()
 	bind, name := r.bind()
-	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name}.Rig(c)
+	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name, Anatomy: r.Anatomy}.Rig(c)
 	if err != nil {
 		if info.Fallback == "" { // the model's rig passed the floor: keep it
 			return r.keep(info, best, bestRep, bestMethod)
@@ -529,7 +537,7 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 		}
 		info.Fallback = fmt.Sprintf("the classical rig scored %.3f, the best sample %.3f", cscore, bestScore)
 	}
-	info.Method = cinfo.Method
+	info.Method, info.Anatomy = cinfo.Method, cinfo.Anatomy
 	if crep != nil {
 		info.Score, info.Rewards = &crep.Score, crep
 	}

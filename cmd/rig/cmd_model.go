@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -25,7 +26,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		help:    autoHelp + "\n\n" + autoOutputHelp,
 		run:     runAuto,
@@ -159,6 +160,8 @@ func runAuto(args []string, stdout io.Writer) error {
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep the model's rig unless the classical one scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
+	kind := fs.String("kind", "auto", "creature kind of the classical rig's named skeleton: auto, humanoid, quadruped, bird, fish, snake or other")
+	up := fs.String("up", "auto", "up axis of the meshes: auto, y or z")
 	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -185,9 +188,20 @@ func runAuto(args []string, stdout io.Writer) error {
 	if *skinSamples < 1 || *skinSamples > 64 {
 		return fmt.Errorf("%w: --skin-samples %d: want 1..64", errUsage, *skinSamples)
 	}
+	anat, err := anatomyOptions(*kind, *up)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	rigger, note, err := newRigger(*model, *samples, *skinFlag, *compare, *inside)
 	if err != nil {
 		return err
+	}
+	switch r := rigger.(type) {
+	case *rigmodel.ModelRigger:
+		r.Anatomy = anat
+	case rigmodel.ClassicalRigger:
+		r.Anatomy = anat
+		rigger = r
 	}
 	if mr, ok := rigger.(*rigmodel.ModelRigger); ok {
 		mr.SkinSamples = *skinSamples
@@ -221,6 +235,18 @@ func saveScene(path string, c *assets.Character) (any, error) {
 		return nil, err
 	}
 	return rep, err
+}
+
+// anatomyOptions checks `rig auto`'s --kind and --up.
+func anatomyOptions(kind, up string) (*anatomy.Options, error) {
+	k, err := anatomy.ParseKind(kind)
+	if err != nil {
+		return nil, fmt.Errorf("--kind: %v", err)
+	}
+	if up != "auto" && up != "y" && up != "z" {
+		return nil, fmt.Errorf("--up %q: want auto, y or z", up)
+	}
+	return &anatomy.Options{Kind: k, Up: up}, nil
 }
 
 // bindMethods are the skinning methods `rig auto --skin` can give every rig, alone
@@ -399,6 +425,15 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
 	methods := map[string]rigmodel.SkeletonPredictor{
 		"classical": func(c *assets.Character) (*assets.Skeleton, error) { return rigmodel.ClassicalSkeleton(&c.Mesh) },
+		// The anatomical skeleton `rig auto` writes for the classical rig.
+		"classical-anatomy": func(c *assets.Character) (*assets.Skeleton, error) {
+			sk, err := rigmodel.ClassicalSkeleton(&c.Mesh)
+			if err != nil {
+				return nil, err
+			}
+			sk, _, err = anatomy.Fit(&c.Mesh, sk, anatomy.Options{})
+			return sk, err
+		},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
 		methods["tokens"] = r.PredictSkeleton // greedy, joints masked to the mesh volume (as `rig auto`)
@@ -416,7 +451,8 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
 	riggers := map[string]rigmodel.Rigger{
-		"classical": rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
+		"classical":         rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
+		"classical-anatomy": rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic", Anatomy: &anatomy.Options{}},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
 		r.CompareClassical = true
