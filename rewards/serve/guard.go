@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net/http"
 	"runtime/debug"
 	"sync"
@@ -151,7 +150,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // recoverRequest turns a panic in a handler into a 500 for that request alone and
 // logs its stack; deferred by ServeHTTP.
-func recoverRequest(w *statusWriter, r *http.Request) {
+func (s *Server) recoverRequest(w *statusWriter, r *http.Request) {
 	p := recover()
 	if p == nil {
 		return
@@ -159,7 +158,7 @@ func recoverRequest(w *statusWriter, r *http.Request) {
 	if p == http.ErrAbortHandler {
 		panic(p) // the server's own signal to drop the connection
 	}
-	log.Printf("rig serve: %s %s: internal error: %v\n%s", r.Method, r.URL.Path, p, debug.Stack())
+	s.cfg.ErrorLog.Printf("rig serve: %s %s: internal error: %v\n%s", r.Method, r.URL.Path, p, debug.Stack())
 	if !w.wrote {
 		writeError(w, http.StatusInternalServerError, "internal error: %v", p)
 	}
@@ -178,6 +177,7 @@ func (s *Server) HTTPServer() *http.Server {
 		WriteTimeout:      s.cfg.WriteTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          s.cfg.ErrorLog,
 	}
 }
 

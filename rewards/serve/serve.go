@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -58,6 +59,9 @@ type Config struct {
 	// ReadTimeout for the whole request with its body (default 30 s), WriteTimeout
 	// (default ReadTimeout + Timeout + 10 s), IdleTimeout (default 2 min).
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// ErrorLog receives internal errors (recovered panics with their stacks) and the
+	// http.Server's connection errors (default: the standard logger).
+	ErrorLog *log.Logger
 }
 
 func (c Config) withDefaults() Config {
@@ -87,6 +91,9 @@ func (c Config) withDefaults() Config {
 		c.SizeLimit = assets.DefaultGLTFSizeLimit
 		c.SizeLimit.Triangles = min(c.SizeLimit.Triangles, maxTris)
 		c.SizeLimit.Vertices = min(c.SizeLimit.Vertices, 2*maxTris)
+	}
+	if c.ErrorLog == nil {
+		c.ErrorLog = log.Default()
 	}
 	return c.connDefaults()
 }
@@ -126,7 +133,7 @@ func New(cfg Config) *Server {
 // passes none of the gates, so it answers however busy the scoring is.
 func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w := &statusWriter{ResponseWriter: rw}
-	defer recoverRequest(w, r)
+	defer s.recoverRequest(w, r)
 	if r.Method == http.MethodPost {
 		release, ok := s.admitBody(w, r)
 		if !ok {
