@@ -10,9 +10,9 @@ import (
 
 // WriteAtomic writes a file through a temporary file in the same folder that is
 // synced and renamed into place, so a reader (or a resumed batch run) never sees a
-// half-written file. The temporary file is removed on any failure. A missing parent
-// folder is created first (as `mkdir -p`), so an output path never fails only because
-// its folder is new.
+// half-written file; the folder is synced after the rename. The temporary file is
+// removed on any failure. A missing parent folder is created first (as `mkdir -p`),
+// so an output path never fails only because its folder is new.
 func WriteAtomic(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -38,6 +38,14 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// The rename is durable only once the folder is synced.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		err = d.Sync()
+		d.Close()
+		if err != nil {
+			return fmt.Errorf("write %s: sync folder: %w", path, err)
+		}
 	}
 	return nil
 }

@@ -46,6 +46,9 @@ var DefaultGLTFSizeLimit = GLTFSize{
 // ErrOverSize marks a file whose GLTFSize is above a limit.
 var ErrOverSize = errors.New("over the size limit")
 
+// ErrNotRegularFile marks a path that is a FIFO, device or folder, not a file.
+var ErrNotRegularFile = errors.New("not a regular file")
+
 // Check returns an error wrapping ErrOverSize naming the first count of s above
 // limit (a zero limit field is no limit).
 func (s GLTFSize) Check(limit GLTFSize) error {
@@ -104,18 +107,19 @@ func MeasureGLTF(data []byte) (GLTFSize, error) {
 // chunk of a GLB, the whole file of a .gltf up to limit.JSONBytes. A file above
 // limit.FileBytes or limit.JSONBytes fails before its JSON is read.
 func MeasureGLTFFile(path string, limit GLTFSize) (GLTFSize, error) {
+	// Stat before opening: opening a FIFO would wait for a writer forever.
+	st, err := os.Stat(path)
+	if err != nil {
+		return GLTFSize{}, err
+	}
+	if !st.Mode().IsRegular() {
+		return GLTFSize{}, fmt.Errorf("%s (%v): %w", path, st.Mode().Type(), ErrNotRegularFile)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return GLTFSize{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return GLTFSize{}, err
-	}
-	if !st.Mode().IsRegular() {
-		return GLTFSize{}, fmt.Errorf("%s is not a regular file", path)
-	}
 	size := GLTFSize{FileBytes: st.Size()}
 	if err := (GLTFSize{FileBytes: size.FileBytes}).Check(limit); err != nil {
 		return size, err

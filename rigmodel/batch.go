@@ -99,6 +99,15 @@ type Batch struct {
 	Force bool
 	// Progress receives a progress bar (stderr in the binary); nil for none.
 	Progress io.Writer
+	// Log receives one line per failed asset as it fails (stderr in the binary), so
+	// that every outcome is reported even when no report file can be written.
+	Log io.Writer
+	// WriteFile writes the JSON reports and the summary (default
+	// assets.WriteFileAtomic); tests inject failures through it.
+	WriteFile func(path string, data []byte) error
+	// SizeLimit refuses inputs that would decode into more before loading them
+	// (zero: assets.DefaultGLTFSizeLimit).
+	SizeLimit assets.GLTFSize
 }
 
 // BatchSummary counts what a batch run did.
@@ -182,7 +191,7 @@ func ListInputs(inputs []string) ([]BatchItem, error) {
 		}
 	}
 	sort.Strings(paths)
-	return nameItems(paths), nil
+	return avoidSummaryNames(nameItems(paths)), nil
 }
 
 func isMeshFile(p string) bool {
@@ -337,15 +346,23 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	if len(all) == 0 {
 		return nil, fmt.Errorf("batch: no .glb/.gltf files in %v", b.Inputs)
 	}
-	if err := os.MkdirAll(b.OutDir, 0o755); err != nil {
-		return nil, fmt.Errorf("batch: output folder: %w", err)
+	if err := checkOutputFolder(b.OutDir); err != nil {
+		return nil, err
 	}
+	if b.WriteFile == nil {
+		b.WriteFile = assets.WriteFileAtomic
+	}
+	if b.SizeLimit == (assets.GLTFSize{}) {
+		b.SizeLimit = assets.DefaultGLTFSizeLimit
+	}
+	summaryFile := fmt.Sprintf("summary-%d-of-%d.json", b.Shard, shards)
 	var mine []BatchItem
 	for i, it := range all {
 		if i%shards == b.Shard {
 			mine = append(mine, it)
 		}
 	}
+	removeStaleTemps(b.OutDir, mine, summaryFile)
 	sum := &BatchSummary{Shard: fmt.Sprintf("%d/%d", b.Shard, shards), Total: len(mine), Methods: map[string]int{}}
 	var todo []BatchItem
 	for _, it := range mine {
@@ -377,6 +394,9 @@ func (b *Batch) Run() (*BatchSummary, error) {
 				} else {
 					sum.Failed++
 					sum.Failures = append(sum.Failures, it.Path+": "+rep.Error)
+					if b.Log != nil {
+						fmt.Fprintf(b.Log, "rig auto: failed: %s: %s\n", it.Path, firstLines(rep.Error, 1))
+					}
 				}
 				bar.Add(1, sum.Failed)
 				mu.Unlock()
@@ -392,9 +412,8 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	sort.Strings(sum.Failures)
 	sum.WallS = time.Since(start).Seconds()
 	data, _ := json.MarshalIndent(sum, "", "  ")
-	name := fmt.Sprintf("summary-%d-of-%d.json", b.Shard, shards)
-	if err := assets.WriteFileAtomic(filepath.Join(b.OutDir, name), append(data, '\n')); err != nil {
-		return sum, fmt.Errorf("batch: %w", err)
+	if err := b.WriteFile(filepath.Join(b.OutDir, summaryFile), append(data, '\n')); err != nil {
+		return sum, fmt.Errorf("batch: summary not written: %w", err)
 	}
 	return sum, nil
 }
@@ -412,11 +431,18 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 		rep.TimingsMS["total"] = ms(time.Since(t0))
 		rep.Finished = time.Now().UTC()
 		if rep.Status != "ok" {
-			// The failure report is best effort; the summary lists the failure anyway.
+			// The failure report is best effort: the summary and the log list the
+			// failure anyway, and say when its report could not be written.
 			data, _ := json.MarshalIndent(rep, "", "  ")
-			_ = assets.WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+			if err := b.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n')); err != nil {
+				rep.Error += fmt.Sprintf(" (report not written: %v)", err)
+			}
 		}
 	}()
+	if err := precheckInput(it.Path, b.SizeLimit); err != nil {
+		rep.Error = err.Error()
+		return rep
+	}
 	t := time.Now()
 	c, err := b.Load(it.Path)
 	lap("load", t)
@@ -466,7 +492,7 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 	rep.Finished = time.Now().UTC()
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err == nil {
-		err = assets.WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+		err = b.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
 	}
 	if err != nil {
 		rep.Status, rep.Error = "failed", fmt.Sprintf("write report: %v", err)
@@ -500,6 +526,9 @@ func saveAtomic(save func(string, *assets.Character) error, path string, c *asse
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("rename %s: %w", tmp, err)
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("sync folder of %s: %w", path, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -178,18 +179,24 @@ func runAuto(args []string, stdout io.Writer) error {
 		fmt.Fprintln(os.Stderr, "rig auto:", note)
 	}
 	b := &rigmodel.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
-		Score: scoreRig, Load: assets.Load, Save: assets.Save, Force: *force}
+		Score: scoreRig, Load: assets.Load, Save: assets.Save, Force: *force, Log: os.Stderr}
 	if !*quiet {
 		b.Progress = os.Stderr
 	}
 	sum, err := b.Run()
-	if err != nil {
+	if errors.Is(err, rigmodel.ErrOutputFolder) {
+		return fmt.Errorf("%w: --out: %v", errUsage, err)
+	}
+	if sum == nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "rigged %d, skipped %d (already done), failed %d of %d in %.1fs; methods %v\n",
 		sum.Done, sum.Skipped, sum.Failed, sum.Total, sum.WallS, sum.Methods)
 	for _, f := range sum.Failures {
 		fmt.Fprintln(stdout, "failed:", f)
+	}
+	if err != nil { // every asset was reported above and on stderr; the summary file was not
+		return fmt.Errorf("%w (rigged %d, failed %d of %d)", err, sum.Done, sum.Failed, sum.Total)
 	}
 	if sum.Failed > 0 {
 		return fmt.Errorf("%d of %d assets failed (see %s)", sum.Failed, sum.Total, *out)
