@@ -73,6 +73,7 @@ test-go:
 
 fuzz:
 	$(GO) test ./assets -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./rewards/serve -run '^$$' -fuzz '^FuzzScore$$' -fuzztime 5000x -fuzzminimizetime 1s
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...
