@@ -84,7 +84,9 @@ func TestHostileLoad(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		run(func() { dribble(ln.Addr().String(), stop, &counts) })
 	}
-	run(func() { repeat(stop, func() { counts.add("amplification", postStatus(url+"/score", bytes.NewReader(amp), int64(len(amp)))) }) })
+	run(func() {
+		repeat(stop, func() { counts.add("amplification", postStatus(url+"/score", bytes.NewReader(amp), int64(len(amp)))) })
+	})
 	run(func() {
 		repeat(stop, func() { counts.add("100MB", postStatus(url+"/score", zeros(100<<20), 100<<20)) })
 	})
@@ -177,7 +179,9 @@ func validLoad(url string, n int, glb, tokens []byte) (lat []time.Duration, fail
 // quantiles returns the median and the 99th percentile of lat, sorting it.
 func quantiles(lat []time.Duration) (p50, p99 time.Duration) {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))].Round(time.Millisecond) }
+	q := func(p float64) time.Duration {
+		return lat[min(len(lat)-1, int(p*float64(len(lat))))].Round(time.Millisecond)
+	}
 	return q(0.5), q(0.99)
 }
 
