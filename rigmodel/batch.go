@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -108,6 +109,10 @@ type Batch struct {
 	// SizeLimit refuses inputs that would decode into more before loading them
 	// (zero: assets.DefaultGLTFSizeLimit).
 	SizeLimit assets.GLTFSize
+	// Worker, when set, returns the command of a child process that rigs one item
+	// (calling RigOne) instead of rigging it in this process, so that a fatal error
+	// kills only that child; the batch reports it (see batch_worker.go).
+	Worker func(it BatchItem) *exec.Cmd
 }
 
 // BatchSummary counts what a batch run did.
@@ -349,12 +354,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	if err := checkOutputFolder(b.OutDir); err != nil {
 		return nil, err
 	}
-	if b.WriteFile == nil {
-		b.WriteFile = assets.WriteFileAtomic
-	}
-	if b.SizeLimit == (assets.GLTFSize{}) {
-		b.SizeLimit = assets.DefaultGLTFSizeLimit
-	}
+	b.setDefaults()
 	summaryFile := fmt.Sprintf("summary-%d-of-%d.json", b.Shard, shards)
 	var mine []BatchItem
 	for i, it := range all {
@@ -386,7 +386,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 		go func() {
 			defer wg.Done()
 			for it := range jobs {
-				rep := b.one(it)
+				rep := b.rigItem(it)
 				mu.Lock()
 				if rep.Status == "ok" {
 					sum.Done++
