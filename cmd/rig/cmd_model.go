@@ -26,7 +26,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force] [--isolate]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		run:     runAuto,
 	})
@@ -145,6 +145,8 @@ func runAuto(args []string, stdout io.Writer) error {
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep whichever scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
+	isolate := fs.Bool("isolate", false, "rig each input in its own worker process, so that a fatal error (out of memory) fails only that input")
+	workerItem := fs.String("worker-item", "", "internal to --isolate: rig the one input as a worker, under this output name")
 	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -175,13 +177,21 @@ func runAuto(args []string, stdout io.Writer) error {
 	if mr, ok := rigger.(*rigmodel.ModelRigger); ok {
 		mr.SkinSamples = *skinSamples
 	}
-	if note != "" {
+	if note != "" && *workerItem == "" {
 		fmt.Fprintln(os.Stderr, "rig auto:", note)
+	}
+	if *workerItem != "" {
+		return runAutoWorker(*workerItem, inputs, *out, rigger)
 	}
 	b := &rigmodel.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
 		Score: scoreRig, Load: assets.Load, Save: assets.Save, Force: *force, Log: os.Stderr}
 	if !*quiet {
 		b.Progress = os.Stderr
+	}
+	if *isolate {
+		if b.Worker, err = autoWorker(fs, *out); err != nil {
+			return err
+		}
 	}
 	sum, err := b.Run()
 	if errors.Is(err, rigmodel.ErrOutputFolder) {

@@ -26,7 +26,7 @@ var hostileConfig = Config{
 	Concurrency:       2,
 	CacheBytes:        64 << 20,
 	Timeout:           60 * time.Second,
-	ReadHeaderTimeout: time.Second,
+	ReadHeaderTimeout: 2 * time.Second,
 	ReadTimeout:       2 * time.Second,
 	ErrorLog:          log.New(io.Discard, "", 0),
 }
@@ -138,6 +138,9 @@ func validLoad(url string, n int, glb, tokens []byte) (lat []time.Duration, fail
 	var mu sync.Mutex
 	jobs := make(chan int)
 	var wg sync.WaitGroup
+	// Valid clients keep their own connections, apart from the hostile ones'.
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	defer client.CloseIdleConnections()
 	start := time.Now()
 	for w := 0; w < 4; w++ {
 		wg.Add(1)
@@ -151,7 +154,7 @@ func validLoad(url string, n int, glb, tokens []byte) (lat []time.Duration, fail
 				t0 := time.Now()
 				status, tries := "", 0
 				for ; tries < 5; tries++ {
-					status = postStatus(url+path, bytes.NewReader(body), int64(len(body)))
+					status = postWith(client, url+path, bytes.NewReader(body), int64(len(body)))
 					if status != "503" {
 						break
 					}
@@ -192,6 +195,7 @@ type hostileCounts struct {
 }
 
 func (c *hostileCounts) add(kind, status string) {
+	status, _, _ = strings.Cut(status, ":") // "dropped: ERROR" counts as dropped
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
@@ -222,18 +226,22 @@ func repeat(stop <-chan struct{}, f func()) {
 	}
 }
 
-// postStatus posts body (length n, -1 for chunked) and returns the status, or
-// "dropped" when the server closed the connection before answering.
+// postStatus posts body (length n, -1 for chunked) with the default client and
+// returns the status, or "dropped: ERROR" when the request got no answer.
 func postStatus(url string, body io.Reader, n int64) string {
+	return postWith(http.DefaultClient, url, body, n)
+}
+
+func postWith(client *http.Client, url string, body io.Reader, n int64) string {
 	req, err := http.NewRequest("POST", url, body)
 	if err != nil {
 		return err.Error()
 	}
 	req.ContentLength = n
 	req.Header.Set("Content-Type", "model/gltf-binary")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return "dropped"
+		return "dropped: " + err.Error()
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
