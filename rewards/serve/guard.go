@@ -70,13 +70,14 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request) (release func
 	return func() { s.bodies.release(n) }, true
 }
 
-// readBody reads at most MaxBodyBytes into a buffer of the announced size,
-// answering 413 above the limit and 400 for a body that breaks off (a client too
-// slow for ReadTimeout gets there too).
+// readBody reads at most MaxBodyBytes, answering 413 above the limit and 400 for a
+// body that breaks off (a client too slow for ReadTimeout gets there too). The
+// buffer starts at the announced size up to 1 MiB and grows with what arrives, so a
+// client that announces much and sends little holds little memory.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	capacity := int64(512)
 	if r.ContentLength > 0 {
-		capacity = r.ContentLength + 1 // +1: reading to EOF needs no growth
+		capacity = min(r.ContentLength+1, 1<<20) // +1: reading to EOF needs no growth
 	}
 	buf := make([]byte, 0, capacity)
 	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
