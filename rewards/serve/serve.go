@@ -19,6 +19,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -192,25 +193,46 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 
 // withSlot runs job under the concurrency bound, turning a panic into a 500; status
 // is the HTTP status for an error (503 when no slot came before the deadline).
+//
+// The request is answered at its deadline even when job is inside a step that cannot
+// be interrupted (decoding, the BVH build, skin decoding of a huge mesh): job then
+// finishes on its own goroutine and keeps its slot until it does, so the CPU and
+// memory bound of Concurrency holds. Callers read what job writes only when withSlot
+// returns no error.
 func (s *Server) withSlot(ctx context.Context, name string, job func() error) (status int, err error) {
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
 		return http.StatusServiceUnavailable, fmt.Errorf("%s: timed out waiting for a scoring slot", name)
 	}
-	defer func() { <-s.sem }()
-	defer func() {
-		if p := recover(); p != nil {
-			status, err = http.StatusInternalServerError, fmt.Errorf("%s: internal error: %v", name, p)
+	type result struct {
+		status int
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-s.sem }()
+		defer func() {
+			if p := recover(); p != nil {
+				s.cfg.ErrorLog.Printf("rig serve: %s: internal error: %v\n%s", name, p, debug.Stack())
+				done <- result{http.StatusInternalServerError, fmt.Errorf("%s: internal error: %v", name, p)}
+			}
+		}()
+		if err := job(); err != nil {
+			done <- result{errStatus(err), err}
+			return
 		}
+		done <- result{http.StatusOK, nil}
 	}()
-	if err := job(); err != nil {
-		return errStatus(err), err
+	select {
+	case r := <-done:
+		if r.err == nil && ctx.Err() != nil { // the deadline came while the job ran
+			return http.StatusServiceUnavailable, fmt.Errorf("%s: %w", name, rewards.ErrCanceled)
+		}
+		return r.status, r.err
+	case <-ctx.Done():
+		return http.StatusServiceUnavailable, fmt.Errorf("%s: %w at the request deadline", name, rewards.ErrCanceled)
 	}
-	if ctx.Err() != nil { // the deadline came while the job ran
-		return http.StatusServiceUnavailable, fmt.Errorf("%s: %w", name, rewards.ErrCanceled)
-	}
-	return http.StatusOK, nil
 }
 
 // scoreGLB checks, decodes and scores one rigged GLB under a scoring slot, its mesh
@@ -223,7 +245,10 @@ func (s *Server) scoreGLB(ctx context.Context, data []byte, name string) (rep *r
 		rep, err = s.cache.ScoreGLB(data, name, s.options(ctx))
 		return err
 	})
-	return rep, status, err
+	if err != nil {
+		return nil, status, err
+	}
+	return rep, status, nil
 }
 
 func (s *Server) score(w http.ResponseWriter, r *http.Request) {

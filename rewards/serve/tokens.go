@@ -162,7 +162,10 @@ func (s *Server) scoreStream(ctx context.Context, pm *preparedMesh, st *stream, 
 		}
 		return nil
 	})
-	return rep, status, err
+	if err != nil {
+		return nil, status, err
+	}
+	return rep, status, nil
 }
 
 // TokensRequest is the JSON form of POST /score/tokens.
@@ -236,11 +239,12 @@ func (s *Server) scoreTokens(w http.ResponseWriter, r *http.Request) {
 	var meshData []byte
 	var st *stream
 	status, err := s.withSlot(r.Context(), "tokens", func() error {
-		var raw []byte
-		meshData, raw, err = parseTokensRequest(r, data)
-		if err == nil {
-			st, err = parseStream(raw, tok.K(), s.tokFP)
+		m, raw, err := parseTokensRequest(r, data)
+		if err != nil {
+			return err
 		}
+		parsed, err := parseStream(raw, tok.K(), s.tokFP)
+		meshData, st = m, parsed
 		return err
 	})
 	if err != nil {
