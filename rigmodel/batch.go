@@ -527,8 +527,8 @@ func saveAtomic(save func(string, *assets.Character) error, path string, c *asse
 		os.Remove(tmp)
 		return fmt.Errorf("rename %s: %w", tmp, err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("sync folder of %s: %w", path, err)
+	if err := assets.SyncDir(filepath.Dir(path)); err != nil {
+		return err
 	}
 	return nil
 }

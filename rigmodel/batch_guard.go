@@ -118,14 +118,3 @@ func precheckInput(path string, limit assets.GLTFSize) error {
 	}
 	return nil
 }
-
-// syncDir flushes a folder's entries (a rename) to disk, so that a finished output
-// survives a power cut as a file and not as a lost rename.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
