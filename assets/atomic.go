@@ -2,17 +2,19 @@ package assets
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // WriteAtomic writes a file through a temporary file in the same folder that is
 // synced and renamed into place, so a reader (or a resumed batch run) never sees a
-// half-written file. The temporary file is removed on any failure. A missing parent
-// folder is created first (as `mkdir -p`), so an output path never fails only because
-// its folder is new.
+// half-written file; the folder is synced after the rename. The temporary file is
+// removed on any failure. A missing parent folder is created first (as `mkdir -p`),
+// so an output path never fails only because its folder is new.
 func WriteAtomic(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -38,6 +40,24 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// The rename is durable only once the folder is synced.
+	if err := SyncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// SyncDir flushes a folder's entries (a rename into it) to disk. File systems that
+// cannot sync a folder (EINVAL, unsupported) are left as they are.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync folder %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
+		return fmt.Errorf("sync folder %s: %w", dir, err)
 	}
 	return nil
 }

@@ -27,6 +27,23 @@ type Options struct {
 	MaxTriangles int
 	// MaxJoints refuses skeletons with more joints (default 4096).
 	MaxJoints int
+	// Cancel, when closed (a request context's Done channel), stops Prepare and
+	// Score between their phases and between deformation poses; they then return
+	// ErrCanceled. Scores do not depend on it while it stays open.
+	Cancel <-chan struct{}
+}
+
+// ErrCanceled is returned by Prepare and Score when Options.Cancel closes.
+var ErrCanceled = errors.New("scoring canceled")
+
+// canceled reports whether o.Cancel is closed.
+func (o Options) canceled() bool {
+	select {
+	case <-o.Cancel:
+		return true
+	default:
+		return false
+	}
 }
 
 func (o Options) withDefaults() Options {
@@ -125,6 +142,9 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 	}
 	nm := &assets.Mesh{Positions: p.pos, Triangles: m.Triangles}
 	p.bvh = geom.NewBVH(nm)
+	if opt.canceled() {
+		return nil, ErrCanceled
+	}
 	p.wn = geom.NewWindingNumberBVH(p.bvh)
 	rng := rand.New(rand.NewSource(opt.Seed))
 
@@ -147,8 +167,14 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 		return nil, errors.New("prepare mesh: the mesh has no surface area")
 	}
 
+	if opt.canceled() {
+		return nil, ErrCanceled
+	}
 	meshEdges, boundary := edgeList(m.Triangles)
 	p.graph = newSurfaceGraph(p.pos, meshEdges, proximityRadius)
+	if opt.canceled() {
+		return nil, ErrCanceled
+	}
 	p.piece = p.graph.pieces()
 
 	// Edge and triangle samples for the deformation reward, deterministic by seed.
@@ -219,6 +245,9 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 		if u {
 			p.defVerts = append(p.defVerts, v)
 		}
+	}
+	if opt.canceled() {
+		return nil, ErrCanceled
 	}
 	stride := (len(p.pos) + maxLocalityVerts - 1) / maxLocalityVerts
 	for v := 0; v < len(p.pos); v += stride {

@@ -40,12 +40,23 @@ func (p *Prepared) Score(c *assets.Character, opt Options) (*Report, error) {
 		return rep, nil
 	}
 	var det Details
-	rep.Rewards[Containment], det.Containment = p.containment(r)
-	rep.Rewards[Coverage], det.Coverage = p.coverage(r)
-	rep.Rewards[SkinReward], det.Skin = p.skinCompleteness(r)
-	rep.Rewards[Locality], det.Locality = p.locality(r)
-	rep.Rewards[Deformation], det.Deformation = p.deformation(r, opt)
-	rep.Rewards[Sanity], det.Sanity = p.sanity(r)
+	phases := []func(){
+		func() { rep.Rewards[Containment], det.Containment = p.containment(r) },
+		func() { rep.Rewards[Coverage], det.Coverage = p.coverage(r) },
+		func() { rep.Rewards[SkinReward], det.Skin = p.skinCompleteness(r) },
+		func() { rep.Rewards[Locality], det.Locality = p.locality(r) },
+		func() { rep.Rewards[Deformation], det.Deformation = p.deformation(r, opt) },
+		func() { rep.Rewards[Sanity], det.Sanity = p.sanity(r) },
+	}
+	for _, phase := range phases {
+		if opt.canceled() {
+			return nil, fmt.Errorf("score %s: %w", c.Name, ErrCanceled)
+		}
+		phase()
+	}
+	if opt.canceled() { // deformation stops between poses; its value is partial
+		return nil, fmt.Errorf("score %s: %w", c.Name, ErrCanceled)
+	}
 	rep.Details = det
 	for k, v := range rep.Rewards {
 		if math.IsNaN(v) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -112,9 +113,20 @@ type Batch struct {
 	// Progress receives a progress bar (stderr in the binary; a plain line every few
 	// seconds when it is not a terminal); nil for none.
 	Progress io.Writer
-	// Log receives the files skipped in input folders (stderr in the binary); nil
-	// for none. They are in the summary either way.
+	// Log receives the files skipped in input folders and one line per failed asset
+	// as it fails (stderr in the binary), so that every outcome is reported even when
+	// no report file can be written; nil for none. Both are in the summary too.
 	Log io.Writer
+	// WriteFile writes the JSON reports and the summary (default
+	// assets.WriteFileAtomic); tests inject failures through it.
+	WriteFile func(path string, data []byte) error
+	// SizeLimit refuses inputs that would decode into more before loading them
+	// (zero: assets.DefaultGLTFSizeLimit).
+	SizeLimit assets.GLTFSize
+	// Worker, when set, returns the command of a child process that rigs one item
+	// (calling RigOne) instead of rigging it in this process, so that a fatal error
+	// kills only that child; the batch reports it (see batch_worker.go).
+	Worker func(it BatchItem) *exec.Cmd
 }
 
 // BatchSummary counts what a batch run did.
@@ -270,7 +282,7 @@ func DiscoverInputs(inputs []string) ([]BatchItem, []SkippedInput, error) {
 	}
 	sort.Strings(paths)
 	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
-	return nameItems(paths), skipped, nil
+	return avoidSummaryNames(nameItems(paths)), skipped, nil
 }
 
 // isManifest reports whether p is named like a manifest.
@@ -495,15 +507,18 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	if len(all) == 0 {
 		return nil, fmt.Errorf("batch: no mesh files (%s) in %v", strings.Join(assets.MeshExtensions, ", "), b.Inputs)
 	}
-	if err := os.MkdirAll(b.OutDir, 0o755); err != nil {
-		return nil, fmt.Errorf("batch: output folder: %w", err)
+	if err := checkOutputFolder(b.OutDir); err != nil {
+		return nil, err
 	}
+	b.setDefaults()
+	summaryFile := fmt.Sprintf("summary-%d-of-%d.json", b.Shard, shards)
 	var mine []BatchItem
 	for i, it := range all {
 		if i%shards == b.Shard {
 			mine = append(mine, it)
 		}
 	}
+	removeStaleTemps(b.OutDir, mine, summaryFile)
 	sum := &BatchSummary{Shard: fmt.Sprintf("%d/%d", b.Shard, shards), Total: len(mine), Methods: map[string]int{}, SkippedFiles: skipped}
 	var todo []BatchItem
 	for _, it := range mine {
@@ -527,7 +542,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 		go func() {
 			defer wg.Done()
 			for it := range jobs {
-				rep := b.one(it)
+				rep := b.rigItem(it)
 				mu.Lock()
 				if rep.Status == "ok" {
 					sum.Done++
@@ -535,6 +550,9 @@ func (b *Batch) Run() (*BatchSummary, error) {
 				} else {
 					sum.Failed++
 					sum.Failures = append(sum.Failures, it.Path+": "+rep.Error)
+					if b.Log != nil {
+						fmt.Fprintf(b.Log, "rig auto: failed: %s: %s\n", it.Path, firstLines(rep.Error, 1))
+					}
 				}
 				bar.Add(1, sum.Failed)
 				mu.Unlock()
@@ -550,9 +568,8 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	sort.Strings(sum.Failures)
 	sum.WallS = time.Since(start).Seconds()
 	data, _ := json.MarshalIndent(sum, "", "  ")
-	name := fmt.Sprintf("summary-%d-of-%d.json", b.Shard, shards)
-	if err := assets.WriteFileAtomic(filepath.Join(b.OutDir, name), append(data, '\n')); err != nil {
-		return sum, fmt.Errorf("batch: %w", err)
+	if err := b.WriteFile(filepath.Join(b.OutDir, summaryFile), append(data, '\n')); err != nil {
+		return sum, fmt.Errorf("batch: summary not written: %w", err)
 	}
 	return sum, nil
 }
@@ -570,11 +587,18 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 		rep.TimingsMS["total"] = ms(time.Since(t0))
 		rep.Finished = time.Now().UTC()
 		if rep.Status != "ok" {
-			// The failure report is best effort; the summary lists the failure anyway.
+			// The failure report is best effort: the summary and the log list the
+			// failure anyway, and say when its report could not be written.
 			data, _ := json.MarshalIndent(rep, "", "  ")
-			_ = assets.WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+			if err := b.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n')); err != nil {
+				rep.Error += fmt.Sprintf(" (report not written: %v)", err)
+			}
 		}
 	}()
+	if err := precheckInput(it.Path, b.SizeLimit); err != nil {
+		rep.Error = err.Error()
+		return rep
+	}
 	t := time.Now()
 	c, err := b.Load(it.Path)
 	lap("load", t)
@@ -631,7 +655,7 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 	rep.Finished = time.Now().UTC()
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err == nil {
-		err = assets.WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+		err = b.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
 	}
 	if err != nil {
 		rep.Status, rep.Error = "failed", fmt.Sprintf("write report: %v", err)
@@ -665,6 +689,9 @@ func saveAtomic(save func(string) error, path string) error {
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("rename %s: %w", tmp, err)
+	}
+	if err := assets.SyncDir(filepath.Dir(path)); err != nil {
+		return err
 	}
 	return nil
 }

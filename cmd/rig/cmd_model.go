@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,7 +27,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet] [--isolate]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		help:    autoHelp + "\n\n" + autoOutputHelp,
 		run:     runAuto,
@@ -162,6 +163,8 @@ func runAuto(args []string, stdout io.Writer) error {
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
 	kind := fs.String("kind", "auto", "creature kind of the classical rig's named skeleton: auto, humanoid, quadruped, bird, fish, snake or other")
 	up := fs.String("up", "auto", "up axis of the meshes: auto, y or z")
+	isolate := fs.Bool("isolate", false, "rig each input in its own worker process, so that a fatal error (out of memory) fails only that input")
+	workerItem := fs.String("worker-item", "", "internal to --isolate: rig the one input as a worker, under this output name")
 	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -206,20 +209,31 @@ func runAuto(args []string, stdout io.Writer) error {
 	if mr, ok := rigger.(*rigmodel.ModelRigger); ok {
 		mr.SkinSamples = *skinSamples
 	}
-	if note != "" {
+	if note != "" && *workerItem == "" {
 		fmt.Fprintln(diag, "rig auto:", note)
+	}
+	if *workerItem != "" {
+		return runAutoWorker(*workerItem, inputs, *out, rigger)
 	}
 	b := &rigmodel.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
 		Score: scoreRig, Load: assets.LoadSource, SaveReport: saveScene, Force: *force}
 	b.Progress, b.Log = progressOut(*quiet), diag
+	if *isolate {
+		if b.Worker, err = autoWorker(fs, *out); err != nil {
+			return err
+		}
+	}
 	sum, err := b.Run()
-	if err != nil {
+	if errors.Is(err, rigmodel.ErrOutputFolder) {
+		return fmt.Errorf("%w: --out: %v", errUsage, err)
+	}
+	if sum == nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "rigged %d, skipped %d (already done), failed %d of %d in %.1fs; methods %v\n",
 		sum.Done, sum.Skipped, sum.Failed, sum.Total, sum.WallS, sum.Methods)
-	for _, f := range sum.Failures {
-		fmt.Fprintln(diag, "failed:", f)
+	if err != nil { // every asset was reported on stderr as it failed; the summary file was not
+		return fmt.Errorf("%w (rigged %d, failed %d of %d)", err, sum.Done, sum.Failed, sum.Total)
 	}
 	if sum.Failed > 0 {
 		return fmt.Errorf("%d of %d assets failed (see %s)", sum.Failed, sum.Total, *out)

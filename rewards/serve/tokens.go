@@ -109,13 +109,15 @@ type preparedMesh struct {
 // loadMesh decodes a mesh GLB and prepares it through the cache (under a scoring
 // slot): 400 for a broken or empty mesh, 413 above the triangle limit.
 func (s *Server) loadMesh(ctx context.Context, data []byte) (*preparedMesh, int, error) {
-	c, err := decodeMesh(data)
-	if err != nil {
-		return nil, http.StatusBadRequest, err
-	}
-	pm := &preparedMesh{c: c}
+	pm := &preparedMesh{}
 	status, err := s.withSlot(ctx, "mesh", func() (err error) {
-		pm.p, err = s.cache.Prepare(&c.Mesh, s.cfg.Options)
+		if err := s.checkSize(data, "mesh"); err != nil {
+			return err
+		}
+		if pm.c, err = decodeMesh(data); err != nil {
+			return err
+		}
+		pm.p, err = s.cache.Prepare(&pm.c.Mesh, s.options(ctx))
 		if err != nil {
 			return fmt.Errorf("mesh: %w", err)
 		}
@@ -154,13 +156,16 @@ func (s *Server) scoreStream(ctx context.Context, pm *preparedMesh, st *stream, 
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		rep, err = pm.p.Score(c, s.cfg.Options)
+		rep, err = pm.p.Score(c, s.options(ctx))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		return nil
 	})
-	return rep, status, err
+	if err != nil {
+		return nil, status, err
+	}
+	return rep, status, nil
 }
 
 // TokensRequest is the JSON form of POST /score/tokens.
@@ -226,21 +231,27 @@ func (s *Server) scoreTokens(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	meshData, raw, err := parseTokensRequest(r, data)
-	if err != nil {
-		writeErr(w, http.StatusBadRequest, err)
-		return
-	}
 	tok, err := s.skinTokenizer()
 	if err != nil {
 		writeErr(w, http.StatusInternalServerError, fmt.Errorf("skin tokenizer: %w", err))
 		return
 	}
-	st, err := parseStream(raw, tok.K(), s.tokFP)
+	var meshData []byte
+	var st *stream
+	status, err := s.withSlot(r.Context(), "tokens", func() error {
+		m, raw, err := parseTokensRequest(r, data)
+		if err != nil {
+			return err
+		}
+		parsed, err := parseStream(raw, tok.K(), s.tokFP)
+		meshData, st = m, parsed
+		return err
+	})
 	if err != nil {
-		writeErr(w, http.StatusBadRequest, err)
+		writeErr(w, status, err)
 		return
 	}
+	data = nil // the parsed parts are all that is needed now
 	pm, status, err := s.loadMesh(r.Context(), meshData)
 	if err != nil {
 		writeErr(w, status, err)
