@@ -61,13 +61,13 @@ func (p *Prepared) containment(r *rig) (float64, *ContainmentDetails) {
 				if s.child >= 0 {
 					child = r.names[s.child]
 				}
-				det.Outside = append(det.Outside, BoneFraction{Parent: r.names[s.owner], Child: child, Fraction: frac})
+				det.Outside = append(det.Outside, BoneFraction{Parent: r.names[s.owner], Child: child, OutsideFraction: 1 - frac})
 			}
 		}
 		num += r.mass[j] * jin / jlen
 		den += r.mass[j]
 	}
-	sort.Slice(det.Outside, func(a, b int) bool { return det.Outside[a].Fraction < det.Outside[b].Fraction })
+	sort.Slice(det.Outside, func(a, b int) bool { return det.Outside[a].OutsideFraction > det.Outside[b].OutsideFraction })
 	if den == 0 {
 		return 0, det
 	}

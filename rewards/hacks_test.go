@@ -200,18 +200,30 @@ var knownGaps = map[string]string{
 // The true rig must outscore every hack on the real rigs, strictly (a tie fails). By
 // default a deterministic subset (every 25th file, all categories);
 // RIGKIT_FULL=1 runs all of them (both at the default 8 poses) and logs a per-category tally;
+// RIGKIT_HALF=tune or report keeps the files of that half of the families
+// (FamilyHalf), RIGKIT_EVERY=k every k-th of the files left;
 // RIGKIT_DUMP=FILE writes every scored rig's rewards and details as JSON lines.
 func TestHackSuiteReal(t *testing.T) {
 	files := realFiles(t)
 	cats := categories(dataDir())
 	full := os.Getenv("RIGKIT_FULL") == "1"
-	if !full {
-		var sub []string
-		for i := 0; i < len(files); i += 25 {
-			sub = append(sub, files[i])
-		}
-		files = sub
+	if half := os.Getenv("RIGKIT_HALF"); half != "" {
+		files = filesOfHalf(t, files, half)
 	}
+	every := 25
+	if full {
+		every = 1
+	}
+	if v := os.Getenv("RIGKIT_EVERY"); v != "" {
+		if _, err := fmt.Sscan(v, &every); err != nil || every < 1 {
+			t.Fatalf("RIGKIT_EVERY=%q: want a positive integer", v)
+		}
+	}
+	var sub []string
+	for i := 0; i < len(files); i += every {
+		sub = append(sub, files[i])
+	}
+	files = sub
 	opt := Options{Poses: 8} // the default, as the sweep figures in docs/rewards.md
 	results := make([]hackOutcome, len(files))
 	var wg sync.WaitGroup

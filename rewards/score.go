@@ -92,7 +92,7 @@ func problems(d *Details) []string {
 				out = append(out, fmt.Sprintf("containment: %d more bones leave the mesh", len(c.Outside)-5))
 				break
 			}
-			out = append(out, fmt.Sprintf("containment: bone %s→%s is %.0f%% outside the mesh", b.Parent, b.Child, 100*(1-b.Fraction)))
+			out = append(out, fmt.Sprintf("containment: bone %s→%s is %.0f%% outside the mesh", b.Parent, b.Child, 100*b.OutsideFraction))
 		}
 	}
 	if c := d.Coverage; c != nil {
