@@ -302,7 +302,10 @@ func JointBudget(numVertices int) int {
 }
 
 // sanity measures structural soundness of the skeleton as a product of four factors:
-// (1 - fraction of bones shorter than 0.01)²; (1 - fraction of redundant joints)²,
+// (1 - fraction of bones shorter than 0.01)², over the bones of joints that carry
+// weight (a short bone from a weightless armature root to the hips bends nothing;
+// since reward version 2, before which it cost a five-joint cartoon 44%);
+// (1 - fraction of redundant joints)²,
 // where a joint is redundant when another joint lies within 0.005 of it and the two
 // move the same vertices (the weight they share, Σ_v min(w_j, w_k), is at least half
 // the lighter one's mass), so twins splitting one region count while joints that
@@ -323,7 +326,7 @@ func (p *Prepared) sanity(r *rig) (float64, *SanityDetails) {
 	det := &SanityDetails{Joints: n, JointBudget: JointBudget(len(p.pos))}
 	bones, short := 0, 0
 	for j := 0; j < n; j++ {
-		if pa := r.parents[j]; pa >= 0 {
+		if pa := r.parents[j]; pa >= 0 && r.mass[pa] > 0 {
 			bones++
 			if r.pos[j].Dist(r.pos[pa]) < shortBone {
 				short++
