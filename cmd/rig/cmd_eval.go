@@ -49,6 +49,9 @@ type evalConfig struct {
 	// Baseline, when set, adds paired comparisons of every other method with it
 	// (eval_paired.go).
 	Baseline string
+	// Half is the rewards task's half of the families (rewards.ReportHalf unless
+	// --half says otherwise).
+	Half string
 }
 
 // evalFile is one ground-truth asset and its manifest category ("" if unknown).
@@ -95,6 +98,7 @@ func runEval(args []string, stdout io.Writer) error {
 	split := fs.String("split", "all", "skin task: all files, held-out (the model's held-out split, what the skeleton and rig tasks always use) or train (the rest)")
 	list := fs.Bool("list", false, "print the files --split and --limit choose, one a line, and score nothing")
 	baseline := fs.String("baseline", "", "skin task: also compare every other method with this one file by file (mean difference in deformation, 95% bootstrap interval, files lower/higher)")
+	half := fs.String("half", "report", "rewards task: the half of the families to rank on, report (held out from reward tuning) or tune")
 	var from evalDirFlag
 	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
 	pos, err := parseInterleaved(fs, args)
@@ -164,7 +168,7 @@ func runEval(args []string, stdout io.Writer) error {
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
 		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: os.Stderr, External: external,
-		Baseline: *baseline}
+		Baseline: *baseline, Half: *half}
 	return run(cfg, stdout)
 }
 

@@ -73,6 +73,7 @@ type rankCharacter struct {
 type rankReport struct {
 	Task          string             `json:"task"`
 	RewardVersion int                `json:"reward_version"`
+	Half          string             `json:"half"`
 	Seed          int64              `json:"seed"`
 	Methods       []string           `json:"methods"`
 	Characters    []rankCharacter    `json:"characters"`
@@ -95,12 +96,19 @@ func evalRewards(cfg evalConfig, stdout io.Writer) error {
 		}
 		skins[m] = fn
 	}
-	files, fams, err := rankHeldOut(cfg.Files)
+	half := cfg.Half
+	if half == "" {
+		half = rewards.ReportHalf
+	}
+	if half != rewards.ReportHalf && half != rewards.TuneHalf {
+		return fmt.Errorf("%w: --half %q: want %s or %s", errUsage, half, rewards.ReportHalf, rewards.TuneHalf)
+	}
+	files, fams, err := rankHeldOut(cfg.Files, half)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return fmt.Errorf("eval rewards: none of the %d files is a held-out character (a creature category in the manifest, family in the report half)", len(cfg.Files))
+		return fmt.Errorf("eval rewards: none of the %d files is a character (a creature category in the manifest) of a family in the %s half", len(cfg.Files), half)
 	}
 	results := make([]rankCharacter, len(files))
 	var wg sync.WaitGroup
@@ -127,13 +135,14 @@ func evalRewards(cfg evalConfig, stdout io.Writer) error {
 	wg.Wait()
 	fmt.Fprintln(cfg.Progress)
 	rep := summarizeRank(results, methods, cfg.Seed)
+	rep.Half = half
 	return writeRankReport(rep, cfg, stdout)
 }
 
-// rankHeldOut keeps the character files whose family is in the report half, with
+// rankHeldOut keeps the character files whose family is in half, with
 // their families: the manifest's "family" field where a row has one, else
 // tokenizer.Families (the skeleton source in the note, or the file name).
-func rankHeldOut(files []evalFile) ([]evalFile, map[string]string, error) {
+func rankHeldOut(files []evalFile, half string) ([]evalFile, map[string]string, error) {
 	fams := map[string]string{}
 	roots := map[string]bool{}
 	for _, f := range files {
@@ -164,7 +173,7 @@ func rankHeldOut(files []evalFile) ([]evalFile, map[string]string, error) {
 	byPath := map[string]string{}
 	for _, f := range files {
 		fam := fams[filepath.Clean(f.Path)]
-		if rankCreature(f.Category) && rewards.FamilyHalf(fam) == rewards.ReportHalf {
+		if rankCreature(f.Category) && rewards.FamilyHalf(fam) == half {
 			out = append(out, f)
 			byPath[f.Path] = fam
 		}
@@ -348,8 +357,8 @@ func jsonSafeRank(rep rankReport) rankReport {
 // rankMarkdown renders the summary, the component table and the per-character rows.
 func rankMarkdown(rep rankReport) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# rig eval --task rewards\n\nReward version %d. Held-out characters (families in the report half): %d scored, τ defined on %d. Candidates: %s, %s. Deformation error: METRICS.md (seed %d, ×100).\n\n",
-		rep.RewardVersion, len(rep.Characters), rep.TauCount, rankTruth, strings.Join(rep.Methods, ", "), rep.Seed)
+	fmt.Fprintf(&b, "# rig eval --task rewards\n\nReward version %d. Characters of the families in the %s half: %d scored, τ defined on %d. Candidates: %s, %s. Deformation error: METRICS.md (seed %d, ×100).\n\n",
+		rep.RewardVersion, rep.Half, len(rep.Characters), rep.TauCount, rankTruth, strings.Join(rep.Methods, ", "), rep.Seed)
 	fmt.Fprintf(&b, "**Mean Kendall τ(score, −deformation error): %s** over %d characters.\n\n", fmtTau(rep.MeanTau), rep.TauCount)
 	b.WriteString("| reward | weight | mean τ alone | mean τ of the score without it | change from dropping it |\n|---|---:|---:|---:|---:|\n")
 	for _, name := range rewards.RewardNames {
