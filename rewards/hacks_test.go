@@ -193,8 +193,20 @@ func categories(dir string) map[string]string {
 // failure fails the test. The full sweep's remaining failures (all props and birds)
 // are listed in docs/rewards.md. Keep this list short and say why.
 var knownGaps = map[string]string{
-	// None at present: the two listed until session 6 (a blanket and a shield, both on
-	// their carrier's skeleton) are carried rigs, or no longer fail.
+	// Reward version 2 (the kept-skeleton and shrink-toward-centre hacks; margins at
+	// 8 poses). Rigid props whose artist pivots sit at an axle or a yard: moving them
+	// toward the other joints puts the bones more inside, which the mesh alone
+	// cannot tell from a better pivot (see "Pivots at seams" in docs/rewards.md).
+	"0ad/props__celt_rotary_mill_grinder.glb shrunk_joints_50": "rigid grinder, pivot at its axle; margin 0.005",
+	"0ad/props__celt_rotary_mill_grinder.glb shrunk_joints_25": "rigid grinder, pivot at its axle; margin 0.013",
+	"0ad/props__kush_trireme_main_sail.glb shrunk_joints_75":   "sail on its yard's joints; margin 0.002",
+	// A worn shield moved by its wearer's arm (outside mass under the carried
+	// rule's 0.5): tiny bones inside the shield beat the wearer's bones beside it.
+	"0ad/props__shield__props__aspis_apron_01.glb surface_bones_kept": "worn shield on the wearer's arm; margin 0.028",
+	// A dropped arm whose seam was the rig's hardest: one seam fewer buys more
+	// deformation than the uncovered arm costs coverage (as the missing_limb
+	// checks listed in docs/rewards.md).
+	"minetest-mods/mineclone2__mobs_mc_evoker.glb missing_limb": "dropped limb's seam; margin 0.001",
 }
 
 // The true rig must outscore every hack on the real rigs, strictly (a tie fails). By
