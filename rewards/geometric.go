@@ -303,8 +303,9 @@ func JointBudget(numVertices int) int {
 
 // sanity measures structural soundness of the skeleton as a product of four factors:
 // (1 - fraction of bones shorter than 0.01)², over the bones of joints that carry
-// weight (a short bone from a weightless armature root to the hips bends nothing;
-// since reward version 2, before which it cost a five-joint cartoon 44%);
+// weight (a short bone from a weightless armature root to the hips bends nothing,
+// and counting it would cost a five-joint cartoon 44% while hundreds of added
+// bones diluted it for a hack);
 // (1 - fraction of redundant joints)²,
 // where a joint is redundant when another joint lies within 0.005 of it and the two
 // move the same vertices (the weight they share, Σ_v min(w_j, w_k), is at least half

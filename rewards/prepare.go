@@ -65,14 +65,14 @@ const (
 	maxFarPairs       = 512  // vertex pairs drawn for the articulation sample (≤1024 vertices)
 	farPairDist       = 0.3  // cube units: the least rest distance of such a pair
 	proximityRadius   = 0.02 // cube units: surface pieces this close count as touching
-	// maxThickness (cube units): coverage reach never exceeds this plus the slack.
-	// 0.5 since reward version 2 (0.25 before): a cartoon's head or a blob's body,
-	// a part a unit wide, is covered by the bones at its centre.
+	// maxThickness (cube units): coverage reach never exceeds this plus the slack,
+	// so a cartoon's big head or a blob's body, a part a unit wide, is covered by
+	// the bones at its centre, while bones shrunk toward the centre do not cover a
+	// limb (a cap of 1 let them; see docs/rewards.md, "Held-out families").
 	maxThickness = 0.5
 	// thicknessRayMax (cube units) is how far the inward thickness ray looks for the
 	// opposite side: across the whole cube (its diagonal is 2√3), so that a part
-	// wider than 1 finds its far side and is not taken for an open sheet (before
-	// reward version 2 it looked 1 far, and a big head counted as a 0.2-thin sheet).
+	// wider than 1 finds its far side and is not taken for an open sheet.
 	thicknessRayMax = 4.0
 )
 
