@@ -213,7 +213,8 @@ var knownGaps = map[string]string{
 // default a deterministic subset (every 25th file, all categories);
 // RIGKIT_FULL=1 runs all of them (both at the default 8 poses) and logs a per-category tally;
 // RIGKIT_HALF=tune or report keeps the files of that half of the families
-// (FamilyHalf), RIGKIT_EVERY=k every k-th of the files left;
+// (FamilyHalf), RIGKIT_EVERY=k every k-th of the files left, starting at
+// RIGKIT_OFFSET (default 0);
 // RIGKIT_DUMP=FILE writes every scored rig's rewards and details as JSON lines.
 func TestHackSuiteReal(t *testing.T) {
 	files := realFiles(t)
@@ -231,8 +232,14 @@ func TestHackSuiteReal(t *testing.T) {
 			t.Fatalf("RIGKIT_EVERY=%q: want a positive integer", v)
 		}
 	}
+	offset := 0
+	if v := os.Getenv("RIGKIT_OFFSET"); v != "" {
+		if _, err := fmt.Sscan(v, &offset); err != nil || offset < 0 {
+			t.Fatalf("RIGKIT_OFFSET=%q: want a non-negative integer", v)
+		}
+	}
 	var sub []string
-	for i := 0; i < len(files); i += every {
+	for i := offset; i < len(files); i += every {
 		sub = append(sub, files[i])
 	}
 	files = sub

@@ -86,7 +86,7 @@ func runEval(args []string, stdout io.Writer) error {
 	fs := newFlags("eval")
 	var data evalDirFlag
 	fs.Var(&data, "data", "folder of ground-truth rigs (repeatable); extra positionals are folders too")
-	task := fs.String("task", "skin", "skin, skeleton or rig")
+	task := fs.String("task", "skin", "skin, skeleton, rig or rewards (rank agreement of the rewards)")
 	method := fs.String("method", "all", "method to score, or all registered methods")
 	out := fs.String("out", "", "REPORT.md (REPORT.json is written beside it)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "assets scored in parallel")
