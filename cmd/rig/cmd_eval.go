@@ -49,6 +49,9 @@ type evalConfig struct {
 	// Baseline, when set, adds paired comparisons of every other method with it
 	// (eval_paired.go).
 	Baseline string
+	// Half is the rewards task's half of the families (rewards.ReportHalf unless
+	// --half says otherwise).
+	Half string
 }
 
 // evalFile is one ground-truth asset and its manifest category ("" if unknown).
@@ -83,7 +86,7 @@ func runEval(args []string, stdout io.Writer) error {
 	fs := newFlags("eval")
 	var data evalDirFlag
 	fs.Var(&data, "data", "folder of ground-truth rigs (repeatable); extra positionals are folders too")
-	task := fs.String("task", "skin", "skin, skeleton or rig")
+	task := fs.String("task", "skin", "skin, skeleton, rig or rewards (rank agreement of the rewards)")
 	method := fs.String("method", "all", "method to score, or all registered methods")
 	out := fs.String("out", "", "REPORT.md (REPORT.json is written beside it)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "assets scored in parallel")
@@ -96,6 +99,7 @@ func runEval(args []string, stdout io.Writer) error {
 	list := fs.Bool("list", false, "print the files --split and --limit choose, one a line, and score nothing")
 	baseline := fs.String("baseline", "", "skin task: also compare every other method with this one file by file (mean difference in deformation, 95% bootstrap interval, files lower/higher)")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	half := fs.String("half", "report", "rewards task: the half of the families to rank on, report (held out from reward tuning) or tune")
 	var from evalDirFlag
 	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
 	pos, err := parseInterleaved(fs, args)
@@ -168,7 +172,7 @@ func runEval(args []string, stdout io.Writer) error {
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
 		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), External: external,
-		Baseline: *baseline}
+		Baseline: *baseline, Half: *half}
 	return run(cfg, stdout)
 }
 
