@@ -10,8 +10,8 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
 )
 
 // BenchmarkAuto5k is `rig auto` end to end on one ~5k-vertex creature: load the GLB,

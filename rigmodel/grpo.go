@@ -7,9 +7,9 @@ import (
 	"math/rand"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/rigmodel/nn"
 )
 
 // This file is `rig grpo`: GRPO fine-tuning of a trained checkpoint on meshes, with

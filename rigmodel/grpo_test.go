@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/tokenizer"
 	"gorgonia.org/tensor"
 )

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/nn"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
 )
 
 // CVAEConfig sizes the FSQ-CVAE skin tokenizer network.

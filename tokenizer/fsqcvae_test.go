@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/nn"
 )
 
 func randomBatch(rng *rand.Rand, cfg CVAEConfig, B, Bc, Nq int) *batch[float64] {

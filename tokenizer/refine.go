@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/internal/engine"
 )
 
 // Code refinement. The encoder predicts a bone's codes in one pass; on creatures it

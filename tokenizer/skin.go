@@ -16,8 +16,8 @@ import (
 	"sync"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
 )
 
 // SkinTokenizer is the trained FSQ-CVAE that turns one bone's skin weights into

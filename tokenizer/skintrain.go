@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/nn"
 )
 
 // TrainOptions configures TrainSkinTokenizer.

@@ -1,6 +1,6 @@
 package nn
 
-import "github.com/rigkit/rigkit/rigmodel/engine"
+import "github.com/rigkit/rigkit/internal/engine"
 
 // reduceBlock is how many rows one partial sum of reduceRows covers.
 const reduceBlock = 64

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/internal/engine"
 	"gorgonia.org/tensor"
 )
 

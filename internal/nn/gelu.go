@@ -5,7 +5,7 @@ import (
 
 	"github.com/rigkit/rigkit/internal/fastmath"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/internal/engine"
 	"gorgonia.org/tensor"
 )
 

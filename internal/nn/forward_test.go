@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/internal/engine"
 )
 
 func maxAbsDiff[F Float](a, b []F) float64 {

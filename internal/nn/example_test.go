@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
 )
 
 // A training step of a small decoder that cross-attends to shape latents from a

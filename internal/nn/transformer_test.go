@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/internal/engine"
 )
 
 func testModel[F Float](t *testing.T, cross bool) (*Transformer[F], Config) {

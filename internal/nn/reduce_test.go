@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/internal/engine"
 )
 
 // TestReduceRows sums the rows of random matrices with several worker counts: the

@@ -388,7 +388,7 @@ func benchRatio(b *testing.B, g gemmBench, e Engine, threads int) {
 // threads (N = GOMAXPROCS), "cores=1" a one-worker engine against single-threaded
 // OpenBLAS. A strided batch is compared with a loop of cblas_sgemm calls. Run with
 //
-//	go test -run '^$' -bench SgemmRatio ./rigmodel/engine
+//	go test -run '^$' -bench SgemmRatio ./internal/engine
 func BenchmarkSgemmRatio(b *testing.B) {
 	n := runtime.GOMAXPROCS(0)
 	for _, g := range gemmBenches {

@@ -3,8 +3,8 @@ package nn
 import (
 	"math"
 
+	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/fastmath"
-	"github.com/rigkit/rigkit/rigmodel/engine"
 	"gorgonia.org/tensor"
 )
 

@@ -3,7 +3,7 @@ package nn
 import (
 	"math/rand/v2"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/internal/engine"
 	"gorgonia.org/tensor"
 )
 

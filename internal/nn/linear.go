@@ -4,8 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/fastmath"
-	"github.com/rigkit/rigkit/rigmodel/engine"
 	"gorgonia.org/tensor"
 )
 
