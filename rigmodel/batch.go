@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 )
 
 // This file is the `rig auto` machinery: a stateless, resumable batch over many
@@ -93,6 +94,8 @@ type Batch struct {
 	// Score scores each rig for its report; nil skips scoring.
 	Score Scorer
 	// Load and Save do the file I/O (assets.Load and assets.Save in the binary).
+	// Save must write atomically, as assets.Save does: a finished output file is
+	// what marks an input done for a resumed run.
 	Load func(path string) (*assets.Character, error)
 	Save func(path string, c *assets.Character) error
 	// Force re-rigs assets that are already finished.
@@ -393,7 +396,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	sum.WallS = time.Since(start).Seconds()
 	data, _ := json.MarshalIndent(sum, "", "  ")
 	name := fmt.Sprintf("summary-%d-of-%d.json", b.Shard, shards)
-	if err := assets.WriteFileAtomic(filepath.Join(b.OutDir, name), append(data, '\n')); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(b.OutDir, name), append(data, '\n')); err != nil {
 		return sum, fmt.Errorf("batch: %w", err)
 	}
 	return sum, nil
@@ -414,7 +417,7 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 		if rep.Status != "ok" {
 			// The failure report is best effort; the summary lists the failure anyway.
 			data, _ := json.MarshalIndent(rep, "", "  ")
-			_ = assets.WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+			_ = atomicfile.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
 		}
 	}()
 	t := time.Now()
@@ -456,7 +459,7 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 	}
 	t = time.Now()
 	out := filepath.Join(b.OutDir, it.Name+".glb")
-	if err := saveAtomic(b.Save, out, rigged); err != nil {
+	if err := b.Save(out, rigged); err != nil {
 		rep.Error = fmt.Sprintf("write: %v", err)
 		return rep
 	}
@@ -466,7 +469,7 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 	rep.Finished = time.Now().UTC()
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err == nil {
-		err = assets.WriteFileAtomic(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+		err = atomicfile.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
 	}
 	if err != nil {
 		rep.Status, rep.Error = "failed", fmt.Sprintf("write report: %v", err)
@@ -487,28 +490,6 @@ func CheckRig(c *assets.Character) error {
 		return fmt.Errorf("%d orphan vertices", len(o))
 	}
 	return nil
-}
-
-// saveAtomic saves through a temporary file in the same folder, then renames it, so a
-// reader never sees a half-written GLB.
-func saveAtomic(save func(string, *assets.Character) error, path string, c *assets.Character) error {
-	tmp := tempName(path)
-	if err := save(tmp, c); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("rename %s: %w", tmp, err)
-	}
-	return nil
-}
-
-// tempName is a hidden sibling of path with the same extension (savers pick the
-// format by extension).
-func tempName(path string) string {
-	dir, base := filepath.Split(path)
-	return filepath.Join(dir, fmt.Sprintf(".%s.tmp%d-%d%s", strings.TrimSuffix(base, filepath.Ext(base)), os.Getpid(), time.Now().UnixNano(), filepath.Ext(base)))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/nn"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -334,7 +335,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 					return state, fmt.Errorf("train: %w", err)
 				}
 				facts, _ := json.MarshalIndent(state, "", "  ")
-				if err := assets.WriteFileAtomic(sibling(opt.Out, ".best.json"), append(facts, '\n')); err != nil {
+				if err := atomicfile.WriteFile(sibling(opt.Out, ".best.json"), append(facts, '\n')); err != nil {
 					return state, fmt.Errorf("train: %w", err)
 				}
 			}
@@ -557,7 +558,7 @@ func PlotLosses(logPath, pngPath string) error {
 	if _, err := w.WriteTo(&buf); err != nil {
 		return fmt.Errorf("plot %s: %w", pngPath, err)
 	}
-	return assets.WriteFileAtomic(pngPath, buf.Bytes())
+	return atomicfile.WriteFile(pngPath, buf.Bytes())
 }
 
 // SaveCheckpointFile writes the model's weights and the training state atomically.
@@ -568,7 +569,7 @@ func SaveCheckpointFile(path string, m *Model, st *TrainState) error {
 	if err := nn.SaveCheckpoint(&buf, m.Params(), st); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
-	return assets.WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // readCheckpointMeta reads the training state from a checkpoint's header without

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 )
@@ -225,7 +226,7 @@ func (t *SkinTokenizer) Fingerprint() string {
 
 // Save writes the checkpoint to path atomically (a temporary file renamed into place).
 func (t *SkinTokenizer) Save(path string) error {
-	return assets.WriteAtomic(path, t.Write)
+	return atomicfile.Write(path, t.Write)
 }
 
 // replica returns a network with the master's weights for one call; put it back

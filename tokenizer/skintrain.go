@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/nn"
 )
 
@@ -460,7 +461,7 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 		if err != nil {
 			return fmt.Errorf("train skin tokenizer: state: %w", err)
 		}
-		if err := assets.WriteFileAtomic(opt.Out+".state.json", sb); err != nil {
+		if err := atomicfile.WriteFile(opt.Out+".state.json", sb); err != nil {
 			return err
 		}
 		if err := PlotLoss(opt.Out+".loss.png", st); err != nil {
@@ -608,7 +609,7 @@ func ExportCheckpoint(src, runOut, dst string, ds DecodeSettings) (*ShipFacts, e
 	}
 	fj, _ := json.MarshalIndent(f, "", "  ")
 	facts := strings.TrimSuffix(dst, filepath.Ext(dst)) + ".json"
-	if err := assets.WriteFileAtomic(facts, append(fj, '\n')); err != nil {
+	if err := atomicfile.WriteFile(facts, append(fj, '\n')); err != nil {
 		return nil, err
 	}
 	return f, nil

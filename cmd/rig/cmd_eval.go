@@ -18,6 +18,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
 )
@@ -362,7 +363,7 @@ func writeSkinReport(rep skinEvalReport, cfg evalConfig, stdout io.Writer) error
 		}
 	}
 	md := skinMarkdown(rep, cfg)
-	if err := assets.WriteFileAtomic(cfg.Out, []byte(md)); err != nil {
+	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
 		return err
 	}
 	js, err := json.MarshalIndent(rep, "", " ")
@@ -370,7 +371,7 @@ func writeSkinReport(rep skinEvalReport, cfg evalConfig, stdout io.Writer) error
 		return fmt.Errorf("eval: encode report: %w", err)
 	}
 	jsonPath := strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".json"
-	if err := assets.WriteFileAtomic(jsonPath, js); err != nil {
+	if err := atomicfile.WriteFile(jsonPath, js); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, md)

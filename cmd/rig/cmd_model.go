@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
@@ -442,11 +443,11 @@ func filterMethods[V any](all map[string]V, want []string) map[string]V {
 
 func writeEval(rep *rigmodel.EvalReport, out string, stdout io.Writer) error {
 	md := rep.Markdown() // WriteFileAtomic creates out's folder
-	if err := assets.WriteFileAtomic(out, []byte(md)); err != nil {
+	if err := atomicfile.WriteFile(out, []byte(md)); err != nil {
 		return err
 	}
 	js := strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
-	if err := assets.WriteFileAtomic(js, rep.JSON()); err != nil {
+	if err := atomicfile.WriteFile(js, rep.JSON()); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, md)

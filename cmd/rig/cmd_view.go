@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/viewer"
 )
@@ -193,5 +194,5 @@ func viewParseSize(s string) (int, int, error) {
 
 // viewWritePNG writes img as a PNG atomically (its folder created if missing).
 func viewWritePNG(path string, img image.Image) error {
-	return assets.WriteAtomic(path, func(w io.Writer) error { return png.Encode(w, img) })
+	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }

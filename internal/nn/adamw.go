@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 )
 
 // AdamW is Adam with decoupled weight decay (Loshchilov & Hutter), with a learning
@@ -182,7 +182,7 @@ func (o *AdamW[F]) SaveStateFile(path string, params []*Param[F]) error {
 	if err := o.SaveState(&buf, params); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return assets.WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // LoadStateFile restores the optimizer state for params from path (see LoadState).

@@ -1,4 +1,8 @@
-package assets
+// Package atomicfile writes files so that a reader never sees half of one: the bytes
+// go to a temporary sibling that is synced and renamed into place. Every file rigkit
+// writes (rigged GLBs, reports, checkpoints, images) goes through it, so an
+// interrupted run leaves either the old file or the new one.
+package atomicfile
 
 import (
 	"bytes"
@@ -8,12 +12,12 @@ import (
 	"path/filepath"
 )
 
-// WriteAtomic writes a file through a temporary file in the same folder that is
+// Write writes a file through a temporary file in the same folder that is
 // synced and renamed into place, so a reader (or a resumed batch run) never sees a
 // half-written file. The temporary file is removed on any failure. A missing parent
 // folder is created first (as `mkdir -p`), so an output path never fails only because
 // its folder is new.
-func WriteAtomic(path string, write func(io.Writer) error) error {
+func Write(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -42,9 +46,9 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// WriteFileAtomic writes data to path atomically (see WriteAtomic).
-func WriteFileAtomic(path string, data []byte) error {
-	return WriteAtomic(path, func(w io.Writer) error {
+// WriteFile writes data to path atomically (see Write).
+func WriteFile(path string, data []byte) error {
+	return Write(path, func(w io.Writer) error {
 		_, err := io.Copy(w, bytes.NewReader(data))
 		return err
 	})

@@ -1,4 +1,4 @@
-package assets
+package atomicfile
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func TestWriteAtomic(t *testing.T) {
+func TestWrite(t *testing.T) {
 	dir := t.TempDir()
 	blocker := filepath.Join(dir, "file")
 	if err := os.WriteFile(blocker, []byte("x"), 0o644); err != nil {
@@ -34,7 +34,7 @@ func TestWriteAtomic(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := WriteAtomic(tc.path, tc.write)
+			err := Write(tc.path, tc.write)
 			if tc.errPart != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.errPart) || !strings.Contains(err.Error(), tc.path) {
 					t.Fatalf("err %v, want one naming %s and %q", err, tc.path, tc.errPart)
