@@ -18,6 +18,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/internal/progress"
 )
 
 // This file is the `rig auto` machinery: a stateless, resumable batch over many
@@ -363,7 +364,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(todo)))
-	bar := NewProgress(b.Progress, "rig auto", len(todo))
+	bar := progress.New(b.Progress, "rig auto", len(todo))
 	var mu sync.Mutex
 	jobs := make(chan BatchItem)
 	var wg sync.WaitGroup

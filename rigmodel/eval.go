@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rewards/metrics"
 )
@@ -81,10 +82,10 @@ func EvalItems(inputs []string, all bool) ([]BatchItem, map[string]string, error
 
 // EvalSkeletons runs each predictor on every ground-truth rig and compares the
 // skeletons (METRICS.md, in ground truth's normalized frame).
-func EvalSkeletons(items []BatchItem, fam map[string]string, load func(string) (*assets.Character, error), methods map[string]SkeletonPredictor, progress io.Writer) *EvalReport {
+func EvalSkeletons(items []BatchItem, fam map[string]string, load func(string) (*assets.Character, error), methods map[string]SkeletonPredictor, progressTo io.Writer) *EvalReport {
 	rep := &EvalReport{Task: "skeleton"}
 	names := sortedKeys(methods)
-	bar := NewProgress(progress, "eval skeleton", len(items)*len(names))
+	bar := progress.New(progressTo, "eval skeleton", len(items)*len(names))
 	failed := 0
 	for _, it := range items {
 		gt, err := load(it.Path)
@@ -119,10 +120,10 @@ func EvalSkeletons(items []BatchItem, fam map[string]string, load func(string) (
 // EvalRigs rigs every ground-truth mesh with each rigger and reports the skeleton
 // metrics, the rewards' score (next to the artist's rig's), validity, and which
 // method produced each rig.
-func EvalRigs(items []BatchItem, fam map[string]string, load func(string) (*assets.Character, error), riggers map[string]Rigger, progress io.Writer) *EvalReport {
+func EvalRigs(items []BatchItem, fam map[string]string, load func(string) (*assets.Character, error), riggers map[string]Rigger, progressTo io.Writer) *EvalReport {
 	rep := &EvalReport{Task: "rig"}
 	names := sortedKeys(riggers)
-	bar := NewProgress(progress, "eval rig", len(items)*len(names))
+	bar := progress.New(progressTo, "eval rig", len(items)*len(names))
 	failed := 0
 	for _, it := range items {
 		gt, err := load(it.Path)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards"
 )
 
@@ -187,7 +188,7 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 	start, lastSave := time.Now(), time.Now()
 	wall0 := g.WallS
 	startStep := g.Step
-	bar := NewProgress(opt.Progress, fmt.Sprintf("grpo (from step %d)", startStep), opt.Steps-startStep)
+	bar := progress.New(opt.Progress, fmt.Sprintf("grpo (from step %d)", startStep), opt.Steps-startStep)
 	var window []float64
 	save := func() error {
 		g.WallS = wall0 + time.Since(start).Seconds()

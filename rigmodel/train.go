@@ -20,6 +20,7 @@ import (
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/internal/progress"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -236,7 +237,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	start, lastSave := time.Now(), time.Now()
 	wall0 := state.WallS
 	startStep := state.Step
-	bar := NewProgress(opt.Progress, fmt.Sprintf("train (from step %d)", startStep), opt.Steps-startStep)
+	bar := progress.New(opt.Progress, fmt.Sprintf("train (from step %d)", startStep), opt.Steps-startStep)
 	var acc Losses
 	var accN, tokens int
 	tokT := time.Now()
@@ -273,7 +274,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 		if n <= 0 {
 			n = 384
 		}
-		pb := NewProgress(opt.Progress, fmt.Sprintf("encoding skin tokens (%d workers)", workers), n)
+		pb := progress.New(opt.Progress, fmt.Sprintf("encoding skin tokens (%d workers)", workers), n)
 		for len(pool) < n {
 			pool = append(pool, fresh())
 			pb.Add(1, 0)
@@ -358,13 +359,13 @@ func Train(opt TrainOptions) (*TrainState, error) {
 
 // generateSynthetic makes n creatures of every synth kind in turn (seeds from
 // 1,000,000 so they never collide with test seeds).
-func generateSynthetic(n, vertices, maxJoints int, progress io.Writer) []*assets.Character {
+func generateSynthetic(n, vertices, maxJoints int, progressTo io.Writer) []*assets.Character {
 	if n <= 0 {
 		return nil
 	}
 	vertices = synthVertices(vertices)
 	kinds := synth.Kinds()
-	bar := NewProgress(progress, "synthetic creatures", n)
+	bar := progress.New(progressTo, "synthetic creatures", n)
 	made := makeOrdered(n, runtime.GOMAXPROCS(0), func(k int64) *assets.Character {
 		i := int(k)
 		kind := kinds[i%len(kinds)]

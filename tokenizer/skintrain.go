@@ -21,6 +21,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/internal/progress"
 )
 
 // TrainOptions configures TrainSkinTokenizer.
@@ -489,6 +490,8 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	}
 
 	start := time.Now()
+	startStep := st.Step
+	bar := progress.New(logw, fmt.Sprintf("train skin tokenizer (from step %d)", startStep), opt.Steps-startStep)
 	wall0 := st.WallSec
 	lastCkpt := time.Now()
 	var acc float64
@@ -515,7 +518,7 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 		accN++
 		st.WallSec = wall0 + time.Since(start).Seconds()
 		if st.Step%10 == 0 {
-			progress(logw, st, opt.Steps, time.Since(start), lr, acc/float64(accN))
+			bar.Set(st.Step-startStep, fmt.Sprintf("loss %.4f lr %.2g", acc/float64(accN), lr))
 		}
 		if st.Step%50 == 0 {
 			st.TrainLoss, st.TrainStep = append(st.TrainLoss, acc/float64(accN)), append(st.TrainStep, st.Step)
@@ -534,15 +537,8 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	if err := save(); err != nil {
 		return st, fmt.Errorf("train skin tokenizer: %w", err)
 	}
-	fmt.Fprintln(logw)
+	bar.Finish()
 	return st, ctx.Err()
-}
-
-func progress(w io.Writer, st *TrainState, total int, elapsed time.Duration, lr, loss float64) {
-	const width = 30
-	done := int(float64(width) * float64(st.Step) / float64(max(1, total)))
-	bar := strings.Repeat("#", done) + strings.Repeat(".", width-done)
-	fmt.Fprintf(w, "\r[%s] %d/%d loss %.4f lr %.2g %s", bar, st.Step, total, loss, lr, elapsed.Round(time.Second))
 }
 
 // ShipFacts describes a shipped checkpoint: how it was trained and on what.

@@ -19,6 +19,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
 )
@@ -297,19 +298,14 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 	results := make([][]skinEvalResult, len(cfg.Files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	start := time.Now()
+	bar := progress.New(cfg.Progress, "eval skin", len(cfg.Files))
 	for w := 0; w < cfg.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
 				results[i] = evalSkinAsset(cfg.Files[i], methods, cfg)
-				mu.Lock()
-				done++
-				fmt.Fprintf(cfg.Progress, "\reval skin: %d/%d assets, %s", done, len(cfg.Files), time.Since(start).Round(time.Second))
-				mu.Unlock()
+				bar.Add(1, 0)
 			}
 		}()
 	}
@@ -318,7 +314,7 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 	}
 	close(jobs)
 	wg.Wait()
-	fmt.Fprintln(cfg.Progress)
+	bar.Finish()
 
 	rep := skinEvalReport{Task: "skin", Seed: cfg.Seed, Methods: methods}
 	for _, r := range results {

@@ -1,4 +1,7 @@
-package rigmodel
+// Package progress draws the one-line progress bar of rigkit's long commands (rig
+// auto, train, grpo, eval, train-tokenizer): steps done, elapsed time, an ETA and a
+// free-form status, rewritten in place on stderr.
+package progress
 
 import (
 	"fmt"
@@ -8,9 +11,9 @@ import (
 	"time"
 )
 
-// Progress draws a one-line progress bar (`\r`-rewritten) with a rate and an ETA. A
+// Bar draws a one-line progress bar (`\r`-rewritten) with a rate and an ETA. A
 // nil writer makes every method a no-op. It is safe for concurrent use.
-type Progress struct {
+type Bar struct {
 	mu     sync.Mutex
 	w      io.Writer
 	label  string
@@ -22,13 +25,13 @@ type Progress struct {
 	last   time.Time
 }
 
-// NewProgress starts a bar for total steps.
-func NewProgress(w io.Writer, label string, total int) *Progress {
-	return &Progress{w: w, label: label, total: total, start: time.Now()}
+// New starts a bar for total steps.
+func New(w io.Writer, label string, total int) *Bar {
+	return &Bar{w: w, label: label, total: total, start: time.Now()}
 }
 
 // Add advances the bar by n steps and sets the failure count shown.
-func (p *Progress) Add(n, failed int) {
+func (p *Bar) Add(n, failed int) {
 	if p == nil || p.w == nil {
 		return
 	}
@@ -40,7 +43,7 @@ func (p *Progress) Add(n, failed int) {
 }
 
 // Set moves the bar to step done with a free-form status (e.g. losses).
-func (p *Progress) Set(done int, status string) {
+func (p *Bar) Set(done int, status string) {
 	if p == nil || p.w == nil {
 		return
 	}
@@ -51,7 +54,7 @@ func (p *Progress) Set(done int, status string) {
 }
 
 // Finish draws the final state and ends the line.
-func (p *Progress) Finish() {
+func (p *Bar) Finish() {
 	if p == nil || p.w == nil {
 		return
 	}
@@ -61,7 +64,7 @@ func (p *Progress) Finish() {
 	fmt.Fprintln(p.w)
 }
 
-func (p *Progress) draw(force bool) {
+func (p *Bar) draw(force bool) {
 	now := time.Now()
 	if !force && now.Sub(p.last) < 200*time.Millisecond && p.done < p.total {
 		return
