@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // testRig is a small rigged quadruped built in code (classical skeleton, rigid skin).
@@ -95,7 +95,7 @@ func TestMakeExampleTokensAreTheEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := tokenizer.EncodeSkeleton(c.Skeleton, assets.NormalizationOf(c.Mesh))
+	want, _, err := tokens.EncodeSkeleton(c.Skeleton, assets.NormalizationOf(c.Mesh))
 	if err != nil {
 		t.Fatal(err)
 	}

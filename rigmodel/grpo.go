@@ -10,7 +10,7 @@ import (
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // This file is GRPO fine-tuning (group relative policy optimization): for a mesh,
@@ -178,11 +178,11 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 	count, klCount := 0, 0
 	type pos struct {
 		i, t int
-		mask tokenizer.Mask
+		mask tokens.Mask
 	}
 	var learn []pos
 	for i, s := range group {
-		g := tokenizer.NewGrammar(maxJ, m.Cfg.SkinTokensPerJoint()).Start()
+		g := tokens.NewGrammar(maxJ, m.Cfg.SkinTokensPerJoint()).Start()
 		var jc jointCursor // the joint being written, as Generate tracks it
 		for t := 0; t+1 < len(s.Tokens); t++ {
 			tok := s.Tokens[t]
@@ -194,7 +194,7 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 				continue
 			}
 			mask := g.Allowed()
-			if region != nil && g.Phase() == tokenizer.PhaseSkeleton {
+			if region != nil && g.Phase() == tokens.PhaseSkeleton {
 				region.restrict(&mask, jc.axis, jc.cur)
 			}
 			if !mask.Has(s.Tokens[t+1]) {
@@ -255,7 +255,7 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 // addKLGrad adds w · dKL(π‖ρ)/d logits to drow, π and ρ being the softmax of row and
 // ref at temperature temp over the allowed tokens, and returns KL(π‖ρ).
 // dKL/dz_k = π_k (log π_k − log ρ_k − KL) / temp.
-func addKLGrad(row, ref []float32, mask *tokenizer.Mask, temp, w float64, drow []float32) float64 {
+func addKLGrad(row, ref []float32, mask *tokens.Mask, temp, w float64, drow []float32) float64 {
 	lp, lr := maskedLogSumExp(row, mask, temp), maskedLogSumExp(ref, mask, temp)
 	kl := 0.0
 	for tok := range row {
@@ -274,7 +274,7 @@ func addKLGrad(row, ref []float32, mask *tokenizer.Mask, temp, w float64, drow [
 }
 
 // maskedLogSumExp is log Σ exp(x_k/temp) over the tokens k allowed by mask.
-func maskedLogSumExp(x []float32, mask *tokenizer.Mask, temp float64) float64 {
+func maskedLogSumExp(x []float32, mask *tokens.Mask, temp float64) float64 {
 	mx := math.Inf(-1)
 	for tok, v := range x {
 		if mask.Has(tok) {

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // This file is a sampler-side constraint conditioned on the shape: joints may only be
@@ -25,7 +25,7 @@ type Region struct {
 	anyX     []bool // res
 	anyXY    []bool // res², x fastest
 	// binVoxel maps a coordinate bin to its voxel along an axis.
-	binVoxel [tokenizer.CoordBins]int
+	binVoxel [tokens.CoordBins]int
 }
 
 // regionRes is the voxel resolution of MeshRegion (about 8 coordinate bins a voxel).
@@ -61,7 +61,7 @@ func MeshRegion(nm *assets.Mesh) *Region {
 		}
 	}
 	for b := range r.binVoxel {
-		v := int(math.Floor((tokenizer.BinCenter(b) - r.lo) / r.size))
+		v := int(math.Floor((tokens.BinCenter(b) - r.lo) / r.size))
 		r.binVoxel[b] = min(max(v, 0), r.res-1)
 	}
 	return r
@@ -83,11 +83,11 @@ func (r *Region) allows(a int, cur [3]int, b int) bool {
 
 // restrict removes from m the coordinate tokens outside the region for axis a of the
 // current joint. If that would leave no token, m is kept as it is.
-func (r *Region) restrict(m *tokenizer.Mask, a int, cur [3]int) {
+func (r *Region) restrict(m *tokens.Mask, a int, cur [3]int) {
 	out := *m
 	left := false
 	for _, t := range m.Tokens() {
-		if tokenizer.IsCoord(t) && !r.allows(a, cur, t-tokenizer.CoordBase) {
+		if tokens.IsCoord(t) && !r.allows(a, cur, t-tokens.CoordBase) {
 			out[t>>6] &^= 1 << (uint(t) & 63)
 			continue
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )
 
@@ -27,10 +27,10 @@ type SampleOptions struct {
 	// TopP keeps the smallest set of tokens whose probability reaches TopP (0 or 1:
 	// all tokens).
 	TopP float64
-	// MaxJoints bounds the skeleton (0: tokenizer.MaxJoints).
+	// MaxJoints bounds the skeleton (0: tokens.MaxJoints).
 	MaxJoints int
 	// SkinTokens is K, the skin tokens per joint of the model's streams
-	// (Config.SkinTokensPerJoint; 0: tokenizer.SkinTokensPerJoint).
+	// (Config.SkinTokensPerJoint; 0: tokens.SkinTokensPerJoint).
 	SkinTokens int
 	// StopAtSEP ends the stream after the skeleton (skeleton-only generation).
 	StopAtSEP bool
@@ -40,7 +40,7 @@ type SampleOptions struct {
 }
 
 // Stepper is a next-token model with a KV cache: Step appends one token to the
-// context and returns the logits (length tokenizer.VocabSize) of the token after it.
+// context and returns the logits (length tokens.VocabSize) of the token after it.
 type Stepper interface {
 	Step(tok int) ([]float32, error)
 }
@@ -64,7 +64,7 @@ func Generate(m Stepper, prompt []int, opt SampleOptions, rng *rand.Rand) (*Samp
 	if err != nil {
 		return nil, err
 	}
-	probs := make([]float64, tokenizer.VocabSize)
+	probs := make([]float64, tokens.VocabSize)
 	for {
 		tok, done, err := first.next(logits, rng, probs)
 		if err != nil || done {
@@ -112,7 +112,7 @@ func GenerateN(m Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]
 		rows[i] = first.clone(opt)
 	}
 	var bm BatchStepper
-	probs := make([]float64, tokenizer.VocabSize)
+	probs := make([]float64, tokens.VocabSize)
 	toks := make([]int, len(rows))
 	rowLogits := make([][]float32, len(rows))
 	for i := range rowLogits {
@@ -121,7 +121,7 @@ func GenerateN(m Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]
 	for {
 		active := 0
 		for i, r := range rows {
-			toks[i] = tokenizer.PAD // a finished row's input is ignored
+			toks[i] = tokens.PAD // a finished row's input is ignored
 			if r.ended() {
 				continue
 			}
@@ -162,23 +162,23 @@ func GenerateN(m Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]
 // stream is one stream being sampled: its grammar state, joint cursor and tokens.
 type stream struct {
 	opt SampleOptions
-	st  *tokenizer.State
+	st  *tokens.State
 	jc  jointCursor // the joint being written, for the region mask
 	out *Sampled
 }
 
 // ended reports that the stream is complete: EOS, or SEP for a skeleton-only one.
 func (s *stream) ended() bool {
-	return s.st.Done() || (s.opt.StopAtSEP && s.st.Phase() == tokenizer.PhaseSkin)
+	return s.st.Done() || (s.opt.StopAtSEP && s.st.Phase() == tokens.PhaseSkin)
 }
 
 // feedPrompt checks the prompt against the grammar and feeds it to m; it returns the
 // stream after the prompt and the logits of the token after it.
 func feedPrompt(m Stepper, prompt []int, opt SampleOptions) (*stream, []float32, error) {
 	if len(prompt) == 0 {
-		prompt = []int{tokenizer.BOS}
+		prompt = []int{tokens.BOS}
 	}
-	s := &stream{opt: opt, st: tokenizer.NewGrammar(opt.MaxJoints, opt.SkinTokens).Start(), out: &Sampled{Prompt: len(prompt)}}
+	s := &stream{opt: opt, st: tokens.NewGrammar(opt.MaxJoints, opt.SkinTokens).Start(), out: &Sampled{Prompt: len(prompt)}}
 	var logits []float32
 	var err error
 	for i, t := range prompt {
@@ -211,11 +211,11 @@ func (s *stream) next(logits []float32, rng *rand.Rand, probs []float64) (tok in
 	if s.ended() {
 		return 0, true, nil
 	}
-	if len(s.out.Tokens) > tokenizer.MaxStreamLen {
+	if len(s.out.Tokens) > tokens.MaxStreamLen {
 		return 0, false, errors.New("generate: stream exceeds the grammar's bound (grammar bug)")
 	}
 	mask := s.st.Allowed()
-	if s.opt.Region != nil && s.st.Phase() == tokenizer.PhaseSkeleton {
+	if s.opt.Region != nil && s.st.Phase() == tokens.PhaseSkeleton {
 		s.opt.Region.restrict(&mask, s.jc.axis, s.jc.cur)
 	}
 	tok, lp := pick(logits, &mask, s.opt, rng, probs)
@@ -237,15 +237,15 @@ type jointCursor struct {
 
 // add advances the cursor past token tok.
 func (c *jointCursor) add(tok int) {
-	if tokenizer.IsCoord(tok) {
-		c.cur[c.axis] = tok - tokenizer.CoordBase
+	if tokens.IsCoord(tok) {
+		c.cur[c.axis] = tok - tokens.CoordBase
 		c.axis = (c.axis + 1) % 3
 	}
 }
 
 // pick chooses the next token among the allowed ones and returns it with its
 // log-probability under the distribution it was drawn from. probs is scratch space.
-func pick(logits []float32, mask *tokenizer.Mask, opt SampleOptions, rng *rand.Rand, probs []float64) (int, float64) {
+func pick(logits []float32, mask *tokens.Mask, opt SampleOptions, rng *rand.Rand, probs []float64) (int, float64) {
 	allowed := mask.Tokens()
 	if len(allowed) == 1 {
 		return allowed[0], 0
@@ -582,8 +582,8 @@ func withSkin(c *assets.Character, bind Skinner) (*assets.Character, error) {
 // decode turns one sampled stream into a rig in c's world frame.
 // In skin mode the stream's skin codes are decoded (decodeSkin: with SkinSamples > 1,
 // averaged with more skin streams drawn after the same skeleton, from lat).
-func (r *ModelRigger) decode(c *assets.Character, norm assets.Normalization, tokens []int, skinMode bool, lat *tensor.Dense, rng *rand.Rand) (*assets.Character, string, error) {
-	skCube, err := tokenizer.DecodeSkeleton(tokens)
+func (r *ModelRigger) decode(c *assets.Character, norm assets.Normalization, stream []int, skinMode bool, lat *tensor.Dense, rng *rand.Rand) (*assets.Character, string, error) {
+	skCube, err := tokens.DecodeSkeleton(stream)
 	if err != nil {
 		return nil, "", err
 	}
@@ -591,9 +591,9 @@ func (r *ModelRigger) decode(c *assets.Character, norm assets.Normalization, tok
 		return nil, "", errors.New("the skeleton has a single joint")
 	}
 	out := c.Clone()
-	out.Skeleton, out.Skin, out.Animations = tokenizer.SkeletonToWorld(skCube, norm), nil, nil
+	out.Skeleton, out.Skin, out.Animations = tokens.SkeletonToWorld(skCube, norm), nil, nil
 	if skinMode {
-		skelToks, codes, err := tokenizer.Split(tokens, r.Model.Cfg.SkinTokensPerJoint())
+		skelToks, codes, err := tokens.Split(stream, r.Model.Cfg.SkinTokensPerJoint())
 		if err == nil {
 			cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
 			var skin *assets.Skin
@@ -633,7 +633,7 @@ func (r *ModelRigger) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 		return nil, errors.New("skin-only mode: the character has no skeleton")
 	}
 	nm, norm := NormalizedMesh(&c.Mesh)
-	prompt, order, err := tokenizer.EncodeSkeleton(c.Skeleton, norm)
+	prompt, order, err := tokens.EncodeSkeleton(c.Skeleton, norm)
 	if err != nil {
 		return nil, err
 	}
@@ -647,7 +647,7 @@ func (r *ModelRigger) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 		return nil, err
 	}
 	// The decoder wants the skeleton in token order, in the cube, at its exact joints.
-	skTok := tokenizer.SkeletonToCube(c.Skeleton, norm).Select(order)
+	skTok := tokens.SkeletonToCube(c.Skeleton, norm).Select(order)
 	cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
 	skin, err := r.decodeSets(cube, skTok, codeSets)
 	if err != nil {
@@ -721,7 +721,7 @@ func (r *ModelRigger) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy b
 	}
 	sets := make([][][]int, len(streams))
 	for i, smp := range streams {
-		if _, sets[i], err = tokenizer.Split(smp.Tokens, r.Model.Cfg.SkinTokensPerJoint()); err != nil {
+		if _, sets[i], err = tokens.Split(smp.Tokens, r.Model.Cfg.SkinTokensPerJoint()); err != nil {
 			return nil, err
 		}
 	}
@@ -745,9 +745,9 @@ func (r *ModelRigger) PredictSkeleton(c *assets.Character) (*assets.Skeleton, er
 	if err != nil {
 		return nil, err
 	}
-	sk, err := tokenizer.DecodeSkeleton(smp.Tokens)
+	sk, err := tokens.DecodeSkeleton(smp.Tokens)
 	if err != nil {
 		return nil, err
 	}
-	return tokenizer.SkeletonToWorld(sk, norm), nil
+	return tokens.SkeletonToWorld(sk, norm), nil
 }

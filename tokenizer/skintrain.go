@@ -22,6 +22,7 @@ import (
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/internal/progress"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // TrainOptions configures TrainSkinTokenizer.
@@ -248,7 +249,7 @@ func newTrainChar(c *assets.Character, seed int64, geodesic bool) (*trainChar, e
 	if !c.Rigged() {
 		return nil, errors.New("not rigged")
 	}
-	if c.Skeleton.NumJoints() > MaxJoints {
+	if c.Skeleton.NumJoints() > tokens.MaxJoints {
 		return nil, fmt.Errorf("%d joints", c.Skeleton.NumJoints())
 	}
 	nc := assets.NormalizationOf(c.Mesh).Apply(c)
@@ -599,7 +600,7 @@ func ExportCheckpoint(src, runOut, dst string, ds DecodeSettings) (*ShipFacts, e
 		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --d %d --blocks %d --k %d --out skin.safetensors --steps %d (one thread)",
 			st.Extra, tok.Config.D, tok.Config.Blocks, tok.Config.K, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},
 		Attribution: "0 A.D. art © Wildfire Games, CC-BY-SA 3.0; OpenClonk content © the OpenClonk developers",
-		Parameters:  nn.NumParams[float32](tok.master), K: tok.Config.K, Levels: tok.Config.Levels, BitsPerJoint: SkinBitsPerJoint(tok.K()), VocabularySize: VocabSize}
+		Parameters:  nn.NumParams[float32](tok.master), K: tok.Config.K, Levels: tok.Config.Levels, BitsPerJoint: tokens.SkinBitsPerJoint(tok.K()), VocabularySize: tokens.VocabSize}
 	if err := tok.Save(dst); err != nil {
 		return nil, err
 	}
