@@ -21,10 +21,6 @@ import (
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/internal/progress"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 )
 
 // This file is the training loop: plain, resumable, with separate skeleton and skin
@@ -78,7 +74,10 @@ type TrainOptions struct {
 	// Load reads a character file (assets.Load in the binary).
 	Load     func(string) (*assets.Character, error)
 	Progress io.Writer // progress bar; nil for none
-	Log      io.Writer // one line per evaluation; nil for none
+	// Plot draws the log's loss curves into a PNG after each validation (cmd/rig
+	// plots them); nil draws nothing.
+	Plot func(logPath, pngPath string) error
+	Log  io.Writer // one line per evaluation; nil for none
 }
 
 // TrainState is the metadata stored in every checkpoint beside the config.
@@ -340,8 +339,10 @@ func Train(opt TrainOptions) (*TrainState, error) {
 					return state, fmt.Errorf("train: %w", err)
 				}
 			}
-			if err := PlotLosses(sibling(opt.Out, ".log.jsonl"), sibling(opt.Out, ".losses.png")); err != nil {
-				logf(opt.Log, "train: loss plot: %v", err)
+			if opt.Plot != nil {
+				if err := opt.Plot(sibling(opt.Out, ".log.jsonl"), sibling(opt.Out, ".losses.png")); err != nil {
+					logf(opt.Log, "train: loss plot: %v", err)
+				}
 			}
 		}
 		if state.Step%opt.SaveEvery == 0 || last || (opt.SaveMinutes > 0 && time.Since(lastSave).Minutes() >= opt.SaveMinutes) {
@@ -509,57 +510,6 @@ func ReadLog(path string) ([]LogRow, error) {
 		}
 	}
 	return rows, sc.Err()
-}
-
-// PlotLosses draws the training log's four loss curves as a PNG.
-func PlotLosses(logPath, pngPath string) error {
-	rows, err := ReadLog(logPath)
-	if err != nil {
-		return err
-	}
-	if len(rows) == 0 {
-		return fmt.Errorf("plot %s: empty log", logPath)
-	}
-	p := plot.New()
-	p.Title.Text = "TokenRig training"
-	p.X.Label.Text = "step"
-	p.Y.Label.Text = "cross-entropy (nats/token)"
-	series := []struct {
-		name string
-		get  func(LogRow) float64
-	}{
-		{"train skeleton", func(r LogRow) float64 { return r.TrainSkel }},
-		{"val skeleton", func(r LogRow) float64 { return r.ValSkel }},
-		{"train skin", func(r LogRow) float64 { return r.TrainSkin }},
-		{"val skin", func(r LogRow) float64 { return r.ValSkin }},
-	}
-	var args []any
-	for _, s := range series {
-		var pts plotter.XYs
-		for _, r := range rows {
-			if v := s.get(r); v > 0 {
-				pts = append(pts, plotter.XY{X: float64(r.Step), Y: v})
-			}
-		}
-		if len(pts) > 0 {
-			args = append(args, s.name, pts)
-		}
-	}
-	if len(args) == 0 {
-		return fmt.Errorf("plot %s: no losses", logPath)
-	}
-	if err := plotutil.AddLines(p, args...); err != nil {
-		return fmt.Errorf("plot %s: %w", logPath, err)
-	}
-	w, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", pngPath, err)
-	}
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		return fmt.Errorf("plot %s: %w", pngPath, err)
-	}
-	return atomicfile.WriteFile(pngPath, buf.Bytes())
 }
 
 // SaveCheckpointFile writes the model's weights and the training state atomically.

@@ -36,7 +36,7 @@ type TrainOptions struct {
 	ExtraVal []bool
 	// Out is the checkpoint path; the training state is written beside it
 	// (Out+".state.json"), the best checkpoint by validation loss to BestPath(Out)
-	// and the loss curves to Out+".loss.png".
+	// and the loss curves to Out+".loss.png" (through Plot).
 	Out    string
 	Steps  int  // total optimizer steps
 	Resume bool // continue from Out and its state file
@@ -49,6 +49,9 @@ type TrainOptions struct {
 	Config                       CVAEConfig
 	// Progress receives a progress bar (carriage returns) and log lines; nil for none.
 	Progress io.Writer
+	// Plot draws the loss curves to Out+".loss.png" at each checkpoint (cmd/rig
+	// plots them); nil draws nothing.
+	Plot func(path string, st *TrainState) error
 }
 
 // DefaultTrainOptions returns the settings used for the shipped checkpoint.
@@ -466,8 +469,10 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 		if err := atomicfile.WriteFile(opt.Out+".state.json", sb); err != nil {
 			return err
 		}
-		if err := PlotLoss(opt.Out+".loss.png", st); err != nil {
-			logf("plot: %v", err)
+		if opt.Plot != nil {
+			if err := opt.Plot(opt.Out+".loss.png", st); err != nil {
+				logf("plot: %v", err)
+			}
 		}
 		return nil
 	}

@@ -93,6 +93,7 @@ func runTrain(args []string, stdout io.Writer) error {
 		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: cfg, Augment: aug,
 		FreshSynthetic: *fresh, StructWeight: *structW, SkinWeight: *skinW, Init: *initCkpt, Warmup: *warmup,
 		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Progress: os.Stderr, Log: stdout,
+		Plot: plotModelLosses,
 	})
 	if err != nil {
 		return err

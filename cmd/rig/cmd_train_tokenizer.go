@@ -110,6 +110,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	opt.Plot = plotTokenizerLoss
 	st, err := tokenizer.TrainSkinTokenizer(ctx, opt)
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("train-tokenizer: %w", err)
