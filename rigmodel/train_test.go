@@ -31,7 +31,8 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "runs", "new", "m.safetensors") // a folder that does not exist yet
 	opt := TrainOptions{Data: []string{dir}, Out: out, Steps: 4, Batch: 2, LR: 1e-3, EvalEvery: 2, SaveEvery: 2,
-		Config: tinyConfig, Augment: DefaultAugment, Skin: fakeSkin{}, SkinID: "fake", Pool: 4, Load: memLoad(chars)}
+		Config: tinyConfig, Augment: DefaultAugment, Skin: fakeSkin{}, SkinID: "fake", Pool: 4, Load: memLoad(chars),
+		Plot: func(_, png string) error { return os.WriteFile(png, nil, 0o644) }}
 	st, err := Train(opt)
 	if err != nil {
 		t.Fatal(err)
