@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -38,17 +39,17 @@ func MeshRegion(nm *assets.Mesh) *Region {
 	if len(nm.Triangles) == 0 {
 		return nil
 	}
-	g := newVoxelGrid(nm, regionRes)
-	r := &Region{res: g.res, lo: g.lo, size: g.size, occ: make([]bool, len(g.occ)),
-		anyX: make([]bool, g.res), anyXY: make([]bool, g.res*g.res)}
+	g := geom.NewVoxelGrid(nm, regionRes)
+	r := &Region{res: g.Res, lo: g.Lo, size: g.Size, occ: make([]bool, len(g.Occ)),
+		anyX: make([]bool, g.Res), anyXY: make([]bool, g.Res*g.Res)}
 	n := 0
-	for i, o := range g.occ {
+	for i, o := range g.Occ {
 		if !o {
 			continue
 		}
 		n++
 		r.occ[i] = true
-		g.neighbors(i, func(j int, _ float64) { r.occ[j] = true })
+		g.Neighbors(i, func(j int, _ float64) { r.occ[j] = true })
 	}
 	if n == 0 {
 		return nil

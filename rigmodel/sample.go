@@ -12,6 +12,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
@@ -366,7 +367,7 @@ type ModelRigger struct {
 	// model's skeleton in skeleton-only mode, and in place of skin tokens that
 	// score under the floor. BindName names it in the method ("geodesic", "heat").
 	// nil: GeodesicSkin.
-	Bind     Skinner
+	Bind     classical.Skinner
 	BindName string
 	// Samples is how many streams are drawn; the first is greedy, the others use
 	// Temperature and TopP.
@@ -558,7 +559,7 @@ func scoreWith(prep *rewards.Prepared, perr error, c *assets.Character) (float64
 }
 
 // bind returns the skinning method for skeletons without skin tokens and its name.
-func (r *ModelRigger) bind() (Skinner, string) {
+func (r *ModelRigger) bind() (classical.Skinner, string) {
 	if r.Bind == nil {
 		return GeodesicSkin, "geodesic"
 	}
@@ -566,7 +567,7 @@ func (r *ModelRigger) bind() (Skinner, string) {
 }
 
 // withSkin returns a copy of a rig with the weights bind gives its skeleton.
-func withSkin(c *assets.Character, bind Skinner) (*assets.Character, error) {
+func withSkin(c *assets.Character, bind classical.Skinner) (*assets.Character, error) {
 	out := *c
 	skin, err := bind(&out)
 	if err != nil {

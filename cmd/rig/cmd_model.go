@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -205,12 +206,12 @@ var bindMethods = map[string]skinMethod{"geodesic": skinMethod(rigmodel.Geodesic
 
 // lookupBind returns the binding called name: a bindMethods name or a blend of two
 // (lookupSkinMethod).
-func lookupBind(name string) (rigmodel.Skinner, error) {
+func lookupBind(name string) (classical.Skinner, error) {
 	m, err := lookupSkinMethod(bindMethods, name)
 	if err != nil {
 		return nil, err
 	}
-	return rigmodel.Skinner(m), nil
+	return classical.Skinner(m), nil
 }
 
 // newRigger returns the model rigger, or the classical one (with a note saying so)
@@ -374,7 +375,9 @@ func evalItems(cfg evalConfig) ([]rigmodel.BatchItem, map[string]string, string)
 func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
 	methods := map[string]rigmodel.SkeletonPredictor{
-		"classical": func(c *assets.Character) (*assets.Skeleton, error) { return rigmodel.ClassicalSkeleton(&c.Mesh) },
+		"classical": func(c *assets.Character) (*assets.Skeleton, error) {
+			return classical.Skeleton(&c.Mesh, rigmodel.ClassicalOptions(&c.Mesh))
+		},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
 		methods["tokens"] = r.PredictSkeleton // greedy, joints masked to the mesh volume (as `rig auto`)

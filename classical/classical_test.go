@@ -1,4 +1,4 @@
-package rigmodel
+package classical
 
 import (
 	"math"
@@ -11,7 +11,7 @@ import (
 
 func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
 	m := creatureMesh()
-	sk, err := ClassicalSkeleton(&m)
+	sk, err := Skeleton(&m, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,15 +33,18 @@ func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
 		t.Errorf("%d leg tips, want 4 (joints %d, parents %v)", leaves, sk.NumJoints(), sk.Parents)
 	}
 	c := &assets.Character{Mesh: m}
-	rigged, info, err := ClassicalRigger{}.Rig(c)
+	rigged, method, _, err := Rigger{}.Rig(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckRig(rigged); err != nil {
+	if err := rigged.Validate(); err != nil {
 		t.Errorf("classical rig invalid: %v", err)
 	}
-	if info.Method != "classical-skeleton+rigid" {
-		t.Errorf("method %q", info.Method)
+	if o := rigged.Skin.Orphans(); len(o) > 0 {
+		t.Errorf("classical rig leaves %d orphan vertices", len(o))
+	}
+	if method != "classical-skeleton+rigid" {
+		t.Errorf("method %q", method)
 	}
 	if c.Skeleton != nil {
 		t.Error("Rig modified its input")
@@ -187,7 +190,7 @@ func TestClassicalSkeletonInsideSynthKinds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sk, err := ClassicalSkeleton(&c.Mesh)
+			sk, err := Skeleton(&c.Mesh, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -253,7 +256,7 @@ func TestClassicalSkeletonOnOpenSheet(t *testing.T) {
 		{"flat net", flatSheet(1.6, 24)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sk, err := ClassicalSkeleton(&tc.m)
+			sk, err := Skeleton(&tc.m, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

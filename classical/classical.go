@@ -1,4 +1,9 @@
-package rigmodel
+// Package classical rigs a mesh with no learning: a skeleton from the level sets of
+// geodesic distance inside the voxelized solid (a discrete Reeb graph), then weights
+// from package skinning (rigid nearest-bone weights unless a Skinner is given). rig
+// auto uses it as the baseline every model sample must beat, and as the fallback
+// when the model is missing or its sample is unusable.
+package classical
 
 import (
 	"errors"
@@ -10,45 +15,44 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/assets/skinning"
-	"github.com/rigkit/rigkit/rewards"
 )
-
-// This file is the classical fallback that needs no network: a skeleton from the
-// level sets of geodesic distance inside the voxelized solid (a discrete Reeb graph),
-// and (by default) rigid nearest-bone weights. `rig auto` uses it when the model is missing or its
-// sample is unusable, and says so in the report.
 
 // Skinner computes weights for a character's mesh and skeleton and names its method.
 type Skinner func(c *assets.Character) (*assets.Skin, error)
 
-// ClassicalRigger rigs with no network: ClassicalSkeleton, then Skin (rigid
-// nearest-bone weights when Skin is nil). Its reports say "classical-skeleton+<skin>".
-type ClassicalRigger struct {
+// Rigger rigs with no network: Skeleton with Options, then Skin (rigid nearest-bone
+// weights when Skin is nil).
+type Rigger struct {
 	Skin     Skinner
 	SkinName string // method name of Skin, e.g. "geodesic"
+	Options  Options
 }
 
-// Rig implements Rigger.
-func (r ClassicalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
+// Rig returns a rigged copy of c, the method that made it
+// ("classical-skeleton+<skin>") and the milliseconds spent on the skeleton and on
+// the skin.
+func (r Rigger) Rig(c *assets.Character) (*assets.Character, string, map[string]float64, error) {
 	t0 := time.Now()
-	sk, err := ClassicalSkeleton(&c.Mesh)
+	sk, err := Skeleton(&c.Mesh, r.Options)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	t1 := time.Now()
 	out := c.Clone()
 	out.Skeleton, out.Skin, out.Animations = sk, nil, nil
 	skin, name, err := r.skin(out)
 	if err != nil {
-		return nil, nil, fmt.Errorf("classical rig: %s skin: %w", name, err)
+		return nil, "", nil, fmt.Errorf("classical rig: %s skin: %w", name, err)
 	}
 	out.Skin = skin
-	return out, &RigInfo{Method: "classical-skeleton+" + name, TimingsMS: map[string]float64{
+	return out, "classical-skeleton+" + name, map[string]float64{
 		"skeleton": ms(t1.Sub(t0)), "skin": ms(time.Since(t1)),
-	}}, nil
+	}, nil
 }
 
-func (r ClassicalRigger) skin(c *assets.Character) (*assets.Skin, string, error) {
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func (r Rigger) skin(c *assets.Character) (*assets.Skin, string, error) {
 	if r.Skin == nil {
 		return skinning.Rigid(c), "rigid", nil
 	}
@@ -60,33 +64,43 @@ func (r ClassicalRigger) skin(c *assets.Character) (*assets.Skin, string, error)
 	return s, name, err
 }
 
-// ClassicalSkeleton builds a skeleton for a mesh with no learning: the mesh is
-// voxelized (interior by winding number, plus a surface shell for thin parts),
-// geodesic distance is spread from the interior voxel nearest the centroid, and each
-// connected piece of each distance band becomes a joint whose parent is the touching
-// piece of the previous band. Limbs, tails and wings become chains. Each joint is then
-// centred in the mesh's cross section when it is outside or off-centre, or put on
-// the surface when it floats beside an open sheet with nothing to centre in
-// (centerJoints), and a bone that cuts outside the mesh gets a joint, centred inside
-// or on the sheet, where that leaves the least of it outside (splitOutsideBones).
-// The joint count stays within classicalMaxJoints and the rewards' joint budget for
-// the mesh (rewards.JointBudget: 32 for meshes under 256 vertices), so the skeleton
-// never pays the sanity reward's penalty for surplus joints. The result is in the
-// mesh's world frame with identity joint orientations.
-func ClassicalSkeleton(m *assets.Mesh) (*assets.Skeleton, error) {
-	return classicalSkeleton(m, classicalRes, classicalBand, min(classicalMaxJoints, rewards.JointBudget(len(m.Positions))))
+// Options tune the skeleton: the voxel grid's resolution, the first geodesic band's
+// width in voxels (widened ×1.3 until the joint count is at most MaxJoints) and the
+// joint bound. The defaults, 32 and 3.5, were chosen on the 267 training-split files
+// of ../shared/data: lower CD-J2J, -J2B and -B2B than 28 and 2.5 with fewer joints
+// (docs/model.md).
+type Options struct {
+	Resolution int     // voxels along the normalized cube's edge; 0 means 32
+	Band       float64 // first band width in voxels; 0 means 3.5
+	MaxJoints  int     // most joints; 0 means DefaultMaxJoints
 }
 
-// Classical skeleton parameters: grid resolution, first band width in voxels (widened
-// ×1.3 until the joint count is at most classicalMaxJoints, or the mesh's joint
-// budget when that is lower). 32 and 3.5 (28 and 2.5
-// before session 10) were chosen on the 267 training-split files of ../shared/data:
-// lower CD-J2J, -J2B and -B2B than 28 and 2.5 with fewer joints (docs/model.md).
-const (
-	classicalRes       = 32
-	classicalBand      = 3.5
-	classicalMaxJoints = 48
-)
+// DefaultMaxJoints bounds the skeleton when Options.MaxJoints is 0.
+const DefaultMaxJoints = 48
+
+// Skeleton builds a skeleton for a mesh with no learning: the mesh is voxelized
+// (interior by winding number, plus a surface shell for thin parts), geodesic
+// distance is spread from the interior voxel nearest the centroid, and each connected
+// piece of each distance band becomes a joint whose parent is the touching piece of
+// the previous band. Limbs, tails and wings become chains. Each joint is then centred
+// in the mesh's cross section when it is outside or off-centre, or put on the surface
+// when it floats beside an open sheet with nothing to centre in (centerJoints), and a
+// bone that cuts outside the mesh gets a joint, centred inside or on the sheet, where
+// that leaves the least of it outside (splitOutsideBones). The joint count stays
+// within opt.MaxJoints. The result is in the mesh's world frame with identity joint
+// orientations.
+func Skeleton(m *assets.Mesh, opt Options) (*assets.Skeleton, error) {
+	if opt.Resolution <= 0 {
+		opt.Resolution = 32
+	}
+	if opt.Band <= 0 {
+		opt.Band = 3.5
+	}
+	if opt.MaxJoints <= 0 {
+		opt.MaxJoints = DefaultMaxJoints
+	}
+	return classicalSkeleton(m, opt.Resolution, opt.Band, opt.MaxJoints)
+}
 
 func classicalSkeleton(m *assets.Mesh, res int, band0 float64, maxJoints int) (*assets.Skeleton, error) {
 	if err := m.Validate(); err != nil {
@@ -97,8 +111,8 @@ func classicalSkeleton(m *assets.Mesh, res int, band0 float64, maxJoints int) (*
 	for i, p := range m.Positions {
 		nm.Positions[i] = norm.Point(p)
 	}
-	g := newVoxelGrid(&nm, res)
-	comp := g.largestComponent()
+	g := geom.NewVoxelGrid(&nm, res)
+	comp := largestComponent(g)
 	if len(comp) == 0 {
 		return nil, errors.New("classical skeleton: mesh has no volume or surface voxels")
 	}
@@ -106,15 +120,15 @@ func classicalSkeleton(m *assets.Mesh, res int, band0 float64, maxJoints int) (*
 	var joints []assets.Vec3
 	var parents []int
 	for band := band0; band < float64(res); band *= 1.3 {
-		joints, parents = g.reebSkeleton(comp, band)
+		joints, parents = reebSkeleton(g, comp, band)
 		if len(joints) <= maxJoints {
 			break
 		}
 	}
 	// The bands put joints on voxel centres: centre them in the mesh, then bend the
 	// bones that cut outside it.
-	centerJoints(joints, g.wn)
-	joints, parents = splitOutsideBones(joints, parents, g.wn, maxJoints)
+	centerJoints(joints, g.WN)
+	joints, parents = splitOutsideBones(joints, parents, g.WN, maxJoints)
 	sk := &assets.Skeleton{}
 	for j, p := range joints {
 		sk.Names = append(sk.Names, fmt.Sprintf("joint_%02d", j))
@@ -363,92 +377,19 @@ func reorderParentsFirst(joints []assets.Vec3, parents []int) ([]assets.Vec3, []
 	return outJ, outP
 }
 
-// voxelGrid is a res³ occupancy grid over the normalized cube [-1,1]³ (slightly padded).
-type voxelGrid struct {
-	res  int
-	lo   float64
-	size float64 // voxel edge
-	occ  []bool  // interior or surface
-	// inner marks voxels whose center is inside by winding number.
-	inner []bool
-	wn    *geom.WindingNumber // the mesh's, kept for later queries
-}
-
-func newVoxelGrid(m *assets.Mesh, res int) *voxelGrid {
-	g := &voxelGrid{res: res, lo: -1.05, size: 2.1 / float64(res), occ: make([]bool, res*res*res), inner: make([]bool, res*res*res)}
-	wn := geom.NewWindingNumber(m)
-	g.wn = wn
-	for i := range g.occ {
-		if wn.At(g.center(i)) > 0.5 {
-			g.occ[i], g.inner[i] = true, true
-		}
-	}
-	// Surface shell: sample every triangle finer than a voxel so thin parts connect.
-	for _, t := range m.Triangles {
-		a, b, c := m.Positions[t[0]], m.Positions[t[1]], m.Positions[t[2]]
-		l := math.Max(b.Sub(a).Len(), math.Max(c.Sub(a).Len(), c.Sub(b).Len()))
-		n := int(math.Ceil(l/(0.5*g.size))) + 1
-		for u := 0; u <= n; u++ {
-			for v := 0; u+v <= n; v++ {
-				fu, fv := float64(u)/float64(n), float64(v)/float64(n)
-				p := a.Add(b.Sub(a).Scale(fu)).Add(c.Sub(a).Scale(fv))
-				if i, ok := g.index(p); ok {
-					g.occ[i] = true
-				}
-			}
-		}
-	}
-	return g
-}
-
-func (g *voxelGrid) center(i int) assets.Vec3 {
-	x, y, z := i%g.res, (i/g.res)%g.res, i/(g.res*g.res)
-	return assets.Vec3{g.lo + (float64(x)+0.5)*g.size, g.lo + (float64(y)+0.5)*g.size, g.lo + (float64(z)+0.5)*g.size}
-}
-
-func (g *voxelGrid) index(p assets.Vec3) (int, bool) {
-	var c [3]int
-	for a := 0; a < 3; a++ {
-		c[a] = int(math.Floor((p[a] - g.lo) / g.size))
-		if c[a] < 0 || c[a] >= g.res {
-			return 0, false
-		}
-	}
-	return c[0] + g.res*(c[1]+g.res*c[2]), true
-}
-
-// neighbors calls fn for the 26 neighbours of voxel i with their step length.
-func (g *voxelGrid) neighbors(i int, fn func(j int, step float64)) {
-	x, y, z := i%g.res, (i/g.res)%g.res, i/(g.res*g.res)
-	for dz := -1; dz <= 1; dz++ {
-		for dy := -1; dy <= 1; dy++ {
-			for dx := -1; dx <= 1; dx++ {
-				if dx == 0 && dy == 0 && dz == 0 {
-					continue
-				}
-				nx, ny, nz := x+dx, y+dy, z+dz
-				if nx < 0 || ny < 0 || nz < 0 || nx >= g.res || ny >= g.res || nz >= g.res {
-					continue
-				}
-				fn(nx+g.res*(ny+g.res*nz), math.Sqrt(float64(dx*dx+dy*dy+dz*dz)))
-			}
-		}
-	}
-}
-
 // largestComponent returns the voxels of the largest 26-connected occupied component.
-func (g *voxelGrid) largestComponent() []int {
-	label := make([]int, len(g.occ))
+func largestComponent(g *geom.VoxelGrid) []int {
+	label := make([]int, len(g.Occ))
 	var best []int
-	for s := range g.occ {
-		if !g.occ[s] || label[s] != 0 {
+	for s := range g.Occ {
+		if !g.Occ[s] || label[s] != 0 {
 			continue
 		}
 		label[s] = 1
 		comp := []int{s}
 		for q := 0; q < len(comp); q++ {
-			g.neighbors(comp[q], func(j int, _ float64) {
-				if g.occ[j] && label[j] == 0 {
+			g.Neighbors(comp[q], func(j int, _ float64) {
+				if g.Occ[j] && label[j] == 0 {
 					label[j] = 1
 					comp = append(comp, j)
 				}
@@ -463,17 +404,17 @@ func (g *voxelGrid) largestComponent() []int {
 
 // reebSkeleton returns joints (normalized frame) and parents (parents first) from the
 // bands of geodesic distance of width band voxels inside comp.
-func (g *voxelGrid) reebSkeleton(comp []int, band float64) ([]assets.Vec3, []int) {
+func reebSkeleton(g *geom.VoxelGrid, comp []int, band float64) ([]assets.Vec3, []int) {
 	in := make(map[int]bool, len(comp))
 	var centroid assets.Vec3
 	for _, v := range comp {
 		in[v] = true
-		centroid = centroid.Add(g.center(v))
+		centroid = centroid.Add(g.Center(v))
 	}
 	centroid = centroid.Scale(1 / float64(len(comp)))
 	root := comp[0]
 	for _, v := range comp {
-		if g.center(v).Dist(centroid) < g.center(root).Dist(centroid) {
+		if g.Center(v).Dist(centroid) < g.Center(root).Dist(centroid) {
 			root = v
 		}
 	}
@@ -489,7 +430,7 @@ func (g *voxelGrid) reebSkeleton(comp []int, band float64) ([]assets.Vec3, []int
 		if it.d > dist[it.v] {
 			continue
 		}
-		g.neighbors(it.v, func(j int, step float64) {
+		g.Neighbors(it.v, func(j int, step float64) {
 			if in[j] && it.d+step < dist[j] {
 				dist[j] = it.d + step
 				h.push(heapItem{j, dist[j]})
@@ -508,7 +449,7 @@ func (g *voxelGrid) reebSkeleton(comp []int, band float64) ([]assets.Vec3, []int
 		piece[s] = id
 		set := []int{s}
 		for q := 0; q < len(set); q++ {
-			g.neighbors(set[q], func(j int, _ float64) {
+			g.Neighbors(set[q], func(j int, _ float64) {
 				if _, ok := piece[j]; !ok && in[j] && level(j) == level(s) {
 					piece[j] = id
 					set = append(set, j)
@@ -527,7 +468,7 @@ func (g *voxelGrid) reebSkeleton(comp []int, band float64) ([]assets.Vec3, []int
 		}
 		contacts := map[int]int{}
 		for _, v := range set {
-			g.neighbors(v, func(j int, _ float64) {
+			g.Neighbors(v, func(j int, _ float64) {
 				if q, ok := piece[j]; ok && level(j) == lv-1 {
 					contacts[q]++
 				}
@@ -565,23 +506,23 @@ func (g *voxelGrid) reebSkeleton(comp []int, band float64) ([]assets.Vec3, []int
 		set := pieces[id]
 		var c assets.Vec3
 		for _, v := range set {
-			c = c.Add(g.center(v))
+			c = c.Add(g.Center(v))
 		}
 		c = c.Scale(1 / float64(len(set)))
 		// Keep the joint inside: on the nearest interior voxel of its piece (or any
 		// voxel of it for a piece that is all surface shell).
 		bestV, bestD := -1, math.Inf(1)
 		for _, v := range set {
-			d := g.center(v).Dist(c)
-			if !g.inner[v] {
+			d := g.Center(v).Dist(c)
+			if !g.Inner[v] {
 				d += 10
 			}
 			if d < bestD {
 				bestV, bestD = v, d
 			}
 		}
-		if i, ok := g.index(c); !ok || !in[i] || !g.inner[i] {
-			c = g.center(bestV)
+		if i, ok := g.Index(c); !ok || !in[i] || !g.Inner[i] {
+			c = g.Center(bestV)
 		}
 		joints[k] = c
 		parents[k] = -1

@@ -1,0 +1,31 @@
+package rigmodel
+
+import (
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/rewards"
+)
+
+// ClassicalRigger is the classical rigger (package classical) as a Rigger, with its
+// skeleton bounded by ClassicalOptions.
+type ClassicalRigger struct {
+	Skin     classical.Skinner
+	SkinName string // method name of Skin, e.g. "geodesic"
+}
+
+// Rig implements Rigger.
+func (r ClassicalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
+	cr := classical.Rigger{Skin: r.Skin, SkinName: r.SkinName, Options: ClassicalOptions(&c.Mesh)}
+	out, method, timings, err := cr.Rig(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, &RigInfo{Method: method, TimingsMS: timings}, nil
+}
+
+// ClassicalOptions bounds the classical skeleton of a mesh by the rewards' joint
+// budget (rewards.JointBudget: 32 joints for meshes under 256 vertices), so that the
+// skeleton never pays the sanity reward's penalty for surplus joints.
+func ClassicalOptions(m *assets.Mesh) classical.Options {
+	return classical.Options{MaxJoints: min(classical.DefaultMaxJoints, rewards.JointBudget(len(m.Positions)))}
+}
