@@ -180,9 +180,9 @@ func TestReorderParentsFirst(t *testing.T) {
 }
 
 // On every synthetic kind the classical skeleton's joints are inside the mesh and
-// at least 80% of its bones' length is. Before joints were centred and outside bones bent (session 10),
-// leaf joints of thin limbs sat on the surface shell outside the mesh and body-to-limb
-// bones crossed the air.
+// at least 80% of its bones' length is. Without centring joints and bending outside
+// bones, leaf joints of thin limbs sit on the surface shell outside the mesh and
+// body-to-limb bones cross the air.
 func TestClassicalSkeletonInsideSynthKinds(t *testing.T) {
 	for _, kind := range synth.Kinds() {
 		t.Run(kind, func(t *testing.T) {

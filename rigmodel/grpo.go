@@ -53,8 +53,8 @@ type GRPOOptions struct {
 	// checkpoint GRPO started from): KL·KL(π‖π_ref) is added to the loss at every
 	// sampled position, the exact KL between the two masked, tempered next-token
 	// distributions (both models read the same tokens). Without it the policy
-	// drifts wherever the rewards are indifferent (session 5's runs lost a third of
-	// their joints in 100 steps). Ref nil or KL 0: no penalty.
+	// drifts wherever the rewards are indifferent (runs without it lose a third
+	// of their joints in 100 steps). Ref nil or KL 0: no penalty.
 	Ref *Model
 	KL  float64
 }
