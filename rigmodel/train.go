@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	mrand "math/rand"
 	"os"
@@ -230,8 +231,22 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	if opt.Warmup > 0 {
 		warm = opt.Warmup
 	}
+	// A resumed run restores AdamW's moments and step count from the file beside the
+	// checkpoint and continues the schedule; a checkpoint without one (written
+	// before it was saved, or by another trainer) restarts the moments and warms up
+	// again briefly.
+	runStep := func() int { return state.Step }
 	if state.Step > 0 {
-		warm = 50 // the optimizer's moments restart on resume: warm up again briefly
+		resumeStep := state.Step
+		switch err := adam.LoadStateFile(nn.OptimizerStatePath(opt.Out), m.Params()); {
+		case err == nil:
+			logf(opt.Log, "train: optimizer state restored at step %d", adam.Steps())
+		case errors.Is(err, fs.ErrNotExist):
+			warm = 50
+			runStep = func() int { return state.Step - resumeStep }
+		default:
+			return nil, fmt.Errorf("train: resume: %w", err)
+		}
 	}
 	start, lastSave := time.Now(), time.Now()
 	wall0 := state.WallS
@@ -306,7 +321,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 			return state, fmt.Errorf("train: step %d: %w", state.Step, err)
 		}
 		nn.ClipGradNorm(m.Params(), 1)
-		adam.LR = lrAt(opt.LR, state.Step-startStep, warm, state.Step, opt.Steps)
+		adam.LR = lrAt(opt.LR, runStep(), warm, state.Step, opt.Steps)
 		adam.Step(m.Params())
 		state.Step++
 		stepN++
@@ -348,6 +363,9 @@ func Train(opt TrainOptions) (*TrainState, error) {
 		if state.Step%opt.SaveEvery == 0 || last || (opt.SaveMinutes > 0 && time.Since(lastSave).Minutes() >= opt.SaveMinutes) {
 			state.WallS = wall0 + time.Since(start).Seconds()
 			if err := SaveCheckpointFile(opt.Out, m, state); err != nil {
+				return state, fmt.Errorf("train: %w", err)
+			}
+			if err := adam.SaveStateFile(nn.OptimizerStatePath(opt.Out), m.Params()); err != nil {
 				return state, fmt.Errorf("train: %w", err)
 			}
 			lastSave = time.Now()
