@@ -21,12 +21,13 @@ import (
 // RewardFunc scores one sampled stream for mesh c (higher is better).
 type RewardFunc func(c *assets.Character, tokens []int) float64
 
-// RigReward decodes a stream with the rigger's decode path and returns the rewards'
-// combined score of the rig; a stream that does not give a valid rig scores 0.
-func RigReward(r *ModelRigger) RewardFunc {
+// RigReward decodes a stream with the generator's decode path and returns the
+// rewards' combined score of the rig; a stream that does not give a valid rig
+// scores 0.
+func RigReward(r *Generator) RewardFunc {
 	return func(c *assets.Character, tokens []int) float64 {
 		_, norm := NormalizedMesh(&c.Mesh)
-		rig, _, err := r.decode(c, norm, tokens, r.Skin != nil && r.SkinTokens, nil, nil) // exactly the sampled tokens
+		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
 		if err != nil || CheckRig(rig) != nil {
 			return 0
 		}

@@ -179,7 +179,11 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 	logf(opt.Log, "grpo: %s from %s at step %d: %d meshes (%d skipped), %d per step, group %d, %s policy",
 		opt.Out, from, g.Step, len(meshes), skipped, opt.Meshes, opt.Group, map[bool]string{true: "skeleton-only", false: "skeleton+skin"}[skeletonOnly])
 
-	rigger := &ModelRigger{Model: m, Skin: skin, SkinTokens: state.SkinTokens && !skeletonOnly}
+	mode := SkinFromBind
+	if state.SkinTokens && !skeletonOnly {
+		mode = SkinFromTokens
+	}
+	rigger := &Generator{Model: m, Skin: skin, SkinMode: mode}
 	reward := cachedRigReward(rigger)
 	gopt := GRPOOptions{Group: opt.Group, Temperature: opt.Temperature, StopAtSEP: skeletonOnly, ScaleByStd: opt.ScaleByStd, InsideJoints: opt.InsideJoints, Ref: ref, KL: opt.KL}
 	adam := nn.NewAdamW[float32](opt.LR)
@@ -271,7 +275,7 @@ func loadMeshes(opt GRPORunOptions) ([]*assets.Character, int, error) {
 
 // cachedRigReward is RigReward with the scoring preparation of each mesh (BVH,
 // samples) computed once and reused across the group and across steps.
-func cachedRigReward(r *ModelRigger) RewardFunc {
+func cachedRigReward(r *Generator) RewardFunc {
 	var mu sync.Mutex
 	prepared := map[*assets.Character]*rewards.Prepared{}
 	return func(c *assets.Character, tokens []int) float64 {
@@ -288,15 +292,15 @@ func cachedRigReward(r *ModelRigger) RewardFunc {
 			mu.Unlock()
 		}
 		_, norm := NormalizedMesh(&c.Mesh)
-		rig, _, err := r.decode(c, norm, tokens, r.Skin != nil && r.SkinTokens, nil, nil) // exactly the sampled tokens
+		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
 		if err != nil || CheckRig(rig) != nil {
 			return 0
 		}
-		score, rep := scoreWith(prep, nil, rig)
-		if rep == nil {
+		rep, err := prep.Score(rig, rewards.Options{})
+		if err != nil {
 			return 0
 		}
-		return score
+		return rep.Score
 	}
 }
 

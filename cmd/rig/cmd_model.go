@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/eval"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -158,7 +160,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	if len(inputs) == 0 || *out == "" {
 		return fmt.Errorf("%w: inputs and --out are required", errUsage)
 	}
-	k, n, err := rigmodel.ParseShard(*shard)
+	k, n, err := autorig.ParseShard(*shard)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -174,13 +176,13 @@ func runAuto(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if mr, ok := rigger.(*rigmodel.ModelRigger); ok {
+	if mr, ok := rigger.(*autorig.ModelRigger); ok {
 		mr.SkinSamples = *skinSamples
 	}
 	if note != "" {
 		fmt.Fprintln(os.Stderr, "rig auto:", note)
 	}
-	b := &rigmodel.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
+	b := &autorig.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
 		Score: scoreRig, Load: assets.Load, Save: assets.Save, Force: *force}
 	if !*quiet {
 		b.Progress = os.Stderr
@@ -217,7 +219,7 @@ func lookupBind(name string) (classical.Skinner, error) {
 // newRigger returns the model rigger, or the classical one (with a note saying so)
 // when no model checkpoint is available. skin is "tokens" (the model's skin tokens,
 // geodesic weights for rigs without them) or a binding for every rig (lookupBind).
-func newRigger(path string, samples int, skin string, compare, inside bool) (rigmodel.Rigger, string, error) {
+func newRigger(path string, samples int, skin string, compare, inside bool) (autorig.Rigger, string, error) {
 	bindName := skin
 	if skin == "tokens" {
 		bindName = "geodesic"
@@ -231,12 +233,13 @@ func newRigger(path string, samples int, skin string, compare, inside bool) (rig
 		if path != "" {
 			return nil, "", err
 		}
-		return rigmodel.ClassicalRigger{Skin: bind, SkinName: bindName},
+		return autorig.ClassicalRigger{Skin: bind, SkinName: bindName},
 			fmt.Sprintf("no usable model (%v): every rig is classical-skeleton+%s", err, bindName), nil
 	}
 	r.Samples, r.CompareClassical, r.InsideJoints = samples, compare, inside
-	r.Bind, r.BindName, r.SkeletonOnly = bind, bindName, skin != "tokens"
-	if r.SkeletonOnly {
+	r.Bind, r.BindName = bind, bindName
+	if skin != "tokens" {
+		r.SkinMode = rigmodel.SkinFromBind
 		note = fmt.Sprintf("--skin %s: the model writes the skeleton, skins are %s", skin, skin)
 	}
 	return r, note, nil
@@ -244,7 +247,7 @@ func newRigger(path string, samples int, skin string, compare, inside bool) (rig
 
 // loadModelRigger loads the model (a file, or the shipped one for "") and the skin
 // tokenizer when one is trained.
-func loadModelRigger(path string) (*rigmodel.ModelRigger, string, error) {
+func loadModelRigger(path string) (*autorig.ModelRigger, string, error) {
 	var m *rigmodel.Model
 	var st *rigmodel.TrainState
 	var err error
@@ -256,8 +259,11 @@ func loadModelRigger(path string) (*rigmodel.ModelRigger, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	r := &rigmodel.ModelRigger{Model: m, SkinTokens: st.SkinTokens, Samples: 1, Temperature: 1, TopP: 0.95,
-		Floor: rigmodel.DefaultFloor, InsideJoints: true, Seed: 1}
+	r := &autorig.ModelRigger{Samples: 1, Temperature: 1, TopP: 0.95, Floor: autorig.DefaultFloor}
+	r.Model, r.InsideJoints, r.Seed = m, true, 1
+	if st.SkinTokens {
+		r.SkinMode = rigmodel.SkinFromTokens
+	}
 	note := ""
 	if tok, err := rigmodel.SkinTokenizerFor(st); err == nil {
 		r.Skin = tok
@@ -307,7 +313,7 @@ func modelTokensSkin(path string, samples int) (skinMethod, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Skin == nil || !r.SkinTokens {
+	if !r.WritesSkin() {
 		return nil, fmt.Errorf("skin tokens unavailable: %s (use --method geodesic)", note)
 	}
 	r.SkinSamples = samples
@@ -374,9 +380,9 @@ func evalItems(cfg evalConfig) ([]rigmodel.BatchItem, map[string]string, string)
 
 func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
-	methods := map[string]rigmodel.SkeletonPredictor{
+	methods := map[string]eval.SkeletonPredictor{
 		"classical": func(c *assets.Character) (*assets.Skeleton, error) {
-			return classical.Skeleton(&c.Mesh, rigmodel.ClassicalOptions(&c.Mesh))
+			return classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
 		},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
@@ -387,15 +393,15 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 	} else {
 		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
 	}
-	rep := rigmodel.EvalSkeletons(items, fam, assets.Load, filterMethods(methods, cfg.Methods), cfg.Progress)
+	rep := eval.Skeletons(items, fam, assets.Load, filterMethods(methods, cfg.Methods), cfg.Progress)
 	rep.Split = split
 	return writeEval(rep, cfg.Out, stdout)
 }
 
 func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
-	riggers := map[string]rigmodel.Rigger{
-		"classical": rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
+	riggers := map[string]autorig.Rigger{
+		"classical": autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
 		r.CompareClassical = true
@@ -412,7 +418,7 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 	} else {
 		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
 	}
-	rep := rigmodel.EvalRigs(items, fam, assets.Load, filterMethods(riggers, cfg.Methods), cfg.Progress)
+	rep := eval.Rigs(items, fam, assets.Load, filterMethods(riggers, cfg.Methods), cfg.Progress)
 	rep.Split = split
 	return writeEval(rep, cfg.Out, stdout)
 }
@@ -445,7 +451,7 @@ func filterMethods[V any](all map[string]V, want []string) map[string]V {
 	return keep
 }
 
-func writeEval(rep *rigmodel.EvalReport, out string, stdout io.Writer) error {
+func writeEval(rep *eval.Report, out string, stdout io.Writer) error {
 	md := rep.Markdown() // WriteFileAtomic creates out's folder
 	if err := atomicfile.WriteFile(out, []byte(md)); err != nil {
 		return err

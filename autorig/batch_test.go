@@ -1,4 +1,4 @@
-package rigmodel
+package autorig
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rigmodel"
 )
 
 // boxMesh returns closed axis-aligned boxes (lo, hi pairs) as one mesh.
@@ -143,7 +144,7 @@ func TestListInputsNamesAndManifests(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			items, err := ListInputs(tc.inputs)
+			items, err := rigmodel.ListInputs(tc.inputs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +158,7 @@ func TestListInputsNamesAndManifests(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ListInputs([]string{filepath.Join(dir, "missing.glb")}); err == nil {
+	if _, err := rigmodel.ListInputs([]string{filepath.Join(dir, "missing.glb")}); err == nil {
 		t.Error("missing input: no error")
 	}
 }

@@ -1,4 +1,8 @@
-package rigmodel
+// Package eval is rigkit's metric harnesses over ground-truth rigs: the skeleton
+// task (Chamfer distances of predicted skeletons) and the rig task (whole rigs from
+// any autorig.Rigger, with validity and reward scores), on the held-out split, with
+// Markdown and JSON reports. Metrics are package rewards/metrics.
+package eval
 
 import (
 	"encoding/json"
@@ -10,9 +14,11 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/rigmodel"
 )
 
 // This file is `rig eval --task skeleton|rig`: METRICS.md skeleton metrics (and, for
@@ -21,8 +27,8 @@ import (
 // SkeletonPredictor predicts a skeleton (world space) for a character's mesh.
 type SkeletonPredictor func(c *assets.Character) (*assets.Skeleton, error)
 
-// EvalRow is one asset of an evaluation.
-type EvalRow struct {
+// Row is one asset of an evaluation.
+type Row struct {
 	File     string                  `json:"file"`
 	Family   string                  `json:"family"`
 	Method   string                  `json:"method"`
@@ -36,17 +42,17 @@ type EvalRow struct {
 	Error   string   `json:"error,omitempty"`
 }
 
-// EvalReport is a whole evaluation: rows per method and asset, and a summary per
+// Report is a whole evaluation: rows per method and asset, and a summary per
 // method.
-type EvalReport struct {
-	Task    string                 `json:"task"`
-	Split   string                 `json:"split"`
-	Rows    []EvalRow              `json:"rows"`
-	Summary map[string]EvalSummary `json:"summary"`
+type Report struct {
+	Task    string             `json:"task"`
+	Split   string             `json:"split"`
+	Rows    []Row              `json:"rows"`
+	Summary map[string]Summary `json:"summary"`
 }
 
-// EvalSummary averages one method's rows (failures excluded, and counted).
-type EvalSummary struct {
+// Summary averages one method's rows (failures excluded, and counted).
+type Summary struct {
 	Assets      int            `json:"assets"`
 	Failed      int            `json:"failed"`
 	CDJ2J       float64        `json:"cd_j2j"`
@@ -63,34 +69,34 @@ type EvalSummary struct {
 	scoreN, gtN int
 }
 
-// EvalItems lists the rigged files among inputs, with their families, keeping only
+// Items lists the rigged files among inputs, with their families, keeping only
 // the held-out split unless all is set.
-func EvalItems(inputs []string, all bool) ([]BatchItem, map[string]string, error) {
-	items, err := ListInputs(inputs)
+func Items(inputs []string, all bool) ([]rigmodel.BatchItem, map[string]string, error) {
+	items, err := rigmodel.ListInputs(inputs)
 	if err != nil {
 		return nil, nil, err
 	}
-	fam := FamiliesOf(inputs, items)
-	var out []BatchItem
+	fam := rigmodel.FamiliesOf(inputs, items)
+	var out []rigmodel.BatchItem
 	for _, it := range items {
-		if all || HeldOut(fam[it.Path]) {
+		if all || rigmodel.HeldOut(fam[it.Path]) {
 			out = append(out, it)
 		}
 	}
 	return out, fam, nil
 }
 
-// EvalSkeletons runs each predictor on every ground-truth rig and compares the
+// Skeletons runs each predictor on every ground-truth rig and compares the
 // skeletons (METRICS.md, in ground truth's normalized frame).
-func EvalSkeletons(items []BatchItem, fam map[string]string, load func(string) (*assets.Character, error), methods map[string]SkeletonPredictor, progressTo io.Writer) *EvalReport {
-	rep := &EvalReport{Task: "skeleton"}
+func Skeletons(items []rigmodel.BatchItem, fam map[string]string, load func(string) (*assets.Character, error), methods map[string]SkeletonPredictor, progressTo io.Writer) *Report {
+	rep := &Report{Task: "skeleton"}
 	names := sortedKeys(methods)
 	bar := progress.New(progressTo, "eval skeleton", len(items)*len(names))
 	failed := 0
 	for _, it := range items {
 		gt, err := load(it.Path)
 		for _, name := range names {
-			row := EvalRow{File: it.Path, Family: fam[it.Path], Method: name}
+			row := Row{File: it.Path, Family: fam[it.Path], Method: name}
 			if err != nil || !gt.Rigged() {
 				row.Error = fmt.Sprintf("ground truth: %v", errOr(err, "not rigged"))
 			} else {
@@ -117,11 +123,11 @@ func EvalSkeletons(items []BatchItem, fam map[string]string, load func(string) (
 	return rep
 }
 
-// EvalRigs rigs every ground-truth mesh with each rigger and reports the skeleton
+// Rigs rigs every ground-truth mesh with each rigger and reports the skeleton
 // metrics, the rewards' score (next to the artist's rig's), validity, and which
 // method produced each rig.
-func EvalRigs(items []BatchItem, fam map[string]string, load func(string) (*assets.Character, error), riggers map[string]Rigger, progressTo io.Writer) *EvalReport {
-	rep := &EvalReport{Task: "rig"}
+func Rigs(items []rigmodel.BatchItem, fam map[string]string, load func(string) (*assets.Character, error), riggers map[string]autorig.Rigger, progressTo io.Writer) *Report {
+	rep := &Report{Task: "rig"}
 	names := sortedKeys(riggers)
 	bar := progress.New(progressTo, "eval rig", len(items)*len(names))
 	failed := 0
@@ -134,7 +140,7 @@ func EvalRigs(items []BatchItem, fam map[string]string, load func(string) (*asse
 			}
 		}
 		for _, name := range names {
-			row := EvalRow{File: it.Path, Family: fam[it.Path], Method: name, GTScore: gtScore}
+			row := Row{File: it.Path, Family: fam[it.Path], Method: name, GTScore: gtScore}
 			if err != nil || !gt.Rigged() {
 				row.Error = fmt.Sprintf("ground truth: %v", errOr(err, "not rigged"))
 			} else {
@@ -145,7 +151,7 @@ func EvalRigs(items []BatchItem, fam map[string]string, load func(string) (*asse
 				if rerr != nil {
 					row.Error = rerr.Error()
 				} else {
-					valid := CheckRig(rig) == nil
+					valid := rigmodel.CheckRig(rig) == nil
 					row.Valid = &valid
 					row.Method = name + ":" + info.Method
 					m := metrics.SkeletonMetrics(gt.Skeleton, rig.Skeleton, assets.NormalizationOf(gt.Mesh))
@@ -183,8 +189,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	return k
 }
 
-func (rep *EvalReport) summarize() {
-	rep.Summary = map[string]EvalSummary{}
+func (rep *Report) summarize() {
+	rep.Summary = map[string]Summary{}
 	for _, r := range rep.Rows {
 		key, final, _ := strings.Cut(r.Method, ":")
 		s := rep.Summary[key]
@@ -245,7 +251,7 @@ func (rep *EvalReport) summarize() {
 }
 
 // Markdown renders the summary table (distances ×10⁻², as papers report them).
-func (rep *EvalReport) Markdown() string {
+func (rep *Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### task %s, %s\n\n", rep.Task, rep.Split)
 	if rep.Task == "rig" {
@@ -273,7 +279,7 @@ func (rep *EvalReport) Markdown() string {
 }
 
 // JSON renders the whole report.
-func (rep *EvalReport) JSON() []byte {
+func (rep *Report) JSON() []byte {
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	return append(data, '\n')
 }

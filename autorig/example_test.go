@@ -1,4 +1,4 @@
-package rigmodel_test
+package autorig_test
 
 import (
 	"fmt"
@@ -7,18 +7,19 @@ import (
 	"path/filepath"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
 // Load a mesh, rig it, save the rigged GLB: what `rig auto` does for one file, here
 // with the classical rigger (a Reeb-graph skeleton and geodesic weights). A
-// *rigmodel.ModelRigger is used the same way and adds the model's samples.
+// *autorig.ModelRigger is used the same way and adds the model's samples.
 func Example() {
 	c, err := assets.Load("../assets/samples/biped.glb")
 	if err != nil {
 		log.Fatal(err)
 	}
-	rigger := rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"}
+	rigger := autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"}
 	rigged, info, err := rigger.Rig(c)
 	if err != nil {
 		log.Fatal(err)

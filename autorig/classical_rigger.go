@@ -1,4 +1,4 @@
-package rigmodel
+package autorig
 
 import (
 	"github.com/rigkit/rigkit/assets"

@@ -1,7 +1,10 @@
-package rigmodel
+// Package autorig is the `rig auto` pipeline: a policy that rigs one mesh with the
+// model or the classical rigger, whichever the rewards score higher (ModelRigger),
+// and a stateless, resumable, sharded batch over many meshes (Batch) that writes a
+// rigged GLB and a JSON report per input.
+package autorig
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +22,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/progress"
+	"github.com/rigkit/rigkit/rigmodel"
 )
 
 // This file is the `rig auto` machinery: a stateless, resumable batch over many
@@ -117,12 +121,6 @@ type BatchSummary struct {
 	WallS    float64        `json:"wall_s"`
 }
 
-// BatchItem is one input with its unique output name.
-type BatchItem struct {
-	Path string
-	Name string
-}
-
 // ParseShard parses "k/n" (0 ≤ k < n).
 func ParseShard(s string) (k, n int, err error) {
 	if s == "" {
@@ -139,170 +137,6 @@ func ParseShard(s string) (k, n int, err error) {
 		return 0, 0, fmt.Errorf("shard %q: want k/n with 0 <= k < n", s)
 	}
 	return k, n, nil
-}
-
-// ListInputs expands files, folders and manifests into a sorted, de-duplicated list of
-// mesh files with unique output names. Names are the file's base name without
-// extension; base names that collide get their distinct parent folders prefixed.
-func ListInputs(inputs []string) ([]BatchItem, error) {
-	seen := map[string]bool{}
-	var paths []string
-	add := func(p string) {
-		p = filepath.Clean(p)
-		if !seen[p] {
-			seen[p] = true
-			paths = append(paths, p)
-		}
-	}
-	for _, in := range inputs {
-		st, err := os.Stat(in)
-		if err != nil {
-			return nil, fmt.Errorf("input %s: %w", in, err)
-		}
-		switch {
-		case st.IsDir():
-			err := filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if !d.IsDir() && isMeshFile(p) {
-					add(p)
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, fmt.Errorf("input folder %s: %w", in, err)
-			}
-		case isMeshFile(in):
-			add(in)
-		default:
-			list, err := readManifest(in)
-			if err != nil {
-				return nil, err
-			}
-			for _, p := range list {
-				add(p)
-			}
-		}
-	}
-	sort.Strings(paths)
-	return nameItems(paths), nil
-}
-
-func isMeshFile(p string) bool {
-	ext := strings.ToLower(filepath.Ext(p))
-	return ext == ".glb" || ext == ".gltf"
-}
-
-// readManifest reads a .jsonl manifest ({"file": ...} per row) or a plain list.
-func readManifest(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("manifest %s: %w", path, err)
-	}
-	defer f.Close()
-	dir := filepath.Dir(path)
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		s := strings.TrimSpace(sc.Text())
-		if s == "" || strings.HasPrefix(s, "#") {
-			continue
-		}
-		if strings.HasPrefix(s, "{") {
-			var row struct {
-				File string `json:"file"`
-				Path string `json:"path"`
-			}
-			if err := json.Unmarshal([]byte(s), &row); err != nil {
-				return nil, fmt.Errorf("manifest %s line %d: %w", path, line, err)
-			}
-			s = row.File
-			if s == "" {
-				s = row.Path
-			}
-			if s == "" {
-				return nil, fmt.Errorf("manifest %s line %d: no \"file\" field", path, line)
-			}
-		}
-		if !filepath.IsAbs(s) {
-			s = filepath.Join(dir, s)
-		}
-		out = append(out, s)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("manifest %s: %w", path, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("manifest %s: no mesh files listed (inputs must be .glb/.gltf files, folders or manifests)", path)
-	}
-	return out, nil
-}
-
-// nameItems gives every path a unique output name, deterministic for the sorted list
-// (so every shard of a job agrees on the names).
-func nameItems(paths []string) []BatchItem {
-	items := make([]BatchItem, len(paths))
-	parts := make([][]string, len(paths))
-	depth := make([]int, len(paths))
-	for i, p := range paths {
-		parts[i] = strings.Split(filepath.ToSlash(strings.TrimSuffix(p, filepath.Ext(p))), "/")
-		depth[i] = 1
-	}
-	name := func(i int) string {
-		ps := parts[i]
-		d := min(depth[i], len(ps))
-		return sanitizeName(strings.Join(ps[len(ps)-d:], "_"))
-	}
-	for round := 0; round < 64; round++ {
-		groups := map[string][]int{}
-		for i := range paths {
-			groups[name(i)] = append(groups[name(i)], i)
-		}
-		clash := false
-		for _, g := range groups {
-			if len(g) < 2 {
-				continue
-			}
-			for _, i := range g {
-				if depth[i] < len(parts[i]) {
-					depth[i]++
-					clash = true
-				}
-			}
-		}
-		if !clash {
-			break
-		}
-	}
-	used := map[string]int{}
-	for i, p := range paths {
-		n := name(i)
-		if k := used[n]; k > 0 { // identical paths modulo sanitizing: number them
-			used[n]++
-			n = fmt.Sprintf("%s_%d", n, k)
-		} else {
-			used[n] = 1
-		}
-		items[i] = BatchItem{Path: p, Name: n}
-	}
-	return items
-}
-
-func sanitizeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		ok := c == '-' || c == '_' || c == '.' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-		if !ok {
-			b[i] = '_'
-		}
-	}
-	s = strings.TrimLeft(string(b), ".")
-	if s == "" {
-		s = "asset"
-	}
-	return s
 }
 
 // Finished reports whether DIR/<name>.json says "ok" and DIR/<name>.glb exists.
@@ -334,7 +168,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	if b.Shard < 0 || b.Shard >= shards {
 		return nil, fmt.Errorf("batch: shard %d of %d out of range", b.Shard, shards)
 	}
-	all, err := ListInputs(b.Inputs)
+	all, err := rigmodel.ListInputs(b.Inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -344,14 +178,14 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	if err := os.MkdirAll(b.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("batch: output folder: %w", err)
 	}
-	var mine []BatchItem
+	var mine []rigmodel.BatchItem
 	for i, it := range all {
 		if i%shards == b.Shard {
 			mine = append(mine, it)
 		}
 	}
 	sum := &BatchSummary{Shard: fmt.Sprintf("%d/%d", b.Shard, shards), Total: len(mine), Methods: map[string]int{}}
-	var todo []BatchItem
+	var todo []rigmodel.BatchItem
 	for _, it := range mine {
 		if !b.Force && Finished(b.OutDir, it.Name) {
 			sum.Skipped++
@@ -366,7 +200,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	workers = max(1, min(workers, len(todo)))
 	bar := progress.New(b.Progress, "rig auto", len(todo))
 	var mu sync.Mutex
-	jobs := make(chan BatchItem)
+	jobs := make(chan rigmodel.BatchItem)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -404,7 +238,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 }
 
 // one rigs a single asset and writes its outputs; it never panics.
-func (b *Batch) one(it BatchItem) (rep *AssetReport) {
+func (b *Batch) one(it rigmodel.BatchItem) (rep *AssetReport) {
 	t0 := time.Now()
 	rep = &AssetReport{Input: it.Path, Name: it.Name, Status: "failed", TimingsMS: map[string]float64{}}
 	lap := func(stage string, t time.Time) { rep.TimingsMS[stage] = ms(time.Since(t)) }
@@ -441,7 +275,7 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 		return rep
 	}
 	rep.Info = info
-	if err := CheckRig(rigged); err != nil {
+	if err := rigmodel.CheckRig(rigged); err != nil {
 		rep.Error = fmt.Sprintf("rig is invalid: %v", err)
 		return rep
 	}
@@ -476,21 +310,6 @@ func (b *Batch) one(it BatchItem) (rep *AssetReport) {
 		rep.Status, rep.Error = "failed", fmt.Sprintf("write report: %v", err)
 	}
 	return rep
-}
-
-// CheckRig is the validity gate every rig passes before it is written: a valid
-// character with a skeleton, a skin on every vertex (no orphans), finite values.
-func CheckRig(c *assets.Character) error {
-	if c == nil || c.Skeleton == nil || c.Skin == nil {
-		return errors.New("no skeleton or skin")
-	}
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	if o := c.Skin.Orphans(); len(o) > 0 {
-		return fmt.Errorf("%d orphan vertices", len(o))
-	}
-	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
