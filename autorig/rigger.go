@@ -11,6 +11,7 @@ import (
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
+	"gorgonia.org/tensor"
 )
 
 // ModelRigger rigs meshes with the TokenRig model: it samples token streams, decodes
@@ -41,37 +42,77 @@ type ModelRigger struct {
 // untrained model score 0.1-0.3 (their sanity reward is 0).
 const DefaultFloor = 0.35
 
-// Rig implements Rigger.
+// Rig implements Rigger. The phases: encode the shape and prepare the scoring
+// (begin), sample, decode and score the streams (sampleBest), then keep the best
+// sample or fall back to, or compare with, the classical rig (settle).
 func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
-	info := &RigInfo{TimingsMS: map[string]float64{}}
-	t := time.Now()
-	lap := func(stage string) { info.TimingsMS[stage] += ms(time.Since(t)); t = time.Now() }
-	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
-	// The region's voxelization runs beside the shape encoding and the scoring
-	// preparation (2 cores); "region" times only the wait for it.
-	regionCh := make(chan *rigmodel.Region, 1)
-	go func() { regionCh <- r.Region(&nm) }()
-	rng := rand.New(rand.NewSource(r.Seed))
-	lat, err := r.Model.Encode(rigmodel.SamplePoints(&nm, r.Model.Cfg.Points, rng))
+	run, err := r.begin(c)
 	if err != nil {
-		<-regionCh
 		return nil, nil, err
 	}
-	lap("encode")
-	prep, perr := rewards.Prepare(&c.Mesh, rewards.Options{})
-	lap("prepare_score")
-	region := <-regionCh
-	lap("region")
+	if err := r.sampleBest(run); err != nil {
+		return nil, nil, err
+	}
+	return r.settle(run)
+}
+
+// rigRun is one Rig call: the mesh's shape latents and scoring preparation, the
+// best sample so far, and the report being filled.
+type rigRun struct {
+	c      *assets.Character
+	norm   assets.Normalization
+	lat    *tensor.Dense
+	rng    *rand.Rand
+	prep   *rewards.Prepared
+	perr   error
+	region *rigmodel.Region
+	info   *RigInfo
+	t      time.Time
+	// The best sample: its rig, report, score and method, and why others failed.
+	best       *assets.Character
+	bestRep    *rewards.Report
+	bestScore  float64
+	bestMethod string
+	reasons    []string
+}
+
+// lap adds the time since the last lap to a stage.
+func (run *rigRun) lap(stage string) {
+	run.info.TimingsMS[stage] += ms(time.Since(run.t))
+	run.t = time.Now()
+}
+
+// begin encodes the shape and prepares the scoring geometry; the region's
+// voxelization runs beside them (2 cores), and "region" times only the wait for it.
+func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
+	run := &rigRun{c: c, info: &RigInfo{TimingsMS: map[string]float64{}}, t: time.Now(), bestScore: math.Inf(-1)}
+	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
+	run.norm = norm
+	regionCh := make(chan *rigmodel.Region, 1)
+	go func() { regionCh <- r.Region(&nm) }()
+	run.rng = rand.New(rand.NewSource(r.Seed))
+	lat, err := r.Model.Encode(rigmodel.SamplePoints(&nm, r.Model.Cfg.Points, run.rng))
+	if err != nil {
+		<-regionCh
+		return nil, err
+	}
+	run.lat = lat
+	run.lap("encode")
+	run.prep, run.perr = rewards.Prepare(&c.Mesh, rewards.Options{})
+	run.lap("prepare_score")
+	run.region = <-regionCh
+	run.lap("region")
+	return run, nil
+}
+
+// sampleBest draws every sample in one batch (the first greedy), then decodes,
+// checks and scores each, keeping the best. A token rig under the floor is also
+// tried with the binding's weights on the same skeleton.
+func (r *ModelRigger) sampleBest(run *rigRun) error {
 	skinMode := r.WritesSkin()
-	var best *assets.Character
-	var bestRep *rewards.Report
-	bestScore, bestMethod := math.Inf(-1), ""
-	var reasons []string
-	// Every sample is drawn in one batch (the first greedy), then each is decoded
-	// and scored.
 	opts := make([]rigmodel.SampleOptions, max(r.Samples, 1))
 	for s := range opts {
-		opts[s] = rigmodel.SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, SkinTokens: r.Model.Cfg.SkinTokensPerJoint(), StopAtSEP: !skinMode, Region: region}
+		opts[s] = rigmodel.SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, SkinTokens: r.Model.Cfg.SkinTokensPerJoint(), StopAtSEP: !skinMode, Region: run.region}
 		if s > 0 {
 			opts[s].Temperature = r.Temperature
 			if opts[s].Temperature <= 0 {
@@ -79,81 +120,90 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 			}
 		}
 	}
-	sess, err := r.Model.NewSession(lat)
+	sess, err := r.Model.NewSession(run.lat)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	g0 := time.Now()
-	streams, err := rigmodel.GenerateN(sess, nil, opts, rng)
+	streams, err := rigmodel.GenerateN(sess, nil, opts, run.rng)
 	genTime := time.Since(g0)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	lap("generate")
+	run.lap("generate")
+	info := run.info
 	tokens := 0
 	for s, smp := range streams {
 		tokens += len(smp.Tokens)
 		info.Samples++
-		cand, method, err := r.Decode(c, norm, smp.Tokens, lat, rng)
-		lap("decode")
+		cand, method, err := r.Decode(run.c, run.norm, smp.Tokens, run.lat, run.rng)
+		run.lap("decode")
 		if err == nil {
 			err = rigmodel.CheckRig(cand)
 		}
 		if err != nil {
-			reasons = append(reasons, fmt.Sprintf("sample %d: %v", s, err))
+			run.reasons = append(run.reasons, fmt.Sprintf("sample %d: %v", s, err))
 			info.SampleScores = append(info.SampleScores, 0)
 			continue
 		}
-		score, rep := scoreWith(prep, perr, cand)
-		lap("score")
+		score, rep := scoreWith(run.prep, run.perr, cand)
+		run.lap("score")
 		if method == "tokenrig" && score < r.Floor {
 			// The skin tokens may be worse than the skeleton they belong to: try the
 			// same skeleton with the binding's weights and keep the better.
 			bind, name := r.BindSkin()
 			if alt, err := withSkin(cand, bind); err == nil {
-				if s2, rep2 := scoreWith(prep, perr, alt); s2 > score {
+				if s2, rep2 := scoreWith(run.prep, run.perr, alt); s2 > score {
 					cand, method, score, rep = alt, "tokenrig-skeleton+"+name, s2, rep2
 				}
 			}
-			lap("decode_bind")
+			run.lap("decode_bind")
 		}
 		info.SampleScores = append(info.SampleScores, score)
-		if score > bestScore {
-			best, bestRep, bestScore, bestMethod = cand, rep, score, method
+		if score > run.bestScore {
+			run.best, run.bestRep, run.bestScore, run.bestMethod = cand, rep, score, method
 			info.Tokens = len(smp.Tokens)
 		}
 	}
 	if genTime > 0 {
 		info.TokensPerSecond = float64(tokens) / genTime.Seconds()
 	}
+	return nil
+}
+
+// settle keeps the best sample, or builds the classical rig when no sample is
+// usable, the best is under the floor, or CompareClassical asks for the comparison,
+// and keeps whichever scores higher.
+func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
+	info := run.info
 	switch {
-	case best == nil:
-		info.Fallback = "no sampled stream gave a valid rig: " + strings.Join(reasons, "; ")
-	case perr == nil && bestScore < r.Floor:
-		info.Fallback = fmt.Sprintf("best sample scored %.3f, under the floor %.3f", bestScore, r.Floor)
-	case !r.CompareClassical || perr != nil:
-		return r.keep(info, best, bestRep, bestMethod)
+	case run.best == nil:
+		info.Fallback = "no sampled stream gave a valid rig: " + strings.Join(run.reasons, "; ")
+	case run.perr == nil && run.bestScore < r.Floor:
+		info.Fallback = fmt.Sprintf("best sample scored %.3f, under the floor %.3f", run.bestScore, r.Floor)
+	case !r.CompareClassical || run.perr != nil:
+		return r.keep(info, run.best, run.bestRep, run.bestMethod)
 	}
-	t = time.Now()
+	run.t = time.Now()
 	bind, name := r.BindSkin()
-	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name}.Rig(c)
+	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name}.Rig(run.c)
 	if err != nil {
 		if info.Fallback == "" { // the model's rig passed the floor: keep it
-			return r.keep(info, best, bestRep, bestMethod)
+			return r.keep(info, run.best, run.bestRep, run.bestMethod)
 		}
 		return nil, nil, fmt.Errorf("%s; classical fallback: %w", info.Fallback, err)
 	}
 	for k, v := range cinfo.TimingsMS {
 		info.TimingsMS["classical_"+k] = v
 	}
-	cscore, crep := scoreWith(prep, perr, out)
-	lap("classical_score")
+	cscore, crep := scoreWith(run.prep, run.perr, out)
+	run.lap("classical_score")
 	info.ClassicalScore = &cscore
 	if info.Fallback == "" {
-		if bestScore >= cscore {
-			return r.keep(info, best, bestRep, bestMethod)
+		if run.bestScore >= cscore {
+			return r.keep(info, run.best, run.bestRep, run.bestMethod)
 		}
-		info.Fallback = fmt.Sprintf("the classical rig scored %.3f, the best sample %.3f", cscore, bestScore)
+		info.Fallback = fmt.Sprintf("the classical rig scored %.3f, the best sample %.3f", cscore, run.bestScore)
 	}
 	info.Method = cinfo.Method
 	if crep != nil {
