@@ -406,9 +406,49 @@ func largestComponent(g *geom.VoxelGrid) []int {
 // bands of geodesic distance of width band voxels inside comp.
 func reebSkeleton(g *geom.VoxelGrid, comp []int, band float64) ([]assets.Vec3, []int) {
 	in := make(map[int]bool, len(comp))
-	var centroid assets.Vec3
 	for _, v := range comp {
 		in[v] = true
+	}
+	root, dist := geodesicFromCentroid(g, comp, in)
+	level := func(v int) int { return int(dist[v] / band) }
+	piece, pieces := bandPieces(g, comp, in, level)
+	parent := pieceParents(g, pieces, piece, level)
+	// Order from the root piece (pieces not reachable from it are dropped).
+	rootPiece := piece[root]
+	children := make([][]int, len(pieces))
+	for id, p := range parent {
+		if p >= 0 {
+			children[p] = append(children[p], id)
+		}
+	}
+	order := []int{rootPiece}
+	newID := map[int]int{rootPiece: 0}
+	for q := 0; q < len(order); q++ {
+		ch := children[order[q]]
+		sort.Ints(ch)
+		for _, c := range ch {
+			newID[c] = len(order)
+			order = append(order, c)
+		}
+	}
+	joints := make([]assets.Vec3, len(order))
+	parents := make([]int, len(order))
+	for k, id := range order {
+		joints[k] = pieceJoint(g, pieces[id], in)
+		parents[k] = -1
+		if p := parent[id]; p >= 0 {
+			parents[k] = newID[p]
+		}
+	}
+	return joints, parents
+}
+
+// geodesicFromCentroid returns the voxel of comp nearest its centroid and the
+// geodesic distance from it to every voxel of comp (Dijkstra over the
+// 26-neighbourhood, Euclidean steps).
+func geodesicFromCentroid(g *geom.VoxelGrid, comp []int, in map[int]bool) (int, map[int]float64) {
+	var centroid assets.Vec3
+	for _, v := range comp {
 		centroid = centroid.Add(g.Center(v))
 	}
 	centroid = centroid.Scale(1 / float64(len(comp)))
@@ -418,7 +458,6 @@ func reebSkeleton(g *geom.VoxelGrid, comp []int, band float64) ([]assets.Vec3, [
 			root = v
 		}
 	}
-	// Dijkstra over the component (26-neighbourhood, Euclidean steps).
 	dist := make(map[int]float64, len(comp))
 	for _, v := range comp {
 		dist[v] = math.Inf(1)
@@ -437,8 +476,12 @@ func reebSkeleton(g *geom.VoxelGrid, comp []int, band float64) ([]assets.Vec3, [
 			}
 		})
 	}
-	level := func(v int) int { return int(dist[v] / band) }
-	// Pieces: connected sets of voxels within one band.
+	return root, dist
+}
+
+// bandPieces cuts comp into pieces: connected sets of voxels within one band. It
+// returns each voxel's piece and the pieces.
+func bandPieces(g *geom.VoxelGrid, comp []int, in map[int]bool, level func(int) int) (map[int]int, [][]int) {
 	piece := make(map[int]int, len(comp))
 	var pieces [][]int
 	for _, s := range comp {
@@ -458,7 +501,12 @@ func reebSkeleton(g *geom.VoxelGrid, comp []int, band float64) ([]assets.Vec3, [
 		}
 		pieces = append(pieces, set)
 	}
-	// Parent of a piece: the touching piece one band closer with the most contacts.
+	return piece, pieces
+}
+
+// pieceParents gives each piece a parent: the touching piece one band closer with
+// the most contacts (-1 for the first band).
+func pieceParents(g *geom.VoxelGrid, pieces [][]int, piece map[int]int, level func(int) int) []int {
 	parent := make([]int, len(pieces))
 	for id, set := range pieces {
 		parent[id] = -1
@@ -482,55 +530,31 @@ func reebSkeleton(g *geom.VoxelGrid, comp []int, band float64) ([]assets.Vec3, [
 		}
 		parent[id] = best
 	}
-	// Order from the root piece (pieces not reachable from it are dropped).
-	rootPiece := piece[root]
-	children := make([][]int, len(pieces))
-	for id, p := range parent {
-		if p >= 0 {
-			children[p] = append(children[p], id)
+	return parent
+}
+
+// pieceJoint is a piece's joint: its centroid, kept inside on the nearest interior
+// voxel of the piece (or any voxel of it for a piece that is all surface shell).
+func pieceJoint(g *geom.VoxelGrid, set []int, in map[int]bool) assets.Vec3 {
+	var c assets.Vec3
+	for _, v := range set {
+		c = c.Add(g.Center(v))
+	}
+	c = c.Scale(1 / float64(len(set)))
+	bestV, bestD := -1, math.Inf(1)
+	for _, v := range set {
+		d := g.Center(v).Dist(c)
+		if !g.Inner[v] {
+			d += 10
+		}
+		if d < bestD {
+			bestV, bestD = v, d
 		}
 	}
-	order := []int{rootPiece}
-	newID := map[int]int{rootPiece: 0}
-	for q := 0; q < len(order); q++ {
-		ch := children[order[q]]
-		sort.Ints(ch)
-		for _, c := range ch {
-			newID[c] = len(order)
-			order = append(order, c)
-		}
+	if i, ok := g.Index(c); !ok || !in[i] || !g.Inner[i] {
+		c = g.Center(bestV)
 	}
-	joints := make([]assets.Vec3, len(order))
-	parents := make([]int, len(order))
-	for k, id := range order {
-		set := pieces[id]
-		var c assets.Vec3
-		for _, v := range set {
-			c = c.Add(g.Center(v))
-		}
-		c = c.Scale(1 / float64(len(set)))
-		// Keep the joint inside: on the nearest interior voxel of its piece (or any
-		// voxel of it for a piece that is all surface shell).
-		bestV, bestD := -1, math.Inf(1)
-		for _, v := range set {
-			d := g.Center(v).Dist(c)
-			if !g.Inner[v] {
-				d += 10
-			}
-			if d < bestD {
-				bestV, bestD = v, d
-			}
-		}
-		if i, ok := g.Index(c); !ok || !in[i] || !g.Inner[i] {
-			c = g.Center(bestV)
-		}
-		joints[k] = c
-		parents[k] = -1
-		if p := parent[id]; p >= 0 {
-			parents[k] = newID[p]
-		}
-	}
-	return joints, parents
+	return c
 }
 
 type heapItem struct {
