@@ -138,32 +138,35 @@ func writeSafetensors[F Float](w io.Writer, tensors []namedTensor[F], meta map[s
 
 // readSafetensors reads a safetensors stream into tensors, which must match the
 // file's tensors exactly in names and shapes, and returns the file's metadata.
-func readSafetensors[F Float](r io.Reader, tensors []namedTensor[F]) (map[string]string, error) {
+// readSafetensorsHeader reads the length-prefixed JSON header: the metadata and
+// each tensor's entry. The length is bounded by MaxCheckpointHeader and read
+// through a limit, so a short file claiming a large header costs only what it holds.
+func readSafetensorsHeader(r io.Reader) (map[string]string, map[string]tensorEntry, error) {
 	var lenBuf [8]byte
 	if _, err := io.ReadFull(r, lenBuf[:]); err != nil {
-		return nil, fmt.Errorf("read header length: %w", err)
+		return nil, nil, fmt.Errorf("read header length: %w", err)
 	}
 	n := binary.LittleEndian.Uint64(lenBuf[:])
 	if n > MaxCheckpointHeader {
-		return nil, fmt.Errorf("header length %d exceeds the %d-byte limit", n, MaxCheckpointHeader)
+		return nil, nil, fmt.Errorf("header length %d exceeds the %d-byte limit", n, MaxCheckpointHeader)
 	}
 	// Read through a limit rather than allocating n up front: a short file claiming
 	// a large header costs only what it holds.
 	hj, err := io.ReadAll(io.LimitReader(r, int64(n)))
 	if err != nil {
-		return nil, fmt.Errorf("read header: %w", err)
+		return nil, nil, fmt.Errorf("read header: %w", err)
 	}
 	if uint64(len(hj)) != n {
-		return nil, fmt.Errorf("header truncated: %d of %d bytes", len(hj), n)
+		return nil, nil, fmt.Errorf("header truncated: %d of %d bytes", len(hj), n)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(hj, &raw); err != nil {
-		return nil, fmt.Errorf("header JSON: %w", err)
+		return nil, nil, fmt.Errorf("header JSON: %w", err)
 	}
 	var meta map[string]string
 	if m, ok := raw["__metadata__"]; ok {
 		if err := json.Unmarshal(m, &meta); err != nil {
-			return nil, fmt.Errorf("__metadata__: %w", err)
+			return nil, nil, fmt.Errorf("__metadata__: %w", err)
 		}
 		delete(raw, "__metadata__")
 	}
@@ -171,9 +174,17 @@ func readSafetensors[F Float](r io.Reader, tensors []namedTensor[F]) (map[string
 	for name, msg := range raw {
 		var e tensorEntry
 		if err := json.Unmarshal(msg, &e); err != nil {
-			return nil, fmt.Errorf("tensor %q: %w", name, err)
+			return nil, nil, fmt.Errorf("tensor %q: %w", name, err)
 		}
 		entries[name] = e
+	}
+	return meta, entries, nil
+}
+
+func readSafetensors[F Float](r io.Reader, tensors []namedTensor[F]) (map[string]string, error) {
+	meta, entries, err := readSafetensorsHeader(r)
+	if err != nil {
+		return nil, err
 	}
 	byName := make(map[string]namedTensor[F], len(tensors))
 	for _, t := range tensors {
