@@ -84,7 +84,7 @@ vet: deps
 	$(GO) vet ./...
 	$(GO) vet -tags purego ./rigmodel/... ./internal/...
 	$(GO) build -tags cuda ./...
-	$(GO) vet -tags cuda ./rigmodel/...
+	$(GO) vet -tags cuda ./rigmodel/... ./internal/...
 
 # test runs every test: vet, the Go tests (viewer under Xvfb with Mesa's software GL;
 # animated files in headless Chromium with three.js and in Blender), the glTF
@@ -103,9 +103,9 @@ test-go:
 # fuzz runs each fuzz target for FUZZTIME executions (about 1 minute for all on 2 cores).
 fuzz:
 	$(GO) test ./assets -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
-	$(GO) test ./tokenizer -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
-	$(GO) test ./tokenizer -run '^$$' -fuzz '^FuzzDecodeSkeleton$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
-	$(GO) test ./rigmodel/nn -run '^$$' -fuzz '^FuzzCheckpoint$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./tokens -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./tokens -run '^$$' -fuzz '^FuzzDecodeSkeleton$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./internal/nn -run '^$$' -fuzz '^FuzzCheckpoint$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./assets -run '^$$' -fuzz '^FuzzDecodeOBJ$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./rewards/serve -run '^$$' -fuzz '^FuzzScore$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 

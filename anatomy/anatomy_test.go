@@ -10,13 +10,14 @@ import (
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
-	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/classical"
 )
 
 // fit rigs a character's mesh with the classical skeleton and anatomy.Fit.
 func fit(t *testing.T, c *assets.Character, opt anatomy.Options) (*assets.Skeleton, *anatomy.Report) {
 	t.Helper()
-	prop, err := rigmodel.ClassicalSkeleton(&c.Mesh)
+	prop, err := classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
 	if err != nil {
 		t.Fatal(err)
 	}

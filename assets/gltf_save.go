@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/qmuntal/gltf"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 )
 
 // Save writes c as GLB when path ends in .glb (any case) and as a .gltf with its
@@ -37,7 +38,7 @@ func Save(path string, c *Character) error {
 	if err := encode(&buf, c, binary); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
-	if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
 	return nil

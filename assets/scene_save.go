@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/qmuntal/gltf"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 )
 
 // SceneReport says what writing a Character over its source scene changed. The rig
@@ -70,7 +71,7 @@ func SaveScene(path string, c *Character) (*SceneReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("save %s: %w", path, err)
 	}
-	if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
 		return nil, fmt.Errorf("save %s: %w", path, err)
 	}
 	return rep, nil

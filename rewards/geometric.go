@@ -121,16 +121,16 @@ const (
 // heaviest influence) is judged by the distance s from the sample to its nearest
 // bone, against the local thickness t of the part (an inward ray across it, capped
 // at 0.25): the joint reaches the sample when s ≤ reach = t + 0.03 (the part's own
-// thickness; 1.5t until session 6), and otherwise earns (reach/s)³. A sample's credit
-// is the mean of its joints' credits weighted by their weights (session 9; before,
-// the nearest joint's alone), so the share of its motion that comes from bones that
+// thickness), and otherwise earns (reach/s)³. A sample's credit
+// is the mean of its joints' credits weighted by their weights (not the nearest
+// joint's alone), so the share of its motion that comes from bones that
 // reach it. So every limb, tail, wing or horn needs a bone inside it that moves it,
 // while a bone anywhere in a part's cross-section counts, and weight given to far
 // bones (random weights) costs coverage as well as locality. A bone that moves
 // nothing here covers nothing, and a sample without weights is uncovered.
 // Uncovered samples (credit below 0.5) are clustered into named protrusions, and
-// each protrusion of at least 5% of the surface costs a further factor 0.95
-// (session 9): a dropped limb (a head, a tail) then costs more than its share of
+// each protrusion of at least 5% of the surface costs a further factor 0.95:
+// a dropped limb (a head, a tail) then costs more than its share of
 // the area, which deformation, smoother with one seam fewer, could buy back.
 // Blind to: bones outside the mesh (they cover what they move; containment and
 // sanity charge for them), bone count and hierarchy, and how smooth the weights are.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
@@ -40,11 +41,11 @@ func autoWorker(fs *flag.FlagSet, out string) (func(rigmodel.BatchItem) *exec.Cm
 
 // runAutoWorker rigs one input as a worker of --isolate: it writes the input's GLB
 // and JSON report under name, as the batch would.
-func runAutoWorker(name string, inputs []string, out string, rigger rigmodel.Rigger) error {
+func runAutoWorker(name string, inputs []string, out string, rigger autorig.Rigger) error {
 	if len(inputs) != 1 {
 		return fmt.Errorf("%w: --worker-item takes exactly one input, got %d", errUsage, len(inputs))
 	}
-	b := &rigmodel.Batch{OutDir: out, Rigger: rigger, Score: scoreRig, Load: assets.LoadSource, SaveReport: saveScene}
+	b := &autorig.Batch{OutDir: out, Rigger: rigger, Score: scoreRig, Load: assets.LoadSource, SaveReport: saveScene}
 	b.RigOne(rigmodel.BatchItem{Path: inputs[0], Name: name})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 func init() {
@@ -40,8 +41,8 @@ func runDetokenize(args []string, stdout io.Writer) error {
 	if err := json.Unmarshal(data, &sf); err != nil {
 		return fmt.Errorf("detokenize %s: %w", displayName(pos[0]), err)
 	}
-	if sf.VocabSize != 0 && sf.VocabSize != tokenizer.VocabSize {
-		return fmt.Errorf("detokenize %s: vocabulary size %d, this build has %d", displayName(pos[0]), sf.VocabSize, tokenizer.VocabSize)
+	if sf.VocabSize != 0 && sf.VocabSize != tokens.VocabSize {
+		return fmt.Errorf("detokenize %s: vocabulary size %d, this build has %d", displayName(pos[0]), sf.VocabSize, tokens.VocabSize)
 	}
 	tok, err := loadSkinTokenizer(*ckpt)
 	if err != nil {

@@ -18,6 +18,8 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
 )
@@ -304,19 +306,14 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 	results := make([][]skinEvalResult, len(cfg.Files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	start := time.Now()
+	bar := progress.New(cfg.Progress, "eval skin", len(cfg.Files))
 	for w := 0; w < cfg.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
 				results[i] = evalSkinAsset(cfg.Files[i], methods, cfg)
-				mu.Lock()
-				done++
-				fmt.Fprintf(cfg.Progress, "\reval skin: %d/%d assets, %s", done, len(cfg.Files), time.Since(start).Round(time.Second))
-				mu.Unlock()
+				bar.Add(1, 0)
 			}
 		}()
 	}
@@ -325,7 +322,7 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 	}
 	close(jobs)
 	wg.Wait()
-	fmt.Fprintln(cfg.Progress)
+	bar.Finish()
 
 	rep := skinEvalReport{Task: "skin", Seed: cfg.Seed, Methods: methods}
 	for _, r := range results {
@@ -370,7 +367,7 @@ func writeSkinReport(rep skinEvalReport, cfg evalConfig, stdout io.Writer) error
 		}
 	}
 	md := skinMarkdown(rep, cfg)
-	if err := assets.WriteFileAtomic(cfg.Out, []byte(md)); err != nil {
+	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
 		return err
 	}
 	js, err := json.MarshalIndent(rep, "", " ")
@@ -378,7 +375,7 @@ func writeSkinReport(rep skinEvalReport, cfg evalConfig, stdout io.Writer) error
 		return fmt.Errorf("eval: encode report: %w", err)
 	}
 	jsonPath := strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".json"
-	if err := assets.WriteFileAtomic(jsonPath, js); err != nil {
+	if err := atomicfile.WriteFile(jsonPath, js); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, md)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/internal/progress"
 )
 
 func init() {
@@ -171,11 +172,7 @@ func genMany(dir string, count int, kind string, seed int64, opt synth.Options, 
 	}()
 	go func() { wg.Wait(); close(results) }()
 
-	shown := len(todo)
-	if quiet {
-		shown = 0 // a bar of nothing draws nothing
-	}
-	bar := newProgress(os.Stderr, shown)
+	bar := progress.New(progressOut(quiet), "gen", len(todo))
 	start := time.Now()
 	order := make(map[int]int, len(todo)) // file index → position in todo
 	for n, j := range todo {
@@ -195,7 +192,7 @@ func genMany(dir string, count int, kind string, seed int64, opt synth.Options, 
 			continue
 		}
 		written++
-		bar.update(written)
+		bar.Set(written, "")
 		pending[order[r.slot]] = r.rec
 		for {
 			rec, ok := pending[next]
@@ -221,7 +218,7 @@ func genMany(dir string, count int, kind string, seed int64, opt synth.Options, 
 	if err := w.Flush(); err != nil && firstErr == nil {
 		firstErr = fmt.Errorf("gen: manifest: %w", err)
 	}
-	bar.finish()
+	bar.Finish()
 	if firstErr != nil {
 		return firstErr
 	}
@@ -258,44 +255,4 @@ func readManifest(path string) (map[string]bool, error) {
 		return nil, fmt.Errorf("gen: read %s: %w", path, err)
 	}
 	return done, nil
-}
-
-// progress draws a bar on a terminal, or a line every 10% otherwise.
-type progress struct {
-	w         io.Writer
-	total     int
-	tty       bool
-	start     time.Time
-	lastTenth int
-}
-
-func newProgress(f *os.File, total int) *progress {
-	st, err := f.Stat()
-	tty := err == nil && st.Mode()&os.ModeCharDevice != 0
-	return &progress{w: f, total: total, tty: tty, start: time.Now()}
-}
-
-func (p *progress) update(n int) {
-	if p.total == 0 {
-		return
-	}
-	el := time.Since(p.start).Seconds()
-	rate := float64(n) / max(el, 1e-9)
-	if p.tty {
-		const width = 30
-		fill := width * n / p.total
-		eta := float64(p.total-n) / max(rate, 1e-9)
-		fmt.Fprintf(p.w, "\r[%s%s] %d/%d %.1f/s eta %.0fs ", strings.Repeat("#", fill), strings.Repeat(".", width-fill), n, p.total, rate, eta)
-		return
-	}
-	if tenth := 10 * n / p.total; tenth > p.lastTenth {
-		p.lastTenth = tenth
-		fmt.Fprintf(p.w, "gen: %d/%d (%.1f/s)\n", n, p.total, rate)
-	}
-}
-
-func (p *progress) finish() {
-	if p.tty && p.total > 0 {
-		fmt.Fprintln(p.w)
-	}
 }

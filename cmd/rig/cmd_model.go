@@ -11,6 +11,10 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/eval"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
@@ -96,6 +100,7 @@ func runTrain(args []string, stdout io.Writer) error {
 		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: cfg, Augment: aug,
 		FreshSynthetic: *fresh, StructWeight: *structW, SkinWeight: *skinW, Init: *initCkpt, Warmup: *warmup,
 		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Progress: progressOut(*quiet), Log: stdout,
+		Plot: plotModelLosses,
 	})
 	if err != nil {
 		return err
@@ -179,7 +184,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	if len(inputs) == 0 || *out == "" {
 		return fmt.Errorf("%w: inputs and --out are required", errUsage)
 	}
-	k, n, err := rigmodel.ParseShard(*shard)
+	k, n, err := autorig.ParseShard(*shard)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -200,13 +205,13 @@ func runAuto(args []string, stdout io.Writer) error {
 		return err
 	}
 	switch r := rigger.(type) {
-	case *rigmodel.ModelRigger:
+	case *autorig.ModelRigger:
 		r.Anatomy = anat
-	case rigmodel.ClassicalRigger:
+	case autorig.ClassicalRigger:
 		r.Anatomy = anat
 		rigger = r
 	}
-	if mr, ok := rigger.(*rigmodel.ModelRigger); ok {
+	if mr, ok := rigger.(*autorig.ModelRigger); ok {
 		mr.SkinSamples = *skinSamples
 	}
 	if note != "" && *workerItem == "" {
@@ -215,7 +220,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	if *workerItem != "" {
 		return runAutoWorker(*workerItem, inputs, *out, rigger)
 	}
-	b := &rigmodel.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
+	b := &autorig.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
 		Score: scoreRig, Load: assets.LoadSource, SaveReport: saveScene, Force: *force}
 	b.Progress, b.Log = progressOut(*quiet), diag
 	if *isolate {
@@ -224,7 +229,7 @@ func runAuto(args []string, stdout io.Writer) error {
 		}
 	}
 	sum, err := b.Run()
-	if errors.Is(err, rigmodel.ErrOutputFolder) {
+	if errors.Is(err, autorig.ErrOutputFolder) {
 		return fmt.Errorf("%w: --out: %v", errUsage, err)
 	}
 	if sum == nil {
@@ -269,18 +274,18 @@ var bindMethods = map[string]skinMethod{"geodesic": skinMethod(rigmodel.Geodesic
 
 // lookupBind returns the binding called name: a bindMethods name or a blend of two
 // (lookupSkinMethod).
-func lookupBind(name string) (rigmodel.Skinner, error) {
+func lookupBind(name string) (classical.Skinner, error) {
 	m, err := lookupSkinMethod(bindMethods, name)
 	if err != nil {
 		return nil, err
 	}
-	return rigmodel.Skinner(m), nil
+	return classical.Skinner(m), nil
 }
 
 // newRigger returns the model rigger, or the classical one (with a note saying so)
 // when no model checkpoint is available. skin is "tokens" (the model's skin tokens,
 // geodesic weights for rigs without them) or a binding for every rig (lookupBind).
-func newRigger(path string, samples int, skin string, compare, inside bool) (rigmodel.Rigger, string, error) {
+func newRigger(path string, samples int, skin string, compare, inside bool) (autorig.Rigger, string, error) {
 	bindName := skin
 	if skin == "tokens" {
 		bindName = "geodesic"
@@ -294,12 +299,13 @@ func newRigger(path string, samples int, skin string, compare, inside bool) (rig
 		if path != "" {
 			return nil, "", err
 		}
-		return rigmodel.ClassicalRigger{Skin: bind, SkinName: bindName},
+		return autorig.ClassicalRigger{Skin: bind, SkinName: bindName},
 			fmt.Sprintf("no usable model (%v): every rig is classical-skeleton+%s", err, bindName), nil
 	}
 	r.Samples, r.CompareClassical, r.InsideJoints = samples, compare, inside
-	r.Bind, r.BindName, r.SkeletonOnly = bind, bindName, skin != "tokens"
-	if r.SkeletonOnly {
+	r.Bind, r.BindName = bind, bindName
+	if skin != "tokens" {
+		r.SkinMode = rigmodel.SkinFromBind
 		note = fmt.Sprintf("--skin %s: the model writes the skeleton, skins are %s", skin, skin)
 	}
 	return r, note, nil
@@ -307,7 +313,7 @@ func newRigger(path string, samples int, skin string, compare, inside bool) (rig
 
 // loadModelRigger loads the model (a file, or the shipped one for "") and the skin
 // tokenizer when one is trained.
-func loadModelRigger(path string) (*rigmodel.ModelRigger, string, error) {
+func loadModelRigger(path string) (*autorig.ModelRigger, string, error) {
 	var m *rigmodel.Model
 	var st *rigmodel.TrainState
 	var err error
@@ -319,8 +325,11 @@ func loadModelRigger(path string) (*rigmodel.ModelRigger, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	r := &rigmodel.ModelRigger{Model: m, SkinTokens: st.SkinTokens, Samples: 1, Temperature: 1, TopP: 0.95,
-		Floor: rigmodel.DefaultFloor, InsideJoints: true, Seed: 1}
+	r := &autorig.ModelRigger{Samples: 1, Temperature: 1, TopP: 0.95, Floor: autorig.DefaultFloor}
+	r.Model, r.InsideJoints, r.Seed = m, true, 1
+	if st.SkinTokens {
+		r.SkinMode = rigmodel.SkinFromTokens
+	}
 	note := ""
 	if tok, err := rigmodel.SkinTokenizerFor(st); err == nil {
 		r.Skin = tok
@@ -370,7 +379,7 @@ func modelTokensSkin(path string, samples int) (skinMethod, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Skin == nil || !r.SkinTokens {
+	if !r.WritesSkin() {
 		return nil, fmt.Errorf("skin tokens unavailable: %s (use --method geodesic)", note)
 	}
 	r.SkinSamples = samples
@@ -437,11 +446,13 @@ func evalItems(cfg evalConfig) ([]rigmodel.BatchItem, map[string]string, string)
 
 func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
-	methods := map[string]rigmodel.SkeletonPredictor{
-		"classical": func(c *assets.Character) (*assets.Skeleton, error) { return rigmodel.ClassicalSkeleton(&c.Mesh) },
+	methods := map[string]eval.SkeletonPredictor{
+		"classical": func(c *assets.Character) (*assets.Skeleton, error) {
+			return classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
+		},
 		// The anatomical skeleton `rig auto` writes for the classical rig.
 		"classical-anatomy": func(c *assets.Character) (*assets.Skeleton, error) {
-			sk, err := rigmodel.ClassicalSkeleton(&c.Mesh)
+			sk, err := classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
 			if err != nil {
 				return nil, err
 			}
@@ -457,16 +468,16 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 	} else {
 		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
 	}
-	rep := rigmodel.EvalSkeletons(items, fam, assets.Load, filterMethods(methods, cfg.Methods), cfg.Progress)
+	rep := eval.Skeletons(items, fam, assets.Load, filterMethods(methods, cfg.Methods), cfg.Progress)
 	rep.Split = split
 	return writeEval(rep, cfg.Out, stdout)
 }
 
 func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
-	riggers := map[string]rigmodel.Rigger{
-		"classical":         rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
-		"classical-anatomy": rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic", Anatomy: &anatomy.Options{}},
+	riggers := map[string]autorig.Rigger{
+		"classical":         autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
+		"classical-anatomy": autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic", Anatomy: &anatomy.Options{}},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
 		r.CompareClassical = true
@@ -483,7 +494,7 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 	} else {
 		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
 	}
-	rep := rigmodel.EvalRigs(items, fam, assets.Load, filterMethods(riggers, cfg.Methods), cfg.Progress)
+	rep := eval.Rigs(items, fam, assets.Load, filterMethods(riggers, cfg.Methods), cfg.Progress)
 	rep.Split = split
 	return writeEval(rep, cfg.Out, stdout)
 }
@@ -516,13 +527,13 @@ func filterMethods[V any](all map[string]V, want []string) map[string]V {
 	return keep
 }
 
-func writeEval(rep *rigmodel.EvalReport, out string, stdout io.Writer) error {
+func writeEval(rep *eval.Report, out string, stdout io.Writer) error {
 	md := rep.Markdown() // WriteFileAtomic creates out's folder
-	if err := assets.WriteFileAtomic(out, []byte(md)); err != nil {
+	if err := atomicfile.WriteFile(out, []byte(md)); err != nil {
 		return err
 	}
 	js := strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
-	if err := assets.WriteFileAtomic(js, rep.JSON()); err != nil {
+	if err := atomicfile.WriteFile(js, rep.JSON()); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, md)

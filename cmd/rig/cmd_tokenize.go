@@ -8,6 +8,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
@@ -145,7 +146,7 @@ func runTokenize(args []string, stdout io.Writer) error {
 		return nil
 	}
 	// Atomically, as every other output (a missing folder is created).
-	if err := assets.WriteFileAtomic(*out, js); err != nil {
+	if err := atomicfile.WriteFile(*out, js); err != nil {
 		return fmt.Errorf("tokenize: %w", err)
 	}
 	s, fl := rep.RoundTrip.Skin, rep.RoundTrip.Floor

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/viewer"
 )
@@ -217,5 +218,5 @@ func viewWritePNG(path string, img image.Image, stdout io.Writer) error {
 		}
 		return nil
 	}
-	return assets.WriteAtomic(path, func(w io.Writer) error { return png.Encode(w, img) })
+	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/tokenizer"
@@ -319,7 +320,7 @@ func meanTau(chars []rankCharacter, get func(rankCharacter) *float64) (float64, 
 // writeRankReport writes REPORT.md and REPORT.json and prints the markdown.
 func writeRankReport(rep rankReport, cfg evalConfig, stdout io.Writer) error {
 	md := rankMarkdown(rep)
-	if err := assets.WriteFileAtomic(cfg.Out, []byte(md)); err != nil {
+	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
 		return err
 	}
 	js, err := json.MarshalIndent(jsonSafeRank(rep), "", " ")
@@ -327,7 +328,7 @@ func writeRankReport(rep rankReport, cfg evalConfig, stdout io.Writer) error {
 		return fmt.Errorf("eval rewards: encode report: %w", err)
 	}
 	jsonPath := strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".json"
-	if err := assets.WriteFileAtomic(jsonPath, js); err != nil {
+	if err := atomicfile.WriteFile(jsonPath, js); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, md)

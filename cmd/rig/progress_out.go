@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/internal/progress"
 )
 
 // Progress output follows one rule for every command: a rewritten bar on a
@@ -19,10 +19,10 @@ func progressOut(quiet bool) io.Writer {
 	switch {
 	case quiet:
 		return io.Discard
-	case rigmodel.IsTerminal(diag):
+	case progress.IsTerminal(diag):
 		return diag
 	}
-	return &plainProgress{w: diag, every: rigmodel.PlainEvery}
+	return &plainProgress{w: diag, every: progress.PlainEvery}
 }
 
 // plainProgress turns terminal progress output into plain lines: carriage returns

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 )
 
 // A file argument "-" means stdin (an input) or stdout (an output), wherever a
@@ -121,7 +122,7 @@ func saveOutput(path string, c *assets.Character, stdout io.Writer) (*assets.Sce
 // writeOutput writes data to path atomically, or to stdout for "-".
 func writeOutput(path string, data []byte, stdout io.Writer) error {
 	if path != stdio {
-		return assets.WriteFileAtomic(path, data)
+		return atomicfile.WriteFile(path, data)
 	}
 	if _, err := stdout.Write(data); err != nil {
 		return fmt.Errorf("write stdout: %w", err)

@@ -15,10 +15,11 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // StreamError is a token stream the service refuses: Position is the index of the
-// first token the grammar of tokenizer/stream.go does not allow there (or that is not
+// first token the grammar of tokens/stream.go does not allow there (or that is not
 // an integer id), len(tokens) for a stream that ends before EOS.
 type StreamError struct {
 	Position int
@@ -66,9 +67,9 @@ func parseStream(raw []byte, k int, fp string) (*stream, error) {
 	} else if err := json.Unmarshal(raw, &ids); err != nil {
 		return nil, fmt.Errorf("token stream: want a JSON array of token ids or {\"tokens\": [...]}: %w", err)
 	}
-	if len(ids) > tokenizer.MaxStreamLen+1 {
+	if len(ids) > tokens.MaxStreamLen+1 {
 		// Nothing the grammar accepts is this long; name where it must have failed.
-		ids = ids[:tokenizer.MaxStreamLen+1]
+		ids = ids[:tokens.MaxStreamLen+1]
 	}
 	st.tokens = make([]int, len(ids))
 	for i, r := range ids {
@@ -84,18 +85,18 @@ func parseStream(raw []byte, k int, fp string) (*stream, error) {
 	return st, nil
 }
 
-// checkStream runs the grammar of k skin tokens per joint over tokens and returns a
+// checkStream runs the grammar of k skin tokens per joint over stream and returns a
 // *StreamError at the first token it does not allow, or at the end of a stream
 // without EOS.
-func checkStream(tokens []int, k int) error {
-	s := tokenizer.NewGrammar(tokenizer.MaxJoints, k).Start()
-	for i, t := range tokens {
+func checkStream(stream []int, k int) error {
+	s := tokens.NewGrammar(tokens.MaxJoints, k).Start()
+	for i, t := range stream {
 		if err := s.Next(t); err != nil {
 			return &StreamError{Position: i, Err: err}
 		}
 	}
 	if !s.Done() {
-		return &StreamError{Position: len(tokens), Err: errors.New("stream ends before EOS")}
+		return &StreamError{Position: len(stream), Err: errors.New("stream ends before EOS")}
 	}
 	return nil
 }
