@@ -96,6 +96,11 @@ type Character struct {
 	Skin       *Skin     // nil for a static mesh; set only with Skeleton
 	Materials  []Material
 	Animations []Animation
+	// Source is the file the character was loaded from (LoadScene, LoadSource), or
+	// nil. Save then writes that file's scene with the character's skeleton, skin
+	// and added animations: vertex data, materials and everything else come from
+	// the file, not from Mesh or Materials. Clone shares it (it is read-only).
+	Source *Scene
 }
 
 // NumJoints returns the joint count (0 for a nil skeleton).

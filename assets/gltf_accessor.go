@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"net/url"
@@ -97,12 +96,16 @@ func parseContainer(data []byte) (jsonData, bin []byte, isGLB bool, err error) {
 	return jsonData, bin, true, nil
 }
 
+// errDecoderPanic marks an error recovered from a panic while decoding: the input
+// is rejected, but the panic is a bug (FuzzLoad fails on it).
+var errDecoderPanic = errors.New("internal error on malformed input")
+
 // decodeDocument unmarshals glTF JSON into the qmuntal/gltf document model. A panic
 // inside the third-party decoder becomes an error.
 func decodeDocument(jsonData []byte) (doc *gltf.Document, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			doc, err = nil, fmt.Errorf("glTF decoder failed: %v", r)
+			doc, err = nil, fmt.Errorf("%w in the glTF decoder: %v", errDecoderPanic, r)
 		}
 	}()
 	doc = new(gltf.Document)
@@ -152,7 +155,7 @@ func checkExtensions(doc *gltf.Document) error {
 // loadBuffers fills every buffer's Data: buffer 0 of a GLB from the BIN chunk, data:
 // URIs by decoding them, other URIs from dir (relative to the glTF file). Declared
 // byte lengths are checked against the bytes available before anything is read.
-func loadBuffers(doc *gltf.Document, bin []byte, isGLB bool, dir fs.FS) error {
+func loadBuffers(doc *gltf.Document, bin []byte, isGLB bool, dir fs.FS, budget *budgetCounter) error {
 	for i, b := range doc.Buffers {
 		if b == nil {
 			return fmt.Errorf("buffer %d is null", i)
@@ -181,6 +184,9 @@ func loadBuffers(doc *gltf.Document, bin []byte, isGLB bool, dir fs.FS) error {
 			}
 			b.Data = data[:b.ByteLength:b.ByteLength]
 		default:
+			if err := budget.readBytes(int64(b.ByteLength), fmt.Sprintf("buffer %d", i)); err != nil {
+				return err
+			}
 			data, err := readExternal(dir, b.URI, int64(b.ByteLength))
 			if err != nil {
 				return fmt.Errorf("buffer %d: %w", i, err)
@@ -218,6 +224,13 @@ func readExternal(dir fs.FS, uri string, want int64) ([]byte, error) {
 	if dir == nil {
 		return nil, fmt.Errorf("external file %q: no folder to read it from", uri)
 	}
+	// Refuse FIFOs and devices before opening: opening a FIFO blocks on an fs.FS
+	// that is not a rootFS (which opens without blocking and checks again).
+	if st, err := fs.Stat(dir, name); err != nil {
+		return nil, fmt.Errorf("external file %q: %w", uri, err)
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("external file %q is not a regular file (%s)", uri, kindOf(st.Mode()))
+	}
 	f, err := dir.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("external file %q: %w", uri, err)
@@ -227,11 +240,14 @@ func readExternal(dir fs.FS, uri string, want int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("external file %q: %w", uri, err)
 	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("external file %q is not a regular file (%s)", uri, kindOf(st.Mode()))
+	}
 	if st.Size() < want {
 		return nil, fmt.Errorf("external file %q has %d bytes, byteLength says %d", uri, st.Size(), want)
 	}
-	data := make([]byte, want)
-	if _, err := io.ReadFull(f, data); err != nil {
+	data, err := readAtMost(f, want)
+	if err != nil {
 		return nil, fmt.Errorf("external file %q: %w", uri, err)
 	}
 	return data, nil
@@ -311,7 +327,8 @@ func readComponent(b []byte, c gltf.ComponentType, normalized bool) float64 {
 
 // accessorReader reads accessors of one document with bounds checks.
 type accessorReader struct {
-	doc *gltf.Document
+	doc    *gltf.Document
+	budget *budgetCounter // charged for external images; nil: not charged
 	// totalBytes is the size of all buffers, the cap for accessors without a bufferView.
 	totalBytes int
 }
@@ -501,15 +518,25 @@ func (r *accessorReader) imageBytes(i int, dir fs.FS, maxBytes int64) (*Image, e
 		if dir == nil {
 			return nil, fmt.Errorf("image %d: external file %q: no folder to read it from", i, im.URI)
 		}
-		name, err := url.PathUnescape(im.URI)
+		name, err := url.PathUnescape(strings.ReplaceAll(im.URI, "\\", "/"))
 		if err != nil {
 			return nil, fmt.Errorf("image %d: bad uri: %w", i, err)
 		}
-		st, err := fs.Stat(dir, path.Clean(name))
+		name = path.Clean(strings.TrimPrefix(name, "./"))
+		if !fs.ValidPath(name) {
+			return nil, fmt.Errorf("image %d: external file %q is outside the file's folder", i, im.URI)
+		}
+		st, err := fs.Stat(dir, name)
 		if err != nil {
 			return nil, fmt.Errorf("image %d: %w", i, err)
 		}
-		d, err := readExternal(dir, im.URI, min(st.Size(), maxBytes))
+		size := min(st.Size(), maxBytes)
+		if r.budget != nil {
+			if err := r.budget.readBytes(size, fmt.Sprintf("image %d", i)); err != nil {
+				return nil, err
+			}
+		}
+		d, err := readExternal(dir, im.URI, size)
 		if err != nil {
 			return nil, fmt.Errorf("image %d: %w", i, err)
 		}

@@ -54,3 +54,46 @@ func BenchmarkSave(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadChecks compares the hardening checks that run before decoding (the
+// JSON scan for the budget and the enum check) with a whole Decode of the same
+// input: a 100k-triangle GLB and a JSON-heavy file of 20,000 nodes (the worst
+// case for the checks, which cost per JSON byte). docs/hardening.md quotes the
+// ratios.
+func BenchmarkLoadChecks(b *testing.B) {
+	var nodes bytes.Buffer
+	nodes.WriteString(`{"asset":{"version":"2.0"},"nodes":[`)
+	for i := range 20_000 {
+		if i > 0 {
+			nodes.WriteByte(',')
+		}
+		fmt.Fprintf(&nodes, `{"name":"n%d","translation":[%d,0,0]}`, i, i)
+	}
+	nodes.WriteString("]}")
+	inputs := []struct {
+		name string
+		data []byte
+	}{{"glb-tris=100352", benchGLB(b, 224)}, {"json-nodes=20000", nodes.Bytes()}}
+	for _, in := range inputs {
+		b.Run(in.name+"/checks", func(b *testing.B) {
+			js, _, _, err := parseContainer(in.data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			budget := newBudgetCounter(Budget{})
+			for b.Loop() {
+				if err := budget.checkJSON(js); err != nil {
+					b.Fatal(err)
+				}
+				if err := checkEnums(js); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(in.name+"/decode", func(b *testing.B) {
+			for b.Loop() {
+				Decode(in.data, "bench.glb", nil) // the nodes file has no mesh: an error, after decoding
+			}
+		})
+	}
+}

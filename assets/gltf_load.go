@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -44,6 +43,18 @@ func (r *LoadReport) warnf(format string, args ...any) {
 // resampled animations) are accepted silently.
 func Load(path string) (*Character, error) {
 	c, rep, err := LoadFile(path)
+	return rejectOrphans(path, c, rep, err)
+}
+
+// LoadSource is Load that keeps the file's scene in c.Source (LoadScene), so that
+// Save writes the input plus the character's rig.
+func LoadSource(path string) (*Character, error) {
+	c, rep, err := LoadScene(path)
+	return rejectOrphans(path, c, rep, err)
+}
+
+// rejectOrphans passes a loaded character on unless its rig has orphan vertices.
+func rejectOrphans(path string, c *Character, rep *LoadReport, err error) (*Character, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +72,10 @@ func Load(path string) (*Character, error) {
 // merged into one mesh with node world transforms applied; skinned primitives keep
 // their bind-space positions as glTF prescribes (the skinned node's transform is
 // ignored), so positions and Skeleton.BindWorld (the inverses of the inverse bind
-// matrices) share one frame. Triangle strips and fans become triangles; points and
-// lines are skipped with a warning. Skins from JOINTS_0/WEIGHTS_0 and
+// matrices) share one frame; unskinned primitives of a file with skinned ones are
+// placed in that frame too (their world transform taken back through the joint
+// world × inverse bind matrix most joints agree on). Triangle strips and fans
+// become triangles; points and lines are skipped with a warning. Skins from JOINTS_0/WEIGHTS_0 and
 // JOINTS_1/WEIGHTS_1 keep up to MaxInfluencesRead influences per vertex; several
 // skins merge onto one joint list (joints are nodes). Joints are ordered parents
 // first; a joint's parent is its nearest ancestor node that is a joint (-1 if none).
@@ -71,26 +84,37 @@ func Load(path string) (*Character, error) {
 // Orphan vertices of a rig (no positive weight, e.g. an unskinned primitive beside
 // a skinned one) are bound to their nearest joint and counted in the report; Load
 // rejects them instead. Corrupt input returns an error naming the file; it never
-// panics and never allocates more than a small multiple of the file size.
+// panics. The load stays within the process budget (CurrentBudget; LoadFileWith
+// takes another) and so allocates at most BudgetAllocBytes of it; the file and its
+// external files must be regular files inside the file's folder.
 func LoadFile(path string) (*Character, *LoadReport, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load %s: %w", path, err)
+	if ok, c, rep, err := loadByExtension(path); ok { // OBJ, or a format to convert (formats.go)
+		return c, rep, err
 	}
-	return Decode(data, path, os.DirFS(filepath.Dir(path)))
+	return LoadFileWith(path, LoadOptions{})
 }
 
 // Decode parses glTF or GLB bytes; name labels errors and sets Character.Name (its
 // base name without extension), and dir resolves external files (nil: none allowed).
-// See LoadFile for what is read.
+// See LoadFile for what is read; DecodeWith takes a budget.
 func Decode(data []byte, name string, dir fs.FS) (c *Character, rep *LoadReport, err error) {
+	return DecodeWith(data, name, dir, LoadOptions{})
+}
+
+// decodeBudget is Decode charging budget.
+func decodeBudget(data []byte, name string, dir fs.FS, budget *budgetCounter) (c *Character, rep *LoadReport, err error) {
+	return decodeKeeping(data, name, dir, budget, false)
+}
+
+// decodeKeeping is decodeBudget that also keeps the source scene when keepScene.
+func decodeKeeping(data []byte, name string, dir fs.FS, budget *budgetCounter, keepScene bool) (c *Character, rep *LoadReport, err error) {
 	rep = &LoadReport{Path: name}
 	defer func() {
 		if r := recover(); r != nil {
-			c, rep, err = nil, nil, fmt.Errorf("load %s: internal error on malformed input: %v", name, r)
+			c, rep, err = nil, nil, fmt.Errorf("load %s: %w: %v", name, errDecoderPanic, r)
 		}
 	}()
-	c, err = decode(data, name, dir, rep)
+	c, err = decodeWith(data, name, dir, rep, budget, keepScene)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
 	}
@@ -103,6 +127,7 @@ type loader struct {
 	acc    *accessorReader
 	dir    fs.FS
 	rep    *LoadReport
+	budget *budgetCounter
 	parent []int  // glTF parent node of each node, -1 for roots
 	world  []Mat4 // world transform of each node in the file's rest pose
 
@@ -110,11 +135,24 @@ type loader struct {
 	jointNode []int       // joint id → node
 	bindWorld []Mat4      // joint id → bind world transform
 	skinJoint [][]int     // skin → local joint index → joint id (nil until used)
+
+	// scene, when not nil, collects the map from the Character back to the
+	// document (DecodeScene).
+	scene *Scene
 }
 
-func decode(data []byte, name string, dir fs.FS, rep *LoadReport) (*Character, error) {
+func decode(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budgetCounter) (*Character, error) {
+	return decodeWith(data, name, dir, rep, budget, false)
+}
+
+// decodeWith decodes; keepScene also attaches the document and the vertex map to
+// the Character (Character.Source).
+func decodeWith(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budgetCounter, keepScene bool) (*Character, error) {
 	jsonData, bin, isGLB, err := parseContainer(data)
 	if err != nil {
+		return nil, err
+	}
+	if err := budget.checkJSON(jsonData); err != nil {
 		return nil, err
 	}
 	rep.Format = "gltf"
@@ -128,12 +166,19 @@ func decode(data []byte, name string, dir fs.FS, rep *LoadReport) (*Character, e
 	if err := checkExtensions(doc); err != nil {
 		return nil, err
 	}
-	if err := loadBuffers(doc, bin, isGLB, dir); err != nil {
+	if err := checkEnums(jsonData); err != nil {
 		return nil, err
 	}
-	l := &loader{doc: doc, acc: newAccessorReader(doc), dir: dir, rep: rep, jointOf: map[int]int{}}
+	if err := loadBuffers(doc, bin, isGLB, dir, budget); err != nil {
+		return nil, err
+	}
+	l := &loader{doc: doc, acc: newAccessorReader(doc), dir: dir, rep: rep, budget: budget, jointOf: map[int]int{}}
+	l.acc.budget = budget
 	if err := l.buildNodeTree(); err != nil {
 		return nil, err
+	}
+	if keepScene {
+		l.scene = &Scene{Doc: doc, Format: rep.Format, acc: l.acc, dir: dir}
 	}
 	base := filepath.Base(name)
 	c := &Character{Name: strings.TrimSuffix(base, filepath.Ext(base))}
@@ -146,6 +191,10 @@ func decode(data []byte, name string, dir fs.FS, rep *LoadReport) (*Character, e
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
+	}
+	if l.scene != nil {
+		l.finishScene(c)
+		l.scene.readExternalImages()
 	}
 	return c, nil
 }
@@ -358,6 +407,12 @@ type primData struct {
 
 func (l *loader) readGeometry(c *Character) error {
 	meshNodes := l.sceneMeshNodes()
+	if err := l.budget.instance(len(meshNodes), "scene"); err != nil {
+		return err
+	}
+	if err := l.checkDeclared(meshNodes); err != nil {
+		return err
+	}
 	// First pass: register skins of skinned primitives so joint ids exist.
 	type inst struct {
 		node     int
@@ -405,6 +460,14 @@ func (l *loader) readGeometry(c *Character) error {
 		}
 	}
 
+	// Unskinned geometry joins skinned geometry in the skins' bind space, which
+	// is not the world when a scaled or rotated node sits above the skeleton.
+	toBind := Identity4()
+	if hasSkinnedMesh {
+		if inv, ok := l.bindToWorld().Inverse(); ok {
+			toBind = inv
+		}
+	}
 	m := &c.Mesh
 	var weights [][]Influence
 	var anyNormals, anyUVs bool
@@ -419,6 +482,9 @@ func (l *loader) readGeometry(c *Character) error {
 			what := fmt.Sprintf("mesh %d (%q) primitive %d", *nd.Mesh, mesh.Name, pi)
 			if p == nil {
 				return fmt.Errorf("%s is null", what)
+			}
+			if err := l.budget.primitive(what); err != nil {
+				return err
 			}
 			var skinIDs []int
 			if in.skinned && hasAttr(p, "JOINTS_0") {
@@ -443,6 +509,7 @@ func (l *loader) readGeometry(c *Character) error {
 					m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(tris), Material: l.materialOf(p, what)})
 				}
 				m.Triangles = append(m.Triangles, tris...)
+				l.mapPrimitive(in.node, pi, sp.off, sp.n, skinIDs != nil, toBind.Mul(l.world[in.node]))
 				continue
 			}
 			pd, err := l.readPrimitive(p, skinIDs, what)
@@ -455,7 +522,7 @@ func (l *loader) readGeometry(c *Character) error {
 			if skinIDs == nil {
 				// Unskinned geometry is placed by its node; skinned geometry already
 				// lives in the skeleton's bind space.
-				w := l.world[in.node]
+				w := toBind.Mul(l.world[in.node])
 				nm := normalMatrix(w)
 				for i := range pd.pos {
 					pd.pos[i] = w.Point(pd.pos[i])
@@ -482,6 +549,7 @@ func (l *loader) readGeometry(c *Character) error {
 			}
 			off := len(m.Positions)
 			shared[key] = span{off, len(pd.pos)}
+			l.mapPrimitive(in.node, pi, off, len(pd.pos), skinIDs != nil, toBind.Mul(l.world[in.node]))
 			for i := range pd.tris {
 				for k := range 3 {
 					pd.tris[i][k] += off
@@ -661,6 +729,11 @@ func (l *loader) readPrimitive(p *gltf.Primitive, skinIDs []int, what string) (*
 		l.rep.warnf("%s: skipped primitive without POSITION", what)
 		return nil, nil
 	}
+	if a, err := l.acc.accessor(posIdx); err == nil {
+		if err := l.budget.addVertices(a.Count, "POSITION"); err != nil {
+			return nil, err
+		}
+	}
 	pv, err := l.acc.readTyped(posIdx, gltf.AccessorVec3, "POSITION")
 	if err != nil {
 		return nil, err
@@ -731,6 +804,9 @@ func (l *loader) readPrimitive(p *gltf.Primitive, skinIDs []int, what string) (*
 func (l *loader) readTriangles(p *gltf.Primitive, nv int, what string) (tris [][3]int, err error) {
 	// Indices.
 	var idx []int
+	if err := l.chargeTriangles(p, nv); err != nil {
+		return nil, err
+	}
 	if p.Indices != nil {
 		a, err := l.acc.accessor(*p.Indices)
 		if err != nil {

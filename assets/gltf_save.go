@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/qmuntal/gltf"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 )
 
 // Save writes c as GLB when path ends in .glb (any case) and as a .gltf with its
@@ -24,13 +25,20 @@ import (
 // (JOINTS_0 as unsigned bytes up to 256 joints, unsigned shorts beyond). Normals
 // are computed when the mesh has none; materials, base color textures, UVs and
 // animations are written when present. A static character is saved as a plain mesh.
+//
+// A character loaded with LoadScene (c.Source set) is written over its source
+// scene instead, keeping everything the file holds besides the rig (SaveScene).
 func Save(path string, c *Character) error {
+	if c != nil && c.Source != nil {
+		_, err := SaveScene(path, c)
+		return err
+	}
 	binary := strings.EqualFold(filepath.Ext(path), ".glb")
 	var buf bytes.Buffer
 	if err := encode(&buf, c, binary); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
-	if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
 	return nil
@@ -38,7 +46,7 @@ func Save(path string, c *Character) error {
 
 // Encode writes c to w as GLB (see Save).
 func Encode(w io.Writer, c *Character) error {
-	if err := encode(w, c, true); err != nil {
+	if _, err := encodeAny(w, c, true); err != nil {
 		return fmt.Errorf("encode %s: %w", c.Name, err)
 	}
 	return nil
@@ -183,7 +191,11 @@ func buildDocument(c *Character) (*gltf.Document, error) {
 		if rigged {
 			meshNode.Skin = gltf.Index(0)
 		}
-		b.writeAnimations(c.Animations, c.Skeleton.NumJoints())
+		nodes := make([]int, c.Skeleton.NumJoints())
+		for j := range nodes {
+			nodes[j] = j // writeSkeleton made joint j node j
+		}
+		b.writeAnimations(c.Animations, nodes, nil)
 	}
 	doc.Nodes = append(doc.Nodes, meshNode)
 	doc.Scenes[0].Nodes = append(doc.Scenes[0].Nodes, len(doc.Nodes)-1)
@@ -378,11 +390,16 @@ func (b *docBuilder) writeMaterials(mats []Material) {
 	}
 }
 
-// writeAnimations adds the channels that target existing joints with strictly
-// increasing finite times; rotations are written unit length.
-func (b *docBuilder) writeAnimations(anims []Animation, numJoints int) {
+// writeAnimations adds the channels that target existing joints (joint j is node
+// nodes[j]) with strictly increasing finite times; rotations are written unit
+// length. Animations named in skip are left out.
+func (b *docBuilder) writeAnimations(anims []Animation, nodes []int, skip map[string]bool) {
 	doc := b.doc
+	numJoints := len(nodes)
 	for _, a := range anims {
+		if skip[a.Name] {
+			continue
+		}
 		ga := &gltf.Animation{Name: a.Name}
 		for _, ch := range a.Channels {
 			n, path := 3, gltf.TRSTranslation
@@ -434,7 +451,7 @@ func (b *docBuilder) writeAnimations(anims []Animation, numJoints int) {
 			ga.Samplers = append(ga.Samplers, &gltf.AnimationSampler{Input: in, Output: out, Interpolation: gltf.InterpolationLinear})
 			ga.Channels = append(ga.Channels, &gltf.AnimationChannel{
 				Sampler: len(ga.Samplers) - 1,
-				Target:  gltf.AnimationChannelTarget{Node: gltf.Index(ch.Joint), Path: path},
+				Target:  gltf.AnimationChannelTarget{Node: gltf.Index(nodes[ch.Joint]), Path: path},
 			})
 		}
 		if len(ga.Channels) > 0 {

@@ -107,18 +107,34 @@ func NewCache(maxBytes int64) *Cache {
 // was prepared with the same seed and sample count. Failures are not cached.
 func (c *Cache) Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 	if c == nil {
-		return Prepare(m, opt)
+		return preparePanicSafe(m, opt)
 	}
 	opt = opt.withDefaults()
 	key := cacheKey{KeyOf(m), opt.Seed, opt.SurfaceSamples, opt.MaxTriangles}
+	for {
+		p, waited, err := c.prepare(m, key, opt)
+		// A preparation another request canceled is not this request's failure.
+		if !waited || !errors.Is(err, ErrCanceled) || opt.canceled() {
+			return p, err
+		}
+	}
+}
+
+// prepare returns the cached or newly prepared mesh; waited is whether it came from
+// another request's preparation.
+func (c *Cache) prepare(m *assets.Mesh, key cacheKey, opt Options) (p *Prepared, waited bool, err error) {
 	c.mu.Lock()
 	if el, ok := c.entries[key]; ok {
 		c.lru.MoveToFront(el)
 		e := el.Value.(*cacheEntry)
 		c.hits++
 		c.mu.Unlock()
-		<-e.ready
-		return e.p, e.err
+		select {
+		case <-e.ready:
+			return e.p, true, e.err
+		case <-opt.Cancel:
+			return nil, false, ErrCanceled
+		}
 	}
 	c.misses++
 	e := &cacheEntry{key: key, ready: make(chan struct{})}
@@ -126,20 +142,22 @@ func (c *Cache) Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 	c.entries[key] = el
 	c.mu.Unlock()
 
-	e.p, e.err = Prepare(m, opt)
+	e.p, e.err = preparePanicSafe(m, opt)
 	if e.p != nil {
 		e.bytes = e.p.SizeBytes()
 	}
+	// The entry is final before waiters wake: a failure is removed below, so a later
+	// request prepares again instead of waiting on, or reusing, a failed entry.
 	close(e.ready)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cur, ok := c.entries[key]; !ok || cur != el {
-		return e.p, e.err // evicted while being prepared
+		return e.p, false, e.err // evicted while being prepared
 	}
 	if e.err != nil || e.bytes > c.maxBytes {
 		c.remove(el)
-		return e.p, e.err
+		return e.p, false, e.err
 	}
 	c.bytes += e.bytes
 	e.counted = true
@@ -150,8 +168,23 @@ func (c *Cache) Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 		}
 		c.remove(back)
 	}
-	return e.p, e.err
+	return e.p, false, e.err
 }
+
+// preparePanicSafe is Prepare with a panic turned into an error, so that a mesh
+// that crashes preparation fails its own request and never leaves a cache entry
+// whose waiters block forever.
+func preparePanicSafe(m *assets.Mesh, opt Options) (p *Prepared, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("prepare mesh: internal error: %v", r)
+		}
+	}()
+	return prepareHook(m, opt)
+}
+
+// prepareHook is Prepare; tests replace it to make preparation fail.
+var prepareHook = Prepare
 
 // remove drops an element; callers hold c.mu. Waiters on an entry still being
 // prepared keep their reference and get its result.

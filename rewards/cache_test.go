@@ -1,6 +1,9 @@
 package rewards
 
 import (
+	"errors"
+	"math"
+	"strings"
 	"sync"
 	"testing"
 
@@ -106,5 +109,68 @@ func TestCache(t *testing.T) {
 	var none *Cache
 	if rep, err := none.Score(a, opt); err != nil || rep.Score != want.Score {
 		t.Errorf("nil cache: %v, %v", rep, err)
+	}
+}
+
+// A panic during preparation fails that request with an error, leaves no entry, and
+// the next request for the mesh prepares it again instead of blocking or reusing the
+// failure.
+func TestCacheDropsFailedEntry(t *testing.T) {
+	a := capsuleMan(1, false).character(24)
+	cache := NewCache(1 << 30)
+	prepareHook = func(*assets.Mesh, Options) (*Prepared, error) { panic("boom") }
+	_, err := cache.Prepare(&a.Mesh, Options{})
+	prepareHook = Prepare
+	if err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("panicking preparation: err %v, want the panic as an error", err)
+	}
+	if st := cache.Stats(); st.Entries != 0 {
+		t.Fatalf("failed preparation left %d entries", st.Entries)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := cache.Prepare(&a.Mesh, Options{})
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Fatalf("second preparation: %v", err)
+	}
+	if st := cache.Stats(); st.Entries != 1 {
+		t.Fatalf("entries %d after a good preparation, want 1", st.Entries)
+	}
+}
+
+// A closed Cancel stops Prepare and Score with ErrCanceled and caches nothing; an
+// open one leaves every reward bit for bit as without it.
+func TestCancel(t *testing.T) {
+	c := capsuleMan(1, false).character(24)
+	closed := make(chan struct{})
+	close(closed)
+	cache := NewCache(1 << 30)
+	if _, err := cache.Score(c, Options{Poses: 2, Cancel: closed}); !errors.Is(err, ErrCanceled) {
+		t.Fatalf("canceled score: err %v, want ErrCanceled", err)
+	}
+	if st := cache.Stats(); st.Entries != 0 {
+		t.Fatalf("canceled preparation left %d entries", st.Entries)
+	}
+	p, err := Prepare(&c.Mesh, Options{Poses: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Score(c, Options{Poses: 2, Cancel: closed}); !errors.Is(err, ErrCanceled) {
+		t.Fatalf("canceled score on a prepared mesh: err %v, want ErrCanceled", err)
+	}
+	want, err := Score(c, Options{Poses: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cache.Score(c, Options{Poses: 2, Cancel: make(chan struct{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range want.Rewards {
+		if math.Float64bits(got.Rewards[name]) != math.Float64bits(v) {
+			t.Errorf("%s: %v with an open Cancel, %v without", name, got.Rewards[name], v)
+		}
 	}
 }

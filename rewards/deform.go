@@ -127,7 +127,7 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 			regions++
 		}
 	}
-	for k := 0; k < opt.Poses; k++ {
+	for k := 0; k < opt.Poses && !opt.canceled(); k++ {
 		// One stream per pose, read joint by joint: joints appended to a skeleton do
 		// not change the rotations the others get.
 		rng := rand.New(rand.NewSource(opt.Seed*7919 + 17 + int64(k)*104729))

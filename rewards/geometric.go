@@ -61,13 +61,13 @@ func (p *Prepared) containment(r *rig) (float64, *ContainmentDetails) {
 				if s.child >= 0 {
 					child = r.names[s.child]
 				}
-				det.Outside = append(det.Outside, BoneFraction{Parent: r.names[s.owner], Child: child, Fraction: frac})
+				det.Outside = append(det.Outside, BoneFraction{Parent: r.names[s.owner], Child: child, OutsideFraction: 1 - frac})
 			}
 		}
 		num += r.mass[j] * jin / jlen
 		den += r.mass[j]
 	}
-	sort.Slice(det.Outside, func(a, b int) bool { return det.Outside[a].Fraction < det.Outside[b].Fraction })
+	sort.Slice(det.Outside, func(a, b int) bool { return det.Outside[a].OutsideFraction > det.Outside[b].OutsideFraction })
 	if den == 0 {
 		return 0, det
 	}
@@ -121,16 +121,16 @@ const (
 // heaviest influence) is judged by the distance s from the sample to its nearest
 // bone, against the local thickness t of the part (an inward ray across it, capped
 // at 0.25): the joint reaches the sample when s ≤ reach = t + 0.03 (the part's own
-// thickness; 1.5t until session 6), and otherwise earns (reach/s)³. A sample's credit
-// is the mean of its joints' credits weighted by their weights (session 9; before,
-// the nearest joint's alone), so the share of its motion that comes from bones that
+// thickness), and otherwise earns (reach/s)³. A sample's credit
+// is the mean of its joints' credits weighted by their weights (not the nearest
+// joint's alone), so the share of its motion that comes from bones that
 // reach it. So every limb, tail, wing or horn needs a bone inside it that moves it,
 // while a bone anywhere in a part's cross-section counts, and weight given to far
 // bones (random weights) costs coverage as well as locality. A bone that moves
 // nothing here covers nothing, and a sample without weights is uncovered.
 // Uncovered samples (credit below 0.5) are clustered into named protrusions, and
-// each protrusion of at least 5% of the surface costs a further factor 0.95
-// (session 9): a dropped limb (a head, a tail) then costs more than its share of
+// each protrusion of at least 5% of the surface costs a further factor 0.95:
+// a dropped limb (a head, a tail) then costs more than its share of
 // the area, which deformation, smoother with one seam fewer, could buy back.
 // Blind to: bones outside the mesh (they cover what they move; containment and
 // sanity charge for them), bone count and hierarchy, and how smooth the weights are.
@@ -302,7 +302,11 @@ func JointBudget(numVertices int) int {
 }
 
 // sanity measures structural soundness of the skeleton as a product of four factors:
-// (1 - fraction of bones shorter than 0.01)²; (1 - fraction of redundant joints)²,
+// (1 - fraction of bones shorter than 0.01)², over the bones of joints that carry
+// weight (a short bone from a weightless armature root to the hips bends nothing,
+// and counting it would cost a five-joint cartoon 44% while hundreds of added
+// bones diluted it for a hack);
+// (1 - fraction of redundant joints)²,
 // where a joint is redundant when another joint lies within 0.005 of it and the two
 // move the same vertices (the weight they share, Σ_v min(w_j, w_k), is at least half
 // the lighter one's mass), so twins splitting one region count while joints that
@@ -323,7 +327,7 @@ func (p *Prepared) sanity(r *rig) (float64, *SanityDetails) {
 	det := &SanityDetails{Joints: n, JointBudget: JointBudget(len(p.pos))}
 	bones, short := 0, 0
 	for j := 0; j < n; j++ {
-		if pa := r.parents[j]; pa >= 0 {
+		if pa := r.parents[j]; pa >= 0 && r.mass[pa] > 0 {
 			bones++
 			if r.pos[j].Dist(r.pos[pa]) < shortBone {
 				short++

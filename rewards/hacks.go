@@ -23,7 +23,8 @@ type Hack struct {
 	// CharactersOnly marks a hack that means something only for creatures: a prop's
 	// sub-part (a wheel, a sail's yard) is not a limb whose bone it must have.
 	CharactersOnly bool
-	// MovesSkeleton marks a hack that moves or replaces the true joints. On a carried
+	// MovesSkeleton marks a hack that moves or replaces the true joints (or, keeping
+	// them, moves every vertex with new ones, as surface_bones_kept). On a carried
 	// rig (Report.Carried: the skeleton belongs to a wearer outside the mesh) such a
 	// hack is not a degenerate rig of this mesh, so the true rig need not beat it.
 	MovesSkeleton bool
@@ -42,6 +43,13 @@ var Hacks = []Hack{
 	{Name: "rigid_weights", Doc: "the true skeleton with rigid nearest-bone weights (the METRICS.md floor)", Build: RigidNearestBone},
 	{Name: "one_weighted_joint", Doc: "the true skeleton with every vertex on its heaviest joint alone: every other bone weightless", Build: OneWeightedJoint},
 	{Name: "decoy_bones", Doc: "the true rig plus 64 bones poking out of the surface, each taking 5% of the weight of the vertices near it", Build: DecoyBones},
+	{Name: "surface_bones_kept", Doc: "the true skeleton plus 200 tiny bones (1% of the diagonal, along the normal) under the root on random surface vertices, every vertex rigidly on its nearest tiny bone", Build: KeptSurfaceBones, MovesSkeleton: true},
+	{Name: "surface_bones_kept_blended", Doc: "surface_bones_kept with each vertex blended over its 4 nearest tiny bones", Build: KeptSurfaceBonesBlended, MovesSkeleton: true},
+	{Name: "shrunk_joints_50", Doc: "every joint moved halfway to the joints' centroid; weights kept", Build: ShrunkToward(towardJoints, 0.5), MovesSkeleton: true},
+	{Name: "shrunk_joints_25", Doc: "every joint moved three quarters of the way to the joints' centroid; weights kept", Build: ShrunkToward(towardJoints, 0.25), MovesSkeleton: true},
+	{Name: "shrunk_joints_75", Doc: "every joint moved a quarter of the way to the joints' centroid; weights kept", Build: ShrunkToward(towardJoints, 0.75), MovesSkeleton: true},
+	{Name: "shrunk_root_50", Doc: "every joint moved halfway to the root joint; weights kept", Build: ShrunkToward(towardRoot, 0.5), MovesSkeleton: true},
+	{Name: "shrunk_vertices_50", Doc: "every joint moved halfway to the vertices' centroid; weights kept", Build: ShrunkToward(towardVertices, 0.5), MovesSkeleton: true},
 	{Name: "missing_limb", Doc: "the true rig without its heaviest limb (a subtree off a branching joint with 2-40% of the weight), whose weight goes to the joint it hung from", Build: MissingLimb, CharactersOnly: true},
 }
 

@@ -193,25 +193,56 @@ func categories(dir string) map[string]string {
 // failure fails the test. The full sweep's remaining failures (all props and birds)
 // are listed in docs/rewards.md. Keep this list short and say why.
 var knownGaps = map[string]string{
-	// None at present: the two listed until session 6 (a blanket and a shield, both on
-	// their carrier's skeleton) are carried rigs, or no longer fail.
+	// Reward version 2 (the kept-skeleton and shrink-toward-centre hacks; margins at
+	// 8 poses). Rigid props whose artist pivots sit at an axle or a yard: moving them
+	// toward the other joints puts the bones more inside, which the mesh alone
+	// cannot tell from a better pivot (see "Pivots at seams" in docs/rewards.md).
+	"0ad/props__celt_rotary_mill_grinder.glb shrunk_joints_50": "rigid grinder, pivot at its axle; margin 0.005",
+	"0ad/props__celt_rotary_mill_grinder.glb shrunk_joints_25": "rigid grinder, pivot at its axle; margin 0.013",
+	"0ad/props__kush_trireme_main_sail.glb shrunk_joints_75":   "sail on its yard's joints; margin 0.002",
+	// A worn shield moved by its wearer's arm (outside mass under the carried
+	// rule's 0.5): tiny bones inside the shield beat the wearer's bones beside it.
+	"0ad/props__shield__props__aspis_apron_01.glb surface_bones_kept": "worn shield on the wearer's arm; margin 0.028",
+	// A dropped arm whose seam was the rig's hardest: one seam fewer buys more
+	// deformation than the uncovered arm costs coverage (as the missing_limb
+	// checks listed in docs/rewards.md).
+	"minetest-mods/mineclone2__mobs_mc_evoker.glb missing_limb": "dropped limb's seam; margin 0.001",
 }
 
 // The true rig must outscore every hack on the real rigs, strictly (a tie fails). By
 // default a deterministic subset (every 25th file, all categories);
 // RIGKIT_FULL=1 runs all of them (both at the default 8 poses) and logs a per-category tally;
+// RIGKIT_HALF=tune or report keeps the files of that half of the families
+// (FamilyHalf), RIGKIT_EVERY=k every k-th of the files left, starting at
+// RIGKIT_OFFSET (default 0);
 // RIGKIT_DUMP=FILE writes every scored rig's rewards and details as JSON lines.
 func TestHackSuiteReal(t *testing.T) {
 	files := realFiles(t)
 	cats := categories(dataDir())
 	full := os.Getenv("RIGKIT_FULL") == "1"
-	if !full {
-		var sub []string
-		for i := 0; i < len(files); i += 25 {
-			sub = append(sub, files[i])
-		}
-		files = sub
+	if half := os.Getenv("RIGKIT_HALF"); half != "" {
+		files = filesOfHalf(t, files, half)
 	}
+	every := 25
+	if full {
+		every = 1
+	}
+	if v := os.Getenv("RIGKIT_EVERY"); v != "" {
+		if _, err := fmt.Sscan(v, &every); err != nil || every < 1 {
+			t.Fatalf("RIGKIT_EVERY=%q: want a positive integer", v)
+		}
+	}
+	offset := 0
+	if v := os.Getenv("RIGKIT_OFFSET"); v != "" {
+		if _, err := fmt.Sscan(v, &offset); err != nil || offset < 0 {
+			t.Fatalf("RIGKIT_OFFSET=%q: want a non-negative integer", v)
+		}
+	}
+	var sub []string
+	for i := offset; i < len(files); i += every {
+		sub = append(sub, files[i])
+	}
+	files = sub
 	opt := Options{Poses: 8} // the default, as the sweep figures in docs/rewards.md
 	results := make([]hackOutcome, len(files))
 	var wg sync.WaitGroup

@@ -27,6 +27,23 @@ type Options struct {
 	MaxTriangles int
 	// MaxJoints refuses skeletons with more joints (default 4096).
 	MaxJoints int
+	// Cancel, when closed (a request context's Done channel), stops Prepare and
+	// Score between their phases and between deformation poses; they then return
+	// ErrCanceled. Scores do not depend on it while it stays open.
+	Cancel <-chan struct{}
+}
+
+// ErrCanceled is returned by Prepare and Score when Options.Cancel closes.
+var ErrCanceled = errors.New("scoring canceled")
+
+// canceled reports whether o.Cancel is closed.
+func (o Options) canceled() bool {
+	select {
+	case <-o.Cancel:
+		return true
+	default:
+		return false
+	}
 }
 
 func (o Options) withDefaults() Options {
@@ -65,7 +82,15 @@ const (
 	maxFarPairs       = 512  // vertex pairs drawn for the articulation sample (≤1024 vertices)
 	farPairDist       = 0.3  // cube units: the least rest distance of such a pair
 	proximityRadius   = 0.02 // cube units: surface pieces this close count as touching
-	maxThickness      = 0.25 // cube units: coverage reach never exceeds this plus the slack
+	// maxThickness (cube units): coverage reach never exceeds this plus the slack,
+	// so a cartoon's big head or a blob's body, a part a unit wide, is covered by
+	// the bones at its centre, while bones shrunk toward the centre do not cover a
+	// limb (a cap of 1 let them; see docs/rewards.md, "Held-out families").
+	maxThickness = 0.5
+	// thicknessRayMax (cube units) is how far the inward thickness ray looks for the
+	// opposite side: across the whole cube (its diagonal is 2√3), so that a part
+	// wider than 1 finds its far side and is not taken for an open sheet.
+	thicknessRayMax = 4.0
 )
 
 // ErrMeshTooLarge is returned for meshes above Options.MaxTriangles.
@@ -125,14 +150,17 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 	}
 	nm := &assets.Mesh{Positions: p.pos, Triangles: m.Triangles}
 	p.bvh = geom.NewBVH(nm)
+	if opt.canceled() {
+		return nil, ErrCanceled
+	}
 	p.wn = geom.NewWindingNumberBVH(p.bvh)
 	rng := rand.New(rand.NewSource(opt.Seed))
 
 	for _, s := range geom.SampleSurface(nm, opt.SurfaceSamples, rng) {
-		// The nearest opposite side within 1, capped at maxThickness; 0.2 for an
-		// open sheet (none found).
+		// The nearest opposite side, capped at maxThickness; 0.2 for an open sheet
+		// (none found).
 		th := 0.2
-		if t, ok := p.bvh.RayCapped(s.Point, s.Normal.Scale(-1), 1e-4, maxThickness, 1); ok {
+		if t, ok := p.bvh.RayCapped(s.Point, s.Normal.Scale(-1), 1e-4, maxThickness, thicknessRayMax); ok {
 			th = t
 		}
 		corner := 0
@@ -147,8 +175,14 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 		return nil, errors.New("prepare mesh: the mesh has no surface area")
 	}
 
+	if opt.canceled() {
+		return nil, ErrCanceled
+	}
 	meshEdges, boundary := edgeList(m.Triangles)
 	p.graph = newSurfaceGraph(p.pos, meshEdges, proximityRadius)
+	if opt.canceled() {
+		return nil, ErrCanceled
+	}
 	p.piece = p.graph.pieces()
 
 	// Edge and triangle samples for the deformation reward, deterministic by seed.
@@ -219,6 +253,9 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 		if u {
 			p.defVerts = append(p.defVerts, v)
 		}
+	}
+	if opt.canceled() {
+		return nil, ErrCanceled
 	}
 	stride := (len(p.pos) + maxLocalityVerts - 1) / maxLocalityVerts
 	for v := 0; v < len(p.pos); v += stride {

@@ -2,6 +2,15 @@ package rewards
 
 import "github.com/rigkit/rigkit/assets"
 
+// RewardVersion numbers the definition of the rewards and of the report: it goes up
+// whenever the same rig may score differently or a report field changes meaning, so
+// that a trainer can pin the rewards it was trained on (`rig serve` answers it in
+// /healthz). Version 2: the kept-skeleton surface-bone and shrink variants in the
+// hack suite and the reward changes that beat them (docs/rewards.md);
+// containment's outside[].fraction (the share inside) became outside_fraction (the
+// share outside).
+const RewardVersion = 2
+
 // Reward names, the keys of Report.Rewards.
 const (
 	Containment = "containment"
@@ -57,17 +66,21 @@ type Details struct {
 	Sanity      *SanityDetails      `json:"sanity,omitempty"`
 }
 
-// BoneFraction names a bone (parent joint → child joint) and a fraction of it.
+// BoneFraction names a bone (parent joint → child joint) and the fraction of its
+// length outside the mesh.
 type BoneFraction struct {
-	Parent   string  `json:"parent"`
-	Child    string  `json:"child"`
-	Fraction float64 `json:"fraction"`
+	Parent string `json:"parent"`
+	Child  string `json:"child"`
+	// OutsideFraction is the share of the bone's sample points outside the mesh
+	// (each counted by how far it is from earning containment's full credit), 0 to
+	// 1. Until reward version 2 the field was "fraction" and held the share inside.
+	OutsideFraction float64 `json:"outside_fraction"`
 }
 
 // ContainmentDetails lists the bones that leave the mesh.
 type ContainmentDetails struct {
-	// Outside lists bones with less than 95% of their length inside, worst first;
-	// Fraction is the part inside.
+	// Outside lists bones with more than 5% of their length outside, worst (most
+	// outside) first.
 	Outside []BoneFraction `json:"outside"`
 }
 

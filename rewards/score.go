@@ -40,12 +40,23 @@ func (p *Prepared) Score(c *assets.Character, opt Options) (*Report, error) {
 		return rep, nil
 	}
 	var det Details
-	rep.Rewards[Containment], det.Containment = p.containment(r)
-	rep.Rewards[Coverage], det.Coverage = p.coverage(r)
-	rep.Rewards[SkinReward], det.Skin = p.skinCompleteness(r)
-	rep.Rewards[Locality], det.Locality = p.locality(r)
-	rep.Rewards[Deformation], det.Deformation = p.deformation(r, opt)
-	rep.Rewards[Sanity], det.Sanity = p.sanity(r)
+	phases := []func(){
+		func() { rep.Rewards[Containment], det.Containment = p.containment(r) },
+		func() { rep.Rewards[Coverage], det.Coverage = p.coverage(r) },
+		func() { rep.Rewards[SkinReward], det.Skin = p.skinCompleteness(r) },
+		func() { rep.Rewards[Locality], det.Locality = p.locality(r) },
+		func() { rep.Rewards[Deformation], det.Deformation = p.deformation(r, opt) },
+		func() { rep.Rewards[Sanity], det.Sanity = p.sanity(r) },
+	}
+	for _, phase := range phases {
+		if opt.canceled() {
+			return nil, fmt.Errorf("score %s: %w", c.Name, ErrCanceled)
+		}
+		phase()
+	}
+	if opt.canceled() { // deformation stops between poses; its value is partial
+		return nil, fmt.Errorf("score %s: %w", c.Name, ErrCanceled)
+	}
 	rep.Details = det
 	for k, v := range rep.Rewards {
 		if math.IsNaN(v) {
@@ -66,9 +77,16 @@ func (p *Prepared) Score(c *assets.Character, opt Options) (*Report, error) {
 // while a zero still costs a factor of about ε^(w/Σw). Rewards missing from the map
 // count as 0.
 func Combine(rewards map[string]float64) float64 {
+	return CombineWith(rewards, Weights)
+}
+
+// CombineWith is Combine with other weights (a reward missing from weights weighs
+// 0): what the score would be with a reward left out or re-weighted, as the rank
+// agreement's ablations ask. It returns 0 when every weight is 0.
+func CombineWith(rewards, weights map[string]float64) float64 {
 	sumW, logSum := 0.0, 0.0
 	for _, name := range RewardNames {
-		w := Weights[name]
+		w := weights[name]
 		v := rewards[name]
 		if !(v > 0) {
 			v = 0
@@ -76,6 +94,9 @@ func Combine(rewards map[string]float64) float64 {
 		v = (math.Min(v, 1) + CombineFloor) / (1 + CombineFloor)
 		sumW += w
 		logSum += w * math.Log(v)
+	}
+	if sumW == 0 {
+		return 0
 	}
 	return math.Exp(logSum / sumW)
 }
@@ -92,7 +113,7 @@ func problems(d *Details) []string {
 				out = append(out, fmt.Sprintf("containment: %d more bones leave the mesh", len(c.Outside)-5))
 				break
 			}
-			out = append(out, fmt.Sprintf("containment: bone %s→%s is %.0f%% outside the mesh", b.Parent, b.Child, 100*(1-b.Fraction)))
+			out = append(out, fmt.Sprintf("containment: bone %s→%s is %.0f%% outside the mesh", b.Parent, b.Child, 100*b.OutsideFraction))
 		}
 	}
 	if c := d.Coverage; c != nil {

@@ -351,3 +351,60 @@ func TestCarriedRig(t *testing.T) {
 		})
 	}
 }
+
+// Containment's details name the share of each listed bone that lies outside, the
+// same number the problem text prints.
+func TestContainmentOutsideFraction(t *testing.T) {
+	c := capsuleMan(1, false).character(32)
+	h, ok := PokeOut(c, 1)
+	if !ok {
+		t.Fatal("poke_out did not apply")
+	}
+	rep, err := Score(h, Options{Poses: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := rep.Details.Containment.Outside
+	if len(out) == 0 {
+		t.Fatal("no bone listed outside after poke_out")
+	}
+	for i, b := range out {
+		if !(b.OutsideFraction > 0.05 && b.OutsideFraction <= 1) {
+			t.Errorf("%s→%s: outside fraction %v, want in (0.05, 1]", b.Parent, b.Child, b.OutsideFraction)
+		}
+		if i > 0 && b.OutsideFraction > out[i-1].OutsideFraction {
+			t.Errorf("not worst first: %v after %v", b.OutsideFraction, out[i-1].OutsideFraction)
+		}
+	}
+	want := fmt.Sprintf("containment: bone %s→%s is %.0f%% outside the mesh", out[0].Parent, out[0].Child, 100*out[0].OutsideFraction)
+	found := false
+	for _, p := range rep.Problems {
+		found = found || p == want
+	}
+	if !found {
+		t.Errorf("problems %q lack %q", rep.Problems, want)
+	}
+}
+
+// A skeleton moved wholly out of the mesh has every moving bone 100% outside.
+func TestContainmentOutsideFractionAllOut(t *testing.T) {
+	c := capsuleMan(1, false).character(32)
+	lo, hi := c.Mesh.Bounds()
+	shift := assets.Vec3{3 * hi.Sub(lo).Len(), 0, 0}
+	for j := range c.Skeleton.BindWorld {
+		c.Skeleton.BindWorld[j] = withTranslation(c.Skeleton.BindWorld[j], c.Skeleton.Position(j).Add(shift))
+	}
+	rep, err := Score(c, Options{Poses: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := rep.Details.Containment.Outside
+	if len(out) == 0 || rep.Rewards[Containment] != 0 {
+		t.Fatalf("containment %v with %d bones listed outside", rep.Rewards[Containment], len(out))
+	}
+	for _, b := range out {
+		if b.OutsideFraction != 1 {
+			t.Errorf("%s→%s: outside fraction %v, want 1", b.Parent, b.Child, b.OutsideFraction)
+		}
+	}
+}

@@ -4,87 +4,13 @@ import (
 	"fmt"
 	mrand "math/rand"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
 )
-
-// BenchmarkAuto5k is `rig auto` end to end on one ~5k-vertex creature: load the GLB,
-// encode the shape, generate (KV cache; greedy, or samples=8: greedy and 7 sampled
-// streams, the best kept by the rewards), decode (skin tokens, or geodesic
-// skin with skin=geodesic), score, the classical fallback when the rig scores under
-// the floor, write the GLB. It uses the shipped model, or an untrained model of the
-// shipped size when none is shipped (which writes the longest streams: the worst case
-// for generation).
-func BenchmarkAuto5k(b *testing.B) {
-	c, err := synth.Generate("biped", 5, synth.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := b.TempDir()
-	in := filepath.Join(dir, "in.glb")
-	if err := assets.Save(in, c); err != nil {
-		b.Fatal(err)
-	}
-	m, st, err := DefaultModel()
-	skinTokens := err == nil && st.SkinTokens
-	if err != nil {
-		if m, err = NewModel(DefaultConfig, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
-	var dec SkinDecoder
-	if skinTokens {
-		if tok, err := SkinTokenizerFor(st); err != nil {
-			skinTokens = false
-		} else {
-			dec = tok
-		}
-	}
-	b.Logf("%d vertices, model of %d parameters (shipped: %v, skin tokens: %v)", len(c.Mesh.Positions), m.NumParams(), st != nil, skinTokens)
-	for _, run := range []struct {
-		geodesic bool
-		samples  int
-	}{{false, 1}, {false, 8}, {true, 1}, {true, 8}} {
-		name := "skin=tokens"
-		if run.geodesic {
-			name = "skin=geodesic"
-		} else if !skinTokens {
-			continue
-		}
-		name += fmt.Sprintf("/samples=%d", run.samples)
-		geodesic := run.geodesic
-		b.Run(name, func(b *testing.B) {
-			// As `rig auto` by default: floor and classical comparison.
-			r := &ModelRigger{Model: m, Skin: dec, SkinTokens: skinTokens, SkeletonOnly: geodesic, Samples: run.samples,
-				Floor: DefaultFloor, CompareClassical: true, InsideJoints: true, Seed: 1}
-			var tps float64
-			for i := 0; i < b.N; i++ {
-				in, err := assets.Load(in)
-				if err != nil {
-					b.Fatal(err)
-				}
-				rig, info, err := r.Rig(in)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := assets.Save(filepath.Join(dir, "out.glb"), rig); err != nil {
-					b.Fatal(err)
-				}
-				tps += info.TokensPerSecond
-				if i == 0 {
-					b.Logf("method %s, %d tokens, stages (ms) %v", info.Method, info.Tokens, info.TimingsMS)
-				}
-			}
-			b.ReportMetric(tps/float64(b.N), "tokens/s")
-		})
-	}
-}
 
 // BenchmarkSkinOnly is `rig skin --method tokens` on a ~5k-vertex synthetic
 // quadruped with its own skeleton: the greedy stream alone (samples=1) and the
@@ -106,7 +32,7 @@ func BenchmarkSkinOnly(b *testing.B) {
 	b.Logf("%d vertices, %d joints", len(c.Mesh.Positions), len(c.Skeleton.Names))
 	for _, samples := range []int{1, DefaultSkinSamples} {
 		b.Run(fmt.Sprintf("samples=%d", samples), func(b *testing.B) {
-			r := &ModelRigger{Model: m, Skin: dec, SkinTokens: true, SkinSamples: samples, Seed: 1}
+			r := &Generator{Model: m, Skin: dec, SkinMode: SkinFromTokens, SkinSamples: samples, Seed: 1}
 			for i := 0; i < b.N; i++ {
 				if _, err := r.SkinOnly(c); err != nil {
 					b.Fatal(err)

@@ -7,8 +7,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
 )
 
 // TestCUDATrainingStepMatchesCPU runs one training step (forward, loss, backward)

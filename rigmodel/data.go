@@ -9,6 +9,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // This file is the data pipeline: characters → augmented copies → normalized surface
@@ -31,10 +32,10 @@ type Example struct {
 }
 
 // SkinEncoder turns a character's weights into skin codes, one row of
-// tokenizer.SkinTokensPerJoint codes per joint in token order (order maps token order
+// tokens.SkinTokensPerJoint codes per joint in token order (order maps token order
 // to the character's joints). The character is in the normalized cube.
 type SkinEncoder interface {
-	EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error)
+	EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error)
 	// SkinTokensPerJoint is K, the length of each joint's code list.
 	SkinTokensPerJoint() int
 }
@@ -197,7 +198,7 @@ func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand
 		return nil, fmt.Errorf("example %s: not rigged", c.Name)
 	}
 	nm, norm := NormalizedMesh(&c.Mesh)
-	toks, order, err := tokenizer.EncodeSkeleton(c.Skeleton, norm)
+	toks, order, err := tokens.EncodeSkeleton(c.Skeleton, norm)
 	if err != nil {
 		return nil, fmt.Errorf("example %s: %w", c.Name, err)
 	}
@@ -211,7 +212,7 @@ func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand
 	if err != nil {
 		return nil, fmt.Errorf("example %s: skin tokens: %w", c.Name, err)
 	}
-	full, err := tokenizer.Join(toks, codes)
+	full, err := tokens.Join(toks, codes)
 	if err != nil {
 		return nil, fmt.Errorf("example %s: %w", c.Name, err)
 	}
@@ -227,7 +228,7 @@ type tokenizerSkin struct{ t *tokenizer.SkinTokenizer }
 
 func (a tokenizerSkin) SkinTokensPerJoint() int { return a.t.K() }
 
-func (a tokenizerSkin) EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error) {
+func (a tokenizerSkin) EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error) {
 	all, err := a.t.EncodeAll(c)
 	if err != nil {
 		return nil, err

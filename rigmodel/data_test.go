@@ -9,13 +9,17 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // testRig is a small rigged quadruped built in code (classical skeleton, rigid skin).
 func testRig(t testing.TB) *assets.Character {
 	t.Helper()
-	c, _, err := ClassicalRigger{}.Rig(&assets.Character{Name: "box_quadruped", Mesh: creatureMesh()})
+	m := creatureMesh()
+	opt := classical.Options{MaxJoints: min(classical.DefaultMaxJoints, rewards.JointBudget(len(m.Positions)))}
+	c, _, err := classical.Rigger{Options: opt}.Rig(&assets.Character{Name: "box_quadruped", Mesh: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +100,7 @@ func TestMakeExampleTokensAreTheEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := tokenizer.EncodeSkeleton(c.Skeleton, assets.NormalizationOf(c.Mesh))
+	want, _, err := tokens.EncodeSkeleton(c.Skeleton, assets.NormalizationOf(c.Mesh))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,10 @@ import (
 	"math/rand"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // This file is GRPO fine-tuning (group relative policy optimization): for a mesh,
@@ -21,12 +21,13 @@ import (
 // RewardFunc scores one sampled stream for mesh c (higher is better).
 type RewardFunc func(c *assets.Character, tokens []int) float64
 
-// RigReward decodes a stream with the rigger's decode path and returns the rewards'
-// combined score of the rig; a stream that does not give a valid rig scores 0.
-func RigReward(r *ModelRigger) RewardFunc {
+// RigReward decodes a stream with the generator's decode path and returns the
+// rewards' combined score of the rig; a stream that does not give a valid rig
+// scores 0.
+func RigReward(r *Generator) RewardFunc {
 	return func(c *assets.Character, tokens []int) float64 {
 		_, norm := NormalizedMesh(&c.Mesh)
-		rig, _, err := r.decode(c, norm, tokens, r.Skin != nil && r.SkinTokens, nil, nil) // exactly the sampled tokens
+		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
 		if err != nil || CheckRig(rig) != nil {
 			return 0
 		}
@@ -53,8 +54,8 @@ type GRPOOptions struct {
 	// checkpoint GRPO started from): KL·KL(π‖π_ref) is added to the loss at every
 	// sampled position, the exact KL between the two masked, tempered next-token
 	// distributions (both models read the same tokens). Without it the policy
-	// drifts wherever the rewards are indifferent (session 5's runs lost a third of
-	// their joints in 100 steps). Ref nil or KL 0: no penalty.
+	// drifts wherever the rewards are indifferent (runs without it lose a third
+	// of their joints in 100 steps). Ref nil or KL 0: no penalty.
 	Ref *Model
 	KL  float64
 }
@@ -175,39 +176,9 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 	V := m.Cfg.Vocab
 	dl := make([]float32, len(lg))
 	// Count the tokens that were actually sampled (prompt and forced tokens excluded).
-	count, klCount := 0, 0
-	type pos struct {
-		i, t int
-		mask tokenizer.Mask
-	}
-	var learn []pos
-	for i, s := range group {
-		g := tokenizer.NewGrammar(maxJ, m.Cfg.SkinTokensPerJoint()).Start()
-		var jc jointCursor // the joint being written, as Generate tracks it
-		for t := 0; t+1 < len(s.Tokens); t++ {
-			tok := s.Tokens[t]
-			if err := g.Next(tok); err != nil {
-				return 0, 0, fmt.Errorf("grpo: sampled stream breaks the grammar: %w", err)
-			}
-			jc.add(tok)
-			if t+1 < s.Prompt || (adv[i] == 0 && !withKL) {
-				continue
-			}
-			mask := g.Allowed()
-			if region != nil && g.Phase() == tokenizer.PhaseSkeleton {
-				region.restrict(&mask, jc.axis, jc.cur)
-			}
-			if !mask.Has(s.Tokens[t+1]) {
-				return 0, 0, fmt.Errorf("grpo: stream %d token %d was sampled outside its mask", i, t+1)
-			}
-			if mask.Count() > 1 {
-				learn = append(learn, pos{i, t, mask})
-				klCount++
-				if adv[i] != 0 {
-					count++
-				}
-			}
-		}
+	learn, count, klCount, err := m.learnPositions(group, adv, maxJ, region, withKL)
+	if err != nil {
+		return 0, 0, err
 	}
 	if count == 0 && (!withKL || klCount == 0) {
 		return 0, 0, nil
@@ -219,22 +190,7 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 		row := lg[(p.i*T+p.t)*V : (p.i*T+p.t+1)*V]
 		drow := dl[(p.i*T+p.t)*V : (p.i*T+p.t+1)*V]
 		if adv[p.i] != 0 {
-			// d(-A·log π(y))/d logit_k = -A/temp · (1[k=y] - π_k) over allowed k, π
-			// the masked softmax at temperature temp.
-			scale := -adv[p.i] / temp / float64(count)
-			lse := maskedLogSumExp(row, mask, temp)
-			y := s.Tokens[p.t+1]
-			for tok := range row {
-				if !mask.Has(tok) {
-					continue
-				}
-				pk := math.Exp(float64(row[tok])/temp - lse)
-				ind := 0.0
-				if tok == y {
-					ind = 1
-				}
-				drow[tok] = float32(scale * (ind - pk))
-			}
+			policyGradRow(row, drow, mask, s.Tokens[p.t+1], -adv[p.i]/temp/float64(count), temp)
 		}
 		if withKL {
 			klSum += addKLGrad(row, rl[(p.i*T+p.t)*V:(p.i*T+p.t+1)*V], mask, temp, beta/float64(klCount), drow)
@@ -255,7 +211,7 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 // addKLGrad adds w · dKL(π‖ρ)/d logits to drow, π and ρ being the softmax of row and
 // ref at temperature temp over the allowed tokens, and returns KL(π‖ρ).
 // dKL/dz_k = π_k (log π_k − log ρ_k − KL) / temp.
-func addKLGrad(row, ref []float32, mask *tokenizer.Mask, temp, w float64, drow []float32) float64 {
+func addKLGrad(row, ref []float32, mask *tokens.Mask, temp, w float64, drow []float32) float64 {
 	lp, lr := maskedLogSumExp(row, mask, temp), maskedLogSumExp(ref, mask, temp)
 	kl := 0.0
 	for tok := range row {
@@ -274,7 +230,7 @@ func addKLGrad(row, ref []float32, mask *tokenizer.Mask, temp, w float64, drow [
 }
 
 // maskedLogSumExp is log Σ exp(x_k/temp) over the tokens k allowed by mask.
-func maskedLogSumExp(x []float32, mask *tokenizer.Mask, temp float64) float64 {
+func maskedLogSumExp(x []float32, mask *tokens.Mask, temp float64) float64 {
 	mx := math.Inf(-1)
 	for tok, v := range x {
 		if mask.Has(tok) {
@@ -309,4 +265,67 @@ func (m *Model) GRPOTrain(meshes []*assets.Character, reward RewardFunc, opt GRP
 		}
 	}
 	return nil
+}
+
+// learnPos is one sampled position that carries gradient, with its mask.
+type learnPos struct {
+	i, t int
+	mask tokens.Mask
+}
+
+// learnPositions replays each stream's grammar (and region) and returns the
+// positions with more than one allowed token after the prompt, the count of those
+// in streams with a non-zero advantage, and the count for the KL term. A token
+// outside its mask is an error: the gradient must be taken under the distribution
+// the stream was drawn from.
+func (m *Model) learnPositions(group []*Sampled, adv []float64, maxJ int, region *Region, withKL bool) ([]learnPos, int, int, error) {
+	var learn []learnPos
+	count, klCount := 0, 0
+	for i, s := range group {
+		g := tokens.NewGrammar(maxJ, m.Cfg.SkinTokensPerJoint()).Start()
+		var jc jointCursor // the joint being written, as Generate tracks it
+		for t := 0; t+1 < len(s.Tokens); t++ {
+			tok := s.Tokens[t]
+			if err := g.Next(tok); err != nil {
+				return nil, 0, 0, fmt.Errorf("grpo: sampled stream breaks the grammar: %w", err)
+			}
+			jc.add(tok)
+			if t+1 < s.Prompt || (adv[i] == 0 && !withKL) {
+				continue
+			}
+			mask := g.Allowed()
+			if region != nil && g.Phase() == tokens.PhaseSkeleton {
+				region.restrict(&mask, jc.axis, jc.cur)
+			}
+			if !mask.Has(s.Tokens[t+1]) {
+				return nil, 0, 0, fmt.Errorf("grpo: stream %d token %d was sampled outside its mask", i, t+1)
+			}
+			if mask.Count() > 1 {
+				learn = append(learn, learnPos{i, t, mask})
+				klCount++
+				if adv[i] != 0 {
+					count++
+				}
+			}
+		}
+	}
+	return learn, count, klCount, nil
+}
+
+// policyGradRow writes the gradient of scale·log π(y) into drow:
+// d(-A·log π(y))/d logit_k = -A/temp · (1[k=y] - π_k) over allowed k, π the masked
+// softmax at temperature temp (scale carries -A/temp and the normalization).
+func policyGradRow(row, drow []float32, mask *tokens.Mask, y int, scale, temp float64) {
+	lse := maskedLogSumExp(row, mask, temp)
+	for tok := range row {
+		if !mask.Has(tok) {
+			continue
+		}
+		pk := math.Exp(float64(row[tok])/temp - lse)
+		ind := 0.0
+		if tok == y {
+			ind = 1
+		}
+		drow[tok] = float32(scale * (ind - pk))
+	}
 }

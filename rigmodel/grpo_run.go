@@ -13,8 +13,9 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/rigmodel/nn"
 )
 
 // This file is `rig grpo`: GRPO fine-tuning of a trained checkpoint on meshes, with
@@ -105,44 +106,10 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 	if opt.Load == nil || opt.Out == "" || opt.Steps < 1 {
 		return nil, errors.New("grpo: Load, Out and Steps are required")
 	}
-	opt.Group = max(opt.Group, 2)
-	opt.Meshes = max(opt.Meshes, 1)
-	if opt.LR <= 0 {
-		opt.LR = 1e-5
-	}
-	if opt.Temperature <= 0 {
-		opt.Temperature = 1
-	}
-	if opt.SaveEvery <= 0 {
-		opt.SaveEvery = 10
-	}
-	if opt.MaxVertices <= 0 {
-		opt.MaxVertices = 20000
-	}
-	from := opt.Init
-	if opt.Resume {
-		if _, err := os.Stat(opt.Out); err == nil {
-			from = opt.Out
-		}
-	}
-	var m *Model
-	var state *TrainState
-	var err error
-	switch {
-	case from != opt.Out && opt.Model != nil && opt.State != nil:
-		m, state = opt.Model, opt.State
-		cp := *state
-		state = &cp
-		state.GRPO = nil
-	case from == "":
-		return nil, errors.New("grpo: no checkpoint to start from (give Init)")
-	default:
-		if m, state, err = LoadCheckpointFile(from); err != nil {
-			return nil, fmt.Errorf("grpo: %w", err)
-		}
-	}
-	if state.GRPO == nil || from != opt.Out {
-		state.GRPO = &GRPOState{Init: opt.Init, BestReward: -1} // rewards lie in [0, 1]
+	opt = opt.withDefaults()
+	from, m, state, err := grpoStart(opt)
+	if err != nil {
+		return nil, err
 	}
 	g := state.GRPO
 	if g.Step >= opt.Steps {
@@ -163,7 +130,6 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 			return nil, fmt.Errorf("grpo: KL reference: %w", err)
 		}
 	}
-
 	if err := os.MkdirAll(filepath.Dir(opt.Out), 0o755); err != nil {
 		return nil, fmt.Errorf("grpo: %w", err)
 	}
@@ -178,70 +144,142 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 	logf(opt.Log, "grpo: %s from %s at step %d: %d meshes (%d skipped), %d per step, group %d, %s policy",
 		opt.Out, from, g.Step, len(meshes), skipped, opt.Meshes, opt.Group, map[bool]string{true: "skeleton-only", false: "skeleton+skin"}[skeletonOnly])
 
-	rigger := &ModelRigger{Model: m, Skin: skin, SkinTokens: state.SkinTokens && !skeletonOnly}
-	reward := cachedRigReward(rigger)
-	gopt := GRPOOptions{Group: opt.Group, Temperature: opt.Temperature, StopAtSEP: skeletonOnly, ScaleByStd: opt.ScaleByStd, InsideJoints: opt.InsideJoints, Ref: ref, KL: opt.KL}
-	adam := nn.NewAdamW[float32](opt.LR)
-	adam.WeightDecay = 0
-	rng := rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919))
-	start, lastSave := time.Now(), time.Now()
-	wall0 := g.WallS
-	startStep := g.Step
-	bar := NewProgress(opt.Progress, fmt.Sprintf("grpo (from step %d)", startStep), opt.Steps-startStep)
-	var window []float64
-	save := func() error {
-		g.WallS = wall0 + time.Since(start).Seconds()
+	mode := SkinFromBind
+	if state.SkinTokens && !skeletonOnly {
+		mode = SkinFromTokens
+	}
+	loop := &grpoLoop{opt: opt, state: state, m: m, meshes: meshes,
+		reward: cachedRigReward(&Generator{Model: m, Skin: skin, SkinMode: mode}),
+		gopt:   GRPOOptions{Group: opt.Group, Temperature: opt.Temperature, StopAtSEP: skeletonOnly, ScaleByStd: opt.ScaleByStd, InsideJoints: opt.InsideJoints, Ref: ref, KL: opt.KL},
+		adam:   nn.NewAdamW[float32](opt.LR),
+		rng:    rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919)),
+		start:  time.Now(), lastSave: time.Now(), wall0: g.WallS, startStep: g.Step}
+	loop.adam.WeightDecay = 0
+	loop.bar = progress.New(opt.Progress, fmt.Sprintf("grpo (from step %d)", loop.startStep), opt.Steps-loop.startStep)
+	for g.Step < opt.Steps {
+		if err := loop.step(); err != nil {
+			return state, err
+		}
+	}
+	loop.bar.Finish()
+	return state, nil
+}
+
+// withDefaults fills the zero options with the defaults GRPORun documents.
+func (opt GRPORunOptions) withDefaults() GRPORunOptions {
+	opt.Group = max(opt.Group, 2)
+	opt.Meshes = max(opt.Meshes, 1)
+	if opt.LR <= 0 {
+		opt.LR = 1e-5
+	}
+	if opt.Temperature <= 0 {
+		opt.Temperature = 1
+	}
+	if opt.SaveEvery <= 0 {
+		opt.SaveEvery = 10
+	}
+	if opt.MaxVertices <= 0 {
+		opt.MaxVertices = 20000
+	}
+	return opt
+}
+
+// grpoStart returns the checkpoint the run starts from (Out when resuming), the
+// model and its state, with a fresh GRPO state unless it continues one.
+func grpoStart(opt GRPORunOptions) (string, *Model, *TrainState, error) {
+	from := opt.Init
+	if opt.Resume {
+		if _, err := os.Stat(opt.Out); err == nil {
+			from = opt.Out
+		}
+	}
+	var m *Model
+	var state *TrainState
+	var err error
+	switch {
+	case from != opt.Out && opt.Model != nil && opt.State != nil:
+		m, state = opt.Model, opt.State
+		cp := *state
+		state = &cp
+		state.GRPO = nil
+	case from == "":
+		return "", nil, nil, errors.New("grpo: no checkpoint to start from (give Init)")
+	default:
+		if m, state, err = LoadCheckpointFile(from); err != nil {
+			return "", nil, nil, fmt.Errorf("grpo: %w", err)
+		}
+	}
+	if state.GRPO == nil || from != opt.Out {
+		state.GRPO = &GRPOState{Init: opt.Init, BestReward: -1} // rewards lie in [0, 1]
+	}
+	return from, m, state, nil
+}
+
+// grpoLoop is the state of GRPORun's loop.
+type grpoLoop struct {
+	opt             GRPORunOptions
+	state           *TrainState
+	m               *Model
+	meshes          []*assets.Character
+	reward          RewardFunc
+	gopt            GRPOOptions
+	adam            *nn.AdamW[float32]
+	rng             *rand.Rand
+	bar             *progress.Bar
+	start, lastSave time.Time
+	wall0           float64
+	startStep       int
+	window          []float64 // the last 10 steps' mean rewards
+}
+
+// step takes one GRPO step on opt.Meshes random meshes, logs it, keeps the best
+// 10-step window's checkpoint and saves when due.
+func (l *grpoLoop) step() error {
+	opt, state, g, m := l.opt, l.state, l.state.GRPO, l.m
+	pick := make([]*assets.Character, opt.Meshes)
+	for i := range pick {
+		pick[i] = l.meshes[l.rng.Intn(len(l.meshes))]
+	}
+	nn.ZeroGrad[float32](m)
+	st, err := m.GRPOStep(pick, l.reward, l.gopt, l.rng)
+	if err != nil {
+		return fmt.Errorf("grpo: step %d: %w", g.Step, err)
+	}
+	// A short warm-up: Adam's first steps are large relative to the gradient.
+	l.adam.LR = opt.LR * math.Min(1, float64(g.Step+1)/5)
+	nn.ClipGradNorm(m.Params(), 1)
+	if st.Tokens > 0 {
+		l.adam.Step(m.Params())
+	}
+	g.Step++
+	row := GRPOLogRow{Step: g.Step, MeanReward: st.MeanReward, MaxReward: st.MaxReward, Tokens: st.Tokens,
+		Meshes: opt.Meshes, LR: l.adam.LR, WallS: l.wall0 + time.Since(l.start).Seconds(), KL: st.KL}
+	if err := appendJSONLine(sibling(opt.Out, ".log.jsonl"), row); err != nil {
+		return fmt.Errorf("grpo: %w", err)
+	}
+	l.bar.Set(g.Step-l.startStep, fmt.Sprintf("reward %.3f (max %.3f)", st.MeanReward, st.MaxReward))
+	l.window = append(l.window, st.MeanReward)
+	if len(l.window) > 10 {
+		l.window = l.window[1:]
+	}
+	if len(l.window) == 10 {
+		if mean := meanOf(l.window); mean > g.BestReward {
+			g.BestReward, g.BestStep = mean, g.Step
+			g.WallS = l.wall0 + time.Since(l.start).Seconds()
+			if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), m, state); err != nil {
+				return fmt.Errorf("grpo: %w", err)
+			}
+		}
+	}
+	if g.Step%opt.SaveEvery == 0 || g.Step == opt.Steps || (opt.SaveMinutes > 0 && time.Since(l.lastSave).Minutes() >= opt.SaveMinutes) {
+		g.WallS = l.wall0 + time.Since(l.start).Seconds()
 		if err := SaveCheckpointFile(opt.Out, m, state); err != nil {
 			return fmt.Errorf("grpo: %w", err)
 		}
-		lastSave = time.Now()
-		return nil
+		l.lastSave = time.Now()
 	}
-	for g.Step < opt.Steps {
-		pick := make([]*assets.Character, opt.Meshes)
-		for i := range pick {
-			pick[i] = meshes[rng.Intn(len(meshes))]
-		}
-		nn.ZeroGrad[float32](m)
-		st, err := m.GRPOStep(pick, reward, gopt, rng)
-		if err != nil {
-			return state, fmt.Errorf("grpo: step %d: %w", g.Step, err)
-		}
-		// A short warm-up: Adam's first steps are large relative to the gradient.
-		adam.LR = opt.LR * math.Min(1, float64(g.Step+1)/5)
-		nn.ClipGradNorm(m.Params(), 1)
-		if st.Tokens > 0 {
-			adam.Step(m.Params())
-		}
-		g.Step++
-		row := GRPOLogRow{Step: g.Step, MeanReward: st.MeanReward, MaxReward: st.MaxReward, Tokens: st.Tokens,
-			Meshes: opt.Meshes, LR: adam.LR, WallS: wall0 + time.Since(start).Seconds(), KL: st.KL}
-		if err := appendJSONLine(sibling(opt.Out, ".log.jsonl"), row); err != nil {
-			return state, fmt.Errorf("grpo: %w", err)
-		}
-		bar.Set(g.Step-startStep, fmt.Sprintf("reward %.3f (max %.3f)", st.MeanReward, st.MaxReward))
-		window = append(window, st.MeanReward)
-		if len(window) > 10 {
-			window = window[1:]
-		}
-		if len(window) == 10 {
-			if mean := meanOf(window); mean > g.BestReward {
-				g.BestReward, g.BestStep = mean, g.Step
-				g.WallS = wall0 + time.Since(start).Seconds()
-				if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), m, state); err != nil {
-					return state, fmt.Errorf("grpo: %w", err)
-				}
-			}
-		}
-		if g.Step%opt.SaveEvery == 0 || g.Step == opt.Steps || (opt.SaveMinutes > 0 && time.Since(lastSave).Minutes() >= opt.SaveMinutes) {
-			if err := save(); err != nil {
-				return state, err
-			}
-		}
-		logf(opt.Log, "grpo step %d: mean reward %.4f, max %.4f, %d tokens with gradient, KL %.4f", g.Step, st.MeanReward, st.MaxReward, st.Tokens, st.KL)
-	}
-	bar.Finish()
-	return state, nil
+	logf(opt.Log, "grpo step %d: mean reward %.4f, max %.4f, %d tokens with gradient, KL %.4f", g.Step, st.MeanReward, st.MaxReward, st.Tokens, st.KL)
+	return nil
 }
 
 // loadMeshes reads the meshes of the inputs (training split unless AllFiles), with
@@ -270,7 +308,7 @@ func loadMeshes(opt GRPORunOptions) ([]*assets.Character, int, error) {
 
 // cachedRigReward is RigReward with the scoring preparation of each mesh (BVH,
 // samples) computed once and reused across the group and across steps.
-func cachedRigReward(r *ModelRigger) RewardFunc {
+func cachedRigReward(r *Generator) RewardFunc {
 	var mu sync.Mutex
 	prepared := map[*assets.Character]*rewards.Prepared{}
 	return func(c *assets.Character, tokens []int) float64 {
@@ -287,15 +325,15 @@ func cachedRigReward(r *ModelRigger) RewardFunc {
 			mu.Unlock()
 		}
 		_, norm := NormalizedMesh(&c.Mesh)
-		rig, _, err := r.decode(c, norm, tokens, r.Skin != nil && r.SkinTokens, nil, nil) // exactly the sampled tokens
+		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
 		if err != nil || CheckRig(rig) != nil {
 			return 0
 		}
-		score, rep := scoreWith(prep, nil, rig)
-		if rep == nil {
+		rep, err := prep.Score(rig, rewards.Options{})
+		if err != nil {
 			return 0
 		}
-		return score
+		return rep.Score
 	}
 }
 

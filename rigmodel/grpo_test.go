@@ -7,17 +7,17 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/rigmodel/nn"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // lowBins rewards streams whose coordinates sit in the lower half of the cube.
-func lowBins(_ *assets.Character, tokens []int) float64 {
+func lowBins(_ *assets.Character, stream []int) float64 {
 	n, low := 0, 0
-	for _, t := range tokens {
-		if tokenizer.IsCoord(t) {
+	for _, t := range stream {
+		if tokens.IsCoord(t) {
 			n++
-			if t-tokenizer.CoordBase < tokenizer.CoordBins/2 {
+			if t-tokens.CoordBase < tokens.CoordBins/2 {
 				low++
 			}
 		}
@@ -92,14 +92,14 @@ func TestGRPOInsideJoints(t *testing.T) {
 			}
 			nn.ZeroGrad[float32](m)
 			joints, outside := 0, 0
-			reward := func(c *assets.Character, tokens []int) float64 {
+			reward := func(c *assets.Character, stream []int) float64 {
 				var xyz []int
-				for _, tok := range tokens {
-					if tok == tokenizer.SEP {
+				for _, tok := range stream {
+					if tok == tokens.SEP {
 						break
 					}
-					if tokenizer.IsCoord(tok) {
-						xyz = append(xyz, tok-tokenizer.CoordBase)
+					if tokens.IsCoord(tok) {
+						xyz = append(xyz, tok-tokens.CoordBase)
 					}
 				}
 				for j := 0; j+2 < len(xyz); j += 3 {
@@ -108,7 +108,7 @@ func TestGRPOInsideJoints(t *testing.T) {
 						outside++
 					}
 				}
-				return lowBins(c, tokens)
+				return lowBins(c, stream)
 			}
 			opt := GRPOOptions{Group: 8, MaxJoints: 6, StopAtSEP: true, InsideJoints: inside}
 			st, err := m.GRPOStep([]*assets.Character{{Mesh: mesh}}, reward, opt, rand.New(rand.NewSource(2)))
@@ -174,12 +174,12 @@ func TestGRPOKLPullsTowardReference(t *testing.T) {
 // temperatures; tokens outside the mask get no gradient.
 func TestKLGradient(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	st := tokenizer.NewGrammar(8, 0).Start()
-	if err := st.Next(tokenizer.BOS); err != nil {
+	st := tokens.NewGrammar(8, 0).Start()
+	if err := st.Next(tokens.BOS); err != nil {
 		t.Fatal(err)
 	}
 	mask := st.Allowed()
-	V := tokenizer.VocabSize
+	V := tokens.VocabSize
 	row, ref := make([]float32, V), make([]float32, V)
 	for i := range row {
 		row[i], ref[i] = float32(rng.NormFloat64()*2), float32(rng.NormFloat64()*2)
@@ -191,7 +191,7 @@ func TestKLGradient(t *testing.T) {
 			t.Fatalf("KL %v", kl)
 		}
 		scratch := make([]float32, V)
-		for _, k := range append(rng.Perm(V)[:40], tokenizer.CoordBase, tokenizer.CoordBase+7) {
+		for _, k := range append(rng.Perm(V)[:40], tokens.CoordBase, tokens.CoordBase+7) {
 			const h = 1e-2
 			up := append([]float32(nil), row...)
 			dn := append([]float32(nil), row...)

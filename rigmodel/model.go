@@ -14,9 +14,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )
 
@@ -44,7 +45,7 @@ type Config struct {
 	Points   int     `json:"points"`  // P, surface samples per mesh
 	Fourier  int     `json:"fourier"` // F, frequencies of the point position features
 	MaxSeq   int     `json:"max_seq"` // longest token stream
-	Vocab    int     `json:"vocab"`   // tokenizer.VocabSize when trained
+	Vocab    int     `json:"vocab"`   // tokens.VocabSize when trained
 	Dropout  float64 `json:"dropout"`
 	MaxJoint int     `json:"max_joints"` // joint bound while sampling (fits MaxSeq)
 	// SkinK is K, the skin tokens per joint of the streams the model writes: the K of
@@ -73,7 +74,7 @@ func (c Config) LongestStream() int { return 3 + c.MaxJoint*(4+c.SkinTokensPerJo
 
 // DefaultConfig is the shipped model's size: small enough to train on a 2-core CPU.
 var DefaultConfig = Config{DModel: 96, Layers: 4, Heads: 4, Latents: 32, Points: 384, Fourier: 6,
-	MaxSeq: 640, Vocab: tokenizer.VocabSize, MaxJoint: 78}
+	MaxSeq: 640, Vocab: tokens.VocabSize, MaxJoint: 78}
 
 // Validate checks that the sizes fit together before any tensor is made, so a bad
 // flag fails at once rather than after the data is loaded.
@@ -81,12 +82,12 @@ func (c Config) Validate() error {
 	switch {
 	case c.DModel < 1 || c.Layers < 1 || c.Heads < 1 || c.Latents < 1 || c.Points < 1 || c.MaxSeq < 8 || c.Fourier < 0:
 		return fmt.Errorf("rigmodel: config %+v: sizes must be positive", c)
-	case c.Vocab != tokenizer.VocabSize:
-		return fmt.Errorf("rigmodel: config vocabulary %d, the tokenizer has %d (retrain the model)", c.Vocab, tokenizer.VocabSize)
+	case c.Vocab != tokens.VocabSize:
+		return fmt.Errorf("rigmodel: config vocabulary %d, the tokenizer has %d (retrain the model)", c.Vocab, tokens.VocabSize)
 	case c.DModel%c.Heads != 0:
 		return fmt.Errorf("rigmodel: d_model %d not divisible by %d heads", c.DModel, c.Heads)
-	case c.SkinK > tokenizer.MaxSkinTokensPerJoint:
-		return fmt.Errorf("rigmodel: %d skin tokens per joint, the stream allows at most %d", c.SkinK, tokenizer.MaxSkinTokensPerJoint)
+	case c.SkinK > tokens.MaxSkinTokensPerJoint:
+		return fmt.Errorf("rigmodel: %d skin tokens per joint, the stream allows at most %d", c.SkinK, tokens.MaxSkinTokensPerJoint)
 	}
 	if need := c.LongestStream(); c.MaxJoint < 1 || need > c.MaxSeq {
 		return fmt.Errorf("rigmodel: %d joints need streams of %d tokens, MaxSeq is %d", c.MaxJoint, need, c.MaxSeq)
@@ -362,7 +363,7 @@ func lossWeights(targets []int, skel, skin []float32, skinWeight, structWeight f
 	w := make([]float32, len(skel))
 	for i := range w {
 		w[i] = skel[i] + float32(skinWeight)*skin[i]
-		if skel[i] != 0 && (targets[i] == tokenizer.POP || targets[i] == tokenizer.SEP) {
+		if skel[i] != 0 && (targets[i] == tokens.POP || targets[i] == tokens.SEP) {
 			w[i] *= float32(structWeight)
 		}
 	}

@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // tinyConfig is a model small enough for tests.
 var tinyConfig = Config{DModel: 16, Layers: 2, Heads: 2, Latents: 4, Points: 24, Fourier: 2,
-	MaxSeq: 264, Vocab: tokenizer.VocabSize, MaxJoint: 32}
+	MaxSeq: 264, Vocab: tokens.VocabSize, MaxJoint: 32}
 
 func TestShapeEncoderGradient(t *testing.T) {
 	cfg := Config{DModel: 8, Heads: 2, Latents: 3, Points: 5, Fourier: 1}
@@ -95,11 +95,11 @@ func (f fakeSkin) SkinTokensPerJoint() int {
 	return tinyConfig.SkinTokensPerJoint()
 }
 
-func (f fakeSkin) EncodeSkin(c *assets.Character, order tokenizer.Order) ([][]int, error) {
+func (f fakeSkin) EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error) {
 	codes := make([][]int, len(order))
 	for j := range codes {
 		for k := 0; k < f.SkinTokensPerJoint(); k++ {
-			codes[j] = append(codes[j], (j*7+k*31+f.seed)%tokenizer.SkinCodebookSize)
+			codes[j] = append(codes[j], (j*7+k*31+f.seed)%tokens.SkinCodebookSize)
 		}
 	}
 	return codes, nil
@@ -159,11 +159,11 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 			t.Fatal(err)
 		}
 		full := engine.Data[float32](logits)
-		g := tokenizer.NewGrammar(tinyConfig.MaxJoint, tinyConfig.SkinTokensPerJoint()).Start()
+		g := tokens.NewGrammar(tinyConfig.MaxJoint, tinyConfig.SkinTokensPerJoint()).Start()
 		for i := 0; i < T; i++ {
 			g.Next(s.Tokens[i])
 			mask := g.Allowed()
-			row := append([]float32(nil), full[i*tokenizer.VocabSize:(i+1)*tokenizer.VocabSize]...)
+			row := append([]float32(nil), full[i*tokens.VocabSize:(i+1)*tokens.VocabSize]...)
 			mask.Apply(row, float32(math.Inf(-1)))
 			best := 0
 			for j, v := range row {
@@ -172,7 +172,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 				}
 			}
 			if best != s.Tokens[i+1] {
-				t.Fatalf("position %d: cached greedy %s, full forward argmax %s", i+1, tokenizer.TokenString(s.Tokens[i+1]), tokenizer.TokenString(best))
+				t.Fatalf("position %d: cached greedy %s, full forward argmax %s", i+1, tokens.TokenString(s.Tokens[i+1]), tokens.TokenString(best))
 			}
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rigkit/rigkit/rigmodel/nn"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 func TestAugmentQuarterTurns(t *testing.T) {
@@ -93,14 +93,14 @@ func TestStructWeightScalesHierarchyTargets(t *testing.T) {
 	for i, tok := range targets {
 		want := float32(0)
 		switch {
-		case skel[i] != 0 && (tok == tokenizer.POP || tok == tokenizer.SEP):
+		case skel[i] != 0 && (tok == tokens.POP || tok == tokens.SEP):
 			want = 3
 			structural++
 		case skel[i] != 0:
 			want = 1
 		}
 		if w[i] != want {
-			t.Errorf("target %d (%s): weight %v, want %v", i, tokenizer.TokenString(tok), w[i], want)
+			t.Errorf("target %d (%s): weight %v, want %v", i, tokens.TokenString(tok), w[i], want)
 		}
 	}
 	if structural < 2 { // at least one POP and the SEP

@@ -4,7 +4,8 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // This file is a sampler-side constraint conditioned on the shape: joints may only be
@@ -25,7 +26,7 @@ type Region struct {
 	anyX     []bool // res
 	anyXY    []bool // res², x fastest
 	// binVoxel maps a coordinate bin to its voxel along an axis.
-	binVoxel [tokenizer.CoordBins]int
+	binVoxel [tokens.CoordBins]int
 }
 
 // regionRes is the voxel resolution of MeshRegion (about 8 coordinate bins a voxel).
@@ -38,17 +39,17 @@ func MeshRegion(nm *assets.Mesh) *Region {
 	if len(nm.Triangles) == 0 {
 		return nil
 	}
-	g := newVoxelGrid(nm, regionRes)
-	r := &Region{res: g.res, lo: g.lo, size: g.size, occ: make([]bool, len(g.occ)),
-		anyX: make([]bool, g.res), anyXY: make([]bool, g.res*g.res)}
+	g := geom.NewVoxelGrid(nm, regionRes)
+	r := &Region{res: g.Res, lo: g.Lo, size: g.Size, occ: make([]bool, len(g.Occ)),
+		anyX: make([]bool, g.Res), anyXY: make([]bool, g.Res*g.Res)}
 	n := 0
-	for i, o := range g.occ {
+	for i, o := range g.Occ {
 		if !o {
 			continue
 		}
 		n++
 		r.occ[i] = true
-		g.neighbors(i, func(j int, _ float64) { r.occ[j] = true })
+		g.Neighbors(i, func(j int, _ float64) { r.occ[j] = true })
 	}
 	if n == 0 {
 		return nil
@@ -61,7 +62,7 @@ func MeshRegion(nm *assets.Mesh) *Region {
 		}
 	}
 	for b := range r.binVoxel {
-		v := int(math.Floor((tokenizer.BinCenter(b) - r.lo) / r.size))
+		v := int(math.Floor((tokens.BinCenter(b) - r.lo) / r.size))
 		r.binVoxel[b] = min(max(v, 0), r.res-1)
 	}
 	return r
@@ -83,11 +84,11 @@ func (r *Region) allows(a int, cur [3]int, b int) bool {
 
 // restrict removes from m the coordinate tokens outside the region for axis a of the
 // current joint. If that would leave no token, m is kept as it is.
-func (r *Region) restrict(m *tokenizer.Mask, a int, cur [3]int) {
+func (r *Region) restrict(m *tokens.Mask, a int, cur [3]int) {
 	out := *m
 	left := false
 	for _, t := range m.Tokens() {
-		if tokenizer.IsCoord(t) && !r.allows(a, cur, t-tokenizer.CoordBase) {
+		if tokens.IsCoord(t) && !r.allows(a, cur, t-tokens.CoordBase) {
 			out[t>>6] &^= 1 << (uint(t) & 63)
 			continue
 		}

@@ -4,7 +4,7 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 func TestRegionKeepsSampledJointsInsideTheMesh(t *testing.T) {
@@ -43,14 +43,14 @@ func TestRegionKeepsSampledJointsInsideTheMesh(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sk, err := tokenizer.DecodeSkeleton(smp.Tokens)
+			sk, err := tokens.DecodeSkeleton(smp.Tokens)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, p := range sk.Positions() {
 				var b [3]int
 				for a := range b {
-					b[a] = tokenizer.Bin(p[a])
+					b[a] = tokens.Bin(p[a])
 				}
 				if !reg.allows(2, b, b[2]) {
 					outside[k]++

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // noiseModel returns random logits, biased toward ending so streams stay short.
@@ -18,12 +18,12 @@ type noiseModel struct {
 
 func (m *noiseModel) Step(tok int) ([]float32, error) {
 	m.seen = append(m.seen, tok)
-	l := make([]float32, tokenizer.VocabSize)
+	l := make([]float32, tokens.VocabSize)
 	for i := range l {
 		l[i] = float32(m.rng.NormFloat64() * 3)
 	}
-	l[tokenizer.SEP] += 4
-	l[tokenizer.POP] += 2
+	l[tokens.SEP] += 4
+	l[tokens.POP] += 2
 	return l, nil
 }
 
@@ -58,7 +58,7 @@ func TestGenerateAlwaysDecodes(t *testing.T) {
 				if len(m.seen) != len(s.Tokens)-1 {
 					t.Fatalf("model stepped %d tokens for a stream of %d", len(m.seen), len(s.Tokens))
 				}
-				sk, err := tokenizer.DecodeSkeleton(s.Tokens)
+				sk, err := tokens.DecodeSkeleton(s.Tokens)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
@@ -69,12 +69,12 @@ func TestGenerateAlwaysDecodes(t *testing.T) {
 					t.Fatalf("%d joints over the bound %d", sk.NumJoints(), max)
 				}
 				if tc.opt.StopAtSEP {
-					if s.Tokens[len(s.Tokens)-1] != tokenizer.SEP {
-						t.Fatalf("skeleton-only stream ends with %s", tokenizer.TokenString(s.Tokens[len(s.Tokens)-1]))
+					if s.Tokens[len(s.Tokens)-1] != tokens.SEP {
+						t.Fatalf("skeleton-only stream ends with %s", tokens.TokenString(s.Tokens[len(s.Tokens)-1]))
 					}
 					continue
 				}
-				_, codes, err := tokenizer.Split(s.Tokens, tc.opt.SkinTokens)
+				_, codes, err := tokens.Split(s.Tokens, tc.opt.SkinTokens)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
@@ -87,7 +87,7 @@ func TestGenerateAlwaysDecodes(t *testing.T) {
 }
 
 func TestGeneratePromptIsKept(t *testing.T) {
-	prompt := []int{tokenizer.BOS, tokenizer.CoordToken(10), tokenizer.CoordToken(20), tokenizer.CoordToken(30), tokenizer.SEP}
+	prompt := []int{tokens.BOS, tokens.CoordToken(10), tokens.CoordToken(20), tokens.CoordToken(30), tokens.SEP}
 	m := &noiseModel{rng: rand.New(rand.NewSource(1))}
 	s, err := Generate(m, prompt, SampleOptions{Temperature: 1}, rand.New(rand.NewSource(2)))
 	if err != nil {
@@ -98,29 +98,29 @@ func TestGeneratePromptIsKept(t *testing.T) {
 			t.Fatalf("prompt token %d changed", i)
 		}
 	}
-	if s.Prompt != len(prompt) || len(s.Tokens) != len(prompt)+tokenizer.SkinTokensPerJoint+1 {
+	if s.Prompt != len(prompt) || len(s.Tokens) != len(prompt)+tokens.SkinTokensPerJoint+1 {
 		t.Errorf("stream %v", s.Tokens)
 	}
-	bad := []int{tokenizer.BOS, tokenizer.SEP}
+	bad := []int{tokens.BOS, tokens.SEP}
 	if _, err := Generate(m, bad, SampleOptions{}, rand.New(rand.NewSource(2))); err == nil {
 		t.Error("prompt breaking the grammar: no error")
 	}
 }
 
 func TestPickTopPAndTemperature(t *testing.T) {
-	var mask tokenizer.Mask
-	g := tokenizer.NewGrammar(0, 0)
+	var mask tokens.Mask
+	g := tokens.NewGrammar(0, 0)
 	st := g.Start()
 	mask = st.Allowed() // only BOS
-	logits := make([]float32, tokenizer.VocabSize)
-	probs := make([]float64, tokenizer.VocabSize)
-	if tok, lp := pick(logits, &mask, SampleOptions{Temperature: 1}, rand.New(rand.NewSource(1)), probs); tok != tokenizer.BOS || lp != 0 {
+	logits := make([]float32, tokens.VocabSize)
+	probs := make([]float64, tokens.VocabSize)
+	if tok, lp := pick(logits, &mask, SampleOptions{Temperature: 1}, rand.New(rand.NewSource(1)), probs); tok != tokens.BOS || lp != 0 {
 		t.Errorf("single allowed token: got %d, %v", tok, lp)
 	}
-	st.Next(tokenizer.BOS)
+	st.Next(tokens.BOS)
 	mask = st.Allowed() // coordinates
-	logits[tokenizer.CoordToken(7)] = 5
-	logits[tokenizer.CoordToken(9)] = 4.9
+	logits[tokens.CoordToken(7)] = 5
+	logits[tokens.CoordToken(9)] = 4.9
 	rng := rand.New(rand.NewSource(3))
 	counts := map[int]int{}
 	for i := 0; i < 400; i++ {
@@ -129,12 +129,12 @@ func TestPickTopPAndTemperature(t *testing.T) {
 	}
 	// The two leading tokens hold about 0.28 and 0.25 of the mass: top-p 0.5 keeps only them.
 	for tok := range counts {
-		if tok != tokenizer.CoordToken(7) && tok != tokenizer.CoordToken(9) {
-			t.Errorf("top-p let token %s through", tokenizer.TokenString(tok))
+		if tok != tokens.CoordToken(7) && tok != tokens.CoordToken(9) {
+			t.Errorf("top-p let token %s through", tokens.TokenString(tok))
 		}
 	}
-	if tok, _ := pick(logits, &mask, SampleOptions{}, rng, probs); tok != tokenizer.CoordToken(7) {
-		t.Errorf("greedy picked %s", tokenizer.TokenString(tok))
+	if tok, _ := pick(logits, &mask, SampleOptions{}, rng, probs); tok != tokens.CoordToken(7) {
+		t.Errorf("greedy picked %s", tokens.TokenString(tok))
 	}
 }
 
@@ -162,7 +162,7 @@ func TestGenerateN(t *testing.T) {
 		{Temperature: 1, MaxJoints: maxJ, StopAtSEP: true},
 		{Temperature: 0.8, TopP: 0.9, MaxJoints: maxJ},
 	}
-	for _, prompt := range [][]int{nil, {tokenizer.BOS, tokenizer.CoordBase + 128, tokenizer.CoordBase + 128, tokenizer.CoordBase + 120}} {
+	for _, prompt := range [][]int{nil, {tokens.BOS, tokens.CoordBase + 128, tokens.CoordBase + 128, tokens.CoordBase + 120}} {
 		sess, err := m.NewSession(lat)
 		if err != nil {
 			t.Fatal(err)
@@ -172,10 +172,10 @@ func TestGenerateN(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, row := range rows {
-			if _, err := tokenizer.NewGrammar(maxJ, 0).Run(row.Tokens); err != nil {
+			if _, err := tokens.NewGrammar(maxJ, 0).Run(row.Tokens); err != nil {
 				t.Fatalf("row %d: %v", i, err)
 			}
-			if opts[i].StopAtSEP != (row.Tokens[len(row.Tokens)-1] == tokenizer.SEP) {
+			if opts[i].StopAtSEP != (row.Tokens[len(row.Tokens)-1] == tokens.SEP) {
 				t.Fatalf("row %d (StopAtSEP %v) ends with %d", i, opts[i].StopAtSEP, row.Tokens[len(row.Tokens)-1])
 			}
 			if row.Prompt != max(len(prompt), 1) {
@@ -186,7 +186,7 @@ func TestGenerateN(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := tokenizer.NewGrammar(maxJ, 0).Start()
+			st := tokens.NewGrammar(maxJ, 0).Start()
 			for p, tok := range row.Tokens {
 				if p >= row.Prompt && opts[i].Temperature > 0 && opts[i].TopP == 0 {
 					mask := st.Allowed()
@@ -251,7 +251,7 @@ func logits(t *testing.T, s Stepper, tok int) []float32 {
 
 // logitsLogProb is the log-probability of tok under the masked softmax of
 // logits/temp.
-func logitsLogProb(l []float32, mask *tokenizer.Mask, temp float64, tok int) float64 {
+func logitsLogProb(l []float32, mask *tokens.Mask, temp float64, tok int) float64 {
 	mx := math.Inf(-1)
 	for _, a := range mask.Tokens() {
 		mx = math.Max(mx, float64(l[a])/temp)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	mrand "math/rand"
 	"os"
@@ -18,11 +19,9 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
-	"github.com/rigkit/rigkit/rigmodel/nn"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
+	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/internal/progress"
 )
 
 // This file is the training loop: plain, resumable, with separate skeleton and skin
@@ -76,7 +75,10 @@ type TrainOptions struct {
 	// Load reads a character file (assets.Load in the binary).
 	Load     func(string) (*assets.Character, error)
 	Progress io.Writer // progress bar; nil for none
-	Log      io.Writer // one line per evaluation; nil for none
+	// Plot draws the log's loss curves into a PNG after each validation (cmd/rig
+	// plots them); nil draws nothing.
+	Plot func(logPath, pngPath string) error
+	Log  io.Writer // one line per evaluation; nil for none
 }
 
 // TrainState is the metadata stored in every checkpoint beside the config.
@@ -141,7 +143,10 @@ func loadCharacters(inputs []string, load func(string) (*assets.Character, error
 	return train, val, skipped, nil
 }
 
-// Train runs (or resumes) training and returns the final state.
+// Train runs (or resumes) training and returns the final state. The phases:
+// options and output folder (withDefaults), the model and its state (resumeOrInit),
+// the data (loadTrainData), the example stream and pool (newTrainer), then the loop
+// of optimizer steps, each followed by validation and checkpoints when due.
 func Train(opt TrainOptions) (*TrainState, error) {
 	if opt.Load == nil || opt.Out == "" || opt.Steps < 1 {
 		return nil, errors.New("train: Load, Out and Steps are required")
@@ -150,6 +155,43 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	if err := os.MkdirAll(filepath.Dir(opt.Out), 0o755); err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
+	opt = opt.withDefaults()
+	m, state, err := resumeOrInit(&opt)
+	if err != nil {
+		return nil, err
+	}
+	train, valEx, err := loadTrainData(opt, state, m)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := newTrainer(opt, state, m, train, valEx)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.stream.Close()
+	for state.Step < opt.Steps {
+		if err := tr.step(); err != nil {
+			return state, err
+		}
+		last := state.Step == opt.Steps
+		if state.Step%opt.EvalEvery == 0 || last {
+			if err := tr.validate(); err != nil {
+				return state, err
+			}
+		}
+		if state.Step%opt.SaveEvery == 0 || last || (opt.SaveMinutes > 0 && time.Since(tr.lastSave).Minutes() >= opt.SaveMinutes) {
+			if err := tr.save(); err != nil {
+				return state, err
+			}
+		}
+	}
+	tr.bar.Finish()
+	state.WallS = tr.wall0 + time.Since(tr.start).Seconds()
+	return state, nil
+}
+
+// withDefaults fills the zero options with the defaults Train documents.
+func (opt TrainOptions) withDefaults() TrainOptions {
 	opt.Batch = max(opt.Batch, 1)
 	if opt.EvalEvery <= 0 {
 		opt.EvalEvery = 200
@@ -160,6 +202,15 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	if opt.SkinWeight == 0 {
 		opt.SkinWeight = 1
 	}
+	if opt.DataWorkers <= 0 {
+		opt.DataWorkers = runtime.GOMAXPROCS(0)
+	}
+	return opt
+}
+
+// resumeOrInit loads the checkpoint at Out when resuming (and takes its config
+// into opt), or builds a new model, warm-started from Init when given.
+func resumeOrInit(opt *TrainOptions) (*Model, *TrainState, error) {
 	state := &TrainState{Config: opt.Config, BestVal: math.MaxFloat64, Data: opt.Data, SkinTokens: opt.Skin != nil, SkinTokenizer: opt.SkinID}
 	var m *Model
 	var err error
@@ -167,7 +218,7 @@ func Train(opt TrainOptions) (*TrainState, error) {
 		if _, statErr := os.Stat(opt.Out); statErr == nil {
 			m, state, err = LoadCheckpointFile(opt.Out)
 			if err != nil {
-				return nil, fmt.Errorf("train: resume: %w", err)
+				return nil, nil, fmt.Errorf("train: resume: %w", err)
 			}
 			opt.Config = m.Cfg
 			if state.SkinTokens != (opt.Skin != nil) || state.SkinTokenizer != opt.SkinID {
@@ -178,25 +229,32 @@ func Train(opt TrainOptions) (*TrainState, error) {
 		}
 	}
 	if opt.Skin != nil && opt.Skin.SkinTokensPerJoint() != opt.Config.SkinTokensPerJoint() {
-		return nil, fmt.Errorf("train: the skin tokenizer writes %d codes per joint, the model's config %d (Config.SkinK)",
+		return nil, nil, fmt.Errorf("train: the skin tokenizer writes %d codes per joint, the model's config %d (Config.SkinK)",
 			opt.Skin.SkinTokensPerJoint(), opt.Config.SkinTokensPerJoint())
 	}
 	if m == nil {
 		if m, err = NewModel(opt.Config, uint64(opt.Seed)); err != nil {
-			return nil, fmt.Errorf("train: %w", err)
+			return nil, nil, fmt.Errorf("train: %w", err)
 		}
 		if opt.Init != "" {
 			if err := warmStart(m, opt.Init); err != nil {
-				return nil, fmt.Errorf("train: %w", err)
+				return nil, nil, fmt.Errorf("train: %w", err)
 			}
 		}
 	}
+	return m, state, nil
+}
+
+// loadTrainData loads the rigged characters of the inputs, split by family, adds the
+// synthetic creatures to the training side and makes the fixed validation examples
+// (no augmentation, seeded points).
+func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*assets.Character, []*Example, error) {
 	train, val, skipped, err := loadCharacters(opt.Data, opt.Load, opt.Config.MaxJoint)
 	if err != nil {
-		return nil, fmt.Errorf("train: %w", err)
+		return nil, nil, fmt.Errorf("train: %w", err)
 	}
 	if len(train) == 0 {
-		return nil, fmt.Errorf("train: no usable rigged characters in %v (%d skipped)", opt.Data, skipped)
+		return nil, nil, fmt.Errorf("train: no usable rigged characters in %v (%d skipped)", opt.Data, skipped)
 	}
 	state.TrainFiles, state.ValFiles = len(train), len(val)
 	gen := generateSynthetic(opt.Synthetic, opt.SynthVertices, opt.Config.MaxJoint, opt.Progress)
@@ -204,15 +262,8 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	state.Synthetic = len(gen)
 	logf(opt.Log, "train: %d training (%d synthetic) and %d validation characters (%d files skipped), %d parameters, resuming at step %d",
 		len(train), len(gen), len(val), skipped, m.NumParams(), state.Step)
-
-	rng := mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))
-	// Validation examples are fixed: no augmentation, seeded points.
-	workers := opt.DataWorkers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	var valEx []*Example
-	for _, ex := range makeOrdered(len(val), workers, func(i int64) *Example {
+	for _, ex := range makeOrdered(len(val), opt.DataWorkers, func(i int64) *Example {
 		ex, err := MakeExample(val[i], opt.Config.Points, opt.Skin, mrand.New(mrand.NewSource(i)))
 		if err != nil || len(ex.Tokens) > opt.Config.MaxSeq {
 			return nil
@@ -223,29 +274,92 @@ func Train(opt TrainOptions) (*TrainState, error) {
 			valEx = append(valEx, ex)
 		}
 	}
-	adam := nn.NewAdamW[float32](opt.LR)
-	adam.WeightDecay = 0.01
-	warm := 200
+	return train, valEx, nil
+}
+
+// trainer is the state of the training loop.
+type trainer struct {
+	opt    TrainOptions
+	state  *TrainState
+	m      *Model
+	valEx  []*Example
+	adam   *nn.AdamW[float32]
+	rng    *mrand.Rand
+	stream *orderedStream[*Example]
+	pool   []*Example // encoded examples when skin tokens are trained; nil otherwise
+	bar    *progress.Bar
+	// warm is the warm-up length and runStep the step count it is measured in.
+	warm    int
+	runStep func() int
+	// startStep is the step this run started at.
+	startStep int
+	// Running sums since the last validation, and the clocks.
+	acc                          Losses
+	accN, tokens, stepN          int
+	tokT, stepT, start, lastSave time.Time
+	wall0                        float64
+}
+
+// newTrainer sets up the optimizer (restoring its state on resume), the example
+// stream and the pool.
+func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.Character, valEx []*Example) (*trainer, error) {
+	tr := &trainer{opt: opt, state: state, m: m, valEx: valEx,
+		rng: mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))}
+	tr.adam = nn.NewAdamW[float32](opt.LR)
+	tr.adam.WeightDecay = 0.01
+	tr.warm = 200
 	if opt.Warmup > 0 {
-		warm = opt.Warmup
+		tr.warm = opt.Warmup
 	}
+	// A resumed run restores AdamW's moments and step count from the file beside the
+	// checkpoint and continues the schedule; a checkpoint without one (written
+	// before it was saved, or by another trainer) restarts the moments and warms up
+	// again briefly.
+	tr.runStep = func() int { return state.Step }
 	if state.Step > 0 {
-		warm = 50 // the optimizer's moments restart on resume: warm up again briefly
+		resumeStep := state.Step
+		switch err := tr.adam.LoadStateFile(nn.OptimizerStatePath(opt.Out), m.Params()); {
+		case err == nil:
+			logf(opt.Log, "train: optimizer state restored at step %d", tr.adam.Steps())
+		case errors.Is(err, fs.ErrNotExist):
+			tr.warm = 50
+			tr.runStep = func() int { return state.Step - resumeStep }
+		default:
+			return nil, fmt.Errorf("train: resume: %w", err)
+		}
 	}
-	start, lastSave := time.Now(), time.Now()
-	wall0 := state.WallS
-	startStep := state.Step
-	bar := NewProgress(opt.Progress, fmt.Sprintf("train (from step %d)", startStep), opt.Steps-startStep)
-	var acc Losses
-	var accN, tokens int
-	tokT := time.Now()
-	// Training examples: the k-th of this run is made from its own random source
-	// (seeded from the run's seed, the start step and k) by a worker goroutine,
-	// ahead of the loop (examples.go).
+	tr.start, tr.lastSave = time.Now(), time.Now()
+	tr.wall0 = state.WallS
+	tr.startStep = state.Step
+	tr.bar = progress.New(opt.Progress, fmt.Sprintf("train (from step %d)", tr.startStep), opt.Steps-tr.startStep)
+	tr.stream = newExampleStream(opt, state.Step, train)
+	if opt.Skin != nil {
+		n := opt.Pool
+		if n <= 0 {
+			n = 384
+		}
+		pb := progress.New(opt.Progress, fmt.Sprintf("encoding skin tokens (%d workers)", opt.DataWorkers), n)
+		for len(tr.pool) < n {
+			tr.pool = append(tr.pool, tr.stream.Next())
+			pb.Add(1, 0)
+		}
+		pb.Finish()
+	}
+	// Throughput counts the loop alone, not loading or the pool's first fill.
+	tr.tokT, tr.stepT = time.Now(), time.Now()
+	return tr, nil
+}
+
+// newExampleStream makes training examples ahead of the loop: the k-th of this run
+// is made from its own random source (seeded from the run's seed, the start step and
+// k) by a worker goroutine (examples.go), so a run does not depend on the number of
+// workers.
+func newExampleStream(opt TrainOptions, startStep int, train []*assets.Character) *orderedStream[*Example] {
 	kinds := synth.Kinds()
-	runSeed := opt.Seed*1_000_003 + int64(state.Step)*7_919
-	freshBase := int64(2_000_000) + int64(state.Step)*int64(opt.Batch+2)*4
-	stream := newOrderedStream(workers, 2*workers+2, 0, func(k int64) *Example {
+	runSeed := opt.Seed*1_000_003 + int64(startStep)*7_919
+	freshBase := int64(2_000_000) + int64(startStep)*int64(opt.Batch+2)*4
+	workers := opt.DataWorkers
+	return newOrderedStream(workers, 2*workers+2, 0, func(k int64) *Example {
 		rng := mrand.New(mrand.NewSource(runSeed + k*104_729))
 		for tries := int64(0); ; tries++ {
 			c := train[rng.Intn(len(train))]
@@ -264,106 +378,100 @@ func Train(opt TrainOptions) (*TrainState, error) {
 			}
 		}
 	})
-	defer stream.Close()
-	fresh := stream.Next
-	var pool []*Example
-	if opt.Skin != nil {
-		n := opt.Pool
-		if n <= 0 {
-			n = 384
-		}
-		pb := NewProgress(opt.Progress, fmt.Sprintf("encoding skin tokens (%d workers)", workers), n)
-		for len(pool) < n {
-			pool = append(pool, fresh())
-			pb.Add(1, 0)
-		}
-		pb.Finish()
-	}
-	// Throughput counts the loop alone, not loading or the pool's first fill.
-	tokens, tokT = 0, time.Now()
-	stepT, stepN := time.Now(), 0
-	for state.Step < opt.Steps {
-		batch := make([]*Example, 0, opt.Batch)
-		if pool != nil {
-			for k := 0; k < 2; k++ {
-				pool[rng.Intn(len(pool))] = fresh()
-			}
-		}
-		for len(batch) < opt.Batch {
-			var ex *Example
-			if pool != nil {
-				ex = pool[rng.Intn(len(pool))]
-			} else {
-				ex = fresh()
-			}
-			batch = append(batch, ex)
-			tokens += len(ex.Tokens)
-		}
-		nn.ZeroGrad[float32](m)
-		ls, err := m.StepWeighted(batch, true, LossWeights{Skin: opt.SkinWeight, Struct: opt.StructWeight})
-		if err != nil {
-			return state, fmt.Errorf("train: step %d: %w", state.Step, err)
-		}
-		nn.ClipGradNorm(m.Params(), 1)
-		adam.LR = lrAt(opt.LR, state.Step-startStep, warm, state.Step, opt.Steps)
-		adam.Step(m.Params())
-		state.Step++
-		stepN++
-		acc.Skeleton += ls.Skeleton
-		acc.Skin += ls.Skin
-		accN++
-		bar.Set(state.Step-startStep, fmt.Sprintf("skel %.3f skin %.3f", ls.Skeleton, ls.Skin))
+}
 
-		last := state.Step == opt.Steps
-		if state.Step%opt.EvalEvery == 0 || last {
-			vl := evaluate(m, valEx, opt.Batch)
-			row := LogRow{Step: state.Step, TrainSkel: acc.Skeleton / float64(accN), TrainSkin: acc.Skin / float64(accN),
-				ValSkel: vl.Skeleton, ValSkin: vl.Skin, LR: adam.LR,
-				TokensPS: float64(tokens) / time.Since(tokT).Seconds(), StepsPS: float64(stepN) / time.Since(stepT).Seconds(),
-				WallS: wall0 + time.Since(start).Seconds()}
-			acc, accN, tokens, tokT, stepN, stepT = Losses{}, 0, 0, time.Now(), 0, time.Now()
-			if err := appendLog(sibling(opt.Out, ".log.jsonl"), row); err != nil {
-				return state, fmt.Errorf("train: %w", err)
-			}
-			logf(opt.Log, "step %d: train skeleton %.4f skin %.4f | val skeleton %.4f skin %.4f | lr %.2g | %.0f tok/s",
-				row.Step, row.TrainSkel, row.TrainSkin, row.ValSkel, row.ValSkin, row.LR, row.TokensPS)
-			if v := vl.Total(); len(valEx) > 0 && v < state.BestVal {
-				state.BestVal, state.BestStep = v, state.Step
-				state.WallS = wall0 + time.Since(start).Seconds()
-				if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), m, state); err != nil {
-					return state, fmt.Errorf("train: %w", err)
-				}
-				facts, _ := json.MarshalIndent(state, "", "  ")
-				if err := assets.WriteFileAtomic(sibling(opt.Out, ".best.json"), append(facts, '\n')); err != nil {
-					return state, fmt.Errorf("train: %w", err)
-				}
-			}
-			if err := PlotLosses(sibling(opt.Out, ".log.jsonl"), sibling(opt.Out, ".losses.png")); err != nil {
-				logf(opt.Log, "train: loss plot: %v", err)
-			}
-		}
-		if state.Step%opt.SaveEvery == 0 || last || (opt.SaveMinutes > 0 && time.Since(lastSave).Minutes() >= opt.SaveMinutes) {
-			state.WallS = wall0 + time.Since(start).Seconds()
-			if err := SaveCheckpointFile(opt.Out, m, state); err != nil {
-				return state, fmt.Errorf("train: %w", err)
-			}
-			lastSave = time.Now()
+// step draws a batch (from the pool, two of whose examples it first replaces, or
+// straight from the stream) and takes one optimizer step.
+func (tr *trainer) step() error {
+	opt, state := tr.opt, tr.state
+	batch := make([]*Example, 0, opt.Batch)
+	if tr.pool != nil {
+		for k := 0; k < 2; k++ {
+			tr.pool[tr.rng.Intn(len(tr.pool))] = tr.stream.Next()
 		}
 	}
-	bar.Finish()
-	state.WallS = wall0 + time.Since(start).Seconds()
-	return state, nil
+	for len(batch) < opt.Batch {
+		var ex *Example
+		if tr.pool != nil {
+			ex = tr.pool[tr.rng.Intn(len(tr.pool))]
+		} else {
+			ex = tr.stream.Next()
+		}
+		batch = append(batch, ex)
+		tr.tokens += len(ex.Tokens)
+	}
+	nn.ZeroGrad[float32](tr.m)
+	ls, err := tr.m.StepWeighted(batch, true, LossWeights{Skin: opt.SkinWeight, Struct: opt.StructWeight})
+	if err != nil {
+		return fmt.Errorf("train: step %d: %w", state.Step, err)
+	}
+	nn.ClipGradNorm(tr.m.Params(), 1)
+	tr.adam.LR = lrAt(opt.LR, tr.runStep(), tr.warm, state.Step, opt.Steps)
+	tr.adam.Step(tr.m.Params())
+	state.Step++
+	tr.stepN++
+	tr.acc.Skeleton += ls.Skeleton
+	tr.acc.Skin += ls.Skin
+	tr.accN++
+	tr.bar.Set(state.Step-tr.startStep, fmt.Sprintf("skel %.3f skin %.3f", ls.Skeleton, ls.Skin))
+	return nil
+}
+
+// validate logs the validation losses, keeps the best checkpoint and plots.
+func (tr *trainer) validate() error {
+	opt, state := tr.opt, tr.state
+	vl := evaluate(tr.m, tr.valEx, opt.Batch)
+	row := LogRow{Step: state.Step, TrainSkel: tr.acc.Skeleton / float64(tr.accN), TrainSkin: tr.acc.Skin / float64(tr.accN),
+		ValSkel: vl.Skeleton, ValSkin: vl.Skin, LR: tr.adam.LR,
+		TokensPS: float64(tr.tokens) / time.Since(tr.tokT).Seconds(), StepsPS: float64(tr.stepN) / time.Since(tr.stepT).Seconds(),
+		WallS: tr.wall0 + time.Since(tr.start).Seconds()}
+	tr.acc, tr.accN, tr.tokens, tr.tokT, tr.stepN, tr.stepT = Losses{}, 0, 0, time.Now(), 0, time.Now()
+	if err := appendLog(sibling(opt.Out, ".log.jsonl"), row); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	logf(opt.Log, "step %d: train skeleton %.4f skin %.4f | val skeleton %.4f skin %.4f | lr %.2g | %.0f tok/s",
+		row.Step, row.TrainSkel, row.TrainSkin, row.ValSkel, row.ValSkin, row.LR, row.TokensPS)
+	if v := vl.Total(); len(tr.valEx) > 0 && v < state.BestVal {
+		state.BestVal, state.BestStep = v, state.Step
+		state.WallS = tr.wall0 + time.Since(tr.start).Seconds()
+		if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), tr.m, state); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		facts, _ := json.MarshalIndent(state, "", "  ")
+		if err := atomicfile.WriteFile(sibling(opt.Out, ".best.json"), append(facts, '\n')); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+	}
+	if opt.Plot != nil {
+		if err := opt.Plot(sibling(opt.Out, ".log.jsonl"), sibling(opt.Out, ".losses.png")); err != nil {
+			logf(opt.Log, "train: loss plot: %v", err)
+		}
+	}
+	return nil
+}
+
+// save writes the checkpoint and the optimizer state beside it.
+func (tr *trainer) save() error {
+	tr.state.WallS = tr.wall0 + time.Since(tr.start).Seconds()
+	if err := SaveCheckpointFile(tr.opt.Out, tr.m, tr.state); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if err := tr.adam.SaveStateFile(nn.OptimizerStatePath(tr.opt.Out), tr.m.Params()); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	tr.lastSave = time.Now()
+	return nil
 }
 
 // generateSynthetic makes n creatures of every synth kind in turn (seeds from
 // 1,000,000 so they never collide with test seeds).
-func generateSynthetic(n, vertices, maxJoints int, progress io.Writer) []*assets.Character {
+func generateSynthetic(n, vertices, maxJoints int, progressTo io.Writer) []*assets.Character {
 	if n <= 0 {
 		return nil
 	}
 	vertices = synthVertices(vertices)
 	kinds := synth.Kinds()
-	bar := NewProgress(progress, "synthetic creatures", n)
+	bar := progress.New(progressTo, "synthetic creatures", n)
 	made := makeOrdered(n, runtime.GOMAXPROCS(0), func(k int64) *assets.Character {
 		i := int(k)
 		kind := kinds[i%len(kinds)]
@@ -509,57 +617,6 @@ func ReadLog(path string) ([]LogRow, error) {
 	return rows, sc.Err()
 }
 
-// PlotLosses draws the training log's four loss curves as a PNG.
-func PlotLosses(logPath, pngPath string) error {
-	rows, err := ReadLog(logPath)
-	if err != nil {
-		return err
-	}
-	if len(rows) == 0 {
-		return fmt.Errorf("plot %s: empty log", logPath)
-	}
-	p := plot.New()
-	p.Title.Text = "TokenRig training"
-	p.X.Label.Text = "step"
-	p.Y.Label.Text = "cross-entropy (nats/token)"
-	series := []struct {
-		name string
-		get  func(LogRow) float64
-	}{
-		{"train skeleton", func(r LogRow) float64 { return r.TrainSkel }},
-		{"val skeleton", func(r LogRow) float64 { return r.ValSkel }},
-		{"train skin", func(r LogRow) float64 { return r.TrainSkin }},
-		{"val skin", func(r LogRow) float64 { return r.ValSkin }},
-	}
-	var args []any
-	for _, s := range series {
-		var pts plotter.XYs
-		for _, r := range rows {
-			if v := s.get(r); v > 0 {
-				pts = append(pts, plotter.XY{X: float64(r.Step), Y: v})
-			}
-		}
-		if len(pts) > 0 {
-			args = append(args, s.name, pts)
-		}
-	}
-	if len(args) == 0 {
-		return fmt.Errorf("plot %s: no losses", logPath)
-	}
-	if err := plotutil.AddLines(p, args...); err != nil {
-		return fmt.Errorf("plot %s: %w", logPath, err)
-	}
-	w, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", pngPath, err)
-	}
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		return fmt.Errorf("plot %s: %w", pngPath, err)
-	}
-	return assets.WriteFileAtomic(pngPath, buf.Bytes())
-}
-
 // SaveCheckpointFile writes the model's weights and the training state atomically.
 func SaveCheckpointFile(path string, m *Model, st *TrainState) error {
 	st.Config = m.Cfg
@@ -568,7 +625,7 @@ func SaveCheckpointFile(path string, m *Model, st *TrainState) error {
 	if err := nn.SaveCheckpoint(&buf, m.Params(), st); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
-	return assets.WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // readCheckpointMeta reads the training state from a checkpoint's header without

@@ -31,7 +31,8 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "runs", "new", "m.safetensors") // a folder that does not exist yet
 	opt := TrainOptions{Data: []string{dir}, Out: out, Steps: 4, Batch: 2, LR: 1e-3, EvalEvery: 2, SaveEvery: 2,
-		Config: tinyConfig, Augment: DefaultAugment, Skin: fakeSkin{}, SkinID: "fake", Pool: 4, Load: memLoad(chars)}
+		Config: tinyConfig, Augment: DefaultAugment, Skin: fakeSkin{}, SkinID: "fake", Pool: 4, Load: memLoad(chars),
+		Plot: func(_, png string) error { return os.WriteFile(png, nil, 0o644) }}
 	st, err := Train(opt)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +40,7 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	if st.Step != 4 || st.TrainFiles+st.ValFiles != 3 || !st.SkinTokens {
 		t.Errorf("state %+v", st)
 	}
-	for _, suffix := range []string{".safetensors", ".log.jsonl", ".losses.png"} {
+	for _, suffix := range []string{".safetensors", ".optim.safetensors", ".log.jsonl", ".losses.png"} {
 		if _, err := os.Stat(sibling(out, suffix)); err != nil {
 			t.Errorf("missing %s: %v", suffix, err)
 		}
@@ -54,9 +55,14 @@ func TestTrainWritesAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt.Steps, opt.Resume = 6, true
+	var log strings.Builder
+	opt.Log = &log
 	st, err = Train(opt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "optimizer state restored at step 4") {
+		t.Errorf("resume did not restore the optimizer state; log:\n%s", log.String())
 	}
 	if st.Step != 6 {
 		t.Errorf("resumed to step %d, want 6", st.Step)

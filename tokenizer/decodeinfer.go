@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/fastmath"
-	"github.com/rigkit/rigkit/rigmodel/engine"
 )
 
 // The decoder's inference path. cvae.decode runs one bone at a time through nn's

@@ -18,6 +18,7 @@ import (
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // dataDir is ../shared/data relative to the repository root.
@@ -178,7 +179,7 @@ func perplexity(h map[int]int) float64 {
 // code lists.
 func (u *codeUsage) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d bones, %d distinct code lists of %d codes; per slot distinct codes (perplexity) of %d:", u.bones, len(u.tuples), len(u.slots), tokenizer.SkinCodebookSize)
+	fmt.Fprintf(&b, "%d bones, %d distinct code lists of %d codes; per slot distinct codes (perplexity) of %d:", u.bones, len(u.tuples), len(u.slots), tokens.SkinCodebookSize)
 	for k := range u.slots {
 		fmt.Fprintf(&b, " %d (%.1f)", len(u.slots[k]), perplexity(u.slots[k]))
 	}
@@ -575,7 +576,7 @@ func TestMeanProbabilitiesShared(t *testing.T) {
 		mix[j] = a[j]
 		if j%2 == 1 {
 			mix[j] = append([]int(nil), a[j]...)
-			mix[j][0], mix[j][2] = (j*37)%tokenizer.SkinCodebookSize, 3
+			mix[j][0], mix[j][2] = (j*37)%tokens.SkinCodebookSize, 3
 		}
 	}
 	pa, err := tok.Probabilities(nc, nc.Skeleton, a)

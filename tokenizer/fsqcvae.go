@@ -5,8 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // CVAEConfig sizes the FSQ-CVAE skin tokenizer network.
@@ -68,7 +69,7 @@ func (c CVAEConfig) priorLogit(row []float32) float32 {
 // SkinLevels, d = 64, the geodesic prior (no rigid prior), which trains at a few
 // hundred bones per second on one core.
 func DefaultCVAEConfig() CVAEConfig {
-	return CVAEConfig{D: 64, Heads: 4, Hidden: 128, K: SkinTokensPerJoint, Latents: 16, Blocks: 2, Levels: SkinLevels[:], Geodesic: 1}
+	return CVAEConfig{D: 64, Heads: 4, Hidden: 128, K: tokens.SkinTokensPerJoint, Latents: 16, Blocks: 2, Levels: tokens.SkinLevels[:], Geodesic: 1}
 }
 
 // Validate reports a configuration the network or the token stream cannot take (a
@@ -77,12 +78,12 @@ func (c CVAEConfig) Validate() error {
 	if c.D <= 0 || c.Heads <= 0 || c.D%c.Heads != 0 || c.Hidden <= 0 || c.K <= 0 || c.Latents <= 0 || c.Blocks <= 0 {
 		return fmt.Errorf("skin tokenizer: bad config %+v", c)
 	}
-	if c.K > MaxSkinTokensPerJoint || len(c.Levels) != len(SkinLevels) {
-		return fmt.Errorf("skin tokenizer: config has K=%d levels %v; the token stream allows K=1..%d and levels %v", c.K, c.Levels, MaxSkinTokensPerJoint, SkinLevels)
+	if c.K > tokens.MaxSkinTokensPerJoint || len(c.Levels) != len(tokens.SkinLevels) {
+		return fmt.Errorf("skin tokenizer: config has K=%d levels %v; the token stream allows K=1..%d and levels %v", c.K, c.Levels, tokens.MaxSkinTokensPerJoint, tokens.SkinLevels)
 	}
 	for i, l := range c.Levels {
-		if l != SkinLevels[i] {
-			return fmt.Errorf("skin tokenizer: config levels %v differ from the stream's %v", c.Levels, SkinLevels)
+		if l != tokens.SkinLevels[i] {
+			return fmt.Errorf("skin tokenizer: config levels %v differ from the stream's %v", c.Levels, tokens.SkinLevels)
 		}
 	}
 	return nil

@@ -5,9 +5,9 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/fastmath"
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/nn"
 )
 
 // TestInferenceKernelsMatchNN checks the inference decoder's kernels against nn's

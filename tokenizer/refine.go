@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/internal/engine"
 )
 
 // Code refinement. The encoder predicts a bone's codes in one pass; on creatures it
@@ -247,30 +247,7 @@ func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []
 		basis[d], b = b, b*levels[d]
 	}
 	for r := 0; r < rounds; r++ {
-		// Candidates: the current list (first) and its grid neighbours, per active bone.
-		var cands [][]int
-		var owner []int
-		for b := range qs {
-			if !active[b] {
-				continue
-			}
-			cur := idx[b*K : (b+1)*K]
-			cands = append(cands, append([]int(nil), cur...))
-			owner = append(owner, b)
-			for k := 0; k < K; k++ {
-				for d := range levels {
-					for _, step := range []int{-1, 1} {
-						if g := cur[k]/basis[d]%levels[d] + step; g < 0 || g >= levels[d] {
-							continue
-						}
-						c := append([]int(nil), cur...)
-						c[k] += step * basis[d]
-						cands = append(cands, c)
-						owner = append(owner, b)
-					}
-				}
-			}
-		}
+		cands, owner := neighbourCandidates(idx, active, K, levels, basis)
 		if len(cands) == 0 {
 			return
 		}
@@ -413,4 +390,34 @@ func b2i(b bool) int {
 func pointLoss(x, t float64) float32 {
 	sp := math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x)))
 	return float32(sp - t*x + math.Abs(1/(1+math.Exp(-x))-t))
+}
+
+// neighbourCandidates lists, per active bone, its current code list (first) and
+// every grid neighbour of it (one code moved one level in one dimension), with the
+// bone each candidate belongs to. basis[d] is the code-number step of dimension d.
+func neighbourCandidates(idx []int, active []bool, K int, levels, basis []int) ([][]int, []int) {
+	var cands [][]int
+	var owner []int
+	for b := range active {
+		if !active[b] {
+			continue
+		}
+		cur := idx[b*K : (b+1)*K]
+		cands = append(cands, append([]int(nil), cur...))
+		owner = append(owner, b)
+		for k := 0; k < K; k++ {
+			for d := range levels {
+				for _, step := range []int{-1, 1} {
+					if g := cur[k]/basis[d]%levels[d] + step; g < 0 || g >= levels[d] {
+						continue
+					}
+					c := append([]int(nil), cur...)
+					c[k] += step * basis[d]
+					cands = append(cands, c)
+					owner = append(owner, b)
+				}
+			}
+		}
+	}
+	return cands, owner
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // TestRefineCodes checks code refinement on the tube with an untrained geodesic
@@ -51,7 +52,7 @@ func TestRefineCodes(t *testing.T) {
 			t.Errorf("joint %d: refinement raised the loss from %.5f to %.5f", j, before, after)
 		}
 		for _, x := range refined[j] {
-			if x < 0 || x >= SkinCodebookSize {
+			if x < 0 || x >= tokens.SkinCodebookSize {
 				t.Fatalf("joint %d: refined code %d out of range", j, x)
 			}
 		}
@@ -128,7 +129,7 @@ func TestMeanProbabilities(t *testing.T) {
 	for j := range b {
 		b[j] = make([]int, tok.K())
 		for k := range b[j] {
-			b[j][k] = (j*37 + k*101 + 999*(k%2)) % SkinCodebookSize
+			b[j][k] = (j*37 + k*101 + 999*(k%2)) % tokens.SkinCodebookSize
 		}
 	}
 	pa, err := tok.Probabilities(c, c.Skeleton, a)
@@ -247,7 +248,7 @@ func TestMineQueries(t *testing.T) {
 	}
 	for j, cs := range mined {
 		for _, x := range cs {
-			if x < 0 || x >= SkinCodebookSize {
+			if x < 0 || x >= tokens.SkinCodebookSize {
 				t.Fatalf("joint %d: mined code %d out of range", j, x)
 			}
 		}

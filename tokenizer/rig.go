@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // StreamFile is the JSON form of a tokenized rig written by `rig tokenize` and read
@@ -46,7 +47,7 @@ func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, er
 		return nil, nil, fmt.Errorf("tokenize %q: not rigged", c.Name)
 	}
 	norm := assets.NormalizationOf(c.Mesh)
-	skel, order, err := EncodeSkeleton(c.Skeleton, norm)
+	skel, order, err := tokens.EncodeSkeleton(c.Skeleton, norm)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tokenize %q: %w", c.Name, err)
 	}
@@ -58,13 +59,13 @@ func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, er
 	for i, j := range order {
 		inTokenOrder[i] = codes[j]
 	}
-	full, err := Join(skel, inTokenOrder)
+	full, err := tokens.Join(skel, inTokenOrder)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tokenize %q: %w", c.Name, err)
 	}
-	sf := &StreamFile{Source: c.Name, VocabSize: VocabSize, Tokens: full, Readable: Readable(full),
+	sf := &StreamFile{Source: c.Name, VocabSize: tokens.VocabSize, Tokens: full, Readable: Readable(full),
 		Joints: len(order), Names: order.Names(c.Skeleton.Names), Order: order,
-		Center: norm.Center, Scale: norm.Scale, SkinTokensPerJoint: tok.K(), SkinBitsPerJoint: SkinBitsPerJoint(tok.K()),
+		Center: norm.Center, Scale: norm.Scale, SkinTokensPerJoint: tok.K(), SkinBitsPerJoint: tokens.SkinBitsPerJoint(tok.K()),
 		SkinTokenizer: tok.Fingerprint()}
 	return sf, inTokenOrder, nil
 }
@@ -91,20 +92,20 @@ func CheckSkinTokenizer(recorded, fp string) error {
 
 // Readable renders a stream with TokenString, grouping each joint's coordinates in
 // parentheses.
-func Readable(tokens []int) string {
+func Readable(stream []int) string {
 	var b strings.Builder
 	coord := 0
-	for i, t := range tokens {
+	for i, t := range stream {
 		if i > 0 && coord == 0 {
 			b.WriteByte(' ')
 		}
-		if IsCoord(t) {
+		if tokens.IsCoord(t) {
 			if coord == 0 {
 				b.WriteByte('(')
 			} else {
 				b.WriteByte(' ')
 			}
-			b.WriteString(TokenString(t))
+			b.WriteString(tokens.TokenString(t))
 			coord++
 			if coord == 3 {
 				b.WriteByte(')')
@@ -112,7 +113,7 @@ func Readable(tokens []int) string {
 			}
 			continue
 		}
-		b.WriteString(TokenString(t))
+		b.WriteString(tokens.TokenString(t))
 	}
 	return b.String()
 }
@@ -121,12 +122,12 @@ func Readable(tokens []int) string {
 // has is ignored): the skeleton from the tokens mapped back to world space by the
 // mesh's own normalization, and the skin decoded by tok. Joint names are taken from
 // names when it has one per joint, else generated. Animations are dropped.
-func Detokenize(tokens []int, names []string, mesh *assets.Character, tok *SkinTokenizer) (*assets.Character, error) {
-	_, codes, err := Split(tokens, tok.K())
+func Detokenize(stream []int, names []string, mesh *assets.Character, tok *SkinTokenizer) (*assets.Character, error) {
+	_, codes, err := tokens.Split(stream, tok.K())
 	if err != nil {
 		return nil, fmt.Errorf("detokenize (skin tokenizer with K = %d codes per joint): %w", tok.K(), err)
 	}
-	sk, err := DecodeSkeleton(tokens)
+	sk, err := tokens.DecodeSkeleton(stream)
 	if err != nil {
 		return nil, fmt.Errorf("detokenize: %w", err)
 	}
@@ -141,7 +142,7 @@ func Detokenize(tokens []int, names []string, mesh *assets.Character, tok *SkinT
 	}
 	out := mesh.Clone()
 	out.Animations = nil
-	out.Skeleton = SkeletonToWorld(sk, norm)
+	out.Skeleton = tokens.SkeletonToWorld(sk, norm)
 	if len(names) == sk.NumJoints() {
 		copy(out.Skeleton.Names, names)
 	}
@@ -162,7 +163,7 @@ func CompressionRatios(skin *assets.Skin, numJoints, k int) (dense, sparse float
 			}
 		}
 	}
-	bits := SkinBitsPerJoint(k)
+	bits := tokens.SkinBitsPerJoint(k)
 	n := 0
 	for _, c := range count {
 		if c == 0 {

@@ -16,8 +16,10 @@ import (
 	"sync"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/rigmodel/engine"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // SkinTokenizer is the trained FSQ-CVAE that turns one bone's skin weights into
@@ -201,15 +203,15 @@ func peekMeta(data []byte) (*ckptMeta, error) {
 	if err := json.Unmarshal([]byte(cj), &meta); err != nil {
 		return nil, fmt.Errorf("skin tokenizer checkpoint: config: %w", err)
 	}
-	if meta.VocabSize != VocabSize {
-		return nil, fmt.Errorf("skin tokenizer checkpoint: made for vocabulary size %d, this build has %d", meta.VocabSize, VocabSize)
+	if meta.VocabSize != tokens.VocabSize {
+		return nil, fmt.Errorf("skin tokenizer checkpoint: made for vocabulary size %d, this build has %d", meta.VocabSize, tokens.VocabSize)
 	}
 	return &meta, nil
 }
 
 // Write writes the checkpoint (safetensors, config in the metadata) to w.
 func (t *SkinTokenizer) Write(w io.Writer) error {
-	meta := ckptMeta{Config: t.Config, DecodeSettings: t.DecodeSettings, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: VocabSize}
+	meta := ckptMeta{Config: t.Config, DecodeSettings: t.DecodeSettings, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: tokens.VocabSize}
 	return nn.SaveCheckpoint(w, t.master.Params(), meta)
 }
 
@@ -225,7 +227,7 @@ func (t *SkinTokenizer) Fingerprint() string {
 
 // Save writes the checkpoint to path atomically (a temporary file renamed into place).
 func (t *SkinTokenizer) Save(path string) error {
-	return assets.WriteAtomic(path, t.Write)
+	return atomicfile.Write(path, t.Write)
 }
 
 // replica returns a network with the master's weights for one call; put it back

@@ -6,6 +6,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // Encode a creature's weights into skin codes with the shipped skin tokenizer, then
@@ -33,7 +34,7 @@ func ExampleSkinTokenizer_DecodeMean() {
 	for j := range codes {
 		other[j] = append([]int(nil), codes[j]...)
 	}
-	other[0][0] = (other[0][0] + 1) % tokenizer.SkinCodebookSize
+	other[0][0] = (other[0][0] + 1) % tokens.SkinCodebookSize
 	skin, err := tok.DecodeMean(nc, nc.Skeleton, [][][]int{codes, other})
 	if err != nil {
 		fmt.Println(err)

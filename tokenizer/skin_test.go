@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // tube returns a rigged character built in code: a bent tube around a 3-joint chain
@@ -75,11 +76,11 @@ func TestSkinTokenizerRoundTrip(t *testing.T) {
 		t.Fatalf("%d code lists for %d joints", len(codes), c.Skeleton.NumJoints())
 	}
 	for j, cs := range codes {
-		if len(cs) != SkinTokensPerJoint {
+		if len(cs) != tokens.SkinTokensPerJoint {
 			t.Fatalf("joint %d: %d codes", j, len(cs))
 		}
 		for _, x := range cs {
-			if x < 0 || x >= SkinCodebookSize {
+			if x < 0 || x >= tokens.SkinCodebookSize {
 				t.Fatalf("joint %d: code %d out of range", j, x)
 			}
 		}
@@ -135,7 +136,7 @@ func TestSkinTokenizerErrors(t *testing.T) {
 	c := tube()
 	codes, _ := tok.EncodeAll(c)
 	bad := slices.Clone(codes)
-	bad[0] = []int{SkinCodebookSize, 0, 0, 0}
+	bad[0] = []int{tokens.SkinCodebookSize, 0, 0, 0}
 	unskinned := c.Clone()
 	unskinned.Skin = nil
 	tests := []struct {
@@ -237,7 +238,7 @@ func TestTokenizeDetokenize(t *testing.T) {
 	if sf.SkinTokensPerJoint != tok.K() {
 		t.Fatalf("stream file records K = %d, the tokenizer has %d", sf.SkinTokensPerJoint, tok.K())
 	}
-	if _, err := NewGrammar(MaxJoints, tok.K()).Run(sf.Tokens); err != nil {
+	if _, err := tokens.NewGrammar(tokens.MaxJoints, tok.K()).Run(sf.Tokens); err != nil {
 		t.Fatalf("tokenized stream breaks the grammar: %v", err)
 	}
 	if sf.Joints != 4 || len(codes) != 4 || len(sf.Names) != 4 {
@@ -255,7 +256,7 @@ func TestTokenizeDetokenize(t *testing.T) {
 			t.Fatalf("joint %d named %q, want %q", i, rig.Skeleton.Names[i], c.Skeleton.Names[j])
 		}
 		// World positions within half a bin (in world units: 1/256 per axis / Scale).
-		if d := rig.Skeleton.Position(i).Dist(c.Skeleton.Position(j)); d > math.Sqrt(3)/CoordBins/0.5+1e-9 {
+		if d := rig.Skeleton.Position(i).Dist(c.Skeleton.Position(j)); d > math.Sqrt(3)/tokens.CoordBins/0.5+1e-9 {
 			t.Fatalf("joint %q moved by %g", c.Skeleton.Names[j], d)
 		}
 	}
@@ -292,11 +293,11 @@ func TestDecodedSkeletonMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skel, order, err := EncodeSkeleton(c.Skeleton, assets.Normalization{Scale: 1})
+	skel, order, err := tokens.EncodeSkeleton(c.Skeleton, assets.Normalization{Scale: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, err := DecodeSkeleton(skel)
+	dec, err := tokens.DecodeSkeleton(skel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +328,7 @@ func TestDecodedSkeletonMatches(t *testing.T) {
 func TestExportCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	run := dir + "/run.safetensors"
-	tok, err := NewSkinTokenizer(CVAEConfig{D: 8, Heads: 2, Hidden: 8, K: SkinTokensPerJoint, Latents: 2, Blocks: 1, Levels: SkinLevels[:], Prior: 2}, 1)
+	tok, err := NewSkinTokenizer(CVAEConfig{D: 8, Heads: 2, Hidden: 8, K: tokens.SkinTokensPerJoint, Latents: 2, Blocks: 1, Levels: tokens.SkinLevels[:], Prior: 2}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

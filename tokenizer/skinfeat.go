@@ -8,6 +8,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // Feature layout of the skin tokenizer. Everything is in the normalized cube.
@@ -53,7 +54,7 @@ type rigGeom struct {
 func newRigGeom(sk *assets.Skeleton) *rigGeom {
 	snapped := sk.Clone()
 	for j, m := range snapped.BindWorld {
-		m[12], m[13], m[14] = BinCenter(Bin(m[12])), BinCenter(Bin(m[13])), BinCenter(Bin(m[14]))
+		m[12], m[13], m[14] = tokens.BinCenter(tokens.Bin(m[12])), tokens.BinCenter(tokens.Bin(m[13])), tokens.BinCenter(tokens.Bin(m[14]))
 		snapped.BindWorld[j] = m
 	}
 	g := &rigGeom{snapped: snapped, segs: skinning.Bones(snapped), pos: snapped.Positions(), parent: sk.Parents}

@@ -17,7 +17,10 @@ import (
 	"github.com/rigkit/rigkit/dataset"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/rigmodel/nn"
+	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/internal/progress"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // TrainOptions configures TrainSkinTokenizer.
@@ -31,7 +34,7 @@ type TrainOptions struct {
 	ExtraVal []bool
 	// Out is the checkpoint path; the training state is written beside it
 	// (Out+".state.json"), the best checkpoint by validation loss to BestPath(Out)
-	// and the loss curves to Out+".loss.png".
+	// and the loss curves to Out+".loss.png" (through Plot).
 	Out    string
 	Steps  int  // total optimizer steps
 	Resume bool // continue from Out and its state file
@@ -44,6 +47,9 @@ type TrainOptions struct {
 	Config                       CVAEConfig
 	// Progress receives a progress bar (carriage returns) and log lines; nil for none.
 	Progress io.Writer
+	// Plot draws the loss curves to Out+".loss.png" at each checkpoint (cmd/rig
+	// plots them); nil draws nothing.
+	Plot func(path string, st *TrainState) error
 }
 
 // DefaultTrainOptions returns the settings used for the shipped checkpoint.
@@ -114,7 +120,7 @@ func newTrainChar(c *assets.Character, seed int64, geodesic bool) (*trainChar, e
 	if !c.Rigged() {
 		return nil, errors.New("not rigged")
 	}
-	if c.Skeleton.NumJoints() > MaxJoints {
+	if c.Skeleton.NumJoints() > tokens.MaxJoints {
 		return nil, fmt.Errorf("%d joints", c.Skeleton.NumJoints())
 	}
 	nc := assets.NormalizationOf(c.Mesh).Apply(c)
@@ -234,6 +240,134 @@ func transformRows(x []float32, w, nvec int, m mat3) {
 // that moved by ±0.02 between evaluations).
 const valBatchCount = 16
 
+// skinTrainData is the skin tokenizer's training and validation characters.
+type skinTrainData struct {
+	train, val           []*trainChar
+	trainNames, valNames []string
+	bones                int // bones of the training characters
+}
+
+// loadSkinTrainData loads the data files split by family (dataset.Split) and the extra
+// characters, split by ExtraVal.
+func loadSkinTrainData(opt TrainOptions, logf func(string, ...any)) (*skinTrainData, error) {
+	files, err := dataset.Discover(opt.Data)
+	if err != nil {
+		return nil, fmt.Errorf("train skin tokenizer: %w", err)
+	}
+	trainF, valF := dataset.Split(files)
+	geo := opt.Config.Geodesic > 0
+	d := &skinTrainData{}
+	d.train, d.trainNames = loadTrainChars(trainF, opt.Seed, geo, logf)
+	d.val, d.valNames = loadTrainChars(valF, opt.Seed+100000, geo, logf)
+	for i, c := range opt.Extra {
+		tc, err := newTrainChar(c, opt.Seed+200000+int64(i), geo)
+		if err != nil {
+			logf("skip extra %q: %v", c.Name, err)
+			continue
+		}
+		if i < len(opt.ExtraVal) && opt.ExtraVal[i] {
+			d.val = append(d.val, tc)
+		} else {
+			d.train = append(d.train, tc)
+		}
+	}
+	if len(d.train) == 0 || len(d.val) == 0 {
+		return nil, fmt.Errorf("train skin tokenizer: %d train and %d validation characters; need both", len(d.train), len(d.val))
+	}
+	for _, tc := range d.train {
+		d.bones += tc.p.nJ
+	}
+	logf("data: %d train characters (%d bones), %d validation characters", len(d.train), d.bones, len(d.val))
+	return d, nil
+}
+
+// resumeSkinTokenizer returns a new tokenizer and state, or with Resume the
+// checkpoint at Out and its state file when they exist.
+func resumeSkinTokenizer(opt TrainOptions, logf func(string, ...any)) (*SkinTokenizer, *TrainState, error) {
+	tok, err := NewSkinTokenizer(opt.Config, uint64(opt.Seed))
+	if err != nil {
+		return nil, nil, err
+	}
+	// No validation yet: the largest finite float, since JSON cannot hold +Inf (a run
+	// stopped before its first validation must still leave a resumable state file).
+	st := &TrainState{BestVal: math.MaxFloat64, BestStep: -1}
+	if !opt.Resume {
+		return tok, st, nil
+	}
+	t, err := LoadSkinTokenizer(opt.Out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return tok, st, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("train skin tokenizer: resume: %w", err)
+	}
+	sb, err := os.ReadFile(opt.Out + ".state.json")
+	if err != nil {
+		return nil, nil, fmt.Errorf("train skin tokenizer: resume: %w", err)
+	}
+	if err := json.Unmarshal(sb, st); err != nil {
+		return nil, nil, fmt.Errorf("train skin tokenizer: resume %s.state.json: %w", opt.Out, err)
+	}
+	if geo := opt.Config.Geodesic > 0; (t.Config.Geodesic > 0) != geo {
+		return nil, nil, fmt.Errorf("train skin tokenizer: resume %s: its geodesic prior is %g, the options ask for %g", opt.Out, t.Config.Geodesic, opt.Config.Geodesic)
+	}
+	logf("resumed from %s at step %d", opt.Out, st.Step)
+	return t, st, nil
+}
+
+// skinLR is the learning rate at step: a linear warm-up over warm steps, then a
+// cosine from peak down to 5% of it at the last step.
+func skinLR(peak float64, step, warm, steps int) float64 {
+	if step < warm {
+		return peak * float64(step+1) / float64(warm)
+	}
+	frac := float64(step-warm) / float64(max(1, steps-warm))
+	return peak*0.05 + 0.5*(peak*0.95)*(1+math.Cos(math.Pi*math.Min(1, frac)))
+}
+
+// saveSkinRun writes the checkpoint, the state file and (through Plot) the loss
+// curves of a skin tokenizer run.
+func saveSkinRun(tok *SkinTokenizer, st *TrainState, opt TrainOptions, logf func(string, ...any)) error {
+	if err := tok.Save(opt.Out); err != nil {
+		return err
+	}
+	sb, err := json.MarshalIndent(st, "", " ")
+	if err != nil {
+		return fmt.Errorf("train skin tokenizer: state: %w", err)
+	}
+	if err := atomicfile.WriteFile(opt.Out+".state.json", sb); err != nil {
+		return err
+	}
+	if opt.Plot != nil {
+		if err := opt.Plot(opt.Out+".loss.png", st); err != nil {
+			logf("plot: %v", err)
+		}
+	}
+	return nil
+}
+
+// validateSkin records the validation loss over the fixed batches and saves the
+// best checkpoint beside out.
+func validateSkin(tok *SkinTokenizer, st *TrainState, valBatches []*batch[float32], out string, logf func(string, ...any)) {
+	m := tok.master
+	var loss, l1 float64
+	for _, vb := range valBatches {
+		s := m.step(vb, false)
+		loss += s.Loss
+		l1 += s.L1
+	}
+	loss /= float64(len(valBatches))
+	l1 /= float64(len(valBatches))
+	st.ValLoss, st.ValL1, st.ValStep = append(st.ValLoss, loss), append(st.ValL1, l1), append(st.ValStep, st.Step)
+	if loss < st.BestVal {
+		st.BestVal, st.BestStep = loss, st.Step
+		if err := tok.Save(BestPath(out)); err != nil {
+			logf("save best: %v", err)
+		}
+	}
+	logf("step %d: val loss %.4f (weighted L1 %.4f), best %.4f at %d", st.Step, loss, l1, st.BestVal, st.BestStep)
+}
+
 // TrainSkinTokenizer trains (or resumes training) the skin tokenizer and writes
 // checkpoints, the training state and loss curves as it goes. It returns when
 // Steps are done or ctx is cancelled (after a final checkpoint).
@@ -251,59 +385,14 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(logw, "\r\033[K"+format+"\n", args...) }
 
-	files, err := dataset.Discover(opt.Data)
-	if err != nil {
-		return nil, fmt.Errorf("train skin tokenizer: %w", err)
-	}
-	trainF, valF := dataset.Split(files)
-	geo := opt.Config.Geodesic > 0
-	train, trainNames := loadTrainChars(trainF, opt.Seed, geo, logf)
-	val, valNames := loadTrainChars(valF, opt.Seed+100000, geo, logf)
-	for i, c := range opt.Extra {
-		tc, err := newTrainChar(c, opt.Seed+200000+int64(i), geo)
-		if err != nil {
-			logf("skip extra %q: %v", c.Name, err)
-			continue
-		}
-		if i < len(opt.ExtraVal) && opt.ExtraVal[i] {
-			val = append(val, tc)
-		} else {
-			train = append(train, tc)
-		}
-	}
-	if len(train) == 0 || len(val) == 0 {
-		return nil, fmt.Errorf("train skin tokenizer: %d train and %d validation characters; need both", len(train), len(val))
-	}
-	bones := 0
-	for _, tc := range train {
-		bones += tc.p.nJ
-	}
-	logf("data: %d train characters (%d bones), %d validation characters", len(train), bones, len(val))
-
-	tok, err := NewSkinTokenizer(opt.Config, uint64(opt.Seed))
+	d, err := loadSkinTrainData(opt, logf)
 	if err != nil {
 		return nil, err
 	}
-	// No validation yet: the largest finite float, since JSON cannot hold +Inf (a run
-	// stopped before its first validation must still leave a resumable state file).
-	st := &TrainState{BestVal: math.MaxFloat64, BestStep: -1}
-	if opt.Resume {
-		if t, err := LoadSkinTokenizer(opt.Out); err == nil {
-			sb, err := os.ReadFile(opt.Out + ".state.json")
-			if err != nil {
-				return nil, fmt.Errorf("train skin tokenizer: resume: %w", err)
-			}
-			if err := json.Unmarshal(sb, st); err != nil {
-				return nil, fmt.Errorf("train skin tokenizer: resume %s.state.json: %w", opt.Out, err)
-			}
-			if (t.Config.Geodesic > 0) != geo {
-				return nil, fmt.Errorf("train skin tokenizer: resume %s: its geodesic prior is %g, the options ask for %g", opt.Out, t.Config.Geodesic, opt.Config.Geodesic)
-			}
-			tok = t
-			logf("resumed from %s at step %d", opt.Out, st.Step)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("train skin tokenizer: resume: %w", err)
-		}
+	train, val, trainNames, valNames, bones := d.train, d.val, d.trainNames, d.valNames, d.bones
+	tok, st, err := resumeSkinTokenizer(opt, logf)
+	if err != nil {
+		return nil, err
 	}
 	st.TrainFiles, st.ValFiles, st.Extra, st.Bones = trainNames, valNames, len(opt.Extra), bones
 	st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries, st.Options.LR, st.Options.Steps = opt.Chars, opt.BonesPerChar, opt.Queries, opt.LR, opt.Steps
@@ -320,42 +409,12 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	}
 	rng := rand.New(rand.NewSource(opt.Seed + int64(st.Step)*1000003))
 
-	save := func() error {
-		if err := tok.Save(opt.Out); err != nil {
-			return err
-		}
-		sb, err := json.MarshalIndent(st, "", " ")
-		if err != nil {
-			return fmt.Errorf("train skin tokenizer: state: %w", err)
-		}
-		if err := assets.WriteFileAtomic(opt.Out+".state.json", sb); err != nil {
-			return err
-		}
-		if err := PlotLoss(opt.Out+".loss.png", st); err != nil {
-			logf("plot: %v", err)
-		}
-		return nil
-	}
-	validate := func() {
-		var loss, l1 float64
-		for _, vb := range valBatches {
-			s := m.step(vb, false)
-			loss += s.Loss
-			l1 += s.L1
-		}
-		loss /= float64(len(valBatches))
-		l1 /= float64(len(valBatches))
-		st.ValLoss, st.ValL1, st.ValStep = append(st.ValLoss, loss), append(st.ValL1, l1), append(st.ValStep, st.Step)
-		if loss < st.BestVal {
-			st.BestVal, st.BestStep = loss, st.Step
-			if err := tok.Save(BestPath(opt.Out)); err != nil {
-				logf("save best: %v", err)
-			}
-		}
-		logf("step %d: val loss %.4f (weighted L1 %.4f), best %.4f at %d", st.Step, loss, l1, st.BestVal, st.BestStep)
-	}
+	save := func() error { return saveSkinRun(tok, st, opt, logf) }
+	validate := func() { validateSkin(tok, st, valBatches, opt.Out, logf) }
 
 	start := time.Now()
+	startStep := st.Step
+	bar := progress.New(logw, fmt.Sprintf("train skin tokenizer (from step %d)", startStep), opt.Steps-startStep)
 	wall0 := st.WallSec
 	lastCkpt := time.Now()
 	var acc float64
@@ -364,13 +423,7 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 		if ctx.Err() != nil {
 			break
 		}
-		lr := opt.LR
-		if st.Step < warm {
-			lr *= float64(st.Step+1) / float64(warm)
-		} else {
-			frac := float64(st.Step-warm) / float64(max(1, opt.Steps-warm))
-			lr = opt.LR*0.05 + 0.5*(opt.LR*0.95)*(1+math.Cos(math.Pi*math.Min(1, frac)))
-		}
+		lr := skinLR(opt.LR, st.Step, warm, opt.Steps)
 		optim.LR = lr
 		bt := makeBatch(rng, train, opt.Chars, opt.BonesPerChar, opt.Queries, true)
 		nn.ZeroGrad[float32](m)
@@ -382,7 +435,7 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 		accN++
 		st.WallSec = wall0 + time.Since(start).Seconds()
 		if st.Step%10 == 0 {
-			progress(logw, st, opt.Steps, time.Since(start), lr, acc/float64(accN))
+			bar.Set(st.Step-startStep, fmt.Sprintf("loss %.4f lr %.2g", acc/float64(accN), lr))
 		}
 		if st.Step%50 == 0 {
 			st.TrainLoss, st.TrainStep = append(st.TrainLoss, acc/float64(accN)), append(st.TrainStep, st.Step)
@@ -401,15 +454,8 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	if err := save(); err != nil {
 		return st, fmt.Errorf("train skin tokenizer: %w", err)
 	}
-	fmt.Fprintln(logw)
+	bar.Finish()
 	return st, ctx.Err()
-}
-
-func progress(w io.Writer, st *TrainState, total int, elapsed time.Duration, lr, loss float64) {
-	const width = 30
-	done := int(float64(width) * float64(st.Step) / float64(max(1, total)))
-	bar := strings.Repeat("#", done) + strings.Repeat(".", width-done)
-	fmt.Fprintf(w, "\r[%s] %d/%d loss %.4f lr %.2g %s", bar, st.Step, total, loss, lr, elapsed.Round(time.Second))
 }
 
 // ShipFacts describes a shipped checkpoint: how it was trained and on what.
@@ -470,13 +516,13 @@ func ExportCheckpoint(src, runOut, dst string, ds DecodeSettings) (*ShipFacts, e
 		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --d %d --blocks %d --k %d --out skin.safetensors --steps %d (one thread)",
 			st.Extra, tok.Config.D, tok.Config.Blocks, tok.Config.K, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},
 		Attribution: "0 A.D. art © Wildfire Games, CC-BY-SA 3.0; OpenClonk content © the OpenClonk developers",
-		Parameters:  nn.NumParams[float32](tok.master), K: tok.Config.K, Levels: tok.Config.Levels, BitsPerJoint: SkinBitsPerJoint(tok.K()), VocabularySize: VocabSize}
+		Parameters:  nn.NumParams[float32](tok.master), K: tok.Config.K, Levels: tok.Config.Levels, BitsPerJoint: tokens.SkinBitsPerJoint(tok.K()), VocabularySize: tokens.VocabSize}
 	if err := tok.Save(dst); err != nil {
 		return nil, err
 	}
 	fj, _ := json.MarshalIndent(f, "", "  ")
 	facts := strings.TrimSuffix(dst, filepath.Ext(dst)) + ".json"
-	if err := assets.WriteFileAtomic(facts, append(fj, '\n')); err != nil {
+	if err := atomicfile.WriteFile(facts, append(fj, '\n')); err != nil {
 		return nil, err
 	}
 	return f, nil

@@ -1,7 +1,10 @@
 package viewer
 
 import (
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/rigkit/rigkit/assets"
 )
@@ -15,6 +18,24 @@ func Duration(a assets.Animation) float64 {
 		}
 	}
 	return d
+}
+
+// FindAnimation returns the index of c's animation called name, or numbered name
+// (from 0) when no animation has that name.
+func FindAnimation(c *assets.Character, name string) (int, error) {
+	for i, a := range c.Animations {
+		if a.Name == name {
+			return i, nil
+		}
+	}
+	if i, err := strconv.Atoi(name); err == nil && i >= 0 && i < len(c.Animations) {
+		return i, nil
+	}
+	names := make([]string, len(c.Animations))
+	for i, a := range c.Animations {
+		names[i] = a.Name
+	}
+	return -1, fmt.Errorf("%s has no animation %q (%d animations: %s)", c.Name, name, len(c.Animations), strings.Join(names, ", "))
 }
 
 // AnimatedWorld returns the joint world transforms of animation a at time t

@@ -146,9 +146,45 @@ func TestAppAnimation(t *testing.T) {
 	if p.World[3].Translation() == p.Char.Skeleton.Position(3) {
 		t.Error("animation did not move joint 3")
 	}
+	a.key(glfw.KeySpace, 0)
+	if a.playing {
+		t.Fatal("space did not pause the animation")
+	}
 	a.key(glfw.KeyR, 0)
 	if a.playing || p.World != nil {
 		t.Error("reset did not stop the animation")
+	}
+}
+
+// TestAppStepsClips: N and Shift+N step through the clips and show each one's
+// first frame, even while paused.
+func TestAppStepsClips(t *testing.T) {
+	a := testApp(t, false)
+	p := a.primary()
+	clip := func(name string, axis assets.Vec3) assets.Animation {
+		q := assets.QuatAxisAngle(axis, 1)
+		return assets.Animation{Name: name, Channels: []assets.AnimationChannel{{
+			Joint: 2, Path: "rotation", Times: []float64{0, 1}, Values: []float64{q[0], q[1], q[2], q[3], 0, 0, 0, 1},
+		}}}
+	}
+	p.Char.Animations = []assets.Animation{clip("a", assets.Vec3{0, 0, 1}), clip("b", assets.Vec3{1, 0, 0}), clip("c", assets.Vec3{0, 1, 0})}
+	var seen []assets.Vec3
+	for _, want := range []int{1, 2, 0} {
+		a.key(glfw.KeyN, 0)
+		if a.anim != want || a.playing {
+			t.Fatalf("N: clip %d (playing %v), want %d, paused", a.anim, a.playing, want)
+		}
+		if len(p.World) != p.Char.Skeleton.NumJoints() {
+			t.Fatal("N shows no frame of the clip")
+		}
+		seen = append(seen, p.World[3].Translation())
+	}
+	if seen[0] == seen[1] || seen[1] == seen[2] {
+		t.Errorf("clips b, c, a put joint 3 at %v: the frame does not follow the clip", seen)
+	}
+	a.key(glfw.KeyN, glfw.ModShift)
+	if a.anim != 2 {
+		t.Errorf("Shift+N from clip 0: clip %d, want 2", a.anim)
 	}
 }
 

@@ -29,7 +29,14 @@ type ShotOptions struct {
 	Overlay      []string // text lines; nil draws none
 	Camera       *Camera  // nil frames everything from the default direction
 	CPUSkin      bool     // skin on the CPU instead of the GPU (testing)
-	Background   [3]float32
+	// Animation, when not empty, poses the character by its animation of that name
+	// (or index, "0" for the first) at Time seconds, instead of Pose.
+	Animation string
+	Time      float64
+	// Yaw, when set, turns the default camera about the vertical (radians; 0 looks
+	// at the character's front, π/2 at its left side) before framing.
+	Yaw        *float64
+	Background [3]float32
 }
 
 // RandomPose is assets.RandomPose (METRICS.md: every joint about a random axis by up
@@ -65,6 +72,13 @@ func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
 	case o.RandomPose:
 		r.Pose = RandomPose(c.Skeleton, o.Seed)
 	}
+	if o.Animation != "" {
+		i, err := FindAnimation(c, o.Animation)
+		if err != nil {
+			return nil, err
+		}
+		r.World = AnimatedWorld(c.Skeleton, c.Animations[i], o.Time)
+	}
 	v := &View{Rigs: []*Rig{r}, Mode: o.Mode, HideSkeleton: o.HideSkeleton, Overlay: o.Overlay,
 		Camera: DefaultCamera(), Background: o.Background}
 	if o.Compare != nil {
@@ -80,6 +94,9 @@ func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
 	if o.Camera != nil {
 		v.Camera = *o.Camera
 	} else {
+		if o.Yaw != nil {
+			v.Camera.Yaw = *o.Yaw
+		}
 		v.FrameAll(w, h)
 	}
 	return v, nil

@@ -33,7 +33,7 @@ type RunOptions struct {
 // HelpLines is the on-screen help.
 var HelpLines = []string{
 	"LMB orbit | Shift+LMB/MMB pan | wheel zoom | F frame | click bone: select | Tab/[ ] next/parent bone",
-	"Ctrl+LMB or RMB drag / arrows: rotate bone | R reset | P random pose | Space play anim | N next anim",
+	"Ctrl+LMB or RMB drag / arrows: rotate bone | R reset | P random pose | Space play/pause anim | N / Shift+N next / previous anim",
 	"W wireframe | H heatmap | I influences | S skeleton | C compare layout | L reload | ? help | Esc quit",
 }
 
@@ -251,9 +251,14 @@ func (a *app) key(k glfw.Key, mods glfw.ModifierKey) (quit bool) {
 			a.playing = !a.playing
 		}
 	case glfw.KeyN:
-		if len(p.Char.Animations) > 0 {
-			a.anim = (a.anim + 1) % len(p.Char.Animations)
+		if n := len(p.Char.Animations); n > 0 {
+			step := 1
+			if mods&glfw.ModShift != 0 {
+				step = n - 1
+			}
+			a.anim = (a.anim + step) % n
 			a.animTime = 0
+			a.showAnimFrame()
 		}
 	case glfw.KeyLeft, glfw.KeyRight, glfw.KeyUp, glfw.KeyDown:
 		axis, ang := up, step
@@ -353,6 +358,16 @@ func (a *app) drag(dx, dy float64) {
 	a.needsFrame = true
 }
 
+// showAnimFrame poses every rig at the current animation's current time.
+func (a *app) showAnimFrame() {
+	for _, r := range a.view.Rigs {
+		if n := len(r.Char.Animations); n > 0 && r.Char.Skeleton != nil {
+			r.World = AnimatedWorld(r.Char.Skeleton, r.Char.Animations[a.anim%n], a.animTime)
+		}
+	}
+	a.needsFrame = true
+}
+
 // advance moves a playing animation on by dt seconds.
 func (a *app) advance(dt float64) {
 	p := a.primary()
@@ -367,14 +382,7 @@ func (a *app) advance(dt float64) {
 	} else {
 		a.animTime = 0
 	}
-	p.World = AnimatedWorld(p.Char.Skeleton, an, a.animTime)
-	for _, r := range a.view.Rigs[1:] {
-		if len(r.Char.Animations) > 0 {
-			ra := r.Char.Animations[a.anim%len(r.Char.Animations)]
-			r.World = AnimatedWorld(r.Char.Skeleton, ra, a.animTime)
-		}
-	}
-	a.needsFrame = true
+	a.showAnimFrame()
 }
 
 // Run opens the interactive viewer window and returns when it is closed. Files that

@@ -154,9 +154,26 @@ func NewField(c *assets.Character, opt FieldOptions) (*Field, error) {
 	}
 	segs := normalizedBones(c.Skeleton, norm)
 	f := &Field{NumVertices: nv, NumJoints: nj, norm: norm, segs: segs}
-
 	f.workers, f.normPos = workers, mesh.Positions
+	sg, h := f.voxelize(c, &mesh, opt)
+	f.VoxelizeTime = time.Since(t0)
+	t1 := time.Now()
+	seeds, all := f.jointSeeds(sg)
+	// Cells around each vertex.
+	cells := make([][]seed, nv)
+	for v, p := range mesh.Positions {
+		cells[v] = sg.vertexCells(p, nil)
+	}
+	f.searchJoints(sg, seeds, searchLimit(sg, all, opt.Cutoff, h), cells)
+	f.euclideanFallbacks()
+	f.SearchTime = time.Since(t1)
+	return f, nil
+}
 
+// voxelize builds the solid voxel grid over the normalized mesh and its bones
+// (surface cells, then the interior by winding number) and returns its graph and
+// voxel size.
+func (f *Field) voxelize(c *assets.Character, mesh *assets.Mesh, opt FieldOptions) (*solidGraph, float64) {
 	res := opt.Resolution
 	if res <= 0 {
 		res = AutoResolution(c)
@@ -166,7 +183,7 @@ func NewField(c *assets.Character, opt FieldOptions) (*Field, error) {
 		maxVox = DefaultMaxVoxels
 	}
 	lo, hi := mesh.Bounds()
-	for _, s := range segs {
+	for _, s := range f.segs {
 		for a := 0; a < 3; a++ {
 			lo[a] = math.Min(lo[a], math.Min(s.A[a], s.B[a]))
 			hi[a] = math.Max(hi[a], math.Max(s.A[a], s.B[a]))
@@ -174,26 +191,28 @@ func NewField(c *assets.Character, opt FieldOptions) (*Field, error) {
 	}
 	g := newVoxelGrid(lo, hi, res, maxVox)
 	g.markSurface(mesh.Positions, mesh.Triangles)
-	wn := geom.NewWindingNumber(&mesh)
-	f.WindingQueries = g.fillInterior(wn.At, workers)
+	wn := geom.NewWindingNumber(mesh)
+	f.WindingQueries = g.fillInterior(wn.At, f.workers)
 	f.VoxelSize, f.Grid = g.h, g.n
 	sg := newSolidGraph(g)
 	f.SolidVoxels = sg.numSolid()
-	f.VoxelizeTime = time.Since(t0)
-	t1 := time.Now()
+	return sg, g.h
+}
 
-	// Seeds per joint.
+// jointSeeds returns each joint's seed cells (its bones' cells) and all of them,
+// and bridges the islands no bone passes through.
+func (f *Field) jointSeeds(sg *solidGraph) ([][]seed, []seed) {
 	var nearOnce sync.Once
 	var near []int32
 	nearFn := func() []int32 {
 		nearOnce.Do(func() { near = sg.nearestSolid() })
 		return near
 	}
-	byJoint := make([][]Segment, nj)
-	for _, s := range segs {
+	byJoint := make([][]Segment, f.NumJoints)
+	for _, s := range f.segs {
 		byJoint[s.Joint] = append(byJoint[s.Joint], s)
 	}
-	seeds := make([][]seed, nj)
+	seeds := make([][]seed, f.NumJoints)
 	seeded := make([]bool, sg.numSolid())
 	var all []seed
 	for j := range seeds {
@@ -204,34 +223,37 @@ func NewField(c *assets.Character, opt FieldOptions) (*Field, error) {
 		all = append(all, seeds[j]...)
 	}
 	f.Islands = sg.bridgeIslands(seeded)
+	return seeds, all
+}
 
-	// Cells around each vertex.
-	cells := make([][]seed, nv)
-	for v, p := range mesh.Positions {
-		cells[v] = sg.vertexCells(p, nil)
-	}
-
-	// Distance to the nearest bone everywhere bounds each bone's search.
-	var limit []float32
-	cutoff := opt.Cutoff
+// searchLimit bounds each bone's search by the distance to the nearest bone: a cell
+// farther than cutoff times it (plus two voxels) is not expanded. nil: no bound.
+func searchLimit(sg *solidGraph, all []seed, cutoff, h float64) []float32 {
 	if cutoff == 0 {
 		cutoff = DefaultCutoff
 	}
-	if cutoff > 0 && !math.IsInf(cutoff, 1) {
-		w := newDijkstraWork(sg.numSolid())
-		sg.run(all, nil, w)
-		limit = make([]float32, sg.numSolid())
-		pad := float32(2 * g.h)
-		for i, d := range w.dist {
-			limit[i] = float32(cutoff)*d + pad
-		}
+	if cutoff <= 0 || math.IsInf(cutoff, 1) {
+		return nil
 	}
+	w := newDijkstraWork(sg.numSolid())
+	sg.run(all, nil, w)
+	limit := make([]float32, sg.numSolid())
+	pad := float32(2 * h)
+	for i, d := range w.dist {
+		limit[i] = float32(cutoff)*d + pad
+	}
+	return limit
+}
 
+// searchJoints runs one bounded search per joint on the workers and fills f.dist:
+// a vertex's distance is the least over its cells of cell distance plus offset.
+func (f *Field) searchJoints(sg *solidGraph, seeds [][]seed, limit []float32, cells [][]seed) {
+	nv, nj := f.NumVertices, f.NumJoints
 	f.dist = make([]float32, nv*nj)
 	inf := float32(math.Inf(1))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for w := 0; w < f.workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -255,8 +277,12 @@ func NewField(c *assets.Character, opt FieldOptions) (*Field, error) {
 	}
 	close(jobs)
 	wg.Wait()
+}
 
-	for v := 0; v < nv; v++ {
+// euclideanFallbacks gives a vertex no search reached Euclidean distances.
+func (f *Field) euclideanFallbacks() {
+	nj := f.NumJoints
+	for v := 0; v < f.NumVertices; v++ {
 		row := f.dist[v*nj : (v+1)*nj]
 		reached := false
 		for _, d := range row {
@@ -270,8 +296,6 @@ func NewField(c *assets.Character, opt FieldOptions) (*Field, error) {
 			copy(row, f.euclidean()[v*nj:(v+1)*nj])
 		}
 	}
-	f.SearchTime = time.Since(t1)
-	return f, nil
 }
 
 // parallelRange splits [0,n) into contiguous chunks run on up to workers goroutines.

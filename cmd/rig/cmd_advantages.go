@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -17,7 +16,7 @@ func init() {
 		usage:   "[--std] < scores",
 		summary: "GRPO group advantages of scores read from stdin (JSON array or one per line)",
 		run: func(args []string, stdout io.Writer) error {
-			return runAdvantages(args, os.Stdin, stdout)
+			return runAdvantages(args, stdin, stdout)
 		},
 	})
 }
@@ -27,7 +26,7 @@ func runAdvantages(args []string, stdin io.Reader, stdout io.Writer) error {
 	std := fs.Bool("std", false, "divide by the group's standard deviation")
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q (scores come on stdin)", errUsage, rest[0])

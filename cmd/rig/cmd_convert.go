@@ -3,16 +3,19 @@ package main
 import (
 	"fmt"
 	"io"
-
-	"github.com/rigkit/rigkit/assets"
 )
 
 func init() {
 	register(&command{
 		name:    "convert",
-		usage:   "IN OUT",
-		summary: "load a .glb/.gltf and write it again (GLB when OUT ends in .glb)",
-		run:     runConvert,
+		usage:   "IN OUT  (\"-\": stdin / stdout as GLB)",
+		summary: "load a .glb/.gltf/.obj and write it again, scene kept (GLB when OUT ends in .glb or is -)",
+		help: `IN is a .glb, .gltf or .obj file (with its .mtl and textures, read from the
+OBJ's folder only), or "-" for GLB or glTF JSON on stdin. OUT is written as GLB
+when it ends in .glb or is "-" (stdout), else as .gltf with embedded data. Load
+warnings go to stderr. FBX, COLLADA and .blend inputs are refused with the
+commands that convert them to GLB.`,
+		run: runConvert,
 	})
 }
 
@@ -25,17 +28,17 @@ func runConvert(args []string, stdout io.Writer) error {
 	if len(pos) != 2 {
 		return fmt.Errorf("%w: want IN and OUT, got %d arguments", errUsage, len(pos))
 	}
-	c, rep, err := assets.LoadFile(pos[0])
+	c, rep, err := loadInputFile(pos[0])
 	if err != nil {
 		return err
 	}
 	for _, w := range rep.Warnings {
-		fmt.Fprintf(stdout, "warning: %s: %s\n", pos[0], w)
+		fmt.Fprintf(diag, "warning: %s: %s\n", displayName(pos[0]), w)
 	}
-	if err := assets.Save(pos[1], c); err != nil {
+	if _, err := saveOutput(pos[1], c, stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d vertices, %d triangles, %d joints)\n",
-		pos[1], len(c.Mesh.Positions), len(c.Mesh.Triangles), c.Skeleton.NumJoints())
+	fmt.Fprintf(resultLog(pos[1], stdout), "wrote %s (%d vertices, %d triangles, %d joints)\n",
+		outputName(pos[1]), len(c.Mesh.Positions), len(c.Mesh.Triangles), c.Skeleton.NumJoints())
 	return nil
 }

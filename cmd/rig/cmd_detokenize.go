@@ -4,16 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 func init() {
 	register(&command{
 		name:    "detokenize",
-		usage:   "TOKENS.json --mesh FILE.glb --out RIG.glb [--checkpoint CKPT]",
+		usage:   "TOKENS.json|- --mesh FILE.glb|- --out RIG.glb|- [--checkpoint CKPT]",
 		summary: "build the rig a token stream describes on a mesh and save it",
 		run:     runDetokenize,
 	})
@@ -31,38 +30,41 @@ func runDetokenize(args []string, stdout io.Writer) error {
 	if len(pos) != 1 || *meshPath == "" || *out == "" {
 		return fmt.Errorf("%w: want TOKENS.json, --mesh and --out", errUsage)
 	}
-	data, err := os.ReadFile(pos[0])
+	if err := stdinOnce(pos, []string{*meshPath}); err != nil {
+		return err
+	}
+	data, err := readInput(pos[0])
 	if err != nil {
 		return fmt.Errorf("detokenize: %w", err)
 	}
 	var sf tokenizer.StreamFile
 	if err := json.Unmarshal(data, &sf); err != nil {
-		return fmt.Errorf("detokenize %s: %w", pos[0], err)
+		return fmt.Errorf("detokenize %s: %w", displayName(pos[0]), err)
 	}
-	if sf.VocabSize != 0 && sf.VocabSize != tokenizer.VocabSize {
-		return fmt.Errorf("detokenize %s: vocabulary size %d, this build has %d", pos[0], sf.VocabSize, tokenizer.VocabSize)
+	if sf.VocabSize != 0 && sf.VocabSize != tokens.VocabSize {
+		return fmt.Errorf("detokenize %s: vocabulary size %d, this build has %d", displayName(pos[0]), sf.VocabSize, tokens.VocabSize)
 	}
 	tok, err := loadSkinTokenizer(*ckpt)
 	if err != nil {
 		return err
 	}
 	if err := tokenizer.CheckSkinTokensPerJoint(sf.SkinTokensPerJoint, tok.K()); err != nil {
-		return fmt.Errorf("detokenize %s: %w (pass --checkpoint with the tokenizer that wrote it)", pos[0], err)
+		return fmt.Errorf("detokenize %s: %w (pass --checkpoint with the tokenizer that wrote it)", displayName(pos[0]), err)
 	}
 	if err := tokenizer.CheckSkinTokenizer(sf.SkinTokenizer, tok.Fingerprint()); err != nil {
-		return fmt.Errorf("detokenize %s: %w (pass --checkpoint with the tokenizer that wrote it, or tokenize the rig again)", pos[0], err)
+		return fmt.Errorf("detokenize %s: %w (pass --checkpoint with the tokenizer that wrote it, or tokenize the rig again)", displayName(pos[0]), err)
 	}
-	mesh, err := assets.Load(*meshPath)
+	mesh, err := loadInput(*meshPath)
 	if err != nil {
 		return err
 	}
 	rig, err := tokenizer.Detokenize(sf.Tokens, sf.Names, mesh, tok)
 	if err != nil {
-		return fmt.Errorf("detokenize %s: %w", pos[0], err)
+		return fmt.Errorf("detokenize %s: %w", displayName(pos[0]), err)
 	}
-	if err := assets.Save(*out, rig); err != nil {
+	if _, err := saveOutput(*out, rig, stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d joints, %d vertices → %s\n", pos[0], rig.Skeleton.NumJoints(), len(rig.Mesh.Positions), *out)
+	fmt.Fprintf(resultLog(*out, stdout), "%s: %d joints, %d vertices → %s\n", displayName(pos[0]), rig.Skeleton.NumJoints(), len(rig.Mesh.Positions), outputName(*out))
 	return nil
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
 )
@@ -49,6 +51,9 @@ type evalConfig struct {
 	// Baseline, when set, adds paired comparisons of every other method with it
 	// (eval_paired.go).
 	Baseline string
+	// Half is the rewards task's half of the families (rewards.ReportHalf unless
+	// --half says otherwise).
+	Half string
 }
 
 // evalFile is one ground-truth asset and its manifest category ("" if unknown).
@@ -83,7 +88,7 @@ func runEval(args []string, stdout io.Writer) error {
 	fs := newFlags("eval")
 	var data evalDirFlag
 	fs.Var(&data, "data", "folder of ground-truth rigs (repeatable); extra positionals are folders too")
-	task := fs.String("task", "skin", "skin, skeleton or rig")
+	task := fs.String("task", "skin", "skin, skeleton, rig or rewards (rank agreement of the rewards)")
 	method := fs.String("method", "all", "method to score, or all registered methods")
 	out := fs.String("out", "", "REPORT.md (REPORT.json is written beside it)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "assets scored in parallel")
@@ -95,11 +100,13 @@ func runEval(args []string, stdout io.Writer) error {
 	split := fs.String("split", "all", "skin task: all files, held-out (the model's held-out split, what the skeleton and rig tasks always use) or train (the rest)")
 	list := fs.Bool("list", false, "print the files --split and --limit choose, one a line, and score nothing")
 	baseline := fs.String("baseline", "", "skin task: also compare every other method with this one file by file (mean difference in deformation, 95% bootstrap interval, files lower/higher)")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	half := fs.String("half", "report", "rewards task: the half of the families to rank on, report (held out from reward tuning) or tune")
 	var from evalDirFlag
 	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if len(from) > 0 {
 		if *task != "skin" || len(data) > 0 || len(pos) > 0 || *out == "" || len(external) > 0 {
@@ -112,6 +119,9 @@ func runEval(args []string, stdout io.Writer) error {
 		return writeSkinReport(rep, evalConfig{Out: *out, Seed: rep.Seed, Baseline: *baseline}, stdout)
 	}
 	data = append(data, pos...)
+	if err := notStdio(*out, "REPORT.md and REPORT.json beside it"); err != nil {
+		return err
+	}
 	if len(data) == 0 || (*out == "" && !*list) {
 		return fmt.Errorf("%w: need --data DIR and --out REPORT.md", errUsage)
 	}
@@ -163,8 +173,8 @@ func runEval(args []string, stdout io.Writer) error {
 		return nil
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
-		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: os.Stderr, External: external,
-		Baseline: *baseline}
+		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), External: external,
+		Baseline: *baseline, Half: *half}
 	return run(cfg, stdout)
 }
 
@@ -296,19 +306,14 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 	results := make([][]skinEvalResult, len(cfg.Files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	start := time.Now()
+	bar := progress.New(cfg.Progress, "eval skin", len(cfg.Files))
 	for w := 0; w < cfg.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
 				results[i] = evalSkinAsset(cfg.Files[i], methods, cfg)
-				mu.Lock()
-				done++
-				fmt.Fprintf(cfg.Progress, "\reval skin: %d/%d assets, %s", done, len(cfg.Files), time.Since(start).Round(time.Second))
-				mu.Unlock()
+				bar.Add(1, 0)
 			}
 		}()
 	}
@@ -317,7 +322,7 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 	}
 	close(jobs)
 	wg.Wait()
-	fmt.Fprintln(cfg.Progress)
+	bar.Finish()
 
 	rep := skinEvalReport{Task: "skin", Seed: cfg.Seed, Methods: methods}
 	for _, r := range results {
@@ -362,7 +367,7 @@ func writeSkinReport(rep skinEvalReport, cfg evalConfig, stdout io.Writer) error
 		}
 	}
 	md := skinMarkdown(rep, cfg)
-	if err := assets.WriteFileAtomic(cfg.Out, []byte(md)); err != nil {
+	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
 		return err
 	}
 	js, err := json.MarshalIndent(rep, "", " ")
@@ -370,7 +375,7 @@ func writeSkinReport(rep skinEvalReport, cfg evalConfig, stdout io.Writer) error
 		return fmt.Errorf("eval: encode report: %w", err)
 	}
 	jsonPath := strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".json"
-	if err := assets.WriteFileAtomic(jsonPath, js); err != nil {
+	if err := atomicfile.WriteFile(jsonPath, js); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, md)

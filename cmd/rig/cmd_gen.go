@@ -15,12 +15,13 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/internal/progress"
 )
 
 func init() {
 	register(&command{
 		name:    "gen",
-		usage:   "--list | --kind KIND --seed N --out FILE.glb | --count N --out DIR [--kind K] [--seed S] [--vertices V] [--noise] [--posed] [--workers W]",
+		usage:   "--list | --kind KIND --seed N --out FILE.glb|- | --count N --out DIR [--kind K] [--seed S] [--vertices V] [--noise] [--posed] [--workers W]",
 		summary: "generate synthetic rigged creatures (one file, or many in parallel)",
 		run:     runGen,
 	})
@@ -42,15 +43,16 @@ func runGen(args []string, stdout io.Writer) error {
 	list := fs.Bool("list", false, "print the kinds and exit")
 	kind := fs.String("kind", "", "creature kind (default: one file: biped; many: cycle through all kinds)")
 	seed := fs.Int64("seed", 0, "seed (many: the first seed; file i uses seed+i)")
-	out := fs.String("out", "", "output .glb file, or directory with --count")
+	out := fs.String("out", "", "output .glb file (- for GLB on stdout), or directory with --count")
 	count := fs.Int("count", 0, "number of creatures to write into --out DIR")
 	vertices := fs.Int("vertices", synth.DefaultVertices, "target vertex count")
 	noise := fs.Bool("noise", false, "add mesh defects (holes, fins, flipped triangles, loose pieces)")
 	posed := fs.Bool("posed", false, "bake a random pose as the bind pose")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers")
+	quiet := fs.Bool("quiet", false, "no progress output")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
@@ -77,13 +79,13 @@ func runGen(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := assets.Save(*out, c); err != nil {
+		if _, err := saveOutput(*out, c, stdout); err != nil {
 			return fmt.Errorf("gen: %w", err)
 		}
-		fmt.Fprintf(stdout, "wrote %s: %s seed %d, %d vertices, %d joints\n", *out, k, *seed, len(c.Mesh.Positions), c.Skeleton.NumJoints())
+		fmt.Fprintf(resultLog(*out, stdout), "wrote %s: %s seed %d, %d vertices, %d joints\n", outputName(*out), k, *seed, len(c.Mesh.Positions), c.Skeleton.NumJoints())
 		return nil
 	}
-	return genMany(*out, *count, *kind, *seed, opt, max(*workers, 1), stdout)
+	return genMany(*out, *count, *kind, *seed, opt, max(*workers, 1), *quiet, stdout)
 }
 
 func validKind(k string) bool {
@@ -98,7 +100,7 @@ func validKind(k string) bool {
 // genMany writes count creatures into dir in parallel. A file already listed in
 // dir/manifest.jsonl and present on disk is skipped, so an interrupted run resumes.
 // Manifest lines are appended in file order as soon as each prefix is complete.
-func genMany(dir string, count int, kind string, seed int64, opt synth.Options, workers int, stdout io.Writer) error {
+func genMany(dir string, count int, kind string, seed int64, opt synth.Options, workers int, quiet bool, stdout io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
@@ -170,7 +172,7 @@ func genMany(dir string, count int, kind string, seed int64, opt synth.Options, 
 	}()
 	go func() { wg.Wait(); close(results) }()
 
-	bar := newProgress(os.Stderr, len(todo))
+	bar := progress.New(progressOut(quiet), "gen", len(todo))
 	start := time.Now()
 	order := make(map[int]int, len(todo)) // file index → position in todo
 	for n, j := range todo {
@@ -190,7 +192,7 @@ func genMany(dir string, count int, kind string, seed int64, opt synth.Options, 
 			continue
 		}
 		written++
-		bar.update(written)
+		bar.Set(written, "")
 		pending[order[r.slot]] = r.rec
 		for {
 			rec, ok := pending[next]
@@ -216,7 +218,7 @@ func genMany(dir string, count int, kind string, seed int64, opt synth.Options, 
 	if err := w.Flush(); err != nil && firstErr == nil {
 		firstErr = fmt.Errorf("gen: manifest: %w", err)
 	}
-	bar.finish()
+	bar.Finish()
 	if firstErr != nil {
 		return firstErr
 	}
@@ -253,44 +255,4 @@ func readManifest(path string) (map[string]bool, error) {
 		return nil, fmt.Errorf("gen: read %s: %w", path, err)
 	}
 	return done, nil
-}
-
-// progress draws a bar on a terminal, or a line every 10% otherwise.
-type progress struct {
-	w         io.Writer
-	total     int
-	tty       bool
-	start     time.Time
-	lastTenth int
-}
-
-func newProgress(f *os.File, total int) *progress {
-	st, err := f.Stat()
-	tty := err == nil && st.Mode()&os.ModeCharDevice != 0
-	return &progress{w: f, total: total, tty: tty, start: time.Now()}
-}
-
-func (p *progress) update(n int) {
-	if p.total == 0 {
-		return
-	}
-	el := time.Since(p.start).Seconds()
-	rate := float64(n) / max(el, 1e-9)
-	if p.tty {
-		const width = 30
-		fill := width * n / p.total
-		eta := float64(p.total-n) / max(rate, 1e-9)
-		fmt.Fprintf(p.w, "\r[%s%s] %d/%d %.1f/s eta %.0fs ", strings.Repeat("#", fill), strings.Repeat(".", width-fill), n, p.total, rate, eta)
-		return
-	}
-	if tenth := 10 * n / p.total; tenth > p.lastTenth {
-		p.lastTenth = tenth
-		fmt.Fprintf(p.w, "gen: %d/%d (%.1f/s)\n", n, p.total, rate)
-	}
-}
-
-func (p *progress) finish() {
-	if p.tty && p.total > 0 {
-		fmt.Fprintln(p.w)
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -42,12 +41,12 @@ func runGRPO(args []string, stdout io.Writer) error {
 	seed := fs.Int64("seed", 1, "random seed")
 	saveEvery := fs.Int("save-every", 10, "checkpoint every N steps")
 	saveMin := fs.Float64("save-minutes", 3, "also checkpoint every N minutes")
-	quiet := fs.Bool("quiet", false, "no progress bar")
+	quiet := fs.Bool("quiet", false, "no progress output")
 	eng := engineFlag(fs)
 	if err := parseTrainingFlags(fs, args, &data, out); err != nil {
 		return err
 	}
-	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
+	if _, err := useEngine(*eng, 0, diag); err != nil {
 		return err
 	}
 	if *skin != "tokens" && *skin != "geodesic" {
@@ -77,15 +76,13 @@ func runGRPO(args []string, stdout io.Writer) error {
 		opt.SkinFor = func(st *rigmodel.TrainState) rigmodel.SkinDecoder {
 			tok, err := rigmodel.SkinTokenizerFor(st)
 			if err != nil {
-				fmt.Fprintf(os.Stderr, "rig grpo: %v: skeleton-only policy, geodesic skins\n", err)
+				fmt.Fprintf(diag, "rig grpo: %v: skeleton-only policy, geodesic skins\n", err)
 				return nil
 			}
 			return tok
 		}
 	}
-	if !*quiet {
-		opt.Progress = os.Stderr
-	}
+	opt.Progress = progressOut(*quiet)
 	final, err := rigmodel.GRPORun(opt)
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/rigmodel"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 func TestGRPOCommandRunsAndResumes(t *testing.T) {
@@ -27,7 +27,7 @@ func TestGRPOCommandRunsAndResumes(t *testing.T) {
 	}
 	// A tiny untrained model: its streams are random, so rewards differ within a group.
 	cfg := rigmodel.Config{DModel: 16, Layers: 1, Heads: 2, Latents: 4, Points: 32, Fourier: 2, MaxSeq: 136,
-		Vocab: tokenizer.VocabSize, MaxJoint: 16}
+		Vocab: tokens.VocabSize, MaxJoint: 16}
 	m, err := rigmodel.NewModel(cfg, 3)
 	if err != nil {
 		t.Fatal(err)

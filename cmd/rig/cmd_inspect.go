@@ -12,7 +12,7 @@ import (
 func init() {
 	register(&command{
 		name:    "inspect",
-		usage:   "FILE [--json]",
+		usage:   "FILE|- [--json]",
 		summary: "print a character's size, rig, bounds and problems found",
 		run:     runInspect,
 	})
@@ -28,7 +28,7 @@ func runInspect(args []string, stdout io.Writer) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: want one FILE, got %d arguments", errUsage, len(pos))
 	}
-	r, err := assets.InspectFile(pos[0])
+	r, err := inspectInput(pos[0])
 	if err != nil {
 		return err
 	}
@@ -37,8 +37,25 @@ func runInspect(args []string, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	printInspect(stdout, pos[0], r)
+	printInspect(stdout, displayName(pos[0]), r)
 	return nil
+}
+
+// inspectInput is assets.InspectFile for a path or "-" (stdin).
+func inspectInput(path string) (assets.InspectReport, error) {
+	if path != stdio {
+		return assets.InspectFile(path)
+	}
+	c, rep, err := loadInputFile(path)
+	if err != nil {
+		return assets.InspectReport{}, err
+	}
+	r := assets.Inspect(c)
+	r.LoadWarnings = rep.Warnings
+	for _, w := range rep.Warnings {
+		r.Problems = append(r.Problems, "load: "+w)
+	}
+	return r, nil
 }
 
 func printInspect(w io.Writer, path string, r assets.InspectReport) {

@@ -2,14 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/dataset"
+	"github.com/rigkit/rigkit/eval"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
@@ -26,8 +31,9 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--shard k/n] [--workers W] [--model CKPT] [--force]",
+		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet] [--isolate]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
+		help:    autoHelp + "\n\n" + autoOutputHelp,
 		run:     runAuto,
 	})
 }
@@ -63,11 +69,12 @@ func runTrain(args []string, stdout io.Writer) error {
 	layers := fs.Int("layers", rigmodel.DefaultConfig.Layers, "transformer layers (new runs only)")
 	heads := fs.Int("heads", rigmodel.DefaultConfig.Heads, "attention heads; must divide --d (new runs only)")
 	dataWorkers := fs.Int("data-workers", 0, "goroutines making training examples ahead of the loop (0: all cores; the run does not depend on it)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
 	eng := engineFlag(fs)
 	if err := parseTrainingFlags(fs, args, &data, out); err != nil {
 		return err
 	}
-	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
+	if _, err := useEngine(*eng, 0, diag); err != nil {
 		return err
 	}
 	aug := rigmodel.DefaultAugment
@@ -99,7 +106,8 @@ func runTrain(args []string, stdout io.Writer) error {
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
 		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: cfg, Augment: aug,
 		FreshSynthetic: *fresh, StructWeight: *structW, SkinWeight: *skinW, Init: *initCkpt, Warmup: *warmup,
-		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Progress: os.Stderr, Log: stdout,
+		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Progress: progressOut(*quiet), Log: stdout,
+		Plot: plotModelLosses,
 	})
 	if err != nil {
 		return err
@@ -139,31 +147,51 @@ func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, int, error) {
 	return rigmodel.TokenizerSkin(tok), tok.Fingerprint(), tok.K(), nil
 }
 
+// autoOutputHelp is the part of `rig auto -h` that says what an output file holds.
+const autoOutputHelp = `Each output DIR/<name>.glb is its input plus a rig: the input's node hierarchy,
+names and transforms, separate meshes and primitives, materials, textures, samplers,
+extensions, vertex colours, extra UV sets, morph targets, extras and cameras are kept
+as they are. The new skeleton goes under the meshes' nearest common ancestor (a
+scaled, rotated "Armature" parent still scales and rotates the rig), and each
+primitive gets JOINTS_0/WEIGHTS_0. A rigged input's skins, joint nodes and the
+animations (or animation channels) that drive those joints are replaced; animations
+of other nodes stay. DIR/<name>.json says what was replaced or dropped under
+"scene", e.g. "scene": {"rig": "replaced", "replaced": {"skins": 1, "joints": 65,
+"animations": 3}, "dropped": [...]}. See docs/files.md.
+`
+
 func runAuto(args []string, stdout io.Writer) error {
 	fs := newFlags("auto")
 	out := fs.String("out", "", "output folder: <name>.glb and <name>.json per input")
 	samples := fs.Int("samples", 1, "token streams sampled per mesh; the best by rewards is kept")
 	skinSamples := fs.Int("skin-samples", 1, "skin-token streams per sampled skeleton; their decoded weights are averaged (more is smoother and slower)")
-	shard := fs.String("shard", "", "k/n: rig only every n-th input starting at k (0-based)")
+	shard := fs.String("shard", "", "k/n: rig only every n-th input starting at k (0-based); auto/n takes k from $JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID (Slurm array)")
 	workers := fs.Int("workers", 0, "assets rigged concurrently (0: all cores)")
 	model := fs.String("model", "", "model checkpoint (default: the shipped one)")
 	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished")
-	quiet := fs.Bool("quiet", false, "no progress bar")
-	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep whichever scores higher")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep the model's rig unless the classical one scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
+	kind := fs.String("kind", "auto", "creature kind of the classical rig's named skeleton: auto, humanoid, quadruped, bird, fish, snake or other")
+	up := fs.String("up", "auto", "up axis of the meshes: auto, y or z")
+	isolate := fs.Bool("isolate", false, "rig each input in its own worker process, so that a fatal error (out of memory) fails only that input")
+	workerItem := fs.String("worker-item", "", "internal to --isolate: rig the one input as a worker, under this output name")
 	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
-	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
+	if _, err := useEngine(*eng, 0, diag); err != nil {
+		return err
+	}
+	if err := notStdio(*out, "a folder of rigged files and reports"); err != nil {
 		return err
 	}
 	if len(inputs) == 0 || *out == "" {
 		return fmt.Errorf("%w: inputs and --out are required", errUsage)
 	}
-	k, n, err := rigmodel.ParseShard(*shard)
+	k, n, err := autorig.ParseShard(*shard)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -175,34 +203,76 @@ func runAuto(args []string, stdout io.Writer) error {
 	if *skinSamples < 1 || *skinSamples > 64 {
 		return fmt.Errorf("%w: --skin-samples %d: want 1..64", errUsage, *skinSamples)
 	}
+	anat, err := anatomyOptions(*kind, *up)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	rigger, note, err := newRigger(*model, *samples, *skinFlag, *compare, *inside)
 	if err != nil {
 		return err
 	}
-	if mr, ok := rigger.(*rigmodel.ModelRigger); ok {
+	switch r := rigger.(type) {
+	case *autorig.ModelRigger:
+		r.Anatomy = anat
+	case autorig.ClassicalRigger:
+		r.Anatomy = anat
+		rigger = r
+	}
+	if mr, ok := rigger.(*autorig.ModelRigger); ok {
 		mr.SkinSamples = *skinSamples
 	}
-	if note != "" {
-		fmt.Fprintln(os.Stderr, "rig auto:", note)
+	if note != "" && *workerItem == "" {
+		fmt.Fprintln(diag, "rig auto:", note)
 	}
-	b := &rigmodel.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
-		Score: scoreRig, Load: assets.Load, Save: assets.Save, Force: *force}
-	if !*quiet {
-		b.Progress = os.Stderr
+	if *workerItem != "" {
+		return runAutoWorker(*workerItem, inputs, *out, rigger)
+	}
+	b := &autorig.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
+		Score: scoreRig, Load: assets.LoadSource, SaveReport: saveScene, Force: *force}
+	b.Progress, b.Log = progressOut(*quiet), diag
+	if *isolate {
+		if b.Worker, err = autoWorker(fs, *out); err != nil {
+			return err
+		}
 	}
 	sum, err := b.Run()
-	if err != nil {
+	if errors.Is(err, autorig.ErrOutputFolder) {
+		return fmt.Errorf("%w: --out: %v", errUsage, err)
+	}
+	if sum == nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "rigged %d, skipped %d (already done), failed %d of %d in %.1fs; methods %v\n",
 		sum.Done, sum.Skipped, sum.Failed, sum.Total, sum.WallS, sum.Methods)
-	for _, f := range sum.Failures {
-		fmt.Fprintln(stdout, "failed:", f)
+	if err != nil { // every asset was reported on stderr as it failed; the summary file was not
+		return fmt.Errorf("%w (rigged %d, failed %d of %d)", err, sum.Done, sum.Failed, sum.Total)
 	}
 	if sum.Failed > 0 {
 		return fmt.Errorf("%d of %d assets failed (see %s)", sum.Failed, sum.Total, *out)
 	}
 	return nil
+}
+
+// saveScene writes a rig over its input's scene (assets.SaveScene) and returns what
+// the asset's JSON reports under "scene".
+func saveScene(path string, c *assets.Character) (any, error) {
+	rep, err := assets.SaveScene(path, c)
+	if rep == nil {
+		return nil, err
+	}
+	return rep, err
+}
+
+// anatomyOptions checks `rig auto`'s --kind and --up.
+func anatomyOptions(kind, up string) (*anatomy.Options, error) {
+	k, err := anatomy.ParseKind(kind)
+	if err != nil {
+		return nil, fmt.Errorf("--kind: %v", err)
+	}
+	if up != "auto" && up != "y" && up != "z" {
+		return nil, fmt.Errorf("--up %q: want auto, y or z", up)
+	}
+	return &anatomy.Options{Kind: k, Up: up}, nil
 }
 
 // bindMethods are the skinning methods `rig auto --skin` can give every rig, alone
@@ -211,18 +281,18 @@ var bindMethods = map[string]skinMethod{"geodesic": skinMethod(rigmodel.Geodesic
 
 // lookupBind returns the binding called name: a bindMethods name or a blend of two
 // (lookupSkinMethod).
-func lookupBind(name string) (rigmodel.Skinner, error) {
+func lookupBind(name string) (classical.Skinner, error) {
 	m, err := lookupSkinMethod(bindMethods, name)
 	if err != nil {
 		return nil, err
 	}
-	return rigmodel.Skinner(m), nil
+	return classical.Skinner(m), nil
 }
 
 // newRigger returns the model rigger, or the classical one (with a note saying so)
 // when no model checkpoint is available. skin is "tokens" (the model's skin tokens,
 // geodesic weights for rigs without them) or a binding for every rig (lookupBind).
-func newRigger(path string, samples int, skin string, compare, inside bool) (rigmodel.Rigger, string, error) {
+func newRigger(path string, samples int, skin string, compare, inside bool) (autorig.Rigger, string, error) {
 	bindName := skin
 	if skin == "tokens" {
 		bindName = "geodesic"
@@ -236,12 +306,13 @@ func newRigger(path string, samples int, skin string, compare, inside bool) (rig
 		if path != "" {
 			return nil, "", err
 		}
-		return rigmodel.ClassicalRigger{Skin: bind, SkinName: bindName},
+		return autorig.ClassicalRigger{Skin: bind, SkinName: bindName},
 			fmt.Sprintf("no usable model (%v): every rig is classical-skeleton+%s", err, bindName), nil
 	}
 	r.Samples, r.CompareClassical, r.InsideJoints = samples, compare, inside
-	r.Bind, r.BindName, r.SkeletonOnly = bind, bindName, skin != "tokens"
-	if r.SkeletonOnly {
+	r.Bind, r.BindName = bind, bindName
+	if skin != "tokens" {
+		r.SkinMode = rigmodel.SkinFromBind
 		note = fmt.Sprintf("--skin %s: the model writes the skeleton, skins are %s", skin, skin)
 	}
 	return r, note, nil
@@ -249,7 +320,7 @@ func newRigger(path string, samples int, skin string, compare, inside bool) (rig
 
 // loadModelRigger loads the model (a file, or the shipped one for "") and the skin
 // tokenizer when one is trained.
-func loadModelRigger(path string) (*rigmodel.ModelRigger, string, error) {
+func loadModelRigger(path string) (*autorig.ModelRigger, string, error) {
 	var m *rigmodel.Model
 	var st *rigmodel.TrainState
 	var err error
@@ -261,8 +332,11 @@ func loadModelRigger(path string) (*rigmodel.ModelRigger, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	r := &rigmodel.ModelRigger{Model: m, SkinTokens: st.SkinTokens, Samples: 1, Temperature: 1, TopP: 0.95,
-		Floor: rigmodel.DefaultFloor, InsideJoints: true, Seed: 1}
+	r := &autorig.ModelRigger{Samples: 1, Temperature: 1, TopP: 0.95, Floor: autorig.DefaultFloor}
+	r.Model, r.InsideJoints, r.Seed = m, true, 1
+	if st.SkinTokens {
+		r.SkinMode = rigmodel.SkinFromTokens
+	}
 	note := ""
 	if tok, err := rigmodel.SkinTokenizerFor(st); err == nil {
 		r.Skin = tok
@@ -312,7 +386,7 @@ func modelTokensSkin(path string, samples int) (skinMethod, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Skin == nil || !r.SkinTokens {
+	if !r.WritesSkin() {
 		return nil, fmt.Errorf("skin tokens unavailable: %s (use --method geodesic)", note)
 	}
 	r.SkinSamples = samples
@@ -364,8 +438,19 @@ func evalItems(cfg evalConfig) ([]rigmodel.BatchItem, map[string]dataset.File, s
 
 func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
-	methods := map[string]rigmodel.SkeletonPredictor{
-		"classical": func(c *assets.Character) (*assets.Skeleton, error) { return rigmodel.ClassicalSkeleton(&c.Mesh) },
+	methods := map[string]eval.SkeletonPredictor{
+		"classical": func(c *assets.Character) (*assets.Skeleton, error) {
+			return classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
+		},
+		// The anatomical skeleton `rig auto` writes for the classical rig.
+		"classical-anatomy": func(c *assets.Character) (*assets.Skeleton, error) {
+			sk, err := classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
+			if err != nil {
+				return nil, err
+			}
+			sk, _, err = anatomy.Fit(&c.Mesh, sk, anatomy.Options{})
+			return sk, err
+		},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
 		methods["tokens"] = r.PredictSkeleton // greedy, joints masked to the mesh volume (as `rig auto`)
@@ -373,17 +458,18 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 		free.InsideJoints = false
 		methods["tokens-unmasked"] = free.PredictSkeleton // greedy, grammar mask only
 	} else {
-		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
+		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
 	}
-	rep := rigmodel.EvalSkeletons(items, fam, assets.Load, filterMethods(methods, cfg.Methods), cfg.Progress)
+	rep := eval.Skeletons(items, fam, assets.Load, filterMethods(methods, cfg.Methods), cfg.Progress)
 	rep.Split = split
 	return writeEval(rep, cfg.Out, stdout)
 }
 
 func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
-	riggers := map[string]rigmodel.Rigger{
-		"classical": rigmodel.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
+	riggers := map[string]autorig.Rigger{
+		"classical":         autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
+		"classical-anatomy": autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic", Anatomy: &anatomy.Options{}},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
 		r.CompareClassical = true
@@ -398,9 +484,9 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 		best.Samples = 4
 		riggers["model-best4"] = &best // the model alone, best of 4 streams by the rewards
 	} else {
-		fmt.Fprintf(os.Stderr, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
+		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
 	}
-	rep := rigmodel.EvalRigs(items, fam, assets.Load, filterMethods(riggers, cfg.Methods), cfg.Progress)
+	rep := eval.Rigs(items, fam, assets.Load, filterMethods(riggers, cfg.Methods), cfg.Progress)
 	rep.Split = split
 	return writeEval(rep, cfg.Out, stdout)
 }
@@ -433,16 +519,35 @@ func filterMethods[V any](all map[string]V, want []string) map[string]V {
 	return keep
 }
 
-func writeEval(rep *rigmodel.EvalReport, out string, stdout io.Writer) error {
+func writeEval(rep *eval.Report, out string, stdout io.Writer) error {
 	md := rep.Markdown() // WriteFileAtomic creates out's folder
-	if err := assets.WriteFileAtomic(out, []byte(md)); err != nil {
+	if err := atomicfile.WriteFile(out, []byte(md)); err != nil {
 		return err
 	}
 	js := strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
-	if err := assets.WriteFileAtomic(js, rep.JSON()); err != nil {
+	if err := atomicfile.WriteFile(js, rep.JSON()); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, md)
 	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, js)
 	return nil
 }
+
+// autoHelp is the part of `rig help auto` that the flags do not say.
+const autoHelp = `
+Inputs are mesh files (.glb, .gltf, .obj with its .mtl and textures), folders
+(searched recursively; other files are skipped and listed on stderr and in the
+summary, with the reason) or manifests (.jsonl with a "file" field per row, or
+.txt with one path per line). Any other file is an error. FBX, COLLADA (.dae)
+and .blend files are refused with the Blender and assimp commands that convert
+them to GLB.
+
+For each input, DIR/<name>.glb is the rigged character and DIR/<name>.json its
+report (status, method, score, timings); DIR/summary-<k>-of-<n>.json sums up a
+shard. Finished inputs are skipped on the next run (--force re-rigs them), so
+a killed run resumes. --shard k/n splits the inputs over n processes writing to
+one DIR; --shard auto/n takes k from a Kubernetes Indexed Job or a Slurm array
+(deploy/ has both).
+
+The summary line goes to stdout; progress, skipped files and failures go to
+stderr. Exit status 1 when any input failed (the others are written).`

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rigkit/rigkit/rewards"
 )
@@ -12,7 +11,7 @@ import (
 func init() {
 	register(&command{
 		name:    "score",
-		usage:   "FILE... [--json] [--details] [--poses N] [--seed S]",
+		usage:   "FILE...|- [--json] [--details] [--poses N] [--seed S]",
 		summary: "score rigs with the geometric rewards (JSON lines)",
 		run:     runScore,
 	})
@@ -36,10 +35,13 @@ func runScore(args []string, stdout io.Writer) error {
 	seed := fs.Int64("seed", 1, "seed of poses and samples")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if len(files) == 0 {
 		return fmt.Errorf("%w: no files", errUsage)
+	}
+	if err := stdinOnce(files); err != nil {
+		return err
 	}
 	if *poses < 1 {
 		return fmt.Errorf("%w: --poses must be at least 1", errUsage)
@@ -48,15 +50,19 @@ func runScore(args []string, stdout io.Writer) error {
 	enc := json.NewEncoder(stdout)
 	failed := 0
 	for _, f := range files {
-		line := scoreLine{File: f, Problems: []string{}}
-		data, err := os.ReadFile(f)
+		line := scoreLine{File: displayName(f), Problems: []string{}}
+		data, err := readInput(f)
+		if err == nil && f == stdio {
+			err = sniffGLTF(data) // ScoreGLB reads no external files either way
+		}
 		var rep *rewards.Report
 		if err == nil {
-			rep, err = rewards.ScoreGLB(data, f, opt)
+			rep, err = rewards.ScoreGLB(data, displayName(f), opt)
 		}
 		if err != nil {
 			failed++
 			line.Error = err.Error()
+			fmt.Fprintf(diag, "rig score: %s: %v\n", displayName(f), err)
 		} else {
 			line.Score, line.Rewards, line.Problems = rep.Score, rep.Rewards, rep.Problems
 			if *details {

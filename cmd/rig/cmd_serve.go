@@ -19,7 +19,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		usage:   "[--addr 127.0.0.1:8080] [--concurrency N] [--max-body MiB] [--cache-mb MiB] [--timeout D] [--poses N] [--seed S] [--checkpoint CKPT]",
+		usage:   "[--addr 127.0.0.1:8080] [--concurrency N] [--max-body MiB] [--cache-mb MiB] [--timeout D] [--read-timeout D] [--write-timeout D] [--max-inflight MiB] [--poses N] [--seed S] [--checkpoint CKPT]",
 		summary: "HTTP scoring service for RL trainers (POST /score, /score/tokens, /score/batch)",
 		run:     runServe,
 	})
@@ -35,9 +35,12 @@ func runServe(args []string, stdout io.Writer) error {
 	ckpt := fs.String("checkpoint", "", checkpointUsage)
 	poses := fs.Int("poses", 8, "random poses of the deformation reward")
 	seed := fs.Int64("seed", 1, "seed of poses and samples")
+	readTimeout := fs.Duration("read-timeout", 30*time.Second, "time to read a whole request, body included (slower uploads are dropped)")
+	writeTimeout := fs.Duration("write-timeout", 0, "time from the end of a request's headers to the end of its response (0: read-timeout + timeout + 10s)")
+	inflight := fs.Int64("max-inflight", 0, "request bodies held at once in MiB; beyond it requests get 503 at once (0: 4 x max-body)")
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, rest[0])
@@ -46,11 +49,14 @@ func runServe(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: --cache-mb must be at least 0", errUsage)
 	}
 	cfg := serve.Config{
-		MaxBodyBytes: *maxBody << 20,
-		Concurrency:  *conc,
-		Timeout:      *timeout,
-		CacheBytes:   *cacheMB << 20,
-		Options:      rewards.Options{Poses: *poses, Seed: *seed},
+		MaxBodyBytes:     *maxBody << 20,
+		Concurrency:      *conc,
+		Timeout:          *timeout,
+		CacheBytes:       *cacheMB << 20,
+		Options:          rewards.Options{Poses: *poses, Seed: *seed},
+		ReadTimeout:      *readTimeout,
+		WriteTimeout:     *writeTimeout,
+		MaxInFlightBytes: *inflight << 20,
 	}
 	if *cacheMB == 0 {
 		cfg.CacheBytes = -1 // serve.Config reads 0 as the default
@@ -67,7 +73,7 @@ func runServe(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", *addr, err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	hs := srv.HTTPServer()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(stdout, "rig serve: listening on http://%s\n", ln.Addr())

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:    "skin",
-		usage:   "IN.glb --out OUT.glb [--method tokens|geodesic|heat|rigid] [--samples N]",
+		usage:   "IN.glb|- --out OUT.glb|- [--method tokens|geodesic|heat|rigid] [--samples N] [--json]",
 		summary: "compute skin weights for a mesh's own skeleton",
 		run:     runSkin,
 	})
@@ -133,21 +133,22 @@ func skinMethodNames() []string {
 
 func runSkin(args []string, stdout io.Writer) error {
 	fs := newFlags("skin")
-	out := fs.String("out", "", "output .glb (required)")
+	out := fs.String("out", "", "output .glb, or - for GLB on stdout (required)")
 	method := fs.String("method", "", "tokens (default), geodesic, heat, rigid, or a blend A+B[@ALPHA] of two (ALPHA·A + (1−ALPHA)·B per vertex, default 0.5); a suffix ^P sharpens (weights to the power P, renormalized)")
 	samples := fs.Int("samples", 0, "tokens: skin-token streams whose decoded weights are averaged (0: the method's default; 1: greedy)")
+	asJSON := fs.Bool("json", false, "print a JSON report (with what the output kept and replaced of the input's scene) instead of a line")
 	eng := engineFlag(fs)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
-	if _, err := useEngine(*eng, 0, os.Stderr); err != nil {
+	if _, err := useEngine(*eng, 0, diag); err != nil {
 		return err
 	}
 	if len(files) != 1 || *out == "" {
 		return fmt.Errorf("%w: need one input file and --out", errUsage)
 	}
-	name, fn, err := resolveSkinMethod(*method, os.Stderr)
+	name, fn, err := resolveSkinMethod(*method, diag)
 	if err != nil {
 		return err
 	}
@@ -160,28 +161,52 @@ func runSkin(args []string, stdout io.Writer) error {
 		}
 		fn = tokensSkin(*samples)
 	}
-	c, err := assets.Load(files[0])
+	c, err := loadInput(files[0])
 	if err != nil {
-		return err // assets.Load's errors name the file
+		return err // the loader's errors name the file
 	}
+	src := displayName(files[0])
 	if c.Skeleton.NumJoints() == 0 {
-		return fmt.Errorf("skin %s: the file has no skeleton (rig skin keeps the input's skeleton; use rig auto to make one)", files[0])
+		return fmt.Errorf("skin %s: the file has no skeleton (rig skin keeps the input's skeleton; use rig auto to make one)", src)
 	}
 	t0 := time.Now()
 	skin, err := fn(c)
 	if err != nil {
-		return fmt.Errorf("skin %s with %s: %w", files[0], name, err)
+		return fmt.Errorf("skin %s with %s: %w", src, name, err)
 	}
 	if err := skin.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-3); err != nil {
-		return fmt.Errorf("skin %s with %s: invalid weights: %w", files[0], name, err)
+		return fmt.Errorf("skin %s with %s: invalid weights: %w", src, name, err)
 	}
 	elapsed := time.Since(t0)
 	rigged := c.Clone()
 	rigged.Skin = skin
-	if err := assets.Save(*out, rigged); err != nil {
-		return fmt.Errorf("save %s: %w", *out, err)
+	scene, err := saveOutput(*out, rigged, stdout)
+	if err != nil {
+		return err // the writer's errors name the file
 	}
-	fmt.Fprintf(stdout, "%s: %d vertices, %d joints, method %s, %.3f s → %s\n",
-		files[0], len(c.Mesh.Positions), c.Skeleton.NumJoints(), name, elapsed.Seconds(), *out)
+	if *asJSON {
+		return printSkinRun(stdout, skinRun{Input: files[0], Output: *out, Method: name,
+			Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Seconds: elapsed.Seconds(), Scene: scene})
+	}
+	fmt.Fprintf(resultLog(*out, stdout), "%s: %d vertices, %d joints, method %s, %.3f s → %s\n",
+		src, len(c.Mesh.Positions), c.Skeleton.NumJoints(), name, elapsed.Seconds(), outputName(*out))
 	return nil
+}
+
+// skinRun is `rig skin --json`: the run, and under "scene" what the output kept
+// of the input (the file's skins and animations stay; only weights are new).
+type skinRun struct {
+	Input    string              `json:"input"`
+	Output   string              `json:"output"`
+	Method   string              `json:"method"`
+	Vertices int                 `json:"vertices"`
+	Joints   int                 `json:"joints"`
+	Seconds  float64             `json:"seconds"`
+	Scene    *assets.SceneReport `json:"scene"`
+}
+
+func printSkinRun(w io.Writer, r skinRun) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
@@ -16,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		name:    "tokenize",
-		usage:   "FILE.glb [--out TOKENS.json] [--checkpoint CKPT]",
+		usage:   "FILE.glb|- [--out TOKENS.json|-] [--checkpoint CKPT]",
 		summary: "write a rigged character as tokens, with the metrics of its own round trip",
 		run:     runTokenize,
 	})
@@ -77,7 +78,7 @@ const checkpointUsage = "skin-tokenizer checkpoint: a file, or \"pinned\" for th
 
 func runTokenize(args []string, stdout io.Writer) error {
 	fs := newFlags("tokenize")
-	out := fs.String("out", "", "write the JSON here instead of stdout")
+	out := fs.String("out", "", "write the JSON here instead of stdout (- or empty: stdout)")
 	ckpt := fs.String("checkpoint", "", checkpointUsage)
 	refine := fs.Int("refine", tokenizer.DefaultRefineRounds, "rounds of code search against the decoder (0: the encoder's codes, fastest)")
 	mine := fs.Int("mine", tokenizer.DefaultMinePasses, "passes that add the decoded skin's errors to the code search (0: none; about 2.5x faster)")
@@ -97,24 +98,25 @@ func runTokenize(args []string, stdout io.Writer) error {
 		return err
 	}
 	tok.RefineRounds, tok.MinePasses = *refine, *mine
-	c, err := assets.Load(pos[0])
+	c, err := loadInput(pos[0])
 	if err != nil {
 		return err
 	}
+	src := displayName(pos[0])
 	if !c.Rigged() {
-		return fmt.Errorf("tokenize %s: no skeleton and skin", pos[0])
+		return fmt.Errorf("tokenize %s: no skeleton and skin", src)
 	}
 	sf, _, err := tokenizer.Tokenize(c, tok)
 	if err != nil {
-		return fmt.Errorf("tokenize %s: %w", pos[0], err)
+		return fmt.Errorf("tokenize %s: %w", src, err)
 	}
-	sf.Source = pos[0]
+	sf.Source = src
 	rep := tokenizeReport{StreamFile: *sf}
 
 	// Round trip: decode the stream onto the file's own mesh, map joints back.
 	dec, err := tokenizer.Detokenize(sf.Tokens, sf.Names, c, tok)
 	if err != nil {
-		return fmt.Errorf("tokenize %s: round trip: %w", pos[0], err)
+		return fmt.Errorf("tokenize %s: round trip: %w", src, err)
 	}
 	back := dec.Skin.Clone()
 	for _, infl := range back.Weights {
@@ -123,10 +125,10 @@ func runTokenize(args []string, stdout io.Writer) error {
 		}
 	}
 	if rep.RoundTrip.Skin, err = metrics.SkinMetrics(c, back, 1); err != nil {
-		return fmt.Errorf("tokenize %s: %w", pos[0], err)
+		return fmt.Errorf("tokenize %s: %w", src, err)
 	}
 	if rep.RoundTrip.Floor, err = metrics.SkinMetrics(c, skinning.Rigid(c), 1); err != nil {
-		return fmt.Errorf("tokenize %s: %w", pos[0], err)
+		return fmt.Errorf("tokenize %s: %w", src, err)
 	}
 	rep.RoundTrip.Skeleton = metrics.SkeletonMetrics(c.Skeleton, dec.Skeleton, assets.NormalizationOf(c.Mesh))
 	rep.RoundTrip.CompressionDense, rep.RoundTrip.CompressionSparse = tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints(), tok.K())
@@ -137,18 +139,18 @@ func runTokenize(args []string, stdout io.Writer) error {
 	}
 	// One line per integer array (tokens, order) keeps the file readable.
 	js = append(tokIntArray.ReplaceAllFunc(js, func(m []byte) []byte { return tokSpace.ReplaceAll(m, nil) }), '\n')
-	if *out == "" {
+	if *out == "" || *out == stdio {
 		if _, err := stdout.Write(js); err != nil {
 			return fmt.Errorf("tokenize: write: %w", err)
 		}
 		return nil
 	}
 	// Atomically, as every other output (a missing folder is created).
-	if err := assets.WriteFileAtomic(*out, js); err != nil {
+	if err := atomicfile.WriteFile(*out, js); err != nil {
 		return fmt.Errorf("tokenize: %w", err)
 	}
 	s, fl := rep.RoundTrip.Skin, rep.RoundTrip.Floor
-	fmt.Fprintf(stdout, "%s: %d tokens (%d joints), vocabulary %d\n", pos[0], len(sf.Tokens), sf.Joints, sf.VocabSize)
+	fmt.Fprintf(stdout, "%s: %d tokens (%d joints), vocabulary %d\n", src, len(sf.Tokens), sf.Joints, sf.VocabSize)
 	fmt.Fprintf(stdout, "round trip: L1 %.3f (floor %.3f), precision %.3f / recall %.3f (floor %.3f / %.3f), deformation %.2f (floor %.2f), CD-J2J %.4f\n",
 		s.L1, fl.L1, s.Precision, s.Recall, fl.Precision, fl.Recall, s.DeformMean, fl.DeformMean, rep.RoundTrip.Skeleton.CDJ2J)
 	fmt.Fprintf(stdout, "compression per bone: %.0fx dense, %.0fx over influenced vertices; wrote %s\n",

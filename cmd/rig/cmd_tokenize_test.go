@@ -13,6 +13,7 @@ import (
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // TestTokenizeDetokenize runs `rig tokenize` then `rig detokenize` on a synthetic
@@ -27,8 +28,8 @@ func TestTokenizeDetokenize(t *testing.T) {
 	if err := tok.Save(ckpt); err != nil {
 		t.Fatal(err)
 	}
-	c, in, tokens, rep := tokenizeSynth(t, dir, "biped", 3, 800, "--checkpoint", ckpt)
-	if rep.Joints != c.Skeleton.NumJoints() || rep.VocabSize != tokenizer.VocabSize || !strings.HasPrefix(rep.Readable, "<BOS>") {
+	c, in, streamPath, rep := tokenizeSynth(t, dir, "biped", 3, 800, "--checkpoint", ckpt)
+	if rep.Joints != c.Skeleton.NumJoints() || rep.VocabSize != tokens.VocabSize || !strings.HasPrefix(rep.Readable, "<BOS>") {
 		t.Fatalf("report: %d joints (want %d), vocab %d, readable %.20q", rep.Joints, c.Skeleton.NumJoints(), rep.VocabSize, rep.Readable)
 	}
 	if rep.RoundTrip.Skin.Orphans != 0 || rep.RoundTrip.Skeleton.CDJ2J > 0.01 {
@@ -36,7 +37,7 @@ func TestTokenizeDetokenize(t *testing.T) {
 	}
 	rig := filepath.Join(dir, "rig.glb")
 	var out, errb bytes.Buffer
-	if code := run([]string{"detokenize", tokens, "--mesh", in, "--out", rig, "--checkpoint", ckpt}, &out, &errb); code != 0 {
+	if code := run([]string{"detokenize", streamPath, "--mesh", in, "--out", rig, "--checkpoint", ckpt}, &out, &errb); code != 0 {
 		t.Fatalf("detokenize: exit %d: %s", code, errb.String())
 	}
 	got, err := assets.Load(rig)
@@ -76,7 +77,7 @@ func TestTokenizeDetokenize(t *testing.T) {
 			t.Fatal(err)
 		}
 		errb.Reset()
-		if code := run([]string{"detokenize", tokens, "--mesh", in, "--out", rig, "--checkpoint", ckptOther}, &out, &errb); code == 0 ||
+		if code := run([]string{"detokenize", streamPath, "--mesh", in, "--out", rig, "--checkpoint", ckptOther}, &out, &errb); code == 0 ||
 			!strings.Contains(errb.String(), tc.want) {
 			t.Fatalf("detokenize with %s: exit %d: %s", tc.name, code, errb.String())
 		}
@@ -149,15 +150,15 @@ func TestTokenizePinned(t *testing.T) {
 		t.Skipf("no pinned tokenizer: %v", err)
 	}
 	dir := t.TempDir()
-	c, in, tokens, rep := tokenizeSynth(t, dir, "biped", 4, 600, "--checkpoint", "pinned", "--refine", "0")
+	c, in, streamPath, rep := tokenizeSynth(t, dir, "biped", 4, 600, "--checkpoint", "pinned", "--refine", "0")
 	if rep.SkinTokensPerJoint != pinned.K() || rep.Joints != c.Skeleton.NumJoints() {
 		t.Fatalf("stream has K = %d (pinned tokenizer: %d), %d joints", rep.SkinTokensPerJoint, pinned.K(), rep.Joints)
 	}
-	if _, err := tokenizer.NewGrammar(0, pinned.K()).Run(rep.Tokens); err != nil {
+	if _, err := tokens.NewGrammar(0, pinned.K()).Run(rep.Tokens); err != nil {
 		t.Fatalf("stream breaks the grammar of K = %d: %v", pinned.K(), err)
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"detokenize", tokens, "--mesh", in, "--out", filepath.Join(dir, "rig.glb"), "--checkpoint", "pinned"}, &out, &errb); code != 0 {
+	if code := run([]string{"detokenize", streamPath, "--mesh", in, "--out", filepath.Join(dir, "rig.glb"), "--checkpoint", "pinned"}, &out, &errb); code != 0 {
 		t.Fatalf("detokenize --checkpoint pinned: exit %d: %s", code, errb.String())
 	}
 }

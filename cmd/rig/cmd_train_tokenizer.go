@@ -12,6 +12,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 func init() {
@@ -45,13 +46,14 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	geodesic := fs.Float64("geodesic", def.Config.Geodesic, "geodesic-binding prior strength and features (0: none; new runs only)")
 	width := fs.Int("d", def.Config.D, "network width (new runs only)")
 	blocks := fs.Int("blocks", def.Config.Blocks, "decoder cross-attention blocks (new runs only)")
-	codes := fs.Int("k", def.Config.K, fmt.Sprintf("skin codes per bone, 1..%d (new runs only)", tokenizer.MaxSkinTokensPerJoint))
+	codes := fs.Int("k", def.Config.K, fmt.Sprintf("skin codes per bone, 1..%d (new runs only)", tokens.MaxSkinTokensPerJoint))
 	export := fs.String("export", "", "instead of training, copy this run checkpoint (and facts from --run's state) to --out with --threshold")
 	run := fs.String("run", "", "with --export: the run's --out path (its .state.json is read)")
 	threshold := fs.Float64("threshold", 0.05, "with --export: pruning threshold stored in the checkpoint")
 	sharpen := fs.Float64("sharpen", 0, "with --export: power the decoded weights are raised to before pruning (0: none)")
 	odds := fs.Float64("odds", 0, "with --export: each decoded weight p is also divided by (1-p) to this power before pruning (0: none)")
 	snap := fs.Float64("snap", 0, "with --export: bind a small mesh piece wholly to one bone when this share of its vertices decode to it (0: never; at most 1)")
+	quiet := fs.Bool("quiet", false, "no progress bar or log lines on stderr")
 	eng := engineFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -75,6 +77,9 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 		return nil
 	}
 	data = append(data, pos...)
+	if err := notStdio(*out, "a checkpoint with its state beside it"); err != nil {
+		return err
+	}
 	if len(data) == 0 || *out == "" {
 		return fmt.Errorf("%w: need --data and --out", errUsage)
 	}
@@ -82,13 +87,13 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: --steps and --threads must be positive", errUsage)
 	}
 	runtime.GOMAXPROCS(*threads)
-	if _, err := useEngine(*eng, *threads, os.Stderr); err != nil {
+	if _, err := useEngine(*eng, *threads, diag); err != nil {
 		return err
 	}
 
 	opt := def
 	opt.Data, opt.Out, opt.Steps, opt.Resume, opt.LR, opt.Seed = data, *out, *steps, *resume, *lr, *seed
-	opt.Progress = os.Stderr
+	opt.Progress = progressOut(*quiet)
 	opt.Config.Prior, opt.Config.Geodesic = *prior, *geodesic
 	opt.Config.D, opt.Config.Blocks, opt.Config.Hidden, opt.Config.K = *width, *blocks, 2**width, *codes
 	if err := opt.Config.Validate(); err != nil { // before any data is read
@@ -100,7 +105,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 		s := int64(i/len(kinds) + 1)
 		c, err := synth.Generate(kind, s, synth.Options{TargetVertices: 2000, Noise: i%3 == 1, Posed: i%4 == 3})
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "synth %s %d: %v\n", kind, s, err)
+			fmt.Fprintf(diag, "synth %s %d: %v\n", kind, s, err)
 			continue
 		}
 		c.Name = fmt.Sprintf("synth/%s_%d", kind, s)
@@ -109,6 +114,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	opt.Plot = plotTokenizerLoss
 	st, err := tokenizer.TrainSkinTokenizer(ctx, opt)
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("train-tokenizer: %w", err)

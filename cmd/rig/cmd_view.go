@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/viewer"
 )
@@ -23,7 +25,7 @@ func init() {
 	register(&command{
 		name: "view",
 		usage: "FILE [--compare FILE2] | FILE --screenshot OUT.png [--bone NAME] [--pose random --seed N] " +
-			"[--size WxH] [--mode shaded|heatmap|influences|wireframe] | DIR --sheet OUT.png",
+			"[--anim NAME --time T] [--yaw DEG] [--size WxH] [--mode shaded|heatmap|influences|wireframe] | DIR --sheet OUT.png",
 		summary: "open the OpenGL viewer, or render a screenshot / contact sheet offscreen",
 		run:     runView,
 	})
@@ -41,6 +43,9 @@ func runView(args []string, stdout io.Writer) error {
 	mode := fs.String("mode", "", "shaded, heatmap, influences or wireframe (default: heatmap with --bone, else shaded)")
 	noSkel := fs.Bool("no-skeleton", false, "hide the skeleton")
 	noText := fs.Bool("no-text", false, "no text overlay in screenshots")
+	anim := fs.String("anim", "", "for --screenshot: pose by the file's animation of this name (or index)")
+	animTime := fs.Float64("time", 0, "with --anim: the time in seconds")
+	yaw := fs.Float64("yaw", math.NaN(), "for --screenshot: camera yaw in degrees (0: the front, 90: the left side; default 26)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -69,12 +74,19 @@ func runView(args []string, stdout io.Writer) error {
 	case *sheet != "":
 		return viewSheet(path, *sheet, *size, m, stdout)
 	case *shot != "":
+		if err := stdinOnce([]string{path, *compare}); err != nil {
+			return err
+		}
 		c, err := viewLoadRig(path)
 		if err != nil {
 			return err
 		}
 		o := viewer.ShotOptions{Width: w, Height: h, Mode: m, Bone: *bone, RandomPose: *pose == "random",
-			Seed: *seed, HideSkeleton: *noSkel}
+			Seed: *seed, HideSkeleton: *noSkel, Animation: *anim, Time: *animTime}
+		if !math.IsNaN(*yaw) {
+			y := *yaw * math.Pi / 180
+			o.Yaw = &y
+		}
 		if *compare != "" {
 			if o.Compare, err = viewLoadRig(*compare); err != nil {
 				return err
@@ -93,18 +105,24 @@ func runView(args []string, stdout io.Writer) error {
 			if *pose == "random" {
 				line += fmt.Sprintf(" | random pose, seed %d", *seed)
 			}
+			if *anim != "" {
+				line += fmt.Sprintf(" | animation %s at %.2f s", *anim, *animTime)
+			}
 			o.Overlay = append(o.Overlay, line)
 		}
 		img, err := viewer.Screenshot(c, o)
 		if err != nil {
 			return fmt.Errorf("screenshot %s: %w", path, err)
 		}
-		if err := viewWritePNG(*shot, img); err != nil {
+		if err := viewWritePNG(*shot, img, stdout); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s (%dx%d)\n", *shot, w, h)
+		fmt.Fprintf(resultLog(*shot, stdout), "wrote %s (%dx%d)\n", outputName(*shot), w, h)
 		return nil
 	default:
+		if path == stdio || *compare == stdio {
+			return fmt.Errorf("%w: the interactive viewer reads files (it reloads them when they change); \"-\" (stdin) works with --screenshot", errUsage)
+		}
 		err := viewer.Run(viewer.RunOptions{Path: path, Compare: *compare, Width: w, Height: h, Score: viewScoreLine})
 		if err != nil {
 			return fmt.Errorf("view %s: %w", path, err)
@@ -133,12 +151,12 @@ func viewScoreLine(c *assets.Character) string {
 
 // viewLoadRig reads and validates a character for a screenshot.
 func viewLoadRig(path string) (*assets.Character, error) {
-	c, err := assets.Load(path) // its errors name the file
+	c, err := loadInput(path) // its errors name the file; "-" is stdin
 	if err != nil {
 		return nil, err
 	}
 	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("load %s: %w", path, err)
+		return nil, fmt.Errorf("load %s: %w", displayName(path), err)
 	}
 	return c, nil
 }
@@ -170,10 +188,10 @@ func viewSheet(dir, out, size string, m viewer.Mode, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("sheet %s: %w", dir, err)
 	}
-	if err := viewWritePNG(out, img); err != nil {
+	if err := viewWritePNG(out, img, stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d files, %d failed to load\n", out, len(paths), failed)
+	fmt.Fprintf(resultLog(out, stdout), "wrote %s: %d files, %d failed to load\n", outputName(out), len(paths), failed)
 	return nil
 }
 
@@ -191,7 +209,14 @@ func viewParseSize(s string) (int, int, error) {
 	return w, h, nil
 }
 
-// viewWritePNG writes img as a PNG atomically (its folder created if missing).
-func viewWritePNG(path string, img image.Image) error {
-	return assets.WriteAtomic(path, func(w io.Writer) error { return png.Encode(w, img) })
+// viewWritePNG writes img as a PNG atomically (its folder created if missing), or
+// to stdout for "-".
+func viewWritePNG(path string, img image.Image, stdout io.Writer) error {
+	if path == stdio {
+		if err := png.Encode(stdout, img); err != nil {
+			return fmt.Errorf("write stdout: %w", err)
+		}
+		return nil
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }

@@ -8,7 +8,7 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/rigkit/rigkit/rigmodel/engine"
+	"github.com/rigkit/rigkit/internal/engine"
 )
 
 // Every command that runs a network (train, train-tokenizer, grpo, auto, skin)

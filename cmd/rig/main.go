@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +19,9 @@ type command struct {
 	name    string
 	usage   string // argument synopsis, e.g. "FILE [--json]"
 	summary string // one line
+	// help is optional text printed by `rig help NAME` between the summary and
+	// the flags.
+	help string
 	// run executes the command; args exclude the command name. It writes results to
 	// stdout and returns an error for the one-line message on stderr.
 	run func(args []string, stdout io.Writer) error
@@ -33,12 +37,27 @@ func register(c *command) {
 	commands[c.name] = c
 }
 
-// errUsage marks an error caused by bad arguments; main prints the command's usage.
+// errUsage marks an error caused by bad arguments; main prints the command's usage
+// and exits 2.
 var errUsage = errors.New("usage")
+
+// usageError is a flag-parsing error: it is an errUsage and keeps the flag package's
+// message.
+type usageError struct{ err error }
+
+func (e usageError) Error() string   { return e.err.Error() }
+func (e usageError) Unwrap() []error { return []error{errUsage, e.err} }
+
+// Exit statuses of every command (documented in usage and the README).
+const (
+	exitOK     = 0 // everything asked for was done
+	exitFailed = 1 // some inputs (or the command itself) failed
+	exitUsage  = 2 // bad command line
+)
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "rig: rig 3D characters by token prediction")
-	fmt.Fprintln(w, "\nusage: rig COMMAND [ARGS]\n\ncommands:")
+	fmt.Fprintln(w, "\nusage: rig COMMAND [ARGS]\n       rig help COMMAND\n       rig --version\n\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
@@ -47,7 +66,19 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-16s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nrun 'rig COMMAND -h' for a command's flags")
+	fmt.Fprint(w, `
+Every command takes -h or --help (exit 0): its synopsis and all its flags.
+Meshes are read from .glb, .gltf and .obj (with its .mtl and textures); FBX,
+COLLADA and .blend files get the Blender and assimp commands that convert them.
+A file argument "-" reads stdin (GLB or glTF JSON, sniffed; no external files)
+and an output "-" writes stdout. Results go to stdout; progress, warnings and
+failures go to stderr.
+
+exit status:
+  0  ok
+  1  some inputs failed (the others are done), or the command failed
+  2  usage: unknown command, bad flag or missing argument
+`)
 }
 
 func main() {
@@ -55,31 +86,95 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	diag = stderr
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
 		usage(stdout)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
+		return exitOK
+	case "help":
+		return runHelp(args[1:], stdout, stderr)
+	case "-version", "--version", "version":
+		printVersion(stdout)
+		return exitOK
 	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "rig: unknown command %q (run 'rig help')\n", args[0])
-		return 2
+		return exitUsage
+	}
+	if wantsHelp(args[1:]) {
+		printCommandHelp(c, stdout)
+		return exitOK
 	}
 	err := c.run(args[1:], stdout)
 	switch {
 	case err == nil:
-		return 0
+		return exitOK
 	case errors.Is(err, flag.ErrHelp):
-		return 0
+		return exitOK
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "rig %s: %s\nusage: rig %s %s\n", c.name, oneLine(err), c.name, c.usage)
-		return 2
+		fmt.Fprintf(stderr, "rig %s: %s\nusage: rig %s %s\nrun 'rig help %s' for its flags\n", c.name, oneLine(err), c.name, c.usage, c.name)
+		return exitUsage
 	default:
 		fmt.Fprintf(stderr, "rig %s: %s\n", c.name, oneLine(err))
-		return 1
+		return exitFailed
 	}
+}
+
+// runHelp is `rig help [COMMAND]`.
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok || len(args) > 1 {
+		fmt.Fprintf(stderr, "rig help: unknown command %q (run 'rig help')\n", strings.Join(args, " "))
+		return exitUsage
+	}
+	printCommandHelp(c, stdout)
+	return exitOK
+}
+
+// wantsHelp reports whether a command's arguments ask for its help (-h, -help or
+// --help before a "--" that ends the flags).
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// helpOut, while a command's help is printed, receives its flag defaults: every
+// command defines its flags inside its run function, so printCommandHelp runs it
+// with -h and the flag set (made by newFlags) prints itself here.
+var helpOut io.Writer
+
+// printCommandHelp writes a command's synopsis, summary and every flag to w.
+func printCommandHelp(c *command, w io.Writer) {
+	fmt.Fprintf(w, "usage: rig %s %s\n\n%s\n", c.name, c.usage, c.summary)
+	if c.help != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.help))
+	}
+	var flags bytes.Buffer
+	helpOut = &flags
+	defer func() { helpOut = nil }()
+	_ = c.run([]string{"-h"}, io.Discard) // returns flag.ErrHelp after printing
+	if flags.Len() > 0 {
+		fmt.Fprintf(w, "\nflags:\n%s", flags.String())
+	} else {
+		fmt.Fprintln(w, "\nflags: none")
+	}
+	fmt.Fprintln(w, "\nexit status: 0 ok, 1 some inputs failed, 2 usage")
 }
 
 // oneLine flattens an error message onto a single line.
@@ -87,11 +182,28 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
+// lastFlags is the flag set newFlags made last (the help test checks that every
+// flag of a command appears in its help).
+var lastFlags *flag.FlagSet
+
 // newFlags returns a flag set for a command that reports errors instead of exiting.
 // Flags may come before or after positional arguments (see parseInterleaved).
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("rig "+name, flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
+	// The flag package's own messages are dropped: main prints the error once, with
+	// the command's synopsis. -h prints the flags through printCommandHelp.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		if helpOut != nil {
+			fs.SetOutput(helpOut)
+			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
+		}
+	}
+	lastFlags = fs
+	if loadingCommands[name] {
+		addBudgetFlags(fs)
+	}
 	return fs
 }
 
@@ -101,7 +213,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			return nil, usageError{err}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -121,9 +233,12 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 func parseTrainingFlags(fs *flag.FlagSet, args []string, data *trainDataFlag, out *string) error {
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	*data = append(*data, pos...)
+	if err := notStdio(*out, "a checkpoint with its log and best model beside it"); err != nil {
+		return err
+	}
 	if len(*data) == 0 || *out == "" {
 		return fmt.Errorf("%w: --data and --out are required", errUsage)
 	}

@@ -1,7 +1,7 @@
 // Package fastmath holds the float32 kernels rigkit's networks spend their
 // elementwise time in: a rational tanh, GELU, exp and softmax. They are inlinable,
 // branch-light approximations, within a few 10⁻⁷ of the exact functions (checked in
-// the tests), shared by the training layers (rigmodel/nn) and the skin tokenizer's
+// the tests), shared by the training layers (internal/nn) and the skin tokenizer's
 // inference decoder so that both compute the same activations.
 package fastmath
 
@@ -193,7 +193,7 @@ func softmaxRowsGo(x []float32, cols int) {
 	}
 }
 
-// layerNormRowsGo is LayerNormRows in Go: rigmodel/nn's LayerNorm for float32, with
+// layerNormRowsGo is LayerNormRows in Go: internal/nn's LayerNorm for float32, with
 // the statistics summed in lanes.
 func layerNormRowsGo(x, y, w, b []float32, rows, c int, eps float64) {
 	for i := 0; i < rows; i++ {

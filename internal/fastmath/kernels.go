@@ -25,7 +25,7 @@ func SoftmaxRows(x []float32, cols int) {
 	softmaxRowsKernel(x, len(x)/cols, cols)
 }
 
-// SoftmaxExp32 replaces x by its softmax the way rigmodel/nn's layers compute it in
+// SoftmaxExp32 replaces x by its softmax the way internal/nn's layers compute it in
 // float32: the maximum, e^(x − max) by Exp32 (0 below −87.3), divided by their sum.
 // (SoftmaxInPlace, the skin decoder's, clamps at −87 instead.)
 func SoftmaxExp32(x []float32) {
@@ -35,7 +35,7 @@ func SoftmaxExp32(x []float32) {
 }
 
 // LayerNormRows normalizes the rows of c values of x into y (which may be x), with
-// per-column scale w and shift b, as rigmodel/nn's LayerNorm does, with the
+// per-column scale w and shift b, as internal/nn's LayerNorm does, with the
 // float64 statistics summed in 8 lanes (nn's training loop sums in index order; the
 // two agree unless a row's float64 sums round differently, a few ulps of float64).
 func LayerNormRows(x, y, w, b []float32, c int, eps float64) {

@@ -132,7 +132,7 @@ RK_CLONES static void rk_gelu_tanh(const float *x, float *y, float *t, long n) {
 	}
 }
 
-// One row's softmax with Exp32 as rigmodel/nn computes it (no clamp at −87 as in
+// One row's softmax with Exp32 as internal/nn computes it (no clamp at −87 as in
 // rk_softmax_rows: Exp32 gives 0 below −87.3 and saturates above 88).
 RK_CLONES static void rk_softmax_exp32(float *x, long n) {
 	float m = rk_max8(x, n);

@@ -14,10 +14,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +48,21 @@ type Config struct {
 	SkinTokenizer *tokenizer.SkinTokenizer
 	// Options are the scoring options (poses, seed, limits).
 	Options rewards.Options
+	// MaxInFlightBytes caps the request bodies held at once (default 4 ×
+	// MaxBodyBytes): a request whose Content-Length (MaxBodyBytes when unknown)
+	// does not fit gets 503 before its body is read.
+	MaxInFlightBytes int64
+	// SizeLimit refuses (413) a GLB that would decode into more than this before
+	// decoding it (default assets.DefaultGLTFSizeLimit with Triangles at most
+	// Options.MaxTriangles and Vertices at most twice that).
+	SizeLimit assets.GLTFSize
+	// Connection deadlines of HTTPServer: ReadHeaderTimeout (default 10 s),
+	// ReadTimeout for the whole request with its body (default 30 s), WriteTimeout
+	// (default ReadTimeout + Timeout + 10 s), IdleTimeout (default 2 min).
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// ErrorLog receives internal errors (recovered panics with their stacks) and the
+	// http.Server's connection errors (default: the standard logger).
+	ErrorLog *log.Logger
 }
 
 func (c Config) withDefaults() Config {
@@ -64,7 +81,22 @@ func (c Config) withDefaults() Config {
 	if c.CacheBytes == 0 {
 		c.CacheBytes = 512 << 20
 	}
-	return c
+	if c.MaxInFlightBytes <= 0 {
+		c.MaxInFlightBytes = 4 * c.MaxBodyBytes
+	}
+	if c.SizeLimit == (assets.GLTFSize{}) {
+		maxTris := c.Options.MaxTriangles
+		if maxTris <= 0 {
+			maxTris = 2_000_000 // rewards.Options' default
+		}
+		c.SizeLimit = assets.DefaultGLTFSizeLimit
+		c.SizeLimit.Triangles = min(c.SizeLimit.Triangles, maxTris)
+		c.SizeLimit.Vertices = min(c.SizeLimit.Vertices, 2*maxTris)
+	}
+	if c.ErrorLog == nil {
+		c.ErrorLog = log.Default()
+	}
+	return c.connDefaults()
 }
 
 // Server scores rigs over HTTP. Create it with New; it is an http.Handler.
@@ -73,6 +105,8 @@ type Server struct {
 	sem   chan struct{}
 	mux   *http.ServeMux
 	cache *rewards.Cache // nil when disabled
+	// bodies is the budget of request body bytes in flight.
+	bodies bodyBudget
 
 	tokOnce sync.Once
 	tok     *tokenizer.SkinTokenizer
@@ -84,6 +118,7 @@ type Server struct {
 func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), mux: http.NewServeMux()}
+	s.bodies.limit = cfg.MaxInFlightBytes
 	if cfg.CacheBytes > 0 {
 		s.cache = rewards.NewCache(cfg.CacheBytes)
 	}
@@ -94,11 +129,29 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP implements http.Handler: it admits a POST body into the in-flight
+// budget, limits the request to Timeout and answers a panic with 500. /healthz
+// passes none of the gates, so it answers however busy the scoring is.
+func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &statusWriter{ResponseWriter: rw}
+	defer s.recoverRequest(w, r)
+	if r.Method == http.MethodPost {
+		release, ok := s.admitBody(w, r)
+		if !ok {
+			return
+		}
+		defer release()
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
 	s.mux.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// options are the scoring options of one request: scoring stops when ctx ends.
+func (s *Server) options(ctx context.Context) rewards.Options {
+	opt := s.cfg.Options
+	opt.Cancel = ctx.Done()
+	return opt
 }
 
 // CacheStats returns the prepared-mesh cache's counters.
@@ -135,64 +188,67 @@ func writeErr(w http.ResponseWriter, status int, err error) {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "concurrency": s.cfg.Concurrency, "cache": s.cache.Stats()})
-}
-
-// readBody reads at most MaxBodyBytes, answering 413 above it.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if r.ContentLength > s.cfg.MaxBodyBytes {
-		writeError(w, http.StatusRequestEntityTooLarge, "body of %d bytes above the limit of %d", r.ContentLength, s.cfg.MaxBodyBytes)
-		return nil, false
-	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "body above the limit of %d bytes", s.cfg.MaxBodyBytes)
-		} else {
-			writeError(w, http.StatusBadRequest, "read body: %v", err)
-		}
-		return nil, false
-	}
-	return data, true
-}
-
-// errStatus maps a scoring error to its HTTP status: 413 for a mesh above the
-// triangle limit, 400 for everything else the input is to blame for.
-func errStatus(err error) int {
-	if errors.Is(err, rewards.ErrMeshTooLarge) {
-		return http.StatusRequestEntityTooLarge
-	}
-	return http.StatusBadRequest
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "reward_version": rewards.RewardVersion, "concurrency": s.cfg.Concurrency, "cache": s.cache.Stats()})
 }
 
 // withSlot runs job under the concurrency bound, turning a panic into a 500; status
 // is the HTTP status for an error (503 when no slot came before the deadline).
+//
+// The request is answered at its deadline even when job is inside a step that cannot
+// be interrupted (decoding, the BVH build, skin decoding of a huge mesh): job then
+// finishes on its own goroutine and keeps its slot until it does, so the CPU and
+// memory bound of Concurrency holds. Callers read what job writes only when withSlot
+// returns no error.
 func (s *Server) withSlot(ctx context.Context, name string, job func() error) (status int, err error) {
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
 		return http.StatusServiceUnavailable, fmt.Errorf("%s: timed out waiting for a scoring slot", name)
 	}
-	defer func() { <-s.sem }()
-	defer func() {
-		if p := recover(); p != nil {
-			status, err = http.StatusInternalServerError, fmt.Errorf("%s: internal error: %v", name, p)
-		}
-	}()
-	if err := job(); err != nil {
-		return errStatus(err), err
+	type result struct {
+		status int
+		err    error
 	}
-	return http.StatusOK, nil
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-s.sem }()
+		defer func() {
+			if p := recover(); p != nil {
+				s.cfg.ErrorLog.Printf("rig serve: %s: internal error: %v\n%s", name, p, debug.Stack())
+				done <- result{http.StatusInternalServerError, fmt.Errorf("%s: internal error: %v", name, p)}
+			}
+		}()
+		if err := job(); err != nil {
+			done <- result{errStatus(err), err}
+			return
+		}
+		done <- result{http.StatusOK, nil}
+	}()
+	select {
+	case r := <-done:
+		if r.err == nil && ctx.Err() != nil { // the deadline came while the job ran
+			return http.StatusServiceUnavailable, fmt.Errorf("%s: %w", name, rewards.ErrCanceled)
+		}
+		return r.status, r.err
+	case <-ctx.Done():
+		return http.StatusServiceUnavailable, fmt.Errorf("%s: %w at the request deadline", name, rewards.ErrCanceled)
+	}
 }
 
-// scoreGLB scores one rigged GLB, its mesh prepared through the cache.
+// scoreGLB checks, decodes and scores one rigged GLB under a scoring slot, its mesh
+// prepared through the cache.
 func (s *Server) scoreGLB(ctx context.Context, data []byte, name string) (rep *rewards.Report, status int, err error) {
 	status, err = s.withSlot(ctx, name, func() (err error) {
-		rep, err = s.cache.ScoreGLB(data, name, s.cfg.Options)
+		if err := s.checkSize(data, name); err != nil {
+			return err
+		}
+		rep, err = s.cache.ScoreGLB(data, name, s.options(ctx))
 		return err
 	})
-	return rep, status, err
+	if err != nil {
+		return nil, status, err
+	}
+	return rep, status, nil
 }
 
 func (s *Server) score(w http.ResponseWriter, r *http.Request) {
@@ -326,11 +382,16 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in, err := s.parseBatch(r, data)
+	var in *batchInput
+	status, err := s.withSlot(r.Context(), "batch", func() (err error) {
+		in, err = s.parseBatch(r, data)
+		return err
+	})
 	if err != nil {
-		writeErr(w, http.StatusBadRequest, err)
+		writeErr(w, status, err)
 		return
 	}
+	data = nil // the parsed parts are all that is needed now
 	n := len(in.glbs) + len(in.streams)
 	if n > s.cfg.MaxBatch {
 		writeError(w, http.StatusRequestEntityTooLarge, "batch of %d rigs above the limit of %d", n, s.cfg.MaxBatch)
@@ -365,7 +426,7 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			rep, status, err := score(i)
+			rep, status, err := scoreMember(score, i)
 			if err != nil {
 				it := BatchItem{Error: err.Error()}
 				if status == http.StatusServiceUnavailable {
@@ -392,6 +453,17 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 		resp.Results[i].Advantage = resp.Advantages[i]
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// scoreMember runs score(i) with a panic turned into that member's error (500), so
+// that one bad member neither kills the process nor fails the others.
+func scoreMember(score func(int) (*rewards.Report, int, error), i int) (rep *rewards.Report, status int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rep, status, err = nil, http.StatusInternalServerError, fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return score(i)
 }
 
 // decodeMesh decodes a mesh GLB (any rig in it is ignored by the callers).

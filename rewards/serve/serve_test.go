@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // tube returns a closed cylinder along y with a two-bone chain and smooth weights,
@@ -155,11 +155,11 @@ func TestLoad(t *testing.T) {
 	defer srv.Close()
 	glb := tube(t, 0)
 	mesh, sf := tubeStream(t)
-	tokens := func(ids []int) []byte {
+	streamBody := func(ids []int) []byte {
 		return []byte(`{"mesh":"` + base64.StdEncoding.EncodeToString(mesh) + `","tokens":` + idsJSON(ids) + `}`)
 	}
-	goodTokens := tokens(sf.Tokens)
-	badTokens := tokens(append([]int{tokenizer.BOS, tokenizer.EOS}, sf.Tokens[2:]...))
+	goodTokens := streamBody(sf.Tokens)
+	badTokens := streamBody(append([]int{tokens.BOS, tokens.EOS}, sf.Tokens[2:]...))
 	var mu sync.Mutex
 	unexpected := map[string]int{}
 	var wg sync.WaitGroup

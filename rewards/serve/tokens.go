@@ -15,10 +15,11 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // StreamError is a token stream the service refuses: Position is the index of the
-// first token the grammar of tokenizer/stream.go does not allow there (or that is not
+// first token the grammar of tokens/stream.go does not allow there (or that is not
 // an integer id), len(tokens) for a stream that ends before EOS.
 type StreamError struct {
 	Position int
@@ -66,9 +67,9 @@ func parseStream(raw []byte, k int, fp string) (*stream, error) {
 	} else if err := json.Unmarshal(raw, &ids); err != nil {
 		return nil, fmt.Errorf("token stream: want a JSON array of token ids or {\"tokens\": [...]}: %w", err)
 	}
-	if len(ids) > tokenizer.MaxStreamLen+1 {
+	if len(ids) > tokens.MaxStreamLen+1 {
 		// Nothing the grammar accepts is this long; name where it must have failed.
-		ids = ids[:tokenizer.MaxStreamLen+1]
+		ids = ids[:tokens.MaxStreamLen+1]
 	}
 	st.tokens = make([]int, len(ids))
 	for i, r := range ids {
@@ -84,18 +85,18 @@ func parseStream(raw []byte, k int, fp string) (*stream, error) {
 	return st, nil
 }
 
-// checkStream runs the grammar of k skin tokens per joint over tokens and returns a
+// checkStream runs the grammar of k skin tokens per joint over stream and returns a
 // *StreamError at the first token it does not allow, or at the end of a stream
 // without EOS.
-func checkStream(tokens []int, k int) error {
-	s := tokenizer.NewGrammar(tokenizer.MaxJoints, k).Start()
-	for i, t := range tokens {
+func checkStream(stream []int, k int) error {
+	s := tokens.NewGrammar(tokens.MaxJoints, k).Start()
+	for i, t := range stream {
 		if err := s.Next(t); err != nil {
 			return &StreamError{Position: i, Err: err}
 		}
 	}
 	if !s.Done() {
-		return &StreamError{Position: len(tokens), Err: errors.New("stream ends before EOS")}
+		return &StreamError{Position: len(stream), Err: errors.New("stream ends before EOS")}
 	}
 	return nil
 }
@@ -109,13 +110,15 @@ type preparedMesh struct {
 // loadMesh decodes a mesh GLB and prepares it through the cache (under a scoring
 // slot): 400 for a broken or empty mesh, 413 above the triangle limit.
 func (s *Server) loadMesh(ctx context.Context, data []byte) (*preparedMesh, int, error) {
-	c, err := decodeMesh(data)
-	if err != nil {
-		return nil, http.StatusBadRequest, err
-	}
-	pm := &preparedMesh{c: c}
+	pm := &preparedMesh{}
 	status, err := s.withSlot(ctx, "mesh", func() (err error) {
-		pm.p, err = s.cache.Prepare(&c.Mesh, s.cfg.Options)
+		if err := s.checkSize(data, "mesh"); err != nil {
+			return err
+		}
+		if pm.c, err = decodeMesh(data); err != nil {
+			return err
+		}
+		pm.p, err = s.cache.Prepare(&pm.c.Mesh, s.options(ctx))
 		if err != nil {
 			return fmt.Errorf("mesh: %w", err)
 		}
@@ -154,13 +157,16 @@ func (s *Server) scoreStream(ctx context.Context, pm *preparedMesh, st *stream, 
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		rep, err = pm.p.Score(c, s.cfg.Options)
+		rep, err = pm.p.Score(c, s.options(ctx))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		return nil
 	})
-	return rep, status, err
+	if err != nil {
+		return nil, status, err
+	}
+	return rep, status, nil
 }
 
 // TokensRequest is the JSON form of POST /score/tokens.
@@ -226,21 +232,27 @@ func (s *Server) scoreTokens(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	meshData, raw, err := parseTokensRequest(r, data)
-	if err != nil {
-		writeErr(w, http.StatusBadRequest, err)
-		return
-	}
 	tok, err := s.skinTokenizer()
 	if err != nil {
 		writeErr(w, http.StatusInternalServerError, fmt.Errorf("skin tokenizer: %w", err))
 		return
 	}
-	st, err := parseStream(raw, tok.K(), s.tokFP)
+	var meshData []byte
+	var st *stream
+	status, err := s.withSlot(r.Context(), "tokens", func() error {
+		m, raw, err := parseTokensRequest(r, data)
+		if err != nil {
+			return err
+		}
+		parsed, err := parseStream(raw, tok.K(), s.tokFP)
+		meshData, st = m, parsed
+		return err
+	})
 	if err != nil {
-		writeErr(w, http.StatusBadRequest, err)
+		writeErr(w, status, err)
 		return
 	}
+	data = nil // the parsed parts are all that is needed now
 	pm, status, err := s.loadMesh(r.Context(), meshData)
 	if err != nil {
 		writeErr(w, status, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/tokens"
 )
 
 // tubeStream returns the tube's mesh as GLB and its rig written as a token stream by
@@ -88,11 +89,11 @@ func TestScoreTokens(t *testing.T) {
 		{"stream file", jsonBody(string(sfJSON)), 200, nil},
 		{"stream file of another K", jsonBody(string(otherKJSON)), 400, nil},
 		{"stream file of another tokenizer", jsonBody(string(otherTokJSON)), 400, nil},
-		{"no BOS", jsonBody(idsJSON(withToken(0, tokenizer.SEP))), 400, pos(0)},
-		{"skin code in the skeleton", jsonBody(idsJSON(withToken(2, tokenizer.SkinToken(7)))), 400, pos(2)},
-		{"id outside the vocabulary", jsonBody(idsJSON(withToken(n-2, tokenizer.VocabSize+5))), 400, pos(n - 2)},
+		{"no BOS", jsonBody(idsJSON(withToken(0, tokens.SEP))), 400, pos(0)},
+		{"skin code in the skeleton", jsonBody(idsJSON(withToken(2, tokens.SkinToken(7)))), 400, pos(2)},
+		{"id outside the vocabulary", jsonBody(idsJSON(withToken(n-2, tokens.VocabSize+5))), 400, pos(n - 2)},
 		{"no EOS", jsonBody(idsJSON(ids[:n-1])), 400, pos(n - 1)},
-		{"token after EOS", jsonBody(idsJSON(append(append([]int(nil), ids...), tokenizer.EOS))), 400, pos(n)},
+		{"token after EOS", jsonBody(idsJSON(append(append([]int(nil), ids...), tokens.EOS))), 400, pos(n)},
 		{"not an integer", jsonBody(`[1, 2.5]`), 400, pos(1)},
 		{"empty stream", jsonBody(`[]`), 400, pos(0)},
 		{"tokens not an array", jsonBody(`"BOS"`), 400, nil},
@@ -162,10 +163,10 @@ func TestBatchTokens(t *testing.T) {
 	// The same skeleton with other skin codes: a different rig on the same mesh.
 	other := append([]int(nil), good...)
 	for i := len(other) - 2; i > len(other)-2-3*sf.SkinTokensPerJoint; i-- {
-		other[i] = tokenizer.SkinToken((other[i] - tokenizer.SkinBase + 333) % tokenizer.SkinCodebookSize)
+		other[i] = tokens.SkinToken((other[i] - tokens.SkinBase + 333) % tokens.SkinCodebookSize)
 	}
 	bad := append([]int(nil), good...)
-	bad[1] = tokenizer.EOS
+	bad[1] = tokens.EOS
 	streams := []string{idsJSON(good), idsJSON(other), idsJSON(bad), `{"tokens":` + idsJSON(good) + `}`}
 	body := fmt.Sprintf(`{"mesh":%q,"streams":[%s,%s,%s,%s],"scale_by_std":true}`,
 		base64.StdEncoding.EncodeToString(mesh), streams[0], streams[1], streams[2], streams[3])

@@ -1,0 +1,208 @@
+package anatomy
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
+)
+
+// Options says what the caller knows. Zero values ask Fit to detect.
+type Options struct {
+	Kind Kind   // "" or Auto: detect
+	Up   string // "y", "z", or "" / "auto": detect
+}
+
+// Report says what Fit detected or was told, and how sure it is.
+type Report struct {
+	Kind       Kind     `json:"kind"`
+	Confidence float64  `json:"confidence"` // 1 when told
+	KindGiven  bool     `json:"kind_given,omitempty"`
+	Up         string   `json:"up"`
+	UpGiven    bool     `json:"up_given,omitempty"`
+	Symmetry   Symmetry `json:"symmetry"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
+// Fit returns the anatomical skeleton of a mesh, in the mesh's world frame, from a
+// proposed skeleton whose joints lie inside the mesh and whose branches follow its
+// parts (the classical Reeb-graph skeleton). When the kind's template does not fit
+// (a "humanoid" with one arm), the result is the generic skeleton of kind Other
+// and the report says so.
+func Fit(m *assets.Mesh, proposal *assets.Skeleton, opt Options) (*assets.Skeleton, *Report, error) {
+	if err := m.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("anatomy: %w", err)
+	}
+	if proposal.NumJoints() == 0 {
+		return nil, nil, errors.New("anatomy: the proposed skeleton has no joints")
+	}
+	kind, err := ParseKind(string(opt.Kind))
+	if err != nil {
+		return nil, nil, fmt.Errorf("anatomy: %w", err)
+	}
+	rep := &Report{}
+	wn := geom.NewWindingNumber(m)
+	rep.Up, rep.UpGiven, err = chooseUp(m, wn, proposal, opt.Up)
+	if err != nil {
+		return nil, nil, fmt.Errorf("anatomy: %w", err)
+	}
+	if rep.Up == "z" && !rep.UpGiven {
+		rep.Warnings = append(rep.Warnings, "the mesh looks Z-up (glTF is Y-up); pass --up z to confirm or --up y to override")
+	}
+	s := newShape(m, wn, upFrame(rep.Up))
+	f, c, sym := findSymmetry(m, wn.BVH(), s)
+	s = newShape(m, wn, f)
+	s.mid, rep.Symmetry = c, sym
+	t := newTree(proposal, s.f)
+	if kind == Auto {
+		rep.Kind, rep.Confidence = detectKind(s, t)
+	} else {
+		rep.Kind, rep.Confidence, rep.KindGiven = kind, 1, true
+	}
+	b, err := fitKind(s, t, rep.Kind)
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s template does not fit (%v): generic skeleton", rep.Kind, err))
+		rep.Kind, rep.Confidence = Other, 0
+		if b, err = fitChain(s, t, Other); err != nil {
+			return nil, nil, fmt.Errorf("anatomy: %w", err)
+		}
+	}
+	if sym.Symmetric {
+		b.symmetrize(s)
+	} else {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the mesh is not mirror-symmetric (error %.3f of its height): left and right are fitted apart", sym.Error))
+	}
+	sk, err := b.skeleton(s.f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sk, rep, nil
+}
+
+// fitKind fits a kind's template.
+func fitKind(s *shape, t *tree, k Kind) (*build, error) {
+	switch k {
+	case Humanoid:
+		return fitHumanoid(s, t)
+	case Quadruped:
+		return fitQuadruped(s, t)
+	default:
+		return fitChain(s, t, k)
+	}
+}
+
+// chooseUp returns the up axis: the one given, or Z when under Z a pair of the
+// proposed skeleton's end points stands on the ground on either side of the middle
+// (feet) and the body reads as a creature of some kind better under Z than under Y
+// (a Z-up biped's toes stand on the ground under Y too, lying on its front). Y otherwise: glTF is Y-up, and legless bodies give no
+// evidence (a fish's tail lobes stand on its rear under Z, but not apart).
+func chooseUp(m *assets.Mesh, wn *geom.WindingNumber, proposal *assets.Skeleton, up string) (string, bool, error) {
+	switch up {
+	case "y", "z":
+		return up, true, nil
+	case "", "auto":
+	default:
+		return "", false, fmt.Errorf("up %q: want y, z or auto", up)
+	}
+	feet := map[string]bool{}
+	score := map[string]float64{}
+	kind := map[string]Kind{}
+	for _, u := range []string{"y", "z"} {
+		s := newShape(m, wn, upFrame(u))
+		t := newTree(proposal, s.f)
+		feet[u] = standsOnPair(s, t)
+		kind[u], _, score[u] = kindScores(s, t)
+	}
+	if feet["z"] && kind["z"] != Other && score["z"] > score["y"] {
+		return "z", false, nil
+	}
+	return "y", false, nil
+}
+
+// standsOnPair reports whether end points within 10% of the height of the bottom
+// lie on both sides of the bounding box's middle, apart by 5% of the width.
+func standsOnPair(s *shape, t *tree) bool {
+	gap := 0.05 * (s.hi[0] - s.lo[0])
+	left, right := false, false
+	for _, l := range groundLeaves(s, t, 0.1) {
+		x := t.pos[l][0] - s.mid
+		left = left || x > gap
+		right = right || x < -gap
+	}
+	return left && right
+}
+
+// groundLeaves returns the end points within share of the height of the bottom.
+func groundLeaves(s *shape, t *tree, share float64) []int {
+	var out []int
+	for _, l := range t.leaves() {
+		if t.pos[l][1] < s.lo[1]+share*s.height() {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// detectKind scores each kind from the proposed skeleton's end points and the
+// mesh's proportions, and returns the best with its share of the two best scores.
+func detectKind(s *shape, t *tree) (Kind, float64) {
+	k, conf, _ := kindScores(s, t)
+	return k, conf
+}
+
+// kindScores returns the best kind, its share of the two best scores, and its score.
+func kindScores(s *shape, t *tree) (Kind, float64, float64) {
+	H := s.height()
+	ext := s.hi.Sub(s.lo)
+	L, W := ext[2], ext[0]
+	ground := len(groundLeaves(s, t, 0.2))
+	leaves := len(t.leaves())
+	a, _ := t.farthest(0)
+	_, arc := t.farthest(a)
+	clamp := func(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+	score := map[Kind]float64{Other: 0.25}
+	if _, err := findHumanoidParts(s, t); err == nil && ground >= 2 {
+		score[Humanoid] = clamp((H/L-1)/1.5) * clamp(float64(5-ground)/2)
+	}
+	if ground >= 4 {
+		score[Quadruped] = clamp(L/H) * 0.9 * clamp(s.clearance()/(0.1*H))
+	}
+	if ground >= 2 && ground <= 3 {
+		wings := clamp((W/math.Max(H, L) - 0.8) / 0.8)
+		score[Bird] = wings * clamp(1.5-H/L)
+	}
+	if ground <= 1 {
+		thin := arc / math.Max(math.Min(H, W), 1e-9)
+		score[Snake] = clamp((thin-8)/8) * clamp(float64(5-leaves)/2)
+		score[Fish] = clamp((L/math.Max(H, W)-1)/1) * (1 - score[Snake])
+	}
+	best, second := Other, 0.0
+	for _, k := range Kinds[1:] {
+		if score[k] > score[best] {
+			best = k
+		}
+	}
+	for _, k := range Kinds[1:] {
+		if k != best && score[k] > second {
+			second = score[k]
+		}
+	}
+	return best, score[best] / (score[best] + second), score[best]
+}
+
+// clearance is how far above the bottom the body starts under its centre of mass:
+// a standing quadruped's belly is clear of the ground, a lying body's is not.
+func (s *shape) clearance() float64 {
+	var com assets.Vec3
+	for _, p := range s.pts {
+		com = com.Add(p)
+	}
+	com = com.Scale(1 / float64(len(s.pts)))
+	lo, _, ok := s.run(assets.Vec3{s.mid, com[1], com[2]}, 1)
+	if !ok {
+		return 0
+	}
+	return lo - s.lo[1]
+}

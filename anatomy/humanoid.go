@@ -1,0 +1,252 @@
+package anatomy
+
+import (
+	"errors"
+	"math"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// humanoidParts are the proposed skeleton's end points a humanoid is fitted from.
+type humanoidParts struct {
+	foot, hand [2]int // [0] left (+X), [1] right
+	head       int    // -1: the top of the mesh on the plane
+}
+
+// sides maps index 0/1 to the side sign: left +1, right -1.
+var sides = [2]int{1, -1}
+
+// findHumanoidParts picks the feet (the lowest leaf on each side, in the bottom
+// fifth), the hands (the leaf farthest out on each side above a third of the
+// height) and the head (the highest remaining leaf near the plane).
+func findHumanoidParts(s *shape, t *tree) (humanoidParts, error) {
+	H, y0 := s.height(), s.lo[1]
+	p := humanoidParts{foot: [2]int{-1, -1}, hand: [2]int{-1, -1}, head: -1}
+	leaves := t.leaves()
+	used := map[int]bool{}
+	for i, sd := range sides {
+		for _, l := range leaves {
+			q := t.pos[l]
+			if float64(sd)*(q[0]-s.mid) <= 0 || q[1] > y0+0.2*H {
+				continue
+			}
+			if p.foot[i] < 0 || q[1] < t.pos[p.foot[i]][1] {
+				p.foot[i] = l
+			}
+		}
+		if p.foot[i] >= 0 {
+			used[p.foot[i]] = true
+		}
+	}
+	for i, sd := range sides {
+		for _, l := range leaves {
+			q := t.pos[l]
+			if used[l] || float64(sd)*(q[0]-s.mid) < 0.1*H || q[1] < y0+0.33*H {
+				continue
+			}
+			if p.hand[i] < 0 || float64(sd)*(q[0]-t.pos[p.hand[i]][0]) > 0 {
+				p.hand[i] = l
+			}
+		}
+		if p.hand[i] >= 0 {
+			used[p.hand[i]] = true
+		}
+	}
+	if p.foot[0] < 0 || p.foot[1] < 0 || p.hand[0] < 0 || p.hand[1] < 0 {
+		return p, errors.New("no two feet and two hands among the skeleton's end points")
+	}
+	for _, l := range leaves {
+		q := t.pos[l]
+		if used[l] || math.Abs(q[0]-s.mid) > 0.15*H || q[1] < y0+0.6*H {
+			continue
+		}
+		if p.head < 0 || q[1] > t.pos[p.head][1] {
+			p.head = l
+		}
+	}
+	return p, nil
+}
+
+// fitHumanoid builds Mixamo's hierarchy: the pelvis just above the crotch, the spine
+// up the body's middle to the narrowest part of the neck, arms and legs along the
+// proposed skeleton's routes to the hands and feet, at human proportions along them.
+func fitHumanoid(s *shape, t *tree) (*build, error) {
+	parts, err := findHumanoidParts(s, t)
+	if err != nil {
+		return nil, err
+	}
+	H, y0, c := s.height(), s.lo[1], s.mid
+	hips := s.pelvis()
+	hw := 0.1 * H // half the hip width
+	if lo, hi, ok := s.run(hips, 0); ok {
+		hw = math.Min((hi-lo)/2, 0.2*H)
+	}
+	top := s.hi[1]
+	if parts.head >= 0 {
+		top = math.Max(top, t.pos[parts.head][1])
+	}
+	// Arms: the route from the head (or the pelvis) to each hand, from where it
+	// leaves the torso.
+	from := t.nearest(hips)
+	if parts.head >= 0 {
+		from = parts.head
+	}
+	var arms [2][]assets.Vec3
+	for i := range sides {
+		arms[i] = limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*hw)
+		if len(arms[i]) < 2 {
+			return nil, errors.New("no route from the body to a hand")
+		}
+	}
+	armY := (arms[0][0][1] + arms[1][0][1]) / 2
+	neckMin := s.narrowest(c, armY, top)
+	neckY := armY + 0.3*(neckMin-armY)
+	headY := neckMin + 0.2*(neckMin-armY)
+	b := newBuild()
+	b.add(Hips, "", hips, true)
+	parent := Hips
+	for k, n := range []string{Spine, Spine1, Spine2} {
+		y := hips[1] + float64(k+1)*0.225*(neckY-hips[1])
+		b.add(n, parent, s.centre(assets.Vec3{c, y, hips[2]}, 2), true)
+		parent = n
+	}
+	b.add(Neck, Spine2, s.centre(assets.Vec3{c, neckY, hips[2]}, 2), true)
+	b.add(Head, Neck, s.centre(assets.Vec3{c, headY, hips[2]}, 2), true)
+	b.add(HeadTopEnd, Head, s.centre(assets.Vec3{c, top, hips[2]}, 2), true)
+	for i, sd := range sides {
+		fitArm(s, b, sd, arms[i], neckY)
+		leg := t.points(t.path(parts.foot[i], t.nearest(hips)))
+		fitLeg(s, b, sd, leg, hips, hw, y0, H)
+	}
+	return b, nil
+}
+
+// pelvis returns the Hips position: on the symmetry plane just above the crotch
+// (the lowest point of the plane inside the mesh, above the feet), in the middle
+// of the body front to back.
+func (s *shape) pelvis() assets.Vec3 {
+	H, y0 := s.height(), s.lo[1]
+	crotch := y0 + 0.45*H
+	for y := y0 + 0.15*H; y < y0+0.75*H; y += 0.005 * H {
+		if _, _, ok := s.run(assets.Vec3{s.mid, y, (s.lo[2] + s.hi[2]) / 2}, 2); ok {
+			crotch = y
+			break
+		}
+	}
+	q := assets.Vec3{s.mid, crotch + 0.05*H, (s.lo[2] + s.hi[2]) / 2}
+	return s.centre(q, 2)
+}
+
+// narrowest returns the neck's height between y0 and y1: going up from the
+// shoulders, where the body is thinnest across before it widens into the head (or,
+// when it never does, the thinnest in the lower 60% of the way).
+func (s *shape) narrowest(x, y0, y1 float64) float64 {
+	best, bestW := y0+0.3*(y1-y0), math.Inf(1)
+	z := (s.lo[2] + s.hi[2]) / 2
+	for k := 1; k <= 24; k++ {
+		y := y0 + 0.6*(y1-y0)*float64(k)/24
+		q := s.centre(assets.Vec3{x, y, z}, 2)
+		lo, hi, ok := s.run(q, 0)
+		if !ok {
+			continue
+		}
+		if hi-lo < bestW {
+			best, bestW = y, hi-lo
+		} else if hi-lo > 1.15*bestW {
+			break
+		}
+	}
+	return best
+}
+
+// limbRoute returns the part of a route (from the body to a limb's tip) beyond the
+// last point within reach of the symmetry plane, starting with the crossing there,
+// and extends the end to the mesh's surface.
+func limbRoute(s *shape, route []assets.Vec3, reach float64) []assets.Vec3 {
+	k := 0
+	for i, p := range route {
+		if math.Abs(p[0]-s.mid) < reach {
+			k = i
+		}
+	}
+	out := route[k:]
+	if k+1 < len(route) {
+		a, b := route[k], route[k+1]
+		side := math.Copysign(1, b[0]-s.mid)
+		if a[0] != b[0] {
+			x := s.mid + side*reach
+			if t := (x - a[0]) / (b[0] - a[0]); t > 0 && t < 1 {
+				out = append([]assets.Vec3{a.Lerp(b, t)}, route[k+1:]...)
+			}
+		}
+	}
+	return extendToSurface(s, out)
+}
+
+// extendToSurface appends the point where the polyline's last direction leaves the
+// mesh (the proposed skeleton ends a band short of a limb's tip).
+func extendToSurface(s *shape, pl []assets.Vec3) []assets.Vec3 {
+	n := len(pl)
+	if n < 2 {
+		return pl
+	}
+	d := pl[n-1].Sub(pl[n-2]).Normalize()
+	step := 0.005 * s.size()
+	end := pl[n-1]
+	for k := 1; k < 100 && s.inside(end.Add(d.Scale(step))); k++ {
+		end = end.Add(d.Scale(step))
+	}
+	return append(append([]assets.Vec3(nil), pl...), end)
+}
+
+// fitArm places the clavicle, shoulder, elbow and wrist along an arm route (from
+// the torso's edge to the tip of the hand) at human proportions: upper arm 42%,
+// forearm 33%, hand 25% of the shoulder-to-fingertip length.
+func fitArm(s *shape, b *build, side int, route []assets.Vec3, neckY float64) {
+	// The shoulder joint is where the route leaves the torso, at the height the
+	// arm has a little farther out (the route may enter the torso high, near the
+	// neck, where the proposed skeleton branches).
+	shoulder := route[0]
+	if p, _, ok := crossing(route, 0, s.mid+1.75*(shoulder[0]-s.mid)); ok {
+		shoulder[1] = math.Min(shoulder[1], p[1])
+	}
+	clav := assets.Vec3{s.mid + 0.35*(shoulder[0]-s.mid), shoulder[1], shoulder[2]}
+	b.add(Side(side, Shoulder), Spine2, s.centre(clav, 2), false)
+	b.add(Side(side, Arm), Side(side, Shoulder), shoulder, false)
+	b.add(Side(side, ForeArm), Side(side, Arm), atFraction(route, 0.42), false)
+	b.add(Side(side, Hand), Side(side, ForeArm), atFraction(route, 0.75), false)
+}
+
+// fitLeg places hip, knee, ankle, ball of the foot and toe tip: the hip beside the
+// pelvis, the knee and ankle where the leg's route reaches their heights, the toes
+// forward of the ankle to the front of the foot.
+func fitLeg(s *shape, b *build, side int, route []assets.Vec3, hips assets.Vec3, hw, y0, H float64) {
+	hip := assets.Vec3{s.mid + float64(side)*0.5*hw, hips[1] - 0.04*H, hips[2]}
+	ankleY := y0 + 0.045*H
+	kneeY := (hip[1] + ankleY) / 2
+	onSide := func(q assets.Vec3) bool { return float64(side)*(q[0]-s.mid) > 0 }
+	ankle, _, ok := crossing(route, 1, ankleY)
+	if !ok || !onSide(ankle) {
+		ankle = assets.Vec3{hip[0], ankleY, hip[2]}
+	}
+	knee, _, ok := crossing(route, 1, kneeY)
+	if !ok || !onSide(knee) {
+		knee = hip.Lerp(ankle, 0.5)
+	}
+	knee = s.centre(knee, 0, 2)
+	ankle = s.centre(ankle, 0, 2)
+	// Legs set wide apart (a mech, a cartoon) put the hip over the knee.
+	hip[0] = s.mid + float64(side)*math.Min(hw, math.Max(0.5*hw, 0.9*math.Abs(knee[0]-s.mid)))
+	ball, tip := ankle, ankle
+	if _, hi, ok := s.run(assets.Vec3{ankle[0], y0 + 0.02*H, ankle[2]}, 2); ok && hi > ankle[2] {
+		tip = assets.Vec3{ankle[0], y0 + 0.02*H, hi}
+		ball = assets.Vec3{ankle[0], y0 + 0.025*H, ankle[2] + 0.65*(hi-ankle[2])}
+	}
+	b.add(Side(side, UpLeg), Hips, hip, false)
+	b.add(Side(side, Leg), Side(side, UpLeg), knee, false)
+	b.add(Side(side, Foot), Side(side, Leg), ankle, false)
+	if ball.Dist(ankle) > 0.01*H {
+		b.add(Side(side, ToeBase), Side(side, Foot), ball, false)
+		b.add(Side(side, ToeEnd), Side(side, ToeBase), tip, false)
+	}
+}

@@ -1,0 +1,92 @@
+package anatomy
+
+import (
+	"strings"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// artistNames maps the joint names artists' tools write (lower case, prefix before
+// ":" removed) to Mixamo's, one group per source of ../shared/data, and rigkit's
+// synthetic bipeds. Fingers are left out: the templates place none yet.
+var artistNames = map[string]string{}
+
+func init() {
+	for _, group := range []string{
+		// Quaternius rigs (fable-game, quaternius-showcase, quaternius-fbx): .L is the left.
+		"hips=Hips abdomen=Spine torso=Spine1 chest=Spine2 neck=Neck head=Head " +
+			"shoulder.l=LeftShoulder upperarm.l=LeftArm lowerarm.l=LeftForeArm hand.l=LeftHand palm.l=LeftHand fist.l=LeftHand " +
+			"upperleg.l=LeftUpLeg lowerleg.l=LeftLeg foot.l=LeftFoot",
+		// 0 A.D. human bodies (headless: the game attaches heads at "head").
+		"hip=Hips spine=Spine spine1=Spine1 shoulder_l=LeftShoulder arm_l=LeftArm forearm_l=LeftForeArm " +
+			"thigh_l=LeftUpLeg leg_l=LeftLeg",
+		// 0 A.D. (3ds Max biped).
+		"bip01_pelvis=Hips bip01_spine=Spine bip01_spine1=Spine1 bip01_spine2=Spine2 bip01_neck=Neck bip01_head=Head " +
+			"bip01_l_clavicle=LeftShoulder bip01_l_upperarm=LeftArm bip01_l_forearm=LeftForeArm bip01_l_hand=LeftHand " +
+			"bip01_l_thigh=LeftUpLeg bip01_l_calf=LeftLeg bip01_l_foot=LeftFoot bip01_l_toe0=LeftToeBase",
+		// OpenClonk (Blender rigs; joints sit at the bones' heads).
+		"skeleton_hips=Hips skeleton_neck=Neck skeleton_head=Head " +
+			"skeleton_arm_upper.l=LeftArm skeleton_arm_lower.l=LeftForeArm skeleton_arm_hand.l=LeftHand " +
+			"skeleton_leg_upper.l=LeftUpLeg skeleton_leg_lower.l=LeftLeg skeleton_foot_ball.l=LeftFoot skeleton_foot_tip.l=LeftToeBase",
+		// Minetest mobs (blocky: one bone per body part, at its pivot).
+		"leg.left=LeftUpLeg arm.left=LeftArm",
+		// rigkit's synthetic bipeds (assets/synth).
+		"clavicle_l=LeftShoulder arm_l_upper=LeftArm arm_l_lower=LeftForeArm hand_l=LeftHand " +
+			"leg_l_upper=LeftUpLeg leg_l_lower=LeftLeg foot_l=LeftFoot toe_l=LeftToeBase",
+	} {
+		for _, kv := range strings.Fields(group) {
+			k, v, _ := strings.Cut(kv, "=")
+			artistNames[k] = v
+			if r, ok := rightOf(k); ok {
+				artistNames[r] = "Right" + strings.TrimPrefix(v, "Left")
+			}
+		}
+	}
+}
+
+// rightOf returns the right-side spelling of a left-side artist name.
+func rightOf(k string) (string, bool) {
+	for _, p := range [][2]string{{".l", ".r"}, {"_l_", "_r_"}, {".left", ".right"}} {
+		if strings.Contains(k, p[0]) {
+			return strings.Replace(k, p[0], p[1], 1), true
+		}
+	}
+	if strings.HasSuffix(k, "_l") {
+		return k[:len(k)-2] + "_r", true
+	}
+	return "", false
+}
+
+// MixamoName returns the Mixamo name of an artist's joint name ("" when unknown).
+func MixamoName(artist string) string {
+	n := strings.ToLower(artist)
+	if i := strings.LastIndex(n, ":"); i >= 0 {
+		n = n[i+1:]
+	}
+	return artistNames[n]
+}
+
+// NameAccuracy compares a fitted skeleton with an artist's: of the fitted joints
+// whose name the artist's skeleton has (through MixamoName), how many lie within
+// tol of it. It returns hits and the number compared, and the names missed.
+func NameAccuracy(fitted, artist *assets.Skeleton, tol float64) (hits, total int, missed []string) {
+	pos := map[string]assets.Vec3{}
+	for j, n := range artist.Names {
+		if m := MixamoName(n); m != "" {
+			pos[m] = artist.Position(j)
+		}
+	}
+	for j, n := range fitted.Names {
+		p, ok := pos[n]
+		if !ok {
+			continue
+		}
+		total++
+		if fitted.Position(j).Dist(p) <= tol {
+			hits++
+		} else {
+			missed = append(missed, n)
+		}
+	}
+	return hits, total, missed
+}

@@ -1,0 +1,84 @@
+package anatomy
+
+import "fmt"
+
+// Kind is a creature kind with its own skeleton template.
+type Kind string
+
+// The kinds Fit knows. Auto asks Fit to detect the kind.
+const (
+	Auto      Kind = "auto"
+	Humanoid  Kind = "humanoid"
+	Quadruped Kind = "quadruped"
+	Bird      Kind = "bird"
+	Fish      Kind = "fish"
+	Snake     Kind = "snake"
+	Other     Kind = "other"
+)
+
+// Kinds lists the kinds a caller may ask for, Auto first.
+var Kinds = []Kind{Auto, Humanoid, Quadruped, Bird, Fish, Snake, Other}
+
+// ParseKind parses a kind name ("" means Auto).
+func ParseKind(s string) (Kind, error) {
+	if s == "" {
+		return Auto, nil
+	}
+	for _, k := range Kinds {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("kind %q: want one of auto, humanoid, quadruped, bird, fish, snake, other", s)
+}
+
+// Humanoid joint names (Mixamo's, without the "mixamorig:" prefix). Side-dependent
+// names are built by Side.
+const (
+	Hips        = "Hips"
+	Spine       = "Spine"
+	Spine1      = "Spine1"
+	Spine2      = "Spine2"
+	Neck        = "Neck"
+	Head        = "Head"
+	HeadTopEnd  = "HeadTop_End"
+	Shoulder    = "Shoulder" // LeftShoulder, RightShoulder
+	Arm         = "Arm"
+	ForeArm     = "ForeArm"
+	Hand        = "Hand"
+	UpLeg       = "UpLeg"
+	Leg         = "Leg"
+	Foot        = "Foot"
+	ToeBase     = "ToeBase"
+	ToeEnd      = "Toe_End"
+	FrontUpLeg  = "FrontUpLeg" // quadruped
+	FrontLeg    = "FrontLeg"
+	FrontFoot   = "FrontFoot"
+	HindUpLeg   = "HindUpLeg"
+	HindLeg     = "HindLeg"
+	HindFoot    = "HindFoot"
+	WingArm     = "WingArm" // bird
+	WingForeArm = "WingForeArm"
+	WingHand    = "WingHand"
+	Fin         = "Fin" // fish: LeftFin, RightFin
+	DorsalFin   = "DorsalFin"
+	TailFin     = "TailFin"
+)
+
+// Side prefixes a side-dependent name: Side(+1, "Arm") is "LeftArm" (+X is the
+// character's left), Side(-1, "Arm") is "RightArm".
+func Side(side int, name string) string {
+	if side > 0 {
+		return "Left" + name
+	}
+	return "Right" + name
+}
+
+// Numbered returns a numbered chain name: Numbered("Tail", 1) is "Tail1".
+func Numbered(base string, i int) string { return fmt.Sprintf("%s%d", base, i) }
+
+// Generic names for kind Other: descriptive, numbered from 1.
+func genericSpine(i int) string   { return fmt.Sprintf("spine_%02d", i) }
+func genericLimb(n, k int) string { return fmt.Sprintf("limb_%d_%d", n, k) }
+func genericLimbEnd(n int) string { return fmt.Sprintf("limb_%d_end", n) }
+func genericTail(i int) string    { return fmt.Sprintf("tail_%02d", i) }

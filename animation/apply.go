@@ -1,0 +1,172 @@
+package animation
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// DefaultFPS is the sampling rate of the baked glTF channels.
+const DefaultFPS = 30
+
+// Options control how motion is baked onto a rig.
+type Options struct {
+	FPS  float64 // key samples per second; 0 means DefaultFPS
+	Name string  // animation name; "" keeps the clip's (or the source animation's) name
+}
+
+// Report says how a motion fit a rig.
+type Report struct {
+	Animation string   `json:"animation"`
+	Kind      string   `json:"kind"`
+	Duration  float64  `json:"duration"`
+	Matched   []string `json:"matched"` // the motion's joints found on the rig
+	Missing   []string `json:"missing"` // the motion's joints the rig lacks (skipped)
+	// RootMotion says the Hips joint got a translation channel.
+	RootMotion bool    `json:"root_motion"`
+	HipHeight  float64 `json:"hip_height"` // of the rig, in its units
+	Channels   int     `json:"channels"`
+}
+
+// Apply bakes a clip onto a rigged character's skeleton. Joints are matched by
+// CanonicalName; the clip's joints the rig lacks are skipped and listed in the
+// report. It fails when the skeleton matches none of the clip's joints.
+func Apply(c *assets.Character, clip *Clip, o Options) (assets.Animation, Report, error) {
+	if c == nil || c.Skeleton.NumJoints() == 0 {
+		return assets.Animation{}, Report{}, fmt.Errorf("apply %q: the character has no skeleton", clip.Name)
+	}
+	b, err := newBinding(c.Skeleton, clip.Rest)
+	if err != nil {
+		return assets.Animation{}, Report{}, fmt.Errorf("apply %q: %w", clip.Name, err)
+	}
+	rep := Report{Animation: clip.Name, Kind: clip.Kind, Duration: clip.Duration, HipHeight: b.hipHeight}
+	var names []string
+	for name := range clip.Joints {
+		names = append(names, name)
+	}
+	if len(clip.Root) > 0 {
+		names = append(names, "Hips")
+	}
+	rep.Matched, rep.Missing = match(b, names)
+	if len(rep.Matched) == 0 {
+		return assets.Animation{}, rep, fmt.Errorf("apply %q: the skeleton has none of the clip's joints (%s); its names are %s",
+			clip.Name, strings.Join(rep.Missing, ", "), sample(c.Skeleton.Names, 8))
+	}
+	at := func(t float64) pose {
+		p := pose{abs: clip.absolute(t)}
+		if len(clip.Root) > 0 {
+			p.root, p.hasRoot = assets.Vec3(clip.sample(clip.Root, t)), true
+		}
+		return p
+	}
+	name := o.Name
+	if name == "" {
+		name = clip.Name
+	}
+	anim := bake(b, name, clip.Duration, o.FPS, at)
+	rep.RootMotion = len(clip.Root) > 0 && b.hips >= 0
+	rep.Channels = len(anim.Channels)
+	return anim, rep, nil
+}
+
+// match splits motion joint names into those the rig has and those it lacks.
+func match(b *binding, names []string) (found, missing []string) {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		if _, ok := b.idx[n]; ok {
+			found = append(found, n)
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	sort.Strings(found)
+	sort.Strings(missing)
+	return found, missing
+}
+
+// bake samples a motion at fps over [0, duration] and keeps, per joint, a rotation
+// channel when the joint moves, and a translation channel for Hips under root motion.
+func bake(b *binding, name string, duration, fps float64, at func(t float64) pose) assets.Animation {
+	if !(fps > 0) {
+		fps = DefaultFPS
+	}
+	n := max(2, int(math.Ceil(duration*fps-1e-9))+1)
+	nj := b.sk.NumJoints()
+	times := make([]float64, n)
+	rots := make([][]float64, nj)
+	var trans []float64
+	moved := make([]bool, nj)
+	rootMoves := false
+	for k := 0; k < n; k++ {
+		t := duration * float64(k) / float64(n-1)
+		times[k] = t
+		p := at(t)
+		local, hipT := b.local(p)
+		for j, q := range local {
+			if k > 0 {
+				prev := rots[j][4*(k-1):]
+				if q[0]*prev[0]+q[1]*prev[1]+q[2]*prev[2]+q[3]*prev[3] < 0 {
+					q = quat{-q[0], -q[1], -q[2], -q[3]}
+				}
+			}
+			if angle(mul(inv(b.localRot[j]), q)) > 1e-6 {
+				moved[j] = true
+			}
+			rots[j] = append(rots[j], q[0], q[1], q[2], q[3])
+		}
+		if b.hips >= 0 && p.hasRoot {
+			trans = append(trans, hipT[0], hipT[1], hipT[2])
+			if hipT.Dist(b.localT[b.hips]) > 1e-9 {
+				rootMoves = true
+			}
+		}
+	}
+	anim := assets.Animation{Name: name}
+	for j := 0; j < nj; j++ {
+		if moved[j] {
+			anim.Channels = append(anim.Channels, assets.AnimationChannel{Joint: j, Path: "rotation",
+				Times: append([]float64(nil), times...), Values: rots[j]})
+		}
+	}
+	if rootMoves {
+		anim.Channels = append(anim.Channels, assets.AnimationChannel{Joint: b.hips, Path: "translation",
+			Times: append([]float64(nil), times...), Values: trans})
+	}
+	return anim
+}
+
+// absolute composes the clip's turns at time t down the hierarchy of its kind: each
+// named joint's rotation from the canonical rest pose, in the character's frame.
+func (c *Clip) absolute(t float64) map[string]quat {
+	parents := canonParent[c.Kind]
+	abs := make(map[string]quat, len(parents)+len(c.Joints))
+	var get func(name string, depth int) quat
+	get = func(name string, depth int) quat {
+		if q, ok := abs[name]; ok {
+			return q
+		}
+		q := identity
+		if keys, ok := c.Joints[name]; ok {
+			q = euler(c.sample(keys, t))
+		}
+		if p, ok := parents[name]; ok && p != "" && depth < len(parents) {
+			q = mul(get(p, depth+1), q)
+		}
+		abs[name] = q
+		return q
+	}
+	for name := range parents {
+		get(name, 0)
+	}
+	for name := range c.Joints {
+		get(name, 0)
+	}
+	return abs
+}

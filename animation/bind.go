@@ -1,0 +1,200 @@
+package animation
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// canonicalRest is the pose retargeting measures motion from (the pose the built-in
+// clips are written against): humanoid arms hang down, slightly away from the body,
+// whatever the bind pose. Directions are joint → child in the character's frame.
+var canonicalRest = map[string]map[string]assets.Vec3{
+	Humanoid: {
+		"LeftArm": {0.17, -1, 0}, "LeftForeArm": {0.17, -1, 0.05},
+		"RightArm": {-0.17, -1, 0}, "RightForeArm": {-0.17, -1, 0.05},
+	},
+	Quadruped: {},
+}
+
+// binding is what motion needs to know about a target skeleton: its canonical joint
+// names, the character's frame, every joint's bind rotation in world and parent
+// space, the hip height, and the rest corrections of the canonical pose.
+type binding struct {
+	sk        *assets.Skeleton
+	canon     []string       // canonical name per joint
+	idx       map[string]int // canonical name → joint
+	frame     frame
+	bindRot   []quat // world rotation of each joint's bind transform
+	localRot  []quat // bind rotation relative to the parent (world for a root)
+	localT    []assets.Vec3
+	hips      int // -1 when there is no Hips joint
+	hipHeight float64
+	// rest is each joint's world rotation from the bind pose to the canonical rest
+	// pose (identity for joints that keep their bind direction).
+	rest []quat
+}
+
+func newBinding(sk *assets.Skeleton, rest map[string]assets.Vec3) (*binding, error) {
+	if sk.NumJoints() == 0 {
+		return nil, fmt.Errorf("no skeleton")
+	}
+	n := sk.NumJoints()
+	b := &binding{sk: sk, idx: jointIndex(sk), canon: make([]string, n), bindRot: make([]quat, n),
+		localRot: make([]quat, n), localT: make([]assets.Vec3, n), rest: make([]quat, n), hips: -1}
+	for j, name := range sk.Names {
+		b.canon[j] = CanonicalName(name)
+		_, b.bindRot[j], _ = assets.DecomposeTRS(sk.BindWorld[j])
+		local := sk.BindWorld[j]
+		if p := sk.Parents[j]; p >= 0 {
+			if pi, ok := sk.BindWorld[p].Inverse(); ok {
+				local = pi.Mul(local)
+			}
+		}
+		b.localT[j], b.localRot[j], _ = assets.DecomposeTRS(local)
+	}
+	if h, ok := b.idx["Hips"]; ok {
+		b.hips = h
+	}
+	b.frame = characterFrame(sk, b.idx)
+	b.hipHeight = b.measureHipHeight()
+	b.restCorrections(rest)
+	return b, nil
+}
+
+// characterFrame finds the character's axes: up is the file's +Y (glTF), left points
+// from the right limbs to the left ones, forward completes a right-handed frame.
+func characterFrame(sk *assets.Skeleton, idx map[string]int) frame {
+	up := assets.Vec3{0, 1, 0}
+	var left assets.Vec3
+	for _, pair := range [][2]string{{"LeftUpLeg", "RightUpLeg"}, {"LeftArm", "RightArm"},
+		{"LeftShoulder", "RightShoulder"}, {"LeftHindUpLeg", "RightHindUpLeg"}, {"LeftFrontUpLeg", "RightFrontUpLeg"}} {
+		l, okl := idx[pair[0]]
+		r, okr := idx[pair[1]]
+		if okl && okr {
+			left = left.Add(sk.Position(l).Sub(sk.Position(r)))
+		}
+	}
+	left = left.Sub(up.Scale(left.Dot(up)))
+	if left.Len() < 1e-9 {
+		left = assets.Vec3{1, 0, 0}
+	}
+	left = left.Normalize()
+	return frame{left: left, up: up, fwd: left.Cross(up)}
+}
+
+// measureHipHeight is the Hips joint's height above the lowest joint (the feet),
+// the unit of root motion; without Hips, the skeleton's height.
+func (b *binding) measureHipHeight() float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for j := range b.sk.Names {
+		y := b.sk.Position(j).Dot(b.frame.up)
+		lo, hi = math.Min(lo, y), math.Max(hi, y)
+	}
+	top := hi
+	if b.hips >= 0 {
+		top = b.sk.Position(b.hips).Dot(b.frame.up)
+	}
+	if h := top - lo; h > 1e-9 {
+		return h
+	}
+	return math.Max(hi-lo, 1)
+}
+
+// primaryChild is the child on the longest chain (the bone's direction).
+func primaryChild(sk *assets.Skeleton, children [][]int, j int) int {
+	size := func(c int) int {
+		n, stack := 0, []int{c}
+		for len(stack) > 0 {
+			k := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			n++
+			stack = append(stack, children[k]...)
+		}
+		return n
+	}
+	best, bestN := -1, 0
+	for _, c := range children[j] {
+		if n := size(c); n > bestN {
+			best, bestN = c, n
+		}
+	}
+	return best
+}
+
+// restCorrections turns each listed bone (joint → primary child) onto its rest
+// direction, after its parents' turns.
+func (b *binding) restCorrections(rest map[string]assets.Vec3) {
+	children := b.sk.Children()
+	for j := range b.sk.Names {
+		r := identity
+		if p := b.sk.Parents[j]; p >= 0 {
+			r = b.rest[p]
+		}
+		if dir, ok := rest[b.canon[j]]; ok && b.idx[b.canon[j]] == j {
+			if c := primaryChild(b.sk, children, j); c >= 0 {
+				bone := b.sk.Position(c).Sub(b.sk.Position(j))
+				if bone.Len() > 1e-12 {
+					r = mul(arc(rotate(r, bone), b.frame.vecToWorld(dir)), r)
+				}
+			}
+		}
+		b.rest[j] = norm(r)
+	}
+}
+
+// pose is a motion at one instant, in the character's frame: abs holds each named
+// joint's rotation from the canonical rest pose; root is the Hips offset in hip
+// heights.
+type pose struct {
+	abs     map[string]quat
+	root    assets.Vec3
+	hasRoot bool
+}
+
+// local returns every joint's animated local rotation and the Hips translation for
+// a pose: G (rotation from the canonical rest pose) is the pose's for named joints
+// and the parent's for the others,
+// A = G·rest is the rotation from the bind pose, and a joint's local rotation is its
+// bind local rotation followed by its own share of A in its bind frame.
+func (b *binding) local(p pose) ([]quat, assets.Vec3) {
+	n := b.sk.NumJoints()
+	g := make([]quat, n)
+	a := make([]quat, n)
+	out := make([]quat, n)
+	for j := 0; j < n; j++ {
+		par := b.sk.Parents[j]
+		gp := identity
+		if par >= 0 {
+			gp = g[par]
+		}
+		own := b.idx[b.canon[j]] == j
+		if q, ok := p.abs[b.canon[j]]; ok && own {
+			g[j] = b.frame.toWorld(q)
+		} else {
+			g[j] = gp
+		}
+		a[j] = norm(mul(g[j], b.rest[j]))
+		if par < 0 {
+			out[j] = norm(mul(a[j], b.bindRot[j]))
+			continue
+		}
+		delta := mul(inv(a[par]), a[j])
+		out[j] = norm(mul(b.localRot[j], mul(inv(b.bindRot[j]), mul(delta, b.bindRot[j]))))
+	}
+	var t assets.Vec3
+	if b.hips >= 0 {
+		t = b.localT[b.hips]
+		if p.hasRoot {
+			off := b.frame.vecToWorld(p.root.Scale(b.hipHeight))
+			if par := b.sk.Parents[b.hips]; par >= 0 {
+				if pi, ok := b.sk.BindWorld[par].Inverse(); ok {
+					off = pi.Dir(rotate(inv(a[par]), off))
+				}
+			}
+			t = t.Add(off)
+		}
+	}
+	return out, t
+}

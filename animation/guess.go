@@ -1,0 +1,292 @@
+package animation
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// GuessHumanoidNames names the joints of a two-legged skeleton whose names follow
+// no scheme (rigkit's classical skeletons are called joint_00 …) from its shape:
+// the feet are the lowest leaves on either side, the hands the leaves farthest out,
+// the head the highest; Hips is where the legs meet, the chest where the arms meet,
+// and each chain is named from the top (thigh, knee nearest mid-leg height, foot,
+// toe; clavicle when the arm has four joints, upper arm, forearm, hand). The left
+// side is +X of a character facing where its toes point. names[j] is "" for a joint
+// it leaves unnamed. It fails when the shape is not a biped's.
+func GuessHumanoidNames(sk *assets.Skeleton) ([]string, error) {
+	g, err := newGuesser(sk)
+	if err != nil {
+		return nil, fmt.Errorf("guess humanoid joint names: %w", err)
+	}
+	if err := g.name(); err != nil {
+		return nil, fmt.Errorf("guess humanoid joint names: %w", err)
+	}
+	return g.names, nil
+}
+
+type guesser struct {
+	sk        *assets.Skeleton
+	pos       []assets.Vec3
+	children  [][]int
+	lo, span  float64
+	left      assets.Vec3 // the character's left, horizontal
+	centre    assets.Vec3
+	names     []string
+	feet      [2]int // left, right
+	hands     [2]int
+	head      int
+	hips      int
+	sideNames [2]string
+}
+
+func newGuesser(sk *assets.Skeleton) (*guesser, error) {
+	if sk.NumJoints() < 8 {
+		return nil, fmt.Errorf("%d joints are too few for a biped", sk.NumJoints())
+	}
+	g := &guesser{sk: sk, pos: sk.Positions(), children: sk.Children(), names: make([]string, sk.NumJoints()),
+		sideNames: [2]string{"Left", "Right"}}
+	hi := math.Inf(-1)
+	g.lo = math.Inf(1)
+	for _, p := range g.pos {
+		g.lo, hi = math.Min(g.lo, p[1]), math.Max(hi, p[1])
+	}
+	g.span = hi - g.lo
+	if !(g.span > 0) {
+		return nil, errors.New("the skeleton is flat")
+	}
+	for j, p := range sk.Parents {
+		if p < 0 {
+			g.centre = g.pos[j]
+			break
+		}
+	}
+	// Forward is where the lowest leaves (toes) point from the joints above them.
+	var fwd assets.Vec3
+	for _, j := range g.leaves() {
+		if g.pos[j][1] > g.lo+0.15*g.span {
+			continue
+		}
+		a := j
+		for a >= 0 && g.pos[a][1] < g.lo+0.15*g.span {
+			a = sk.Parents[a]
+		}
+		if a >= 0 {
+			d := g.pos[j].Sub(g.pos[a])
+			fwd = fwd.Add(assets.Vec3{d[0], 0, d[2]})
+		}
+	}
+	if fwd.Len() < 0.02*g.span {
+		fwd = assets.Vec3{0, 0, 1}
+	}
+	g.left = assets.Vec3{0, 1, 0}.Cross(fwd.Normalize())
+	return g, nil
+}
+
+func (g *guesser) leaves() []int {
+	var out []int
+	for j, ch := range g.children {
+		if len(ch) == 0 {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// lateral is how far joint j is to the character's left of the root.
+func (g *guesser) lateral(j int) float64 { return g.pos[j].Sub(g.centre).Dot(g.left) }
+
+func (g *guesser) name() error {
+	if err := g.findEnds(); err != nil {
+		return err
+	}
+	g.hips = g.centred(g.lca(g.feet[0], g.feet[1]))
+	chest := g.centred(g.lca(g.hands[0], g.hands[1]))
+	g.names[g.hips] = "Hips"
+	legs := g.chains(g.hips, g.feet)
+	for s := range legs {
+		if len(legs[s]) < 2 {
+			return fmt.Errorf("the %s leg has %d joints below the hips", g.sideNames[s], len(legs[s]))
+		}
+		g.nameLeg(g.sideNames[s], "ToeBase", legs[s])
+	}
+	arms := g.chains(chest, g.hands)
+	for s := range arms {
+		g.nameArm(g.sideNames[s], arms[s])
+	}
+	g.nameSpine(chest)
+	return nil
+}
+
+// findEnds picks the feet, hands and head among the leaves.
+func (g *guesser) findEnds() error {
+	g.feet, g.hands, g.head = [2]int{-1, -1}, [2]int{-1, -1}, -1
+	for _, j := range g.leaves() {
+		s := 0
+		if g.lateral(j) < 0 {
+			s = 1
+		}
+		if g.pos[j][1] < g.lo+0.25*g.span && (g.feet[s] < 0 || g.pos[j][1] < g.pos[g.feet[s]][1]) {
+			g.feet[s] = j
+		}
+	}
+	if g.feet[0] < 0 || g.feet[1] < 0 {
+		return errors.New("no low leaf (foot) on both sides")
+	}
+	for _, j := range g.leaves() {
+		if j == g.feet[0] || j == g.feet[1] || g.pos[j][1] < g.lo+0.35*g.span {
+			continue
+		}
+		s, d := 0, g.lateral(j)
+		if d < 0 {
+			s, d = 1, -d
+		}
+		if d > 0.12*g.span && (g.hands[s] < 0 || d > math.Abs(g.lateral(g.hands[s]))) {
+			g.hands[s] = j
+		}
+	}
+	if g.hands[0] < 0 || g.hands[1] < 0 {
+		return errors.New("no leaf reaching out (hand) on both sides")
+	}
+	for _, j := range g.leaves() {
+		if j != g.hands[0] && j != g.hands[1] && (g.head < 0 || g.pos[j][1] > g.pos[g.head][1]) {
+			g.head = j
+		}
+	}
+	return nil
+}
+
+// path returns the joints from the root down to j.
+func (g *guesser) path(j int) []int {
+	var p []int
+	for ; j >= 0; j = g.sk.Parents[j] {
+		p = append([]int{j}, p...)
+	}
+	return p
+}
+
+// lca is the lowest common ancestor of a and b (-1 when they share no root).
+func (g *guesser) lca(a, b int) int {
+	pa, pb := g.path(a), g.path(b)
+	c := -1
+	for i := 0; i < len(pa) && i < len(pb) && pa[i] == pb[i]; i++ {
+		c = pa[i]
+	}
+	return c
+}
+
+// centred walks up from j to the first joint near the midline (a limb can hang off
+// the other limb's first joint).
+func (g *guesser) centred(j int) int {
+	for j >= 0 && math.Abs(g.lateral(j)) > 0.05*g.span && g.sk.Parents[j] >= 0 {
+		j = g.sk.Parents[j]
+	}
+	return max(j, 0)
+}
+
+// chains returns, per side, the joints below top on the way to that side's end; a
+// joint both chains pass through goes to the side it lies on.
+func (g *guesser) chains(top int, ends [2]int) [2][]int {
+	var raw [2][]int
+	count := map[int]int{}
+	for s, e := range ends {
+		p := g.path(e)
+		for i, j := range p {
+			if j == top {
+				raw[s] = p[i+1:]
+				break
+			}
+		}
+		if raw[s] == nil {
+			raw[s] = p // top is not above e: the whole path
+		}
+		for _, j := range raw[s] {
+			count[j]++
+		}
+	}
+	var out [2][]int
+	for s := range raw {
+		for _, j := range raw[s] {
+			if count[j] > 1 && (g.lateral(j) < 0) != (s == 1) {
+				continue
+			}
+			out[s] = append(out[s], j)
+		}
+	}
+	return out
+}
+
+func (g *guesser) nameLeg(side, toe string, c []int) {
+	g.names[c[0]] = side + "UpLeg"
+	knee := g.lo + 0.5*(g.pos[g.hips][1]-g.lo)
+	k := 1
+	for i := 2; i < len(c); i++ {
+		if math.Abs(g.pos[c[i]][1]-knee) < math.Abs(g.pos[c[k]][1]-knee) {
+			k = i
+		}
+	}
+	g.names[c[k]] = side + "Leg"
+	if k+1 < len(c) {
+		g.names[c[k+1]] = side + "Foot"
+	}
+	if k+2 < len(c) {
+		g.names[c[k+2]] = side + toe
+	}
+}
+
+func (g *guesser) nameArm(side string, c []int) {
+	parts := []string{"Arm", "ForeArm", "Hand"}
+	if len(c) >= 4 {
+		parts = []string{"Shoulder", "Arm", "ForeArm", "Hand"}
+	}
+	for i, p := range parts {
+		if i < len(c) {
+			g.names[c[i]] = side + p
+		}
+	}
+}
+
+// nameSpine names the joints between the hips and the head: Spine, Spine1 below the
+// chest, Spine2 at the chest, then Neck and Head.
+func (g *guesser) nameSpine(chest int) {
+	a := g.lca(g.hips, g.head)
+	var s []int // from just above the hips to the head leaf
+	for j := g.sk.Parents[g.hips]; j >= 0 && g.hips != a; j = g.sk.Parents[j] {
+		s = append(s, j)
+		if j == a {
+			break
+		}
+	}
+	p := g.path(g.head)
+	for i, j := range p {
+		if j == a {
+			s = append(s, p[i+1:]...)
+			break
+		}
+	}
+	ci := -1
+	for i, j := range s {
+		if j == chest {
+			ci = i
+		}
+	}
+	if ci < 0 {
+		return
+	}
+	below := []string{"Spine", "Spine1"}
+	for i := 0; i < ci && i < len(below); i++ {
+		g.names[s[i]] = below[i]
+	}
+	if g.names[chest] == "" {
+		g.names[chest] = "Spine2"
+	}
+	above := s[ci+1:]
+	switch {
+	case len(above) >= 2:
+		g.names[above[0]], g.names[above[1]] = "Neck", "Head"
+	case len(above) == 1:
+		g.names[above[0]] = "Head"
+	}
+}

@@ -1,0 +1,144 @@
+package animation
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// TestGuessHumanoidNames: a synthetic biped with its names replaced by joint_NN gets
+// its limbs, hips, chest and head back by shape, also when one leg hangs off the
+// other thigh (as rigkit's classical skeletons sometimes do).
+func TestGuessHumanoidNames(t *testing.T) {
+	key := []string{"Hips", "Spine2", "Neck", "Head", "LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg",
+		"RightLeg", "RightFoot", "LeftArm", "LeftForeArm", "LeftHand", "RightArm", "RightForeArm", "RightHand"}
+	for _, tc := range []struct {
+		name       string
+		seed       int64
+		legOffLeg  bool
+		wantFailed bool
+	}{{"biped 1", 1, false, false}, {"biped 2", 2, false, false}, {"leg off the other thigh", 3, true, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := generate(t, "biped", tc.seed)
+			sk := c.Skeleton
+			want := map[string]int{}
+			for j, n := range sk.Names {
+				want[CanonicalName(n)] = j
+			}
+			if tc.legOffLeg {
+				sk.Parents[want["RightUpLeg"]] = want["LeftUpLeg"]
+			}
+			for j := range sk.Names {
+				sk.Names[j] = fmt.Sprintf("joint_%02d", j)
+			}
+			names, err := GuessHumanoidNames(sk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for j, n := range names {
+				if n != "" {
+					got[n] = j
+				}
+			}
+			for _, k := range key {
+				if got[k] != want[k] {
+					t.Errorf("%s guessed at joint %d, is joint %d", k, got[k], want[k])
+				}
+			}
+		})
+	}
+}
+
+func TestGuessRejectsOtherShapes(t *testing.T) {
+	for _, kind := range []string{"snake", "quadruped"} {
+		c := generate(t, kind, 1)
+		if names, err := GuessHumanoidNames(c.Skeleton); err == nil {
+			t.Errorf("%s: guessed %v, want an error", kind, names)
+		}
+	}
+	if _, kind, err := GuessNames(generate(t, "snake", 2).Skeleton, ""); err == nil {
+		t.Errorf("a snake guessed as a %s", kind)
+	}
+}
+
+// TestGuessQuadrupedNames: a synthetic quadruped with its names replaced by
+// joint_NN gets its legs, hips, chest, neck and head back by shape, facing +Z or
+// turned to face -X.
+func TestGuessQuadrupedNames(t *testing.T) {
+	key := []string{"Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "LeftFrontUpLeg", "LeftFrontLeg",
+		"LeftFrontFoot", "RightFrontUpLeg", "RightFrontFoot", "LeftHindUpLeg", "LeftHindLeg", "LeftHindFoot",
+		"RightHindUpLeg", "RightHindFoot"}
+	for _, turn := range []bool{false, true} {
+		for seed := int64(1); seed <= 3; seed++ {
+			c := generate(t, "quadruped", seed)
+			sk := c.Skeleton
+			want := map[string]int{}
+			for j, n := range sk.Names {
+				want[CanonicalName(n)] = j
+				sk.Names[j] = fmt.Sprintf("joint_%02d", j)
+				if turn { // (x, y, z) → (-z, y, x): the head at -X
+					p := sk.BindWorld[j].Translation()
+					sk.BindWorld[j] = assets.Translate4(assets.Vec3{-p[2], p[1], p[0]})
+				}
+			}
+			names, kind, err := GuessNames(sk, "")
+			if err != nil || kind != Quadruped {
+				t.Fatalf("seed %d turned %v: kind %q, %v", seed, turn, kind, err)
+			}
+			for _, k := range key {
+				if j, ok := want[k]; ok && names[j] != k {
+					t.Errorf("seed %d turned %v: joint %d is %s, guessed %q", seed, turn, j, k, names[j])
+				}
+			}
+		}
+	}
+	if _, kind, err := GuessNames(generate(t, "biped", 1).Skeleton, ""); err != nil || kind != Humanoid {
+		t.Errorf("biped guessed as %q (%v)", kind, err)
+	}
+}
+
+// TestHeldOutQuadrupedWalks: the artist's rig of a held-out 0 A.D. fox (names of
+// its own scheme) is recognised as a quadruped by shape, and the walk swings its
+// four feet. Skips without ../shared/data.
+func TestHeldOutQuadrupedWalks(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "data", "0ad", "fox.glb")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("real data not found at %s: %v", path, err)
+	}
+	c, err := assets.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, kind, err := GuessNames(c.Skeleton, "")
+	if err != nil || kind != Quadruped {
+		t.Fatalf("kind %q, %v", kind, err)
+	}
+	named := c.Clone()
+	for j, n := range names {
+		if n != "" {
+			named.Skeleton.Names[j] = n
+		}
+	}
+	clip, _ := Lookup("walk", Quadruped)
+	a, rep, err := Apply(named, clip, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, foot := range []string{"LeftFrontFoot", "RightFrontFoot", "LeftHindFoot", "RightHindFoot"} {
+		j := joint(t, named, foot)
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for k := 0; k < 12; k++ {
+			p := positionsAt(named, a, clip.Duration*float64(k)/12)[j]
+			z := p.Sub(named.Skeleton.Position(j)).Dot(assets.Vec3{0, 0, 1})
+			lo, hi = math.Min(lo, z), math.Max(hi, z)
+		}
+		if hi-lo < 0.1*rep.HipHeight {
+			t.Errorf("%s (%s) swings %.3f, want > %.3f", foot, c.Skeleton.Names[j], hi-lo, 0.1*rep.HipHeight)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package animation
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// CanonicalName returns the joint name a clip uses for a skeleton's joint name: the
+// name without a namespace prefix ("mixamorig:Hips" and "Armature|Hips" are "Hips"),
+// and the names of rigkit's synthetic creatures (package synth: hips, chest,
+// arm_l_upper, leg_fl_lower, tail_03, …) translated to the naming scheme of
+// docs/naming.md. Other names come back unchanged.
+func CanonicalName(name string) string {
+	if i := strings.LastIndexAny(name, ":|"); i >= 0 {
+		name = name[i+1:]
+	}
+	if n, ok := synthNames[name]; ok {
+		return n
+	}
+	if m := synthSided.FindStringSubmatch(name); m != nil {
+		return sideName(m[2]) + synthLimb[m[1]+"_"+m[3]]
+	}
+	if m := synthQuadLeg.FindStringSubmatch(name); m != nil {
+		part := map[string]string{"upper": "UpLeg", "lower": "Leg", "foot": "Foot", "toe": "Toe"}[m[3]]
+		return sideName(m[2]) + map[string]string{"f": "Front", "b": "Hind"}[m[1]] + part
+	}
+	if m := synthTail.FindStringSubmatch(name); m != nil {
+		return "Tail" + strings.TrimLeft(m[1], "0")
+	}
+	return name
+}
+
+func sideName(tag string) string {
+	if tag == "l" {
+		return "Left"
+	}
+	return "Right"
+}
+
+// synthNames are the unsided joints of package synth's bipeds and quadrupeds.
+var synthNames = map[string]string{
+	"hips": "Hips", "spine_01": "Spine", "spine_02": "Spine1", "chest": "Spine2",
+	"neck": "Neck", "neck_01": "Neck", "neck_02": "Neck1", "head": "Head",
+}
+
+var (
+	synthSided   = regexp.MustCompile(`^(clavicle|arm|hand|leg|foot|toe)_([lr])(?:_(upper|lower))?$`)
+	synthQuadLeg = regexp.MustCompile(`^leg_([fb])([lr])_(upper|lower|foot|toe)$`)
+	synthTail    = regexp.MustCompile(`^tail_(0*[1-9][0-9]*)$`)
+	synthLimb    = map[string]string{
+		"clavicle_": "Shoulder", "arm_upper": "Arm", "arm_lower": "ForeArm", "hand_": "Hand",
+		"leg_upper": "UpLeg", "leg_lower": "Leg", "foot_": "Foot", "toe_": "ToeBase",
+	}
+)
+
+// kindJoints are the joints that identify a skeleton kind; a skeleton is of the
+// kind whose joints it has most of.
+var kindJoints = map[string][]string{
+	Humanoid: {"Hips", "LeftUpLeg", "RightUpLeg", "LeftLeg", "RightLeg", "LeftArm", "RightArm",
+		"LeftForeArm", "RightForeArm", "Spine", "Head"},
+	Quadruped: {"Hips", "LeftFrontUpLeg", "RightFrontUpLeg", "LeftHindUpLeg", "RightHindUpLeg",
+		"LeftFrontLeg", "RightFrontLeg", "LeftHindLeg", "RightHindLeg", "Spine", "Head"},
+}
+
+// jointIndex maps canonical names to joint indices (the first joint wins when two
+// names collapse to one).
+func jointIndex(sk *assets.Skeleton) map[string]int {
+	idx := make(map[string]int, sk.NumJoints())
+	for j, n := range sk.Names {
+		c := CanonicalName(n)
+		if _, ok := idx[c]; !ok {
+			idx[c] = j
+		}
+	}
+	return idx
+}
+
+// DetectKind says which clip kind a skeleton's names fit: humanoid or quadruped.
+// It fails, listing the names it looks for, when the skeleton has neither's legs.
+func DetectKind(sk *assets.Skeleton) (string, error) {
+	if sk.NumJoints() == 0 {
+		return "", fmt.Errorf("no skeleton")
+	}
+	idx := jointIndex(sk)
+	best, bestN := "", 0
+	for _, kind := range []string{Humanoid, Quadruped} {
+		n := 0
+		for _, name := range kindJoints[kind] {
+			if _, ok := idx[name]; ok {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = kind, n
+		}
+	}
+	if bestN < 3 {
+		return "", fmt.Errorf("the skeleton's joint names (%s) follow no known scheme: a humanoid needs %s; "+
+			"a quadruped needs %s (docs/naming.md; a \"prefix:\" is ignored)",
+			sample(sk.Names, 6), strings.Join(kindJoints[Humanoid], ", "), strings.Join(kindJoints[Quadruped], ", "))
+	}
+	return best, nil
+}
+
+// sample lists the first n names.
+func sample(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(", … %d in all", len(names))
+}
+
+// canonParent is the hierarchy of docs/naming.md, per kind: each name's parent
+// ("" for the root). A clip's turns compose along it, not along the target's own
+// hierarchy, so a rig that lacks a joint (no Spine1) or hangs a limb elsewhere
+// still gets every named joint's full rotation.
+var canonParent = map[string]map[string]string{
+	Humanoid:  humanoidParents(),
+	Quadruped: quadrupedParents(),
+}
+
+func humanoidParents() map[string]string {
+	p := map[string]string{"Hips": "", "Spine": "Hips", "Spine1": "Spine", "Spine2": "Spine1",
+		"Neck": "Spine2", "Head": "Neck", "HeadTop_End": "Head"}
+	for _, s := range []string{"Left", "Right"} {
+		chain(p, "Spine2", s+"Shoulder", s+"Arm", s+"ForeArm", s+"Hand")
+		chain(p, "Hips", s+"UpLeg", s+"Leg", s+"Foot", s+"ToeBase", s+"Toe_End")
+		for _, f := range []string{"Thumb", "Index", "Middle", "Ring", "Pinky"} {
+			chain(p, s+"Hand", s+"Hand"+f+"1", s+"Hand"+f+"2", s+"Hand"+f+"3")
+		}
+	}
+	return p
+}
+
+func quadrupedParents() map[string]string {
+	p := map[string]string{"Hips": "", "Spine": "Hips", "Spine1": "Spine", "Spine2": "Spine1",
+		"Neck": "Spine2", "Head": "Neck", "Jaw": "Head", "Tail1": "Hips"}
+	for i := 2; i <= 12; i++ {
+		p[fmt.Sprintf("Tail%d", i)] = fmt.Sprintf("Tail%d", i-1)
+	}
+	for _, s := range []string{"Left", "Right"} {
+		chain(p, "Spine2", s+"FrontUpLeg", s+"FrontLeg", s+"FrontFoot", s+"FrontToe")
+		chain(p, "Hips", s+"HindUpLeg", s+"HindLeg", s+"HindFoot", s+"HindToe")
+		p[s+"Ear"] = "Head"
+	}
+	return p
+}
+
+// chain records names as a parent → child chain hanging from root.
+func chain(p map[string]string, root string, names ...string) {
+	for _, n := range names {
+		p[n] = root
+		root = n
+	}
+}

@@ -1,0 +1,71 @@
+package animation
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// validateGLB runs tools/validator/validate.js on a file; without node or the
+// installed validator it skips, unless RIGKIT_REQUIRE_VALIDATOR=1.
+func validateGLB(t *testing.T, file string) {
+	t.Helper()
+	script := filepath.Join("..", "tools", "validator", "validate.js")
+	_, merr := os.Stat(filepath.Join("..", "tools", "validator", "node_modules", "gltf-validator"))
+	node, err := exec.LookPath("node")
+	if err != nil || merr != nil {
+		msg := "Khronos validator unavailable (need node and `npm ci` in tools/validator)"
+		if os.Getenv("RIGKIT_REQUIRE_VALIDATOR") == "1" {
+			t.Fatalf("%s and RIGKIT_REQUIRE_VALIDATOR=1", msg)
+		}
+		t.Skip(msg)
+	}
+	if out, err := exec.Command(node, script, "-v", file).CombinedOutput(); err != nil {
+		t.Fatalf("glTF validator: %v\n%s", err, out)
+	}
+}
+
+// TestSavedClipsRoundTrip: every built-in clip, saved into a GLB per kind, is valid
+// glTF and loads back moving the joints as before.
+func TestSavedClipsRoundTrip(t *testing.T) {
+	for _, tc := range []struct{ creature, kind string }{{"biped", Humanoid}, {"quadruped", Quadruped}} {
+		path := filepath.Join(t.TempDir(), tc.creature+".glb")
+		c := generate(t, tc.creature, 6)
+		for _, clip := range Clips() {
+			if clip.Kind != tc.kind {
+				continue
+			}
+			a, _, err := Apply(c, clip, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Animations = append(c.Animations, a)
+		}
+		if err := assets.Save(path, c); err != nil {
+			t.Fatal(err)
+		}
+		back, err := assets.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(back.Animations) != len(c.Animations) || len(c.Animations) == 0 {
+			t.Fatalf("%s: %d animations loaded, %d saved", tc.creature, len(back.Animations), len(c.Animations))
+		}
+		lo, hi := c.Mesh.Bounds()
+		size := hi.Sub(lo).Len()
+		for i, a := range c.Animations {
+			for _, tm := range []float64{0.13, 0.5} {
+				p, q := positionsAt(c, a, tm), positionsAt(back, back.Animations[i], tm)
+				for j := range p {
+					if d := p[j].Dist(q[j]); d > 1e-4*size {
+						t.Fatalf("%s t=%v joint %s moved %.2g after the round trip", a.Name, tm, c.Skeleton.Names[j], d)
+					}
+				}
+			}
+		}
+		validateGLB(t, path)
+	}
+}

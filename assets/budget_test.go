@@ -1,0 +1,76 @@
+package assets
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDefaultBudgetLoadsData loads every real character and every bundled sample
+// with the default budget and checks that each limit is at least 20× what the
+// largest file needs, so that the defaults refuse hostile files, not real ones.
+func TestDefaultBudgetLoadsData(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("samples", "*.glb"))
+	data := filepath.Join("..", "..", "shared", "data")
+	if _, err := os.Stat(data); err == nil {
+		filepath.WalkDir(data, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".glb") {
+				files = append(files, p)
+			}
+			return nil
+		})
+	} else {
+		t.Logf("real data not found at %s; checking the samples only", data)
+	}
+	def := DefaultBudget()
+	var most budgetCounter
+	var mostJSON, mostObjects, mostNodes int
+	for _, f := range files {
+		b := newBudgetCounter(def)
+		if _, _, err := loadFileBudget(f, b); err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		most.fileBytes = max(most.fileBytes, b.fileBytes)
+		most.instances = max(most.instances, b.instances)
+		most.primitives = max(most.primitives, b.primitives)
+		most.vertices = max(most.vertices, b.vertices)
+		most.triangles = max(most.triangles, b.triangles)
+		raw, _ := os.ReadFile(f)
+		if js, _, _, err := parseContainer(raw); err == nil {
+			o, n := scanJSONCounts(js)
+			mostJSON, mostObjects, mostNodes = max(mostJSON, len(js)), max(mostObjects, o), max(mostNodes, n)
+		}
+	}
+	t.Logf("%d files; largest needs: %d file bytes, %d JSON bytes, %d JSON objects, %d nodes, %d instances, %d primitives, %d vertices, %d triangles",
+		len(files), most.fileBytes, mostJSON, mostObjects, mostNodes, most.instances, most.primitives, most.vertices, most.triangles)
+	checks := []struct {
+		name        string
+		need, limit int64
+	}{
+		{"FileBytes", most.fileBytes, def.FileBytes},
+		{"JSONBytes", int64(mostJSON), def.JSONBytes},
+		{"JSONObjects", int64(mostObjects), int64(def.JSONObjects)},
+		{"Nodes", int64(mostNodes), int64(def.Nodes)},
+		{"Instances", most.instances, int64(def.Instances)},
+		{"Primitives", most.primitives, int64(def.Primitives)},
+		{"Vertices", most.vertices, int64(def.Vertices)},
+		{"Triangles", most.triangles, int64(def.Triangles)},
+	}
+	for _, c := range checks {
+		if c.need*20 > c.limit {
+			t.Errorf("default %s = %d is less than 20× the largest file's %d", c.name, c.limit, c.need)
+		}
+	}
+}
+
+// TestDefaultBudgetAllocBound pins the allocation bound of the default budget that
+// docs/hardening.md states (under 2.5 GiB).
+func TestDefaultBudgetAllocBound(t *testing.T) {
+	if got := BudgetAllocBytes(DefaultBudget()); got > 5<<29 {
+		t.Errorf("BudgetAllocBytes(DefaultBudget()) = %d MiB, docs/hardening.md states under 2.5 GiB", got>>20)
+	} else {
+		t.Logf("BudgetAllocBytes(DefaultBudget()) = %d MiB", got>>20)
+	}
+}

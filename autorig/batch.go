@@ -1,0 +1,437 @@
+// Package autorig is the `rig auto` pipeline: a policy that rigs one mesh with the
+// model or the classical rigger, whichever the rewards score higher (ModelRigger),
+// and a stateless, resumable, sharded batch over many meshes (Batch) that writes a
+// rigged GLB and a JSON report per input.
+package autorig
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rigkit/rigkit/anatomy"
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/internal/progress"
+	"github.com/rigkit/rigkit/rigmodel"
+)
+
+// This file is the `rig auto` machinery: a stateless, resumable batch over many
+// meshes. Each asset is loaded, rigged by a Rigger, scored, and written atomically as
+// DIR/<name>.glb beside DIR/<name>.json; a finished asset (JSON with status "ok" and
+// its GLB present) is skipped on the next run, so the same command can run as a
+// Kubernetes Indexed Job or a Slurm array with --shard k/n.
+
+// Rigger rigs one character. Implementations must not modify their input.
+type Rigger interface {
+	// Rig returns a rigged copy of c (in c's own world frame) and what produced it.
+	Rig(c *assets.Character) (*assets.Character, *RigInfo, error)
+}
+
+// RigInfo says how a rig was produced, for the JSON report. Method is always the
+// method that produced the final skeleton and skin, never the one that was tried.
+type RigInfo struct {
+	// Method names what produced the rig, e.g. "tokenrig", "tokenrig-skeleton+geodesic",
+	// "classical-skeleton+geodesic".
+	Method string `json:"method"`
+	// Fallback says why the preferred method was not used ("" when it was).
+	Fallback string `json:"fallback,omitempty"`
+	// Samples is how many token streams were sampled (0 for classical methods).
+	Samples int `json:"samples,omitempty"`
+	// Tokens is the length of the kept token stream.
+	Tokens int `json:"tokens,omitempty"`
+	// TokensPerSecond is the generation speed over all samples.
+	TokensPerSecond float64 `json:"tokens_per_second,omitempty"`
+	// SampleScores are the combined reward scores of every sample, in sampling order.
+	SampleScores []float64 `json:"sample_scores,omitempty"`
+	// ClassicalScore is the classical rig's score when it was built for comparison
+	// or as the fallback.
+	ClassicalScore *float64 `json:"classical_score,omitempty"`
+	// Anatomy says what kind, up axis and symmetry the kept classical rig's
+	// skeleton was fitted for (nil when no anatomical skeleton was made).
+	Anatomy *anatomy.Report `json:"anatomy,omitempty"`
+	// TimingsMS breaks the rig's wall time into stages (encode, generate, decode, ...).
+	TimingsMS map[string]float64 `json:"timings_ms,omitempty"`
+	// Score and Rewards are the final rig's score and reward report when the rigger
+	// already computed them (the batch then does not score again).
+	Score   *float64 `json:"-"`
+	Rewards any      `json:"-"`
+}
+
+// Scorer scores a finished rig: the combined score and a JSON-able detail report.
+type Scorer func(c *assets.Character) (score float64, details any, err error)
+
+// AssetReport is the JSON written to DIR/<name>.json for one input.
+type AssetReport struct {
+	Input    string   `json:"input"`
+	Name     string   `json:"name"`
+	Status   string   `json:"status"` // "ok" or "failed"
+	Error    string   `json:"error,omitempty"`
+	Output   string   `json:"output,omitempty"`
+	Vertices int      `json:"vertices,omitempty"`
+	Joints   int      `json:"joints,omitempty"`
+	Info     *RigInfo `json:"rig,omitempty"`
+	Score    *float64 `json:"score,omitempty"`
+	Rewards  any      `json:"rewards,omitempty"`
+	// Scene says what the output replaced or dropped of the input's scene.
+	Scene any `json:"scene,omitempty"`
+	// TimingsMS has the stages around the rigger: load, rig, score, write, total.
+	TimingsMS map[string]float64 `json:"timings_ms"`
+	Finished  time.Time          `json:"finished"`
+}
+
+// Batch configures a batch run. Inputs may be mesh files (.glb, .gltf, .obj), folders
+// (searched recursively for them; other files are skipped and listed with the
+// reason) or manifests (.txt with one path per line, or .jsonl with a "file" field
+// per row; relative paths are relative to the manifest). Any other file is an error.
+type Batch struct {
+	Inputs []string
+	OutDir string
+	// Shard and Shards select every asset whose index (in the sorted input list) is
+	// Shard modulo Shards. Shards 0 means 1.
+	Shard, Shards int
+	// Workers rigs this many assets concurrently; 0 means GOMAXPROCS.
+	Workers int
+	Rigger  Rigger
+	// Score scores each rig for its report; nil skips scoring.
+	Score Scorer
+	// Load and Save do the file I/O (in the binary assets.LoadSource, and
+	// SaveReport instead of Save).
+	Load func(path string) (*assets.Character, error)
+	Save func(path string, c *assets.Character) error
+	// SaveReport, when set, saves instead of Save and returns what the asset's
+	// JSON reports under "scene" (assets.SaveScene: what the output replaced or
+	// dropped of its input's scene).
+	SaveReport func(path string, c *assets.Character) (any, error)
+	// Force re-rigs assets that are already finished.
+	Force bool
+	// Progress receives a progress bar (stderr in the binary; a plain line every few
+	// seconds when it is not a terminal); nil for none.
+	Progress io.Writer
+	// Log receives the files skipped in input folders and one line per failed asset
+	// as it fails (stderr in the binary), so that every outcome is reported even when
+	// no report file can be written; nil for none. Both are in the summary too.
+	Log io.Writer
+	// WriteFile writes the JSON reports and the summary (default
+	// atomicfile.WriteFile); tests inject failures through it.
+	WriteFile func(path string, data []byte) error
+	// SizeLimit refuses inputs that would decode into more before loading them
+	// (zero: assets.DefaultGLTFSizeLimit).
+	SizeLimit assets.GLTFSize
+	// Worker, when set, returns the command of a child process that rigs one item
+	// (calling RigOne) instead of rigging it in this process, so that a fatal error
+	// kills only that child; the batch reports it (see batch_worker.go).
+	Worker func(it rigmodel.BatchItem) *exec.Cmd
+}
+
+// BatchSummary counts what a batch run did.
+type BatchSummary struct {
+	Shard    string         `json:"shard"`
+	Total    int            `json:"total"` // assets in this shard
+	Done     int            `json:"done"`
+	Skipped  int            `json:"skipped"` // already finished before this run
+	Failed   int            `json:"failed"`
+	Methods  map[string]int `json:"methods"` // rigs per method
+	Failures []string       `json:"failures,omitempty"`
+	// SkippedFiles are the files of input folders that are not meshes rigkit reads,
+	// with the reason (the same list in every shard).
+	SkippedFiles []rigmodel.SkippedInput `json:"skipped_files,omitempty"`
+	WallS        float64                 `json:"wall_s"`
+}
+
+// ShardIndexVars are the environment variables "--shard auto/N" reads its index
+// from, in order: a Kubernetes Indexed Job's completion index, then a Slurm array
+// task id (minus SLURM_ARRAY_TASK_MIN, so that --array=1-N works too).
+var ShardIndexVars = []string{"JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"}
+
+// ParseShard parses "k/n" (0 ≤ k < n), or "auto/n" with k from the environment
+// (ShardIndexVars).
+func ParseShard(s string) (k, n int, err error) {
+	return ParseShardEnv(s, os.Getenv)
+}
+
+// ParseShardEnv is ParseShard with the environment read through getenv.
+func ParseShardEnv(s string, getenv func(string) string) (k, n int, err error) {
+	if s == "" {
+		return 0, 1, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	if ok && a == "auto" {
+		a, err = shardIndexFromEnv(getenv)
+		if err != nil {
+			return 0, 0, fmt.Errorf("shard %q: %w", s, err)
+		}
+		s = a + "/" + b
+	}
+	if ok {
+		k, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || k < 0 || k >= n {
+		return 0, 0, fmt.Errorf("shard %q: want k/n with 0 <= k < n", s)
+	}
+	return k, n, nil
+}
+
+// shardIndexFromEnv returns the first ShardIndexVars value that is set.
+func shardIndexFromEnv(getenv func(string) string) (string, error) {
+	for _, v := range ShardIndexVars {
+		val := strings.TrimSpace(getenv(v))
+		if val == "" {
+			continue
+		}
+		i, err := strconv.Atoi(val)
+		if err != nil {
+			return "", fmt.Errorf("%s=%q is not an integer", v, val)
+		}
+		if v == "SLURM_ARRAY_TASK_ID" {
+			if lo, err := strconv.Atoi(strings.TrimSpace(getenv("SLURM_ARRAY_TASK_MIN"))); err == nil {
+				i -= lo
+			}
+		}
+		return strconv.Itoa(i), nil
+	}
+	return "", fmt.Errorf("auto needs one of %s in the environment (a Kubernetes Indexed Job or a Slurm array sets it)", strings.Join(ShardIndexVars, ", "))
+}
+
+// Finished reports whether DIR/<name>.json says "ok" and DIR/<name>.glb exists.
+func Finished(dir, name string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, name+".json"))
+	if err != nil {
+		return false
+	}
+	var r struct {
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(data, &r) != nil || r.Status != "ok" {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, name+".glb"))
+	return err == nil
+}
+
+// Run rigs every input of this shard that is not finished yet and returns the
+// summary, also written as DIR/summary-<k>-of-<n>.json. A failed asset is reported in
+// its JSON and in the summary; the others go on. Run returns an error only when the
+// batch itself cannot run (bad inputs, unwritable output folder).
+func (b *Batch) Run() (*BatchSummary, error) {
+	start := time.Now()
+	if b.Rigger == nil || b.Load == nil || (b.Save == nil && b.SaveReport == nil) {
+		return nil, errors.New("batch: Rigger, Load and Save (or SaveReport) are required")
+	}
+	shards := max(b.Shards, 1)
+	if b.Shard < 0 || b.Shard >= shards {
+		return nil, fmt.Errorf("batch: shard %d of %d out of range", b.Shard, shards)
+	}
+	all, skipped, err := rigmodel.DiscoverInputs(b.Inputs)
+	all = avoidSummaryNames(all)
+	if err != nil {
+		return nil, err
+	}
+	rigmodel.LogSkipped(b.Log, skipped)
+	if len(all) == 0 {
+		return nil, fmt.Errorf("batch: no mesh files (%s) in %v", strings.Join(assets.MeshExtensions, ", "), b.Inputs)
+	}
+	if err := checkOutputFolder(b.OutDir); err != nil {
+		return nil, err
+	}
+	b.setDefaults()
+	summaryFile := fmt.Sprintf("summary-%d-of-%d.json", b.Shard, shards)
+	var mine []rigmodel.BatchItem
+	for i, it := range all {
+		if i%shards == b.Shard {
+			mine = append(mine, it)
+		}
+	}
+	removeStaleTemps(b.OutDir, mine, summaryFile)
+	sum := &BatchSummary{Shard: fmt.Sprintf("%d/%d", b.Shard, shards), Total: len(mine), Methods: map[string]int{}, SkippedFiles: skipped}
+	var todo []rigmodel.BatchItem
+	for _, it := range mine {
+		if !b.Force && Finished(b.OutDir, it.Name) {
+			sum.Skipped++
+			continue
+		}
+		todo = append(todo, it)
+	}
+	workers := b.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(todo)))
+	bar := progress.New(b.Progress, "rig auto", len(todo))
+	var mu sync.Mutex
+	jobs := make(chan rigmodel.BatchItem)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range jobs {
+				rep := b.rigItem(it)
+				mu.Lock()
+				if rep.Status == "ok" {
+					sum.Done++
+					sum.Methods[rep.Info.Method]++
+				} else {
+					sum.Failed++
+					sum.Failures = append(sum.Failures, it.Path+": "+rep.Error)
+					if b.Log != nil {
+						fmt.Fprintf(b.Log, "rig auto: failed: %s: %s\n", it.Path, firstLines(rep.Error, 1))
+					}
+				}
+				bar.Add(1, sum.Failed)
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, it := range todo {
+		jobs <- it
+	}
+	close(jobs)
+	wg.Wait()
+	bar.Finish()
+	sort.Strings(sum.Failures)
+	sum.WallS = time.Since(start).Seconds()
+	data, _ := json.MarshalIndent(sum, "", "  ")
+	if err := b.WriteFile(filepath.Join(b.OutDir, summaryFile), append(data, '\n')); err != nil {
+		return sum, fmt.Errorf("batch: summary not written: %w", err)
+	}
+	return sum, nil
+}
+
+// one rigs a single asset and writes its outputs; it never panics.
+func (b *Batch) one(it rigmodel.BatchItem) (rep *AssetReport) {
+	t0 := time.Now()
+	rep = &AssetReport{Input: it.Path, Name: it.Name, Status: "failed", TimingsMS: map[string]float64{}}
+	lap := func(stage string, t time.Time) { rep.TimingsMS[stage] = ms(time.Since(t)) }
+	defer func() {
+		if r := recover(); r != nil {
+			rep.Status = "failed"
+			rep.Error = fmt.Sprintf("panic: %v\n%s", r, firstLines(string(debug.Stack()), 12))
+		}
+		rep.TimingsMS["total"] = ms(time.Since(t0))
+		rep.Finished = time.Now().UTC()
+		if rep.Status != "ok" {
+			// The failure report is best effort: the summary and the log list the
+			// failure anyway, and say when its report could not be written.
+			data, _ := json.MarshalIndent(rep, "", "  ")
+			if err := b.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n')); err != nil {
+				rep.Error += fmt.Sprintf(" (report not written: %v)", err)
+			}
+		}
+	}()
+	if err := precheckInput(it.Path, b.SizeLimit); err != nil {
+		rep.Error = err.Error()
+		return rep
+	}
+	t := time.Now()
+	c, err := b.Load(it.Path)
+	lap("load", t)
+	if err != nil {
+		rep.Error = err.Error() // assets.Load's errors say "load FILE: ..."
+		return rep
+	}
+	if err := c.Mesh.Validate(); err != nil {
+		rep.Error = fmt.Sprintf("load %s: %v", it.Path, err)
+		return rep
+	}
+	rep.Vertices = len(c.Mesh.Positions)
+	t = time.Now()
+	rigged, info, err := b.Rigger.Rig(c)
+	lap("rig", t)
+	if err != nil {
+		rep.Error = fmt.Sprintf("rig: %v", err)
+		return rep
+	}
+	rep.Info = info
+	if err := rigmodel.CheckRig(rigged); err != nil {
+		rep.Error = fmt.Sprintf("rig is invalid: %v", err)
+		return rep
+	}
+	rep.Joints = rigged.Skeleton.NumJoints()
+	if info != nil && info.Score != nil {
+		rep.Score, rep.Rewards = info.Score, info.Rewards
+	} else if b.Score != nil {
+		t = time.Now()
+		s, details, err := b.Score(rigged)
+		lap("score", t)
+		if err != nil {
+			rep.Error = fmt.Sprintf("score: %v", err)
+			return rep
+		}
+		rep.Score, rep.Rewards = &s, details
+	}
+	t = time.Now()
+	out := filepath.Join(b.OutDir, it.Name+".glb")
+	save := func(path string) error { return b.Save(path, rigged) }
+	if b.SaveReport != nil {
+		save = func(path string) (err error) {
+			rep.Scene, err = b.SaveReport(path, rigged)
+			return err
+		}
+	}
+	if err := saveAtomic(save, out); err != nil {
+		rep.Error = fmt.Sprintf("write: %v", err)
+		return rep
+	}
+	lap("write", t)
+	rep.Status, rep.Output = "ok", out
+	rep.TimingsMS["total"] = ms(time.Since(t0))
+	rep.Finished = time.Now().UTC()
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err == nil {
+		err = b.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+	}
+	if err != nil {
+		rep.Status, rep.Error = "failed", fmt.Sprintf("write report: %v", err)
+	}
+	return rep
+}
+
+// saveAtomic saves through a temporary file in the same folder, then renames it, so a
+// reader never sees a half-written GLB.
+func saveAtomic(save func(string) error, path string) error {
+	tmp := tempName(path)
+	if err := save(tmp); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("rename %s: %w", tmp, err)
+	}
+	if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// tempName is a hidden sibling of path with the same extension (savers pick the
+// format by extension).
+func tempName(path string) string {
+	dir, base := filepath.Split(path)
+	return filepath.Join(dir, fmt.Sprintf(".%s.tmp%d-%d%s", strings.TrimSuffix(base, filepath.Ext(base)), os.Getpid(), time.Now().UnixNano(), filepath.Ext(base)))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,261 @@
+package autorig
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rigmodel"
+)
+
+// boxMesh returns closed axis-aligned boxes (lo, hi pairs) as one mesh.
+func boxMesh(boxes ...[2]assets.Vec3) assets.Mesh {
+	var m assets.Mesh
+	for _, b := range boxes {
+		base := len(m.Positions)
+		for i := 0; i < 8; i++ {
+			p := b[0]
+			for a := 0; a < 3; a++ {
+				if i>>a&1 == 1 {
+					p[a] = b[1][a]
+				}
+			}
+			m.Positions = append(m.Positions, p)
+		}
+		// Outward-facing quads as two triangles each.
+		quads := [][4]int{{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}}
+		for _, q := range quads {
+			m.Triangles = append(m.Triangles, [3]int{base + q[0], base + q[1], base + q[2]}, [3]int{base + q[0], base + q[2], base + q[3]})
+		}
+	}
+	return m
+}
+
+// creatureMesh is a crude quadruped: a body box and four leg boxes.
+func creatureMesh() assets.Mesh {
+	v := func(x, y, z float64) assets.Vec3 { return assets.Vec3{x, y, z} }
+	return boxMesh(
+		[2]assets.Vec3{v(-1, 0.8, -0.3), v(1, 1.3, 0.3)},
+		[2]assets.Vec3{v(-0.9, 0, -0.3), v(-0.7, 0.85, -0.1)},
+		[2]assets.Vec3{v(-0.9, 0, 0.1), v(-0.7, 0.85, 0.3)},
+		[2]assets.Vec3{v(0.7, 0, -0.3), v(0.9, 0.85, -0.1)},
+		[2]assets.Vec3{v(0.7, 0, 0.1), v(0.9, 0.85, 0.3)},
+	)
+}
+
+// fakeFiles stands in for glTF I/O: a "file" holds the character's name; Save writes
+// the joint count so tests can check the output exists and came from the rigger.
+type fakeFiles struct{ dir string }
+
+func (f fakeFiles) load(path string) (*assets.Character, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if strings.Contains(string(data), "broken") {
+		return nil, errors.New("corrupt file")
+	}
+	return &assets.Character{Name: string(data), Mesh: creatureMesh()}, nil
+}
+
+func (f fakeFiles) save(path string, c *assets.Character) error {
+	return os.WriteFile(path, []byte(c.Skeleton.Names[0]), 0o644)
+}
+
+type countingRigger struct {
+	calls atomic.Int32
+	inner Rigger
+	panic string // character name that makes Rig panic
+}
+
+func (r *countingRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
+	r.calls.Add(1)
+	if c.Name == r.panic {
+		panic("boom")
+	}
+	return r.inner.Rig(c)
+}
+
+func writeInputs(t *testing.T, names map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, content := range names {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestParseShard(t *testing.T) {
+	tests := []struct {
+		in      string
+		k, n    int
+		wantErr bool
+	}{
+		{"", 0, 1, false},
+		{"0/1", 0, 1, false},
+		{"3/4", 3, 4, false},
+		{"4/4", 0, 0, true},
+		{"-1/4", 0, 0, true},
+		{"1/0", 0, 0, true},
+		{"1-4", 0, 0, true},
+		{"a/b", 0, 0, true},
+	}
+	for _, tc := range tests {
+		k, n, err := ParseShard(tc.in)
+		if (err != nil) != tc.wantErr || (err == nil && (k != tc.k || n != tc.n)) {
+			t.Errorf("ParseShard(%q) = %d, %d, %v; want %d, %d, err %v", tc.in, k, n, err, tc.k, tc.n, tc.wantErr)
+		}
+	}
+}
+
+func TestListInputsNamesAndManifests(t *testing.T) {
+	dir := writeInputs(t, map[string]string{
+		"a/horse.glb":      "x",
+		"b/horse.glb":      "x",
+		"b/cow.gltf":       "x",
+		"b/notes.txt":      "not a mesh",
+		"c/deep/pig.glb":   "x",
+		"list.jsonl":       `{"file": "a/horse.glb"}` + "\n" + `{"file": "c/deep/pig.glb"}` + "\n",
+		"plain/list.txt":   "../b/cow.gltf\n# comment\n",
+		"plain/ignore.bin": "x",
+	})
+	tests := []struct {
+		name   string
+		inputs []string
+		want   []string // output names
+	}{
+		{"folder", []string{dir}, []string{"a_horse", "b_horse", "cow", "pig"}},
+		{"jsonl manifest", []string{filepath.Join(dir, "list.jsonl")}, []string{"horse", "pig"}},
+		{"txt manifest", []string{filepath.Join(dir, "plain", "list.txt")}, []string{"cow"}},
+		{"duplicates merge", []string{filepath.Join(dir, "b", "cow.gltf"), filepath.Join(dir, "b")}, []string{"cow", "horse"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			items, err := rigmodel.ListInputs(tc.inputs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, it := range items {
+				got = append(got, it.Name)
+			}
+			sort.Strings(got)
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("names %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if _, err := rigmodel.ListInputs([]string{filepath.Join(dir, "missing.glb")}); err == nil {
+		t.Error("missing input: no error")
+	}
+}
+
+func readReport(t *testing.T, path string) AssetReport {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r AssetReport
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return r
+}
+
+func TestBatchRunResumesAndReportsFailures(t *testing.T) {
+	in := writeInputs(t, map[string]string{
+		"one.glb": "one", "two.glb": "two", "three.glb": "three",
+		"bad.glb": "broken", "crash.glb": "crash",
+	})
+	out := t.TempDir()
+	files := fakeFiles{}
+	rig := &countingRigger{inner: ClassicalRigger{}, panic: "crash"}
+	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: rig, Load: files.load, Save: files.save}
+	sum, err := b.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total != 5 || sum.Done != 3 || sum.Failed != 2 || sum.Skipped != 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	for _, name := range []string{"one", "two", "three"} {
+		r := readReport(t, filepath.Join(out, name+".json"))
+		if r.Status != "ok" || r.Info == nil || r.Info.Method == "" || r.Joints < 2 || r.TimingsMS["total"] <= 0 {
+			t.Errorf("%s: report %+v", name, r)
+		}
+		if _, err := os.Stat(filepath.Join(out, name+".glb")); err != nil {
+			t.Errorf("%s: no glb: %v", name, err)
+		}
+	}
+	if r := readReport(t, filepath.Join(out, "bad.json")); r.Status != "failed" || !strings.Contains(r.Error, "corrupt") {
+		t.Errorf("bad: report %+v", r)
+	}
+	if r := readReport(t, filepath.Join(out, "crash.json")); r.Status != "failed" || !strings.Contains(r.Error, "panic") {
+		t.Errorf("crash: report %+v", r)
+	}
+	// No temporary files are left behind.
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("leftover temporary file %s", e.Name())
+		}
+	}
+	// A second run skips the finished assets and retries only the failed ones.
+	rig.calls.Store(0)
+	sum, err = b.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped != 3 || rig.calls.Load() != 1 { // bad.glb fails at load, before the rigger
+		t.Errorf("rerun: summary %+v, rigger calls %d", sum, rig.calls.Load())
+	}
+}
+
+func TestBatchShardsPartition(t *testing.T) {
+	names := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		names[n+".glb"] = n
+	}
+	in := writeInputs(t, names)
+	out := t.TempDir()
+	files := fakeFiles{}
+	total := 0
+	for k := 0; k < 3; k++ {
+		b := &Batch{Inputs: []string{in}, OutDir: out, Shard: k, Shards: 3, Workers: 1, Rigger: ClassicalRigger{}, Load: files.load, Save: files.save}
+		sum, err := b.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Skipped != 0 {
+			t.Errorf("shard %d re-did another shard's work: %+v", k, sum)
+		}
+		total += sum.Done
+	}
+	if total != len(names) {
+		t.Errorf("shards rigged %d assets, want %d", total, len(names))
+	}
+}
+
+func ExampleParseShard() {
+	k, n, err := ParseShard("2/8")
+	fmt.Println(k, n, err)
+	_, _, err = ParseShard("8/8")
+	fmt.Println(err)
+	// Output:
+	// 2 8 <nil>
+	// shard "8/8": want k/n with 0 <= k < n
+}

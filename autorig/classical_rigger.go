@@ -1,0 +1,35 @@
+package autorig
+
+import (
+	"github.com/rigkit/rigkit/anatomy"
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/rewards"
+)
+
+// ClassicalRigger is the classical rigger (package classical) as a Rigger, with its
+// skeleton bounded by ClassicalOptions.
+type ClassicalRigger struct {
+	Skin     classical.Skinner
+	SkinName string // method name of Skin, e.g. "geodesic"
+	// Anatomy, when set, turns the Reeb skeleton into the anatomical, named and
+	// oriented skeleton of the mesh's kind (anatomy.Fit) before skinning.
+	Anatomy *anatomy.Options
+}
+
+// Rig implements Rigger.
+func (r ClassicalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
+	cr := classical.Rigger{Skin: r.Skin, SkinName: r.SkinName, Options: ClassicalOptions(&c.Mesh), Anatomy: r.Anatomy}
+	out, info, err := cr.Rig(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, &RigInfo{Method: info.Method, Anatomy: info.Anatomy, TimingsMS: info.TimingsMS}, nil
+}
+
+// ClassicalOptions bounds the classical skeleton of a mesh by the rewards' joint
+// budget (rewards.JointBudget: 32 joints for meshes under 256 vertices), so that the
+// skeleton never pays the sanity reward's penalty for surplus joints.
+func ClassicalOptions(m *assets.Mesh) classical.Options {
+	return classical.Options{MaxJoints: min(classical.DefaultMaxJoints, rewards.JointBudget(len(m.Positions)))}
+}

@@ -1,0 +1,37 @@
+package autorig_test
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/rigmodel"
+)
+
+// Load a mesh, rig it, save the rigged GLB: what `rig auto` does for one file, here
+// with the classical rigger (a Reeb-graph skeleton and geodesic weights). A
+// *autorig.ModelRigger is used the same way and adds the model's samples.
+func Example() {
+	c, err := assets.Load("../assets/samples/biped.glb")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rigger := autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"}
+	rigged, info, err := rigger.Rig(c)
+	if err != nil {
+		log.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "rigkit-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := assets.Save(filepath.Join(dir, "biped.glb"), rigged); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(info.Method, rigmodel.CheckRig(rigged) == nil)
+	// Output: classical-skeleton+geodesic true
+}

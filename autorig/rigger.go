@@ -1,0 +1,261 @@
+package autorig
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+	"time"
+
+	"github.com/rigkit/rigkit/anatomy"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/rigmodel"
+	"gorgonia.org/tensor"
+)
+
+// ModelRigger rigs meshes with the TokenRig model: it samples token streams, decodes
+// each into a rig (rigmodel.Generator), scores them with the rewards and keeps the
+// best. A rig that fails validity or scores below Floor is replaced by a fallback,
+// and RigInfo says which method produced the final rig:
+//
+//   - "tokenrig": skeleton and skin both from the model's tokens;
+//   - "tokenrig-skeleton+geodesic": the model's skeleton with geodesic skinning
+//     (SkinFromBind, or its skin decode failed); "+heat" with Bind set to HeatSkin;
+//   - "classical-skeleton+geodesic" ("+heat"): no usable model rig (see
+//     RigInfo.Fallback).
+type ModelRigger struct {
+	rigmodel.Generator
+	// Samples is how many streams are drawn; the first is greedy, the others use
+	// Temperature and TopP.
+	Samples           int
+	Temperature, TopP float64
+	// Floor is the combined reward score below which the model's rig is replaced.
+	Floor float64
+	// CompareClassical also builds the classical rig and keeps the model's rig
+	// unless the classical one scores higher (the report says which, with both
+	// scores).
+	CompareClassical bool
+	// Anatomy is passed to the classical rig (ClassicalRigger.Anatomy); when set,
+	// the model's skeletons are oriented too (anatomy.OrientSkeleton).
+	Anatomy *anatomy.Options
+}
+
+// DefaultFloor is the combined score under which `rig auto` falls back to the
+// classical rig. Artists' rigs in ../shared/data score about 0.7-0.8; streams from an
+// untrained model score 0.1-0.3 (their sanity reward is 0).
+const DefaultFloor = 0.35
+
+// Rig implements Rigger. The phases: encode the shape and prepare the scoring
+// (begin), sample, decode and score the streams (sampleBest), then keep the best
+// sample or fall back to, or compare with, the classical rig (settle).
+func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
+	run, err := r.begin(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.sampleBest(run); err != nil {
+		return nil, nil, err
+	}
+	return r.settle(run)
+}
+
+// rigRun is one Rig call: the mesh's shape latents and scoring preparation, the
+// best sample so far, and the report being filled.
+type rigRun struct {
+	c      *assets.Character
+	norm   assets.Normalization
+	lat    *tensor.Dense
+	rng    *rand.Rand
+	prep   *rewards.Prepared
+	perr   error
+	region *rigmodel.Region
+	info   *RigInfo
+	t      time.Time
+	// The best sample: its rig, report, score and method, and why others failed.
+	best       *assets.Character
+	bestRep    *rewards.Report
+	bestScore  float64
+	bestMethod string
+	reasons    []string
+}
+
+// lap adds the time since the last lap to a stage.
+func (run *rigRun) lap(stage string) {
+	run.info.TimingsMS[stage] += ms(time.Since(run.t))
+	run.t = time.Now()
+}
+
+// begin encodes the shape and prepares the scoring geometry; the region's
+// voxelization runs beside them (2 cores), and "region" times only the wait for it.
+func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
+	run := &rigRun{c: c, info: &RigInfo{TimingsMS: map[string]float64{}}, t: time.Now(), bestScore: math.Inf(-1)}
+	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
+	run.norm = norm
+	regionCh := make(chan *rigmodel.Region, 1)
+	go func() { regionCh <- r.Region(&nm) }()
+	run.rng = rand.New(rand.NewSource(r.Seed))
+	lat, err := r.Model.Encode(rigmodel.SamplePoints(&nm, r.Model.Cfg.Points, run.rng))
+	if err != nil {
+		<-regionCh
+		return nil, err
+	}
+	run.lat = lat
+	run.lap("encode")
+	run.prep, run.perr = rewards.Prepare(&c.Mesh, rewards.Options{})
+	run.lap("prepare_score")
+	run.region = <-regionCh
+	run.lap("region")
+	return run, nil
+}
+
+// sampleBest draws every sample in one batch (the first greedy), then decodes,
+// checks and scores each, keeping the best. A token rig under the floor is also
+// tried with the binding's weights on the same skeleton.
+func (r *ModelRigger) sampleBest(run *rigRun) error {
+	skinMode := r.WritesSkin()
+	opts := make([]rigmodel.SampleOptions, max(r.Samples, 1))
+	for s := range opts {
+		opts[s] = rigmodel.SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, SkinTokens: r.Model.Cfg.SkinTokensPerJoint(), StopAtSEP: !skinMode, Region: run.region}
+		if s > 0 {
+			opts[s].Temperature = r.Temperature
+			if opts[s].Temperature <= 0 {
+				opts[s].Temperature = 1
+			}
+		}
+	}
+	sess, err := r.Model.NewSession(run.lat)
+	if err != nil {
+		return err
+	}
+	g0 := time.Now()
+	streams, err := rigmodel.GenerateN(sess, nil, opts, run.rng)
+	genTime := time.Since(g0)
+	if err != nil {
+		return err
+	}
+	run.lap("generate")
+	info := run.info
+	tokens := 0
+	for s, smp := range streams {
+		tokens += len(smp.Tokens)
+		info.Samples++
+		cand, method, err := r.Decode(run.c, run.norm, smp.Tokens, run.lat, run.rng)
+		run.lap("decode")
+		if err == nil && r.Anatomy != nil {
+			// Bones point at their children in the written file (docs/naming.md).
+			cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, r.Anatomy.Up)
+		}
+		if err == nil {
+			err = rigmodel.CheckRig(cand)
+		}
+		if err != nil {
+			run.reasons = append(run.reasons, fmt.Sprintf("sample %d: %v", s, err))
+			info.SampleScores = append(info.SampleScores, 0)
+			continue
+		}
+		score, rep := scoreWith(run.prep, run.perr, cand)
+		run.lap("score")
+		if method == "tokenrig" && score < r.Floor {
+			// The skin tokens may be worse than the skeleton they belong to: try the
+			// same skeleton with the binding's weights and keep the better.
+			bind, name := r.BindSkin()
+			if alt, err := withSkin(cand, bind); err == nil {
+				if s2, rep2 := scoreWith(run.prep, run.perr, alt); s2 > score {
+					cand, method, score, rep = alt, "tokenrig-skeleton+"+name, s2, rep2
+				}
+			}
+			run.lap("decode_bind")
+		}
+		info.SampleScores = append(info.SampleScores, score)
+		if score > run.bestScore {
+			run.best, run.bestRep, run.bestScore, run.bestMethod = cand, rep, score, method
+			info.Tokens = len(smp.Tokens)
+		}
+	}
+	if genTime > 0 {
+		info.TokensPerSecond = float64(tokens) / genTime.Seconds()
+	}
+	return nil
+}
+
+// settle keeps the best sample, or builds the classical rig when no sample is
+// usable, the best is under the floor, or CompareClassical asks for the comparison,
+// and keeps whichever scores higher.
+func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
+	info := run.info
+	switch {
+	case run.best == nil:
+		info.Fallback = "no sampled stream gave a valid rig: " + strings.Join(run.reasons, "; ")
+	case run.perr == nil && run.bestScore < r.Floor:
+		info.Fallback = fmt.Sprintf("best sample scored %.3f, under the floor %.3f", run.bestScore, r.Floor)
+	case !r.CompareClassical || run.perr != nil:
+		return r.keep(info, run.best, run.bestRep, run.bestMethod)
+	}
+	run.t = time.Now()
+	bind, name := r.BindSkin()
+	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name, Anatomy: r.Anatomy}.Rig(run.c)
+	if err != nil {
+		if info.Fallback == "" { // the model's rig passed the floor: keep it
+			return r.keep(info, run.best, run.bestRep, run.bestMethod)
+		}
+		return nil, nil, fmt.Errorf("%s; classical fallback: %w", info.Fallback, err)
+	}
+	for k, v := range cinfo.TimingsMS {
+		info.TimingsMS["classical_"+k] = v
+	}
+	cscore, crep := scoreWith(run.prep, run.perr, out)
+	run.lap("classical_score")
+	info.ClassicalScore = &cscore
+	// The choice is honest: the model's rig stays whenever it scores at least as
+	// well as the classical one, even when both are under the floor.
+	if run.best != nil && run.perr == nil && run.bestScore >= cscore {
+		info.Fallback = ""
+		return r.keep(info, run.best, run.bestRep, run.bestMethod)
+	}
+	if info.Fallback == "" {
+		info.Fallback = fmt.Sprintf("the classical rig scored %.3f, the best sample %.3f", cscore, run.bestScore)
+	}
+	info.Method, info.Anatomy = cinfo.Method, cinfo.Anatomy
+	if crep != nil {
+		info.Score, info.Rewards = &crep.Score, crep
+	}
+	return out, info, nil
+}
+
+// keep returns the model's best rig with its report.
+func (r *ModelRigger) keep(info *RigInfo, best *assets.Character, rep *rewards.Report, method string) (*assets.Character, *RigInfo, error) {
+	info.Method = method
+	if rep != nil {
+		info.Score, info.Rewards = &rep.Score, rep
+	}
+	return best, info, nil
+}
+
+// scoreWith scores a rig on the prepared mesh (0 when the mesh cannot be scored).
+func scoreWith(prep *rewards.Prepared, perr error, c *assets.Character) (float64, *rewards.Report) {
+	if perr != nil {
+		return 0, nil
+	}
+	rep, err := prep.Score(c, rewards.Options{})
+	if err != nil {
+		return 0, nil
+	}
+	return rep.Score, rep
+}
+
+// withSkin returns a copy of a rig with the weights bind gives its skeleton.
+func withSkin(c *assets.Character, bind classical.Skinner) (*assets.Character, error) {
+	out := *c
+	skin, err := bind(&out)
+	if err != nil {
+		return nil, err
+	}
+	out.Skin = skin
+	if err := rigmodel.CheckRig(&out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

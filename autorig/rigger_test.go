@@ -1,0 +1,177 @@
+package autorig
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/tokens"
+)
+
+// tinyConfig is a model small enough to build in milliseconds; untrained, it writes
+// nonsense streams, which is what the policy's fallbacks are for.
+var tinyConfig = rigmodel.Config{DModel: 16, Layers: 2, Heads: 2, Latents: 4, Points: 24, Fourier: 2,
+	MaxSeq: 264, Vocab: tokens.VocabSize, MaxJoint: 32}
+
+// An untrained model's streams are nonsense; the rigger must still return a valid
+// rig and say which method made it.
+func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
+	m, err := rigmodel.NewModel(tinyConfig, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		floor   float64
+		skin    bool   // the model writes skin tokens
+		compare bool   // CompareClassical
+		heat    bool   // Bind is HeatSkin
+		want    string // method prefix
+	}{
+		{"floor forces the fallback", 1.1, false, false, false, "classical-skeleton+geodesic"},
+		{"floor forces the fallback, heat binding", 1.1, false, false, true, "classical-skeleton+heat"},
+		{"no floor keeps the model skeleton", 0, false, false, false, "tokenrig-skeleton+geodesic"},
+		{"no floor keeps the model skeleton, heat binding", 0, false, false, true, "tokenrig-skeleton+heat"},
+		{"skin tokens decoded", 0, true, false, false, "tokenrig"},
+		{"the classical rig outscores an untrained model", 0, false, true, false, "classical-skeleton+"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &ModelRigger{Samples: 2, Temperature: 1, Floor: tc.floor, CompareClassical: tc.compare}
+			r.Model, r.Seed = m, 1
+			if tc.heat {
+				r.Bind, r.BindName = rigmodel.HeatSkin, "heat"
+			}
+			if tc.skin {
+				r.Skin, r.SkinMode = rigidDecoder{}, rigmodel.SkinFromTokens
+			}
+			c := &assets.Character{Name: "box", Mesh: creatureMesh()}
+			rig, info, err := r.Rig(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rigmodel.CheckRig(rig); err != nil {
+				t.Fatalf("invalid rig: %v", err)
+			}
+			for _, p := range rig.Skeleton.Positions() {
+				if !p.IsFinite() {
+					t.Fatalf("joint at %v", p)
+				}
+			}
+			if !strings.HasPrefix(info.Method, tc.want) || (tc.skin && info.Method != "tokenrig") {
+				t.Errorf("method %q, want %s…", info.Method, tc.want)
+			}
+			if (info.Fallback != "") != strings.HasPrefix(info.Method, "classical") {
+				t.Errorf("method %q with fallback reason %q", info.Method, info.Fallback)
+			}
+			if tc.compare && (info.ClassicalScore == nil || *info.ClassicalScore <= info.SampleScores[0]) {
+				t.Errorf("classical score %v, samples %v", info.ClassicalScore, info.SampleScores)
+			}
+			if info.Score == nil {
+				t.Error("no score for the final rig")
+			}
+			if info.Samples != 2 || len(info.SampleScores) != 2 || info.TokensPerSecond <= 0 || math.IsNaN(info.SampleScores[0]) {
+				t.Errorf("info %+v", info)
+			}
+			if c.Skeleton != nil {
+				t.Error("Rig modified its input")
+			}
+		})
+	}
+}
+
+// rigidDecoder stands in for the skin tokenizer: nearest-bone weights, codes ignored.
+type rigidDecoder struct{}
+
+func (rigidDecoder) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+	if len(codes) != sk.NumJoints() {
+		return nil, fmt.Errorf("%d code rows for %d joints", len(codes), sk.NumJoints())
+	}
+	cc := *c
+	cc.Skeleton = sk
+	return skinning.Rigid(&cc), nil
+}
+
+// meanDecoder is rigidDecoder that also takes several code sets; it records the
+// code sets of its last call.
+type meanDecoder struct {
+	sets *[][][]int
+	mean *bool
+}
+
+func (d meanDecoder) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+	*d.sets, *d.mean = [][][]int{codes}, false
+	return rigidDecoder{}.Decode(c, sk, codes)
+}
+
+func (d meanDecoder) DecodeMean(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error) {
+	*d.sets, *d.mean = codeSets, true
+	return rigidDecoder{}.Decode(c, sk, codeSets[0])
+}
+
+// TestRigSkinSamples checks that the full-rig path averages SkinSamples skin streams
+// drawn after each sampled skeleton, and that GRPO's reward decodes exactly the
+// sampled stream (one code set, no extra streams).
+func TestRigSkinSamples(t *testing.T) {
+	m, err := rigmodel.NewModel(tinyConfig, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 4} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var sets [][][]int
+			var mean bool
+			r := &ModelRigger{Samples: 1}
+			r.Model, r.Skin, r.SkinMode, r.Seed, r.SkinSamples = m, meanDecoder{&sets, &mean}, rigmodel.SkinFromTokens, 1, n
+			c := &assets.Character{Name: "box", Mesh: creatureMesh()}
+			rig, info, err := r.Rig(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rigmodel.CheckRig(rig); err != nil {
+				t.Fatalf("invalid rig: %v", err)
+			}
+			if info.Method != "tokenrig" {
+				t.Fatalf("method %q, want tokenrig", info.Method)
+			}
+			if len(sets) != n || mean != (n > 1) {
+				t.Fatalf("%d code sets (mean %v), want %d", len(sets), mean, n)
+			}
+			for s, codes := range sets {
+				if len(codes) != rig.Skeleton.NumJoints() {
+					t.Fatalf("set %d: %d code lists for %d joints", s, len(codes), rig.Skeleton.NumJoints())
+				}
+			}
+			sets = nil
+			rigmodel.RigReward(&r.Generator)(c, sampleStream(t, r, c))
+			if len(sets) != 1 || mean {
+				t.Errorf("GRPO reward decoded %d code sets (mean %v), want the sampled stream alone", len(sets), mean)
+			}
+		})
+	}
+}
+
+// sampleStream draws one full stream (skeleton and skin tokens) for c's mesh.
+func sampleStream(t *testing.T, r *ModelRigger, c *assets.Character) []int {
+	t.Helper()
+	nm, _ := rigmodel.NormalizedMesh(&c.Mesh)
+	rng := rand.New(rand.NewSource(3))
+	lat, err := r.Model.Encode(rigmodel.SamplePoints(&nm, r.Model.Cfg.Points, rng))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := r.Model.NewSession(lat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smp, err := rigmodel.Generate(sess, nil, rigmodel.SampleOptions{Temperature: 1, MaxJoints: r.Model.Cfg.MaxJoint, SkinTokens: r.Model.Cfg.SkinTokensPerJoint()}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return smp.Tokens
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
+)
+
+// writeCreature saves a synthetic creature, its joints renamed joint_NN when unnamed.
+func writeCreature(t *testing.T, kind string, unnamed bool) string {
+	t.Helper()
+	c, err := synth.Generate(kind, 2, synth.Options{TargetVertices: 1200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unnamed {
+		for j := range c.Skeleton.Names {
+			c.Skeleton.Names[j] = fmt.Sprintf("joint_%02d", j)
+		}
+	}
+	path := filepath.Join(t.TempDir(), kind+".glb")
+	if err := assets.Save(path, c); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestAnimateCommand(t *testing.T) {
+	biped := writeCreature(t, "biped", false)
+	unnamed := writeCreature(t, "biped", true)
+	snake := writeCreature(t, "snake", true)
+	unnamedQuad := writeCreature(t, "quadruped", true)
+	quad := writeCreature(t, "quadruped", false)
+	dir := t.TempDir()
+	walked := filepath.Join(dir, "walk.glb")
+	cases := []struct {
+		name    string
+		args    []string
+		code    int
+		out     string // in stdout (code 0) or stderr
+		anims   int    // animations in --out when code is 0
+		outFile string
+	}{
+		{"list", []string{"--list"}, 0, "quadruped  walk", 0, ""},
+		{"two clips", []string{biped, "--clip", "walk", "--clip", "wave", "--out", walked}, 0, "wrote", 2, walked},
+		{"same clip twice replaces", []string{walked, "--clip", "walk", "--out", filepath.Join(dir, "w2.glb")}, 0, "walk (humanoid)", 2, filepath.Join(dir, "w2.glb")},
+		{"quadruped walk", []string{quad, "--clip", "walk", "--out", filepath.Join(dir, "q.glb")}, 0, "walk (quadruped)", 1, filepath.Join(dir, "q.glb")},
+		{"unnamed biped guessed", []string{unnamed, "--clip", "run", "--out", filepath.Join(dir, "u.glb")}, 0, "guessed from the skeleton's shape", 1, filepath.Join(dir, "u.glb")},
+		{"retarget one", []string{unnamed, "--clip-from", walked, "--from-anim", "wave", "--out", filepath.Join(dir, "r1.glb")}, 0, "wave (humanoid)", 1, filepath.Join(dir, "r1.glb")},
+		{"retarget all", []string{biped, "--clip-from", walked, "--out", filepath.Join(dir, "r2.glb")}, 0, "walk (humanoid)", 2, filepath.Join(dir, "r2.glb")},
+		{"retarget other kind", []string{quad, "--clip-from", walked, "--out", filepath.Join(dir, "r3.glb")}, 1, "is a humanoid", 0, ""},
+		{"retarget no such anim", []string{biped, "--clip-from", walked, "--from-anim", "dance", "--out", filepath.Join(dir, "r4.glb")}, 1, "no animation \"dance\"", 0, ""},
+		{"retarget from a still file", []string{biped, "--clip-from", biped, "--out", filepath.Join(dir, "r5.glb")}, 1, "no animation", 0, ""},
+		{"unnamed quadruped guessed", []string{unnamedQuad, "--clip", "walk", "--out", filepath.Join(dir, "uq.glb")}, 0, "guessed from the skeleton's shape (quadruped)", 1, filepath.Join(dir, "uq.glb")},
+		{"snake", []string{snake, "--clip", "walk", "--out", filepath.Join(dir, "s.glb")}, 1, "LeftUpLeg", 0, ""},
+		{"unknown clip", []string{biped, "--clip", "dance", "--out", filepath.Join(dir, "x.glb")}, 1, "have: idle, run, walk, wave", 0, ""},
+		{"wrong kind", []string{quad, "--clip", "wave", "--out", filepath.Join(dir, "x.glb")}, 1, "exists for humanoid", 0, ""},
+		{"no out", []string{biped, "--clip", "walk"}, 2, "--out is required", 0, ""},
+		{"no clip", []string{biped, "--out", filepath.Join(dir, "x.glb")}, 2, "--clip", 0, ""},
+		{"bad kind", []string{biped, "--clip", "walk", "--kind", "fish", "--out", filepath.Join(dir, "x.glb")}, 2, "--kind", 0, ""},
+		{"missing file", []string{filepath.Join(dir, "none.glb"), "--clip", "walk", "--out", filepath.Join(dir, "x.glb")}, 1, "none.glb", 0, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(append([]string{"animate"}, tc.args...), &out, &errb)
+			text := out.String()
+			if tc.code != 0 {
+				text = errb.String()
+			}
+			if code != tc.code || !strings.Contains(text, tc.out) {
+				t.Fatalf("exit %d (want %d), stdout %q, stderr %q; want %q", code, tc.code, out.String(), errb.String(), tc.out)
+			}
+			if tc.outFile == "" {
+				return
+			}
+			c, err := assets.Load(tc.outFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Animations) != tc.anims {
+				t.Errorf("%d animations in the output, want %d", len(c.Animations), tc.anims)
+			}
+		})
+	}
+}

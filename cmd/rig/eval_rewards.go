@@ -1,0 +1,408 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/dataset"
+	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/rewards/metrics"
+)
+
+// Rank agreement (`rig eval --task rewards`): does a higher reward mean a better rig?
+// For each held-out character (a creature, not a prop, whose family is in the
+// report half of rewards.FamilyHalf, so the rewards were not tuned on it) a set of
+// candidate rigs on the artist's skeleton is scored twice: by the rewards, which
+// see no ground truth, and by the deformation error against the artist's weights
+// (METRICS.md). Kendall's τ between the score and minus the error says how well the
+// score ranks them; the report gives τ per character, its mean, and for each reward
+// its τ alone and the total's τ without it.
+
+func init() {
+	evalTasks["rewards"] = evalRewards
+}
+
+// rankTruth names the artist's own rig among the candidates.
+const rankTruth = "truth"
+
+// rankMethods are the default candidate skins besides the truth: rigkit's skinning
+// methods on the artist's skeleton (tokens when the shipped model writes skin
+// tokens), the geodesic+heat blend, and the rigid floor.
+func rankMethods() []string {
+	m := []string{"geodesic", "heat", "heat+geodesic", "rigid"}
+	if _, ok := skinMethods["tokens"]; ok {
+		m = append(m, "tokens")
+	}
+	return m
+}
+
+// rankCandidate is one candidate rig of one character.
+type rankCandidate struct {
+	Method  string             `json:"method"`
+	Score   float64            `json:"score"`
+	Rewards map[string]float64 `json:"rewards"`
+	// Deform is the METRICS.md deformation error (×100) against the artist's
+	// weights: 0 for the truth.
+	Deform  float64 `json:"deform"`
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// rankCharacter is one character's candidates and rank agreements. A τ is absent
+// (nil) when it is undefined: fewer than three candidates, or one side all tied.
+type rankCharacter struct {
+	File       string              `json:"file"`
+	Category   string              `json:"category"`
+	Family     string              `json:"family"`
+	Candidates []rankCandidate     `json:"candidates"`
+	Tau        *float64            `json:"tau,omitempty"`
+	Alone      map[string]*float64 `json:"tau_alone,omitempty"`   // τ of each reward by itself
+	Without    map[string]*float64 `json:"tau_without,omitempty"` // τ of the score without that reward
+	Error      string              `json:"error,omitempty"`
+}
+
+// rankReport is the JSON report of the rewards task.
+type rankReport struct {
+	Task          string             `json:"task"`
+	RewardVersion int                `json:"reward_version"`
+	Half          string             `json:"half"`
+	Seed          int64              `json:"seed"`
+	Methods       []string           `json:"methods"`
+	Characters    []rankCharacter    `json:"characters"`
+	MeanTau       float64            `json:"mean_tau"`
+	TauCount      int                `json:"tau_characters"`
+	MeanAlone     map[string]float64 `json:"mean_tau_alone"`
+	MeanWithout   map[string]float64 `json:"mean_tau_without"`
+}
+
+func evalRewards(cfg evalConfig, stdout io.Writer) error {
+	methods := cfg.Methods
+	if len(methods) == 0 || (len(methods) == 1 && methods[0] == "all") {
+		methods = rankMethods()
+	}
+	skins := map[string]skinMethod{}
+	for _, m := range methods {
+		fn, err := lookupSkinMethod(skinMethods, m)
+		if err != nil {
+			return err
+		}
+		skins[m] = fn
+	}
+	half := cfg.Half
+	if half == "" {
+		half = rewards.ReportHalf
+	}
+	if half != rewards.ReportHalf && half != rewards.TuneHalf {
+		return fmt.Errorf("%w: --half %q: want %s or %s", errUsage, half, rewards.ReportHalf, rewards.TuneHalf)
+	}
+	files, fams, err := rankHeldOut(cfg.Files, half)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("eval rewards: none of the %d files is a character (a creature category in the manifest) of a family in the %s half", len(cfg.Files), half)
+	}
+	results := make([]rankCharacter, len(files))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	jobs := make(chan int)
+	done, start := 0, time.Now()
+	for w := 0; w < cfg.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				results[i] = rankOne(files[i], fams[files[i].Path], methods, skins, cfg.Seed)
+				mu.Lock()
+				done++
+				fmt.Fprintf(cfg.Progress, "\reval rewards: %d/%d characters, %s", done, len(files), time.Since(start).Round(time.Second))
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range files {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	fmt.Fprintln(cfg.Progress)
+	rep := summarizeRank(results, methods, cfg.Seed)
+	rep.Half = half
+	return writeRankReport(rep, cfg, stdout)
+}
+
+// rankHeldOut keeps the character files whose family is in half, with
+// their families: the manifest's "family" field where a row has one, else
+// dataset.Discover (the skeleton source in the note, or the file name).
+func rankHeldOut(files []evalFile, half string) ([]evalFile, map[string]string, error) {
+	fams := map[string]string{}
+	roots := map[string]bool{}
+	for _, f := range files {
+		roots[strings.TrimSuffix(f.Path, f.Rel)] = true
+	}
+	for root := range roots {
+		if root == "" {
+			root = "."
+		}
+		fs, err := dataset.Discover([]string{root})
+		if err != nil {
+			return nil, nil, fmt.Errorf("eval rewards: %w", err)
+		}
+		named, err := rewards.ManifestFamilies(root)
+		if err != nil {
+			return nil, nil, fmt.Errorf("eval rewards: %w", err)
+		}
+		for _, f := range fs {
+			rel, _ := filepath.Rel(root, f.Path)
+			fam := f.Family
+			if n, ok := named[filepath.ToSlash(rel)]; ok {
+				fam = n
+			}
+			fams[filepath.Clean(f.Path)] = fam
+		}
+	}
+	var out []evalFile
+	byPath := map[string]string{}
+	for _, f := range files {
+		fam := fams[filepath.Clean(f.Path)]
+		if rankCreature(f.Category) && rewards.FamilyHalf(fam) == half {
+			out = append(out, f)
+			byPath[f.Path] = fam
+		}
+	}
+	return out, byPath, nil
+}
+
+// rankCreature reports whether a manifest category is a creature: biped,
+// quadruped, bird, fish, snake or other creature; not a prop, not unknown.
+func rankCreature(category string) bool {
+	c := strings.ToLower(category)
+	return c != "" && !strings.HasPrefix(c, "prop")
+}
+
+// rankOne scores the truth and every candidate skin of one character.
+func rankOne(f evalFile, family string, methods []string, skins map[string]skinMethod, seed int64) rankCharacter {
+	out := rankCharacter{File: f.Path, Category: f.Category, Family: family}
+	gt, err := assets.Load(f.Path)
+	if err == nil && !gt.Rigged() {
+		err = fmt.Errorf("%s: no skeleton or skin", f.Path)
+	}
+	var prep *rewards.Prepared
+	if err == nil {
+		prep, err = rewards.Prepare(&gt.Mesh, rewards.Options{})
+	}
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	score := func(c *assets.Character) (*rewards.Report, error) { return prep.Score(c, rewards.Options{}) }
+	truth := rankCandidate{Method: rankTruth}
+	if rep, err := score(gt); err != nil {
+		truth.Error = err.Error()
+	} else {
+		truth.Score, truth.Rewards = rep.Score, rep.Rewards
+	}
+	out.Candidates = append(out.Candidates, truth)
+	for _, m := range methods {
+		out.Candidates = append(out.Candidates, rankCandidateOf(gt, m, skins[m], score, seed))
+	}
+	out.Tau, out.Alone, out.Without = rankTaus(out.Candidates)
+	return out
+}
+
+// rankCandidateOf skins gt's mesh and skeleton with one method and measures the
+// result both ways.
+func rankCandidateOf(gt *assets.Character, m string, skin skinMethod, score func(*assets.Character) (*rewards.Report, error), seed int64) rankCandidate {
+	c := rankCandidate{Method: m}
+	in := gt.Clone()
+	in.Skin = nil
+	t0 := time.Now()
+	k, err := skin(in)
+	c.Seconds = time.Since(t0).Seconds()
+	var res metrics.SkinResult
+	pred := gt.Clone()
+	if err == nil {
+		pred.Skin = k
+		var w *assets.Skin
+		if w, err = metrics.MatchSkin(gt, pred); err == nil {
+			res, err = metrics.SkinMetrics(gt, w, seed)
+		}
+	}
+	var rep *rewards.Report
+	if err == nil {
+		rep, err = score(pred)
+	}
+	if err != nil {
+		c.Error = fmt.Sprintf("%s: %v", m, err)
+		return c
+	}
+	c.Score, c.Rewards, c.Deform = rep.Score, rep.Rewards, res.DeformMean
+	return c
+}
+
+// rankTaus returns τ(score, −error) over the candidates that scored, τ of each
+// reward alone and τ of the score with each reward left out.
+func rankTaus(cands []rankCandidate) (*float64, map[string]*float64, map[string]*float64) {
+	var ok []rankCandidate
+	for _, c := range cands {
+		if c.Error == "" {
+			ok = append(ok, c)
+		}
+	}
+	if len(ok) < 3 {
+		return nil, nil, nil
+	}
+	neg := make([]float64, len(ok))
+	for i, c := range ok {
+		neg[i] = -c.Deform
+	}
+	tauOf := func(f func(c rankCandidate) float64) *float64 {
+		x := make([]float64, len(ok))
+		for i, c := range ok {
+			x[i] = f(c)
+		}
+		t, err := rewards.KendallTau(x, neg)
+		if err != nil {
+			return nil
+		}
+		return &t
+	}
+	alone, without := map[string]*float64{}, map[string]*float64{}
+	for _, name := range rewards.RewardNames {
+		alone[name] = tauOf(func(c rankCandidate) float64 { return c.Rewards[name] })
+		w := map[string]float64{}
+		for k, v := range rewards.Weights {
+			if k != name {
+				w[k] = v
+			}
+		}
+		without[name] = tauOf(func(c rankCandidate) float64 { return rewards.CombineWith(c.Rewards, w) })
+	}
+	return tauOf(func(c rankCandidate) float64 { return c.Score }), alone, without
+}
+
+// summarizeRank averages the defined τs over the characters.
+func summarizeRank(chars []rankCharacter, methods []string, seed int64) rankReport {
+	rep := rankReport{Task: "rewards", RewardVersion: rewards.RewardVersion, Seed: seed,
+		Methods: methods, Characters: chars, MeanAlone: map[string]float64{}, MeanWithout: map[string]float64{}}
+	rep.MeanTau, rep.TauCount = meanTau(chars, func(c rankCharacter) *float64 { return c.Tau })
+	for _, name := range rewards.RewardNames {
+		rep.MeanAlone[name], _ = meanTau(chars, func(c rankCharacter) *float64 { return c.Alone[name] })
+		rep.MeanWithout[name], _ = meanTau(chars, func(c rankCharacter) *float64 { return c.Without[name] })
+	}
+	return rep
+}
+
+// meanTau is the mean of the defined τs (NaN when none is) and their count.
+func meanTau(chars []rankCharacter, get func(rankCharacter) *float64) (float64, int) {
+	sum, n := 0.0, 0
+	for _, c := range chars {
+		if t := get(c); t != nil {
+			sum += *t
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0
+	}
+	return sum / float64(n), n
+}
+
+// writeRankReport writes REPORT.md and REPORT.json and prints the markdown.
+func writeRankReport(rep rankReport, cfg evalConfig, stdout io.Writer) error {
+	md := rankMarkdown(rep)
+	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(jsonSafeRank(rep), "", " ")
+	if err != nil {
+		return fmt.Errorf("eval rewards: encode report: %w", err)
+	}
+	jsonPath := strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".json"
+	if err := atomicfile.WriteFile(jsonPath, js); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, md)
+	fmt.Fprintf(stdout, "\nwrote %s and %s\n", cfg.Out, jsonPath)
+	return nil
+}
+
+// jsonSafeRank replaces NaN means (no character defined them) by 0 with a count of
+// 0 beside, since JSON has no NaN.
+func jsonSafeRank(rep rankReport) rankReport {
+	fix := func(m map[string]float64) map[string]float64 {
+		out := map[string]float64{}
+		for k, v := range m {
+			if !math.IsNaN(v) {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	if math.IsNaN(rep.MeanTau) {
+		rep.MeanTau = 0
+	}
+	rep.MeanAlone, rep.MeanWithout = fix(rep.MeanAlone), fix(rep.MeanWithout)
+	return rep
+}
+
+// rankMarkdown renders the summary, the component table and the per-character rows.
+func rankMarkdown(rep rankReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# rig eval --task rewards\n\nReward version %d. Characters of the families in the %s half: %d scored, τ defined on %d. Candidates: %s, %s. Deformation error: METRICS.md (seed %d, ×100).\n\n",
+		rep.RewardVersion, rep.Half, len(rep.Characters), rep.TauCount, rankTruth, strings.Join(rep.Methods, ", "), rep.Seed)
+	fmt.Fprintf(&b, "**Mean Kendall τ(score, −deformation error): %s** over %d characters.\n\n", fmtTau(rep.MeanTau), rep.TauCount)
+	b.WriteString("| reward | weight | mean τ alone | mean τ of the score without it | change from dropping it |\n|---|---:|---:|---:|---:|\n")
+	for _, name := range rewards.RewardNames {
+		alone, okA := rep.MeanAlone[name]
+		without, okW := rep.MeanWithout[name]
+		a, w, d := "—", "—", "—"
+		if okA && !math.IsNaN(alone) {
+			a = fmtTau(alone)
+		}
+		if okW && !math.IsNaN(without) {
+			w = fmtTau(without)
+			d = fmt.Sprintf("%+.3f", without-rep.MeanTau)
+		}
+		fmt.Fprintf(&b, "| %s | %g | %s | %s | %s |\n", name, rewards.Weights[name], a, w, d)
+	}
+	b.WriteString("\nA positive change means the ranking improves without the reward (it hurts the ranking); a negative one that it helps.\n\n")
+	b.WriteString("| character | category | τ | candidates: score / error |\n|---|---|---:|---|\n")
+	chars := append([]rankCharacter(nil), rep.Characters...)
+	sort.SliceStable(chars, func(a, c int) bool { return chars[a].File < chars[c].File })
+	for _, c := range chars {
+		tau := "—"
+		if c.Tau != nil {
+			tau = fmtTau(*c.Tau)
+		}
+		var parts []string
+		for _, k := range c.Candidates {
+			if k.Error != "" {
+				parts = append(parts, k.Method+" failed")
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s %.3f / %.2f", k.Method, k.Score, k.Deform))
+		}
+		if c.Error != "" {
+			parts = append(parts, "error: "+c.Error)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", filepath.Base(c.File), c.Category, tau, strings.Join(parts, "; "))
+	}
+	return b.String()
+}
+
+func fmtTau(t float64) string {
+	if math.IsNaN(t) {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", t)
+}

@@ -1,0 +1,60 @@
+package eval
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/dataset"
+	"github.com/rigkit/rigkit/rigmodel"
+)
+
+// truthRigger returns the ground truth's own skeleton: every skeleton distance is 0.
+type truthRigger struct{ gt *assets.Character }
+
+func (r truthRigger) Rig(c *assets.Character) (*assets.Character, *autorig.RigInfo, error) {
+	out := r.gt.Clone()
+	return out, &autorig.RigInfo{Method: "truth"}, nil
+}
+
+// failRigger always fails.
+type failRigger struct{}
+
+func (failRigger) Rig(*assets.Character) (*assets.Character, *autorig.RigInfo, error) {
+	return nil, nil, errors.New("no rig")
+}
+
+func TestRigs(t *testing.T) {
+	gt, err := synth.Generate("quadruped", 2, synth.Options{TargetVertices: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(path string) (*assets.Character, error) {
+		if path == "missing.glb" {
+			return nil, errors.New("no such file")
+		}
+		return gt.Clone(), nil
+	}
+	items := []rigmodel.BatchItem{{Path: "a.glb", Name: "a"}, {Path: "missing.glb", Name: "missing"}}
+	fam := map[string]dataset.File{"a.glb": {Family: "fam/a"}, "missing.glb": {Family: "fam/missing"}}
+	rep := Rigs(items, fam, load, map[string]autorig.Rigger{"truth": truthRigger{gt}, "fail": failRigger{}}, nil)
+	if len(rep.Rows) != 4 {
+		t.Fatalf("%d rows, want 2 items × 2 methods", len(rep.Rows))
+	}
+	truth, fail := rep.Summary["truth"], rep.Summary["fail"]
+	if truth.Assets != 2 || truth.Failed != 1 || truth.Valid != 1 || truth.CDJ2J != 0 || truth.PredJoints != truth.GTJoints {
+		t.Errorf("truth summary %+v, want one valid asset at distance 0 and one failure", truth)
+	}
+	if fail.Failed != 2 {
+		t.Errorf("fail summary %+v, want 2 failures", fail)
+	}
+	md := rep.Markdown()
+	for _, want := range []string{"truth", "fail"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown report lacks %q:\n%s", want, md)
+		}
+	}
+}

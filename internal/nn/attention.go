@@ -1,0 +1,352 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/fastmath"
+	"gorgonia.org/tensor"
+)
+
+// view locates a (B, T, H, hs) operand inside a flat buffer: element (b, t, h, d)
+// lives at off + b*batch + t*ld + h*hs + d. Queries, keys and values are read in
+// place from the fused projections through views, so attention copies nothing.
+type view struct{ off, batch, ld int }
+
+func (v view) at(b, t, h, hs int) int { return v.off + b*v.batch + t*v.ld + h*hs }
+
+// attnShape describes one multi-head attention product.
+type attnShape struct {
+	B, H, Tq, Tk, hs int
+	causal           bool // query i sees keys j ≤ i (needs Tq == Tk)
+	scale            float64
+	q, k, v, y       view
+}
+
+// attnBlock is the query-row block of the fused kernel: causal attention computes
+// only the scores left of each block's diagonal, and a block's scores stay in cache.
+const attnBlock = 64
+
+func (s *attnShape) colEnd(i1 int) int {
+	if s.causal {
+		return i1
+	}
+	return s.Tk
+}
+
+func (s *attnShape) rowLimit(i int) int {
+	if s.causal {
+		return i + 1
+	}
+	return s.Tk
+}
+
+// attnForward computes y = softmax(scale·q·kᵀ)·v per (batch, head), storing the
+// probabilities in att (B, H, Tq, Tk). Entries right of a causal block's diagonal
+// are never written or read.
+func attnForward[F Float](e engine.Engine, s *attnShape, q, k, v, y, att []F) {
+	hs, tq, tk := s.hs, s.Tq, s.Tk
+	e.ParallelFor(s.B*s.H, func(lo, hi int) {
+		se := e.Serial()
+		for bh := lo; bh < hi; bh++ {
+			b, h := bh/s.H, bh%s.H
+			p := att[bh*tq*tk : (bh+1)*tq*tk]
+			for i0 := 0; i0 < tq; i0 += attnBlock {
+				i1 := min(i0+attnBlock, tq)
+				ce := s.colEnd(i1)
+				engine.Gemm(se, false, true, i1-i0, ce, hs, F(s.scale), q[s.q.at(b, i0, h, hs):], s.q.ld,
+					k[s.k.at(b, 0, h, hs):], s.k.ld, 0, p[i0*tk:], tk)
+				for i := i0; i < i1; i++ {
+					row := p[i*tk : i*tk+ce]
+					lim := s.rowLimit(i)
+					softmaxRow(row[:lim])
+					clear(row[lim:])
+				}
+				engine.Gemm(se, false, false, i1-i0, hs, ce, 1, p[i0*tk:], tk, v[s.v.at(b, 0, h, hs):], s.v.ld,
+					0, y[s.y.at(b, i0, h, hs):], s.y.ld)
+			}
+		}
+	})
+}
+
+// attnBackward takes dy and writes dq, dk, dv, laid out like q, k, v (dk and dv
+// are overwritten over each head's columns, not accumulated).
+func attnBackward[F Float](e engine.Engine, s *attnShape, q, k, v, att, dy, dq, dk, dv []F) {
+	hs, tq, tk := s.hs, s.Tq, s.Tk
+	e.ParallelFor(s.B*s.H, func(lo, hi int) {
+		se := e.Serial()
+		dp := make([]F, attnBlock*tk)
+		for bh := lo; bh < hi; bh++ {
+			b, h := bh/s.H, bh%s.H
+			p := att[bh*tq*tk : (bh+1)*tq*tk]
+			for j := 0; j < tk; j++ {
+				clear(dk[s.k.at(b, j, h, hs):][:hs])
+				clear(dv[s.v.at(b, j, h, hs):][:hs])
+			}
+			kb, vb := k[s.k.at(b, 0, h, hs):], v[s.v.at(b, 0, h, hs):]
+			dkb, dvb := dk[s.k.at(b, 0, h, hs):], dv[s.v.at(b, 0, h, hs):]
+			for i0 := 0; i0 < tq; i0 += attnBlock {
+				i1 := min(i0+attnBlock, tq)
+				m, ce := i1-i0, s.colEnd(i1)
+				dyb, qb, pb := dy[s.y.at(b, i0, h, hs):], q[s.q.at(b, i0, h, hs):], p[i0*tk:]
+				// dP = dY·Vᵀ ; dV += Pᵀ·dY
+				engine.Gemm(se, false, true, m, ce, hs, 1, dyb, s.y.ld, vb, s.v.ld, 0, dp, tk)
+				engine.Gemm(se, true, false, ce, hs, m, 1, pb, tk, dyb, s.y.ld, 1, dvb, s.v.ld)
+				// dS = P ⊙ (dP - rowsum(dP ⊙ P)) · scale, in place over dP.
+				for i := i0; i < i1; i++ {
+					lim := s.rowLimit(i)
+					pr, dr := p[i*tk:i*tk+lim], dp[(i-i0)*tk:(i-i0)*tk+ce]
+					var dot F
+					for j, pv := range pr {
+						dot += pv * dr[j]
+					}
+					sc := F(s.scale)
+					for j, pv := range pr {
+						dr[j] = pv * (dr[j] - dot) * sc
+					}
+					clear(dr[lim:])
+				}
+				// dQ = dS·K ; dK += dSᵀ·Q
+				engine.Gemm(se, false, false, m, hs, ce, 1, dp, tk, kb, s.k.ld, 0, dq[s.q.at(b, i0, h, hs):], s.q.ld)
+				engine.Gemm(se, true, false, ce, hs, m, 1, dp, tk, qb, s.q.ld, 1, dkb, s.k.ld)
+			}
+		}
+	})
+}
+
+// softmaxRow replaces x by softmax(x).
+func softmaxRow[F Float](x []F) {
+	if len(x) == 0 {
+		return
+	}
+	switch xs := any(x).(type) {
+	case []float32:
+		fastmath.SoftmaxExp32(xs) // vectorized C in a cgo build, the same results
+	case []float64:
+		mx := xs[0]
+		for _, v := range xs[1:] {
+			mx = max(mx, v)
+		}
+		var sum float64
+		for i, v := range xs {
+			ev := math.Exp(v - mx)
+			xs[i] = ev
+			sum += ev
+		}
+		inv := 1 / sum
+		for i := range xs {
+			xs[i] *= inv
+		}
+	}
+}
+
+// SelfAttention is multi-head self-attention over (B, T, C), causal or not, with a
+// fused query/key/value projection and an output projection.
+type SelfAttention[F Float] struct {
+	C, Heads int
+	Causal   bool
+	QKV      *Linear[F] // C → 3C: queries, keys, values side by side
+	Proj     *Linear[F] // C → C
+
+	eng         engine.Engine
+	shape       attnShape
+	qkv, att, y []F
+	dqkv        []F
+	B, T        int
+	inShape     tensor.Shape
+}
+
+// NewSelfAttention returns attention over c channels split into heads heads.
+func NewSelfAttention[F Float](name string, c, heads int, causal bool, rng *rand.Rand) *SelfAttention[F] {
+	if heads < 1 || c%heads != 0 {
+		panic(fmt.Sprintf("nn: self-attention: %d channels do not split into %d heads", c, heads))
+	}
+	return &SelfAttention[F]{
+		C: c, Heads: heads, Causal: causal,
+		QKV:  NewLinear[F](join(name, "qkv"), c, 3*c, true, rng),
+		Proj: NewLinear[F](join(name, "proj"), c, c, true, rng),
+		eng:  engine.Default(),
+	}
+}
+
+// Params returns the projections' parameters.
+func (a *SelfAttention[F]) Params() []*Param[F] { return append(a.QKV.Params(), a.Proj.Params()...) }
+
+// Forward maps x (B, T, C) to (B, T, C).
+func (a *SelfAttention[F]) Forward(x *tensor.Dense) *tensor.Dense {
+	s := x.Shape()
+	if len(s) != 3 || s[2] != a.C {
+		panic(fmt.Sprintf("nn: SelfAttention.Forward: input shape %v, want (B, T, %d)", []int(s), a.C))
+	}
+	a.inShape = s.Clone()
+	return engine.FromSlice(a.forward(engine.Data[F](x), s[0], s[1]), s...)
+}
+
+// Backward takes dy (B, T, C) and returns dx (B, T, C).
+func (a *SelfAttention[F]) Backward(dy *tensor.Dense) *tensor.Dense {
+	return engine.FromSlice(a.backward(engine.Data[F](dy)), a.inShape...)
+}
+
+func (a *SelfAttention[F]) forward(x []F, B, T int) []F {
+	c, hs := a.C, a.C/a.Heads
+	a.B, a.T = B, T
+	a.qkv = a.QKV.forward(x, B*T) // (B, T, 3C)
+	a.shape = attnShape{B: B, H: a.Heads, Tq: T, Tk: T, hs: hs, causal: a.Causal, scale: 1 / math.Sqrt(float64(hs)),
+		q: view{0, T * 3 * c, 3 * c}, k: view{c, T * 3 * c, 3 * c}, v: view{2 * c, T * 3 * c, 3 * c}, y: view{0, T * c, c}}
+	a.att = grow(a.att, B*a.Heads*T*T)
+	a.y = grow(a.y, B*T*c)
+	attnForward(a.eng, &a.shape, a.qkv, a.qkv, a.qkv, a.y, a.att)
+	return a.Proj.forward(a.y, B*T)
+}
+
+func (a *SelfAttention[F]) backward(dy []F) []F {
+	dyAttn := a.Proj.backward(dy)
+	a.dqkv = grow(a.dqkv, len(a.qkv))
+	attnBackward(a.eng, &a.shape, a.qkv, a.qkv, a.qkv, a.att, dyAttn, a.dqkv, a.dqkv, a.dqkv)
+	return a.QKV.backward(a.dqkv)
+}
+
+// KVCache holds the keys and values of the positions a causal SelfAttention has
+// seen during incremental decoding.
+type KVCache[F Float] struct {
+	B, MaxT, C int
+	Len        int // positions filled
+	K, V       []F // (B, MaxT, C)
+}
+
+// NewKVCache returns an empty cache for batch sequences of up to maxT positions.
+func (a *SelfAttention[F]) NewKVCache(batch, maxT int) *KVCache[F] {
+	return &KVCache[F]{B: batch, MaxT: maxT, C: a.C, K: make([]F, batch*maxT*a.C), V: make([]F, batch*maxT*a.C)}
+}
+
+// Step attends from one new position per sequence, x (B, C), to all cached
+// positions and itself, appends its key and value to the cache, and returns the
+// output (B, C). It caches nothing for Backward.
+func (a *SelfAttention[F]) Step(x []F, cache *KVCache[F]) ([]F, error) {
+	B, c, hs := cache.B, a.C, a.C/a.Heads
+	if len(x) != B*c {
+		return nil, fmt.Errorf("nn: attention step: input has %d values, want B·C = %d", len(x), B*c)
+	}
+	if cache.Len >= cache.MaxT {
+		return nil, fmt.Errorf("nn: attention step: KV cache full at %d positions", cache.MaxT)
+	}
+	qkv := make([]F, B*3*c)
+	a.QKV.apply(a.eng, x, B, qkv)
+	t := cache.Len
+	for b := 0; b < B; b++ {
+		copy(cache.K[(b*cache.MaxT+t)*c:][:c], qkv[b*3*c+c:][:c])
+		copy(cache.V[(b*cache.MaxT+t)*c:][:c], qkv[b*3*c+2*c:][:c])
+	}
+	cache.Len++
+	s := attnShape{B: B, H: a.Heads, Tq: 1, Tk: cache.Len, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
+		q: view{0, 3 * c, 3 * c}, k: view{0, cache.MaxT * c, c}, v: view{0, cache.MaxT * c, c}, y: view{0, c, c}}
+	y, att := make([]F, B*c), make([]F, B*a.Heads*cache.Len)
+	attnForward(a.eng, &s, qkv, cache.K, cache.V, y, att)
+	out := make([]F, B*c)
+	a.Proj.apply(a.eng, y, B, out)
+	return out, nil
+}
+
+// CrossAttention lets queries from x (B, T, C) attend to a context set
+// (B, L, Cctx), e.g. shape latents: queries come from x, keys and values from the
+// context. It is not causal.
+type CrossAttention[F Float] struct {
+	C, CtxDim, Heads int
+	Q                *Linear[F] // C → C
+	KV               *Linear[F] // Cctx → 2C: keys, values side by side
+	Proj             *Linear[F] // C → C
+
+	eng           engine.Engine
+	shape         attnShape
+	q, kv, att, y []F
+	dq, dkv       []F
+	B, T, L       int
+}
+
+// NewCrossAttention returns cross-attention from c-channel queries to a
+// ctxDim-channel context, split into heads heads.
+func NewCrossAttention[F Float](name string, c, ctxDim, heads int, rng *rand.Rand) *CrossAttention[F] {
+	if heads < 1 || c%heads != 0 {
+		panic(fmt.Sprintf("nn: cross-attention: %d channels do not split into %d heads", c, heads))
+	}
+	return &CrossAttention[F]{
+		C: c, CtxDim: ctxDim, Heads: heads,
+		Q:    NewLinear[F](join(name, "q"), c, c, true, rng),
+		KV:   NewLinear[F](join(name, "kv"), ctxDim, 2*c, true, rng),
+		Proj: NewLinear[F](join(name, "proj"), c, c, true, rng),
+		eng:  engine.Default(),
+	}
+}
+
+// Params returns the projections' parameters.
+func (a *CrossAttention[F]) Params() []*Param[F] {
+	return append(append(a.Q.Params(), a.KV.Params()...), a.Proj.Params()...)
+}
+
+// Forward maps x (B, T, C) and ctx (B, L, Cctx) to (B, T, C).
+func (a *CrossAttention[F]) Forward(x, ctx *tensor.Dense) *tensor.Dense {
+	s, cs := x.Shape(), ctx.Shape()
+	if len(s) != 3 || s[2] != a.C || len(cs) != 3 || cs[0] != s[0] || cs[2] != a.CtxDim {
+		panic(fmt.Sprintf("nn: CrossAttention.Forward: shapes %v and %v, want (B, T, %d) and (B, L, %d)", []int(s), []int(cs), a.C, a.CtxDim))
+	}
+	return engine.FromSlice(a.forward(engine.Data[F](x), engine.Data[F](ctx), s[0], s[1], cs[1]), s...)
+}
+
+// Backward takes dy (B, T, C) and returns dx (B, T, C) and dctx (B, L, Cctx).
+func (a *CrossAttention[F]) Backward(dy *tensor.Dense) (dx, dctx *tensor.Dense) {
+	x, c := a.backward(engine.Data[F](dy))
+	return engine.FromSlice(x, a.B, a.T, a.C), engine.FromSlice(c, a.B, a.L, a.CtxDim)
+}
+
+func (a *CrossAttention[F]) forward(x, ctx []F, B, T, L int) []F {
+	c, hs := a.C, a.C/a.Heads
+	a.B, a.T, a.L = B, T, L
+	a.q = a.Q.forward(x, B*T)     // (B, T, C)
+	a.kv = a.KV.forward(ctx, B*L) // (B, L, 2C)
+	a.shape = attnShape{B: B, H: a.Heads, Tq: T, Tk: L, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
+		q: view{0, T * c, c}, k: view{0, L * 2 * c, 2 * c}, v: view{c, L * 2 * c, 2 * c}, y: view{0, T * c, c}}
+	a.att = grow(a.att, B*a.Heads*T*L)
+	a.y = grow(a.y, B*T*c)
+	attnForward(a.eng, &a.shape, a.q, a.kv, a.kv, a.y, a.att)
+	return a.Proj.forward(a.y, B*T)
+}
+
+func (a *CrossAttention[F]) backward(dy []F) (dx, dctx []F) {
+	dyAttn := a.Proj.backward(dy)
+	a.dq, a.dkv = grow(a.dq, len(a.q)), grow(a.dkv, len(a.kv))
+	attnBackward(a.eng, &a.shape, a.q, a.kv, a.kv, a.att, dyAttn, a.dq, a.dkv, a.dkv)
+	return a.Q.backward(a.dq), a.KV.backward(a.dkv)
+}
+
+// CrossCache holds the keys and values of a fixed context for decoding.
+type CrossCache[F Float] struct {
+	B, L int
+	KV   []F // (B, L, 2C)
+}
+
+// NewCrossCache projects ctx (B, L, Cctx) to keys and values once, for Step.
+func (a *CrossAttention[F]) NewCrossCache(ctx []F, B, L int) (*CrossCache[F], error) {
+	if len(ctx) != B*L*a.CtxDim {
+		return nil, fmt.Errorf("nn: cross-attention: context has %d values, want B·L·Cctx = %d·%d·%d", len(ctx), B, L, a.CtxDim)
+	}
+	kv := make([]F, B*L*2*a.C)
+	a.KV.apply(a.eng, ctx, B*L, kv)
+	return &CrossCache[F]{B: B, L: L, KV: kv}, nil
+}
+
+// Step attends from x (B, C), one position per sequence, to the cached context and
+// returns (B, C).
+func (a *CrossAttention[F]) Step(x []F, cache *CrossCache[F]) []F {
+	B, L, c, hs := cache.B, cache.L, a.C, a.C/a.Heads
+	q := make([]F, B*c)
+	a.Q.apply(a.eng, x, B, q)
+	s := attnShape{B: B, H: a.Heads, Tq: 1, Tk: L, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
+		q: view{0, c, c}, k: view{0, L * 2 * c, 2 * c}, v: view{c, L * 2 * c, 2 * c}, y: view{0, c, c}}
+	y, att := make([]F, B*c), make([]F, B*a.Heads*L)
+	attnForward(a.eng, &s, q, cache.KV, cache.KV, y, att)
+	out := make([]F, B*c)
+	a.Proj.apply(a.eng, y, B, out)
+	return out
+}

@@ -1,0 +1,295 @@
+package nn
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/rigkit/rigkit/internal/engine"
+	"gorgonia.org/tensor"
+)
+
+// Config sizes a decoder-only Transformer language model.
+type Config struct {
+	Vocab   int // number of token ids
+	DModel  int // channels C
+	Layers  int // number of blocks
+	Heads   int // attention heads per block; DModel must divide evenly
+	MaxSeq  int // longest sequence (positions embedded)
+	Hidden  int // MLP width; 0 means 4·DModel
+	Dropout float64
+	// CrossAttention adds cross-attention to a latent set (B, L, LatentDim) in
+	// every block, e.g. shape latents from a PointEncoder.
+	CrossAttention bool
+	LatentDim      int
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Vocab < 1 || c.DModel < 1 || c.Layers < 0 || c.Heads < 1 || c.MaxSeq < 1:
+		return fmt.Errorf("nn: transformer config %+v: sizes must be positive", c)
+	case c.DModel%c.Heads != 0:
+		return fmt.Errorf("nn: transformer config: d_model %d is not divisible by %d heads", c.DModel, c.Heads)
+	case c.CrossAttention && c.LatentDim < 1:
+		return errors.New("nn: transformer config: cross-attention needs LatentDim > 0")
+	case c.Dropout < 0 || c.Dropout >= 1:
+		return fmt.Errorf("nn: transformer config: dropout %v outside [0, 1)", c.Dropout)
+	}
+	return nil
+}
+
+// Transformer is a GPT-style decoder: token and position embeddings, Layers causal
+// pre-norm blocks (optionally cross-attending to latents), a final LayerNorm and a
+// linear head to logits.
+//
+//	x = Tok[tokens] + Pos[t]             // (B, T, C)
+//	x = Block_i(x, latents)              // latents (B, L, LatentDim)
+//	logits = Head(LNF(x))                // (B, T, Vocab)
+type Transformer[F Float] struct {
+	Cfg    Config
+	Tok    *Embedding[F] // (Vocab, C)
+	Pos    *Embedding[F] // (MaxSeq, C)
+	Blocks []*Block[F]
+	LNF    *LayerNorm[F]
+	Head   *Linear[F] // C → Vocab, no bias
+
+	eng       engine.Engine
+	B, T, L   int
+	x0        []F
+	posIDs    []int
+	posT      int
+	dlatents  []F
+	hasLatent bool
+}
+
+// NewTransformer returns a randomly initialized model.
+func NewTransformer[F Float](cfg Config, rng *rand.Rand) (*Transformer[F], error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	ctx := 0
+	if cfg.CrossAttention {
+		ctx = cfg.LatentDim
+	}
+	m := &Transformer[F]{
+		Cfg:  cfg,
+		Tok:  NewEmbedding[F]("tok_emb", cfg.Vocab, cfg.DModel, rng),
+		Pos:  NewEmbedding[F]("pos_emb", cfg.MaxSeq, cfg.DModel, rng),
+		LNF:  NewLayerNorm[F]("ln_f", cfg.DModel),
+		Head: NewLinear[F]("head", cfg.DModel, cfg.Vocab, false, rng),
+		eng:  engine.Default(),
+	}
+	for i := 0; i < cfg.Layers; i++ {
+		m.Blocks = append(m.Blocks, NewBlock[F](fmt.Sprintf("blocks.%d", i), BlockConfig{
+			C: cfg.DModel, Heads: cfg.Heads, Hidden: cfg.Hidden, Causal: true, CtxDim: ctx, Dropout: cfg.Dropout,
+		}, rng))
+	}
+	return m, nil
+}
+
+// Params returns all parameters in a fixed order.
+func (m *Transformer[F]) Params() []*Param[F] {
+	ps := append(m.Tok.Params(), m.Pos.Params()...)
+	for _, b := range m.Blocks {
+		ps = append(ps, b.Params()...)
+	}
+	ps = append(ps, m.LNF.Params()...)
+	return append(ps, m.Head.Params()...)
+}
+
+// SetTrain switches dropout on (training) or off (evaluation, sampling).
+func (m *Transformer[F]) SetTrain(train bool) {
+	for _, b := range m.Blocks {
+		b.SetTrain(train)
+	}
+}
+
+func (m *Transformer[F]) checkLatents(latents *tensor.Dense, batch int) (lat []F, L int, err error) {
+	if !m.Cfg.CrossAttention {
+		if latents != nil {
+			return nil, 0, errors.New("nn: transformer: latents given but the model has no cross-attention")
+		}
+		return nil, 0, nil
+	}
+	if latents == nil {
+		return nil, 0, errors.New("nn: transformer: the model cross-attends but no latents were given")
+	}
+	s := latents.Shape()
+	if len(s) != 3 || s[0] != batch || s[2] != m.Cfg.LatentDim {
+		return nil, 0, fmt.Errorf("nn: transformer: latents of shape %v, want (%d, L, %d)", []int(s), batch, m.Cfg.LatentDim)
+	}
+	return engine.Data[F](latents), s[1], nil
+}
+
+// Forward runs tokens (batch·seqLen ids, row-major (B, T)) with optional latents
+// (B, L, LatentDim) and returns logits (B, T, Vocab), owned by the model until the
+// next Forward. Position t of the output depends only on tokens 0..t.
+func (m *Transformer[F]) Forward(tokens []int, batch, seqLen int, latents *tensor.Dense) (*tensor.Dense, error) {
+	if batch < 1 || seqLen < 1 || len(tokens) != batch*seqLen {
+		return nil, fmt.Errorf("nn: transformer: %d tokens for batch %d × length %d", len(tokens), batch, seqLen)
+	}
+	if seqLen > m.Cfg.MaxSeq {
+		return nil, fmt.Errorf("nn: transformer: sequence length %d exceeds MaxSeq %d", seqLen, m.Cfg.MaxSeq)
+	}
+	lat, L, err := m.checkLatents(latents, batch)
+	if err != nil {
+		return nil, err
+	}
+	m.B, m.T, m.L, m.hasLatent = batch, seqLen, L, lat != nil
+	n, c := batch*seqLen, m.Cfg.DModel
+	tok, err := m.Tok.forward(tokens)
+	if err != nil {
+		return nil, fmt.Errorf("nn: transformer: %w", err)
+	}
+	if len(m.posIDs) != n || m.posT != seqLen {
+		m.posT = seqLen
+		m.posIDs = make([]int, n)
+		for i := range m.posIDs {
+			m.posIDs[i] = i % seqLen
+		}
+	}
+	pos, _ := m.Pos.forward(m.posIDs)
+	m.x0 = grow(m.x0, n*c)
+	for i := range m.x0 {
+		m.x0[i] = tok[i] + pos[i]
+	}
+	x := m.x0
+	for _, b := range m.Blocks {
+		x = b.forward(x, batch, seqLen, lat, L)
+	}
+	logits := m.Head.forward(m.LNF.forward(x, n), n)
+	return engine.FromSlice(logits, batch, seqLen, m.Cfg.Vocab), nil
+}
+
+// Backward takes dlogits (B, T, Vocab) of the last Forward, accumulates parameter
+// gradients, and returns d loss / d latents (B, L, LatentDim), or nil when the model
+// has no cross-attention.
+func (m *Transformer[F]) Backward(dlogits *tensor.Dense) (*tensor.Dense, error) {
+	s := dlogits.Shape()
+	if len(s) != 3 || s[0] != m.B || s[1] != m.T || s[2] != m.Cfg.Vocab {
+		return nil, fmt.Errorf("nn: transformer: dlogits of shape %v, want (%d, %d, %d)", []int(s), m.B, m.T, m.Cfg.Vocab)
+	}
+	d := m.LNF.backward(m.Head.backward(engine.Data[F](dlogits)))
+	if m.hasLatent {
+		m.dlatents = grow(m.dlatents, m.B*m.L*m.Cfg.LatentDim)
+		clear(m.dlatents)
+	}
+	for i := len(m.Blocks) - 1; i >= 0; i-- {
+		var dctx []F
+		d, dctx = m.Blocks[i].backward(d)
+		if dctx != nil {
+			add(m.eng, m.dlatents, dctx)
+		}
+	}
+	m.Tok.backward(d)
+	m.Pos.backward(d)
+	if !m.hasLatent {
+		return nil, nil
+	}
+	return engine.FromSlice(m.dlatents, m.B, m.L, m.Cfg.LatentDim), nil
+}
+
+// Decoder samples from a Transformer one position at a time, keeping each block's
+// keys and values (KV cache) so a step costs O(t) rather than a full forward pass.
+type Decoder[F Float] struct {
+	m      *Transformer[F]
+	batch  int
+	pos    int
+	states []blockState[F]
+}
+
+// NewDecoder starts decoding batch sequences, cross-attending to latents
+// (batch, L, LatentDim) when the model has cross-attention (nil otherwise).
+func (m *Transformer[F]) NewDecoder(batch int, latents *tensor.Dense) (*Decoder[F], error) {
+	if batch < 1 {
+		return nil, fmt.Errorf("nn: decoder: batch %d", batch)
+	}
+	lat, L, err := m.checkLatents(latents, batch)
+	if err != nil {
+		return nil, err
+	}
+	d := &Decoder[F]{m: m, batch: batch}
+	for _, b := range m.Blocks {
+		st := blockState[F]{kv: b.Attn.NewKVCache(batch, m.Cfg.MaxSeq)}
+		if b.Cross != nil {
+			if st.cross, err = b.Cross.NewCrossCache(lat, batch, L); err != nil {
+				return nil, err
+			}
+		}
+		d.states = append(d.states, st)
+	}
+	return d, nil
+}
+
+// Fork returns a decoder of n sequences that each continue this one from its
+// current position: the KV caches and the cross-attention keys and values are
+// copied into every row. The receiver must decode a single sequence; it is left as is
+// and may go on independently. Forking after a shared prompt reads the prompt once
+// instead of once per sequence.
+func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
+	if d.batch != 1 {
+		return nil, fmt.Errorf("nn: decoder: fork of a batch of %d sequences (want 1)", d.batch)
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("nn: decoder: fork into %d sequences", n)
+	}
+	f := &Decoder[F]{m: d.m, batch: n, pos: d.pos, states: make([]blockState[F], len(d.states))}
+	for i, st := range d.states {
+		kv := &KVCache[F]{B: n, MaxT: st.kv.MaxT, C: st.kv.C, Len: st.kv.Len,
+			K: make([]F, n*st.kv.MaxT*st.kv.C), V: make([]F, n*st.kv.MaxT*st.kv.C)}
+		used := st.kv.Len * st.kv.C
+		for b := 0; b < n; b++ {
+			off := b * st.kv.MaxT * st.kv.C
+			copy(kv.K[off:off+used], st.kv.K[:used])
+			copy(kv.V[off:off+used], st.kv.V[:used])
+		}
+		f.states[i].kv = kv
+		if st.cross != nil {
+			row := len(st.cross.KV)
+			cc := &CrossCache[F]{B: n, L: st.cross.L, KV: make([]F, n*row)}
+			for b := 0; b < n; b++ {
+				copy(cc.KV[b*row:(b+1)*row], st.cross.KV)
+			}
+			f.states[i].cross = cc
+		}
+	}
+	return f, nil
+}
+
+// Pos is the number of positions consumed so far.
+func (d *Decoder[F]) Pos() int { return d.pos }
+
+// Step feeds one token per sequence (batch ids) at the next position and returns
+// the logits (batch, Vocab) for the position after it. Dropout is not applied.
+func (d *Decoder[F]) Step(tokens []int) (*tensor.Dense, error) {
+	m, B, c := d.m, d.batch, d.m.Cfg.DModel
+	if len(tokens) != B {
+		return nil, fmt.Errorf("nn: decoder: %d tokens for batch %d", len(tokens), B)
+	}
+	if d.pos >= m.Cfg.MaxSeq {
+		return nil, fmt.Errorf("nn: decoder: sequence full at MaxSeq %d", m.Cfg.MaxSeq)
+	}
+	x := make([]F, B*c)
+	pos := m.Pos.Weight.w[d.pos*c : (d.pos+1)*c]
+	for b, id := range tokens {
+		if id < 0 || id >= m.Cfg.Vocab {
+			return nil, fmt.Errorf("nn: decoder: token %d of sequence %d outside [0, %d)", id, b, m.Cfg.Vocab)
+		}
+		row := m.Tok.Weight.w[id*c : (id+1)*c]
+		for j := range row {
+			x[b*c+j] = row[j] + pos[j]
+		}
+	}
+	var err error
+	for i, b := range m.Blocks {
+		if x, err = b.step(x, B, &d.states[i]); err != nil {
+			return nil, fmt.Errorf("nn: decoder: block %d: %w", i, err)
+		}
+	}
+	h := make([]F, B*c)
+	m.LNF.apply(m.eng, x, B, h, nil, nil)
+	logits := make([]F, B*m.Cfg.Vocab)
+	m.Head.apply(m.eng, h, B, logits)
+	d.pos++
+	return engine.FromSlice(logits, B, m.Cfg.Vocab), nil
+}

@@ -1,0 +1,83 @@
+package rewards
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/rigkit/rigkit/dataset"
+)
+
+// fileFamilies maps each rig under dir (slash-separated path relative to dir) to its
+// creature family: the manifest's "family" field where a row has one, else the
+// skeleton source dataset.Discover reads from the note or the file name.
+func fileFamilies(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	fs, err := dataset.Discover([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named, err := ManifestFamilies(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range fs {
+		rel, _ := filepath.Rel(dir, f.Path)
+		rel = filepath.ToSlash(rel)
+		out[rel] = f.Family
+		if fam, ok := named[rel]; ok {
+			out[rel] = fam
+		}
+	}
+	return out
+}
+
+// filesOfHalf keeps the files (under dataDir) whose family is in half.
+func filesOfHalf(t testing.TB, files []string, half string) []string {
+	t.Helper()
+	if half != TuneHalf && half != ReportHalf {
+		t.Fatalf("half %q: want %q or %q", half, TuneHalf, ReportHalf)
+	}
+	fam := fileFamilies(t, dataDir())
+	var out []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(dataDir(), f)
+		if FamilyHalf(fam[filepath.ToSlash(rel)]) == half {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestFamilyHalf(t *testing.T) {
+	// Deterministic, and a family's files never straddle the halves.
+	for _, fam := range []string{"0ad/horse", "quaternius-animals", ""} {
+		if a, b := FamilyHalf(fam), FamilyHalf(fam); a != b || (a != TuneHalf && a != ReportHalf) {
+			t.Errorf("FamilyHalf(%q) = %q then %q", fam, a, b)
+		}
+	}
+	// Both halves get families: of 200 synthetic names, each half holds 70–130.
+	n := map[string]int{}
+	for i := 0; i < 200; i++ {
+		n[FamilyHalf(filepath.Join("src", string(rune('a'+i%26)), string(rune('A'+i/26))))]++
+	}
+	if n[TuneHalf] < 70 || n[ReportHalf] < 70 {
+		t.Errorf("halves of 200 families: %v", n)
+	}
+}
+
+func TestFamilyHalfData(t *testing.T) {
+	d := dataDir()
+	if d == "" {
+		t.Skip("../shared/data not found")
+	}
+	fam := fileFamilies(t, d)
+	n := map[string]int{}
+	for _, f := range fam {
+		n[FamilyHalf(f)]++
+	}
+	// Neither half may be a sliver of the data: each holds at least a third.
+	if 3*n[TuneHalf] < len(fam) || 3*n[ReportHalf] < len(fam) {
+		t.Errorf("files per half: %v of %d", n, len(fam))
+	}
+}

@@ -1,0 +1,284 @@
+package rigmodel
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/tokens"
+	"gorgonia.org/tensor"
+)
+
+// This file turns the model's token streams into rigs: decoding a sampled stream
+// (skeleton tokens, then skin codes through a SkinDecoder or weights from Bind),
+// skin-only generation for a given skeleton, greedy skeletons, and CheckRig, the
+// validity gate every rig passes. The policy that samples, scores and falls back to
+// the classical rigger is package autorig.
+
+// SkinMode says where a generated rig's weights come from.
+type SkinMode int
+
+const (
+	// SkinFromBind: the model writes only the skeleton (a model trained without skin
+	// tokens, or a faster run); Generator.Bind skins it.
+	SkinFromBind SkinMode = iota
+	// SkinFromTokens: the model writes skin tokens after the skeleton and
+	// Generator.Skin decodes them; Bind skins a stream whose codes fail to decode.
+	SkinFromTokens
+)
+
+// Generator generates rigs with the TokenRig model.
+type Generator struct {
+	Model *Model
+	// Skin decodes skin codes into weights; nil means the model writes only the
+	// skeleton whatever SkinMode says.
+	Skin     SkinDecoder
+	SkinMode SkinMode
+	// SkinSamples is how many skin-token streams skin decoding draws for one
+	// skeleton (the first greedy in skin-only mode, the others at SkinTemperature,
+	// top-p 0.95); with more than one, the weights are the mean of their decoded
+	// weight fields (MeanSkinDecoder), an estimate of the expected weights under the
+	// model. 0 or 1: one stream.
+	SkinSamples int
+	// SkinTemperature is the temperature of the sampled skin streams (0: 1).
+	SkinTemperature float64
+	// Bind skins skeletons that come without skin tokens; BindName names it in the
+	// method ("geodesic", "heat"). nil: GeodesicSkin.
+	Bind     classical.Skinner
+	BindName string
+	// InsideJoints masks joint coordinates outside the dilated mesh volume while
+	// sampling (MeshRegion), a shape-conditioned constraint on top of the grammar.
+	InsideJoints bool
+	Seed         int64
+}
+
+// WritesSkin reports whether generated streams carry skin tokens that are decoded.
+func (g *Generator) WritesSkin() bool { return g.Skin != nil && g.SkinMode == SkinFromTokens }
+
+// Region returns the sampling region of a normalized mesh, or nil when
+// InsideJoints is off.
+func (g *Generator) Region(nm *assets.Mesh) *Region {
+	if !g.InsideJoints {
+		return nil
+	}
+	return MeshRegion(nm)
+}
+
+// SkinDecoder turns skin codes into weights: c is normalized into the cube, sk is
+// the skeleton in the cube in token order, codes has one row per joint.
+// tokenizer.SkinTokenizer implements it.
+type SkinDecoder interface {
+	Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error)
+}
+
+// DefaultSkinSamples is how many skin-token streams `rig skin --method tokens`
+// averages (ModelRigger.SkinSamples).
+const DefaultSkinSamples = 8
+
+// MeanSkinDecoder is a SkinDecoder that can also decode the mean weight field of
+// several code sets for one skeleton (tokenizer.SkinTokenizer does).
+type MeanSkinDecoder interface {
+	SkinDecoder
+	DecodeMean(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error)
+}
+
+// BindSkin returns the skinning method for skeletons without skin tokens and its
+// name.
+func (g *Generator) BindSkin() (classical.Skinner, string) {
+	if g.Bind == nil {
+		return GeodesicSkin, "geodesic"
+	}
+	return g.Bind, g.BindName
+}
+
+// Decode turns one sampled stream into a rig in c's world frame and names the
+// method. When WritesSkin, the stream's skin codes are decoded (decodeSkin: with
+// SkinSamples > 1, averaged with more skin streams drawn after the same skeleton
+// from the shape latents lat; lat nil decodes exactly the stream's codes).
+func (r *Generator) Decode(c *assets.Character, norm assets.Normalization, stream []int, lat *tensor.Dense, rng *rand.Rand) (*assets.Character, string, error) {
+	skCube, err := tokens.DecodeSkeleton(stream)
+	if err != nil {
+		return nil, "", err
+	}
+	if skCube.NumJoints() < 2 {
+		return nil, "", errors.New("the skeleton has a single joint")
+	}
+	out := c.Clone()
+	out.Skeleton, out.Skin, out.Animations = tokens.SkeletonToWorld(skCube, norm), nil, nil
+	if r.WritesSkin() {
+		skelToks, codes, err := tokens.Split(stream, r.Model.Cfg.SkinTokensPerJoint())
+		if err == nil {
+			cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
+			var skin *assets.Skin
+			if skin, err = r.decodeSkin(cube, skCube, lat, skelToks, codes, rng); err == nil {
+				out.Skin = skin
+				return out, "tokenrig", nil
+			}
+		}
+	}
+	bind, name := r.BindSkin()
+	skin, err := bind(out)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s skin of the sampled skeleton: %w", name, err)
+	}
+	out.Skin = skin
+	return out, "tokenrig-skeleton+" + name, nil
+}
+
+// GeodesicSkin is geodesic voxel binding with default options (assets/skinning).
+func GeodesicSkin(c *assets.Character) (*assets.Skin, error) {
+	return skinning.Geodesic(c, skinning.GeodesicOptions{})
+}
+
+// HeatSkin is heat-diffusion skinning with default options (assets/skinning).
+func HeatSkin(c *assets.Character) (*assets.Skin, error) {
+	return skinning.Heat(c, skinning.HeatOptions{})
+}
+
+// SkinOnly keeps c's skeleton and generates only its skin tokens, with the skeleton
+// tokens as the prompt (greedy, or the mean of SkinSamples streams), then decodes
+// them. The returned skin refers to c's own joint indices.
+func (r *Generator) SkinOnly(c *assets.Character) (*assets.Skin, error) {
+	if !r.WritesSkin() {
+		return nil, errors.New("skin-only mode needs a model trained on skin tokens and a trained skin tokenizer")
+	}
+	if c.Skeleton == nil {
+		return nil, errors.New("skin-only mode: the character has no skeleton")
+	}
+	nm, norm := NormalizedMesh(&c.Mesh)
+	prompt, order, err := tokens.EncodeSkeleton(c.Skeleton, norm)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewSource(r.Seed))
+	lat, err := r.Model.Encode(SamplePoints(&nm, r.Model.Cfg.Points, rng))
+	if err != nil {
+		return nil, err
+	}
+	codeSets, err := r.skinCodes(lat, prompt, r.skinStreams(), true, rng) // the first stream is greedy
+	if err != nil {
+		return nil, err
+	}
+	// The decoder wants the skeleton in token order, in the cube, at its exact joints.
+	skTok := tokens.SkeletonToCube(c.Skeleton, norm).Select(order)
+	cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
+	skin, err := r.decodeSets(cube, skTok, codeSets)
+	if err != nil {
+		return nil, err
+	}
+	for _, infl := range skin.Weights {
+		for i := range infl {
+			infl[i].Joint = order[infl[i].Joint]
+		}
+	}
+	return skin, nil
+}
+
+// decodeSkin decodes the skin codes of one stream for the skeleton skCube (token
+// order, in the cube) on the normalized character cube. With SkinSamples > 1 and a
+// MeanSkinDecoder it first draws SkinSamples-1 more skin streams after the same
+// skeleton prompt (BOS · skeleton · SEP; temperature SkinTemperature, top-p 0.95) and
+// decodes the mean weight field of all of them.
+func (r *Generator) decodeSkin(cube *assets.Character, skCube *assets.Skeleton, lat *tensor.Dense, prompt []int, codes [][]int, rng *rand.Rand) (*assets.Skin, error) {
+	sets := [][][]int{codes}
+	if n := r.skinStreams(); n > 1 && lat != nil {
+		extra, err := r.skinCodes(lat, prompt, n-1, false, rng)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, extra...)
+	}
+	return r.decodeSets(cube, skCube, sets)
+}
+
+// skinStreams is how many skin-token streams a skeleton gets: SkinSamples when the
+// decoder can average several (MeanSkinDecoder), else 1.
+func (r *Generator) skinStreams() int {
+	if _, mean := r.Skin.(MeanSkinDecoder); mean {
+		return max(r.SkinSamples, 1)
+	}
+	return 1
+}
+
+// decodeSets decodes one code set, or the mean weight field of several.
+func (r *Generator) decodeSets(cube *assets.Character, skCube *assets.Skeleton, sets [][][]int) (*assets.Skin, error) {
+	if len(sets) == 1 {
+		return r.Skin.Decode(cube, skCube, sets[0])
+	}
+	return r.Skin.(MeanSkinDecoder).DecodeMean(cube, skCube, sets)
+}
+
+// skinCodes samples n skin-token streams after prompt (BOS · skeleton · SEP) from
+// one reading of the prompt, as one batch (GenerateN), and returns each stream's
+// codes. With greedy the first stream is greedy; the others are drawn at
+// SkinTemperature (0: 1) with top-p 0.95.
+func (r *Generator) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy bool, rng *rand.Rand) ([][][]int, error) {
+	temp := r.SkinTemperature
+	if temp <= 0 {
+		temp = 1
+	}
+	opts := make([]SampleOptions, n)
+	for i := range opts {
+		opts[i].SkinTokens = r.Model.Cfg.SkinTokensPerJoint()
+		if i > 0 || !greedy {
+			opts[i].Temperature, opts[i].TopP = temp, 0.95
+		}
+	}
+	sess, err := r.Model.NewSession(lat)
+	if err != nil {
+		return nil, err
+	}
+	streams, err := GenerateN(sess, prompt, opts, rng)
+	if err != nil {
+		return nil, err
+	}
+	sets := make([][][]int, len(streams))
+	for i, smp := range streams {
+		if _, sets[i], err = tokens.Split(smp.Tokens, r.Model.Cfg.SkinTokensPerJoint()); err != nil {
+			return nil, err
+		}
+	}
+	return sets, nil
+}
+
+// PredictSkeleton returns the model's greedy skeleton for c's mesh, in c's world
+// frame (the skeleton task of `rig eval`).
+func (r *Generator) PredictSkeleton(c *assets.Character) (*assets.Skeleton, error) {
+	nm, norm := NormalizedMesh(&c.Mesh)
+	rng := rand.New(rand.NewSource(r.Seed))
+	lat, err := r.Model.Encode(SamplePoints(&nm, r.Model.Cfg.Points, rng))
+	if err != nil {
+		return nil, err
+	}
+	sess, err := r.Model.NewSession(lat)
+	if err != nil {
+		return nil, err
+	}
+	smp, err := Generate(sess, nil, SampleOptions{MaxJoints: r.Model.Cfg.MaxJoint, SkinTokens: r.Model.Cfg.SkinTokensPerJoint(), StopAtSEP: true, Region: r.Region(&nm)}, rng)
+	if err != nil {
+		return nil, err
+	}
+	sk, err := tokens.DecodeSkeleton(smp.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	return tokens.SkeletonToWorld(sk, norm), nil
+}
+
+// CheckRig is the validity gate every rig passes before it is written: a valid
+// character with a skeleton, a skin on every vertex (no orphans), finite values.
+func CheckRig(c *assets.Character) error {
+	if c == nil || c.Skeleton == nil || c.Skin == nil {
+		return errors.New("no skeleton or skin")
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if o := c.Skin.Orphans(); len(o) > 0 {
+		return fmt.Errorf("%d orphan vertices", len(o))
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+package viewer
+
+import (
+	"testing"
+
+	"github.com/rigkit/rigkit/animation"
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
+)
+
+// TestAnimationScreenshots: a walk baked by package animation, drawn at two times,
+// gives two different images, each matching the CPU-skinned silhouette of the
+// animated joints (so the GPU plays the file's animation, not the bind pose).
+func TestAnimationScreenshots(t *testing.T) {
+	offscreen(t)
+	c, err := synth.Generate("biped", 2, synth.Options{TargetVertices: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clip, err := animation.Lookup("walk", animation.Humanoid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, err := animation.Apply(c, clip, animation.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Animations = []assets.Animation{a}
+	cam := DefaultCamera()
+	cam.Yaw += 1.2 // from the side, where a walk shows
+	lo, hi := c.Mesh.Bounds()
+	cam.Frame(lo, hi, float64(shotW)/shotH)
+	magenta := [3]float32{1, 0, 1}
+	var masks [][]bool
+	for _, tm := range []float64{0, 0.5} {
+		o := ShotOptions{Animation: "walk", Time: tm, Camera: &cam, HideSkeleton: true, Background: magenta}
+		gpu := mask(render(t, c, o))
+		r := NewRig(c)
+		r.World = AnimatedWorld(c.Skeleton, a, tm)
+		raster := Silhouette(cam.ViewProj(float64(shotW)/shotH), r.DeformedPositions(), c.Mesh.Triangles, shotW, shotH)
+		if iou := IoU(gpu, raster); iou < 0.95 {
+			t.Errorf("t=%v: GPU image vs CPU-skinned walk IoU %.4f < 0.95", tm, iou)
+		}
+		masks = append(masks, gpu)
+	}
+	if iou := IoU(masks[0], masks[1]); iou > 0.97 {
+		t.Errorf("the walk at 0 s and 0.5 s looks the same (IoU %.4f)", iou)
+	}
+	if _, err := BuildView(c, ShotOptions{Animation: "dance"}, shotW, shotH); err == nil {
+		t.Error("an animation the file lacks gave no error")
+	}
+}
