@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 )
 
 // GLTFSize is what decoding a glTF file would build, counted from its JSON alone
@@ -45,9 +43,6 @@ var DefaultGLTFSizeLimit = GLTFSize{
 
 // ErrOverSize marks a file whose GLTFSize is above a limit.
 var ErrOverSize = errors.New("over the size limit")
-
-// ErrNotRegularFile marks a path that is a FIFO, device or folder, not a file.
-var ErrNotRegularFile = errors.New("not a regular file")
 
 // Check returns an error wrapping ErrOverSize naming the first count of s above
 // limit (a zero limit field is no limit).
@@ -101,51 +96,6 @@ func MeasureGLTF(data []byte) (GLTFSize, error) {
 	s, err := measureJSON(doc)
 	s.FileBytes = int64(len(data))
 	return s, err
-}
-
-// MeasureGLTFFile counts what a file decodes into, reading only its JSON: the JSON
-// chunk of a GLB, the whole file of a .gltf up to limit.JSONBytes. A file above
-// limit.FileBytes or limit.JSONBytes fails before its JSON is read.
-func MeasureGLTFFile(path string, limit GLTFSize) (GLTFSize, error) {
-	// Stat before opening: opening a FIFO would wait for a writer forever.
-	st, err := os.Stat(path)
-	if err != nil {
-		return GLTFSize{}, err
-	}
-	if !st.Mode().IsRegular() {
-		return GLTFSize{}, fmt.Errorf("%s (%v): %w", path, st.Mode().Type(), ErrNotRegularFile)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return GLTFSize{}, err
-	}
-	defer f.Close()
-	size := GLTFSize{FileBytes: st.Size()}
-	if err := (GLTFSize{FileBytes: size.FileBytes}).Check(limit); err != nil {
-		return size, err
-	}
-	var head [20]byte
-	n, _ := io.ReadFull(f, head[:])
-	jsonLen := st.Size()
-	if n >= 4 && string(head[:4]) == "glTF" {
-		if n < 20 {
-			return size, errors.New("GLB header truncated")
-		}
-		jsonLen = int64(binary.LittleEndian.Uint32(head[12:16]))
-	} else if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return size, err
-	}
-	size.JSONBytes = jsonLen
-	if err := size.Check(limit); err != nil {
-		return size, err
-	}
-	doc, err := io.ReadAll(io.LimitReader(f, jsonLen))
-	if err != nil {
-		return size, err
-	}
-	counts, err := measureJSON(doc)
-	counts.FileBytes = size.FileBytes
-	return counts, err
 }
 
 // glbJSONChunk returns the JSON chunk of a GLB.

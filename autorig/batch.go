@@ -126,9 +126,6 @@ type Batch struct {
 	// WriteFile writes the JSON reports and the summary (default
 	// atomicfile.WriteFile); tests inject failures through it.
 	WriteFile func(path string, data []byte) error
-	// SizeLimit refuses inputs that would decode into more before loading them
-	// (zero: assets.DefaultGLTFSizeLimit).
-	SizeLimit assets.GLTFSize
 	// Worker, when set, returns the command of a child process that rigs one item
 	// (calling RigOne) instead of rigging it in this process, so that a fatal error
 	// kills only that child; the batch reports it (see batch_worker.go).
@@ -333,7 +330,7 @@ func (b *Batch) one(it rigmodel.BatchItem) (rep *AssetReport) {
 			}
 		}
 	}()
-	if err := precheckInput(it.Path, b.SizeLimit); err != nil {
+	if err := precheckInput(it.Path); err != nil {
 		rep.Error = err.Error()
 		return rep
 	}

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
@@ -102,20 +101,16 @@ func avoidSummaryNames(items []rigmodel.BatchItem) []rigmodel.BatchItem {
 }
 
 // precheckInput refuses, before loading, an input that is not a regular file (a
-// FIFO would block the loader forever) or whose glTF decodes into more than limit
-// (a few hundred kilobytes of nodes reusing one mesh can exhaust memory and kill
-// the whole batch). Files whose JSON it cannot read are left to the loader, which
-// names the problem.
-func precheckInput(path string, limit assets.GLTFSize) error {
-	size, err := assets.MeasureGLTFFile(path, limit)
-	switch {
-	case errors.Is(err, assets.ErrNotRegularFile), errors.Is(err, assets.ErrOverSize):
-		return fmt.Errorf("load %s: refused before loading: %w", path, err)
-	case err != nil:
-		return nil
+// FIFO would block a loader that does not check, a device never ends). Inputs that
+// would decode into too much are refused by the loader's budget before it reads any
+// geometry (assets.Budget), so one limit, with one message, holds for every command.
+func precheckInput(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil // the loader names the problem
 	}
-	if err := size.Check(limit); err != nil {
-		return fmt.Errorf("load %s: refused before loading: %w", path, err)
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("load %s: refused before loading: not a regular file (%s)", path, st.Mode().Type())
 	}
 	return nil
 }

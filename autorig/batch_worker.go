@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rigmodel"
 )
@@ -24,9 +23,6 @@ import (
 func (b *Batch) setDefaults() {
 	if b.WriteFile == nil {
 		b.WriteFile = atomicfile.WriteFile
-	}
-	if b.SizeLimit == (assets.GLTFSize{}) {
-		b.SizeLimit = assets.DefaultGLTFSizeLimit
 	}
 }
 

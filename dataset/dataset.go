@@ -300,3 +300,11 @@ func nameFamily(path string) string {
 	}
 	return filepath.Base(filepath.Dir(filepath.FromSlash(path))) + "/" + base
 }
+
+// Attribution credits the authors of ../shared/data, as its README asks of anything
+// trained on it; checkpoints carry it in their facts. Some Minetest rows are
+// GPL-3.0 (the manifest's licence per row), so a checkpoint trained on the whole
+// training part says so.
+const Attribution = "0 A.D. art © Wildfire Games, CC-BY-SA 3.0; OpenClonk content © the OpenClonk developers; " +
+	"Quaternius (CC0); Minetest mob models by their authors (per manifest row: MIT, GPL-3.0, WTFPL, CC-BY-SA-3.0, CC0); " +
+	"Cube 2 models by John Siar (CC-BY 3.0). Trained on GPL-3.0 rows among others."
