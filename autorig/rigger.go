@@ -209,9 +209,7 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 	cscore, crep := scoreWith(run.prep, run.perr, out)
 	run.lap("classical_score")
 	info.ClassicalScore = &cscore
-	// The choice is honest: the model's rig stays whenever it scores at least as
-	// well as the classical one, even when both are under the floor.
-	if run.best != nil && run.perr == nil && run.bestScore >= cscore {
+	if modelWins(run.best != nil, run.perr == nil, run.bestScore, cscore) {
 		info.Fallback = ""
 		return r.keep(info, run.best, run.bestRep, run.bestMethod)
 	}
@@ -223,6 +221,13 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 		info.Score, info.Rewards = &crep.Score, crep
 	}
 	return out, info, nil
+}
+
+// modelWins is the honest choice between the model's best rig and the classical
+// one: the model's stays whenever it exists, could be scored, and scores at least
+// the classical rig's, even when both are under the floor.
+func modelWins(haveBest, scored bool, bestScore, classicalScore float64) bool {
+	return haveBest && scored && bestScore >= classicalScore
 }
 
 // keep returns the model's best rig with its report.

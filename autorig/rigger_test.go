@@ -85,6 +85,28 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 	}
 }
 
+// TestModelWins: rig auto keeps the model's rig whenever it scores at least the
+// classical rig, under the floor too; never an unscored or missing one.
+func TestModelWins(t *testing.T) {
+	tests := []struct {
+		name             string
+		haveBest, scored bool
+		best, classical  float64
+		want             bool
+	}{
+		{"tie keeps the model", true, true, 0.7, 0.7, true},
+		{"model higher, both under the floor", true, true, 0.3, 0.2, true},
+		{"classical higher", true, true, 0.69, 0.7, false},
+		{"no valid sample", false, true, 0, 0, false},
+		{"mesh could not be scored", true, false, 0, 0, false},
+	}
+	for _, tc := range tests {
+		if got := modelWins(tc.haveBest, tc.scored, tc.best, tc.classical); got != tc.want {
+			t.Errorf("%s: modelWins = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // rigidDecoder stands in for the skin tokenizer: nearest-bone weights, codes ignored.
 type rigidDecoder struct{}
 
