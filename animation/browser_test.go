@@ -1,7 +1,6 @@
 package animation
 
 import (
-	"errors"
 	"path/filepath"
 	"testing"
 
@@ -9,23 +8,6 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 )
-
-// runBrowserCheck runs tools/browser/check.mjs on file in headless Chromium with
-// three.js. Without node, the npm packages or Chromium it skips, unless
-// RIGKIT_REQUIRE_BROWSER=1, where it fails.
-func runBrowserCheck(t *testing.T, file string) *browsercheck.Report {
-	t.Helper()
-	r, err := browsercheck.Run(file)
-	switch {
-	case errors.Is(err, browsercheck.ErrUnavailable) && browsercheck.Required():
-		t.Fatalf("%v and RIGKIT_REQUIRE_BROWSER=1", err)
-	case errors.Is(err, browsercheck.ErrUnavailable):
-		t.Skip(err)
-	case err != nil:
-		t.Fatal(err)
-	}
-	return r
-}
 
 // TestBrowserPlaysClips: in three.js (headless Chromium), the walk and run baked by
 // this package move the skinned vertices, stay finite and stay within the
@@ -54,7 +36,7 @@ func TestBrowserPlaysClips(t *testing.T) {
 	if err := assets.Save(path, c); err != nil {
 		t.Fatal(err)
 	}
-	r := runBrowserCheck(t, path)
+	r := browsercheck.ForTest(t, path)
 	if r.Error != "" {
 		t.Fatalf("three.js: %s", r.Error)
 	}

@@ -161,15 +161,15 @@ func animatedWorldFrom(sk *assets.Skeleton, bind []trs, a assets.Animation, t fl
 		}
 		switch ch.Path {
 		case "translation":
-			if v, ok := sampleChannel(ch, t, 3); ok {
+			if v, ok := ch.Sample(t, 3); ok {
 				local[ch.Joint].t = assets.Vec3{v[0], v[1], v[2]}
 			}
 		case "scale":
-			if v, ok := sampleChannel(ch, t, 3); ok {
+			if v, ok := ch.Sample(t, 3); ok {
 				local[ch.Joint].s = assets.Vec3{v[0], v[1], v[2]}
 			}
 		case "rotation":
-			if v, ok := sampleChannel(ch, t, 4); ok {
+			if v, ok := ch.Sample(t, 4); ok {
 				local[ch.Joint].r = norm(quat{v[0], v[1], v[2], v[3]})
 			}
 		}
@@ -183,35 +183,4 @@ func animatedWorldFrom(sk *assets.Skeleton, bind []trs, a assets.Animation, t fl
 		world[j] = m
 	}
 	return world
-}
-
-// sampleChannel interpolates a linear channel's n-vector at t (clamped to its keys;
-// quaternions take the shorter way).
-func sampleChannel(ch assets.AnimationChannel, t float64, n int) ([]float64, bool) {
-	k := len(ch.Times)
-	if k == 0 || len(ch.Values) < n*k {
-		return nil, false
-	}
-	at := func(i int) []float64 { return ch.Values[n*i : n*i+n] }
-	if t <= ch.Times[0] {
-		return at(0), true
-	}
-	if t >= ch.Times[k-1] {
-		return at(k - 1), true
-	}
-	i := 0
-	for i+1 < k && ch.Times[i+1] < t {
-		i++
-	}
-	u := (t - ch.Times[i]) / (ch.Times[i+1] - ch.Times[i])
-	a, b := at(i), at(i+1)
-	sign := 1.0
-	if n == 4 && a[0]*b[0]+a[1]*b[1]+a[2]*b[2]+a[3]*b[3] < 0 {
-		sign = -1
-	}
-	out := make([]float64, n)
-	for c := range out {
-		out[c] = a[c]*(1-u) + sign*b[c]*u
-	}
-	return out, true
 }

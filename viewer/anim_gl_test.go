@@ -36,7 +36,7 @@ func TestAnimationScreenshots(t *testing.T) {
 		o := ShotOptions{Animation: "walk", Time: tm, Camera: &cam, HideSkeleton: true, Background: magenta}
 		gpu := mask(render(t, c, o))
 		r := NewRig(c)
-		r.World = AnimatedWorld(c.Skeleton, a, tm)
+		r.World = assets.AnimatedWorld(c.Skeleton, a, tm)
 		raster := Silhouette(cam.ViewProj(float64(shotW)/shotH), r.DeformedPositions(), c.Mesh.Triangles, shotW, shotH)
 		if iou := IoU(gpu, raster); iou < 0.95 {
 			t.Errorf("t=%v: GPU image vs CPU-skinned walk IoU %.4f < 0.95", tm, iou)

@@ -202,7 +202,7 @@ func TestAnimatedWorld(t *testing.T) {
 	c := SampleCharacter(4, 200)
 	sk := c.Skeleton
 	// An empty animation reproduces the bind pose.
-	w := AnimatedWorld(sk, assets.Animation{}, 0)
+	w := assets.AnimatedWorld(sk, assets.Animation{}, 0)
 	for j := range w {
 		for k := range w[j] {
 			if math.Abs(w[j][k]-sk.BindWorld[j][k]) > 1e-9 {
@@ -218,7 +218,7 @@ func TestAnimatedWorld(t *testing.T) {
 	if d := Duration(a); d != 2 {
 		t.Errorf("duration %v, want 2", d)
 	}
-	w = AnimatedWorld(sk, a, 1)
+	w = assets.AnimatedWorld(sk, a, 1)
 	off := w[2].Translation().Sub(w[1].Translation())
 	bind := sk.Position(2).Sub(sk.Position(1))
 	ang := math.Acos(off.Normalize().Dot(bind.Normalize()))

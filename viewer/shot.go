@@ -77,7 +77,7 @@ func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.World = AnimatedWorld(c.Skeleton, c.Animations[i], o.Time)
+		r.World = assets.AnimatedWorld(c.Skeleton, c.Animations[i], o.Time)
 	}
 	v := &View{Rigs: []*Rig{r}, Mode: o.Mode, HideSkeleton: o.HideSkeleton, Overlay: o.Overlay,
 		Camera: DefaultCamera(), Background: o.Background}

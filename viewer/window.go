@@ -362,7 +362,7 @@ func (a *app) drag(dx, dy float64) {
 func (a *app) showAnimFrame() {
 	for _, r := range a.view.Rigs {
 		if n := len(r.Char.Animations); n > 0 && r.Char.Skeleton != nil {
-			r.World = AnimatedWorld(r.Char.Skeleton, r.Char.Animations[a.anim%n], a.animTime)
+			r.World = assets.AnimatedWorld(r.Char.Skeleton, r.Char.Animations[a.anim%n], a.animTime)
 		}
 	}
 	a.needsFrame = true

@@ -137,15 +137,8 @@ func TestScenesKeepTheirBoundsInThreeJS(t *testing.T) {
 // threeBounds is three.js's report of a file, or a skip without the browser.
 func threeBounds(t *testing.T, file string) *browsercheck.Report {
 	t.Helper()
-	r, err := browsercheck.Run(file)
-	switch {
-	case errors.Is(err, browsercheck.ErrUnavailable) && browsercheck.Required():
-		t.Fatalf("%v and RIGKIT_REQUIRE_BROWSER=1", err)
-	case errors.Is(err, browsercheck.ErrUnavailable):
-		t.Skip(err)
-	case err != nil:
-		t.Fatal(err)
-	case r.Error != "":
+	r := browsercheck.ForTest(t, file)
+	if r.Error != "" {
 		t.Fatalf("three.js cannot load %s: %s", file, r.Error)
 	}
 	return r

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 )
 
 // Report is the part of check.mjs's JSON that tests read.
@@ -93,4 +94,20 @@ func toolDir() (string, error) {
 		}
 		d = parent
 	}
+}
+
+// ForTest runs the check for a test: it skips when the browser is unavailable,
+// fails instead when RIGKIT_REQUIRE_BROWSER=1, and fails on any other error.
+func ForTest(t testing.TB, file string) *Report {
+	t.Helper()
+	r, err := Run(file)
+	switch {
+	case errors.Is(err, ErrUnavailable) && Required():
+		t.Fatalf("%v and RIGKIT_REQUIRE_BROWSER=1", err)
+	case errors.Is(err, ErrUnavailable):
+		t.Skip(err)
+	case err != nil:
+		t.Fatal(err)
+	}
+	return r
 }
