@@ -33,6 +33,7 @@ var layers = map[string]int{
 	"assets/hostile":        0,
 	"internal/fuzzbound":    0,
 	"internal/browsercheck": 0,
+	"internal/blendercheck": 0,
 	"assets":                5,
 	// Geometry, rendering and synthetic characters over the character model; the
 	// token contract; the network layers.
