@@ -228,7 +228,15 @@ func (rep *RoundTripReport) Markdown() string {
 		fmt.Fprintln(&b, a.row("held-out synthetic"))
 	}
 	if rep.use != nil {
-		fmt.Fprintf(&b, "\nCode usage, held-out real: %v.\nCode usage, held-out synthetic: %v.\n", rep.use[false], rep.use[true])
+		b.WriteString("\n")
+		for _, u := range []struct {
+			name string
+			use  *CodeUsage
+		}{{"real", rep.use[false]}, {"synthetic", rep.use[true]}} {
+			if u.use.bones > 0 {
+				fmt.Fprintf(&b, "Code usage, held-out %s: %v.\n", u.name, u.use)
+			}
+		}
 	}
 	if rep.Ablate {
 		b.WriteString("\nOne constant code list per asset instead of the codes (deformation / L1):")

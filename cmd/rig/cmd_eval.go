@@ -27,7 +27,7 @@ import (
 func init() {
 	register(&command{
 		name:    "eval",
-		usage:   "--data DIR... --task skin [--method geodesic|heat|rigid|tokens|all] [--external NAME=DIR] --out REPORT.md",
+		usage:   "--data DIR... --task skin|skeleton|rig|rewards|tokenizer|anatomy [--method geodesic|heat|rigid|tokens|all] [--external NAME=DIR] --out REPORT.md",
 		summary: "score methods against ground-truth rigs (markdown + JSON report)",
 		run:     runEval,
 	})
