@@ -176,6 +176,9 @@ func runEval(args []string, stdout io.Writer) error {
 	default:
 		return fmt.Errorf("%w: --split %q: want all, held-out or train", errUsage, *split)
 	}
+	if *task == "anatomy" && !anaOpt.KindReport {
+		files = humanoidFiles(files) // so that --limit counts humanoids
+	}
 	if *limit > 0 && len(files) > *limit {
 		step := (len(files) + *limit - 1) / *limit
 		var kept []evalFile

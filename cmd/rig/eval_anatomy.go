@@ -75,14 +75,23 @@ func evalAnatomy(cfg evalConfig, stdout io.Writer) error {
 	return nil
 }
 
+// humanoidFiles keeps the files whose manifest category is a biped.
+func humanoidFiles(files []evalFile) []evalFile {
+	var out []evalFile
+	for _, f := range files {
+		if strings.HasPrefix(f.Category, "biped") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // humanoidReport fits the biped files and the synthetic bipeds.
 func humanoidReport(cfg evalConfig) (*anatomy.HumanoidReport, error) {
 	rep := &anatomy.HumanoidReport{}
+	cfg.Files = humanoidFiles(cfg.Files)
 	for i, f := range cfg.Files {
 		fmt.Fprintf(cfg.Progress, "\reval anatomy: %d/%d files", i+1, len(cfg.Files))
-		if !strings.HasPrefix(f.Category, "biped") {
-			continue
-		}
 		fit, err := fitHumanoidFile(f)
 		if err != nil {
 			return nil, err
