@@ -27,7 +27,7 @@ import (
 func init() {
 	register(&command{
 		name:    "eval",
-		usage:   "--data DIR... --task skin [--method geodesic|heat|rigid|tokens|all] [--external NAME=DIR] --out REPORT.md",
+		usage:   "--data DIR... --task skin|skeleton|rig|rewards|tokenizer|anatomy [--method geodesic|heat|rigid|tokens|all] [--external NAME=DIR] --out REPORT.md",
 		summary: "score methods against ground-truth rigs (markdown + JSON report)",
 		run:     runEval,
 	})
@@ -54,6 +54,13 @@ type evalConfig struct {
 	// Half is the rewards task's half of the families (rewards.ReportHalf unless
 	// --half says otherwise).
 	Half string
+	// Tokenizer and Anatomy hold the flags of those tasks (eval_tokenizer.go,
+	// eval_anatomy.go).
+	Tokenizer tokenizerEval
+	Anatomy   anatomyEval
+	// Synthetic is the number of synthetic creatures the tokenizer (per kind) and
+	// anatomy (bipeds) tasks add; -1 leaves it to the task.
+	Synthetic int
 }
 
 // evalFile is one ground-truth asset and its manifest category ("" if unknown).
@@ -88,7 +95,7 @@ func runEval(args []string, stdout io.Writer) error {
 	fs := newFlags("eval")
 	var data evalDirFlag
 	fs.Var(&data, "data", "folder of ground-truth rigs (repeatable); extra positionals are folders too")
-	task := fs.String("task", "skin", "skin, skeleton, rig or rewards (rank agreement of the rewards)")
+	task := fs.String("task", "skin", "skin, skeleton, rig, rewards (rank agreement of the rewards), tokenizer (skin-token round trip) or anatomy (anatomical skeletons)")
 	method := fs.String("method", "all", "method to score, or all registered methods")
 	out := fs.String("out", "", "REPORT.md (REPORT.json is written beside it)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "assets scored in parallel")
@@ -97,16 +104,24 @@ func runEval(args []string, stdout io.Writer) error {
 	leak := fs.Bool("leak", true, "measure influence leakage across parts (one extra geodesic field per asset)")
 	external := externalFlag{}
 	fs.Var(external, "external", "skin task: NAME=DIR also scores weights another tool wrote, DIR/<asset path>.json (repeatable; tools/blender/heat.py writes Blender's bone heat)")
-	split := fs.String("split", "all", "skin task: all files, held-out (the model's held-out split, what the skeleton and rig tasks always use) or train (the rest)")
+	split := fs.String("split", "", "all files, held-out (the held-out split, what the skeleton and rig tasks always use) or train (the rest); default all for the skin task, held-out for tokenizer and anatomy, train for tokenizer --tune")
 	list := fs.Bool("list", false, "print the files --split and --limit choose, one a line, and score nothing")
 	baseline := fs.String("baseline", "", "skin task: also compare every other method with this one file by file (mean difference in deformation, 95% bootstrap interval, files lower/higher)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	half := fs.String("half", "report", "rewards task: the half of the families to rank on, report (held out from reward tuning) or tune")
 	var from evalDirFlag
 	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
+	synthetic := fs.Int("synthetic", -1, "tokenizer task: held-out synthetic creatures per kind (default 2); anatomy task: synthetic bipeds to fit, and with no --data only those (default 0)")
+	var tokOpt tokenizerEval
+	tokOpt.flags(fs)
+	var anaOpt anatomyEval
+	anaOpt.flags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
+	}
+	if *split == "" {
+		*split = defaultEvalSplit(*task, tokOpt.Tune)
 	}
 	if len(from) > 0 {
 		if *task != "skin" || len(data) > 0 || len(pos) > 0 || *out == "" || len(external) > 0 {
@@ -121,6 +136,9 @@ func runEval(args []string, stdout io.Writer) error {
 	data = append(data, pos...)
 	if err := notStdio(*out, "REPORT.md and REPORT.json beside it"); err != nil {
 		return err
+	}
+	if len(data) == 0 && *task == "anatomy" && *synthetic > 0 && *out != "" {
+		return evalAnatomy(evalConfig{Out: *out, Anatomy: anaOpt, Synthetic: *synthetic, Progress: progressOut(*quiet)}, stdout)
 	}
 	if len(data) == 0 || (*out == "" && !*list) {
 		return fmt.Errorf("%w: need --data DIR and --out REPORT.md", errUsage)
@@ -158,6 +176,9 @@ func runEval(args []string, stdout io.Writer) error {
 	default:
 		return fmt.Errorf("%w: --split %q: want all, held-out or train", errUsage, *split)
 	}
+	if *task == "anatomy" && !anaOpt.KindReport {
+		files = humanoidFiles(files) // so that --limit counts humanoids
+	}
 	if *limit > 0 && len(files) > *limit {
 		step := (len(files) + *limit - 1) / *limit
 		var kept []evalFile
@@ -174,8 +195,21 @@ func runEval(args []string, stdout io.Writer) error {
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
 		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), External: external,
-		Baseline: *baseline, Half: *half}
+		Baseline: *baseline, Half: *half, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic}
 	return run(cfg, stdout)
+}
+
+// defaultEvalSplit is the split a task scores when --split is not given: the
+// reports of the tokenizer and the anatomy are on the held-out split, and tuning
+// the tokenizer's decode settings never sees it.
+func defaultEvalSplit(task string, tune bool) string {
+	switch {
+	case task == "tokenizer" && tune:
+		return "train"
+	case task == "tokenizer", task == "anatomy":
+		return "held-out"
+	}
+	return "all"
 }
 
 func evalTaskNames() []string {

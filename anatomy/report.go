@@ -1,0 +1,171 @@
+package anatomy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rigkit/rigkit/assets"
+)
+
+// HumanoidFit is one humanoid fitted with the Humanoid template, measured by Check
+// and against the artist's skeleton by NameAccuracy (docs/anatomy.md).
+type HumanoidFit struct {
+	Name, Source string // Source groups the name accuracy (a data folder, "synthetic")
+	Kind         Kind
+	Symmetry     Symmetry
+	Checks       Checks
+	Hits, Total  int
+	Missed       []string
+	// UpAsStored and UpTurned are the up axes detected on the mesh as stored (Y-up)
+	// and turned Z-up, as Blender writes it; "" when not measured.
+	UpAsStored, UpTurned string
+}
+
+// MeasureHumanoid checks a fitted skeleton and names it against the artist's,
+// with the 10%-of-height tolerance of the report.
+func MeasureHumanoid(name, source string, fitted *assets.Skeleton, rep *Report, artist *assets.Skeleton, height float64) HumanoidFit {
+	h, n, missed := NameAccuracy(fitted, artist, 0.1*height)
+	return HumanoidFit{Name: name, Source: source, Kind: rep.Kind, Symmetry: rep.Symmetry,
+		Checks: Check(fitted, rep.Symmetry, height), Hits: h, Total: n, Missed: missed}
+}
+
+// HumanoidReport gathers humanoid fits into the figures of docs/anatomy.md.
+type HumanoidReport struct {
+	Fits []HumanoidFit
+}
+
+// Add records one fit.
+func (r *HumanoidReport) Add(f HumanoidFit) { r.Fits = append(r.Fits, f) }
+
+// Faults names the fits with more than one root or a limb hanging from another
+// limb: an animator cannot use either skeleton.
+func (r *HumanoidReport) Faults() []string {
+	var out []string
+	for _, f := range r.Fits {
+		if f.Checks.Roots != 1 || len(f.Checks.LimbOnLimb) > 0 {
+			out = append(out, fmt.Sprintf("%s: %d roots, limbs on limbs %v", f.Name, f.Checks.Roots, f.Checks.LimbOnLimb))
+		}
+	}
+	return out
+}
+
+// Markdown writes the summary (template fitted, roots, root at the pelvis, limb
+// on limb, mirror, up axis), the name accuracy by source and a line per fit.
+func (r *HumanoidReport) Markdown() string {
+	var humanoid, oneRoot, pelvis, clean, symmetric, mirrored, hits, total, yUp, zUp, upTried int
+	src := map[string][2]int{}
+	for _, f := range r.Fits {
+		humanoid += b2i(f.Kind == Humanoid)
+		oneRoot += b2i(f.Checks.Roots == 1)
+		pelvis += b2i(f.Checks.RootToPelvis >= 0 && f.Checks.RootToPelvis < 0.1)
+		clean += b2i(len(f.Checks.LimbOnLimb) == 0)
+		if f.Symmetry.Symmetric {
+			symmetric++
+			mirrored += b2i(f.Checks.MirrorError <= 0.02)
+		}
+		if f.UpAsStored != "" {
+			upTried++
+			yUp += b2i(f.UpAsStored == "y")
+			zUp += b2i(f.UpTurned == "z")
+		}
+		hits, total = hits+f.Hits, total+f.Total
+		s := src[f.Source]
+		src[f.Source] = [2]int{s[0] + f.Hits, s[1] + f.Total}
+	}
+	var b strings.Builder
+	b.WriteString("| files | humanoid template fitted | one root | root at the pelvis | no limb on a limb | symmetric meshes | mirrored within 2% |\n|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d |\n", len(r.Fits), humanoid, oneRoot, pelvis, clean, symmetric, mirrored)
+	if upTried > 0 {
+		fmt.Fprintf(&b, "\nUp axis detected on %d files: as stored (Y) %d, turned Z-up %d.\n", upTried, yUp, zUp)
+	}
+	fmt.Fprintf(&b, "\nName accuracy: %d/%d = %.3f.\n\n| source | names |\n|---|---:|\n", hits, total, ratio(hits, total))
+	for _, s := range sortedKeys(src) {
+		fmt.Fprintf(&b, "| %s | %d/%d = %.3f |\n", s, src[s][0], src[s][1], ratio(src[s][0], src[s][1]))
+	}
+	b.WriteString("\nPer file:\n\n| file | kind | roots | root-pelvis | limb on limb | mirror (mesh) | names | missed |\n|---|---|---:|---:|---|---:|---:|---|\n")
+	for _, f := range r.Fits {
+		fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %s | %.4f (%.4f) | %d/%d | %s |\n", f.Name, f.Kind, f.Checks.Roots,
+			f.Checks.RootToPelvis, strings.Join(f.Checks.LimbOnLimb, " "), f.Checks.MirrorError, f.Symmetry.Error, f.Hits, f.Total, strings.Join(f.Missed, " "))
+	}
+	return b.String()
+}
+
+// KindOfCategory is the kind a manifest category should be detected as.
+func KindOfCategory(category string) Kind {
+	switch {
+	case strings.HasPrefix(category, "biped"):
+		return Humanoid
+	case category == "quadruped":
+		return Quadruped
+	case strings.HasPrefix(category, "bird"):
+		return Bird
+	case category == "fish":
+		return Fish
+	case category == "snake":
+		return Snake
+	}
+	return Other
+}
+
+// KindReport counts the kinds detected against the manifest's categories.
+type KindReport struct {
+	confusion         map[string]int
+	files, right, zUp int
+	clean             int
+	zUpFiles          []string
+}
+
+// Add records one file's detection: its category, the report of an undirected
+// Fit and the checks of its skeleton.
+func (r *KindReport) Add(name, category string, rep *Report, ch Checks) {
+	if r.confusion == nil {
+		r.confusion = map[string]int{}
+	}
+	want := KindOfCategory(category)
+	r.files++
+	r.confusion[fmt.Sprintf("%s → %s", want, rep.Kind)]++
+	r.right += b2i(want == rep.Kind)
+	r.clean += b2i(ch.Roots == 1 && len(ch.LimbOnLimb) == 0)
+	if rep.Up == "z" {
+		r.zUp++
+		r.zUpFiles = append(r.zUpFiles, fmt.Sprintf("%s (%s, detected %s)", name, category, rep.Kind))
+	}
+}
+
+// Markdown writes the summary and the confusion of expected → detected kinds.
+func (r *KindReport) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Files %d: kind as the manifest's category %d, detected Z-up %d, one root and no limb on a limb %d.\n\n| expected → detected | files |\n|---|---:|\n",
+		r.files, r.right, r.zUp, r.clean)
+	for _, k := range sortedKeys(r.confusion) {
+		fmt.Fprintf(&b, "| %s | %d |\n", k, r.confusion[k])
+	}
+	if len(r.zUpFiles) > 0 {
+		fmt.Fprintf(&b, "\nDetected Z-up: %s.\n", strings.Join(r.zUpFiles, "; "))
+	}
+	return b.String()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

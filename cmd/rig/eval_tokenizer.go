@@ -1,0 +1,196 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/tokenizer"
+)
+
+// The skin tokenizer's round trip (`rig eval --task tokenizer`): every held-out
+// file's skin is encoded into codes and decoded back on its own skeleton, and
+// scored against the artist's weights beside the rigid floor (docs/tokenizer.md).
+// With --tune it sweeps the decode settings on training files instead.
+
+func init() {
+	evalTasks["tokenizer"] = evalTokenizer
+}
+
+// tokenizerEval holds the tokenizer task's flags.
+type tokenizerEval struct {
+	Tune       bool
+	Checkpoint string
+	Ablate     bool
+	// Comma-separated decode settings: one value each for the report, lists to
+	// sweep with --tune; empty keeps the checkpoint's own.
+	Threshold, Sharpen, Odds, Snap string
+	Refine, Mine                   int // -1 keeps the checkpoint's own
+}
+
+func (o *tokenizerEval) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&o.Tune, "tune", false, "tokenizer task: sweep the decode settings on training files instead of the round-trip report")
+	fs.StringVar(&o.Checkpoint, "checkpoint", "", "tokenizer task: skin-tokenizer checkpoint (default: the shipped one)")
+	fs.BoolVar(&o.Ablate, "ablate", false, "tokenizer task: also decode every bone from one constant code list (how much the codes matter)")
+	fs.StringVar(&o.Threshold, "threshold", "", "tokenizer task: pruning threshold (with --tune a comma-separated list; default 0.02..0.5)")
+	fs.StringVar(&o.Sharpen, "sharpen", "", "tokenizer task: sharpening power (with --tune a list)")
+	fs.StringVar(&o.Odds, "odds", "", "tokenizer task: odds power (with --tune a list)")
+	fs.StringVar(&o.Snap, "snap", "", "tokenizer task: snap share (with --tune a list)")
+	fs.IntVar(&o.Refine, "refine", -1, "tokenizer task: code-refinement rounds (-1: the checkpoint's)")
+	fs.IntVar(&o.Mine, "mine", -1, "tokenizer task: code-mining passes (-1: the checkpoint's)")
+}
+
+// decodeFlag is one decode setting's flag: its values and allowed range.
+type decodeFlag struct {
+	name, value string
+	lo, hi      float64
+	own         float64
+	def         []float64 // the sweep's values when the flag is empty
+}
+
+// values parses the flag's comma-separated list.
+func (d decodeFlag) values() ([]float64, error) {
+	if d.value == "" {
+		if d.def != nil {
+			return d.def, nil
+		}
+		return []float64{d.own}, nil
+	}
+	var out []float64
+	for _, f := range strings.Split(d.value, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v >= d.lo && v <= d.hi) {
+			return nil, fmt.Errorf("%w: --%s %q: want numbers in [%g, %g]", errUsage, d.name, d.value, d.lo, d.hi)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// load returns a private tokenizer (the checkpoint or a copy of the shipped one)
+// and the decode settings the flags ask for.
+func (o *tokenizerEval) load() (*tokenizer.SkinTokenizer, [4][]float64, error) {
+	var grid [4][]float64
+	tok, err := tokenizer.ShippedSkinTokenizer()
+	if o.Checkpoint != "" {
+		tok, err = tokenizer.LoadSkinTokenizer(o.Checkpoint)
+	}
+	if err != nil {
+		return nil, grid, err
+	}
+	var thresholds []float64
+	if o.Tune {
+		thresholds = tokenizer.TuneThresholds
+	}
+	for i, d := range []decodeFlag{
+		{"sharpen", o.Sharpen, 0, 16, tok.Sharpen, nil},
+		{"odds", o.Odds, 0, 16, tok.OddsPower, nil},
+		{"threshold", o.Threshold, 0, 0.999, tok.Threshold, thresholds},
+		{"snap", o.Snap, 0, 1, tok.SnapShare, nil},
+	} {
+		if grid[i], err = d.values(); err != nil {
+			return nil, grid, err
+		}
+		if !o.Tune && len(grid[i]) != 1 {
+			return nil, grid, fmt.Errorf("%w: --%s takes one value without --tune", errUsage, d.name)
+		}
+	}
+	tok.Sharpen, tok.OddsPower, tok.Threshold, tok.SnapShare = grid[0][0], grid[1][0], grid[2][0], grid[3][0]
+	if o.Refine >= 0 {
+		tok.RefineRounds = o.Refine
+	}
+	if o.Mine >= 0 {
+		tok.MinePasses = o.Mine
+	}
+	return tok, grid, nil
+}
+
+func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
+	tok, grid, err := cfg.Tokenizer.load()
+	if err != nil {
+		return err
+	}
+	if cfg.Tokenizer.Tune {
+		return tuneTokenizer(cfg, tok, tokenizer.DecodeGrid(grid[0], grid[1], grid[2], grid[3]), stdout)
+	}
+	rep := tokenizer.RoundTripReport{Ablate: cfg.Tokenizer.Ablate}
+	for i, f := range cfg.Files {
+		fmt.Fprintf(cfg.Progress, "\reval tokenizer: %d/%d files", i+1, len(cfg.Files))
+		c, err := assets.Load(f.Path)
+		if err != nil {
+			return err
+		}
+		r, err := tokenizer.MeasureRoundTrip(tok, c, cfg.Tokenizer.Ablate)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Path, err)
+		}
+		group := tokenizer.GroupProps
+		if f.Category != "" && f.Category != "prop/mechanical" {
+			group = tokenizer.GroupCharacters
+		}
+		rep.Add(f.Rel, group, r)
+	}
+	fmt.Fprintln(cfg.Progress)
+	if err := addSyntheticRoundTrips(&rep, tok, cfg.Synthetic); err != nil {
+		return err
+	}
+	md := rep.Markdown()
+	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, md)
+	if f := rep.Faults(); len(f) > 0 {
+		return fmt.Errorf("eval tokenizer: broken round trips: %s", strings.Join(f, "; "))
+	}
+	return nil
+}
+
+// addSyntheticRoundTrips adds n held-out synthetic creatures of each kind (seeds
+// ≡ 0 mod 5: train-tokenizer trains on the others), 2 when n is -1.
+func addSyntheticRoundTrips(rep *tokenizer.RoundTripReport, tok *tokenizer.SkinTokenizer, n int) error {
+	if n < 0 {
+		n = 2
+	}
+	for i, kind := range synth.Kinds() {
+		for s := 1; s <= n; s++ {
+			seed := int64(5 * s)
+			c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: 2000, Noise: i%2 == 1})
+			if err != nil {
+				return fmt.Errorf("synth %s %d: %w", kind, seed, err)
+			}
+			r, err := tokenizer.MeasureRoundTrip(tok, c, rep.Ablate)
+			if err != nil {
+				return fmt.Errorf("synth %s %d: %w", kind, seed, err)
+			}
+			rep.Add(fmt.Sprintf("synth/%s_%d", kind, seed), tokenizer.GroupSynthetic, r)
+		}
+	}
+	return nil
+}
+
+// tuneTokenizer sweeps the decode settings on the files (the training split).
+func tuneTokenizer(cfg evalConfig, tok *tokenizer.SkinTokenizer, settings []tokenizer.DecodeSetting, stdout io.Writer) error {
+	sw := tokenizer.DecodeSweep{Settings: settings}
+	for i, f := range cfg.Files {
+		fmt.Fprintf(cfg.Progress, "\reval tokenizer --tune: %d/%d files", i+1, len(cfg.Files))
+		c, err := assets.Load(f.Path)
+		if err != nil {
+			return err
+		}
+		if err := sw.Add(tok, c); err != nil {
+			return fmt.Errorf("%s: %w", f.Path, err)
+		}
+	}
+	fmt.Fprintln(cfg.Progress)
+	md := sw.Markdown()
+	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, md)
+	return nil
+}
