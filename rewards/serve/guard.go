@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -123,7 +124,7 @@ func errStatus(err error) int {
 	switch {
 	case errors.Is(err, rewards.ErrMeshTooLarge), errors.Is(err, assets.ErrOverSize):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, rewards.ErrCanceled):
+	case errors.Is(err, rewards.ErrCanceled), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusBadRequest

@@ -146,14 +146,15 @@ func (s *Server) skinTokenizer() (*tokenizer.SkinTokenizer, error) {
 }
 
 // scoreStream decodes a checked token stream into a rig on the prepared mesh
-// (tokenizer.Detokenize) and scores it.
+// (tokenizer.DetokenizeContext) and scores it; both stop when ctx ends, so the
+// scoring slot frees within milliseconds of the request's deadline.
 func (s *Server) scoreStream(ctx context.Context, pm *preparedMesh, st *stream, name string) (rep *rewards.Report, status int, err error) {
 	tok, err := s.skinTokenizer()
 	if err != nil {
 		return nil, http.StatusInternalServerError, fmt.Errorf("%s: skin tokenizer: %w", name, err)
 	}
 	status, err = s.withSlot(ctx, name, func() error {
-		c, err := tokenizer.Detokenize(st.tokens, st.names, pm.c, tok)
+		c, err := tokenizer.DetokenizeContext(ctx, st.tokens, st.names, pm.c, tok)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
