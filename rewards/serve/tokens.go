@@ -108,14 +108,12 @@ type preparedMesh struct {
 }
 
 // loadMesh decodes a mesh GLB and prepares it through the cache (under a scoring
-// slot): 400 for a broken or empty mesh, 413 above the triangle limit.
+// slot): 400 for a broken or empty mesh, 413 over the load budget or the triangle
+// limit.
 func (s *Server) loadMesh(ctx context.Context, data []byte) (*preparedMesh, int, error) {
 	pm := &preparedMesh{}
 	status, err := s.withSlot(ctx, "mesh", func() (err error) {
-		if err := s.checkSize(data, "mesh"); err != nil {
-			return err
-		}
-		if pm.c, err = decodeMesh(data); err != nil {
+		if pm.c, err = decodeMesh(data, s.load()); err != nil {
 			return err
 		}
 		pm.p, err = s.cache.Prepare(&pm.c.Mesh, s.options(ctx))
