@@ -409,21 +409,8 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 	for j := 0; j < nJ; j++ {
 		p.geo.boneVec(j, bones[j*boneFeatures:(j+1)*boneFeatures])
 	}
-	// Vertices at the same position (UV and normal seams) are decoded once, with the
-	// first one's normal, so seams get identical weights and cost nothing extra.
 	pos := p.c.Mesh.Positions
-	uniq := make([]int, 0, len(pos))
-	rep := make([]int, len(pos))
-	first := make(map[assets.Vec3]int, len(pos))
-	for v, x := range pos {
-		u, ok := first[x]
-		if !ok {
-			u = len(uniq)
-			first[x] = u
-			uniq = append(uniq, v)
-		}
-		rep[v] = u
-	}
+	uniq, rep := uniquePositions(pos)
 	if err := canceled(ctx); err != nil {
 		return nil, err
 	}
@@ -484,6 +471,26 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 		}
 	}
 	return out, nil
+}
+
+// uniquePositions returns the first vertex of each distinct position (uniq) and,
+// per vertex, its position's index in uniq (rep). Vertices at the same position (UV
+// and normal seams) are decoded once, with the first one's normal, so seams get
+// identical weights and cost nothing extra.
+func uniquePositions(pos []assets.Vec3) (uniq, rep []int) {
+	uniq = make([]int, 0, len(pos))
+	rep = make([]int, len(pos))
+	first := make(map[assets.Vec3]int, len(pos))
+	for v, x := range pos {
+		u, ok := first[x]
+		if !ok {
+			u = len(uniq)
+			first[x] = u
+			uniq = append(uniq, v)
+		}
+		rep[v] = u
+	}
+	return uniq, rep
 }
 
 // decodeAll fills probs (U × nJ, zeroed) with the decoder's weight of every bone at
