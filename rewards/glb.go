@@ -16,7 +16,14 @@ func ScoreGLB(data []byte, name string, opt Options) (*Report, error) {
 
 // ScoreGLB is ScoreGLB with the mesh prepared through the cache.
 func (cache *Cache) ScoreGLB(data []byte, name string, opt Options) (*Report, error) {
-	c, lrep, err := assets.Decode(data, name, nil)
+	return cache.ScoreGLBWith(data, name, opt, assets.LoadOptions{})
+}
+
+// ScoreGLBWith is the cache's ScoreGLB decoding with load's options (its budget:
+// a file over it fails with the loader's *assets.BudgetError before its geometry
+// is read).
+func (cache *Cache) ScoreGLBWith(data []byte, name string, opt Options, load assets.LoadOptions) (*Report, error) {
+	c, lrep, err := assets.DecodeWith(data, name, nil, load)
 	if err != nil {
 		return nil, err
 	}

@@ -45,8 +45,10 @@ func (cp *coarsePlan) wanted(u, j int, probs []float32, nJ int) bool {
 
 // coarseToFine plans the coarse passes, or returns nil when decoding every vertex is
 // as cheap or t.Exhaustive is set. pos are the mesh's positions, uniq the vertex of
-// each distinct position and dists their joint distances (len(uniq) × nJ).
-func (t *SkinTokenizer) coarseToFine(pos []assets.Vec3, uniq []int, dists []float32, nJ int) *coarsePlan {
+// each distinct position and dists their joint distances (len(uniq) × nJ). Once
+// stop (nil: never) reports true, asked once per sampled point, it returns nil and
+// the caller must discard the decode.
+func (t *SkinTokenizer) coarseToFine(pos []assets.Vec3, uniq []int, dists []float32, nJ int, stop func() bool) *coarsePlan {
 	U := len(uniq)
 	if t.Exhaustive || U <= 2*coarsePoints {
 		return nil
@@ -64,6 +66,9 @@ func (t *SkinTokenizer) coarseToFine(pos []assets.Vec3, uniq []int, dists []floa
 	}
 	next := 0
 	for len(cp.coarse) < coarsePoints {
+		if stop != nil && stop() {
+			return nil
+		}
 		cp.level[next] = 1
 		if len(cp.coarse) < coarseLevel0 {
 			cp.level[next] = 0

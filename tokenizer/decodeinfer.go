@@ -39,6 +39,10 @@ type inferDecoder struct {
 	prior  bool        // whether the config has a fixed prior logit
 	scale  float32
 	shared *sync.Pool // *inferScratch, shared by the decoders of one tokenizer
+	// stop, when set, is asked before every chunk; once it reports true the
+	// remaining chunks are skipped (their rows are not emitted), so the caller
+	// must check why and discard the output.
+	stop func() bool
 }
 
 // inferScratch holds one worker's activations for a chunk; its sizes depend only on
@@ -250,7 +254,7 @@ func (dec *inferDecoder) chunks(rows []decodeRow, workers int, do func(sc *infer
 	if workers == 1 {
 		sc := dec.scratch()
 		defer dec.shared.Put(sc)
-		for lo := 0; lo < len(rows); lo += inferChunk {
+		for lo := 0; lo < len(rows) && !dec.stopped(); lo += inferChunk {
 			do(sc, rows[lo:min(len(rows), lo+inferChunk)])
 		}
 		return
@@ -269,7 +273,7 @@ func (dec *inferDecoder) chunks(rows []decodeRow, workers int, do func(sc *infer
 				c := next
 				next++
 				mu.Unlock()
-				if c >= chunks {
+				if c >= chunks || dec.stopped() {
 					return
 				}
 				do(sc, rows[c*inferChunk:min(len(rows), (c+1)*inferChunk)])
@@ -278,6 +282,9 @@ func (dec *inferDecoder) chunks(rows []decodeRow, workers int, do func(sc *infer
 	}
 	wg.Wait()
 }
+
+// stopped reports whether dec.stop asks to skip the remaining chunks.
+func (dec *inferDecoder) stopped() bool { return dec.stop != nil && dec.stop() }
 
 // workers is how many goroutines one call of t uses (SkinTokenizer.Workers).
 func (t *SkinTokenizer) workers() int {

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"context"
 	"math"
 	"math/rand"
 	"slices"
@@ -211,7 +212,7 @@ func (t *SkinTokenizer) mineQueries(m *cvae[float32], p *prepared, lat []float32
 	for j := range codes {
 		codes[j] = idx[j*K : (j+1)*K]
 	}
-	probs, err := t.meanProbs(m, p, lat, [][][]int{codes})
+	probs, err := t.meanProbs(context.Background(), m, p, lat, [][][]int{codes})
 	if err != nil {
 		return 0, err
 	}

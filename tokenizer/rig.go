@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -123,6 +124,12 @@ func Readable(stream []int) string {
 // mesh's own normalization, and the skin decoded by tok. Joint names are taken from
 // names when it has one per joint, else generated. Animations are dropped.
 func Detokenize(stream []int, names []string, mesh *assets.Character, tok *SkinTokenizer) (*assets.Character, error) {
+	return DetokenizeContext(context.Background(), stream, names, mesh, tok)
+}
+
+// DetokenizeContext is Detokenize whose skin decoding stops when ctx ends
+// (SkinTokenizer.DecodeContext), with an error wrapping ctx.Err().
+func DetokenizeContext(ctx context.Context, stream []int, names []string, mesh *assets.Character, tok *SkinTokenizer) (*assets.Character, error) {
 	_, codes, err := tokens.Split(stream, tok.K())
 	if err != nil {
 		return nil, fmt.Errorf("detokenize (skin tokenizer with K = %d codes per joint): %w", tok.K(), err)
@@ -136,7 +143,7 @@ func Detokenize(stream []int, names []string, mesh *assets.Character, tok *SkinT
 	}
 	norm := assets.NormalizationOf(mesh.Mesh)
 	bare := &assets.Character{Name: mesh.Name, Mesh: mesh.Mesh}
-	skin, err := tok.Decode(norm.Apply(bare), sk, codes)
+	skin, err := tok.DecodeContext(ctx, norm.Apply(bare), sk, codes)
 	if err != nil {
 		return nil, fmt.Errorf("detokenize: %w", err)
 	}

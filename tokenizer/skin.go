@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -347,6 +348,15 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 // expected weight field under the distribution the codes were drawn from. The mesh
 // and skeleton are prepared once.
 func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) ([]float32, error) {
+	return t.MeanProbabilitiesContext(context.Background(), c, sk, codeSets)
+}
+
+// MeanProbabilitiesContext is MeanProbabilities that stops when ctx ends: ctx is
+// checked between the phases of decoding and before every chunk of decoder rows
+// (inferChunk rows, milliseconds), and the error then wraps ctx.Err()
+// (context.Canceled or context.DeadlineExceeded). While ctx stays open the result
+// is the one MeanProbabilities gives, bit for bit.
+func (t *SkinTokenizer) MeanProbabilitiesContext(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) ([]float32, error) {
 	if sk == nil || sk.NumJoints() == 0 {
 		return nil, errors.New("skin tokenizer: decode: no skeleton")
 	}
@@ -369,36 +379,40 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 	}
 	cc := *c
 	cc.Skeleton, cc.Skin = sk, nil
+	if err := canceled(ctx); err != nil {
+		return nil, err
+	}
 	p, err := prepare(&cc, t.Seed, t.Config.Geodesic > 0)
 	if err != nil {
 		return nil, err
 	}
-	return t.meanProbs(m, p, append([]float32(nil), m.meshLatents(p.mesh, 1)...), codeSets)
+	if err := canceled(ctx); err != nil {
+		return nil, err
+	}
+	return t.meanProbs(ctx, m, p, append([]float32(nil), m.meshLatents(p.mesh, 1)...), codeSets)
+}
+
+// canceled returns nil while ctx is open, else the error that stops a decode.
+func canceled(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("skin tokenizer: decode stopped: %w", err)
+	}
+	return nil
 }
 
 // meanProbs is MeanProbabilities on a prepared character (its skin, if any, is not
 // read) with replica m and the character's mesh latents lat (m.meshLatents, copied);
-// codeSets are already checked against p's joints.
-func (t *SkinTokenizer) meanProbs(m *cvae[float32], p *prepared, lat []float32, codeSets [][][]int) ([]float32, error) {
+// codeSets are already checked against p's joints. It stops when ctx ends.
+func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prepared, lat []float32, codeSets [][][]int) ([]float32, error) {
 	nJ, K := p.nJ, m.cfg.K
 	bones := make([]float32, nJ*boneFeatures)
 	for j := 0; j < nJ; j++ {
 		p.geo.boneVec(j, bones[j*boneFeatures:(j+1)*boneFeatures])
 	}
-	// Vertices at the same position (UV and normal seams) are decoded once, with the
-	// first one's normal, so seams get identical weights and cost nothing extra.
 	pos := p.c.Mesh.Positions
-	uniq := make([]int, 0, len(pos))
-	rep := make([]int, len(pos))
-	first := make(map[assets.Vec3]int, len(pos))
-	for v, x := range pos {
-		u, ok := first[x]
-		if !ok {
-			u = len(uniq)
-			first[x] = u
-			uniq = append(uniq, v)
-		}
-		rep[v] = u
+	uniq, rep := uniquePositions(pos)
+	if err := canceled(ctx); err != nil {
+		return nil, err
 	}
 	U := len(uniq)
 	dists := make([]float32, U*nJ)
@@ -408,7 +422,13 @@ func (t *SkinTokenizer) meanProbs(m *cvae[float32], p *prepared, lat []float32, 
 	fill := func(r decodeRow, dst []float32) {
 		p.queryVec(int(r.j), uniq[r.u], dists[int(r.u)*nJ:int(r.u+1)*nJ], dst)
 	}
-	cf := t.coarseToFine(pos, uniq, dists, nJ)
+	if err := canceled(ctx); err != nil {
+		return nil, err
+	}
+	cf := t.coarseToFine(pos, uniq, dists, nJ, func() bool { return ctx.Err() != nil })
+	if err := canceled(ctx); err != nil {
+		return nil, err // cf is nil when coarseToFine stopped
+	}
 	mean := make([]float32, U*nJ)
 	probs := make([]float32, U*nJ)
 	var cache *prefixCache // several sets share each row's code-independent prefix
@@ -425,6 +445,7 @@ func (t *SkinTokenizer) meanProbs(m *cvae[float32], p *prepared, lat []float32, 
 			return nil, fmt.Errorf("skin tokenizer: decode: %w", err)
 		}
 		dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, nJ, &t.scratch)
+		dec.stop = func() bool { return ctx.Err() != nil }
 		run := func(rows []decodeRow, emit func(r decodeRow, logit float32)) {
 			dec.run(rows, t.workers(), fill, emit)
 		}
@@ -434,7 +455,10 @@ func (t *SkinTokenizer) meanProbs(m *cvae[float32], p *prepared, lat []float32, 
 			}
 		}
 		clear(probs)
-		decodeAll(run, cf, p, uniq, nJ, probs)
+		decodeAll(run, dec.stopped, cf, p, uniq, nJ, probs)
+		if err := canceled(ctx); err != nil {
+			return nil, err // probs is incomplete: chunks were skipped
+		}
 		for i, v := range probs {
 			mean[i] += v
 		}
@@ -449,12 +473,33 @@ func (t *SkinTokenizer) meanProbs(m *cvae[float32], p *prepared, lat []float32, 
 	return out, nil
 }
 
+// uniquePositions returns the first vertex of each distinct position (uniq) and,
+// per vertex, its position's index in uniq (rep). Vertices at the same position (UV
+// and normal seams) are decoded once, with the first one's normal, so seams get
+// identical weights and cost nothing extra.
+func uniquePositions(pos []assets.Vec3) (uniq, rep []int) {
+	uniq = make([]int, 0, len(pos))
+	rep = make([]int, len(pos))
+	first := make(map[assets.Vec3]int, len(pos))
+	for v, x := range pos {
+		u, ok := first[x]
+		if !ok {
+			u = len(uniq)
+			first[x] = u
+			uniq = append(uniq, v)
+		}
+		rep[v] = u
+	}
+	return uniq, rep
+}
+
 // decodeAll fills probs (U × nJ, zeroed) with the decoder's weight of every bone at
 // every unique vertex uniq, decoding its rows with run: all of them, or with a
 // coarse-to-fine plan cf level 0 for every bone, then level 1 and the other vertices
 // only where a nearby point of the level above has weight, j is one of the two
-// nearest bones or the geodesic prior gives j weight there; the rest keep 0.
-func decodeAll(run func(rows []decodeRow, emit func(r decodeRow, logit float32)), cf *coarsePlan, p *prepared, uniq []int, nJ int, probs []float32) {
+// nearest bones or the geodesic prior gives j weight there; the rest keep 0. Once
+// stop reports true it returns early, probs incomplete.
+func decodeAll(run func(rows []decodeRow, emit func(r decodeRow, logit float32)), stop func() bool, cf *coarsePlan, p *prepared, uniq []int, nJ int, probs []float32) {
 	U := len(uniq)
 	emit := func(r decodeRow, logit float32) { probs[int(r.u)*nJ+int(r.j)] = sigmoid32(logit) }
 	if cf == nil {
@@ -477,6 +522,9 @@ func decodeAll(run func(rows []decodeRow, emit func(r decodeRow, logit float32))
 	for level := int8(1); level <= 2; level++ {
 		rows = rows[:0]
 		for j := 0; j < nJ; j++ {
+			if stop() {
+				return
+			}
 			for u := 0; u < U; u++ {
 				if cf.level[u] == level && (cf.wanted(u, j, probs, nJ) || p.geoWeight(uniq[u], j) > coarseEps) {
 					rows = append(rows, decodeRow{int32(j), int32(u)})
@@ -500,11 +548,26 @@ func (t *SkinTokenizer) Decode(c *assets.Character, sk *assets.Skeleton, codes [
 // DecodeMean is Decode of the mean weight field of several code sets for the same
 // skeleton (MeanProbabilities), for example several sampled skin-token streams.
 func (t *SkinTokenizer) DecodeMean(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error) {
-	probs, err := t.MeanProbabilities(c, sk, codeSets)
+	return t.DecodeMeanContext(context.Background(), c, sk, codeSets)
+}
+
+// DecodeContext is Decode that stops when ctx ends, with an error wrapping
+// ctx.Err(), within a chunk of decoder rows (see MeanProbabilitiesContext), so a
+// service can give up a decode at a request's deadline and free its CPU.
+func (t *SkinTokenizer) DecodeContext(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+	return t.DecodeMeanContext(ctx, c, sk, [][][]int{codes})
+}
+
+// DecodeMeanContext is DecodeMean that stops when ctx ends (see DecodeContext).
+func (t *SkinTokenizer) DecodeMeanContext(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error) {
+	probs, err := t.MeanProbabilitiesContext(ctx, c, sk, codeSets)
 	if err != nil {
 		return nil, err
 	}
 	skin := t.skinFrom(probs, sk.NumJoints())
+	if err := canceled(ctx); err != nil {
+		return nil, err
+	}
 	SnapPieces(&c.Mesh, skin, t.SnapShare)
 	return skin, nil
 }

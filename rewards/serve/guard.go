@@ -1,8 +1,8 @@
 package serve
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"runtime/debug"
@@ -15,8 +15,8 @@ import (
 
 // This file is what keeps one hostile client from hurting the others: a budget for
 // the bytes of request bodies in flight (answered 503 at once when full), the
-// connection deadlines of the http.Server, a size check of every GLB before it is
-// decoded, and panics turned into a 500 for the one request that caused them.
+// connection deadlines of the http.Server, and panics turned into a 500 for the
+// one request that caused them. GLB sizes are the loader's budget (Config.Budget).
 
 // bodyBudget counts the body bytes the server has promised to hold in memory.
 type bodyBudget struct {
@@ -102,28 +102,14 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	}
 }
 
-// checkSize refuses, before decoding, a GLB that would decode into more than the
-// server's SizeLimit (a few kilobytes of nodes reusing one big mesh decode into
-// gigabytes), wrapping assets.ErrOverSize (413).
-func (s *Server) checkSize(data []byte, name string) error {
-	size, err := assets.MeasureGLTF(data)
-	if err != nil {
-		return nil // not glTF at all: the decoder names the problem
-	}
-	if err := size.Check(s.cfg.SizeLimit); err != nil {
-		return fmt.Errorf("%s: refused before decoding: %w", name, err)
-	}
-	return nil
-}
-
-// errStatus maps a scoring error to its HTTP status: 413 for a mesh above a size
-// limit, 503 for a request whose time ran out, 400 for everything else the input is
+// errStatus maps a scoring error to its HTTP status: 413 for a file over the load
+// budget or a mesh above the triangle limit, 503 for a request whose time ran out, 400 for everything else the input is
 // to blame for.
 func errStatus(err error) int {
 	switch {
-	case errors.Is(err, rewards.ErrMeshTooLarge), errors.Is(err, assets.ErrOverSize):
+	case errors.Is(err, rewards.ErrMeshTooLarge), assets.IsBudgetError(err):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, rewards.ErrCanceled):
+	case errors.Is(err, rewards.ErrCanceled), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusBadRequest

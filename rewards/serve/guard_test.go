@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rewards"
 )
 
@@ -103,7 +104,7 @@ func TestGuards(t *testing.T) {
 		want       int
 		msg        string
 	}{
-		{"amplification", "/score", amp, 413, "vertex instances"},
+		{"amplification", "/score", amp, 413, "over the load budget: needs 20000000 vertices, limit 1000000 (Budget.Vertices; raise it with --max-vertices)"},
 		{"panic", "/panic", []byte("x"), 500, "handler bug"},
 		{"good after all", "/score", tube(t, 0), 200, ""},
 	}
@@ -120,15 +121,46 @@ func TestGuards(t *testing.T) {
 	}
 }
 
-// The mesh of a token request is size-checked too: a valid stream on an
-// amplification mesh is refused with 413 before decoding.
+// The mesh of a token request is decoded within the budget too: a valid stream on
+// an amplification mesh is refused with 413 and the loader's message before any
+// geometry is read.
 func TestTokensAmplificationMesh(t *testing.T) {
 	_, sf := tubeStream(t)
 	srv := httptest.NewServer(New(Config{MaxBodyBytes: 4 << 20}))
 	defer srv.Close()
 	body := []byte(`{"mesh":"` + b64(amplificationGLB(2000, 100)) + `","tokens":` + idsJSON(sf.Tokens) + `}`)
-	if status, msg := statusOf(t, srv.URL+"/score/tokens", body); status != 413 || !strings.Contains(msg, "vertex instances") {
-		t.Fatalf("status %d (%q), want 413 naming vertex instances", status, msg)
+	if status, msg := statusOf(t, srv.URL+"/score/tokens", body); status != 413 || !strings.Contains(msg, "(Budget.Vertices; raise it with --max-vertices)") {
+		t.Fatalf("status %d (%q), want 413 naming Budget.Vertices", status, msg)
+	}
+}
+
+// The service's one size limit is the loader's budget: an upload over it gets 413
+// with the message the loader gives every command (the same BudgetError text), and
+// a budget raised for the server (as rig serve's --max-* flags raise it) lets it
+// through to scoring, whose own triangle limit then answers.
+func TestBudgetIsTheSizeLimit(t *testing.T) {
+	amp := amplificationGLB(20, 100) // 200,000 vertices, 392,040 triangles
+	_, _, loadErr := assets.DecodeWith(amp, "request.glb", nil, assets.LoadOptions{Budget: assets.Budget{Vertices: 100_000}})
+	if !assets.IsBudgetError(loadErr) {
+		t.Fatalf("loader: %v, want a budget error", loadErr)
+	}
+	tests := []struct {
+		name   string
+		budget assets.Budget
+		want   int
+		msg    string
+	}{
+		{"over the budget", assets.Budget{Vertices: 100_000}, 413, loadErr.Error()},
+		{"budget raised", assets.Budget{Vertices: 300_000}, 400, "not rigged"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(New(Config{MaxBodyBytes: 4 << 20, Budget: tc.budget}))
+			defer srv.Close()
+			if status, msg := statusOf(t, srv.URL+"/score", amp); status != tc.want || !strings.Contains(msg, tc.msg) {
+				t.Fatalf("status %d (%q), want %d with %q", status, msg, tc.want, tc.msg)
+			}
+		})
 	}
 }
 

@@ -52,10 +52,12 @@ type Config struct {
 	// MaxBodyBytes): a request whose Content-Length (MaxBodyBytes when unknown)
 	// does not fit gets 503 before its body is read.
 	MaxInFlightBytes int64
-	// SizeLimit refuses (413) a GLB that would decode into more than this before
-	// decoding it (default assets.DefaultGLTFSizeLimit with Triangles at most
-	// Options.MaxTriangles and Vertices at most twice that).
-	SizeLimit assets.GLTFSize
+	// Budget caps every GLB the service decodes (the scored files, the meshes of
+	// token requests): the loader's budget, checked on the declared counts before
+	// any geometry is read. A file over it gets 413 with the loader's error, which
+	// names the limit and the flag that raises it. Zero fields take
+	// assets.CurrentBudget's, which rig serve's --max-* flags set.
+	Budget assets.Budget
 	// Connection deadlines of HTTPServer: ReadHeaderTimeout (default 10 s),
 	// ReadTimeout for the whole request with its body (default 30 s), WriteTimeout
 	// (default ReadTimeout + Timeout + 10 s), IdleTimeout (default 2 min).
@@ -83,15 +85,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxInFlightBytes <= 0 {
 		c.MaxInFlightBytes = 4 * c.MaxBodyBytes
-	}
-	if c.SizeLimit == (assets.GLTFSize{}) {
-		maxTris := c.Options.MaxTriangles
-		if maxTris <= 0 {
-			maxTris = 2_000_000 // rewards.Options' default
-		}
-		c.SizeLimit = assets.DefaultGLTFSizeLimit
-		c.SizeLimit.Triangles = min(c.SizeLimit.Triangles, maxTris)
-		c.SizeLimit.Vertices = min(c.SizeLimit.Vertices, 2*maxTris)
 	}
 	if c.ErrorLog == nil {
 		c.ErrorLog = log.Default()
@@ -235,14 +228,14 @@ func (s *Server) withSlot(ctx context.Context, name string, job func() error) (s
 	}
 }
 
-// scoreGLB checks, decodes and scores one rigged GLB under a scoring slot, its mesh
-// prepared through the cache.
+// load is the loader's options for every GLB the service decodes.
+func (s *Server) load() assets.LoadOptions { return assets.LoadOptions{Budget: s.cfg.Budget} }
+
+// scoreGLB decodes (within the budget) and scores one rigged GLB under a scoring
+// slot, its mesh prepared through the cache.
 func (s *Server) scoreGLB(ctx context.Context, data []byte, name string) (rep *rewards.Report, status int, err error) {
 	status, err = s.withSlot(ctx, name, func() (err error) {
-		if err := s.checkSize(data, name); err != nil {
-			return err
-		}
-		rep, err = s.cache.ScoreGLB(data, name, s.options(ctx))
+		rep, err = s.cache.ScoreGLBWith(data, name, s.options(ctx), s.load())
 		return err
 	})
 	if err != nil {
@@ -466,12 +459,13 @@ func scoreMember(score func(int) (*rewards.Report, int, error), i int) (rep *rew
 	return score(i)
 }
 
-// decodeMesh decodes a mesh GLB (any rig in it is ignored by the callers).
-func decodeMesh(data []byte) (*assets.Character, error) {
+// decodeMesh decodes a mesh GLB within load's budget (any rig in it is ignored by
+// the callers).
+func decodeMesh(data []byte, load assets.LoadOptions) (*assets.Character, error) {
 	if len(data) == 0 {
 		return nil, errors.New("mesh: empty")
 	}
-	c, _, err := assets.Decode(data, "mesh.glb", nil)
+	c, _, err := assets.DecodeWith(data, "mesh.glb", nil, load)
 	if err != nil {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}

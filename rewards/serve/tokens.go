@@ -108,14 +108,12 @@ type preparedMesh struct {
 }
 
 // loadMesh decodes a mesh GLB and prepares it through the cache (under a scoring
-// slot): 400 for a broken or empty mesh, 413 above the triangle limit.
+// slot): 400 for a broken or empty mesh, 413 over the load budget or the triangle
+// limit.
 func (s *Server) loadMesh(ctx context.Context, data []byte) (*preparedMesh, int, error) {
 	pm := &preparedMesh{}
 	status, err := s.withSlot(ctx, "mesh", func() (err error) {
-		if err := s.checkSize(data, "mesh"); err != nil {
-			return err
-		}
-		if pm.c, err = decodeMesh(data); err != nil {
+		if pm.c, err = decodeMesh(data, s.load()); err != nil {
 			return err
 		}
 		pm.p, err = s.cache.Prepare(&pm.c.Mesh, s.options(ctx))
@@ -146,14 +144,15 @@ func (s *Server) skinTokenizer() (*tokenizer.SkinTokenizer, error) {
 }
 
 // scoreStream decodes a checked token stream into a rig on the prepared mesh
-// (tokenizer.Detokenize) and scores it.
+// (tokenizer.DetokenizeContext) and scores it; both stop when ctx ends, so the
+// scoring slot frees within milliseconds of the request's deadline.
 func (s *Server) scoreStream(ctx context.Context, pm *preparedMesh, st *stream, name string) (rep *rewards.Report, status int, err error) {
 	tok, err := s.skinTokenizer()
 	if err != nil {
 		return nil, http.StatusInternalServerError, fmt.Errorf("%s: skin tokenizer: %w", name, err)
 	}
 	status, err = s.withSlot(ctx, name, func() error {
-		c, err := tokenizer.Detokenize(st.tokens, st.names, pm.c, tok)
+		c, err := tokenizer.DetokenizeContext(ctx, st.tokens, st.names, pm.c, tok)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
