@@ -407,7 +407,7 @@ func RigidWeights(positions []assets.Vec3, sk *assets.Skeleton) *assets.Skin {
 	for v, p := range positions {
 		best, bj := math.Inf(1), 0
 		for _, b := range bones {
-			if d := segDist(p, b.a, b.b); d < best {
+			if d := assets.SegmentDist(p, b.a, b.b); d < best {
 				best, bj = d, b.owner
 			}
 		}

@@ -284,18 +284,6 @@ func signedVolume(pos []assets.Vec3, tris [][3]int) float64 {
 	return v / 6
 }
 
-// segDist returns the distance from p to segment ab.
-func segDist(p, a, b assets.Vec3) float64 {
-	ab := b.Sub(a)
-	l2 := ab.Dot(ab)
-	if l2 == 0 {
-		return p.Dist(a)
-	}
-	t := p.Sub(a).Dot(ab) / l2
-	t = math.Max(0, math.Min(1, t))
-	return p.Dist(a.Add(ab.Scale(t)))
-}
-
 // SizeBytes estimates the memory the prepared mesh holds (positions, BVH, graph and
 // samples), for bounding a Cache.
 func (p *Prepared) SizeBytes() int64 {

@@ -58,7 +58,10 @@ func newSegment(a, b assets.Vec3, owner, child int) segment {
 	return s
 }
 
-// dist2 returns the squared distance from p to the segment.
+// dist2 returns the squared distance from p to the segment. It differs from
+// assets.SegmentDist on purpose: it runs once per vertex per bone in every reward,
+// so it multiplies by the reciprocal cached in newSegment and skips the square root
+// (and so rounds differently in the last bit).
 func (s *segment) dist2(p assets.Vec3) float64 {
 	px, py, pz := p[0]-s.a[0], p[1]-s.a[1], p[2]-s.a[2]
 	t := (px*s.ab[0] + py*s.ab[1] + pz*s.ab[2]) * s.inv

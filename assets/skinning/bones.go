@@ -43,19 +43,7 @@ func bonesExt(s *assets.Skeleton, ext float64) []Segment {
 
 // Dist returns the Euclidean distance from p to the segment.
 func (g Segment) Dist(p assets.Vec3) float64 {
-	return p.Dist(closestOnSegment(p, g.A, g.B))
-}
-
-// closestOnSegment returns the point of segment ab closest to p.
-func closestOnSegment(p, a, b assets.Vec3) assets.Vec3 {
-	ab := b.Sub(a)
-	l2 := ab.Dot(ab)
-	if l2 <= 0 {
-		return a
-	}
-	t := p.Sub(a).Dot(ab) / l2
-	t = math.Max(0, math.Min(1, t))
-	return a.Add(ab.Scale(t))
+	return assets.SegmentDist(p, g.A, g.B)
 }
 
 // jointDistances returns, for point p, the distance to each joint's nearest owned
