@@ -405,6 +405,27 @@ type primData struct {
 	flip     bool
 }
 
+// meshInst is one scene node that carries a mesh.
+type meshInst struct {
+	node     int
+	skinned  bool
+	attachTo int // node of the nearest joint ancestor for an unskinned mesh, or -1
+}
+
+// geomAcc accumulates the merged mesh while primitives are read in scene order.
+type geomAcc struct {
+	m                  *Mesh
+	rigged             bool
+	toBind             Mat4 // world → the skins' bind space
+	weights            [][]Influence
+	anyNormals, anyUVs bool
+	hasNormal          []bool
+}
+
+// readGeometry merges every mesh of the scene into c.Mesh, and the skin into c.Skin
+// when the file is rigged. It runs in phases: find the mesh nodes and register their
+// skins (so joint ids exist before any weight is read), read each node's primitives
+// into one vertex list, then build the skeleton and remap weights to its order.
 func (l *loader) readGeometry(c *Character) error {
 	meshNodes := l.sceneMeshNodes()
 	if err := l.budget.instance(len(meshNodes), "scene"); err != nil {
@@ -413,187 +434,45 @@ func (l *loader) readGeometry(c *Character) error {
 	if err := l.checkDeclared(meshNodes); err != nil {
 		return err
 	}
-	// First pass: register skins of skinned primitives so joint ids exist.
-	type inst struct {
-		node     int
-		skinned  bool
-		attachTo int // node of the nearest joint ancestor for an unskinned mesh, or -1
+	insts, err := l.meshInstances(meshNodes)
+	if err != nil {
+		return err
 	}
-	var insts []inst
-	for _, n := range meshNodes {
-		nd := l.doc.Nodes[n]
-		if *nd.Mesh < 0 || *nd.Mesh >= len(l.doc.Meshes) || l.doc.Meshes[*nd.Mesh] == nil {
-			return fmt.Errorf("node %d: mesh %d does not exist", n, *nd.Mesh)
-		}
-		skinned := false
-		if nd.Skin != nil {
-			for _, p := range l.doc.Meshes[*nd.Mesh].Primitives {
-				if p != nil && hasAttr(p, "JOINTS_0") {
-					skinned = true
-				}
-			}
-			if skinned {
-				if _, err := l.useSkin(*nd.Skin); err != nil {
-					return fmt.Errorf("node %d: %w", n, err)
-				}
-			}
-		}
-		insts = append(insts, inst{node: n, skinned: skinned, attachTo: -1})
+	hasSkinnedMesh := false
+	for _, in := range insts {
+		hasSkinnedMesh = hasSkinnedMesh || in.skinned
 	}
-	if len(l.jointNode) == 0 && len(l.doc.Skins) > 0 {
-		// A skeleton without a skinned mesh (e.g. a rig saved before skinning).
-		if _, err := l.useSkin(0); err != nil {
+	// Unskinned geometry joins skinned geometry in the skins' bind space, which
+	// is not the world when a scaled or rotated node sits above the skeleton.
+	acc := &geomAcc{m: &c.Mesh, rigged: len(l.jointNode) > 0, toBind: Identity4()}
+	if hasSkinnedMesh {
+		if inv, ok := l.bindToWorld().Inverse(); ok {
+			acc.toBind = inv
+		}
+	}
+	for _, in := range insts {
+		if err := l.readInstance(acc, in); err != nil {
 			return err
 		}
 	}
-	rigged := len(l.jointNode) > 0
-	hasSkinnedMesh := false
-	for i := range insts {
-		hasSkinnedMesh = hasSkinnedMesh || insts[i].skinned
-		if rigged && !insts[i].skinned {
-			for a := l.parent[insts[i].node]; a >= 0; a = l.parent[a] {
-				if _, ok := l.jointOf[a]; ok {
-					insts[i].attachTo = a
-					break
-				}
-			}
-		}
-	}
-
-	// Unskinned geometry joins skinned geometry in the skins' bind space, which
-	// is not the world when a scaled or rotated node sits above the skeleton.
-	toBind := Identity4()
-	if hasSkinnedMesh {
-		if inv, ok := l.bindToWorld().Inverse(); ok {
-			toBind = inv
-		}
-	}
-	m := &c.Mesh
-	var weights [][]Influence
-	var anyNormals, anyUVs bool
-	var hasNormal []bool
-	for _, in := range insts {
-		nd := l.doc.Nodes[in.node]
-		mesh := l.doc.Meshes[*nd.Mesh]
-		// Primitives of one node that share their vertex accessors share vertices.
-		type span struct{ off, n int }
-		shared := map[string]span{}
-		for pi, p := range mesh.Primitives {
-			what := fmt.Sprintf("mesh %d (%q) primitive %d", *nd.Mesh, mesh.Name, pi)
-			if p == nil {
-				return fmt.Errorf("%s is null", what)
-			}
-			if err := l.budget.primitive(what); err != nil {
-				return err
-			}
-			var skinIDs []int
-			if in.skinned && hasAttr(p, "JOINTS_0") {
-				skinIDs = l.skinJoint[*nd.Skin]
-			}
-			key := attrKey(p)
-			if sp, ok := shared[key]; ok && isTriangleMode(p.Mode) {
-				tris, err := l.readTriangles(p, sp.n, what)
-				if err != nil {
-					return fmt.Errorf("%s: %w", what, err)
-				}
-				flip := skinIDs == nil && l.world[in.node].Det() < 0
-				for i := range tris {
-					for k := range 3 {
-						tris[i][k] += sp.off
-					}
-					if flip {
-						tris[i][1], tris[i][2] = tris[i][2], tris[i][1]
-					}
-				}
-				if len(tris) > 0 {
-					m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(tris), Material: l.materialOf(p, what)})
-				}
-				m.Triangles = append(m.Triangles, tris...)
-				l.mapPrimitive(in.node, pi, sp.off, sp.n, skinIDs != nil, toBind.Mul(l.world[in.node]))
-				continue
-			}
-			pd, err := l.readPrimitive(p, skinIDs, what)
-			if err != nil {
-				return fmt.Errorf("%s: %w", what, err)
-			}
-			if pd == nil {
-				continue
-			}
-			if skinIDs == nil {
-				// Unskinned geometry is placed by its node; skinned geometry already
-				// lives in the skeleton's bind space.
-				w := toBind.Mul(l.world[in.node])
-				nm := normalMatrix(w)
-				for i := range pd.pos {
-					pd.pos[i] = w.Point(pd.pos[i])
-					if !pd.pos[i].IsFinite() {
-						return fmt.Errorf("%s: vertex %d is not finite after the node transform", what, i)
-					}
-				}
-				for i := range pd.nrm {
-					pd.nrm[i] = nm.Dir(pd.nrm[i]).Normalize()
-				}
-				if w.Det() < 0 {
-					for t := range pd.tris {
-						pd.tris[t][1], pd.tris[t][2] = pd.tris[t][2], pd.tris[t][1]
-					}
-				}
-				if rigged {
-					pd.weights = make([][]Influence, len(pd.pos))
-					if in.attachTo >= 0 {
-						for v := range pd.weights {
-							pd.weights[v] = []Influence{{Joint: l.jointOf[in.attachTo], Weight: 1}}
-						}
-					}
-				}
-			}
-			off := len(m.Positions)
-			shared[key] = span{off, len(pd.pos)}
-			l.mapPrimitive(in.node, pi, off, len(pd.pos), skinIDs != nil, toBind.Mul(l.world[in.node]))
-			for i := range pd.tris {
-				for k := range 3 {
-					pd.tris[i][k] += off
-				}
-			}
-			if len(pd.tris) > 0 {
-				m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(pd.tris), Material: pd.material})
-			}
-			m.Triangles = append(m.Triangles, pd.tris...)
-			m.Positions = append(m.Positions, pd.pos...)
-			if pd.nrm != nil {
-				anyNormals = true
-				m.Normals = append(m.Normals[:off], pd.nrm...)
-			} else {
-				m.Normals = append(m.Normals[:off], make([]Vec3, len(pd.pos))...)
-			}
-			hasNormal = append(hasNormal, boolRepeat(pd.nrm != nil, len(pd.pos))...)
-			if pd.uv != nil {
-				anyUVs = true
-				m.UVs = append(m.UVs[:off], pd.uv...)
-			} else {
-				m.UVs = append(m.UVs[:off], make([][2]float64, len(pd.pos))...)
-			}
-			if rigged {
-				weights = append(weights, pd.weights...)
-			}
-		}
-	}
+	m := acc.m
 	if len(m.Triangles) == 0 {
 		if l.rep.SkippedPrimitives > 0 {
 			return fmt.Errorf("no triangles: all %d primitives are points or lines", l.rep.SkippedPrimitives)
 		}
 		return errors.New("no triangle meshes in the scene")
 	}
-	l.finishAttributes(m, anyNormals, anyUVs, hasNormal)
+	l.finishAttributes(m, acc.anyNormals, acc.anyUVs, acc.hasNormal)
 	m.Groups = mergeGroups(m.Groups)
 
-	if rigged {
+	if acc.rigged {
 		if !hasSkinnedMesh {
 			l.rep.warnf("the file has a skeleton but no skinned mesh; loaded the skeleton without a skin")
 		}
 		l.buildSkeleton(c)
 		if hasSkinnedMesh {
 			order := l.jointOrder()
+			weights := acc.weights
 			for v := range weights {
 				for k := range weights[v] {
 					weights[v][k].Joint = order[weights[v][k].Joint]
@@ -604,6 +483,180 @@ func (l *loader) readGeometry(c *Character) error {
 		}
 	}
 	return nil
+}
+
+// meshInstances checks the mesh nodes and registers the skins of skinned
+// primitives so that joint ids exist before any weight is read. An unskinned mesh
+// of a rigged file is attached to its nearest joint ancestor, if any.
+func (l *loader) meshInstances(meshNodes []int) ([]meshInst, error) {
+	var insts []meshInst
+	for _, n := range meshNodes {
+		nd := l.doc.Nodes[n]
+		if *nd.Mesh < 0 || *nd.Mesh >= len(l.doc.Meshes) || l.doc.Meshes[*nd.Mesh] == nil {
+			return nil, fmt.Errorf("node %d: mesh %d does not exist", n, *nd.Mesh)
+		}
+		skinned := false
+		if nd.Skin != nil {
+			for _, p := range l.doc.Meshes[*nd.Mesh].Primitives {
+				if p != nil && hasAttr(p, "JOINTS_0") {
+					skinned = true
+				}
+			}
+			if skinned {
+				if _, err := l.useSkin(*nd.Skin); err != nil {
+					return nil, fmt.Errorf("node %d: %w", n, err)
+				}
+			}
+		}
+		insts = append(insts, meshInst{node: n, skinned: skinned, attachTo: -1})
+	}
+	if len(l.jointNode) == 0 && len(l.doc.Skins) > 0 {
+		// A skeleton without a skinned mesh (e.g. a rig saved before skinning).
+		if _, err := l.useSkin(0); err != nil {
+			return nil, err
+		}
+	}
+	if len(l.jointNode) > 0 {
+		for i := range insts {
+			if insts[i].skinned {
+				continue
+			}
+			for a := l.parent[insts[i].node]; a >= 0; a = l.parent[a] {
+				if _, ok := l.jointOf[a]; ok {
+					insts[i].attachTo = a
+					break
+				}
+			}
+		}
+	}
+	return insts, nil
+}
+
+// readInstance appends one mesh node's primitives to acc. Primitives of one node
+// that share their vertex accessors share vertices: only their triangles are read
+// again.
+func (l *loader) readInstance(acc *geomAcc, in meshInst) error {
+	nd := l.doc.Nodes[in.node]
+	mesh := l.doc.Meshes[*nd.Mesh]
+	m := acc.m
+	type span struct{ off, n int }
+	shared := map[string]span{}
+	for pi, p := range mesh.Primitives {
+		what := fmt.Sprintf("mesh %d (%q) primitive %d", *nd.Mesh, mesh.Name, pi)
+		if p == nil {
+			return fmt.Errorf("%s is null", what)
+		}
+		if err := l.budget.primitive(what); err != nil {
+			return err
+		}
+		var skinIDs []int
+		if in.skinned && hasAttr(p, "JOINTS_0") {
+			skinIDs = l.skinJoint[*nd.Skin]
+		}
+		key := attrKey(p)
+		if sp, ok := shared[key]; ok && isTriangleMode(p.Mode) {
+			tris, err := l.readTriangles(p, sp.n, what)
+			if err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			flip := skinIDs == nil && l.world[in.node].Det() < 0
+			for i := range tris {
+				for k := range 3 {
+					tris[i][k] += sp.off
+				}
+				if flip {
+					tris[i][1], tris[i][2] = tris[i][2], tris[i][1]
+				}
+			}
+			if len(tris) > 0 {
+				m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(tris), Material: l.materialOf(p, what)})
+			}
+			m.Triangles = append(m.Triangles, tris...)
+			l.mapPrimitive(in.node, pi, sp.off, sp.n, skinIDs != nil, acc.toBind.Mul(l.world[in.node]))
+			continue
+		}
+		pd, err := l.readPrimitive(p, skinIDs, what)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if pd == nil {
+			continue
+		}
+		if skinIDs == nil {
+			if err := l.placeUnskinned(acc, in, pd, what); err != nil {
+				return err
+			}
+		}
+		off := len(m.Positions)
+		shared[key] = span{off, len(pd.pos)}
+		l.mapPrimitive(in.node, pi, off, len(pd.pos), skinIDs != nil, acc.toBind.Mul(l.world[in.node]))
+		acc.add(pd, off)
+	}
+	return nil
+}
+
+// placeUnskinned moves an unskinned primitive into the skins' bind space by its
+// node's transform (skinned geometry already lives there), and in a rigged file
+// weights it fully to the node's nearest joint ancestor (or leaves it orphaned).
+func (l *loader) placeUnskinned(acc *geomAcc, in meshInst, pd *primData, what string) error {
+	w := acc.toBind.Mul(l.world[in.node])
+	nm := normalMatrix(w)
+	for i := range pd.pos {
+		pd.pos[i] = w.Point(pd.pos[i])
+		if !pd.pos[i].IsFinite() {
+			return fmt.Errorf("%s: vertex %d is not finite after the node transform", what, i)
+		}
+	}
+	for i := range pd.nrm {
+		pd.nrm[i] = nm.Dir(pd.nrm[i]).Normalize()
+	}
+	if w.Det() < 0 {
+		for t := range pd.tris {
+			pd.tris[t][1], pd.tris[t][2] = pd.tris[t][2], pd.tris[t][1]
+		}
+	}
+	if acc.rigged {
+		pd.weights = make([][]Influence, len(pd.pos))
+		if in.attachTo >= 0 {
+			for v := range pd.weights {
+				pd.weights[v] = []Influence{{Joint: l.jointOf[in.attachTo], Weight: 1}}
+			}
+		}
+	}
+	return nil
+}
+
+// add appends a primitive's vertices (at offset off) and triangles to the merged
+// mesh; a primitive without normals or UVs gets zero placeholders that
+// finishAttributes fills.
+func (acc *geomAcc) add(pd *primData, off int) {
+	m := acc.m
+	for i := range pd.tris {
+		for k := range 3 {
+			pd.tris[i][k] += off
+		}
+	}
+	if len(pd.tris) > 0 {
+		m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(pd.tris), Material: pd.material})
+	}
+	m.Triangles = append(m.Triangles, pd.tris...)
+	m.Positions = append(m.Positions, pd.pos...)
+	if pd.nrm != nil {
+		acc.anyNormals = true
+		m.Normals = append(m.Normals[:off], pd.nrm...)
+	} else {
+		m.Normals = append(m.Normals[:off], make([]Vec3, len(pd.pos))...)
+	}
+	acc.hasNormal = append(acc.hasNormal, boolRepeat(pd.nrm != nil, len(pd.pos))...)
+	if pd.uv != nil {
+		acc.anyUVs = true
+		m.UVs = append(m.UVs[:off], pd.uv...)
+	} else {
+		m.UVs = append(m.UVs[:off], make([][2]float64, len(pd.pos))...)
+	}
+	if acc.rigged {
+		acc.weights = append(acc.weights, pd.weights...)
+	}
 }
 
 // finishAttributes fills normals and UVs of primitives that lacked them and repairs

@@ -239,3 +239,19 @@ func DecomposeTRS(m Mat4) (Vec3, Quat, Vec3) {
 	}
 	return t, q, s
 }
+
+// ClosestOnSegment returns the point of segment ab nearest to p; a degenerate
+// segment (a == b) is the point a. It is the one point-to-segment projection that
+// bones, meshes and metrics share, so every package measures a bone alike.
+func ClosestOnSegment(p, a, b Vec3) Vec3 {
+	ab := b.Sub(a)
+	l2 := ab.Dot(ab)
+	if l2 == 0 {
+		return a
+	}
+	t := p.Sub(a).Dot(ab) / l2
+	return a.Add(ab.Scale(math.Max(0, math.Min(1, t))))
+}
+
+// SegmentDist returns the Euclidean distance from p to segment ab.
+func SegmentDist(p, a, b Vec3) float64 { return p.Dist(ClosestOnSegment(p, a, b)) }

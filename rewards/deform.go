@@ -92,41 +92,8 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 		invBind[j] = inv
 	}
 	mats := make([]assets.Mat4, nJ)
-	// Each sampled triangle's blended skinning transform, as joints with the summed
-	// weights of its three corners (Σ over corners of Σ w·M = Σ over joints of W·M):
-	// gathered once, applied to the bind normal in every pose.
-	flipStart := make([]int32, len(p.flipTris)+1)
-	var flipJ []int32
-	var flipW []float64
-	for i, t := range p.flipTris {
-		first := len(flipJ)
-		for _, v := range p.tris[t] {
-		next:
-			for _, in := range r.skin[v] {
-				for k := first; k < len(flipJ); k++ {
-					if flipJ[k] == int32(in.Joint) {
-						flipW[k] += in.Weight
-						continue next
-					}
-				}
-				flipJ = append(flipJ, int32(in.Joint))
-				flipW = append(flipW, in.Weight)
-			}
-		}
-		flipStart[i+1] = int32(len(flipJ))
-	}
-	// Each sampled edge once: torn edges (a hard seam) and region edges (the two ends'
-	// heaviest joints differ and are near in the skeleton, at most two bones apart:
-	// the boundaries every seam of a rig crosses; random weights draw boundaries
-	// between far joints, which do not count).
-	torn, regions := 0.0, 0
-	var ma, mb []assets.Influence
-	for _, e := range p.edges {
-		torn += clamp01((weightJump(major(r.skin[e.a], &ma), major(r.skin[e.b], &mb)) - tearLow) / (1 - tearLow))
-		if a, b := heaviestJoint(r.skin[e.a]), heaviestJoint(r.skin[e.b]); a != b && r.near(a, b) {
-			regions++
-		}
-	}
+	fr := p.flipFrames(r)
+	torn, regions := p.seamEdges(r)
 	for k := 0; k < opt.Poses && !opt.canceled(); k++ {
 		// One stream per pose, read joint by joint: joints appended to a skeleton do
 		// not change the rotations the others get.
@@ -136,22 +103,7 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 		for j := range mats {
 			mats[j] = posed[j].Mul(invBind[j])
 		}
-		for _, v := range p.defVerts {
-			ws := r.skin[v]
-			if len(ws) == 0 {
-				def[v] = p.pos[v]
-				continue
-			}
-			q := p.pos[v]
-			var x, y, z float64
-			for _, in := range ws {
-				m, w := &mats[in.Joint], in.Weight
-				x += w * (m[0]*q[0] + m[4]*q[1] + m[8]*q[2] + m[12])
-				y += w * (m[1]*q[0] + m[5]*q[1] + m[9]*q[2] + m[13])
-				z += w * (m[2]*q[0] + m[6]*q[1] + m[10]*q[2] + m[14])
-			}
-			def[v] = assets.Vec3{x, y, z}
-		}
+		p.skinPosed(def, r, mats)
 		for i, e := range p.edges {
 			eps := math.Min(strainCap, math.Abs(def[e.a].Dist(def[e.b])/e.len-1))
 			if math.IsNaN(eps) {
@@ -162,24 +114,7 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 				edgeMax[i] = eps
 			}
 		}
-		for i, t := range p.flipTris {
-			tr := p.tris[t]
-			n1 := def[tr[1]].Sub(def[tr[0]]).Cross(def[tr[2]].Sub(def[tr[0]]))
-			// The bind normal carried by the triangle's blended skinning transform:
-			// a triangle that a chain merely rotates keeps n1·carried > 0; only a
-			// fold (the triangle turned inside out relative to its own frame) flips.
-			n0 := p.flipNormals[i]
-			var carried assets.Vec3
-			for k := flipStart[i]; k < flipStart[i+1]; k++ {
-				m, w := &mats[flipJ[k]], flipW[k]
-				carried[0] += w * (m[0]*n0[0] + m[4]*n0[1] + m[8]*n0[2])
-				carried[1] += w * (m[1]*n0[0] + m[5]*n0[1] + m[9]*n0[2])
-				carried[2] += w * (m[2]*n0[0] + m[6]*n0[1] + m[10]*n0[2])
-			}
-			if !(carried.Dot(n1) > 0) {
-				flips++
-			}
-		}
+		flips += p.folds(def, mats, fr)
 		artSum += p.affine.residual(def)
 		if p.volTris {
 			d := math.Abs(signedVolume(def, p.tris)/p.restVol - 1)
@@ -204,28 +139,7 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 	}
 	det.VolumeDrift = volDrift / poses
 	det.Articulation = artSum / poses
-	// Name the vertices at the worst edges (top 5 by a linear scan).
-	var worst []int
-	for i, m := range edgeMax {
-		if m < 0.25 {
-			continue
-		}
-		worst = append(worst, i)
-		for w := len(worst) - 1; w > 0 && edgeMax[worst[w]] > edgeMax[worst[w-1]]; w-- {
-			worst[w], worst[w-1] = worst[w-1], worst[w]
-		}
-		if len(worst) > 5 {
-			worst = worst[:5]
-		}
-	}
-	for _, i := range worst {
-		v := p.edges[i].a
-		j := -1
-		if len(r.skin[v]) > 0 {
-			j = r.skin[v][0].Joint
-		}
-		det.WorstVertices = append(det.WorstVertices, VertexJoint{Vertex: v, Joint: jointName(r, j), Value: edgeMax[i]})
-	}
+	det.WorstVertices = p.worstVertices(r, edgeMax)
 	// Per seam, not per mesh: strain and tears are counted per region-boundary edge,
 	// so a rig does not gain by having fewer seams (dropping a limb removes its seam
 	// and its strain with it).
@@ -239,6 +153,129 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 		artF = 1 // a mesh too small to sample (fewer than 4 vertices 0.3 apart)
 	}
 	return tearF * strainF * flipF * volF * artF, det
+}
+
+// blendedFrames holds each sampled triangle's blended skinning transform, as joints
+// with the summed weights of its three corners (Σ over corners of Σ w·M = Σ over
+// joints of W·M): gathered once, applied to the bind normal in every pose. Triangle
+// i's joints are joint[start[i]:start[i+1]].
+type blendedFrames struct {
+	start  []int32
+	joint  []int32
+	weight []float64
+}
+
+// flipFrames gathers the blended frames of the fold-sampled triangles.
+func (p *Prepared) flipFrames(r *rig) blendedFrames {
+	flipStart := make([]int32, len(p.flipTris)+1)
+	var flipJ []int32
+	var flipW []float64
+	for i, t := range p.flipTris {
+		first := len(flipJ)
+		for _, v := range p.tris[t] {
+		next:
+			for _, in := range r.skin[v] {
+				for k := first; k < len(flipJ); k++ {
+					if flipJ[k] == int32(in.Joint) {
+						flipW[k] += in.Weight
+						continue next
+					}
+				}
+				flipJ = append(flipJ, int32(in.Joint))
+				flipW = append(flipW, in.Weight)
+			}
+		}
+		flipStart[i+1] = int32(len(flipJ))
+	}
+	return blendedFrames{flipStart, flipJ, flipW}
+}
+
+// seamEdges scores each sampled edge once: torn edges (a hard seam) and region
+// edges (the two ends' heaviest joints differ and are near in the skeleton, at most
+// two bones apart: the boundaries every seam of a rig crosses; random weights draw
+// boundaries between far joints, which do not count).
+func (p *Prepared) seamEdges(r *rig) (torn float64, regions int) {
+	var ma, mb []assets.Influence
+	for _, e := range p.edges {
+		torn += clamp01((weightJump(major(r.skin[e.a], &ma), major(r.skin[e.b], &mb)) - tearLow) / (1 - tearLow))
+		if a, b := heaviestJoint(r.skin[e.a]), heaviestJoint(r.skin[e.b]); a != b && r.near(a, b) {
+			regions++
+		}
+	}
+	return torn, regions
+}
+
+// skinPosed writes the linear-blend-skinned position of every deformation vertex
+// into def, given each joint's bind-to-posed transform; unweighted vertices stay.
+func (p *Prepared) skinPosed(def []assets.Vec3, r *rig, mats []assets.Mat4) {
+	for _, v := range p.defVerts {
+		ws := r.skin[v]
+		if len(ws) == 0 {
+			def[v] = p.pos[v]
+			continue
+		}
+		q := p.pos[v]
+		var x, y, z float64
+		for _, in := range ws {
+			m, w := &mats[in.Joint], in.Weight
+			x += w * (m[0]*q[0] + m[4]*q[1] + m[8]*q[2] + m[12])
+			y += w * (m[1]*q[0] + m[5]*q[1] + m[9]*q[2] + m[13])
+			z += w * (m[2]*q[0] + m[6]*q[1] + m[10]*q[2] + m[14])
+		}
+		def[v] = assets.Vec3{x, y, z}
+	}
+}
+
+// folds counts the sampled triangles that fold in one pose. The bind normal is
+// carried by the triangle's blended skinning transform: a triangle that a chain
+// merely rotates keeps n1·carried > 0; only a fold (the triangle turned inside out
+// relative to its own frame) flips.
+func (p *Prepared) folds(def []assets.Vec3, mats []assets.Mat4, fr blendedFrames) int {
+	flips := 0
+	for i, t := range p.flipTris {
+		tr := p.tris[t]
+		n1 := def[tr[1]].Sub(def[tr[0]]).Cross(def[tr[2]].Sub(def[tr[0]]))
+		n0 := p.flipNormals[i]
+		var carried assets.Vec3
+		for k := fr.start[i]; k < fr.start[i+1]; k++ {
+			m, w := &mats[fr.joint[k]], fr.weight[k]
+			carried[0] += w * (m[0]*n0[0] + m[4]*n0[1] + m[8]*n0[2])
+			carried[1] += w * (m[1]*n0[0] + m[5]*n0[1] + m[9]*n0[2])
+			carried[2] += w * (m[2]*n0[0] + m[6]*n0[1] + m[10]*n0[2])
+		}
+		if !(carried.Dot(n1) > 0) {
+			flips++
+		}
+	}
+	return flips
+}
+
+// worstVertices names the vertices at the worst-strained edges (top 5 of those at
+// 0.25 or more, by a linear scan), with the joint that moves each most.
+func (p *Prepared) worstVertices(r *rig, edgeMax []float64) []VertexJoint {
+	var worst []int
+	for i, m := range edgeMax {
+		if m < 0.25 {
+			continue
+		}
+		worst = append(worst, i)
+		for w := len(worst) - 1; w > 0 && edgeMax[worst[w]] > edgeMax[worst[w-1]]; w-- {
+			worst[w], worst[w-1] = worst[w-1], worst[w]
+		}
+		if len(worst) > 5 {
+			worst = worst[:5]
+		}
+	}
+	var out []VertexJoint
+	for _, i := range worst {
+		v := p.edges[i].a
+		j := -1
+		if len(r.skin[v]) > 0 {
+			j = r.skin[v][0].Joint
+		}
+		out = append(out, VertexJoint{Vertex: v, Joint: jointName(r, j), Value: edgeMax[i]})
+	}
+	return out
 }
 
 var posedPool = sync.Pool{New: func() any { return new([]assets.Vec3) }}

@@ -122,7 +122,7 @@ func SurfaceBones(c *assets.Character, seed int64) (*assets.Character, bool) {
 			assets.Translate4(s.Point.Sub(s.Normal.Scale(0.01*size))))
 	}
 	h.Skeleton = sk
-	h.Skin = RigidWeights(h.Mesh.Positions, sk)
+	h.Skin = assets.RigidSkin(h.Mesh.Positions, sk)
 	return h, true
 }
 
@@ -277,14 +277,14 @@ func Shrunk(c *assets.Character, seed int64) (*assets.Character, bool) {
 }
 
 // RigidNearestBone keeps the true skeleton and gives every vertex weight 1 on its
-// nearest bone (RigidWeights). It does not apply (ok false) when the true weights
+// nearest bone (assets.RigidSkin). It does not apply (ok false) when the true weights
 // are that already: the hack would be the true rig itself.
 func RigidNearestBone(c *assets.Character, seed int64) (*assets.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
 	h := c.Clone()
-	h.Skin = RigidWeights(h.Mesh.Positions, h.Skeleton)
+	h.Skin = assets.RigidSkin(h.Mesh.Positions, h.Skeleton)
 	return h, !sameWeights(c.Skin, h.Skin)
 }
 
@@ -381,39 +381,6 @@ func DecoyBones(c *assets.Character, seed int64) (*assets.Character, bool) {
 		}
 	}
 	return h, true
-}
-
-// RigidWeights gives every vertex weight 1 on the joint that moves its nearest bone:
-// a bone runs from a joint to each of its children and moves with that joint; a joint
-// without children is a point. This is the rigid floor of METRICS.md.
-func RigidWeights(positions []assets.Vec3, sk *assets.Skeleton) *assets.Skin {
-	n := sk.NumJoints()
-	pos := sk.Positions()
-	children := sk.Children()
-	type bone struct {
-		a, b  assets.Vec3
-		owner int
-	}
-	var bones []bone
-	for j := 0; j < n; j++ {
-		if len(children[j]) == 0 {
-			bones = append(bones, bone{pos[j], pos[j], j})
-		}
-		for _, ch := range children[j] {
-			bones = append(bones, bone{pos[j], pos[ch], j})
-		}
-	}
-	k := &assets.Skin{Weights: make([][]assets.Influence, len(positions))}
-	for v, p := range positions {
-		best, bj := math.Inf(1), 0
-		for _, b := range bones {
-			if d := segDist(p, b.a, b.b); d < best {
-				best, bj = d, b.owner
-			}
-		}
-		k.Weights[v] = []assets.Influence{{Joint: bj, Weight: 1}}
-	}
-	return k
 }
 
 // jointMass returns each joint's summed skin weight over c's vertices and their

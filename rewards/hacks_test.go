@@ -346,7 +346,7 @@ func TestPokeOutSheet(t *testing.T) {
 	}
 	c.Skeleton = &assets.Skeleton{Names: []string{"a", "b", "c"}, Parents: []int{-1, 0, 1},
 		BindWorld: []assets.Mat4{assets.Translate4(assets.Vec3{0.2, 0.5, 0}), assets.Translate4(assets.Vec3{1, 0.5, 0}), assets.Translate4(assets.Vec3{1.6, 0.5, 0})}}
-	c.Skin = RigidWeights(c.Mesh.Positions, c.Skeleton)
+	c.Skin = assets.RigidSkin(c.Mesh.Positions, c.Skeleton)
 	h, ok := PokeOut(c, 1)
 	if !ok {
 		t.Fatal("poke_out did not apply")

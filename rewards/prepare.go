@@ -156,21 +156,7 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 	p.wn = geom.NewWindingNumberBVH(p.bvh)
 	rng := rand.New(rand.NewSource(opt.Seed))
 
-	for _, s := range geom.SampleSurface(nm, opt.SurfaceSamples, rng) {
-		// The nearest opposite side, capped at maxThickness; 0.2 for an open sheet
-		// (none found).
-		th := 0.2
-		if t, ok := p.bvh.RayCapped(s.Point, s.Normal.Scale(-1), 1e-4, maxThickness, thicknessRayMax); ok {
-			th = t
-		}
-		corner := 0
-		for k := 1; k < 3; k++ {
-			if s.Bary[k] > s.Bary[corner] {
-				corner = k
-			}
-		}
-		p.surf = append(p.surf, surfPoint{p: s.Point, n: s.Normal, thickness: math.Min(th, maxThickness), vert: m.Triangles[s.Triangle][corner]})
-	}
+	p.sampleSurface(nm, opt.SurfaceSamples, rng)
 	if len(p.surf) == 0 {
 		return nil, errors.New("prepare mesh: the mesh has no surface area")
 	}
@@ -185,6 +171,41 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 	}
 	p.piece = p.graph.pieces()
 
+	p.sampleDeformation(meshEdges, boundary, rng)
+	if opt.canceled() {
+		return nil, ErrCanceled
+	}
+	stride := (len(p.pos) + maxLocalityVerts - 1) / maxLocalityVerts
+	for v := 0; v < len(p.pos); v += stride {
+		p.locVerts = append(p.locVerts, v)
+	}
+	return p, nil
+}
+
+// sampleSurface draws n surface points (the rng's first use, so samples follow
+// the seed) with each one's thickness: the nearest opposite side, capped at
+// maxThickness; 0.2 for an open sheet (none found).
+func (p *Prepared) sampleSurface(nm *assets.Mesh, n int, rng *rand.Rand) {
+	for _, s := range geom.SampleSurface(nm, n, rng) {
+		th := 0.2
+		if t, ok := p.bvh.RayCapped(s.Point, s.Normal.Scale(-1), 1e-4, maxThickness, thicknessRayMax); ok {
+			th = t
+		}
+		corner := 0
+		for k := 1; k < 3; k++ {
+			if s.Bary[k] > s.Bary[corner] {
+				corner = k
+			}
+		}
+		p.surf = append(p.surf, surfPoint{p: s.Point, n: s.Normal, thickness: math.Min(th, maxThickness), vert: p.tris[s.Triangle][corner]})
+	}
+}
+
+// sampleDeformation draws what the deformation reward poses: strain edges, fold
+// triangles with their bind normals, the volume of a nearly closed mesh, the
+// articulation sample, and the vertices all of these touch (defVerts), so a pose
+// skins only those.
+func (p *Prepared) sampleDeformation(meshEdges []uint64, boundary float64, rng *rand.Rand) {
 	// Edge and triangle samples for the deformation reward, deterministic by seed.
 	// The shuffles move packed keys and indices; only the kept samples are built.
 	keep := meshEdges[:0] // the graph is built: filter the edges in place
@@ -200,8 +221,8 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 		a, b := int(e>>32), int(uint32(e))
 		p.edges[i] = restEdge{a, b, p.pos[a].Dist(p.pos[b])}
 	}
-	flips := make([]int32, 0, len(m.Triangles))
-	for t, tr := range m.Triangles {
+	flips := make([]int32, 0, len(p.tris))
+	for t, tr := range p.tris {
 		a, b, c := p.pos[tr[0]], p.pos[tr[1]], p.pos[tr[2]]
 		if b.Sub(a).Cross(c.Sub(a)).Len() > 1e-8 {
 			flips = append(flips, int32(t))
@@ -214,12 +235,12 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 	}
 	p.flipNormals = make([]assets.Vec3, len(p.flipTris))
 	for i, t := range p.flipTris {
-		tr := m.Triangles[t]
+		tr := p.tris[t]
 		p.flipNormals[i] = p.pos[tr[1]].Sub(p.pos[tr[0]]).Cross(p.pos[tr[2]].Sub(p.pos[tr[0]]))
 	}
 	// Volume only for meshes that are nearly closed and small enough to pose whole.
 	if boundary < 0.05 && len(p.pos) <= maxVolumeVertices {
-		p.restVol = signedVolume(p.pos, m.Triangles)
+		p.restVol = signedVolume(p.pos, p.tris)
 		p.volTris = math.Abs(p.restVol) > 1e-4
 	}
 	// The articulation sample: the ends of random vertex pairs at least 0.3 apart,
@@ -245,7 +266,7 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 		used[e.a], used[e.b] = true, true
 	}
 	for _, t := range p.flipTris {
-		for _, v := range m.Triangles[t] {
+		for _, v := range p.tris[t] {
 			used[v] = true
 		}
 	}
@@ -254,14 +275,6 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 			p.defVerts = append(p.defVerts, v)
 		}
 	}
-	if opt.canceled() {
-		return nil, ErrCanceled
-	}
-	stride := (len(p.pos) + maxLocalityVerts - 1) / maxLocalityVerts
-	for v := 0; v < len(p.pos); v += stride {
-		p.locVerts = append(p.locVerts, v)
-	}
-	return p, nil
 }
 
 // NumVertices returns the vertex count of the prepared mesh.
@@ -282,18 +295,6 @@ func signedVolume(pos []assets.Vec3, tris [][3]int) float64 {
 		v += pos[t[0]].Dot(pos[t[1]].Cross(pos[t[2]]))
 	}
 	return v / 6
-}
-
-// segDist returns the distance from p to segment ab.
-func segDist(p, a, b assets.Vec3) float64 {
-	ab := b.Sub(a)
-	l2 := ab.Dot(ab)
-	if l2 == 0 {
-		return p.Dist(a)
-	}
-	t := p.Sub(a).Dot(ab) / l2
-	t = math.Max(0, math.Min(1, t))
-	return p.Dist(a.Add(ab.Scale(t)))
 }
 
 // SizeBytes estimates the memory the prepared mesh holds (positions, BVH, graph and

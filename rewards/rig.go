@@ -58,7 +58,10 @@ func newSegment(a, b assets.Vec3, owner, child int) segment {
 	return s
 }
 
-// dist2 returns the squared distance from p to the segment.
+// dist2 returns the squared distance from p to the segment. It differs from
+// assets.SegmentDist on purpose: it runs once per vertex per bone in every reward,
+// so it multiplies by the reciprocal cached in newSegment and skips the square root
+// (and so rounds differently in the last bit).
 func (s *segment) dist2(p assets.Vec3) float64 {
 	px, py, pz := p[0]-s.a[0], p[1]-s.a[1], p[2]-s.a[2]
 	t := (px*s.ab[0] + py*s.ab[1] + pz*s.ab[2]) * s.inv
@@ -89,6 +92,23 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 		r.fatal = append(r.fatal, fmt.Sprintf("skeleton arrays disagree: %d names, %d parents, %d bind matrices", n, len(sk.Parents), len(sk.BindWorld)))
 		return r
 	}
+	if !r.readSkeleton(sk, norm) {
+		return r
+	}
+	if c.Skin == nil {
+		r.fatal = append(r.fatal, "no skin weights")
+		return r
+	}
+	r.readSkin(c.Skin, n)
+	r.buildSegments(n)
+	return r
+}
+
+// readSkeleton copies the skeleton into the normalized frame, checking each joint
+// (parents first, finite and invertible bind matrices); it reports false, with the
+// reason in r.fatal, at the first bad joint.
+func (r *rig) readSkeleton(sk *assets.Skeleton, norm assets.Normalization) bool {
+	n := sk.NumJoints()
 	r.names = sk.Names
 	r.parents = sk.Parents
 	r.pos = make([]assets.Vec3, n)
@@ -97,36 +117,39 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 		p := sk.Parents[j]
 		if p < -1 || p >= j {
 			r.fatal = append(r.fatal, fmt.Sprintf("joint %d (%s) has parent %d; parents must precede children", j, sk.Names[j], p))
-			return r
+			return false
 		}
 		b := sk.BindWorld[j]
 		if !b.IsFinite() {
 			r.fatal = append(r.fatal, fmt.Sprintf("joint %d (%s) has a non-finite bind matrix", j, sk.Names[j]))
-			return r
+			return false
 		}
 		if _, ok := b.Inverse(); !ok {
 			r.fatal = append(r.fatal, fmt.Sprintf("joint %d (%s) has a singular bind matrix", j, sk.Names[j]))
-			return r
+			return false
 		}
 		r.pos[j] = norm.Point(b.Translation())
 		b[12], b[13], b[14] = r.pos[j][0], r.pos[j][1], r.pos[j][2]
 		r.skel.BindWorld[j] = b
 	}
 	r.children = r.skel.Children()
-	if c.Skin == nil {
-		r.fatal = append(r.fatal, "no skin weights")
-		return r
-	}
+	return true
+}
+
+// readSkin keeps each vertex's valid, positive influences renormalized to sum 1 (in
+// one backing array), and records each bad vertex with its reason rather than
+// failing: the rewards score a flawed skin, they do not refuse it.
+func (r *rig) readSkin(skin *assets.Skin, n int) {
 	r.skin = make([][]assets.Influence, r.numVerts)
 	total := 0
-	for v := 0; v < r.numVerts && v < len(c.Skin.Weights); v++ {
-		total += len(c.Skin.Weights[v])
+	for v := 0; v < r.numVerts && v < len(skin.Weights); v++ {
+		total += len(skin.Weights[v])
 	}
 	flat := make([]assets.Influence, 0, total) // one backing array for every vertex's weights
 	for v := 0; v < r.numVerts; v++ {
 		var infl []assets.Influence
-		if v < len(c.Skin.Weights) {
-			infl = c.Skin.Weights[v]
+		if v < len(skin.Weights) {
+			infl = skin.Weights[v]
 		}
 		reason := ""
 		sum := 0.0
@@ -164,6 +187,12 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 		}
 		r.skin[v] = clean
 	}
+}
+
+// buildSegments computes each joint's skin mass and whether it is some vertex's
+// heaviest joint, then gives each joint with mass its bones: one segment per child
+// whose subtree moves some vertex, or a point when there is none.
+func (r *rig) buildSegments(n int) {
 	r.mass = make([]float64, n)
 	for _, ws := range r.skin {
 		for _, in := range ws {
@@ -205,7 +234,6 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 			r.segs = append(r.segs, newSegment(r.pos[j], r.pos[j], j, -1))
 		}
 	}
-	return r
 }
 
 // nearestSegment returns the distance from p to the nearest of segs and its index.

@@ -54,9 +54,32 @@ const (
 // pivot lies far from it (a door on its hinge pays for the distance).
 func (p *Prepared) locality(r *rig) (float64, *LocalityDetails) {
 	det := &LocalityDetails{}
-	nJ := len(r.pos)
-	// Sparsity over all vertices.
-	sparse, counted, infl := 0.0, 0, 0.0
+	sparse, counted, infl := sparsity(r)
+	if counted == 0 {
+		return 0, det
+	}
+	det.Sparsity = sparse / float64(counted)
+	det.MeanInfluences = infl / float64(counted)
+	dsum, dn := p.distanceLocality(r)
+	det.Distance = 1
+	if dn > 0 {
+		det.Distance = dsum / float64(dn)
+	}
+	connMass, totalMass := p.connectivity(r, det)
+	det.Connectivity = 1
+	if totalMass > 0 {
+		det.Connectivity = connMass / totalMass
+	}
+	sort.Slice(det.Scattered, func(a, b int) bool { return det.Scattered[a].Value > det.Scattered[b].Value })
+	if len(det.Scattered) > 20 {
+		det.Scattered = det.Scattered[:20]
+	}
+	return det.Sparsity * det.Distance * det.Connectivity, det
+}
+
+// sparsity sums min(1, freeInfluences/influences) and the influence count over the
+// weighted vertices, and counts them.
+func sparsity(r *rig) (sparse float64, counted int, infl float64) {
 	for _, ws := range r.skin {
 		if len(ws) == 0 {
 			continue
@@ -71,14 +94,12 @@ func (p *Prepared) locality(r *rig) (float64, *LocalityDetails) {
 		sparse += math.Min(1, float64(freeInfluences)/float64(max(1, n)))
 		counted++
 	}
-	if counted == 0 {
-		return 0, det
-	}
-	det.Sparsity = sparse / float64(counted)
-	det.MeanInfluences = infl / float64(counted)
+	return sparse, counted, infl
+}
 
-	// Distance locality over a vertex subsample.
-	dsum, dn := 0.0, 0
+// distanceLocality sums, over the locality subsample of weighted vertices, how
+// little weight reaches beyond the nearest bone, and counts them.
+func (p *Prepared) distanceLocality(r *rig) (dsum float64, dn int) {
 	for _, v := range p.locVerts {
 		ws := r.skin[v]
 		if len(ws) == 0 {
@@ -93,12 +114,14 @@ func (p *Prepared) locality(r *rig) (float64, *LocalityDetails) {
 		dsum += (near + localitySlack) / (near + beyond + localitySlack)
 		dn++
 	}
-	det.Distance = 1
-	if dn > 0 {
-		det.Distance = dsum / float64(dn)
-	}
+	return dsum, dn
+}
 
-	// Connectivity of each joint's region.
+// connectivity sums, over the joints, each joint's influence mass and the mass in
+// its largest surface-connected region within each mesh piece, and lists in
+// det.Scattered the joints that lose more than 5% to stray regions.
+func (p *Prepared) connectivity(r *rig, det *LocalityDetails) (connMass, totalMass float64) {
+	nJ := len(r.pos)
 	regions := make([][]int, nJ)
 	mass := make([]float64, nJ)
 	for v, ws := range r.skin {
@@ -120,7 +143,6 @@ func (p *Prepared) locality(r *rig) (float64, *LocalityDetails) {
 	pieceBest := make([]float64, nPieces)
 	pieceStamp := make([]int32, nPieces)
 	var touched []int32
-	totalMass, connMass := 0.0, 0.0
 	for j, reg := range regions {
 		if len(reg) == 0 {
 			continue
@@ -174,13 +196,5 @@ func (p *Prepared) locality(r *rig) (float64, *LocalityDetails) {
 			det.Scattered = append(det.Scattered, JointValue{Joint: r.names[j], Value: lost})
 		}
 	}
-	det.Connectivity = 1
-	if totalMass > 0 {
-		det.Connectivity = connMass / totalMass
-	}
-	sort.Slice(det.Scattered, func(a, b int) bool { return det.Scattered[a].Value > det.Scattered[b].Value })
-	if len(det.Scattered) > 20 {
-		det.Scattered = det.Scattered[:20]
-	}
-	return det.Sparsity * det.Distance * det.Connectivity, det
+	return connMass, totalMass
 }

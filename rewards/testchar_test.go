@@ -13,7 +13,7 @@ type capsule struct {
 	r    float64
 }
 
-func (c capsule) sdf(p assets.Vec3) float64 { return segDist(p, c.a, c.b) - c.r }
+func (c capsule) sdf(p assets.Vec3) float64 { return assets.SegmentDist(p, c.a, c.b) - c.r }
 
 // creature is a test character: capsules blended into one surface, a skeleton along
 // them, smooth inverse-distance weights.
@@ -196,7 +196,7 @@ func smoothWeights(positions []assets.Vec3, sk *assets.Skeleton) *assets.Skin {
 				d = p.Dist(pos[j])
 			}
 			for _, c := range ch[j] {
-				d = math.Min(d, segDist(p, pos[j], pos[c]))
+				d = math.Min(d, assets.SegmentDist(p, pos[j], pos[c]))
 			}
 			row[j] = math.Pow(d+0.02, -6)
 		}

@@ -44,7 +44,9 @@ func PickJoint(viewProj assets.Mat4, joints []assets.Vec3, parents []int, w, h i
 	return best
 }
 
-// segDist is the distance from (px, py) to the segment (ax, ay)-(bx, by).
+// segDist is the distance from (px, py) to the segment (ax, ay)-(bx, by). It is the
+// screen-space (2D) counterpart of assets.SegmentDist, for picking bones under the
+// cursor.
 func segDist(px, py, ax, ay, bx, by float64) float64 {
 	dx, dy := bx-ax, by-ay
 	l2 := dx*dx + dy*dy

@@ -412,49 +412,7 @@ func Run(o RunOptions) error {
 		a.resize(win)
 		a.view.FrameAll(a.w, a.h)
 		win.SetFramebufferSizeCallback(func(_ *glfw.Window, w, h int) { a.resize(win) })
-		win.SetKeyCallback(func(_ *glfw.Window, k glfw.Key, _ int, act glfw.Action, mods glfw.ModifierKey) {
-			if act == glfw.Release {
-				return
-			}
-			a.mods = mods
-			if a.key(k, mods) {
-				win.SetShouldClose(true)
-			}
-		})
-		win.SetMouseButtonCallback(func(_ *glfw.Window, b glfw.MouseButton, act glfw.Action, mods glfw.ModifierKey) {
-			if b > glfw.MouseButtonMiddle {
-				return
-			}
-			x, y := win.GetCursorPos()
-			x, y = x*a.fbPerPixel, y*a.fbPerPixel
-			a.mods = mods
-			if act == glfw.Press {
-				a.down[b] = true
-				a.pressX, a.pressY, a.lastX, a.lastY, a.dragged = x, y, x, y, false
-				return
-			}
-			a.down[b] = false
-			if b == glfw.MouseButtonLeft && !a.dragged && mods&(glfw.ModControl|glfw.ModShift|glfw.ModAlt) == 0 {
-				a.click(x, y)
-			}
-		})
-		win.SetCursorPosCallback(func(_ *glfw.Window, x, y float64) {
-			x, y = x*a.fbPerPixel, y*a.fbPerPixel
-			if !(a.down[0] || a.down[1] || a.down[2]) {
-				return
-			}
-			if math.Hypot(x-a.pressX, y-a.pressY) > 3*a.fbPerPixel {
-				a.dragged = true
-			}
-			if a.dragged {
-				a.drag(x-a.lastX, y-a.lastY)
-			}
-			a.lastX, a.lastY = x, y
-		})
-		win.SetScrollCallback(func(_ *glfw.Window, _, dy float64) {
-			a.view.Camera.Zoom(dy)
-			a.needsFrame = true
-		})
+		a.bindInput(win)
 		last := time.Now()
 		frames := 0
 		for !win.ShouldClose() {
@@ -488,6 +446,54 @@ func Run(o RunOptions) error {
 			}
 		}
 		return nil
+	})
+}
+
+// bindInput routes the window's keys, mouse buttons, cursor motion and scroll to
+// the app: a click without a drag picks, a drag orbits or pans, scroll zooms.
+func (a *app) bindInput(win *glfw.Window) {
+	win.SetKeyCallback(func(_ *glfw.Window, k glfw.Key, _ int, act glfw.Action, mods glfw.ModifierKey) {
+		if act == glfw.Release {
+			return
+		}
+		a.mods = mods
+		if a.key(k, mods) {
+			win.SetShouldClose(true)
+		}
+	})
+	win.SetMouseButtonCallback(func(_ *glfw.Window, b glfw.MouseButton, act glfw.Action, mods glfw.ModifierKey) {
+		if b > glfw.MouseButtonMiddle {
+			return
+		}
+		x, y := win.GetCursorPos()
+		x, y = x*a.fbPerPixel, y*a.fbPerPixel
+		a.mods = mods
+		if act == glfw.Press {
+			a.down[b] = true
+			a.pressX, a.pressY, a.lastX, a.lastY, a.dragged = x, y, x, y, false
+			return
+		}
+		a.down[b] = false
+		if b == glfw.MouseButtonLeft && !a.dragged && mods&(glfw.ModControl|glfw.ModShift|glfw.ModAlt) == 0 {
+			a.click(x, y)
+		}
+	})
+	win.SetCursorPosCallback(func(_ *glfw.Window, x, y float64) {
+		x, y = x*a.fbPerPixel, y*a.fbPerPixel
+		if !(a.down[0] || a.down[1] || a.down[2]) {
+			return
+		}
+		if math.Hypot(x-a.pressX, y-a.pressY) > 3*a.fbPerPixel {
+			a.dragged = true
+		}
+		if a.dragged {
+			a.drag(x-a.lastX, y-a.lastY)
+		}
+		a.lastX, a.lastY = x, y
+	})
+	win.SetScrollCallback(func(_ *glfw.Window, _, dy float64) {
+		a.view.Camera.Zoom(dy)
+		a.needsFrame = true
 	})
 }
 

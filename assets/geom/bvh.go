@@ -284,8 +284,8 @@ func (b *BVH) ClosestWithin(p assets.Vec3, maxDist float64) (hit ClosestHit, ok 
 func ClosestOnTriangle(p, a, b, c assets.Vec3) assets.Vec3 {
 	ab, ac, ap := b.Sub(a), c.Sub(a), p.Sub(a)
 	if n := ab.Cross(ac); n.Dot(n) <= 1e-30 {
-		best := closestOnEdge(p, a, b)
-		for _, q := range []assets.Vec3{closestOnEdge(p, b, c), closestOnEdge(p, c, a)} {
+		best := assets.ClosestOnSegment(p, a, b)
+		for _, q := range []assets.Vec3{assets.ClosestOnSegment(p, b, c), assets.ClosestOnSegment(p, c, a)} {
 			if p.Dist(q) < p.Dist(best) {
 				best = q
 			}
@@ -334,17 +334,6 @@ func ClosestOnTriangle(p, a, b, c assets.Vec3) assets.Vec3 {
 	}
 	v, w := vb/denom, vc/denom
 	return a.Add(ab.Scale(v)).Add(ac.Scale(w))
-}
-
-// closestOnEdge returns the point of segment ab nearest to p.
-func closestOnEdge(p, a, b assets.Vec3) assets.Vec3 {
-	ab := b.Sub(a)
-	l2 := ab.Dot(ab)
-	if l2 == 0 {
-		return a
-	}
-	t := p.Sub(a).Dot(ab) / l2
-	return a.Add(ab.Scale(math.Max(0, math.Min(1, t))))
 }
 
 // sortMorton sorts sc.items by the Morton code of their centroids (10 bits per axis

@@ -43,19 +43,7 @@ func bonesExt(s *assets.Skeleton, ext float64) []Segment {
 
 // Dist returns the Euclidean distance from p to the segment.
 func (g Segment) Dist(p assets.Vec3) float64 {
-	return p.Dist(closestOnSegment(p, g.A, g.B))
-}
-
-// closestOnSegment returns the point of segment ab closest to p.
-func closestOnSegment(p, a, b assets.Vec3) assets.Vec3 {
-	ab := b.Sub(a)
-	l2 := ab.Dot(ab)
-	if l2 <= 0 {
-		return a
-	}
-	t := p.Sub(a).Dot(ab) / l2
-	t = math.Max(0, math.Min(1, t))
-	return a.Add(ab.Scale(t))
+	return assets.SegmentDist(p, g.A, g.B)
 }
 
 // jointDistances returns, for point p, the distance to each joint's nearest owned
@@ -71,33 +59,13 @@ func jointDistances(p assets.Vec3, segs []Segment, dst []float64) {
 	}
 }
 
-// NearestBone returns the joint whose bone segment is nearest to p (ties go to the
-// lower segment index, i.e. parents before children).
-func NearestBone(p assets.Vec3, segs []Segment) int {
-	best, bj := math.Inf(1), -1
-	for _, g := range segs {
-		if d := g.Dist(p); d < best {
-			best, bj = d, g.Joint
-		}
-	}
-	return bj
-}
-
-// Rigid returns the floor of shared/METRICS.md: every vertex gets weight 1 on the
-// joint owning the nearest bone segment. It leaves bones empty by design and is the
-// baseline every skinning method must beat.
+// Rigid returns the floor of shared/METRICS.md (assets.RigidSkin): every vertex gets
+// weight 1 on the joint owning the nearest bone segment. It leaves bones empty by
+// design and is the baseline every skinning method must beat.
 //
 // A character without joints gets a skin whose vertices are all orphans.
 func Rigid(c *assets.Character) *assets.Skin {
-	k := &assets.Skin{Weights: make([][]assets.Influence, len(c.Mesh.Positions))}
-	if c.Skeleton.NumJoints() == 0 {
-		return k
-	}
-	segs := Bones(c.Skeleton)
-	for v, p := range c.Mesh.Positions {
-		k.Weights[v] = []assets.Influence{{Joint: NearestBone(p, segs), Weight: 1}}
-	}
-	return k
+	return assets.RigidSkin(c.Mesh.Positions, c.Skeleton)
 }
 
 // checkCharacter reports why a character cannot be skinned.

@@ -317,7 +317,7 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 				if t == 0 {
 					nearest = i
 				}
-				if visible(bvh, p, closestOnSegment(p, segs[i].A, segs[i].B), opt.RayOffset) {
+				if visible(bvh, p, assets.ClosestOnSegment(p, segs[i].A, segs[i].B), opt.RayOffset) {
 					nearest, seen = i, true
 					break
 				}
@@ -331,7 +331,7 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 						continue // bones found invisible were set to +Inf
 					}
 					if dk := g.Dist(p); dk <= d*(1+opt.Tie) &&
-						(!seen || visible(bvh, p, closestOnSegment(p, g.A, g.B), opt.RayOffset)) {
+						(!seen || visible(bvh, p, assets.ClosestOnSegment(p, g.A, g.B), opt.RayOffset)) {
 						joints = append(joints, g.Joint)
 					}
 				}
@@ -399,7 +399,7 @@ func (hm *heatMesh) nearestTo(bvh *geom.BVH, segs []Segment, j int, opt HeatOpti
 	for k, v := range near {
 		p := hm.pos[v]
 		for _, g := range segs {
-			if g.Joint == j && visible(bvh, p, closestOnSegment(p, g.A, g.B), opt.RayOffset) {
+			if g.Joint == j && visible(bvh, p, assets.ClosestOnSegment(p, g.A, g.B), opt.RayOffset) {
 				seen[k] = true
 				break
 			}

@@ -164,51 +164,11 @@ const blockCells = 4
 // into loops, and ambiguous faces are split by the face-centre average, which both
 // cubes sharing the face compute alike, so the result is closed and edge-manifold.
 func polygonize(prims []prim, h float64) *surface {
-	lo := assets.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
-	hi := lo.Scale(-1)
-	lip := 1.0
-	for i := range prims {
-		p := &prims[i]
-		r := math.Max(p.ra, p.rb)
-		for a := 0; a < 3; a++ {
-			lo[a] = math.Min(lo[a], math.Min(p.a[a], p.b[a])-r)
-			hi[a] = math.Max(hi[a], math.Max(p.a[a], p.b[a])+r)
-		}
-		lip = math.Max(lip, p.lip)
-	}
-	pad := 2 * h
-	lo = lo.Sub(assets.Vec3{pad, pad, pad})
-	hi = hi.Add(assets.Vec3{pad, pad, pad})
-	var nb [3]int
-	for a := 0; a < 3; a++ {
-		nb[a] = int(math.Ceil((hi[a]-lo[a])/(h*blockCells))) + 1
-	}
-	g := &grid{origin: lo, h: h, nx: nb[0]*blockCells + 1, ny: nb[1]*blockCells + 1, nz: nb[2]*blockCells + 1}
-	g.val = make([]float32, g.nx*g.ny*g.nz)
-	g.done = make([]bool, len(g.val))
-
-	// Bin parts into the blocks their (padded) boxes touch.
+	g, nb, lip := fieldGrid(prims, h)
+	lo := g.origin
 	bh := h * blockCells
 	halfDiag := bh * math.Sqrt(3) / 2
-	nBlocks := nb[0] * nb[1] * nb[2]
-	lists := make([][]int32, nBlocks)
-	for i := range prims {
-		p := &prims[i]
-		r := math.Max(p.ra, p.rb)/p.flatScale + p.k + 2*lip*h + halfDiag*p.lip
-		var b0, b1 [3]int
-		for a := 0; a < 3; a++ {
-			b0[a] = max(0, int(math.Floor((math.Min(p.a[a], p.b[a])-r-lo[a])/bh)))
-			b1[a] = min(nb[a]-1, int(math.Floor((math.Max(p.a[a], p.b[a])+r-lo[a])/bh)))
-		}
-		for bz := b0[2]; bz <= b1[2]; bz++ {
-			for by := b0[1]; by <= b1[1]; by++ {
-				for bx := b0[0]; bx <= b1[0]; bx++ {
-					bi := (bz*nb[1]+by)*nb[0] + bx
-					lists[bi] = append(lists[bi], int32(i))
-				}
-			}
-		}
-	}
+	lists := binParts(prims, lo, nb, h, lip)
 
 	s := &surface{blocks: make([][]int32, 0, 256)}
 	edgeVert := make(map[int64]int32, 4096)
@@ -224,25 +184,9 @@ func polygonize(prims []prim, h float64) *surface {
 					continue
 				}
 				c := lo.Add(assets.Vec3{(float64(bx) + 0.5) * bh, (float64(by) + 0.5) * bh, (float64(bz) + 0.5) * bh})
-				// Keep only parts that can shape the surface inside this block.
-				fc := math.Inf(1)
-				kept := make([]int32, 0, len(list))
-				ds := make([]float64, len(list))
-				for n, i := range list {
-					d, _ := prims[i].dist(c)
-					ds[n] = d
-					fc = smin(fc, d, prims[i].k)
-				}
-				if math.Abs(fc) > lip*halfDiag*1.05+h {
+				kept, ok := keptParts(prims, list, c, lip, halfDiag, h)
+				if !ok {
 					continue // no zero crossing can reach into this block
-				}
-				for n, i := range list {
-					p := &prims[i]
-					// A part farther than this from every point of the block can
-					// neither flip a sample's sign nor move a crossing (see above).
-					if ds[n]-p.lip*halfDiag <= 2*lip*h+p.k {
-						kept = append(kept, i)
-					}
 				}
 				blockID := int32(len(s.blocks))
 				s.blocks = append(s.blocks, kept)
@@ -300,19 +244,7 @@ func polygonize(prims []prim, h float64) *surface {
 								}
 								vid[e] = v
 							}
-							// Walk each loop once and fan-triangulate it.
-							var seen [12]bool
-							for e := 0; e < 12; e++ {
-								if loopNext[e] < 0 || seen[e] {
-									continue
-								}
-								loop = loop[:0]
-								for x := e; !seen[x]; x = loopNext[x] {
-									seen[x] = true
-									loop = append(loop, x)
-								}
-								emitLoop(s, vid, loop)
-							}
+							loop = emitLoops(s, vid, &loopNext, loop)
 						}
 					}
 				}
@@ -320,6 +252,104 @@ func polygonize(prims []prim, h float64) *surface {
 		}
 	}
 	return s
+}
+
+// fieldGrid sizes the sample grid: the parts' padded bounding box in whole blocks of
+// blockCells cells, plus the largest Lipschitz factor of the parts (at least 1),
+// which bounds how fast the field can change between samples.
+func fieldGrid(prims []prim, h float64) (g *grid, nb [3]int, lip float64) {
+	lo := assets.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi := lo.Scale(-1)
+	lip = 1.0
+	for i := range prims {
+		p := &prims[i]
+		r := math.Max(p.ra, p.rb)
+		for a := 0; a < 3; a++ {
+			lo[a] = math.Min(lo[a], math.Min(p.a[a], p.b[a])-r)
+			hi[a] = math.Max(hi[a], math.Max(p.a[a], p.b[a])+r)
+		}
+		lip = math.Max(lip, p.lip)
+	}
+	pad := 2 * h
+	lo = lo.Sub(assets.Vec3{pad, pad, pad})
+	hi = hi.Add(assets.Vec3{pad, pad, pad})
+	for a := 0; a < 3; a++ {
+		nb[a] = int(math.Ceil((hi[a]-lo[a])/(h*blockCells))) + 1
+	}
+	g = &grid{origin: lo, h: h, nx: nb[0]*blockCells + 1, ny: nb[1]*blockCells + 1, nz: nb[2]*blockCells + 1}
+	g.val = make([]float32, g.nx*g.ny*g.nz)
+	g.done = make([]bool, len(g.val))
+	return g, nb, lip
+}
+
+// binParts lists, per block, the parts whose padded boxes touch it, so each block
+// evaluates only the parts that can reach it.
+func binParts(prims []prim, lo assets.Vec3, nb [3]int, h, lip float64) [][]int32 {
+	bh := h * blockCells
+	halfDiag := bh * math.Sqrt(3) / 2
+	lists := make([][]int32, nb[0]*nb[1]*nb[2])
+	for i := range prims {
+		p := &prims[i]
+		r := math.Max(p.ra, p.rb)/p.flatScale + p.k + 2*lip*h + halfDiag*p.lip
+		var b0, b1 [3]int
+		for a := 0; a < 3; a++ {
+			b0[a] = max(0, int(math.Floor((math.Min(p.a[a], p.b[a])-r-lo[a])/bh)))
+			b1[a] = min(nb[a]-1, int(math.Floor((math.Max(p.a[a], p.b[a])+r-lo[a])/bh)))
+		}
+		for bz := b0[2]; bz <= b1[2]; bz++ {
+			for by := b0[1]; by <= b1[1]; by++ {
+				for bx := b0[0]; bx <= b1[0]; bx++ {
+					bi := (bz*nb[1]+by)*nb[0] + bx
+					lists[bi] = append(lists[bi], int32(i))
+				}
+			}
+		}
+	}
+	return lists
+}
+
+// keptParts keeps only the parts of a block's list that can shape the surface
+// inside it (block centre c); ok is false when no zero crossing can reach into the
+// block at all.
+func keptParts(prims []prim, list []int32, c assets.Vec3, lip, halfDiag, h float64) (kept []int32, ok bool) {
+	fc := math.Inf(1)
+	kept = make([]int32, 0, len(list))
+	ds := make([]float64, len(list))
+	for n, i := range list {
+		d, _ := prims[i].dist(c)
+		ds[n] = d
+		fc = smin(fc, d, prims[i].k)
+	}
+	if math.Abs(fc) > lip*halfDiag*1.05+h {
+		return nil, false
+	}
+	for n, i := range list {
+		p := &prims[i]
+		// A part farther than this from every point of the block can neither flip
+		// a sample's sign nor move a crossing (see above).
+		if ds[n]-p.lip*halfDiag <= 2*lip*h+p.k {
+			kept = append(kept, i)
+		}
+	}
+	return kept, true
+}
+
+// emitLoops walks each of a cube's loops once (loopNext links its edges) and
+// triangulates it; loop is scratch space, returned for reuse.
+func emitLoops(s *surface, vid [12]int32, loopNext *[12]int, loop []int) []int {
+	var seen [12]bool
+	for e := 0; e < 12; e++ {
+		if loopNext[e] < 0 || seen[e] {
+			continue
+		}
+		loop = loop[:0]
+		for x := e; !seen[x]; x = loopNext[x] {
+			seen[x] = true
+			loop = append(loop, x)
+		}
+		emitLoop(s, vid, loop)
+	}
+	return loop
 }
 
 // emitLoop triangulates one cube loop. Loops run counter-clockwise around the

@@ -190,7 +190,19 @@ func (b *builder) biped(plan bodyPlan) {
 		}
 	}
 
-	// Legs: thigh, shin, foot, toes.
+	b.bipedLegs(hips, H, legLen, hipW, thighR, bellyR, la, toes)
+	if plan.tail[1] > 0 {
+		b.tail(hips, v3(0, b.u(-0.2, 0.3), -1).Normalize(), H*b.u(0.5, 1.0), bellyR*0.55, plan.tail)
+	}
+	if plan.wings {
+		b.wings(chest, b.pos[hips].Add(up.Scale(torso*0.85)), chestR, H)
+	}
+}
+
+// bipedLegs adds a biped's two legs under hips: thigh, shin, foot and one toe, or
+// 2–4 toes when toes is set. It draws from b's stream after the arms, so a
+// creature's legs follow its seed as before.
+func (b *builder) bipedLegs(hips int, H, legLen, hipW, thighR, bellyR float64, la [2]float64, toes bool) {
 	ankleH := H * b.u(0.04, 0.06)
 	footLen := H * b.u(0.1, 0.14)
 	splay := b.u(0, 0.4)
@@ -215,12 +227,6 @@ func (b *builder) biped(plan bodyPlan) {
 			toe := b.flatBone(name+"_1", foot, base, thighR*0.45, tr*1.2, v3(0, 1, 0), 0.7)
 			b.bone(name+"_end", toe, base.Add(v3(off*0.3, 0, footLen*0.4)), tr*1.1, tr)
 		}
-	}
-	if plan.tail[1] > 0 {
-		b.tail(hips, v3(0, b.u(-0.2, 0.3), -1).Normalize(), H*b.u(0.5, 1.0), bellyR*0.55, plan.tail)
-	}
-	if plan.wings {
-		b.wings(chest, b.pos[hips].Add(up.Scale(torso*0.85)), chestR, H)
 	}
 }
 

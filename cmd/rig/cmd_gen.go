@@ -115,62 +115,11 @@ func genMany(dir string, count int, kind string, seed int64, opt synth.Options, 
 	}
 	defer mf.Close()
 
-	kinds := synth.Kinds()
-	type job struct {
-		index int
-		rec   genRecord
-	}
-	var todo []job
-	for i := 0; i < count; i++ {
-		k := kind
-		if k == "" {
-			k = kinds[i%len(kinds)]
-		}
-		s := seed + int64(i)
-		name := fmt.Sprintf("%06d_%s_%d.glb", i, k, s)
-		if done[name] {
-			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-				continue
-			}
-		}
-		todo = append(todo, job{i, genRecord{File: name, Kind: k, Seed: s, Noise: opt.Noise, Posed: opt.Posed}})
-	}
+	todo := genPlan(dir, count, kind, seed, opt, done)
 	skipped := count - len(todo)
 
-	jobs := make(chan job)
-	type result struct {
-		slot int
-		rec  genRecord
-		err  error
-	}
-	results := make(chan result)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				c, err := synth.Generate(j.rec.Kind, j.rec.Seed, opt)
-				if err == nil {
-					j.rec.Vertices, j.rec.Joints = len(c.Mesh.Positions), c.Skeleton.NumJoints()
-					err = assets.Save(filepath.Join(dir, j.rec.File), c)
-				}
-				results <- result{j.index, j.rec, err}
-			}
-		}()
-	}
 	stop := make(chan struct{})
-	go func() {
-		defer close(jobs)
-		for _, j := range todo {
-			select {
-			case jobs <- j:
-			case <-stop:
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(results) }()
+	results := startGenWorkers(dir, todo, opt, workers, stop)
 
 	bar := progress.New(progressOut(quiet), "gen", len(todo))
 	start := time.Now()
@@ -230,6 +179,76 @@ func genMany(dir string, count int, kind string, seed int64, opt synth.Options, 
 	fmt.Fprintf(stdout, "wrote %d creatures to %s (%d already there) in %.1fs: %.1f creatures/s with %d workers\n",
 		written, dir, skipped, el, rate, workers)
 	return nil
+}
+
+// genJob is one creature to write: its index in the run and its manifest record.
+type genJob struct {
+	index int
+	rec   genRecord
+}
+
+// genResult is a written (or failed) creature; slot is its genJob index.
+type genResult struct {
+	slot int
+	rec  genRecord
+	err  error
+}
+
+// genPlan names the count creatures (kinds in turn unless kind is set, seeds from
+// seed up) and leaves out those the manifest lists and the disk still holds.
+func genPlan(dir string, count int, kind string, seed int64, opt synth.Options, done map[string]bool) []genJob {
+	kinds := synth.Kinds()
+	var todo []genJob
+	for i := 0; i < count; i++ {
+		k := kind
+		if k == "" {
+			k = kinds[i%len(kinds)]
+		}
+		s := seed + int64(i)
+		name := fmt.Sprintf("%06d_%s_%d.glb", i, k, s)
+		if done[name] {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				continue
+			}
+		}
+		todo = append(todo, genJob{i, genRecord{File: name, Kind: k, Seed: s, Noise: opt.Noise, Posed: opt.Posed}})
+	}
+	return todo
+}
+
+// startGenWorkers generates and saves todo's creatures on workers goroutines and
+// returns their results, in completion order; the channel closes when all are
+// done. Closing stop hands out no further jobs.
+func startGenWorkers(dir string, todo []genJob, opt synth.Options, workers int, stop <-chan struct{}) <-chan genResult {
+	jobs := make(chan genJob)
+	results := make(chan genResult)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				c, err := synth.Generate(j.rec.Kind, j.rec.Seed, opt)
+				if err == nil {
+					j.rec.Vertices, j.rec.Joints = len(c.Mesh.Positions), c.Skeleton.NumJoints()
+					err = assets.Save(filepath.Join(dir, j.rec.File), c)
+				}
+				results <- genResult{j.index, j.rec, err}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, j := range todo {
+			select {
+			case jobs <- j:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	return results
 }
 
 // readManifest returns the files listed in an existing manifest.

@@ -90,21 +90,11 @@ func meanToSegments(pts []assets.Vec3, segs [][2]assets.Vec3) float64 {
 	for _, p := range pts {
 		best := math.Inf(1)
 		for _, g := range segs {
-			best = math.Min(best, segDist(p, g[0], g[1]))
+			best = math.Min(best, assets.SegmentDist(p, g[0], g[1]))
 		}
 		s += best
 	}
 	return s / float64(len(pts))
-}
-
-func segDist(p, a, b assets.Vec3) float64 {
-	ab := b.Sub(a)
-	l2 := ab.Dot(ab)
-	if l2 <= 0 {
-		return p.Dist(a)
-	}
-	t := math.Max(0, math.Min(1, p.Sub(a).Dot(ab)/l2))
-	return p.Dist(a.Add(ab.Scale(t)))
 }
 
 func sampleBones(segs [][2]assets.Vec3) []assets.Vec3 {
