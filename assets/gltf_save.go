@@ -250,43 +250,28 @@ func saveGroups(m Mesh, numMaterials int) []TriangleGroup {
 	return out
 }
 
+// appendInfluences appends one vertex's four joints (uint8, or uint16 when wide) and
+// float32 weights to the JOINTS_0 and WEIGHTS_0 data.
+func appendInfluences(jd, wd []byte, js [4]int, ws [4]float32, wide bool) ([]byte, []byte) {
+	for i := range 4 {
+		if wide {
+			jd = binary.LittleEndian.AppendUint16(jd, uint16(js[i]))
+		} else {
+			jd = append(jd, uint8(js[i]))
+		}
+		wd = putF32(wd, ws[i])
+	}
+	return jd, wd
+}
+
 // skinAccessors writes JOINTS_0 and WEIGHTS_0: the top MaxInfluencesWritten
 // influences per vertex, weights renormalized so that their float32 sum is 1.
 func (b *docBuilder) skinAccessors(k *Skin, numJoints int) (int, int) {
 	wide := numJoints > 256
 	var jd, wd []byte
 	for _, infl := range k.Weights {
-		top := append([]Influence(nil), infl...)
-		tmp := &Skin{Weights: [][]Influence{top}}
-		tmp.Prune(MaxInfluencesWritten)
-		top = tmp.Weights[0]
-		var js [4]int
-		var ws [4]float32
-		sum := float32(0)
-		for i, in := range top {
-			js[i] = in.Joint
-			ws[i] = float32(in.Weight)
-			sum += ws[i]
-		}
-		for i := range top {
-			ws[i] /= sum
-		}
-		// Put the float32 rounding residue on the heaviest weight.
-		s := float32(0)
-		for i := len(top) - 1; i >= 1; i-- {
-			s += ws[i]
-		}
-		if len(top) > 0 {
-			ws[0] = 1 - s
-		}
-		for i := range 4 {
-			if wide {
-				jd = binary.LittleEndian.AppendUint16(jd, uint16(js[i]))
-			} else {
-				jd = append(jd, uint8(js[i]))
-			}
-			wd = putF32(wd, ws[i])
-		}
+		js, ws := topInfluences(infl)
+		jd, wd = appendInfluences(jd, wd, js, ws, wide)
 	}
 	ct := gltf.ComponentUbyte
 	if wide {

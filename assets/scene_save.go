@@ -2,7 +2,6 @@ package assets
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -505,13 +504,8 @@ func (e *sceneEditor) weightAccessors(first, count int, local []int) (int, int) 
 			} else {
 				js[i] = 0
 			}
-			if wide {
-				jd = binary.LittleEndian.AppendUint16(jd, uint16(js[i]))
-			} else {
-				jd = append(jd, uint8(js[i]))
-			}
-			wd = putF32(wd, ws[i])
 		}
+		jd, wd = appendInfluences(jd, wd, js, ws, wide)
 	}
 	ct := gltf.ComponentUbyte
 	if wide {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -50,7 +51,7 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 			if tc.skin {
 				r.Skin, r.SkinMode = rigidDecoder{}, rigmodel.SkinFromTokens
 			}
-			c := &assets.Character{Name: "box", Mesh: creatureMesh()}
+			c := &assets.Character{Name: "box", Mesh: synth.BoxQuadruped()}
 			rig, info, err := r.Rig(c)
 			if err != nil {
 				t.Fatal(err)
@@ -150,7 +151,7 @@ func TestRigSkinSamples(t *testing.T) {
 			var mean bool
 			r := &ModelRigger{Samples: 1}
 			r.Model, r.Skin, r.SkinMode, r.Seed, r.SkinSamples = m, meanDecoder{&sets, &mean}, rigmodel.SkinFromTokens, 1, n
-			c := &assets.Character{Name: "box", Mesh: creatureMesh()}
+			c := &assets.Character{Name: "box", Mesh: synth.BoxQuadruped()}
 			rig, info, err := r.Rig(c)
 			if err != nil {
 				t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 )
 
 func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
-	m := creatureMesh()
+	m := synth.BoxQuadruped()
 	sk, err := Skeleton(&m, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
 func TestCenterJoints(t *testing.T) {
 	v := func(x, y, z float64) assets.Vec3 { return assets.Vec3{x, y, z} }
 	// A plank 0.06 thick (y from 0 to 0.06) and, apart from it, a large box.
-	m := boxMesh(
+	m := synth.Boxes(
 		[2]assets.Vec3{v(-0.9, 0, -0.2), v(0, 0.06, 0.2)},
 		[2]assets.Vec3{v(0.2, -0.5, -0.5), v(1.0, 0.5, 0.5)},
 	)
@@ -98,7 +98,7 @@ func TestCenterJoints(t *testing.T) {
 // joint budget is kept, and parents still come first.
 func TestSplitOutsideBones(t *testing.T) {
 	v := func(x, y, z float64) assets.Vec3 { return assets.Vec3{x, y, z} }
-	m := boxMesh(
+	m := synth.Boxes(
 		[2]assets.Vec3{v(-0.9, -0.9, -0.1), v(0.9, -0.7, 0.1)}, // foot
 		[2]assets.Vec3{v(-0.9, -0.9, -0.1), v(-0.7, 0.9, 0.1)}, // upright
 	)

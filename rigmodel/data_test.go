@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/tokens"
@@ -17,7 +18,7 @@ import (
 // testRig is a small rigged quadruped built in code (classical skeleton, rigid skin).
 func testRig(t testing.TB) *assets.Character {
 	t.Helper()
-	m := creatureMesh()
+	m := synth.BoxQuadruped()
 	opt := classical.Options{MaxJoints: min(classical.DefaultMaxJoints, rewards.JointBudget(len(m.Positions)))}
 	c, _, err := classical.Rigger{Options: opt}.Rig(&assets.Character{Name: "box_quadruped", Mesh: m})
 	if err != nil {

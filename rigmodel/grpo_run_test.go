@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
 )
 
 func TestGRPORunWritesAndResumes(t *testing.T) {
@@ -15,7 +16,7 @@ func TestGRPORunWritesAndResumes(t *testing.T) {
 	chars := map[string]*assets.Character{}
 	for _, n := range []string{"a.glb", "b.glb"} {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
-		chars[n] = &assets.Character{Name: n, Mesh: creatureMesh()}
+		chars[n] = &assets.Character{Name: n, Mesh: synth.BoxQuadruped()}
 	}
 	m0, err := NewModel(tinyConfig, 5)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -33,7 +34,7 @@ func TestGRPORaisesReward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meshes := []*assets.Character{{Mesh: creatureMesh()}}
+	meshes := []*assets.Character{{Mesh: synth.BoxQuadruped()}}
 	opt := GRPOOptions{Group: 8, MaxJoints: 2, StopAtSEP: true, ScaleByStd: true}
 	var first, last float64
 	const steps = 40
@@ -61,7 +62,7 @@ func TestGRPOEqualRewardsTeachNothing(t *testing.T) {
 	}
 	nn.ZeroGrad[float32](m)
 	flat := func(*assets.Character, []int) float64 { return 0.5 }
-	st, err := m.GRPOStep([]*assets.Character{{Mesh: creatureMesh()}}, flat, GRPOOptions{Group: 4, MaxJoints: 3, StopAtSEP: true}, rand.New(rand.NewSource(1)))
+	st, err := m.GRPOStep([]*assets.Character{{Mesh: synth.BoxQuadruped()}}, flat, GRPOOptions{Group: 4, MaxJoints: 3, StopAtSEP: true}, rand.New(rand.NewSource(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestGRPOEqualRewardsTeachNothing(t *testing.T) {
 // mesh region (and that without it some do not, so the check can fail), and that
 // the step still carries a finite gradient.
 func TestGRPOInsideJoints(t *testing.T) {
-	mesh := creatureMesh()
+	mesh := synth.BoxQuadruped()
 	nm, _ := NormalizedMesh(&mesh)
 	region := MeshRegion(&nm)
 	for _, inside := range []bool{true, false} {
@@ -147,7 +148,7 @@ func TestGRPOKLPullsTowardReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meshes := []*assets.Character{{Mesh: creatureMesh()}}
+	meshes := []*assets.Character{{Mesh: synth.BoxQuadruped()}}
 	opt := GRPOOptions{Group: 8, MaxJoints: 2, StopAtSEP: true, ScaleByStd: true}
 	if err := m.GRPOTrain(meshes, lowBins, opt, 25, 3e-3, 1, nil); err != nil {
 		t.Fatal(err)

@@ -4,11 +4,12 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/tokens"
 )
 
 func TestRegionKeepsSampledJointsInsideTheMesh(t *testing.T) {
-	mesh := creatureMesh()
+	mesh := synth.BoxQuadruped()
 	nm, _ := NormalizedMesh(&mesh)
 	reg := MeshRegion(&nm)
 	if reg == nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -148,7 +149,7 @@ func TestGenerateN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mesh := creatureMesh()
+	mesh := synth.BoxQuadruped()
 	nm, _ := NormalizedMesh(&mesh)
 	lat, err := m.Encode(SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))))
 	if err != nil {
