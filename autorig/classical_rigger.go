@@ -33,3 +33,11 @@ func (r ClassicalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, 
 func ClassicalOptions(m *assets.Mesh) classical.Options {
 	return classical.Options{MaxJoints: min(classical.DefaultMaxJoints, rewards.JointBudget(len(m.Positions)))}
 }
+
+// ClassicalProposal is the proposal skeleton the model reads (rigmodel.ProposalFunc):
+// the classical Reeb skeleton of the mesh under ClassicalOptions, without the
+// anatomical fit, so that what the model was trained to edit does not move when the
+// anatomical templates change.
+func ClassicalProposal(m *assets.Mesh) (*assets.Skeleton, error) {
+	return classical.Skeleton(m, ClassicalOptions(m))
+}

@@ -97,7 +97,7 @@ func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	regionCh := make(chan *rigmodel.Region, 1)
 	go func() { regionCh <- r.Region(&nm) }()
 	run.rng = rand.New(rand.NewSource(r.Seed))
-	lat, err := r.Model.Encode(rigmodel.SamplePoints(&nm, r.Model.Cfg.Points, run.rng))
+	lat, err := r.EncodeMesh(&c.Mesh, &nm, norm, run.rng)
 	if err != nil {
 		<-regionCh
 		return nil, err

@@ -184,7 +184,7 @@ func sampleStream(t *testing.T, r *ModelRigger, c *assets.Character) []int {
 	t.Helper()
 	nm, _ := rigmodel.NormalizedMesh(&c.Mesh)
 	rng := rand.New(rand.NewSource(3))
-	lat, err := r.Model.Encode(rigmodel.SamplePoints(&nm, r.Model.Cfg.Points, rng))
+	lat, err := r.Model.Encode(rigmodel.SamplePoints(&nm, r.Model.Cfg.Points, rng), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

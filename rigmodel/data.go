@@ -29,6 +29,8 @@ type Example struct {
 	// HasSkin is false when the stream stops at SEP (no skin tokenizer available): the
 	// skin part is then not trained.
 	HasSkin bool
+	// Proposal is the proposal skeleton (ProposalRows) for a model that reads one.
+	Proposal []float32
 }
 
 // SkinEncoder turns a character's weights into skin codes, one row of
@@ -85,6 +87,12 @@ var DefaultAugment = AugmentOptions{MaxScale: 0.15, Rotate: true, MirrorProb: 0.
 // Augment returns a randomly stretched, rotated, mirrored and re-posed copy of a
 // rigged character. The skin is unchanged (vertex order is kept).
 func Augment(c *assets.Character, opt AugmentOptions, rng *rand.Rand) *assets.Character {
+	o, _ := augment(c, opt, rng)
+	return o
+}
+
+// augment is Augment, also returning the affine map it applied after re-posing.
+func augment(c *assets.Character, opt AugmentOptions, rng *rand.Rand) (*assets.Character, assets.Mat4) {
 	o := c.Clone()
 	if o.Skeleton != nil && o.Skin != nil && rng.Float64() < opt.PoseProb {
 		pose := assets.RandomPose(rng, o.Skeleton.NumJoints(), opt.PoseAngle)
@@ -130,7 +138,7 @@ func Augment(c *assets.Character, opt AugmentOptions, rng *rand.Rand) *assets.Ch
 			o.Skeleton.BindWorld[j] = b
 		}
 	}
-	return o
+	return o, m
 }
 
 // SamplePoints draws n area-weighted points on the mesh surface with their face

@@ -53,6 +53,36 @@ type Generator struct {
 	// sampling (MeshRegion), a shape-conditioned constraint on top of the grammar.
 	InsideJoints bool
 	Seed         int64
+	// Propose builds the proposal skeleton of a model that reads one
+	// (Config.Proposal > 0); it must be the function the model was trained with.
+	Propose ProposalFunc
+}
+
+// EncodeMesh encodes the condition of a mesh (Condition).
+func (g *Generator) EncodeMesh(mesh, nm *assets.Mesh, norm assets.Normalization, rng *rand.Rand) (*tensor.Dense, error) {
+	pts, rows, err := g.Condition(mesh, nm, norm, rng)
+	if err != nil {
+		return nil, err
+	}
+	return g.Model.Encode(pts, rows)
+}
+
+// Condition returns what the model reads of a mesh: surface points of its
+// normalized copy nm and, for a model that reads one, the proposal skeleton of mesh
+// (Propose) as ProposalRows. A proposal that cannot be built reads as a skeleton
+// without joints.
+func (g *Generator) Condition(mesh, nm *assets.Mesh, norm assets.Normalization, rng *rand.Rand) (pts, rows []float32, err error) {
+	pts = SamplePoints(nm, g.Model.Cfg.Points, rng)
+	if g.Model.Proposal == nil {
+		return pts, nil, nil
+	}
+	if g.Propose == nil {
+		return nil, nil, errors.New("the model reads a proposal skeleton and no proposal function is set")
+	}
+	if sk, err := g.Propose(mesh); err == nil {
+		rows = ProposalRows(sk, norm, g.Model.Cfg.Proposal)
+	}
+	return pts, rows, nil
 }
 
 // WritesSkin reports whether generated streams carry skin tokens that are decoded.
@@ -154,7 +184,7 @@ func (r *Generator) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 		return nil, err
 	}
 	rng := rand.New(rand.NewSource(r.Seed))
-	lat, err := r.Model.Encode(SamplePoints(&nm, r.Model.Cfg.Points, rng))
+	lat, err := r.EncodeMesh(&c.Mesh, &nm, norm, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +279,7 @@ func (r *Generator) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy boo
 func (r *Generator) PredictSkeleton(c *assets.Character) (*assets.Skeleton, error) {
 	nm, norm := NormalizedMesh(&c.Mesh)
 	rng := rand.New(rand.NewSource(r.Seed))
-	lat, err := r.Model.Encode(SamplePoints(&nm, r.Model.Cfg.Points, rng))
+	lat, err := r.EncodeMesh(&c.Mesh, &nm, norm, rng)
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,8 @@ func RigReward(r *Generator) RewardFunc {
 
 // GRPOOptions configures a GRPO step.
 type GRPOOptions struct {
+	// Propose builds the proposal skeleton of a model that reads one.
+	Propose ProposalFunc
 	Group       int     // streams sampled per mesh
 	Temperature float64 // sampling temperature (the policy's); 0 means 1
 	MaxJoints   int     // 0: the model's bound
@@ -89,9 +91,13 @@ func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPO
 	}
 	n := 0
 	for _, c := range meshes {
-		nm, _ := NormalizedMesh(&c.Mesh)
-		pts := SamplePoints(&nm, m.Cfg.Points, rng)
-		lat, err := m.Encode(pts)
+		nm, norm := NormalizedMesh(&c.Mesh)
+		g := Generator{Model: m, Propose: opt.Propose}
+		pts, rows, err := g.Condition(&c.Mesh, &nm, norm, rng)
+		if err != nil {
+			return st, err
+		}
+		lat, err := m.Encode(pts, rows)
 		if err != nil {
 			return st, err
 		}
@@ -120,7 +126,7 @@ func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPO
 			n++
 		}
 		adv := rewards.GroupAdvantages(scores, opt.ScaleByStd)
-		k, kl, err := m.policyGradient(pts, group, adv, temp, maxJ, region, opt.Ref, opt.KL)
+		k, kl, err := m.policyGradient(pts, rows, group, adv, temp, maxJ, region, opt.Ref, opt.KL)
 		if err != nil {
 			return st, err
 		}
@@ -138,7 +144,7 @@ func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPO
 // the mask they were sampled with (grammar, and region when not nil), plus beta
 // times the mean KL to ref's distributions at the sampled positions when ref is
 // not nil. It returns the positions that carried the policy gradient and the mean KL.
-func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, temp float64, maxJ int, region *Region, ref *Model, beta float64) (int, float64, error) {
+func (m *Model) policyGradient(pts, rows []float32, group []*Sampled, adv []float64, temp float64, maxJ int, region *Region, ref *Model, beta float64) (int, float64, error) {
 	G := len(group)
 	T := 0
 	for _, s := range group {
@@ -153,11 +159,16 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 		copy(ids[i*T:], s.Tokens[:len(s.Tokens)-1])
 	}
 	var all []float32
-	for range group {
+	props := make([][]float32, G)
+	for i := range group {
 		all = append(all, pts...)
+		props[i] = rows
 	}
 	m.Decoder.SetTrain(false) // the policy that sampled had no dropout
-	lat := m.Encoder.Forward(all, G)
+	lat, err := m.memory(all, props)
+	if err != nil {
+		return 0, 0, fmt.Errorf("grpo: %w", err)
+	}
 	logits, err := m.Decoder.Forward(ids, G, T, lat)
 	if err != nil {
 		return 0, 0, fmt.Errorf("grpo: %w", err)
@@ -166,7 +177,10 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 	var rl []float32 // the reference's logits on the same tokens
 	if withKL {
 		ref.Decoder.SetTrain(false)
-		rlat := ref.Encoder.Forward(all, G)
+		rlat, err := ref.memory(all, props)
+		if err != nil {
+			return 0, 0, fmt.Errorf("grpo: reference: %w", err)
+		}
 		rlog, err := ref.Decoder.Forward(ids, G, T, rlat)
 		if err != nil {
 			return 0, 0, fmt.Errorf("grpo: reference: %w", err)
@@ -200,7 +214,7 @@ func (m *Model) policyGradient(pts []float32, group []*Sampled, adv []float64, t
 	if err != nil {
 		return 0, 0, fmt.Errorf("grpo: %w", err)
 	}
-	m.Encoder.Backward(dlat)
+	m.memoryBackward(dlat)
 	kl := 0.0
 	if klCount > 0 {
 		kl = klSum / float64(klCount)

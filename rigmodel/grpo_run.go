@@ -50,6 +50,8 @@ type GRPORunOptions struct {
 	// for none; Ref is that model, a separate frozen copy (nil: loaded from Init).
 	KL  float64
 	Ref *Model
+	// Propose builds the proposal skeletons of a model that reads one.
+	Propose ProposalFunc
 	// Skin, when non-nil and the checkpoint writes skin tokens, makes the policy
 	// write whole streams whose skins are decoded by it; otherwise the policy writes
 	// skeletons only and rigs are skinned by geodesic voxel binding for scoring.
@@ -150,7 +152,7 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 	}
 	loop := &grpoLoop{opt: opt, state: state, m: m, meshes: meshes,
 		reward: cachedRigReward(&Generator{Model: m, Skin: skin, SkinMode: mode}),
-		gopt:   GRPOOptions{Group: opt.Group, Temperature: opt.Temperature, StopAtSEP: skeletonOnly, ScaleByStd: opt.ScaleByStd, InsideJoints: opt.InsideJoints, Ref: ref, KL: opt.KL},
+		gopt:   GRPOOptions{Propose: opt.Propose, Group: opt.Group, Temperature: opt.Temperature, StopAtSEP: skeletonOnly, ScaleByStd: opt.ScaleByStd, InsideJoints: opt.InsideJoints, Ref: ref, KL: opt.KL},
 		adam:   nn.NewAdamW[float32](opt.LR),
 		rng:    rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919)),
 		start:  time.Now(), lastSave: time.Now(), wall0: g.WallS, startStep: g.Step}

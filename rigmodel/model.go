@@ -32,7 +32,7 @@ import (
 //	  lat = LNo(z)                                                          (B, L, D)
 //	tokens BOS · skeleton · SEP · skin · EOS                                 (B, T)
 //	  → nn.Transformer: token + position embeddings, Layers causal blocks,
-//	    each cross-attending to lat → logits                                (B, T, V)
+//	    each cross-attending to memory → logits                             (B, T, V)
 //
 // Training is teacher forcing: the logits at position t predict token t+1.
 
@@ -52,6 +52,10 @@ type Config struct {
 	// the skin tokenizer it was trained with. 0 (checkpoints from before it was
 	// stored) means LegacySkinTokensPerJoint.
 	SkinK int `json:"skin_tokens_per_joint,omitempty"`
+	// Proposal is how many joints of a proposal skeleton (the classical rigger's,
+	// see ProposalFunc) the decoder reads beside the shape latents: the model edits
+	// a strong first guess instead of writing a skeleton from nothing. 0: none.
+	Proposal int `json:"proposal_joints,omitempty"`
 }
 
 // LegacySkinTokensPerJoint is the K of every model checkpoint that does not record
@@ -86,6 +90,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("rigmodel: config vocabulary %d, the tokenizer has %d (retrain the model)", c.Vocab, tokens.VocabSize)
 	case c.DModel%c.Heads != 0:
 		return fmt.Errorf("rigmodel: d_model %d not divisible by %d heads", c.DModel, c.Heads)
+	case c.Proposal < 0 || c.Proposal > tokens.MaxJoints:
+		return fmt.Errorf("rigmodel: %d proposal joints, want 0..%d", c.Proposal, tokens.MaxJoints)
 	case c.SkinK > tokens.MaxSkinTokensPerJoint:
 		return fmt.Errorf("rigmodel: %d skin tokens per joint, the stream allows at most %d", c.SkinK, tokens.MaxSkinTokensPerJoint)
 	}
@@ -216,6 +222,8 @@ type Model struct {
 	Cfg     Config
 	Encoder *ShapeEncoder[float32]
 	Decoder *nn.Transformer[float32]
+	// Proposal embeds the proposal skeleton's joints; nil when Cfg.Proposal is 0.
+	Proposal *ProposalEncoder[float32]
 
 	loss *nn.SoftmaxCrossEntropy[float32]
 }
@@ -233,12 +241,50 @@ func NewModel(cfg Config, seed uint64) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rigmodel: %w", err)
 	}
-	return &Model{Cfg: cfg, Encoder: NewShapeEncoder[float32](cfg, rng), Decoder: dec, loss: nn.NewSoftmaxCrossEntropy[float32]()}, nil
+	m := &Model{Cfg: cfg, Encoder: NewShapeEncoder[float32](cfg, rng), Decoder: dec, loss: nn.NewSoftmaxCrossEntropy[float32]()}
+	if cfg.Proposal > 0 {
+		m.Proposal = NewProposalEncoder[float32](cfg, rng)
+	}
+	return m, nil
 }
 
-// Params lists every parameter (encoder first), the checkpoint's tensors.
+// Params lists every parameter (encoder first, the proposal encoder last, so that a
+// model without one warm-starts a model with one), the checkpoint's tensors.
 func (m *Model) Params() []*nn.Param[float32] {
-	return append(m.Encoder.Params(), m.Decoder.Params()...)
+	ps := append(m.Encoder.Params(), m.Decoder.Params()...)
+	if m.Proposal != nil {
+		ps = append(ps, m.Proposal.Params()...)
+	}
+	return ps
+}
+
+// memory runs the encoders on a batch's condition: the shape latents (B, L, D),
+// followed by the proposal rows (B, J, D) when the model reads a proposal.
+func (m *Model) memory(pts []float32, props [][]float32) (*tensor.Dense, error) {
+	B := len(props)
+	lat := m.Encoder.Forward(pts, B)
+	if m.Proposal == nil {
+		return lat, nil
+	}
+	rows, err := m.Proposal.Forward(props)
+	if err != nil {
+		return nil, err
+	}
+	L, J, D := m.Cfg.Latents, m.Cfg.Proposal, m.Cfg.DModel
+	mem := concatRows(engine.Data[float32](lat), L, engine.Data[float32](rows), J, B, D)
+	return engine.FromSlice(mem, B, L+J, D), nil
+}
+
+// memoryBackward routes d loss / d memory to the encoders.
+func (m *Model) memoryBackward(dmem *tensor.Dense) {
+	if m.Proposal == nil {
+		m.Encoder.Backward(dmem)
+		return
+	}
+	B, L, J, D := m.Encoder.B, m.Cfg.Latents, m.Cfg.Proposal, m.Cfg.DModel
+	dlat, drows := splitRows(engine.Data[float32](dmem), L, J, B, D)
+	m.Encoder.Backward(engine.FromSlice(dlat, B, L, D))
+	m.Proposal.Backward(engine.FromSlice(drows, B, J, D))
 }
 
 // NumParams counts the scalar parameters.
@@ -296,13 +342,15 @@ func (m *Model) batchInputs(batch []*Example) (ids, targets []int, skel, skin []
 	return ids, targets, skel, skin, T, nil
 }
 
-// points concatenates the batch's point clouds.
-func points(batch []*Example) []float32 {
+// condition concatenates the batch's point clouds and lists its proposals.
+func condition(batch []*Example) ([]float32, [][]float32) {
 	var pts []float32
-	for _, ex := range batch {
+	props := make([][]float32, len(batch))
+	for b, ex := range batch {
 		pts = append(pts, ex.Points...)
+		props[b] = ex.Proposal
 	}
-	return pts
+	return pts, props
 }
 
 // Step runs teacher forcing on a batch and returns its losses; with train it also
@@ -336,7 +384,10 @@ func (m *Model) StepWeighted(batch []*Example, train bool, lw LossWeights) (Loss
 	}
 	B := len(batch)
 	m.Decoder.SetTrain(train)
-	lat := m.Encoder.Forward(points(batch), B)
+	lat, err := m.memory(condition(batch))
+	if err != nil {
+		return Losses{}, fmt.Errorf("rigmodel: %w", err)
+	}
 	logits, err := m.Decoder.Forward(ids, B, T, lat)
 	if err != nil {
 		return Losses{}, fmt.Errorf("rigmodel: %w", err)
@@ -353,7 +404,7 @@ func (m *Model) StepWeighted(batch []*Example, train bool, lw LossWeights) (Loss
 	if err != nil {
 		return ls, fmt.Errorf("rigmodel: %w", err)
 	}
-	m.Encoder.Backward(dlat)
+	m.memoryBackward(dlat)
 	return ls, nil
 }
 
@@ -409,17 +460,26 @@ func logSumExp(row []float32) float64 {
 	return float64(mx) + math.Log(s)
 }
 
-// Encode runs the shape encoder alone on one point cloud (P·6 floats) for
-// generation. It is safe for concurrent use.
-func (m *Model) Encode(points []float32) (*tensor.Dense, error) {
+// Encode runs the encoders on one condition for generation: a point cloud (P·6
+// floats) and, for a model that reads one, the proposal (ProposalRows; nil reads
+// as a skeleton without joints). It is safe for concurrent use.
+func (m *Model) Encode(points, proposal []float32) (*tensor.Dense, error) {
 	if len(points) != 6*m.Cfg.Points {
 		return nil, fmt.Errorf("rigmodel: %d point floats, want %d", len(points), 6*m.Cfg.Points)
 	}
 	m.Encoder.mu.Lock()
 	defer m.Encoder.mu.Unlock()
-	lat := m.Encoder.Forward(points, 1)
-	// The encoder owns its output buffer: copy it out for the caller.
-	return engine.FromSlice(append([]float32(nil), engine.Data[float32](lat)...), 1, m.Cfg.Latents, m.Cfg.DModel), nil
+	if m.Proposal != nil {
+		m.Proposal.mu.Lock()
+		defer m.Proposal.mu.Unlock()
+	}
+	mem, err := m.memory(points, [][]float32{proposal})
+	if err != nil {
+		return nil, err
+	}
+	// The encoders own their output buffers: copy them out for the caller.
+	s := mem.Shape()
+	return engine.FromSlice(append([]float32(nil), engine.Data[float32](mem)...), s...), nil
 }
 
 // session is one KV-cached generation: a Stepper over the decoder.

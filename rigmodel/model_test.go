@@ -41,8 +41,15 @@ func TestShapeEncoderGradient(t *testing.T) {
 	loss()
 	nn.ZeroGrad[float64](e)
 	e.Backward(engine.FromSlice(append([]float64(nil), r...), B, cfg.Latents, cfg.DModel))
+	checkGradients(t, e.Params(), loss)
+}
+
+// checkGradients compares each parameter's accumulated gradient (of loss, at the
+// current weights) with central differences at a few entries per tensor.
+func checkGradients(t *testing.T, params []*nn.Param[float64], loss func() float64) {
+	t.Helper()
 	worst := 0.0
-	for _, p := range e.Params() {
+	for _, p := range params {
 		w, g := p.Data(), p.GradData()
 		for i := 0; i < len(w); i += 1 + len(w)/7 {
 			old := w[i]
@@ -138,7 +145,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 	// Greedy KV-cached generation reproduces the memorized streams, and equals the
 	// argmax of a full forward pass over its own output at every position.
 	for _, ex := range exs {
-		lat, err := m.Encode(ex.Points)
+		lat, err := m.Encode(ex.Points, ex.Proposal)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ func TestRegionKeepsSampledJointsInsideTheMesh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lat, err := m.Encode(SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))))
+	lat, err := m.Encode(SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func TestGenerateN(t *testing.T) {
 	}
 	mesh := synth.BoxQuadruped()
 	nm, _ := NormalizedMesh(&mesh)
-	lat, err := m.Encode(SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))))
+	lat, err := m.Encode(SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

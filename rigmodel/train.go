@@ -72,6 +72,10 @@ type TrainOptions struct {
 	// skin encoding) ahead of the loop; 0 means GOMAXPROCS. The examples, and so
 	// the run, do not depend on it.
 	DataWorkers int
+	// Propose builds the proposal skeletons of a model that reads one
+	// (Config.Proposal > 0): once per training character, followed through its
+	// augmentations (anchorProposal), and once per validation character.
+	Propose ProposalFunc
 	// Load reads a character file (assets.Load in the binary).
 	Load     func(string) (*assets.Character, error)
 	Progress io.Writer // progress bar; nil for none
@@ -160,11 +164,11 @@ func Train(opt TrainOptions) (*TrainState, error) {
 	if err != nil {
 		return nil, err
 	}
-	train, valEx, err := loadTrainData(opt, state, m)
+	train, props, valEx, err := loadTrainData(opt, state, m)
 	if err != nil {
 		return nil, err
 	}
-	tr, err := newTrainer(opt, state, m, train, valEx)
+	tr, err := newTrainer(opt, state, m, train, props, valEx)
 	if err != nil {
 		return nil, err
 	}
@@ -248,13 +252,16 @@ func resumeOrInit(opt *TrainOptions) (*Model, *TrainState, error) {
 // loadTrainData loads the rigged characters of the inputs, split by family, adds the
 // synthetic creatures to the training side and makes the fixed validation examples
 // (no augmentation, seeded points).
-func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*assets.Character, []*Example, error) {
+func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*assets.Character, []*anchoredProposal, []*Example, error) {
 	train, val, skipped, err := loadCharacters(opt.Data, opt.Load, opt.Config.MaxJoint)
 	if err != nil {
-		return nil, nil, fmt.Errorf("train: %w", err)
+		return nil, nil, nil, fmt.Errorf("train: %w", err)
 	}
 	if len(train) == 0 {
-		return nil, nil, fmt.Errorf("train: no usable rigged characters in %v (%d skipped)", opt.Data, skipped)
+		return nil, nil, nil, fmt.Errorf("train: no usable rigged characters in %v (%d skipped)", opt.Data, skipped)
+	}
+	if m.Proposal != nil && opt.Propose == nil {
+		return nil, nil, nil, errors.New("train: the model reads a proposal skeleton and TrainOptions.Propose is not set")
 	}
 	state.TrainFiles, state.ValFiles = len(train), len(val)
 	gen := generateSynthetic(opt.Synthetic, opt.SynthVertices, opt.Config.MaxJoint, opt.Progress)
@@ -262,11 +269,15 @@ func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*assets.Cha
 	state.Synthetic = len(gen)
 	logf(opt.Log, "train: %d training (%d synthetic) and %d validation characters (%d files skipped), %d parameters, resuming at step %d",
 		len(train), len(gen), len(val), skipped, m.NumParams(), state.Step)
+	props := anchorProposals(opt, m, train)
 	var valEx []*Example
 	for _, ex := range makeOrdered(len(val), opt.DataWorkers, func(i int64) *Example {
 		ex, err := MakeExample(val[i], opt.Config.Points, opt.Skin, mrand.New(mrand.NewSource(i)))
 		if err != nil || len(ex.Tokens) > opt.Config.MaxSeq {
 			return nil
+		}
+		if m.Proposal != nil {
+			ex.Proposal = proposalOf(opt.Propose, &val[i].Mesh, m.Cfg.Proposal)
 		}
 		return ex
 	}) {
@@ -274,7 +285,35 @@ func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*assets.Cha
 			valEx = append(valEx, ex)
 		}
 	}
-	return train, valEx, nil
+	return train, props, valEx, nil
+}
+
+// anchorProposals builds the proposal skeleton of every training character once, in
+// parallel, tied to its mesh; nil when the model reads no proposal. A character
+// whose proposal fails gets none (its examples read a skeleton without joints).
+func anchorProposals(opt TrainOptions, m *Model, train []*assets.Character) []*anchoredProposal {
+	if m.Proposal == nil {
+		return nil
+	}
+	bar := progress.New(opt.Progress, "proposal skeletons", len(train))
+	defer bar.Finish()
+	return makeOrdered(len(train), opt.DataWorkers, func(k int64) *anchoredProposal {
+		defer bar.Add(1, 0)
+		sk, err := opt.Propose(&train[k].Mesh)
+		if err != nil || sk.NumJoints() == 0 {
+			return nil
+		}
+		return anchorProposal(sk, &train[k].Mesh)
+	})
+}
+
+// proposalOf is the proposal rows of a mesh, or nil when propose fails.
+func proposalOf(propose ProposalFunc, mesh *assets.Mesh, limit int) []float32 {
+	sk, err := propose(mesh)
+	if err != nil {
+		return nil
+	}
+	return ProposalRows(sk, assets.NormalizationOf(*mesh), limit)
 }
 
 // trainer is the state of the training loop.
@@ -302,7 +341,7 @@ type trainer struct {
 
 // newTrainer sets up the optimizer (restoring its state on resume), the example
 // stream and the pool.
-func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.Character, valEx []*Example) (*trainer, error) {
+func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.Character, props []*anchoredProposal, valEx []*Example) (*trainer, error) {
 	tr := &trainer{opt: opt, state: state, m: m, valEx: valEx,
 		rng: mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))}
 	tr.adam = nn.NewAdamW[float32](opt.LR)
@@ -332,7 +371,7 @@ func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.C
 	tr.wall0 = state.WallS
 	tr.startStep = state.Step
 	tr.bar = progress.New(opt.Progress, fmt.Sprintf("train (from step %d)", tr.startStep), opt.Steps-tr.startStep)
-	tr.stream = newExampleStream(opt, state.Step, train)
+	tr.stream = newExampleStream(opt, state.Step, train, props)
 	if opt.Skin != nil {
 		n := opt.Pool
 		if n <= 0 {
@@ -353,8 +392,9 @@ func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.C
 // newExampleStream makes training examples ahead of the loop: the k-th of this run
 // is made from its own random source (seeded from the run's seed, the start step and
 // k) by a worker goroutine (examples.go), so a run does not depend on the number of
-// workers.
-func newExampleStream(opt TrainOptions, startStep int, train []*assets.Character) *orderedStream[*Example] {
+// workers. props (nil, or one per training character) are the anchored proposal
+// skeletons of a model that reads one; a fresh synthetic creature gets its own.
+func newExampleStream(opt TrainOptions, startStep int, train []*assets.Character, props []*anchoredProposal) *orderedStream[*Example] {
 	kinds := synth.Kinds()
 	runSeed := opt.Seed*1_000_003 + int64(startStep)*7_919
 	freshBase := int64(2_000_000) + int64(startStep)*int64(opt.Batch+2)*4
@@ -362,7 +402,12 @@ func newExampleStream(opt TrainOptions, startStep int, train []*assets.Character
 	return newOrderedStream(workers, 2*workers+2, 0, func(k int64) *Example {
 		rng := mrand.New(mrand.NewSource(runSeed + k*104_729))
 		for tries := int64(0); ; tries++ {
-			c := train[rng.Intn(len(train))]
+			i := rng.Intn(len(train))
+			c, prop := train[i], (*anchoredProposal)(nil)
+			if props != nil {
+				prop = props[i]
+			}
+			fresh := false
 			if opt.FreshSynthetic > 0 && rng.Float64() < opt.FreshSynthetic {
 				seed := freshBase + k*16 + tries
 				kind := kinds[int(seed)%len(kinds)]
@@ -370,12 +415,20 @@ func newExampleStream(opt TrainOptions, startStep int, train []*assets.Character
 				if err != nil || !g.Rigged() || g.Skeleton.NumJoints() > opt.Config.MaxJoint {
 					continue
 				}
-				c = g
+				c, fresh = g, true
 			}
-			ex, err := MakeExample(Augment(c, opt.Augment, rng), opt.Config.Points, opt.Skin, rng)
-			if err == nil && len(ex.Tokens) <= opt.Config.MaxSeq {
-				return ex
+			aug, affine := augment(c, opt.Augment, rng)
+			ex, err := MakeExample(aug, opt.Config.Points, opt.Skin, rng)
+			if err != nil || len(ex.Tokens) > opt.Config.MaxSeq {
+				continue
 			}
+			switch {
+			case props != nil && fresh:
+				ex.Proposal = proposalOf(opt.Propose, &aug.Mesh, opt.Config.Proposal)
+			case prop != nil:
+				ex.Proposal = ProposalRows(prop.follow(&aug.Mesh, affine), assets.NormalizationOf(aug.Mesh), opt.Config.Proposal)
+			}
+			return ex
 		}
 	})
 }
@@ -519,8 +572,13 @@ func warmStart(m *Model, path string) error {
 	// initialization.
 	a.MaxSeq, b.MaxSeq = 0, 0
 	a.SkinK, b.SkinK = 0, 0
+	// A model that reads a proposal starts from one that does not: the proposal
+	// encoder's parameters come last and keep their initialization.
+	if a.Proposal == 0 {
+		b.Proposal = 0
+	}
 	if a != b || st.Config.MaxSeq > m.Cfg.MaxSeq {
-		return fmt.Errorf("warm start %s: config %+v differs from %+v (only dropout, K and a longer MaxSeq may)", path, st.Config, m.Cfg)
+		return fmt.Errorf("warm start %s: config %+v differs from %+v (only dropout, K, a longer MaxSeq and a proposal encoder may)", path, st.Config, m.Cfg)
 	}
 	// Load into a model of the checkpoint's own config, then copy over (the position
 	// embeddings into the first rows when the stream got longer).
@@ -532,11 +590,11 @@ func warmStart(m *Model, path string) error {
 		return fmt.Errorf("warm start %s: %w", path, err)
 	}
 	dst, from := m.Params(), src.Params()
-	if len(dst) != len(from) {
+	if len(dst) < len(from) {
 		return fmt.Errorf("warm start %s: %d parameters, the model has %d", path, len(from), len(dst))
 	}
-	for i, p := range dst {
-		q := from[i]
+	for i, q := range from {
+		p := dst[i]
 		if p.Name != q.Name || p.Size() < q.Size() || (p.Size() != q.Size() && p.Name != m.Decoder.Pos.Weight.Name) {
 			return fmt.Errorf("warm start %s: parameter %s %v does not fit %s %v", path, q.Name, q.Shape(), p.Name, p.Shape())
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
@@ -65,7 +66,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 	opt := rigmodel.GRPORunOptions{
 		Data: data, AllFiles: *all, Init: from, Model: m, State: st, Out: *out, Steps: *steps, Meshes: *meshes, Group: *group,
 		LR: *lr, Temperature: *temp, ScaleByStd: *std, InsideJoints: *inside, SaveEvery: *saveEvery, SaveMinutes: *saveMin,
-		Resume: *resume, Seed: *seed, Load: assets.Load, Log: stdout, KL: *kl,
+		Resume: *resume, Seed: *seed, Load: assets.Load, Log: stdout, KL: *kl, Propose: autorig.ClassicalProposal,
 	}
 	if *kl > 0 && *model == "" { // the reference is a second copy of the shipped model
 		if opt.Ref, _, err = rigmodel.LoadShipped(); err != nil {

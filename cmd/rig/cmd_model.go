@@ -25,7 +25,7 @@ import (
 func init() {
 	register(&command{
 		name:    "train",
-		usage:   "--data DIR... --out CKPT [--steps N] [--d D --layers L --heads H] [--batch B] [--lr LR] [--synthetic N] [--fresh-synthetic P] [--dropout P] [--struct-weight W] [--rotate quarter|any] [--init CKPT] [--resume]",
+		usage:   "--data DIR... --out CKPT [--steps N] [--d D --layers L --heads H --proposal J] [--batch B] [--lr LR] [--synthetic N] [--fresh-synthetic P] [--dropout P] [--struct-weight W] [--rotate quarter|any] [--init CKPT] [--resume]",
 		summary: "train the TokenRig model on rigged characters",
 		run:     runTrain,
 	})
@@ -68,6 +68,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	width := fs.Int("d", rigmodel.DefaultConfig.DModel, "model width (new runs only)")
 	layers := fs.Int("layers", rigmodel.DefaultConfig.Layers, "transformer layers (new runs only)")
 	heads := fs.Int("heads", rigmodel.DefaultConfig.Heads, "attention heads; must divide --d (new runs only)")
+	proposal := fs.Int("proposal", rigmodel.DefaultConfig.Proposal, "joints of the classical proposal skeleton the model reads (0: none; new runs only)")
 	dataWorkers := fs.Int("data-workers", 0, "goroutines making training examples ahead of the loop (0: all cores; the run does not depend on it)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	eng := engineFlag(fs)
@@ -92,7 +93,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	}
 	cfg := rigmodel.DefaultConfig
 	cfg.Dropout = *dropout
-	cfg.DModel, cfg.Layers, cfg.Heads = *width, *layers, *heads
+	cfg.DModel, cfg.Layers, cfg.Heads, cfg.Proposal = *width, *layers, *heads, *proposal
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -106,7 +107,7 @@ func runTrain(args []string, stdout io.Writer) error {
 		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
 		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: cfg, Augment: aug,
 		FreshSynthetic: *fresh, StructWeight: *structW, SkinWeight: *skinW, Init: *initCkpt, Warmup: *warmup,
-		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Progress: progressOut(*quiet), Log: stdout,
+		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Propose: autorig.ClassicalProposal, Progress: progressOut(*quiet), Log: stdout,
 		Plot: plotModelLosses,
 	})
 	if err != nil {
@@ -333,7 +334,7 @@ func loadModelRigger(path string) (*autorig.ModelRigger, string, error) {
 		return nil, "", err
 	}
 	r := &autorig.ModelRigger{Samples: 1, Temperature: 1, TopP: 0.95, Floor: autorig.DefaultFloor}
-	r.Model, r.InsideJoints, r.Seed = m, true, 1
+	r.Model, r.InsideJoints, r.Seed, r.Propose = m, true, 1, autorig.ClassicalProposal
 	if st.SkinTokens {
 		r.SkinMode = rigmodel.SkinFromTokens
 	}
