@@ -42,7 +42,7 @@ func RigReward(r *Generator) RewardFunc {
 // GRPOOptions configures a GRPO step.
 type GRPOOptions struct {
 	// Propose builds the proposal skeleton of a model that reads one.
-	Propose ProposalFunc
+	Propose     ProposalFunc
 	Group       int     // streams sampled per mesh
 	Temperature float64 // sampling temperature (the policy's); 0 means 1
 	MaxJoints   int     // 0: the model's bound
