@@ -15,11 +15,13 @@ type ClassicalRigger struct {
 	// Anatomy, when set, turns the Reeb skeleton into the anatomical, named and
 	// oriented skeleton of the mesh's kind (anatomy.Fit) before skinning.
 	Anatomy *anatomy.Options
+	// Reeb, when set, is the mesh's ClassicalProposal, already built.
+	Reeb *assets.Skeleton
 }
 
 // Rig implements Rigger.
 func (r ClassicalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
-	cr := classical.Rigger{Skin: r.Skin, SkinName: r.SkinName, Options: ClassicalOptions(&c.Mesh), Anatomy: r.Anatomy}
+	cr := classical.Rigger{Skin: r.Skin, SkinName: r.SkinName, Options: ClassicalOptions(&c.Mesh), Anatomy: r.Anatomy, Reeb: r.Reeb}
 	out, info, err := cr.Rig(c)
 	if err != nil {
 		return nil, nil, err

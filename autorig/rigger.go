@@ -43,6 +43,10 @@ type ModelRigger struct {
 	Anatomy *anatomy.Options
 }
 
+// A model that reads a proposal skeleton (rigmodel.Config.Proposal) reads the
+// mesh's ClassicalProposal whatever Generator.Propose says: it is built once, and
+// the classical comparison reuses it.
+
 // DefaultFloor is the combined score under which `rig auto` falls back to the
 // classical rig. Artists' rigs in ../shared/data score about 0.7-0.8; streams from an
 // untrained model score 0.1-0.3 (their sanity reward is 0).
@@ -65,12 +69,14 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 // rigRun is one Rig call: the mesh's shape latents and scoring preparation, the
 // best sample so far, and the report being filled.
 type rigRun struct {
-	c      *assets.Character
-	norm   assets.Normalization
-	lat    *tensor.Dense
-	rng    *rand.Rand
-	prep   *rewards.Prepared
-	perr   error
+	c    *assets.Character
+	norm assets.Normalization
+	lat  *tensor.Dense
+	rng  *rand.Rand
+	prep *rewards.Prepared
+	perr error
+	// reeb is the mesh's ClassicalProposal when the model reads it.
+	reeb   *assets.Skeleton
 	region *rigmodel.Region
 	info   *RigInfo
 	t      time.Time
@@ -97,7 +103,15 @@ func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	regionCh := make(chan *rigmodel.Region, 1)
 	go func() { regionCh <- r.Region(&nm) }()
 	run.rng = rand.New(rand.NewSource(r.Seed))
-	lat, err := r.EncodeMesh(&c.Mesh, &nm, norm, run.rng)
+	gen := r.Generator
+	if r.Model.Proposal != nil {
+		sk, perr := ClassicalProposal(&c.Mesh)
+		if perr == nil {
+			run.reeb = sk
+		}
+		gen.Propose = func(*assets.Mesh) (*assets.Skeleton, error) { return sk, perr }
+	}
+	lat, err := gen.EncodeMesh(&c.Mesh, &nm, norm, run.rng)
 	if err != nil {
 		<-regionCh
 		return nil, err
@@ -196,7 +210,7 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 	}
 	run.t = time.Now()
 	bind, name := r.BindSkin()
-	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name, Anatomy: r.Anatomy}.Rig(run.c)
+	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name, Anatomy: r.Anatomy, Reeb: run.reeb}.Rig(run.c)
 	if err != nil {
 		if info.Fallback == "" { // the model's rig passed the floor: keep it
 			return r.keep(info, run.best, run.bestRep, run.bestMethod)

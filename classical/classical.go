@@ -30,6 +30,9 @@ type Rigger struct {
 	// Anatomy, when set, turns the Reeb skeleton into the anatomical, named and
 	// oriented skeleton of the mesh's kind (anatomy.Fit) before skinning.
 	Anatomy *anatomy.Options
+	// Reeb, when set, is the mesh's Reeb skeleton already built by Skeleton with
+	// Options (e.g. as the model's proposal), so that Rig does not build it again.
+	Reeb *assets.Skeleton
 }
 
 // Info says how a classical rig was made.
@@ -45,9 +48,11 @@ type Info struct {
 // Rig returns a rigged copy of c and how it was made.
 func (r Rigger) Rig(c *assets.Character) (*assets.Character, *Info, error) {
 	t0 := time.Now()
-	sk, err := Skeleton(&c.Mesh, r.Options)
-	if err != nil {
-		return nil, nil, err
+	sk, err := r.Reeb, error(nil)
+	if sk == nil {
+		if sk, err = Skeleton(&c.Mesh, r.Options); err != nil {
+			return nil, nil, err
+		}
 	}
 	var rep *anatomy.Report
 	if r.Anatomy != nil {
