@@ -32,12 +32,12 @@ type Example struct {
 }
 
 // SkinEncoder turns a character's weights into skin codes, one row of
-// tokens.SkinTokensPerJoint codes per joint in token order (order maps token order
+// K codes per joint in token order (order maps token order
 // to the character's joints). The character is in the normalized cube.
 type SkinEncoder interface {
 	EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error)
-	// SkinTokensPerJoint is K, the length of each joint's code list.
-	SkinTokensPerJoint() int
+	// K is the number of skin tokens per joint: the length of each joint's code list.
+	K() int
 }
 
 // DescribeItems gives every item its dataset family, category and split
@@ -226,7 +226,7 @@ func TokenizerSkin(t *tokenizer.SkinTokenizer) SkinEncoder { return tokenizerSki
 
 type tokenizerSkin struct{ t *tokenizer.SkinTokenizer }
 
-func (a tokenizerSkin) SkinTokensPerJoint() int { return a.t.K() }
+func (a tokenizerSkin) K() int { return a.t.K() }
 
 func (a tokenizerSkin) EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error) {
 	all, err := a.t.EncodeAll(c)

@@ -50,19 +50,19 @@ type Config struct {
 	MaxJoint int     `json:"max_joints"` // joint bound while sampling (fits MaxSeq)
 	// SkinK is K, the skin tokens per joint of the streams the model writes: the K of
 	// the skin tokenizer it was trained with. 0 (checkpoints from before it was
-	// stored) means LegacySkinTokensPerJoint.
+	// stored) means LegacyK.
 	SkinK int `json:"skin_tokens_per_joint,omitempty"`
 }
 
-// LegacySkinTokensPerJoint is the K of every model checkpoint that does not record
+// LegacyK is the K of every model checkpoint that does not record
 // one: the skin tokenizers of that time all wrote 4 codes per joint.
-const LegacySkinTokensPerJoint = 4
+const LegacyK = 4
 
-// SkinTokensPerJoint is the K of the model's streams (SkinK, or
-// LegacySkinTokensPerJoint when unset).
-func (c Config) SkinTokensPerJoint() int {
+// K is the number of skin tokens per joint of the model's streams (SkinK, or
+// LegacyK when unset).
+func (c Config) K() int {
 	if c.SkinK <= 0 {
-		return LegacySkinTokensPerJoint
+		return LegacyK
 	}
 	return c.SkinK
 }
@@ -70,7 +70,7 @@ func (c Config) SkinTokensPerJoint() int {
 // LongestStream is the length of the longest stream of MaxJoint joints, which
 // MaxSeq must fit: BOS, 3 coordinates + 1 POP per joint, SEP, K skin tokens per
 // joint, EOS.
-func (c Config) LongestStream() int { return 3 + c.MaxJoint*(4+c.SkinTokensPerJoint()) }
+func (c Config) LongestStream() int { return 3 + c.MaxJoint*(4+c.K()) }
 
 // DefaultConfig is the shipped model's size: small enough to train on a 2-core CPU.
 var DefaultConfig = Config{DModel: 96, Layers: 4, Heads: 4, Latents: 32, Points: 384, Fourier: 6,
@@ -86,8 +86,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("rigmodel: config vocabulary %d, the tokenizer has %d (retrain the model)", c.Vocab, tokens.VocabSize)
 	case c.DModel%c.Heads != 0:
 		return fmt.Errorf("rigmodel: d_model %d not divisible by %d heads", c.DModel, c.Heads)
-	case c.SkinK > tokens.MaxSkinTokensPerJoint:
-		return fmt.Errorf("rigmodel: %d skin tokens per joint, the stream allows at most %d", c.SkinK, tokens.MaxSkinTokensPerJoint)
+	case c.SkinK > tokens.MaxK:
+		return fmt.Errorf("rigmodel: %d skin tokens per joint, the stream allows at most %d", c.SkinK, tokens.MaxK)
 	}
 	if need := c.LongestStream(); c.MaxJoint < 1 || need > c.MaxSeq {
 		return fmt.Errorf("rigmodel: %d joints need streams of %d tokens, MaxSeq is %d", c.MaxJoint, need, c.MaxSeq)

@@ -76,7 +76,7 @@ func TestSkinTokenizerRoundTrip(t *testing.T) {
 		t.Fatalf("%d code lists for %d joints", len(codes), c.Skeleton.NumJoints())
 	}
 	for j, cs := range codes {
-		if len(cs) != tokens.SkinTokensPerJoint {
+		if len(cs) != tokens.DefaultK {
 			t.Fatalf("joint %d: %d codes", j, len(cs))
 		}
 		for _, x := range cs {
@@ -235,8 +235,8 @@ func TestTokenizeDetokenize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sf.SkinTokensPerJoint != tok.K() {
-		t.Fatalf("stream file records K = %d, the tokenizer has %d", sf.SkinTokensPerJoint, tok.K())
+	if sf.K != tok.K() {
+		t.Fatalf("stream file records K = %d, the tokenizer has %d", sf.K, tok.K())
 	}
 	if _, err := tokens.NewGrammar(tokens.MaxJoints, tok.K()).Run(sf.Tokens); err != nil {
 		t.Fatalf("tokenized stream breaks the grammar: %v", err)
@@ -328,7 +328,7 @@ func TestDecodedSkeletonMatches(t *testing.T) {
 func TestExportCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	run := dir + "/run.safetensors"
-	tok, err := NewSkinTokenizer(CVAEConfig{D: 8, Heads: 2, Hidden: 8, K: tokens.SkinTokensPerJoint, Latents: 2, Blocks: 1, Levels: tokens.SkinLevels[:], Prior: 2}, 1)
+	tok, err := NewSkinTokenizer(CVAEConfig{D: 8, Heads: 2, Hidden: 8, K: tokens.DefaultK, Latents: 2, Blocks: 1, Levels: tokens.SkinLevels[:], Prior: 2}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,8 +151,8 @@ func TestTokenizePinned(t *testing.T) {
 	}
 	dir := t.TempDir()
 	c, in, streamPath, rep := tokenizeSynth(t, dir, "biped", 4, 600, "--checkpoint", "pinned", "--refine", "0")
-	if rep.SkinTokensPerJoint != pinned.K() || rep.Joints != c.Skeleton.NumJoints() {
-		t.Fatalf("stream has K = %d (pinned tokenizer: %d), %d joints", rep.SkinTokensPerJoint, pinned.K(), rep.Joints)
+	if rep.K != pinned.K() || rep.Joints != c.Skeleton.NumJoints() {
+		t.Fatalf("stream has K = %d (pinned tokenizer: %d), %d joints", rep.K, pinned.K(), rep.Joints)
 	}
 	if _, err := tokens.NewGrammar(0, pinned.K()).Run(rep.Tokens); err != nil {
 		t.Fatalf("stream breaks the grammar of K = %d: %v", pinned.K(), err)
