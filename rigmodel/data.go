@@ -221,15 +221,20 @@ func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand
 }
 
 // TokenizerSkin adapts the skin tokenizer to SkinEncoder: codes of every joint,
-// rearranged into token order.
-func TokenizerSkin(t *tokenizer.SkinTokenizer) SkinEncoder { return tokenizerSkin{t} }
+// encoded with opt, rearranged into token order.
+func TokenizerSkin(t *tokenizer.SkinTokenizer, opt tokenizer.Options) SkinEncoder {
+	return tokenizerSkin{t, opt}
+}
 
-type tokenizerSkin struct{ t *tokenizer.SkinTokenizer }
+type tokenizerSkin struct {
+	t   *tokenizer.SkinTokenizer
+	opt tokenizer.Options
+}
 
 func (a tokenizerSkin) K() int { return a.t.K() }
 
 func (a tokenizerSkin) EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error) {
-	all, err := a.t.EncodeAll(c)
+	all, err := a.t.EncodeAllWith(c, a.opt)
 	if err != nil {
 		return nil, err
 	}

@@ -42,8 +42,9 @@ type StreamFile struct {
 
 // Tokenize writes a rigged character (world space) as a full token stream: its
 // skeleton by EncodeSkeleton and each joint's skin by the skin tokenizer, in token
-// order. It also returns the per-joint codes in token order.
-func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, error) {
+// order, encoding with opt (tok.Options() for the checkpoint's). It also returns the
+// per-joint codes in token order.
+func Tokenize(c *assets.Character, tok *SkinTokenizer, opt Options) (*StreamFile, [][]int, error) {
 	if !c.Rigged() {
 		return nil, nil, fmt.Errorf("tokenize %q: not rigged", c.Name)
 	}
@@ -52,7 +53,7 @@ func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, er
 	if err != nil {
 		return nil, nil, fmt.Errorf("tokenize %q: %w", c.Name, err)
 	}
-	codes, err := tok.EncodeAll(norm.Apply(c))
+	codes, err := tok.EncodeAllWith(norm.Apply(c), opt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tokenize %q: %w", c.Name, err)
 	}

@@ -231,7 +231,7 @@ func TestTokenizeDetokenize(t *testing.T) {
 	}
 	// A world-space character: scale and move the tube.
 	c := assets.Normalization{Center: assets.Vec3{-3, 1, 2}, Scale: 0.5}.Invert(tube())
-	sf, codes, err := Tokenize(c, tok)
+	sf, codes, err := Tokenize(c, tok, tok.Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func TestExportCheckpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		facts := DecodeSettings{f.Threshold, f.Sharpen, f.OddsPower, f.SnapShare}
-		if kept := (DecodeSettings{got.Threshold, got.Sharpen, got.OddsPower, got.SnapShare}); kept != tc.ds || facts != tc.ds {
+		if kept := got.Options().DecodeSettings; kept != tc.ds || facts != tc.ds {
 			t.Errorf("export %s: checkpoint keeps %+v, facts say %+v; want %+v", tc.src, kept, facts, tc.ds)
 		}
 	}

@@ -29,7 +29,7 @@ func tubeStream(t testing.TB) (mesh []byte, sf *tokenizer.StreamFile) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sf, _, err = tokenizer.Tokenize(c, tok)
+	sf, _, err = tokenizer.Tokenize(c, tok, tok.Options())
 	if err != nil {
 		t.Fatal(err)
 	}
