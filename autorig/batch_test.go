@@ -97,6 +97,7 @@ func TestListInputsNamesAndManifests(t *testing.T) {
 		"list.jsonl":       `{"file": "a/horse.glb"}` + "\n" + `{"file": "c/deep/pig.glb"}` + "\n",
 		"plain/list.txt":   "../b/cow.gltf\n# comment\n",
 		"plain/ignore.bin": "x",
+		"broken.jsonl":     `{"file": "a/horse.glb"}` + "\n" + `{"file": ` + "\n",
 	})
 	tests := []struct {
 		name   string
@@ -126,6 +127,10 @@ func TestListInputsNamesAndManifests(t *testing.T) {
 	}
 	if _, err := rigmodel.ListInputs([]string{filepath.Join(dir, "missing.glb")}); err == nil {
 		t.Error("missing input: no error")
+	}
+	broken := filepath.Join(dir, "broken.jsonl")
+	if _, err := rigmodel.ListInputs([]string{broken}); err == nil || !strings.Contains(err.Error(), broken+" line 2") {
+		t.Errorf("broken manifest: err %v, want one naming %s line 2", err, broken)
 	}
 }
 

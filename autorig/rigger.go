@@ -132,7 +132,7 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 	skinMode := r.WritesSkin()
 	opts := make([]rigmodel.SampleOptions, max(r.Samples, 1))
 	for s := range opts {
-		opts[s] = rigmodel.SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, SkinTokens: r.Model.Cfg.SkinTokensPerJoint(), StopAtSEP: !skinMode, Region: run.region}
+		opts[s] = rigmodel.SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, K: r.Model.Cfg.K(), StopAtSEP: !skinMode, Region: run.region}
 		if s > 0 {
 			opts[s].Temperature = r.Temperature
 			if opts[s].Temperature <= 0 {

@@ -192,7 +192,7 @@ func sampleStream(t *testing.T, r *ModelRigger, c *assets.Character) []int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	smp, err := rigmodel.Generate(sess, nil, rigmodel.SampleOptions{Temperature: 1, MaxJoints: r.Model.Cfg.MaxJoint, SkinTokens: r.Model.Cfg.SkinTokensPerJoint()}, rng)
+	smp, err := rigmodel.Generate(sess, nil, rigmodel.SampleOptions{Temperature: 1, MaxJoints: r.Model.Cfg.MaxJoint, K: r.Model.Cfg.K()}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

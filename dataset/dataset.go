@@ -5,8 +5,6 @@
 package dataset
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
@@ -16,10 +14,6 @@ import (
 	"sort"
 	"strings"
 )
-
-// ManifestName is the file beside a collection that describes its rows (one JSON
-// object per line: file, source, category, family, note, ...).
-const ManifestName = "manifest.jsonl"
 
 // File is one rigged character file.
 type File struct {
@@ -34,6 +28,8 @@ type File struct {
 	// manifest when the file has a row (so the split does not depend on which
 	// subfolder was passed), else over the files described together.
 	FamilySize int
+	// Row is the file's manifest row; zero when no manifest lists the file.
+	Row Row
 }
 
 // Categories are the normalized categories, in report order.
@@ -70,7 +66,8 @@ func IsCharacter(category string) bool { return category != "prop" }
 
 // Discover lists the .glb/.gltf files under roots (folders are walked, files are taken
 // as they are) with their families, sorted by path. Manifests are found beside a file
-// or in any folder above it.
+// or in any folder above it and read Strict: Discover decides what trains and what is
+// held out, so a malformed manifest line is an error naming the manifest and the line.
 func Discover(roots []string) ([]File, error) {
 	var paths []string
 	for _, root := range roots {
@@ -96,20 +93,37 @@ func Discover(roots []string) ([]File, error) {
 			return nil, fmt.Errorf("data %s: %w", root, err)
 		}
 	}
-	files := Describe(paths)
+	files, err := describe(paths, Strict)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
 	sort.Slice(files, func(a, b int) bool { return files[a].Path < files[b].Path })
 	return files, nil
 }
 
 // Describe gives each path its family, category and family size, in the order given.
+// It reads manifests Lenient: it labels files for reports (rig auto's summary), where
+// a hand-edited manifest must not stop rigging; a malformed line leaves its file
+// described by its name, as if the manifest had no row for it.
 func Describe(paths []string) []File {
-	m := manifests{}
+	files, _ := describe(paths, Lenient)
+	return files
+}
+
+// describe gives each path its family, category and family size, reading manifests
+// under policy; the first manifest error (Strict only) stops it.
+func describe(paths []string, policy Policy) ([]File, error) {
+	m := manifests{policy: policy, byDir: map[string]*manifest{}}
 	out := make([]File, len(paths))
 	loose := map[string]int{}
 	for i, p := range paths {
-		out[i] = m.describe(p)
-		if out[i].FamilySize == 0 {
-			loose[out[i].Family]++
+		f, err := m.describe(p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = f
+		if f.FamilySize == 0 {
+			loose[f.Family]++
 		}
 	}
 	for i := range out {
@@ -117,7 +131,7 @@ func Describe(paths []string) []File {
 			out[i].FamilySize = loose[out[i].Family]
 		}
 	}
-	return out
+	return out, nil
 }
 
 // ByPath indexes files by their cleaned path.
@@ -164,68 +178,60 @@ func Split(files []File) (train, heldOut []File) {
 	return train, heldOut
 }
 
-// manifestRow is the part of a manifest row the split reads.
-type manifestRow struct {
-	File     string `json:"file"`
-	Source   string `json:"source"`
-	Category string `json:"category"`
-	Family   string `json:"family"`
-	Note     string `json:"note"`
+// manifests caches the manifest found for each folder (nil: none above it) and
+// reads each under one policy.
+type manifests struct {
+	policy Policy
+	byDir  map[string]*manifest
 }
 
-// manifest is one manifest.jsonl: its rows by file path relative to its folder and
-// the size of each family.
-type manifest struct {
-	dir    string
-	rows   map[string]manifestRow
-	family map[string]string
-	size   map[string]int
-}
-
-// manifests caches the manifest found for each folder (nil: none above it).
-type manifests map[string]*manifest
-
-func (m manifests) describe(path string) File {
+func (m manifests) describe(path string) (File, error) {
 	path = filepath.Clean(path)
 	f := File{Path: path, Family: nameFamily(path)}
-	man := m.find(filepath.Dir(path))
-	if man == nil {
-		return f
+	man, err := m.find(filepath.Dir(path))
+	if man == nil || err != nil {
+		return f, err
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return f
+		return f, nil
 	}
 	rel, err := filepath.Rel(man.dir, abs)
 	if err != nil {
-		return f
+		return f, nil
 	}
 	rel = filepath.ToSlash(rel)
 	row, ok := man.rows[rel]
 	if !ok {
-		return f
+		return f, nil
 	}
 	f.Family = man.family[rel]
 	f.Category = NormalizeCategory(row.Category)
 	f.FamilySize = man.size[f.Family]
-	return f
+	f.Row = row
+	return f, nil
 }
 
-// find returns the manifest in dir or the nearest folder above it.
-func (m manifests) find(dir string) *manifest {
+// find returns the manifest in dir or the nearest folder above it. Under Lenient a
+// manifest that cannot be read counts as none, and the search goes on above it.
+func (m manifests) find(dir string) (*manifest, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var walked []string
 	var found *manifest
 	for d := abs; ; d = filepath.Dir(d) {
-		if man, ok := m[d]; ok {
+		if man, ok := m.byDir[d]; ok {
 			found = man
 			break
 		}
 		walked = append(walked, d)
-		if man := readManifest(d); man != nil {
+		man, err := readManifest(d, m.policy)
+		if err != nil && m.policy == Strict {
+			return nil, err
+		}
+		if man != nil {
 			found = man
 			break
 		}
@@ -234,42 +240,15 @@ func (m manifests) find(dir string) *manifest {
 		}
 	}
 	for _, d := range walked {
-		m[d] = found
+		m.byDir[d] = found
 	}
-	return found
-}
-
-// maxManifestLine bounds one manifest row (rows are a few hundred bytes).
-const maxManifestLine = 1 << 20
-
-// readManifest reads dir's manifest; nil when there is none or it cannot be read
-// (a collection without a manifest splits by file names).
-func readManifest(dir string) *manifest {
-	fh, err := os.Open(filepath.Join(dir, ManifestName))
-	if err != nil {
-		return nil
-	}
-	defer fh.Close()
-	man := &manifest{dir: dir, rows: map[string]manifestRow{}, family: map[string]string{}, size: map[string]int{}}
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 64<<10), maxManifestLine)
-	for sc.Scan() {
-		var row manifestRow
-		if json.Unmarshal(sc.Bytes(), &row) != nil || row.File == "" {
-			continue
-		}
-		fam := rowFamily(row)
-		man.rows[row.File] = row
-		man.family[row.File] = fam
-		man.size[fam]++
-	}
-	return man
+	return found, nil
 }
 
 // rowFamily names a manifest row's family: its source and `family` field; else the
 // skeleton its note names ("hierarchy from X.xml:Name"); else the file name without
 // variant suffixes.
-func rowFamily(row manifestRow) string {
+func rowFamily(row Row) string {
 	top := strings.SplitN(row.File, "/", 2)[0]
 	if row.Source != "" {
 		top = row.Source

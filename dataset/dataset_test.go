@@ -22,12 +22,12 @@ func TestNormalizeCategory(t *testing.T) {
 
 func TestRowFamily(t *testing.T) {
 	for _, tc := range []struct {
-		row  manifestRow
+		row  Row
 		want string
 	}{
-		{manifestRow{File: "pack/a.glb", Source: "pack", Family: "monsters"}, "pack/monsters"},
-		{manifestRow{File: "0ad/horse_a.glb", Note: "hierarchy from horse.xml:Horse (confidence high)"}, "0ad/horse.xml:Horse"},
-		{manifestRow{File: "oc/Clonk_02.glb"}, "oc/clonk"},
+		{Row{File: "pack/a.glb", Source: "pack", Family: "monsters"}, "pack/monsters"},
+		{Row{File: "0ad/horse_a.glb", Note: "hierarchy from horse.xml:Horse (confidence high)"}, "0ad/horse.xml:Horse"},
+		{Row{File: "oc/Clonk_02.glb"}, "oc/clonk"},
 	} {
 		if got := rowFamily(tc.row); got != tc.want {
 			t.Errorf("rowFamily(%+v) = %q, want %q", tc.row, got, tc.want)
@@ -62,7 +62,6 @@ func TestFamilySizeComesFromTheWholeManifest(t *testing.T) {
 		rows = append(rows, `{"file":"pack/`+n+`.glb","source":"pack","family":"f","category":"biped"}`)
 		files = append(files, "pack/"+n+".glb")
 	}
-	rows = append(rows, "not json")
 	dir := writeCollection(t, rows, files)
 	// Describing one file still sees the family's three rows.
 	got := Describe([]string{filepath.Join(dir, "pack", "b.glb")})

@@ -8,26 +8,17 @@ import (
 )
 
 // fileFamilies maps each rig under dir (slash-separated path relative to dir) to its
-// creature family: the manifest's "family" field where a row has one, else the
-// skeleton source dataset.Discover reads from the note or the file name.
+// tuning family (TuningFamily).
 func fileFamilies(t testing.TB, dir string) map[string]string {
 	t.Helper()
 	fs, err := dataset.Discover([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	named, err := ManifestFamilies(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]string{}
 	for _, f := range fs {
 		rel, _ := filepath.Rel(dir, f.Path)
-		rel = filepath.ToSlash(rel)
-		out[rel] = f.Family
-		if fam, ok := named[rel]; ok {
-			out[rel] = fam
-		}
+		out[filepath.ToSlash(rel)] = TuningFamily(f)
 	}
 	return out
 }
@@ -79,5 +70,21 @@ func TestFamilyHalfData(t *testing.T) {
 	// Neither half may be a sliver of the data: each holds at least a third.
 	if 3*n[TuneHalf] < len(fam) || 3*n[ReportHalf] < len(fam) {
 		t.Errorf("files per half: %v of %d", n, len(fam))
+	}
+}
+
+func TestTuningFamily(t *testing.T) {
+	tests := []struct {
+		file dataset.File
+		want string
+	}{
+		{dataset.File{Family: "pack/monsters", Row: dataset.Row{File: "a.glb", Source: "pack", Family: "monsters"}}, "monsters"},
+		{dataset.File{Family: "0ad/horse.xml:Horse", Row: dataset.Row{File: "horse_a.glb", Note: "hierarchy from horse.xml:Horse"}}, "0ad/horse.xml:Horse"},
+		{dataset.File{Family: "oc/clonk"}, "oc/clonk"},
+	}
+	for _, tc := range tests {
+		if got := TuningFamily(tc.file); got != tc.want {
+			t.Errorf("TuningFamily(%+v) = %q, want %q", tc.file, got, tc.want)
+		}
 	}
 }

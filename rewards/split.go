@@ -1,12 +1,9 @@
 package rewards
 
 import (
-	"bufio"
 	"crypto/sha256"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
+
+	"github.com/rigkit/rigkit/dataset"
 )
 
 // The tuning protocol: reward weights and thresholds are tuned on the files of one
@@ -36,37 +33,14 @@ func FamilyHalf(family string) string {
 	return ReportHalf
 }
 
-// ManifestFamilies reads the "family" field of dir/manifest.jsonl: file (relative
-// to dir, slash-separated) → family, for the rows that have one (newer sources
-// name their family there; older ones leave it to the skeleton source in the note,
-// which dataset.Discover reads). A missing manifest gives an empty map.
-func ManifestFamilies(dir string) (map[string]string, error) {
-	out := map[string]string{}
-	path := filepath.Join(dir, "manifest.jsonl")
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return out, nil
+// TuningFamily is the family that decides a file's tuning half: the manifest row's
+// own "family" field where it has one (newer sources name their family there), else
+// the dataset family (the skeleton source in the note, or the file name). The row's
+// bare field, not dataset's source-prefixed family, keeps the halves FamilyHalf's
+// salt was balanced on.
+func TuningFamily(f dataset.File) string {
+	if f.Row.Family != "" {
+		return f.Row.Family
 	}
-	if err != nil {
-		return nil, fmt.Errorf("families %s: %w", path, err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		var row struct{ File, Family string }
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			return nil, fmt.Errorf("families %s line %d: %w", path, line, err)
-		}
-		if row.File != "" && row.Family != "" {
-			out[row.File] = row.Family
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("families %s: %w", path, err)
-	}
-	return out, nil
+	return f.Family
 }

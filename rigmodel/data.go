@@ -34,12 +34,12 @@ type Example struct {
 }
 
 // SkinEncoder turns a character's weights into skin codes, one row of
-// tokens.SkinTokensPerJoint codes per joint in token order (order maps token order
+// K codes per joint in token order (order maps token order
 // to the character's joints). The character is in the normalized cube.
 type SkinEncoder interface {
 	EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error)
-	// SkinTokensPerJoint is K, the length of each joint's code list.
-	SkinTokensPerJoint() int
+	// K is the number of skin tokens per joint: the length of each joint's code list.
+	K() int
 }
 
 // DescribeItems gives every item its dataset family, category and split
@@ -229,15 +229,20 @@ func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand
 }
 
 // TokenizerSkin adapts the skin tokenizer to SkinEncoder: codes of every joint,
-// rearranged into token order.
-func TokenizerSkin(t *tokenizer.SkinTokenizer) SkinEncoder { return tokenizerSkin{t} }
+// encoded with opt, rearranged into token order.
+func TokenizerSkin(t *tokenizer.SkinTokenizer, opt tokenizer.Options) SkinEncoder {
+	return tokenizerSkin{t, opt}
+}
 
-type tokenizerSkin struct{ t *tokenizer.SkinTokenizer }
+type tokenizerSkin struct {
+	t   *tokenizer.SkinTokenizer
+	opt tokenizer.Options
+}
 
-func (a tokenizerSkin) SkinTokensPerJoint() int { return a.t.K() }
+func (a tokenizerSkin) K() int { return a.t.K() }
 
 func (a tokenizerSkin) EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error) {
-	all, err := a.t.EncodeAll(c)
+	all, err := a.t.EncodeAllWith(c, a.opt)
 	if err != nil {
 		return nil, err
 	}

@@ -139,7 +139,7 @@ func (r *Generator) Decode(c *assets.Character, norm assets.Normalization, strea
 	out := c.Clone()
 	out.Skeleton, out.Skin, out.Animations = tokens.SkeletonToWorld(skCube, norm), nil, nil
 	if r.WritesSkin() {
-		skelToks, codes, err := tokens.Split(stream, r.Model.Cfg.SkinTokensPerJoint())
+		skelToks, codes, err := tokens.Split(stream, r.Model.Cfg.K())
 		if err == nil {
 			cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
 			var skin *assets.Skin
@@ -252,7 +252,7 @@ func (r *Generator) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy boo
 	}
 	opts := make([]SampleOptions, n)
 	for i := range opts {
-		opts[i].SkinTokens = r.Model.Cfg.SkinTokensPerJoint()
+		opts[i].K = r.Model.Cfg.K()
 		if i > 0 || !greedy {
 			opts[i].Temperature, opts[i].TopP = temp, 0.95
 		}
@@ -267,7 +267,7 @@ func (r *Generator) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy boo
 	}
 	sets := make([][][]int, len(streams))
 	for i, smp := range streams {
-		if _, sets[i], err = tokens.Split(smp.Tokens, r.Model.Cfg.SkinTokensPerJoint()); err != nil {
+		if _, sets[i], err = tokens.Split(smp.Tokens, r.Model.Cfg.K()); err != nil {
 			return nil, err
 		}
 	}
@@ -287,7 +287,7 @@ func (r *Generator) PredictSkeleton(c *assets.Character) (*assets.Skeleton, erro
 	if err != nil {
 		return nil, err
 	}
-	smp, err := Generate(sess, nil, SampleOptions{MaxJoints: r.Model.Cfg.MaxJoint, SkinTokens: r.Model.Cfg.SkinTokensPerJoint(), StopAtSEP: true, Region: r.Region(&nm)}, rng)
+	smp, err := Generate(sess, nil, SampleOptions{MaxJoints: r.Model.Cfg.MaxJoint, K: r.Model.Cfg.K(), StopAtSEP: true, Region: r.Region(&nm)}, rng)
 	if err != nil {
 		return nil, err
 	}

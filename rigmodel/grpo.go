@@ -108,7 +108,7 @@ func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPO
 		// The group is sampled as one batch after a single reading of BOS.
 		opts := make([]SampleOptions, opt.Group)
 		for i := range opts {
-			opts[i] = SampleOptions{Temperature: temp, MaxJoints: maxJ, SkinTokens: m.Cfg.SkinTokensPerJoint(), StopAtSEP: opt.StopAtSEP, Region: region}
+			opts[i] = SampleOptions{Temperature: temp, MaxJoints: maxJ, K: m.Cfg.K(), StopAtSEP: opt.StopAtSEP, Region: region}
 		}
 		sess, err := m.NewSession(lat)
 		if err != nil {
@@ -296,7 +296,7 @@ func (m *Model) learnPositions(group []*Sampled, adv []float64, maxJ int, region
 	var learn []learnPos
 	count, klCount := 0, 0
 	for i, s := range group {
-		g := tokens.NewGrammar(maxJ, m.Cfg.SkinTokensPerJoint()).Start()
+		g := tokens.NewGrammar(maxJ, m.Cfg.K()).Start()
 		var jc jointCursor // the joint being written, as Generate tracks it
 		for t := 0; t+1 < len(s.Tokens); t++ {
 			tok := s.Tokens[t]

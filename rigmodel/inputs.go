@@ -2,7 +2,6 @@ package rigmodel
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/dataset"
 )
 
 // This file finds the inputs of a run: files, folders and manifests, each with a
@@ -174,48 +174,55 @@ func LogSkipped(w io.Writer, skipped []SkippedInput) {
 	}
 }
 
-// readManifest reads a .jsonl manifest ({"file": ...} per row) or a plain list.
+// readManifest reads an input list: a .jsonl manifest (dataset.ReadManifest, strict,
+// so a broken row names its line rather than dropping a character from the run) or
+// a plain list of paths, one a line, "#" starting a comment. Paths are relative to
+// the list's folder.
 func readManifest(path string) ([]string, error) {
+	var list []string
+	if strings.EqualFold(filepath.Ext(path), ".jsonl") {
+		rows, err := dataset.ReadManifest(path, dataset.Strict)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			list = append(list, r.File)
+		}
+	} else {
+		var err error
+		if list, err = readPathList(path); err != nil {
+			return nil, err
+		}
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("manifest %s: no mesh files listed (inputs must be %s files, folders or manifests)", path, strings.Join(assets.MeshExtensions, ", "))
+	}
+	dir := filepath.Dir(path)
+	for i, s := range list {
+		if !filepath.IsAbs(s) {
+			list[i] = filepath.Join(dir, s)
+		}
+	}
+	return list, nil
+}
+
+// readPathList reads a plain list of paths, skipping blank lines and comments.
+func readPathList(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
 	defer f.Close()
-	dir := filepath.Dir(path)
 	var out []string
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		s := strings.TrimSpace(sc.Text())
-		if s == "" || strings.HasPrefix(s, "#") {
-			continue
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if s := strings.TrimSpace(sc.Text()); s != "" && !strings.HasPrefix(s, "#") {
+			out = append(out, s)
 		}
-		if strings.HasPrefix(s, "{") {
-			var row struct {
-				File string `json:"file"`
-				Path string `json:"path"`
-			}
-			if err := json.Unmarshal([]byte(s), &row); err != nil {
-				return nil, fmt.Errorf("manifest %s line %d: %w", path, line, err)
-			}
-			s = row.File
-			if s == "" {
-				s = row.Path
-			}
-			if s == "" {
-				return nil, fmt.Errorf("manifest %s line %d: no \"file\" field", path, line)
-			}
-		}
-		if !filepath.IsAbs(s) {
-			s = filepath.Join(dir, s)
-		}
-		out = append(out, s)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", path, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("manifest %s: no mesh files listed (inputs must be %s files, folders or manifests)", path, strings.Join(assets.MeshExtensions, ", "))
 	}
 	return out, nil
 }

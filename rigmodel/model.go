@@ -50,7 +50,7 @@ type Config struct {
 	MaxJoint int     `json:"max_joints"` // joint bound while sampling (fits MaxSeq)
 	// SkinK is K, the skin tokens per joint of the streams the model writes: the K of
 	// the skin tokenizer it was trained with. 0 (checkpoints from before it was
-	// stored) means LegacySkinTokensPerJoint.
+	// stored) means LegacyK.
 	SkinK int `json:"skin_tokens_per_joint,omitempty"`
 	// Proposal is how many joints of a proposal skeleton (the classical rigger's,
 	// see ProposalFunc) the decoder reads beside the shape latents: the model edits
@@ -58,15 +58,15 @@ type Config struct {
 	Proposal int `json:"proposal_joints,omitempty"`
 }
 
-// LegacySkinTokensPerJoint is the K of every model checkpoint that does not record
+// LegacyK is the K of every model checkpoint that does not record
 // one: the skin tokenizers of that time all wrote 4 codes per joint.
-const LegacySkinTokensPerJoint = 4
+const LegacyK = 4
 
-// SkinTokensPerJoint is the K of the model's streams (SkinK, or
-// LegacySkinTokensPerJoint when unset).
-func (c Config) SkinTokensPerJoint() int {
+// K is the number of skin tokens per joint of the model's streams (SkinK, or
+// LegacyK when unset).
+func (c Config) K() int {
 	if c.SkinK <= 0 {
-		return LegacySkinTokensPerJoint
+		return LegacyK
 	}
 	return c.SkinK
 }
@@ -74,7 +74,7 @@ func (c Config) SkinTokensPerJoint() int {
 // LongestStream is the length of the longest stream of MaxJoint joints, which
 // MaxSeq must fit: BOS, 3 coordinates + 1 POP per joint, SEP, K skin tokens per
 // joint, EOS.
-func (c Config) LongestStream() int { return 3 + c.MaxJoint*(4+c.SkinTokensPerJoint()) }
+func (c Config) LongestStream() int { return 3 + c.MaxJoint*(4+c.K()) }
 
 // DefaultConfig is the shipped model's size: small enough to train on a 2-core CPU.
 var DefaultConfig = Config{DModel: 96, Layers: 4, Heads: 4, Latents: 32, Points: 384, Fourier: 6,
@@ -92,8 +92,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("rigmodel: d_model %d not divisible by %d heads", c.DModel, c.Heads)
 	case c.Proposal < 0 || c.Proposal > tokens.MaxJoints:
 		return fmt.Errorf("rigmodel: %d proposal joints, want 0..%d", c.Proposal, tokens.MaxJoints)
-	case c.SkinK > tokens.MaxSkinTokensPerJoint:
-		return fmt.Errorf("rigmodel: %d skin tokens per joint, the stream allows at most %d", c.SkinK, tokens.MaxSkinTokensPerJoint)
+	case c.SkinK > tokens.MaxK:
+		return fmt.Errorf("rigmodel: %d skin tokens per joint, the stream allows at most %d", c.SkinK, tokens.MaxK)
 	}
 	if need := c.LongestStream(); c.MaxJoint < 1 || need > c.MaxSeq {
 		return fmt.Errorf("rigmodel: %d joints need streams of %d tokens, MaxSeq is %d", c.MaxJoint, need, c.MaxSeq)

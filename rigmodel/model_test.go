@@ -95,17 +95,17 @@ func tinyExamples(t testing.TB, n int) []*Example {
 // each joint's token-order index and a seed.
 type fakeSkin struct{ seed, k int }
 
-func (f fakeSkin) SkinTokensPerJoint() int {
+func (f fakeSkin) K() int {
 	if f.k > 0 {
 		return f.k
 	}
-	return tinyConfig.SkinTokensPerJoint()
+	return tinyConfig.K()
 }
 
 func (f fakeSkin) EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error) {
 	codes := make([][]int, len(order))
 	for j := range codes {
-		for k := 0; k < f.SkinTokensPerJoint(); k++ {
+		for k := 0; k < f.K(); k++ {
 			codes[j] = append(codes[j], (j*7+k*31+f.seed)%tokens.SkinCodebookSize)
 		}
 	}
@@ -153,7 +153,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := Generate(sess, nil, SampleOptions{MaxJoints: tinyConfig.MaxJoint, SkinTokens: tinyConfig.SkinTokensPerJoint()}, mrand.New(mrand.NewSource(1)))
+		s, err := Generate(sess, nil, SampleOptions{MaxJoints: tinyConfig.MaxJoint, K: tinyConfig.K()}, mrand.New(mrand.NewSource(1)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 			t.Fatal(err)
 		}
 		full := engine.Data[float32](logits)
-		g := tokens.NewGrammar(tinyConfig.MaxJoint, tinyConfig.SkinTokensPerJoint()).Start()
+		g := tokens.NewGrammar(tinyConfig.MaxJoint, tinyConfig.K()).Start()
 		for i := 0; i < T; i++ {
 			g.Next(s.Tokens[i])
 			mask := g.Allowed()

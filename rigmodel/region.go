@@ -1,8 +1,6 @@
 package rigmodel
 
 import (
-	"math"
-
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/tokens"
@@ -20,11 +18,10 @@ import (
 // masked exactly: x is allowed if some (x, ·, ·) voxel is, y given x if some
 // (x, y, ·) is, z given x and y if (x, y, z) is.
 type Region struct {
-	res      int
-	lo, size float64
-	occ      []bool // res³, x fastest
-	anyX     []bool // res
-	anyXY    []bool // res², x fastest
+	res   int
+	occ   []bool // res³, x fastest
+	anyX  []bool // res
+	anyXY []bool // res², x fastest
 	// binVoxel maps a coordinate bin to its voxel along an axis.
 	binVoxel [tokens.CoordBins]int
 }
@@ -39,9 +36,9 @@ func MeshRegion(nm *assets.Mesh) *Region {
 	if len(nm.Triangles) == 0 {
 		return nil
 	}
-	g := geom.NewVoxelGrid(nm, regionRes)
-	r := &Region{res: g.Res, lo: g.Lo, size: g.Size, occ: make([]bool, len(g.Occ)),
-		anyX: make([]bool, g.Res), anyXY: make([]bool, g.Res*g.Res)}
+	g := geom.NewVoxelGrid(nm, regionRes) // a cube: equal cells and corners on every axis
+	r := &Region{res: regionRes, occ: make([]bool, len(g.Occ)),
+		anyX: make([]bool, regionRes), anyXY: make([]bool, regionRes*regionRes)}
 	n := 0
 	for i, o := range g.Occ {
 		if !o {
@@ -62,8 +59,7 @@ func MeshRegion(nm *assets.Mesh) *Region {
 		}
 	}
 	for b := range r.binVoxel {
-		v := int(math.Floor((tokens.BinCenter(b) - r.lo) / r.size))
-		r.binVoxel[b] = min(max(v, 0), r.res-1)
+		r.binVoxel[b] = g.AxisCell(tokens.BinCenter(b), 0)
 	}
 	return r
 }

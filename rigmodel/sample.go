@@ -23,9 +23,9 @@ type SampleOptions struct {
 	TopP float64
 	// MaxJoints bounds the skeleton (0: tokens.MaxJoints).
 	MaxJoints int
-	// SkinTokens is K, the skin tokens per joint of the model's streams
-	// (Config.SkinTokensPerJoint; 0: tokens.SkinTokensPerJoint).
-	SkinTokens int
+	// K is the number of skin tokens per joint of the model's streams (Config.K;
+	// 0: tokens.DefaultK).
+	K int
 	// StopAtSEP ends the stream after the skeleton (skeleton-only generation).
 	StopAtSEP bool
 	// Region, when set, masks joint coordinates outside it (MeshRegion: inside the
@@ -100,8 +100,8 @@ func GenerateN(m Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]
 	}
 	rows := make([]*stream, len(opts))
 	for i, opt := range opts {
-		if opt.MaxJoints != opts[0].MaxJoints || opt.SkinTokens != opts[0].SkinTokens {
-			return nil, errors.New("generate: every stream of a batch needs the same MaxJoints and SkinTokens")
+		if opt.MaxJoints != opts[0].MaxJoints || opt.K != opts[0].K {
+			return nil, errors.New("generate: every stream of a batch needs the same MaxJoints and K")
 		}
 		rows[i] = first.clone(opt)
 	}
@@ -172,7 +172,7 @@ func feedPrompt(m Stepper, prompt []int, opt SampleOptions) (*stream, []float32,
 	if len(prompt) == 0 {
 		prompt = []int{tokens.BOS}
 	}
-	s := &stream{opt: opt, st: tokens.NewGrammar(opt.MaxJoints, opt.SkinTokens).Start(), out: &Sampled{Prompt: len(prompt)}}
+	s := &stream{opt: opt, st: tokens.NewGrammar(opt.MaxJoints, opt.K).Start(), out: &Sampled{Prompt: len(prompt)}}
 	var logits []float32
 	var err error
 	for i, t := range prompt {

@@ -34,8 +34,8 @@ func TestGenerateAlwaysDecodes(t *testing.T) {
 		opt  SampleOptions
 	}{
 		{"greedy", SampleOptions{Temperature: 0, MaxJoints: 12}},
-		{"t=1 K=4", SampleOptions{Temperature: 1, MaxJoints: 12, SkinTokens: 4}},
-		{"t=1.5 top-p K=16", SampleOptions{Temperature: 1.5, TopP: 0.9, MaxJoints: 20, SkinTokens: 16}},
+		{"t=1 K=4", SampleOptions{Temperature: 1, MaxJoints: 12, K: 4}},
+		{"t=1.5 top-p K=16", SampleOptions{Temperature: 1.5, TopP: 0.9, MaxJoints: 20, K: 16}},
 		{"skeleton only", SampleOptions{Temperature: 1, StopAtSEP: true}},
 	}
 	for _, tc := range tests {
@@ -75,7 +75,7 @@ func TestGenerateAlwaysDecodes(t *testing.T) {
 					}
 					continue
 				}
-				_, codes, err := tokens.Split(s.Tokens, tc.opt.SkinTokens)
+				_, codes, err := tokens.Split(s.Tokens, tc.opt.K)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
@@ -99,7 +99,7 @@ func TestGeneratePromptIsKept(t *testing.T) {
 			t.Fatalf("prompt token %d changed", i)
 		}
 	}
-	if s.Prompt != len(prompt) || len(s.Tokens) != len(prompt)+tokens.SkinTokensPerJoint+1 {
+	if s.Prompt != len(prompt) || len(s.Tokens) != len(prompt)+tokens.DefaultK+1 {
 		t.Errorf("stream %v", s.Tokens)
 	}
 	bad := []int{tokens.BOS, tokens.SEP}

@@ -232,9 +232,9 @@ func resumeOrInit(opt *TrainOptions) (*Model, *TrainState, error) {
 			state.Data, state.SkinTokens, state.SkinTokenizer = opt.Data, opt.Skin != nil, opt.SkinID
 		}
 	}
-	if opt.Skin != nil && opt.Skin.SkinTokensPerJoint() != opt.Config.SkinTokensPerJoint() {
+	if opt.Skin != nil && opt.Skin.K() != opt.Config.K() {
 		return nil, nil, fmt.Errorf("train: the skin tokenizer writes %d codes per joint, the model's config %d (Config.SkinK)",
-			opt.Skin.SkinTokensPerJoint(), opt.Config.SkinTokensPerJoint())
+			opt.Skin.K(), opt.Config.K())
 	}
 	if m == nil {
 		if m, err = NewModel(opt.Config, uint64(opt.Seed)); err != nil {

@@ -84,14 +84,14 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	// streams have its own K codes per joint.
 	opt.Steps, opt.Skin = 8, otherK{fakeSkin{}}
 	if _, err := Train(opt); err == nil || !strings.Contains(err.Error(), "codes per joint") {
-		t.Errorf("resume with K = %d against a K = %d checkpoint: %v", opt.Skin.SkinTokensPerJoint(), tinyConfig.SkinTokensPerJoint(), err)
+		t.Errorf("resume with K = %d against a K = %d checkpoint: %v", opt.Skin.K(), tinyConfig.K(), err)
 	}
 }
 
 // otherK is a skin encoder that claims a K other than the tiny model's.
 type otherK struct{ fakeSkin }
 
-func (otherK) SkinTokensPerJoint() int { return tinyConfig.SkinTokensPerJoint() + 1 }
+func (otherK) K() int { return tinyConfig.K() + 1 }
 
 // TestWarmStartLongerStream warm-starts a model with more skin tokens per joint (a
 // longer MaxSeq) from a checkpoint: every weight is copied, the position embeddings

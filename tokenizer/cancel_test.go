@@ -85,7 +85,7 @@ func TestDecodeContext(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("canceled at check %d: err %v, want context.Canceled", k, err)
 		}
-		if extra := ctx.calls.Load() - k; extra > int64(tok.workers())+2 {
+		if extra := ctx.calls.Load() - k; extra > int64(tok.Options().workers())+2 {
 			t.Errorf("canceled at check %d: the decode went on for %d more checks", k, extra)
 		}
 	}

@@ -44,13 +44,13 @@ func (cp *coarsePlan) wanted(u, j int, probs []float32, nJ int) bool {
 }
 
 // coarseToFine plans the coarse passes, or returns nil when decoding every vertex is
-// as cheap or t.Exhaustive is set. pos are the mesh's positions, uniq the vertex of
+// as cheap or exhaustive is set. pos are the mesh's positions, uniq the vertex of
 // each distinct position and dists their joint distances (len(uniq) × nJ). Once
 // stop (nil: never) reports true, asked once per sampled point, it returns nil and
 // the caller must discard the decode.
-func (t *SkinTokenizer) coarseToFine(pos []assets.Vec3, uniq []int, dists []float32, nJ int, stop func() bool) *coarsePlan {
+func (t *SkinTokenizer) coarseToFine(pos []assets.Vec3, uniq []int, dists []float32, nJ int, exhaustive bool, stop func() bool) *coarsePlan {
 	U := len(uniq)
-	if t.Exhaustive || U <= 2*coarsePoints {
+	if exhaustive || U <= 2*coarsePoints {
 		return nil
 	}
 	pts := make([]assets.Vec3, U)

@@ -286,10 +286,10 @@ func (dec *inferDecoder) chunks(rows []decodeRow, workers int, do func(sc *infer
 // stopped reports whether dec.stop asks to skip the remaining chunks.
 func (dec *inferDecoder) stopped() bool { return dec.stop != nil && dec.stop() }
 
-// workers is how many goroutines one call of t uses (SkinTokenizer.Workers).
-func (t *SkinTokenizer) workers() int {
-	if t.Workers > 0 {
-		return t.Workers
+// workers is how many goroutines one call uses (Options.Workers).
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
 	}
 	return decodeWorkers()
 }

@@ -1,7 +1,7 @@
 package tokenizer
 
 import (
-	"bytes"
+	"context"
 	"math"
 	"math/rand"
 	"slices"
@@ -80,7 +80,7 @@ func TestProbabilitiesMatchNetwork(t *testing.T) {
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}
-	nc, codes := encodeCreature(t, tok, "biped", 3, 600)
+	nc, codes := encodeCreature(t, tok, tok.Options(), "biped", 3, 600)
 	got, err := tok.Probabilities(nc, nc.Skeleton, codes)
 	if err != nil {
 		t.Fatal(err)
@@ -160,14 +160,15 @@ func TestEncodeInferMatchesNetwork(t *testing.T) {
 		t.Fatalf("inference encoder differs from the network by %.3g", worst)
 	}
 
-	// A private copy of the shipped tokenizer without code refinement: the
-	// encoder's own codes are compared.
-	tok, err := ReadSkinTokenizer(bytes.NewReader(shippedCheckpoint))
+	// The shipped tokenizer without code refinement: the encoder's own codes are
+	// compared.
+	tok, err := DefaultSkinTokenizer()
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}
-	tok.RefineRounds = 0
-	nc, codes := encodeCreature(t, tok, "quadruped", 4, 1500)
+	noSearch := tok.Options()
+	noSearch.RefineRounds = 0
+	nc, codes := encodeCreature(t, tok, noSearch, "quadruped", 4, 1500)
 	p, err := prepare(nc, tok.Seed, tok.Config.Geodesic > 0)
 	if err != nil {
 		t.Fatal(err)
@@ -202,14 +203,14 @@ func TestEncodeInferMatchesNetwork(t *testing.T) {
 
 // encodeCreature generates a synthetic creature, normalizes it into the cube and
 // encodes all its bones with tok.
-func encodeCreature(t *testing.T, tok *SkinTokenizer, kind string, seed int64, vertices int) (*assets.Character, [][]int) {
+func encodeCreature(t *testing.T, tok *SkinTokenizer, opt Options, kind string, seed int64, vertices int) (*assets.Character, [][]int) {
 	t.Helper()
 	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: vertices})
 	if err != nil {
 		t.Fatal(err)
 	}
 	nc := assets.NormalizationOf(c.Mesh).Apply(c)
-	codes, err := tok.EncodeAll(nc)
+	codes, err := tok.EncodeAllWith(nc, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,22 +225,21 @@ func TestWorkersKeepResults(t *testing.T) {
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}
-	nc, codes := encodeCreature(t, tok, "quadruped", 2, 700)
+	nc, codes := encodeCreature(t, tok, tok.Options(), "quadruped", 2, 700)
 	p, err := tok.Probabilities(nc, nc.Skeleton, codes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := tok.Workers
-	defer func() { tok.Workers = saved }()
-	tok.Workers = 1
-	codes1, err := tok.EncodeAll(nc)
+	one := tok.Options()
+	one.Workers = 1
+	codes1, err := tok.EncodeAllWith(nc, one)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.EqualFunc(codes, codes1, slices.Equal[[]int]) {
 		t.Fatalf("codes with 1 worker %v, default %v", codes1, codes)
 	}
-	p1, err := tok.Probabilities(nc, nc.Skeleton, codes)
+	p1, err := tok.ProbabilitiesWith(context.Background(), nc, nc.Skeleton, [][][]int{codes}, one)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package tokenizer_test
 
 import (
+	"context"
 	"math"
 	"path/filepath"
 	"strings"
@@ -23,30 +24,28 @@ func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
 	return tok
 }
 
-// fastTokenizer is a private copy of the shipped tokenizer that encodes without
-// the code search (refinement and mining), which is most of an encode's cost and
-// is not what the report tests check.
-func fastTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
-	tok, err := tokenizer.ShippedSkinTokenizer()
-	if err != nil {
-		t.Skipf("no shipped checkpoint: %v", err)
-	}
-	tok.RefineRounds, tok.MinePasses = 0, 0
-	return tok
+// fastTokenizer is the shipped tokenizer with options that encode without the code
+// search (refinement and mining), which is most of an encode's cost and is not what
+// the report tests check.
+func fastTokenizer(t testing.TB) (*tokenizer.SkinTokenizer, tokenizer.Options) {
+	tok := evalTokenizer(t)
+	opt := tok.Options()
+	opt.RefineRounds, opt.MinePasses = 0, 0
+	return tok, opt
 }
 
 // TestRoundTripReport measures the round trip of two small synthetic creatures and
 // checks what the report promises: the codes beat the rigid floor, leave no vertex
 // without weight, and the ablation and the tables are written.
 func TestRoundTripReport(t *testing.T) {
-	tok := fastTokenizer(t)
+	tok, opt := fastTokenizer(t)
 	rep := tokenizer.RoundTripReport{Ablate: true}
 	for _, kind := range []string{"biped", "quadruped"} {
 		c, err := synth.Generate(kind, 5, synth.Options{TargetVertices: 600})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := tokenizer.MeasureRoundTrip(tok, c, true)
+		r, err := tokenizer.MeasureRoundTrip(tok, c, opt, true)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -75,13 +74,13 @@ func TestRoundTripReport(t *testing.T) {
 // TestDecodeSweep sweeps two thresholds on a small creature: the setting the
 // checkpoint ships with is among them and the sweep reproduces its round trip.
 func TestDecodeSweep(t *testing.T) {
-	tok := fastTokenizer(t)
+	tok, opt := fastTokenizer(t)
 	c, err := synth.Generate("biped", 5, synth.Options{TargetVertices: 600})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sw := tokenizer.DecodeSweep{Settings: tokenizer.DecodeGrid([]float64{tok.Sharpen}, []float64{tok.OddsPower}, []float64{tok.Threshold, 0.5}, []float64{tok.SnapShare})}
-	if err := sw.Add(tok, c); err != nil {
+	sw := tokenizer.DecodeSweep{Settings: tokenizer.DecodeGrid([]float64{opt.Sharpen}, []float64{opt.OddsPower}, []float64{opt.Threshold, 0.5}, []float64{opt.SnapShare})}
+	if err := sw.Add(tok, c, opt); err != nil {
 		t.Fatal(err)
 	}
 	own, floor := sw.Mean(0)
@@ -171,14 +170,14 @@ func BenchmarkDecode5k(b *testing.B) {
 
 // encodeSynth generates a synthetic creature, normalizes it into the cube and
 // encodes all its bones with tok.
-func encodeSynth(t *testing.T, tok *tokenizer.SkinTokenizer, kind string, seed int64, vertices int) (*assets.Character, [][]int) {
+func encodeSynth(t *testing.T, tok *tokenizer.SkinTokenizer, opt tokenizer.Options, kind string, seed int64, vertices int) (*assets.Character, [][]int) {
 	t.Helper()
 	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: vertices})
 	if err != nil {
 		t.Fatal(err)
 	}
 	nc := assets.NormalizationOf(c.Mesh).Apply(c)
-	codes, err := tok.EncodeAll(nc)
+	codes, err := tok.EncodeAllWith(nc, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,14 +188,14 @@ func encodeSynth(t *testing.T, tok *tokenizer.SkinTokenizer, kind string, seed i
 // for every bone, with the shipped checkpoint, on a synthetic creature.
 func TestCoarseToFine(t *testing.T) {
 	tok := evalTokenizer(t)
-	nc, codes := encodeSynth(t, tok, "quadruped", 2, 2500)
+	nc, codes := encodeSynth(t, tok, tok.Options(), "quadruped", 2, 2500)
 	fast, err := tok.Decode(nc, nc.Skeleton, codes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok.Exhaustive = true
-	slow, err := tok.Decode(nc, nc.Skeleton, codes)
-	tok.Exhaustive = false
+	exhaustive := tok.Options()
+	exhaustive.Exhaustive = true
+	slow, err := tok.DecodeWith(context.Background(), nc, nc.Skeleton, [][][]int{codes}, exhaustive)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,8 +225,9 @@ func TestMeanProbabilitiesShared(t *testing.T) {
 	if err != nil {
 		t.Skipf("no trained checkpoint: %v", err)
 	}
-	tok.RefineRounds = 0 // this process's copy; the encoder's codes are enough here
-	nc, a := encodeSynth(t, tok, "biped", 3, 2500)
+	opt := tok.Options()
+	opt.RefineRounds = 0 // the encoder's codes are enough here
+	nc, a := encodeSynth(t, tok, opt, "biped", 3, 2500)
 	mix := make([][]int, len(a)) // odd bones get other codes, even bones share a's
 	for j := range a {
 		mix[j] = a[j]

@@ -65,21 +65,21 @@ func (c CVAEConfig) priorLogit(row []float32) float32 {
 	return float32(pr)
 }
 
-// DefaultCVAEConfig is the shipped configuration: K = SkinTokensPerJoint codes with
+// DefaultCVAEConfig is the shipped configuration: K = tokens.DefaultK codes with
 // SkinLevels, d = 64, the geodesic prior (no rigid prior), which trains at a few
 // hundred bones per second on one core.
 func DefaultCVAEConfig() CVAEConfig {
-	return CVAEConfig{D: 64, Heads: 4, Hidden: 128, K: tokens.SkinTokensPerJoint, Latents: 16, Blocks: 2, Levels: tokens.SkinLevels[:], Geodesic: 1}
+	return CVAEConfig{D: 64, Heads: 4, Hidden: 128, K: tokens.DefaultK, Latents: 16, Blocks: 2, Levels: tokens.SkinLevels[:], Geodesic: 1}
 }
 
 // Validate reports a configuration the network or the token stream cannot take (a
-// width the heads do not divide, K outside 1..MaxSkinTokensPerJoint, other levels).
+// width the heads do not divide, K outside 1..MaxK, other levels).
 func (c CVAEConfig) Validate() error {
 	if c.D <= 0 || c.Heads <= 0 || c.D%c.Heads != 0 || c.Hidden <= 0 || c.K <= 0 || c.Latents <= 0 || c.Blocks <= 0 {
 		return fmt.Errorf("skin tokenizer: bad config %+v", c)
 	}
-	if c.K > tokens.MaxSkinTokensPerJoint || len(c.Levels) != len(tokens.SkinLevels) {
-		return fmt.Errorf("skin tokenizer: config has K=%d levels %v; the token stream allows K=1..%d and levels %v", c.K, c.Levels, tokens.MaxSkinTokensPerJoint, tokens.SkinLevels)
+	if c.K > tokens.MaxK || len(c.Levels) != len(tokens.SkinLevels) {
+		return fmt.Errorf("skin tokenizer: config has K=%d levels %v; the token stream allows K=1..%d and levels %v", c.K, c.Levels, tokens.MaxK, tokens.SkinLevels)
 	}
 	for i, l := range c.Levels {
 		if l != tokens.SkinLevels[i] {

@@ -42,8 +42,8 @@ func TestCVAEGradients(t *testing.T) {
 		name string
 		cfg  CVAEConfig
 	}{
-		{"rigid prior", CVAEConfig{D: 8, Heads: 2, Hidden: 12, K: tokens.SkinTokensPerJoint, Latents: 3, Blocks: 2, Levels: tokens.SkinLevels[:], Prior: 2}},
-		{"geodesic prior", CVAEConfig{D: 8, Heads: 2, Hidden: 12, K: tokens.SkinTokensPerJoint, Latents: 3, Blocks: 1, Levels: tokens.SkinLevels[:], Geodesic: 1}},
+		{"rigid prior", CVAEConfig{D: 8, Heads: 2, Hidden: 12, K: tokens.DefaultK, Latents: 3, Blocks: 2, Levels: tokens.SkinLevels[:], Prior: 2}},
+		{"geodesic prior", CVAEConfig{D: 8, Heads: 2, Hidden: 12, K: tokens.DefaultK, Latents: 3, Blocks: 1, Levels: tokens.SkinLevels[:], Geodesic: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkCVAEGradients(t, tc.cfg) })
 	}

@@ -100,7 +100,7 @@ func (q *refineQueries) add(p *prepared, j int, verts []int, extra float32) {
 // scoreCodes decodes every candidate code list cands[c] (K code numbers) for the
 // bone of queries qs[owner[c]] and returns each candidate's summed loss. lat are
 // the character's mesh latents.
-func (t *SkinTokenizer) scoreCodes(m *cvae[float32], qs []refineQueries, lat []float32, cands [][]int, owner []int) ([]float64, error) {
+func (t *SkinTokenizer) scoreCodes(m *cvae[float32], qs []refineQueries, lat []float32, cands [][]int, owner []int, opt Options) ([]float64, error) {
 	d := m.cfg.D
 	if err := embedQueries(m, qs, lat, &t.scratch); err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func (t *SkinTokenizer) scoreCodes(m *cvae[float32], qs []refineQueries, lat []f
 		}
 	}
 	dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, len(cands), &t.scratch)
-	dec.runCached(rows, t.workers(), func(rw decodeRow, h, q []float32) float32 {
+	dec.runCached(rows, opt.workers(), func(rw decodeRow, h, q []float32) float32 {
 		qr, u := &qs[owner[rw.j]], int(rw.u)
 		copy(h, qr.h[u*d:(u+1)*d])
 		copy(q, qr.q[u*d:(u+1)*d])
@@ -164,10 +164,11 @@ func embedQueries(m *cvae[float32], qs []refineQueries, lat []float32, pool *syn
 }
 
 // refineCodes improves idx (len(joints)·K code numbers, joint by joint) in place
-// by up to rounds rounds of steepest descent, then, when joints are all of p's
-// joints in order (EncodeAll), t.MinePasses times mines the decoded skin's errors
-// into the queries and searches again. p must carry the character's skin.
-func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int, idx []int, rounds int) {
+// by up to opt.RefineRounds rounds of steepest descent, then, when joints are all
+// of p's joints in order (EncodeAll), opt.MinePasses times mines the decoded skin's
+// errors into the queries and searches again. p must carry the character's skin.
+func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int, idx []int, opt Options) {
+	rounds := opt.RefineRounds
 	if rounds <= 0 || len(joints) == 0 || p.c.Skin == nil {
 		return
 	}
@@ -180,16 +181,16 @@ func (t *SkinTokenizer) refineCodes(m *cvae[float32], p *prepared, joints []int,
 	for b := range active {
 		active[b] = true
 	}
-	t.searchCodes(m, qs, lat, idx, rounds, active)
+	t.searchCodes(m, qs, lat, idx, active, opt)
 	if len(joints) != p.nJ {
 		return
 	}
-	for pass := 0; pass < t.MinePasses; pass++ {
+	for pass := 0; pass < opt.MinePasses; pass++ {
 		// Only bones that gained queries have a new objective to search.
-		if added, err := t.mineQueries(m, p, lat, qs, idx, pass, active); err != nil || added == 0 {
+		if added, err := t.mineQueries(m, p, lat, qs, idx, pass, active, opt); err != nil || added == 0 {
 			return
 		}
-		t.searchCodes(m, qs, lat, idx, rounds, active)
+		t.searchCodes(m, qs, lat, idx, active, opt)
 	}
 }
 
@@ -206,17 +207,17 @@ const (
 	mineMax    = 256
 )
 
-func (t *SkinTokenizer) mineQueries(m *cvae[float32], p *prepared, lat []float32, qs []refineQueries, idx []int, pass int, gained []bool) (int, error) {
+func (t *SkinTokenizer) mineQueries(m *cvae[float32], p *prepared, lat []float32, qs []refineQueries, idx []int, pass int, gained []bool, opt Options) (int, error) {
 	K := m.cfg.K
 	codes := make([][]int, p.nJ)
 	for j := range codes {
 		codes[j] = idx[j*K : (j+1)*K]
 	}
-	probs, err := t.meanProbs(context.Background(), m, p, lat, [][][]int{codes})
+	probs, err := t.meanProbs(context.Background(), m, p, lat, [][][]int{codes}, opt)
 	if err != nil {
 		return 0, err
 	}
-	skin := t.skinFrom(probs, p.nJ)
+	skin := t.skinFrom(probs, p.nJ, opt.DecodeSettings)
 	added := 0
 	for j := range qs {
 		var bad []int
@@ -237,10 +238,11 @@ func (t *SkinTokenizer) mineQueries(m *cvae[float32], p *prepared, lat []float32
 	return added, nil
 }
 
-// searchCodes runs up to rounds rounds of steepest descent on idx against the
-// queries qs (one per bone of idx), for the bones marked in active (it clears the
-// marks of bones it stops moving).
-func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []float32, idx []int, rounds int, active []bool) {
+// searchCodes runs up to opt.RefineRounds rounds of steepest descent on idx against
+// the queries qs (one per bone of idx), for the bones marked in active (it clears
+// the marks of bones it stops moving).
+func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []float32, idx []int, active []bool, opt Options) {
+	rounds := opt.RefineRounds
 	K, levels := m.cfg.K, m.cfg.Levels
 	// Digit steps: code number ± basis[d] changes dimension d by one level.
 	basis := make([]int, len(levels))
@@ -252,7 +254,7 @@ func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []
 		if len(cands) == 0 {
 			return
 		}
-		score, err := t.scoreCodes(m, qs, lat, cands, owner)
+		score, err := t.scoreCodes(m, qs, lat, cands, owner, opt)
 		if err != nil { // code numbers come from the encoder and stay on the grid
 			return
 		}
@@ -304,7 +306,7 @@ func (t *SkinTokenizer) searchCodes(m *cvae[float32], qs []refineQueries, lat []
 			}
 		}
 		if len(combo) > 0 {
-			cs, err := t.scoreCodes(m, qs, lat, combo, comboOwner)
+			cs, err := t.scoreCodes(m, qs, lat, combo, comboOwner, opt)
 			if err != nil {
 				return
 			}

@@ -15,13 +15,14 @@ import (
 // its optimum), and zero rounds keep the encoder's codes.
 func TestRefineCodes(t *testing.T) {
 	tok, c := untrainedGeodesicTube(t)
-	tok.RefineRounds, tok.MinePasses = 0, 0 // mining changes the objective; see TestMineQueries
-	plain, err := tok.EncodeAll(c)
+	opt := tok.Options()
+	opt.RefineRounds, opt.MinePasses = 0, 0 // mining changes the objective; see TestMineQueries
+	plain, err := tok.EncodeAllWith(c, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok.RefineRounds = 3
-	refined, err := tok.EncodeAll(c.Clone())
+	opt.RefineRounds = 3
+	refined, err := tok.EncodeAllWith(c.Clone(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestRefineCodes(t *testing.T) {
 		cands = append(cands, plain[j], refined[j])
 		owner = append(owner, j, j)
 	}
-	score, err := tok.scoreCodes(m, qs, lat, cands, owner)
+	score, err := tok.scoreCodes(m, qs, lat, cands, owner, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +120,10 @@ func TestMeanProbabilities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok.RefineRounds = 0
+	opt := tok.Options()
+	opt.RefineRounds = 0
 	c := tube()
-	a, err := tok.EncodeAll(c)
+	a, err := tok.EncodeAllWith(c, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,8 +184,9 @@ func TestMeanProbabilities(t *testing.T) {
 // EncodeAll with mining passes returns valid codes.
 func TestMineQueries(t *testing.T) {
 	tok, c := untrainedGeodesicTube(t)
-	tok.RefineRounds, tok.MinePasses = 2, 0
-	codes, err := tok.EncodeAll(c)
+	opt := tok.Options()
+	opt.RefineRounds, opt.MinePasses = 2, 0
+	codes, err := tok.EncodeAllWith(c, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +210,7 @@ func TestMineQueries(t *testing.T) {
 	}
 	m := tok.replica()
 	defer tok.release(m)
-	added, err := tok.mineQueries(m, p, append([]float32(nil), m.meshLatents(p.mesh, 1)...), qs, idx, 0, make([]bool, len(qs)))
+	added, err := tok.mineQueries(m, p, append([]float32(nil), m.meshLatents(p.mesh, 1)...), qs, idx, 0, make([]bool, len(qs)), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,8 +244,8 @@ func TestMineQueries(t *testing.T) {
 	if added != total || added == 0 {
 		t.Fatalf("mineQueries reported %d, the queries grew by %d (an untrained decoder must get something wrong)", added, total)
 	}
-	tok.MinePasses = 2
-	mined, err := tok.EncodeAll(c.Clone())
+	opt.MinePasses = 2
+	mined, err := tok.EncodeAllWith(c.Clone(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -26,17 +27,17 @@ type RoundTrip struct {
 }
 
 // MeasureRoundTrip encodes and decodes every bone of c (world space) with tok and
-// scores the result and the rigid floor; with ablate it also scores the constant
-// code list.
-func MeasureRoundTrip(tok *SkinTokenizer, c *assets.Character, ablate bool) (RoundTrip, error) {
+// opt and scores the result and the rigid floor; with ablate it also scores the
+// constant code list.
+func MeasureRoundTrip(tok *SkinTokenizer, c *assets.Character, opt Options, ablate bool) (RoundTrip, error) {
 	r := RoundTrip{Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints()}
 	nc := assets.NormalizationOf(c.Mesh).Apply(c)
-	codes, err := tok.EncodeAll(nc)
+	codes, err := tok.EncodeAllWith(nc, opt)
 	if err != nil {
 		return r, fmt.Errorf("encode: %w", err)
 	}
 	r.Codes = codes
-	skin, err := tok.Decode(nc, nc.Skeleton, codes)
+	skin, err := tok.DecodeWith(context.Background(), nc, nc.Skeleton, [][][]int{codes}, opt)
 	if err != nil {
 		return r, fmt.Errorf("decode: %w", err)
 	}
@@ -55,7 +56,7 @@ func MeasureRoundTrip(tok *SkinTokenizer, c *assets.Character, ablate bool) (Rou
 	for j := range same {
 		same[j] = constant
 	}
-	if skin, err = tok.Decode(nc, nc.Skeleton, same); err != nil {
+	if skin, err = tok.DecodeWith(context.Background(), nc, nc.Skeleton, [][][]int{same}, opt); err != nil {
 		return r, fmt.Errorf("decode constant codes: %w", err)
 	}
 	if r.Constant, err = metrics.SkinMetrics(c, skin, 1); err != nil {

@@ -29,9 +29,9 @@ type StreamFile struct {
 	// Normalization of the source mesh (world = cube/Scale + Center).
 	Center [3]float64 `json:"center"`
 	Scale  float64    `json:"scale"`
-	// SkinTokensPerJoint is K, the skin tokens per joint of the tokenizer that wrote
+	// K is the number of skin tokens per joint of the tokenizer that wrote
 	// the stream (0 in files written before it was recorded, which were all K = 4).
-	SkinTokensPerJoint int `json:"skin_tokens_per_joint,omitempty"`
+	K int `json:"skin_tokens_per_joint,omitempty"`
 	// SkinBitsPerJoint is the size of one joint's skin tokens, in bits.
 	SkinBitsPerJoint float64 `json:"skin_bits_per_joint"`
 	// SkinTokenizer is the Fingerprint of the skin tokenizer that wrote the stream
@@ -42,8 +42,9 @@ type StreamFile struct {
 
 // Tokenize writes a rigged character (world space) as a full token stream: its
 // skeleton by EncodeSkeleton and each joint's skin by the skin tokenizer, in token
-// order. It also returns the per-joint codes in token order.
-func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, error) {
+// order, encoding with opt (tok.Options() for the checkpoint's). It also returns the
+// per-joint codes in token order.
+func Tokenize(c *assets.Character, tok *SkinTokenizer, opt Options) (*StreamFile, [][]int, error) {
 	if !c.Rigged() {
 		return nil, nil, fmt.Errorf("tokenize %q: not rigged", c.Name)
 	}
@@ -52,7 +53,7 @@ func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, er
 	if err != nil {
 		return nil, nil, fmt.Errorf("tokenize %q: %w", c.Name, err)
 	}
-	codes, err := tok.EncodeAll(norm.Apply(c))
+	codes, err := tok.EncodeAllWith(norm.Apply(c), opt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tokenize %q: %w", c.Name, err)
 	}
@@ -66,15 +67,15 @@ func Tokenize(c *assets.Character, tok *SkinTokenizer) (*StreamFile, [][]int, er
 	}
 	sf := &StreamFile{Source: c.Name, VocabSize: tokens.VocabSize, Tokens: full, Readable: Readable(full),
 		Joints: len(order), Names: order.Names(c.Skeleton.Names), Order: order,
-		Center: norm.Center, Scale: norm.Scale, SkinTokensPerJoint: tok.K(), SkinBitsPerJoint: tokens.SkinBitsPerJoint(tok.K()),
+		Center: norm.Center, Scale: norm.Scale, K: tok.K(), SkinBitsPerJoint: tokens.SkinBitsPerJoint(tok.K()),
 		SkinTokenizer: tok.Fingerprint()}
 	return sf, inTokenOrder, nil
 }
 
-// CheckSkinTokensPerJoint refuses a stream recorded with another number of skin
-// tokens per joint (StreamFile.SkinTokensPerJoint; 0, not recorded, passes) than k,
+// CheckK refuses a stream recorded with another number of skin
+// tokens per joint (StreamFile.K; 0, not recorded, passes) than k,
 // that of the skin tokenizer about to read it.
-func CheckSkinTokensPerJoint(recorded, k int) error {
+func CheckK(recorded, k int) error {
 	if recorded != 0 && recorded != k {
 		return fmt.Errorf("the stream has %d skin tokens per joint, the skin tokenizer %d", recorded, k)
 	}

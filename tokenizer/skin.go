@@ -30,16 +30,29 @@ import (
 type SkinTokenizer struct {
 	// Config is the network's shape.
 	Config CVAEConfig
-	// DecodeSettings (Threshold, Sharpen, OddsPower, SnapShare) turn the decoder's
-	// per-bone weights into a skin; they are stored in the checkpoint.
-	DecodeSettings
 	// MaxInfluences is how many influences per vertex Decode keeps.
 	MaxInfluences int
 	// Seed fixes the surface sampling of Encode, so encoding is deterministic.
 	Seed int64
-	// Exhaustive makes Decode run the decoder at every vertex for every bone instead
-	// of coarse to fine (see coarsePoints); slower, for checking the approximation.
-	Exhaustive bool
+
+	// settings are the checkpoint's decode settings, the defaults of Options.
+	settings DecodeSettings
+	master   *cvae[float32]
+	pool     sync.Pool // *cvae[float32] replicas for concurrent calls
+	scratch  sync.Pool // *inferScratch buffers of the inference decoder
+
+	mu   sync.Mutex
+	last *prepared // the character Encode saw last
+}
+
+// Options steer one encode or decode call. They are passed with each call and never
+// stored in the tokenizer, so one tokenizer (the shared DefaultSkinTokenizer among
+// them) serves callers that want different settings at the same time. Start from
+// SkinTokenizer.Options, the checkpoint's own.
+type Options struct {
+	// DecodeSettings turn the decoder's per-bone weights into a skin: in Decode, and
+	// in the decodes EncodeAll's mining checks its codes against.
+	DecodeSettings
 	// RefineRounds is how many rounds of code search (refine.go) follow the
 	// encoder's prediction in Encode and EncodeAll; 0 keeps the encoder's codes.
 	RefineRounds int
@@ -47,18 +60,20 @@ type SkinTokenizer struct {
 	// whole skin, adds the vertices it gets wrong to each bone's search queries and
 	// searches again (refine.go); 0 searches once. Needs RefineRounds > 0.
 	MinePasses int
+	// Exhaustive makes Decode run the decoder at every vertex for every bone instead
+	// of coarse to fine (see coarsePoints); slower, for checking the approximation.
+	Exhaustive bool
 	// Workers is how many goroutines one call spreads the encoder's and decoder's
 	// kernels over; 0 means the default engine's workers. A caller that runs many
 	// calls at once (training's example workers) sets 1, so that the calls, not
 	// each call's kernels, share the cores.
 	Workers int
+}
 
-	master  *cvae[float32]
-	pool    sync.Pool // *cvae[float32] replicas for concurrent calls
-	scratch sync.Pool // *inferScratch buffers of the inference decoder
-
-	mu   sync.Mutex
-	last *prepared // the character Encode saw last
+// Options returns the checkpoint's decode settings with the default code search
+// (DefaultRefineRounds, DefaultMinePasses) and the default engine's workers.
+func (t *SkinTokenizer) Options() Options {
+	return Options{DecodeSettings: t.settings, RefineRounds: DefaultRefineRounds, MinePasses: DefaultMinePasses}
 }
 
 // DecodeSettings turn the decoder's per-bone weights into a skin. They are chosen on
@@ -100,7 +115,7 @@ func NewSkinTokenizer(cfg CVAEConfig, seed uint64) (*SkinTokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SkinTokenizer{Config: cfg, DecodeSettings: DecodeSettings{Threshold: 0.05}, MaxInfluences: assets.MaxInfluencesWritten, Seed: 1, RefineRounds: DefaultRefineRounds, MinePasses: DefaultMinePasses, master: m}, nil
+	return &SkinTokenizer{Config: cfg, settings: DecodeSettings{Threshold: 0.05}, MaxInfluences: assets.MaxInfluencesWritten, Seed: 1, master: m}, nil
 }
 
 //go:embed checkpoints/skin.safetensors
@@ -117,7 +132,7 @@ var (
 )
 
 // DefaultSkinTokenizer returns the shipped, trained skin tokenizer embedded in the
-// binary (loaded once).
+// binary (loaded once, shared: settings go with each call, see Options).
 func DefaultSkinTokenizer() (*SkinTokenizer, error) {
 	defaultOnce.Do(func() {
 		defaultTok, defaultErr = ReadSkinTokenizer(bytes.NewReader(shippedCheckpoint))
@@ -126,16 +141,6 @@ func DefaultSkinTokenizer() (*SkinTokenizer, error) {
 		}
 	})
 	return defaultTok, defaultErr
-}
-
-// ShippedSkinTokenizer returns a private copy of the shipped skin tokenizer, for
-// callers that change its settings (the one DefaultSkinTokenizer returns is shared).
-func ShippedSkinTokenizer() (*SkinTokenizer, error) {
-	t, err := ReadSkinTokenizer(bytes.NewReader(shippedCheckpoint))
-	if err != nil {
-		return nil, fmt.Errorf("embedded %s: %w", ShippedCheckpoint, err)
-	}
-	return t, nil
 }
 
 // K is the number of skin tokens the tokenizer writes per joint: the K of the token
@@ -173,7 +178,7 @@ func ReadSkinTokenizer(r io.Reader) (*SkinTokenizer, error) {
 	if _, err := nn.LoadCheckpoint(bytes.NewReader(data), t.master.Params()); err != nil {
 		return nil, err
 	}
-	t.DecodeSettings, t.MaxInfluences, t.Seed = meta.DecodeSettings, meta.MaxInfluences, meta.Seed
+	t.settings, t.MaxInfluences, t.Seed = meta.DecodeSettings, meta.MaxInfluences, meta.Seed
 	if t.MaxInfluences <= 0 {
 		t.MaxInfluences = assets.MaxInfluencesWritten
 	}
@@ -212,7 +217,7 @@ func peekMeta(data []byte) (*ckptMeta, error) {
 
 // Write writes the checkpoint (safetensors, config in the metadata) to w.
 func (t *SkinTokenizer) Write(w io.Writer) error {
-	meta := ckptMeta{Config: t.Config, DecodeSettings: t.DecodeSettings, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: tokens.VocabSize}
+	meta := ckptMeta{Config: t.Config, DecodeSettings: t.settings, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: tokens.VocabSize}
 	return nn.SaveCheckpoint(w, t.master.Params(), meta)
 }
 
@@ -273,8 +278,13 @@ func (t *SkinTokenizer) prepared(c *assets.Character) (*prepared, error) {
 // weights in c, a rigged character normalized into the cube: the codes EncodeAll
 // gives that joint. Encoding is deterministic. Use SkinToken to turn codes into
 // token ids. With mining (MinePasses and RefineRounds above 0) a joint's codes
-// depend on the whole skin, so Encode costs an EncodeAll.
+// depend on the whole skin, so Encode costs an EncodeAll. It uses t.Options().
 func (t *SkinTokenizer) Encode(c *assets.Character, joint int) ([]int, error) {
+	return t.EncodeWith(c, joint, t.Options())
+}
+
+// EncodeWith is Encode with the given options.
+func (t *SkinTokenizer) EncodeWith(c *assets.Character, joint int, opt Options) ([]int, error) {
 	p, err := t.prepared(c)
 	if err != nil {
 		return nil, err
@@ -282,22 +292,28 @@ func (t *SkinTokenizer) Encode(c *assets.Character, joint int) ([]int, error) {
 	if joint < 0 || joint >= p.nJ {
 		return nil, fmt.Errorf("skin tokenizer: encode %q: joint %d of %d", c.Name, joint, p.nJ)
 	}
-	if t.MinePasses > 0 && t.RefineRounds > 0 {
-		all, err := t.EncodeAll(c)
+	if opt.MinePasses > 0 && opt.RefineRounds > 0 {
+		all, err := t.EncodeAllWith(c, opt)
 		if err != nil {
 			return nil, err
 		}
 		return all[joint], nil
 	}
-	codes, err := t.encodeJoints(p, []int{joint})
+	codes, err := t.encodeJoints(p, []int{joint}, opt)
 	if err != nil {
 		return nil, err
 	}
 	return codes[0], nil
 }
 
-// EncodeAll returns the codes of every joint of c, in c's joint order.
+// EncodeAll returns the codes of every joint of c, in c's joint order, with
+// t.Options().
 func (t *SkinTokenizer) EncodeAll(c *assets.Character) ([][]int, error) {
+	return t.EncodeAllWith(c, t.Options())
+}
+
+// EncodeAllWith is EncodeAll with the given options.
+func (t *SkinTokenizer) EncodeAllWith(c *assets.Character, opt Options) ([][]int, error) {
 	p, err := t.prepared(c)
 	if err != nil {
 		return nil, err
@@ -306,10 +322,10 @@ func (t *SkinTokenizer) EncodeAll(c *assets.Character) ([][]int, error) {
 	for j := range joints {
 		joints[j] = j
 	}
-	return t.encodeJoints(p, joints)
+	return t.encodeJoints(p, joints, opt)
 }
 
-func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int) ([][]int, error) {
+func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int, opt Options) ([][]int, error) {
 	m := t.replica()
 	defer t.release(m)
 	B := len(joints)
@@ -321,13 +337,13 @@ func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int) ([][]int, error)
 		p.encoderInput(j, rng, enc[b*encPoints*ed:])
 		p.geo.boneVec(j, bone[b*boneFeatures:])
 	}
-	z := encodeInfer(m, enc, bone, B, t.workers())
+	z := encodeInfer(m, enc, bone, B, opt.workers())
 	q := m.quantize(z, B)
 	idx, err := m.fsq.Indices(engine.FromSlice(q, B*m.cfg.K, len(m.cfg.Levels)))
 	if err != nil {
 		return nil, fmt.Errorf("skin tokenizer: %w", err)
 	}
-	t.refineCodes(m, p, joints, idx, t.RefineRounds)
+	t.refineCodes(m, p, joints, idx, opt)
 	out := make([][]int, B)
 	for b := range out {
 		out[b] = idx[b*m.cfg.K : (b+1)*m.cfg.K]
@@ -357,6 +373,12 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 // (context.Canceled or context.DeadlineExceeded). While ctx stays open the result
 // is the one MeanProbabilities gives, bit for bit.
 func (t *SkinTokenizer) MeanProbabilitiesContext(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) ([]float32, error) {
+	return t.ProbabilitiesWith(ctx, c, sk, codeSets, t.Options())
+}
+
+// ProbabilitiesWith is MeanProbabilitiesContext with the given options (Exhaustive
+// and Workers; the decode settings act after it, in Decode).
+func (t *SkinTokenizer) ProbabilitiesWith(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codeSets [][][]int, opt Options) ([]float32, error) {
 	if sk == nil || sk.NumJoints() == 0 {
 		return nil, errors.New("skin tokenizer: decode: no skeleton")
 	}
@@ -389,7 +411,7 @@ func (t *SkinTokenizer) MeanProbabilitiesContext(ctx context.Context, c *assets.
 	if err := canceled(ctx); err != nil {
 		return nil, err
 	}
-	return t.meanProbs(ctx, m, p, append([]float32(nil), m.meshLatents(p.mesh, 1)...), codeSets)
+	return t.meanProbs(ctx, m, p, append([]float32(nil), m.meshLatents(p.mesh, 1)...), codeSets, opt)
 }
 
 // canceled returns nil while ctx is open, else the error that stops a decode.
@@ -403,7 +425,7 @@ func canceled(ctx context.Context) error {
 // meanProbs is MeanProbabilities on a prepared character (its skin, if any, is not
 // read) with replica m and the character's mesh latents lat (m.meshLatents, copied);
 // codeSets are already checked against p's joints. It stops when ctx ends.
-func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prepared, lat []float32, codeSets [][][]int) ([]float32, error) {
+func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prepared, lat []float32, codeSets [][][]int, opt Options) ([]float32, error) {
 	nJ, K := p.nJ, m.cfg.K
 	bones := make([]float32, nJ*boneFeatures)
 	for j := 0; j < nJ; j++ {
@@ -425,7 +447,7 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 	if err := canceled(ctx); err != nil {
 		return nil, err
 	}
-	cf := t.coarseToFine(pos, uniq, dists, nJ, func() bool { return ctx.Err() != nil })
+	cf := t.coarseToFine(pos, uniq, dists, nJ, opt.Exhaustive, func() bool { return ctx.Err() != nil })
 	if err := canceled(ctx); err != nil {
 		return nil, err // cf is nil when coarseToFine stopped
 	}
@@ -447,11 +469,11 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 		dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, nJ, &t.scratch)
 		dec.stop = func() bool { return ctx.Err() != nil }
 		run := func(rows []decodeRow, emit func(r decodeRow, logit float32)) {
-			dec.run(rows, t.workers(), fill, emit)
+			dec.run(rows, opt.workers(), fill, emit)
 		}
 		if cache != nil {
 			run = func(rows []decodeRow, emit func(r decodeRow, logit float32)) {
-				cache.run(dec, rows, t.workers(), fill, emit)
+				cache.run(dec, rows, opt.workers(), fill, emit)
 			}
 		}
 		clear(probs)
@@ -560,24 +582,30 @@ func (t *SkinTokenizer) DecodeContext(ctx context.Context, c *assets.Character, 
 
 // DecodeMeanContext is DecodeMean that stops when ctx ends (see DecodeContext).
 func (t *SkinTokenizer) DecodeMeanContext(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error) {
-	probs, err := t.MeanProbabilitiesContext(ctx, c, sk, codeSets)
+	return t.DecodeWith(ctx, c, sk, codeSets, t.Options())
+}
+
+// DecodeWith is DecodeMeanContext with the given options: Decode and its variants
+// use t.Options(), the checkpoint's settings.
+func (t *SkinTokenizer) DecodeWith(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codeSets [][][]int, opt Options) (*assets.Skin, error) {
+	probs, err := t.ProbabilitiesWith(ctx, c, sk, codeSets, opt)
 	if err != nil {
 		return nil, err
 	}
-	skin := t.skinFrom(probs, sk.NumJoints())
+	skin := t.skinFrom(probs, sk.NumJoints(), opt.DecodeSettings)
 	if err := canceled(ctx); err != nil {
 		return nil, err
 	}
-	SnapPieces(&c.Mesh, skin, t.SnapShare)
+	SnapPieces(&c.Mesh, skin, opt.SnapShare)
 	return skin, nil
 }
 
 // skinFrom is the tokenizer's skin of per-bone weights (V × nJ): Sharpen and
 // OddsPower applied in place, then SkinFromProbabilities with its MaxInfluences and
-// Threshold.
-func (t *SkinTokenizer) skinFrom(probs []float32, nJ int) *assets.Skin {
-	SharpenProbabilities(probs, t.Sharpen, t.OddsPower)
-	return SkinFromProbabilities(probs, nJ, t.MaxInfluences, t.Threshold)
+// the Threshold.
+func (t *SkinTokenizer) skinFrom(probs []float32, nJ int, ds DecodeSettings) *assets.Skin {
+	SharpenProbabilities(probs, ds.Sharpen, ds.OddsPower)
+	return SkinFromProbabilities(probs, nJ, t.MaxInfluences, ds.Threshold)
 }
 
 // oddsCeil keeps 1-p away from 0 when a weight is divided by (1-p)^odds.

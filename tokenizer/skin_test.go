@@ -76,7 +76,7 @@ func TestSkinTokenizerRoundTrip(t *testing.T) {
 		t.Fatalf("%d code lists for %d joints", len(codes), c.Skeleton.NumJoints())
 	}
 	for j, cs := range codes {
-		if len(cs) != tokens.SkinTokensPerJoint {
+		if len(cs) != tokens.DefaultK {
 			t.Fatalf("joint %d: %d codes", j, len(cs))
 		}
 		for _, x := range cs {
@@ -231,12 +231,12 @@ func TestTokenizeDetokenize(t *testing.T) {
 	}
 	// A world-space character: scale and move the tube.
 	c := assets.Normalization{Center: assets.Vec3{-3, 1, 2}, Scale: 0.5}.Invert(tube())
-	sf, codes, err := Tokenize(c, tok)
+	sf, codes, err := Tokenize(c, tok, tok.Options())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sf.SkinTokensPerJoint != tok.K() {
-		t.Fatalf("stream file records K = %d, the tokenizer has %d", sf.SkinTokensPerJoint, tok.K())
+	if sf.K != tok.K() {
+		t.Fatalf("stream file records K = %d, the tokenizer has %d", sf.K, tok.K())
 	}
 	if _, err := tokens.NewGrammar(tokens.MaxJoints, tok.K()).Run(sf.Tokens); err != nil {
 		t.Fatalf("tokenized stream breaks the grammar: %v", err)
@@ -328,7 +328,7 @@ func TestDecodedSkeletonMatches(t *testing.T) {
 func TestExportCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	run := dir + "/run.safetensors"
-	tok, err := NewSkinTokenizer(CVAEConfig{D: 8, Heads: 2, Hidden: 8, K: tokens.SkinTokensPerJoint, Latents: 2, Blocks: 1, Levels: tokens.SkinLevels[:], Prior: 2}, 1)
+	tok, err := NewSkinTokenizer(CVAEConfig{D: 8, Heads: 2, Hidden: 8, K: tokens.DefaultK, Latents: 2, Blocks: 1, Levels: tokens.SkinLevels[:], Prior: 2}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func TestExportCheckpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		facts := DecodeSettings{f.Threshold, f.Sharpen, f.OddsPower, f.SnapShare}
-		if kept := (DecodeSettings{got.Threshold, got.Sharpen, got.OddsPower, got.SnapShare}); kept != tc.ds || facts != tc.ds {
+		if kept := got.Options().DecodeSettings; kept != tc.ds || facts != tc.ds {
 			t.Errorf("export %s: checkpoint keeps %+v, facts say %+v; want %+v", tc.src, kept, facts, tc.ds)
 		}
 	}

@@ -489,7 +489,7 @@ func ExportCheckpoint(src, runOut, dst string, ds DecodeSettings) (*ShipFacts, e
 	if err != nil {
 		return nil, err
 	}
-	tok.DecodeSettings = ds
+	tok.settings = ds
 	sb, err := os.ReadFile(runOut + ".state.json")
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -43,17 +44,19 @@ type DecodeSweep struct {
 	n        int
 }
 
-// Add scores every setting on c (world space) with tok, and the rigid floor.
-func (s *DecodeSweep) Add(tok *SkinTokenizer, c *assets.Character) error {
+// Add scores every setting on c (world space) with tok, and the rigid floor. opt
+// steers the encoding (its code search and mining) and the decoder runs; the
+// settings swept replace its DecodeSettings.
+func (s *DecodeSweep) Add(tok *SkinTokenizer, c *assets.Character, opt Options) error {
 	if s.sums == nil {
 		s.sums = make([]metrics.SkinResult, len(s.Settings))
 	}
 	nc := assets.NormalizationOf(c.Mesh).Apply(c)
-	codes, err := tok.EncodeAll(nc)
+	codes, err := tok.EncodeAllWith(nc, opt)
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}
-	probs, err := tok.Probabilities(nc, nc.Skeleton, codes)
+	probs, err := tok.ProbabilitiesWith(context.Background(), nc, nc.Skeleton, [][][]int{codes}, opt)
 	if err != nil {
 		return fmt.Errorf("probabilities: %w", err)
 	}

@@ -120,7 +120,7 @@ func TestPrefixPreservation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		K := []int{1, 4, SkinTokensPerJoint, MaxSkinTokensPerJoint}[trial%4]
+		K := []int{1, 4, DefaultK, MaxK}[trial%4]
 		codes := make([][]int, sk.NumJoints())
 		for j := range codes {
 			for k := 0; k < K; k++ {
@@ -181,7 +181,7 @@ func TestGrammarWalksDecode(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	for trial := 0; trial < 400; trial++ {
 		maxJ := []int{1, 3, 8, 40, MaxJoints}[trial%5]
-		K := []int{1, 4, SkinTokensPerJoint, MaxSkinTokensPerJoint}[trial%4]
+		K := []int{1, 4, DefaultK, MaxK}[trial%4]
 		g := NewGrammar(maxJ, K)
 		stream := walk(rng, g, []float64{0.02, 0.1, 0.3}[trial%3], []float64{0.1, 0.4, 0.7}[trial%3])
 		if len(stream) > MaxStreamLen {

@@ -54,17 +54,17 @@ const (
 // the skin tokenizer that wrote them (SkinTokenizer.K, stored in its checkpoint): a
 // stream is read with the grammar of its tokenizer's K.
 const (
-	// SkinTokensPerJoint is the K of new skin tokenizers (DefaultCVAEConfig) and of
+	// DefaultK is the K of new skin tokenizers (DefaultCVAEConfig) and of
 	// the shipped one.
-	SkinTokensPerJoint = 12
-	// MaxSkinTokensPerJoint bounds K.
-	MaxSkinTokensPerJoint = 16
+	DefaultK = 12
+	// MaxK bounds K.
+	MaxK = 16
 	// MaxJoints bounds the joint count of a stream.
 	MaxJoints = 128
 	// MaxStreamLen bounds the length of any stream a grammar accepts: BOS, at most
-	// 3 coordinates and 1 POP per joint, SEP, at most MaxSkinTokensPerJoint codes
+	// 3 coordinates and 1 POP per joint, SEP, at most MaxK codes
 	// per joint, EOS.
-	MaxStreamLen = 3 + MaxJoints*(3+1+MaxSkinTokensPerJoint)
+	MaxStreamLen = 3 + MaxJoints*(3+1+MaxK)
 )
 
 // SkinLevels are the FSQ levels of one skin code: each of the 4 latent channels is
@@ -175,28 +175,28 @@ func (m *Mask) setRange(lo, hi int) { // [lo, hi)
 
 // Grammar is the token-stream grammar. Every stream it accepts (from BOS through
 // EOS) decodes to a valid rig: parents precede children, coordinates are in range,
-// at most MaxJoints joints, exactly SkinTokens skin tokens per joint, and
+// at most MaxJoints joints, exactly K skin tokens per joint, and
 // the skeleton is in canonical order (so re-encoding the decoded rig gives the same
 // tokens).
 type Grammar struct {
 	// MaxJoints bounds the joint count (1..MaxJoints).
 	MaxJoints int
-	// SkinTokens is K, the skin tokens per joint (1..MaxSkinTokensPerJoint).
-	SkinTokens int
+	// K is the number of skin tokens per joint (1..MaxK).
+	K int
 }
 
 // NewGrammar returns the grammar with a joint bound maxJoints (0 or anything above
 // MaxJoints means MaxJoints) and k skin tokens per joint (the K of the skin
-// tokenizer the stream is for; 0 means SkinTokensPerJoint, anything above
-// MaxSkinTokensPerJoint means MaxSkinTokensPerJoint).
+// tokenizer the stream is for; 0 means DefaultK, anything above
+// MaxK means MaxK).
 func NewGrammar(maxJoints, k int) *Grammar {
 	if maxJoints <= 0 || maxJoints > MaxJoints {
 		maxJoints = MaxJoints
 	}
 	if k <= 0 {
-		k = SkinTokensPerJoint
+		k = DefaultK
 	}
-	return &Grammar{MaxJoints: maxJoints, SkinTokens: min(k, MaxSkinTokensPerJoint)}
+	return &Grammar{MaxJoints: maxJoints, K: min(k, MaxK)}
 }
 
 // Phase is where a State is in the stream.
@@ -287,7 +287,7 @@ func (s *State) Allowed() Mask {
 			m.set(SEP)
 		}
 	case PhaseSkin:
-		if s.skin < s.joints*s.g.SkinTokens {
+		if s.skin < s.joints*s.g.K {
 			m.setRange(SkinBase, SkinBase+SkinCodebookSize)
 		} else {
 			m.set(EOS)
@@ -385,7 +385,7 @@ func Split(tokens []int, k int) (skeleton []int, codes [][]int, err error) {
 	}
 	skeleton = tokens[:sep+1]
 	skin := tokens[sep+1 : len(tokens)-1]
-	k = g.SkinTokens
+	k = g.K
 	codes = make([][]int, s.joints)
 	for j := range codes {
 		codes[j] = make([]int, k)
@@ -398,14 +398,14 @@ func Split(tokens []int, k int) (skeleton []int, codes [][]int, err error) {
 
 // Join appends each joint's skin codes (code values 0..SkinCodebookSize-1) and EOS
 // to a skeleton part (BOS through SEP); the skeleton tokens are kept as they are.
-// Every joint must have the same number of codes, K (1..MaxSkinTokensPerJoint).
+// Every joint must have the same number of codes, K (1..MaxK).
 func Join(skeleton []int, codes [][]int) ([]int, error) {
 	k := 0
 	if len(codes) > 0 {
 		k = len(codes[0])
 	}
-	if len(codes) > 0 && (k < 1 || k > MaxSkinTokensPerJoint) {
-		return nil, fmt.Errorf("tokenizer: %d skin codes per joint, want 1..%d", k, MaxSkinTokensPerJoint)
+	if len(codes) > 0 && (k < 1 || k > MaxK) {
+		return nil, fmt.Errorf("tokenizer: %d skin codes per joint, want 1..%d", k, MaxK)
 	}
 	out := make([]int, 0, len(skeleton)+len(codes)*k+1)
 	out = append(out, skeleton...)

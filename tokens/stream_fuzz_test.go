@@ -70,7 +70,7 @@ func checkGuidedStream(t *testing.T, k, maxJoints int, choices []byte) {
 	if !s.Done() {
 		return
 	}
-	skel, codes, err := Split(tokens, g.SkinTokens)
+	skel, codes, err := Split(tokens, g.K)
 	if err != nil {
 		t.Fatalf("a stream the grammar finished does not split: %v", err)
 	}

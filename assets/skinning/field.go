@@ -2,6 +2,7 @@ package skinning
 
 import (
 	"math"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -189,14 +190,12 @@ func (f *Field) voxelize(c *assets.Character, mesh *assets.Mesh, opt FieldOption
 			hi[a] = math.Max(hi[a], math.Max(s.A[a], s.B[a]))
 		}
 	}
-	g := newVoxelGrid(lo, hi, res, maxVox)
-	g.markSurface(mesh.Positions, mesh.Triangles)
-	wn := geom.NewWindingNumber(mesh)
-	f.WindingQueries = g.fillInterior(wn.At, f.workers)
-	f.VoxelSize, f.Grid = g.h, g.n
+	g, queries := geom.VoxelizeBox(mesh, lo, hi, res, maxVox, f.workers)
+	f.WindingQueries = queries
+	f.VoxelSize, f.Grid = g.Size, g.N
 	sg := newSolidGraph(g)
 	f.SolidVoxels = sg.numSolid()
-	return sg, g.h
+	return sg, g.Size
 }
 
 // jointSeeds returns each joint's seed cells (its bones' cells) and all of them,
@@ -315,4 +314,22 @@ func parallelRange(n, workers int, fn func(lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+func clampInt(x, lo, hi int) int {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
+}
+
+// defaultWorkers is n, or GOMAXPROCS when n is 0 or less.
+func defaultWorkers(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
 }

@@ -5,13 +5,14 @@ import (
 	"sort"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/geom"
 )
 
 // solidGraph is the graph Dijkstra runs on: solid cells joined to their 26 neighbours,
 // plus bridge edges that attach solid islands no bone reaches to the nearest reached
 // solid (a floating armour plate follows the part it floats next to).
 type solidGraph struct {
-	g     *voxelGrid
+	g     *geom.VoxelGrid
 	id    []int32 // grid cell → solid index, or -1
 	cells []int32 // solid index → grid cell
 	steps [26]int
@@ -31,10 +32,10 @@ type seed struct {
 	d float32
 }
 
-func newSolidGraph(g *voxelGrid) *solidGraph {
-	sg := &solidGraph{g: g, id: make([]int32, len(g.state))}
-	for c, st := range g.state {
-		if st != voxOutside {
+func newSolidGraph(g *geom.VoxelGrid) *solidGraph {
+	sg := &solidGraph{g: g, id: make([]int32, len(g.Occ))}
+	for c, solid := range g.Occ {
+		if solid {
 			sg.id[c] = int32(len(sg.cells))
 			sg.cells = append(sg.cells, int32(c))
 		} else {
@@ -48,8 +49,8 @@ func newSolidGraph(g *voxelGrid) *solidGraph {
 				if dx == 0 && dy == 0 && dz == 0 {
 					continue
 				}
-				sg.steps[n] = dx + dy*g.n[0] + dz*g.n[0]*g.n[1]
-				sg.lens[n] = float32(g.h * math.Sqrt(float64(dx*dx+dy*dy+dz*dz)))
+				sg.steps[n] = dx + dy*g.N[0] + dz*g.N[0]*g.N[1]
+				sg.lens[n] = float32(g.Size * math.Sqrt(float64(dx*dx+dy*dy+dz*dz)))
 				n++
 			}
 		}
@@ -63,7 +64,7 @@ func (sg *solidGraph) numSolid() int { return len(sg.cells) }
 // solid cell (26-connected breadth-first search from all solid cells).
 func (sg *solidGraph) nearestSolid() []int32 {
 	g := sg.g
-	near := make([]int32, len(g.state))
+	near := make([]int32, len(g.Occ))
 	for i := range near {
 		near[i] = -1
 	}
@@ -74,7 +75,7 @@ func (sg *solidGraph) nearestSolid() []int32 {
 	}
 	for q := 0; q < len(queue); q++ {
 		c := int(queue[q])
-		g.neighbors26(c, func(nb int) {
+		g.Neighbors(c, func(nb int, _ float64) {
 			if near[nb] < 0 {
 				near[nb] = near[c]
 				queue = append(queue, int32(nb))
@@ -130,7 +131,7 @@ func (sg *solidGraph) bridgeIslands(seeded []bool) int {
 	// Breadth-first search through the whole grid from the seeded components; the
 	// first time it enters an island, bridge that cell to the search's origin.
 	g := sg.g
-	origin := make([]int32, len(g.state))
+	origin := make([]int32, len(g.Occ))
 	for i := range origin {
 		origin[i] = -1
 	}
@@ -146,7 +147,7 @@ func (sg *solidGraph) bridgeIslands(seeded []bool) int {
 	bridged := 0
 	for q := 0; q < len(queue) && bridged < islands; q++ {
 		c := int(queue[q])
-		g.neighbors26(c, func(nb int) {
+		g.Neighbors(c, func(nb int, _ float64) {
 			if origin[nb] >= 0 {
 				return
 			}
@@ -156,7 +157,7 @@ func (sg *solidGraph) bridgeIslands(seeded []bool) int {
 				attached[comp[s]] = true
 				bridged++
 				o := origin[c]
-				w := float32(g.center(nb).Dist(g.center(int(sg.cells[o]))))
+				w := float32(g.Center(nb).Dist(g.Center(int(sg.cells[o]))))
 				sg.bridges[s] = append(sg.bridges[s], bridgeEdge{to: o, w: w})
 				sg.bridges[o] = append(sg.bridges[o], bridgeEdge{to: s, w: w})
 			}
@@ -297,14 +298,14 @@ func (sg *solidGraph) segmentSeeds(segs []Segment, near func() []int32) []seed {
 	best := map[int32]float32{}
 	for _, s := range segs {
 		l := s.A.Dist(s.B)
-		n := int(math.Ceil(2*l/g.h)) + 1
+		n := int(math.Ceil(2*l/g.Size)) + 1
 		for i := 0; i < n; i++ {
 			t := 0.0
 			if n > 1 {
 				t = float64(i) / float64(n-1)
 			}
 			p := s.A.Lerp(s.B, t)
-			c := g.cellOf(p)
+			c := g.Nearest(p)
 			v := sg.id[c]
 			if v < 0 {
 				v = near()[c]
@@ -312,7 +313,7 @@ func (sg *solidGraph) segmentSeeds(segs []Segment, near func() []int32) []seed {
 					continue
 				}
 			}
-			d := float32(s.Dist(g.center(int(sg.cells[v]))))
+			d := float32(s.Dist(g.Center(int(sg.cells[v]))))
 			if old, ok := best[v]; !ok || d < old {
 				best[v] = d
 			}
@@ -331,20 +332,20 @@ func (sg *solidGraph) segmentSeeds(segs []Segment, near func() []int32) []seed {
 func (sg *solidGraph) vertexCells(p assets.Vec3, dst []seed) []seed {
 	g := sg.g
 	dst = dst[:0]
-	var base [3]int
+	var base [3]int // the cell whose centre is the lower corner of the 8 around p
 	for a := 0; a < 3; a++ {
-		base[a] = int(math.Floor((p[a] - g.origin[a]) / g.h))
+		base[a] = int(math.Floor(g.CentreCoord(p[a], a)))
 	}
 	for dz := 0; dz <= 1; dz++ {
 		for dy := 0; dy <= 1; dy++ {
 			for dx := 0; dx <= 1; dx++ {
 				x, y, z := base[0]+dx, base[1]+dy, base[2]+dz
-				if x < 0 || y < 0 || z < 0 || x >= g.n[0] || y >= g.n[1] || z >= g.n[2] {
+				if x < 0 || y < 0 || z < 0 || x >= g.N[0] || y >= g.N[1] || z >= g.N[2] {
 					continue
 				}
-				c := g.index(x, y, z)
+				c := g.Cell(x, y, z)
 				if v := sg.id[c]; v >= 0 {
-					dst = append(dst, seed{v, float32(p.Dist(g.center(c)))})
+					dst = append(dst, seed{v, float32(p.Dist(g.Center(c)))})
 				}
 			}
 		}

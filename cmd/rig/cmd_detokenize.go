@@ -48,7 +48,7 @@ func runDetokenize(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := tokenizer.CheckSkinTokensPerJoint(sf.SkinTokensPerJoint, tok.K()); err != nil {
+	if err := tokenizer.CheckK(sf.K, tok.K()); err != nil {
 		return fmt.Errorf("detokenize %s: %w (pass --checkpoint with the tokenizer that wrote it)", displayName(pos[0]), err)
 	}
 	if err := tokenizer.CheckSkinTokenizer(sf.SkinTokenizer, tok.Fingerprint()); err != nil {

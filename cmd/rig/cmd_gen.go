@@ -21,7 +21,7 @@ import (
 func init() {
 	register(&command{
 		name:    "gen",
-		usage:   "--list | --kind KIND --seed N --out FILE.glb|- | --count N --out DIR [--kind K] [--seed S] [--vertices V] [--noise] [--posed] [--workers W]",
+		usage:   "--list | --kind KIND --seed N --out FILE.glb|- | --count N --out DIR [--kind K] [--seed S] [--vertices V] [--noise] [--posed] [--workers W] | --gallery DIR [--kind K] [--seed S] [--glb=false]",
 		summary: "generate synthetic rigged creatures (one file, or many in parallel)",
 		run:     runGen,
 	})
@@ -50,6 +50,8 @@ func runGen(args []string, stdout io.Writer) error {
 	posed := fs.Bool("posed", false, "bake a random pose as the bind pose")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	gallery := fs.String("gallery", "", "write one creature per kind (or --kind) into DIR: a contact sheet DIR/<kind>.png, the GLB and DIR/index.md")
+	glb := fs.Bool("glb", true, "with --gallery: also write each creature's GLB")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -63,13 +65,23 @@ func runGen(args []string, stdout io.Writer) error {
 		}
 		return nil
 	}
-	if *out == "" {
-		return fmt.Errorf("%w: --out is required", errUsage)
-	}
 	if *kind != "" && !validKind(*kind) {
 		return fmt.Errorf("%w: unknown kind %q (kinds: %s)", errUsage, *kind, strings.Join(synth.Kinds(), " "))
 	}
 	opt := synth.Options{TargetVertices: *vertices, Noise: *noise, Posed: *posed}
+	if *gallery != "" {
+		if *out != "" || *count > 0 {
+			return fmt.Errorf("%w: --gallery DIR writes its own files; drop --out and --count", errUsage)
+		}
+		kinds := synth.Kinds()
+		if *kind != "" {
+			kinds = []string{*kind}
+		}
+		return writeGallery(galleryOptions{Dir: *gallery, Kinds: kinds, Seed: *seed, Synth: opt, GLB: *glb}, stdout)
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: --out is required", errUsage)
+	}
 	if *count <= 0 {
 		k := *kind
 		if k == "" {

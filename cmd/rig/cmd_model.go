@@ -140,12 +140,11 @@ func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, int, error) {
 	}
 	// Training encodes two fresh examples per step; code refinement (a few seconds
 	// per character) would dominate the step, so the model learns the encoder's own
-	// codes. The tokenizer is this process's copy, nothing else encodes with it.
-	tok.RefineRounds = 0
-	// Examples are encoded by many goroutines at once (rig train --data-workers):
-	// each encode runs on one.
-	tok.Workers = 1
-	return rigmodel.TokenizerSkin(tok), tok.Fingerprint(), tok.K(), nil
+	// codes. Examples are encoded by many goroutines at once (rig train
+	// --data-workers): each encode runs on one.
+	opt := tok.Options()
+	opt.RefineRounds, opt.Workers = 0, 1
+	return rigmodel.TokenizerSkin(tok, opt), tok.Fingerprint(), tok.K(), nil
 }
 
 // autoOutputHelp is the part of `rig auto -h` that says what an output file holds.

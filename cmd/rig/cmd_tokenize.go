@@ -46,25 +46,15 @@ var (
 	tokSpace    = regexp.MustCompile(`\s+`)
 )
 
-// loadSkinTokenizer returns the skin tokenizer a --checkpoint flag names (see
-// skinTokenizerNamed). It may be shared: do not change its settings.
-func loadSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) {
-	return skinTokenizerNamed(path, false)
-}
-
-// skinTokenizerNamed returns the skin tokenizer a --checkpoint flag names: "pinned"
+// loadSkinTokenizer returns the skin tokenizer a --checkpoint flag names: "pinned"
 // the one the shipped model writes codes for (rigmodel.PinnedSkinTokenizerFile,
-// embedded), "" the shipped one, anything else a checkpoint file. With private the
-// caller gets a copy of its own, whose settings it may change.
-func skinTokenizerNamed(path string, private bool) (*tokenizer.SkinTokenizer, error) {
-	switch {
-	case path == "" && private:
-		return tokenizer.ShippedSkinTokenizer()
-	case path == "":
+// embedded), "" the shipped one, anything else a checkpoint file. The embedded ones
+// are shared; settings go with each call (tokenizer.Options).
+func loadSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) {
+	switch path {
+	case "":
 		return tokenizer.DefaultSkinTokenizer()
-	case path == pinnedCheckpoint && private:
-		return rigmodel.PinnedSkinTokenizerCopy()
-	case path == pinnedCheckpoint:
+	case pinnedCheckpoint:
 		return rigmodel.PinnedSkinTokenizer()
 	}
 	return tokenizer.LoadSkinTokenizer(path)
@@ -92,12 +82,12 @@ func runTokenize(args []string, stdout io.Writer) error {
 	if *refine < 0 || *mine < 0 {
 		return fmt.Errorf("%w: --refine and --mine must not be negative", errUsage)
 	}
-	// A private copy (not the shared DefaultSkinTokenizer): its settings change here.
-	tok, err := skinTokenizerNamed(*ckpt, true)
+	tok, err := loadSkinTokenizer(*ckpt)
 	if err != nil {
 		return err
 	}
-	tok.RefineRounds, tok.MinePasses = *refine, *mine
+	opt := tok.Options()
+	opt.RefineRounds, opt.MinePasses = *refine, *mine
 	c, err := loadInput(pos[0])
 	if err != nil {
 		return err
@@ -106,7 +96,7 @@ func runTokenize(args []string, stdout io.Writer) error {
 	if !c.Rigged() {
 		return fmt.Errorf("tokenize %s: no skeleton and skin", src)
 	}
-	sf, _, err := tokenizer.Tokenize(c, tok)
+	sf, _, err := tokenizer.Tokenize(c, tok, opt)
 	if err != nil {
 		return fmt.Errorf("tokenize %s: %w", src, err)
 	}

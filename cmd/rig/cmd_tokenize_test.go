@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,9 +99,10 @@ func TestTokenizeUsage(t *testing.T) {
 }
 
 // TestTokenizeSearchFlags runs `rig tokenize` with the shipped tokenizer and the code
-// search switched off: it works, and the shared shipped tokenizer keeps its defaults.
+// search switched off: it works, and writes the encoder's own codes, the tokens
+// tokenizer.Tokenize gives with those options.
 func TestTokenizeSearchFlags(t *testing.T) {
-	c, _, _, rep := tokenizeSynth(t, t.TempDir(), "quadruped", 2, 600, "--refine", "0", "--mine", "0")
+	c, path, _, rep := tokenizeSynth(t, t.TempDir(), "quadruped", 2, 600, "--refine", "0", "--mine", "0")
 	if rep.Joints != c.Skeleton.NumJoints() || rep.RoundTrip.Skin.Orphans != 0 {
 		t.Fatalf("report: %d joints (want %d), %d orphans", rep.Joints, c.Skeleton.NumJoints(), rep.RoundTrip.Skin.Orphans)
 	}
@@ -108,8 +110,18 @@ func TestTokenizeSearchFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shared.RefineRounds != tokenizer.DefaultRefineRounds || shared.MinePasses != tokenizer.DefaultMinePasses {
-		t.Fatalf("the shared tokenizer now has %d rounds, %d passes", shared.RefineRounds, shared.MinePasses)
+	opt := shared.Options()
+	opt.RefineRounds, opt.MinePasses = 0, 0
+	saved, err := assets.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := tokenizer.Tokenize(saved, shared, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Tokens, want.Tokens) {
+		t.Fatalf("rig tokenize --refine 0 --mine 0 wrote\n%v\nTokenize without the search gives\n%v", rep.Tokens, want.Tokens)
 	}
 }
 
@@ -151,8 +163,8 @@ func TestTokenizePinned(t *testing.T) {
 	}
 	dir := t.TempDir()
 	c, in, streamPath, rep := tokenizeSynth(t, dir, "biped", 4, 600, "--checkpoint", "pinned", "--refine", "0")
-	if rep.SkinTokensPerJoint != pinned.K() || rep.Joints != c.Skeleton.NumJoints() {
-		t.Fatalf("stream has K = %d (pinned tokenizer: %d), %d joints", rep.SkinTokensPerJoint, pinned.K(), rep.Joints)
+	if rep.K != pinned.K() || rep.Joints != c.Skeleton.NumJoints() {
+		t.Fatalf("stream has K = %d (pinned tokenizer: %d), %d joints", rep.K, pinned.K(), rep.Joints)
 	}
 	if _, err := tokens.NewGrammar(0, pinned.K()).Run(rep.Tokens); err != nil {
 		t.Fatalf("stream breaks the grammar of K = %d: %v", pinned.K(), err)

@@ -46,7 +46,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	geodesic := fs.Float64("geodesic", def.Config.Geodesic, "geodesic-binding prior strength and features (0: none; new runs only)")
 	width := fs.Int("d", def.Config.D, "network width (new runs only)")
 	blocks := fs.Int("blocks", def.Config.Blocks, "decoder cross-attention blocks (new runs only)")
-	codes := fs.Int("k", def.Config.K, fmt.Sprintf("skin codes per bone, 1..%d (new runs only)", tokens.MaxSkinTokensPerJoint))
+	codes := fs.Int("k", def.Config.K, fmt.Sprintf("skin codes per bone, 1..%d (new runs only)", tokens.MaxK))
 	export := fs.String("export", "", "instead of training, copy this run checkpoint (and facts from --run's state) to --out with --threshold")
 	run := fs.String("run", "", "with --export: the run's --out path (its .state.json is read)")
 	threshold := fs.Float64("threshold", 0.05, "with --export: pruning threshold stored in the checkpoint")

@@ -140,9 +140,8 @@ func evalRewards(cfg evalConfig, stdout io.Writer) error {
 	return writeRankReport(rep, cfg, stdout)
 }
 
-// rankHeldOut keeps the character files whose family is in half, with
-// their families: the manifest's "family" field where a row has one, else
-// dataset.Discover (the skeleton source in the note, or the file name).
+// rankHeldOut keeps the character files whose tuning family
+// (rewards.TuningFamily) is in half, with their families.
 func rankHeldOut(files []evalFile, half string) ([]evalFile, map[string]string, error) {
 	fams := map[string]string{}
 	roots := map[string]bool{}
@@ -157,17 +156,8 @@ func rankHeldOut(files []evalFile, half string) ([]evalFile, map[string]string, 
 		if err != nil {
 			return nil, nil, fmt.Errorf("eval rewards: %w", err)
 		}
-		named, err := rewards.ManifestFamilies(root)
-		if err != nil {
-			return nil, nil, fmt.Errorf("eval rewards: %w", err)
-		}
 		for _, f := range fs {
-			rel, _ := filepath.Rel(root, f.Path)
-			fam := f.Family
-			if n, ok := named[filepath.ToSlash(rel)]; ok {
-				fam = n
-			}
-			fams[filepath.Clean(f.Path)] = fam
+			fams[filepath.Clean(f.Path)] = rewards.TuningFamily(f)
 		}
 	}
 	var out []evalFile

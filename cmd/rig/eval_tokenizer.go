@@ -72,51 +72,52 @@ func (d decodeFlag) values() ([]float64, error) {
 	return out, nil
 }
 
-// load returns a private tokenizer (the checkpoint or a copy of the shipped one)
-// and the decode settings the flags ask for.
-func (o *tokenizerEval) load() (*tokenizer.SkinTokenizer, [4][]float64, error) {
+// load returns the tokenizer (the checkpoint or the shipped one), the options the
+// flags ask for and the decode settings to sweep (sharpen, odds, threshold, snap).
+func (o *tokenizerEval) load() (*tokenizer.SkinTokenizer, tokenizer.Options, [4][]float64, error) {
 	var grid [4][]float64
-	tok, err := tokenizer.ShippedSkinTokenizer()
+	tok, err := tokenizer.DefaultSkinTokenizer()
 	if o.Checkpoint != "" {
 		tok, err = tokenizer.LoadSkinTokenizer(o.Checkpoint)
 	}
 	if err != nil {
-		return nil, grid, err
+		return nil, tokenizer.Options{}, grid, err
 	}
+	opt := tok.Options()
 	var thresholds []float64
 	if o.Tune {
 		thresholds = tokenizer.TuneThresholds
 	}
 	for i, d := range []decodeFlag{
-		{"sharpen", o.Sharpen, 0, 16, tok.Sharpen, nil},
-		{"odds", o.Odds, 0, 16, tok.OddsPower, nil},
-		{"threshold", o.Threshold, 0, 0.999, tok.Threshold, thresholds},
-		{"snap", o.Snap, 0, 1, tok.SnapShare, nil},
+		{"sharpen", o.Sharpen, 0, 16, opt.Sharpen, nil},
+		{"odds", o.Odds, 0, 16, opt.OddsPower, nil},
+		{"threshold", o.Threshold, 0, 0.999, opt.Threshold, thresholds},
+		{"snap", o.Snap, 0, 1, opt.SnapShare, nil},
 	} {
 		if grid[i], err = d.values(); err != nil {
-			return nil, grid, err
+			return nil, opt, grid, err
 		}
 		if !o.Tune && len(grid[i]) != 1 {
-			return nil, grid, fmt.Errorf("%w: --%s takes one value without --tune", errUsage, d.name)
+			return nil, opt, grid, fmt.Errorf("%w: --%s takes one value without --tune", errUsage, d.name)
 		}
 	}
-	tok.Sharpen, tok.OddsPower, tok.Threshold, tok.SnapShare = grid[0][0], grid[1][0], grid[2][0], grid[3][0]
+	opt.Sharpen, opt.OddsPower, opt.Threshold, opt.SnapShare = grid[0][0], grid[1][0], grid[2][0], grid[3][0]
 	if o.Refine >= 0 {
-		tok.RefineRounds = o.Refine
+		opt.RefineRounds = o.Refine
 	}
 	if o.Mine >= 0 {
-		tok.MinePasses = o.Mine
+		opt.MinePasses = o.Mine
 	}
-	return tok, grid, nil
+	return tok, opt, grid, nil
 }
 
 func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
-	tok, grid, err := cfg.Tokenizer.load()
+	tok, opt, grid, err := cfg.Tokenizer.load()
 	if err != nil {
 		return err
 	}
 	if cfg.Tokenizer.Tune {
-		return tuneTokenizer(cfg, tok, tokenizer.DecodeGrid(grid[0], grid[1], grid[2], grid[3]), stdout)
+		return tuneTokenizer(cfg, tok, opt, tokenizer.DecodeGrid(grid[0], grid[1], grid[2], grid[3]), stdout)
 	}
 	rep := tokenizer.RoundTripReport{Ablate: cfg.Tokenizer.Ablate}
 	for i, f := range cfg.Files {
@@ -125,7 +126,7 @@ func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		r, err := tokenizer.MeasureRoundTrip(tok, c, cfg.Tokenizer.Ablate)
+		r, err := tokenizer.MeasureRoundTrip(tok, c, opt, cfg.Tokenizer.Ablate)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
@@ -136,7 +137,7 @@ func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
 		rep.Add(f.Rel, group, r)
 	}
 	fmt.Fprintln(cfg.Progress)
-	if err := addSyntheticRoundTrips(&rep, tok, cfg.Synthetic); err != nil {
+	if err := addSyntheticRoundTrips(&rep, tok, opt, cfg.Synthetic); err != nil {
 		return err
 	}
 	md := rep.Markdown()
@@ -152,7 +153,7 @@ func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
 
 // addSyntheticRoundTrips adds n held-out synthetic creatures of each kind (seeds
 // ≡ 0 mod 5: train-tokenizer trains on the others), 2 when n is -1.
-func addSyntheticRoundTrips(rep *tokenizer.RoundTripReport, tok *tokenizer.SkinTokenizer, n int) error {
+func addSyntheticRoundTrips(rep *tokenizer.RoundTripReport, tok *tokenizer.SkinTokenizer, opt tokenizer.Options, n int) error {
 	if n < 0 {
 		n = 2
 	}
@@ -163,7 +164,7 @@ func addSyntheticRoundTrips(rep *tokenizer.RoundTripReport, tok *tokenizer.SkinT
 			if err != nil {
 				return fmt.Errorf("synth %s %d: %w", kind, seed, err)
 			}
-			r, err := tokenizer.MeasureRoundTrip(tok, c, rep.Ablate)
+			r, err := tokenizer.MeasureRoundTrip(tok, c, opt, rep.Ablate)
 			if err != nil {
 				return fmt.Errorf("synth %s %d: %w", kind, seed, err)
 			}
@@ -174,7 +175,7 @@ func addSyntheticRoundTrips(rep *tokenizer.RoundTripReport, tok *tokenizer.SkinT
 }
 
 // tuneTokenizer sweeps the decode settings on the files (the training split).
-func tuneTokenizer(cfg evalConfig, tok *tokenizer.SkinTokenizer, settings []tokenizer.DecodeSetting, stdout io.Writer) error {
+func tuneTokenizer(cfg evalConfig, tok *tokenizer.SkinTokenizer, opt tokenizer.Options, settings []tokenizer.DecodeSetting, stdout io.Writer) error {
 	sw := tokenizer.DecodeSweep{Settings: settings}
 	for i, f := range cfg.Files {
 		fmt.Fprintf(cfg.Progress, "\reval tokenizer --tune: %d/%d files", i+1, len(cfg.Files))
@@ -182,7 +183,7 @@ func tuneTokenizer(cfg evalConfig, tok *tokenizer.SkinTokenizer, settings []toke
 		if err != nil {
 			return err
 		}
-		if err := sw.Add(tok, c); err != nil {
+		if err := sw.Add(tok, c, opt); err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
 	}

@@ -57,7 +57,7 @@ func parseStream(raw []byte, k int, fp string) (*stream, error) {
 		if err := json.Unmarshal(raw, &obj); err != nil {
 			return nil, fmt.Errorf("token stream: %w", err)
 		}
-		if err := tokenizer.CheckSkinTokensPerJoint(obj.K, k); err != nil {
+		if err := tokenizer.CheckK(obj.K, k); err != nil {
 			return nil, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
 		}
 		if err := tokenizer.CheckSkinTokenizer(obj.FP, fp); err != nil {

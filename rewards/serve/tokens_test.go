@@ -29,7 +29,7 @@ func tubeStream(t testing.TB) (mesh []byte, sf *tokenizer.StreamFile) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sf, _, err = tokenizer.Tokenize(c, tok)
+	sf, _, err = tokenizer.Tokenize(c, tok, tok.Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestScoreTokens(t *testing.T) {
 	}
 	sfJSON, _ := json.Marshal(sf)
 	otherK := *sf
-	otherK.SkinTokensPerJoint++
+	otherK.K++
 	otherKJSON, _ := json.Marshal(otherK)
 	otherTok := *sf
 	otherTok.SkinTokenizer = "0123456789abcdef"
@@ -162,7 +162,7 @@ func TestBatchTokens(t *testing.T) {
 	good := sf.Tokens
 	// The same skeleton with other skin codes: a different rig on the same mesh.
 	other := append([]int(nil), good...)
-	for i := len(other) - 2; i > len(other)-2-3*sf.SkinTokensPerJoint; i-- {
+	for i := len(other) - 2; i > len(other)-2-3*sf.K; i-- {
 		other[i] = tokens.SkinToken((other[i] - tokens.SkinBase + 333) % tokens.SkinCodebookSize)
 	}
 	bad := append([]int(nil), good...)
