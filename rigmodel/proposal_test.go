@@ -109,7 +109,7 @@ func TestModelReadsTheProposal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := Generate(sess, nil, SampleOptions{MaxJoints: cfg.MaxJoint, SkinTokens: cfg.SkinTokensPerJoint(), StopAtSEP: true}, mrand.New(mrand.NewSource(1)))
+			s, err := Generate(sess, nil, SampleOptions{MaxJoints: cfg.MaxJoint, K: cfg.K(), StopAtSEP: true}, mrand.New(mrand.NewSource(1)))
 			if err != nil {
 				t.Fatal(err)
 			}
