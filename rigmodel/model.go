@@ -629,7 +629,7 @@ func SkinTokenizerFor(st *TrainState) (*tokenizer.SkinTokenizer, error) {
 		return nil, errors.New("the model was trained on skeleton tokens only")
 	}
 	var tried []string
-	for _, get := range []func() (*tokenizer.SkinTokenizer, error){PinnedSkinTokenizer, tokenizer.DefaultSkinTokenizer} {
+	for _, get := range []func() (*tokenizer.SkinTokenizer, error){PinnedSkinTokenizer, func() (*tokenizer.SkinTokenizer, error) { return tokenizer.Load("") }} {
 		tok, err := get()
 		if err != nil {
 			tried = append(tried, err.Error())

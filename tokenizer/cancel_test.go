@@ -34,7 +34,7 @@ func (c *countingCtx) Err() error {
 // an error wrapping context.Canceled, consulting the context only a few more times
 // (once per worker) after that.
 func TestDecodeContext(t *testing.T) {
-	tok, err := DefaultSkinTokenizer()
+	tok, err := Load("")
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}

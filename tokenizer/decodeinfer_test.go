@@ -76,7 +76,7 @@ func TestInferDecoderMatchesNetwork(t *testing.T) {
 // checkpoint through Probabilities (exhaustive, so every vertex is a decoder row)
 // and through cvae.decode bone by bone.
 func TestProbabilitiesMatchNetwork(t *testing.T) {
-	tok, err := DefaultSkinTokenizer()
+	tok, err := Load("")
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}
@@ -162,7 +162,7 @@ func TestEncodeInferMatchesNetwork(t *testing.T) {
 
 	// The shipped tokenizer without code refinement: the encoder's own codes are
 	// compared.
-	tok, err := DefaultSkinTokenizer()
+	tok, err := Load("")
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}
@@ -221,7 +221,7 @@ func encodeCreature(t *testing.T, tok *SkinTokenizer, opt Options, kind string, 
 // and with the default engine's workers: codes and weights must be the same (each
 // decoder row and encoder product is computed whole by one goroutine either way).
 func TestWorkersKeepResults(t *testing.T) {
-	tok, err := DefaultSkinTokenizer()
+	tok, err := Load("")
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}

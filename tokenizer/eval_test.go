@@ -17,7 +17,7 @@ import (
 
 // evalTokenizer is the shipped tokenizer (shared: tests only read it).
 func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
-	tok, err := tokenizer.DefaultSkinTokenizer()
+	tok, err := tokenizer.Load("")
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}
@@ -221,7 +221,7 @@ func TestCoarseToFine(t *testing.T) {
 // enough for the coarse-to-fine passes, that the mean of code sets which share some
 // bones' codes (and repeat a set) equals the average of decoding each set on its own.
 func TestMeanProbabilitiesShared(t *testing.T) {
-	tok, err := tokenizer.LoadSkinTokenizer(filepath.Join("checkpoints", "skin.safetensors"))
+	tok, err := tokenizer.Load(filepath.Join("checkpoints", "skin.safetensors"))
 	if err != nil {
 		t.Skipf("no trained checkpoint: %v", err)
 	}

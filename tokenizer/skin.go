@@ -46,7 +46,7 @@ type SkinTokenizer struct {
 }
 
 // Options steer one encode or decode call. They are passed with each call and never
-// stored in the tokenizer, so one tokenizer (the shared DefaultSkinTokenizer among
+// stored in the tokenizer, so one tokenizer (the shared Load("") among
 // them) serves callers that want different settings at the same time. Start from
 // SkinTokenizer.Options, the checkpoint's own.
 type Options struct {
@@ -122,7 +122,7 @@ func NewSkinTokenizer(cfg CVAEConfig, seed uint64) (*SkinTokenizer, error) {
 var shippedCheckpoint []byte
 
 // ShippedCheckpoint is the path of the trained checkpoint inside the repository; the
-// same file is embedded in the binary (see DefaultSkinTokenizer).
+// same file is embedded in the binary (see Load).
 const ShippedCheckpoint = "tokenizer/checkpoints/skin.safetensors"
 
 var (
@@ -131,24 +131,20 @@ var (
 	defaultErr  error
 )
 
-// DefaultSkinTokenizer returns the shipped, trained skin tokenizer embedded in the
-// binary (loaded once, shared: settings go with each call, see Options).
-func DefaultSkinTokenizer() (*SkinTokenizer, error) {
-	defaultOnce.Do(func() {
-		defaultTok, defaultErr = ReadSkinTokenizer(bytes.NewReader(shippedCheckpoint))
-		if defaultErr != nil {
-			defaultErr = fmt.Errorf("embedded %s: %w", ShippedCheckpoint, defaultErr)
-		}
-	})
-	return defaultTok, defaultErr
-}
-
-// K is the number of skin tokens the tokenizer writes per joint: the K of the token
-// streams it reads and writes (NewGrammar).
-func (t *SkinTokenizer) K() int { return t.Config.K }
-
-// LoadSkinTokenizer reads a skin-tokenizer checkpoint (safetensors) from a file.
-func LoadSkinTokenizer(path string) (*SkinTokenizer, error) {
+// Load returns a skin tokenizer: with path "" the shipped, trained one embedded in
+// the binary (ShippedCheckpoint, loaded once and shared: settings go with each
+// call, see Options), else the checkpoint (safetensors) at path. It is the one way
+// rigkit loads a skin tokenizer, so every command reads the same one by default.
+func Load(path string) (*SkinTokenizer, error) {
+	if path == "" {
+		defaultOnce.Do(func() {
+			defaultTok, defaultErr = ReadSkinTokenizer(bytes.NewReader(shippedCheckpoint))
+			if defaultErr != nil {
+				defaultErr = fmt.Errorf("embedded %s: %w", ShippedCheckpoint, defaultErr)
+			}
+		})
+		return defaultTok, defaultErr
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load skin tokenizer: %w", err)
@@ -160,6 +156,10 @@ func LoadSkinTokenizer(path string) (*SkinTokenizer, error) {
 	}
 	return t, nil
 }
+
+// K is the number of skin tokens the tokenizer writes per joint: the K of the token
+// streams it reads and writes (NewGrammar).
+func (t *SkinTokenizer) K() int { return t.Config.K }
 
 // ReadSkinTokenizer reads a skin-tokenizer checkpoint from r.
 func ReadSkinTokenizer(r io.Reader) (*SkinTokenizer, error) {

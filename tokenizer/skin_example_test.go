@@ -14,7 +14,7 @@ import (
 // the first bone's first code moved one step), as skin-only mode does with several
 // sampled skin-token streams.
 func ExampleSkinTokenizer_DecodeMean() {
-	tok, err := tokenizer.DefaultSkinTokenizer()
+	tok, err := tokenizer.Load("")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -372,7 +372,7 @@ func TestExportCheckpoint(t *testing.T) {
 		if err != nil || json.Unmarshal(b, &onDisk) != nil || onDisk.Step != tc.step {
 			t.Errorf("export %s: skin.json %s (%v)", tc.src, b, err)
 		}
-		got, err := LoadSkinTokenizer(dst)
+		got, err := Load(dst)
 		if err != nil {
 			t.Fatal(err)
 		}

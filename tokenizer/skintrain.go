@@ -294,7 +294,7 @@ func resumeSkinTokenizer(opt TrainOptions, logf func(string, ...any)) (*SkinToke
 	if !opt.Resume {
 		return tok, st, nil
 	}
-	t, err := LoadSkinTokenizer(opt.Out)
+	t, err := Load(opt.Out)
 	if errors.Is(err, fs.ErrNotExist) {
 		return tok, st, nil
 	}
@@ -485,7 +485,7 @@ type ShipFacts struct {
 // to dst with the decode settings ds, and writes dst's facts (dst without its
 // extension + ".json") from the run's state file (runOut+".state.json").
 func ExportCheckpoint(src, runOut, dst string, ds DecodeSettings) (*ShipFacts, error) {
-	tok, err := LoadSkinTokenizer(src)
+	tok, err := Load(src)
 	if err != nil {
 		return nil, err
 	}

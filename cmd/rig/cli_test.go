@@ -70,7 +70,7 @@ func TestHelpEveryCommand(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	tok, err := tokenizer.DefaultSkinTokenizer()
+	tok, err := tokenizer.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,9 +131,9 @@ func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, int, error) {
 	case "pinned":
 		tok, err = rigmodel.PinnedSkinTokenizer()
 	case "tokenizer":
-		tok, err = tokenizer.DefaultSkinTokenizer()
+		tok, err = tokenizer.Load("")
 	default:
-		tok, err = tokenizer.LoadSkinTokenizer(which)
+		tok, err = tokenizer.Load(which)
 	}
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("skin tokenizer %q: %w (use --skin-tokenizer none to train the skeleton part only)", which, err)

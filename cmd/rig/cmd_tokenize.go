@@ -53,11 +53,11 @@ var (
 func loadSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) {
 	switch path {
 	case "":
-		return tokenizer.DefaultSkinTokenizer()
+		return tokenizer.Load("")
 	case pinnedCheckpoint:
 		return rigmodel.PinnedSkinTokenizer()
 	}
-	return tokenizer.LoadSkinTokenizer(path)
+	return tokenizer.Load(path)
 }
 
 // pinnedCheckpoint is the --checkpoint value that names the model's pinned tokenizer.

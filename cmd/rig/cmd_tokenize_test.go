@@ -106,7 +106,7 @@ func TestTokenizeSearchFlags(t *testing.T) {
 	if rep.Joints != c.Skeleton.NumJoints() || rep.RoundTrip.Skin.Orphans != 0 {
 		t.Fatalf("report: %d joints (want %d), %d orphans", rep.Joints, c.Skeleton.NumJoints(), rep.RoundTrip.Skin.Orphans)
 	}
-	shared, err := tokenizer.DefaultSkinTokenizer()
+	shared, err := tokenizer.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,9 +76,9 @@ func (d decodeFlag) values() ([]float64, error) {
 // flags ask for and the decode settings to sweep (sharpen, odds, threshold, snap).
 func (o *tokenizerEval) load() (*tokenizer.SkinTokenizer, tokenizer.Options, [4][]float64, error) {
 	var grid [4][]float64
-	tok, err := tokenizer.DefaultSkinTokenizer()
+	tok, err := tokenizer.Load("")
 	if o.Checkpoint != "" {
-		tok, err = tokenizer.LoadSkinTokenizer(o.Checkpoint)
+		tok, err = tokenizer.Load(o.Checkpoint)
 	}
 	if err != nil {
 		return nil, tokenizer.Options{}, grid, err

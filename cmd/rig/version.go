@@ -72,7 +72,7 @@ func printVersion(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "  %-48s unreadable: %v\n", rigmodel.PinnedSkinTokenizerFile, err)
 	}
-	if tok, err := tokenizer.DefaultSkinTokenizer(); err == nil {
+	if tok, err := tokenizer.Load(""); err == nil {
 		fmt.Fprintf(w, "  %-48s %s\n", tokenizer.ShippedCheckpoint, tok.Fingerprint())
 	} else {
 		fmt.Fprintf(w, "  %-48s unreadable: %v\n", tokenizer.ShippedCheckpoint, err)

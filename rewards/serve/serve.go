@@ -44,7 +44,7 @@ type Config struct {
 	// roughly a hundred 10k-triangle meshes); negative disables the cache.
 	CacheBytes int64
 	// SkinTokenizer decodes the skin tokens of /score/tokens (default: the shipped
-	// tokenizer.DefaultSkinTokenizer, loaded on the first token request).
+	// tokenizer.Load(""), loaded on the first token request).
 	SkinTokenizer *tokenizer.SkinTokenizer
 	// Options are the scoring options (poses, seed, limits).
 	Options rewards.Options

@@ -134,7 +134,7 @@ func (s *Server) skinTokenizer() (*tokenizer.SkinTokenizer, error) {
 	s.tokOnce.Do(func() {
 		s.tok = s.cfg.SkinTokenizer
 		if s.tok == nil {
-			s.tok, s.tokErr = tokenizer.DefaultSkinTokenizer()
+			s.tok, s.tokErr = tokenizer.Load("")
 		}
 		if s.tokErr == nil {
 			s.tokFP = s.tok.Fingerprint()

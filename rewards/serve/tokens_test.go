@@ -25,7 +25,7 @@ func tubeStream(t testing.TB) (mesh []byte, sf *tokenizer.StreamFile) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := tokenizer.DefaultSkinTokenizer()
+	tok, err := tokenizer.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
