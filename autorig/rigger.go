@@ -100,17 +100,12 @@ func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	run := &rigRun{c: c, info: &RigInfo{TimingsMS: map[string]float64{}}, t: time.Now(), bestScore: math.Inf(-1)}
 	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
 	run.norm = norm
-	regionCh := make(chan *rigmodel.Region, 1)
-	go func() { regionCh <- r.Region(&nm) }()
-	run.rng = rand.New(rand.NewSource(r.Seed))
 	gen := r.Generator
-	if r.Model.Proposal != nil {
-		sk, perr := ClassicalProposal(&c.Mesh)
-		if perr == nil {
-			run.reeb = sk
-		}
-		gen.Propose = func(*assets.Mesh) (*assets.Skeleton, error) { return sk, perr }
-	}
+	gen.Propose = ClassicalProposal
+	gen, run.reeb = gen.WithProposal(&c.Mesh)
+	regionCh := make(chan *rigmodel.Region, 1)
+	go func() { regionCh <- gen.SampleRegion(&nm, norm, run.reeb) }()
+	run.rng = rand.New(rand.NewSource(r.Seed))
 	lat, err := gen.EncodeMesh(&c.Mesh, &nm, norm, run.rng)
 	if err != nil {
 		<-regionCh

@@ -56,6 +56,35 @@ type Generator struct {
 	// Propose builds the proposal skeleton of a model that reads one
 	// (Config.Proposal > 0); it must be the function the model was trained with.
 	Propose ProposalFunc
+	// NearProposal, when positive and the model reads a proposal, narrows the
+	// InsideJoints region to within this distance (cube units, the cube is 2 wide)
+	// of the proposal's joints and bones: the model edits the proposal locally.
+	NearProposal float64
+}
+
+// WithProposal builds mesh's proposal once (nil when the model reads none or it
+// cannot be built) and returns a copy of g whose Propose returns it, so that the
+// encoding and the sampling region read the same skeleton.
+func (g Generator) WithProposal(mesh *assets.Mesh) (Generator, *assets.Skeleton) {
+	if g.Model.Proposal == nil || g.Propose == nil {
+		return g, nil
+	}
+	sk, err := g.Propose(mesh)
+	g.Propose = func(*assets.Mesh) (*assets.Skeleton, error) { return sk, err }
+	if err != nil {
+		return g, nil
+	}
+	return g, sk
+}
+
+// SampleRegion is the sampling region of a normalized mesh (Region), narrowed to
+// NearProposal of the proposal (world frame, mapped into the cube by norm) when set.
+func (g *Generator) SampleRegion(nm *assets.Mesh, norm assets.Normalization, proposal *assets.Skeleton) *Region {
+	r := g.Region(nm)
+	if g.NearProposal <= 0 || proposal == nil {
+		return r
+	}
+	return r.Near(tokens.SkeletonToCube(proposal, norm), g.NearProposal)
 }
 
 // EncodeMesh encodes the condition of a mesh (Condition).
@@ -279,7 +308,8 @@ func (r *Generator) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy boo
 func (r *Generator) PredictSkeleton(c *assets.Character) (*assets.Skeleton, error) {
 	nm, norm := NormalizedMesh(&c.Mesh)
 	rng := rand.New(rand.NewSource(r.Seed))
-	lat, err := r.EncodeMesh(&c.Mesh, &nm, norm, rng)
+	gen, prop := r.WithProposal(&c.Mesh)
+	lat, err := gen.EncodeMesh(&c.Mesh, &nm, norm, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +317,7 @@ func (r *Generator) PredictSkeleton(c *assets.Character) (*assets.Skeleton, erro
 	if err != nil {
 		return nil, err
 	}
-	smp, err := Generate(sess, nil, SampleOptions{MaxJoints: r.Model.Cfg.MaxJoint, K: r.Model.Cfg.K(), StopAtSEP: true, Region: r.Region(&nm)}, rng)
+	smp, err := Generate(sess, nil, SampleOptions{MaxJoints: r.Model.Cfg.MaxJoint, K: r.Model.Cfg.K(), StopAtSEP: true, Region: r.SampleRegion(&nm, norm, prop)}, rng)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ type Region struct {
 	anyXY []bool // res², x fastest
 	// binVoxel maps a coordinate bin to its voxel along an axis.
 	binVoxel [tokens.CoordBins]int
+	grid     *geom.VoxelGrid // the voxels' positions in the cube
 }
 
 // regionRes is the voxel resolution of MeshRegion (about 8 coordinate bins a voxel).
@@ -37,8 +38,7 @@ func MeshRegion(nm *assets.Mesh) *Region {
 		return nil
 	}
 	g := geom.NewVoxelGrid(nm, regionRes) // a cube: equal cells and corners on every axis
-	r := &Region{res: regionRes, occ: make([]bool, len(g.Occ)),
-		anyX: make([]bool, regionRes), anyXY: make([]bool, regionRes*regionRes)}
+	r := &Region{res: regionRes, occ: make([]bool, len(g.Occ)), grid: g}
 	n := 0
 	for i, o := range g.Occ {
 		if !o {
@@ -51,6 +51,16 @@ func MeshRegion(nm *assets.Mesh) *Region {
 	if n == 0 {
 		return nil
 	}
+	r.marginals()
+	for b := range r.binVoxel {
+		r.binVoxel[b] = g.AxisCell(tokens.BinCenter(b), 0)
+	}
+	return r
+}
+
+// marginals fills the per-axis marginals from occ.
+func (r *Region) marginals() {
+	r.anyX, r.anyXY = make([]bool, r.res), make([]bool, r.res*r.res)
 	for i, o := range r.occ {
 		if o {
 			x, y := i%r.res, (i/r.res)%r.res
@@ -58,10 +68,44 @@ func MeshRegion(nm *assets.Mesh) *Region {
 			r.anyXY[x+r.res*y] = true
 		}
 	}
-	for b := range r.binVoxel {
-		r.binVoxel[b] = g.AxisCell(tokens.BinCenter(b), 0)
+}
+
+// Near returns the part of the region within dist (cube units) of a bone or joint
+// of sk (a skeleton in the cube, e.g. the proposal the model reads): where a model
+// that edits the proposal may put joints. It returns r when sk has no joints or no
+// voxel is that near.
+func (r *Region) Near(sk *assets.Skeleton, dist float64) *Region {
+	if r == nil || sk == nil || sk.NumJoints() == 0 {
+		return r
 	}
-	return r
+	out := &Region{res: r.res, occ: make([]bool, len(r.occ)), binVoxel: r.binVoxel, grid: r.grid}
+	n := 0
+	for i, o := range r.occ {
+		if o && nearSkeleton(sk, r.grid.Center(i), dist) {
+			out.occ[i] = true
+			n++
+		}
+	}
+	if n == 0 {
+		return r
+	}
+	out.marginals()
+	return out
+}
+
+// nearSkeleton reports whether p is within dist of a joint or bone of sk.
+func nearSkeleton(sk *assets.Skeleton, p assets.Vec3, dist float64) bool {
+	for j, par := range sk.Parents {
+		a := sk.Position(j)
+		b := a
+		if par >= 0 {
+			b = sk.Position(par)
+		}
+		if assets.ClosestOnSegment(p, a, b).Sub(p).Len() <= dist {
+			return true
+		}
+	}
+	return false
 }
 
 // allows reports whether coordinate bin b may be axis a of a joint whose earlier

@@ -67,3 +67,43 @@ func TestRegionKeepsSampledJointsInsideTheMesh(t *testing.T) {
 		t.Errorf("%d joints outside the region with the region mask", outside[1])
 	}
 }
+
+func TestRegionNearTheProposal(t *testing.T) {
+	c := testRig(t)
+	nm, norm := NormalizedMesh(&c.Mesh)
+	reg := MeshRegion(&nm)
+	cube := tokens.SkeletonToCube(c.Skeleton, norm)
+	count := func(r *Region) int {
+		n := 0
+		for _, o := range r.occ {
+			if o {
+				n++
+			}
+		}
+		return n
+	}
+	near := reg.Near(cube, 0.1)
+	if n, all := count(near), count(reg); n == 0 || n >= all {
+		t.Fatalf("near region has %d of the region's %d voxels", n, all)
+	}
+	for i, o := range near.occ {
+		if !o {
+			continue
+		}
+		if !reg.occ[i] {
+			t.Fatalf("voxel %d is near the proposal but outside the mesh region", i)
+		}
+		if !nearSkeleton(cube, near.grid.Center(i), 0.1) {
+			t.Fatalf("voxel %d is farther than 0.1 from the proposal", i)
+		}
+	}
+	// A skeleton no voxel is near, or none, leaves the region as it is.
+	far := cube.Clone()
+	for j, b := range far.BindWorld {
+		b[12] += 10
+		far.BindWorld[j] = b
+	}
+	if reg.Near(far, 0.1) != reg || reg.Near(nil, 0.1) != reg {
+		t.Error("an empty narrowing changed the region")
+	}
+}

@@ -457,6 +457,13 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 		free := *r
 		free.InsideJoints = false
 		methods["tokens-unmasked"] = free.PredictSkeleton // greedy, grammar mask only
+		if r.Model.Proposal != nil {
+			for _, d := range []float64{0.1, 0.2} {
+				near := *r
+				near.NearProposal = d // greedy, joints near the proposal's bones
+				methods[fmt.Sprintf("tokens-near%.1f", d)] = near.PredictSkeleton
+			}
+		}
 	} else {
 		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
 	}
