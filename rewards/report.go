@@ -8,8 +8,11 @@ import "github.com/rigkit/rigkit/assets"
 // /healthz). Version 2: the kept-skeleton surface-bone and shrink variants in the
 // hack suite and the reward changes that beat them (docs/rewards.md);
 // containment's outside[].fraction (the share inside) became outside_fraction (the
-// share outside).
-const RewardVersion = 2
+// share outside). Version 3: deformation's tears free up to 70% of the seams and
+// its strain counts distorted edges instead of summing squared strain, so that it
+// ranks candidate skins as the ground truth does (docs/rewards.md, "Rank
+// agreement").
+const RewardVersion = 3
 
 // Reward names, the keys of Report.Rewards.
 const (
@@ -131,6 +134,9 @@ type DeformationDetails struct {
 	Poses     int     `json:"poses"`
 	TornEdges float64 `json:"torn_edges"` // share of edges torn (weights jumping by 0.5 to 1 in total variation count 0 to 1)
 	RMSStrain float64 `json:"rms_strain"`
+	// DistortedEdges is the share of sampled edges, over the poses, whose length
+	// changes by more than 10%: what the strain factor charges.
+	DistortedEdges float64 `json:"distorted_edges"`
 	// RegionEdges is the fraction of edges whose two ends have different heaviest
 	// joints at most two bones apart: the region boundaries that strain and tears are
 	// counted against.
