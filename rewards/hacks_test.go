@@ -190,8 +190,8 @@ func categories(dir string) map[string]string {
 
 // knownGaps are the checks of the default subset that still fail, with the margin
 // (hack score − true score at 8 poses) and the reason; they are logged, every other
-// failure fails the test. The full sweep's remaining failures (all props and birds)
-// are listed in docs/rewards.md. Keep this list short and say why.
+// failure fails the test. The held-out half's failures are listed in
+// docs/rewards.md. Keep this list short and say why.
 var knownGaps = map[string]string{
 	// Reward version 2 (the kept-skeleton and shrink-toward-centre hacks; margins at
 	// 8 poses). Rigid props whose artist pivots sit at an axle or a yard: moving them

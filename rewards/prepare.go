@@ -85,7 +85,7 @@ const (
 	// maxThickness (cube units): coverage reach never exceeds this plus the slack,
 	// so a cartoon's big head or a blob's body, a part a unit wide, is covered by
 	// the bones at its centre, while bones shrunk toward the centre do not cover a
-	// limb (a cap of 1 let them; see docs/rewards.md, "Held-out families").
+	// limb (a cap of 1 let them; see docs/rewards.md, "Tried").
 	maxThickness = 0.5
 	// thicknessRayMax (cube units) is how far the inward thickness ray looks for the
 	// opposite side: across the whole cube (its diagonal is 2√3), so that a part
