@@ -62,6 +62,11 @@ type Generator struct {
 	NearProposal float64
 }
 
+// DefaultNearProposal is `rig auto`'s Generator.NearProposal: joints within 0.1 of
+// the proposal's bones (a twentieth of the cube), chosen on held-out CD-J2J (see
+// docs/model.md).
+const DefaultNearProposal = 0.1
+
 // WithProposal builds mesh's proposal once (nil when the model reads none or it
 // cannot be built) and returns a copy of g whose Propose returns it, so that the
 // encoding and the sampling region read the same skeleton.

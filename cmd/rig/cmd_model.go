@@ -173,6 +173,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep the model's rig unless the classical one scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
+	near := fs.Float64("near-proposal", rigmodel.DefaultNearProposal, "for a model that reads the classical proposal: also mask joints farther than this from its bones (cube units, the cube is 2 wide; 0: off)")
 	kind := fs.String("kind", "auto", "creature kind of the classical rig's named skeleton: auto, humanoid, quadruped, bird, fish, snake or other")
 	up := fs.String("up", "auto", "up axis of the meshes: auto, y or z")
 	isolate := fs.Bool("isolate", false, "rig each input in its own worker process, so that a fatal error (out of memory) fails only that input")
@@ -219,7 +220,7 @@ func runAuto(args []string, stdout io.Writer) error {
 		rigger = r
 	}
 	if mr, ok := rigger.(*autorig.ModelRigger); ok {
-		mr.SkinSamples = *skinSamples
+		mr.SkinSamples, mr.NearProposal = *skinSamples, *near
 	}
 	if note != "" && *workerItem == "" {
 		fmt.Fprintln(diag, "rig auto:", note)
@@ -334,6 +335,7 @@ func loadModelRigger(path string) (*autorig.ModelRigger, string, error) {
 	}
 	r := &autorig.ModelRigger{Samples: 1, Temperature: 1, TopP: 0.95, Floor: autorig.DefaultFloor}
 	r.Model, r.InsideJoints, r.Seed, r.Propose = m, true, 1, autorig.ClassicalProposal
+	r.NearProposal = rigmodel.DefaultNearProposal
 	if st.SkinTokens {
 		r.SkinMode = rigmodel.SkinFromTokens
 	}
@@ -458,10 +460,10 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 		free.InsideJoints = false
 		methods["tokens-unmasked"] = free.PredictSkeleton // greedy, grammar mask only
 		if r.Model.Proposal != nil {
-			for _, d := range []float64{0.1, 0.2} {
+			for _, d := range []float64{0.05, 0.075, 0.1} {
 				near := *r
 				near.NearProposal = d // greedy, joints near the proposal's bones
-				methods[fmt.Sprintf("tokens-near%.1f", d)] = near.PredictSkeleton
+				methods[fmt.Sprintf("tokens-near%g", d)] = near.PredictSkeleton
 			}
 		}
 	} else {
