@@ -93,7 +93,7 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	}
 	var arms [2][]assets.Vec3
 	for i := range sides {
-		arms[i] = limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*hw)
+		arms[i] = centreArm(s, limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*hw))
 		if len(arms[i]) < 2 {
 			return nil, errors.New("no route from the body to a hand")
 		}
@@ -197,6 +197,43 @@ func extendToSurface(s *shape, pl []assets.Vec3) []assets.Vec3 {
 		end = end.Add(d.Scale(step))
 	}
 	return append(append([]assets.Vec3(nil), pl...), end)
+}
+
+// centreArm re-centres an arm route in the mesh. The proposed skeleton's joints lie
+// inside the mesh, but its straight bones can cut under a T-posed arm from a
+// junction low in the torso. Points from 15% to 90% of the way that run sideways
+// move to the middle of the arm vertically and front to back (a vertical run
+// longer than a quarter of the height crosses the torso and is left alone); the
+// start, at the torso's edge, takes the height of the line through the first two
+// of them. A hanging arm keeps its route.
+func centreArm(s *shape, route []assets.Vec3) []assets.Vec3 {
+	n := len(route)
+	if n < 2 {
+		return route
+	}
+	var mid []assets.Vec3
+	for k := 0; k <= 6; k++ {
+		f := 0.15 + 0.75*float64(k)/6
+		p := atFraction(route, f)
+		d := atFraction(route, f+0.05).Sub(atFraction(route, f-0.05))
+		if math.Abs(d[1]) >= math.Abs(d[0]) {
+			continue
+		}
+		lo, hi, ok := s.run(p, 1)
+		if !ok || hi-lo > 0.25*s.height() {
+			continue
+		}
+		p[1] = (lo + hi) / 2
+		mid = append(mid, s.centre(p, 2))
+	}
+	if len(mid) < 2 {
+		return route
+	}
+	start := route[0]
+	if a, b := mid[0], mid[1]; math.Abs(b[0]-a[0]) > math.Abs(b[1]-a[1]) {
+		start[1] = a[1] + (start[0]-a[0])/(b[0]-a[0])*(b[1]-a[1])
+	}
+	return append(append([]assets.Vec3{start}, mid...), route[n-1])
 }
 
 // fitArm places the clavicle, shoulder, elbow and wrist along an arm route (from
