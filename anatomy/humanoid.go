@@ -102,6 +102,13 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	neckMin := s.narrowest(c, armY, top)
 	neckY := armY + 0.3*(neckMin-armY)
 	headY := neckMin + 0.2*(neckMin-armY)
+	var legs [2]leg
+	for i, sd := range sides {
+		legs[i] = fitLeg(s, sd, t.points(t.path(parts.foot[i], t.nearest(hips))), hips, hw, y0, H)
+	}
+	// Legs hung from above the pelvis (a mech's, set outside its body) raise the
+	// hips to them, below the neck.
+	hips[1] = math.Max(hips[1], math.Min((legs[0].hip[1]+legs[1].hip[1])/2+0.04*H, neckY-0.1*H))
 	b := newBuild()
 	b.add(Hips, "", hips, true)
 	parent := Hips
@@ -115,8 +122,7 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	b.add(HeadTopEnd, Head, s.centre(assets.Vec3{c, top, hips[2]}, 2), true)
 	for i, sd := range sides {
 		fitArm(s, b, sd, arms[i], neckY)
-		leg := t.points(t.path(parts.foot[i], t.nearest(hips)))
-		fitLeg(s, b, sd, leg, hips, hw, y0, H)
+		legs[i].add(b, sd, H)
 	}
 	return b, nil
 }
@@ -254,10 +260,13 @@ func fitArm(s *shape, b *build, side int, route []assets.Vec3, neckY float64) {
 	b.add(Side(side, Hand), Side(side, ForeArm), atFraction(route, 0.75), false)
 }
 
-// fitLeg places hip, knee, ankle, ball of the foot and toe tip: the hip beside the
-// pelvis, the knee and ankle where the leg's route reaches their heights, the toes
-// forward of the ankle to the front of the foot.
-func fitLeg(s *shape, b *build, side int, route []assets.Vec3, hips assets.Vec3, hw, y0, H float64) {
+// leg is a leg's joints: hip, knee, ankle, ball of the foot and toe tip.
+type leg struct{ hip, knee, ankle, ball, tip assets.Vec3 }
+
+// fitLeg places a leg's joints: the hip beside the pelvis, the knee and ankle where
+// the leg's route (from the foot) reaches their heights, the toes forward of the
+// ankle to the front of the foot.
+func fitLeg(s *shape, side int, route []assets.Vec3, hips assets.Vec3, hw, y0, H float64) leg {
 	hip := assets.Vec3{s.mid + float64(side)*0.5*hw, hips[1] - 0.04*H, hips[2]}
 	ankleY := y0 + 0.045*H
 	kneeY := (hip[1] + ankleY) / 2
@@ -272,18 +281,73 @@ func fitLeg(s *shape, b *build, side int, route []assets.Vec3, hips assets.Vec3,
 	}
 	knee = s.centre(knee, 0, 2)
 	ankle = s.centre(ankle, 0, 2)
-	// Legs set wide apart (a mech, a cartoon) put the hip over the knee.
-	hip[0] = s.mid + float64(side)*math.Min(hw, math.Max(0.5*hw, 0.9*math.Abs(knee[0]-s.mid)))
-	ball, tip := ankle, ankle
+	out := math.Abs(knee[0] - s.mid)
+	if out > hw {
+		// Legs set outside the pelvis (a mech, a cartoon) hang from the top of
+		// their upright part, over the knee, and may bend far from the straight
+		// line (a bird-legged walker).
+		up := upright(route, s.mid, 0.75*out)
+		hip[0] = s.mid + float64(side)*0.9*out
+		for _, p := range up {
+			hip[1] = math.Max(hip[1], p[1])
+		}
+		if k, ok := bend(up, hip, ankle, 0.15); ok {
+			knee = k
+		}
+	} else {
+		hip[0] = s.mid + float64(side)*math.Max(0.5*hw, 0.9*out)
+	}
+	l := leg{hip: hip, knee: knee, ankle: ankle, ball: ankle, tip: ankle}
 	if _, hi, ok := s.run(assets.Vec3{ankle[0], y0 + 0.02*H, ankle[2]}, 2); ok && hi > ankle[2] {
-		tip = assets.Vec3{ankle[0], y0 + 0.02*H, hi}
-		ball = assets.Vec3{ankle[0], y0 + 0.025*H, ankle[2] + 0.65*(hi-ankle[2])}
+		l.tip = assets.Vec3{ankle[0], y0 + 0.02*H, hi}
+		l.ball = assets.Vec3{ankle[0], y0 + 0.025*H, ankle[2] + 0.65*(hi-ankle[2])}
 	}
-	b.add(Side(side, UpLeg), Hips, hip, false)
-	b.add(Side(side, Leg), Side(side, UpLeg), knee, false)
-	b.add(Side(side, Foot), Side(side, Leg), ankle, false)
-	if ball.Dist(ankle) > 0.01*H {
-		b.add(Side(side, ToeBase), Side(side, Foot), ball, false)
-		b.add(Side(side, ToeEnd), Side(side, ToeBase), tip, false)
+	return l
+}
+
+// add adds the leg's joints under Hips; the toes only when the foot reaches
+// forward of the ankle.
+func (l leg) add(b *build, side int, H float64) {
+	b.add(Side(side, UpLeg), Hips, l.hip, false)
+	b.add(Side(side, Leg), Side(side, UpLeg), l.knee, false)
+	b.add(Side(side, Foot), Side(side, Leg), l.ankle, false)
+	if l.ball.Dist(l.ankle) > 0.01*H {
+		b.add(Side(side, ToeBase), Side(side, Foot), l.ball, false)
+		b.add(Side(side, ToeEnd), Side(side, ToeBase), l.tip, false)
 	}
+}
+
+// upright returns the part of a leg's route (from the foot) before it first comes
+// within reach of the symmetry plane at x = mid: the leg below where it joins the body.
+func upright(route []assets.Vec3, mid, reach float64) []assets.Vec3 {
+	for i, p := range route {
+		if math.Abs(p[0]-mid) < reach {
+			return route[:i]
+		}
+	}
+	return route
+}
+
+// bend returns the point of a leg's route between the heights of ankle and hip
+// farthest from the straight line between them, when it lies farther than share
+// of the leg's length (ok false for a straight leg).
+func bend(route []assets.Vec3, hip, ankle assets.Vec3, share float64) (assets.Vec3, bool) {
+	axis := hip.Sub(ankle)
+	l := axis.Len()
+	if l == 0 {
+		return assets.Vec3{}, false
+	}
+	axis = axis.Scale(1 / l)
+	best, bestD := assets.Vec3{}, share*l
+	ok := false
+	for _, p := range route {
+		if p[1] <= ankle[1] || p[1] >= hip[1] {
+			continue
+		}
+		v := p.Sub(ankle)
+		if d := v.Sub(axis.Scale(v.Dot(axis))).Len(); d > bestD {
+			best, bestD, ok = p, d, true
+		}
+	}
+	return best, ok
 }
