@@ -54,7 +54,7 @@ func Fit(m *assets.Mesh, proposal *assets.Skeleton, opt Options) (*assets.Skelet
 	s := newShape(m, wn, upFrame(rep.Up))
 	f, c, sym := findSymmetry(m, wn.BVH(), s)
 	s = newShape(m, wn, f)
-	s.mid, rep.Symmetry = c, sym
+	s.mid, s.symmetric, rep.Symmetry = c, sym.Symmetric, sym
 	t := newTree(proposal, s.f)
 	if kind == Auto {
 		rep.Kind, rep.Confidence = detectKind(s, t)

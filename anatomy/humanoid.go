@@ -98,10 +98,15 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 			return nil, errors.New("no route from the body to a hand")
 		}
 	}
+	if !s.symmetric {
+		balanceArms(&arms)
+	}
 	armY := (arms[0][0][1] + arms[1][0][1]) / 2
 	neckMin := s.narrowest(c, armY, top)
 	neckY := armY + 0.3*(neckMin-armY)
-	headY := neckMin + 0.2*(neckMin-armY)
+	// The head joint sits at the top of the neck, at least a fifth of the way from
+	// the neck to the top (a big head on a short neck).
+	headY := math.Max(neckMin+0.2*(neckMin-armY), neckY+0.2*(top-neckY))
 	var legs [2]leg
 	for i, sd := range sides {
 		legs[i] = fitLeg(s, sd, t.points(t.path(parts.foot[i], t.nearest(hips))), hips, hw, y0, H)
@@ -118,7 +123,8 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 		parent = n
 	}
 	b.add(Neck, Spine2, s.centre(assets.Vec3{c, neckY, hips[2]}, 2), true)
-	b.add(Head, Neck, s.centre(assets.Vec3{c, headY, hips[2]}, 2), true)
+	neck := b.pos[b.index[Neck]]
+	b.add(Head, Neck, assets.Vec3{c, headY, neck[2]}, true)
 	b.add(HeadTopEnd, Head, s.centre(assets.Vec3{c, top, hips[2]}, 2), true)
 	for i, sd := range sides {
 		fitArm(s, b, sd, arms[i], neckY)
@@ -144,10 +150,13 @@ func (s *shape) pelvis() assets.Vec3 {
 }
 
 // narrowest returns the neck's height between y0 and y1: going up from the
-// shoulders, where the body is thinnest across before it widens into the head (or,
-// when it never does, the thinnest in the lower 60% of the way).
+// shoulders, where the body is thinnest across before it widens into the head.
+// When it never widens (a helmet or a dome sitting on the shoulders, no neck), it
+// is where the width drops the most, by a fifth or more (the shoulders' edge), or
+// else the thinnest in the lower 60% of the way.
 func (s *shape) narrowest(x, y0, y1 float64) float64 {
 	best, bestW := y0+0.3*(y1-y0), math.Inf(1)
+	drop, dropRatio, prevW := best, 0.8, math.Inf(1)
 	z := (s.lo[2] + s.hi[2]) / 2
 	for k := 1; k <= 24; k++ {
 		y := y0 + 0.6*(y1-y0)*float64(k)/24
@@ -156,11 +165,19 @@ func (s *shape) narrowest(x, y0, y1 float64) float64 {
 		if !ok {
 			continue
 		}
-		if hi-lo < bestW {
-			best, bestW = y, hi-lo
-		} else if hi-lo > 1.15*bestW {
-			break
+		w := hi - lo
+		if w < bestW {
+			best, bestW = y, w
+		} else if w > 1.15*bestW {
+			return best
 		}
+		if w/prevW < dropRatio {
+			drop, dropRatio = y, w/prevW
+		}
+		prevW = w
+	}
+	if dropRatio < 0.8 {
+		return drop
 	}
 	return best
 }
@@ -240,6 +257,34 @@ func centreArm(s *shape, route []assets.Vec3) []assets.Vec3 {
 		start[1] = a[1] + (start[0]-a[0])/(b[0]-a[0])*(b[1]-a[1])
 	}
 	return append(append([]assets.Vec3{start}, mid...), route[n-1])
+}
+
+// balanceArms cuts an arm route more than a quarter longer than the other one to
+// the other's length: on a mesh that does not mirror, the hand holds something (a
+// pistol, a sword) that the route runs on into.
+func balanceArms(arms *[2][]assets.Vec3) {
+	l0, l1 := arcLength(arms[0]), arcLength(arms[1])
+	long, short := 0, l1
+	if l1 > l0 {
+		long, short = 1, l0
+	}
+	if l := arcLength(arms[long]); l > 1.25*short {
+		arms[long] = cutAt(arms[long], short)
+	}
+}
+
+// cutAt returns the polyline up to arc length l.
+func cutAt(pl []assets.Vec3, l float64) []assets.Vec3 {
+	out := []assets.Vec3{pl[0]}
+	for i := 1; i < len(pl); i++ {
+		d := pl[i].Dist(pl[i-1])
+		if d >= l {
+			return append(out, pl[i-1].Lerp(pl[i], l/d))
+		}
+		l -= d
+		out = append(out, pl[i])
+	}
+	return out
 }
 
 // fitArm places the clavicle, shoulder, elbow and wrist along an arm route (from
