@@ -111,6 +111,7 @@ func chooseUp(m *assets.Mesh, wn *geom.WindingNumber, proposal *assets.Skeleton,
 	kind := map[string]Kind{}
 	for _, u := range []string{"y", "z"} {
 		s := newShape(m, wn, upFrame(u))
+		s.mid, _ = bestPlane(m, wn.BVH(), s.f, s.lo, s.hi)
 		t := newTree(proposal, s.f)
 		feet[u] = standsOnPair(s, t)
 		kind[u], _, score[u] = kindScores(s, t)

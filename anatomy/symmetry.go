@@ -91,11 +91,11 @@ func planeCandidates(m *assets.Mesh, f frame, lo, hi float64) []float64 {
 	return []float64{(lo + hi) / 2, mean, xs[len(xs)/2]}
 }
 
-// refinePlane moves the plane offset c in shrinking steps (from 2% of the width)
+// refinePlane moves the plane offset c in shrinking steps (2% of the width down to 0.5%)
 // while the trimmed mirror error falls.
 func refinePlane(m *assets.Mesh, bvh *geom.BVH, f frame, c, width, height float64) (float64, float64) {
 	e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, height))
-	for step := 0.02 * width; step > 0.001*width; step /= 2 {
+	for step := 0.02 * width; step > 0.004*width; step /= 2 {
 		for moved := true; moved; {
 			moved = false
 			for _, x := range []float64{c - step, c + step} {
@@ -106,6 +106,19 @@ func refinePlane(m *assets.Mesh, bvh *geom.BVH, f frame, c, width, height float6
 		}
 	}
 	return c, e
+}
+
+// bestPlane returns the plane across frame f's X (its offset and trimmed mirror
+// error) that mirrors best: the best candidate, refined. lo and hi bound the mesh
+// in f.
+func bestPlane(m *assets.Mesh, bvh *geom.BVH, f frame, lo, hi assets.Vec3) (float64, float64) {
+	fC, fE := 0.0, 2.0
+	for _, c := range planeCandidates(m, f, lo[0], hi[0]) {
+		if e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, hi[1]-lo[1])); e < fE {
+			fC, fE = c, e
+		}
+	}
+	return refinePlane(m, bvh, f, fC, hi[0]-lo[0], hi[1]-lo[1])
 }
 
 // findSymmetry picks the symmetry plane of a shape: across canonical X or Z (the
@@ -120,13 +133,7 @@ func findSymmetry(m *assets.Mesh, bvh *geom.BVH, s *shape) (frame, float64, Symm
 	bestC := 0.0
 	for i, f := range []frame{s.f, s.f.turned()} {
 		lo, hi := bounds(projected(s.pts, s.f, f))
-		fC, fE := 0.0, 2.0
-		for _, c := range planeCandidates(m, f, lo[0], hi[0]) {
-			if e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, s.height())); e < fE {
-				fC, fE = c, e
-			}
-		}
-		c, e := refinePlane(m, bvh, f, fC, hi[0]-lo[0], s.height())
+		c, e := bestPlane(m, bvh, f, lo, hi)
 		if i == 1 {
 			e /= turnedPreference
 		}
