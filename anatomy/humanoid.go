@@ -94,6 +94,7 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	var arms [2][]assets.Vec3
 	for i := range sides {
 		arms[i] = centreArm(s, limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*hw))
+		arms[i] = hangArm(s, arms[i], t.pos[parts.hand[i]])
 		if len(arms[i]) < 2 {
 			return nil, errors.New("no route from the body to a hand")
 		}
@@ -257,6 +258,56 @@ func centreArm(s *shape, route []assets.Vec3) []assets.Vec3 {
 		start[1] = a[1] + (start[0]-a[0])/(b[0]-a[0])*(b[1]-a[1])
 	}
 	return append(append([]assets.Vec3{start}, mid...), route[n-1])
+}
+
+// hangArm re-routes an arm whose route enters the torso far below the armpit: an
+// arm hanging beside the body, which the proposed skeleton joins to the torso at
+// the hips. The arm is followed up from the hand's end point through the middle of
+// its cross-section to the armpit, the lowest height where it meets the torso; when
+// that is more than a tenth of the height above the route's start, the shoulder is
+// a twentieth of the height above the armpit. The route keeps its part beyond the
+// hand.
+func hangArm(s *shape, route []assets.Vec3, hand assets.Vec3) []assets.Vec3 {
+	H := s.height()
+	if len(route) < 2 {
+		return route
+	}
+	var up []assets.Vec3
+	q := hand
+	for y := hand[1]; y < s.hi[1]; y += 0.01 * H {
+		q[1] = y
+		lo, hi, ok := s.run(q, 0)
+		if !ok {
+			return route
+		}
+		if lo <= s.mid && s.mid <= hi {
+			if y < route[0][1]+0.1*H {
+				return route
+			}
+			shoulder := assets.Vec3{q[0], math.Min(y+0.05*H, s.hi[1]), q[2]}
+			out := []assets.Vec3{shoulder}
+			for k := len(up) - 1; k >= 0; k -= 4 {
+				out = append(out, up[k])
+			}
+			_, k, _ := closest(route, hand)
+			return append(append(out, hand), route[k+1:]...)
+		}
+		q[0] = (lo + hi) / 2
+		q = s.centre(q, 2)
+		up = append(up, q)
+	}
+	return route
+}
+
+// closest returns the point of pl nearest to q, its distance and index.
+func closest(pl []assets.Vec3, q assets.Vec3) (assets.Vec3, int, float64) {
+	best, bestD := 0, math.Inf(1)
+	for i, p := range pl {
+		if d := p.Dist(q); d < bestD {
+			best, bestD = i, d
+		}
+	}
+	return pl[best], best, bestD
 }
 
 // balanceArms cuts an arm route more than a quarter longer than the other one to
