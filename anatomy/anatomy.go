@@ -54,7 +54,7 @@ func Fit(m *assets.Mesh, proposal *assets.Skeleton, opt Options) (*assets.Skelet
 	s := newShape(m, wn, upFrame(rep.Up))
 	f, c, sym := findSymmetry(m, wn.BVH(), s)
 	s = newShape(m, wn, f)
-	s.mid, rep.Symmetry = c, sym
+	s.mid, s.symmetric, rep.Symmetry = c, sym.Symmetric, sym
 	t := newTree(proposal, s.f)
 	if kind == Auto {
 		rep.Kind, rep.Confidence = detectKind(s, t)
@@ -111,6 +111,7 @@ func chooseUp(m *assets.Mesh, wn *geom.WindingNumber, proposal *assets.Skeleton,
 	kind := map[string]Kind{}
 	for _, u := range []string{"y", "z"} {
 		s := newShape(m, wn, upFrame(u))
+		s.mid, _ = bestPlane(m, wn.BVH(), s.f, s.lo, s.hi)
 		t := newTree(proposal, s.f)
 		feet[u] = standsOnPair(s, t)
 		kind[u], _, score[u] = kindScores(s, t)

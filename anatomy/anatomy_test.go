@@ -277,3 +277,36 @@ func TestBirdNames(t *testing.T) {
 		t.Errorf("checks %+v", ch)
 	}
 }
+
+// TestHeldProp: a long, finely meshed prop held out in the right hand (a pistol, a
+// staff) leaves the symmetry plane on the body and the joints near the artist's.
+func TestHeldProp(t *testing.T) {
+	c := gen(t, "biped", 2)
+	H := height(&c.Mesh, 1)
+	_, bare := fit(t, c, anatomy.Options{Kind: anatomy.Humanoid})
+	hand := c.Skeleton.Position(indexOf(c.Skeleton.Names, "hand_r"))
+	// 80 small boxes in a row from the hand outward (-X is the right): about a
+	// sixth of the vertices, reaching half the height beyond the hand.
+	r := 0.015 * H
+	var boxes [][2]assets.Vec3
+	for k := 0; k < 80; k++ {
+		x := hand[0] - float64(k)*0.00625*H
+		boxes = append(boxes, [2]assets.Vec3{{x - 0.00625*H, hand[1] - r, hand[2] - r}, {x, hand[1] + r, hand[2] + r}})
+	}
+	prop := synth.Boxes(boxes...)
+	held := c.Clone()
+	base := len(held.Mesh.Positions)
+	held.Mesh.Positions = append(held.Mesh.Positions, prop.Positions...)
+	held.Mesh.Normals, held.Mesh.UVs, held.Mesh.Groups = nil, nil, nil
+	for _, tri := range prop.Triangles {
+		held.Mesh.Triangles = append(held.Mesh.Triangles, [3]int{tri[0] + base, tri[1] + base, tri[2] + base})
+	}
+	sk, rep := fit(t, held, anatomy.Options{Kind: anatomy.Humanoid})
+	if d := math.Abs(rep.Symmetry.Offset - bare.Symmetry.Offset); d > 0.01*H {
+		t.Errorf("plane %.3f of the height off the bare mesh's (%+v)", d/H, rep.Symmetry)
+	}
+	hits, total, missed := anatomy.NameAccuracy(sk, c.Skeleton, 0.1*H)
+	if total == 0 || float64(hits) < 0.85*float64(total) {
+		t.Errorf("names %d/%d with the prop, missed %v", hits, total, missed)
+	}
+}

@@ -53,6 +53,9 @@ type shape struct {
 	lo, hi assets.Vec3   // canonical bounds
 	wn     *geom.WindingNumber
 	mid    float64 // x of the symmetry plane
+	// symmetric: the mesh mirrors across the plane (a mesh that does not may
+	// hold a prop in one hand).
+	symmetric bool
 }
 
 func newShape(m *assets.Mesh, wn *geom.WindingNumber, f frame) *shape {

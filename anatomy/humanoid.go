@@ -93,15 +93,28 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	}
 	var arms [2][]assets.Vec3
 	for i := range sides {
-		arms[i] = limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*hw)
+		arms[i] = centreArm(s, limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*hw))
+		arms[i] = hangArm(s, arms[i], t.pos[parts.hand[i]])
 		if len(arms[i]) < 2 {
 			return nil, errors.New("no route from the body to a hand")
 		}
 	}
+	if !s.symmetric {
+		balanceArms(&arms)
+	}
 	armY := (arms[0][0][1] + arms[1][0][1]) / 2
 	neckMin := s.narrowest(c, armY, top)
 	neckY := armY + 0.3*(neckMin-armY)
-	headY := neckMin + 0.2*(neckMin-armY)
+	// The head joint sits at the top of the neck, at least a fifth of the way from
+	// the neck to the top (a big head on a short neck).
+	headY := math.Max(neckMin+0.2*(neckMin-armY), neckY+0.2*(top-neckY))
+	var legs [2]leg
+	for i, sd := range sides {
+		legs[i] = fitLeg(s, sd, t.points(t.path(parts.foot[i], t.nearest(hips))), hips, hw, y0, H)
+	}
+	// Legs hung from above the pelvis (a mech's, set outside its body) raise the
+	// hips to them, below the neck.
+	hips[1] = math.Max(hips[1], math.Min((legs[0].hip[1]+legs[1].hip[1])/2+0.04*H, neckY-0.1*H))
 	b := newBuild()
 	b.add(Hips, "", hips, true)
 	parent := Hips
@@ -111,12 +124,12 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 		parent = n
 	}
 	b.add(Neck, Spine2, s.centre(assets.Vec3{c, neckY, hips[2]}, 2), true)
-	b.add(Head, Neck, s.centre(assets.Vec3{c, headY, hips[2]}, 2), true)
+	neck := b.pos[b.index[Neck]]
+	b.add(Head, Neck, assets.Vec3{c, headY, neck[2]}, true)
 	b.add(HeadTopEnd, Head, s.centre(assets.Vec3{c, top, hips[2]}, 2), true)
 	for i, sd := range sides {
 		fitArm(s, b, sd, arms[i], neckY)
-		leg := t.points(t.path(parts.foot[i], t.nearest(hips)))
-		fitLeg(s, b, sd, leg, hips, hw, y0, H)
+		legs[i].add(b, sd, H)
 	}
 	return b, nil
 }
@@ -138,10 +151,13 @@ func (s *shape) pelvis() assets.Vec3 {
 }
 
 // narrowest returns the neck's height between y0 and y1: going up from the
-// shoulders, where the body is thinnest across before it widens into the head (or,
-// when it never does, the thinnest in the lower 60% of the way).
+// shoulders, where the body is thinnest across before it widens into the head.
+// When it never widens (a helmet or a dome sitting on the shoulders, no neck), it
+// is where the width drops the most, by a fifth or more (the shoulders' edge), or
+// else the thinnest in the lower 60% of the way.
 func (s *shape) narrowest(x, y0, y1 float64) float64 {
 	best, bestW := y0+0.3*(y1-y0), math.Inf(1)
+	drop, dropRatio, prevW := best, 0.8, math.Inf(1)
 	z := (s.lo[2] + s.hi[2]) / 2
 	for k := 1; k <= 24; k++ {
 		y := y0 + 0.6*(y1-y0)*float64(k)/24
@@ -150,11 +166,19 @@ func (s *shape) narrowest(x, y0, y1 float64) float64 {
 		if !ok {
 			continue
 		}
-		if hi-lo < bestW {
-			best, bestW = y, hi-lo
-		} else if hi-lo > 1.15*bestW {
-			break
+		w := hi - lo
+		if w < bestW {
+			best, bestW = y, w
+		} else if w > 1.15*bestW {
+			return best
 		}
+		if w/prevW < dropRatio {
+			drop, dropRatio = y, w/prevW
+		}
+		prevW = w
+	}
+	if dropRatio < 0.8 {
+		return drop
 	}
 	return best
 }
@@ -199,6 +223,121 @@ func extendToSurface(s *shape, pl []assets.Vec3) []assets.Vec3 {
 	return append(append([]assets.Vec3(nil), pl...), end)
 }
 
+// centreArm re-centres an arm route in the mesh. The proposed skeleton's joints lie
+// inside the mesh, but its straight bones can cut under a T-posed arm from a
+// junction low in the torso. Points from 15% to 90% of the way that run sideways
+// move to the middle of the arm vertically and front to back (a vertical run
+// longer than a quarter of the height crosses the torso and is left alone); the
+// start, at the torso's edge, takes the height of the line through the first two
+// of them. A hanging arm keeps its route.
+func centreArm(s *shape, route []assets.Vec3) []assets.Vec3 {
+	n := len(route)
+	if n < 2 {
+		return route
+	}
+	var mid []assets.Vec3
+	for k := 0; k <= 6; k++ {
+		f := 0.15 + 0.75*float64(k)/6
+		p := atFraction(route, f)
+		d := atFraction(route, f+0.05).Sub(atFraction(route, f-0.05))
+		if math.Abs(d[1]) >= math.Abs(d[0]) {
+			continue
+		}
+		lo, hi, ok := s.run(p, 1)
+		if !ok || hi-lo > 0.25*s.height() {
+			continue
+		}
+		p[1] = (lo + hi) / 2
+		mid = append(mid, s.centre(p, 2))
+	}
+	if len(mid) < 2 {
+		return route
+	}
+	start := route[0]
+	if a, b := mid[0], mid[1]; math.Abs(b[0]-a[0]) > math.Abs(b[1]-a[1]) {
+		start[1] = a[1] + (start[0]-a[0])/(b[0]-a[0])*(b[1]-a[1])
+	}
+	return append(append([]assets.Vec3{start}, mid...), route[n-1])
+}
+
+// hangArm re-routes an arm whose route enters the torso far below the armpit: an
+// arm hanging beside the body, which the proposed skeleton joins to the torso at
+// the hips. The arm is followed up from the hand's end point through the middle of
+// its cross-section to the armpit, the lowest height where it meets the torso; when
+// that is more than a tenth of the height above the route's start, the shoulder is
+// a twentieth of the height above the armpit. The route keeps its part beyond the
+// hand.
+func hangArm(s *shape, route []assets.Vec3, hand assets.Vec3) []assets.Vec3 {
+	H := s.height()
+	if len(route) < 2 {
+		return route
+	}
+	var up []assets.Vec3
+	q := hand
+	for y := hand[1]; y < s.hi[1]; y += 0.01 * H {
+		q[1] = y
+		lo, hi, ok := s.run(q, 0)
+		if !ok {
+			return route
+		}
+		if lo <= s.mid && s.mid <= hi {
+			if y < route[0][1]+0.1*H {
+				return route
+			}
+			shoulder := assets.Vec3{q[0], math.Min(y+0.05*H, s.hi[1]), q[2]}
+			out := []assets.Vec3{shoulder}
+			for k := len(up) - 1; k >= 0; k -= 4 {
+				out = append(out, up[k])
+			}
+			_, k, _ := closest(route, hand)
+			return append(append(out, hand), route[k+1:]...)
+		}
+		q[0] = (lo + hi) / 2
+		q = s.centre(q, 2)
+		up = append(up, q)
+	}
+	return route
+}
+
+// closest returns the point of pl nearest to q, its distance and index.
+func closest(pl []assets.Vec3, q assets.Vec3) (assets.Vec3, int, float64) {
+	best, bestD := 0, math.Inf(1)
+	for i, p := range pl {
+		if d := p.Dist(q); d < bestD {
+			best, bestD = i, d
+		}
+	}
+	return pl[best], best, bestD
+}
+
+// balanceArms cuts an arm route more than a quarter longer than the other one to
+// the other's length: on a mesh that does not mirror, the hand holds something (a
+// pistol, a sword) that the route runs on into.
+func balanceArms(arms *[2][]assets.Vec3) {
+	l0, l1 := arcLength(arms[0]), arcLength(arms[1])
+	long, short := 0, l1
+	if l1 > l0 {
+		long, short = 1, l0
+	}
+	if l := arcLength(arms[long]); l > 1.25*short {
+		arms[long] = cutAt(arms[long], short)
+	}
+}
+
+// cutAt returns the polyline up to arc length l.
+func cutAt(pl []assets.Vec3, l float64) []assets.Vec3 {
+	out := []assets.Vec3{pl[0]}
+	for i := 1; i < len(pl); i++ {
+		d := pl[i].Dist(pl[i-1])
+		if d >= l {
+			return append(out, pl[i-1].Lerp(pl[i], l/d))
+		}
+		l -= d
+		out = append(out, pl[i])
+	}
+	return out
+}
+
 // fitArm places the clavicle, shoulder, elbow and wrist along an arm route (from
 // the torso's edge to the tip of the hand) at human proportions: upper arm 42%,
 // forearm 33%, hand 25% of the shoulder-to-fingertip length.
@@ -217,10 +356,13 @@ func fitArm(s *shape, b *build, side int, route []assets.Vec3, neckY float64) {
 	b.add(Side(side, Hand), Side(side, ForeArm), atFraction(route, 0.75), false)
 }
 
-// fitLeg places hip, knee, ankle, ball of the foot and toe tip: the hip beside the
-// pelvis, the knee and ankle where the leg's route reaches their heights, the toes
-// forward of the ankle to the front of the foot.
-func fitLeg(s *shape, b *build, side int, route []assets.Vec3, hips assets.Vec3, hw, y0, H float64) {
+// leg is a leg's joints: hip, knee, ankle, ball of the foot and toe tip.
+type leg struct{ hip, knee, ankle, ball, tip assets.Vec3 }
+
+// fitLeg places a leg's joints: the hip beside the pelvis, the knee and ankle where
+// the leg's route (from the foot) reaches their heights, the toes forward of the
+// ankle to the front of the foot.
+func fitLeg(s *shape, side int, route []assets.Vec3, hips assets.Vec3, hw, y0, H float64) leg {
 	hip := assets.Vec3{s.mid + float64(side)*0.5*hw, hips[1] - 0.04*H, hips[2]}
 	ankleY := y0 + 0.045*H
 	kneeY := (hip[1] + ankleY) / 2
@@ -235,18 +377,73 @@ func fitLeg(s *shape, b *build, side int, route []assets.Vec3, hips assets.Vec3,
 	}
 	knee = s.centre(knee, 0, 2)
 	ankle = s.centre(ankle, 0, 2)
-	// Legs set wide apart (a mech, a cartoon) put the hip over the knee.
-	hip[0] = s.mid + float64(side)*math.Min(hw, math.Max(0.5*hw, 0.9*math.Abs(knee[0]-s.mid)))
-	ball, tip := ankle, ankle
+	out := math.Abs(knee[0] - s.mid)
+	if out > hw {
+		// Legs set outside the pelvis (a mech, a cartoon) hang from the top of
+		// their upright part, over the knee, and may bend far from the straight
+		// line (a bird-legged walker).
+		up := upright(route, s.mid, 0.75*out)
+		hip[0] = s.mid + float64(side)*0.9*out
+		for _, p := range up {
+			hip[1] = math.Max(hip[1], p[1])
+		}
+		if k, ok := bend(up, hip, ankle, 0.15); ok {
+			knee = k
+		}
+	} else {
+		hip[0] = s.mid + float64(side)*math.Max(0.5*hw, 0.9*out)
+	}
+	l := leg{hip: hip, knee: knee, ankle: ankle, ball: ankle, tip: ankle}
 	if _, hi, ok := s.run(assets.Vec3{ankle[0], y0 + 0.02*H, ankle[2]}, 2); ok && hi > ankle[2] {
-		tip = assets.Vec3{ankle[0], y0 + 0.02*H, hi}
-		ball = assets.Vec3{ankle[0], y0 + 0.025*H, ankle[2] + 0.65*(hi-ankle[2])}
+		l.tip = assets.Vec3{ankle[0], y0 + 0.02*H, hi}
+		l.ball = assets.Vec3{ankle[0], y0 + 0.025*H, ankle[2] + 0.65*(hi-ankle[2])}
 	}
-	b.add(Side(side, UpLeg), Hips, hip, false)
-	b.add(Side(side, Leg), Side(side, UpLeg), knee, false)
-	b.add(Side(side, Foot), Side(side, Leg), ankle, false)
-	if ball.Dist(ankle) > 0.01*H {
-		b.add(Side(side, ToeBase), Side(side, Foot), ball, false)
-		b.add(Side(side, ToeEnd), Side(side, ToeBase), tip, false)
+	return l
+}
+
+// add adds the leg's joints under Hips; the toes only when the foot reaches
+// forward of the ankle.
+func (l leg) add(b *build, side int, H float64) {
+	b.add(Side(side, UpLeg), Hips, l.hip, false)
+	b.add(Side(side, Leg), Side(side, UpLeg), l.knee, false)
+	b.add(Side(side, Foot), Side(side, Leg), l.ankle, false)
+	if l.ball.Dist(l.ankle) > 0.01*H {
+		b.add(Side(side, ToeBase), Side(side, Foot), l.ball, false)
+		b.add(Side(side, ToeEnd), Side(side, ToeBase), l.tip, false)
 	}
+}
+
+// upright returns the part of a leg's route (from the foot) before it first comes
+// within reach of the symmetry plane at x = mid: the leg below where it joins the body.
+func upright(route []assets.Vec3, mid, reach float64) []assets.Vec3 {
+	for i, p := range route {
+		if math.Abs(p[0]-mid) < reach {
+			return route[:i]
+		}
+	}
+	return route
+}
+
+// bend returns the point of a leg's route between the heights of ankle and hip
+// farthest from the straight line between them, when it lies farther than share
+// of the leg's length (ok false for a straight leg).
+func bend(route []assets.Vec3, hip, ankle assets.Vec3, share float64) (assets.Vec3, bool) {
+	axis := hip.Sub(ankle)
+	l := axis.Len()
+	if l == 0 {
+		return assets.Vec3{}, false
+	}
+	axis = axis.Scale(1 / l)
+	best, bestD := assets.Vec3{}, share*l
+	ok := false
+	for _, p := range route {
+		if p[1] <= ankle[1] || p[1] >= hip[1] {
+			continue
+		}
+		v := p.Sub(ankle)
+		if d := v.Sub(axis.Scale(v.Dot(axis))).Len(); d > bestD {
+			best, bestD, ok = p, d, true
+		}
+	}
+	return best, ok
 }

@@ -1,6 +1,8 @@
 package anatomy
 
 import (
+	"sort"
+
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
 )
@@ -29,53 +31,117 @@ const turnedPreference = 0.5
 // symmetrySamples caps the vertices mirrored per candidate plane.
 const symmetrySamples = 1500
 
-// mirrorError returns the mean distance from the vertices reflected across the
-// plane canonical x = c of frame f to the surface, over the height.
-func mirrorError(m *assets.Mesh, bvh *geom.BVH, f frame, c, height float64) float64 {
+// mirrorDistances returns the distances, over the height, from the vertices
+// reflected across the plane canonical x = c of frame f to the surface (nil when
+// none is measured).
+func mirrorDistances(m *assets.Mesh, bvh *geom.BVH, f frame, c, height float64) []float64 {
+	if height <= 0 {
+		return nil
+	}
 	stride := max(1, len(m.Positions)/symmetrySamples)
-	sum, n := 0.0, 0
+	var out []float64
 	for i := 0; i < len(m.Positions); i += stride {
 		p := m.Positions[i]
 		d := p.Dot(f.left) - c
 		q := p.Sub(f.left.Scale(2 * d))
 		if hit, ok := bvh.Closest(q); ok {
-			sum += hit.Dist
-			n++
+			out = append(out, hit.Dist/height)
 		}
 	}
-	if n == 0 || height <= 0 {
+	return out
+}
+
+// mirrorError is the mean of the distances (1 when there are none).
+func mirrorError(d []float64) float64 {
+	if len(d) == 0 {
 		return 1
 	}
-	return sum / float64(n) / height
+	sum := 0.0
+	for _, x := range d {
+		sum += x
+	}
+	return sum / float64(len(d))
+}
+
+// trimmedMirrorError is the mean of the smallest trimmedShare of the distances: a
+// prop held in one hand (a pistol, a flamingo) leaves the body's own plane the best.
+func trimmedMirrorError(d []float64) float64 {
+	if len(d) == 0 {
+		return 1
+	}
+	d = append([]float64(nil), d...)
+	sort.Float64s(d)
+	return mirrorError(d[:max(1, int(trimmedShare*float64(len(d))))])
+}
+
+// trimmedShare is the share of the mirrored vertices that choose the plane.
+const trimmedShare = 0.8
+
+// planeCandidates returns the offsets tried for the plane across frame f's X: the
+// bounding box middle, the vertex mean and the vertex median.
+func planeCandidates(m *assets.Mesh, f frame, lo, hi float64) []float64 {
+	xs := make([]float64, len(m.Positions))
+	mean := 0.0
+	for i, p := range m.Positions {
+		xs[i] = p.Dot(f.left)
+		mean += xs[i]
+	}
+	mean /= float64(len(xs))
+	sort.Float64s(xs)
+	return []float64{(lo + hi) / 2, mean, xs[len(xs)/2]}
+}
+
+// refinePlane moves the plane offset c in shrinking steps (2% of the width down to 0.5%)
+// while the trimmed mirror error falls.
+func refinePlane(m *assets.Mesh, bvh *geom.BVH, f frame, c, width, height float64) (float64, float64) {
+	e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, height))
+	for step := 0.02 * width; step > 0.004*width; step /= 2 {
+		for moved := true; moved; {
+			moved = false
+			for _, x := range []float64{c - step, c + step} {
+				if ex := trimmedMirrorError(mirrorDistances(m, bvh, f, x, height)); ex < e {
+					c, e, moved = x, ex, true
+				}
+			}
+		}
+	}
+	return c, e
+}
+
+// bestPlane returns the plane across frame f's X (its offset and trimmed mirror
+// error) that mirrors best: the best candidate, refined. lo and hi bound the mesh
+// in f.
+func bestPlane(m *assets.Mesh, bvh *geom.BVH, f frame, lo, hi assets.Vec3) (float64, float64) {
+	fC, fE := 0.0, 2.0
+	for _, c := range planeCandidates(m, f, lo[0], hi[0]) {
+		if e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, hi[1]-lo[1])); e < fE {
+			fC, fE = c, e
+		}
+	}
+	return refinePlane(m, bvh, f, fC, hi[0]-lo[0], hi[1]-lo[1])
 }
 
 // findSymmetry picks the symmetry plane of a shape: across canonical X or Z (the
-// character faces ±X then, and the frame is turned), at the bounding box middle or
-// the vertex mean, whichever mirrors best. It returns the frame to use and the plane.
+// character faces ±X then, and the frame is turned), from the bounding box middle,
+// the vertex mean or median, refined, whichever mirrors best once the worst-mirrored
+// fifth of the vertices is left out (a held prop). Its Error is the mean over all
+// vertices, so a mesh holding a prop does not count as symmetric. It returns the
+// frame to use and the plane.
 func findSymmetry(m *assets.Mesh, bvh *geom.BVH, s *shape) (frame, float64, Symmetry) {
-	best := Symmetry{Error: 2}
+	bestE := 2.0
 	var bestF frame
 	bestC := 0.0
 	for i, f := range []frame{s.f, s.f.turned()} {
 		lo, hi := bounds(projected(s.pts, s.f, f))
-		mean := 0.0
-		for _, p := range m.Positions {
-			mean += p.Dot(f.left)
+		c, e := bestPlane(m, bvh, f, lo, hi)
+		if i == 1 {
+			e /= turnedPreference
 		}
-		mean /= float64(len(m.Positions))
-		for _, c := range []float64{(lo[0] + hi[0]) / 2, mean} {
-			e := mirrorError(m, bvh, f, c, s.height())
-			if i == 1 {
-				e /= turnedPreference
-			}
-			if e < best.Error {
-				best.Error, bestF, bestC = e, f, c
-			}
+		if e < bestE {
+			bestE, bestF, bestC = e, f, c
 		}
 	}
-	if bestF != s.f {
-		best.Error *= turnedPreference
-	}
+	best := Symmetry{Error: mirrorError(mirrorDistances(m, bvh, bestF, bestC, s.height()))}
 	best.Axis = axisName(bestF.left)
 	sign := 1.0
 	if bestF.left.Dot(assets.Vec3{1, 1, 1}) < 0 {
