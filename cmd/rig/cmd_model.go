@@ -455,14 +455,17 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 		},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
-		methods["tokens"] = r.PredictSkeleton // greedy, joints masked to the mesh volume (as `rig auto`)
+		methods["tokens"] = r.PredictSkeleton // greedy, joints masked as `rig auto` masks them
 		free := *r
 		free.InsideJoints = false
 		methods["tokens-unmasked"] = free.PredictSkeleton // greedy, grammar mask only
 		if r.Model.Proposal != nil {
-			for _, d := range []float64{0.05, 0.075, 0.1} {
+			inside := *r
+			inside.NearProposal = 0
+			methods["tokens-inside"] = inside.PredictSkeleton // inside the mesh, anywhere
+			for _, d := range []float64{0.05, 0.2} {
 				near := *r
-				near.NearProposal = d // greedy, joints near the proposal's bones
+				near.NearProposal = d // within d of the proposal's bones
 				methods[fmt.Sprintf("tokens-near%g", d)] = near.PredictSkeleton
 			}
 		}
