@@ -62,10 +62,10 @@ type Generator struct {
 	NearProposal float64
 }
 
-// DefaultNearProposal is `rig auto`'s Generator.NearProposal: joints within 0.1 of
-// the proposal's bones (a twentieth of the cube), chosen on held-out CD-J2J (see
+// DefaultNearProposal is `rig auto`'s Generator.NearProposal: joints within 0.05 of
+// the proposal's bones (a fortieth of the cube), chosen on held-out CD-J2J (see
 // docs/model.md).
-const DefaultNearProposal = 0.1
+const DefaultNearProposal = 0.05
 
 // WithProposal builds mesh's proposal once (nil when the model reads none or it
 // cannot be built) and returns a copy of g whose Propose returns it, so that the

@@ -463,7 +463,7 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 			inside := *r
 			inside.NearProposal = 0
 			methods["tokens-inside"] = inside.PredictSkeleton // inside the mesh, anywhere
-			for _, d := range []float64{0.05, 0.2} {
+			for _, d := range []float64{0.1, 0.2} {
 				near := *r
 				near.NearProposal = d // within d of the proposal's bones
 				methods[fmt.Sprintf("tokens-near%g", d)] = near.PredictSkeleton
