@@ -514,11 +514,12 @@ func modelFlagFromMethods(methods []string) string {
 	return ""
 }
 
-// filterMethods keeps the methods named in --method ("all" or model=PATH keep all).
+// filterMethods keeps the methods named in --method: all of them for "all" or when
+// only a checkpoint (model=PATH) is named.
 func filterMethods[V any](all map[string]V, want []string) map[string]V {
 	keep := map[string]V{}
 	for _, w := range want {
-		if w == "all" || strings.HasPrefix(w, "model=") {
+		if w == "all" {
 			return all
 		}
 		if v, ok := all[w]; ok {
