@@ -5,13 +5,11 @@
 package rigmodel
 
 import (
-	"bytes"
 	_ "embed"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"sync"
 
 	"github.com/rigkit/rigkit/internal/engine"
@@ -586,60 +584,22 @@ func ShippedState() (*TrainState, error) {
 	return readCheckpointMeta(shippedCheckpoint)
 }
 
-// PinnedSkinTokenizerFile is the skin tokenizer whose codes the shipped model writes,
-// kept beside it so that retraining the tokenizer (which gives codes new meanings)
-// cannot silently break the model. Embedded in the binary too.
-const PinnedSkinTokenizerFile = "rigmodel/checkpoints/skin-tokenizer.safetensors"
-
-//go:embed checkpoints/skin-tokenizer.safetensors
-var pinnedSkinTokenizer []byte
-
-var (
-	pinnedOnce sync.Once
-	pinnedTok  *tokenizer.SkinTokenizer
-	pinnedErr  error
-)
-
-// PinnedSkinTokenizer returns the embedded copy of PinnedSkinTokenizerFile.
-func PinnedSkinTokenizer() (*tokenizer.SkinTokenizer, error) {
-	pinnedOnce.Do(func() {
-		pinnedTok, pinnedErr = tokenizer.ReadSkinTokenizer(bytes.NewReader(pinnedSkinTokenizer))
-		if pinnedErr != nil {
-			pinnedErr = fmt.Errorf("embedded %s: %w", PinnedSkinTokenizerFile, pinnedErr)
-		}
-	})
-	return pinnedTok, pinnedErr
-}
-
-// PinnedSkinTokenizerCopy returns a private copy of the pinned skin tokenizer, for
-// callers that change its settings (the one PinnedSkinTokenizer returns is shared).
-func PinnedSkinTokenizerCopy() (*tokenizer.SkinTokenizer, error) {
-	t, err := tokenizer.ReadSkinTokenizer(bytes.NewReader(pinnedSkinTokenizer))
-	if err != nil {
-		return nil, fmt.Errorf("embedded %s: %w", PinnedSkinTokenizerFile, err)
-	}
-	return t, nil
-}
-
-// SkinTokenizerFor returns the skin tokenizer whose codes a model was trained on
-// (matching TrainState.SkinTokenizer): the pinned copy or the tokenizer package's
-// shipped one. It fails when the model writes no skin tokens or neither matches.
+// SkinTokenizerFor returns the skin tokenizer whose codes a model was trained on:
+// rigkit's one skin tokenizer (tokenizer.Load("")), checked against the fingerprint
+// the checkpoint recorded (TrainState.SkinTokenizer). It fails when the model writes
+// no skin tokens, or with a clear error when the model was trained on another
+// tokenizer's codes, which mean nothing to this one.
 func SkinTokenizerFor(st *TrainState) (*tokenizer.SkinTokenizer, error) {
 	if st == nil || !st.SkinTokens {
 		return nil, errors.New("the model was trained on skeleton tokens only")
 	}
-	var tried []string
-	for _, get := range []func() (*tokenizer.SkinTokenizer, error){PinnedSkinTokenizer, func() (*tokenizer.SkinTokenizer, error) { return tokenizer.Load("") }} {
-		tok, err := get()
-		if err != nil {
-			tried = append(tried, err.Error())
-			continue
-		}
-		fp := tok.Fingerprint()
-		if fp == st.SkinTokenizer {
-			return tok, nil
-		}
-		tried = append(tried, "fingerprint "+fp)
+	tok, err := tokenizer.Load("")
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("no skin tokenizer matches the model's (fingerprint %s; found %s)", st.SkinTokenizer, strings.Join(tried, ", "))
+	if fp := tok.Fingerprint(); fp != st.SkinTokenizer {
+		return nil, fmt.Errorf("the model writes the codes of skin tokenizer %s, rigkit's is %s (%s): retrain the model on it (rig train --skin-tokenizer shipped)",
+			st.SkinTokenizer, fp, tokenizer.ShippedCheckpoint)
+	}
+	return tok, nil
 }

@@ -320,7 +320,7 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 		if path, ok := strings.CutPrefix(m, "model="); ok {
 			// Another checkpoint's skin tokens (mean of the default number of
 			// streams), loaded once, reported as "model"; it must write the codes of
-			// a skin tokenizer rigkit has (pinned or shipped).
+			// the shipped skin tokenizer.
 			fn, err := modelTokensSkin(path, rigmodel.DefaultSkinSamples)
 			if err != nil {
 				return fmt.Errorf("model %s: %w", path, err)

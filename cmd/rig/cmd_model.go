@@ -64,7 +64,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	rotate := fs.String("rotate", "quarter", "augmentation about the up axis: quarter (k·90° ± 11°) or any (uniform angle)")
 	initCkpt := fs.String("init", "", "warm-start a new run from this checkpoint's weights (same sizes); ignored when --resume finds --out")
 	warmup := fs.Int("warmup", 200, "learning-rate warm-up steps of a new run")
-	skinTok := fs.String("skin-tokenizer", "pinned", "skin codes from: pinned (rigmodel/checkpoints/skin-tokenizer.safetensors), tokenizer (the tokenizer package's shipped one), none, or a checkpoint path")
+	skinTok := fs.String("skin-tokenizer", "shipped", "skin codes from: shipped (tokenizer/checkpoints/skin.safetensors, rigkit's one skin tokenizer), none (skeleton only), or a checkpoint path")
 	width := fs.Int("d", rigmodel.DefaultConfig.DModel, "model width (new runs only)")
 	layers := fs.Int("layers", rigmodel.DefaultConfig.Layers, "transformer layers (new runs only)")
 	heads := fs.Int("heads", rigmodel.DefaultConfig.Heads, "attention heads; must divide --d (new runs only)")
@@ -119,18 +119,15 @@ func runTrain(args []string, stdout io.Writer) error {
 }
 
 // trainSkinEncoder returns the skin tokenizer whose codes `rig train` teaches (nil
-// for skeleton-only training), its fingerprint and its K (codes per joint). A model trained on a tokenizer
-// other than the pinned one needs that tokenizer copied to
-// rigmodel/checkpoints/skin-tokenizer.safetensors when it is shipped.
+// for skeleton-only training), its fingerprint and its K (codes per joint). A model
+// is shipped only with the tokenizer it was trained on as tokenizer/checkpoints/skin.safetensors.
 func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, int, error) {
 	var tok *tokenizer.SkinTokenizer
 	var err error
 	switch which {
 	case "none":
 		return nil, "", 0, nil
-	case "pinned":
-		tok, err = rigmodel.PinnedSkinTokenizer()
-	case "tokenizer":
+	case "shipped":
 		tok, err = tokenizer.Load("")
 	default:
 		tok, err = tokenizer.Load(which)

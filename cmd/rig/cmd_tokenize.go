@@ -10,7 +10,6 @@ import (
 	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards/metrics"
-	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 
@@ -46,25 +45,13 @@ var (
 	tokSpace    = regexp.MustCompile(`\s+`)
 )
 
-// loadSkinTokenizer returns the skin tokenizer a --checkpoint flag names: "pinned"
-// the one the shipped model writes codes for (rigmodel.PinnedSkinTokenizerFile,
-// embedded), "" the shipped one, anything else a checkpoint file. The embedded ones
-// are shared; settings go with each call (tokenizer.Options).
-func loadSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) {
-	switch path {
-	case "":
-		return tokenizer.Load("")
-	case pinnedCheckpoint:
-		return rigmodel.PinnedSkinTokenizer()
-	}
-	return tokenizer.Load(path)
-}
-
-// pinnedCheckpoint is the --checkpoint value that names the model's pinned tokenizer.
-const pinnedCheckpoint = "pinned"
+// loadSkinTokenizer returns the skin tokenizer a --checkpoint flag names: "" the
+// shipped one (embedded, shared; settings go with each call, tokenizer.Options),
+// anything else a checkpoint file.
+func loadSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) { return tokenizer.Load(path) }
 
 // checkpointUsage is the help of every --checkpoint flag that names a skin tokenizer.
-const checkpointUsage = "skin-tokenizer checkpoint: a file, or \"pinned\" for the one the shipped model writes codes for (default: the shipped tokenizer)"
+const checkpointUsage = "skin-tokenizer checkpoint file (default: the shipped tokenizer, the one the shipped model writes codes for)"
 
 func runTokenize(args []string, stdout io.Writer) error {
 	fs := newFlags("tokenize")

@@ -12,7 +12,6 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
-	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -154,23 +153,34 @@ func tokenizeSynth(t *testing.T, dir, kind string, seed int64, vertices int, arg
 	return c, in, tokens, rep
 }
 
-// TestTokenizePinned writes a stream for the model's pinned tokenizer (its K, not
-// the shipped tokenizer's) and reads it back with the same --checkpoint.
-func TestTokenizePinned(t *testing.T) {
-	pinned, err := rigmodel.PinnedSkinTokenizer()
-	if err != nil {
-		t.Skipf("no pinned tokenizer: %v", err)
-	}
+// TestTokenizeCheckpointK writes a stream with another tokenizer's K (a K = 4
+// tokenizer saved to a file, untrained: only the stream's shape is checked), reads it
+// back with the same --checkpoint, and the shipped tokenizer refuses it.
+func TestTokenizeCheckpointK(t *testing.T) {
 	dir := t.TempDir()
-	c, in, streamPath, rep := tokenizeSynth(t, dir, "biped", 4, 600, "--checkpoint", "pinned", "--refine", "0")
-	if rep.K != pinned.K() || rep.Joints != c.Skeleton.NumJoints() {
-		t.Fatalf("stream has K = %d (pinned tokenizer: %d), %d joints", rep.K, pinned.K(), rep.Joints)
+	cfg := tokenizer.DefaultCVAEConfig()
+	cfg.K = 4
+	other, err := tokenizer.NewSkinTokenizer(cfg, 7)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := tokens.NewGrammar(0, pinned.K()).Run(rep.Tokens); err != nil {
-		t.Fatalf("stream breaks the grammar of K = %d: %v", pinned.K(), err)
+	ckpt := filepath.Join(dir, "k4.safetensors")
+	if err := other.Save(ckpt); err != nil {
+		t.Fatal(err)
+	}
+	c, in, streamPath, rep := tokenizeSynth(t, dir, "biped", 4, 600, "--checkpoint", ckpt, "--refine", "0", "--mine", "0")
+	if rep.K != 4 || rep.Joints != c.Skeleton.NumJoints() {
+		t.Fatalf("stream has K = %d (want 4), %d joints", rep.K, rep.Joints)
+	}
+	if _, err := tokens.NewGrammar(0, 4).Run(rep.Tokens); err != nil {
+		t.Fatalf("stream breaks the grammar of K = 4: %v", err)
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"detokenize", streamPath, "--mesh", in, "--out", filepath.Join(dir, "rig.glb"), "--checkpoint", "pinned"}, &out, &errb); code != 0 {
-		t.Fatalf("detokenize --checkpoint pinned: exit %d: %s", code, errb.String())
+	if code := run([]string{"detokenize", streamPath, "--mesh", in, "--out", filepath.Join(dir, "rig.glb"), "--checkpoint", ckpt}, &out, &errb); code != 0 {
+		t.Fatalf("detokenize --checkpoint %s: exit %d: %s", ckpt, code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"detokenize", streamPath, "--mesh", in, "--out", filepath.Join(dir, "rig2.glb")}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "K") {
+		t.Fatalf("the shipped tokenizer read a K = 4 stream: exit %d: %s", code, errb.String())
 	}
 }

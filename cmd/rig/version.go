@@ -67,11 +67,6 @@ func printVersion(w io.Writer) {
 		model = "none shipped"
 	}
 	fmt.Fprintf(w, "  %-48s %s\n", rigmodel.ShippedCheckpoint, model)
-	if tok, err := rigmodel.PinnedSkinTokenizer(); err == nil {
-		fmt.Fprintf(w, "  %-48s %s (the model's skin tokenizer)\n", rigmodel.PinnedSkinTokenizerFile, tok.Fingerprint())
-	} else {
-		fmt.Fprintf(w, "  %-48s unreadable: %v\n", rigmodel.PinnedSkinTokenizerFile, err)
-	}
 	if tok, err := tokenizer.Load(""); err == nil {
 		fmt.Fprintf(w, "  %-48s %s\n", tokenizer.ShippedCheckpoint, tok.Fingerprint())
 	} else {
