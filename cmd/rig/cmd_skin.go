@@ -55,7 +55,7 @@ func resolveSkinMethod(name string, stderr io.Writer) (string, skinMethod, error
 	if name == "" {
 		name = defaultSkinMethod
 		if _, ok := skinMethods[name]; !ok {
-			fmt.Fprintf(stderr, "rig: skin method %q is not available in this build; using %q\n", name, fallbackSkinMethod)
+			fmt.Fprintf(stderr, "rig: skin method %q needs a shipped model that writes skin tokens (this one writes skeleton tokens only); using %q\n", name, fallbackSkinMethod)
 			name = fallbackSkinMethod
 		}
 	}
