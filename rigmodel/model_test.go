@@ -11,6 +11,7 @@ import (
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/tokens"
+	"gorgonia.org/tensor"
 )
 
 // tinyConfig is a model small enough for tests.
@@ -145,18 +146,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 	// Greedy KV-cached generation reproduces the memorized streams, and equals the
 	// argmax of a full forward pass over its own output at every position.
 	for _, ex := range exs {
-		lat, err := m.Encode(ex.Points, ex.Proposal)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sess, err := m.NewSession(lat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := Generate(sess, nil, SampleOptions{MaxJoints: tinyConfig.MaxJoint, K: tinyConfig.K()}, mrand.New(mrand.NewSource(1)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, lat := greedyStream(t, m, ex, SampleOptions{MaxJoints: tinyConfig.MaxJoint, K: tinyConfig.K()})
 		if !slices.Equal(s.Tokens, ex.Tokens) {
 			t.Errorf("greedy stream differs from the memorized one:\n got %v\nwant %v", s.Tokens, ex.Tokens)
 		}
@@ -183,4 +173,23 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 			}
 		}
 	}
+}
+
+// greedyStream generates m's greedy stream for an example's condition (points and
+// proposal) with the KV cache, and returns it with the encoded condition.
+func greedyStream(t *testing.T, m *Model, ex *Example, opt SampleOptions) (*Sampled, *tensor.Dense) {
+	t.Helper()
+	lat, err := m.Encode(ex.Points, ex.Proposal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := m.NewSession(lat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Generate(sess, nil, opt, mrand.New(mrand.NewSource(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, lat
 }

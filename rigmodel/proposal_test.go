@@ -101,18 +101,7 @@ func TestModelReadsTheProposal(t *testing.T) {
 		}
 		n := 0
 		for _, ex := range exs {
-			lat, err := m.Encode(ex.Points, ex.Proposal)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sess, err := m.NewSession(lat)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := Generate(sess, nil, SampleOptions{MaxJoints: cfg.MaxJoint, K: cfg.K(), StopAtSEP: true}, mrand.New(mrand.NewSource(1)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, _ := greedyStream(t, m, ex, SampleOptions{MaxJoints: cfg.MaxJoint, K: cfg.K(), StopAtSEP: true})
 			if slices.Equal(s.Tokens, ex.Tokens) {
 				n++
 			}
