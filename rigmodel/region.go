@@ -101,7 +101,7 @@ func nearSkeleton(sk *assets.Skeleton, p assets.Vec3, dist float64) bool {
 		if par >= 0 {
 			b = sk.Position(par)
 		}
-		if assets.ClosestOnSegment(p, a, b).Sub(p).Len() <= dist {
+		if assets.SegmentDist(p, a, b) <= dist {
 			return true
 		}
 	}

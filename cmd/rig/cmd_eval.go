@@ -158,34 +158,9 @@ func runEval(args []string, stdout io.Writer) error {
 		}
 		return fmt.Errorf("%w: unknown task %q (available: %v)", errUsage, *task, evalTaskNames())
 	}
-	var files []evalFile
-	for _, d := range data {
-		f, err := listEvalFiles(d)
-		if err != nil {
-			return err
-		}
-		files = append(files, f...)
-	}
-	if len(files) == 0 {
-		return fmt.Errorf("eval: no .glb or .gltf files under %v", []string(data))
-	}
-	switch *split {
-	case "all":
-	case "held-out", "train":
-		files = splitFiles(files, *split == "held-out")
-	default:
-		return fmt.Errorf("%w: --split %q: want all, held-out or train", errUsage, *split)
-	}
-	if *task == "anatomy" && !anaOpt.KindReport {
-		files = humanoidFiles(files) // so that --limit counts humanoids
-	}
-	if *limit > 0 && len(files) > *limit {
-		step := (len(files) + *limit - 1) / *limit
-		var kept []evalFile
-		for i := 0; i < len(files); i += step {
-			kept = append(kept, files[i])
-		}
-		files = kept
+	files, err := selectEvalFiles(data, *split, *limit, *task == "anatomy" && !anaOpt.KindReport)
+	if err != nil {
+		return err
 	}
 	if *list {
 		for _, f := range files {
@@ -197,6 +172,42 @@ func runEval(args []string, stdout io.Writer) error {
 		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), External: external,
 		Baseline: *baseline, Half: *half, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic}
 	return run(cfg, stdout)
+}
+
+// selectEvalFiles lists the evaluation files under the folders, keeps the split's
+// part (all, held-out or train), the humanoids when humanoids is set (so that limit
+// counts them), and every k-th file so that about limit remain.
+func selectEvalFiles(data []string, split string, limit int, humanoids bool) ([]evalFile, error) {
+	var files []evalFile
+	for _, d := range data {
+		f, err := listEvalFiles(d)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f...)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("eval: no .glb or .gltf files under %v", data)
+	}
+	switch split {
+	case "all":
+	case "held-out", "train":
+		files = splitFiles(files, split == "held-out")
+	default:
+		return nil, fmt.Errorf("%w: --split %q: want all, held-out or train", errUsage, split)
+	}
+	if humanoids {
+		files = humanoidFiles(files)
+	}
+	if limit > 0 && len(files) > limit {
+		step := (len(files) + limit - 1) / limit
+		var kept []evalFile
+		for i := 0; i < len(files); i += step {
+			kept = append(kept, files[i])
+		}
+		files = kept
+	}
+	return files, nil
 }
 
 // defaultEvalSplit is the split a task scores when --split is not given: the

@@ -8,31 +8,28 @@ import (
 	"github.com/rigkit/rigkit/internal/nn"
 )
 
-// A training step of a small decoder that cross-attends to shape latents from a
-// point encoder, followed by KV-cached decoding.
+// A training step of a small decoder that cross-attends to a latent set (shape
+// latents, e.g. rigmodel's ShapeEncoder output), followed by KV-cached decoding.
 func Example() {
 	rng := rand.New(rand.NewPCG(1, 2))
-	enc, _ := nn.NewPointEncoder[float32]("enc", nn.PointEncoderConfig{InDim: 6, DModel: 32, Latents: 8, Heads: 4, Layers: 1}, rng)
 	model, _ := nn.NewTransformer[float32](nn.Config{
 		Vocab: 20, DModel: 32, Layers: 2, Heads: 4, MaxSeq: 16, CrossAttention: true, LatentDim: 32,
 	}, rng)
 
 	const B, T = 2, 8
-	points := engine.New[float32](B, 100, 6) // (B, P, 6): position + normal
+	latents := engine.New[float32](B, 8, 32) // (B, L, 32)
 	tokens := make([]int, B*T)
 	targets := make([]int, B*T)
 	for i := range tokens {
 		tokens[i], targets[i] = i%20, (i+1)%20
 	}
 
-	latents, _ := enc.Forward(points)                 // (B, 8, 32)
 	logits, _ := model.Forward(tokens, B, T, latents) // (B, T, 20)
 	ce := nn.NewSoftmaxCrossEntropy[float32]()
 	loss, _ := ce.Forward(logits, targets, nil)
-	dlatents, _ := model.Backward(ce.Backward())
-	enc.Backward(dlatents)
+	_, _ = model.Backward(ce.Backward()) // also d loss / d latents, for the encoder
 	opt := nn.NewAdamW[float32](1e-3)
-	params := append(enc.Params(), model.Params()...)
+	params := model.Params()
 	nn.ClipGradNorm(params, 1)
 	opt.Step(params)
 

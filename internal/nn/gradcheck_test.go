@@ -204,30 +204,6 @@ var layerCases = []layerCase{
 				target{"ctx", engine.Data[float64](ctx), append([]float64(nil), engine.Data[float64](dctx)...)})
 		}
 	}},
-	{"PointEncoder", func(rng *rand.Rand) (func() float64, func() []target) {
-		e, err := NewPointEncoder[float64]("enc", PointEncoderConfig{InDim: 6, DModel: 8, Latents: 3, Heads: 2, Layers: 1}, rng)
-		if err != nil {
-			panic(err)
-		}
-		pts := randTensor(rng, 2, 7, 6)
-		r := randData(rng, 2*3*8)
-		loss := func() float64 {
-			z, err := e.Forward(pts)
-			if err != nil {
-				panic(err)
-			}
-			return dot(engine.Data[float64](z), r)
-		}
-		return loss, func() []target {
-			ZeroGrad[float64](e)
-			loss()
-			dp, err := e.Backward(engine.FromSlice(r, 2, 3, 8))
-			if err != nil {
-				panic(err)
-			}
-			return append(paramTargets(e), target{"points", engine.Data[float64](pts), append([]float64(nil), engine.Data[float64](dp)...)})
-		}
-	}},
 }
 
 func attnCase(rng *rand.Rand, causal bool, B, T int) (func() float64, func() []target) {

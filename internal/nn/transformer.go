@@ -19,7 +19,7 @@ type Config struct {
 	Hidden  int // MLP width; 0 means 4·DModel
 	Dropout float64
 	// CrossAttention adds cross-attention to a latent set (B, L, LatentDim) in
-	// every block, e.g. shape latents from a PointEncoder.
+	// every block, e.g. shape latents from rigmodel's ShapeEncoder.
 	CrossAttention bool
 	LatentDim      int
 }
