@@ -48,7 +48,8 @@ type Info struct {
 // Rig returns a rigged copy of c and how it was made.
 func (r Rigger) Rig(c *assets.Character) (*assets.Character, *Info, error) {
 	t0 := time.Now()
-	sk, err := r.Reeb, error(nil)
+	sk := r.Reeb
+	var err error
 	if sk == nil {
 		if sk, err = Skeleton(&c.Mesh, r.Options); err != nil {
 			return nil, nil, err

@@ -113,10 +113,7 @@ func (g *Generator) Condition(mesh, nm *assets.Mesh, norm assets.Normalization, 
 	if g.Propose == nil {
 		return nil, nil, errors.New("the model reads a proposal skeleton and no proposal function is set")
 	}
-	if sk, err := g.Propose(mesh); err == nil {
-		rows = ProposalRows(sk, norm, g.Model.Cfg.Proposal)
-	}
-	return pts, rows, nil
+	return pts, proposalOf(g.Propose, mesh, norm, g.Model.Cfg.Proposal), nil
 }
 
 // WritesSkin reports whether generated streams carry skin tokens that are decoded.

@@ -21,6 +21,16 @@ import (
 // it returns.
 type ProposalFunc func(m *assets.Mesh) (*assets.Skeleton, error)
 
+// proposalOf is the proposal rows of a mesh whose normalization is norm, or nil when
+// propose fails (the model then reads a skeleton without joints).
+func proposalOf(propose ProposalFunc, mesh *assets.Mesh, norm assets.Normalization, limit int) []float32 {
+	sk, err := propose(mesh)
+	if err != nil {
+		return nil
+	}
+	return ProposalRows(sk, norm, limit)
+}
+
 // proposalWidth is the floats per proposal joint row: position and the offset to
 // its parent (zero for a root), in the normalized cube.
 const proposalWidth = 6

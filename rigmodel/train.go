@@ -277,7 +277,7 @@ func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*assets.Cha
 			return nil
 		}
 		if m.Proposal != nil {
-			ex.Proposal = proposalOf(opt.Propose, &val[i].Mesh, m.Cfg.Proposal)
+			ex.Proposal = proposalOf(opt.Propose, &val[i].Mesh, assets.NormalizationOf(val[i].Mesh), m.Cfg.Proposal)
 		}
 		return ex
 	}) {
@@ -305,15 +305,6 @@ func anchorProposals(opt TrainOptions, m *Model, train []*assets.Character) []*a
 		}
 		return anchorProposal(sk, &train[k].Mesh)
 	})
-}
-
-// proposalOf is the proposal rows of a mesh, or nil when propose fails.
-func proposalOf(propose ProposalFunc, mesh *assets.Mesh, limit int) []float32 {
-	sk, err := propose(mesh)
-	if err != nil {
-		return nil
-	}
-	return ProposalRows(sk, assets.NormalizationOf(*mesh), limit)
 }
 
 // trainer is the state of the training loop.
@@ -424,7 +415,7 @@ func newExampleStream(opt TrainOptions, startStep int, train []*assets.Character
 			}
 			switch {
 			case props != nil && fresh:
-				ex.Proposal = proposalOf(opt.Propose, &aug.Mesh, opt.Config.Proposal)
+				ex.Proposal = proposalOf(opt.Propose, &aug.Mesh, assets.NormalizationOf(aug.Mesh), opt.Config.Proposal)
 			case prop != nil:
 				ex.Proposal = ProposalRows(prop.follow(&aug.Mesh, affine), assets.NormalizationOf(aug.Mesh), opt.Config.Proposal)
 			}

@@ -44,7 +44,7 @@ func runDetokenize(args []string, stdout io.Writer) error {
 	if sf.VocabSize != 0 && sf.VocabSize != tokens.VocabSize {
 		return fmt.Errorf("detokenize %s: vocabulary size %d, this build has %d", displayName(pos[0]), sf.VocabSize, tokens.VocabSize)
 	}
-	tok, err := loadSkinTokenizer(*ckpt)
+	tok, err := tokenizer.Load(*ckpt)
 	if err != nil {
 		return err
 	}

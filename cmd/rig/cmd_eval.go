@@ -18,7 +18,6 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
-	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -411,21 +410,11 @@ func writeSkinReport(rep skinEvalReport, cfg evalConfig, stdout io.Writer) error
 			}
 		}
 	}
-	md := skinMarkdown(rep, cfg)
-	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
-		return err
-	}
 	js, err := json.MarshalIndent(rep, "", " ")
 	if err != nil {
 		return fmt.Errorf("eval: encode report: %w", err)
 	}
-	jsonPath := strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".json"
-	if err := atomicfile.WriteFile(jsonPath, js); err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, md)
-	fmt.Fprintf(stdout, "\nwrote %s and %s\n", cfg.Out, jsonPath)
-	return nil
+	return writeEvalReport(cfg.Out, skinMarkdown(rep, cfg), js, stdout)
 }
 
 // evalSkinAsset scores every method on one asset (plus ground truth's own leakage).

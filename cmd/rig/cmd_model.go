@@ -530,16 +530,26 @@ func filterMethods[V any](all map[string]V, want []string) map[string]V {
 }
 
 func writeEval(rep *eval.Report, out string, stdout io.Writer) error {
-	md := rep.Markdown() // WriteFileAtomic creates out's folder
+	return writeEvalReport(out, rep.Markdown(), rep.JSON(), stdout)
+}
+
+// writeEvalReport writes every eval report: the markdown md to out (its folder is
+// created) and, when js is not nil, js beside it as REPORT.json; then it prints the
+// markdown, and the two paths when there is a JSON file.
+func writeEvalReport(out, md string, js []byte, stdout io.Writer) error {
 	if err := atomicfile.WriteFile(out, []byte(md)); err != nil {
 		return err
 	}
-	js := strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
-	if err := atomicfile.WriteFile(js, rep.JSON()); err != nil {
+	if js == nil {
+		fmt.Fprint(stdout, md)
+		return nil
+	}
+	jsonPath := strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
+	if err := atomicfile.WriteFile(jsonPath, js); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, md)
-	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, js)
+	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, jsonPath)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rewards/serve"
+	"github.com/rigkit/rigkit/tokenizer"
 )
 
 func init() {
@@ -62,7 +63,7 @@ func runServe(args []string, stdout io.Writer) error {
 		cfg.CacheBytes = -1 // serve.Config reads 0 as the default
 	}
 	if *ckpt != "" {
-		tok, err := loadSkinTokenizer(*ckpt)
+		tok, err := tokenizer.Load(*ckpt)
 		if err != nil {
 			return err
 		}

@@ -45,11 +45,6 @@ var (
 	tokSpace    = regexp.MustCompile(`\s+`)
 )
 
-// loadSkinTokenizer returns the skin tokenizer a --checkpoint flag names: "" the
-// shipped one (embedded, shared; settings go with each call, tokenizer.Options),
-// anything else a checkpoint file.
-func loadSkinTokenizer(path string) (*tokenizer.SkinTokenizer, error) { return tokenizer.Load(path) }
-
 // checkpointUsage is the help of every --checkpoint flag that names a skin tokenizer.
 const checkpointUsage = "skin-tokenizer checkpoint file (default: the shipped tokenizer, the one the shipped model writes codes for)"
 
@@ -69,7 +64,7 @@ func runTokenize(args []string, stdout io.Writer) error {
 	if *refine < 0 || *mine < 0 {
 		return fmt.Errorf("%w: --refine and --mine must not be negative", errUsage)
 	}
-	tok, err := loadSkinTokenizer(*ckpt)
+	tok, err := tokenizer.Load(*ckpt)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/classical"
-	"github.com/rigkit/rigkit/internal/atomicfile"
 )
 
 // Anatomical skeletons (`rig eval --task anatomy`): the held-out humanoids (files
@@ -65,10 +64,9 @@ func evalAnatomy(cfg evalConfig, stdout io.Writer) error {
 		}
 		md, faults = rep.Markdown(), rep.Faults()
 	}
-	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
+	if err := writeEvalReport(cfg.Out, md, nil, stdout); err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, md)
 	if len(faults) > 0 {
 		return fmt.Errorf("eval anatomy: unusable skeletons: %s", strings.Join(faults, "; "))
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/dataset"
-	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rewards/metrics"
 )
@@ -309,21 +308,11 @@ func meanTau(chars []rankCharacter, get func(rankCharacter) *float64) (float64, 
 
 // writeRankReport writes REPORT.md and REPORT.json and prints the markdown.
 func writeRankReport(rep rankReport, cfg evalConfig, stdout io.Writer) error {
-	md := rankMarkdown(rep)
-	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
-		return err
-	}
 	js, err := json.MarshalIndent(jsonSafeRank(rep), "", " ")
 	if err != nil {
 		return fmt.Errorf("eval rewards: encode report: %w", err)
 	}
-	jsonPath := strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".json"
-	if err := atomicfile.WriteFile(jsonPath, js); err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, md)
-	fmt.Fprintf(stdout, "\nwrote %s and %s\n", cfg.Out, jsonPath)
-	return nil
+	return writeEvalReport(cfg.Out, rankMarkdown(rep), js, stdout)
 }
 
 // jsonSafeRank replaces NaN means (no character defined them) by 0 with a count of

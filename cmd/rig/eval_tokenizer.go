@@ -9,7 +9,6 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
-	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 
@@ -140,11 +139,9 @@ func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
 	if err := addSyntheticRoundTrips(&rep, tok, opt, cfg.Synthetic); err != nil {
 		return err
 	}
-	md := rep.Markdown()
-	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
+	if err := writeEvalReport(cfg.Out, rep.Markdown(), nil, stdout); err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, md)
 	if f := rep.Faults(); len(f) > 0 {
 		return fmt.Errorf("eval tokenizer: broken round trips: %s", strings.Join(f, "; "))
 	}
@@ -188,10 +185,5 @@ func tuneTokenizer(cfg evalConfig, tok *tokenizer.SkinTokenizer, opt tokenizer.O
 		}
 	}
 	fmt.Fprintln(cfg.Progress)
-	md := sw.Markdown()
-	if err := atomicfile.WriteFile(cfg.Out, []byte(md)); err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, md)
-	return nil
+	return writeEvalReport(cfg.Out, sw.Markdown(), nil, stdout)
 }
