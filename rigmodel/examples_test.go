@@ -66,9 +66,11 @@ func TestTrainSameWithAnyDataWorkers(t *testing.T) {
 	var ckpts [][]byte
 	for _, workers := range []int{1, 4} {
 		out := filepath.Join(t.TempDir(), "m.safetensors")
-		opt := TrainOptions{Data: []string{dir}, Out: out, Steps: 3, Batch: 2, LR: 1e-3, EvalEvery: 3, SaveEvery: 3,
-			Config: tinyConfig, Augment: DefaultAugment, Skin: fakeSkin{}, SkinID: "fake", Pool: 3,
-			FreshSynthetic: 0.3, DataWorkers: workers, Load: memLoad(chars)}
+		opt := TrainOptions{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
+			Data: TrainData{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 3,
+				FreshSynthetic: 0.3, Workers: workers},
+			Schedule:    TrainSchedule{Steps: 3, Batch: 2, LR: 1e-3},
+			Checkpoints: TrainCheckpoints{EvalEvery: 3, SaveEvery: 3}}
 		if _, err := Train(opt); err != nil {
 			t.Fatal(err)
 		}

@@ -27,22 +27,39 @@ import (
 // This file is the training loop: plain, resumable, with separate skeleton and skin
 // losses, a validation split by creature family, atomic checkpoints and loss curves.
 
-// TrainOptions configures Train.
+// TrainOptions configures Train. The fields that name the run stay at the top; the
+// rest come in groups, each read by one phase of Train: Data by loadTrainData and
+// the example stream, Schedule and Loss by the optimizer step, Checkpoints by the
+// loop's validation and saving, Report by every phase that talks.
 type TrainOptions struct {
-	Data  []string // folders, files or manifests of rigged characters
-	Out   string   // checkpoint path (safetensors); siblings get the log, the best model, the PNG
-	Steps int      // total optimizer steps (the cosine schedule's length)
-	Batch int
-	LR    float64
-	// SkinWeight scales the skin-token loss against the skeleton-token loss.
-	SkinWeight float64
-	// EvalEvery and SaveEvery are in steps; SaveEvery also triggers after SaveMinutes.
-	EvalEvery, SaveEvery int
-	SaveMinutes          float64
-	Resume               bool
-	Seed                 int64
-	Config               Config
-	Augment              AugmentOptions
+	Out    string // checkpoint path (safetensors); siblings get the log, the best model, the PNG
+	Config Config
+	Seed   int64
+	// Resume continues the run whose checkpoint is at Out.
+	Resume bool
+	// Init warm-starts a new run (step 0, fresh schedule) from the weights of this
+	// checkpoint; its shapes must match Config (dropout may differ). Ignored when
+	// resuming from Out.
+	Init string
+	// Skin encodes skin tokens; nil trains the skeleton part only. SkinID is the
+	// skin tokenizer's Fingerprint, stored in the checkpoint.
+	Skin        SkinEncoder
+	SkinID      string
+	Data        TrainData
+	Schedule    TrainSchedule
+	Loss        LossWeights // the skin and hierarchy targets' weights (0 means 1)
+	Checkpoints TrainCheckpoints
+	Report      TrainReport
+}
+
+// TrainData says where the training examples come from and how they are made: the
+// characters on disk, the synthetic creatures added to them, the augmentation, and
+// the workers and pool that make examples ahead of the loop.
+type TrainData struct {
+	Inputs []string // folders, files or manifests of rigged characters
+	// Load reads a character file (assets.Load in the binary).
+	Load    func(string) (*assets.Character, error)
+	Augment AugmentOptions
 	// Synthetic adds this many generated creatures (assets/synth, all kinds in turn,
 	// SynthVertices vertices each, every third with mesh noise) to the training set.
 	Synthetic, SynthVertices int
@@ -50,39 +67,47 @@ type TrainOptions struct {
 	// generated creature (a seed never used before) rather than one of the fixed
 	// set: synthetic data that cannot be memorized.
 	FreshSynthetic float64
-	// StructWeight scales the loss of the hierarchy targets (POP and SEP), the
-	// tokens that decide the skeleton's shape and length; 0 means 1.
-	StructWeight float64
-	// Warmup is the linear learning-rate warm-up of a new run in steps (0: 200; a
-	// resumed run warms up for 50).
-	Warmup int
-	// Init warm-starts a new run (step 0, fresh schedule) from the weights of this
-	// checkpoint; its shapes must match Config (dropout may differ). Ignored when
-	// resuming from Out.
-	Init string
-	// Skin encodes skin tokens; nil trains the skeleton part only. SkinID is the
-	// skin tokenizer's Fingerprint, stored in the checkpoint.
-	Skin   SkinEncoder
-	SkinID string
-	// Pool is how many encoded examples are kept when skin tokens are trained
-	// (encoding skin is slow): each step replaces two of them with fresh augmented
-	// examples and draws its batch from the pool. 0 means 384.
-	Pool int
-	// DataWorkers is how many goroutines make training examples (augmentation and
-	// skin encoding) ahead of the loop; 0 means GOMAXPROCS. The examples, and so
-	// the run, do not depend on it.
-	DataWorkers int
 	// Propose builds the proposal skeletons of a model that reads one
 	// (Config.Proposal > 0): once per training character, followed through its
 	// augmentations (anchorProposal), and once per validation character.
 	Propose ProposalFunc
-	// Load reads a character file (assets.Load in the binary).
-	Load     func(string) (*assets.Character, error)
+	// Pool is how many encoded examples are kept when skin tokens are trained
+	// (encoding skin is slow): each step replaces two of them with fresh augmented
+	// examples and draws its batch from the pool. 0 means 384.
+	Pool int
+	// Workers is how many goroutines make training examples (augmentation and
+	// skin encoding) ahead of the loop; 0 means GOMAXPROCS. The examples, and so
+	// the run, do not depend on it.
+	Workers int
+}
+
+// TrainSchedule is the optimizer's schedule: how many steps of how many examples,
+// and the learning rate's warm-up and cosine decay.
+type TrainSchedule struct {
+	Steps int // total optimizer steps (the cosine schedule's length)
+	Batch int // examples per step (0 means 1)
+	LR    float64
+	// Warmup is the linear learning-rate warm-up of a new run in steps (0: 200; a
+	// resumed run without saved optimizer state warms up for 50).
+	Warmup int
+}
+
+// TrainCheckpoints says when the loop validates and saves; a validation that
+// improves the loss also writes the best checkpoint.
+type TrainCheckpoints struct {
+	// EvalEvery and SaveEvery are in steps (0: 200 and 500); SaveEvery also
+	// triggers after SaveMinutes.
+	EvalEvery, SaveEvery int
+	SaveMinutes          float64
+}
+
+// TrainReport is where a run reports what it does; every field may be nil.
+type TrainReport struct {
 	Progress io.Writer // progress bar; nil for none
+	Log      io.Writer // one line per evaluation; nil for none
 	// Plot draws the log's loss curves into a PNG after each validation (cmd/rig
 	// plots them); nil draws nothing.
 	Plot func(logPath, pngPath string) error
-	Log  io.Writer // one line per evaluation; nil for none
 }
 
 // TrainState is the metadata stored in every checkpoint beside the config.
@@ -152,8 +177,8 @@ func loadCharacters(inputs []string, load func(string) (*assets.Character, error
 // the data (loadTrainData), the example stream and pool (newTrainer), then the loop
 // of optimizer steps, each followed by validation and checkpoints when due.
 func Train(opt TrainOptions) (*TrainState, error) {
-	if opt.Load == nil || opt.Out == "" || opt.Steps < 1 {
-		return nil, errors.New("train: Load, Out and Steps are required")
+	if opt.Data.Load == nil || opt.Out == "" || opt.Schedule.Steps < 1 {
+		return nil, errors.New("train: Data.Load, Out and Schedule.Steps are required")
 	}
 	// Before any work: the checkpoints and the log go beside Out.
 	if err := os.MkdirAll(filepath.Dir(opt.Out), 0o755); err != nil {
@@ -173,17 +198,17 @@ func Train(opt TrainOptions) (*TrainState, error) {
 		return nil, err
 	}
 	defer tr.stream.Close()
-	for state.Step < opt.Steps {
+	for state.Step < opt.Schedule.Steps {
 		if err := tr.step(); err != nil {
 			return state, err
 		}
-		last := state.Step == opt.Steps
-		if state.Step%opt.EvalEvery == 0 || last {
+		last := state.Step == opt.Schedule.Steps
+		if state.Step%opt.Checkpoints.EvalEvery == 0 || last {
 			if err := tr.validate(); err != nil {
 				return state, err
 			}
 		}
-		if state.Step%opt.SaveEvery == 0 || last || (opt.SaveMinutes > 0 && time.Since(tr.lastSave).Minutes() >= opt.SaveMinutes) {
+		if state.Step%opt.Checkpoints.SaveEvery == 0 || last || (opt.Checkpoints.SaveMinutes > 0 && time.Since(tr.lastSave).Minutes() >= opt.Checkpoints.SaveMinutes) {
 			if err := tr.save(); err != nil {
 				return state, err
 			}
@@ -196,18 +221,18 @@ func Train(opt TrainOptions) (*TrainState, error) {
 
 // withDefaults fills the zero options with the defaults Train documents.
 func (opt TrainOptions) withDefaults() TrainOptions {
-	opt.Batch = max(opt.Batch, 1)
-	if opt.EvalEvery <= 0 {
-		opt.EvalEvery = 200
+	opt.Schedule.Batch = max(opt.Schedule.Batch, 1)
+	if opt.Checkpoints.EvalEvery <= 0 {
+		opt.Checkpoints.EvalEvery = 200
 	}
-	if opt.SaveEvery <= 0 {
-		opt.SaveEvery = 500
+	if opt.Checkpoints.SaveEvery <= 0 {
+		opt.Checkpoints.SaveEvery = 500
 	}
-	if opt.SkinWeight == 0 {
-		opt.SkinWeight = 1
+	if opt.Loss.Skin == 0 {
+		opt.Loss.Skin = 1
 	}
-	if opt.DataWorkers <= 0 {
-		opt.DataWorkers = runtime.GOMAXPROCS(0)
+	if opt.Data.Workers <= 0 {
+		opt.Data.Workers = runtime.GOMAXPROCS(0)
 	}
 	return opt
 }
@@ -215,7 +240,7 @@ func (opt TrainOptions) withDefaults() TrainOptions {
 // resumeOrInit loads the checkpoint at Out when resuming (and takes its config
 // into opt), or builds a new model, warm-started from Init when given.
 func resumeOrInit(opt *TrainOptions) (*Model, *TrainState, error) {
-	state := &TrainState{Config: opt.Config, BestVal: math.MaxFloat64, Data: opt.Data, SkinTokens: opt.Skin != nil, SkinTokenizer: opt.SkinID}
+	state := &TrainState{Config: opt.Config, BestVal: math.MaxFloat64, Data: opt.Data.Inputs, SkinTokens: opt.Skin != nil, SkinTokenizer: opt.SkinID}
 	var m *Model
 	var err error
 	if opt.Resume {
@@ -229,7 +254,7 @@ func resumeOrInit(opt *TrainOptions) (*Model, *TrainState, error) {
 				// The validation loss changes meaning with the stream: restart "best".
 				state.BestVal = math.MaxFloat64
 			}
-			state.Data, state.SkinTokens, state.SkinTokenizer = opt.Data, opt.Skin != nil, opt.SkinID
+			state.Data, state.SkinTokens, state.SkinTokenizer = opt.Data.Inputs, opt.Skin != nil, opt.SkinID
 		}
 	}
 	if opt.Skin != nil && opt.Skin.K() != opt.Config.K() {
@@ -253,31 +278,31 @@ func resumeOrInit(opt *TrainOptions) (*Model, *TrainState, error) {
 // synthetic creatures to the training side and makes the fixed validation examples
 // (no augmentation, seeded points).
 func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*assets.Character, []*anchoredProposal, []*Example, error) {
-	train, val, skipped, err := loadCharacters(opt.Data, opt.Load, opt.Config.MaxJoint)
+	train, val, skipped, err := loadCharacters(opt.Data.Inputs, opt.Data.Load, opt.Config.MaxJoint)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("train: %w", err)
 	}
 	if len(train) == 0 {
-		return nil, nil, nil, fmt.Errorf("train: no usable rigged characters in %v (%d skipped)", opt.Data, skipped)
+		return nil, nil, nil, fmt.Errorf("train: no usable rigged characters in %v (%d skipped)", opt.Data.Inputs, skipped)
 	}
-	if m.Proposal != nil && opt.Propose == nil {
-		return nil, nil, nil, errors.New("train: the model reads a proposal skeleton and TrainOptions.Propose is not set")
+	if m.Proposal != nil && opt.Data.Propose == nil {
+		return nil, nil, nil, errors.New("train: the model reads a proposal skeleton and TrainOptions.Data.Propose is not set")
 	}
 	state.TrainFiles, state.ValFiles = len(train), len(val)
-	gen := generateSynthetic(opt.Synthetic, opt.SynthVertices, opt.Config.MaxJoint, opt.Progress)
+	gen := generateSynthetic(opt.Data.Synthetic, opt.Data.SynthVertices, opt.Config.MaxJoint, opt.Report.Progress)
 	train = append(train, gen...)
 	state.Synthetic = len(gen)
-	logf(opt.Log, "train: %d training (%d synthetic) and %d validation characters (%d files skipped), %d parameters, resuming at step %d",
+	logf(opt.Report.Log, "train: %d training (%d synthetic) and %d validation characters (%d files skipped), %d parameters, resuming at step %d",
 		len(train), len(gen), len(val), skipped, m.NumParams(), state.Step)
 	props := anchorProposals(opt, m, train)
 	var valEx []*Example
-	for _, ex := range makeOrdered(len(val), opt.DataWorkers, func(i int64) *Example {
+	for _, ex := range makeOrdered(len(val), opt.Data.Workers, func(i int64) *Example {
 		ex, err := MakeExample(val[i], opt.Config.Points, opt.Skin, mrand.New(mrand.NewSource(i)))
 		if err != nil || len(ex.Tokens) > opt.Config.MaxSeq {
 			return nil
 		}
 		if m.Proposal != nil {
-			ex.Proposal = proposalOf(opt.Propose, &val[i].Mesh, assets.NormalizationOf(val[i].Mesh), m.Cfg.Proposal)
+			ex.Proposal = proposalOf(opt.Data.Propose, &val[i].Mesh, assets.NormalizationOf(val[i].Mesh), m.Cfg.Proposal)
 		}
 		return ex
 	}) {
@@ -295,11 +320,11 @@ func anchorProposals(opt TrainOptions, m *Model, train []*assets.Character) []*a
 	if m.Proposal == nil {
 		return nil
 	}
-	bar := progress.New(opt.Progress, "proposal skeletons", len(train))
+	bar := progress.New(opt.Report.Progress, "proposal skeletons", len(train))
 	defer bar.Finish()
-	return makeOrdered(len(train), opt.DataWorkers, func(k int64) *anchoredProposal {
+	return makeOrdered(len(train), opt.Data.Workers, func(k int64) *anchoredProposal {
 		defer bar.Add(1, 0)
-		sk, err := opt.Propose(&train[k].Mesh)
+		sk, err := opt.Data.Propose(&train[k].Mesh)
 		if err != nil || sk.NumJoints() == 0 {
 			return nil
 		}
@@ -335,11 +360,11 @@ type trainer struct {
 func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.Character, props []*anchoredProposal, valEx []*Example) (*trainer, error) {
 	tr := &trainer{opt: opt, state: state, m: m, valEx: valEx,
 		rng: mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))}
-	tr.adam = nn.NewAdamW[float32](opt.LR)
+	tr.adam = nn.NewAdamW[float32](opt.Schedule.LR)
 	tr.adam.WeightDecay = 0.01
 	tr.warm = 200
-	if opt.Warmup > 0 {
-		tr.warm = opt.Warmup
+	if opt.Schedule.Warmup > 0 {
+		tr.warm = opt.Schedule.Warmup
 	}
 	// A resumed run restores AdamW's moments and step count from the file beside the
 	// checkpoint and continues the schedule; a checkpoint without one (written
@@ -350,7 +375,7 @@ func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.C
 		resumeStep := state.Step
 		switch err := tr.adam.LoadStateFile(nn.OptimizerStatePath(opt.Out), m.Params()); {
 		case err == nil:
-			logf(opt.Log, "train: optimizer state restored at step %d", tr.adam.Steps())
+			logf(opt.Report.Log, "train: optimizer state restored at step %d", tr.adam.Steps())
 		case errors.Is(err, fs.ErrNotExist):
 			tr.warm = 50
 			tr.runStep = func() int { return state.Step - resumeStep }
@@ -361,14 +386,14 @@ func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.C
 	tr.start, tr.lastSave = time.Now(), time.Now()
 	tr.wall0 = state.WallS
 	tr.startStep = state.Step
-	tr.bar = progress.New(opt.Progress, fmt.Sprintf("train (from step %d)", tr.startStep), opt.Steps-tr.startStep)
+	tr.bar = progress.New(opt.Report.Progress, fmt.Sprintf("train (from step %d)", tr.startStep), opt.Schedule.Steps-tr.startStep)
 	tr.stream = newExampleStream(opt, state.Step, train, props)
 	if opt.Skin != nil {
-		n := opt.Pool
+		n := opt.Data.Pool
 		if n <= 0 {
 			n = 384
 		}
-		pb := progress.New(opt.Progress, fmt.Sprintf("encoding skin tokens (%d workers)", opt.DataWorkers), n)
+		pb := progress.New(opt.Report.Progress, fmt.Sprintf("encoding skin tokens (%d workers)", opt.Data.Workers), n)
 		for len(tr.pool) < n {
 			tr.pool = append(tr.pool, tr.stream.Next())
 			pb.Add(1, 0)
@@ -388,8 +413,8 @@ func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.C
 func newExampleStream(opt TrainOptions, startStep int, train []*assets.Character, props []*anchoredProposal) *orderedStream[*Example] {
 	kinds := synth.Kinds()
 	runSeed := opt.Seed*1_000_003 + int64(startStep)*7_919
-	freshBase := int64(2_000_000) + int64(startStep)*int64(opt.Batch+2)*4
-	workers := opt.DataWorkers
+	freshBase := int64(2_000_000) + int64(startStep)*int64(opt.Schedule.Batch+2)*4
+	workers := opt.Data.Workers
 	return newOrderedStream(workers, 2*workers+2, 0, func(k int64) *Example {
 		rng := mrand.New(mrand.NewSource(runSeed + k*104_729))
 		for tries := int64(0); ; tries++ {
@@ -399,23 +424,23 @@ func newExampleStream(opt TrainOptions, startStep int, train []*assets.Character
 				prop = props[i]
 			}
 			fresh := false
-			if opt.FreshSynthetic > 0 && rng.Float64() < opt.FreshSynthetic {
+			if opt.Data.FreshSynthetic > 0 && rng.Float64() < opt.Data.FreshSynthetic {
 				seed := freshBase + k*16 + tries
 				kind := kinds[int(seed)%len(kinds)]
-				g, err := synth.Generate(kind, seed, synth.Options{TargetVertices: synthVertices(opt.SynthVertices), Noise: rng.Intn(3) == 0})
+				g, err := synth.Generate(kind, seed, synth.Options{TargetVertices: synthVertices(opt.Data.SynthVertices), Noise: rng.Intn(3) == 0})
 				if err != nil || !g.Rigged() || g.Skeleton.NumJoints() > opt.Config.MaxJoint {
 					continue
 				}
 				c, fresh = g, true
 			}
-			aug, affine := augment(c, opt.Augment, rng)
+			aug, affine := augment(c, opt.Data.Augment, rng)
 			ex, err := MakeExample(aug, opt.Config.Points, opt.Skin, rng)
 			if err != nil || len(ex.Tokens) > opt.Config.MaxSeq {
 				continue
 			}
 			switch {
 			case props != nil && fresh:
-				ex.Proposal = proposalOf(opt.Propose, &aug.Mesh, assets.NormalizationOf(aug.Mesh), opt.Config.Proposal)
+				ex.Proposal = proposalOf(opt.Data.Propose, &aug.Mesh, assets.NormalizationOf(aug.Mesh), opt.Config.Proposal)
 			case prop != nil:
 				ex.Proposal = ProposalRows(prop.follow(&aug.Mesh, affine), assets.NormalizationOf(aug.Mesh), opt.Config.Proposal)
 			}
@@ -428,13 +453,13 @@ func newExampleStream(opt TrainOptions, startStep int, train []*assets.Character
 // straight from the stream) and takes one optimizer step.
 func (tr *trainer) step() error {
 	opt, state := tr.opt, tr.state
-	batch := make([]*Example, 0, opt.Batch)
+	batch := make([]*Example, 0, opt.Schedule.Batch)
 	if tr.pool != nil {
 		for k := 0; k < 2; k++ {
 			tr.pool[tr.rng.Intn(len(tr.pool))] = tr.stream.Next()
 		}
 	}
-	for len(batch) < opt.Batch {
+	for len(batch) < opt.Schedule.Batch {
 		var ex *Example
 		if tr.pool != nil {
 			ex = tr.pool[tr.rng.Intn(len(tr.pool))]
@@ -445,12 +470,12 @@ func (tr *trainer) step() error {
 		tr.tokens += len(ex.Tokens)
 	}
 	nn.ZeroGrad[float32](tr.m)
-	ls, err := tr.m.StepWeighted(batch, true, LossWeights{Skin: opt.SkinWeight, Struct: opt.StructWeight})
+	ls, err := tr.m.StepWeighted(batch, true, opt.Loss)
 	if err != nil {
 		return fmt.Errorf("train: step %d: %w", state.Step, err)
 	}
 	nn.ClipGradNorm(tr.m.Params(), 1)
-	tr.adam.LR = lrAt(opt.LR, tr.runStep(), tr.warm, state.Step, opt.Steps)
+	tr.adam.LR = lrAt(opt.Schedule.LR, tr.runStep(), tr.warm, state.Step, opt.Schedule.Steps)
 	tr.adam.Step(tr.m.Params())
 	state.Step++
 	tr.stepN++
@@ -464,7 +489,7 @@ func (tr *trainer) step() error {
 // validate logs the validation losses, keeps the best checkpoint and plots.
 func (tr *trainer) validate() error {
 	opt, state := tr.opt, tr.state
-	vl := evaluate(tr.m, tr.valEx, opt.Batch)
+	vl := evaluate(tr.m, tr.valEx, opt.Schedule.Batch)
 	row := LogRow{Step: state.Step, TrainSkel: tr.acc.Skeleton / float64(tr.accN), TrainSkin: tr.acc.Skin / float64(tr.accN),
 		ValSkel: vl.Skeleton, ValSkin: vl.Skin, LR: tr.adam.LR,
 		TokensPS: float64(tr.tokens) / time.Since(tr.tokT).Seconds(), StepsPS: float64(tr.stepN) / time.Since(tr.stepT).Seconds(),
@@ -473,7 +498,7 @@ func (tr *trainer) validate() error {
 	if err := appendLog(sibling(opt.Out, ".log.jsonl"), row); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	logf(opt.Log, "step %d: train skeleton %.4f skin %.4f | val skeleton %.4f skin %.4f | lr %.2g | %.0f tok/s",
+	logf(opt.Report.Log, "step %d: train skeleton %.4f skin %.4f | val skeleton %.4f skin %.4f | lr %.2g | %.0f tok/s",
 		row.Step, row.TrainSkel, row.TrainSkin, row.ValSkel, row.ValSkin, row.LR, row.TokensPS)
 	if v := vl.Total(); len(tr.valEx) > 0 && v < state.BestVal {
 		state.BestVal, state.BestStep = v, state.Step
@@ -486,9 +511,9 @@ func (tr *trainer) validate() error {
 			return fmt.Errorf("train: %w", err)
 		}
 	}
-	if opt.Plot != nil {
-		if err := opt.Plot(sibling(opt.Out, ".log.jsonl"), sibling(opt.Out, ".losses.png")); err != nil {
-			logf(opt.Log, "train: loss plot: %v", err)
+	if opt.Report.Plot != nil {
+		if err := opt.Report.Plot(sibling(opt.Out, ".log.jsonl"), sibling(opt.Out, ".losses.png")); err != nil {
+			logf(opt.Report.Log, "train: loss plot: %v", err)
 		}
 	}
 	return nil

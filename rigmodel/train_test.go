@@ -30,9 +30,11 @@ func TestTrainWritesAndResumes(t *testing.T) {
 		chars[n] = testRig(t)
 	}
 	out := filepath.Join(t.TempDir(), "runs", "new", "m.safetensors") // a folder that does not exist yet
-	opt := TrainOptions{Data: []string{dir}, Out: out, Steps: 4, Batch: 2, LR: 1e-3, EvalEvery: 2, SaveEvery: 2,
-		Config: tinyConfig, Augment: DefaultAugment, Skin: fakeSkin{}, SkinID: "fake", Pool: 4, Load: memLoad(chars),
-		Plot: func(_, png string) error { return os.WriteFile(png, nil, 0o644) }}
+	opt := TrainOptions{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
+		Data:        TrainData{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 4},
+		Schedule:    TrainSchedule{Steps: 4, Batch: 2, LR: 1e-3},
+		Checkpoints: TrainCheckpoints{EvalEvery: 2, SaveEvery: 2},
+		Report:      TrainReport{Plot: func(_, png string) error { return os.WriteFile(png, nil, 0o644) }}}
 	st, err := Train(opt)
 	if err != nil {
 		t.Fatal(err)
@@ -54,9 +56,9 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt.Steps, opt.Resume = 6, true
+	opt.Schedule.Steps, opt.Resume = 6, true
 	var log strings.Builder
-	opt.Log = &log
+	opt.Report.Log = &log
 	st, err = Train(opt)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +84,7 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	}
 	// Resuming with a skin tokenizer of another K is refused: the checkpoint's
 	// streams have its own K codes per joint.
-	opt.Steps, opt.Skin = 8, otherK{fakeSkin{}}
+	opt.Schedule.Steps, opt.Skin = 8, otherK{fakeSkin{}}
 	if _, err := Train(opt); err == nil || !strings.Contains(err.Error(), "codes per joint") {
 		t.Errorf("resume with K = %d against a K = %d checkpoint: %v", opt.Skin.K(), tinyConfig.K(), err)
 	}
@@ -104,8 +106,9 @@ func TestWarmStartLongerStream(t *testing.T) {
 		chars[n] = testRig(t)
 	}
 	out := filepath.Join(t.TempDir(), "m.safetensors")
-	if _, err := Train(TrainOptions{Data: []string{dir}, Out: out, Steps: 2, Batch: 2, LR: 1e-3, Config: tinyConfig,
-		Augment: DefaultAugment, Skin: fakeSkin{}, SkinID: "fake", Pool: 2, Load: memLoad(chars)}); err != nil {
+	if _, err := Train(TrainOptions{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
+		Data:     TrainData{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 2},
+		Schedule: TrainSchedule{Steps: 2, Batch: 2, LR: 1e-3}}); err != nil {
 		t.Fatal(err)
 	}
 	src, _, err := LoadCheckpointFile(out)

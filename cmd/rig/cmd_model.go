@@ -104,11 +104,13 @@ func runTrain(args []string, stdout io.Writer) error {
 		cfg.MaxSeq = max(cfg.MaxSeq, cfg.LongestStream())
 	}
 	st, err := rigmodel.Train(rigmodel.TrainOptions{
-		Data: data, Out: *out, Steps: *steps, Batch: *batch, LR: *lr, Resume: *resume, Seed: *seed,
-		EvalEvery: *evalEvery, SaveMinutes: *saveMin, Synthetic: *synthetic, Config: cfg, Augment: aug,
-		FreshSynthetic: *fresh, StructWeight: *structW, SkinWeight: *skinW, Init: *initCkpt, Warmup: *warmup,
-		Skin: skin, SkinID: skinID, DataWorkers: *dataWorkers, Load: assets.Load, Propose: autorig.ClassicalProposal, Progress: progressOut(*quiet), Log: stdout,
-		Plot: plotModelLosses,
+		Out: *out, Config: cfg, Seed: *seed, Resume: *resume, Init: *initCkpt, Skin: skin, SkinID: skinID,
+		Data: rigmodel.TrainData{Inputs: data, Load: assets.Load, Augment: aug, Synthetic: *synthetic,
+			FreshSynthetic: *fresh, Propose: autorig.ClassicalProposal, Workers: *dataWorkers},
+		Schedule:    rigmodel.TrainSchedule{Steps: *steps, Batch: *batch, LR: *lr, Warmup: *warmup},
+		Loss:        rigmodel.LossWeights{Skin: *skinW, Struct: *structW},
+		Checkpoints: rigmodel.TrainCheckpoints{EvalEvery: *evalEvery, SaveMinutes: *saveMin},
+		Report:      rigmodel.TrainReport{Progress: progressOut(*quiet), Log: stdout, Plot: plotModelLosses},
 	})
 	if err != nil {
 		return err
