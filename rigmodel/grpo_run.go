@@ -21,13 +21,11 @@ import (
 // This file is `rig grpo`: GRPO fine-tuning of a trained checkpoint on meshes, with
 // resumable checkpoints, a progress bar and a JSON-lines log.
 
-// GRPORunOptions configures GRPORun.
+// GRPORunOptions configures GRPORun. The fields that name the run stay at the top;
+// the rest come in groups: Data (the meshes), Schedule (steps and their size),
+// Policy (how streams are sampled and scored and what the loss adds), Checkpoints
+// and Report.
 type GRPORunOptions struct {
-	// Data are folders, files or manifests of meshes (rigs in them are ignored).
-	Data []string
-	// AllFiles also uses files of the held-out families (dataset.Split); by default they
-	// are left out, so that `rig eval` on the held-out split stays honest.
-	AllFiles bool
 	// Init is the checkpoint to fine-tune; Out is where the fine-tuned one goes
 	// (siblings: .log.jsonl, .best.safetensors).
 	Init, Out string
@@ -35,9 +33,42 @@ type GRPORunOptions struct {
 	// (which then only names it), e.g. the embedded shipped model.
 	Model *Model
 	State *TrainState
-	// Steps is the total number of GRPO steps; Meshes per step, Group streams per mesh.
+	// Resume continues the run whose checkpoint is at Out.
+	Resume      bool
+	Seed        int64
+	Data        GRPOData
+	Schedule    GRPOSchedule
+	Policy      GRPOPolicy
+	Checkpoints GRPOCheckpoints
+	Report      GRPOReport
+}
+
+// GRPOData is the meshes GRPO trains on: which files, and which of them are
+// skipped.
+type GRPOData struct {
+	// Inputs are folders, files or manifests of meshes (rigs in them are ignored).
+	Inputs []string
+	// AllFiles also uses files of the held-out families (dataset.Split); by default they
+	// are left out, so that `rig eval` on the held-out split stays honest.
+	AllFiles bool
+	// MaxVertices skips meshes with more vertices (0: 20,000): every sample is
+	// decoded and scored on the whole mesh.
+	MaxVertices int
+	// Load reads a mesh file (assets.Load in the binary).
+	Load func(string) (*assets.Character, error)
+}
+
+// GRPOSchedule is the size and length of the run: Steps GRPO steps, each on Meshes
+// meshes (0: 1) with Group streams per mesh (0: 2, the least that has an
+// advantage), at learning rate LR (0: 1e-5) after a five-step warm-up.
+type GRPOSchedule struct {
 	Steps, Meshes, Group int
 	LR                   float64
+}
+
+// GRPOPolicy is how the policy samples its streams, how their rigs are scored, and
+// what the loss adds to the advantage-weighted log-likelihood.
+type GRPOPolicy struct {
 	// Temperature of the sampling policy (0: 1) and TopP is not used: GRPO needs the
 	// exact distribution the streams were drawn from.
 	Temperature float64
@@ -58,17 +89,19 @@ type GRPORunOptions struct {
 	Skin SkinDecoder
 	// SkinFor returns the skin decoder matching a checkpoint's state (nil: none).
 	SkinFor func(*TrainState) SkinDecoder
-	// MaxVertices skips meshes with more vertices (0: 20,000): every sample is
-	// decoded and scored on the whole mesh.
-	MaxVertices int
-	// SaveEvery checkpoints every N steps (0: 10) and after SaveMinutes minutes.
+}
+
+// GRPOCheckpoints says when the run saves: every SaveEvery steps (0: 10) and after
+// SaveMinutes minutes.
+type GRPOCheckpoints struct {
 	SaveEvery   int
 	SaveMinutes float64
-	Resume      bool
-	Seed        int64
-	Load        func(string) (*assets.Character, error)
-	Progress    io.Writer
-	Log         io.Writer
+}
+
+// GRPOReport is where a run reports what it does; nil writers get nothing.
+type GRPOReport struct {
+	Progress io.Writer // progress bar
+	Log      io.Writer // one line per step
 }
 
 // GRPOLogRow is one line of the GRPO log (JSON lines beside the checkpoint).
@@ -105,8 +138,8 @@ type GRPOState struct {
 // checkpoint at Out is written every SaveEvery steps and at the end; with Resume it
 // continues from Out. It returns the final state.
 func GRPORun(opt GRPORunOptions) (*TrainState, error) {
-	if opt.Load == nil || opt.Out == "" || opt.Steps < 1 {
-		return nil, errors.New("grpo: Load, Out and Steps are required")
+	if opt.Data.Load == nil || opt.Out == "" || opt.Schedule.Steps < 1 {
+		return nil, errors.New("grpo: Data.Load, Out and Schedule.Steps are required")
 	}
 	opt = opt.withDefaults()
 	from, m, state, err := grpoStart(opt)
@@ -114,20 +147,20 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 		return nil, err
 	}
 	g := state.GRPO
-	if g.Step >= opt.Steps {
-		logf(opt.Log, "grpo: %s is already at step %d of %d", from, g.Step, opt.Steps)
+	if g.Step >= opt.Schedule.Steps {
+		logf(opt.Report.Log, "grpo: %s is already at step %d of %d", from, g.Step, opt.Schedule.Steps)
 		return state, nil
 	}
 	var skin SkinDecoder
-	if opt.Skin != nil {
-		skin = opt.Skin
-	} else if opt.SkinFor != nil {
-		skin = opt.SkinFor(state)
+	if opt.Policy.Skin != nil {
+		skin = opt.Policy.Skin
+	} else if opt.Policy.SkinFor != nil {
+		skin = opt.Policy.SkinFor(state)
 	}
 	skeletonOnly := skin == nil || !state.SkinTokens
-	g.Group, g.Meshes, g.Skeleton, g.Inside, g.KL = opt.Group, opt.Meshes, skeletonOnly, opt.InsideJoints, opt.KL
-	ref := opt.Ref
-	if opt.KL > 0 && ref == nil {
+	g.Group, g.Meshes, g.Skeleton, g.Inside, g.KL = opt.Schedule.Group, opt.Schedule.Meshes, skeletonOnly, opt.Policy.InsideJoints, opt.Policy.KL
+	ref := opt.Policy.Ref
+	if opt.Policy.KL > 0 && ref == nil {
 		if ref, _, err = LoadCheckpointFile(opt.Init); err != nil {
 			return nil, fmt.Errorf("grpo: KL reference: %w", err)
 		}
@@ -140,11 +173,11 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 		return nil, err
 	}
 	if len(meshes) == 0 {
-		return nil, fmt.Errorf("grpo: no usable meshes in %v (%d skipped)", opt.Data, skipped)
+		return nil, fmt.Errorf("grpo: no usable meshes in %v (%d skipped)", opt.Data.Inputs, skipped)
 	}
 	g.Files = len(meshes)
-	logf(opt.Log, "grpo: %s from %s at step %d: %d meshes (%d skipped), %d per step, group %d, %s policy",
-		opt.Out, from, g.Step, len(meshes), skipped, opt.Meshes, opt.Group, map[bool]string{true: "skeleton-only", false: "skeleton+skin"}[skeletonOnly])
+	logf(opt.Report.Log, "grpo: %s from %s at step %d: %d meshes (%d skipped), %d per step, group %d, %s policy",
+		opt.Out, from, g.Step, len(meshes), skipped, opt.Schedule.Meshes, opt.Schedule.Group, map[bool]string{true: "skeleton-only", false: "skeleton+skin"}[skeletonOnly])
 
 	mode := SkinFromBind
 	if state.SkinTokens && !skeletonOnly {
@@ -152,13 +185,14 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 	}
 	loop := &grpoLoop{opt: opt, state: state, m: m, meshes: meshes,
 		reward: cachedRigReward(&Generator{Model: m, Skin: skin, SkinMode: mode}),
-		gopt:   GRPOOptions{Propose: opt.Propose, Group: opt.Group, Temperature: opt.Temperature, StopAtSEP: skeletonOnly, ScaleByStd: opt.ScaleByStd, InsideJoints: opt.InsideJoints, Ref: ref, KL: opt.KL},
-		adam:   nn.NewAdamW[float32](opt.LR),
-		rng:    rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919)),
-		start:  time.Now(), lastSave: time.Now(), wall0: g.WallS, startStep: g.Step}
+		gopt: GRPOOptions{Propose: opt.Policy.Propose, Group: opt.Schedule.Group, Temperature: opt.Policy.Temperature,
+			StopAtSEP: skeletonOnly, ScaleByStd: opt.Policy.ScaleByStd, InsideJoints: opt.Policy.InsideJoints, Ref: ref, KL: opt.Policy.KL},
+		adam:  nn.NewAdamW[float32](opt.Schedule.LR),
+		rng:   rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919)),
+		start: time.Now(), lastSave: time.Now(), wall0: g.WallS, startStep: g.Step}
 	loop.adam.WeightDecay = 0
-	loop.bar = progress.New(opt.Progress, fmt.Sprintf("grpo (from step %d)", loop.startStep), opt.Steps-loop.startStep)
-	for g.Step < opt.Steps {
+	loop.bar = progress.New(opt.Report.Progress, fmt.Sprintf("grpo (from step %d)", loop.startStep), opt.Schedule.Steps-loop.startStep)
+	for g.Step < opt.Schedule.Steps {
 		if err := loop.step(); err != nil {
 			return state, err
 		}
@@ -169,19 +203,19 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 
 // withDefaults fills the zero options with the defaults GRPORun documents.
 func (opt GRPORunOptions) withDefaults() GRPORunOptions {
-	opt.Group = max(opt.Group, 2)
-	opt.Meshes = max(opt.Meshes, 1)
-	if opt.LR <= 0 {
-		opt.LR = 1e-5
+	opt.Schedule.Group = max(opt.Schedule.Group, 2)
+	opt.Schedule.Meshes = max(opt.Schedule.Meshes, 1)
+	if opt.Schedule.LR <= 0 {
+		opt.Schedule.LR = 1e-5
 	}
-	if opt.Temperature <= 0 {
-		opt.Temperature = 1
+	if opt.Policy.Temperature <= 0 {
+		opt.Policy.Temperature = 1
 	}
-	if opt.SaveEvery <= 0 {
-		opt.SaveEvery = 10
+	if opt.Checkpoints.SaveEvery <= 0 {
+		opt.Checkpoints.SaveEvery = 10
 	}
-	if opt.MaxVertices <= 0 {
-		opt.MaxVertices = 20000
+	if opt.Data.MaxVertices <= 0 {
+		opt.Data.MaxVertices = 20000
 	}
 	return opt
 }
@@ -234,11 +268,11 @@ type grpoLoop struct {
 	window          []float64 // the last 10 steps' mean rewards
 }
 
-// step takes one GRPO step on opt.Meshes random meshes, logs it, keeps the best
+// step takes one GRPO step on opt.Schedule.Meshes random meshes, logs it, keeps the best
 // 10-step window's checkpoint and saves when due.
 func (l *grpoLoop) step() error {
 	opt, state, g, m := l.opt, l.state, l.state.GRPO, l.m
-	pick := make([]*assets.Character, opt.Meshes)
+	pick := make([]*assets.Character, opt.Schedule.Meshes)
 	for i := range pick {
 		pick[i] = l.meshes[l.rng.Intn(len(l.meshes))]
 	}
@@ -248,14 +282,14 @@ func (l *grpoLoop) step() error {
 		return fmt.Errorf("grpo: step %d: %w", g.Step, err)
 	}
 	// A short warm-up: Adam's first steps are large relative to the gradient.
-	l.adam.LR = opt.LR * math.Min(1, float64(g.Step+1)/5)
+	l.adam.LR = opt.Schedule.LR * math.Min(1, float64(g.Step+1)/5)
 	nn.ClipGradNorm(m.Params(), 1)
 	if st.Tokens > 0 {
 		l.adam.Step(m.Params())
 	}
 	g.Step++
 	row := GRPOLogRow{Step: g.Step, MeanReward: st.MeanReward, MaxReward: st.MaxReward, Tokens: st.Tokens,
-		Meshes: opt.Meshes, LR: l.adam.LR, WallS: l.wall0 + time.Since(l.start).Seconds(), KL: st.KL}
+		Meshes: opt.Schedule.Meshes, LR: l.adam.LR, WallS: l.wall0 + time.Since(l.start).Seconds(), KL: st.KL}
 	if err := appendJSONLine(sibling(opt.Out, ".log.jsonl"), row); err != nil {
 		return fmt.Errorf("grpo: %w", err)
 	}
@@ -273,21 +307,21 @@ func (l *grpoLoop) step() error {
 			}
 		}
 	}
-	if g.Step%opt.SaveEvery == 0 || g.Step == opt.Steps || (opt.SaveMinutes > 0 && time.Since(l.lastSave).Minutes() >= opt.SaveMinutes) {
+	if g.Step%opt.Checkpoints.SaveEvery == 0 || g.Step == opt.Schedule.Steps || (opt.Checkpoints.SaveMinutes > 0 && time.Since(l.lastSave).Minutes() >= opt.Checkpoints.SaveMinutes) {
 		g.WallS = l.wall0 + time.Since(l.start).Seconds()
 		if err := SaveCheckpointFile(opt.Out, m, state); err != nil {
 			return fmt.Errorf("grpo: %w", err)
 		}
 		l.lastSave = time.Now()
 	}
-	logf(opt.Log, "grpo step %d: mean reward %.4f, max %.4f, %d tokens with gradient, KL %.4f", g.Step, st.MeanReward, st.MaxReward, st.Tokens, st.KL)
+	logf(opt.Report.Log, "grpo step %d: mean reward %.4f, max %.4f, %d tokens with gradient, KL %.4f", g.Step, st.MeanReward, st.MaxReward, st.Tokens, st.KL)
 	return nil
 }
 
 // loadMeshes reads the meshes of the inputs (training split unless AllFiles), with
 // their rigs removed.
 func loadMeshes(opt GRPORunOptions) ([]*assets.Character, int, error) {
-	items, err := ListInputs(opt.Data)
+	items, err := ListInputs(opt.Data.Inputs)
 	if err != nil {
 		return nil, 0, fmt.Errorf("grpo: %w", err)
 	}
@@ -295,11 +329,11 @@ func loadMeshes(opt GRPORunOptions) ([]*assets.Character, int, error) {
 	var out []*assets.Character
 	skipped := 0
 	for _, it := range items {
-		if !opt.AllFiles && fam[it.Path].HeldOut() {
+		if !opt.Data.AllFiles && fam[it.Path].HeldOut() {
 			continue
 		}
-		c, err := opt.Load(it.Path)
-		if err != nil || len(c.Mesh.Triangles) == 0 || len(c.Mesh.Positions) > opt.MaxVertices || c.Mesh.Validate() != nil {
+		c, err := opt.Data.Load(it.Path)
+		if err != nil || len(c.Mesh.Triangles) == 0 || len(c.Mesh.Positions) > opt.Data.MaxVertices || c.Mesh.Validate() != nil {
 			skipped++
 			continue
 		}

@@ -27,8 +27,11 @@ func TestGRPORunWritesAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "grpo.safetensors")
-	opt := GRPORunOptions{Data: []string{dir}, AllFiles: true, Init: init, Out: out, Steps: 3, Meshes: 1, Group: 3,
-		LR: 1e-3, ScaleByStd: true, SaveEvery: 2, Seed: 1, Load: memLoad(chars)}
+	opt := GRPORunOptions{Init: init, Out: out, Seed: 1,
+		Data:        GRPOData{Inputs: []string{dir}, AllFiles: true, Load: memLoad(chars)},
+		Schedule:    GRPOSchedule{Steps: 3, Meshes: 1, Group: 3, LR: 1e-3},
+		Policy:      GRPOPolicy{ScaleByStd: true},
+		Checkpoints: GRPOCheckpoints{SaveEvery: 2}}
 	st, err := GRPORun(opt)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +79,7 @@ func TestGRPORunWritesAndResumes(t *testing.T) {
 		t.Error("GRPO did not change the weights")
 	}
 	// Resume: two more steps from the saved checkpoint.
-	opt.Steps, opt.Resume = 5, true
+	opt.Schedule.Steps, opt.Resume = 5, true
 	st, err = GRPORun(opt)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +92,7 @@ func TestGRPORunWritesAndResumes(t *testing.T) {
 		t.Errorf("log after resume: %+v", rows)
 	}
 	// Without a mesh there is nothing to do.
-	opt.Data, opt.Out = []string{t.TempDir()}, filepath.Join(t.TempDir(), "x.safetensors")
+	opt.Data.Inputs, opt.Out = []string{t.TempDir()}, filepath.Join(t.TempDir(), "x.safetensors")
 	if _, err := GRPORun(opt); err == nil {
 		t.Error("no error without meshes")
 	}

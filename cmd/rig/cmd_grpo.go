@@ -64,17 +64,21 @@ func runGRPO(args []string, stdout io.Writer) error {
 		}
 	}
 	opt := rigmodel.GRPORunOptions{
-		Data: data, AllFiles: *all, Init: from, Model: m, State: st, Out: *out, Steps: *steps, Meshes: *meshes, Group: *group,
-		LR: *lr, Temperature: *temp, ScaleByStd: *std, InsideJoints: *inside, SaveEvery: *saveEvery, SaveMinutes: *saveMin,
-		Resume: *resume, Seed: *seed, Load: assets.Load, Log: stdout, KL: *kl, Propose: autorig.ClassicalProposal,
+		Init: from, Out: *out, Model: m, State: st, Resume: *resume, Seed: *seed,
+		Data:     rigmodel.GRPOData{Inputs: data, AllFiles: *all, Load: assets.Load},
+		Schedule: rigmodel.GRPOSchedule{Steps: *steps, Meshes: *meshes, Group: *group, LR: *lr},
+		Policy: rigmodel.GRPOPolicy{Temperature: *temp, ScaleByStd: *std, InsideJoints: *inside, KL: *kl,
+			Propose: autorig.ClassicalProposal},
+		Checkpoints: rigmodel.GRPOCheckpoints{SaveEvery: *saveEvery, SaveMinutes: *saveMin},
+		Report:      rigmodel.GRPOReport{Progress: progressOut(*quiet), Log: stdout},
 	}
 	if *kl > 0 && *model == "" { // the reference is a second copy of the shipped model
-		if opt.Ref, _, err = rigmodel.LoadShipped(); err != nil {
+		if opt.Policy.Ref, _, err = rigmodel.LoadShipped(); err != nil {
 			return fmt.Errorf("grpo: KL reference: %w", err)
 		}
 	}
 	if *skin == "tokens" {
-		opt.SkinFor = func(st *rigmodel.TrainState) rigmodel.SkinDecoder {
+		opt.Policy.SkinFor = func(st *rigmodel.TrainState) rigmodel.SkinDecoder {
 			tok, err := rigmodel.SkinTokenizerFor(st)
 			if err != nil {
 				fmt.Fprintf(diag, "rig grpo: %v: skeleton-only policy, geodesic skins\n", err)
@@ -83,7 +87,6 @@ func runGRPO(args []string, stdout io.Writer) error {
 			return tok
 		}
 	}
-	opt.Progress = progressOut(*quiet)
 	final, err := rigmodel.GRPORun(opt)
 	if err != nil {
 		return err
