@@ -23,7 +23,8 @@ import (
 	"github.com/rigkit/rigkit/tokens"
 )
 
-// TrainOptions configures TrainSkinTokenizer.
+// TrainOptions configures TrainSkinTokenizer. The fields that name the run stay at
+// the top; the batch's shape and the schedule come as groups.
 type TrainOptions struct {
 	// Data lists folders (searched recursively for .glb/.gltf) or files of rigged
 	// characters. Files are split into train and validation by creature family.
@@ -35,16 +36,12 @@ type TrainOptions struct {
 	// Out is the checkpoint path; the training state is written beside it
 	// (Out+".state.json"), the best checkpoint by validation loss to BestPath(Out)
 	// and the loss curves to Out+".loss.png" (through Plot).
-	Out    string
-	Steps  int  // total optimizer steps
-	Resume bool // continue from Out and its state file
-	// Batch: characters per batch, bones per character, query points per bone.
-	Chars, BonesPerChar, Queries int
-	LR                           float64
-	ValEvery, CkptEvery          int           // in steps
-	CkptInterval                 time.Duration // also checkpoint when this much time has passed
-	Seed                         int64
-	Config                       CVAEConfig
+	Out      string
+	Resume   bool // continue from Out and its state file
+	Seed     int64
+	Config   CVAEConfig
+	Batch    TrainBatch
+	Schedule TrainSchedule
 	// Progress receives a progress bar (carriage returns) and log lines; nil for none.
 	Progress io.Writer
 	// Plot draws the loss curves to Out+".loss.png" at each checkpoint (cmd/rig
@@ -52,10 +49,27 @@ type TrainOptions struct {
 	Plot func(path string, st *TrainState) error
 }
 
+// TrainBatch is the shape of one batch: Chars characters, BonesPerChar bones of
+// each, Queries query points per bone. The decoder's cost is their product.
+type TrainBatch struct {
+	Chars, BonesPerChar, Queries int
+}
+
+// TrainSchedule is the optimizer's schedule and the loop's cadence: Steps
+// optimizer steps at peak learning rate LR, a validation every ValEvery steps and a
+// checkpoint every CkptEvery steps or CkptInterval of time, whichever comes first.
+type TrainSchedule struct {
+	Steps               int // total optimizer steps
+	LR                  float64
+	ValEvery, CkptEvery int // in steps
+	CkptInterval        time.Duration
+}
+
 // DefaultTrainOptions returns the settings used for the shipped checkpoint.
 func DefaultTrainOptions() TrainOptions {
-	return TrainOptions{Steps: 16000, Chars: 4, BonesPerChar: 8, Queries: 128, LR: 2e-3,
-		ValEvery: 250, CkptEvery: 500, CkptInterval: 3 * time.Minute, Seed: 1, Config: DefaultCVAEConfig()}
+	return TrainOptions{Seed: 1, Config: DefaultCVAEConfig(),
+		Batch:    TrainBatch{Chars: 4, BonesPerChar: 8, Queries: 128},
+		Schedule: TrainSchedule{Steps: 16000, LR: 2e-3, ValEvery: 250, CkptEvery: 500, CkptInterval: 3 * time.Minute}}
 }
 
 // BestPath is where TrainSkinTokenizer writes the checkpoint with the lowest
@@ -395,17 +409,17 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 		return nil, err
 	}
 	st.TrainFiles, st.ValFiles, st.Extra, st.Bones = trainNames, valNames, len(opt.Extra), bones
-	st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries, st.Options.LR, st.Options.Steps = opt.Chars, opt.BonesPerChar, opt.Queries, opt.LR, opt.Steps
+	st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries, st.Options.LR, st.Options.Steps = opt.Batch.Chars, opt.Batch.BonesPerChar, opt.Batch.Queries, opt.Schedule.LR, opt.Schedule.Steps
 	m := tok.master
 	params := m.Params()
-	optim := nn.NewAdamW[float32](opt.LR)
+	optim := nn.NewAdamW[float32](opt.Schedule.LR)
 	optim.WeightDecay = 0.01
 	warm := 200
 
 	valRng := rand.New(rand.NewSource(opt.Seed + 7))
 	var valBatches []*batch[float32]
 	for i := 0; i < valBatchCount; i++ {
-		valBatches = append(valBatches, makeBatch(valRng, val, opt.Chars, opt.BonesPerChar, opt.Queries, false))
+		valBatches = append(valBatches, makeBatch(valRng, val, opt.Batch.Chars, opt.Batch.BonesPerChar, opt.Batch.Queries, false))
 	}
 	rng := rand.New(rand.NewSource(opt.Seed + int64(st.Step)*1000003))
 
@@ -414,18 +428,18 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 
 	start := time.Now()
 	startStep := st.Step
-	bar := progress.New(logw, fmt.Sprintf("train skin tokenizer (from step %d)", startStep), opt.Steps-startStep)
+	bar := progress.New(logw, fmt.Sprintf("train skin tokenizer (from step %d)", startStep), opt.Schedule.Steps-startStep)
 	wall0 := st.WallSec
 	lastCkpt := time.Now()
 	var acc float64
 	var accN int
-	for st.Step < opt.Steps {
+	for st.Step < opt.Schedule.Steps {
 		if ctx.Err() != nil {
 			break
 		}
-		lr := skinLR(opt.LR, st.Step, warm, opt.Steps)
+		lr := skinLR(opt.Schedule.LR, st.Step, warm, opt.Schedule.Steps)
 		optim.LR = lr
-		bt := makeBatch(rng, train, opt.Chars, opt.BonesPerChar, opt.Queries, true)
+		bt := makeBatch(rng, train, opt.Batch.Chars, opt.Batch.BonesPerChar, opt.Batch.Queries, true)
 		nn.ZeroGrad[float32](m)
 		s := m.step(bt, true)
 		nn.ClipGradNorm(params, 1.0)
@@ -441,10 +455,10 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 			st.TrainLoss, st.TrainStep = append(st.TrainLoss, acc/float64(accN)), append(st.TrainStep, st.Step)
 			acc, accN = 0, 0
 		}
-		if st.Step%opt.ValEvery == 0 || st.Step == opt.Steps {
+		if st.Step%opt.Schedule.ValEvery == 0 || st.Step == opt.Schedule.Steps {
 			validate()
 		}
-		if st.Step%opt.CkptEvery == 0 || time.Since(lastCkpt) > opt.CkptInterval || st.Step == opt.Steps {
+		if st.Step%opt.Schedule.CkptEvery == 0 || time.Since(lastCkpt) > opt.Schedule.CkptInterval || st.Step == opt.Schedule.Steps {
 			if err := save(); err != nil {
 				return st, fmt.Errorf("train skin tokenizer: %w", err)
 			}

@@ -28,7 +28,7 @@ func TestTrainStopBeforeValidationResumes(t *testing.T) {
 	opt := DefaultTrainOptions()
 	opt.Data = []string{t.TempDir()} // no files: the synthetic creatures only
 	opt.Extra, opt.ExtraVal = extra, []bool{false, true}
-	opt.Out, opt.Steps, opt.Chars, opt.BonesPerChar, opt.Queries = out, 2, 1, 2, 16
+	opt.Out, opt.Schedule.Steps, opt.Batch = out, 2, TrainBatch{Chars: 1, BonesPerChar: 2, Queries: 16}
 	opt.Config.D, opt.Config.Hidden, opt.Config.Latents = 16, 32, 4
 
 	ctx, cancel := context.WithCancel(context.Background())

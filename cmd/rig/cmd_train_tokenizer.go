@@ -36,11 +36,11 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	var data tokDataFlags
 	fs.Var(&data, "data", "folder or file of rigged characters (repeatable); split train/validation by creature family")
 	out := fs.String("out", "", "checkpoint to write (safetensors); state, best checkpoint and loss PNG go beside it")
-	steps := fs.Int("steps", def.Steps, "total optimizer steps")
+	steps := fs.Int("steps", def.Schedule.Steps, "total optimizer steps")
 	resume := fs.Bool("resume", false, "continue from --out and its .state.json")
 	nSynth := fs.Int("synth", 0, "add this many synthetic creatures (assets/synth, all kinds; one in five held out)")
 	threads := fs.Int("threads", 1, "compute threads")
-	lr := fs.Float64("lr", def.LR, "peak learning rate")
+	lr := fs.Float64("lr", def.Schedule.LR, "peak learning rate")
 	seed := fs.Int64("seed", def.Seed, "random seed")
 	prior := fs.Float64("prior", def.Config.Prior, "rigid prior strength on the decoder's logits (new runs only)")
 	geodesic := fs.Float64("geodesic", def.Config.Geodesic, "geodesic-binding prior strength and features (0: none; new runs only)")
@@ -92,7 +92,8 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	}
 
 	opt := def
-	opt.Data, opt.Out, opt.Steps, opt.Resume, opt.LR, opt.Seed = data, *out, *steps, *resume, *lr, *seed
+	opt.Data, opt.Out, opt.Resume, opt.Seed = data, *out, *resume, *seed
+	opt.Schedule.Steps, opt.Schedule.LR = *steps, *lr
 	opt.Progress = progressOut(*quiet)
 	opt.Config.Prior, opt.Config.Geodesic = *prior, *geodesic
 	opt.Config.D, opt.Config.Blocks, opt.Config.Hidden, opt.Config.K = *width, *blocks, 2**width, *codes
