@@ -33,7 +33,8 @@ func TestAnimationScreenshots(t *testing.T) {
 	magenta := [3]float32{1, 0, 1}
 	var masks [][]bool
 	for _, tm := range []float64{0, 0.5} {
-		o := ShotOptions{Animation: "walk", Time: tm, Camera: &cam, HideSkeleton: true, Background: magenta}
+		o := ShotOptions{HideSkeleton: true, Pose: ShotPose{Animation: "walk", Time: tm},
+			Frame: ShotFrame{Camera: &cam, Background: magenta}}
 		gpu := mask(render(t, c, o))
 		r := NewRig(c)
 		r.World = assets.AnimatedWorld(c.Skeleton, a, tm)
@@ -46,7 +47,7 @@ func TestAnimationScreenshots(t *testing.T) {
 	if iou := IoU(masks[0], masks[1]); iou > 0.97 {
 		t.Errorf("the walk at 0 s and 0.5 s looks the same (IoU %.4f)", iou)
 	}
-	if _, err := BuildView(c, ShotOptions{Animation: "dance"}, shotW, shotH); err == nil {
+	if _, err := BuildView(c, ShotOptions{Pose: ShotPose{Animation: "dance"}}, shotW, shotH); err == nil {
 		t.Error("an animation the file lacks gave no error")
 	}
 }

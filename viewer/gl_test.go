@@ -113,7 +113,7 @@ func TestScreenshotsDifferByBoneAndPose(t *testing.T) {
 	cam.Frame(lo, hi, float64(shotW)/shotH)
 	// Two bones far apart in the hierarchy, both weighted.
 	a, b := 1, sk.NumJoints()-1
-	base := ShotOptions{Mode: ModeHeatmap, Camera: &cam}
+	base := ShotOptions{Mode: ModeHeatmap, Frame: ShotFrame{Camera: &cam}}
 	boneA, boneB := base, base
 	boneA.Bone, boneB.Bone = sk.Names[a], sk.Names[b]
 	imgA := render(t, c, boneA)
@@ -125,9 +125,9 @@ func TestScreenshotsDifferByBoneAndPose(t *testing.T) {
 	if d := pixelDiff(imgA, imgB, 8); d < 50 {
 		t.Errorf("heatmaps of %q and %q differ in only %d pixels", sk.Names[a], sk.Names[b], d)
 	}
-	rest := render(t, c, ShotOptions{Camera: &cam})
-	p1 := render(t, c, ShotOptions{Camera: &cam, RandomPose: true, Seed: 1})
-	p2 := render(t, c, ShotOptions{Camera: &cam, RandomPose: true, Seed: 2})
+	rest := render(t, c, ShotOptions{Frame: ShotFrame{Camera: &cam}})
+	p1 := render(t, c, ShotOptions{Frame: ShotFrame{Camera: &cam}, Pose: ShotPose{Random: true, Seed: 1}})
+	p2 := render(t, c, ShotOptions{Frame: ShotFrame{Camera: &cam}, Pose: ShotPose{Random: true, Seed: 2}})
 	if d := pixelDiff(rest, p1, 8); d < 200 {
 		t.Errorf("rest and random pose differ in only %d pixels", d)
 	}
@@ -164,7 +164,8 @@ func TestGPUSkinningMatchesCPU(t *testing.T) {
 				cam := DefaultCamera()
 				lo, hi := r.Bounds()
 				cam.Frame(lo, hi, float64(shotW)/shotH)
-				o := ShotOptions{Pose: r.Pose, Camera: &cam, HideSkeleton: true, Background: magenta}
+				o := ShotOptions{HideSkeleton: true, Pose: ShotPose{Fixed: r.Pose},
+					Frame: ShotFrame{Camera: &cam, Background: magenta}}
 				gpu := mask(render(t, c, o))
 				o.CPUSkin = true
 				viaCPU := mask(render(t, c, o))

@@ -12,27 +12,40 @@ import (
 // MaxPoseAngle is the largest random joint rotation (45°, as METRICS.md poses).
 const MaxPoseAngle = math.Pi / 4
 
-// ShotOptions says what a screenshot shows.
+// ShotOptions says what a screenshot shows. What is drawn stays at the top; the
+// character's pose and the image's framing come as groups.
 type ShotOptions struct {
-	Width, Height int  // pixels; 0 means 1280×720
-	Mode          Mode // mesh coloring
-	Bone          string
-	// Pose poses the character; nil keeps the bind pose unless RandomPose is set.
-	Pose       assets.Pose
-	RandomPose bool
-	Seed       int64 // for RandomPose
+	Mode Mode // mesh coloring
+	Bone string
 	// Compare, when set, is drawn beside the character with the same camera
 	// (the pose and bone carried over by joint name).
 	Compare      *assets.Character
 	Labels       [2]string // captions of the two rigs when comparing
 	HideSkeleton bool
 	Overlay      []string // text lines; nil draws none
-	Camera       *Camera  // nil frames everything from the default direction
 	CPUSkin      bool     // skin on the CPU instead of the GPU (testing)
+	Pose         ShotPose
+	Frame        ShotFrame
+}
+
+// ShotPose is the pose a screenshot shows: a given one, a random one, or a frame
+// of one of the character's animations; the zero value is the bind pose.
+type ShotPose struct {
+	// Fixed poses the character; nil keeps the bind pose unless Random is set.
+	Fixed  assets.Pose
+	Random bool
+	Seed   int64 // for Random
 	// Animation, when not empty, poses the character by its animation of that name
-	// (or index, "0" for the first) at Time seconds, instead of Pose.
+	// (or index, "0" for the first) at Time seconds, instead of Fixed.
 	Animation string
 	Time      float64
+}
+
+// ShotFrame is the image and its camera; the zero value frames everything in a
+// 1280×720 image from the default direction.
+type ShotFrame struct {
+	Width, Height int     // pixels; 0 means 1280×720
+	Camera        *Camera // nil frames everything from the default direction
 	// Yaw, when set, turns the default camera about the vertical (radians; 0 looks
 	// at the character's front, π/2 at its left side) before framing.
 	Yaw        *float64
@@ -67,20 +80,20 @@ func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
 		}
 	}
 	switch {
-	case o.Pose != nil:
-		r.Pose = o.Pose
-	case o.RandomPose:
-		r.Pose = RandomPose(c.Skeleton, o.Seed)
+	case o.Pose.Fixed != nil:
+		r.Pose = o.Pose.Fixed
+	case o.Pose.Random:
+		r.Pose = RandomPose(c.Skeleton, o.Pose.Seed)
 	}
-	if o.Animation != "" {
-		i, err := FindAnimation(c, o.Animation)
+	if o.Pose.Animation != "" {
+		i, err := FindAnimation(c, o.Pose.Animation)
 		if err != nil {
 			return nil, err
 		}
-		r.World = assets.AnimatedWorld(c.Skeleton, c.Animations[i], o.Time)
+		r.World = assets.AnimatedWorld(c.Skeleton, c.Animations[i], o.Pose.Time)
 	}
 	v := &View{Rigs: []*Rig{r}, Mode: o.Mode, HideSkeleton: o.HideSkeleton, Overlay: o.Overlay,
-		Camera: DefaultCamera(), Background: o.Background}
+		Camera: DefaultCamera(), Background: o.Frame.Background}
 	if o.Compare != nil {
 		b := NewRig(o.Compare)
 		b.CPUSkin = o.CPUSkin
@@ -91,11 +104,11 @@ func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
 		r.Label, b.Label = o.Labels[0], o.Labels[1]
 		v.Rigs = append(v.Rigs, b)
 	}
-	if o.Camera != nil {
-		v.Camera = *o.Camera
+	if o.Frame.Camera != nil {
+		v.Camera = *o.Frame.Camera
 	} else {
-		if o.Yaw != nil {
-			v.Camera.Yaw = *o.Yaw
+		if o.Frame.Yaw != nil {
+			v.Camera.Yaw = *o.Frame.Yaw
 		}
 		v.FrameAll(w, h)
 	}
@@ -105,7 +118,7 @@ func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
 // Screenshot renders one image of c offscreen. Errors wrap ErrNoDisplay when no
 // OpenGL context can be made.
 func Screenshot(c *assets.Character, o ShotOptions) (*image.RGBA, error) {
-	w, h := o.Width, o.Height
+	w, h := o.Frame.Width, o.Frame.Height
 	if w == 0 && h == 0 {
 		w, h = 1280, 720
 	}

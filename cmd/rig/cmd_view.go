@@ -81,11 +81,12 @@ func runView(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		o := viewer.ShotOptions{Width: w, Height: h, Mode: m, Bone: *bone, RandomPose: *pose == "random",
-			Seed: *seed, HideSkeleton: *noSkel, Animation: *anim, Time: *animTime}
+		o := viewer.ShotOptions{Mode: m, Bone: *bone, HideSkeleton: *noSkel,
+			Pose:  viewer.ShotPose{Random: *pose == "random", Seed: *seed, Animation: *anim, Time: *animTime},
+			Frame: viewer.ShotFrame{Width: w, Height: h}}
 		if !math.IsNaN(*yaw) {
 			y := *yaw * math.Pi / 180
-			o.Yaw = &y
+			o.Frame.Yaw = &y
 		}
 		if *compare != "" {
 			if o.Compare, err = viewLoadRig(*compare); err != nil {
