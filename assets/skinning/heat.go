@@ -35,18 +35,11 @@ const (
 )
 
 // HeatOptions configure heat-diffusion skinning. The zero value gives the defaults.
+// The limits and the output's shape stay at the top; the heat sources (the linear
+// system's right-hand side) and the filling of empty bones come as groups.
 type HeatOptions struct {
 	// Workers is the number of joints solved at once (0: GOMAXPROCS).
 	Workers int
-	// C scales the heat a vertex receives from its nearest visible bone: H = C/d²,
-	// d in normalized units (0: DefaultHeatC; Baran & Popović use 1; 4 scored best
-	// on the training split, docs/skinning.md). Larger C keeps weights closer to the
-	// nearest bone (sharper joints, higher precision, lower recall).
-	C float64
-	// Occluded scales the heat of a vertex that sees no bone (its nearest bone is
-	// used anyway): H = Occluded·C/d² (0: DefaultHeatOccluded; negative: 0, Baran &
-	// Popović's choice, which leaves such vertices to diffusion alone).
-	Occluded float64
 	// MaxIter and Tol bound each joint's conjugate-gradient solve: it stops when the
 	// residual is below Tol times the right-hand side's norm, and fails after MaxIter
 	// iterations (0: DefaultHeatMaxIter, DefaultHeatTol).
@@ -62,7 +55,23 @@ type HeatOptions struct {
 	MaxVertices int
 	// Weld joins vertices closer than Weld times the bounding box diagonal (UV and
 	// normal seams) into one surface vertex (0: DefaultHeatWeld).
-	Weld float64
+	Weld    float64
+	Sources HeatSources
+	Fill    HeatFill
+}
+
+// HeatSources say how much heat each vertex receives from which bone: the
+// right-hand side of every joint's solve. The zero value gives the defaults.
+type HeatSources struct {
+	// C scales the heat a vertex receives from its nearest visible bone: H = C/d²,
+	// d in normalized units (0: DefaultHeatC; Baran & Popović use 1; 4 scored best
+	// on the training split, docs/skinning.md). Larger C keeps weights closer to the
+	// nearest bone (sharper joints, higher precision, lower recall).
+	C float64
+	// Occluded scales the heat of a vertex that sees no bone (its nearest bone is
+	// used anyway): H = Occluded·C/d² (0: DefaultHeatOccluded; negative: 0, Baran &
+	// Popović's choice, which leaves such vertices to diffusion alone).
+	Occluded float64
 	// RayOffset is where a visibility ray starts, in normalized units from the vertex
 	// towards the bone, so that the vertex's own triangles do not block it
 	// (0: DefaultHeatRayOffset).
@@ -78,42 +87,45 @@ type HeatOptions struct {
 	// are within (1+Tie) times the nearest visible bone's distance, as Baran & Popović
 	// do (0: DefaultHeatTie; negative: no split, exact ties go to the parent).
 	Tie float64
-	// FillVertices and FillShare fill bones that would stay empty (no vertex's
-	// nearest visible bone): the FillVertices vertices nearest to such a bone (those
-	// that see it first) take it as a heat source with FillShare of their p, the
-	// other sources scaled to the rest, so a short leaf gets a small local influence;
-	// if that still falls under MinWeight, it gets MinBoneWeight on its nearest vertex
-	// (0: DefaultHeatFillVerts, DefaultHeatFillShare; FillVertices negative: no
-	// fill, as Blender).
-	FillVertices int
-	FillShare    float64
-	// FillReach leaves a bone empty when its nearest vertex is farther from it than
-	// FillReach times that vertex's distance to its own heat source: such a bone is
+}
+
+// HeatFill fills bones that would stay empty (no vertex's nearest visible bone):
+// the Vertices vertices nearest to such a bone (those that see it first) take it as
+// a heat source with Share of their p, the other sources scaled to the rest, so a
+// short leaf gets a small local influence; if that still falls under MinWeight, it
+// gets MinBoneWeight on its nearest vertex (0: DefaultHeatFillVerts,
+// DefaultHeatFillShare; Vertices negative: no fill, as Blender). The zero value
+// gives the defaults.
+type HeatFill struct {
+	Vertices int
+	Share    float64
+	// Reach leaves a bone empty when its nearest vertex is farther from it than
+	// Reach times that vertex's distance to its own heat source: such a bone is
 	// outside this surface (a prop carrying a whole character's skeleton), and
 	// weighting it made deformation worse (0: DefaultHeatFillReach).
-	FillReach float64
+	Reach float64
 }
 
 func (o HeatOptions) withDefaults() HeatOptions {
 	o.Workers = defaultWorkers(o.Workers)
-	o.C = positiveOr(o.C, DefaultHeatC)
-	o.Occluded = signedOption(o.Occluded, DefaultHeatOccluded, 0)
+	o.Sources.C = positiveOr(o.Sources.C, DefaultHeatC)
+	o.Sources.Occluded = signedOption(o.Sources.Occluded, DefaultHeatOccluded, 0)
 	o.MaxIter = positiveOr(o.MaxIter, DefaultHeatMaxIter)
 	o.Tol = positiveOr(o.Tol, DefaultHeatTol)
 	o.MinWeight = positiveOr(o.MinWeight, DefaultHeatMinWeight)
 	o.MaxInfluences = positiveOr(o.MaxInfluences, assets.MaxInfluencesWritten)
 	o.MaxVertices = positiveOr(o.MaxVertices, DefaultHeatMaxVerts)
 	o.Weld = positiveOr(o.Weld, DefaultHeatWeld)
-	o.RayOffset = positiveOr(o.RayOffset, DefaultHeatRayOffset)
-	o.RayTests = positiveOr(o.RayTests, DefaultHeatRayTests)
-	o.LeafExtension = signedOption(o.LeafExtension, LeafExtension, 0)
-	o.Tie = signedOption(o.Tie, DefaultHeatTie, -1)
-	if o.FillVertices == 0 {
-		o.FillVertices = DefaultHeatFillVerts
+	o.Sources.RayOffset = positiveOr(o.Sources.RayOffset, DefaultHeatRayOffset)
+	o.Sources.RayTests = positiveOr(o.Sources.RayTests, DefaultHeatRayTests)
+	o.Sources.LeafExtension = signedOption(o.Sources.LeafExtension, LeafExtension, 0)
+	o.Sources.Tie = signedOption(o.Sources.Tie, DefaultHeatTie, -1)
+	if o.Fill.Vertices == 0 {
+		o.Fill.Vertices = DefaultHeatFillVerts
 	}
-	o.FillReach = positiveOr(o.FillReach, DefaultHeatFillReach)
-	if o.FillShare <= 0 || o.FillShare > 1 {
-		o.FillShare = DefaultHeatFillShare
+	o.Fill.Reach = positiveOr(o.Fill.Reach, DefaultHeatFillReach)
+	if o.Fill.Share <= 0 || o.Fill.Share > 1 {
+		o.Fill.Share = DefaultHeatFillShare
 	}
 	return o
 }
@@ -158,7 +170,7 @@ func signedOption(v, def, off float64) float64 {
 // weights, every vertex here has a source, so no vertex is an orphan; and a bone
 // that is no vertex's nearest (a short leaf buried in a thick part) becomes a
 // partial source on the vertex nearest to it, so it is not empty, unless it lies far
-// outside the surface (FillReach).
+// outside the surface (Fill.Reach).
 func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 	if err := checkCharacter(c); err != nil {
 		return nil, err
@@ -169,7 +181,7 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("skinning %q: %w", c.Name, err)
 	}
-	segs := bonesExt(c.Skeleton, opt.LeafExtension)
+	segs := bonesExt(c.Skeleton, opt.Sources.LeafExtension)
 	for i := range segs {
 		segs[i].A, segs[i].B = norm.Point(segs[i].A), norm.Point(segs[i].B)
 	}
@@ -182,7 +194,7 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 	bvh := geom.NewBVH(&assets.Mesh{Positions: hm.pos, Triangles: hm.tris})
 	source, dist := hm.heatSources(bvh, segs, opt)
 	var filled map[int][]int // joints given a source by fillSources → their vertex order
-	if opt.FillVertices > 0 {
+	if opt.Fill.Vertices > 0 {
 		filled = hm.fillSources(bvh, segs, nj, source, dist, opt)
 	}
 	sys := hm.system(dist, opt)
@@ -220,7 +232,7 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 		}
 		rows[v] = out
 	}
-	if opt.FillVertices > 0 {
+	if opt.Fill.Vertices > 0 {
 		// A filled source can still fall under MinWeight or out of the top K: such a
 		// bone gets MinBoneWeight on its nearest vertex, as in geodesic's fill.
 		fill := &boneFiller{weights: rows, maxK: opt.MaxInfluences, filled: map[int][]int{},
@@ -307,7 +319,7 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 			// Bones in order of distance, nearest first, until one is visible; ties
 			// beyond Tie go to the lower segment index (parents first), as in Rigid.
 			nearest, seen := -1, false
-			for t := 0; t < min(len(segs), opt.RayTests); t++ {
+			for t := 0; t < min(len(segs), opt.Sources.RayTests); t++ {
 				i := 0
 				for k, d := range ds {
 					if d < ds[i] {
@@ -317,7 +329,7 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 				if t == 0 {
 					nearest = i
 				}
-				if visible(bvh, p, assets.ClosestOnSegment(p, segs[i].A, segs[i].B), opt.RayOffset) {
+				if visible(bvh, p, assets.ClosestOnSegment(p, segs[i].A, segs[i].B), opt.Sources.RayOffset) {
 					nearest, seen = i, true
 					break
 				}
@@ -325,13 +337,13 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 			}
 			d := segs[nearest].Dist(p)
 			joints = append(joints[:0], segs[nearest].Joint)
-			if opt.Tie >= 0 {
+			if opt.Sources.Tie >= 0 {
 				for k, g := range segs {
 					if k == nearest || (seen && math.IsInf(ds[k], 1)) || slices.Contains(joints, g.Joint) {
 						continue // bones found invisible were set to +Inf
 					}
-					if dk := g.Dist(p); dk <= d*(1+opt.Tie) &&
-						(!seen || visible(bvh, p, assets.ClosestOnSegment(p, g.A, g.B), opt.RayOffset)) {
+					if dk := g.Dist(p); dk <= d*(1+opt.Sources.Tie) &&
+						(!seen || visible(bvh, p, assets.ClosestOnSegment(p, g.A, g.B), opt.Sources.RayOffset)) {
 						joints = append(joints, g.Joint)
 					}
 				}
@@ -349,8 +361,8 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 	return source, dist
 }
 
-// fillSources makes every joint without a source one, with FillShare of the heat of
-// the FillVertices vertices nearest to its bone: a bone that is no vertex's nearest
+// fillSources makes every joint without a source one, with Fill.Share of the heat
+// of the Fill.Vertices vertices nearest to its bone: a bone that is no vertex's nearest
 // (a short leaf inside a thick part, an end bone past the tip) gets an influence as
 // local as the surface around it allows. It returns the filled joints' vertex orders
 // (nearestTo).
@@ -367,11 +379,11 @@ func (hm *heatMesh) fillSources(bvh *geom.BVH, segs []Segment, nj int, source []
 			continue
 		}
 		order, d := hm.nearestTo(bvh, segs, j, opt)
-		if d[order[0]] > opt.FillReach*math.Abs(dist[order[0]]) {
+		if d[order[0]] > opt.Fill.Reach*math.Abs(dist[order[0]]) {
 			continue // a bone far outside this surface (a prop's unused skeleton)
 		}
-		for _, v := range order[:min(opt.FillVertices, len(order))] {
-			source[v] = insertInfluence(source[v], j, opt.FillShare, len(source[v])+1, nil)
+		for _, v := range order[:min(opt.Fill.Vertices, len(order))] {
+			source[v] = insertInfluence(source[v], j, opt.Fill.Share, len(source[v])+1, nil)
 		}
 		filled[j] = order
 	}
@@ -399,7 +411,7 @@ func (hm *heatMesh) nearestTo(bvh *geom.BVH, segs []Segment, j int, opt HeatOpti
 	for k, v := range near {
 		p := hm.pos[v]
 		for _, g := range segs {
-			if g.Joint == j && visible(bvh, p, assets.ClosestOnSegment(p, g.A, g.B), opt.RayOffset) {
+			if g.Joint == j && visible(bvh, p, assets.ClosestOnSegment(p, g.A, g.B), opt.Sources.RayOffset) {
 				seen[k] = true
 				break
 			}
@@ -483,9 +495,9 @@ func (hm *heatMesh) system(dist []float64, opt HeatOptions) *heatSystem {
 		}
 		a := math.Max(area[i], heatMinAreaFraction*meanArea)
 		d := math.Max(math.Abs(dist[i]), heatMinDist)
-		h := opt.C / (d * d)
+		h := opt.Sources.C / (d * d)
 		if dist[i] < 0 { // occluded: the nearest bone is a fallback
-			h *= opt.Occluded
+			h *= opt.Sources.Occluded
 		}
 		s.ah[i] = a * h
 		s.diag[i] += s.ah[i]

@@ -224,7 +224,7 @@ func TestHeatFillsBuriedLeaf(t *testing.T) {
 		opt  HeatOptions
 	}{
 		{"default", HeatOptions{}},
-		{"no ties", HeatOptions{Tie: -1}},
+		{"no ties", HeatOptions{Sources: HeatSources{Tie: -1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := nubArm()
@@ -244,7 +244,7 @@ func TestHeatFillsBuriedLeaf(t *testing.T) {
 	}
 	t.Run("Blender's rule: no fill", func(t *testing.T) {
 		c := nubArm()
-		k, err := Heat(c, HeatOptions{FillVertices: -1})
+		k, err := Heat(c, HeatOptions{Fill: HeatFill{Vertices: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +269,7 @@ func TestHeatTie(t *testing.T) {
 		upper, lower float64
 	}{
 		{"split", HeatOptions{}, 0.5, 0.5},
-		{"no ties", HeatOptions{Tie: -1}, 1, 0},
+		{"no ties", HeatOptions{Sources: HeatSources{Tie: -1}}, 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := tc.opt.withDefaults()
@@ -278,7 +278,7 @@ func TestHeatTie(t *testing.T) {
 				t.Fatal(err)
 			}
 			norm := assets.NormalizationOf(c.Mesh)
-			segs := bonesExt(c.Skeleton, opt.LeafExtension)
+			segs := bonesExt(c.Skeleton, opt.Sources.LeafExtension)
 			for i := range segs {
 				segs[i].A, segs[i].B = norm.Point(segs[i].A), norm.Point(segs[i].B)
 			}
