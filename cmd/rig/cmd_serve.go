@@ -55,8 +55,7 @@ func runServe(args []string, stdout io.Writer) error {
 		Timeout:          *timeout,
 		CacheBytes:       *cacheMB << 20,
 		Options:          rewards.Options{Poses: *poses, Seed: *seed},
-		ReadTimeout:      *readTimeout,
-		WriteTimeout:     *writeTimeout,
+		Conn:             serve.ConnTimeouts{ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout},
 		MaxInFlightBytes: *inflight << 20,
 	}
 	if *cacheMB == 0 {

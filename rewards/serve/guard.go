@@ -159,10 +159,10 @@ func (s *Server) recoverRequest(w *statusWriter, r *http.Request) {
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
-		ReadTimeout:       s.cfg.ReadTimeout,
-		WriteTimeout:      s.cfg.WriteTimeout,
-		IdleTimeout:       s.cfg.IdleTimeout,
+		ReadHeaderTimeout: s.cfg.Conn.ReadHeaderTimeout,
+		ReadTimeout:       s.cfg.Conn.ReadTimeout,
+		WriteTimeout:      s.cfg.Conn.WriteTimeout,
+		IdleTimeout:       s.cfg.Conn.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          s.cfg.ErrorLog,
 	}
@@ -170,17 +170,17 @@ func (s *Server) HTTPServer() *http.Server {
 
 // connDefaults fills in the connection deadlines.
 func (c Config) connDefaults() Config {
-	if c.ReadHeaderTimeout <= 0 {
-		c.ReadHeaderTimeout = 10 * time.Second
+	if c.Conn.ReadHeaderTimeout <= 0 {
+		c.Conn.ReadHeaderTimeout = 10 * time.Second
 	}
-	if c.ReadTimeout <= 0 {
-		c.ReadTimeout = 30 * time.Second
+	if c.Conn.ReadTimeout <= 0 {
+		c.Conn.ReadTimeout = 30 * time.Second
 	}
-	if c.WriteTimeout <= 0 {
-		c.WriteTimeout = c.ReadTimeout + c.Timeout + 10*time.Second
+	if c.Conn.WriteTimeout <= 0 {
+		c.Conn.WriteTimeout = c.Conn.ReadTimeout + c.Timeout + 10*time.Second
 	}
-	if c.IdleTimeout <= 0 {
-		c.IdleTimeout = 2 * time.Minute
+	if c.Conn.IdleTimeout <= 0 {
+		c.Conn.IdleTimeout = 2 * time.Minute
 	}
 	return c
 }

@@ -21,14 +21,13 @@ import (
 // hostileConfig is the service the hostile load test runs: small limits so that the
 // hostile clients reach every one of them quickly.
 var hostileConfig = Config{
-	MaxBodyBytes:      16 << 20,
-	MaxInFlightBytes:  64 << 20,
-	Concurrency:       2,
-	CacheBytes:        64 << 20,
-	Timeout:           60 * time.Second,
-	ReadHeaderTimeout: 2 * time.Second,
-	ReadTimeout:       2 * time.Second,
-	ErrorLog:          log.New(io.Discard, "", 0),
+	MaxBodyBytes:     16 << 20,
+	MaxInFlightBytes: 64 << 20,
+	Concurrency:      2,
+	CacheBytes:       64 << 20,
+	Timeout:          60 * time.Second,
+	Conn:             ConnTimeouts{ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 2 * time.Second},
+	ErrorLog:         log.New(io.Discard, "", 0),
 }
 
 // hostileHeapBound is the stated bound on the live heap during the hostile load

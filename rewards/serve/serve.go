@@ -58,13 +58,19 @@ type Config struct {
 	// names the limit and the flag that raises it. Zero fields take
 	// assets.CurrentBudget's, which rig serve's --max-* flags set.
 	Budget assets.Budget
-	// Connection deadlines of HTTPServer: ReadHeaderTimeout (default 10 s),
-	// ReadTimeout for the whole request with its body (default 30 s), WriteTimeout
-	// (default ReadTimeout + Timeout + 10 s), IdleTimeout (default 2 min).
-	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	Conn   ConnTimeouts
 	// ErrorLog receives internal errors (recovered panics with their stacks) and the
 	// http.Server's connection errors (default: the standard logger).
 	ErrorLog *log.Logger
+}
+
+// ConnTimeouts are the connection deadlines of HTTPServer, apart from the request's
+// Timeout because they bound the connection, not the work: ReadHeaderTimeout
+// (default 10 s), ReadTimeout for the whole request with its body (default 30 s),
+// WriteTimeout (default ReadTimeout + Config.Timeout + 10 s), IdleTimeout (default
+// 2 min).
+type ConnTimeouts struct {
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 }
 
 func (c Config) withDefaults() Config {
