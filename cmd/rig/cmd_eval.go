@@ -32,7 +32,8 @@ func init() {
 	})
 }
 
-// evalConfig is what every eval task receives.
+// evalConfig is what every eval task receives: the files, the methods and how to
+// run them, and in Task the flags only some tasks read.
 type evalConfig struct {
 	Files    []evalFile
 	Methods  []string // as given by --method, "all" expanded by the task
@@ -41,15 +42,21 @@ type evalConfig struct {
 	Seed     int64
 	Leak     bool
 	Progress io.Writer
+	// Baseline, when set, adds paired comparisons of every other method with it
+	// (eval_paired.go).
+	Baseline string
+	Task     evalTaskFlags
+}
+
+// evalTaskFlags are the settings of single tasks, apart so that evalConfig shows
+// what every task shares.
+type evalTaskFlags struct {
 	// External maps a method name to a folder of weights another tool wrote
 	// (eval_external.go); the skin task scores them beside Methods.
 	External map[string]string
 	// skin holds the skin task's methods: skinMethods, plus "model" for a
 	// --method model=PATH checkpoint.
 	skin map[string]skinMethod
-	// Baseline, when set, adds paired comparisons of every other method with it
-	// (eval_paired.go).
-	Baseline string
 	// Half is the rewards task's half of the families (rewards.ReportHalf unless
 	// --half says otherwise).
 	Half string
@@ -137,7 +144,8 @@ func runEval(args []string, stdout io.Writer) error {
 		return err
 	}
 	if len(data) == 0 && *task == "anatomy" && *synthetic > 0 && *out != "" {
-		return evalAnatomy(evalConfig{Out: *out, Anatomy: anaOpt, Synthetic: *synthetic, Progress: progressOut(*quiet)}, stdout)
+		return evalAnatomy(evalConfig{Out: *out, Progress: progressOut(*quiet),
+			Task: evalTaskFlags{Anatomy: anaOpt, Synthetic: *synthetic}}, stdout)
 	}
 	if len(data) == 0 || (*out == "" && !*list) {
 		return fmt.Errorf("%w: need --data DIR and --out REPORT.md", errUsage)
@@ -168,8 +176,8 @@ func runEval(args []string, stdout io.Writer) error {
 		return nil
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
-		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), External: external,
-		Baseline: *baseline, Half: *half, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic}
+		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), Baseline: *baseline,
+		Task: evalTaskFlags{External: external, Half: *half, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic}}
 	return run(cfg, stdout)
 }
 
@@ -321,7 +329,7 @@ const groundTruthMethod = "ground truth"
 
 func evalSkin(cfg evalConfig, stdout io.Writer) error {
 	var methods []string
-	cfg.skin = maps.Clone(skinMethods)
+	cfg.Task.skin = maps.Clone(skinMethods)
 	for _, m := range cfg.Methods {
 		if m == "all" {
 			methods = append(methods, skinMethodNames()...)
@@ -335,18 +343,18 @@ func evalSkin(cfg evalConfig, stdout io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("model %s: %w", path, err)
 			}
-			cfg.skin["model"] = fn
+			cfg.Task.skin["model"] = fn
 			methods = append(methods, "model")
 			continue
 		}
-		fn, err := lookupSkinMethod(cfg.skin, m)
+		fn, err := lookupSkinMethod(cfg.Task.skin, m)
 		if err != nil {
 			return err
 		}
-		cfg.skin[m] = fn
+		cfg.Task.skin[m] = fn
 		methods = append(methods, m)
 	}
-	methods = append(methods, slices.Sorted(maps.Keys(cfg.External))...)
+	methods = append(methods, slices.Sorted(maps.Keys(cfg.Task.External))...)
 	results := make([][]skinEvalResult, len(cfg.Files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -440,14 +448,14 @@ func evalSkinAsset(f evalFile, methods []string, cfg evalConfig) []skinEvalResul
 	for _, m := range methods {
 		var w *assets.Skin // on gt's vertices and joints
 		var secs float64
-		if dir, ok := cfg.External[m]; ok {
+		if dir, ok := cfg.Task.External[m]; ok {
 			w, secs, err = externalSkin(gt, externalSkinPath(dir, f))
 		} else {
 			in := gt.Clone()
 			in.Skin = nil
 			t0 := time.Now()
 			var skin *assets.Skin
-			skin, err = cfg.skin[m](in)
+			skin, err = cfg.Task.skin[m](in)
 			secs = time.Since(t0).Seconds()
 			if err == nil {
 				pred := gt.Clone()

@@ -51,7 +51,7 @@ func meshHeight(m *assets.Mesh) float64 {
 func evalAnatomy(cfg evalConfig, stdout io.Writer) error {
 	var md string
 	var faults []string
-	if cfg.Anatomy.KindReport {
+	if cfg.Task.Anatomy.KindReport {
 		rep, err := anatomyKindReport(cfg)
 		if err != nil {
 			return err
@@ -97,7 +97,7 @@ func humanoidReport(cfg evalConfig) (*anatomy.HumanoidReport, error) {
 		rep.Add(fit)
 	}
 	fmt.Fprintln(cfg.Progress)
-	for seed := int64(1); seed <= int64(cfg.Synthetic); seed++ {
+	for seed := int64(1); seed <= int64(cfg.Task.Synthetic); seed++ {
 		c, err := synth.Generate("biped", seed, synth.Options{TargetVertices: 3000})
 		if err != nil {
 			return nil, fmt.Errorf("synth biped %d: %w", seed, err)

@@ -96,7 +96,7 @@ func evalRewards(cfg evalConfig, stdout io.Writer) error {
 		}
 		skins[m] = fn
 	}
-	half := cfg.Half
+	half := cfg.Task.Half
 	if half == "" {
 		half = rewards.ReportHalf
 	}

@@ -111,21 +111,21 @@ func (o *tokenizerEval) load() (*tokenizer.SkinTokenizer, tokenizer.Options, [4]
 }
 
 func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
-	tok, opt, grid, err := cfg.Tokenizer.load()
+	tok, opt, grid, err := cfg.Task.Tokenizer.load()
 	if err != nil {
 		return err
 	}
-	if cfg.Tokenizer.Tune {
+	if cfg.Task.Tokenizer.Tune {
 		return tuneTokenizer(cfg, tok, opt, tokenizer.DecodeGrid(grid[0], grid[1], grid[2], grid[3]), stdout)
 	}
-	rep := tokenizer.RoundTripReport{Ablate: cfg.Tokenizer.Ablate}
+	rep := tokenizer.RoundTripReport{Ablate: cfg.Task.Tokenizer.Ablate}
 	for i, f := range cfg.Files {
 		fmt.Fprintf(cfg.Progress, "\reval tokenizer: %d/%d files", i+1, len(cfg.Files))
 		c, err := assets.Load(f.Path)
 		if err != nil {
 			return err
 		}
-		r, err := tokenizer.MeasureRoundTrip(tok, c, opt, cfg.Tokenizer.Ablate)
+		r, err := tokenizer.MeasureRoundTrip(tok, c, opt, cfg.Task.Tokenizer.Ablate)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
@@ -136,7 +136,7 @@ func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
 		rep.Add(f.Rel, group, r)
 	}
 	fmt.Fprintln(cfg.Progress)
-	if err := addSyntheticRoundTrips(&rep, tok, opt, cfg.Synthetic); err != nil {
+	if err := addSyntheticRoundTrips(&rep, tok, opt, cfg.Task.Synthetic); err != nil {
 		return err
 	}
 	if err := writeEvalReport(cfg.Out, rep.Markdown(), nil, stdout); err != nil {
