@@ -103,19 +103,16 @@ type Batch struct {
 	Shard, Shards int
 	// Workers rigs this many assets concurrently; 0 means GOMAXPROCS.
 	Workers int
-	Rigger  Rigger
+	// Force re-rigs assets that are already finished.
+	Force  bool
+	Rigger Rigger
 	// Score scores each rig for its report; nil skips scoring.
 	Score Scorer
-	// Load and Save do the file I/O (in the binary assets.LoadSource, and
-	// SaveReport instead of Save).
-	Load func(path string) (*assets.Character, error)
-	Save func(path string, c *assets.Character) error
-	// SaveReport, when set, saves instead of Save and returns what the asset's
-	// JSON reports under "scene" (assets.SaveScene: what the output replaced or
-	// dropped of its input's scene).
-	SaveReport func(path string, c *assets.Character) (any, error)
-	// Force re-rigs assets that are already finished.
-	Force bool
+	// Worker, when set, returns the command of a child process that rigs one item
+	// (calling RigOne) instead of rigging it in this process, so that a fatal error
+	// kills only that child; the batch reports it (see batch_worker.go).
+	Worker func(it rigmodel.BatchItem) *exec.Cmd
+	IO     BatchIO
 	// Progress receives a progress bar (stderr in the binary; a plain line every few
 	// seconds when it is not a terminal); nil for none.
 	Progress io.Writer
@@ -123,13 +120,22 @@ type Batch struct {
 	// as it fails (stderr in the binary), so that every outcome is reported even when
 	// no report file can be written; nil for none. Both are in the summary too.
 	Log io.Writer
+}
+
+// BatchIO is the file I/O of a batch run, apart so that the binary can keep each
+// input's scene and tests can read from memory and inject write failures.
+type BatchIO struct {
+	// Load and Save read an input and write a rigged output (in the binary
+	// assets.LoadSource, and SaveReport instead of Save).
+	Load func(path string) (*assets.Character, error)
+	Save func(path string, c *assets.Character) error
+	// SaveReport, when set, saves instead of Save and returns what the asset's
+	// JSON reports under "scene" (assets.SaveScene: what the output replaced or
+	// dropped of its input's scene).
+	SaveReport func(path string, c *assets.Character) (any, error)
 	// WriteFile writes the JSON reports and the summary (default
-	// atomicfile.WriteFile); tests inject failures through it.
+	// atomicfile.WriteFile).
 	WriteFile func(path string, data []byte) error
-	// Worker, when set, returns the command of a child process that rigs one item
-	// (calling RigOne) instead of rigging it in this process, so that a fatal error
-	// kills only that child; the batch reports it (see batch_worker.go).
-	Worker func(it rigmodel.BatchItem) *exec.Cmd
 }
 
 // BatchSummary counts what a batch run did.
@@ -226,8 +232,8 @@ func Finished(dir, name string) bool {
 // batch itself cannot run (bad inputs, unwritable output folder).
 func (b *Batch) Run() (*BatchSummary, error) {
 	start := time.Now()
-	if b.Rigger == nil || b.Load == nil || (b.Save == nil && b.SaveReport == nil) {
-		return nil, errors.New("batch: Rigger, Load and Save (or SaveReport) are required")
+	if b.Rigger == nil || b.IO.Load == nil || (b.IO.Save == nil && b.IO.SaveReport == nil) {
+		return nil, errors.New("batch: Rigger, IO.Load and IO.Save (or IO.SaveReport) are required")
 	}
 	shards := max(b.Shards, 1)
 	if b.Shard < 0 || b.Shard >= shards {
@@ -303,7 +309,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	sort.Strings(sum.Failures)
 	sum.WallS = time.Since(start).Seconds()
 	data, _ := json.MarshalIndent(sum, "", "  ")
-	if err := b.WriteFile(filepath.Join(b.OutDir, summaryFile), append(data, '\n')); err != nil {
+	if err := b.IO.WriteFile(filepath.Join(b.OutDir, summaryFile), append(data, '\n')); err != nil {
 		return sum, fmt.Errorf("batch: summary not written: %w", err)
 	}
 	return sum, nil
@@ -325,7 +331,7 @@ func (b *Batch) one(it rigmodel.BatchItem) (rep *AssetReport) {
 			// The failure report is best effort: the summary and the log list the
 			// failure anyway, and say when its report could not be written.
 			data, _ := json.MarshalIndent(rep, "", "  ")
-			if err := b.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n')); err != nil {
+			if err := b.IO.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n')); err != nil {
 				rep.Error += fmt.Sprintf(" (report not written: %v)", err)
 			}
 		}
@@ -335,7 +341,7 @@ func (b *Batch) one(it rigmodel.BatchItem) (rep *AssetReport) {
 		return rep
 	}
 	t := time.Now()
-	c, err := b.Load(it.Path)
+	c, err := b.IO.Load(it.Path)
 	lap("load", t)
 	if err != nil {
 		rep.Error = err.Error() // assets.Load's errors say "load FILE: ..."
@@ -373,10 +379,10 @@ func (b *Batch) one(it rigmodel.BatchItem) (rep *AssetReport) {
 	}
 	t = time.Now()
 	out := filepath.Join(b.OutDir, it.Name+".glb")
-	save := func(path string) error { return b.Save(path, rigged) }
-	if b.SaveReport != nil {
+	save := func(path string) error { return b.IO.Save(path, rigged) }
+	if b.IO.SaveReport != nil {
 		save = func(path string) (err error) {
-			rep.Scene, err = b.SaveReport(path, rigged)
+			rep.Scene, err = b.IO.SaveReport(path, rigged)
 			return err
 		}
 	}
@@ -390,7 +396,7 @@ func (b *Batch) one(it rigmodel.BatchItem) (rep *AssetReport) {
 	rep.Finished = time.Now().UTC()
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err == nil {
-		err = b.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
+		err = b.IO.WriteFile(filepath.Join(b.OutDir, it.Name+".json"), append(data, '\n'))
 	}
 	if err != nil {
 		rep.Status, rep.Error = "failed", fmt.Sprintf("write report: %v", err)

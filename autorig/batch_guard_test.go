@@ -69,7 +69,7 @@ func TestBatchUnwritableOutput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			files := &recordingFiles{}
 			rig := &countingRigger{inner: ClassicalRigger{}}
-			b := &Batch{Inputs: []string{in}, OutDir: out, Rigger: rig, Load: files.load, Save: files.save}
+			b := &Batch{Inputs: []string{in}, OutDir: out, Rigger: rig, IO: BatchIO{Load: files.load, Save: files.save}}
 			sum, err := b.Run()
 			if !errors.Is(err, ErrOutputFolder) || sum != nil {
 				t.Fatalf("err %v, summary %+v; want ErrOutputFolder and no summary", err, sum)
@@ -89,10 +89,10 @@ func TestBatchFullDisk(t *testing.T) {
 	full := &os.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}
 	files := fakeFiles{}
 	var log bytes.Buffer
-	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: ClassicalRigger{}, Load: files.load,
-		Save:      func(string, *assets.Character) error { return full },
-		WriteFile: func(string, []byte) error { return full },
-		Log:       &syncWriter{w: &log}}
+	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: ClassicalRigger{}, Log: &syncWriter{w: &log},
+		IO: BatchIO{Load: files.load,
+			Save:      func(string, *assets.Character) error { return full },
+			WriteFile: func(string, []byte) error { return full }}}
 	sum, err := b.Run()
 	if err == nil || !strings.Contains(err.Error(), "summary not written") || sum == nil {
 		t.Fatalf("err %v, summary %+v; want the summary returned and its write error", err, sum)
@@ -143,7 +143,7 @@ func TestBatchPoisonInputs(t *testing.T) {
 		}
 		return files.load(path)
 	}
-	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 1, Rigger: ClassicalRigger{}, Load: load, Save: files.save}
+	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 1, Rigger: ClassicalRigger{}, IO: BatchIO{Load: load, Save: files.save}}
 	sum, err := b.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestBatchRemovesStaleTemps(t *testing.T) {
 	for _, n := range append(stale, other) {
 		os.WriteFile(filepath.Join(out, n), []byte("partial"), 0o644)
 	}
-	b := &Batch{Inputs: []string{in}, OutDir: out, Shard: 0, Shards: 2, Rigger: ClassicalRigger{}, Load: fakeFiles{}.load, Save: fakeFiles{}.save}
+	b := &Batch{Inputs: []string{in}, OutDir: out, Shard: 0, Shards: 2, Rigger: ClassicalRigger{}, IO: BatchIO{Load: fakeFiles{}.load, Save: fakeFiles{}.save}}
 	if _, err := b.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestBatchRemovesStaleTemps(t *testing.T) {
 func TestBatchSummaryNameCollision(t *testing.T) {
 	in := writeInputs(t, map[string]string{"summary-0-of-1.glb": "s", "summary-0-of-1-asset.glb": "t"})
 	out := t.TempDir()
-	b := &Batch{Inputs: []string{in}, OutDir: out, Rigger: ClassicalRigger{}, Load: fakeFiles{}.load, Save: fakeFiles{}.save}
+	b := &Batch{Inputs: []string{in}, OutDir: out, Rigger: ClassicalRigger{}, IO: BatchIO{Load: fakeFiles{}.load, Save: fakeFiles{}.save}}
 	sum, err := b.Run()
 	if err != nil || sum.Done != 2 {
 		t.Fatalf("summary %+v, err %v", sum, err)

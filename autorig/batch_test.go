@@ -155,7 +155,7 @@ func TestBatchRunResumesAndReportsFailures(t *testing.T) {
 	out := t.TempDir()
 	files := fakeFiles{}
 	rig := &countingRigger{inner: ClassicalRigger{}, panic: "crash"}
-	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: rig, Load: files.load, Save: files.save}
+	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: rig, IO: BatchIO{Load: files.load, Save: files.save}}
 	sum, err := b.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +206,7 @@ func TestBatchShardsPartition(t *testing.T) {
 	files := fakeFiles{}
 	total := 0
 	for k := 0; k < 3; k++ {
-		b := &Batch{Inputs: []string{in}, OutDir: out, Shard: k, Shards: 3, Workers: 1, Rigger: ClassicalRigger{}, Load: files.load, Save: files.save}
+		b := &Batch{Inputs: []string{in}, OutDir: out, Shard: k, Shards: 3, Workers: 1, Rigger: ClassicalRigger{}, IO: BatchIO{Load: files.load, Save: files.save}}
 		sum, err := b.Run()
 		if err != nil {
 			t.Fatal(err)

@@ -21,8 +21,8 @@ import (
 
 // setDefaults fills in the optional fields.
 func (b *Batch) setDefaults() {
-	if b.WriteFile == nil {
-		b.WriteFile = atomicfile.WriteFile
+	if b.IO.WriteFile == nil {
+		b.IO.WriteFile = atomicfile.WriteFile
 	}
 }
 
@@ -62,7 +62,7 @@ func (b *Batch) inWorker(it rigmodel.BatchItem) *AssetReport {
 		Error:     fmt.Sprintf("worker process died (%s): %s", why, stderr.lastLine()),
 		TimingsMS: map[string]float64{"total": ms(time.Since(start))}, Finished: time.Now().UTC()}
 	data, _ := json.MarshalIndent(rep, "", "  ")
-	if err := b.WriteFile(path, append(data, '\n')); err != nil {
+	if err := b.IO.WriteFile(path, append(data, '\n')); err != nil {
 		rep.Error += fmt.Sprintf(" (report not written: %v)", err)
 	}
 	return rep

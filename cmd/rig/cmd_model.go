@@ -228,7 +228,7 @@ func runAuto(args []string, stdout io.Writer) error {
 		return runAutoWorker(*workerItem, inputs, *out, rigger)
 	}
 	b := &autorig.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
-		Score: scoreRig, Load: assets.LoadSource, SaveReport: saveScene, Force: *force}
+		Score: scoreRig, Force: *force, IO: autorig.BatchIO{Load: assets.LoadSource, SaveReport: saveScene}}
 	b.Progress, b.Log = progressOut(*quiet), diag
 	if *isolate {
 		if b.Worker, err = autoWorker(fs, *out); err != nil {
