@@ -81,9 +81,8 @@ func runView(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		o := viewer.ShotOptions{Mode: m, Bone: *bone, HideSkeleton: *noSkel,
-			Pose:  viewer.ShotPose{Random: *pose == "random", Seed: *seed, Animation: *anim, Time: *animTime},
-			Frame: viewer.ShotFrame{Width: w, Height: h}}
+		o := viewer.ShotOptions{Mode: m, Bone: *bone, HideSkeleton: *noSkel, Frame: viewer.ShotFrame{Width: w, Height: h},
+			Pose: viewer.ShotPose{Random: *pose == "random", Seed: *seed, Animation: *anim, Time: *animTime}}
 		if !math.IsNaN(*yaw) {
 			y := *yaw * math.Pi / 180
 			o.Frame.Yaw = &y
