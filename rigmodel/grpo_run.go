@@ -191,6 +191,11 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 		rng:   rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919)),
 		start: time.Now(), lastSave: time.Now(), wall0: g.WallS, startStep: g.Step}
 	loop.adam.WeightDecay = 0
+	if from == opt.Out && g.Step > 0 {
+		if err := loop.restoreOptimizer(); err != nil {
+			return state, err
+		}
+	}
 	loop.bar = progress.New(opt.Report.Progress, fmt.Sprintf("grpo (from step %d)", loop.startStep), opt.Schedule.Steps-loop.startStep)
 	for g.Step < opt.Schedule.Steps {
 		if err := loop.step(); err != nil {
@@ -312,9 +317,25 @@ func (l *grpoLoop) step() error {
 		if err := SaveCheckpointFile(opt.Out, m, state); err != nil {
 			return fmt.Errorf("grpo: %w", err)
 		}
+		if err := l.adam.SaveStateFile(nn.OptimizerStatePath(opt.Out), m.Params()); err != nil {
+			return fmt.Errorf("grpo: %w", err)
+		}
 		l.lastSave = time.Now()
 	}
 	logf(opt.Report.Log, "grpo step %d: mean reward %.4f, max %.4f, %d tokens with gradient, KL %.4f", g.Step, st.MeanReward, st.MaxReward, st.Tokens, st.KL)
+	return nil
+}
+
+// restoreOptimizer restores AdamW's moments saved beside the checkpoint a resumed
+// run continues; without them the moments restart (and the warm-up is short).
+func (l *grpoLoop) restoreOptimizer() error {
+	restored, err := l.adam.RestoreBeside(l.opt.Out, l.m.Params())
+	if err != nil {
+		return fmt.Errorf("grpo: resume: %w", err)
+	}
+	if restored {
+		logf(l.opt.Report.Log, "grpo: optimizer state restored at step %d", l.adam.Steps())
+	}
 	return nil
 }
 

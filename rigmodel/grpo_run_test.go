@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/internal/nn"
 )
 
 func TestGRPORunWritesAndResumes(t *testing.T) {
@@ -86,6 +87,12 @@ func TestGRPORunWritesAndResumes(t *testing.T) {
 	}
 	if st.GRPO.Step != 5 {
 		t.Errorf("resumed to step %d, want 5", st.GRPO.Step)
+	}
+	// AdamW's moments are saved with the checkpoint and the resumed run continues
+	// them: the optimizer has taken every step of both runs (each step had tokens).
+	adam := nn.NewAdamW[float32](1e-3)
+	if ok, err := adam.RestoreBeside(out, m1.Params()); !ok || err != nil || adam.Steps() != 5 {
+		t.Errorf("optimizer state after resume: restored %v, err %v, steps %d; want 5", ok, err, adam.Steps())
 	}
 	readRows()
 	if len(rows) != 5 || rows[4].Step != 5 {

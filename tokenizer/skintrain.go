@@ -339,10 +339,32 @@ func skinLR(peak float64, step, warm, steps int) float64 {
 	return peak*0.05 + 0.5*(peak*0.95)*(1+math.Cos(math.Pi*math.Min(1, frac)))
 }
 
-// saveSkinRun writes the checkpoint, the state file and (through Plot) the loss
+// skinOptimizer returns the run's AdamW; a resumed run (st.Step > 0) restores the
+// moments and step count saved beside the checkpoint, so that it continues as if
+// it had not stopped.
+func skinOptimizer(tok *SkinTokenizer, st *TrainState, opt TrainOptions, logf func(string, ...any)) (*nn.AdamW[float32], error) {
+	optim := nn.NewAdamW[float32](opt.Schedule.LR)
+	optim.WeightDecay = 0.01
+	if st.Step == 0 {
+		return optim, nil
+	}
+	restored, err := optim.RestoreBeside(opt.Out, tok.master.Params())
+	if err != nil {
+		return nil, fmt.Errorf("train skin tokenizer: resume: %w", err)
+	}
+	if restored {
+		logf("optimizer state restored at step %d", optim.Steps())
+	}
+	return optim, nil
+}
+
+// saveSkinRun writes the checkpoint, its optimizer state, the state file and (through Plot) the loss
 // curves of a skin tokenizer run.
-func saveSkinRun(tok *SkinTokenizer, st *TrainState, opt TrainOptions, logf func(string, ...any)) error {
+func saveSkinRun(tok *SkinTokenizer, optim *nn.AdamW[float32], st *TrainState, opt TrainOptions, logf func(string, ...any)) error {
 	if err := tok.Save(opt.Out); err != nil {
+		return err
+	}
+	if err := optim.SaveStateFile(nn.OptimizerStatePath(opt.Out), tok.master.Params()); err != nil {
 		return err
 	}
 	sb, err := json.MarshalIndent(st, "", " ")
@@ -412,8 +434,10 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries, st.Options.LR, st.Options.Steps = opt.Batch.Chars, opt.Batch.BonesPerChar, opt.Batch.Queries, opt.Schedule.LR, opt.Schedule.Steps
 	m := tok.master
 	params := m.Params()
-	optim := nn.NewAdamW[float32](opt.Schedule.LR)
-	optim.WeightDecay = 0.01
+	optim, err := skinOptimizer(tok, st, opt, logf)
+	if err != nil {
+		return nil, err
+	}
 	warm := 200
 
 	valRng := rand.New(rand.NewSource(opt.Seed + 7))
@@ -423,7 +447,7 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	}
 	rng := rand.New(rand.NewSource(opt.Seed + int64(st.Step)*1000003))
 
-	save := func() error { return saveSkinRun(tok, st, opt, logf) }
+	save := func() error { return saveSkinRun(tok, optim, st, opt, logf) }
 	validate := func() { validateSkin(tok, st, valBatches, opt.Out, logf) }
 
 	start := time.Now()

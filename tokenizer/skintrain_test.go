@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/internal/nn"
 )
 
 // TestTrainStopBeforeValidationResumes stops a run before its first validation (the
@@ -55,5 +56,14 @@ func TestTrainStopBeforeValidationResumes(t *testing.T) {
 	}
 	if got.Step != 2 || got.BestStep != 2 || len(got.ValStep) != 1 {
 		t.Fatalf("resumed run: step %d, best step %d, validations %v; want 2, 2, [2]", got.Step, got.BestStep, got.ValStep)
+	}
+	// AdamW's moments are saved beside the checkpoint, for the next resume.
+	tok, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adam := nn.NewAdamW[float32](1e-3)
+	if ok, err := adam.RestoreBeside(out, tok.master.Params()); !ok || err != nil || adam.Steps() != 2 {
+		t.Errorf("optimizer state: restored %v, err %v, steps %d; want true, nil, 2", ok, err, adam.Steps())
 	}
 }

@@ -3,8 +3,10 @@ package nn
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -197,6 +199,17 @@ func (o *AdamW[F]) LoadStateFile(path string, params []*Param[F]) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// RestoreBeside restores the state saved beside checkpoint (OptimizerStatePath)
+// and reports whether there was one. A checkpoint without one is not an error: its
+// run restarts the moments, as a run does after --init.
+func (o *AdamW[F]) RestoreBeside(checkpoint string, params []*Param[F]) (bool, error) {
+	err := o.LoadStateFile(OptimizerStatePath(checkpoint), params)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // OptimizerStatePath is the companion file of a checkpoint that holds its optimizer

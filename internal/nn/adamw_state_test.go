@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -175,5 +176,35 @@ func TestAdamWLoadStateRejects(t *testing.T) {
 	}
 	if o64.Steps() != 2 {
 		t.Fatalf("step %d, want 2", o64.Steps())
+	}
+}
+
+// TestRestoreBeside: a checkpoint without an optimizer file restores nothing and is
+// not an error; one with a file restores its step count; a corrupt file is an error.
+func TestRestoreBeside(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "run.safetensors")
+	p := NewParam[float32]("w", 2, 3)
+	o := NewAdamW[float32](1e-2)
+	if ok, err := o.RestoreBeside(ckpt, []*Param[float32]{p}); ok || err != nil {
+		t.Fatalf("no file: restored %v, err %v; want false, nil", ok, err)
+	}
+	for i := range p.GradData() {
+		p.GradData()[i] = 1
+	}
+	o.Step([]*Param[float32]{p})
+	o.Step([]*Param[float32]{p})
+	if err := o.SaveStateFile(OptimizerStatePath(ckpt), []*Param[float32]{p}); err != nil {
+		t.Fatal(err)
+	}
+	o2 := NewAdamW[float32](1e-2)
+	if ok, err := o2.RestoreBeside(ckpt, []*Param[float32]{p}); !ok || err != nil || o2.Steps() != 2 {
+		t.Fatalf("saved state: restored %v, err %v, steps %d; want true, nil, 2", ok, err, o2.Steps())
+	}
+	if err := os.WriteFile(OptimizerStatePath(ckpt), []byte("not safetensors"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := NewAdamW[float32](1e-2).RestoreBeside(ckpt, []*Param[float32]{p}); ok || err == nil {
+		t.Fatalf("corrupt state: restored %v, err %v; want an error", ok, err)
 	}
 }
