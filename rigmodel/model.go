@@ -25,7 +25,7 @@ import (
 //	  → Fourier features of xyz, concatenated                               (B, P, 6+6F)
 //	  → Linear → point features h                                           (B, P, D)
 //	latents z0: L learned vectors, one copy per batch item                  (B, L, D)
-//	  z = z0 + CrossAttention(LNq(z0), LNkv(h))   (Perceiver read-out)      (B, L, D)
+//	  z = z0 + CrossAttention(LNq(z0), LNkv(h))   (nn.Perceiver read-out)   (B, L, D)
 //	  z = z + MLP(LNm(z))
 //	  lat = LNo(z)                                                          (B, L, D)
 //	tokens BOS · skeleton · SEP · skin · EOS                                 (B, T)
@@ -99,54 +99,33 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// ShapeEncoder is the Perceiver-style point encoder: L learned latents read a point
-// cloud through one cross-attention and an MLP.
+// ShapeEncoder is the Perceiver point encoder: L learned latents read a point
+// cloud's features through one cross-attention and an MLP (nn.Perceiver, with an
+// output norm).
 type ShapeEncoder[F nn.Float] struct {
-	Cfg     Config
-	In      *nn.Linear[F]    // 6+6F → D
-	Latents *nn.Param[F]     // (L, D)
-	LNq     *nn.LayerNorm[F] // on the latents (queries)
-	LNkv    *nn.LayerNorm[F] // on the point features (keys, values)
-	Cross   *nn.CrossAttention[F]
-	LNm     *nn.LayerNorm[F]
-	MLP     *nn.MLP[F]
-	LNo     *nn.LayerNorm[F]
+	Cfg  Config
+	In   *nn.Linear[F] // 6+6F → D
+	Pool *nn.Perceiver[F]
 
-	mu      sync.Mutex // Forward/Backward keep per-call state
-	feat, z []F
-	B       int
+	mu   sync.Mutex // Forward/Backward keep per-call state
+	feat []F
+	B    int
 }
+
+// shapeEncoderNames are the encoder's checkpoint tensor names.
+var shapeEncoderNames = nn.PerceiverNames{Queries: "enc.latents", QueryLN: "enc.ln_q", ContextLN: "enc.ln_kv",
+	Cross: "enc.cross", MLPLN: "enc.ln_m", MLP: "enc.mlp", OutLN: "enc.ln_o"}
 
 // NewShapeEncoder returns a randomly initialized encoder.
 func NewShapeEncoder[F nn.Float](cfg Config, rng *rand.Rand) *ShapeEncoder[F] {
 	d := cfg.DModel
-	e := &ShapeEncoder[F]{
-		Cfg:     cfg,
-		In:      nn.NewLinear[F]("enc.in", 6+6*cfg.Fourier, d, true, rng),
-		Latents: nn.NewParam[F]("enc.latents", cfg.Latents, d),
-		LNq:     nn.NewLayerNorm[F]("enc.ln_q", d),
-		LNkv:    nn.NewLayerNorm[F]("enc.ln_kv", d),
-		Cross:   nn.NewCrossAttention[F]("enc.cross", d, d, cfg.Heads, rng),
-		LNm:     nn.NewLayerNorm[F]("enc.ln_m", d),
-		MLP:     nn.NewMLP[F]("enc.mlp", d, 4*d, rng),
-		LNo:     nn.NewLayerNorm[F]("enc.ln_o", d),
-	}
-	for i := range e.Latents.Data() {
-		e.Latents.Data()[i] = F(rng.NormFloat64() * 0.5)
-	}
-	return e
+	in := nn.NewLinear[F]("enc.in", 6+6*cfg.Fourier, d, true, rng)
+	return &ShapeEncoder[F]{Cfg: cfg, In: in, Pool: nn.NewPerceiver[F](nn.PerceiverConfig{
+		Tokens: cfg.Latents, C: d, Heads: cfg.Heads, Hidden: 4 * d, OutputNorm: true, Names: shapeEncoderNames}, rng)}
 }
 
 // Params lists the encoder's parameters.
-func (e *ShapeEncoder[F]) Params() []*nn.Param[F] {
-	ps := append(e.In.Params(), e.Latents)
-	ps = append(ps, e.LNq.Params()...)
-	ps = append(ps, e.LNkv.Params()...)
-	ps = append(ps, e.Cross.Params()...)
-	ps = append(ps, e.LNm.Params()...)
-	ps = append(ps, e.MLP.Params()...)
-	return append(ps, e.LNo.Params()...)
-}
+func (e *ShapeEncoder[F]) Params() []*nn.Param[F] { return append(e.In.Params(), e.Pool.Params()...) }
 
 // features appends, for each point (x, y, z, nx, ny, nz), sin and cos of 2^k·π·xyz
 // for k < F: the network sees fine positions without learning them from scratch.
@@ -172,47 +151,17 @@ func features[F nn.Float](points []float32, n, fourier int) []F {
 // Forward encodes B point clouds (B·P·6 floats, as Example.Points) into latents
 // (B, L, D), kept for Backward.
 func (e *ShapeEncoder[F]) Forward(points []float32, B int) *tensor.Dense {
-	P, L, D := e.Cfg.Points, e.Cfg.Latents, e.Cfg.DModel
 	e.B = B
-	e.feat = features[F](points, B*P, e.Cfg.Fourier)
-	h := e.In.Forward(engine.FromSlice(e.feat, B, P, 6+6*e.Cfg.Fourier)) // (B, P, D)
-	hn := e.LNkv.Forward(h)
-	z0 := make([]F, B*L*D)
-	for b := 0; b < B; b++ {
-		copy(z0[b*L*D:], e.Latents.Data())
-	}
-	q := e.LNq.Forward(engine.FromSlice(z0, B, L, D))
-	a := engine.Data[F](e.Cross.Forward(q, hn)) // (B, L, D)
-	e.z = make([]F, B*L*D)
-	for i := range e.z {
-		e.z[i] = z0[i] + a[i]
-	}
-	m := engine.Data[F](e.MLP.Forward(e.LNm.Forward(engine.FromSlice(e.z, B, L, D))))
-	z2 := make([]F, B*L*D)
-	for i := range z2 {
-		z2[i] = e.z[i] + m[i]
-	}
-	return e.LNo.Forward(engine.FromSlice(z2, B, L, D))
+	e.feat = features[F](points, B*e.Cfg.Points, e.Cfg.Fourier)
+	h := e.In.Forward(engine.FromSlice(e.feat, B, e.Cfg.Points, 6+6*e.Cfg.Fourier)) // (B, P, D)
+	return e.Pool.Forward(h, nil)
 }
 
 // Backward takes d loss / d latents (B, L, D) and accumulates the encoder's
 // parameter gradients.
 func (e *ShapeEncoder[F]) Backward(dlat *tensor.Dense) {
-	B, L, D := e.B, e.Cfg.Latents, e.Cfg.DModel
-	dz := append([]F(nil), engine.Data[F](e.LNo.Backward(dlat))...)
-	dm := engine.Data[F](e.LNm.Backward(e.MLP.Backward(engine.FromSlice(dz, B, L, D))))
-	for i := range dz {
-		dz[i] += dm[i]
-	}
-	dq, dctx := e.Cross.Backward(engine.FromSlice(dz, B, L, D))
-	dz0 := engine.Data[F](e.LNq.Backward(dq))
-	g := e.Latents.GradData()
-	for b := 0; b < B; b++ {
-		for i := range g {
-			g[i] += dz[b*L*D+i] + dz0[b*L*D+i]
-		}
-	}
-	e.In.Backward(e.LNkv.Backward(dctx))
+	dh, _ := e.Pool.Backward(dlat)
+	e.In.Backward(dh)
 }
 
 // Model is the whole TokenRig network (float32).

@@ -318,10 +318,9 @@ func encodeInfer(m *cvae[float32], enc, bone []float32, B, workers int) []float3
 	pe.in.Rows(e, enc, n, pts, false)
 	fastmath.GELUInPlace(pts)
 	resMLPRows(e, pe.res, pts, t, u, n)
-	bb := engine.Data[float32](m.encBone.Forward(engine.FromSlice(bone, B, boneFeatures)))
-	tok := m.enc.forward(pts, B, encPoints, bb)
-	z := m.encOut.Forward(m.encOutL.Forward(engine.FromSlice(tok, B, m.cfg.K, d)))
-	return engine.Data[float32](z)
+	bb := m.encBone.Forward(engine.FromSlice(bone, B, boneFeatures))
+	tok := m.enc.Forward(engine.FromSlice(pts, B, encPoints, d), bb)
+	return engine.Data[float32](m.encOut.Forward(m.encOutL.Forward(tok)))
 }
 
 // prefixCache keeps the code-independent prefix (embed's h, q and prior logit) of

@@ -191,74 +191,25 @@ func (p *pointEmbed[F]) backward(dy []F, n int) {
 	p.in.Backward(p.act.Backward(engine.FromSlice(dh, n, p.in.Out)))
 }
 
-// perceiver pools a point set into T tokens: learned queries (plus an optional
-// per-sample bias) cross-attend to the points, then a residual MLP.
-type perceiver[F nn.Float] struct {
-	queries *nn.Param[F] // (T, D)
-	ctxLN   *nn.LayerNorm[F]
-	cross   *resCross[F]
-	ff      *resMLP[F]
-	q0      []F
-	B, T, L int
+// newPool returns the nn.Perceiver that pools a point set into t tokens, with the
+// tensor names name.queries, name.ctx_ln, name.cross.ln, name.cross.attn,
+// name.ff.ln and name.ff.mlp of the tokenizer's checkpoints.
+func newPool[F nn.Float](name string, t, d, heads, hidden int, rng *rand.Rand) *nn.Perceiver[F] {
+	return nn.NewPerceiver[F](nn.PerceiverConfig{Tokens: t, C: d, Heads: heads, Hidden: hidden, Names: nn.PerceiverNames{
+		Queries: name + ".queries", QueryLN: name + ".cross.ln", ContextLN: name + ".ctx_ln",
+		Cross: name + ".cross.attn", MLPLN: name + ".ff.ln", MLP: name + ".ff.mlp"}}, rng)
 }
 
-func newPerceiver[F nn.Float](name string, t, d, heads, hidden int, rng *rand.Rand) *perceiver[F] {
-	p := &perceiver[F]{queries: nn.NewParam[F](name+".queries", t, d), ctxLN: nn.NewLayerNorm[F](name+".ctx_ln", d),
-		cross: newResCross[F](name+".cross", d, heads, rng), ff: newResMLP[F](name+".ff", d, hidden, rng)}
-	for i := range p.queries.Data() {
-		p.queries.Data()[i] = F(rng.NormFloat64() * 0.5)
-	}
-	return p
-}
-
-func (p *perceiver[F]) params() []*nn.Param[F] {
-	ps := []*nn.Param[F]{p.queries}
-	ps = append(ps, p.ctxLN.Params()...)
-	return append(append(ps, p.cross.params()...), p.ff.params()...)
-}
-
-// forward pools pts (B, L, D) into (B, T, D); bias (B, D) or nil is added to every query.
-func (p *perceiver[F]) forward(pts []F, B, L int, bias []F) []F {
-	T, d := p.queries.Shape()[0], p.queries.Shape()[1]
-	p.B, p.T, p.L = B, T, L
-	p.q0 = grown(p.q0, B*T*d)
-	q := p.queries.Data()
-	for b := 0; b < B; b++ {
-		for t := 0; t < T; t++ {
-			row := p.q0[(b*T+t)*d : (b*T+t+1)*d]
-			copy(row, q[t*d:(t+1)*d])
-			if bias != nil {
-				for i := range row {
-					row[i] += bias[b*d+i]
-				}
-			}
-		}
-	}
-	ctx := engine.Data[F](p.ctxLN.Forward(engine.FromSlice(pts, B, L, d)))
-	h := p.cross.forward(p.q0, B, T, ctx, L)
-	return p.ff.forward(h, B, T, d)
-}
-
-// backward takes dy (B, T, D), accumulates into dbias (B, D) when not nil, and
-// returns dpts (B, L, D).
-func (p *perceiver[F]) backward(dy []F, dbias []F) []F {
-	B, T, L := p.B, p.T, p.L
-	d := p.queries.Shape()[1]
-	dh := p.ff.backward(dy, B, T, d)
-	dq0, dctx := p.cross.backward(dh, B, T)
-	g := p.queries.GradData()
-	for b := 0; b < B; b++ {
-		for t := 0; t < T; t++ {
-			row := dq0[(b*T+t)*d : (b*T+t+1)*d]
-			for i, v := range row {
-				g[t*d+i] += v
-				if dbias != nil {
-					dbias[b*d+i] += v
-				}
-			}
-		}
-	}
-	return engine.Data[F](p.ctxLN.Backward(engine.FromSlice(dctx, B, L, d)))
+// poolParams lists a pool's parameters in the order of the tokenizer's
+// checkpoints (the context norm before the query norm), which fixes their layout
+// and the summation order of the gradient norm.
+func poolParams[F nn.Float](p *nn.Perceiver[F]) []*nn.Param[F] {
+	ps := []*nn.Param[F]{p.Queries}
+	ps = append(ps, p.ContextLN.Params()...)
+	ps = append(ps, p.QueryLN.Params()...)
+	ps = append(ps, p.Cross.Params()...)
+	ps = append(ps, p.MLPLN.Params()...)
+	return append(ps, p.MLP.Params()...)
 }
 
 // cvae is the FSQ-CVAE network. Encoder: a bone's weighted surface points → K
@@ -270,13 +221,13 @@ type cvae[F nn.Float] struct {
 
 	encPts  *pointEmbed[F]
 	encBone *nn.Linear[F]
-	enc     *perceiver[F]
+	enc     *nn.Perceiver[F] // K tokens, the bone as the queries' bias
 	encOutL *nn.LayerNorm[F]
 	encOut  *nn.Linear[F] // D → len(Levels)
 	fsq     *nn.FSQ[F]
 
 	meshPts *pointEmbed[F]
-	mesh    *perceiver[F]
+	mesh    *nn.Perceiver[F]
 
 	decCode *nn.Linear[F] // len(Levels) → D
 	decPos  *nn.Param[F]  // (K, D)
@@ -311,12 +262,12 @@ func newCVAE[F nn.Float](cfg CVAEConfig, seed uint64) (*cvae[F], error) {
 		cfg:     cfg,
 		encPts:  newPointEmbed[F]("enc.pts", cfg.encDim(), d, h, rng),
 		encBone: nn.NewLinear[F]("enc.bone", boneFeatures, d, true, rng),
-		enc:     newPerceiver[F]("enc.pool", cfg.K, d, cfg.Heads, h, rng),
+		enc:     newPool[F]("enc.pool", cfg.K, d, cfg.Heads, h, rng),
 		encOutL: nn.NewLayerNorm[F]("enc.out_ln", d),
 		encOut:  nn.NewLinear[F]("enc.out", d, nl, true, rng),
 		fsq:     fsq,
 		meshPts: newPointEmbed[F]("mesh.pts", meshFeatures, d, h, rng),
-		mesh:    newPerceiver[F]("mesh.pool", cfg.Latents, d, cfg.Heads, h, rng),
+		mesh:    newPool[F]("mesh.pool", cfg.Latents, d, cfg.Heads, h, rng),
 		decCode: nn.NewLinear[F]("dec.code", nl, d, true, rng),
 		decPos:  nn.NewParam[F]("dec.pos", cfg.K, d),
 		decBone: nn.NewLinear[F]("dec.bone", boneFeatures, d, true, rng),
@@ -340,11 +291,11 @@ func (m *cvae[F]) Params() []*nn.Param[F] {
 	var ps []*nn.Param[F]
 	ps = append(ps, m.encPts.params()...)
 	ps = append(ps, m.encBone.Params()...)
-	ps = append(ps, m.enc.params()...)
+	ps = append(ps, poolParams(m.enc)...)
 	ps = append(ps, m.encOutL.Params()...)
 	ps = append(ps, m.encOut.Params()...)
 	ps = append(ps, m.meshPts.params()...)
-	ps = append(ps, m.mesh.params()...)
+	ps = append(ps, poolParams(m.mesh)...)
 	ps = append(ps, m.decCode.Params()...)
 	ps = append(ps, m.decPos)
 	ps = append(ps, m.decBone.Params()...)
@@ -363,19 +314,17 @@ func (m *cvae[F]) Params() []*nn.Param[F] {
 func (m *cvae[F]) encode(enc, bone []F, B int) []F {
 	d := m.cfg.D
 	pts := m.encPts.forward(enc, B*encPoints)
-	bb := engine.Data[F](m.encBone.Forward(engine.FromSlice(bone, B, boneFeatures)))
-	tok := m.enc.forward(pts, B, encPoints, bb)
-	z := m.encOut.Forward(m.encOutL.Forward(engine.FromSlice(tok, B, m.cfg.K, d)))
-	return engine.Data[F](z)
+	bb := m.encBone.Forward(engine.FromSlice(bone, B, boneFeatures))
+	tok := m.enc.Forward(engine.FromSlice(pts, B, encPoints, d), bb)
+	return engine.Data[F](m.encOut.Forward(m.encOutL.Forward(tok)))
 }
 
 func (m *cvae[F]) encodeBackward(dz []F) {
-	B, d := m.B, m.cfg.D
-	dtok := engine.Data[F](m.encOutL.Backward(m.encOut.Backward(engine.FromSlice(dz, B, m.cfg.K, len(m.cfg.Levels)))))
-	dbb := make([]F, B*d)
-	dpts := m.enc.backward(append([]F(nil), dtok...), dbb)
-	m.encBone.Backward(engine.FromSlice(dbb, B, d))
-	m.encPts.backward(dpts, B*encPoints)
+	B := m.B
+	dtok := m.encOutL.Backward(m.encOut.Backward(engine.FromSlice(dz, B, m.cfg.K, len(m.cfg.Levels))))
+	dpts, dbb := m.enc.Backward(dtok)
+	m.encBone.Backward(dbb)
+	m.encPts.backward(engine.Data[F](dpts), B*encPoints)
 }
 
 // quantize runs FSQ on z (B, K, L) and returns the code vectors (values in [-1, 1]).
@@ -386,12 +335,12 @@ func (m *cvae[F]) quantize(z []F, B int) []F {
 // meshLatents maps mesh points (Bc, meshPoints, meshFeatures) to (Bc, Latents, D).
 func (m *cvae[F]) meshLatents(mesh []F, Bc int) []F {
 	pts := m.meshPts.forward(mesh, Bc*meshPoints)
-	return m.mesh.forward(pts, Bc, meshPoints, nil)
+	return engine.Data[F](m.mesh.Forward(engine.FromSlice(pts, Bc, meshPoints, m.cfg.D), nil))
 }
 
 func (m *cvae[F]) meshBackward(dlat []F) {
-	dpts := m.mesh.backward(dlat, nil)
-	m.meshPts.backward(dpts, m.Bc*meshPoints)
+	dpts, _ := m.mesh.Backward(engine.FromSlice(dlat, m.Bc, m.cfg.Latents, m.cfg.D))
+	m.meshPts.backward(engine.Data[F](dpts), m.Bc*meshPoints)
 }
 
 // decode maps codes (B, K, L), bones (B, boneFeatures), mesh latents (Bc, Latents,

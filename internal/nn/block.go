@@ -111,28 +111,17 @@ func (b *Block[F]) Backward(dy *tensor.Dense) (dx, dctx *tensor.Dense) {
 	return dx, dctx
 }
 
-// residual returns dst = x + y in a reused buffer.
-func (b *Block[F]) residual(dst, x, y []F) []F {
-	dst = grow(dst, len(x))
-	b.eng.ParallelFor(len(x), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			dst[i] = x[i] + y[i]
-		}
-	})
-	return dst
-}
-
 // forward maps x (B, T, C) with context ctx (B, L, CtxDim) to (B, T, C).
 func (b *Block[F]) forward(x []F, B, T int, ctx []F, L int) []F {
 	n := B * T
 	b.B, b.T, b.L = B, T, L
-	b.x1 = b.residual(b.x1, x, b.Drop[0].forward(b.Attn.forward(b.LN1.forward(x, n), B, T)))
+	b.x1 = residual(b.eng, b.x1, x, b.Drop[0].forward(b.Attn.forward(b.LN1.forward(x, n), B, T)))
 	h := b.x1
 	if b.Cross != nil {
-		b.x2 = b.residual(b.x2, h, b.Drop[1].forward(b.Cross.forward(b.LNX.forward(h, n), ctx, B, T, L)))
+		b.x2 = residual(b.eng, b.x2, h, b.Drop[1].forward(b.Cross.forward(b.LNX.forward(h, n), ctx, B, T, L)))
 		h = b.x2
 	}
-	b.x3 = b.residual(b.x3, h, b.Drop[2].forward(b.MLP.forward(b.LN2.forward(h, n), n)))
+	b.x3 = residual(b.eng, b.x3, h, b.Drop[2].forward(b.MLP.forward(b.LN2.forward(h, n), n)))
 	return b.x3
 }
 

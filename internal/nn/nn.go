@@ -128,3 +128,14 @@ func add[F Float](e engine.Engine, dst, src []F) {
 		}
 	})
 }
+
+// residual returns dst = x + y in a reused buffer (resized to len(x)), in parallel.
+func residual[F Float](e engine.Engine, dst, x, y []F) []F {
+	dst = grow(dst, len(x))
+	e.ParallelFor(len(x), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] = x[i] + y[i]
+		}
+	})
+	return dst
+}
