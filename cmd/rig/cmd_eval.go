@@ -67,6 +67,9 @@ type evalTaskFlags struct {
 	// Synthetic is the number of synthetic creatures the tokenizer (per kind) and
 	// anatomy (bipeds) tasks add; -1 leaves it to the task.
 	Synthetic int
+	// SkinSamples is how many skin-token streams the skin task's tokens and
+	// model methods average (rigmodel.DefaultSkinSamples when 0; 1 is greedy).
+	SkinSamples int
 }
 
 // evalFile is one ground-truth asset and its manifest category ("" if unknown).
@@ -117,6 +120,7 @@ func runEval(args []string, stdout io.Writer) error {
 	half := fs.String("half", "report", "rewards task: the half of the families to rank on, report (held out from reward tuning) or tune")
 	var from evalDirFlag
 	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
+	skinSamples := fs.Int("skin-samples", 0, "skin task: skin-token streams the tokens and model=PATH methods average (0: 8; 1: greedy)")
 	synthetic := fs.Int("synthetic", -1, "tokenizer task: held-out synthetic creatures per kind (default 2); anatomy task: synthetic bipeds to fit, and with no --data only those (default 0)")
 	var tokOpt tokenizerEval
 	tokOpt.flags(fs)
@@ -177,7 +181,7 @@ func runEval(args []string, stdout io.Writer) error {
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
 		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), Baseline: *baseline,
-		Task: evalTaskFlags{External: external, Half: *half, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic}}
+		Task: evalTaskFlags{External: external, Half: *half, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic, SkinSamples: *skinSamples}}
 	return run(cfg, stdout)
 }
 
@@ -330,16 +334,23 @@ const groundTruthMethod = "ground truth"
 func evalSkin(cfg evalConfig, stdout io.Writer) error {
 	var methods []string
 	cfg.Task.skin = maps.Clone(skinMethods)
+	samples := cfg.Task.SkinSamples
+	if samples <= 0 {
+		samples = rigmodel.DefaultSkinSamples
+	}
+	if _, ok := cfg.Task.skin["tokens"]; ok {
+		cfg.Task.skin["tokens"] = tokensSkin(samples)
+	}
 	for _, m := range cfg.Methods {
 		if m == "all" {
 			methods = append(methods, skinMethodNames()...)
 			continue
 		}
 		if path, ok := strings.CutPrefix(m, "model="); ok {
-			// Another checkpoint's skin tokens (mean of the default number of
+			// Another checkpoint's skin tokens (mean of --skin-samples
 			// streams), loaded once, reported as "model"; it must write the codes of
 			// the shipped skin tokenizer.
-			fn, err := modelTokensSkin(path, rigmodel.DefaultSkinSamples)
+			fn, err := modelTokensSkin(path, samples)
 			if err != nil {
 				return fmt.Errorf("model %s: %w", path, err)
 			}
