@@ -58,6 +58,9 @@ type RigInfo struct {
 	// ClassicalScore is the classical rig's score when it was built for comparison
 	// or as the fallback.
 	ClassicalScore *float64 `json:"classical_score,omitempty"`
+	// ClassicalTokensScore is the score of the classical skeleton skinned by the
+	// model's skin tokens, when the model writes them and the classical rig was built.
+	ClassicalTokensScore *float64 `json:"classical_tokens_score,omitempty"`
 	// Anatomy says what kind, up axis and symmetry the kept classical rig's
 	// skeleton was fitted for (nil when no anatomical skeleton was made).
 	Anatomy *anatomy.Report `json:"anatomy,omitempty"`

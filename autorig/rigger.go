@@ -24,6 +24,9 @@ import (
 //   - "tokenrig": skeleton and skin both from the model's tokens;
 //   - "tokenrig-skeleton+geodesic": the model's skeleton with geodesic skinning
 //     (SkinFromBind, or its skin decode failed); "+heat" with Bind set to HeatSkin;
+//   - "classical-skeleton+tokens": the classical skeleton with the model's skin
+//     tokens for it (a model that writes skin tokens, when that scores at least
+//     the classical rig);
 //   - "classical-skeleton+geodesic" ("+heat"): no usable model rig (see
 //     RigInfo.Fallback).
 type ModelRigger struct {
@@ -218,6 +221,7 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 	cscore, crep := scoreWith(run.prep, run.perr, out)
 	run.lap("classical_score")
 	info.ClassicalScore = &cscore
+	out, crep, cscore, cinfo.Method = r.tokenSkinned(run, out, crep, cscore, cinfo.Method)
 	if modelWins(run.best != nil, run.perr == nil, run.bestScore, cscore) {
 		info.Fallback = ""
 		return r.keep(info, run.best, run.bestRep, run.bestMethod)
@@ -230,6 +234,33 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 		info.Score, info.Rewards = &crep.Score, crep
 	}
 	return out, info, nil
+}
+
+// tokenSkinned tries the classical skeleton with the model's skin tokens (SkinWith,
+// on the latents the samples were drawn from) and returns that rig when it scores
+// at least the classical rig, else the classical rig unchanged. The report keeps
+// its score either way (ClassicalTokensScore).
+func (r *ModelRigger) tokenSkinned(run *rigRun, out *assets.Character, crep *rewards.Report, cscore float64, method string) (*assets.Character, *rewards.Report, float64, string) {
+	if !r.WritesSkin() || run.lat == nil || run.perr != nil {
+		return out, crep, cscore, method
+	}
+	skin, err := r.SkinWith(out, run.lat, run.rng)
+	run.lap("classical_tokens")
+	if err != nil {
+		return out, crep, cscore, method
+	}
+	alt := *out
+	alt.Skin = skin
+	if rigmodel.CheckRig(&alt) != nil {
+		return out, crep, cscore, method
+	}
+	score, rep := scoreWith(run.prep, run.perr, &alt)
+	run.lap("classical_tokens_score")
+	run.info.ClassicalTokensScore = &score
+	if score < cscore {
+		return out, crep, cscore, method
+	}
+	return &alt, rep, score, "classical-skeleton+tokens"
 }
 
 // modelWins is the honest choice between the model's best rig and the classical

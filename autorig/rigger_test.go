@@ -40,6 +40,7 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 		{"no floor keeps the model skeleton, heat binding", 0, false, false, true, "tokenrig-skeleton+heat"},
 		{"skin tokens decoded", 0, true, false, false, "tokenrig"},
 		{"the classical rig outscores an untrained model", 0, false, true, false, "classical-skeleton+"},
+		{"the classical skeleton is also skinned by the skin tokens", 0, true, true, false, "classical-skeleton+"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,7 +65,7 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 					t.Fatalf("joint at %v", p)
 				}
 			}
-			if !strings.HasPrefix(info.Method, tc.want) || (tc.skin && info.Method != "tokenrig") {
+			if !strings.HasPrefix(info.Method, tc.want) || (tc.skin && !tc.compare && info.Method != "tokenrig") {
 				t.Errorf("method %q, want %s…", info.Method, tc.want)
 			}
 			if (info.Fallback != "") != strings.HasPrefix(info.Method, "classical") {
@@ -76,6 +77,7 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 			if info.Score == nil {
 				t.Error("no score for the final rig")
 			}
+			checkClassicalTokens(t, info, tc.skin && tc.compare)
 			if info.Samples != 2 || len(info.SampleScores) != 2 || info.TokensPerSecond <= 0 || math.IsNaN(info.SampleScores[0]) {
 				t.Errorf("info %+v", info)
 			}
@@ -83,6 +85,23 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 				t.Error("Rig modified its input")
 			}
 		})
+	}
+}
+
+// checkClassicalTokens checks the classical skeleton's token skin: scored when the
+// model writes skin tokens and the classical rig is built, kept exactly when it
+// scores at least the classical rig.
+func checkClassicalTokens(t *testing.T, info *RigInfo, want bool) {
+	t.Helper()
+	if (info.ClassicalTokensScore != nil) != want {
+		t.Fatalf("classical tokens score %v, want one: %v", info.ClassicalTokensScore, want)
+	}
+	if !want {
+		return
+	}
+	kept := info.Method == "classical-skeleton+tokens"
+	if better := *info.ClassicalTokensScore >= *info.ClassicalScore; kept != better {
+		t.Errorf("method %q with token skin %.3f against the classical rig's %.3f", info.Method, *info.ClassicalTokensScore, *info.ClassicalScore)
 	}
 }
 

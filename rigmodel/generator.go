@@ -210,12 +210,23 @@ func (r *Generator) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 		return nil, errors.New("skin-only mode: the character has no skeleton")
 	}
 	nm, norm := NormalizedMesh(&c.Mesh)
-	prompt, order, err := tokens.EncodeSkeleton(c.Skeleton, norm)
+	rng := rand.New(rand.NewSource(r.Seed))
+	lat, err := r.EncodeMesh(&c.Mesh, &nm, norm, rng)
 	if err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewSource(r.Seed))
-	lat, err := r.EncodeMesh(&c.Mesh, &nm, norm, rng)
+	return r.SkinWith(c, lat, rng)
+}
+
+// SkinWith is SkinOnly on the shape latents lat of c's mesh (Generator.EncodeMesh),
+// so that a caller that already encoded the mesh (rig auto) skins another skeleton
+// of it without encoding again.
+func (r *Generator) SkinWith(c *assets.Character, lat *tensor.Dense, rng *rand.Rand) (*assets.Skin, error) {
+	if !r.WritesSkin() || c.Skeleton == nil {
+		return nil, errors.New("skin-only mode needs a model trained on skin tokens, a skin tokenizer and a skeleton")
+	}
+	norm := assets.NormalizationOf(c.Mesh)
+	prompt, order, err := tokens.EncodeSkeleton(c.Skeleton, norm)
 	if err != nil {
 		return nil, err
 	}
