@@ -28,16 +28,22 @@ type Naming struct {
 	// Reparented counts named joints moved off another limb onto the joint named
 	// after their template parent (a leg hanging from the other thigh).
 	Reparented int `json:"reparented,omitempty"`
-	// Rerooted: the root moved to the joint matched to the template's root (Hips),
-	// or, with none matched, to the joint nearest it.
+	// Rerooted: the skeleton's tree now hangs from a joint that was not its root:
+	// the joint matched to the template's root (Hips), or the one nearest it.
 	Rerooted bool `json:"rerooted,omitempty"`
+	// Inserted: no joint lies within the tolerance of the template's root, so one
+	// was added there as the root, with the template root's name and no weights;
+	// the skeleton's joint nearest it hangs from it. The output then has Of+1
+	// joints.
+	Inserted bool `json:"inserted,omitempty"`
 	// Joined counts extra roots attached to the tree at their nearest joint.
 	Joined int    `json:"joined,omitempty"`
 	Root   string `json:"root"`
 }
 
 // Named is a skeleton named from a template: the renamed, re-rooted and oriented
-// skeleton, and Order, where Order[i] is the index in the input skeleton of joint i.
+// skeleton, and Order, where Order[i] is the index in the input skeleton of joint i
+// (-1 for an inserted root).
 type Named struct {
 	Skeleton *assets.Skeleton
 	Order    []int
@@ -50,14 +56,16 @@ func (n *Named) Skin(skin *assets.Skin) *assets.Skin {
 	if skin == nil {
 		return nil
 	}
-	inv := make([]int, len(n.Order))
+	inv := fill(len(n.Order), -1)
 	for i, j := range n.Order {
-		inv[j] = i
+		if j >= 0 {
+			inv[j] = i
+		}
 	}
 	out := skin.Clone()
 	for _, infl := range out.Weights {
 		for i := range infl {
-			if j := infl[i].Joint; j >= 0 && j < len(inv) {
+			if j := infl[i].Joint; j >= 0 && j < len(inv) && inv[j] >= 0 {
 				infl[i].Joint = inv[j]
 			}
 		}
@@ -72,13 +80,14 @@ func (n *Named) Skin(skin *assets.Skin) *assets.Skin {
 //     distance (the Hungarian method), an unmatched template joint costing
 //     NameTolerance of the height, so that no pair is farther apart than that;
 //   - root: the skeleton is re-rooted at the joint matched to the template's root
-//     (its parent chain reversed; positions do not move), or at the joint nearest
-//     the template's root when none is; extra roots hang from their nearest joint;
+//     (its parent chain reversed; positions do not move); when none is, a joint is
+//     added at the template's root, weightless, and the skeleton, re-rooted at its
+//     joint nearest it, hangs from it; extra roots hang from their nearest joint;
 //   - hierarchy: a match whose template ancestor's joint is not its ancestor is
 //     dropped, and a named joint whose nearest named ancestor belongs to another
 //     limb moves onto its template parent's joint (no limb hangs from a limb);
 //   - names: unmatched joints are called after their nearest named ancestor,
-//     "<ancestor>_extra_<k>" (the root "root" when it is unnamed), never joint_NNN;
+//     "<ancestor>_extra_<k>", never joint_NNN;
 //   - order and orientation: parents come first (the input order is kept when it
 //     still has them), and the bones point at their children (Orient).
 func NameFromTemplate(sk, fitted *assets.Skeleton, m *assets.Mesh, up string) (*Named, error) {
@@ -133,15 +142,18 @@ func (n *naming) match() {
 	}
 }
 
-// reroot makes the joint matched to the template's root (or nearest it) the root,
-// and hangs every other tree of a forest from its joint nearest the first tree.
+// reroot makes the joint matched to the template's root the root, or adds one at
+// the template's root when none is matched and hangs the skeleton from it at its
+// nearest joint; every other tree of a forest hangs from its joint nearest the
+// first tree.
 func (n *naming) reroot() {
-	tplRoot := 0 // a valid skeleton's first joint is a root
-	n.root = n.jointOf[tplRoot]
-	if n.root < 0 {
-		n.root = nearestPoint(n.pos, n.tpl.Position(tplRoot))
+	const tplRoot = 0 // a valid skeleton's first joint is a root
+	top := n.jointOf[tplRoot]
+	if top < 0 {
+		top = nearestPoint(n.pos, n.tpl.Position(tplRoot))
 	}
-	adj := make([][]int, len(n.pos))
+	n.rep.Rerooted = n.sk.Parents[top] >= 0
+	adj := make([][]int, len(n.pos), len(n.pos)+1)
 	for j, p := range n.sk.Parents {
 		if p >= 0 {
 			adj[j] = append(adj[j], p)
@@ -149,9 +161,19 @@ func (n *naming) reroot() {
 		}
 	}
 	n.parents = fill(len(n.pos), -2)
+	n.root = top
+	if n.jointOf[tplRoot] < 0 {
+		n.root = len(n.pos)
+		n.pos = append(n.pos, n.tpl.Position(tplRoot))
+		n.tplOf = append(n.tplOf, tplRoot)
+		n.jointOf[tplRoot] = n.root
+		adj = append(adj, []int{top})
+		adj[top] = append(adj[top], n.root)
+		n.parents = append(n.parents, -2)
+		n.rep.Inserted = true
+	}
 	n.parents[n.root] = -1
-	var in []int
-	in = hang(adj, n.parents, n.root, in)
+	in := hang(adj, n.parents, n.root, nil)
 	for {
 		a, b := nearestPair(n.pos, n.parents, in)
 		if a < 0 {
@@ -161,7 +183,6 @@ func (n *naming) reroot() {
 		in = hang(adj, n.parents, a, in)
 		n.rep.Joined++
 	}
-	n.rep.Rerooted = n.sk.Parents[n.root] >= 0
 }
 
 // hang walks the tree of start (whose parent is set) breadth first, parenting each
@@ -264,8 +285,8 @@ func (n *naming) namedAncestor(j int) int {
 }
 
 // names returns each joint's name: its template joint's, or "<nearest named
-// ancestor>_extra_<k>" numbered from 1 per ancestor in depth-first order ("root" for
-// an unnamed root).
+// ancestor>_extra_<k>" numbered from 1 per ancestor in depth-first order (the root
+// always has a template name).
 func (n *naming) names() []string {
 	names := make([]string, len(n.pos))
 	extra := map[string]int{}
@@ -273,14 +294,9 @@ func (n *naming) names() []string {
 		switch {
 		case n.tplOf[j] >= 0:
 			names[j] = n.tpl.Names[n.tplOf[j]]
-			n.rep.Named++
-		case n.parents[j] < 0:
-			names[j] = "root"
+			n.rep.Named += b2i(j < n.sk.NumJoints())
 		default:
-			base := "root"
-			if q := n.namedAncestor(j); q >= 0 {
-				base = names[q]
-			}
+			base := names[n.namedAncestor(j)]
 			extra[base]++
 			names[j] = fmt.Sprintf("%s_extra_%d", base, extra[base])
 		}
@@ -337,7 +353,12 @@ func (n *naming) finish(names []string, up string) (*Named, error) {
 	if err := out.Validate(); err != nil {
 		return nil, fmt.Errorf("anatomy: name skeleton: %w", err)
 	}
-	n.rep.Of, n.rep.Template, n.rep.Root = len(order), n.tpl.NumJoints(), out.Names[0]
+	n.rep.Of, n.rep.Template, n.rep.Root = n.sk.NumJoints(), n.tpl.NumJoints(), out.Names[0]
+	for i, j := range order {
+		if j >= n.sk.NumJoints() {
+			order[i] = -1 // the inserted root
+		}
+	}
 	return &Named{Skeleton: out, Order: order, Naming: n.rep}, nil
 }
 

@@ -177,12 +177,26 @@ func TestNameFromTemplate(t *testing.T) {
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Joined: 1, Root: "Hips"},
 		},
 		{
-			name:  "nothing within tolerance: generic names, root nearest the hips",
+			name: "no joint near the hips: one is added as the root",
+			model: modelLike(t, []joint{
+				{"Spine", "", assets.Vec3{0, 1.3, 0}},
+				{"Head", "Spine", assets.Vec3{0, 1.8, 0}},
+				{"LeftUpLeg", "Spine", assets.Vec3{0.15, 0.85, 0}},
+				{"LeftLeg", "LeftUpLeg", assets.Vec3{0.15, 0.45, 0}},
+				{"RightUpLeg", "Spine", assets.Vec3{-0.15, 0.85, 0}},
+			}, assets.Vec3{}),
+			// The left thigh is nearest the hips; the spine moves off it.
+			want: map[string]string{"Hips": "", "LeftUpLeg": "Hips", "LeftLeg": "LeftUpLeg",
+				"Spine": "Hips", "Head": "Spine", "RightUpLeg": "Spine"},
+			naming: anatomy.Naming{Named: 5, Of: 5, Template: 11, Rerooted: true, Inserted: true, Reparented: 1, Root: "Hips"},
+		},
+		{
+			name:  "nothing within tolerance: generic names under an added root",
 			model: modelLike(t, tinyHumanoid[:3], assets.Vec3{0, 0.3, 0.5}),
 			want: map[string]string{
-				"root": "", "root_extra_1": "root", "root_extra_2": "root_extra_1",
+				"Hips": "", "Hips_extra_1": "Hips", "Hips_extra_2": "Hips_extra_1", "Hips_extra_3": "Hips_extra_2",
 			},
-			naming: anatomy.Naming{Named: 0, Of: 3, Template: 11, Root: "root"},
+			naming: anatomy.Naming{Named: 0, Of: 3, Template: 11, Inserted: true, Root: "Hips"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,8 +223,21 @@ func checkNamed(t *testing.T, in *assets.Skeleton, got *anatomy.Named) {
 	if err := sk.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Order) != in.NumJoints() || sk.NumJoints() != in.NumJoints() {
+	added := 0
+	if got.Naming.Inserted {
+		added = 1
+	}
+	if len(got.Order) != in.NumJoints()+added || sk.NumJoints() != in.NumJoints()+added {
 		t.Fatalf("%d joints, order %v, input %d joints", sk.NumJoints(), got.Order, in.NumJoints())
+	}
+	for j, p := range sk.Parents { // the first child is on the parent's local +Y
+		if p < 0 || firstChild(sk, p) != j {
+			continue
+		}
+		m := sk.BindWorld[p]
+		if bone := sk.Position(j).Sub(sk.Position(p)).Normalize(); bone.Dot(assets.Vec3{m[4], m[5], m[6]}) < 0.999 {
+			t.Errorf("joint %s does not point at its child %s", sk.Names[p], sk.Names[j])
+		}
 	}
 	skin := &assets.Skin{}
 	for j := range in.Names {
@@ -218,6 +245,12 @@ func checkNamed(t *testing.T, in *assets.Skeleton, got *anatomy.Named) {
 	}
 	moved := got.Skin(skin)
 	for i, j := range got.Order {
+		if j < 0 {
+			if !got.Naming.Inserted || i != 0 {
+				t.Errorf("joint %d (%s) comes from no input joint", i, sk.Names[i])
+			}
+			continue
+		}
 		if d := sk.Position(i).Dist(in.Position(j)); d > 1e-12 {
 			t.Errorf("joint %d (%s) moved by %g", i, sk.Names[i], d)
 		}
@@ -250,4 +283,13 @@ func TestNameFromTemplateErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func firstChild(sk *assets.Skeleton, p int) int {
+	for j, q := range sk.Parents {
+		if q == p {
+			return j
+		}
+	}
+	return -1
 }

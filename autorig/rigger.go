@@ -39,7 +39,9 @@ type ModelRigger struct {
 	// scores).
 	CompareClassical bool
 	// Anatomy is passed to the classical rig (ClassicalRigger.Anatomy); when set,
-	// the model's skeletons are oriented too (anatomy.OrientSkeleton).
+	// the model's skeletons are named after the anatomical template fitted on the
+	// mesh's classical skeleton, rooted at its root (Hips) and oriented
+	// (anatomy.NameFromTemplate), and RigInfo reports the fit and the naming.
 	Anatomy *anatomy.Options
 }
 
@@ -75,8 +77,14 @@ type rigRun struct {
 	rng  *rand.Rand
 	prep *rewards.Prepared
 	perr error
-	// reeb is the mesh's ClassicalProposal when the model reads it.
-	reeb   *assets.Skeleton
+	// reeb is the mesh's ClassicalProposal when the model reads it or Anatomy is
+	// set.
+	reeb *assets.Skeleton
+	// fitted is the anatomical skeleton fitted on reeb (nil without Anatomy or
+	// when the fit fails, fitErr says why), with its report.
+	fitted *assets.Skeleton
+	fitRep *anatomy.Report
+	fitErr error
 	region *rigmodel.Region
 	info   *RigInfo
 	t      time.Time
@@ -85,6 +93,7 @@ type rigRun struct {
 	bestRep    *rewards.Report
 	bestScore  float64
 	bestMethod string
+	bestNaming *anatomy.Naming
 	reasons    []string
 }
 
@@ -117,7 +126,40 @@ func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	run.lap("prepare_score")
 	run.region = <-regionCh
 	run.lap("region")
+	if r.Anatomy != nil {
+		run.fitAnatomy(*r.Anatomy)
+		run.lap("anatomy")
+	}
 	return run, nil
+}
+
+// fitAnatomy fits the anatomical template on the mesh's classical skeleton, built
+// here when the model does not read it, for naming the model's skeletons.
+func (run *rigRun) fitAnatomy(opt anatomy.Options) {
+	if run.reeb == nil {
+		if run.reeb, run.fitErr = ClassicalProposal(&run.c.Mesh); run.fitErr != nil {
+			run.reeb = nil
+			return
+		}
+	}
+	run.fitted, run.fitRep, run.fitErr = anatomy.Fit(&run.c.Mesh, run.reeb, opt)
+}
+
+// anatomical gives a decoded rig's skeleton the fitted template's names and root
+// (its skin renumbered to match), or, when there is no fitted template, orients
+// it only, so that bones point at their children in the written file
+// (docs/naming.md).
+func (run *rigRun) anatomical(cand *assets.Character, opt anatomy.Options) (*anatomy.Naming, error) {
+	if run.fitted == nil {
+		cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, opt.Up)
+		return nil, nil
+	}
+	named, err := anatomy.NameFromTemplate(cand.Skeleton, run.fitted, &run.c.Mesh, run.fitRep.Up)
+	if err != nil {
+		return nil, err
+	}
+	cand.Skeleton, cand.Skin = named.Skeleton, named.Skin(cand.Skin)
+	return &named.Naming, nil
 }
 
 // sampleBest draws every sample in one batch (the first greedy), then decodes,
@@ -153,9 +195,10 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 		info.Samples++
 		cand, method, err := r.Decode(run.c, run.norm, smp.Tokens, run.lat, run.rng)
 		run.lap("decode")
+		var naming *anatomy.Naming
 		if err == nil && r.Anatomy != nil {
-			// Bones point at their children in the written file (docs/naming.md).
-			cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, r.Anatomy.Up)
+			naming, err = run.anatomical(cand, *r.Anatomy)
+			run.lap("naming")
 		}
 		if err == nil {
 			err = rigmodel.CheckRig(cand)
@@ -180,7 +223,7 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 		}
 		info.SampleScores = append(info.SampleScores, score)
 		if score > run.bestScore {
-			run.best, run.bestRep, run.bestScore, run.bestMethod = cand, rep, score, method
+			run.best, run.bestRep, run.bestScore, run.bestMethod, run.bestNaming = cand, rep, score, method, naming
 			info.Tokens = len(smp.Tokens)
 		}
 	}
@@ -201,14 +244,14 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 	case run.perr == nil && run.bestScore < r.Floor:
 		info.Fallback = fmt.Sprintf("best sample scored %.3f, under the floor %.3f", run.bestScore, r.Floor)
 	case !r.CompareClassical || run.perr != nil:
-		return r.keep(info, run.best, run.bestRep, run.bestMethod)
+		return r.keep(run)
 	}
 	run.t = time.Now()
 	bind, name := r.BindSkin()
 	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name, Anatomy: r.Anatomy, Reeb: run.reeb}.Rig(run.c)
 	if err != nil {
 		if info.Fallback == "" { // the model's rig passed the floor: keep it
-			return r.keep(info, run.best, run.bestRep, run.bestMethod)
+			return r.keep(run)
 		}
 		return nil, nil, fmt.Errorf("%s; classical fallback: %w", info.Fallback, err)
 	}
@@ -220,7 +263,7 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 	info.ClassicalScore = &cscore
 	if modelWins(run.best != nil, run.perr == nil, run.bestScore, cscore) {
 		info.Fallback = ""
-		return r.keep(info, run.best, run.bestRep, run.bestMethod)
+		return r.keep(run)
 	}
 	if info.Fallback == "" {
 		info.Fallback = fmt.Sprintf("the classical rig scored %.3f, the best sample %.3f", cscore, run.bestScore)
@@ -239,13 +282,19 @@ func modelWins(haveBest, scored bool, bestScore, classicalScore float64) bool {
 	return haveBest && scored && bestScore >= classicalScore
 }
 
-// keep returns the model's best rig with its report.
-func (r *ModelRigger) keep(info *RigInfo, best *assets.Character, rep *rewards.Report, method string) (*assets.Character, *RigInfo, error) {
-	info.Method = method
-	if rep != nil {
+// keep returns the model's best rig with its report, and the anatomical fit its
+// names come from.
+func (r *ModelRigger) keep(run *rigRun) (*assets.Character, *RigInfo, error) {
+	info := run.info
+	info.Method = run.bestMethod
+	if rep := run.bestRep; rep != nil {
 		info.Score, info.Rewards = &rep.Score, rep
 	}
-	return best, info, nil
+	info.Anatomy, info.Naming = run.fitRep, run.bestNaming
+	if run.fitErr != nil {
+		info.Warnings = append(info.Warnings, fmt.Sprintf("no anatomical template (%v): the joints keep generated names", run.fitErr))
+	}
+	return run.best, info, nil
 }
 
 // scoreWith scores a rig on the prepared mesh (0 when the mesh cannot be scored).
