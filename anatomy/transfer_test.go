@@ -17,7 +17,7 @@ type joint struct {
 	at           assets.Vec3
 }
 
-// tinyHumanoid is a fitted template on a mesh 2 high (NameTolerance: 0.2).
+// tinyHumanoid is a fitted template on a mesh 2 high (NameTolerance: 0.15).
 var tinyHumanoid = []joint{
 	{"Hips", "", assets.Vec3{0, 1, 0}},
 	{"Spine", "Hips", assets.Vec3{0, 1.3, 0}},
@@ -154,15 +154,25 @@ func TestNameFromTemplate(t *testing.T) {
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Reparented: 1, Root: "Hips"},
 		},
 		{
-			name: "a forearm off the spine loses its name",
+			name: "a forearm off the spine moves under the arm",
 			model: modelLike(t, edit(func(js []joint) []joint {
 				js[4].parent = "Spine"
+				return js
+			}), assets.Vec3{}),
+			want:   byName(tinyHumanoid),
+			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Reparented: 1, Root: "Hips"},
+		},
+		{
+			name: "an arm chain running the wrong way loses the forearm's name",
+			model: modelLike(t, edit(func(js []joint) []joint {
+				js[3], js[4] = js[4], js[3]
+				js[3].parent, js[4].parent = "Spine", "LeftForeArm"
 				return js
 			}), assets.Vec3{}),
 			want: func() map[string]string {
 				w := byName(tinyHumanoid)
 				delete(w, "LeftForeArm")
-				w["Spine_extra_1"] = "Spine"
+				w["Spine_extra_1"], w["LeftArm"] = "Spine", "Spine_extra_1"
 				return w
 			}(),
 			naming: anatomy.Naming{Named: 10, Of: 11, Template: 11, Dropped: 1, Root: "Hips"},

@@ -248,7 +248,8 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 	}
 	run.t = time.Now()
 	bind, name := r.BindSkin()
-	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name, Anatomy: r.Anatomy, Reeb: run.reeb}.Rig(run.c)
+	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name, Anatomy: r.Anatomy, Reeb: run.reeb,
+		Fitted: run.fitted, FitReport: run.fitRep}.Rig(run.c)
 	if err != nil {
 		if info.Fallback == "" { // the model's rig passed the floor: keep it
 			return r.keep(run)
