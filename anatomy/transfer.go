@@ -83,7 +83,8 @@ func (n *Named) Skin(skin *assets.Skin) *assets.Skin {
 //   - root: the skeleton is re-rooted at the joint matched to the template's root
 //     (its parent chain reversed; positions do not move); when none is, a joint is
 //     added at the template's root, weightless, and the skeleton, re-rooted at its
-//     joint nearest it, hangs from it; extra roots hang from their nearest joint;
+//     joint nearest it, hangs from it; every other tree of a forest hangs from the
+//     first tree's joint nearest it;
 //   - hierarchy: a named joint whose template ancestor's joint is not its ancestor
 //     moves under that joint (its match is dropped when the chain runs the other
 //     way), and one whose nearest named ancestor belongs to another limb moves
@@ -98,6 +99,9 @@ func NameFromTemplate(sk, fitted *assets.Skeleton, m *assets.Mesh, up string) (*
 	}
 	if err := fitted.Validate(); err != nil {
 		return nil, fmt.Errorf("anatomy: name skeleton: template: %w", err)
+	}
+	if m == nil {
+		return nil, errors.New("anatomy: name skeleton: no mesh")
 	}
 	h := heightAlong(m, up)
 	if !(h > 0) || math.IsInf(h, 0) {
@@ -147,7 +151,8 @@ func (n *naming) match() {
 // reroot makes the joint matched to the template's root the root, or adds one at
 // the template's root when none is matched and hangs the skeleton from it at its
 // nearest joint; every other tree of a forest hangs from its joint nearest the
-// first tree.
+// first tree, at a joint of the first tree itself: a tree joined to another joined
+// tree would chain dozens of the model's one-joint trees into one long limb.
 func (n *naming) reroot() {
 	const tplRoot = 0 // a valid skeleton's first joint is a root
 	top := n.jointOf[tplRoot]
@@ -175,21 +180,21 @@ func (n *naming) reroot() {
 		n.rep.Inserted = true
 	}
 	n.parents[n.root] = -1
-	in := hang(adj, n.parents, n.root, nil)
+	first := hang(adj, n.parents, n.root)
 	for {
-		a, b := nearestPair(n.pos, n.parents, in)
+		a, b := nearestPair(n.pos, n.parents, first)
 		if a < 0 {
 			break
 		}
 		n.parents[a] = b
-		in = hang(adj, n.parents, a, in)
+		hang(adj, n.parents, a)
 		n.rep.Joined++
 	}
 }
 
 // hang walks the tree of start (whose parent is set) breadth first, parenting each
-// joint to the one it is reached from, and appends the joints reached to in.
-func hang(adj [][]int, parents []int, start int, in []int) []int {
+// joint to the one it is reached from, and returns the joints reached.
+func hang(adj [][]int, parents []int, start int) []int {
 	queue := []int{start}
 	for q := 0; q < len(queue); q++ {
 		for _, k := range adj[queue[q]] {
@@ -199,11 +204,11 @@ func hang(adj [][]int, parents []int, start int, in []int) []int {
 			}
 		}
 	}
-	return append(in, queue...)
+	return queue
 }
 
-// nearestPair returns the closest pair of a joint not yet in the tree (parents -2)
-// and one in it (in), or -1 when every joint is in.
+// nearestPair returns the closest pair of a joint not yet in a tree (parents -2)
+// and one of in, or -1 when every joint is in one.
 func nearestPair(pos []assets.Vec3, parents, in []int) (int, int) {
 	a, b, best := -1, -1, math.Inf(1)
 	for j, p := range parents {

@@ -187,6 +187,16 @@ func TestNameFromTemplate(t *testing.T) {
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Joined: 1, Root: "Hips"},
 		},
 		{
+			name: "trees join the first tree, not each other",
+			model: modelLike(t, edit(func(js []joint) []joint {
+				js[3].parent, js[4].parent = "", "" // arm and forearm are trees of their own
+				return js
+			}), assets.Vec3{}),
+			// Both hang from the spine; the forearm then moves under the arm.
+			want:   byName(tinyHumanoid),
+			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Joined: 2, Reparented: 1, Root: "Hips"},
+		},
+		{
 			name: "no joint near the hips: one is added as the root",
 			model: modelLike(t, []joint{
 				{"Spine", "", assets.Vec3{0, 1.3, 0}},
