@@ -1,6 +1,7 @@
 package autorig
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -62,8 +63,9 @@ func TestClassicalRiggerAnatomy(t *testing.T) {
 
 // TestModelRiggerNamesItsSkeleton: with Anatomy set, the model's skeleton (here an
 // untrained model's, so any checkpoint's) comes out with one root, no generated
-// joint_NNN names, the naming in the report, and the same skin as without Anatomy:
-// every vertex follows the same joint positions with the same weights.
+// joint_NNN names, the naming in the report, and the same skin as without Anatomy,
+// bound (geodesic) or decoded from skin tokens: every vertex follows the same joint
+// positions with the same weights.
 func TestModelRiggerNamesItsSkeleton(t *testing.T) {
 	m, err := rigmodel.NewModel(tinyConfig, 11)
 	if err != nil {
@@ -74,20 +76,34 @@ func TestModelRiggerNamesItsSkeleton(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Skeleton, c.Skin, c.Animations = nil, nil, nil
-	rig := func(opt *anatomy.Options) (*assets.Character, *RigInfo) {
-		r := &ModelRigger{Samples: 1, Anatomy: opt}
-		r.Model, r.Seed = m, 1
-		out, info, err := r.Rig(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasPrefix(info.Method, "tokenrig") {
-			t.Fatalf("method %s (%s)", info.Method, info.Fallback)
-		}
-		return out, info
+	for _, tokens := range []bool{false, true} {
+		t.Run(fmt.Sprintf("skin tokens %v", tokens), func(t *testing.T) {
+			rig := func(opt *anatomy.Options) (*assets.Character, *RigInfo) {
+				r := &ModelRigger{Samples: 1, Anatomy: opt}
+				r.Model, r.Seed = m, 1
+				if tokens {
+					r.Skin, r.SkinMode = rigidDecoder{}, rigmodel.SkinFromTokens
+				}
+				out, info, err := r.Rig(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := map[bool]string{false: "tokenrig-skeleton+geodesic", true: "tokenrig"}[tokens]; info.Method != want {
+					t.Fatalf("method %s (%s), want %s", info.Method, info.Fallback, want)
+				}
+				return out, info
+			}
+			plain, _ := rig(nil)
+			named, info := rig(&anatomy.Options{})
+			checkNamedRig(t, plain, named, info)
+		})
 	}
-	plain, _ := rig(nil)
-	named, info := rig(&anatomy.Options{})
+}
+
+// checkNamedRig compares a model rig named from the template with the same rig
+// unnamed.
+func checkNamedRig(t *testing.T, plain, named *assets.Character, info *RigInfo) {
+	t.Helper()
 	if err := rigmodel.CheckRig(named); err != nil {
 		t.Fatal(err)
 	}
