@@ -137,7 +137,7 @@ func runEval(args []string, stdout io.Writer) error {
 		return err
 	}
 	if len(data) == 0 && *task == "anatomy" && *synthetic > 0 && *out != "" {
-		return evalAnatomy(evalConfig{Out: *out, Anatomy: anaOpt, Synthetic: *synthetic, Progress: progressOut(*quiet)}, stdout)
+		return evalAnatomy(evalConfig{Out: *out, Methods: strings.Split(*method, ","), Anatomy: anaOpt, Synthetic: *synthetic, Progress: progressOut(*quiet)}, stdout)
 	}
 	if len(data) == 0 || (*out == "" && !*list) {
 		return fmt.Errorf("%w: need --data DIR and --out REPORT.md", errUsage)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/rigmodel"
 )
@@ -14,7 +15,8 @@ import (
 // anatomy --method model[=CKPT]`): on each held-out humanoid, the model's greedy
 // skeleton, as `rig auto` masks it, is named after the Humanoid template fitted on
 // the same classical skeleton the model reads (anatomy.NameFromTemplate), and
-// measured against the artist's skeleton (docs/anatomy.md).
+// measured against the artist's skeleton (docs/anatomy.md); --synthetic N adds N
+// synthetic bipeds.
 
 // anatomyModelMethod returns the checkpoint of --method model[=CKPT] ("" for the
 // shipped model) and whether the method was asked for.
@@ -40,24 +42,39 @@ func modelNamingReport(cfg evalConfig, ckpt string) (*anatomy.NamingReport, erro
 	files := humanoidFiles(cfg.Files)
 	for i, f := range files {
 		fmt.Fprintf(cfg.Progress, "\reval anatomy --method model: %d/%d files", i+1, len(files))
-		fit, err := nameModelSkeleton(r.Generator, f)
+		c, err := assets.Load(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		name := f.Rel
+		if name == "" {
+			name = f.Path
+		}
+		fit, err := nameModelSkeleton(r.Generator, c, name, strings.SplitN(name, "/", 2)[0])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
 		rep.Add(fit)
 	}
 	fmt.Fprintln(cfg.Progress)
+	for seed := int64(1); seed <= int64(cfg.Synthetic); seed++ {
+		c, err := synth.Generate("biped", seed, synth.Options{TargetVertices: 3000})
+		if err != nil {
+			return nil, fmt.Errorf("synth biped %d: %w", seed, err)
+		}
+		fit, err := nameModelSkeleton(r.Generator, c, fmt.Sprintf("synth/biped_%d", seed), "synthetic")
+		if err != nil {
+			return nil, fmt.Errorf("synth biped %d: %w", seed, err)
+		}
+		rep.Add(fit)
+	}
 	return rep, nil
 }
 
-// nameModelSkeleton fits the Humanoid template (Y up) on a file's classical
+// nameModelSkeleton fits the Humanoid template (Y up) on a character's classical
 // skeleton, generates the model's greedy skeleton reading the same skeleton as its
-// proposal, names it and measures it.
-func nameModelSkeleton(gen rigmodel.Generator, f evalFile) (anatomy.NamingFit, error) {
-	c, err := assets.Load(f.Path)
-	if err != nil {
-		return anatomy.NamingFit{}, err
-	}
+// proposal, names it and measures it against the character's own skeleton.
+func nameModelSkeleton(gen rigmodel.Generator, c *assets.Character, name, source string) (anatomy.NamingFit, error) {
 	prop, err := autorig.ClassicalProposal(&c.Mesh)
 	if err != nil {
 		return anatomy.NamingFit{}, fmt.Errorf("classical skeleton: %w", err)
@@ -75,9 +92,5 @@ func nameModelSkeleton(gen rigmodel.Generator, f evalFile) (anatomy.NamingFit, e
 	if err != nil {
 		return anatomy.NamingFit{}, err
 	}
-	name := f.Rel
-	if name == "" {
-		name = f.Path
-	}
-	return anatomy.MeasureNaming(name, strings.SplitN(name, "/", 2)[0], raw, named, frep, c.Skeleton, meshHeight(&c.Mesh)), nil
+	return anatomy.MeasureNaming(name, source, raw, named, frep, c.Skeleton, meshHeight(&c.Mesh)), nil
 }

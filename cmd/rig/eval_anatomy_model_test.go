@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestEvalAnatomyModelMethod names the shipped model's skeleton of a synthetic biped
-// (whatever checkpoint is shipped): one file, one root, a per-file line; a missing
-// checkpoint is an error that names it.
+// TestEvalAnatomyModelMethod names the shipped model's skeleton (whatever checkpoint
+// is shipped) of a biped file and of a generated biped: one file each, a per-file
+// line; a missing checkpoint is an error that names it.
 func TestEvalAnatomyModelMethod(t *testing.T) {
 	data := rigFolder(t, "biped", "quadruped")
 	md := runReport(t, 0, "eval", "--task", "anatomy", "--data", data, "--split", "all", "--method", "model")
@@ -18,6 +18,10 @@ func TestEvalAnatomyModelMethod(t *testing.T) {
 	}
 	if line := strings.Split(md, "\n")[2]; !strings.HasPrefix(line, "| 1 | ") {
 		t.Errorf("summary %q, want one file", line)
+	}
+	md = runReport(t, 0, "eval", "--task", "anatomy", "--synthetic", "1", "--method", "model")
+	if !strings.Contains(md, "| files | model joints | with Mixamo names |") || !strings.Contains(md, "| synth/biped_1 | humanoid |") {
+		t.Errorf("model naming report of a synthetic biped:\n%s", md)
 	}
 	missing := filepath.Join(data, "missing.safetensors")
 	if msg := runReport(t, 1, "eval", "--task", "anatomy", "--data", data, "--split", "all", "--method", "model="+missing); !strings.Contains(msg, "missing.safetensors") {
