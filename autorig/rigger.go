@@ -81,10 +81,12 @@ type rigRun struct {
 	// set.
 	reeb *assets.Skeleton
 	// fitted is the anatomical skeleton fitted on reeb (nil without Anatomy or
-	// when the fit fails, fitErr says why), with its report.
+	// when the fit fails, fitErr says why), with its report; fitCh delivers them
+	// while the fit runs beside the encoding and sampling.
 	fitted *assets.Skeleton
 	fitRep *anatomy.Report
 	fitErr error
+	fitCh  chan anatomyFit
 	region *rigmodel.Region
 	info   *RigInfo
 	t      time.Time
@@ -104,7 +106,9 @@ func (run *rigRun) lap(stage string) {
 }
 
 // begin encodes the shape and prepares the scoring geometry; the region's
-// voxelization runs beside them (2 cores), and "region" times only the wait for it.
+// voxelization and, with Anatomy, the anatomical fit run beside them (2 cores):
+// "region" times only the wait for the region, "anatomy" the wait for the fit
+// (waitFit, before the first decode).
 func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	run := &rigRun{c: c, info: &RigInfo{TimingsMS: map[string]float64{}}, t: time.Now(), bestScore: math.Inf(-1)}
 	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
@@ -114,10 +118,15 @@ func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	gen, run.reeb = gen.WithProposal(&c.Mesh)
 	regionCh := make(chan *rigmodel.Region, 1)
 	go func() { regionCh <- gen.SampleRegion(&nm, norm, run.reeb) }()
+	if r.Anatomy != nil {
+		run.fitCh = make(chan anatomyFit, 1)
+		go func(reeb *assets.Skeleton, opt anatomy.Options) { run.fitCh <- fitAnatomy(&c.Mesh, reeb, opt) }(run.reeb, *r.Anatomy)
+	}
 	run.rng = rand.New(rand.NewSource(r.Seed))
 	lat, err := gen.EncodeMesh(&c.Mesh, &nm, norm, run.rng)
 	if err != nil {
 		<-regionCh
+		run.waitFit()
 		return nil, err
 	}
 	run.lat = lat
@@ -126,23 +135,43 @@ func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	run.lap("prepare_score")
 	run.region = <-regionCh
 	run.lap("region")
-	if r.Anatomy != nil {
-		run.fitAnatomy(*r.Anatomy)
-		run.lap("anatomy")
-	}
 	return run, nil
 }
 
-// fitAnatomy fits the anatomical template on the mesh's classical skeleton, built
-// here when the model does not read it, for naming the model's skeletons.
-func (run *rigRun) fitAnatomy(opt anatomy.Options) {
-	if run.reeb == nil {
-		if run.reeb, run.fitErr = ClassicalProposal(&run.c.Mesh); run.fitErr != nil {
-			run.reeb = nil
-			return
+// anatomyFit is the anatomical template fitted on a mesh's classical skeleton
+// (reeb), or why there is none.
+type anatomyFit struct {
+	reeb, fitted *assets.Skeleton
+	rep          *anatomy.Report
+	err          error
+}
+
+// fitAnatomy fits the anatomical template on the mesh's classical skeleton reeb,
+// built here when the model does not read it, for naming the model's skeletons.
+func fitAnatomy(m *assets.Mesh, reeb *assets.Skeleton, opt anatomy.Options) anatomyFit {
+	if reeb == nil {
+		var err error
+		if reeb, err = ClassicalProposal(m); err != nil {
+			return anatomyFit{err: err}
 		}
 	}
-	run.fitted, run.fitRep, run.fitErr = anatomy.Fit(&run.c.Mesh, run.reeb, opt)
+	f := anatomyFit{reeb: reeb}
+	f.fitted, f.rep, f.err = anatomy.Fit(m, reeb, opt)
+	return f
+}
+
+// waitFit waits for the anatomical fit begun beside the encoding, if any.
+func (run *rigRun) waitFit() {
+	if run.fitCh == nil {
+		return
+	}
+	f := <-run.fitCh
+	run.fitCh = nil
+	if run.reeb == nil {
+		run.reeb = f.reeb
+	}
+	run.fitted, run.fitRep, run.fitErr = f.fitted, f.rep, f.err
+	run.lap("anatomy")
 }
 
 // anatomical gives a decoded rig's skeleton the fitted template's names and root
@@ -188,6 +217,7 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 		return err
 	}
 	run.lap("generate")
+	run.waitFit()
 	info := run.info
 	tokens := 0
 	for s, smp := range streams {
