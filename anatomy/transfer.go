@@ -12,7 +12,7 @@ import (
 // as a share of the mesh's height, to take its name. The template's joints are
 // themselves within 0.1 of the artist's on 91.5% of the held-out humanoids' names;
 // at 0.075 the model's named joints keep that accuracy (docs/anatomy.md), where 0.1
-// names 16% more joints but only 85% of them within 0.1 of the artist's.
+// names 18% more joints but only 84% of them within 0.1 of the artist's.
 const NameTolerance = 0.075
 
 // Naming says how a free-form skeleton (the model's) was named from the fitted
