@@ -64,6 +64,11 @@ type RigInfo struct {
 	// Anatomy says what kind, up axis and symmetry the kept classical rig's
 	// skeleton was fitted for (nil when no anatomical skeleton was made).
 	Anatomy *anatomy.Report `json:"anatomy,omitempty"`
+	// Naming says how many of the kept model rig's joints took the template's
+	// names (nil for classical rigs, whose joints all have them).
+	Naming *anatomy.Naming `json:"naming,omitempty"`
+	// Warnings are problems the rig was made in spite of.
+	Warnings []string `json:"warnings,omitempty"`
 	// TimingsMS breaks the rig's wall time into stages (encode, generate, decode, ...).
 	TimingsMS map[string]float64 `json:"timings_ms,omitempty"`
 	// Score and Rewards are the final rig's score and reward report when the rigger

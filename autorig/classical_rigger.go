@@ -17,14 +17,24 @@ type ClassicalRigger struct {
 	Anatomy *anatomy.Options
 	// Reeb, when set, is the mesh's ClassicalProposal, already built.
 	Reeb *assets.Skeleton
+	// Fitted, when set, is the anatomical skeleton anatomy.Fit already made of Reeb
+	// under Anatomy, with its report FitReport, so that Rig does not fit it again.
+	Fitted    *assets.Skeleton
+	FitReport *anatomy.Report
 }
 
 // Rig implements Rigger.
 func (r ClassicalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
 	cr := classical.Rigger{Skin: r.Skin, SkinName: r.SkinName, Options: ClassicalOptions(&c.Mesh), Anatomy: r.Anatomy, Reeb: r.Reeb}
+	if r.Fitted != nil && r.FitReport != nil {
+		cr.Reeb, cr.Anatomy = r.Fitted, nil // skinned as it is
+	}
 	out, info, err := cr.Rig(c)
 	if err != nil {
 		return nil, nil, err
+	}
+	if cr.Anatomy == nil && r.FitReport != nil {
+		info.Anatomy = r.FitReport
 	}
 	return out, &RigInfo{Method: info.Method, Anatomy: info.Anatomy, TimingsMS: info.TimingsMS}, nil
 }

@@ -42,7 +42,9 @@ type ModelRigger struct {
 	// scores).
 	CompareClassical bool
 	// Anatomy is passed to the classical rig (ClassicalRigger.Anatomy); when set,
-	// the model's skeletons are oriented too (anatomy.OrientSkeleton).
+	// the model's skeletons are named after the anatomical template fitted on the
+	// mesh's classical skeleton, rooted at its root (Hips) and oriented
+	// (anatomy.NameFromTemplate), and RigInfo reports the fit and the naming.
 	Anatomy *anatomy.Options
 }
 
@@ -78,8 +80,16 @@ type rigRun struct {
 	rng  *rand.Rand
 	prep *rewards.Prepared
 	perr error
-	// reeb is the mesh's ClassicalProposal when the model reads it.
-	reeb   *assets.Skeleton
+	// reeb is the mesh's ClassicalProposal when the model reads it or Anatomy is
+	// set.
+	reeb *assets.Skeleton
+	// fitted is the anatomical skeleton fitted on reeb (nil without Anatomy or
+	// when the fit fails, fitErr says why), with its report; fitCh delivers them
+	// while the fit runs beside the encoding and sampling.
+	fitted *assets.Skeleton
+	fitRep *anatomy.Report
+	fitErr error
+	fitCh  chan anatomyFit
 	region *rigmodel.Region
 	info   *RigInfo
 	t      time.Time
@@ -88,6 +98,7 @@ type rigRun struct {
 	bestRep    *rewards.Report
 	bestScore  float64
 	bestMethod string
+	bestNaming *anatomy.Naming
 	reasons    []string
 }
 
@@ -98,7 +109,9 @@ func (run *rigRun) lap(stage string) {
 }
 
 // begin encodes the shape and prepares the scoring geometry; the region's
-// voxelization runs beside them (2 cores), and "region" times only the wait for it.
+// voxelization and, with Anatomy, the anatomical fit run beside them (2 cores):
+// "region" times only the wait for the region, "anatomy" the wait for the fit
+// (waitFit, before the first decode).
 func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	run := &rigRun{c: c, info: &RigInfo{TimingsMS: map[string]float64{}}, t: time.Now(), bestScore: math.Inf(-1)}
 	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
@@ -108,10 +121,15 @@ func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	gen, run.reeb = gen.WithProposal(&c.Mesh)
 	regionCh := make(chan *rigmodel.Region, 1)
 	go func() { regionCh <- gen.SampleRegion(&nm, norm, run.reeb) }()
+	if r.Anatomy != nil {
+		run.fitCh = make(chan anatomyFit, 1)
+		go func(reeb *assets.Skeleton, opt anatomy.Options) { run.fitCh <- fitAnatomy(&c.Mesh, reeb, opt) }(run.reeb, *r.Anatomy)
+	}
 	run.rng = rand.New(rand.NewSource(r.Seed))
 	lat, err := gen.EncodeMesh(&c.Mesh, &nm, norm, run.rng)
 	if err != nil {
 		<-regionCh
+		run.waitFit()
 		return nil, err
 	}
 	run.lat = lat
@@ -121,6 +139,59 @@ func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	run.region = <-regionCh
 	run.lap("region")
 	return run, nil
+}
+
+// anatomyFit is the anatomical template fitted on a mesh's classical skeleton
+// (reeb), or why there is none.
+type anatomyFit struct {
+	reeb, fitted *assets.Skeleton
+	rep          *anatomy.Report
+	err          error
+}
+
+// fitAnatomy fits the anatomical template on the mesh's classical skeleton reeb,
+// built here when the model does not read it, for naming the model's skeletons.
+func fitAnatomy(m *assets.Mesh, reeb *assets.Skeleton, opt anatomy.Options) anatomyFit {
+	if reeb == nil {
+		var err error
+		if reeb, err = ClassicalProposal(m); err != nil {
+			return anatomyFit{err: err}
+		}
+	}
+	f := anatomyFit{reeb: reeb}
+	f.fitted, f.rep, f.err = anatomy.Fit(m, reeb, opt)
+	return f
+}
+
+// waitFit waits for the anatomical fit begun beside the encoding, if any.
+func (run *rigRun) waitFit() {
+	if run.fitCh == nil {
+		return
+	}
+	f := <-run.fitCh
+	run.fitCh = nil
+	if run.reeb == nil {
+		run.reeb = f.reeb
+	}
+	run.fitted, run.fitRep, run.fitErr = f.fitted, f.rep, f.err
+	run.lap("anatomy")
+}
+
+// anatomical gives a decoded rig's skeleton the fitted template's names and root
+// (its skin renumbered to match), or, when there is no fitted template, orients
+// it only, so that bones point at their children in the written file
+// (docs/naming.md).
+func (run *rigRun) anatomical(cand *assets.Character, opt anatomy.Options) (*anatomy.Naming, error) {
+	if run.fitted == nil {
+		cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, opt.Up)
+		return nil, nil
+	}
+	named, err := anatomy.NameFromTemplate(cand.Skeleton, run.fitted, &run.c.Mesh, run.fitRep.Up)
+	if err != nil {
+		return nil, err
+	}
+	cand.Skeleton, cand.Skin = named.Skeleton, named.Skin(cand.Skin)
+	return &named.Naming, nil
 }
 
 // sampleBest draws every sample in one batch (the first greedy), then decodes,
@@ -149,6 +220,7 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 		return err
 	}
 	run.lap("generate")
+	run.waitFit()
 	info := run.info
 	tokens := 0
 	for s, smp := range streams {
@@ -156,9 +228,10 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 		info.Samples++
 		cand, method, err := r.Decode(run.c, run.norm, smp.Tokens, run.lat, run.rng)
 		run.lap("decode")
+		var naming *anatomy.Naming
 		if err == nil && r.Anatomy != nil {
-			// Bones point at their children in the written file (docs/naming.md).
-			cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, r.Anatomy.Up)
+			naming, err = run.anatomical(cand, *r.Anatomy)
+			run.lap("naming")
 		}
 		if err == nil {
 			err = rigmodel.CheckRig(cand)
@@ -183,7 +256,7 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 		}
 		info.SampleScores = append(info.SampleScores, score)
 		if score > run.bestScore {
-			run.best, run.bestRep, run.bestScore, run.bestMethod = cand, rep, score, method
+			run.best, run.bestRep, run.bestScore, run.bestMethod, run.bestNaming = cand, rep, score, method, naming
 			info.Tokens = len(smp.Tokens)
 		}
 	}
@@ -204,14 +277,15 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 	case run.perr == nil && run.bestScore < r.Floor:
 		info.Fallback = fmt.Sprintf("best sample scored %.3f, under the floor %.3f", run.bestScore, r.Floor)
 	case !r.CompareClassical || run.perr != nil:
-		return r.keep(info, run.best, run.bestRep, run.bestMethod)
+		return r.keep(run)
 	}
 	run.t = time.Now()
 	bind, name := r.BindSkin()
-	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name, Anatomy: r.Anatomy, Reeb: run.reeb}.Rig(run.c)
+	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name, Anatomy: r.Anatomy, Reeb: run.reeb,
+		Fitted: run.fitted, FitReport: run.fitRep}.Rig(run.c)
 	if err != nil {
 		if info.Fallback == "" { // the model's rig passed the floor: keep it
-			return r.keep(info, run.best, run.bestRep, run.bestMethod)
+			return r.keep(run)
 		}
 		return nil, nil, fmt.Errorf("%s; classical fallback: %w", info.Fallback, err)
 	}
@@ -224,7 +298,7 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 	out, crep, cscore, cinfo.Method = r.tokenSkinned(run, out, crep, cscore, cinfo.Method)
 	if modelWins(run.best != nil, run.perr == nil, run.bestScore, cscore) {
 		info.Fallback = ""
-		return r.keep(info, run.best, run.bestRep, run.bestMethod)
+		return r.keep(run)
 	}
 	if info.Fallback == "" {
 		info.Fallback = fmt.Sprintf("the classical rig scored %.3f, the best sample %.3f", cscore, run.bestScore)
@@ -270,13 +344,19 @@ func modelWins(haveBest, scored bool, bestScore, classicalScore float64) bool {
 	return haveBest && scored && bestScore >= classicalScore
 }
 
-// keep returns the model's best rig with its report.
-func (r *ModelRigger) keep(info *RigInfo, best *assets.Character, rep *rewards.Report, method string) (*assets.Character, *RigInfo, error) {
-	info.Method = method
-	if rep != nil {
+// keep returns the model's best rig with its report, and the anatomical fit its
+// names come from.
+func (r *ModelRigger) keep(run *rigRun) (*assets.Character, *RigInfo, error) {
+	info := run.info
+	info.Method = run.bestMethod
+	if rep := run.bestRep; rep != nil {
 		info.Score, info.Rewards = &rep.Score, rep
 	}
-	return best, info, nil
+	info.Anatomy, info.Naming = run.fitRep, run.bestNaming
+	if run.fitErr != nil {
+		info.Warnings = append(info.Warnings, fmt.Sprintf("no anatomical template (%v): the joints keep generated names", run.fitErr))
+	}
+	return run.best, info, nil
 }
 
 // scoreWith scores a rig on the prepared mesh (0 when the mesh cannot be scored).

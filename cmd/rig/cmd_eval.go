@@ -148,7 +148,7 @@ func runEval(args []string, stdout io.Writer) error {
 		return err
 	}
 	if len(data) == 0 && *task == "anatomy" && *synthetic > 0 && *out != "" {
-		return evalAnatomy(evalConfig{Out: *out, Progress: progressOut(*quiet),
+		return evalAnatomy(evalConfig{Out: *out, Methods: strings.Split(*method, ","), Progress: progressOut(*quiet),
 			Task: evalTaskFlags{Anatomy: anaOpt, Synthetic: *synthetic}}, stdout)
 	}
 	if len(data) == 0 || (*out == "" && !*list) {

@@ -491,6 +491,9 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 		raw := *r
 		raw.CompareClassical, raw.Floor = false, 0
 		riggers["model"] = &raw // the model alone: no floor, no classical comparison
+		named := raw
+		named.Anatomy = &anatomy.Options{}
+		riggers["model-anatomy"] = &named // the same, named and rooted as `rig auto` writes it
 		best := raw
 		best.Samples = 4
 		riggers["model-best4"] = &best // the model alone, best of 4 streams by the rewards

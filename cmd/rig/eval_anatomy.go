@@ -18,7 +18,8 @@ import (
 // classical skeleton, checked (one root at the pelvis, no limb on a limb, mirrored
 // sides) and named against the artist's skeleton (docs/anatomy.md). --synthetic N
 // adds N synthetic bipeds; --kind-report detects the kind and up axis of every file
-// against its category instead.
+// against its category instead; --method model[=CKPT] names the model's skeletons
+// instead (eval_anatomy_model.go).
 
 func init() {
 	evalTasks["anatomy"] = evalAnatomy
@@ -51,7 +52,13 @@ func meshHeight(m *assets.Mesh) float64 {
 func evalAnatomy(cfg evalConfig, stdout io.Writer) error {
 	var md string
 	var faults []string
-	if cfg.Task.Anatomy.KindReport {
+	if ckpt, ok := anatomyModelMethod(cfg.Methods); ok {
+		rep, err := modelNamingReport(cfg, ckpt)
+		if err != nil {
+			return err
+		}
+		md, faults = rep.Markdown(), rep.Faults()
+	} else if cfg.Task.Anatomy.KindReport {
 		rep, err := anatomyKindReport(cfg)
 		if err != nil {
 			return err

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rigkit/rigkit/anatomy"
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/rigmodel"
+)
+
+// The model's skeletons named from the anatomical template (`rig eval --task
+// anatomy --method model[=CKPT]`): on each held-out humanoid, the model's greedy
+// skeleton, as `rig auto` masks it, is named after the Humanoid template fitted on
+// the same classical skeleton the model reads (anatomy.NameFromTemplate), and
+// measured against the artist's skeleton (docs/anatomy.md); --synthetic N adds N
+// synthetic bipeds.
+
+// anatomyModelMethod returns the checkpoint of --method model[=CKPT] ("" for the
+// shipped model) and whether the method was asked for.
+func anatomyModelMethod(methods []string) (string, bool) {
+	for _, m := range methods {
+		if m == "model" {
+			return "", true
+		}
+		if p, ok := strings.CutPrefix(m, "model="); ok {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// modelNamingReport names the model's skeleton of every humanoid file.
+func modelNamingReport(cfg evalConfig, ckpt string) (*anatomy.NamingReport, error) {
+	r, _, err := loadModelRigger(ckpt)
+	if err != nil {
+		return nil, fmt.Errorf("eval anatomy --method model: %w", err)
+	}
+	rep := &anatomy.NamingReport{}
+	files := humanoidFiles(cfg.Files)
+	for i, f := range files {
+		fmt.Fprintf(cfg.Progress, "\reval anatomy --method model: %d/%d files", i+1, len(files))
+		c, err := assets.Load(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		name := f.Rel
+		if name == "" {
+			name = f.Path
+		}
+		fit, err := nameModelSkeleton(r.Generator, c, name, strings.SplitN(name, "/", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		rep.Add(fit)
+	}
+	fmt.Fprintln(cfg.Progress)
+	for seed := int64(1); seed <= int64(cfg.Task.Synthetic); seed++ {
+		c, err := synth.Generate("biped", seed, synth.Options{TargetVertices: 3000})
+		if err != nil {
+			return nil, fmt.Errorf("synth biped %d: %w", seed, err)
+		}
+		fit, err := nameModelSkeleton(r.Generator, c, fmt.Sprintf("synth/biped_%d", seed), "synthetic")
+		if err != nil {
+			return nil, fmt.Errorf("synth biped %d: %w", seed, err)
+		}
+		rep.Add(fit)
+	}
+	return rep, nil
+}
+
+// nameModelSkeleton fits the Humanoid template (Y up) on a character's classical
+// skeleton, generates the model's greedy skeleton reading the same skeleton as its
+// proposal, names it and measures it against the character's own skeleton.
+func nameModelSkeleton(gen rigmodel.Generator, c *assets.Character, name, source string) (anatomy.NamingFit, error) {
+	prop, err := autorig.ClassicalProposal(&c.Mesh)
+	if err != nil {
+		return anatomy.NamingFit{}, fmt.Errorf("classical skeleton: %w", err)
+	}
+	fitted, frep, err := anatomy.Fit(&c.Mesh, prop, anatomy.Options{Kind: anatomy.Humanoid, Up: "y"})
+	if err != nil {
+		return anatomy.NamingFit{}, err
+	}
+	gen.Propose = func(*assets.Mesh) (*assets.Skeleton, error) { return prop, nil }
+	raw, err := gen.PredictSkeleton(c)
+	if err != nil {
+		return anatomy.NamingFit{}, fmt.Errorf("model skeleton: %w", err)
+	}
+	named, err := anatomy.NameFromTemplate(raw, fitted, &c.Mesh, frep.Up)
+	if err != nil {
+		return anatomy.NamingFit{}, err
+	}
+	return anatomy.MeasureNaming(name, source, raw, named, frep, c.Skeleton, meshHeight(&c.Mesh)), nil
+}
