@@ -1,7 +1,9 @@
 package anatomy
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strconv"
 
@@ -29,13 +31,15 @@ type finger struct {
 // Hand sections: the hand is cut by planes across its axis (wrist to fingertip);
 // each plane's cut through the mesh falls into contours, one per part it crosses.
 const (
-	handSections  = 48    // planes from the forearm to the farthest hand vertex
-	handBehind    = -0.35 // the first plane's place, of the hand's length past the wrist
-	handRadius    = 0.8   // the hand region's radius around its axis, of the hand's length
-	handSeedReach = 0.3   // a mesh piece belongs to the hand when it comes this near the axis
-	minFingerLen  = 0.08  // a protrusion's least length along the axis, of the hand's length
-	minFingerTip  = 0.4   // and how far out its tip must reach
-	maxFingerSize = 0.6   // its greatest width, of the palm's
+	handSections   = 48    // planes from the forearm to the farthest hand vertex
+	handBehind     = -0.35 // the first plane's place, of the hand's length past the wrist
+	handRadius     = 0.8   // the hand region's radius around its axis, of the hand's length
+	handSeedReach  = 0.3   // a mesh piece belongs to the hand when it comes this near the axis
+	minFingerLen   = 0.08  // a protrusion's least length along the axis, of the hand's length
+	minFingerTip   = 0.4   // and how far out its tip must reach
+	maxFingerSize  = 0.6   // its (median) width, of the palm's
+	maxFingerWidth = 0.5   // and of the hand's length
+	minFingerShape = 0.7   // its least length, of its width
 )
 
 // findFingers looks for separate fingers on the hand from wrist to tip (canonical
@@ -52,6 +56,19 @@ func findFingers(s *shape, wrist, tip assets.Vec3) []finger {
 		return nil
 	}
 	prot := sl.protrusions()
+	if os.Getenv("FINGERDBG") != "" {
+		fmt.Fprintf(os.Stderr, "hand L=%.3f wrist=%v axis=%v tris=%d\n", h.length, wrist, h.axis, len(h.tris))
+		for k, cut := range sl.cut {
+			fmt.Fprintf(os.Stderr, " %5.2f:", sl.at[k]/h.length)
+			for _, c := range cut {
+				fmt.Fprintf(os.Stderr, " [%d p%d c%d s%.2f]", len(c.pts), c.parent, c.children, c.size/h.length)
+			}
+			fmt.Fprintln(os.Stderr)
+		}
+		for _, p := range prot {
+			fmt.Fprintf(os.Stderr, " prot %d-%d size %.2f len %.2f\n", p.from, p.to, p.size/h.length, (sl.at[p.to]-sl.at[p.from]+sl.spacing)/h.length)
+		}
+	}
 	if len(prot) < 3 || len(prot) > 5 {
 		return nil
 	}
@@ -62,7 +79,8 @@ func findFingers(s *shape, wrist, tip assets.Vec3) []finger {
 // the axis, inside the region's radius, with coincident vertices welded (glTF
 // splits vertices at UV seams, which would cut the sections' contours).
 type handMesh struct {
-	wrist, axis assets.Vec3 // axis: unit, wrist to tip
+	wrist, axis assets.Vec3    // axis: unit, wrist to tip
+	across      [2]assets.Vec3 // unit, perpendicular to the axis and each other
 	length      float64
 	pos         []assets.Vec3 // welded vertices
 	along       []float64     // their coordinate along the axis from the wrist
@@ -78,6 +96,12 @@ func newHandMesh(s *shape, wrist, tip assets.Vec3) *handMesh {
 		return nil
 	}
 	h := &handMesh{wrist: wrist, axis: d.Scale(1 / L), length: L}
+	ref := assets.Vec3{0, 1, 0}
+	if math.Abs(h.axis[1]) > 0.9 {
+		ref = assets.Vec3{0, 0, 1}
+	}
+	h.across[0] = ref.Sub(h.axis.Scale(ref.Dot(h.axis))).Normalize()
+	h.across[1] = h.axis.Cross(h.across[0])
 	weld := map[[3]int64]int{}
 	id := make(map[int]int)
 	q := 1e-4 * L
@@ -122,6 +146,19 @@ func newHandMesh(s *shape, wrist, tip assets.Vec3) *handMesh {
 	return h
 }
 
+// boxOf bounds points across the axis, in the hand's across directions.
+func (h *handMesh) boxOf(pts []assets.Vec3) box2 {
+	b := box2{lo: [2]float64{math.Inf(1), math.Inf(1)}, hi: [2]float64{math.Inf(-1), math.Inf(-1)}}
+	for _, p := range pts {
+		v := p.Sub(h.wrist)
+		for a, d := range h.across {
+			x := v.Dot(d)
+			b.lo[a], b.hi[a] = math.Min(b.lo[a], x), math.Max(b.hi[a], x)
+		}
+	}
+	return b
+}
+
 // coords returns a point's coordinate along the hand's axis and its distance from it.
 func (h *handMesh) coords(p assets.Vec3) (t, r float64) {
 	v := p.Sub(h.wrist)
@@ -158,6 +195,7 @@ type contour struct {
 	pts      []assets.Vec3
 	centre   assets.Vec3
 	size     float64 // greatest distance between two of its points, about
+	box      box2    // its bounds across the axis
 	parent   int     // index in the previous section, -1 when none
 	children int
 }
@@ -195,12 +233,7 @@ func (h *handMesh) slices() *handSlices {
 				continue
 			}
 			prev := sl.cut[k-1]
-			best, bestD := -1, link
-			for j := range prev {
-				if d := setDist(cut[i].pts, prev[j].pts); d < bestD {
-					best, bestD = j, d
-				}
-			}
+			best := parentOf(cut[i], prev, link)
 			if best >= 0 {
 				cut[i].parent = best
 				prev[best].children++
@@ -264,7 +297,7 @@ func (h *handMesh) section(c float64) []contour {
 		if len(g) < 3 {
 			continue
 		}
-		ct := contour{pts: g, centre: meanOf(g)}
+		ct := contour{pts: g, centre: meanOf(g), box: h.boxOf(g)}
 		if _, rad := h.coords(ct.centre); rad > handRadius*h.length {
 			continue
 		}
@@ -302,7 +335,7 @@ func (sl *handSlices) protrusions() []protrusion {
 				continue
 			}
 			length := sl.at[p.to] - sl.at[p.from] + sl.spacing
-			if length < math.Max(minFingerLen*L, 1.5*sl.spacing) || sl.at[p.to] < minFingerTip*L {
+			if length < math.Max(minFingerLen*L, 1.5*sl.spacing) || length < minFingerShape*p.size || sl.at[p.to] < minFingerTip*L {
 				continue
 			}
 			out = append(out, p)
@@ -311,7 +344,7 @@ func (sl *handSlices) protrusions() []protrusion {
 	palm := sl.palmWidth()
 	var kept []protrusion
 	for _, p := range out {
-		if palm == 0 || p.size <= maxFingerSize*palm {
+		if (palm == 0 || p.size <= maxFingerSize*palm) && p.size <= maxFingerWidth*sl.h.length {
 			kept = append(kept, p)
 		}
 	}
@@ -455,6 +488,43 @@ func meanOf(pts []assets.Vec3) assets.Vec3 {
 		m = m.Add(p)
 	}
 	return m.Scale(1 / float64(len(pts)))
+}
+
+// parentOf picks the contour of the section before that a contour continues: the
+// one whose box across the axis covers the most of its box (a finger leaving the
+// palm, or a separate finger's piece set into it), else the nearest within link
+// (a part running slantwise). -1 when none.
+func parentOf(c contour, prev []contour, link float64) int {
+	best, bestCover := -1, 0.0
+	for j, p := range prev {
+		if cover := c.box.overlap(p.box) / math.Max(c.box.area(), 1e-300); cover > bestCover {
+			best, bestCover = j, cover
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	bestD := link
+	for j, p := range prev {
+		if d := setDist(c.pts, p.pts); d < bestD {
+			best, bestD = j, d
+		}
+	}
+	return best
+}
+
+// box2 is a box in the plane of a section.
+type box2 struct{ lo, hi [2]float64 }
+
+func (b box2) area() float64 { return (b.hi[0] - b.lo[0]) * (b.hi[1] - b.lo[1]) }
+
+func (b box2) overlap(o box2) float64 {
+	w := math.Min(b.hi[0], o.hi[0]) - math.Max(b.lo[0], o.lo[0])
+	h := math.Min(b.hi[1], o.hi[1]) - math.Max(b.lo[1], o.lo[1])
+	if w <= 0 || h <= 0 {
+		return 0
+	}
+	return w * h
 }
 
 // setDist is the least distance between a point of a and a point of b.
