@@ -1,9 +1,7 @@
 package anatomy
 
 import (
-	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 
@@ -56,19 +54,6 @@ func findFingers(s *shape, wrist, tip assets.Vec3) []finger {
 		return nil
 	}
 	prot := sl.protrusions()
-	if os.Getenv("FINGERDBG") != "" {
-		fmt.Fprintf(os.Stderr, "hand L=%.3f wrist=%v axis=%v tris=%d\n", h.length, wrist, h.axis, len(h.tris))
-		for k, cut := range sl.cut {
-			fmt.Fprintf(os.Stderr, " %5.2f:", sl.at[k]/h.length)
-			for _, c := range cut {
-				fmt.Fprintf(os.Stderr, " [%d p%d c%d s%.2f]", len(c.pts), c.parent, c.children, c.size/h.length)
-			}
-			fmt.Fprintln(os.Stderr)
-		}
-		for _, p := range prot {
-			fmt.Fprintf(os.Stderr, " prot %d-%d size %.2f len %.2f\n", p.from, p.to, p.size/h.length, (sl.at[p.to]-sl.at[p.from]+sl.spacing)/h.length)
-		}
-	}
 	if len(prot) < 3 || len(prot) > 5 {
 		return nil
 	}
@@ -400,13 +385,19 @@ func (sl *handSlices) branch(k, i int) (protrusion, bool) {
 
 // name tells the thumb from the fingers and places each one's joints. The thumb
 // is the protrusion that leaves the hand nearest the wrist, by a tenth of the
-// hand's length before any other; the other fingers are named from the thumb
+// hand's length before any other, or the first of five (the front one of those
+// leaving together); the other fingers are named from the thumb
 // outward (from the front without a thumb): four are index, middle, ring and
 // pinky, three index, middle and pinky, two index and pinky.
 func (h *handMesh) name(prot []protrusion, spacing float64) []finger {
-	sort.Slice(prot, func(a, b int) bool { return prot[a].from < prot[b].from })
+	sort.Slice(prot, func(a, b int) bool {
+		if prot[a].from != prot[b].from {
+			return prot[a].from < prot[b].from
+		}
+		return prot[a].centres[0][2] > prot[b].centres[0][2]
+	})
 	thumb := -1
-	if prot[0].from < prot[1].from && h.sectionGap(prot[0], prot[1]) >= 0.1*h.length {
+	if len(prot) == 5 || prot[0].from < prot[1].from && h.sectionGap(prot[0], prot[1]) >= 0.1*h.length {
 		thumb = 0
 	}
 	rest := prot

@@ -56,7 +56,7 @@ func (hm handModel) mesh() *assets.Mesh {
 
 // TestFindFingers cuts boxy hands: five, four (a cartoon's three fingers and a
 // thumb) and three separate parts are fingers; a mitten, with or without a thumb,
-// and two fingers are not.
+// and two fingers are not. Of five fingers in a row the front one is the thumb.
 func TestFindFingers(t *testing.T) {
 	four := []float64{0.15, 0.05, -0.05, -0.15}
 	cases := []struct {
@@ -65,6 +65,7 @@ func TestFindFingers(t *testing.T) {
 		want []string
 	}{
 		{"five", handModel{thumb: true, fingers: four}, []string{"Thumb", "Index", "Middle", "Ring", "Pinky"}},
+		{"five in a row", handModel{fingers: []float64{0.16, 0.08, 0, -0.08, -0.16}}, []string{"Thumb", "Index", "Middle", "Ring", "Pinky"}},
 		{"four without a thumb", handModel{fingers: four}, []string{"Index", "Middle", "Ring", "Pinky"}},
 		{"cartoon", handModel{thumb: true, fingers: []float64{0.13, 0, -0.13}}, []string{"Thumb", "Index", "Middle", "Pinky"}},
 		{"three", handModel{fingers: []float64{0.13, 0, -0.13}}, []string{"Index", "Middle", "Pinky"}},
@@ -85,15 +86,15 @@ func TestFindFingers(t *testing.T) {
 				t.Fatalf("fingers %v, want %v", names, tc.want)
 			}
 			for _, f := range found {
-				checkFinger(t, f)
+				checkFinger(t, f, tc.hand.thumb)
 			}
 		})
 	}
 }
 
 // checkFinger checks that a finger's joints run outward from the palm to its tip
-// near the end of its box (x = 1; a thumb's at 0.55).
-func checkFinger(t *testing.T, f finger) {
+// near the end of its box (x = 1; the thumb box's at 0.55).
+func checkFinger(t *testing.T, f finger, thumbBox bool) {
 	t.Helper()
 	for k := 1; k < 4; k++ {
 		if f.joints[k][0] <= f.joints[k-1][0] {
@@ -101,7 +102,7 @@ func checkFinger(t *testing.T, f finger) {
 		}
 	}
 	tipX := 1.0
-	if f.name == "Thumb" {
+	if f.name == "Thumb" && thumbBox {
 		tipX = 0.55
 	}
 	if tip := f.joints[3][0]; tip < tipX-0.06 || tip > tipX+0.02 {
@@ -127,6 +128,30 @@ func TestFindFingersDegenerate(t *testing.T) {
 		s := newShape(tc.m, nil, upFrame("y"))
 		if f := findFingers(s, tc.wrist, tc.tip); len(f) != 0 {
 			t.Errorf("%s: %d fingers, want none", tc.name, len(f))
+		}
+	}
+}
+
+// TestFingerNames maps the finger joints of each source's rigs to Mixamo's.
+func TestFingerNames(t *testing.T) {
+	for artist, want := range map[string]string{
+		"Index2.R":                  "RightHandIndex2",
+		"Thumb.L":                   "LeftHandThumb1",
+		"PinkyFinger3.R":            "RightHandPinky3",
+		"skeleton_hand_small1.L":    "LeftHandPinky1",
+		"skeleton_hand_digit3.R":    "RightHandThumb3",
+		"mixamorig:RightHandThumb4": "RightHandThumb4",
+		"LeftHandMiddle1":           "LeftHandMiddle1",
+		"finger_r_2_end":            "RightHandIndex4",
+		"finger_l_1_1":              "LeftHandThumb1",
+		"LeftArm":                   "LeftArm",
+		"CTRL_FK_Fingers.L":         "",
+	} {
+		if got := MixamoName(artist); got != want {
+			t.Errorf("MixamoName(%q) = %q, want %q", artist, got, want)
+		}
+		if want != "" && IsFinger(want) != (artist != "LeftArm") {
+			t.Errorf("IsFinger(%q) = %v", want, IsFinger(want))
 		}
 	}
 }

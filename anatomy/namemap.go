@@ -61,7 +61,8 @@ func addArtistName(k, v string) {
 // addFingerNames maps the finger joints of the sources that have them, numbered
 // from the knuckle as Mixamo's: Quaternius (Thumb1.L, Index1.L, PinkyFinger1.L;
 // a first joint without a number is the knuckle), OpenClonk (skeleton_hand_digit1.L
-// is the thumb, small1.L the pinky) and Mixamo (LeftHandIndex1).
+// is the thumb, small1.L the pinky), Mixamo (LeftHandIndex1) and rigkit's
+// synthetic bipeds.
 func addFingerNames() {
 	clonk := map[string]string{"digit": "Thumb", "index": "Index", "middle": "Middle", "ring": "Ring", "small": "Pinky"}
 	for _, f := range Fingers {
@@ -80,6 +81,15 @@ func addFingerNames() {
 		for k := 1; k <= 3; k++ {
 			addArtistName(fmt.Sprintf("skeleton_hand_%s%d.l", c, k), FingerJoint(1, f, k))
 		}
+	}
+	// rigkit's synthetic bipeds: finger_l_1 is the thumb, finger_l_2 the index
+	// (the others' names depend on how many the hand has), from the knuckle
+	// finger_l_2_1 to the tip finger_l_2_end.
+	for n, f := range []string{"Thumb", "Index"} {
+		for k := 1; k <= 3; k++ {
+			addArtistName(fmt.Sprintf("finger_l_%d_%d", n+1, k), FingerJoint(1, f, k))
+		}
+		addArtistName(fmt.Sprintf("finger_l_%d_end", n+1), FingerJoint(1, f, 4))
 	}
 }
 
