@@ -385,19 +385,14 @@ func (sl *handSlices) branch(k, i int) (protrusion, bool) {
 
 // name tells the thumb from the fingers and places each one's joints. The thumb
 // is the protrusion that leaves the hand nearest the wrist, by a tenth of the
-// hand's length before any other, or the first of five (the front one of those
-// leaving together); the other fingers are named from the thumb
+// hand's length before any other; five parts without a thumb are not a hand
+// (none: a held prop's edges, spikes). The other fingers are named from the thumb
 // outward (from the front without a thumb): four are index, middle, ring and
 // pinky, three index, middle and pinky, two index and pinky.
 func (h *handMesh) name(prot []protrusion, spacing float64) []finger {
-	sort.Slice(prot, func(a, b int) bool {
-		if prot[a].from != prot[b].from {
-			return prot[a].from < prot[b].from
-		}
-		return prot[a].centres[0][2] > prot[b].centres[0][2]
-	})
+	sort.SliceStable(prot, func(a, b int) bool { return prot[a].from < prot[b].from })
 	thumb := -1
-	if len(prot) == 5 || prot[0].from < prot[1].from && h.sectionGap(prot[0], prot[1]) >= 0.1*h.length {
+	if prot[0].from < prot[1].from && h.sectionGap(prot[0], prot[1]) >= 0.1*h.length {
 		thumb = 0
 	}
 	rest := prot
