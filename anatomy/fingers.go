@@ -8,8 +8,8 @@ import (
 	"github.com/rigkit/rigkit/assets"
 )
 
-// Finger names, in Mixamo's order: a humanoid's finger chain is
-// Side(side, "Hand"+finger+k) for k = 1..4, LeftHandIndex1 at the knuckle to
+// Fingers are the finger names, in Mixamo's order: a humanoid's finger chain is
+// FingerJoint(side, finger, k) for k = 1..4, LeftHandIndex1 at the knuckle to
 // LeftHandIndex4 at the tip (an end joint, like HeadTop_End).
 var Fingers = []string{"Thumb", "Index", "Middle", "Ring", "Pinky"}
 
@@ -305,8 +305,8 @@ type protrusion struct {
 
 // protrusions follows each contour that nothing continues back to where its part
 // branches off, and keeps the parts long enough, reaching far enough out and thin
-// enough against the palm to be fingers. The part that runs from the wrist (the
-// palm of a hand, the whole of a mitten) is not one.
+// enough against the palm to be fingers. The part that runs from the forearm
+// (the palm of a hand, the whole of a mitten) is not one.
 func (sl *handSlices) protrusions() []protrusion {
 	L := sl.h.length
 	var out []protrusion
@@ -359,7 +359,8 @@ func (sl *handSlices) palmWidth() float64 {
 }
 
 // branch walks back from the contour i of section k while its parent continues
-// only into it, and reports whether the branch runs from the wrist (the trunk).
+// only into it, and reports whether the branch runs from the first section, in
+// the forearm (the trunk).
 func (sl *handSlices) branch(k, i int) (protrusion, bool) {
 	p := protrusion{to: k}
 	last := i
