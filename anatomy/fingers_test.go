@@ -1,6 +1,8 @@
 package anatomy
 
 import (
+	"math"
+	"math/rand"
 	"reflect"
 	"testing"
 
@@ -152,6 +154,34 @@ func TestFingerNames(t *testing.T) {
 		}
 		if want != "" && IsFinger(want) != (artist != "LeftArm") {
 			t.Errorf("IsFinger(%q) = %v", want, IsFinger(want))
+		}
+	}
+}
+
+// TestFindFingersSoup: random triangles around a hand never crash the search,
+// and whatever it places is three to five fingers with finite joints.
+func TestFindFingersSoup(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		m := &assets.Mesh{}
+		for i := 0; i < 50+r.Intn(300); i++ {
+			m.Positions = append(m.Positions, assets.Vec3{r.Float64()*1.6 - 0.4, r.NormFloat64() * 0.1, r.NormFloat64() * 0.2})
+		}
+		for i := 0; i < 2*len(m.Positions); i++ {
+			n := len(m.Positions)
+			m.Triangles = append(m.Triangles, [3]int{r.Intn(n), r.Intn(n), r.Intn(n)})
+		}
+		s := newShape(m, nil, upFrame("y"))
+		found := findFingers(s, assets.Vec3{}, assets.Vec3{1, 0, 0})
+		if len(found) != 0 && (len(found) < 3 || len(found) > 5) {
+			t.Errorf("seed %d: %d fingers", seed, len(found))
+		}
+		for _, f := range found {
+			for _, p := range f.joints {
+				if math.IsNaN(p[0]+p[1]+p[2]) || math.IsInf(p[0]+p[1]+p[2], 0) {
+					t.Errorf("seed %d: %s joint at %v", seed, f.name, p)
+				}
+			}
 		}
 	}
 }
