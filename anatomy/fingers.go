@@ -57,7 +57,45 @@ func findFingers(s *shape, wrist, tip assets.Vec3) []finger {
 	if len(prot) < 3 || len(prot) > 5 {
 		return nil
 	}
-	return h.name(prot, sl.spacing)
+	fs := h.name(prot, sl.spacing)
+	if len(fs) > 0 && fs[0].name != "Thumb" {
+		if th, ok := sideThumb(s, h, fs); ok {
+			fs = append([]finger{th}, fs...)
+		}
+	}
+	return fs
+}
+
+// sideThumb looks for a thumb that leaves the palm across the hand's axis (a
+// T-posed palm's thumb pointing forward), which the cuts across the axis see as
+// part of the palm. The hand is cut again across the line from the palm's middle
+// past the index finger's side; the one part that ends free there is the thumb.
+// Fingers cut along their length there are wider than long and do not count.
+func sideThumb(s *shape, h *handMesh, fs []finger) (finger, bool) {
+	w := fs[0].joints[0].Sub(fs[len(fs)-1].joints[0])
+	w = w.Sub(h.axis.Scale(w.Dot(h.axis)))
+	if w.Len() == 0 {
+		return finger{}, false
+	}
+	var knuckles assets.Vec3
+	for _, f := range fs {
+		knuckles = knuckles.Add(f.joints[0])
+	}
+	palm := h.wrist.Lerp(knuckles.Scale(1/float64(len(fs))), 0.5)
+	side := newHandMesh(s, palm, palm.Add(w.Normalize().Scale(0.8*h.length)))
+	if side == nil {
+		return finger{}, false
+	}
+	sl := side.slices()
+	if sl == nil {
+		return finger{}, false
+	}
+	prot := sl.protrusions()
+	if len(prot) != 1 {
+		return finger{}, false
+	}
+	line := side.fingerLine(prot[0], sl.spacing)
+	return finger{name: "Thumb", joints: thumbAlong(h.wrist, line)}, true
 }
 
 // handMesh is the part of the mesh around a hand: the mesh pieces that come near
@@ -439,9 +477,13 @@ func (h *handMesh) fingerJoints(p protrusion, spacing float64) [4]assets.Vec3 {
 // thumbJoints places the thumb's joints: the first between the wrist and where
 // the thumb leaves the hand, the second there, the third halfway to the tip.
 func (h *handMesh) thumbJoints(p protrusion, spacing float64) [4]assets.Vec3 {
-	line := h.fingerLine(p, spacing)
+	return thumbAlong(h.wrist, h.fingerLine(p, spacing))
+}
+
+// thumbAlong places the thumb's joints along its centre line from the wrist.
+func thumbAlong(wrist assets.Vec3, line []assets.Vec3) [4]assets.Vec3 {
 	base, tip := line[0], line[len(line)-1]
-	return [4]assets.Vec3{h.wrist.Lerp(base, 0.5), base, atFraction(line, 0.5), tip}
+	return [4]assets.Vec3{wrist.Lerp(base, 0.5), base, atFraction(line, 0.5), tip}
 }
 
 // fingerLine is a protrusion's centre line with its tip: the last section stops

@@ -15,6 +15,7 @@ import (
 // from x = 0.1.
 type handModel struct {
 	thumb   bool
+	across  bool      // the thumb leaves the palm's side along +Z
 	fingers []float64 // Z centres of the fingers
 	mitten  bool      // the palm reaches the fingertips
 }
@@ -53,6 +54,9 @@ func (hm handModel) mesh() *assets.Mesh {
 	if hm.thumb {
 		box(assets.Vec3{0.1, -0.03, 0.2}, assets.Vec3{0.55, 0.03, 0.27})
 	}
+	if hm.across {
+		box(assets.Vec3{0.12, -0.03, 0.15}, assets.Vec3{0.2, 0.03, 0.5})
+	}
 	return m
 }
 
@@ -71,6 +75,7 @@ func TestFindFingers(t *testing.T) {
 		{"four without a thumb", handModel{fingers: four}, []string{"Index", "Middle", "Ring", "Pinky"}},
 		{"cartoon", handModel{thumb: true, fingers: []float64{0.13, 0, -0.13}}, []string{"Thumb", "Index", "Middle", "Pinky"}},
 		{"three", handModel{fingers: []float64{0.13, 0, -0.13}}, []string{"Index", "Middle", "Pinky"}},
+		{"a thumb across", handModel{across: true, fingers: four}, []string{"Thumb", "Index", "Middle", "Ring", "Pinky"}},
 		{"mitten", handModel{mitten: true}, nil},
 		{"mitten with a thumb", handModel{mitten: true, thumb: true}, nil},
 		{"two fingers", handModel{fingers: []float64{0.1, -0.1}}, nil},
@@ -98,6 +103,9 @@ func TestFindFingers(t *testing.T) {
 // near the end of its box (x = 1; the thumb box's at 0.55).
 func checkFinger(t *testing.T, f finger, thumbBox bool) {
 	t.Helper()
+	if f.name == "Thumb" && f.joints[3][2] > 0.3 {
+		return // across the hand: checked in TestSideThumb
+	}
 	for k := 1; k < 4; k++ {
 		if f.joints[k][0] <= f.joints[k-1][0] {
 			t.Errorf("%s: joint %d at x %.3f, not beyond joint %d at %.3f", f.name, k+1, f.joints[k][0], k, f.joints[k-1][0])
@@ -183,5 +191,18 @@ func TestFindFingersSoup(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSideThumb: a thumb leaving the palm along +Z ends at the box's end.
+func TestSideThumb(t *testing.T) {
+	s := newShape(handModel{across: true, fingers: []float64{0.15, 0.05, -0.05, -0.15}}.mesh(), nil, upFrame("y"))
+	found := findFingers(s, assets.Vec3{}, assets.Vec3{1, 0, 0})
+	if len(found) != 5 || found[0].name != "Thumb" {
+		t.Fatalf("%d fingers, want a thumb and four", len(found))
+	}
+	th := found[0].joints
+	if th[3][2] < 0.44 || th[3][2] > 0.52 || th[1][2] > th[3][2] {
+		t.Errorf("thumb joints %v: want them outward along +Z to about 0.5", th)
 	}
 }
