@@ -58,13 +58,31 @@ func findFingers(s *shape, wrist, tip assets.Vec3) []finger {
 		return nil
 	}
 	fs := h.name(prot, sl.spacing)
-	if len(fs) > 0 && fs[0].name != "Thumb" {
-		if th, ok := sideThumb(s, h, fs); ok {
-			fs = append([]finger{th}, fs...)
-		}
+	if len(fs) == 0 || fs[0].name == "Thumb" {
+		return fs
 	}
-	return fs
+	th, ok := sideThumb(s, h, fs)
+	if !ok {
+		return fs
+	}
+	if th.joints[3].Dist(fs[0].joints[3]) < 0.2*h.length {
+		// The front finger is the thumb, seen by both cuts: it leaves the
+		// palm slantwise, no earlier than the fingers.
+		rest := fs[1:]
+		if len(rest) < 2 {
+			return nil
+		}
+		names := fingerNames[len(rest)]
+		for i := range rest {
+			rest[i].name = names[i]
+		}
+		return append([]finger{{name: "Thumb", joints: fs[0].joints}}, rest...)
+	}
+	return append([]finger{th}, fs...)
 }
+
+// fingerNames names two to four fingers besides the thumb, from the thumb's side.
+var fingerNames = map[int][]string{2: {"Index", "Pinky"}, 3: {"Index", "Middle", "Pinky"}, 4: {"Index", "Middle", "Ring", "Pinky"}}
 
 // sideThumb looks for a thumb that leaves the palm across the hand's axis (a
 // T-posed palm's thumb pointing forward), which the cuts across the axis see as
@@ -447,7 +465,7 @@ func (h *handMesh) name(prot []protrusion, spacing float64) []finger {
 	if len(rest) > 4 || len(rest) < 2 {
 		return nil
 	}
-	names := map[int][]string{2: {"Index", "Pinky"}, 3: {"Index", "Middle", "Pinky"}, 4: {"Index", "Middle", "Ring", "Pinky"}}[len(rest)]
+	names := fingerNames[len(rest)]
 	for i, p := range rest {
 		out = append(out, finger{name: names[i], joints: h.fingerJoints(p, spacing)})
 	}

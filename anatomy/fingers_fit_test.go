@@ -14,7 +14,7 @@ var fingerSeeds = flag.Int("finger-seeds", 6, "TestSyntheticFingers: synthetic b
 
 // TestSyntheticFingers fits synthetic bipeds at 15,000 vertices, where the
 // generator's fingers are separate: fingers are placed only on bipeds made with
-// fingers, on at least half of those, named within 0.1 of the height of the
+// fingers, no more than were made, on at least half of those, named within 0.1 of the height of the
 // generator's thumb and index, mirrored, and the skeletons stay anatomical.
 func TestSyntheticFingers(t *testing.T) {
 	var rep anatomy.HumanoidReport
@@ -27,6 +27,9 @@ func TestSyntheticFingers(t *testing.T) {
 		sk, r := fit(t, c, anatomy.Options{})
 		f := anatomy.MeasureHumanoid(fmt.Sprint("synth/biped_", seed), "synthetic", sk, r, c.Skeleton, height(&c.Mesh, 1))
 		rep.Add(f)
+		if made, placed := chains(c.Skeleton.Names, "finger_l_", "_end"), chains(sk.Names, "LeftHand", "4"); placed > made {
+			t.Errorf("seed %d: %d finger chains placed on a hand made with %d", seed, placed, made)
+		}
 		if f.FingersPlaced > 0 && f.ArtistFingers == 0 {
 			t.Errorf("seed %d: %d finger joints placed on a hand made without fingers", seed, f.FingersPlaced)
 		}
@@ -45,6 +48,15 @@ func TestSyntheticFingers(t *testing.T) {
 	if 2*placed < withFingers || float64(hits) < 0.9*float64(total) {
 		t.Errorf("fingers placed on %d of %d bipeds made with them, %d/%d finger names", placed, withFingers, hits, total)
 	}
+}
+
+// chains counts the names with the prefix and suffix: one a finger chain.
+func chains(names []string, prefix, suffix string) int {
+	n := 0
+	for _, s := range names {
+		n += b2i(strings.HasPrefix(s, prefix) && strings.HasSuffix(s, suffix))
+	}
+	return n
 }
 
 func b2i(b bool) int {
