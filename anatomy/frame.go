@@ -50,6 +50,7 @@ func (f frame) turned() frame {
 type shape struct {
 	f      frame
 	pts    []assets.Vec3 // canonical vertex positions
+	tris   [][3]int      // the mesh's triangles, into pts
 	lo, hi assets.Vec3   // canonical bounds
 	wn     *geom.WindingNumber
 	mid    float64 // x of the symmetry plane
@@ -59,7 +60,7 @@ type shape struct {
 }
 
 func newShape(m *assets.Mesh, wn *geom.WindingNumber, f frame) *shape {
-	s := &shape{f: f, wn: wn, pts: make([]assets.Vec3, len(m.Positions))}
+	s := &shape{f: f, wn: wn, pts: make([]assets.Vec3, len(m.Positions)), tris: m.Triangles}
 	for i, p := range m.Positions {
 		s.pts[i] = f.to(p)
 	}

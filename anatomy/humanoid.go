@@ -131,6 +131,7 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 		fitArm(s, b, sd, arms[i], neckY)
 		legs[i].add(b, sd, H)
 	}
+	addFingers(s, b, arms)
 	return b, nil
 }
 

@@ -1,6 +1,7 @@
 package anatomy
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
@@ -8,7 +9,7 @@ import (
 
 // artistNames maps the joint names artists' tools write (lower case, prefix before
 // ":" removed) to Mixamo's, one group per source of ../shared/data, and rigkit's
-// synthetic bipeds. Fingers are left out: the templates place none yet.
+// synthetic bipeds, and Mixamo's own names (rigs exported from Mixamo keep them).
 var artistNames = map[string]string{}
 
 func init() {
@@ -36,16 +37,77 @@ func init() {
 	} {
 		for _, kv := range strings.Fields(group) {
 			k, v, _ := strings.Cut(kv, "=")
-			artistNames[k] = v
-			if r, ok := rightOf(k); ok {
-				artistNames[r] = "Right" + strings.TrimPrefix(v, "Left")
-			}
+			addArtistName(k, v)
 		}
 	}
+	addFingerNames()
+	for _, n := range []string{Hips, Spine, Spine1, Spine2, Neck, Head, HeadTopEnd} {
+		addArtistName(strings.ToLower(n), n)
+	}
+	for _, n := range []string{Shoulder, Arm, ForeArm, Hand, UpLeg, Leg, Foot, ToeBase, ToeEnd} {
+		addArtistName(strings.ToLower(Side(1, n)), Side(1, n))
+	}
+}
+
+// addArtistName maps a left-side (or central) artist name and its right-side
+// spelling.
+func addArtistName(k, v string) {
+	artistNames[k] = v
+	if r, ok := rightOf(k); ok {
+		artistNames[r] = "Right" + strings.TrimPrefix(v, "Left")
+	}
+}
+
+// addFingerNames maps the finger joints of the sources that have them, numbered
+// from the knuckle as Mixamo's: Quaternius (Thumb1.L, Index1.L, PinkyFinger1.L;
+// a first joint without a number is the knuckle), OpenClonk (skeleton_hand_digit1.L
+// is the thumb, small1.L the pinky), Mixamo (LeftHandIndex1) and rigkit's
+// synthetic bipeds.
+func addFingerNames() {
+	clonk := map[string]string{"digit": "Thumb", "index": "Index", "middle": "Middle", "ring": "Ring", "small": "Pinky"}
+	for _, f := range Fingers {
+		lf := strings.ToLower(f)
+		addArtistName(lf+".l", FingerJoint(1, f, 1))
+		for k := 1; k <= 4; k++ {
+			v := FingerJoint(1, f, k)
+			addArtistName(fmt.Sprintf("%s%d.l", lf, k), v)
+			if f != "Thumb" {
+				addArtistName(fmt.Sprintf("%sfinger%d.l", lf, k), v)
+			}
+			addArtistName(strings.ToLower(v), v)
+		}
+	}
+	for c, f := range clonk {
+		for k := 1; k <= 3; k++ {
+			addArtistName(fmt.Sprintf("skeleton_hand_%s%d.l", c, k), FingerJoint(1, f, k))
+		}
+	}
+	// rigkit's synthetic bipeds: finger_l_1 is the thumb, finger_l_2 the index
+	// (the others' names depend on how many the hand has), from the knuckle
+	// finger_l_2_1 to the tip finger_l_2_end.
+	for n, f := range []string{"Thumb", "Index"} {
+		for k := 1; k <= 3; k++ {
+			addArtistName(fmt.Sprintf("finger_l_%d_%d", n+1, k), FingerJoint(1, f, k))
+		}
+		addArtistName(fmt.Sprintf("finger_l_%d_end", n+1), FingerJoint(1, f, 4))
+	}
+}
+
+// IsFinger reports whether a template joint name is a finger's (LeftHandIndex2).
+func IsFinger(name string) bool {
+	for _, f := range Fingers {
+		if strings.Contains(name, Hand+f) {
+			return true
+		}
+	}
+	return false
 }
 
 // rightOf returns the right-side spelling of a left-side artist name.
 func rightOf(k string) (string, bool) {
+	if strings.HasPrefix(k, "left") {
+		return "right" + k[4:], true
+	}
 	for _, p := range [][2]string{{".l", ".r"}, {"_l_", "_r_"}, {".left", ".right"}} {
 		if strings.Contains(k, p[0]) {
 			return strings.Replace(k, p[0], p[1], 1), true
@@ -70,15 +132,15 @@ func MixamoName(artist string) string {
 // whose name the artist's skeleton has (through MixamoName), how many lie within
 // tol of it. It returns hits and the number compared, and the names missed.
 func NameAccuracy(fitted, artist *assets.Skeleton, tol float64) (hits, total int, missed []string) {
-	pos := map[string]assets.Vec3{}
-	for j, n := range artist.Names {
-		if m := MixamoName(n); m != "" {
-			pos[m] = artist.Position(j)
-		}
-	}
+	return nameAccuracyOf(fitted, artist, tol, func(string) bool { return true })
+}
+
+// nameAccuracyOf is NameAccuracy over the fitted joints whose name keep accepts.
+func nameAccuracyOf(fitted, artist *assets.Skeleton, tol float64, keep func(string) bool) (hits, total int, missed []string) {
+	pos := artistPositions(artist)
 	for j, n := range fitted.Names {
 		p, ok := pos[n]
-		if !ok {
+		if !ok || !keep(n) {
 			continue
 		}
 		total++
@@ -89,4 +151,15 @@ func NameAccuracy(fitted, artist *assets.Skeleton, tol float64) (hits, total int
 		}
 	}
 	return hits, total, missed
+}
+
+// artistPositions returns the artist's joint positions by their Mixamo names.
+func artistPositions(artist *assets.Skeleton) map[string]assets.Vec3 {
+	pos := map[string]assets.Vec3{}
+	for j, n := range artist.Names {
+		if m := MixamoName(n); m != "" {
+			pos[m] = artist.Position(j)
+		}
+	}
+	return pos
 }

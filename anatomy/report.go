@@ -15,8 +15,13 @@ type HumanoidFit struct {
 	Kind         Kind
 	Symmetry     Symmetry
 	Checks       Checks
-	Hits, Total  int
+	Hits, Total  int // names of the body (not fingers)
 	Missed       []string
+	// FingerHits of FingerTotal finger joints placed lie within the tolerance of the
+	// artist's same-named joint; FingersPlaced counts the finger joints placed and
+	// ArtistFingers the artist's joints with a finger name.
+	FingerHits, FingerTotal      int
+	FingersPlaced, ArtistFingers int
 	// UpAsStored and UpTurned are the up axes detected on the mesh as stored (Y-up)
 	// and turned Z-up, as Blender writes it; "" when not measured.
 	UpAsStored, UpTurned string
@@ -25,9 +30,25 @@ type HumanoidFit struct {
 // MeasureHumanoid checks a fitted skeleton and names it against the artist's,
 // with the 10%-of-height tolerance of the report.
 func MeasureHumanoid(name, source string, fitted *assets.Skeleton, rep *Report, artist *assets.Skeleton, height float64) HumanoidFit {
-	h, n, missed := NameAccuracy(fitted, artist, 0.1*height)
-	return HumanoidFit{Name: name, Source: source, Kind: rep.Kind, Symmetry: rep.Symmetry,
+	notFinger := func(n string) bool { return !IsFinger(n) }
+	h, n, missed := nameAccuracyOf(fitted, artist, 0.1*height, notFinger)
+	f := HumanoidFit{Name: name, Source: source, Kind: rep.Kind, Symmetry: rep.Symmetry,
 		Checks: Check(fitted, rep.Symmetry, height), Hits: h, Total: n, Missed: missed}
+	fh, fn, fmissed := nameAccuracyOf(fitted, artist, 0.1*height, IsFinger)
+	f.FingerHits, f.FingerTotal, f.Missed = fh, fn, append(f.Missed, fmissed...)
+	f.FingersPlaced = countNames(fitted.Names, IsFinger)
+	for m := range artistPositions(artist) {
+		f.ArtistFingers += b2i(IsFinger(m))
+	}
+	return f
+}
+
+func countNames(names []string, keep func(string) bool) int {
+	n := 0
+	for _, s := range names {
+		n += b2i(keep(s))
+	}
+	return n
 }
 
 // HumanoidReport gathers humanoid fits into the figures of docs/anatomy.md.
@@ -54,7 +75,7 @@ func (r *HumanoidReport) Faults() []string {
 // on limb, mirror, up axis), the name accuracy by source and a line per fit.
 func (r *HumanoidReport) Markdown() string {
 	var humanoid, oneRoot, pelvis, clean, symmetric, mirrored, hits, total, yUp, zUp, upTried int
-	src := map[string][2]int{}
+	src, fsrc := map[string][2]int{}, map[string][2]int{}
 	for _, f := range r.Fits {
 		humanoid += b2i(f.Kind == Humanoid)
 		oneRoot += b2i(f.Checks.Roots == 1)
@@ -72,6 +93,8 @@ func (r *HumanoidReport) Markdown() string {
 		hits, total = hits+f.Hits, total+f.Total
 		s := src[f.Source]
 		src[f.Source] = [2]int{s[0] + f.Hits, s[1] + f.Total}
+		s = fsrc[f.Source]
+		fsrc[f.Source] = [2]int{s[0] + f.FingerHits, s[1] + f.FingerTotal}
 	}
 	var b strings.Builder
 	b.WriteString("| files | humanoid template fitted | one root | root at the pelvis | no limb on a limb | symmetric meshes | mirrored within 2% |\n|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -79,16 +102,49 @@ func (r *HumanoidReport) Markdown() string {
 	if upTried > 0 {
 		fmt.Fprintf(&b, "\nUp axis detected on %d files: as stored (Y) %d, turned Z-up %d.\n", upTried, yUp, zUp)
 	}
-	fmt.Fprintf(&b, "\nName accuracy: %d/%d = %.3f.\n\n| source | names |\n|---|---:|\n", hits, total, ratio(hits, total))
+	fh, ft := r.fingerHits()
+	fmt.Fprintf(&b, "\nName accuracy: body %d/%d = %.3f; fingers %d/%d = %.3f; all %d/%d = %.3f.\n\n", hits, total, ratio(hits, total),
+		fh, ft, ratio(fh, ft), hits+fh, total+ft, ratio(hits+fh, total+ft))
+	b.WriteString(r.fingerSummary())
+	b.WriteString("\n| source | names (body) | fingers |\n|---|---:|---:|\n")
 	for _, s := range sortedKeys(src) {
-		fmt.Fprintf(&b, "| %s | %d/%d = %.3f |\n", s, src[s][0], src[s][1], ratio(src[s][0], src[s][1]))
+		fmt.Fprintf(&b, "| %s | %d/%d = %.3f | %d/%d |\n", s, src[s][0], src[s][1], ratio(src[s][0], src[s][1]), fsrc[s][0], fsrc[s][1])
 	}
-	b.WriteString("\nPer file:\n\n| file | kind | roots | root-pelvis | limb on limb | mirror (mesh) | names | missed |\n|---|---|---:|---:|---|---:|---:|---|\n")
+	b.WriteString("\nPer file:\n\n| file | kind | roots | root-pelvis | limb on limb | mirror (mesh) | names | finger joints (placed / artist's) | fingers | missed |\n|---|---|---:|---:|---|---:|---:|---:|---:|---|\n")
 	for _, f := range r.Fits {
-		fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %s | %.4f (%.4f) | %d/%d | %s |\n", f.Name, f.Kind, f.Checks.Roots,
-			f.Checks.RootToPelvis, strings.Join(f.Checks.LimbOnLimb, " "), f.Checks.MirrorError, f.Symmetry.Error, f.Hits, f.Total, strings.Join(f.Missed, " "))
+		fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %s | %.4f (%.4f) | %d/%d | %d / %d | %d/%d | %s |\n", f.Name, f.Kind, f.Checks.Roots,
+			f.Checks.RootToPelvis, strings.Join(f.Checks.LimbOnLimb, " "), f.Checks.MirrorError, f.Symmetry.Error, f.Hits, f.Total,
+			f.FingersPlaced, f.ArtistFingers, f.FingerHits, f.FingerTotal, strings.Join(f.Missed, " "))
 	}
 	return b.String()
+}
+
+// fingerHits sums the finger joints within the tolerance and those compared.
+func (r *HumanoidReport) fingerHits() (hits, total int) {
+	for _, f := range r.Fits {
+		hits, total = hits+f.FingerHits, total+f.FingerTotal
+	}
+	return hits, total
+}
+
+// fingerSummary counts the fits with fingers placed against the artists' rigs
+// with finger joints: false positives place fingers where the artist has none,
+// misses place none where the artist has some.
+func (r *HumanoidReport) fingerSummary() string {
+	var placed, artist, both int
+	var falsePos, misses []string
+	for _, f := range r.Fits {
+		p, a := f.FingersPlaced > 0, f.ArtistFingers > 0
+		placed, artist, both = placed+b2i(p), artist+b2i(a), both+b2i(p && a)
+		if p && !a {
+			falsePos = append(falsePos, f.Name)
+		}
+		if a && !p {
+			misses = append(misses, f.Name)
+		}
+	}
+	return fmt.Sprintf("Fingers placed on %d files; the artist's rig has fingers on %d; both %d. False positives (placed, the artist has none) %d: %s. Misses (the artist has fingers, none placed) %d: %s.\n",
+		placed, artist, both, len(falsePos), strings.Join(falsePos, " "), len(misses), strings.Join(misses, " "))
 }
 
 // KindOfCategory is the kind a manifest category should be detected as.

@@ -66,3 +66,24 @@ func TestKindReport(t *testing.T) {
 		}
 	}
 }
+
+// TestFingerReport counts finger names apart from the body's, and the files with
+// fingers placed where the artist has none (false positives) or none placed
+// where the artist has some (misses).
+func TestFingerReport(t *testing.T) {
+	var rep anatomy.HumanoidReport
+	rep.Add(anatomy.HumanoidFit{Name: "both", Source: "s", Hits: 9, Total: 10, FingerHits: 3, FingerTotal: 4, FingersPlaced: 8, ArtistFingers: 6})
+	rep.Add(anatomy.HumanoidFit{Name: "placed", Source: "s", Hits: 5, Total: 5, FingersPlaced: 8})
+	rep.Add(anatomy.HumanoidFit{Name: "artist", Source: "s", Hits: 4, Total: 5, ArtistFingers: 6})
+	md := rep.Markdown()
+	for _, want := range []string{
+		"body 18/20 = 0.900; fingers 3/4 = 0.750; all 21/24 = 0.875",
+		"False positives (placed, the artist has none) 1: placed.",
+		"Misses (the artist has fingers, none placed) 1: artist.",
+		"| s | 18/20 = 0.900 | 3/4 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
