@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/unionfind"
 )
 
 // Fingers are the finger names, in Mixamo's order: a humanoid's finger chain is
@@ -210,21 +211,21 @@ func (h *handMesh) coords(p assets.Vec3) (t, r float64) {
 // nearPieces keeps the triangles of the connected pieces that come within reach
 // of the axis between wrist and tip: a thigh beside a hanging hand stays out.
 func (h *handMesh) nearPieces(tris [][3]int) [][3]int {
-	uf := newUnionFind(len(h.pos))
+	uf := unionfind.New[int](len(h.pos))
 	for _, t := range tris {
-		uf.union(t[0], t[1])
-		uf.union(t[1], t[2])
+		uf.Union(t[0], t[1])
+		uf.Union(t[1], t[2])
 	}
 	near := map[int]bool{}
 	for i, p := range h.pos {
 		t, r := h.coords(p)
 		if t >= 0 && t <= 1.05*h.length && r < handSeedReach*h.length {
-			near[uf.find(i)] = true
+			near[uf.Find(i)] = true
 		}
 	}
 	var out [][3]int
 	for _, t := range tris {
-		if near[uf.find(t[0])] {
+		if near[uf.Find(t[0])] {
 			out = append(out, t)
 		}
 	}
@@ -319,14 +320,14 @@ func (h *handMesh) section(c float64) []contour {
 			pairs = append(pairs, [2]int{hit[0], hit[1]})
 		}
 	}
-	uf := newUnionFind(len(pts))
+	uf := unionfind.New[int](len(pts))
 	for _, p := range pairs {
-		uf.union(p[0], p[1])
+		uf.Union(p[0], p[1])
 	}
 	groups := map[int][]assets.Vec3{}
 	var roots []int
 	for i, p := range pts {
-		r := uf.find(i)
+		r := uf.Find(i)
 		if _, ok := groups[r]; !ok {
 			roots = append(roots, r)
 		}
@@ -584,27 +585,6 @@ func setDist(a, b []assets.Vec3) float64 {
 	}
 	return d
 }
-
-// unionFind groups indices into connected sets.
-type unionFind []int
-
-func newUnionFind(n int) unionFind {
-	u := make(unionFind, n)
-	for i := range u {
-		u[i] = i
-	}
-	return u
-}
-
-func (u unionFind) find(i int) int {
-	for u[i] != i {
-		u[i] = u[u[i]]
-		i = u[i]
-	}
-	return i
-}
-
-func (u unionFind) union(a, b int) { u[u.find(a)] = u.find(b) }
 
 // addFingers places the fingers found beyond each Hand joint (the arm routes end
 // at the fingertips) as chains under it. On a symmetric mesh only the fingers

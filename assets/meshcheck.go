@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/rigkit/rigkit/internal/unionfind"
 )
 
 // MeshReport counts the topological and geometric defects of a triangle mesh.
@@ -55,7 +57,7 @@ func AnalyzeMesh(m Mesh) MeshReport {
 
 	used := make([]bool, nv)
 	edges := make([]uint64, 0, 3*len(m.Triangles))
-	uf := newUnionFind(nv)
+	uf := unionfind.New[int32](nv)
 	for _, t := range m.Triangles {
 		ok := true
 		for _, v := range t {
@@ -79,8 +81,8 @@ func AnalyzeMesh(m Mesh) MeshReport {
 		if pb.Sub(pa).Cross(pc.Sub(pa)).Len() <= areaEps {
 			r.DegenerateTriangles++
 		}
-		uf.union(a, b)
-		uf.union(b, c)
+		uf.Union(a, b)
+		uf.Union(b, c)
 		edges = append(edges, edgeKey(a, b), edgeKey(b, c), edgeKey(c, a))
 	}
 	slices.Sort(edges)
@@ -100,7 +102,7 @@ func AnalyzeMesh(m Mesh) MeshReport {
 	roots := map[int32]bool{}
 	for v := range nv {
 		if used[v] {
-			roots[uf.find(weld[v])] = true
+			roots[uf.Find(weld[v])] = true
 		} else {
 			r.UnusedVertices++
 		}
@@ -114,31 +116,6 @@ func edgeKey(a, b int32) uint64 {
 		a, b = b, a
 	}
 	return uint64(a)<<32 | uint64(uint32(b))
-}
-
-type unionFind []int32
-
-func newUnionFind(n int) unionFind {
-	u := make(unionFind, n)
-	for i := range u {
-		u[i] = int32(i)
-	}
-	return u
-}
-
-func (u unionFind) find(x int32) int32 {
-	for u[x] != x {
-		u[x] = u[u[x]]
-		x = u[x]
-	}
-	return x
-}
-
-func (u unionFind) union(a, b int32) {
-	ra, rb := u.find(a), u.find(b)
-	if ra != rb {
-		u[ra] = rb
-	}
 }
 
 // InspectReport summarizes a character for `rig inspect`: sizes, skinning

@@ -28,6 +28,7 @@ var layers = map[string]int{
 	"internal/fastmath":   0,
 	"internal/engine":     0,
 	"internal/atomicfile": 0,
+	"internal/unionfind":  0,
 	"internal/progress":   0,
 	"internal/archtest":   0,
 	// Test support: hostile inputs, allocation bounds for fuzzing, the three.js check.
