@@ -65,6 +65,9 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 	if err != nil {
 		return nil, nil, err
 	}
+	if r.CompareClassical && run.perr == nil {
+		r.startClassical(run)
+	}
 	if err := r.sampleBest(run); err != nil {
 		return nil, nil, err
 	}
@@ -89,10 +92,15 @@ type rigRun struct {
 	fitted *assets.Skeleton
 	fitRep *anatomy.Report
 	fitErr error
-	fitCh  chan anatomyFit
-	region *rigmodel.Region
-	info   *RigInfo
-	t      time.Time
+	fit    *fitFuture
+	// fitDone says waitFit has copied the fit into the fields above.
+	fitDone bool
+	// classical delivers the classical rig built beside the sampling
+	// (startClassical), nil when it is built on demand in settle.
+	classical chan classicalRig
+	region    *rigmodel.Region
+	info      *RigInfo
+	t         time.Time
 	// The best sample: its rig, report, score and method, and why others failed.
 	best       *assets.Character
 	bestRep    *rewards.Report
@@ -122,8 +130,11 @@ func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	regionCh := make(chan *rigmodel.Region, 1)
 	go func() { regionCh <- gen.SampleRegion(&nm, norm, run.reeb) }()
 	if r.Anatomy != nil {
-		run.fitCh = make(chan anatomyFit, 1)
-		go func(reeb *assets.Skeleton, opt anatomy.Options) { run.fitCh <- fitAnatomy(&c.Mesh, reeb, opt) }(run.reeb, *r.Anatomy)
+		run.fit = &fitFuture{done: make(chan struct{})}
+		go func(f *fitFuture, reeb *assets.Skeleton, opt anatomy.Options) {
+			f.anatomyFit = fitAnatomy(&c.Mesh, reeb, opt)
+			close(f.done)
+		}(run.fit, run.reeb, *r.Anatomy)
 	}
 	run.rng = rand.New(rand.NewSource(r.Seed))
 	lat, err := gen.EncodeMesh(&c.Mesh, &nm, norm, run.rng)
@@ -163,13 +174,27 @@ func fitAnatomy(m *assets.Mesh, reeb *assets.Skeleton, opt anatomy.Options) anat
 	return f
 }
 
+// fitFuture is an anatomical fit being made on another goroutine: done closes
+// when anatomyFit is set, so that the sampling and the classical rig can both
+// wait for it.
+type fitFuture struct {
+	anatomyFit
+	done chan struct{}
+}
+
+// wait returns the fit once it is made.
+func (f *fitFuture) wait() anatomyFit {
+	<-f.done
+	return f.anatomyFit
+}
+
 // waitFit waits for the anatomical fit begun beside the encoding, if any.
 func (run *rigRun) waitFit() {
-	if run.fitCh == nil {
+	if run.fit == nil || run.fitDone {
 		return
 	}
-	f := <-run.fitCh
-	run.fitCh = nil
+	run.fitDone = true
+	f := run.fit.wait()
 	if run.reeb == nil {
 		run.reeb = f.reeb
 	}
@@ -280,22 +305,25 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 		return r.keep(run)
 	}
 	run.t = time.Now()
-	bind, name := r.BindSkin()
-	out, cinfo, err := ClassicalRigger{Skin: bind, SkinName: name, Anatomy: r.Anatomy, Reeb: run.reeb,
-		Fitted: run.fitted, FitReport: run.fitRep}.Rig(run.c)
-	if err != nil {
+	cl := r.classicalResult(run)
+	run.lap("classical_wait")
+	if cl.err != nil {
 		if info.Fallback == "" { // the model's rig passed the floor: keep it
 			return r.keep(run)
 		}
-		return nil, nil, fmt.Errorf("%s; classical fallback: %w", info.Fallback, err)
+		return nil, nil, fmt.Errorf("%s; classical fallback: %w", info.Fallback, cl.err)
 	}
+	out, cinfo, cscore, crep := cl.out, cl.info, cl.score, cl.rep
 	for k, v := range cinfo.TimingsMS {
 		info.TimingsMS["classical_"+k] = v
 	}
-	cscore, crep := scoreWith(run.prep, run.perr, out)
-	run.lap("classical_score")
 	info.ClassicalScore = &cscore
-	out, crep, cscore, cinfo.Method = r.tokenSkinned(run, out, crep, cscore, cinfo.Method)
+	if cl.tokens != nil {
+		info.ClassicalTokensScore = &cl.tokensScore
+		if cl.tokensScore >= cscore {
+			out, crep, cscore, cinfo.Method = cl.tokens, cl.tokensRep, cl.tokensScore, "classical-skeleton+tokens"
+		}
+	}
 	if modelWins(run.best != nil, run.perr == nil, run.bestScore, cscore) {
 		info.Fallback = ""
 		return r.keep(run)
@@ -308,33 +336,6 @@ func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
 		info.Score, info.Rewards = &crep.Score, crep
 	}
 	return out, info, nil
-}
-
-// tokenSkinned tries the classical skeleton with the model's skin tokens (SkinWith,
-// on the latents the samples were drawn from) and returns that rig when it scores
-// at least the classical rig, else the classical rig unchanged. The report keeps
-// its score either way (ClassicalTokensScore).
-func (r *ModelRigger) tokenSkinned(run *rigRun, out *assets.Character, crep *rewards.Report, cscore float64, method string) (*assets.Character, *rewards.Report, float64, string) {
-	if !r.WritesSkin() || run.lat == nil || run.perr != nil {
-		return out, crep, cscore, method
-	}
-	skin, err := r.SkinWith(out, run.lat, run.rng)
-	run.lap("classical_tokens")
-	if err != nil {
-		return out, crep, cscore, method
-	}
-	alt := *out
-	alt.Skin = skin
-	if rigmodel.CheckRig(&alt) != nil {
-		return out, crep, cscore, method
-	}
-	score, rep := scoreWith(run.prep, run.perr, &alt)
-	run.lap("classical_tokens_score")
-	run.info.ClassicalTokensScore = &score
-	if score < cscore {
-		return out, crep, cscore, method
-	}
-	return &alt, rep, score, "classical-skeleton+tokens"
 }
 
 // modelWins is the honest choice between the model's best rig and the classical

@@ -1,0 +1,117 @@
+package autorig
+
+import (
+	"math/rand"
+	"time"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/rigmodel"
+	"gorgonia.org/tensor"
+)
+
+// classicalRig is the classical rig of a ModelRigger run and its score, and, for a
+// model that writes skin tokens, the same skeleton skinned by the model's tokens
+// (tokens, nil when there is none) and that rig's score.
+type classicalRig struct {
+	out         *assets.Character
+	info        *RigInfo
+	err         error
+	score       float64
+	rep         *rewards.Report
+	tokens      *assets.Character
+	tokensScore float64
+	tokensRep   *rewards.Report
+}
+
+// classicalInputs is what the classical rig reads of a run: the mesh, its
+// classical skeleton (nil: built when needed), the anatomical fit being made (nil
+// without Anatomy), the prepared scoring geometry (nil: unscored) and the shape
+// latents the model's skin tokens are written from.
+type classicalInputs struct {
+	c    *assets.Character
+	reeb *assets.Skeleton
+	fit  *fitFuture
+	prep *rewards.Prepared
+	lat  *tensor.Dense
+}
+
+func (run *rigRun) classicalInputs() classicalInputs {
+	return classicalInputs{c: run.c, reeb: run.reeb, fit: run.fit, prep: run.prep, lat: run.lat}
+}
+
+// startClassical builds and scores the classical rig on another goroutine while
+// the model samples, decodes and scores its streams. It reads only what
+// classicalInputs holds, which the sampling does not change, and decodes on its own
+// KV cache, so on two cores the comparison costs little wall time.
+func (r *ModelRigger) startClassical(run *rigRun) {
+	ch := make(chan classicalRig, 1)
+	run.classical = ch
+	in := run.classicalInputs()
+	go func() {
+		t := time.Now()
+		res := r.buildClassical(in)
+		res.info.TimingsMS["beside_sampling"] = ms(time.Since(t))
+		ch <- res
+	}()
+}
+
+// classicalResult is the classical rig begun by startClassical, or built now.
+func (r *ModelRigger) classicalResult(run *rigRun) classicalRig {
+	if run.classical != nil {
+		return <-run.classical
+	}
+	return r.buildClassical(run.classicalInputs())
+}
+
+// buildClassical rigs in.c classically, scores the rig, and tries the model's skin
+// tokens on its skeleton (withTokenSkin).
+func (r *ModelRigger) buildClassical(in classicalInputs) classicalRig {
+	bind, name := r.BindSkin()
+	cr := ClassicalRigger{Skin: bind, SkinName: name, Anatomy: r.Anatomy, Reeb: in.reeb}
+	if in.fit != nil {
+		f := in.fit.wait()
+		if cr.Reeb == nil {
+			cr.Reeb = f.reeb
+		}
+		cr.Fitted, cr.FitReport = f.fitted, f.rep
+	}
+	var res classicalRig
+	if res.out, res.info, res.err = cr.Rig(in.c); res.err != nil {
+		return res
+	}
+	if res.info.TimingsMS == nil {
+		res.info.TimingsMS = map[string]float64{}
+	}
+	if in.prep == nil {
+		return res
+	}
+	t := time.Now()
+	res.score, res.rep = scoreWith(in.prep, nil, res.out)
+	res.info.TimingsMS["score"] = ms(time.Since(t))
+	r.withTokenSkin(&res, in)
+	return res
+}
+
+// withTokenSkin skins the classical skeleton with the model's skin tokens
+// (SkinWith, the skeleton's tokens as the prompt, on the latents the samples were
+// drawn from, its own random source) and scores that rig, when the model writes
+// skin tokens.
+func (r *ModelRigger) withTokenSkin(res *classicalRig, in classicalInputs) {
+	if !r.WritesSkin() || in.lat == nil {
+		return
+	}
+	t := time.Now()
+	skin, err := r.SkinWith(res.out, in.lat, rand.New(rand.NewSource(r.Seed+1)))
+	if err != nil {
+		return
+	}
+	alt := *res.out
+	alt.Skin = skin
+	if rigmodel.CheckRig(&alt) != nil {
+		return
+	}
+	res.tokensScore, res.tokensRep = scoreWith(in.prep, nil, &alt)
+	res.tokens = &alt
+	res.info.TimingsMS["tokens"] = ms(time.Since(t))
+}
