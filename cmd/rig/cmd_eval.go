@@ -67,9 +67,9 @@ type evalTaskFlags struct {
 	// Synthetic is the number of synthetic creatures the tokenizer (per kind) and
 	// anatomy (bipeds) tasks add; -1 leaves it to the task.
 	Synthetic int
-	// SkinSamples is how many skin-token streams the skin task's tokens and
-	// model methods average (rigmodel.DefaultSkinSamples when 0; 1 is greedy).
-	SkinSamples int
+	// SkinSampling is how the skin task's tokens and model methods draw skin-token
+	// streams (rigmodel.DefaultSkinSamples of them when Samples is 0; 1 is greedy).
+	SkinSampling skinSampling
 }
 
 // evalFile is one ground-truth asset and its manifest category ("" if unknown).
@@ -121,6 +121,7 @@ func runEval(args []string, stdout io.Writer) error {
 	var from evalDirFlag
 	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
 	skinSamples := fs.Int("skin-samples", 0, "skin task: skin-token streams the tokens and model=PATH methods average (0: 8; 1: greedy)")
+	skinTemp := fs.Float64("skin-temperature", 0, "skin task: temperature of the skin-token streams after the first, greedy one (0: 1)")
 	synthetic := fs.Int("synthetic", -1, "tokenizer task: held-out synthetic creatures per kind (default 2); anatomy task: synthetic bipeds to fit, and with no --data only those (default 0)")
 	var tokOpt tokenizerEval
 	tokOpt.flags(fs)
@@ -181,7 +182,7 @@ func runEval(args []string, stdout io.Writer) error {
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
 		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), Baseline: *baseline,
-		Task: evalTaskFlags{External: external, Half: *half, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic, SkinSamples: *skinSamples}}
+		Task: evalTaskFlags{External: external, Half: *half, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic, SkinSampling: skinSampling{Samples: *skinSamples, Temperature: *skinTemp}}}
 	return run(cfg, stdout)
 }
 
@@ -334,9 +335,9 @@ const groundTruthMethod = "ground truth"
 func evalSkin(cfg evalConfig, stdout io.Writer) error {
 	var methods []string
 	cfg.Task.skin = maps.Clone(skinMethods)
-	samples := cfg.Task.SkinSamples
-	if samples <= 0 {
-		samples = rigmodel.DefaultSkinSamples
+	samples := cfg.Task.SkinSampling
+	if samples.Samples <= 0 {
+		samples.Samples = rigmodel.DefaultSkinSamples
 	}
 	if _, ok := cfg.Task.skin["tokens"]; ok {
 		cfg.Task.skin["tokens"] = tokensSkin(samples)

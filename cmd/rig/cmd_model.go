@@ -360,8 +360,8 @@ func init() {
 	// Registered only when the shipped model writes skin tokens, so that `rig skin`
 	// never labels geodesic weights as "tokens".
 	if st, err := rigmodel.ShippedState(); err == nil && st.SkinTokens {
-		skinMethods["tokens"] = tokensSkin(rigmodel.DefaultSkinSamples)
-		skinMethods["tokens-greedy"] = tokensSkin(1)
+		skinMethods["tokens"] = tokensSkin(skinSampling{Samples: rigmodel.DefaultSkinSamples})
+		skinMethods["tokens-greedy"] = tokensSkin(skinSampling{Samples: 1})
 	}
 	evalTasks["skeleton"] = evalSkeletonTask
 	evalTasks["rig"] = evalRigTask
@@ -370,9 +370,16 @@ func init() {
 // tokensSkin is `rig skin --method tokens`: the shipped model writes the skin tokens
 // of the input's own skeleton (samples streams, their decoded weights averaged; 1:
 // the greedy stream alone) and the skin tokenizer decodes them.
-func tokensSkin(samples int) skinMethod {
+// skinSampling is how skin-token streams are drawn: Samples streams (the first
+// greedy) whose decoded weights are averaged, the others at Temperature (0: 1).
+type skinSampling struct {
+	Samples     int
+	Temperature float64
+}
+
+func tokensSkin(s skinSampling) skinMethod {
 	return func(c *assets.Character) (*assets.Skin, error) {
-		fn, err := modelTokensSkin("", samples)
+		fn, err := modelTokensSkin("", s)
 		if err != nil {
 			return nil, err
 		}
@@ -382,7 +389,7 @@ func tokensSkin(samples int) skinMethod {
 
 // modelTokensSkin loads the model at path ("": the shipped one) and returns its
 // skin-only method with samples streams.
-func modelTokensSkin(path string, samples int) (skinMethod, error) {
+func modelTokensSkin(path string, s skinSampling) (skinMethod, error) {
 	r, note, err := loadModelRigger(path)
 	if err != nil {
 		return nil, err
@@ -390,7 +397,7 @@ func modelTokensSkin(path string, samples int) (skinMethod, error) {
 	if !r.WritesSkin() {
 		return nil, fmt.Errorf("skin tokens unavailable: %s (use --method geodesic)", note)
 	}
-	r.SkinSamples = samples
+	r.SkinSamples, r.SkinTemperature = s.Samples, s.Temperature
 	return r.SkinOnly, nil
 }
 

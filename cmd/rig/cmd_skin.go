@@ -159,7 +159,7 @@ func runSkin(args []string, stdout io.Writer) error {
 		if name != "tokens" {
 			return fmt.Errorf("%w: --samples applies to --method tokens, not %s", errUsage, name)
 		}
-		fn = tokensSkin(*samples)
+		fn = tokensSkin(skinSampling{Samples: *samples})
 	}
 	c, err := loadInput(files[0])
 	if err != nil {
