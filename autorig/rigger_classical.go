@@ -6,7 +6,6 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/rigmodel"
 	"gorgonia.org/tensor"
 )
 
@@ -102,16 +101,12 @@ func (r *ModelRigger) withTokenSkin(res *classicalRig, in classicalInputs) {
 		return
 	}
 	t := time.Now()
-	skin, err := r.SkinWith(res.out, in.lat, rand.New(rand.NewSource(r.Seed+1)))
+	rng := rand.New(rand.NewSource(r.Seed + 1))
+	alt, err := withSkin(res.out, func(c *assets.Character) (*assets.Skin, error) { return r.SkinWith(c, in.lat, rng) })
 	if err != nil {
 		return
 	}
-	alt := *res.out
-	alt.Skin = skin
-	if rigmodel.CheckRig(&alt) != nil {
-		return
-	}
-	res.tokensScore, res.tokensRep = scoreWith(in.prep, nil, &alt)
-	res.tokens = &alt
+	res.tokensScore, res.tokensRep = scoreWith(in.prep, nil, alt)
+	res.tokens = alt
 	res.info.TimingsMS["tokens"] = ms(time.Since(t))
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	mrand "math/rand"
 	"os"
@@ -373,14 +372,14 @@ func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.C
 	tr.runStep = func() int { return state.Step }
 	if state.Step > 0 {
 		resumeStep := state.Step
-		switch err := tr.adam.LoadStateFile(nn.OptimizerStatePath(opt.Out), m.Params()); {
-		case err == nil:
+		switch restored, err := tr.adam.RestoreBeside(opt.Out, m.Params()); {
+		case err != nil:
+			return nil, fmt.Errorf("train: resume: %w", err)
+		case restored:
 			logf(opt.Report.Log, "train: optimizer state restored at step %d", tr.adam.Steps())
-		case errors.Is(err, fs.ErrNotExist):
+		default:
 			tr.warm = 50
 			tr.runStep = func() int { return state.Step - resumeStep }
-		default:
-			return nil, fmt.Errorf("train: resume: %w", err)
 		}
 	}
 	tr.start, tr.lastSave = time.Now(), time.Now()

@@ -104,18 +104,30 @@ func humanoidReport(cfg evalConfig) (*anatomy.HumanoidReport, error) {
 		rep.Add(fit)
 	}
 	fmt.Fprintln(cfg.Progress)
-	for seed := int64(1); seed <= int64(cfg.Task.Synthetic); seed++ {
-		c, err := synth.Generate("biped", seed, synth.Options{TargetVertices: 3000})
-		if err != nil {
-			return nil, fmt.Errorf("synth biped %d: %w", seed, err)
-		}
+	err := eachSyntheticBiped(cfg.Task.Synthetic, func(name string, c *assets.Character) error {
 		sk, r, err := fitAnatomy(c, anatomy.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("synth biped %d: %w", seed, err)
+		if err == nil {
+			rep.Add(anatomy.MeasureHumanoid(name, "synthetic", sk, r, c.Skeleton, meshHeight(&c.Mesh)))
 		}
-		rep.Add(anatomy.MeasureHumanoid(fmt.Sprintf("synth/biped_%d", seed), "synthetic", sk, r, c.Skeleton, meshHeight(&c.Mesh)))
+		return err
+	})
+	return rep, err
+}
+
+// eachSyntheticBiped calls fn on the synthetic bipeds of seeds 1..n (3,000
+// vertices, named synth/biped_SEED), the anatomy task's bipeds; an error names the
+// seed.
+func eachSyntheticBiped(n int, fn func(name string, c *assets.Character) error) error {
+	for seed := int64(1); seed <= int64(n); seed++ {
+		c, err := synth.Generate("biped", seed, synth.Options{TargetVertices: 3000})
+		if err == nil {
+			err = fn(fmt.Sprintf("synth/biped_%d", seed), c)
+		}
+		if err != nil {
+			return fmt.Errorf("synth biped %d: %w", seed, err)
+		}
 	}
-	return rep, nil
+	return nil
 }
 
 // fitHumanoidFile fits one file as a Y-up humanoid, and detects its up axis as

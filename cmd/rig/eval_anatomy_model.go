@@ -6,7 +6,6 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/rigmodel"
 )
@@ -57,18 +56,14 @@ func modelNamingReport(cfg evalConfig, ckpt string) (*anatomy.NamingReport, erro
 		rep.Add(fit)
 	}
 	fmt.Fprintln(cfg.Progress)
-	for seed := int64(1); seed <= int64(cfg.Task.Synthetic); seed++ {
-		c, err := synth.Generate("biped", seed, synth.Options{TargetVertices: 3000})
-		if err != nil {
-			return nil, fmt.Errorf("synth biped %d: %w", seed, err)
+	err = eachSyntheticBiped(cfg.Task.Synthetic, func(name string, c *assets.Character) error {
+		fit, err := nameModelSkeleton(r.Generator, c, name, "synthetic")
+		if err == nil {
+			rep.Add(fit)
 		}
-		fit, err := nameModelSkeleton(r.Generator, c, fmt.Sprintf("synth/biped_%d", seed), "synthetic")
-		if err != nil {
-			return nil, fmt.Errorf("synth biped %d: %w", seed, err)
-		}
-		rep.Add(fit)
-	}
-	return rep, nil
+		return err
+	})
+	return rep, err
 }
 
 // nameModelSkeleton fits the Humanoid template (Y up) on a character's classical
