@@ -127,6 +127,10 @@ type TrainState struct {
 	Saved         time.Time `json:"saved"`
 	// GRPO is set once the checkpoint has been fine-tuned by GRPORun.
 	GRPO *GRPOState `json:"grpo,omitempty"`
+	// Averaged lists the checkpoints whose weights were averaged into this one
+	// (AverageWeights, `rig average`), each with its step and weight; the rest of
+	// the state is the last one's.
+	Averaged []string `json:"averaged,omitempty"`
 }
 
 // LogRow is one line of the training log (JSON lines beside the checkpoint).
