@@ -35,10 +35,10 @@ func AverageWeights(models []*Model, weights []float64) (*Model, error) {
 				return nil, fmt.Errorf("average: model %d has parameter %q where model 0 has %q", i, src[k].Name, p.Name)
 			}
 			d, s := p.Value.Data().([]float32), src[k].Value.Data().([]float32)
+			if i == 0 {
+				clear(d) // NewModel's random initialization
+			}
 			for e := range d {
-				if i == 0 {
-					d[e] = 0
-				}
 				d[e] += float32(w[i]) * s[e]
 			}
 		}
