@@ -11,8 +11,9 @@ import (
 )
 
 // BenchmarkAuto5k is `rig auto` end to end on one ~5k-vertex creature: load the GLB,
-// encode the shape, generate (KV cache; greedy, or samples=8: greedy and 7 sampled
-// streams, the best kept by the rewards), decode (skin tokens, or geodesic
+// encode the shape, generate (KV cache; the first stream's skeleton voted among
+// votes=N sampled ones, or greedy with votes=1; samples=8 adds 7 sampled streams, the
+// best kept by the rewards), decode (skin tokens, or geodesic
 // skin with skin=geodesic), score, the classical fallback when the rig scores under
 // the floor, write the GLB. It uses the shipped model, or an untrained model of the
 // shipped size when none is shipped (which writes the longest streams: the worst case
@@ -43,22 +44,24 @@ func BenchmarkAuto5k(b *testing.B) {
 		}
 	}
 	b.Logf("%d vertices, model of %d parameters (shipped: %v, skin tokens: %v)", len(c.Mesh.Positions), m.NumParams(), st != nil, skinTokens)
+	v := rigmodel.DefaultVotes
 	for _, run := range []struct {
-		geodesic bool
-		samples  int
-	}{{false, 1}, {false, 8}, {true, 1}, {true, 8}} {
+		geodesic       bool
+		samples, votes int
+	}{{false, 1, v}, {false, 1, 1}, {false, 8, v}, {true, 1, v}, {true, 1, 1}, {true, 8, v}} {
 		name := "skin=tokens"
 		if run.geodesic {
 			name = "skin=geodesic"
 		} else if !skinTokens {
 			continue
 		}
-		name += fmt.Sprintf("/samples=%d", run.samples)
+		name += fmt.Sprintf("/samples=%d/votes=%d", run.samples, run.votes)
 		geodesic := run.geodesic
 		b.Run(name, func(b *testing.B) {
 			// As `rig auto` by default: floor and classical comparison.
 			r := &ModelRigger{Samples: run.samples, Floor: DefaultFloor, CompareClassical: true}
 			r.Model, r.Skin, r.InsideJoints, r.Seed = m, dec, true, 1
+			r.NearProposal, r.Votes = rigmodel.DefaultNearProposal, run.votes
 			if skinTokens && !geodesic {
 				r.SkinMode = rigmodel.SkinFromTokens
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )
 
@@ -31,7 +32,8 @@ import (
 //     RigInfo.Fallback).
 type ModelRigger struct {
 	rigmodel.Generator
-	// Samples is how many streams are drawn; the first is greedy, the others use
+	// Samples is how many streams are drawn; the first is the vote of
+	// Generator.Votes sampled skeletons (greedy when Votes < 2), the others use
 	// Temperature and TopP.
 	Samples           int
 	Temperature, TopP float64
@@ -219,27 +221,12 @@ func (run *rigRun) anatomical(cand *assets.Character, opt anatomy.Options) (*ana
 	return &named.Naming, nil
 }
 
-// sampleBest draws every sample in one batch (the first greedy), then decodes,
-// checks and scores each, keeping the best. A token rig under the floor is also
+// sampleBest draws the samples (generate), then decodes, checks and scores each,
+// keeping the best. A token rig under the floor is also
 // tried with the binding's weights on the same skeleton.
 func (r *ModelRigger) sampleBest(run *rigRun) error {
-	skinMode := r.WritesSkin()
-	opts := make([]rigmodel.SampleOptions, max(r.Samples, 1))
-	for s := range opts {
-		opts[s] = rigmodel.SampleOptions{TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, K: r.Model.Cfg.K(), StopAtSEP: !skinMode, Region: run.region}
-		if s > 0 {
-			opts[s].Temperature = r.Temperature
-			if opts[s].Temperature <= 0 {
-				opts[s].Temperature = 1
-			}
-		}
-	}
-	sess, err := r.Model.NewSession(run.lat)
-	if err != nil {
-		return err
-	}
 	g0 := time.Now()
-	streams, err := rigmodel.GenerateN(sess, nil, opts, run.rng)
+	streams, err := r.generate(run)
 	genTime := time.Since(g0)
 	if err != nil {
 		return err
@@ -247,9 +234,9 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 	run.lap("generate")
 	run.waitFit()
 	info := run.info
-	tokens := 0
+	written := 0
 	for s, smp := range streams {
-		tokens += len(smp.Tokens)
+		written += len(smp.Tokens)
 		info.Samples++
 		cand, method, err := r.Decode(run.c, run.norm, smp.Tokens, run.lat, run.rng)
 		run.lap("decode")
@@ -286,9 +273,37 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 		}
 	}
 	if genTime > 0 {
-		info.TokensPerSecond = float64(tokens) / genTime.Seconds()
+		info.TokensPerSecond = float64(written) / genTime.Seconds()
 	}
 	return nil
+}
+
+// generate draws the Samples streams: the first is the vote of Votes sampled
+// skeletons (Generator.VoteStream; greedy when Votes < 2), the others are drawn at
+// Temperature and TopP as one batch.
+func (r *ModelRigger) generate(run *rigRun) ([]*rigmodel.Sampled, error) {
+	skinMode := r.WritesSkin()
+	var propCube *assets.Skeleton
+	if run.reeb != nil && r.Model.Proposal != nil {
+		propCube = tokens.SkeletonToCube(run.reeb, run.norm)
+	}
+	first, err := r.VoteStream(run.lat, run.region, propCube, run.rng)
+	if err != nil || r.Samples < 2 {
+		return []*rigmodel.Sampled{first}, err
+	}
+	opts := make([]rigmodel.SampleOptions, r.Samples-1)
+	for s := range opts {
+		opts[s] = rigmodel.SampleOptions{Temperature: r.Temperature, TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, K: r.Model.Cfg.K(), StopAtSEP: !skinMode, Region: run.region}
+		if opts[s].Temperature <= 0 {
+			opts[s].Temperature = 1
+		}
+	}
+	sess, err := r.Model.NewSession(run.lat)
+	if err != nil {
+		return nil, err
+	}
+	more, err := rigmodel.GenerateN(sess, nil, opts, run.rng)
+	return append([]*rigmodel.Sampled{first}, more...), err
 }
 
 // settle keeps the best sample, or builds the classical rig when no sample is

@@ -60,6 +60,9 @@ type Generator struct {
 	// InsideJoints region to within this distance (cube units, the cube is 2 wide)
 	// of the proposal's joints and bones: the model edits the proposal locally.
 	NearProposal float64
+	// Votes, when 2 or more, replaces the greedy skeleton by the consensus of that
+	// many sampled ones (VoteSkeleton); 0 or 1: greedy.
+	Votes int
 }
 
 // DefaultNearProposal is `rig auto`'s Generator.NearProposal: joints within 0.05 of
@@ -316,8 +319,8 @@ func (r *Generator) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy boo
 	return sets, nil
 }
 
-// PredictSkeleton returns the model's greedy skeleton for c's mesh, in c's world
-// frame (the skeleton task of `rig eval`).
+// PredictSkeleton returns the model's skeleton for c's mesh, greedy or voted
+// (Votes), in c's world frame (the skeleton task of `rig eval`).
 func (r *Generator) PredictSkeleton(c *assets.Character) (*assets.Skeleton, error) {
 	nm, norm := NormalizedMesh(&c.Mesh)
 	rng := rand.New(rand.NewSource(r.Seed))
@@ -326,11 +329,11 @@ func (r *Generator) PredictSkeleton(c *assets.Character) (*assets.Skeleton, erro
 	if err != nil {
 		return nil, err
 	}
-	sess, err := r.Model.NewSession(lat)
-	if err != nil {
-		return nil, err
+	var propCube *assets.Skeleton
+	if prop != nil {
+		propCube = tokens.SkeletonToCube(prop, norm)
 	}
-	smp, err := Generate(sess, nil, SampleOptions{MaxJoints: r.Model.Cfg.MaxJoint, K: r.Model.Cfg.K(), StopAtSEP: true, Region: r.SampleRegion(&nm, norm, prop)}, rng)
+	smp, err := r.VoteSkeleton(lat, r.SampleRegion(&nm, norm, prop), propCube, rng)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet] [--isolate]",
+		usage:   "IN... --out DIR [--samples N] [--votes N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet] [--isolate]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		help:    autoHelp + "\n\n" + autoOutputHelp,
 		run:     runAuto,
@@ -172,6 +172,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep the model's rig unless the classical one scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
+	votes := fs.Int("votes", rigmodel.DefaultVotes, "skeletons sampled for the first stream, which keeps the one nearest to the others and to the classical proposal (1: the greedy skeleton)")
 	near := fs.Float64("near-proposal", rigmodel.DefaultNearProposal, "for a model that reads the classical proposal: also mask joints farther than this from its bones (cube units, the cube is 2 wide; 0: off)")
 	kind := fs.String("kind", "auto", "creature kind of the classical rig's named skeleton: auto, humanoid, quadruped, bird, fish, snake or other")
 	up := fs.String("up", "auto", "up axis of the meshes: auto, y or z")
@@ -203,6 +204,9 @@ func runAuto(args []string, stdout io.Writer) error {
 	if *skinSamples < 1 || *skinSamples > 64 {
 		return fmt.Errorf("%w: --skin-samples %d: want 1..64", errUsage, *skinSamples)
 	}
+	if *votes < 1 || *votes > 64 {
+		return fmt.Errorf("%w: --votes %d: want 1..64", errUsage, *votes)
+	}
 	anat, err := anatomyOptions(*kind, *up)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -219,7 +223,7 @@ func runAuto(args []string, stdout io.Writer) error {
 		rigger = r
 	}
 	if mr, ok := rigger.(*autorig.ModelRigger); ok {
-		mr.SkinSamples, mr.NearProposal = *skinSamples, *near
+		mr.SkinSamples, mr.NearProposal, mr.Votes = *skinSamples, *near, *votes
 	}
 	if note != "" && *workerItem == "" {
 		fmt.Fprintln(diag, "rig auto:", note)
@@ -334,7 +338,7 @@ func loadModelRigger(path string) (*autorig.ModelRigger, string, error) {
 	}
 	r := &autorig.ModelRigger{Samples: 1, Temperature: 1, TopP: 0.95, Floor: autorig.DefaultFloor}
 	r.Model, r.InsideJoints, r.Seed, r.Propose = m, true, 1, autorig.ClassicalProposal
-	r.NearProposal = rigmodel.DefaultNearProposal
+	r.NearProposal, r.Votes = rigmodel.DefaultNearProposal, rigmodel.DefaultVotes
 	if st.SkinTokens {
 		r.SkinMode = rigmodel.SkinFromTokens
 	}
@@ -461,7 +465,10 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 		},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
-		methods["tokens"] = r.PredictSkeleton // greedy, joints masked as `rig auto` masks them
+		methods["tokens"] = r.PredictSkeleton // voted, joints masked as `rig auto` masks them
+		greedy := *r
+		greedy.Votes = 0
+		methods["tokens-greedy"] = greedy.PredictSkeleton
 		free := *r
 		free.InsideJoints = false
 		methods["tokens-unmasked"] = free.PredictSkeleton // greedy, grammar mask only
@@ -495,6 +502,9 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 		best8 := *r
 		best8.Samples = 8
 		riggers["auto-best8"] = &best8 // `rig auto --samples 8`
+		greedy := *r
+		greedy.Votes = 1
+		riggers["auto-greedy"] = &greedy // `rig auto --votes 1`
 		raw := *r
 		raw.CompareClassical, raw.Floor = false, 0
 		riggers["model"] = &raw // the model alone: no floor, no classical comparison

@@ -11,7 +11,7 @@ import (
 )
 
 // The model's skeletons named from the anatomical template (`rig eval --task
-// anatomy --method model[=CKPT]`): on each held-out humanoid, the model's greedy
+// anatomy --method model[=CKPT]`): on each held-out humanoid, the model's voted
 // skeleton, as `rig auto` masks it, is named after the Humanoid template fitted on
 // the same classical skeleton the model reads (anatomy.NameFromTemplate), and
 // measured against the artist's skeleton (docs/anatomy.md); --synthetic N adds N
@@ -67,7 +67,7 @@ func modelNamingReport(cfg evalConfig, ckpt string) (*anatomy.NamingReport, erro
 }
 
 // nameModelSkeleton fits the Humanoid template (Y up) on a character's classical
-// skeleton, generates the model's greedy skeleton reading the same skeleton as its
+// skeleton, generates the model's voted skeleton reading the same skeleton as its
 // proposal, names it and measures it against the character's own skeleton.
 func nameModelSkeleton(gen rigmodel.Generator, c *assets.Character, name, source string) (anatomy.NamingFit, error) {
 	prop, err := autorig.ClassicalProposal(&c.Mesh)

@@ -37,9 +37,9 @@ func SkeletonMetrics(gt, pred *assets.Skeleton, norm assets.Normalization) Skele
 	}
 	ja, jb := joints(gt, norm), joints(pred, norm)
 	ba, bb := bones(gt, ja), bones(pred, jb)
-	r.CDJ2J = chamfer(ja, jb)
+	r.CDJ2J = Chamfer(ja, jb)
 	r.CDJ2B = (meanToSegments(ja, bb) + meanToSegments(jb, ba)) / 2
-	r.CDB2B = chamfer(sampleBones(ba), sampleBones(bb))
+	r.CDB2B = Chamfer(sampleBones(ba), sampleBones(bb))
 	return r
 }
 
@@ -67,8 +67,9 @@ func bones(s *assets.Skeleton, pos []assets.Vec3) [][2]assets.Vec3 {
 	return b
 }
 
-// chamfer is the mean of the two directed mean nearest-neighbour distances.
-func chamfer(a, b []assets.Vec3) float64 {
+// Chamfer is the mean of the two directed mean nearest-neighbour distances between
+// two point sets (CD-J2J of two joint sets).
+func Chamfer(a, b []assets.Vec3) float64 {
 	return (directed(a, b) + directed(b, a)) / 2
 }
 

@@ -1,0 +1,142 @@
+package rigmodel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/tokens"
+	"gorgonia.org/tensor"
+)
+
+// This file is the skeleton vote: rather than the greedy stream, whose skeletons
+// are the farthest from the artists' of any decoding measured (docs/model.md), the
+// model draws several skeletons and keeps the consensus, the one nearest to all the
+// others (a minimum-Bayes-risk choice under CD-J2J).
+
+// DefaultVotes is how many sampled skeletons `rig auto` and the skeleton task of
+// `rig eval` draw for the vote (Generator.Votes).
+const DefaultVotes = 8
+
+// Vote streams are drawn at temperature 1 with top-p 0.95, the distribution the
+// model was trained to match, without its least likely tail.
+const (
+	voteTemperature = 1
+	voteTopP        = 0.95
+)
+
+// VoteSkeleton draws Votes skeleton-only streams (BOS · skeleton · SEP) from one
+// reading of the shape latents lat, masked by region (nil: the grammar only), and
+// returns the stream whose joints have the least summed CD-J2J to the joints of
+// the other streams and of proposal (the cube-frame proposal skeleton; nil: not
+// counted), which thus votes as one more stream, among the streams with about the
+// median joint count (consensus). Streams whose skeleton has a single joint take no
+// part. With Votes below 2 it returns the greedy stream.
+func (g *Generator) VoteSkeleton(lat *tensor.Dense, region *Region, proposal *assets.Skeleton, rng *rand.Rand) (*Sampled, error) {
+	opts := make([]SampleOptions, max(g.Votes, 1))
+	for i := range opts {
+		opts[i] = SampleOptions{MaxJoints: g.Model.Cfg.MaxJoint, K: g.Model.Cfg.K(), StopAtSEP: true, Region: region}
+		if len(opts) > 1 {
+			opts[i].Temperature, opts[i].TopP = voteTemperature, voteTopP
+		}
+	}
+	sess, err := g.Model.NewSession(lat)
+	if err != nil {
+		return nil, err
+	}
+	streams, err := GenerateN(sess, nil, opts, rng)
+	if err != nil {
+		return nil, err
+	}
+	if len(streams) == 1 {
+		return streams[0], nil
+	}
+	joints := make([][]assets.Vec3, len(streams))
+	for i, s := range streams {
+		if sk, err := tokens.DecodeSkeleton(s.Tokens); err == nil && sk.NumJoints() > 1 {
+			joints[i] = sk.Positions()
+		}
+	}
+	var ref []assets.Vec3
+	if proposal != nil && proposal.NumJoints() > 0 {
+		ref = proposal.Positions()
+	}
+	best := consensus(joints, ref)
+	if best < 0 {
+		return nil, errors.New("vote: no sampled skeleton has two joints")
+	}
+	return streams[best], nil
+}
+
+// consensus returns the index of the joint set with the least summed Chamfer
+// distance to the other sets and to ref (skipped when nil), among the sets whose
+// joint count is within a quarter of the median count (all sets when none is): the
+// sum alone favours dense skeletons, which lie near everything. nil sets take no
+// part; -1 means every set is nil.
+func consensus(sets [][]assets.Vec3, ref []assets.Vec3) int {
+	var counts []int
+	for _, a := range sets {
+		if a != nil {
+			counts = append(counts, len(a))
+		}
+	}
+	if len(counts) == 0 {
+		return -1
+	}
+	slices.Sort(counts)
+	median := float64(counts[(len(counts)-1)/2]+counts[len(counts)/2]) / 2
+	typical := func(a []assets.Vec3) bool { return math.Abs(float64(len(a))-median) <= median/4 }
+	if best := leastRisk(sets, ref, typical); best >= 0 {
+		return best
+	}
+	return leastRisk(sets, ref, func([]assets.Vec3) bool { return true })
+}
+
+// leastRisk returns the index of the non-nil set that passes ok with the least
+// summed Chamfer distance to the other sets and to ref, or -1.
+func leastRisk(sets [][]assets.Vec3, ref []assets.Vec3, ok func([]assets.Vec3) bool) int {
+	best, bestRisk := -1, math.Inf(1)
+	for i, a := range sets {
+		if a == nil || !ok(a) {
+			continue
+		}
+		risk := 0.0
+		if ref != nil {
+			risk = metrics.Chamfer(a, ref)
+		}
+		for j, b := range sets {
+			if j != i && b != nil {
+				risk += metrics.Chamfer(a, b)
+			}
+		}
+		if risk < bestRisk {
+			best, bestRisk = i, risk
+		}
+	}
+	return best
+}
+
+// VoteStream is VoteSkeleton followed, for a generator that writes skin tokens,
+// by the greedy skin codes after the chosen skeleton: a complete stream whose
+// log-probabilities are those the tokens were drawn with.
+func (g *Generator) VoteStream(lat *tensor.Dense, region *Region, proposal *assets.Skeleton, rng *rand.Rand) (*Sampled, error) {
+	skel, err := g.VoteSkeleton(lat, region, proposal, rng)
+	if err != nil || !g.WritesSkin() {
+		return skel, err
+	}
+	sess, err := g.Model.NewSession(lat)
+	if err != nil {
+		return nil, err
+	}
+	full, err := Generate(sess, skel.Tokens, SampleOptions{MaxJoints: g.Model.Cfg.MaxJoint, K: g.Model.Cfg.K()}, rng)
+	if err != nil {
+		return nil, fmt.Errorf("vote: skin tokens after the chosen skeleton: %w", err)
+	}
+	copy(full.LogProbs, skel.LogProbs)
+	full.Prompt = skel.Prompt
+	return full, nil
+}
