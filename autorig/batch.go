@@ -51,7 +51,8 @@ type RigInfo struct {
 	Samples int `json:"samples,omitempty"`
 	// Tokens is the length of the kept token stream.
 	Tokens int `json:"tokens,omitempty"`
-	// TokensPerSecond is the generation speed over all samples.
+	// TokensPerSecond is the samples' tokens per second of generation (the
+	// skeletons a vote discards are drawn in that time but not counted).
 	TokensPerSecond float64 `json:"tokens_per_second,omitempty"`
 	// SampleScores are the combined reward scores of every sample, in sampling order.
 	SampleScores []float64 `json:"sample_scores,omitempty"`

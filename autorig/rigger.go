@@ -222,8 +222,8 @@ func (run *rigRun) anatomical(cand *assets.Character, opt anatomy.Options) (*ana
 }
 
 // sampleBest draws the samples (generate), then decodes, checks and scores each,
-// keeping the best. A token rig under the floor is also
-// tried with the binding's weights on the same skeleton.
+// keeping the best. A token rig under the floor is also tried with the binding's
+// weights on the same skeleton.
 func (r *ModelRigger) sampleBest(run *rigRun) error {
 	g0 := time.Now()
 	streams, err := r.generate(run)

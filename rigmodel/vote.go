@@ -20,7 +20,7 @@ import (
 
 // DefaultVotes is how many sampled skeletons `rig auto` and the skeleton task of
 // `rig eval` draw for the vote (Generator.Votes).
-const DefaultVotes = 8
+const DefaultVotes = 4
 
 // Vote streams are drawn at temperature 1 with top-p 0.95, the distribution the
 // model was trained to match, without its least likely tail.

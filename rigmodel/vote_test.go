@@ -8,6 +8,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/tokens"
+	"gorgonia.org/tensor"
 )
 
 func TestConsensus(t *testing.T) {
@@ -43,9 +44,10 @@ func TestConsensus(t *testing.T) {
 	}
 }
 
-// voteFixture is an untrained tiny model that writes skin tokens, with the shape
-// latents of the box quadruped.
-func voteFixture(t *testing.T) (*Model, *Generator, func() *rand.Rand, *Region) {
+// voteFixture is an untrained tiny model that writes skin tokens, a generator for
+// it, the shape latents of the box quadruped, a fresh random source for each call
+// and the sampling region.
+func voteFixture(t *testing.T) (*Model, *Generator, *tensor.Dense, func() *rand.Rand, *Region) {
 	t.Helper()
 	cfg := tinyConfig
 	cfg.MaxJoint, cfg.SkinK = 6, 2
@@ -55,21 +57,19 @@ func voteFixture(t *testing.T) (*Model, *Generator, func() *rand.Rand, *Region) 
 	}
 	mesh := synth.BoxQuadruped()
 	nm, _ := NormalizedMesh(&mesh)
+	lat, err := m.Encode(SamplePoints(&nm, m.Cfg.Points, rand.New(rand.NewSource(1))), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	g := &Generator{Model: m, Skin: rigidDecoder{}, SkinMode: SkinFromTokens, InsideJoints: true}
-	return m, g, func() *rand.Rand { return rand.New(rand.NewSource(4)) }, g.Region(&nm)
+	return m, g, lat, func() *rand.Rand { return rand.New(rand.NewSource(4)) }, g.Region(&nm)
 }
 
 // TestVoteSkeletonIsTheConsensus checks that one vote is the greedy stream and
 // that several return the consensus of exactly the streams GenerateN draws from
 // the same random source, each a skeleton-only stream the grammar accepts.
 func TestVoteSkeletonIsTheConsensus(t *testing.T) {
-	m, g, rng, region := voteFixture(t)
-	mesh := synth.BoxQuadruped()
-	nm, _ := NormalizedMesh(&mesh)
-	lat, err := m.Encode(SamplePoints(&nm, m.Cfg.Points, rand.New(rand.NewSource(1))), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, g, lat, rng, region := voteFixture(t)
 	prop := &assets.Skeleton{Names: []string{"a"}, Parents: []int{-1}, BindWorld: []assets.Mat4{assets.Identity4()}}
 	for _, votes := range []int{0, 1, 2, 7} {
 		g.Votes = votes
@@ -119,13 +119,7 @@ func TestVoteSkeletonIsTheConsensus(t *testing.T) {
 // skeleton followed by skin codes for each of its joints, with the skeleton's
 // log-probabilities kept.
 func TestVoteStreamWritesSkin(t *testing.T) {
-	m, g, rng, region := voteFixture(t)
-	mesh := synth.BoxQuadruped()
-	nm, _ := NormalizedMesh(&mesh)
-	lat, err := m.Encode(SamplePoints(&nm, m.Cfg.Points, rand.New(rand.NewSource(2))), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, g, lat, rng, region := voteFixture(t)
 	g.Votes = 4
 	skel, err := g.VoteSkeleton(lat, region, nil, rng())
 	if err != nil {

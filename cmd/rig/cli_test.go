@@ -122,6 +122,8 @@ func TestExitCodes(t *testing.T) {
 		{args: []string{"auto", fbx, "--out", dir}, code: 1, stderr: "bpy.ops.import_scene.fbx", noStdio: true},
 		{args: []string{"auto", sampleGLB, "--out", dir, "--shard", "auto/2"}, code: 2, stderr: "JOB_COMPLETION_INDEX"},
 		{args: []string{"auto", sampleGLB, "--out", dir, "--shard", "2/2"}, code: 2, stderr: "0 <= k < n"},
+		{args: []string{"auto", sampleGLB, "--out", dir, "--votes", "0"}, code: 2, stderr: "--votes 0: want 1..64"},
+		{args: []string{"eval", "--data", dir, "--out", "x.md", "--votes", "65"}, code: 2, stderr: "--votes 65: want 0..64"},
 		{args: []string{"detokenize", "-", "--mesh", "-", "--out", "x.glb"}, code: 2, stderr: "stdin"},
 		{args: []string{"gen", "--kind", "nope", "--out", "x.glb"}, code: 2, stderr: "unknown kind"},
 		{args: []string{"eval", "--task", "skin"}, code: 2, stderr: "--data"},

@@ -70,6 +70,9 @@ type evalTaskFlags struct {
 	// SkinSampling is how the skin task's tokens and model methods draw skin-token
 	// streams (rigmodel.DefaultSkinSamples of them when Samples is 0; 1 is greedy).
 	SkinSampling skinSampling
+	// Votes overrides the model's skeleton vote in the skeleton and rig tasks
+	// (rigmodel.Generator.Votes; 0: rigmodel.DefaultVotes, 1: greedy).
+	Votes int
 }
 
 // evalFile is one ground-truth asset and its manifest category ("" if unknown).
@@ -122,6 +125,7 @@ func runEval(args []string, stdout io.Writer) error {
 	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
 	skinSamples := fs.Int("skin-samples", 0, "skin task: skin-token streams the tokens and model=PATH methods average (0: 8; 1: greedy)")
 	skinTemp := fs.Float64("skin-temperature", 0, "skin task: temperature of the skin-token streams after the first, greedy one (0: 1)")
+	votes := fs.Int("votes", 0, "skeleton and rig tasks: skeletons the model samples for its vote (0: rig auto's default, 1: greedy)")
 	synthetic := fs.Int("synthetic", -1, "tokenizer task: held-out synthetic creatures per kind (default 2); anatomy task: synthetic bipeds to fit, and with no --data only those (default 0)")
 	var tokOpt tokenizerEval
 	tokOpt.flags(fs)
@@ -155,6 +159,9 @@ func runEval(args []string, stdout io.Writer) error {
 	if len(data) == 0 || (*out == "" && !*list) {
 		return fmt.Errorf("%w: need --data DIR and --out REPORT.md", errUsage)
 	}
+	if *votes < 0 || *votes > 64 {
+		return fmt.Errorf("%w: --votes %d: want 0..64", errUsage, *votes)
+	}
 	if *baseline != "" && *task != "skin" {
 		return fmt.Errorf("%w: --baseline compares skin methods; it needs --task skin", errUsage)
 	}
@@ -182,7 +189,7 @@ func runEval(args []string, stdout io.Writer) error {
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
 		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), Baseline: *baseline,
-		Task: evalTaskFlags{External: external, Half: *half, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic, SkinSampling: skinSampling{Samples: *skinSamples, Temperature: *skinTemp}}}
+		Task: evalTaskFlags{External: external, Half: *half, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic, SkinSampling: skinSampling{Samples: *skinSamples, Temperature: *skinTemp}, Votes: *votes}}
 	return run(cfg, stdout)
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -465,6 +466,7 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 		},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
+		r.Votes = cmp.Or(cfg.Task.Votes, r.Votes)
 		methods["tokens"] = r.PredictSkeleton // voted, joints masked as `rig auto` masks them
 		greedy := *r
 		greedy.Votes = 0
@@ -497,7 +499,7 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 		"classical-anatomy": autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic", Anatomy: &anatomy.Options{}},
 	}
 	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
-		r.CompareClassical = true
+		r.CompareClassical, r.Votes = true, cmp.Or(cfg.Task.Votes, r.Votes)
 		riggers["auto"] = r // what `rig auto` does by default
 		best8 := *r
 		best8.Samples = 8
