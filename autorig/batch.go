@@ -49,6 +49,8 @@ type RigInfo struct {
 	Fallback string `json:"fallback,omitempty"`
 	// Samples is how many token streams were sampled (0 for classical methods).
 	Samples int `json:"samples,omitempty"`
+	// Votes is how many skeletons the first stream's vote drew (0: greedy).
+	Votes int `json:"votes,omitempty"`
 	// Tokens is the length of the kept token stream.
 	Tokens int `json:"tokens,omitempty"`
 	// TokensPerSecond is the samples' tokens per second of generation (the

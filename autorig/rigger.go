@@ -234,6 +234,9 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 	run.lap("generate")
 	run.waitFit()
 	info := run.info
+	if r.Votes > 1 {
+		info.Votes = r.Votes
+	}
 	written := 0
 	for s, smp := range streams {
 		written += len(smp.Tokens)

@@ -33,19 +33,21 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 		compare bool   // CompareClassical
 		heat    bool   // Bind is HeatSkin
 		want    string // method prefix
+		votes   int    // Votes
 	}{
-		{"floor forces the fallback", 1.1, false, false, false, "classical-skeleton+geodesic"},
-		{"floor forces the fallback, heat binding", 1.1, false, false, true, "classical-skeleton+heat"},
-		{"no floor keeps the model skeleton", 0, false, false, false, "tokenrig-skeleton+geodesic"},
-		{"no floor keeps the model skeleton, heat binding", 0, false, false, true, "tokenrig-skeleton+heat"},
-		{"skin tokens decoded", 0, true, false, false, "tokenrig"},
-		{"the classical rig outscores an untrained model", 0, false, true, false, "classical-skeleton+"},
-		{"the classical skeleton is also skinned by the skin tokens", 0, true, true, false, "classical-skeleton+"},
+		{"floor forces the fallback", 1.1, false, false, false, "classical-skeleton+geodesic", 0},
+		{"floor forces the fallback, heat binding", 1.1, false, false, true, "classical-skeleton+heat", 0},
+		{"no floor keeps the model skeleton", 0, false, false, false, "tokenrig-skeleton+geodesic", 0},
+		{"no floor keeps the model skeleton, heat binding", 0, false, false, true, "tokenrig-skeleton+heat", 0},
+		{"skin tokens decoded", 0, true, false, false, "tokenrig", 0},
+		{"skin tokens after a vote of three skeletons", 0, true, false, false, "tokenrig", 3},
+		{"the classical rig outscores an untrained model", 0, false, true, false, "classical-skeleton+", 0},
+		{"the classical skeleton is also skinned by the skin tokens", 0, true, true, false, "classical-skeleton+", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &ModelRigger{Samples: 2, Temperature: 1, Floor: tc.floor, CompareClassical: tc.compare}
-			r.Model, r.Seed = m, 1
+			r.Model, r.Seed, r.Votes = m, 1, tc.votes
 			if tc.heat {
 				r.Bind, r.BindName = rigmodel.HeatSkin, "heat"
 			}
@@ -78,7 +80,7 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 				t.Error("no score for the final rig")
 			}
 			checkClassicalTokens(t, info, tc.skin && tc.compare)
-			if info.Samples != 2 || len(info.SampleScores) != 2 || info.TokensPerSecond <= 0 || math.IsNaN(info.SampleScores[0]) {
+			if info.Samples != 2 || info.Votes != tc.votes || len(info.SampleScores) != 2 || info.TokensPerSecond <= 0 || math.IsNaN(info.SampleScores[0]) {
 				t.Errorf("info %+v", info)
 			}
 			if c.Skeleton != nil {
