@@ -7,7 +7,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 )
@@ -32,7 +34,7 @@ func BenchmarkSkinOnly(b *testing.B) {
 	b.Logf("%d vertices, %d joints", len(c.Mesh.Positions), len(c.Skeleton.Names))
 	for _, samples := range []int{1, DefaultSkinSamples} {
 		b.Run(fmt.Sprintf("samples=%d", samples), func(b *testing.B) {
-			r := &Generator{Model: m, Skin: dec, SkinMode: SkinFromTokens, SkinSamples: samples, Seed: 1}
+			r := &Generator{Model: m, Skin: dec, SkinMode: SkinFromTokens, SkinSamples: samples, Seed: 1, Propose: classicalProposal}
 			for i := 0; i < b.N; i++ {
 				if _, err := r.SkinOnly(c); err != nil {
 					b.Fatal(err)
@@ -40,6 +42,12 @@ func BenchmarkSkinOnly(b *testing.B) {
 			}
 		})
 	}
+}
+
+// classicalProposal is autorig.ClassicalProposal, which this package cannot import:
+// on a 5k-vertex mesh the joint budget is the classical default.
+func classicalProposal(m *assets.Mesh) (*assets.Skeleton, error) {
+	return classical.Skeleton(m, classical.Options{})
 }
 
 // BenchmarkTrainStep times one optimizer step of the shipped model's size (batch
