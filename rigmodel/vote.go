@@ -1,7 +1,6 @@
 package rigmodel
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand"
@@ -35,7 +34,8 @@ const (
 // the other streams and of proposal (the cube-frame proposal skeleton; nil: not
 // counted), which thus votes as one more stream, among the streams with about the
 // median joint count (consensus). Streams whose skeleton has a single joint take no
-// part. With Votes below 2 it returns the greedy stream.
+// part (the first is returned when all have one). With Votes below 2 it returns
+// the greedy stream.
 func (g *Generator) VoteSkeleton(lat *tensor.Dense, region *Region, proposal *assets.Skeleton, rng *rand.Rand) (*Sampled, error) {
 	opts := make([]SampleOptions, max(g.Votes, 1))
 	for i := range opts {
@@ -65,11 +65,9 @@ func (g *Generator) VoteSkeleton(lat *tensor.Dense, region *Region, proposal *as
 	if proposal != nil && proposal.NumJoints() > 0 {
 		ref = proposal.Positions()
 	}
-	best := consensus(joints, ref)
-	if best < 0 {
-		return nil, errors.New("vote: no sampled skeleton has two joints")
-	}
-	return streams[best], nil
+	// With no stream of two joints there is nothing to vote on: the first goes on,
+	// and decoding rejects it as it would a greedy single-joint stream.
+	return streams[max(consensus(joints, ref), 0)], nil
 }
 
 // consensus returns the index of the joint set with the least summed Chamfer
