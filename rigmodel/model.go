@@ -443,6 +443,15 @@ func (s *session) Step(tok int) ([]float32, error) {
 	return engine.Data[float32](l), nil
 }
 
+// Prefill implements Prefiller.
+func (s *session) Prefill(toks []int) ([]float32, error) {
+	l, err := s.dec.Prefill(toks)
+	if err != nil {
+		return nil, err
+	}
+	return engine.Data[float32](l), nil
+}
+
 // Fork implements Forker: n sequences continuing from this session's position.
 func (s *session) Fork(n int) (BatchStepper, error) {
 	d, err := s.dec.Fork(n)

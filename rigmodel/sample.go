@@ -76,6 +76,13 @@ type BatchStepper interface {
 	StepBatch(toks []int) ([][]float32, error)
 }
 
+// Prefiller is a Stepper that can also read a whole prompt in one pass when it has
+// read nothing yet, returning the logits after the prompt's last token.
+type Prefiller interface {
+	Stepper
+	Prefill(prompt []int) ([]float32, error)
+}
+
 // Forker is a Stepper that can continue as n sequences from its current position
 // (the KV cache copied into each).
 type Forker interface {
@@ -166,27 +173,43 @@ func (s *stream) ended() bool {
 	return s.st.Done() || (s.opt.StopAtSEP && s.st.Phase() == tokens.PhaseSkin)
 }
 
-// feedPrompt checks the prompt against the grammar and feeds it to m; it returns the
-// stream after the prompt and the logits of the token after it.
+// feedPrompt checks the prompt against the grammar and feeds it to m, a model that
+// has read nothing yet: in one pass when m is a Prefiller and the prompt is longer
+// than BOS, else token by token. It returns the stream after the prompt and the
+// logits of the token after it.
 func feedPrompt(m Stepper, prompt []int, opt SampleOptions) (*stream, []float32, error) {
 	if len(prompt) == 0 {
 		prompt = []int{tokens.BOS}
 	}
 	s := &stream{opt: opt, st: tokens.NewGrammar(opt.MaxJoints, opt.K).Start(), out: &Sampled{Prompt: len(prompt)}}
-	var logits []float32
-	var err error
 	for i, t := range prompt {
 		if err := s.st.Next(t); err != nil {
 			return nil, nil, fmt.Errorf("generate: prompt token %d: %w", i, err)
 		}
-		if logits, err = m.Step(t); err != nil {
-			return nil, nil, fmt.Errorf("generate: %w", err)
-		}
 		s.jc.add(t)
-		s.out.Tokens = append(s.out.Tokens, t)
-		s.out.LogProbs = append(s.out.LogProbs, 0)
+	}
+	s.out.Tokens = append(s.out.Tokens, prompt...)
+	s.out.LogProbs = make([]float64, len(prompt))
+	logits, err := readPrompt(m, prompt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generate: %w", err)
 	}
 	return s, logits, nil
+}
+
+// readPrompt feeds prompt to m and returns the logits after its last token.
+func readPrompt(m Stepper, prompt []int) ([]float32, error) {
+	if p, ok := m.(Prefiller); ok && len(prompt) > 1 {
+		return p.Prefill(prompt)
+	}
+	var logits []float32
+	var err error
+	for _, t := range prompt {
+		if logits, err = m.Step(t); err != nil {
+			return nil, err
+		}
+	}
+	return logits, nil
 }
 
 // clone returns an independent copy of s that samples with opt.

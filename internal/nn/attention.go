@@ -249,6 +249,35 @@ func (a *SelfAttention[F]) Step(x []F, cache *KVCache[F]) ([]F, error) {
 	return out, nil
 }
 
+// Prefill runs the first T positions of a single sequence, x (T, C), through
+// causal attention in one pass, filling the empty cache as T calls of Step would
+// (a prompt read at once instead of token by token).
+func (a *SelfAttention[F]) Prefill(x []F, T int, cache *KVCache[F]) ([]F, error) {
+	c, hs := a.C, a.C/a.Heads
+	switch {
+	case cache.B != 1 || cache.Len != 0:
+		return nil, fmt.Errorf("nn: attention prefill: cache of %d sequences at position %d, want one empty", cache.B, cache.Len)
+	case T < 1 || T > cache.MaxT:
+		return nil, fmt.Errorf("nn: attention prefill: %d positions for a cache of %d", T, cache.MaxT)
+	case len(x) != T*c:
+		return nil, fmt.Errorf("nn: attention prefill: input has %d values, want T·C = %d", len(x), T*c)
+	}
+	qkv := make([]F, T*3*c)
+	a.QKV.apply(a.eng, x, T, qkv)
+	for t := 0; t < T; t++ {
+		copy(cache.K[t*c:][:c], qkv[t*3*c+c:][:c])
+		copy(cache.V[t*c:][:c], qkv[t*3*c+2*c:][:c])
+	}
+	cache.Len = T
+	s := attnShape{B: 1, H: a.Heads, Tq: T, Tk: T, hs: hs, causal: true, scale: 1 / math.Sqrt(float64(hs)),
+		q: view{0, T * 3 * c, 3 * c}, k: view{0, cache.MaxT * c, c}, v: view{0, cache.MaxT * c, c}, y: view{0, T * c, c}}
+	y, att := make([]F, T*c), make([]F, a.Heads*T*T)
+	attnForward(a.eng, &s, qkv, cache.K, cache.V, y, att)
+	out := make([]F, T*c)
+	a.Proj.apply(a.eng, y, T, out)
+	return out, nil
+}
+
 // CrossAttention lets queries from x (B, T, C) attend to a context set
 // (B, L, Cctx), e.g. shape latents: queries come from x, keys and values from the
 // context. It is not causal.
@@ -339,14 +368,26 @@ func (a *CrossAttention[F]) NewCrossCache(ctx []F, B, L int) (*CrossCache[F], er
 // Step attends from x (B, C), one position per sequence, to the cached context and
 // returns (B, C).
 func (a *CrossAttention[F]) Step(x []F, cache *CrossCache[F]) []F {
-	B, L, c, hs := cache.B, cache.L, a.C, a.C/a.Heads
-	q := make([]F, B*c)
-	a.Q.apply(a.eng, x, B, q)
-	s := attnShape{B: B, H: a.Heads, Tq: 1, Tk: L, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
-		q: view{0, c, c}, k: view{0, L * 2 * c, 2 * c}, v: view{c, L * 2 * c, 2 * c}, y: view{0, c, c}}
-	y, att := make([]F, B*c), make([]F, B*a.Heads*L)
+	return a.attend(x, cache.B, 1, cache)
+}
+
+// prefill attends T positions of a single sequence, x (T, C), to the context of
+// a cache of one sequence.
+func (a *CrossAttention[F]) prefill(x []F, T int, cache *CrossCache[F]) []F {
+	return a.attend(x, 1, T, cache)
+}
+
+// attend attends T positions of each of B sequences, x (B, T, C), to the cached
+// context of each sequence and returns (B, T, C).
+func (a *CrossAttention[F]) attend(x []F, B, T int, cache *CrossCache[F]) []F {
+	L, c, hs := cache.L, a.C, a.C/a.Heads
+	q := make([]F, B*T*c)
+	a.Q.apply(a.eng, x, B*T, q)
+	s := attnShape{B: B, H: a.Heads, Tq: T, Tk: L, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
+		q: view{0, T * c, c}, k: view{0, L * 2 * c, 2 * c}, v: view{c, L * 2 * c, 2 * c}, y: view{0, T * c, c}}
+	y, att := make([]F, B*T*c), make([]F, B*a.Heads*T*L)
 	attnForward(a.eng, &s, q, cache.KV, cache.KV, y, att)
-	out := make([]F, B*c)
-	a.Proj.apply(a.eng, y, B, out)
+	out := make([]F, B*T*c)
+	a.Proj.apply(a.eng, y, B*T, out)
 	return out
 }

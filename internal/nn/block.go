@@ -150,26 +150,43 @@ type blockState[F Float] struct {
 // step runs the block on one new position per sequence, x (B, C), using and
 // extending the caches; no dropout, nothing cached for backward.
 func (b *Block[F]) step(x []F, B int, st *blockState[F]) ([]F, error) {
+	return b.cached(x, B, st,
+		func(h []F) ([]F, error) { return b.Attn.Step(h, st.kv) },
+		func(h []F) []F { return b.Cross.Step(h, st.cross) })
+}
+
+// prefill runs the block on the first T positions of a single sequence, x (T, C),
+// filling its empty caches as T steps would.
+func (b *Block[F]) prefill(x []F, T int, st *blockState[F]) ([]F, error) {
+	return b.cached(x, T, st,
+		func(h []F) ([]F, error) { return b.Attn.Prefill(h, T, st.kv) },
+		func(h []F) []F { return b.Cross.prefill(h, T, st.cross) })
+}
+
+// cached is the block over n rows of x whose attention reads and extends the
+// caches through self and cross: pre-norm self-attention, cross-attention and MLP,
+// each added to the residual stream.
+func (b *Block[F]) cached(x []F, n int, st *blockState[F], self func(h []F) ([]F, error), cross func(h []F) []F) ([]F, error) {
 	c := b.Cfg.C
-	h := make([]F, B*c)
-	b.LN1.apply(b.eng, x, B, h, nil, nil)
-	a, err := b.Attn.Step(h, st.kv)
+	h := make([]F, n*c)
+	b.LN1.apply(b.eng, x, n, h, nil, nil)
+	a, err := self(h)
 	if err != nil {
 		return nil, err
 	}
-	x1 := make([]F, B*c)
+	x1 := make([]F, n*c)
 	for i := range x1 {
 		x1[i] = x[i] + a[i]
 	}
 	if b.Cross != nil {
-		b.LNX.apply(b.eng, x1, B, h, nil, nil)
-		a = b.Cross.Step(h, st.cross)
+		b.LNX.apply(b.eng, x1, n, h, nil, nil)
+		a = cross(h)
 		for i := range x1 {
 			x1[i] += a[i]
 		}
 	}
-	b.LN2.apply(b.eng, x1, B, h, nil, nil)
-	m := b.MLP.apply(b.eng, h, B)
+	b.LN2.apply(b.eng, x1, n, h, nil, nil)
+	m := b.MLP.apply(b.eng, h, n)
 	for i := range x1 {
 		x1[i] += m[i]
 	}

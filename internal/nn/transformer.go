@@ -262,34 +262,75 @@ func (d *Decoder[F]) Pos() int { return d.pos }
 // Step feeds one token per sequence (batch ids) at the next position and returns
 // the logits (batch, Vocab) for the position after it. Dropout is not applied.
 func (d *Decoder[F]) Step(tokens []int) (*tensor.Dense, error) {
-	m, B, c := d.m, d.batch, d.m.Cfg.DModel
+	B := d.batch
 	if len(tokens) != B {
 		return nil, fmt.Errorf("nn: decoder: %d tokens for batch %d", len(tokens), B)
 	}
-	if d.pos >= m.Cfg.MaxSeq {
-		return nil, fmt.Errorf("nn: decoder: sequence full at MaxSeq %d", m.Cfg.MaxSeq)
+	if d.pos >= d.m.Cfg.MaxSeq {
+		return nil, fmt.Errorf("nn: decoder: sequence full at MaxSeq %d", d.m.Cfg.MaxSeq)
 	}
-	x := make([]F, B*c)
-	pos := m.Pos.Weight.w[d.pos*c : (d.pos+1)*c]
-	for b, id := range tokens {
-		if id < 0 || id >= m.Cfg.Vocab {
-			return nil, fmt.Errorf("nn: decoder: token %d of sequence %d outside [0, %d)", id, b, m.Cfg.Vocab)
-		}
-		row := m.Tok.Weight.w[id*c : (id+1)*c]
-		for j := range row {
-			x[b*c+j] = row[j] + pos[j]
-		}
+	x, err := d.embed(tokens, func(int) int { return d.pos })
+	if err != nil {
+		return nil, err
 	}
-	var err error
-	for i, b := range m.Blocks {
+	for i, b := range d.m.Blocks {
 		if x, err = b.step(x, B, &d.states[i]); err != nil {
 			return nil, fmt.Errorf("nn: decoder: block %d: %w", i, err)
 		}
 	}
-	h := make([]F, B*c)
-	m.LNF.apply(m.eng, x, B, h, nil, nil)
-	logits := make([]F, B*m.Cfg.Vocab)
-	m.Head.apply(m.eng, h, B, logits)
 	d.pos++
-	return engine.FromSlice(logits, B, m.Cfg.Vocab), nil
+	return d.head(x, B), nil
+}
+
+// Prefill feeds a prompt to a fresh decoder of one sequence in a single pass
+// (causal attention over the prompt, as the full forward pass computes it) and
+// returns the logits (1, Vocab) after its last token; the caches end as
+// len(tokens) calls of Step would leave them, up to rounding.
+func (d *Decoder[F]) Prefill(tokens []int) (*tensor.Dense, error) {
+	T := len(tokens)
+	switch {
+	case d.batch != 1 || d.pos != 0:
+		return nil, fmt.Errorf("nn: decoder: prefill of %d sequences at position %d (want one, fresh)", d.batch, d.pos)
+	case T < 1 || T > d.m.Cfg.MaxSeq:
+		return nil, fmt.Errorf("nn: decoder: prefill of %d tokens (MaxSeq %d)", T, d.m.Cfg.MaxSeq)
+	}
+	x, err := d.embed(tokens, func(t int) int { return t })
+	if err != nil {
+		return nil, err
+	}
+	for i, b := range d.m.Blocks {
+		if x, err = b.prefill(x, T, &d.states[i]); err != nil {
+			return nil, fmt.Errorf("nn: decoder: block %d: %w", i, err)
+		}
+	}
+	d.pos = T
+	return d.head(x[(T-1)*d.m.Cfg.DModel:], 1), nil
+}
+
+// embed returns the token plus position embeddings of tokens, the i-th at
+// position pos(i).
+func (d *Decoder[F]) embed(tokens []int, pos func(i int) int) ([]F, error) {
+	m, c := d.m, d.m.Cfg.DModel
+	x := make([]F, len(tokens)*c)
+	for i, id := range tokens {
+		if id < 0 || id >= m.Cfg.Vocab {
+			return nil, fmt.Errorf("nn: decoder: token %d at %d outside [0, %d)", id, i, m.Cfg.Vocab)
+		}
+		row, p := m.Tok.Weight.w[id*c:(id+1)*c], pos(i)
+		at := m.Pos.Weight.w[p*c : (p+1)*c]
+		for j := range row {
+			x[i*c+j] = row[j] + at[j]
+		}
+	}
+	return x, nil
+}
+
+// head applies the final layer norm and the output projection to n rows of x.
+func (d *Decoder[F]) head(x []F, n int) *tensor.Dense {
+	m := d.m
+	h := make([]F, n*m.Cfg.DModel)
+	m.LNF.apply(m.eng, x, n, h, nil, nil)
+	logits := make([]F, n*m.Cfg.Vocab)
+	m.Head.apply(m.eng, h, n, logits)
+	return engine.FromSlice(logits, n, m.Cfg.Vocab)
 }

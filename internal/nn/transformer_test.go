@@ -512,3 +512,54 @@ func TestDropout(t *testing.T) {
 		t.Fatal("dropout in eval mode is not the identity")
 	}
 }
+
+// TestDecoderPrefill reads a prompt in one pass, then steps on, and compares the
+// prompt's last logits and every later step with the full forward pass; prefill
+// wants a fresh decoder of one sequence.
+func TestDecoderPrefill(t *testing.T) {
+	for _, cross := range []bool{false, true} {
+		m, cfg := testModel[float64](t, cross)
+		const prompt, T = 23, 40
+		rng := rand.New(rand.NewPCG(6, 1))
+		tokens := make([]int, T)
+		for i := range tokens {
+			tokens[i] = rng.IntN(cfg.Vocab)
+		}
+		lat := randTensor(rng, 1, 4, cfg.LatentDim)
+		if !cross {
+			lat = nil
+		}
+		full, err := m.Forward(tokens, 1, T, lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, V := engine.Data[float64](full), cfg.Vocab
+		dec, err := m.NewDecoder(1, lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logits, err := dec.Prefill(tokens[:prompt])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := prompt - 1; p < T; p++ {
+			if d := maxAbsDiff(engine.Data[float64](logits), want[p*V:(p+1)*V]); d > 1e-10 {
+				t.Fatalf("cross=%v position %d: prefilled decoder differs from forward by %g", cross, p, d)
+			}
+			if p+1 < T {
+				if logits, err = dec.Step([]int{tokens[p+1]}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, err := dec.Prefill(tokens[:2]); err == nil {
+			t.Error("prefill of a decoder past position 0: no error")
+		}
+		two, err := m.NewDecoder(2, nil)
+		if err == nil {
+			if _, err := two.Prefill(tokens[:2]); err == nil {
+				t.Error("prefill of two sequences: no error")
+			}
+		}
+	}
+}
