@@ -291,8 +291,11 @@ func (r *ModelRigger) generate(run *rigRun) ([]*rigmodel.Sampled, error) {
 		propCube = tokens.SkeletonToCube(run.reeb, run.norm)
 	}
 	first, err := r.VoteStream(run.lat, run.region, propCube, run.rng)
-	if err != nil || r.Samples < 2 {
-		return []*rigmodel.Sampled{first}, err
+	if err != nil {
+		return nil, err
+	}
+	if r.Samples < 2 {
+		return []*rigmodel.Sampled{first}, nil
 	}
 	opts := make([]rigmodel.SampleOptions, r.Samples-1)
 	for s := range opts {

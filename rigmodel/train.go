@@ -128,8 +128,8 @@ type TrainState struct {
 	// GRPO is set once the checkpoint has been fine-tuned by GRPORun.
 	GRPO *GRPOState `json:"grpo,omitempty"`
 	// Averaged lists the checkpoints whose weights were averaged into this one
-	// (AverageWeights, `rig average`), each with its step and weight; the rest of
-	// the state is the last one's.
+	// (AverageWeights, `rig average`), each with its step; the rest of the state
+	// is the last one's.
 	Averaged []string `json:"averaged,omitempty"`
 }
 

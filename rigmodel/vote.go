@@ -76,10 +76,22 @@ func (g *Generator) VoteSkeleton(lat *tensor.Dense, region *Region, proposal *as
 // sum alone favours dense skeletons, which lie near everything. nil sets take no
 // part; -1 means every set is nil.
 func consensus(sets [][]assets.Vec3, ref []assets.Vec3) int {
+	risk := make([]float64, len(sets))
 	var counts []int
-	for _, a := range sets {
-		if a != nil {
-			counts = append(counts, len(a))
+	for i, a := range sets {
+		if a == nil {
+			continue
+		}
+		counts = append(counts, len(a))
+		if ref != nil {
+			risk[i] += metrics.Chamfer(a, ref)
+		}
+		for j := i + 1; j < len(sets); j++ {
+			if sets[j] != nil {
+				d := metrics.Chamfer(a, sets[j])
+				risk[i] += d
+				risk[j] += d
+			}
 		}
 	}
 	if len(counts) == 0 {
@@ -87,33 +99,20 @@ func consensus(sets [][]assets.Vec3, ref []assets.Vec3) int {
 	}
 	slices.Sort(counts)
 	median := float64(counts[(len(counts)-1)/2]+counts[len(counts)/2]) / 2
-	typical := func(a []assets.Vec3) bool { return math.Abs(float64(len(a))-median) <= median/4 }
-	if best := leastRisk(sets, ref, typical); best >= 0 {
-		return best
-	}
-	return leastRisk(sets, ref, func([]assets.Vec3) bool { return true })
-}
-
-// leastRisk returns the index of the non-nil set that passes ok with the least
-// summed Chamfer distance to the other sets and to ref, or -1.
-func leastRisk(sets [][]assets.Vec3, ref []assets.Vec3, ok func([]assets.Vec3) bool) int {
-	best, bestRisk := -1, math.Inf(1)
+	best, bestAll := -1, -1
 	for i, a := range sets {
-		if a == nil || !ok(a) {
+		if a == nil {
 			continue
 		}
-		risk := 0.0
-		if ref != nil {
-			risk = metrics.Chamfer(a, ref)
+		if bestAll < 0 || risk[i] < risk[bestAll] {
+			bestAll = i
 		}
-		for j, b := range sets {
-			if j != i && b != nil {
-				risk += metrics.Chamfer(a, b)
-			}
+		if math.Abs(float64(len(a))-median) <= median/4 && (best < 0 || risk[i] < risk[best]) {
+			best = i
 		}
-		if risk < bestRisk {
-			best, bestRisk = i, risk
-		}
+	}
+	if best < 0 {
+		return bestAll
 	}
 	return best
 }

@@ -469,11 +469,11 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 		r.Votes = cmp.Or(cfg.Task.Votes, r.Votes)
 		methods["tokens"] = r.PredictSkeleton // voted, joints masked as `rig auto` masks them
 		greedy := *r
-		greedy.Votes = 0
-		methods["tokens-greedy"] = greedy.PredictSkeleton
+		greedy.Votes = 1
+		methods["tokens-greedy"] = greedy.PredictSkeleton // `rig auto --votes 1`
 		free := *r
 		free.InsideJoints = false
-		methods["tokens-unmasked"] = free.PredictSkeleton // greedy, grammar mask only
+		methods["tokens-unmasked"] = free.PredictSkeleton // voted, grammar mask only
 		if r.Model.Proposal != nil {
 			inside := *r
 			inside.NearProposal = 0
