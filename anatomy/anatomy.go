@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Options says what the caller knows. Zero values ask Fit to detect.
@@ -31,7 +31,7 @@ type Report struct {
 // parts (the classical Reeb-graph skeleton). When the kind's template does not fit
 // (a "humanoid" with one arm), the result is the generic skeleton of kind Other
 // and the report says so.
-func Fit(m *assets.Mesh, proposal *assets.Skeleton, opt Options) (*assets.Skeleton, *Report, error) {
+func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*character.Skeleton, *Report, error) {
 	if err := m.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("anatomy: %w", err)
 	}
@@ -98,7 +98,7 @@ func fitKind(s *shape, t *tree, k Kind) (*build, error) {
 // (feet) and the body reads as a creature of some kind better under Z than under Y
 // (a Z-up biped's toes stand on the ground under Y too, lying on its front). Y otherwise: glTF is Y-up, and legless bodies give no
 // evidence (a fish's tail lobes stand on its rear under Z, but not apart).
-func chooseUp(m *assets.Mesh, wn *geom.WindingNumber, proposal *assets.Skeleton, up string) (string, bool, error) {
+func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Skeleton, up string) (string, bool, error) {
 	switch up {
 	case "y", "z":
 		return up, true, nil
@@ -196,12 +196,12 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 // clearance is how far above the bottom the body starts under its centre of mass:
 // a standing quadruped's belly is clear of the ground, a lying body's is not.
 func (s *shape) clearance() float64 {
-	var com assets.Vec3
+	var com character.Vec3
 	for _, p := range s.pts {
 		com = com.Add(p)
 	}
 	com = com.Scale(1 / float64(len(s.pts)))
-	lo, _, ok := s.run(assets.Vec3{s.mid, com[1], com[2]}, 1)
+	lo, _, ok := s.run(character.Vec3{s.mid, com[1], com[2]}, 1)
 	if !ok {
 		return 0
 	}

@@ -11,11 +11,12 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 )
 
 // fit rigs a character's mesh with the classical skeleton and anatomy.Fit.
-func fit(t *testing.T, c *assets.Character, opt anatomy.Options) (*assets.Skeleton, *anatomy.Report) {
+func fit(t *testing.T, c *character.Character, opt anatomy.Options) (*character.Skeleton, *anatomy.Report) {
 	t.Helper()
 	prop, err := classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
 	if err != nil {
@@ -28,7 +29,7 @@ func fit(t *testing.T, c *assets.Character, opt anatomy.Options) (*assets.Skelet
 	return sk, rep
 }
 
-func gen(t *testing.T, kind string, seed int64) *assets.Character {
+func gen(t *testing.T, kind string, seed int64) *character.Character {
 	t.Helper()
 	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: 3000})
 	if err != nil {
@@ -37,7 +38,7 @@ func gen(t *testing.T, kind string, seed int64) *assets.Character {
 	return c
 }
 
-func height(m *assets.Mesh, up int) float64 {
+func height(m *character.Mesh, up int) float64 {
 	lo, hi := m.Bounds()
 	return hi[up] - lo[up]
 }
@@ -93,7 +94,7 @@ func TestUpAxis(t *testing.T) {
 	c := gen(t, "biped", 3)
 	z := c.Clone()
 	for i, p := range z.Mesh.Positions {
-		z.Mesh.Positions[i] = assets.Vec3{p[0], -p[2], p[1]} // Blender's export of a Y-up mesh
+		z.Mesh.Positions[i] = character.Vec3{p[0], -p[2], p[1]} // Blender's export of a Y-up mesh
 	}
 	skY, repY := fit(t, c, anatomy.Options{})
 	skZ, repZ := fit(t, z, anatomy.Options{})
@@ -111,7 +112,7 @@ func TestUpAxis(t *testing.T) {
 			t.Errorf("%s missing from the Z-up skeleton", n)
 			continue
 		}
-		if d := skZ.Position(k).Dist(assets.Vec3{p[0], -p[2], p[1]}); d > 0.03*H {
+		if d := skZ.Position(k).Dist(character.Vec3{p[0], -p[2], p[1]}); d > 0.03*H {
 			t.Errorf("%s: Z-up fit %.3f of the height from the turned Y-up fit", n, d/H)
 		}
 	}
@@ -136,11 +137,11 @@ func TestSymmetryPlane(t *testing.T) {
 	c := gen(t, "quadruped", 1)
 	turned := c.Clone()
 	for i, p := range turned.Mesh.Positions {
-		turned.Mesh.Positions[i] = assets.Vec3{p[2] + 0.3, p[1], -p[0]}
+		turned.Mesh.Positions[i] = character.Vec3{p[2] + 0.3, p[1], -p[0]}
 	}
 	cases := []struct {
 		name      string
-		c         *assets.Character
+		c         *character.Character
 		axis      string
 		symmetric bool
 	}{
@@ -213,8 +214,8 @@ func TestBonesPointAtChildren(t *testing.T) {
 }
 
 // rigidSkin binds every vertex to its nearest joint, enough to save a rig.
-func rigidSkin(c *assets.Character) *assets.Skin {
-	k := &assets.Skin{Weights: make([][]assets.Influence, len(c.Mesh.Positions))}
+func rigidSkin(c *character.Character) *character.Skin {
+	k := &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 	pos := c.Skeleton.Positions()
 	for v, p := range c.Mesh.Positions {
 		best := 0
@@ -223,7 +224,7 @@ func rigidSkin(c *assets.Character) *assets.Skin {
 				best = j
 			}
 		}
-		k.Weights[v] = []assets.Influence{{Joint: best, Weight: 1}}
+		k.Weights[v] = []character.Influence{{Joint: best, Weight: 1}}
 	}
 	return k
 }
@@ -236,7 +237,7 @@ func TestFitAnyProposal(t *testing.T) {
 	forest := c.Skeleton.Select([]int{0, 1, 2, 5, 6, 7})
 	forest.Parents[3] = -1 // a second root
 	lone := c.Skeleton.Select([]int{0})
-	for _, prop := range []*assets.Skeleton{c.Skeleton, forest, lone} {
+	for _, prop := range []*character.Skeleton{c.Skeleton, forest, lone} {
 		for _, k := range anatomy.Kinds {
 			sk, rep, err := anatomy.Fit(&c.Mesh, prop, anatomy.Options{Kind: k})
 			if err != nil {
@@ -248,10 +249,10 @@ func TestFitAnyProposal(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := anatomy.Fit(&assets.Mesh{}, c.Skeleton, anatomy.Options{}); err == nil {
+	if _, _, err := anatomy.Fit(&character.Mesh{}, c.Skeleton, anatomy.Options{}); err == nil {
 		t.Error("empty mesh: no error")
 	}
-	if _, _, err := anatomy.Fit(&c.Mesh, &assets.Skeleton{}, anatomy.Options{}); err == nil {
+	if _, _, err := anatomy.Fit(&c.Mesh, &character.Skeleton{}, anatomy.Options{}); err == nil {
 		t.Error("empty proposal: no error")
 	}
 }
@@ -288,10 +289,10 @@ func TestHeldProp(t *testing.T) {
 	// 80 small boxes in a row from the hand outward (-X is the right): about a
 	// sixth of the vertices, reaching half the height beyond the hand.
 	r := 0.015 * H
-	var boxes [][2]assets.Vec3
+	var boxes [][2]character.Vec3
 	for k := 0; k < 80; k++ {
 		x := hand[0] - float64(k)*0.00625*H
-		boxes = append(boxes, [2]assets.Vec3{{x - 0.00625*H, hand[1] - r, hand[2] - r}, {x, hand[1] + r, hand[2] + r}})
+		boxes = append(boxes, [2]character.Vec3{{x - 0.00625*H, hand[1] - r, hand[2] - r}, {x, hand[1] + r, hand[2] + r}})
 	}
 	prop := synth.Boxes(boxes...)
 	held := c.Clone()

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // build collects a template's joints in the canonical frame, parents first.
 type build struct {
 	names   []string
 	parents []int
-	pos     []assets.Vec3
+	pos     []character.Vec3
 	centre  []bool // on the symmetry plane (spine, head, tail)
 	index   map[string]int
 }
@@ -19,7 +19,7 @@ type build struct {
 func newBuild() *build { return &build{index: map[string]int{}} }
 
 // add appends a joint under parent ("" for the root) and returns its index.
-func (b *build) add(name, parent string, p assets.Vec3, centre bool) int {
+func (b *build) add(name, parent string, p character.Vec3, centre bool) int {
 	pi := -1
 	if parent != "" {
 		pi = b.index[parent]
@@ -68,9 +68,9 @@ func (b *build) symmetrize(s *shape) {
 }
 
 // skeleton returns the joints as an oriented skeleton in the world frame.
-func (b *build) skeleton(f frame) (*assets.Skeleton, error) {
-	sk := &assets.Skeleton{Names: b.names, Parents: b.parents}
-	world := make([]assets.Vec3, len(b.pos))
+func (b *build) skeleton(f frame) (*character.Skeleton, error) {
+	sk := &character.Skeleton{Names: b.names, Parents: b.parents}
+	world := make([]character.Vec3, len(b.pos))
 	for j, p := range b.pos {
 		world[j] = f.from(p)
 	}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Checks are the anatomical properties of a fitted skeleton that docs/anatomy.md
@@ -25,7 +25,7 @@ type Checks struct {
 
 // Check measures a skeleton fitted by Fit with its report, for a mesh of the given
 // height.
-func Check(sk *assets.Skeleton, sym Symmetry, height float64) Checks {
+func Check(sk *character.Skeleton, sym Symmetry, height float64) Checks {
 	var c Checks
 	idx := map[string]int{}
 	for j, n := range sk.Names {
@@ -68,7 +68,7 @@ func Check(sk *assets.Skeleton, sym Symmetry, height float64) Checks {
 }
 
 // mirrorWorld reflects a world point across the symmetry plane.
-func mirrorWorld(p assets.Vec3, sym Symmetry) assets.Vec3 {
+func mirrorWorld(p character.Vec3, sym Symmetry) character.Vec3 {
 	a := map[string]int{"x": 0, "y": 1, "z": 2}[sym.Axis]
 	p[a] = 2*sym.Offset - p[a]
 	return p

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // artistNames maps the joint names artists' tools write (lower case, prefix before
@@ -131,12 +131,12 @@ func MixamoName(artist string) string {
 // NameAccuracy compares a fitted skeleton with an artist's: of the fitted joints
 // whose name the artist's skeleton has (through MixamoName), how many lie within
 // tol of it. It returns hits and the number compared, and the names missed.
-func NameAccuracy(fitted, artist *assets.Skeleton, tol float64) (hits, total int, missed []string) {
+func NameAccuracy(fitted, artist *character.Skeleton, tol float64) (hits, total int, missed []string) {
 	return nameAccuracyOf(fitted, artist, tol, func(string) bool { return true })
 }
 
 // nameAccuracyOf is NameAccuracy over the fitted joints whose name keep accepts.
-func nameAccuracyOf(fitted, artist *assets.Skeleton, tol float64, keep func(string) bool) (hits, total int, missed []string) {
+func nameAccuracyOf(fitted, artist *character.Skeleton, tol float64, keep func(string) bool) (hits, total int, missed []string) {
 	pos := artistPositions(artist)
 	for j, n := range fitted.Names {
 		p, ok := pos[n]
@@ -154,8 +154,8 @@ func nameAccuracyOf(fitted, artist *assets.Skeleton, tol float64, keep func(stri
 }
 
 // artistPositions returns the artist's joint positions by their Mixamo names.
-func artistPositions(artist *assets.Skeleton) map[string]assets.Vec3 {
-	pos := map[string]assets.Vec3{}
+func artistPositions(artist *character.Skeleton) map[string]character.Vec3 {
+	pos := map[string]character.Vec3{}
 	for j, n := range artist.Names {
 		if m := MixamoName(n); m != "" {
 			pos[m] = artist.Position(j)

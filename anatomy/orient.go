@@ -3,7 +3,7 @@ package anatomy
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Orient returns bind matrices for joints at world positions pos (parents first):
@@ -14,7 +14,7 @@ import (
 // mirror images of each other. A leaf keeps its parent's orientation; a lone root
 // takes the character's own frame. Linear blend skinning gives the same deformed
 // mesh for any bind rotation, so skin weights do not change with it.
-func Orient(pos []assets.Vec3, parents []int, up, fwd assets.Vec3) []assets.Mat4 {
+func Orient(pos []character.Vec3, parents []int, up, fwd character.Vec3) []character.Mat4 {
 	first := make([]int, len(pos))
 	for j := range first {
 		first[j] = -1
@@ -24,8 +24,8 @@ func Orient(pos []assets.Vec3, parents []int, up, fwd assets.Vec3) []assets.Mat4
 			first[p] = j
 		}
 	}
-	rot := make([]assets.Mat4, len(pos))
-	out := make([]assets.Mat4, len(pos))
+	rot := make([]character.Mat4, len(pos))
+	out := make([]character.Mat4, len(pos))
 	for j := range pos {
 		switch {
 		case first[j] >= 0:
@@ -43,7 +43,7 @@ func Orient(pos []assets.Vec3, parents []int, up, fwd assets.Vec3) []assets.Mat4
 
 // boneFrame returns the rotation whose +Y is along dir and whose +Z is forward
 // made perpendicular to it (up when dir runs close to forward).
-func boneFrame(dir, up, fwd assets.Vec3) assets.Mat4 {
+func boneFrame(dir, up, fwd character.Vec3) character.Mat4 {
 	y := dir.Normalize()
 	ref := fwd
 	if math.Abs(y.Dot(fwd)) > 0.9 {
@@ -51,7 +51,7 @@ func boneFrame(dir, up, fwd assets.Vec3) assets.Mat4 {
 	}
 	z := ref.Sub(y.Scale(ref.Dot(y))).Normalize()
 	x := y.Cross(z)
-	m := assets.Identity4()
+	m := character.Identity4()
 	for r := 0; r < 3; r++ {
 		m[0*4+r], m[1*4+r], m[2*4+r] = x[r], y[r], z[r]
 	}
@@ -62,7 +62,7 @@ func boneFrame(dir, up, fwd assets.Vec3) assets.Mat4 {
 // for a mesh whose up axis is "z" (Blender's, facing -Y) or otherwise Y (glTF's,
 // facing +Z). Names, parents and positions are kept, so a skin made for the
 // skeleton deforms the same with the copy.
-func OrientSkeleton(sk *assets.Skeleton, up string) *assets.Skeleton {
+func OrientSkeleton(sk *character.Skeleton, up string) *character.Skeleton {
 	f := upFrame(up)
 	out := sk.Clone()
 	out.BindWorld = Orient(sk.Positions(), sk.Parents, f.up, f.fwd)

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // HumanoidFit is one humanoid fitted with the Humanoid template, measured by Check
@@ -29,7 +29,7 @@ type HumanoidFit struct {
 
 // MeasureHumanoid checks a fitted skeleton and names it against the artist's,
 // with the 10%-of-height tolerance of the report.
-func MeasureHumanoid(name, source string, fitted *assets.Skeleton, rep *Report, artist *assets.Skeleton, height float64) HumanoidFit {
+func MeasureHumanoid(name, source string, fitted *character.Skeleton, rep *Report, artist *character.Skeleton, height float64) HumanoidFit {
 	notFinger := func(n string) bool { return !IsFinger(n) }
 	h, n, missed := nameAccuracyOf(fitted, artist, 0.1*height, notFinger)
 	f := HumanoidFit{Name: name, Source: source, Kind: rep.Kind, Symmetry: rep.Symmetry,

@@ -3,8 +3,8 @@ package anatomy
 import (
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Symmetry is the mirror plane Fit found: its normal axis in the world ("x" or "z"
@@ -34,7 +34,7 @@ const symmetrySamples = 1500
 // mirrorDistances returns the distances, over the height, from the vertices
 // reflected across the plane canonical x = c of frame f to the surface (nil when
 // none is measured).
-func mirrorDistances(m *assets.Mesh, bvh *geom.BVH, f frame, c, height float64) []float64 {
+func mirrorDistances(m *character.Mesh, bvh *geom.BVH, f frame, c, height float64) []float64 {
 	if height <= 0 {
 		return nil
 	}
@@ -79,7 +79,7 @@ const trimmedShare = 0.8
 
 // planeCandidates returns the offsets tried for the plane across frame f's X: the
 // bounding box middle, the vertex mean and the vertex median.
-func planeCandidates(m *assets.Mesh, f frame, lo, hi float64) []float64 {
+func planeCandidates(m *character.Mesh, f frame, lo, hi float64) []float64 {
 	xs := make([]float64, len(m.Positions))
 	mean := 0.0
 	for i, p := range m.Positions {
@@ -93,7 +93,7 @@ func planeCandidates(m *assets.Mesh, f frame, lo, hi float64) []float64 {
 
 // refinePlane moves the plane offset c in shrinking steps (2% of the width down to 0.5%)
 // while the trimmed mirror error falls.
-func refinePlane(m *assets.Mesh, bvh *geom.BVH, f frame, c, width, height float64) (float64, float64) {
+func refinePlane(m *character.Mesh, bvh *geom.BVH, f frame, c, width, height float64) (float64, float64) {
 	e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, height))
 	for step := 0.02 * width; step > 0.004*width; step /= 2 {
 		for moved := true; moved; {
@@ -111,7 +111,7 @@ func refinePlane(m *assets.Mesh, bvh *geom.BVH, f frame, c, width, height float6
 // bestPlane returns the plane across frame f's X (its offset and trimmed mirror
 // error) that mirrors best: the best candidate, refined. lo and hi bound the mesh
 // in f.
-func bestPlane(m *assets.Mesh, bvh *geom.BVH, f frame, lo, hi assets.Vec3) (float64, float64) {
+func bestPlane(m *character.Mesh, bvh *geom.BVH, f frame, lo, hi character.Vec3) (float64, float64) {
 	fC, fE := 0.0, 2.0
 	for _, c := range planeCandidates(m, f, lo[0], hi[0]) {
 		if e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, hi[1]-lo[1])); e < fE {
@@ -127,7 +127,7 @@ func bestPlane(m *assets.Mesh, bvh *geom.BVH, f frame, lo, hi assets.Vec3) (floa
 // fifth of the vertices is left out (a held prop). Its Error is the mean over all
 // vertices, so a mesh holding a prop does not count as symmetric. It returns the
 // frame to use and the plane.
-func findSymmetry(m *assets.Mesh, bvh *geom.BVH, s *shape) (frame, float64, Symmetry) {
+func findSymmetry(m *character.Mesh, bvh *geom.BVH, s *shape) (frame, float64, Symmetry) {
 	bestE := 2.0
 	var bestF frame
 	bestC := 0.0
@@ -144,7 +144,7 @@ func findSymmetry(m *assets.Mesh, bvh *geom.BVH, s *shape) (frame, float64, Symm
 	best := Symmetry{Error: mirrorError(mirrorDistances(m, bvh, bestF, bestC, s.height()))}
 	best.Axis = axisName(bestF.left)
 	sign := 1.0
-	if bestF.left.Dot(assets.Vec3{1, 1, 1}) < 0 {
+	if bestF.left.Dot(character.Vec3{1, 1, 1}) < 0 {
 		sign = -1
 	}
 	best.Offset = sign * bestC
@@ -153,15 +153,15 @@ func findSymmetry(m *assets.Mesh, bvh *geom.BVH, s *shape) (frame, float64, Symm
 }
 
 // projected re-expresses canonical points of frame a in frame b.
-func projected(pts []assets.Vec3, a, b frame) []assets.Vec3 {
-	out := make([]assets.Vec3, len(pts))
+func projected(pts []character.Vec3, a, b frame) []character.Vec3 {
+	out := make([]character.Vec3, len(pts))
 	for i, p := range pts {
 		out[i] = b.to(a.from(p))
 	}
 	return out
 }
 
-func axisName(d assets.Vec3) string {
+func axisName(d character.Vec3) string {
 	switch {
 	case d[0]*d[0] > 0.5:
 		return "x"

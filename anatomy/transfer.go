@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // NameTolerance is the farthest a skeleton joint may be from a fitted template joint,
@@ -46,14 +46,14 @@ type Naming struct {
 // skeleton, and Order, where Order[i] is the index in the input skeleton of joint i
 // (-1 for an inserted root).
 type Named struct {
-	Skeleton *assets.Skeleton
+	Skeleton *character.Skeleton
 	Order    []int
 	Naming   Naming
 }
 
 // Skin renumbers a skin made for the input skeleton to the named skeleton's joints.
 // Positions do not move, so the weights need no other change.
-func (n *Named) Skin(skin *assets.Skin) *assets.Skin {
+func (n *Named) Skin(skin *character.Skin) *character.Skin {
 	if skin == nil {
 		return nil
 	}
@@ -93,7 +93,7 @@ func (n *Named) Skin(skin *assets.Skin) *assets.Skin {
 //     "<ancestor>_extra_<k>", never joint_NNN;
 //   - order and orientation: parents come first (the input order is kept when it
 //     still has them), and the bones point at their children (Orient).
-func NameFromTemplate(sk, fitted *assets.Skeleton, m *assets.Mesh, up string) (*Named, error) {
+func NameFromTemplate(sk, fitted *character.Skeleton, m *character.Mesh, up string) (*Named, error) {
 	if err := sk.Validate(); err != nil {
 		return nil, fmt.Errorf("anatomy: name skeleton: %w", err)
 	}
@@ -119,8 +119,8 @@ func NameFromTemplate(sk, fitted *assets.Skeleton, m *assets.Mesh, up string) (*
 // naming is one NameFromTemplate call: the skeleton's positions and adjacency, the
 // matches both ways, and the new parents.
 type naming struct {
-	sk, tpl *assets.Skeleton
-	pos     []assets.Vec3
+	sk, tpl *character.Skeleton
+	pos     []character.Vec3
 	tol     float64
 	tplOf   []int // tplOf[j]: the template joint matched to skeleton joint j, or -1
 	jointOf []int // jointOf[t]: the skeleton joint matched to template joint t, or -1
@@ -209,7 +209,7 @@ func hang(adj [][]int, parents []int, start int) []int {
 
 // nearestPair returns the closest pair of a joint not yet in a tree (parents -2)
 // and one of in, or -1 when every joint is in one.
-func nearestPair(pos []assets.Vec3, parents, in []int) (int, int) {
+func nearestPair(pos []character.Vec3, parents, in []int) (int, int) {
 	a, b, best := -1, -1, math.Inf(1)
 	for j, p := range parents {
 		if p != -2 {
@@ -357,8 +357,8 @@ func (n *naming) finish(names []string, up string) (*Named, error) {
 	for i, j := range order {
 		inv[j] = i
 	}
-	out := &assets.Skeleton{Names: make([]string, len(order)), Parents: make([]int, len(order))}
-	pos := make([]assets.Vec3, len(order))
+	out := &character.Skeleton{Names: make([]string, len(order)), Parents: make([]int, len(order))}
+	pos := make([]character.Vec3, len(order))
 	for i, j := range order {
 		out.Names[i], pos[i], out.Parents[i] = names[j], n.pos[j], -1
 		if p := n.parents[j]; p >= 0 {
@@ -380,7 +380,7 @@ func (n *naming) finish(names []string, up string) (*Named, error) {
 }
 
 // heightAlong is the mesh's extent along its up axis ("z", else Y).
-func heightAlong(m *assets.Mesh, up string) float64 {
+func heightAlong(m *character.Mesh, up string) float64 {
 	lo, hi := m.Bounds()
 	if up == "z" {
 		return hi[2] - lo[2]
@@ -388,7 +388,7 @@ func heightAlong(m *assets.Mesh, up string) float64 {
 	return hi[1] - lo[1]
 }
 
-func nearestPoint(pts []assets.Vec3, q assets.Vec3) int {
+func nearestPoint(pts []character.Vec3, q character.Vec3) int {
 	best, bestD := 0, math.Inf(1)
 	for j, p := range pts {
 		if d := p.Dist(q); d < bestD {

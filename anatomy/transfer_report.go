@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // NamingFit is one free-form skeleton (the model's) named from its mesh's fitted
@@ -29,7 +29,7 @@ type NamingFit struct {
 
 // MeasureNaming measures a named skeleton: raw is the skeleton before naming, rep
 // the fit's report, artist the artist's skeleton of a mesh of the given height.
-func MeasureNaming(name, source string, raw *assets.Skeleton, named *Named, rep *Report, artist *assets.Skeleton, height float64) NamingFit {
+func MeasureNaming(name, source string, raw *character.Skeleton, named *Named, rep *Report, artist *character.Skeleton, height float64) NamingFit {
 	f := NamingFit{Name: name, Source: source, Kind: rep.Kind, Naming: named.Naming, RootToHips: -1}
 	if rep.Kind == Humanoid {
 		f.Mixamo = named.Naming.Named

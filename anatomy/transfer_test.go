@@ -7,36 +7,36 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/anatomy"
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // joint is a joint of a hand-built skeleton: its name, its parent's name ("" for a
 // root) and its position.
 type joint struct {
 	name, parent string
-	at           assets.Vec3
+	at           character.Vec3
 }
 
 // tinyHumanoid is a fitted template on a mesh 2 high (NameTolerance: 0.15).
 var tinyHumanoid = []joint{
-	{"Hips", "", assets.Vec3{0, 1, 0}},
-	{"Spine", "Hips", assets.Vec3{0, 1.3, 0}},
-	{"Head", "Spine", assets.Vec3{0, 1.8, 0}},
-	{"LeftArm", "Spine", assets.Vec3{0.3, 1.5, 0}},
-	{"LeftForeArm", "LeftArm", assets.Vec3{0.6, 1.5, 0}},
-	{"RightArm", "Spine", assets.Vec3{-0.3, 1.5, 0}},
-	{"RightForeArm", "RightArm", assets.Vec3{-0.6, 1.5, 0}},
-	{"LeftUpLeg", "Hips", assets.Vec3{0.15, 0.85, 0}},
-	{"LeftLeg", "LeftUpLeg", assets.Vec3{0.15, 0.45, 0}},
-	{"RightUpLeg", "Hips", assets.Vec3{-0.15, 0.85, 0}},
-	{"RightLeg", "RightUpLeg", assets.Vec3{-0.15, 0.45, 0}},
+	{"Hips", "", character.Vec3{0, 1, 0}},
+	{"Spine", "Hips", character.Vec3{0, 1.3, 0}},
+	{"Head", "Spine", character.Vec3{0, 1.8, 0}},
+	{"LeftArm", "Spine", character.Vec3{0.3, 1.5, 0}},
+	{"LeftForeArm", "LeftArm", character.Vec3{0.6, 1.5, 0}},
+	{"RightArm", "Spine", character.Vec3{-0.3, 1.5, 0}},
+	{"RightForeArm", "RightArm", character.Vec3{-0.6, 1.5, 0}},
+	{"LeftUpLeg", "Hips", character.Vec3{0.15, 0.85, 0}},
+	{"LeftLeg", "LeftUpLeg", character.Vec3{0.15, 0.45, 0}},
+	{"RightUpLeg", "Hips", character.Vec3{-0.15, 0.85, 0}},
+	{"RightLeg", "RightUpLeg", character.Vec3{-0.15, 0.45, 0}},
 }
 
 // skeletonOf builds a skeleton in the order given (parents must come first).
-func skeletonOf(t *testing.T, js []joint) *assets.Skeleton {
+func skeletonOf(t *testing.T, js []joint) *character.Skeleton {
 	t.Helper()
 	idx := map[string]int{}
-	sk := &assets.Skeleton{}
+	sk := &character.Skeleton{}
 	for i, j := range js {
 		p := -1
 		if j.parent != "" {
@@ -48,18 +48,18 @@ func skeletonOf(t *testing.T, js []joint) *assets.Skeleton {
 		idx[j.name] = i
 		sk.Names = append(sk.Names, j.name)
 		sk.Parents = append(sk.Parents, p)
-		sk.BindWorld = append(sk.BindWorld, assets.Translate4(j.at))
+		sk.BindWorld = append(sk.BindWorld, character.Translate4(j.at))
 	}
 	return sk
 }
 
 // modelLike is a model's skeleton: the joints renamed joint_NNN and moved by d.
-func modelLike(t *testing.T, js []joint, d assets.Vec3) *assets.Skeleton {
+func modelLike(t *testing.T, js []joint, d character.Vec3) *character.Skeleton {
 	t.Helper()
 	sk := skeletonOf(t, js)
 	for i := range sk.Names {
 		sk.Names[i] = fmt.Sprintf("joint_%03d", i)
-		sk.BindWorld[i] = assets.Translate4(sk.Position(i).Add(d))
+		sk.BindWorld[i] = character.Translate4(sk.Position(i).Add(d))
 	}
 	return sk
 }
@@ -70,7 +70,7 @@ func edit(fn func([]joint) []joint) []joint {
 }
 
 // parentsByName is each joint's parent's name ("" for the root).
-func parentsByName(sk *assets.Skeleton) map[string]string {
+func parentsByName(sk *character.Skeleton) map[string]string {
 	out := map[string]string{}
 	for j, p := range sk.Parents {
 		out[sk.Names[j]] = ""
@@ -82,7 +82,7 @@ func parentsByName(sk *assets.Skeleton) map[string]string {
 }
 
 func TestNameFromTemplate(t *testing.T) {
-	mesh := &assets.Mesh{Positions: []assets.Vec3{{-0.5, 0, -0.2}, {0.5, 2, 0.2}}}
+	mesh := &character.Mesh{Positions: []character.Vec3{{-0.5, 0, -0.2}, {0.5, 2, 0.2}}}
 	tpl := skeletonOf(t, tinyHumanoid)
 	byName := func(js []joint) map[string]string {
 		out := map[string]string{}
@@ -93,13 +93,13 @@ func TestNameFromTemplate(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		model  *assets.Skeleton
+		model  *character.Skeleton
 		want   map[string]string // joint → parent, by name
 		naming anatomy.Naming
 	}{
 		{
 			name:   "exact match, moved within tolerance",
-			model:  modelLike(t, tinyHumanoid, assets.Vec3{0.03, -0.05, 0.04}),
+			model:  modelLike(t, tinyHumanoid, character.Vec3{0.03, -0.05, 0.04}),
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Root: "Hips"},
 		},
@@ -107,7 +107,7 @@ func TestNameFromTemplate(t *testing.T) {
 			name: "missing joints",
 			model: modelLike(t, edit(func(js []joint) []joint {
 				return append(js[:8], js[9:10]...) // no LeftLeg, no RightLeg
-			}), assets.Vec3{}),
+			}), character.Vec3{}),
 			want:   byName(edit(func(js []joint) []joint { return append(js[:8], js[9:10]...) })),
 			naming: anatomy.Naming{Named: 9, Of: 9, Template: 11, Root: "Hips"},
 		},
@@ -115,10 +115,10 @@ func TestNameFromTemplate(t *testing.T) {
 			name: "extra joints take their named ancestor's name",
 			model: modelLike(t, edit(func(js []joint) []joint {
 				return append(js,
-					joint{"hand", "LeftForeArm", assets.Vec3{0.9, 1.5, 0}},
-					joint{"finger", "hand", assets.Vec3{1.1, 1.5, 0}},
-					joint{"tail", "Hips", assets.Vec3{0, 0.9, -0.6}})
-			}), assets.Vec3{}),
+					joint{"hand", "LeftForeArm", character.Vec3{0.9, 1.5, 0}},
+					joint{"finger", "hand", character.Vec3{1.1, 1.5, 0}},
+					joint{"tail", "Hips", character.Vec3{0, 0.9, -0.6}})
+			}), character.Vec3{}),
 			want: func() map[string]string {
 				w := byName(tinyHumanoid)
 				w["LeftForeArm_extra_1"], w["LeftForeArm_extra_2"], w["Hips_extra_1"] = "LeftForeArm", "LeftForeArm_extra_1", "Hips"
@@ -129,18 +129,18 @@ func TestNameFromTemplate(t *testing.T) {
 		{
 			name: "root in the chest is moved to the hips",
 			model: modelLike(t, []joint{
-				{"Spine", "", assets.Vec3{0, 1.3, 0}},
-				{"Head", "Spine", assets.Vec3{0, 1.8, 0}},
-				{"LeftArm", "Spine", assets.Vec3{0.3, 1.5, 0}},
-				{"LeftForeArm", "LeftArm", assets.Vec3{0.6, 1.5, 0}},
-				{"RightArm", "Spine", assets.Vec3{-0.3, 1.5, 0}},
-				{"RightForeArm", "RightArm", assets.Vec3{-0.6, 1.5, 0}},
-				{"Hips", "Spine", assets.Vec3{0, 1, 0}},
-				{"LeftUpLeg", "Hips", assets.Vec3{0.15, 0.85, 0}},
-				{"LeftLeg", "LeftUpLeg", assets.Vec3{0.15, 0.45, 0}},
-				{"RightUpLeg", "Hips", assets.Vec3{-0.15, 0.85, 0}},
-				{"RightLeg", "RightUpLeg", assets.Vec3{-0.15, 0.45, 0}},
-			}, assets.Vec3{}),
+				{"Spine", "", character.Vec3{0, 1.3, 0}},
+				{"Head", "Spine", character.Vec3{0, 1.8, 0}},
+				{"LeftArm", "Spine", character.Vec3{0.3, 1.5, 0}},
+				{"LeftForeArm", "LeftArm", character.Vec3{0.6, 1.5, 0}},
+				{"RightArm", "Spine", character.Vec3{-0.3, 1.5, 0}},
+				{"RightForeArm", "RightArm", character.Vec3{-0.6, 1.5, 0}},
+				{"Hips", "Spine", character.Vec3{0, 1, 0}},
+				{"LeftUpLeg", "Hips", character.Vec3{0.15, 0.85, 0}},
+				{"LeftLeg", "LeftUpLeg", character.Vec3{0.15, 0.45, 0}},
+				{"RightUpLeg", "Hips", character.Vec3{-0.15, 0.85, 0}},
+				{"RightLeg", "RightUpLeg", character.Vec3{-0.15, 0.45, 0}},
+			}, character.Vec3{}),
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Rerooted: true, Root: "Hips"},
 		},
@@ -149,7 +149,7 @@ func TestNameFromTemplate(t *testing.T) {
 			model: modelLike(t, edit(func(js []joint) []joint {
 				js[9].parent = "LeftUpLeg"
 				return js
-			}), assets.Vec3{}),
+			}), character.Vec3{}),
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Reparented: 1, Root: "Hips"},
 		},
@@ -158,7 +158,7 @@ func TestNameFromTemplate(t *testing.T) {
 			model: modelLike(t, edit(func(js []joint) []joint {
 				js[4].parent = "Spine"
 				return js
-			}), assets.Vec3{}),
+			}), character.Vec3{}),
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Reparented: 1, Root: "Hips"},
 		},
@@ -168,7 +168,7 @@ func TestNameFromTemplate(t *testing.T) {
 				js[3], js[4] = js[4], js[3]
 				js[3].parent, js[4].parent = "Spine", "LeftForeArm"
 				return js
-			}), assets.Vec3{}),
+			}), character.Vec3{}),
 			want: func() map[string]string {
 				w := byName(tinyHumanoid)
 				delete(w, "LeftForeArm")
@@ -182,7 +182,7 @@ func TestNameFromTemplate(t *testing.T) {
 			model: modelLike(t, edit(func(js []joint) []joint {
 				js[3].parent = "" // the left arm is a tree of its own
 				return js
-			}), assets.Vec3{}),
+			}), character.Vec3{}),
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Joined: 1, Root: "Hips"},
 		},
@@ -191,7 +191,7 @@ func TestNameFromTemplate(t *testing.T) {
 			model: modelLike(t, edit(func(js []joint) []joint {
 				js[3].parent, js[4].parent = "", "" // arm and forearm are trees of their own
 				return js
-			}), assets.Vec3{}),
+			}), character.Vec3{}),
 			// Both hang from the spine; the forearm then moves under the arm.
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Joined: 2, Reparented: 1, Root: "Hips"},
@@ -199,12 +199,12 @@ func TestNameFromTemplate(t *testing.T) {
 		{
 			name: "no joint near the hips: one is added as the root",
 			model: modelLike(t, []joint{
-				{"Spine", "", assets.Vec3{0, 1.3, 0}},
-				{"Head", "Spine", assets.Vec3{0, 1.8, 0}},
-				{"LeftUpLeg", "Spine", assets.Vec3{0.15, 0.85, 0}},
-				{"LeftLeg", "LeftUpLeg", assets.Vec3{0.15, 0.45, 0}},
-				{"RightUpLeg", "Spine", assets.Vec3{-0.15, 0.85, 0}},
-			}, assets.Vec3{}),
+				{"Spine", "", character.Vec3{0, 1.3, 0}},
+				{"Head", "Spine", character.Vec3{0, 1.8, 0}},
+				{"LeftUpLeg", "Spine", character.Vec3{0.15, 0.85, 0}},
+				{"LeftLeg", "LeftUpLeg", character.Vec3{0.15, 0.45, 0}},
+				{"RightUpLeg", "Spine", character.Vec3{-0.15, 0.85, 0}},
+			}, character.Vec3{}),
 			// The left thigh is nearest the hips; the spine moves off it.
 			want: map[string]string{"Hips": "", "LeftUpLeg": "Hips", "LeftLeg": "LeftUpLeg",
 				"Spine": "Hips", "Head": "Spine", "RightUpLeg": "Spine"},
@@ -212,7 +212,7 @@ func TestNameFromTemplate(t *testing.T) {
 		},
 		{
 			name:  "nothing within tolerance: generic names under an added root",
-			model: modelLike(t, tinyHumanoid[:3], assets.Vec3{0, 0.3, 0.5}),
+			model: modelLike(t, tinyHumanoid[:3], character.Vec3{0, 0.3, 0.5}),
 			want: map[string]string{
 				"Hips": "", "Hips_extra_1": "Hips", "Hips_extra_2": "Hips_extra_1", "Hips_extra_3": "Hips_extra_2",
 			},
@@ -237,7 +237,7 @@ func TestNameFromTemplate(t *testing.T) {
 
 // checkNamed checks what every named skeleton keeps: each joint at its input
 // joint's position, parents first, and a skin that follows its joints.
-func checkNamed(t *testing.T, in *assets.Skeleton, got *anatomy.Named) {
+func checkNamed(t *testing.T, in *character.Skeleton, got *anatomy.Named) {
 	t.Helper()
 	sk := got.Skeleton
 	if err := sk.Validate(); err != nil {
@@ -255,13 +255,13 @@ func checkNamed(t *testing.T, in *assets.Skeleton, got *anatomy.Named) {
 			continue
 		}
 		m := sk.BindWorld[p]
-		if bone := sk.Position(j).Sub(sk.Position(p)).Normalize(); bone.Dot(assets.Vec3{m[4], m[5], m[6]}) < 0.999 {
+		if bone := sk.Position(j).Sub(sk.Position(p)).Normalize(); bone.Dot(character.Vec3{m[4], m[5], m[6]}) < 0.999 {
 			t.Errorf("joint %s does not point at its child %s", sk.Names[p], sk.Names[j])
 		}
 	}
-	skin := &assets.Skin{}
+	skin := &character.Skin{}
 	for j := range in.Names {
-		skin.Weights = append(skin.Weights, []assets.Influence{{Joint: j, Weight: 1}})
+		skin.Weights = append(skin.Weights, []character.Influence{{Joint: j, Weight: 1}})
 	}
 	moved := got.Skin(skin)
 	for i, j := range got.Order {
@@ -282,18 +282,18 @@ func checkNamed(t *testing.T, in *assets.Skeleton, got *anatomy.Named) {
 
 func TestNameFromTemplateErrors(t *testing.T) {
 	tpl := skeletonOf(t, tinyHumanoid)
-	mesh := &assets.Mesh{Positions: []assets.Vec3{{0, 0, 0}, {0, 2, 0}}}
-	flat := &assets.Mesh{Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 1}}}
-	bad := modelLike(t, tinyHumanoid, assets.Vec3{})
+	mesh := &character.Mesh{Positions: []character.Vec3{{0, 0, 0}, {0, 2, 0}}}
+	flat := &character.Mesh{Positions: []character.Vec3{{0, 0, 0}, {1, 0, 1}}}
+	bad := modelLike(t, tinyHumanoid, character.Vec3{})
 	bad.Parents[0] = 3
 	for _, tc := range []struct {
 		name      string
-		sk, tpl   *assets.Skeleton
-		mesh      *assets.Mesh
+		sk, tpl   *character.Skeleton
+		mesh      *character.Mesh
 		wantError string
 	}{
 		{"child before parent", bad, tpl, mesh, "parents must precede children"},
-		{"empty template", tpl, &assets.Skeleton{}, mesh, "template"},
+		{"empty template", tpl, &character.Skeleton{}, mesh, "template"},
 		{"flat mesh", tpl, tpl, flat, "no height"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -305,7 +305,7 @@ func TestNameFromTemplateErrors(t *testing.T) {
 	}
 }
 
-func firstChild(sk *assets.Skeleton, p int) int {
+func firstChild(sk *character.Skeleton, p int) int {
 	for j, q := range sk.Parents {
 		if q == p {
 			return j

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 )
 
-func generate(t testing.TB, kind string, seed int64) *assets.Character {
+func generate(t testing.TB, kind string, seed int64) *character.Character {
 	t.Helper()
 	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: 1500})
 	if err != nil {
@@ -22,28 +22,28 @@ func generate(t testing.TB, kind string, seed int64) *assets.Character {
 // reorient gives every joint a random bind rotation while keeping its position,
 // and optionally a "mixamorig:" prefix: the same rig as a tool with oriented
 // joints would write it.
-func reorient(c *assets.Character, seed int64, prefix string) *assets.Character {
+func reorient(c *character.Character, seed int64, prefix string) *character.Character {
 	o := c.Clone()
 	rng := rand.New(rand.NewSource(seed))
 	for j := range o.Skeleton.Names {
 		p := o.Skeleton.Position(j)
-		q := assets.RandomPose(rng, 1, math.Pi)[0]
-		o.Skeleton.BindWorld[j] = assets.TRS(p, q, assets.Vec3{1, 1, 1})
+		q := character.RandomPose(rng, 1, math.Pi)[0]
+		o.Skeleton.BindWorld[j] = character.TRS(p, q, character.Vec3{1, 1, 1})
 		o.Skeleton.Names[j] = prefix + o.Skeleton.Names[j]
 	}
 	return o
 }
 
-func positionsAt(c *assets.Character, a assets.Animation, t float64) []assets.Vec3 {
+func positionsAt(c *character.Character, a character.Animation, t float64) []character.Vec3 {
 	w := animatedWorld(c.Skeleton, a, t)
-	out := make([]assets.Vec3, len(w))
+	out := make([]character.Vec3, len(w))
 	for j := range w {
 		out[j] = w[j].Translation()
 	}
 	return out
 }
 
-func joint(t testing.TB, c *assets.Character, canon string) int {
+func joint(t testing.TB, c *character.Character, canon string) int {
 	t.Helper()
 	j, ok := jointIndex(c.Skeleton)[canon]
 	if !ok {

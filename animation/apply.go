@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // DefaultFPS is the sampling rate of the baked glTF channels.
@@ -34,13 +34,13 @@ type Report struct {
 // Apply bakes a clip onto a rigged character's skeleton. Joints are matched by
 // CanonicalName; the clip's joints the rig lacks are skipped and listed in the
 // report. It fails when the skeleton matches none of the clip's joints.
-func Apply(c *assets.Character, clip *Clip, o Options) (assets.Animation, Report, error) {
+func Apply(c *character.Character, clip *Clip, o Options) (character.Animation, Report, error) {
 	if c == nil || c.Skeleton.NumJoints() == 0 {
-		return assets.Animation{}, Report{}, fmt.Errorf("apply %q: the character has no skeleton", clip.Name)
+		return character.Animation{}, Report{}, fmt.Errorf("apply %q: the character has no skeleton", clip.Name)
 	}
 	b, err := newBinding(c.Skeleton, clip.Rest)
 	if err != nil {
-		return assets.Animation{}, Report{}, fmt.Errorf("apply %q: %w", clip.Name, err)
+		return character.Animation{}, Report{}, fmt.Errorf("apply %q: %w", clip.Name, err)
 	}
 	rep := Report{Animation: clip.Name, Kind: clip.Kind, Duration: clip.Duration, HipHeight: b.hipHeight}
 	var names []string
@@ -52,13 +52,13 @@ func Apply(c *assets.Character, clip *Clip, o Options) (assets.Animation, Report
 	}
 	rep.Matched, rep.Missing = match(b, names)
 	if len(rep.Matched) == 0 {
-		return assets.Animation{}, rep, fmt.Errorf("apply %q: the skeleton has none of the clip's joints (%s); its names are %s",
+		return character.Animation{}, rep, fmt.Errorf("apply %q: the skeleton has none of the clip's joints (%s); its names are %s",
 			clip.Name, strings.Join(rep.Missing, ", "), sample(c.Skeleton.Names, 8))
 	}
 	at := func(t float64) pose {
 		p := pose{abs: clip.absolute(t)}
 		if len(clip.Root) > 0 {
-			p.root, p.hasRoot = assets.Vec3(clip.sample(clip.Root, t)), true
+			p.root, p.hasRoot = character.Vec3(clip.sample(clip.Root, t)), true
 		}
 		return p
 	}
@@ -93,7 +93,7 @@ func match(b *binding, names []string) (found, missing []string) {
 
 // bake samples a motion at fps over [0, duration] and keeps, per joint, a rotation
 // channel when the joint moves, and a translation channel for Hips under root motion.
-func bake(b *binding, name string, duration, fps float64, at func(t float64) pose) assets.Animation {
+func bake(b *binding, name string, duration, fps float64, at func(t float64) pose) character.Animation {
 	if !(fps > 0) {
 		fps = DefaultFPS
 	}
@@ -128,15 +128,15 @@ func bake(b *binding, name string, duration, fps float64, at func(t float64) pos
 			}
 		}
 	}
-	anim := assets.Animation{Name: name}
+	anim := character.Animation{Name: name}
 	for j := 0; j < nj; j++ {
 		if moved[j] {
-			anim.Channels = append(anim.Channels, assets.AnimationChannel{Joint: j, Path: "rotation",
+			anim.Channels = append(anim.Channels, character.AnimationChannel{Joint: j, Path: "rotation",
 				Times: append([]float64(nil), times...), Values: rots[j]})
 		}
 	}
 	if rootMoves {
-		anim.Channels = append(anim.Channels, assets.AnimationChannel{Joint: b.hips, Path: "translation",
+		anim.Channels = append(anim.Channels, character.AnimationChannel{Joint: b.hips, Path: "translation",
 			Times: append([]float64(nil), times...), Values: trans})
 	}
 	return anim

@@ -5,25 +5,26 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/blendercheck"
 )
 
 // orient gives every joint the rotation of docs/naming.md: local +Y from the joint
 // to its primary child (a leaf keeps its parent's), positions unchanged.
-func orient(c *assets.Character) *assets.Character {
+func orient(c *character.Character) *character.Character {
 	o := c.Clone()
 	sk := o.Skeleton
 	children := sk.Children()
 	rots := make([]quat, sk.NumJoints())
 	for j := range sk.Names {
 		if ch := primaryChild(sk, children, j); ch >= 0 && sk.Position(ch).Dist(sk.Position(j)) > 1e-9 {
-			rots[j] = arc(assets.Vec3{0, 1, 0}, sk.Position(ch).Sub(sk.Position(j)))
+			rots[j] = arc(character.Vec3{0, 1, 0}, sk.Position(ch).Sub(sk.Position(j)))
 		} else if p := sk.Parents[j]; p >= 0 {
 			rots[j] = rots[p]
 		} else {
 			rots[j] = identity
 		}
-		sk.BindWorld[j] = assets.TRS(sk.Position(j), rots[j], assets.Vec3{1, 1, 1})
+		sk.BindWorld[j] = character.TRS(sk.Position(j), rots[j], character.Vec3{1, 1, 1})
 	}
 	return o
 }
@@ -39,7 +40,7 @@ func TestBlenderImportsAnimatedRig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Animations = []assets.Animation{a}
+	c.Animations = []character.Animation{a}
 	dir := t.TempDir()
 	oriented, flat := filepath.Join(dir, "oriented.glb"), filepath.Join(dir, "unoriented.glb")
 	if err := assets.Save(oriented, c); err != nil {
@@ -50,7 +51,7 @@ func TestBlenderImportsAnimatedRig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.Animations = []assets.Animation{ua}
+	u.Animations = []character.Animation{ua}
 	if err := assets.Save(flat, u); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/browsercheck"
 
 	"github.com/rigkit/rigkit/assets"
@@ -26,11 +27,11 @@ func TestBrowserPlaysClips(t *testing.T) {
 	hips := joint(t, c, "Hips")
 	rest := c.Skeleton.Position(hips)
 	lo, hi := c.Mesh.Bounds()
-	far := rest.Add(assets.Vec3{0, 0, 10 * hi.Sub(lo).Len()})
+	far := rest.Add(character.Vec3{0, 0, 10 * hi.Sub(lo).Len()})
 	c.Animations = append(c.Animations,
-		assets.Animation{Name: "still", Channels: []assets.AnimationChannel{{Joint: hips, Path: "translation",
+		character.Animation{Name: "still", Channels: []character.AnimationChannel{{Joint: hips, Path: "translation",
 			Times: []float64{0, 1}, Values: []float64{rest[0], rest[1], rest[2], rest[0], rest[1], rest[2]}}}},
-		assets.Animation{Name: "explode", Channels: []assets.AnimationChannel{{Joint: hips, Path: "translation",
+		character.Animation{Name: "explode", Channels: []character.AnimationChannel{{Joint: hips, Path: "translation",
 			Times: []float64{0, 1}, Values: []float64{rest[0], rest[1], rest[2], far[0], far[1], far[2]}}}})
 	path := filepath.Join(t.TempDir(), "clips.glb")
 	if err := assets.Save(path, c); err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // GuessHumanoidNames names the joints of a two-legged skeleton whose names follow
@@ -16,7 +16,7 @@ import (
 // toe; clavicle when the arm has four joints, upper arm, forearm, hand). The left
 // side is +X of a character facing where its toes point. names[j] is "" for a joint
 // it leaves unnamed. It fails when the shape is not a biped's.
-func GuessHumanoidNames(sk *assets.Skeleton) ([]string, error) {
+func GuessHumanoidNames(sk *character.Skeleton) ([]string, error) {
 	g, err := newGuesser(sk)
 	if err != nil {
 		return nil, fmt.Errorf("guess humanoid joint names: %w", err)
@@ -28,12 +28,12 @@ func GuessHumanoidNames(sk *assets.Skeleton) ([]string, error) {
 }
 
 type guesser struct {
-	sk        *assets.Skeleton
-	pos       []assets.Vec3
+	sk        *character.Skeleton
+	pos       []character.Vec3
 	children  [][]int
 	lo, span  float64
-	left      assets.Vec3 // the character's left, horizontal
-	centre    assets.Vec3
+	left      character.Vec3 // the character's left, horizontal
+	centre    character.Vec3
 	names     []string
 	feet      [2]int // left, right
 	hands     [2]int
@@ -42,7 +42,7 @@ type guesser struct {
 	sideNames [2]string
 }
 
-func newGuesser(sk *assets.Skeleton) (*guesser, error) {
+func newGuesser(sk *character.Skeleton) (*guesser, error) {
 	if sk.NumJoints() < 8 {
 		return nil, fmt.Errorf("%d joints are too few for a biped", sk.NumJoints())
 	}
@@ -64,7 +64,7 @@ func newGuesser(sk *assets.Skeleton) (*guesser, error) {
 		}
 	}
 	// Forward is where the lowest leaves (toes) point from the joints above them.
-	var fwd assets.Vec3
+	var fwd character.Vec3
 	for _, j := range g.leaves() {
 		if g.pos[j][1] > g.lo+0.15*g.span {
 			continue
@@ -75,13 +75,13 @@ func newGuesser(sk *assets.Skeleton) (*guesser, error) {
 		}
 		if a >= 0 {
 			d := g.pos[j].Sub(g.pos[a])
-			fwd = fwd.Add(assets.Vec3{d[0], 0, d[2]})
+			fwd = fwd.Add(character.Vec3{d[0], 0, d[2]})
 		}
 	}
 	if fwd.Len() < 0.02*g.span {
-		fwd = assets.Vec3{0, 0, 1}
+		fwd = character.Vec3{0, 0, 1}
 	}
-	g.left = assets.Vec3{0, 1, 0}.Cross(fwd.Normalize())
+	g.left = character.Vec3{0, 1, 0}.Cross(fwd.Normalize())
 	return g, nil
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // GuessQuadrupedNames names the joints of a four-legged skeleton whose names follow
@@ -17,7 +17,7 @@ import (
 // joint), the tail to the hindmost. Legs are named from the top as
 // GuessHumanoidNames names them. It fails when the shape has no two feet on each
 // side at the two ends of the body.
-func GuessQuadrupedNames(sk *assets.Skeleton) ([]string, error) {
+func GuessQuadrupedNames(sk *character.Skeleton) ([]string, error) {
 	g, err := newGuesser(sk)
 	if err != nil {
 		return nil, fmt.Errorf("guess quadruped joint names: %w", err)
@@ -30,8 +30,8 @@ func GuessQuadrupedNames(sk *assets.Skeleton) ([]string, error) {
 
 // bodyAxis returns the main horizontal direction of the joints (unit, sign arbitrary)
 // and their mean.
-func (g *guesser) bodyAxis() (assets.Vec3, assets.Vec3) {
-	var mean assets.Vec3
+func (g *guesser) bodyAxis() (character.Vec3, character.Vec3) {
+	var mean character.Vec3
 	for _, p := range g.pos {
 		mean = mean.Add(p)
 	}
@@ -42,7 +42,7 @@ func (g *guesser) bodyAxis() (assets.Vec3, assets.Vec3) {
 		xx, xz, zz = xx+dx*dx, xz+dx*dz, zz+dz*dz
 	}
 	ang := 0.5 * math.Atan2(2*xz, xx-zz)
-	return assets.Vec3{math.Cos(ang), 0, math.Sin(ang)}, mean
+	return character.Vec3{math.Cos(ang), 0, math.Sin(ang)}, mean
 }
 
 func (g *guesser) nameQuadruped() error {
@@ -69,7 +69,7 @@ func (g *guesser) nameQuadruped() error {
 	if u(top) < 0 {
 		axis = axis.Scale(-1)
 	}
-	g.left = assets.Vec3{0, 1, 0}.Cross(axis)
+	g.left = character.Vec3{0, 1, 0}.Cross(axis)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for j := range g.pos {
 		lo, hi = math.Min(lo, u(j)), math.Max(hi, u(j))
@@ -198,7 +198,7 @@ func (g *guesser) between(a, b int) []int {
 
 // GuessNames names an unnamed skeleton by its shape as kind ("" tries a quadruped,
 // then a humanoid) and says which kind it took.
-func GuessNames(sk *assets.Skeleton, kind string) ([]string, string, error) {
+func GuessNames(sk *character.Skeleton, kind string) ([]string, string, error) {
 	var errs []error
 	if kind == "" || kind == Quadruped {
 		names, err := GuessQuadrupedNames(sk)

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // CanonicalName returns the joint name a clip uses for a skeleton's joint name: the
@@ -67,7 +67,7 @@ var kindJoints = map[string][]string{
 
 // jointIndex maps canonical names to joint indices (the first joint wins when two
 // names collapse to one).
-func jointIndex(sk *assets.Skeleton) map[string]int {
+func jointIndex(sk *character.Skeleton) map[string]int {
 	idx := make(map[string]int, sk.NumJoints())
 	for j, n := range sk.Names {
 		c := CanonicalName(n)
@@ -80,7 +80,7 @@ func jointIndex(sk *assets.Skeleton) map[string]int {
 
 // DetectKind says which clip kind a skeleton's names fit: humanoid or quadruped.
 // It fails, listing the names it looks for, when the skeleton has neither's legs.
-func DetectKind(sk *assets.Skeleton) (string, error) {
+func DetectKind(sk *character.Skeleton) (string, error) {
 	if sk.NumJoints() == 0 {
 		return "", fmt.Errorf("no skeleton")
 	}

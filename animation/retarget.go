@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Retarget bakes a glTF animation of a source character onto a target rig whose
@@ -15,33 +15,33 @@ import (
 // bind poses may differ (T against A pose) and joints may carry any orientation;
 // joints the source lacks follow their parent. The Hips offset from its bind
 // position is scaled by the ratio of the two hip heights.
-func Retarget(target, source *assets.Character, anim int, o Options) (assets.Animation, Report, error) {
+func Retarget(target, source *character.Character, anim int, o Options) (character.Animation, Report, error) {
 	if target == nil || target.Skeleton.NumJoints() == 0 {
-		return assets.Animation{}, Report{}, fmt.Errorf("retarget: the target has no skeleton")
+		return character.Animation{}, Report{}, fmt.Errorf("retarget: the target has no skeleton")
 	}
 	if source == nil || source.Skeleton.NumJoints() == 0 {
-		return assets.Animation{}, Report{}, fmt.Errorf("retarget: the source has no skeleton")
+		return character.Animation{}, Report{}, fmt.Errorf("retarget: the source has no skeleton")
 	}
 	if anim < 0 || anim >= len(source.Animations) {
-		return assets.Animation{}, Report{}, fmt.Errorf("retarget: the source has %d animations, no animation %d", len(source.Animations), anim)
+		return character.Animation{}, Report{}, fmt.Errorf("retarget: the source has %d animations, no animation %d", len(source.Animations), anim)
 	}
 	src := source.Animations[anim]
 	kind, err := DetectKind(target.Skeleton)
 	if err != nil {
-		return assets.Animation{}, Report{}, fmt.Errorf("retarget onto %s: %w", target.Name, err)
+		return character.Animation{}, Report{}, fmt.Errorf("retarget onto %s: %w", target.Name, err)
 	}
 	if sk, err := DetectKind(source.Skeleton); err != nil {
-		return assets.Animation{}, Report{}, fmt.Errorf("retarget from %s: %w", source.Name, err)
+		return character.Animation{}, Report{}, fmt.Errorf("retarget from %s: %w", source.Name, err)
 	} else if sk != kind {
-		return assets.Animation{}, Report{}, fmt.Errorf("retarget: %s is a %s, %s a %s", source.Name, sk, target.Name, kind)
+		return character.Animation{}, Report{}, fmt.Errorf("retarget: %s is a %s, %s a %s", source.Name, sk, target.Name, kind)
 	}
 	tb, err := newBinding(target.Skeleton, canonicalRest[kind])
 	if err != nil {
-		return assets.Animation{}, Report{}, err
+		return character.Animation{}, Report{}, err
 	}
 	sb, err := newBinding(source.Skeleton, canonicalRest[kind])
 	if err != nil {
-		return assets.Animation{}, Report{}, err
+		return character.Animation{}, Report{}, err
 	}
 	duration := 0.0
 	for _, ch := range src.Channels {
@@ -50,7 +50,7 @@ func Retarget(target, source *assets.Character, anim int, o Options) (assets.Ani
 		}
 	}
 	if !(duration > 0) {
-		return assets.Animation{}, Report{}, fmt.Errorf("retarget: source animation %q has no duration", src.Name)
+		return character.Animation{}, Report{}, fmt.Errorf("retarget: source animation %q has no duration", src.Name)
 	}
 	rep := Report{Animation: src.Name, Kind: kind, Duration: duration, HipHeight: tb.hipHeight}
 	var names []string
@@ -61,7 +61,7 @@ func Retarget(target, source *assets.Character, anim int, o Options) (assets.Ani
 	}
 	rep.Matched, rep.Missing = match(tb, names)
 	if len(rep.Matched) == 0 {
-		return assets.Animation{}, rep, fmt.Errorf("retarget %q: no animated source joint (%s) has a namesake on the target (%s)",
+		return character.Animation{}, rep, fmt.Errorf("retarget %q: no animated source joint (%s) has a namesake on the target (%s)",
 			src.Name, sample(names, 8), sample(target.Skeleton.Names, 8))
 	}
 	scale := 0.0
@@ -74,7 +74,7 @@ func Retarget(target, source *assets.Character, anim int, o Options) (assets.Ani
 		p := pose{abs: make(map[string]quat, len(names))}
 		for _, name := range rep.Matched {
 			j := sb.idx[name]
-			_, w, _ := assets.DecomposeTRS(world[j])
+			_, w, _ := character.DecomposeTRS(world[j])
 			a := mul(w, inv(sb.bindRot[j]))
 			p.abs[name] = sb.frame.toChar(norm(mul(a, inv(sb.rest[j]))))
 		}
@@ -95,7 +95,7 @@ func Retarget(target, source *assets.Character, anim int, o Options) (assets.Ani
 }
 
 // FindAnimation returns the index of the animation called name ("" = the first).
-func FindAnimation(c *assets.Character, name string) (int, error) {
+func FindAnimation(c *character.Character, name string) (int, error) {
 	if len(c.Animations) == 0 {
 		return -1, fmt.Errorf("%s has no animation on its joints", c.Name)
 	}
@@ -112,7 +112,7 @@ func FindAnimation(c *assets.Character, name string) (int, error) {
 	return -1, fmt.Errorf("%s has no animation %q (have: %s)", c.Name, name, strings.Join(have, ", "))
 }
 
-func jointAnimated(a assets.Animation, j int) bool {
+func jointAnimated(a character.Animation, j int) bool {
 	for _, ch := range a.Channels {
 		if ch.Joint == j {
 			return true
@@ -123,13 +123,13 @@ func jointAnimated(a assets.Animation, j int) bool {
 
 // trs is a joint's local transform in parts.
 type trs struct {
-	t, s assets.Vec3
+	t, s character.Vec3
 	r    quat
 }
 
 // bindLocals returns every joint's bind transform relative to its parent (to the
 // world for a root).
-func bindLocals(sk *assets.Skeleton) []trs {
+func bindLocals(sk *character.Skeleton) []trs {
 	local := make([]trs, sk.NumJoints())
 	for j := range local {
 		l := sk.BindWorld[j]
@@ -138,7 +138,7 @@ func bindLocals(sk *assets.Skeleton) []trs {
 				l = pi.Mul(l)
 			}
 		}
-		local[j].t, local[j].r, local[j].s = assets.DecomposeTRS(l)
+		local[j].t, local[j].r, local[j].s = character.DecomposeTRS(l)
 	}
 	return local
 }
@@ -147,12 +147,12 @@ func bindLocals(sk *assets.Skeleton) []trs {
 // joint's bind local transform with the animated translation, rotation and scale
 // substituted, composed down the hierarchy (roots in the skeleton's world frame,
 // as assets.Load stores their channels).
-func animatedWorld(sk *assets.Skeleton, a assets.Animation, t float64) []assets.Mat4 {
+func animatedWorld(sk *character.Skeleton, a character.Animation, t float64) []character.Mat4 {
 	return animatedWorldFrom(sk, bindLocals(sk), a, t)
 }
 
 // animatedWorldFrom is animatedWorld with the bind locals computed once.
-func animatedWorldFrom(sk *assets.Skeleton, bind []trs, a assets.Animation, t float64) []assets.Mat4 {
+func animatedWorldFrom(sk *character.Skeleton, bind []trs, a character.Animation, t float64) []character.Mat4 {
 	n := sk.NumJoints()
 	local := append([]trs(nil), bind...)
 	for _, ch := range a.Channels {
@@ -162,11 +162,11 @@ func animatedWorldFrom(sk *assets.Skeleton, bind []trs, a assets.Animation, t fl
 		switch ch.Path {
 		case "translation":
 			if v, ok := ch.Sample(t, 3); ok {
-				local[ch.Joint].t = assets.Vec3{v[0], v[1], v[2]}
+				local[ch.Joint].t = character.Vec3{v[0], v[1], v[2]}
 			}
 		case "scale":
 			if v, ok := ch.Sample(t, 3); ok {
-				local[ch.Joint].s = assets.Vec3{v[0], v[1], v[2]}
+				local[ch.Joint].s = character.Vec3{v[0], v[1], v[2]}
 			}
 		case "rotation":
 			if v, ok := ch.Sample(t, 4); ok {
@@ -174,9 +174,9 @@ func animatedWorldFrom(sk *assets.Skeleton, bind []trs, a assets.Animation, t fl
 			}
 		}
 	}
-	world := make([]assets.Mat4, n)
+	world := make([]character.Mat4, n)
 	for j := 0; j < n; j++ {
-		m := assets.TRS(local[j].t, local[j].r, local[j].s)
+		m := character.TRS(local[j].t, local[j].r, local[j].s)
 		if p := sk.Parents[j]; p >= 0 {
 			m = world[p].Mul(m)
 		}

@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // scaled returns c twice as large and moved, with random joint orientations and
 // Mixamo-prefixed names.
-func scaled(c *assets.Character, k float64, shift assets.Vec3) *assets.Character {
+func scaled(c *character.Character, k float64, shift character.Vec3) *character.Character {
 	o := reorient(c, 21, "mixamorig:")
 	for j := range o.Skeleton.BindWorld {
 		m := o.Skeleton.BindWorld[j]
@@ -34,8 +34,8 @@ func TestRetargetScaledCopy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src.Animations = []assets.Animation{a}
-		shift := assets.Vec3{0.3, 0, -1}
+		src.Animations = []character.Animation{a}
+		shift := character.Vec3{0.3, 0, -1}
 		dst := scaled(src, 2, shift)
 		dst.Animations = nil
 		b, rep, err := Retarget(dst, src, 0, Options{})
@@ -68,7 +68,7 @@ func TestRetargetOtherBiped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src.Animations = []assets.Animation{a}
+	src.Animations = []character.Animation{a}
 	dst := reorient(generate(t, "biped", 8), 4, "")
 	b, rep, err := Retarget(dst, src, 0, Options{Name: "walk_retargeted"})
 	if err != nil {
@@ -92,7 +92,7 @@ func TestRetargetErrors(t *testing.T) {
 	}
 	clip, _ := Lookup("walk", Humanoid)
 	a, _, _ := Apply(src, clip, Options{})
-	src.Animations = []assets.Animation{a}
+	src.Animations = []character.Animation{a}
 	for j := range src.Skeleton.Names {
 		src.Skeleton.Names[j] = "bone" + strings.Repeat("_", j)
 	}

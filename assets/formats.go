@@ -2,6 +2,7 @@ package assets
 
 import (
 	"fmt"
+	"github.com/rigkit/rigkit/character"
 	"path/filepath"
 	"strings"
 )
@@ -88,7 +89,7 @@ func shellArg(path, placeholder string) string {
 // loadByExtension reads the formats that are not glTF: OBJ natively, and FBX,
 // COLLADA and .blend as the conversion error. handled is false for everything
 // else, which the glTF reader takes.
-func loadByExtension(path string) (handled bool, c *Character, rep *LoadReport, err error) {
+func loadByExtension(path string) (handled bool, c *character.Character, rep *LoadReport, err error) {
 	if err := UnsupportedFormat(path); err != nil {
 		return true, nil, nil, err
 	}

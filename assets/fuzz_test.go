@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets/hostile"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/fuzzbound"
 )
 
@@ -52,7 +53,7 @@ func FuzzLoad(f *testing.F) {
 		f.Add(bytes.Replace(data, []byte(`"indices":1`), []byte(`"mode":77  `), 1)) // same length: the GLB stays whole
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var c *Character
+		var c *character.Character
 		var rep *LoadReport
 		var err error
 		b := fuzzBudget(len(data))

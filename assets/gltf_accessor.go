@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/qmuntal/gltf"
+	"github.com/rigkit/rigkit/character"
 )
 
 // This file holds the defensive lower half of the glTF reader: the GLB container,
@@ -495,7 +496,7 @@ func (r *accessorReader) readTyped(i int, want gltf.AccessorType, what string) (
 
 // imageBytes returns the encoded bytes and MIME type of image i, from a bufferView, a
 // data: URI or an external file. Failures are returned for a warning, never fatal.
-func (r *accessorReader) imageBytes(i int, dir fs.FS, maxBytes int64) (*Image, error) {
+func (r *accessorReader) imageBytes(i int, dir fs.FS, maxBytes int64) (*character.Image, error) {
 	if i < 0 || i >= len(r.doc.Images) || r.doc.Images[i] == nil {
 		return nil, fmt.Errorf("image %d does not exist", i)
 	}
@@ -548,7 +549,7 @@ func (r *accessorReader) imageBytes(i int, dir fs.FS, maxBytes int64) (*Image, e
 	if mime == "" {
 		return nil, fmt.Errorf("image %d is neither PNG nor JPEG", i)
 	}
-	return &Image{MIMEType: mime, Data: data}, nil
+	return &character.Image{MIMEType: mime, Data: data}, nil
 }
 
 // sniffImage returns "image/png" or "image/jpeg" from the data's magic bytes, or "".

@@ -3,20 +3,21 @@ package assets
 import (
 	"bytes"
 	"fmt"
+	"github.com/rigkit/rigkit/character"
 	"testing"
 )
 
 // benchGLB encodes a rigged grid of n×n quads (2n² triangles) as GLB.
 func benchGLB(b *testing.B, n int) []byte {
-	c := &Character{Name: "grid", Mesh: gridMesh(n)}
-	c.Skeleton = &Skeleton{Names: []string{"root", "tip"}, Parents: []int{-1, 0},
-		BindWorld: []Mat4{Identity4(), Translate4(Vec3{float64(n), 0, 0})}}
-	c.Skin = &Skin{Weights: make([][]Influence, len(c.Mesh.Positions))}
+	c := &character.Character{Name: "grid", Mesh: gridMesh(n)}
+	c.Skeleton = &character.Skeleton{Names: []string{"root", "tip"}, Parents: []int{-1, 0},
+		BindWorld: []character.Mat4{character.Identity4(), character.Translate4(character.Vec3{float64(n), 0, 0})}}
+	c.Skin = &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 	for v, p := range c.Mesh.Positions {
 		w := p[0] / float64(n)
-		c.Skin.Weights[v] = []Influence{{Joint: 0, Weight: 1 - w}, {Joint: 1, Weight: w}}
+		c.Skin.Weights[v] = []character.Influence{{Joint: 0, Weight: 1 - w}, {Joint: 1, Weight: w}}
 	}
-	c.Skin.Prune(MaxInfluencesWritten)
+	c.Skin.Prune(character.MaxInfluencesWritten)
 	var buf bytes.Buffer
 	if err := Encode(&buf, c); err != nil {
 		b.Fatal(err)

@@ -6,18 +6,19 @@ import (
 	"path/filepath"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // A one-joint character saved as GLB and loaded back.
 func ExampleSave() {
-	c := &assets.Character{
+	c := &character.Character{
 		Name: "triangle",
-		Mesh: assets.Mesh{
-			Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
+		Mesh: character.Mesh{
+			Positions: []character.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
 			Triangles: [][3]int{{0, 1, 2}},
 		},
-		Skeleton: &assets.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []assets.Mat4{assets.Identity4()}},
-		Skin:     &assets.Skin{Weights: [][]assets.Influence{{{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}}},
+		Skeleton: &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.Identity4()}},
+		Skin:     &character.Skin{Weights: [][]character.Influence{{{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}}},
 	}
 	dir, _ := os.MkdirTemp("", "rigkit")
 	defer os.RemoveAll(dir)
@@ -38,8 +39,8 @@ func ExampleSave() {
 // Inspect reports the defects of a mesh: a lone triangle is one part with three
 // boundary edges.
 func ExampleInspect() {
-	c := &assets.Character{Mesh: assets.Mesh{
-		Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
+	c := &character.Character{Mesh: character.Mesh{
+		Positions: []character.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
 		Triangles: [][3]int{{0, 1, 2}},
 	}}
 	r := assets.Inspect(c)

@@ -1,6 +1,7 @@
 package assets
 
 import (
+	"github.com/rigkit/rigkit/character"
 	"math"
 	"os"
 	"os/exec"
@@ -51,7 +52,7 @@ func validateGLB(t *testing.T, files ...string) {
 
 // compareCharacters checks what a round trip must keep: positions (relative to the
 // bounding box), joint names, parents, world positions and weights.
-func compareCharacters(t *testing.T, label string, a, b *Character) {
+func compareCharacters(t *testing.T, label string, a, b *character.Character) {
 	t.Helper()
 	if len(a.Mesh.Positions) != len(b.Mesh.Positions) || len(a.Mesh.Triangles) != len(b.Mesh.Triangles) {
 		t.Fatalf("%s: %d/%d vertices and %d/%d triangles", label, len(a.Mesh.Positions), len(b.Mesh.Positions),

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/qmuntal/gltf"
+	"github.com/rigkit/rigkit/character"
 )
 
 // LoadReport lists what the glTF loader noticed and repaired or skipped without
@@ -41,20 +42,20 @@ func (r *LoadReport) warnf(format string, args ...any) {
 // vertices, so that a character it returns is complete as the file describes it.
 // Other repairs LoadFile reports (skipped line primitives, renormalized weights,
 // resampled animations) are accepted silently.
-func Load(path string) (*Character, error) {
+func Load(path string) (*character.Character, error) {
 	c, rep, err := LoadFile(path)
 	return rejectOrphans(path, c, rep, err)
 }
 
 // LoadSource is Load that keeps the file's scene in c.Source (LoadScene), so that
 // Save writes the input plus the character's rig.
-func LoadSource(path string) (*Character, error) {
+func LoadSource(path string) (*character.Character, error) {
 	c, rep, err := LoadScene(path)
 	return rejectOrphans(path, c, rep, err)
 }
 
 // rejectOrphans passes a loaded character on unless its rig has orphan vertices.
-func rejectOrphans(path string, c *Character, rep *LoadReport, err error) (*Character, error) {
+func rejectOrphans(path string, c *character.Character, rep *LoadReport, err error) (*character.Character, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +88,7 @@ func rejectOrphans(path string, c *Character, rep *LoadReport, err error) (*Char
 // panics. The load stays within the process budget (CurrentBudget; LoadFileWith
 // takes another) and so allocates at most BudgetAllocBytes of it; the file and its
 // external files must be regular files inside the file's folder.
-func LoadFile(path string) (*Character, *LoadReport, error) {
+func LoadFile(path string) (*character.Character, *LoadReport, error) {
 	if ok, c, rep, err := loadByExtension(path); ok { // OBJ, or a format to convert (formats.go)
 		return c, rep, err
 	}
@@ -97,17 +98,17 @@ func LoadFile(path string) (*Character, *LoadReport, error) {
 // Decode parses glTF or GLB bytes; name labels errors and sets Character.Name (its
 // base name without extension), and dir resolves external files (nil: none allowed).
 // See LoadFile for what is read; DecodeWith takes a budget.
-func Decode(data []byte, name string, dir fs.FS) (c *Character, rep *LoadReport, err error) {
+func Decode(data []byte, name string, dir fs.FS) (c *character.Character, rep *LoadReport, err error) {
 	return DecodeWith(data, name, dir, LoadOptions{})
 }
 
 // decodeBudget is Decode charging budget.
-func decodeBudget(data []byte, name string, dir fs.FS, budget *budgetCounter) (c *Character, rep *LoadReport, err error) {
+func decodeBudget(data []byte, name string, dir fs.FS, budget *budgetCounter) (c *character.Character, rep *LoadReport, err error) {
 	return decodeKeeping(data, name, dir, budget, false)
 }
 
 // decodeKeeping is decodeBudget that also keeps the source scene when keepScene.
-func decodeKeeping(data []byte, name string, dir fs.FS, budget *budgetCounter, keepScene bool) (c *Character, rep *LoadReport, err error) {
+func decodeKeeping(data []byte, name string, dir fs.FS, budget *budgetCounter, keepScene bool) (c *character.Character, rep *LoadReport, err error) {
 	rep = &LoadReport{Path: name}
 	defer func() {
 		if r := recover(); r != nil {
@@ -128,26 +129,26 @@ type loader struct {
 	dir    fs.FS
 	rep    *LoadReport
 	budget *budgetCounter
-	parent []int  // glTF parent node of each node, -1 for roots
-	world  []Mat4 // world transform of each node in the file's rest pose
+	parent []int            // glTF parent node of each node, -1 for roots
+	world  []character.Mat4 // world transform of each node in the file's rest pose
 
-	jointOf   map[int]int // node → joint id (in first-seen order)
-	jointNode []int       // joint id → node
-	bindWorld []Mat4      // joint id → bind world transform
-	skinJoint [][]int     // skin → local joint index → joint id (nil until used)
+	jointOf   map[int]int      // node → joint id (in first-seen order)
+	jointNode []int            // joint id → node
+	bindWorld []character.Mat4 // joint id → bind world transform
+	skinJoint [][]int          // skin → local joint index → joint id (nil until used)
 
 	// scene, when not nil, collects the map from the Character back to the
 	// document (DecodeScene).
 	scene *Scene
 }
 
-func decode(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budgetCounter) (*Character, error) {
+func decode(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budgetCounter) (*character.Character, error) {
 	return decodeWith(data, name, dir, rep, budget, false)
 }
 
 // decodeWith decodes; keepScene also attaches the document and the vertex map to
 // the Character (Character.Source).
-func decodeWith(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budgetCounter, keepScene bool) (*Character, error) {
+func decodeWith(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budgetCounter, keepScene bool) (*character.Character, error) {
 	jsonData, bin, isGLB, err := parseContainer(data)
 	if err != nil {
 		return nil, err
@@ -181,7 +182,7 @@ func decodeWith(data []byte, name string, dir fs.FS, rep *LoadReport, budget *bu
 		l.scene = &Scene{Doc: doc, Format: rep.Format, acc: l.acc, dir: dir}
 	}
 	base := filepath.Base(name)
-	c := &Character{Name: strings.TrimSuffix(base, filepath.Ext(base))}
+	c := &character.Character{Name: strings.TrimSuffix(base, filepath.Ext(base))}
 	if err := l.readGeometry(c); err != nil {
 		return nil, err
 	}
@@ -221,7 +222,7 @@ func (l *loader) buildNodeTree() error {
 			l.parent[ch] = i
 		}
 	}
-	l.world = make([]Mat4, n)
+	l.world = make([]character.Mat4, n)
 	done := make([]bool, n)
 	stack := make([]int, 0, n)
 	for i := 0; i < n; i++ {
@@ -256,16 +257,16 @@ func (l *loader) buildNodeTree() error {
 }
 
 // nodeLocal returns a node's local transform (matrix, or T·R·S).
-func nodeLocal(nd *gltf.Node) (Mat4, error) {
-	var m Mat4
+func nodeLocal(nd *gltf.Node) (character.Mat4, error) {
+	var m character.Mat4
 	if nd.Matrix != gltf.DefaultMatrix && nd.Matrix != [16]float64{} {
-		m = Mat4(nd.Matrix)
+		m = character.Mat4(nd.Matrix)
 	} else {
-		r := Quat(nd.RotationOrDefault())
-		m = TRS(Vec3(nd.Translation), r, Vec3(nd.ScaleOrDefault()))
+		r := character.Quat(nd.RotationOrDefault())
+		m = character.TRS(character.Vec3(nd.Translation), r, character.Vec3(nd.ScaleOrDefault()))
 	}
 	if !m.IsFinite() {
-		return Mat4{}, errors.New("transform is not finite")
+		return character.Mat4{}, errors.New("transform is not finite")
 	}
 	return m, nil
 }
@@ -347,7 +348,7 @@ func (l *loader) useSkin(s int) ([]int, error) {
 		}
 		bind := l.world[node]
 		if ibm != nil {
-			var m Mat4
+			var m character.Mat4
 			copy(m[:], ibm[16*k:16*k+16])
 			if inv, ok := m.Inverse(); ok && m.IsFinite() {
 				bind = inv
@@ -382,7 +383,7 @@ func (l *loader) useSkin(s int) ([]int, error) {
 }
 
 // matClose reports whether two matrices agree within tol relative to their scale.
-func matClose(a, b Mat4, tol float64) bool {
+func matClose(a, b character.Mat4, tol float64) bool {
 	scale := 1.0
 	for i := range a {
 		scale = math.Max(scale, math.Abs(a[i]))
@@ -397,10 +398,10 @@ func matClose(a, b Mat4, tol float64) bool {
 
 // primData is one primitive's geometry before merging.
 type primData struct {
-	pos, nrm []Vec3
+	pos, nrm []character.Vec3
 	uv       [][2]float64
 	tris     [][3]int
-	weights  [][]Influence // nil when unskinned
+	weights  [][]character.Influence // nil when unskinned
 	material int
 	flip     bool
 }
@@ -414,10 +415,10 @@ type meshInst struct {
 
 // geomAcc accumulates the merged mesh while primitives are read in scene order.
 type geomAcc struct {
-	m                  *Mesh
+	m                  *character.Mesh
 	rigged             bool
-	toBind             Mat4 // world → the skins' bind space
-	weights            [][]Influence
+	toBind             character.Mat4 // world → the skins' bind space
+	weights            [][]character.Influence
 	anyNormals, anyUVs bool
 	hasNormal          []bool
 }
@@ -426,7 +427,7 @@ type geomAcc struct {
 // when the file is rigged. It runs in phases: find the mesh nodes and register their
 // skins (so joint ids exist before any weight is read), read each node's primitives
 // into one vertex list, then build the skeleton and remap weights to its order.
-func (l *loader) readGeometry(c *Character) error {
+func (l *loader) readGeometry(c *character.Character) error {
 	meshNodes := l.sceneMeshNodes()
 	if err := l.budget.instance(len(meshNodes), "scene"); err != nil {
 		return err
@@ -444,7 +445,7 @@ func (l *loader) readGeometry(c *Character) error {
 	}
 	// Unskinned geometry joins skinned geometry in the skins' bind space, which
 	// is not the world when a scaled or rotated node sits above the skeleton.
-	acc := &geomAcc{m: &c.Mesh, rigged: len(l.jointNode) > 0, toBind: Identity4()}
+	acc := &geomAcc{m: &c.Mesh, rigged: len(l.jointNode) > 0, toBind: character.Identity4()}
 	if hasSkinnedMesh {
 		if inv, ok := l.bindToWorld().Inverse(); ok {
 			acc.toBind = inv
@@ -478,7 +479,7 @@ func (l *loader) readGeometry(c *Character) error {
 					weights[v][k].Joint = order[weights[v][k].Joint]
 				}
 			}
-			c.Skin = &Skin{Weights: weights}
+			c.Skin = &character.Skin{Weights: weights}
 			l.repairOrphans(c)
 		}
 	}
@@ -569,7 +570,7 @@ func (l *loader) readInstance(acc *geomAcc, in meshInst) error {
 				}
 			}
 			if len(tris) > 0 {
-				m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(tris), Material: l.materialOf(p, what)})
+				m.Groups = append(m.Groups, character.TriangleGroup{Start: len(m.Triangles), Count: len(tris), Material: l.materialOf(p, what)})
 			}
 			m.Triangles = append(m.Triangles, tris...)
 			l.mapPrimitive(in.node, pi, sp.off, sp.n, skinIDs != nil, acc.toBind.Mul(l.world[in.node]))
@@ -616,10 +617,10 @@ func (l *loader) placeUnskinned(acc *geomAcc, in meshInst, pd *primData, what st
 		}
 	}
 	if acc.rigged {
-		pd.weights = make([][]Influence, len(pd.pos))
+		pd.weights = make([][]character.Influence, len(pd.pos))
 		if in.attachTo >= 0 {
 			for v := range pd.weights {
-				pd.weights[v] = []Influence{{Joint: l.jointOf[in.attachTo], Weight: 1}}
+				pd.weights[v] = []character.Influence{{Joint: l.jointOf[in.attachTo], Weight: 1}}
 			}
 		}
 	}
@@ -637,7 +638,7 @@ func (acc *geomAcc) add(pd *primData, off int) {
 		}
 	}
 	if len(pd.tris) > 0 {
-		m.Groups = append(m.Groups, TriangleGroup{Start: len(m.Triangles), Count: len(pd.tris), Material: pd.material})
+		m.Groups = append(m.Groups, character.TriangleGroup{Start: len(m.Triangles), Count: len(pd.tris), Material: pd.material})
 	}
 	m.Triangles = append(m.Triangles, pd.tris...)
 	m.Positions = append(m.Positions, pd.pos...)
@@ -645,7 +646,7 @@ func (acc *geomAcc) add(pd *primData, off int) {
 		acc.anyNormals = true
 		m.Normals = append(m.Normals[:off], pd.nrm...)
 	} else {
-		m.Normals = append(m.Normals[:off], make([]Vec3, len(pd.pos))...)
+		m.Normals = append(m.Normals[:off], make([]character.Vec3, len(pd.pos))...)
 	}
 	acc.hasNormal = append(acc.hasNormal, boolRepeat(pd.nrm != nil, len(pd.pos))...)
 	if pd.uv != nil {
@@ -661,7 +662,7 @@ func (acc *geomAcc) add(pd *primData, off int) {
 
 // finishAttributes fills normals and UVs of primitives that lacked them and repairs
 // non-unit normals, so that every vertex has them or none does.
-func (l *loader) finishAttributes(m *Mesh, anyNormals, anyUVs bool, hasNormal []bool) {
+func (l *loader) finishAttributes(m *character.Mesh, anyNormals, anyUVs bool, hasNormal []bool) {
 	if !anyUVs {
 		m.UVs = nil
 	}
@@ -669,7 +670,7 @@ func (l *loader) finishAttributes(m *Mesh, anyNormals, anyUVs bool, hasNormal []
 		m.Normals = nil
 		return
 	}
-	var computed []Vec3
+	var computed []character.Vec3
 	fixed := 0
 	for i, n := range m.Normals {
 		if hasNormal[i] && n.IsFinite() && math.Abs(n.Len()-1) < 1e-3 {
@@ -700,8 +701,8 @@ func boolRepeat(b bool, n int) []bool {
 
 // mergeGroups joins consecutive groups with the same material and drops the groups
 // entirely when no triangle has a material.
-func mergeGroups(gs []TriangleGroup) []TriangleGroup {
-	var out []TriangleGroup
+func mergeGroups(gs []character.TriangleGroup) []character.TriangleGroup {
+	var out []character.TriangleGroup
 	anyMat := false
 	for _, g := range gs {
 		anyMat = anyMat || g.Material >= 0
@@ -718,14 +719,14 @@ func mergeGroups(gs []TriangleGroup) []TriangleGroup {
 }
 
 // normalMatrix returns the inverse transpose of m's linear part (as a Mat4).
-func normalMatrix(m Mat4) Mat4 {
+func normalMatrix(m character.Mat4) character.Mat4 {
 	lin := m
 	lin[12], lin[13], lin[14] = 0, 0, 0
 	inv, ok := lin.Inverse()
 	if !ok {
 		return lin
 	}
-	var t Mat4
+	var t character.Mat4
 	for r := range 4 {
 		for c := range 4 {
 			t[c*4+r] = inv[r*4+c]
@@ -792,9 +793,9 @@ func (l *loader) readPrimitive(p *gltf.Primitive, skinIDs []int, what string) (*
 		return nil, err
 	}
 	nv := len(pv) / 3
-	pd := &primData{pos: make([]Vec3, nv), material: -1}
+	pd := &primData{pos: make([]character.Vec3, nv), material: -1}
 	for i := range pd.pos {
-		pd.pos[i] = Vec3{pv[3*i], pv[3*i+1], pv[3*i+2]}
+		pd.pos[i] = character.Vec3{pv[3*i], pv[3*i+1], pv[3*i+2]}
 		if !pd.pos[i].IsFinite() {
 			return nil, fmt.Errorf("POSITION of vertex %d is not finite: %v", i, pd.pos[i])
 		}
@@ -816,9 +817,9 @@ func (l *loader) readPrimitive(p *gltf.Primitive, skinIDs []int, what string) (*
 		if len(v) != 3*nv {
 			return nil, fmt.Errorf("NORMAL has %d elements, POSITION has %d", len(v)/3, nv)
 		}
-		pd.nrm = make([]Vec3, nv)
+		pd.nrm = make([]character.Vec3, nv)
 		for i := range pd.nrm {
-			pd.nrm[i] = Vec3{v[3*i], v[3*i+1], v[3*i+2]}.Normalize()
+			pd.nrm[i] = character.Vec3{v[3*i], v[3*i+1], v[3*i+2]}.Normalize()
 		}
 	}
 	if ai, ok := p.Attributes[gltf.TEXCOORD_0]; ok {
@@ -917,8 +918,8 @@ func (l *loader) readTriangles(p *gltf.Primitive, nv int, what string) (tris [][
 }
 
 // readWeights reads JOINTS_n/WEIGHTS_n (n = 0, 1) into pruned influence lists.
-func (l *loader) readWeights(p *gltf.Primitive, nv int, skinIDs []int) ([][]Influence, error) {
-	w := make([][]Influence, nv)
+func (l *loader) readWeights(p *gltf.Primitive, nv int, skinIDs []int) ([][]character.Influence, error) {
+	w := make([][]character.Influence, nv)
 	sums := make([]float64, nv)
 	for set := 0; set < 2; set++ {
 		jName, wName := fmt.Sprintf("JOINTS_%d", set), fmt.Sprintf("WEIGHTS_%d", set)
@@ -958,7 +959,7 @@ func (l *loader) readWeights(p *gltf.Primitive, nv int, skinIDs []int) ([][]Infl
 				if j < 0 || j >= len(skinIDs) {
 					return nil, fmt.Errorf("vertex %d: %s joint index %d out of range (skin has %d joints)", v, jName, j, len(skinIDs))
 				}
-				w[v] = append(w[v], Influence{Joint: skinIDs[j], Weight: wt})
+				w[v] = append(w[v], character.Influence{Joint: skinIDs[j], Weight: wt})
 				sums[v] += wt
 			}
 		}
@@ -969,16 +970,16 @@ func (l *loader) readWeights(p *gltf.Primitive, nv int, skinIDs []int) ([][]Infl
 		}
 		_ = v
 	}
-	k := &Skin{Weights: w}
-	k.Prune(MaxInfluencesRead)
+	k := &character.Skin{Weights: w}
+	k.Prune(character.MaxInfluencesRead)
 	return k.Weights, nil
 }
 
 // buildSkeleton orders the joints parents first and fills c.Skeleton.
-func (l *loader) buildSkeleton(c *Character) {
+func (l *loader) buildSkeleton(c *character.Character) {
 	order := l.jointOrder()
 	n := len(l.jointNode)
-	sk := &Skeleton{Names: make([]string, n), Parents: make([]int, n), BindWorld: make([]Mat4, n)}
+	sk := &character.Skeleton{Names: make([]string, n), Parents: make([]int, n), BindWorld: make([]character.Mat4, n)}
 	used := map[string]bool{}
 	// Names are assigned in the new order so generated suffixes are stable.
 	byNew := make([]int, n)
@@ -1046,7 +1047,7 @@ func (l *loader) jointOrder() []int {
 }
 
 // repairOrphans binds vertices without weights to their nearest joint.
-func (l *loader) repairOrphans(c *Character) {
+func (l *loader) repairOrphans(c *character.Character) {
 	joints := c.Skeleton.Positions()
 	for v, infl := range c.Skin.Weights {
 		if len(infl) > 0 {
@@ -1058,7 +1059,7 @@ func (l *loader) repairOrphans(c *Character) {
 				best, bestD = j, d
 			}
 		}
-		c.Skin.Weights[v] = []Influence{{Joint: best, Weight: 1}}
+		c.Skin.Weights[v] = []character.Influence{{Joint: best, Weight: 1}}
 		l.rep.Orphans++
 	}
 	if l.rep.Orphans > 0 {
@@ -1070,10 +1071,10 @@ func (l *loader) repairOrphans(c *Character) {
 }
 
 // readMaterials copies PBR factors and base color images; image problems are warnings.
-func (l *loader) readMaterials(c *Character) {
-	images := map[int]*Image{}
+func (l *loader) readMaterials(c *character.Character) {
+	images := map[int]*character.Image{}
 	for i, gm := range l.doc.Materials {
-		mat := Material{BaseColor: [4]float64{1, 1, 1, 1}, Metallic: 1, Roughness: 1}
+		mat := character.Material{BaseColor: [4]float64{1, 1, 1, 1}, Metallic: 1, Roughness: 1}
 		if gm == nil {
 			c.Materials = append(c.Materials, mat)
 			continue
@@ -1097,7 +1098,7 @@ func (l *loader) readMaterials(c *Character) {
 	}
 }
 
-func (l *loader) textureImage(tex int, cache map[int]*Image) (*Image, error) {
+func (l *loader) textureImage(tex int, cache map[int]*character.Image) (*character.Image, error) {
 	if tex < 0 || tex >= len(l.doc.Textures) || l.doc.Textures[tex] == nil {
 		return nil, fmt.Errorf("texture %d does not exist", tex)
 	}
@@ -1117,14 +1118,14 @@ func (l *loader) textureImage(tex int, cache map[int]*Image) (*Image, error) {
 }
 
 // readAnimations converts channels that target joints into linear joint channels.
-func (l *loader) readAnimations(c *Character) {
+func (l *loader) readAnimations(c *character.Character) {
 	order := l.jointOrder()
 	skipped := 0
 	for ai, ga := range l.doc.Animations {
 		if ga == nil {
 			continue
 		}
-		anim := Animation{Name: ga.Name}
+		anim := character.Animation{Name: ga.Name}
 		if anim.Name == "" {
 			anim.Name = fmt.Sprintf("animation_%d", ai)
 		}
@@ -1155,8 +1156,8 @@ func (l *loader) readAnimations(c *Character) {
 	}
 }
 
-func (l *loader) readChannel(ga *gltf.Animation, ch *gltf.AnimationChannel, jid int) (AnimationChannel, error) {
-	var out AnimationChannel
+func (l *loader) readChannel(ga *gltf.Animation, ch *gltf.AnimationChannel, jid int) (character.AnimationChannel, error) {
+	var out character.AnimationChannel
 	if ch.Sampler < 0 || ch.Sampler >= len(ga.Samplers) || ga.Samplers[ch.Sampler] == nil {
 		return out, fmt.Errorf("sampler %d does not exist", ch.Sampler)
 	}
@@ -1207,7 +1208,7 @@ func (l *loader) readChannel(ga *gltf.Animation, ch *gltf.AnimationChannel, jid 
 	l.reframeChannel(&out, jid)
 	if out.Path == "rotation" {
 		for k := 0; k+3 < len(out.Values); k += 4 {
-			q := normalizeQuat(Quat{out.Values[k], out.Values[k+1], out.Values[k+2], out.Values[k+3]})
+			q := normalizeQuat(character.Quat{out.Values[k], out.Values[k+1], out.Values[k+2], out.Values[k+3]})
 			copy(out.Values[k:k+4], q[:])
 		}
 	}
@@ -1216,7 +1217,7 @@ func (l *loader) readChannel(ga *gltf.Animation, ch *gltf.AnimationChannel, jid 
 
 // reframeChannel re-expresses a joint's local values relative to its skeleton
 // parent when non-joint nodes sit between them (or above a root joint).
-func (l *loader) reframeChannel(ch *AnimationChannel, jid int) {
+func (l *loader) reframeChannel(ch *character.AnimationChannel, jid int) {
 	node := l.jointNode[jid]
 	gp := l.parent[node]
 	if gp < 0 {
@@ -1233,10 +1234,10 @@ func (l *loader) reframeChannel(ch *AnimationChannel, jid int) {
 		}
 		between = inv.Mul(l.world[gp])
 	}
-	if matClose(between, Identity4(), 1e-9) {
+	if matClose(between, character.Identity4(), 1e-9) {
 		return
 	}
-	_, rc, sc := DecomposeTRS(between)
+	_, rc, sc := character.DecomposeTRS(between)
 	uniform := math.Abs(sc[0]-sc[1]) < 1e-6*math.Abs(sc[0]) && math.Abs(sc[0]-sc[2]) < 1e-6*math.Abs(sc[0])
 	if !uniform {
 		l.rep.warnf("joint node %d: non-uniform scale above it; its animation is approximate", node)
@@ -1244,11 +1245,11 @@ func (l *loader) reframeChannel(ch *AnimationChannel, jid int) {
 	for k := 0; k < len(ch.Values); {
 		switch ch.Path {
 		case "translation":
-			p := between.Point(Vec3{ch.Values[k], ch.Values[k+1], ch.Values[k+2]})
+			p := between.Point(character.Vec3{ch.Values[k], ch.Values[k+1], ch.Values[k+2]})
 			copy(ch.Values[k:k+3], p[:])
 			k += 3
 		case "rotation":
-			q := quatMul(rc, Quat{ch.Values[k], ch.Values[k+1], ch.Values[k+2], ch.Values[k+3]})
+			q := quatMul(rc, character.Quat{ch.Values[k], ch.Values[k+1], ch.Values[k+2], ch.Values[k+3]})
 			copy(ch.Values[k:k+4], q[:])
 			k += 4
 		default:
@@ -1261,8 +1262,8 @@ func (l *loader) reframeChannel(ch *AnimationChannel, jid int) {
 }
 
 // quatMul returns the Hamilton product a·b (b applied first).
-func quatMul(a, b Quat) Quat {
-	return Quat{
+func quatMul(a, b character.Quat) character.Quat {
+	return character.Quat{
 		a[3]*b[0] + a[0]*b[3] + a[1]*b[2] - a[2]*b[1],
 		a[3]*b[1] - a[0]*b[2] + a[1]*b[3] + a[2]*b[0],
 		a[3]*b[2] + a[0]*b[1] - a[1]*b[0] + a[2]*b[3],
@@ -1270,12 +1271,12 @@ func quatMul(a, b Quat) Quat {
 	}
 }
 
-func normalizeQuat(q Quat) Quat {
+func normalizeQuat(q character.Quat) character.Quat {
 	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
 	if n == 0 || math.IsNaN(n) {
-		return Quat{0, 0, 0, 1}
+		return character.Quat{0, 0, 0, 1}
 	}
-	return Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}
+	return character.Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}
 }
 
 // stepToLinear turns step keys into linear keys: each value holds until just before

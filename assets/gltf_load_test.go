@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/qmuntal/gltf"
+	"github.com/rigkit/rigkit/character"
 )
 
 // tinyPNG returns a valid 2×2 PNG.
@@ -29,15 +30,15 @@ func tinyPNG(t testing.TB) []byte {
 // tubeCharacter builds a closed tube along +Y (rings of `seg` vertices, `rings`
 // rings, capped) rigged to a chain of `joints` joints, with UVs, two materials
 // (one textured) and an animation.
-func tubeCharacter(t testing.TB, rings, seg, joints int) *Character {
-	c := &Character{Name: "tube"}
+func tubeCharacter(t testing.TB, rings, seg, joints int) *character.Character {
+	c := &character.Character{Name: "tube"}
 	m := &c.Mesh
 	height := float64(joints)
 	for r := 0; r < rings; r++ {
 		y := height * float64(r) / float64(rings-1)
 		for s := 0; s < seg; s++ {
 			a := 2 * math.Pi * float64(s) / float64(seg)
-			m.Positions = append(m.Positions, Vec3{0.3 * math.Cos(a), y, 0.3 * math.Sin(a)})
+			m.Positions = append(m.Positions, character.Vec3{0.3 * math.Cos(a), y, 0.3 * math.Sin(a)})
 			m.UVs = append(m.UVs, [2]float64{float64(s) / float64(seg), float64(r) / float64(rings-1)})
 		}
 	}
@@ -50,7 +51,7 @@ func tubeCharacter(t testing.TB, rings, seg, joints int) *Character {
 	}
 	// Caps: a center vertex at each end.
 	bottom, top := len(m.Positions), len(m.Positions)+1
-	m.Positions = append(m.Positions, Vec3{0, 0, 0}, Vec3{0, height, 0})
+	m.Positions = append(m.Positions, character.Vec3{0, 0, 0}, character.Vec3{0, height, 0})
 	m.UVs = append(m.UVs, [2]float64{0.5, 0}, [2]float64{0.5, 1})
 	body := len(m.Triangles)
 	for s := 0; s < seg; s++ {
@@ -58,18 +59,18 @@ func tubeCharacter(t testing.TB, rings, seg, joints int) *Character {
 		o := (rings - 1) * seg
 		m.Triangles = append(m.Triangles, [3]int{top, o + (s+1)%seg, o + s})
 	}
-	m.Groups = []TriangleGroup{{Start: 0, Count: body, Material: 0}, {Start: body, Count: len(m.Triangles) - body, Material: 1}}
-	c.Materials = []Material{
+	m.Groups = []character.TriangleGroup{{Start: 0, Count: body, Material: 0}, {Start: body, Count: len(m.Triangles) - body, Material: 1}}
+	c.Materials = []character.Material{
 		{Name: "skin", BaseColor: [4]float64{0.8, 0.6, 0.5, 1}, Metallic: 0, Roughness: 0.7,
-			BaseColorTexture: &Image{MIMEType: "image/png", Data: tinyPNG(t)}},
+			BaseColorTexture: &character.Image{MIMEType: "image/png", Data: tinyPNG(t)}},
 		{Name: "caps", BaseColor: [4]float64{0.1, 0.1, 0.1, 1}, Metallic: 0.5, Roughness: 0.5, DoubleSided: true},
 	}
-	sk := &Skeleton{}
+	sk := &character.Skeleton{}
 	for j := 0; j < joints; j++ {
 		sk.Names = append(sk.Names, "bone"+string(rune('A'+j)))
 		sk.Parents = append(sk.Parents, j-1)
 		// A small rotation about Y per joint so local transforms are not trivial.
-		sk.BindWorld = append(sk.BindWorld, Translate4(Vec3{0, float64(j), 0}).Mul(QuatAxisAngle(Vec3{0, 1, 0}, 0.1*float64(j)).Mat4()))
+		sk.BindWorld = append(sk.BindWorld, character.Translate4(character.Vec3{0, float64(j), 0}).Mul(character.QuatAxisAngle(character.Vec3{0, 1, 0}, 0.1*float64(j)).Mat4()))
 	}
 	c.Skeleton = sk
 	dense := make([][]float64, len(m.Positions))
@@ -80,8 +81,8 @@ func tubeCharacter(t testing.TB, rings, seg, joints int) *Character {
 			dense[v][j] = math.Max(0, 1-d)
 		}
 	}
-	c.Skin = SkinFromDense(dense, MaxInfluencesWritten)
-	c.Animations = []Animation{{Name: "wave", Channels: []AnimationChannel{{
+	c.Skin = character.SkinFromDense(dense, character.MaxInfluencesWritten)
+	c.Animations = []character.Animation{{Name: "wave", Channels: []character.AnimationChannel{{
 		Joint: 1, Path: "rotation", Times: []float64{0, 0.5, 1},
 		Values: []float64{0, 0, 0, 1, 0, 0, math.Sin(0.25), math.Cos(0.25), 0, 0, 0, 1},
 	}}}}
@@ -101,7 +102,7 @@ func glbBytes(t testing.TB, doc *gltf.Document) []byte {
 }
 
 // docOf builds the document Save would write for c.
-func docOf(t testing.TB, c *Character) *gltf.Document {
+func docOf(t testing.TB, c *character.Character) *gltf.Document {
 	t.Helper()
 	doc, err := buildDocument(c)
 	if err != nil {
@@ -205,7 +206,7 @@ func TestNodeTransforms(t *testing.T) {
 	doc := docOf(t, c)
 	// Put the mesh under a parent with rotation, a mirror and non-uniform scale.
 	mesh := len(doc.Nodes) - 1
-	parentTRS := TRS(Vec3{1, 2, 3}, QuatAxisAngle(Vec3{1, 1, 0}, 0.7), Vec3{-2, 1, 0.5})
+	parentTRS := character.TRS(character.Vec3{1, 2, 3}, character.QuatAxisAngle(character.Vec3{1, 1, 0}, 0.7), character.Vec3{-2, 1, 0.5})
 	doc.Nodes = append(doc.Nodes, &gltf.Node{Name: "parent", Children: []int{mesh}, Matrix: [16]float64(parentTRS)})
 	doc.Scenes[0].Nodes = []int{len(doc.Nodes) - 1}
 	got, _, err := Decode(glbBytes(t, doc), "xform.glb", nil)
@@ -240,7 +241,7 @@ func TestNodeTransforms(t *testing.T) {
 func rawDoc(fn func(b *docBuilder, prim *gltf.Primitive)) *gltf.Document {
 	doc := gltf.NewDocument()
 	b := &docBuilder{doc: doc}
-	pos := []Vec3{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}}
+	pos := []character.Vec3{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}}
 	prim := &gltf.Primitive{Attributes: gltf.PrimitiveAttributes{gltf.POSITION: b.vec3Accessor(pos, true)}}
 	doc.Meshes = []*gltf.Mesh{{Primitives: []*gltf.Primitive{prim}}}
 	doc.Nodes = []*gltf.Node{{Name: "mesh", Mesh: gltf.Index(0), Matrix: gltf.DefaultMatrix, Rotation: gltf.DefaultRotation, Scale: gltf.DefaultScale}}
@@ -311,7 +312,7 @@ func skinnedQuadDoc(jointsOK bool) *gltf.Document {
 	return rawDoc(func(b *docBuilder, p *gltf.Primitive) {
 		doc := b.doc
 		// Nodes: 0 mesh, 1 armature, 2 root joint, 3 child joint.
-		arm := TRS(Vec3{0, 0, 0}, Quat{0, 0, 0, 1}, Vec3{2, 2, 2})
+		arm := character.TRS(character.Vec3{0, 0, 0}, character.Quat{0, 0, 0, 1}, character.Vec3{2, 2, 2})
 		doc.Nodes = append(doc.Nodes,
 			&gltf.Node{Name: "Armature", Children: []int{2}, Matrix: [16]float64(arm)},
 			&gltf.Node{Name: "", Children: []int{3}, Matrix: gltf.DefaultMatrix, Rotation: gltf.DefaultRotation, Scale: gltf.DefaultScale},
@@ -319,7 +320,7 @@ func skinnedQuadDoc(jointsOK bool) *gltf.Document {
 		doc.Scenes[0].Nodes = []int{0, 1}
 		// Skin joints: child (node 3) first, then root (node 2). IBM = inverse(world).
 		var ibm []byte
-		for _, w := range []Mat4{arm.Mul(Translate4(Vec3{0, 0.5, 0})), arm} {
+		for _, w := range []character.Mat4{arm.Mul(character.Translate4(character.Vec3{0, 0.5, 0})), arm} {
 			inv, _ := w.Inverse()
 			for _, v := range inv {
 				ibm = putF32(ibm, float32(v))
@@ -367,11 +368,11 @@ func TestSkinReading(t *testing.T) {
 		t.Errorf("generated names %v", sk.Names)
 	}
 	// World positions include the Armature's scale of 2.
-	if sk.Position(1).Dist(Vec3{0, 1, 0}) > 1e-6 || sk.Position(0).Dist(Vec3{}) > 1e-6 {
+	if sk.Position(1).Dist(character.Vec3{0, 1, 0}) > 1e-6 || sk.Position(0).Dist(character.Vec3{}) > 1e-6 {
 		t.Errorf("joint positions %v", sk.Positions())
 	}
 	// The skinned node's translation (100) is ignored.
-	if c.Mesh.Positions[1] != (Vec3{1, 0, 0}) {
+	if c.Mesh.Positions[1] != (character.Vec3{1, 0, 0}) {
 		t.Errorf("vertex 1 at %v; the skinned node's transform must be ignored", c.Mesh.Positions[1])
 	}
 	// Vertex 0: child (old index 0) 128/255 and root 127/255 → sum 1 after remapping.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/qmuntal/gltf"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 )
 
@@ -28,8 +29,8 @@ import (
 //
 // A character loaded with LoadScene (c.Source set) is written over its source
 // scene instead, keeping everything the file holds besides the rig (SaveScene).
-func Save(path string, c *Character) error {
-	if c != nil && c.Source != nil {
+func Save(path string, c *character.Character) error {
+	if sceneOf(c) != nil {
 		_, err := SaveScene(path, c)
 		return err
 	}
@@ -45,7 +46,7 @@ func Save(path string, c *Character) error {
 }
 
 // Encode writes c to w as GLB (see Save).
-func Encode(w io.Writer, c *Character) error {
+func Encode(w io.Writer, c *character.Character) error {
 	if _, err := encodeAny(w, c, true); err != nil {
 		return fmt.Errorf("encode %s: %w", c.Name, err)
 	}
@@ -87,7 +88,7 @@ func putF32(dst []byte, vals ...float32) []byte {
 }
 
 // vec3Accessor writes float VEC3 data with exact float32 min/max.
-func (b *docBuilder) vec3Accessor(vs []Vec3, withBounds bool) int {
+func (b *docBuilder) vec3Accessor(vs []character.Vec3, withBounds bool) int {
 	data := make([]byte, 0, 12*len(vs))
 	lo := [3]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}
 	hi := [3]float32{float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}
@@ -107,7 +108,7 @@ func (b *docBuilder) vec3Accessor(vs []Vec3, withBounds bool) int {
 	return b.addAccessor(data, gltf.TargetArrayBuffer, gltf.ComponentFloat, gltf.AccessorVec3, len(vs), mn, mx)
 }
 
-func encode(w io.Writer, c *Character, asBinary bool) error {
+func encode(w io.Writer, c *character.Character, asBinary bool) error {
 	doc, err := buildDocument(c)
 	if err != nil {
 		return err
@@ -124,7 +125,7 @@ func encode(w io.Writer, c *Character, asBinary bool) error {
 }
 
 // buildDocument converts c to a glTF document with one binary buffer (Data set).
-func buildDocument(c *Character) (*gltf.Document, error) {
+func buildDocument(c *character.Character) (*gltf.Document, error) {
 	if c == nil {
 		return nil, errors.New("nil character")
 	}
@@ -209,17 +210,17 @@ func buildDocument(c *Character) (*gltf.Document, error) {
 
 // unitNormals returns the mesh normals (computed when absent) with every one unit
 // length; zero normals (e.g. of isolated or degenerate vertices) become +Z.
-func unitNormals(m Mesh) []Vec3 {
+func unitNormals(m character.Mesh) []character.Vec3 {
 	n := m.Normals
 	if len(n) != len(m.Positions) {
 		n = m.ComputeNormals()
 	}
-	out := make([]Vec3, len(n))
+	out := make([]character.Vec3, len(n))
 	for i, v := range n {
 		// Normalize in float32, the precision the file holds.
 		u := v.Normalize()
 		if !u.IsFinite() || u.Len() < 0.5 {
-			u = Vec3{0, 0, 1}
+			u = character.Vec3{0, 0, 1}
 		}
 		out[i] = u
 	}
@@ -228,7 +229,7 @@ func unitNormals(m Mesh) []Vec3 {
 
 // saveGroups returns triangle groups that tile the triangles exactly, falling back to
 // one group without material when c's groups do not.
-func saveGroups(m Mesh, numMaterials int) []TriangleGroup {
+func saveGroups(m character.Mesh, numMaterials int) []character.TriangleGroup {
 	next := 0
 	ok := len(m.Groups) > 0
 	for _, g := range m.Groups {
@@ -239,9 +240,9 @@ func saveGroups(m Mesh, numMaterials int) []TriangleGroup {
 		next += g.Count
 	}
 	if !ok || next != len(m.Triangles) {
-		return []TriangleGroup{{Start: 0, Count: len(m.Triangles), Material: -1}}
+		return []character.TriangleGroup{{Start: 0, Count: len(m.Triangles), Material: -1}}
 	}
-	out := append([]TriangleGroup(nil), m.Groups...)
+	out := append([]character.TriangleGroup(nil), m.Groups...)
 	for i := range out {
 		if out[i].Material >= numMaterials {
 			out[i].Material = -1
@@ -266,7 +267,7 @@ func appendInfluences(jd, wd []byte, js [4]int, ws [4]float32, wide bool) ([]byt
 
 // skinAccessors writes JOINTS_0 and WEIGHTS_0: the top MaxInfluencesWritten
 // influences per vertex, weights renormalized so that their float32 sum is 1.
-func (b *docBuilder) skinAccessors(k *Skin, numJoints int) (int, int) {
+func (b *docBuilder) skinAccessors(k *character.Skin, numJoints int) (int, int) {
 	wide := numJoints > 256
 	var jd, wd []byte
 	for _, infl := range k.Weights {
@@ -285,7 +286,7 @@ func (b *docBuilder) skinAccessors(k *Skin, numJoints int) (int, int) {
 
 // writeSkeleton adds one node per joint (nodes 0..J-1) with local TRS relative to its
 // parent, the root joints as scene roots, and skin 0 with inverse bind matrices.
-func (b *docBuilder) writeSkeleton(s *Skeleton) {
+func (b *docBuilder) writeSkeleton(s *character.Skeleton) {
 	doc := b.doc
 	n := s.NumJoints()
 	children := s.Children()
@@ -297,7 +298,7 @@ func (b *docBuilder) writeSkeleton(s *Skeleton) {
 				local = inv.Mul(s.BindWorld[j])
 			}
 		}
-		t, r, sc := DecomposeTRS(local)
+		t, r, sc := character.DecomposeTRS(local)
 		node := &gltf.Node{
 			Name:        s.Names[j],
 			Translation: [3]float64(t),
@@ -338,7 +339,7 @@ func (b *docBuilder) writeSkeleton(s *Skeleton) {
 }
 
 // writeMaterials adds PBR materials and their base color images (in the buffer).
-func (b *docBuilder) writeMaterials(mats []Material) {
+func (b *docBuilder) writeMaterials(mats []character.Material) {
 	doc := b.doc
 	clamp := func(v float64) float64 {
 		if math.IsNaN(v) {
@@ -346,7 +347,7 @@ func (b *docBuilder) writeMaterials(mats []Material) {
 		}
 		return math.Min(1, math.Max(0, v))
 	}
-	images := map[*Image]int{}
+	images := map[*character.Image]int{}
 	for _, m := range mats {
 		bc := [4]float64{clamp(m.BaseColor[0]), clamp(m.BaseColor[1]), clamp(m.BaseColor[2]), clamp(m.BaseColor[3])}
 		gm := &gltf.Material{
@@ -378,7 +379,7 @@ func (b *docBuilder) writeMaterials(mats []Material) {
 // writeAnimations adds the channels that target existing joints (joint j is node
 // nodes[j]) with strictly increasing finite times; rotations are written unit
 // length. Animations named in skip are left out.
-func (b *docBuilder) writeAnimations(anims []Animation, nodes []int, skip map[string]bool) {
+func (b *docBuilder) writeAnimations(anims []character.Animation, nodes []int, skip map[string]bool) {
 	doc := b.doc
 	numJoints := len(nodes)
 	for _, a := range anims {
@@ -417,7 +418,7 @@ func (b *docBuilder) writeAnimations(anims []Animation, nodes []int, skip map[st
 				lo, hi = math.Min(lo, float64(f)), math.Max(hi, float64(f))
 				td = putF32(td, f)
 				if n == 4 {
-					q := normalizeQuat(Quat{v[0], v[1], v[2], v[3]})
+					q := normalizeQuat(character.Quat{v[0], v[1], v[2], v[3]})
 					vd = putF32(vd, float32(q[0]), float32(q[1]), float32(q[2]), float32(q[3]))
 				} else {
 					vd = putF32(vd, float32(v[0]), float32(v[1]), float32(v[2]))

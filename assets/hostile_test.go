@@ -8,6 +8,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/hostile"
+	"github.com/rigkit/rigkit/character"
 )
 
 // TestHostileInputs loads every case of assets/hostile with the default budget:
@@ -22,7 +23,7 @@ func TestHostileInputs(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			done := make(chan struct{})
-			var c *assets.Character
+			var c *character.Character
 			var rep *assets.LoadReport
 			var lerr error
 			before := allocated()

@@ -2,6 +2,7 @@ package assets
 
 import (
 	"fmt"
+	"github.com/rigkit/rigkit/character"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,17 +20,17 @@ type LoadOptions struct {
 // images are opened through an os.Root on its folder and must be regular files
 // inside that folder (a symlink that leaves it is refused), so no byte of any other
 // file reaches the character.
-func LoadFileWith(path string, opt LoadOptions) (*Character, *LoadReport, error) {
+func LoadFileWith(path string, opt LoadOptions) (*character.Character, *LoadReport, error) {
 	return loadFileBudget(path, newBudgetCounter(opt.Budget))
 }
 
 // loadFileBudget is LoadFileWith charging budget.
-func loadFileBudget(path string, budget *budgetCounter) (*Character, *LoadReport, error) {
+func loadFileBudget(path string, budget *budgetCounter) (*character.Character, *LoadReport, error) {
 	return loadFileKeeping(path, budget, false)
 }
 
 // loadFileKeeping is loadFileBudget that also keeps the source scene when keepScene.
-func loadFileKeeping(path string, budget *budgetCounter, keepScene bool) (*Character, *LoadReport, error) {
+func loadFileKeeping(path string, budget *budgetCounter, keepScene bool) (*character.Character, *LoadReport, error) {
 	data, err := readInput(path, budget)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", path, err)
@@ -43,7 +44,7 @@ func loadFileKeeping(path string, budget *budgetCounter, keepScene bool) (*Chara
 }
 
 // DecodeWith is Decode with options.
-func DecodeWith(data []byte, name string, dir fs.FS, opt LoadOptions) (*Character, *LoadReport, error) {
+func DecodeWith(data []byte, name string, dir fs.FS, opt LoadOptions) (*character.Character, *LoadReport, error) {
 	budget := newBudgetCounter(opt.Budget)
 	if err := budget.readBytes(int64(len(data)), "input"); err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)

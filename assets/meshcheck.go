@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/unionfind"
 )
 
@@ -33,12 +34,12 @@ type MeshReport struct {
 }
 
 // AnalyzeMesh measures m's defects in O(V + T log T).
-func AnalyzeMesh(m Mesh) MeshReport {
+func AnalyzeMesh(m character.Mesh) MeshReport {
 	nv := len(m.Positions)
 	r := MeshReport{Vertices: nv, Triangles: len(m.Triangles)}
 	// Weld by exact position.
 	weld := make([]int32, nv)
-	first := make(map[Vec3]int32, nv)
+	first := make(map[character.Vec3]int32, nv)
 	for i, p := range m.Positions {
 		if !p.IsFinite() {
 			r.NonFinitePositions++
@@ -127,13 +128,13 @@ type InspectReport struct {
 	Joints    int    `json:"joints"`
 	Rigged    bool   `json:"rigged"`
 	// MaxInfluences and MeanInfluences count joints per vertex (0 for static meshes).
-	MaxInfluences  int        `json:"max_influences"`
-	MeanInfluences float64    `json:"mean_influences"`
-	BoundsMin      Vec3       `json:"bounds_min"`
-	BoundsMax      Vec3       `json:"bounds_max"`
-	Materials      []string   `json:"materials"`
-	Animations     []string   `json:"animations"`
-	Mesh           MeshReport `json:"mesh"`
+	MaxInfluences  int            `json:"max_influences"`
+	MeanInfluences float64        `json:"mean_influences"`
+	BoundsMin      character.Vec3 `json:"bounds_min"`
+	BoundsMax      character.Vec3 `json:"bounds_max"`
+	Materials      []string       `json:"materials"`
+	Animations     []string       `json:"animations"`
+	Mesh           MeshReport     `json:"mesh"`
 	// WeightSumErrors counts vertices whose weights do not sum to 1 (beyond 1e-3).
 	WeightSumErrors int `json:"weight_sum_errors"`
 	// Orphans counts rigged vertices without any influence.
@@ -149,7 +150,7 @@ type InspectReport struct {
 }
 
 // Inspect measures c: counts, influences, bounds, mesh defects and skin problems.
-func Inspect(c *Character) InspectReport {
+func Inspect(c *character.Character) InspectReport {
 	r := InspectReport{
 		Name:       c.Name,
 		Vertices:   len(c.Mesh.Positions),

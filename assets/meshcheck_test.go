@@ -1,17 +1,18 @@
 package assets
 
 import (
+	"github.com/rigkit/rigkit/character"
 	"math"
 	"testing"
 )
 
 // gridMesh returns an n×n grid of quads (2n² triangles) in the XY plane, with
 // (n+1)² vertices.
-func gridMesh(n int) Mesh {
-	var m Mesh
+func gridMesh(n int) character.Mesh {
+	var m character.Mesh
 	for y := 0; y <= n; y++ {
 		for x := 0; x <= n; x++ {
-			m.Positions = append(m.Positions, Vec3{float64(x), float64(y), math.Sin(float64(x*y) * 0.01)})
+			m.Positions = append(m.Positions, character.Vec3{float64(x), float64(y), math.Sin(float64(x*y) * 0.01)})
 		}
 	}
 	for y := 0; y < n; y++ {
@@ -29,16 +30,16 @@ func TestAnalyzeMesh(t *testing.T) {
 	twoParts := gridMesh(2)
 	off := len(twoParts.Positions)
 	for _, p := range gridMesh(2).Positions {
-		twoParts.Positions = append(twoParts.Positions, p.Add(Vec3{10, 0, 0}))
+		twoParts.Positions = append(twoParts.Positions, p.Add(character.Vec3{10, 0, 0}))
 	}
 	for _, tri := range gridMesh(2).Triangles {
 		twoParts.Triangles = append(twoParts.Triangles, [3]int{tri[0] + off, tri[1] + off, tri[2] + off})
 	}
 	fin := gridMesh(1) // two triangles sharing an edge; add a third on that edge
-	fin.Positions = append(fin.Positions, Vec3{0.5, 0.5, 1})
+	fin.Positions = append(fin.Positions, character.Vec3{0.5, 0.5, 1})
 	fin.Triangles = append(fin.Triangles, [3]int{0, 3, 4})
 	degen := gridMesh(1)
-	degen.Positions = append(degen.Positions, Vec3{2, 2, 0}, Vec3{3, 3, 0}, Vec3{1, 1, 0}) // collinear with vertex 3
+	degen.Positions = append(degen.Positions, character.Vec3{2, 2, 0}, character.Vec3{3, 3, 0}, character.Vec3{1, 1, 0}) // collinear with vertex 3
 	degen.Triangles = append(degen.Triangles, [3]int{0, 0, 1}, [3]int{4, 5, 6})
 	seam := gridMesh(1)
 	seam.Positions = append(seam.Positions, seam.Positions[1]) // a split vertex (UV seam)
@@ -46,7 +47,7 @@ func TestAnalyzeMesh(t *testing.T) {
 
 	tests := []struct {
 		name string
-		m    Mesh
+		m    character.Mesh
 		want MeshReport
 	}{
 		{"closed tube", closed, MeshReport{Vertices: 26, Triangles: 48, Components: 1}},
@@ -72,8 +73,8 @@ func TestInspectSkinProblems(t *testing.T) {
 		t.Fatalf("clean rig: %+v", r)
 	}
 	c.Skin.Weights[0] = nil
-	c.Skin.Weights[1] = []Influence{{Joint: 0, Weight: 0.5}}
-	c.Skin.Weights[2] = []Influence{{Joint: 9, Weight: 1}}
+	c.Skin.Weights[1] = []character.Influence{{Joint: 0, Weight: 0.5}}
+	c.Skin.Weights[2] = []character.Influence{{Joint: 9, Weight: 1}}
 	r = Inspect(c)
 	if r.Orphans != 1 || r.WeightSumErrors != 1 || r.BadJointRefs != 1 || len(r.Problems) != 3 {
 		t.Errorf("broken skin: orphans %d, sum errors %d, bad refs %d, problems %v", r.Orphans, r.WeightSumErrors, r.BadJointRefs, r.Problems)
@@ -82,11 +83,11 @@ func TestInspectSkinProblems(t *testing.T) {
 
 // BenchmarkInspect measures Inspect on a 100k-triangle rigged mesh made in code.
 func BenchmarkInspect(b *testing.B) {
-	c := &Character{Name: "grid", Mesh: gridMesh(224)} // 100,352 triangles
-	c.Skeleton = &Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []Mat4{Identity4()}}
-	c.Skin = &Skin{Weights: make([][]Influence, len(c.Mesh.Positions))}
+	c := &character.Character{Name: "grid", Mesh: gridMesh(224)} // 100,352 triangles
+	c.Skeleton = &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.Identity4()}}
+	c.Skin = &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 	for v := range c.Skin.Weights {
-		c.Skin.Weights[v] = []Influence{{Joint: 0, Weight: 1}}
+		c.Skin.Weights[v] = []character.Influence{{Joint: 0, Weight: 1}}
 	}
 	b.ReportMetric(float64(len(c.Mesh.Triangles)), "triangles")
 	b.ResetTimer()

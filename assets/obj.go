@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rigkit/rigkit/character"
 	"io"
 	"io/fs"
 	"math"
@@ -28,7 +29,7 @@ const maxOBJTexture = 256 << 20
 // LoadOBJ reads a Wavefront OBJ file with its MTL libraries and textures (see
 // DecodeOBJ). Files it names are opened through an os.Root at the OBJ's folder, so
 // neither ".." nor a symbolic link reaches outside it.
-func LoadOBJ(path string) (*Character, *LoadReport, error) {
+func LoadOBJ(path string) (*character.Character, *LoadReport, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", path, err)
@@ -54,7 +55,7 @@ func LoadOBJ(path string) (*Character, *LoadReport, error) {
 // colour texture. Other maps and fields (Ke, bump and normal maps, Ks) are dropped
 // with a warning; lines and points are skipped with a warning. Malformed input
 // returns an error naming the file and line; it never panics.
-func DecodeOBJ(data []byte, name string, dir fs.FS) (c *Character, rep *LoadReport, err error) {
+func DecodeOBJ(data []byte, name string, dir fs.FS) (c *character.Character, rep *LoadReport, err error) {
 	rep = &LoadReport{Path: name, Format: "obj"}
 	defer func() {
 		if r := recover(); r != nil {
@@ -66,7 +67,7 @@ func DecodeOBJ(data []byte, name string, dir fs.FS) (c *Character, rep *LoadRepo
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
 	}
 	base := filepath.Base(name)
-	c = &Character{Name: strings.TrimSuffix(base, filepath.Ext(base))}
+	c = &character.Character{Name: strings.TrimSuffix(base, filepath.Ext(base))}
 	if err := p.build(c); err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
 	}
@@ -81,14 +82,14 @@ type objParser struct {
 	rep *LoadReport
 	dir fs.FS
 
-	pos  []Vec3       // v
-	uv   [][2]float64 // vt
-	norm []Vec3       // vn
+	pos  []character.Vec3 // v
+	uv   [][2]float64     // vt
+	norm []character.Vec3 // vn
 
-	libs      map[string]Material // materials of the MTL libraries read so far
+	libs      map[string]character.Material // materials of the MTL libraries read so far
 	libsRead  map[string]bool
-	materials []Material     // used materials, in order of first use
-	matIndex  map[string]int // usemtl name → index into materials
+	materials []character.Material // used materials, in order of first use
+	matIndex  map[string]int       // usemtl name → index into materials
 	curMat    int
 
 	vertIndex map[[3]int]int // (v, vt, vn) → output vertex
@@ -171,7 +172,7 @@ func (p *objParser) statement(f []string, text string) error {
 		if err != nil {
 			return err
 		}
-		p.pos = append(p.pos, Vec3{v[0], v[1], v[2]})
+		p.pos = append(p.pos, character.Vec3{v[0], v[1], v[2]})
 	case "vt":
 		v, err := parseFloats(f[1:], 1, 2, "vt")
 		if err != nil {
@@ -183,7 +184,7 @@ func (p *objParser) statement(f []string, text string) error {
 		if err != nil {
 			return err
 		}
-		p.norm = append(p.norm, Vec3{v[0], v[1], v[2]})
+		p.norm = append(p.norm, character.Vec3{v[0], v[1], v[2]})
 	case "f", "fo":
 		return p.face(f[1:])
 	case "usemtl":
@@ -283,7 +284,7 @@ func (p *objParser) face(f []string) error {
 		p.triMat = append(p.triMat, p.curMat)
 		return nil
 	}
-	pts := make([]Vec3, len(idx))
+	pts := make([]character.Vec3, len(idx))
 	for i, v := range idx {
 		pts[i] = p.pos[p.corners[v][0]]
 	}
@@ -301,18 +302,18 @@ func (p *objParser) useMaterial(name string) {
 	if !ok {
 		i = len(p.materials)
 		p.matIndex[name] = i
-		p.materials = append(p.materials, Material{Name: name})
+		p.materials = append(p.materials, character.Material{Name: name})
 	}
 	p.curMat = i
 }
 
 // build turns the parsed statements into c's mesh and materials.
-func (p *objParser) build(c *Character) error {
+func (p *objParser) build(c *character.Character) error {
 	if len(p.tris) == 0 {
 		return errors.New("no faces")
 	}
 	m := &c.Mesh
-	m.Positions = make([]Vec3, len(p.corners))
+	m.Positions = make([]character.Vec3, len(p.corners))
 	allN, anyUV := true, false
 	for i, k := range p.corners {
 		m.Positions[i] = p.pos[k[0]]
@@ -320,7 +321,7 @@ func (p *objParser) build(c *Character) error {
 		anyUV = anyUV || k[1] >= 0
 	}
 	if allN {
-		m.Normals = make([]Vec3, len(p.corners))
+		m.Normals = make([]character.Vec3, len(p.corners))
 		for i, k := range p.corners {
 			m.Normals[i] = p.norm[k[2]]
 		}
@@ -354,7 +355,7 @@ func (p *objParser) build(c *Character) error {
 		if n := len(m.Groups); n > 0 && m.Groups[n-1].Material == mat {
 			m.Groups[n-1].Count++
 		} else {
-			m.Groups = append(m.Groups, TriangleGroup{Start: i, Count: 1, Material: mat})
+			m.Groups = append(m.Groups, character.TriangleGroup{Start: i, Count: 1, Material: mat})
 		}
 	}
 	if len(p.materials) == 0 {
@@ -374,8 +375,8 @@ func (p *objParser) build(c *Character) error {
 }
 
 // defaultOBJMaterial is a material with the MTL defaults: white, dielectric, rough.
-func defaultOBJMaterial(name string) Material {
-	return Material{Name: name, BaseColor: [4]float64{1, 1, 1, 1}, Metallic: 0, Roughness: 1}
+func defaultOBJMaterial(name string) character.Material {
+	return character.Material{Name: name, BaseColor: [4]float64{1, 1, 1, 1}, Metallic: 0, Roughness: 1}
 }
 
 // localPath checks a file name from an OBJ or MTL and returns it as an fs.FS path
@@ -424,7 +425,7 @@ func (p *objParser) readLocal(name string, limit int64) ([]byte, error) {
 // other polygons are ear-clipped in the plane of their Newell normal, so that a
 // concave face (an L-shaped n-gon) does not fold over itself. A polygon ear clipping
 // cannot finish (self-intersecting, degenerate) falls back to a fan.
-func triangulate(pts []Vec3) [][3]int {
+func triangulate(pts []character.Vec3) [][3]int {
 	n := len(pts)
 	fan := func() [][3]int {
 		out := make([][3]int, 0, n-2)
@@ -436,10 +437,10 @@ func triangulate(pts []Vec3) [][3]int {
 	if n == 3 {
 		return fan()
 	}
-	var normal Vec3 // Newell's method: robust for non-planar polygons
+	var normal character.Vec3 // Newell's method: robust for non-planar polygons
 	for i := range pts {
 		a, b := pts[i], pts[(i+1)%n]
-		normal = normal.Add(Vec3{(a[1] - b[1]) * (a[2] + b[2]), (a[2] - b[2]) * (a[0] + b[0]), (a[0] - b[0]) * (a[1] + b[1])})
+		normal = normal.Add(character.Vec3{(a[1] - b[1]) * (a[2] + b[2]), (a[2] - b[2]) * (a[0] + b[0]), (a[0] - b[0]) * (a[1] + b[1])})
 	}
 	if normal.Len() == 0 || n > maxEarClip {
 		return fan() // degenerate, or too large for cubic-time clipping

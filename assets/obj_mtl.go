@@ -3,6 +3,7 @@ package assets
 import (
 	"bytes"
 	"fmt"
+	"github.com/rigkit/rigkit/character"
 	"math"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ func (p *objParser) mtllib(f []string) {
 			continue
 		}
 		if p.libsRead == nil {
-			p.libsRead, p.libs = map[string]bool{}, map[string]Material{}
+			p.libsRead, p.libs = map[string]bool{}, map[string]character.Material{}
 		}
 		p.libsRead[n] = true
 		data, err := p.readLocal(n, maxMTL)
@@ -59,7 +60,7 @@ var mtlDropped = map[string]string{
 
 // mtlState is the material being defined and which of its fields were given.
 type mtlState struct {
-	m            Material
+	m            character.Material
 	alphaSet     bool
 	roughnessSet bool
 }
@@ -193,7 +194,7 @@ func textureFile(f []string) string {
 
 // baseColorMap reads a map_Kd texture; problems are warnings (the material keeps
 // its colour).
-func (p *objParser) baseColorMap(m *Material, f []string, lib string) {
+func (p *objParser) baseColorMap(m *character.Material, f []string, lib string) {
 	name := textureFile(f)
 	data, err := p.readLocal(name, maxOBJTexture)
 	if err != nil {
@@ -210,5 +211,5 @@ func (p *objParser) baseColorMap(m *Material, f []string, lib string) {
 		p.rep.warnf("material %q (%s): base colour texture %s dropped: not PNG or JPEG (the images glTF carries)", m.Name, lib, name)
 		return
 	}
-	m.BaseColorTexture = &Image{MIMEType: mime, Data: data}
+	m.BaseColorTexture = &character.Image{MIMEType: mime, Data: data}
 }

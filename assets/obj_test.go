@@ -3,6 +3,7 @@ package assets
 import (
 	"bytes"
 	"fmt"
+	"github.com/rigkit/rigkit/character"
 	"image"
 	"image/color"
 	"image/png"
@@ -98,7 +99,7 @@ func TestLoadOBJFixture(t *testing.T) {
 		t.Fatalf("name %q, %d triangles, skeleton %v", c.Name, len(m.Triangles), c.Skeleton)
 	}
 	lo, hi := m.Bounds()
-	if lo != (Vec3{0, 0, 0}) || hi != (Vec3{1, 1, 1}) {
+	if lo != (character.Vec3{0, 0, 0}) || hi != (character.Vec3{1, 1, 1}) {
 		t.Fatalf("bounds %v %v", lo, hi)
 	}
 	if len(m.Normals) != 0 || len(m.UVs) != len(m.Positions) {
@@ -121,7 +122,7 @@ func TestLoadOBJFixture(t *testing.T) {
 		t.Fatalf("cloth %+v", cloth)
 	}
 	// Every face points outwards (the fixture is wound counter-clockwise seen from outside).
-	centre := Vec3{0.5, 0.5, 0.5}
+	centre := character.Vec3{0.5, 0.5, 0.5}
 	for _, tr := range m.Triangles {
 		a, b, cc := m.Positions[tr[0]], m.Positions[tr[1]], m.Positions[tr[2]]
 		n := b.Sub(a).Cross(cc.Sub(a))
@@ -131,7 +132,7 @@ func TestLoadOBJFixture(t *testing.T) {
 	}
 	// The UV of (0,0,0) in face 1 is vt 1 = (0, 0): v flipped to 1.
 	for i, p := range m.Positions {
-		if p == (Vec3{0, 0, 0}) && m.UVs[i] != [2]float64{0, 1} {
+		if p == (character.Vec3{0, 0, 0}) && m.UVs[i] != [2]float64{0, 1} {
 			t.Fatalf("UV of the origin %v, want (0, 1)", m.UVs[i])
 		}
 	}
@@ -162,7 +163,7 @@ func TestOBJRoundTrip(t *testing.T) {
 		t.Fatalf("round trip: %d triangles, %d materials", len(back.Mesh.Triangles), len(back.Materials))
 	}
 	lo, hi := back.Mesh.Bounds()
-	if lo.Dist(Vec3{}) > 1e-6 || hi.Dist(Vec3{1, 1, 1}) > 1e-6 {
+	if lo.Dist(character.Vec3{}) > 1e-6 || hi.Dist(character.Vec3{1, 1, 1}) > 1e-6 {
 		t.Fatalf("bounds %v %v", lo, hi)
 	}
 }
@@ -241,7 +242,7 @@ func TestDecodeOBJ(t *testing.T) {
 // TestTriangulateConcave checks that an L-shaped hexagon is clipped into triangles
 // that cover its area exactly (a fan from its reflex corner's neighbour would not).
 func TestTriangulateConcave(t *testing.T) {
-	pts := []Vec3{{0, 0, 0}, {2, 0, 0}, {2, 1, 0}, {1, 1, 0}, {1, 2, 0}, {0, 2, 0}}
+	pts := []character.Vec3{{0, 0, 0}, {2, 0, 0}, {2, 1, 0}, {1, 1, 0}, {1, 2, 0}, {0, 2, 0}}
 	// Start at the reflex corner's successor so that a fan would fold.
 	pts = append(pts[4:], pts[:4]...)
 	tris := triangulate(pts)
@@ -325,7 +326,7 @@ func TestLoadOBJSymlinkEscape(t *testing.T) {
 // text and as GLB (the baseline): their ns/op ratio is what reading text costs.
 func BenchmarkDecodeOBJ(b *testing.B) {
 	m := gridMesh(112)
-	c := &Character{Name: "grid", Mesh: m}
+	c := &character.Character{Name: "grid", Mesh: m}
 	var glb bytes.Buffer
 	if err := Encode(&glb, c); err != nil {
 		b.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/qmuntal/gltf"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Scene is the glTF document a Character was loaded from, with the map from the
@@ -29,17 +30,17 @@ type Scene struct {
 	JointNodes []int
 	// Skeleton is the Character's skeleton when loaded (nil when unrigged): a
 	// character whose skeleton still equals it keeps the file's joints.
-	Skeleton *Skeleton
+	Skeleton *character.Skeleton
 	// Skin is the Character's skin when loaded (nil when unrigged or unskinned).
-	Skin *Skin
+	Skin *character.Skin
 	// World is each node's world transform in the file's rest pose.
-	World []Mat4
+	World []character.Mat4
 	// BindToWorld takes the Character's frame to the scene's world frame: the
 	// identity for unskinned geometry (the loader applies node transforms), and for
 	// skinned geometry the transform that joint world × inverse bind matrix gives
 	// for most joints (e.g. the scale-0.01, −90°-about-X "Armature" node above a
 	// Mixamo skeleton).
-	BindToWorld Mat4
+	BindToWorld character.Mat4
 	// NumVertices is the Character's vertex count when loaded.
 	NumVertices int
 	// AnimationNames are the names of the Character's animations when loaded.
@@ -49,8 +50,21 @@ type Scene struct {
 	dir fs.FS
 	// external holds the images read from files beside the document at load time
 	// (readExternalImages), externalErr the ones that could not be read.
-	external    map[int]*Image
+	external    map[int]*character.Image
 	externalErr map[int]error
+}
+
+// SourceFormat names the document's format, "glb" or "gltf"; it makes a *Scene a
+// character.Source.
+func (s *Scene) SourceFormat() string { return s.Format }
+
+// sceneOf returns the glTF scene c was loaded from, or nil.
+func sceneOf(c *character.Character) *Scene {
+	if c == nil {
+		return nil
+	}
+	s, _ := c.Source.(*Scene)
+	return s
 }
 
 // PrimitiveRef says where a run of Character vertices comes from: vertices
@@ -66,12 +80,12 @@ type PrimitiveRef struct {
 	// the identity for skinned geometry (already in bind space); for unskinned
 	// geometry the node's world transform, followed by the inverse of
 	// Scene.BindToWorld when the file also has skinned geometry.
-	ToCharacter Mat4
+	ToCharacter character.Mat4
 }
 
 // LoadScene reads a .glb or .gltf file like LoadFile and keeps its document in
 // c.Source, so that SaveScene (and Save) write the file back with its scene intact.
-func LoadScene(path string) (*Character, *LoadReport, error) {
+func LoadScene(path string) (*character.Character, *LoadReport, error) {
 	if ok, c, rep, err := loadByExtension(path); ok { // no glTF document to keep
 		return c, rep, err
 	}
@@ -79,7 +93,7 @@ func LoadScene(path string) (*Character, *LoadReport, error) {
 }
 
 // DecodeScene is Decode that keeps the document in c.Source (see LoadScene).
-func DecodeScene(data []byte, name string, dir fs.FS) (*Character, *LoadReport, error) {
+func DecodeScene(data []byte, name string, dir fs.FS) (*character.Character, *LoadReport, error) {
 	budget := newBudgetCounter(Budget{})
 	if err := budget.readBytes(int64(len(data)), "input"); err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
@@ -89,24 +103,24 @@ func DecodeScene(data []byte, name string, dir fs.FS) (*Character, *LoadReport, 
 
 // mapPrimitive records that Character vertices [first, first+count) are primitive
 // prim of the mesh node node draws, placed by toChar when unskinned.
-func (l *loader) mapPrimitive(node, prim, first, count int, skinned bool, toChar Mat4) {
+func (l *loader) mapPrimitive(node, prim, first, count int, skinned bool, toChar character.Mat4) {
 	if l.scene == nil {
 		return
 	}
 	nd := l.doc.Nodes[node]
 	ref := PrimitiveRef{Node: node, Mesh: *nd.Mesh, Primitive: prim, First: first, Count: count, Skin: -1, ToCharacter: toChar}
 	if skinned {
-		ref.Skin, ref.ToCharacter = *nd.Skin, Identity4()
+		ref.Skin, ref.ToCharacter = *nd.Skin, character.Identity4()
 	}
 	l.scene.Primitives = append(l.scene.Primitives, ref)
 }
 
 // finishScene fills what the Scene needs from the finished Character.
-func (l *loader) finishScene(c *Character) {
+func (l *loader) finishScene(c *character.Character) {
 	s := l.scene
 	s.World = l.world
 	s.NumVertices = len(c.Mesh.Positions)
-	s.BindToWorld = Identity4()
+	s.BindToWorld = character.Identity4()
 	if n := len(l.jointNode); n > 0 {
 		order := l.jointOrder()
 		s.JointNodes = make([]int, n)
@@ -131,8 +145,8 @@ func (l *loader) finishScene(c *Character) {
 // bindToWorld returns the joint world × inverse bind matrix most joints agree on:
 // the transform from skinned vertices' bind space to the world. A posed scene (some
 // joints away from their bind pose) still has its unposed joints agree.
-func (l *loader) bindToWorld() Mat4 {
-	cand := make([]Mat4, 0, len(l.jointNode))
+func (l *loader) bindToWorld() character.Mat4 {
+	cand := make([]character.Mat4, 0, len(l.jointNode))
 	for id, node := range l.jointNode {
 		inv, ok := l.bindWorld[id].Inverse()
 		if !ok {
@@ -140,7 +154,7 @@ func (l *loader) bindToWorld() Mat4 {
 		}
 		cand = append(cand, l.world[node].Mul(inv))
 	}
-	best, bestVotes := Identity4(), 0
+	best, bestVotes := character.Identity4(), 0
 	for i := 0; i < len(cand) && i < 32; i++ {
 		votes := 0
 		for _, m := range cand {
@@ -157,7 +171,7 @@ func (l *loader) bindToWorld() Mat4 {
 
 // Image returns the encoded bytes of the document's image i, wherever the file
 // keeps them (a buffer view, a data: URI or a file beside it).
-func (s *Scene) Image(i int) (*Image, error) {
+func (s *Scene) Image(i int) (*character.Image, error) {
 	if img, ok := s.external[i]; ok {
 		return img, nil
 	}
@@ -171,7 +185,7 @@ func (s *Scene) Image(i int) (*Image, error) {
 // folder is open (the loader closes it when the load returns), so that saving never
 // opens a file again.
 func (s *Scene) readExternalImages() {
-	s.external, s.externalErr = map[int]*Image{}, map[int]error{}
+	s.external, s.externalErr = map[int]*character.Image{}, map[int]error{}
 	for i, im := range s.Doc.Images {
 		if im == nil || im.BufferView != nil || im.URI == "" || strings.HasPrefix(im.URI, "data:") {
 			continue

@@ -2,6 +2,7 @@ package assets
 
 import (
 	"bytes"
+	"github.com/rigkit/rigkit/character"
 	"testing"
 )
 
@@ -20,12 +21,12 @@ func FuzzSaveScene(f *testing.F) {
 		}
 		one := c.Clone()
 		lo, _ := c.Mesh.Bounds()
-		one.Skeleton = &Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []Mat4{TRS(lo, Quat{0, 0, 0, 1}, Vec3{1, 1, 1})}}
-		one.Skin = &Skin{Weights: make([][]Influence, len(c.Mesh.Positions))}
+		one.Skeleton = &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.TRS(lo, character.Quat{0, 0, 0, 1}, character.Vec3{1, 1, 1})}}
+		one.Skin = &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 		for v := range one.Skin.Weights {
-			one.Skin.Weights[v] = []Influence{{Joint: 0, Weight: 1}}
+			one.Skin.Weights[v] = []character.Influence{{Joint: 0, Weight: 1}}
 		}
-		for _, ch := range []*Character{c, one} {
+		for _, ch := range []*character.Character{c, one} {
 			var buf bytes.Buffer
 			if err := Encode(&buf, ch); err != nil {
 				t.Fatalf("encode a loaded file: %v", err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/qmuntal/gltf"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 )
 
@@ -63,7 +64,7 @@ func (r *SceneReport) drop(reason, format string, args ...any) {
 // (e.g. Mixamo's "Armature") still scales and rotates the rig. Each mesh node gets
 // a skin whose inverse bind matrices take its own stored vertices to the joints,
 // so no node transform is baked into vertices and no mesh is merged.
-func SaveScene(path string, c *Character) (*SceneReport, error) {
+func SaveScene(path string, c *character.Character) (*SceneReport, error) {
 	binary := strings.EqualFold(filepath.Ext(path), ".glb")
 	var buf bytes.Buffer
 	rep, err := encodeAny(&buf, c, binary)
@@ -78,7 +79,7 @@ func SaveScene(path string, c *Character) (*SceneReport, error) {
 
 // EncodeScene writes c as GLB over its source scene (a new scene when it has none,
 // then the report is nil): Encode with the report of what was replaced or dropped.
-func EncodeScene(w io.Writer, c *Character) (*SceneReport, error) {
+func EncodeScene(w io.Writer, c *character.Character) (*SceneReport, error) {
 	rep, err := encodeAny(w, c, true)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", c.Name, err)
@@ -88,8 +89,8 @@ func EncodeScene(w io.Writer, c *Character) (*SceneReport, error) {
 
 // encodeAny writes c over its source scene, or as a new scene without one (then
 // the report is nil).
-func encodeAny(w io.Writer, c *Character, asBinary bool) (rep *SceneReport, err error) {
-	if c == nil || c.Source == nil {
+func encodeAny(w io.Writer, c *character.Character, asBinary bool) (rep *SceneReport, err error) {
+	if sceneOf(c) == nil {
 		return nil, encode(w, c, asBinary)
 	}
 	defer func() {
@@ -117,8 +118,8 @@ func encodeAny(w io.Writer, c *Character, asBinary bool) (rep *SceneReport, err 
 type sceneEditor struct {
 	*docBuilder
 	src   *Scene
-	c     *Character
-	world []Mat4 // rest world transform of each node, by current node index
+	c     *character.Character
+	world []character.Mat4 // rest world transform of each node, by current node index
 	rep   *SceneReport
 	// nodeMap takes source node indices to current ones (-1: removed); nil while
 	// no node was removed.
@@ -127,12 +128,12 @@ type sceneEditor struct {
 	srcSkins int
 	// rootFrame takes a new root joint's Character-frame bind pose to its parent's
 	// frame (addJoints).
-	rootFrame Mat4
+	rootFrame character.Mat4
 }
 
 // editScene returns the edited copy of c.Source.Doc with c's rig.
-func editScene(c *Character) (*gltf.Document, *SceneReport, error) {
-	s := c.Source
+func editScene(c *character.Character) (*gltf.Document, *SceneReport, error) {
+	s := sceneOf(c)
 	if err := c.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -143,7 +144,7 @@ func editScene(c *Character) (*gltf.Document, *SceneReport, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	e := &sceneEditor{docBuilder: &docBuilder{doc: doc}, src: s, c: c, world: append([]Mat4(nil), s.World...),
+	e := &sceneEditor{docBuilder: &docBuilder{doc: doc}, src: s, c: c, world: append([]character.Mat4(nil), s.World...),
 		rep: &SceneReport{Rig: "kept"}, srcSkins: len(doc.Skins)}
 	if err := e.mergeBuffers(); err != nil {
 		return nil, nil, err
@@ -190,7 +191,7 @@ func editScene(c *Character) (*gltf.Document, *SceneReport, error) {
 
 // sameJoints reports whether sk is the source's skeleton: the joints it was loaded
 // with, by name and bind pose.
-func sameJoints(sk *Skeleton, s *Scene) bool {
+func sameJoints(sk *character.Skeleton, s *Scene) bool {
 	if sk == nil || s.Skeleton == nil {
 		return sk == nil && s.Skeleton == nil
 	}
@@ -206,7 +207,7 @@ func sameJoints(sk *Skeleton, s *Scene) bool {
 }
 
 // sameSkin reports whether two skins give every vertex the same weights.
-func sameSkin(a, b *Skin) bool {
+func sameSkin(a, b *character.Skin) bool {
 	if a == nil || b == nil || len(a.Weights) != len(b.Weights) {
 		return false
 	}
@@ -283,7 +284,7 @@ type skinUse struct {
 // matrices agree with the Character's bind pose for toChar (a file's own skeleton
 // with new weights): the joints the weights of vertices [first, first+count) need
 // and s lacks are appended to it. It returns nil when s does not fit.
-func (e *sceneEditor) reuseSkin(s int, joints []int, toChar Mat4, first, count int, cache map[int]*skinUse) *skinUse {
+func (e *sceneEditor) reuseSkin(s int, joints []int, toChar character.Mat4, first, count int, cache map[int]*skinUse) *skinUse {
 	if s < 0 || s >= e.srcSkins {
 		return nil
 	}
@@ -324,7 +325,7 @@ func (e *sceneEditor) reuseSkin(s int, joints []int, toChar Mat4, first, count i
 
 // matchSkin maps Character joints onto sk's joint list; local is nil when an
 // inverse bind matrix disagrees with the Character's bind pose.
-func (e *sceneEditor) matchSkin(sk *gltf.Skin, joints []int, toChar Mat4) *skinUse {
+func (e *sceneEditor) matchSkin(sk *gltf.Skin, joints []int, toChar character.Mat4) *skinUse {
 	use := &skinUse{local: make([]int, len(joints))}
 	at := map[int]int{}
 	for k, node := range sk.Joints {
@@ -348,14 +349,14 @@ func (e *sceneEditor) matchSkin(sk *gltf.Skin, joints []int, toChar Mat4) *skinU
 
 // skinIBM returns a source skin's inverse bind matrices (identities when absent
 // or unreadable, as the loader reads them).
-func (e *sceneEditor) skinIBM(sk *gltf.Skin) []Mat4 {
-	out := make([]Mat4, len(sk.Joints))
+func (e *sceneEditor) skinIBM(sk *gltf.Skin) []character.Mat4 {
+	out := make([]character.Mat4, len(sk.Joints))
 	var vals []float64
 	if sk.InverseBindMatrices != nil {
 		vals, _ = e.src.acc.readTyped(*sk.InverseBindMatrices, gltf.AccessorMat4, "inverseBindMatrices")
 	}
 	for k := range out {
-		out[k] = Identity4()
+		out[k] = character.Identity4()
 		if len(vals) >= 16*(k+1) {
 			copy(out[k][:], vals[16*k:16*k+16])
 		}
@@ -364,7 +365,7 @@ func (e *sceneEditor) skinIBM(sk *gltf.Skin) []Mat4 {
 }
 
 // matrixAccessor writes MAT4 data.
-func (e *sceneEditor) matrixAccessor(ms []Mat4) int {
+func (e *sceneEditor) matrixAccessor(ms []character.Mat4) int {
 	var data []byte
 	for _, m := range ms {
 		m[3], m[7], m[11], m[15] = 0, 0, 0, 1
@@ -377,8 +378,8 @@ func (e *sceneEditor) matrixAccessor(ms []Mat4) int {
 
 // newSkin adds a skin over every Character joint (joint j → node joints[j]) whose
 // inverse bind matrices take vertices stored with toChar to the joints.
-func (e *sceneEditor) newSkin(joints []int, toChar Mat4) *skinUse {
-	ibm := make([]Mat4, len(joints))
+func (e *sceneEditor) newSkin(joints []int, toChar character.Mat4) *skinUse {
+	ibm := make([]character.Mat4, len(joints))
 	local := make([]int, len(joints))
 	for j := range joints {
 		inv, _ := e.c.Skeleton.BindWorld[j].Inverse()
@@ -402,7 +403,7 @@ func (e *sceneEditor) writeWeights(joints []int) {
 	if e.c.Skin == nil {
 		return
 	}
-	fresh := map[Mat4]*skinUse{}
+	fresh := map[character.Mat4]*skinUse{}
 	reused := map[int]*skinUse{}
 	meshOwner := map[int]int{} // mesh → the node whose weights it carries
 	type span struct{ node, first int }
@@ -518,9 +519,9 @@ func (e *sceneEditor) weightAccessors(first, count int, local []int) (int, int) 
 
 // topInfluences returns a vertex's MaxInfluencesWritten heaviest joints and their
 // weights, renormalized so that the float32 sum is 1.
-func topInfluences(infl []Influence) ([4]int, [4]float32) {
-	tmp := &Skin{Weights: [][]Influence{append([]Influence(nil), infl...)}}
-	tmp.Prune(MaxInfluencesWritten)
+func topInfluences(infl []character.Influence) ([4]int, [4]float32) {
+	tmp := &character.Skin{Weights: [][]character.Influence{append([]character.Influence(nil), infl...)}}
+	tmp.Prune(character.MaxInfluencesWritten)
 	top := tmp.Weights[0]
 	var js [4]int
 	var ws [4]float32

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -36,7 +37,7 @@ import (
 // Rigger rigs one character. Implementations must not modify their input.
 type Rigger interface {
 	// Rig returns a rigged copy of c (in c's own world frame) and what produced it.
-	Rig(c *assets.Character) (*assets.Character, *RigInfo, error)
+	Rig(c *character.Character) (*character.Character, *RigInfo, error)
 }
 
 // RigInfo says how a rig was produced, for the JSON report. Method is always the
@@ -81,7 +82,7 @@ type RigInfo struct {
 }
 
 // Scorer scores a finished rig: the combined score and a JSON-able detail report.
-type Scorer func(c *assets.Character) (score float64, details any, err error)
+type Scorer func(c *character.Character) (score float64, details any, err error)
 
 // AssetReport is the JSON written to DIR/<name>.json for one input.
 type AssetReport struct {
@@ -138,12 +139,12 @@ type Batch struct {
 type BatchIO struct {
 	// Load and Save read an input and write a rigged output (in the binary
 	// assets.LoadSource, and SaveReport instead of Save).
-	Load func(path string) (*assets.Character, error)
-	Save func(path string, c *assets.Character) error
+	Load func(path string) (*character.Character, error)
+	Save func(path string, c *character.Character) error
 	// SaveReport, when set, saves instead of Save and returns what the asset's
 	// JSON reports under "scene" (assets.SaveScene: what the output replaced or
 	// dropped of its input's scene).
-	SaveReport func(path string, c *assets.Character) (any, error)
+	SaveReport func(path string, c *character.Character) (any, error)
 	// WriteFile writes the JSON reports and the summary (default
 	// atomicfile.WriteFile).
 	WriteFile func(path string, data []byte) error

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // amplificationHeader is the JSON chunk of a GLB whose nodes all instance one mesh of
@@ -45,7 +46,7 @@ type recordingFiles struct {
 	loaded []string
 }
 
-func (f *recordingFiles) load(path string) (*assets.Character, error) {
+func (f *recordingFiles) load(path string) (*character.Character, error) {
 	f.mu.Lock()
 	f.loaded = append(f.loaded, filepath.Base(path))
 	f.mu.Unlock()
@@ -91,7 +92,7 @@ func TestBatchFullDisk(t *testing.T) {
 	var log bytes.Buffer
 	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: ClassicalRigger{}, Log: &syncWriter{w: &log},
 		IO: BatchIO{Load: files.load,
-			Save:      func(string, *assets.Character) error { return full },
+			Save:      func(string, *character.Character) error { return full },
 			WriteFile: func(string, []byte) error { return full }}}
 	sum, err := b.Run()
 	if err == nil || !strings.Contains(err.Error(), "summary not written") || sum == nil {
@@ -137,7 +138,7 @@ func TestBatchPoisonInputs(t *testing.T) {
 	files := &recordingFiles{}
 	// The amplified file goes through the real loader, whose budget refuses it
 	// before reading any geometry.
-	load := func(path string) (*assets.Character, error) {
+	load := func(path string) (*character.Character, error) {
 		if filepath.Base(path) == "amplified.glb" {
 			return assets.Load(path)
 		}

@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
@@ -20,7 +20,7 @@ import (
 // the joint count so tests can check the output exists and came from the rigger.
 type fakeFiles struct{ dir string }
 
-func (f fakeFiles) load(path string) (*assets.Character, error) {
+func (f fakeFiles) load(path string) (*character.Character, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -28,10 +28,10 @@ func (f fakeFiles) load(path string) (*assets.Character, error) {
 	if strings.Contains(string(data), "broken") {
 		return nil, errors.New("corrupt file")
 	}
-	return &assets.Character{Name: string(data), Mesh: synth.BoxQuadruped()}, nil
+	return &character.Character{Name: string(data), Mesh: synth.BoxQuadruped()}, nil
 }
 
-func (f fakeFiles) save(path string, c *assets.Character) error {
+func (f fakeFiles) save(path string, c *character.Character) error {
 	return os.WriteFile(path, []byte(c.Skeleton.Names[0]), 0o644)
 }
 
@@ -41,7 +41,7 @@ type countingRigger struct {
 	panic string // character name that makes Rig panic
 }
 
-func (r *countingRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
+func (r *countingRigger) Rig(c *character.Character) (*character.Character, *RigInfo, error) {
 	r.calls.Add(1)
 	if c.Name == r.panic {
 		panic("boom")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 // overflows the stack: a fatal error that no recover catches.
 type fatalRigger struct{}
 
-func (fatalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
+func (fatalRigger) Rig(c *character.Character) (*character.Character, *RigInfo, error) {
 	if c.Name == "poison" {
 		debug.SetMaxStack(1 << 16)
 		return nil, nil, recurse(c)
@@ -36,7 +36,7 @@ func (fatalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error)
 	return ClassicalRigger{}.Rig(c)
 }
 
-func recurse(c *assets.Character) error {
+func recurse(c *character.Character) error {
 	var frame [64]byte // each call takes stack
 	if c != nil {
 		frame[0] = byte(len(c.Name))

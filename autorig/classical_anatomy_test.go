@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/anatomy"
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
@@ -33,7 +33,7 @@ func TestClassicalRiggerAnatomy(t *testing.T) {
 	}
 	plain := out.Clone()
 	for j := range plain.Skeleton.BindWorld {
-		plain.Skeleton.BindWorld[j] = assets.Translate4(plain.Skeleton.Position(j))
+		plain.Skeleton.BindWorld[j] = character.Translate4(plain.Skeleton.Position(j))
 	}
 	turned := 0
 	for j := range plain.Skeleton.BindWorld {
@@ -78,7 +78,7 @@ func TestModelRiggerNamesItsSkeleton(t *testing.T) {
 	c.Skeleton, c.Skin, c.Animations = nil, nil, nil
 	for _, tokens := range []bool{false, true} {
 		t.Run(fmt.Sprintf("skin tokens %v", tokens), func(t *testing.T) {
-			rig := func(opt *anatomy.Options) (*assets.Character, *RigInfo) {
+			rig := func(opt *anatomy.Options) (*character.Character, *RigInfo) {
 				r := &ModelRigger{Samples: 1, Anatomy: opt}
 				r.Model, r.Seed = m, 1
 				if tokens {
@@ -102,7 +102,7 @@ func TestModelRiggerNamesItsSkeleton(t *testing.T) {
 
 // checkNamedRig compares a model rig named from the template with the same rig
 // unnamed.
-func checkNamedRig(t *testing.T, plain, named *assets.Character, info *RigInfo) {
+func checkNamedRig(t *testing.T, plain, named *character.Character, info *RigInfo) {
 	t.Helper()
 	if err := rigmodel.CheckRig(named); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,7 @@ package autorig
 
 import (
 	"github.com/rigkit/rigkit/anatomy"
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/rewards"
 )
@@ -16,15 +16,15 @@ type ClassicalRigger struct {
 	// oriented skeleton of the mesh's kind (anatomy.Fit) before skinning.
 	Anatomy *anatomy.Options
 	// Reeb, when set, is the mesh's ClassicalProposal, already built.
-	Reeb *assets.Skeleton
+	Reeb *character.Skeleton
 	// Fitted, when set, is the anatomical skeleton anatomy.Fit already made of Reeb
 	// under Anatomy, with its report FitReport, so that Rig does not fit it again.
-	Fitted    *assets.Skeleton
+	Fitted    *character.Skeleton
 	FitReport *anatomy.Report
 }
 
 // Rig implements Rigger.
-func (r ClassicalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
+func (r ClassicalRigger) Rig(c *character.Character) (*character.Character, *RigInfo, error) {
 	cr := classical.Rigger{Skin: r.Skin, SkinName: r.SkinName, Options: ClassicalOptions(&c.Mesh), Anatomy: r.Anatomy, Reeb: r.Reeb}
 	if r.Fitted != nil && r.FitReport != nil {
 		cr.Reeb, cr.Anatomy = r.Fitted, nil // skinned as it is
@@ -42,7 +42,7 @@ func (r ClassicalRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, 
 // ClassicalOptions bounds the classical skeleton of a mesh by the rewards' joint
 // budget (rewards.JointBudget: 32 joints for meshes under 256 vertices), so that the
 // skeleton never pays the sanity reward's penalty for surplus joints.
-func ClassicalOptions(m *assets.Mesh) classical.Options {
+func ClassicalOptions(m *character.Mesh) classical.Options {
 	return classical.Options{MaxJoints: min(classical.DefaultMaxJoints, rewards.JointBudget(len(m.Positions)))}
 }
 
@@ -50,6 +50,6 @@ func ClassicalOptions(m *assets.Mesh) classical.Options {
 // the classical Reeb skeleton of the mesh under ClassicalOptions, without the
 // anatomical fit, so that what the model was trained to edit does not move when the
 // anatomical templates change.
-func ClassicalProposal(m *assets.Mesh) (*assets.Skeleton, error) {
+func ClassicalProposal(m *character.Mesh) (*character.Skeleton, error) {
 	return classical.Skeleton(m, ClassicalOptions(m))
 }

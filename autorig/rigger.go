@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/anatomy"
+	"github.com/rigkit/rigkit/character"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -62,7 +62,7 @@ const DefaultFloor = 0.35
 // Rig implements Rigger. The phases: encode the shape and prepare the scoring
 // (begin), sample, decode and score the streams (sampleBest), then keep the best
 // sample or fall back to, or compare with, the classical rig (settle).
-func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, error) {
+func (r *ModelRigger) Rig(c *character.Character) (*character.Character, *RigInfo, error) {
 	run, err := r.begin(c)
 	if err != nil {
 		return nil, nil, err
@@ -79,19 +79,19 @@ func (r *ModelRigger) Rig(c *assets.Character) (*assets.Character, *RigInfo, err
 // rigRun is one Rig call: the mesh's shape latents and scoring preparation, the
 // best sample so far, and the report being filled.
 type rigRun struct {
-	c    *assets.Character
-	norm assets.Normalization
+	c    *character.Character
+	norm character.Normalization
 	lat  *tensor.Dense
 	rng  *rand.Rand
 	prep *rewards.Prepared
 	perr error
 	// reeb is the mesh's ClassicalProposal when the model reads it or Anatomy is
 	// set.
-	reeb *assets.Skeleton
+	reeb *character.Skeleton
 	// fitted is the anatomical skeleton fitted on reeb (nil without Anatomy or
 	// when the fit fails, fitErr says why), with its report; fitCh delivers them
 	// while the fit runs beside the encoding and sampling.
-	fitted *assets.Skeleton
+	fitted *character.Skeleton
 	fitRep *anatomy.Report
 	fitErr error
 	fit    *fitFuture
@@ -104,7 +104,7 @@ type rigRun struct {
 	info      *RigInfo
 	t         time.Time
 	// The best sample: its rig, report, score and method, and why others failed.
-	best       *assets.Character
+	best       *character.Character
 	bestRep    *rewards.Report
 	bestScore  float64
 	bestMethod string
@@ -122,7 +122,7 @@ func (run *rigRun) lap(stage string) {
 // voxelization and, with Anatomy, the anatomical fit run beside them (2 cores):
 // "region" times only the wait for the region, "anatomy" the wait for the fit
 // (waitFit, before the first decode).
-func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
+func (r *ModelRigger) begin(c *character.Character) (*rigRun, error) {
 	run := &rigRun{c: c, info: &RigInfo{TimingsMS: map[string]float64{}}, t: time.Now(), bestScore: math.Inf(-1)}
 	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
 	run.norm = norm
@@ -133,7 +133,7 @@ func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 	go func() { regionCh <- gen.SampleRegion(&nm, norm, run.reeb) }()
 	if r.Anatomy != nil {
 		run.fit = &fitFuture{done: make(chan struct{})}
-		go func(f *fitFuture, reeb *assets.Skeleton, opt anatomy.Options) {
+		go func(f *fitFuture, reeb *character.Skeleton, opt anatomy.Options) {
 			f.anatomyFit = fitAnatomy(&c.Mesh, reeb, opt)
 			close(f.done)
 		}(run.fit, run.reeb, *r.Anatomy)
@@ -157,14 +157,14 @@ func (r *ModelRigger) begin(c *assets.Character) (*rigRun, error) {
 // anatomyFit is the anatomical template fitted on a mesh's classical skeleton
 // (reeb), or why there is none.
 type anatomyFit struct {
-	reeb, fitted *assets.Skeleton
+	reeb, fitted *character.Skeleton
 	rep          *anatomy.Report
 	err          error
 }
 
 // fitAnatomy fits the anatomical template on the mesh's classical skeleton reeb,
 // built here when the model does not read it, for naming the model's skeletons.
-func fitAnatomy(m *assets.Mesh, reeb *assets.Skeleton, opt anatomy.Options) anatomyFit {
+func fitAnatomy(m *character.Mesh, reeb *character.Skeleton, opt anatomy.Options) anatomyFit {
 	if reeb == nil {
 		var err error
 		if reeb, err = ClassicalProposal(m); err != nil {
@@ -208,7 +208,7 @@ func (run *rigRun) waitFit() {
 // (its skin renumbered to match), or, when there is no fitted template, orients
 // it only, so that bones point at their children in the written file
 // (docs/naming.md).
-func (run *rigRun) anatomical(cand *assets.Character, opt anatomy.Options) (*anatomy.Naming, error) {
+func (run *rigRun) anatomical(cand *character.Character, opt anatomy.Options) (*anatomy.Naming, error) {
 	if run.fitted == nil {
 		cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, opt.Up)
 		return nil, nil
@@ -286,7 +286,7 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 // Temperature and TopP as one batch.
 func (r *ModelRigger) generate(run *rigRun) ([]*rigmodel.Sampled, error) {
 	skinMode := r.WritesSkin()
-	var propCube *assets.Skeleton
+	var propCube *character.Skeleton
 	if run.reeb != nil && r.Model.Proposal != nil {
 		propCube = tokens.SkeletonToCube(run.reeb, run.norm)
 	}
@@ -315,7 +315,7 @@ func (r *ModelRigger) generate(run *rigRun) ([]*rigmodel.Sampled, error) {
 // settle keeps the best sample, or builds the classical rig when no sample is
 // usable, the best is under the floor, or CompareClassical asks for the comparison,
 // and keeps whichever scores higher.
-func (r *ModelRigger) settle(run *rigRun) (*assets.Character, *RigInfo, error) {
+func (r *ModelRigger) settle(run *rigRun) (*character.Character, *RigInfo, error) {
 	info := run.info
 	switch {
 	case run.best == nil:
@@ -368,7 +368,7 @@ func modelWins(haveBest, scored bool, bestScore, classicalScore float64) bool {
 
 // keep returns the model's best rig with its report, and the anatomical fit its
 // names come from.
-func (r *ModelRigger) keep(run *rigRun) (*assets.Character, *RigInfo, error) {
+func (r *ModelRigger) keep(run *rigRun) (*character.Character, *RigInfo, error) {
 	info := run.info
 	info.Method = run.bestMethod
 	if rep := run.bestRep; rep != nil {
@@ -382,7 +382,7 @@ func (r *ModelRigger) keep(run *rigRun) (*assets.Character, *RigInfo, error) {
 }
 
 // scoreWith scores a rig on the prepared mesh (0 when the mesh cannot be scored).
-func scoreWith(prep *rewards.Prepared, perr error, c *assets.Character) (float64, *rewards.Report) {
+func scoreWith(prep *rewards.Prepared, perr error, c *character.Character) (float64, *rewards.Report) {
 	if perr != nil {
 		return 0, nil
 	}
@@ -394,7 +394,7 @@ func scoreWith(prep *rewards.Prepared, perr error, c *assets.Character) (float64
 }
 
 // withSkin returns a copy of a rig with the weights bind gives its skeleton.
-func withSkin(c *assets.Character, bind classical.Skinner) (*assets.Character, error) {
+func withSkin(c *character.Character, bind classical.Skinner) (*character.Character, error) {
 	out := *c
 	skin, err := bind(&out)
 	if err != nil {

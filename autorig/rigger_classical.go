@@ -4,7 +4,7 @@ import (
 	"math/rand"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rewards"
 	"gorgonia.org/tensor"
 )
@@ -13,12 +13,12 @@ import (
 // model that writes skin tokens, the same skeleton skinned by the model's tokens
 // (tokens, nil when there is none) and that rig's score.
 type classicalRig struct {
-	out         *assets.Character
+	out         *character.Character
 	info        *RigInfo
 	err         error
 	score       float64
 	rep         *rewards.Report
-	tokens      *assets.Character
+	tokens      *character.Character
 	tokensScore float64
 	tokensRep   *rewards.Report
 }
@@ -28,8 +28,8 @@ type classicalRig struct {
 // without Anatomy), the prepared scoring geometry (nil: unscored) and the shape
 // latents the model's skin tokens are written from.
 type classicalInputs struct {
-	c    *assets.Character
-	reeb *assets.Skeleton
+	c    *character.Character
+	reeb *character.Skeleton
 	fit  *fitFuture
 	prep *rewards.Prepared
 	lat  *tensor.Dense
@@ -102,7 +102,7 @@ func (r *ModelRigger) withTokenSkin(res *classicalRig, in classicalInputs) {
 	}
 	t := time.Now()
 	rng := rand.New(rand.NewSource(r.Seed + 1))
-	alt, err := withSkin(res.out, func(c *assets.Character) (*assets.Skin, error) { return r.SkinWith(c, in.lat, rng) })
+	alt, err := withSkin(res.out, func(c *character.Character) (*character.Skin, error) { return r.SkinWith(c, in.lat, rng) })
 	if err != nil {
 		return
 	}

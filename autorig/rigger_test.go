@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -54,7 +54,7 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 			if tc.skin {
 				r.Skin, r.SkinMode = rigidDecoder{}, rigmodel.SkinFromTokens
 			}
-			c := &assets.Character{Name: "box", Mesh: synth.BoxQuadruped()}
+			c := &character.Character{Name: "box", Mesh: synth.BoxQuadruped()}
 			rig, info, err := r.Rig(c)
 			if err != nil {
 				t.Fatal(err)
@@ -132,7 +132,7 @@ func TestModelWins(t *testing.T) {
 // rigidDecoder stands in for the skin tokenizer: nearest-bone weights, codes ignored.
 type rigidDecoder struct{}
 
-func (rigidDecoder) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+func (rigidDecoder) Decode(c *character.Character, sk *character.Skeleton, codes [][]int) (*character.Skin, error) {
 	if len(codes) != sk.NumJoints() {
 		return nil, fmt.Errorf("%d code rows for %d joints", len(codes), sk.NumJoints())
 	}
@@ -148,12 +148,12 @@ type meanDecoder struct {
 	mean *bool
 }
 
-func (d meanDecoder) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+func (d meanDecoder) Decode(c *character.Character, sk *character.Skeleton, codes [][]int) (*character.Skin, error) {
 	*d.sets, *d.mean = [][][]int{codes}, false
 	return rigidDecoder{}.Decode(c, sk, codes)
 }
 
-func (d meanDecoder) DecodeMean(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error) {
+func (d meanDecoder) DecodeMean(c *character.Character, sk *character.Skeleton, codeSets [][][]int) (*character.Skin, error) {
 	*d.sets, *d.mean = codeSets, true
 	return rigidDecoder{}.Decode(c, sk, codeSets[0])
 }
@@ -172,7 +172,7 @@ func TestRigSkinSamples(t *testing.T) {
 			var mean bool
 			r := &ModelRigger{Samples: 1}
 			r.Model, r.Skin, r.SkinMode, r.Seed, r.SkinSamples = m, meanDecoder{&sets, &mean}, rigmodel.SkinFromTokens, 1, n
-			c := &assets.Character{Name: "box", Mesh: synth.BoxQuadruped()}
+			c := &character.Character{Name: "box", Mesh: synth.BoxQuadruped()}
 			rig, info, err := r.Rig(c)
 			if err != nil {
 				t.Fatal(err)
@@ -201,7 +201,7 @@ func TestRigSkinSamples(t *testing.T) {
 }
 
 // sampleStream draws one full stream (skeleton and skin tokens) for c's mesh.
-func sampleStream(t *testing.T, r *ModelRigger, c *assets.Character) []int {
+func sampleStream(t *testing.T, r *ModelRigger, c *character.Character) []int {
 	t.Helper()
 	nm, _ := rigmodel.NormalizedMesh(&c.Mesh)
 	rng := rand.New(rand.NewSource(3))

@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 )
 
 func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
@@ -32,7 +32,7 @@ func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
 	if leaves < 4 {
 		t.Errorf("%d leg tips, want 4 (joints %d, parents %v)", leaves, sk.NumJoints(), sk.Parents)
 	}
-	c := &assets.Character{Mesh: m}
+	c := &character.Character{Mesh: m}
 	rigged, info, err := Rigger{}.Rig(c)
 	if err != nil {
 		t.Fatal(err)
@@ -55,30 +55,30 @@ func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
 // the plank's middle plane; a joint deep inside a large box stays; a joint whose
 // middle is taken by another joint stays.
 func TestCenterJoints(t *testing.T) {
-	v := func(x, y, z float64) assets.Vec3 { return assets.Vec3{x, y, z} }
+	v := func(x, y, z float64) character.Vec3 { return character.Vec3{x, y, z} }
 	// A plank 0.06 thick (y from 0 to 0.06) and, apart from it, a large box.
 	m := synth.Boxes(
-		[2]assets.Vec3{v(-0.9, 0, -0.2), v(0, 0.06, 0.2)},
-		[2]assets.Vec3{v(0.2, -0.5, -0.5), v(1.0, 0.5, 0.5)},
+		[2]character.Vec3{v(-0.9, 0, -0.2), v(0, 0.06, 0.2)},
+		[2]character.Vec3{v(0.2, -0.5, -0.5), v(1.0, 0.5, 0.5)},
 	)
 	bvh := geom.NewBVH(&m)
 	wn := geom.NewWindingNumberBVH(bvh)
 	cases := []struct {
 		name   string
-		joints []assets.Vec3
-		want   assets.Vec3 // where joint 0 ends
+		joints []character.Vec3
+		want   character.Vec3 // where joint 0 ends
 		tol    float64
 	}{
-		{"outside above the plank", []assets.Vec3{v(-0.5, 0.09, 0)}, v(-0.5, 0.03, 0), 1e-6},
-		{"on the top face", []assets.Vec3{v(-0.5, 0.06, 0)}, v(-0.5, 0.03, 0), 1e-6},
-		{"inside near the bottom face", []assets.Vec3{v(-0.5, 0.005, 0.05)}, v(-0.5, 0.03, 0.05), 1e-6},
-		{"already in the middle", []assets.Vec3{v(-0.5, 0.028, 0)}, v(-0.5, 0.028, 0), 0},
-		{"deep in the large box", []assets.Vec3{v(0.6, 0.1, 0)}, v(0.6, 0.1, 0), 0},
-		{"middle taken by another joint", []assets.Vec3{v(-0.5, 0.09, 0), v(-0.5, 0.03, 0)}, v(-0.5, 0.09, 0), 0},
+		{"outside above the plank", []character.Vec3{v(-0.5, 0.09, 0)}, v(-0.5, 0.03, 0), 1e-6},
+		{"on the top face", []character.Vec3{v(-0.5, 0.06, 0)}, v(-0.5, 0.03, 0), 1e-6},
+		{"inside near the bottom face", []character.Vec3{v(-0.5, 0.005, 0.05)}, v(-0.5, 0.03, 0.05), 1e-6},
+		{"already in the middle", []character.Vec3{v(-0.5, 0.028, 0)}, v(-0.5, 0.028, 0), 0},
+		{"deep in the large box", []character.Vec3{v(0.6, 0.1, 0)}, v(0.6, 0.1, 0), 0},
+		{"middle taken by another joint", []character.Vec3{v(-0.5, 0.09, 0), v(-0.5, 0.03, 0)}, v(-0.5, 0.09, 0), 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			joints := append([]assets.Vec3(nil), tc.joints...)
+			joints := append([]character.Vec3(nil), tc.joints...)
 			centerJoints(joints, wn)
 			if d := joints[0].Dist(tc.want); d > tc.tol+1e-12 {
 				t.Errorf("joint at %v, want %v", joints[0], tc.want)
@@ -97,14 +97,14 @@ func TestCenterJoints(t *testing.T) {
 // of the chain from the foot to the top is outside; a bone inside is left alone, the
 // joint budget is kept, and parents still come first.
 func TestSplitOutsideBones(t *testing.T) {
-	v := func(x, y, z float64) assets.Vec3 { return assets.Vec3{x, y, z} }
+	v := func(x, y, z float64) character.Vec3 { return character.Vec3{x, y, z} }
 	m := synth.Boxes(
-		[2]assets.Vec3{v(-0.9, -0.9, -0.1), v(0.9, -0.7, 0.1)}, // foot
-		[2]assets.Vec3{v(-0.9, -0.9, -0.1), v(-0.7, 0.9, 0.1)}, // upright
+		[2]character.Vec3{v(-0.9, -0.9, -0.1), v(0.9, -0.7, 0.1)}, // foot
+		[2]character.Vec3{v(-0.9, -0.9, -0.1), v(-0.7, 0.9, 0.1)}, // upright
 	)
 	bvh := geom.NewBVH(&m)
 	wn := geom.NewWindingNumberBVH(bvh)
-	outside := func(a, b assets.Vec3) int {
+	outside := func(a, b character.Vec3) int {
 		n := 0
 		for k := 1; k <= splitSamples; k++ {
 			if !wn.Inside(a.Lerp(b, float64(k)/float64(splitSamples+1))) {
@@ -115,12 +115,12 @@ func TestSplitOutsideBones(t *testing.T) {
 	}
 	// Joint 0 at the foot's tip, 1 near it (inside, a short bone), 2 at the top of
 	// the upright, hanging off joint 0 across the corner.
-	joints := []assets.Vec3{v(0.8, -0.8, 0), v(0.6, -0.8, 0), v(-0.8, 0.8, 0)}
+	joints := []character.Vec3{v(0.8, -0.8, 0), v(0.6, -0.8, 0), v(-0.8, 0.8, 0)}
 	parents := []int{-1, 0, 0}
 	if outside(joints[0], joints[2]) < 4 {
 		t.Fatal("test mesh: the bone 0→2 should cut outside")
 	}
-	share := func(js []assets.Vec3, ps []int) float64 {
+	share := func(js []character.Vec3, ps []int) float64 {
 		out, all := 0, 0
 		for j, p := range ps {
 			if p >= 0 {
@@ -141,7 +141,7 @@ func TestSplitOutsideBones(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			gotJ, gotP := splitOutsideBones(append([]assets.Vec3(nil), joints...), append([]int(nil), parents...), wn, tc.maxJoints)
+			gotJ, gotP := splitOutsideBones(append([]character.Vec3(nil), joints...), append([]int(nil), parents...), wn, tc.maxJoints)
 			if len(gotJ) != tc.want {
 				t.Fatalf("%d joints, want %d: %v %v", len(gotJ), tc.want, gotJ, gotP)
 			}
@@ -165,12 +165,12 @@ func TestSplitOutsideBones(t *testing.T) {
 }
 
 func TestReorderParentsFirst(t *testing.T) {
-	v := func(x float64) assets.Vec3 { return assets.Vec3{x, 0, 0} }
+	v := func(x float64) character.Vec3 { return character.Vec3{x, 0, 0} }
 	// Joint 0's child is 3; 3's child is 1; 2 is a second root with child 4.
-	joints := []assets.Vec3{v(0), v(1), v(2), v(3), v(4)}
+	joints := []character.Vec3{v(0), v(1), v(2), v(3), v(4)}
 	parents := []int{-1, 3, -1, 0, 2}
 	gotJ, gotP := reorderParentsFirst(joints, parents)
-	wantJ := []assets.Vec3{v(0), v(3), v(1), v(2), v(4)}
+	wantJ := []character.Vec3{v(0), v(3), v(1), v(2), v(4)}
 	wantP := []int{-1, 0, 1, -1, 3}
 	for j := range wantJ {
 		if gotJ[j] != wantJ[j] || gotP[j] != wantP[j] {
@@ -223,14 +223,14 @@ func TestClassicalSkeletonInsideSynthKinds(t *testing.T) {
 // capeMesh is an open, single-sided sheet shaped like a cape: a quarter of a
 // cylinder (radius r about the y axis) from y = -h to h, flaring out toward the
 // bottom, nu × nv quads.
-func capeMesh(r, h float64, nu, nv int) assets.Mesh {
-	var m assets.Mesh
+func capeMesh(r, h float64, nu, nv int) character.Mesh {
+	var m character.Mesh
 	for i := 0; i <= nv; i++ {
 		y := h - 2*h*float64(i)/float64(nv)
 		rr := r * (1 + 0.3*float64(i)/float64(nv))
 		for k := 0; k <= nu; k++ {
 			a := math.Pi/4 + math.Pi/2*float64(k)/float64(nu)
-			m.Positions = append(m.Positions, assets.Vec3{rr * math.Cos(a), y, rr * math.Sin(a)})
+			m.Positions = append(m.Positions, character.Vec3{rr * math.Cos(a), y, rr * math.Sin(a)})
 		}
 	}
 	at := func(i, k int) int { return i*(nu+1) + k }
@@ -250,7 +250,7 @@ func capeMesh(r, h float64, nu, nv int) assets.Mesh {
 func TestClassicalSkeletonOnOpenSheet(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		m    assets.Mesh
+		m    character.Mesh
 	}{
 		{"cape", capeMesh(0.5, 0.9, 24, 36)},
 		{"flat net", flatSheet(1.6, 24)},
@@ -260,13 +260,13 @@ func TestClassicalSkeletonOnOpenSheet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			norm := assets.NormalizationOf(tc.m)
-			nm := assets.Mesh{Triangles: tc.m.Triangles}
+			norm := character.NormalizationOf(tc.m)
+			nm := character.Mesh{Triangles: tc.m.Triangles}
 			for _, p := range tc.m.Positions {
 				nm.Positions = append(nm.Positions, norm.Point(p))
 			}
 			bvh := geom.NewBVH(&nm)
-			off := func(p assets.Vec3) float64 {
+			off := func(p character.Vec3) float64 {
 				hit, _ := bvh.Closest(norm.Point(p))
 				return hit.Dist
 			}
@@ -299,11 +299,11 @@ func TestClassicalSkeletonOnOpenSheet(t *testing.T) {
 }
 
 // flatSheet is an open square sheet of side s in the y = 0 plane, n × n quads.
-func flatSheet(s float64, n int) assets.Mesh {
-	var m assets.Mesh
+func flatSheet(s float64, n int) character.Mesh {
+	var m character.Mesh
 	for i := 0; i <= n; i++ {
 		for k := 0; k <= n; k++ {
-			m.Positions = append(m.Positions, assets.Vec3{s * (float64(k)/float64(n) - 0.5), 0, s * (float64(i)/float64(n) - 0.5)})
+			m.Positions = append(m.Positions, character.Vec3{s * (float64(k)/float64(n) - 0.5), 0, s * (float64(i)/float64(n) - 0.5)})
 		}
 	}
 	for i := 0; i < n; i++ {

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards"
@@ -27,7 +27,7 @@ import (
 // whole rigs, rewards and validity) over a folder of ground-truth rigs.
 
 // SkeletonPredictor predicts a skeleton (world space) for a character's mesh.
-type SkeletonPredictor func(c *assets.Character) (*assets.Skeleton, error)
+type SkeletonPredictor func(c *character.Character) (*character.Skeleton, error)
 
 // Row is one asset of an evaluation.
 type Row struct {
@@ -90,7 +90,7 @@ func Items(inputs []string, all bool) ([]rigmodel.BatchItem, map[string]dataset.
 
 // Skeletons runs each predictor on every ground-truth rig and compares the
 // skeletons (METRICS.md, in ground truth's normalized frame).
-func Skeletons(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(string) (*assets.Character, error), methods map[string]SkeletonPredictor, progressTo io.Writer) *Report {
+func Skeletons(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(string) (*character.Character, error), methods map[string]SkeletonPredictor, progressTo io.Writer) *Report {
 	rep := &Report{Task: "skeleton"}
 	names := sortedKeys(methods)
 	bar := progress.New(progressTo, "eval skeleton", len(items)*len(names))
@@ -102,14 +102,14 @@ func Skeletons(items []rigmodel.BatchItem, fam map[string]dataset.File, load fun
 			if err != nil || !gt.Rigged() {
 				row.Error = fmt.Sprintf("ground truth: %v", errOr(err, "not rigged"))
 			} else {
-				in := &assets.Character{Name: gt.Name, Mesh: gt.Mesh}
+				in := &character.Character{Name: gt.Name, Mesh: gt.Mesh}
 				t := time.Now()
 				sk, perr := methods[name](in)
 				row.Seconds = time.Since(t).Seconds()
 				if perr != nil {
 					row.Error = perr.Error()
 				} else {
-					m := metrics.SkeletonMetrics(gt.Skeleton, sk, assets.NormalizationOf(gt.Mesh))
+					m := metrics.SkeletonMetrics(gt.Skeleton, sk, character.NormalizationOf(gt.Mesh))
 					row.Skeleton = &m
 				}
 			}
@@ -128,7 +128,7 @@ func Skeletons(items []rigmodel.BatchItem, fam map[string]dataset.File, load fun
 // Rigs rigs every ground-truth mesh with each rigger and reports the skeleton
 // metrics, the rewards' score (next to the artist's rig's), validity, and which
 // method produced each rig.
-func Rigs(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(string) (*assets.Character, error), riggers map[string]autorig.Rigger, progressTo io.Writer) *Report {
+func Rigs(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(string) (*character.Character, error), riggers map[string]autorig.Rigger, progressTo io.Writer) *Report {
 	rep := &Report{Task: "rig"}
 	names := sortedKeys(riggers)
 	bar := progress.New(progressTo, "eval rig", len(items)*len(names))
@@ -146,7 +146,7 @@ func Rigs(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(str
 			if err != nil || !gt.Rigged() {
 				row.Error = fmt.Sprintf("ground truth: %v", errOr(err, "not rigged"))
 			} else {
-				in := &assets.Character{Name: gt.Name, Mesh: gt.Mesh, Materials: gt.Materials}
+				in := &character.Character{Name: gt.Name, Mesh: gt.Mesh, Materials: gt.Materials}
 				t := time.Now()
 				rig, info, rerr := riggers[name].Rig(in)
 				row.Seconds = time.Since(t).Seconds()
@@ -156,7 +156,7 @@ func Rigs(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(str
 					valid := rigmodel.CheckRig(rig) == nil
 					row.Valid = &valid
 					row.Method = name + ":" + info.Method
-					m := metrics.SkeletonMetrics(gt.Skeleton, rig.Skeleton, assets.NormalizationOf(gt.Mesh))
+					m := metrics.SkeletonMetrics(gt.Skeleton, rig.Skeleton, character.NormalizationOf(gt.Mesh))
 					row.Skeleton = &m
 					if r, serr := rewards.Score(rig, rewards.Options{}); serr == nil {
 						row.Score = &r.Score

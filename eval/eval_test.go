@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
 // truthRigger returns the ground truth's own skeleton: every skeleton distance is 0.
-type truthRigger struct{ gt *assets.Character }
+type truthRigger struct{ gt *character.Character }
 
-func (r truthRigger) Rig(c *assets.Character) (*assets.Character, *autorig.RigInfo, error) {
+func (r truthRigger) Rig(c *character.Character) (*character.Character, *autorig.RigInfo, error) {
 	out := r.gt.Clone()
 	return out, &autorig.RigInfo{Method: "truth"}, nil
 }
@@ -23,7 +23,7 @@ func (r truthRigger) Rig(c *assets.Character) (*assets.Character, *autorig.RigIn
 // failRigger always fails.
 type failRigger struct{}
 
-func (failRigger) Rig(*assets.Character) (*assets.Character, *autorig.RigInfo, error) {
+func (failRigger) Rig(*character.Character) (*character.Character, *autorig.RigInfo, error) {
 	return nil, nil, errors.New("no rig")
 }
 
@@ -32,7 +32,7 @@ func TestRigs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	load := func(path string) (*assets.Character, error) {
+	load := func(path string) (*character.Character, error) {
 		if path == "missing.glb" {
 			return nil, errors.New("no such file")
 		}

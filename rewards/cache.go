@@ -9,7 +9,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // MeshKey is the content hash of a mesh as scoring sees it: vertex positions and
@@ -18,7 +18,7 @@ import (
 type MeshKey [sha256.Size]byte
 
 // KeyOf returns m's MeshKey.
-func KeyOf(m *assets.Mesh) MeshKey {
+func KeyOf(m *character.Mesh) MeshKey {
 	h := sha256.New()
 	var buf [8 * 3 * 64]byte
 	n := 0
@@ -105,7 +105,7 @@ func NewCache(maxBytes int64) *Cache {
 
 // Prepare returns the prepared form of m for opt, from the cache when an equal mesh
 // was prepared with the same seed and sample count. Failures are not cached.
-func (c *Cache) Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
+func (c *Cache) Prepare(m *character.Mesh, opt Options) (*Prepared, error) {
 	if c == nil {
 		return preparePanicSafe(m, opt)
 	}
@@ -122,7 +122,7 @@ func (c *Cache) Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 
 // prepare returns the cached or newly prepared mesh; waited is whether it came from
 // another request's preparation.
-func (c *Cache) prepare(m *assets.Mesh, key cacheKey, opt Options) (p *Prepared, waited bool, err error) {
+func (c *Cache) prepare(m *character.Mesh, key cacheKey, opt Options) (p *Prepared, waited bool, err error) {
 	c.mu.Lock()
 	if el, ok := c.entries[key]; ok {
 		c.lru.MoveToFront(el)
@@ -174,7 +174,7 @@ func (c *Cache) prepare(m *assets.Mesh, key cacheKey, opt Options) (p *Prepared,
 // preparePanicSafe is Prepare with a panic turned into an error, so that a mesh
 // that crashes preparation fails its own request and never leaves a cache entry
 // whose waiters block forever.
-func preparePanicSafe(m *assets.Mesh, opt Options) (p *Prepared, err error) {
+func preparePanicSafe(m *character.Mesh, opt Options) (p *Prepared, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("prepare mesh: internal error: %v", r)
@@ -211,7 +211,7 @@ func (c *Cache) Stats() CacheStats {
 }
 
 // Score prepares ch's mesh through the cache and scores its rig (see Score).
-func (c *Cache) Score(ch *assets.Character, opt Options) (*Report, error) {
+func (c *Cache) Score(ch *character.Character, opt Options) (*Report, error) {
 	if ch == nil {
 		return nil, errors.New("score: nil character")
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // The mesh key depends on positions and triangles only.
@@ -103,7 +103,7 @@ func TestCache(t *testing.T) {
 		t.Error("an evicted mesh was not prepared again")
 	}
 	// Failures are not cached; a nil cache prepares every time.
-	if _, err := c.Prepare(&assets.Mesh{}, opt); err == nil {
+	if _, err := c.Prepare(&character.Mesh{}, opt); err == nil {
 		t.Error("empty mesh: no error")
 	}
 	var none *Cache
@@ -118,7 +118,7 @@ func TestCache(t *testing.T) {
 func TestCacheDropsFailedEntry(t *testing.T) {
 	a := capsuleMan(1, false).character(24)
 	cache := NewCache(1 << 30)
-	prepareHook = func(*assets.Mesh, Options) (*Prepared, error) { panic("boom") }
+	prepareHook = func(*character.Mesh, Options) (*Prepared, error) { panic("boom") }
 	_, err := cache.Prepare(&a.Mesh, Options{})
 	prepareHook = Prepare
 	if err == nil || !strings.Contains(err.Error(), "boom") {

@@ -5,7 +5,7 @@ import (
 	"math/rand"
 	"sync"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Deformation tuning.
@@ -83,31 +83,31 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 	nJ := len(r.pos)
 	// The posed positions: a pooled buffer (scores run back to back, each would
 	// otherwise zero a fresh copy of the mesh).
-	defBuf := posedPool.Get().(*[]assets.Vec3)
+	defBuf := posedPool.Get().(*[]character.Vec3)
 	defer posedPool.Put(defBuf)
 	if cap(*defBuf) < len(p.pos) {
-		*defBuf = make([]assets.Vec3, len(p.pos))
+		*defBuf = make([]character.Vec3, len(p.pos))
 	}
 	def := (*defBuf)[:len(p.pos)]
 	copy(def, p.pos)
 	edgeMax := make([]float64, len(p.edges))
 	sqSum, distorted, flips, volDrift, artSum := 0.0, 0, 0, 0.0, 0.0
-	invBind := make([]assets.Mat4, nJ)
+	invBind := make([]character.Mat4, nJ)
 	for j, b := range r.skel.BindWorld {
 		inv, ok := b.Inverse()
 		if !ok {
-			inv = assets.Identity4()
+			inv = character.Identity4()
 		}
 		invBind[j] = inv
 	}
-	mats := make([]assets.Mat4, nJ)
+	mats := make([]character.Mat4, nJ)
 	fr := p.flipFrames(r)
 	torn, regions := p.seamEdges(r)
 	for k := 0; k < opt.Poses && !opt.canceled(); k++ {
 		// One stream per pose, read joint by joint: joints appended to a skeleton do
 		// not change the rotations the others get.
 		rng := rand.New(rand.NewSource(opt.Seed*7919 + 17 + int64(k)*104729))
-		pose := assets.RandomPose(rng, nJ, opt.MaxAngle)
+		pose := character.RandomPose(rng, nJ, opt.MaxAngle)
 		posed := r.skel.PosedWorld(pose)
 		for j := range mats {
 			mats[j] = posed[j].Mul(invBind[j])
@@ -222,7 +222,7 @@ func (p *Prepared) flipFrames(r *rig) blendedFrames {
 // two bones apart: the boundaries every seam of a rig crosses; random weights draw
 // boundaries between far joints, which do not count).
 func (p *Prepared) seamEdges(r *rig) (torn float64, regions int) {
-	var ma, mb []assets.Influence
+	var ma, mb []character.Influence
 	for _, e := range p.edges {
 		torn += clamp01((weightJump(major(r.skin[e.a], &ma), major(r.skin[e.b], &mb)) - tearLow) / (1 - tearLow))
 		if a, b := heaviestJoint(r.skin[e.a]), heaviestJoint(r.skin[e.b]); a != b && r.near(a, b) {
@@ -234,7 +234,7 @@ func (p *Prepared) seamEdges(r *rig) (torn float64, regions int) {
 
 // skinPosed writes the linear-blend-skinned position of every deformation vertex
 // into def, given each joint's bind-to-posed transform; unweighted vertices stay.
-func (p *Prepared) skinPosed(def []assets.Vec3, r *rig, mats []assets.Mat4) {
+func (p *Prepared) skinPosed(def []character.Vec3, r *rig, mats []character.Mat4) {
 	for _, v := range p.defVerts {
 		ws := r.skin[v]
 		if len(ws) == 0 {
@@ -249,7 +249,7 @@ func (p *Prepared) skinPosed(def []assets.Vec3, r *rig, mats []assets.Mat4) {
 			y += w * (m[1]*q[0] + m[5]*q[1] + m[9]*q[2] + m[13])
 			z += w * (m[2]*q[0] + m[6]*q[1] + m[10]*q[2] + m[14])
 		}
-		def[v] = assets.Vec3{x, y, z}
+		def[v] = character.Vec3{x, y, z}
 	}
 }
 
@@ -257,13 +257,13 @@ func (p *Prepared) skinPosed(def []assets.Vec3, r *rig, mats []assets.Mat4) {
 // carried by the triangle's blended skinning transform: a triangle that a chain
 // merely rotates keeps n1·carried > 0; only a fold (the triangle turned inside out
 // relative to its own frame) flips.
-func (p *Prepared) folds(def []assets.Vec3, mats []assets.Mat4, fr blendedFrames) int {
+func (p *Prepared) folds(def []character.Vec3, mats []character.Mat4, fr blendedFrames) int {
 	flips := 0
 	for i, t := range p.flipTris {
 		tr := p.tris[t]
 		n1 := def[tr[1]].Sub(def[tr[0]]).Cross(def[tr[2]].Sub(def[tr[0]]))
 		n0 := p.flipNormals[i]
-		var carried assets.Vec3
+		var carried character.Vec3
 		for k := fr.start[i]; k < fr.start[i+1]; k++ {
 			m, w := &mats[fr.joint[k]], fr.weight[k]
 			carried[0] += w * (m[0]*n0[0] + m[4]*n0[1] + m[8]*n0[2])
@@ -305,12 +305,12 @@ func (p *Prepared) worstVertices(r *rig, edgeMax []float64) []VertexJoint {
 	return out
 }
 
-var posedPool = sync.Pool{New: func() any { return new([]assets.Vec3) }}
+var posedPool = sync.Pool{New: func() any { return new([]character.Vec3) }}
 
 // major returns ws without its influences under tearMinor, renormalized, in *buf:
 // the weights that shape a seam (a sliver of weight on a passenger bone does not
 // soften it).
-func major(ws []assets.Influence, buf *[]assets.Influence) []assets.Influence {
+func major(ws []character.Influence, buf *[]character.Influence) []character.Influence {
 	out, sum := (*buf)[:0], 0.0
 	for _, in := range ws {
 		if in.Weight >= tearMinor {
@@ -330,7 +330,7 @@ func major(ws []assets.Influence, buf *[]assets.Influence) []assets.Influence {
 }
 
 // heaviestJoint is the joint of a vertex's heaviest influence (-1 for none).
-func heaviestJoint(ws []assets.Influence) int {
+func heaviestJoint(ws []character.Influence) int {
 	j, best := -1, 0.0
 	for _, in := range ws {
 		if in.Weight > best {
@@ -341,7 +341,7 @@ func heaviestJoint(ws []assets.Influence) int {
 }
 
 // weightJump returns the total variation distance between two vertices' weights.
-func weightJump(a, b []assets.Influence) float64 {
+func weightJump(a, b []character.Influence) float64 {
 	d := 0.0
 	for _, x := range a {
 		w := 0.0

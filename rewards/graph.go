@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // edgeList returns each undirected edge of the triangles once, packed as
@@ -95,7 +95,7 @@ func (g *surfaceGraph) neighbors(v int) []int32 { return g.adj[g.start[v]:g.star
 // closer than r (cube units) are joined too, at most 6 links found from each vertex,
 // so that touching but unconnected mesh pieces (a belt on a body, a duplicated
 // seam) count as one surface.
-func newSurfaceGraph(pos []assets.Vec3, edges []uint64, r float64) surfaceGraph {
+func newSurfaceGraph(pos []character.Vec3, edges []uint64, r float64) surfaceGraph {
 	nv := len(pos)
 	pairs := make([]uint64, len(edges), len(edges)+nv)
 	copy(pairs, edges)
@@ -127,7 +127,7 @@ func newSurfaceGraph(pos []assets.Vec3, edges []uint64, r float64) surfaceGraph 
 // columns gives each column's run, so a lookup is an index, not a hash probe. A grid
 // too large for that table (positions far outside the normalized cube, which scoring
 // never passes) gets no links.
-func appendProximityLinks(pairs []uint64, pos []assets.Vec3, r float64) []uint64 {
+func appendProximityLinks(pairs []uint64, pos []character.Vec3, r float64) []uint64 {
 	const limit = 1 << 20 // cell coordinates beyond ±limit are left out
 	const maxLinks = 6
 	nv := len(pos)

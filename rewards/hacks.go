@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Hack is a degenerate rig built from a good one: the shortcuts a policy trained on
@@ -19,7 +19,7 @@ type Hack struct {
 	// Build returns the degenerate rig, a new character sharing nothing with c. ok is
 	// false when the hack does not apply (e.g. collapsing a one-joint skeleton) or c
 	// is not rigged.
-	Build func(c *assets.Character, seed int64) (h *assets.Character, ok bool)
+	Build func(c *character.Character, seed int64) (h *character.Character, ok bool)
 	// CharactersOnly marks a hack that means something only for creatures: a prop's
 	// sub-part (a wheel, a sail's yard) is not a limb whose bone it must have.
 	CharactersOnly bool
@@ -53,24 +53,24 @@ var Hacks = []Hack{
 	{Name: "missing_limb", Doc: "the true rig without its heaviest limb (a subtree off a branching joint with 2-40% of the weight), whose weight goes to the joint it hung from", Build: MissingLimb, CharactersOnly: true},
 }
 
-func rigged(c *assets.Character) bool {
+func rigged(c *character.Character) bool {
 	return c != nil && c.Skeleton != nil && c.Skin != nil && c.Skeleton.NumJoints() > 0 &&
 		len(c.Skeleton.Parents) == c.Skeleton.NumJoints() && len(c.Skeleton.BindWorld) == c.Skeleton.NumJoints()
 }
 
 // withTranslation returns m with its translation replaced by t.
-func withTranslation(m assets.Mat4, t assets.Vec3) assets.Mat4 {
+func withTranslation(m character.Mat4, t character.Vec3) character.Mat4 {
 	m[12], m[13], m[14] = t[0], t[1], t[2]
 	return m
 }
 
 // Collapsed moves every joint onto the mean joint position, keeping the weights.
-func Collapsed(c *assets.Character, seed int64) (*assets.Character, bool) {
+func Collapsed(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
 	h := c.Clone()
-	var mean assets.Vec3
+	var mean character.Vec3
 	for _, p := range h.Skeleton.Positions() {
 		mean = mean.Add(p)
 	}
@@ -83,24 +83,24 @@ func Collapsed(c *assets.Character, seed int64) (*assets.Character, bool) {
 
 // SingleJoint replaces the skeleton by one joint at the mesh's bounding-box centre
 // that carries every vertex.
-func SingleJoint(c *assets.Character, seed int64) (*assets.Character, bool) {
+func SingleJoint(c *character.Character, seed int64) (*character.Character, bool) {
 	if c == nil || len(c.Mesh.Positions) == 0 {
 		return nil, false
 	}
 	h := c.Clone()
 	lo, hi := h.Mesh.Bounds()
-	h.Skeleton = &assets.Skeleton{Names: []string{"root"}, Parents: []int{-1},
-		BindWorld: []assets.Mat4{assets.Translate4(lo.Add(hi).Scale(0.5))}}
-	h.Skin = &assets.Skin{Weights: make([][]assets.Influence, len(h.Mesh.Positions))}
+	h.Skeleton = &character.Skeleton{Names: []string{"root"}, Parents: []int{-1},
+		BindWorld: []character.Mat4{character.Translate4(lo.Add(hi).Scale(0.5))}}
+	h.Skin = &character.Skin{Weights: make([][]character.Influence, len(h.Mesh.Positions))}
 	for v := range h.Skin.Weights {
-		h.Skin.Weights[v] = []assets.Influence{{Joint: 0, Weight: 1}}
+		h.Skin.Weights[v] = []character.Influence{{Joint: 0, Weight: 1}}
 	}
 	return h, true
 }
 
 // SurfaceBones builds a root at the mesh centre with 300 tiny bones (1% of the mesh
 // size) hanging on surface samples, pointing inward, and rigid nearest-bone weights.
-func SurfaceBones(c *assets.Character, seed int64) (*assets.Character, bool) {
+func SurfaceBones(c *character.Character, seed int64) (*character.Character, bool) {
 	if c == nil || len(c.Mesh.Positions) == 0 {
 		return nil, false
 	}
@@ -112,17 +112,17 @@ func SurfaceBones(c *assets.Character, seed int64) (*assets.Character, bool) {
 	}
 	lo, hi := h.Mesh.Bounds()
 	size := hi.Sub(lo).Len()
-	sk := &assets.Skeleton{Names: []string{"root"}, Parents: []int{-1},
-		BindWorld: []assets.Mat4{assets.Translate4(lo.Add(hi).Scale(0.5))}}
+	sk := &character.Skeleton{Names: []string{"root"}, Parents: []int{-1},
+		BindWorld: []character.Mat4{character.Translate4(lo.Add(hi).Scale(0.5))}}
 	for i, s := range samples {
 		base := len(sk.Names)
 		sk.Names = append(sk.Names, fmt.Sprintf("tiny%d", i), fmt.Sprintf("tiny%d_end", i))
 		sk.Parents = append(sk.Parents, 0, base)
-		sk.BindWorld = append(sk.BindWorld, assets.Translate4(s.Point),
-			assets.Translate4(s.Point.Sub(s.Normal.Scale(0.01*size))))
+		sk.BindWorld = append(sk.BindWorld, character.Translate4(s.Point),
+			character.Translate4(s.Point.Sub(s.Normal.Scale(0.01*size))))
 	}
 	h.Skeleton = sk
-	h.Skin = assets.RigidSkin(h.Mesh.Positions, sk)
+	h.Skin = character.RigidSkin(h.Mesh.Positions, sk)
 	return h, true
 }
 
@@ -133,13 +133,13 @@ const pokeDepth = 0.2
 // normalized cube, i.e. 10% of the largest extent) outside the mesh: 0.2 beyond the
 // last surface crossing along the bone, and then on until it is 0.2 from the
 // surface (on a sheet the bone's line may never cross it).
-func PokeOut(c *assets.Character, seed int64) (*assets.Character, bool) {
+func PokeOut(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
 	h := c.Clone()
-	norm := assets.NormalizationOf(h.Mesh)
-	nm := &assets.Mesh{Positions: make([]assets.Vec3, len(h.Mesh.Positions)), Triangles: h.Mesh.Triangles}
+	norm := character.NormalizationOf(h.Mesh)
+	nm := &character.Mesh{Positions: make([]character.Vec3, len(h.Mesh.Positions)), Triangles: h.Mesh.Triangles}
 	for i, p := range h.Mesh.Positions {
 		nm.Positions[i] = norm.Point(p)
 	}
@@ -184,16 +184,16 @@ func PokeOut(c *assets.Character, seed int64) (*assets.Character, bool) {
 }
 
 // UniformWeights weights every vertex equally on every joint.
-func UniformWeights(c *assets.Character, seed int64) (*assets.Character, bool) {
+func UniformWeights(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
 	h := c.Clone()
 	n := h.Skeleton.NumJoints()
 	for v := range h.Skin.Weights {
-		ws := make([]assets.Influence, n)
+		ws := make([]character.Influence, n)
 		for j := range ws {
-			ws[j] = assets.Influence{Joint: j, Weight: 1 / float64(n)}
+			ws[j] = character.Influence{Joint: j, Weight: 1 / float64(n)}
 		}
 		h.Skin.Weights[v] = ws
 	}
@@ -202,7 +202,7 @@ func UniformWeights(c *assets.Character, seed int64) (*assets.Character, bool) {
 
 // RandomWeights weights every vertex on 4 random joints (fewer for small skeletons)
 // with random weights summing to 1.
-func RandomWeights(c *assets.Character, seed int64) (*assets.Character, bool) {
+func RandomWeights(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
@@ -210,13 +210,13 @@ func RandomWeights(c *assets.Character, seed int64) (*assets.Character, bool) {
 	rng := rand.New(rand.NewSource(seed))
 	n := h.Skeleton.NumJoints()
 	k := min(4, n)
-	h.Skin.Weights = make([][]assets.Influence, len(h.Mesh.Positions))
+	h.Skin.Weights = make([][]character.Influence, len(h.Mesh.Positions))
 	for v := range h.Skin.Weights {
 		perm := rng.Perm(n)[:k]
-		ws := make([]assets.Influence, k)
+		ws := make([]character.Influence, k)
 		sum := 0.0
 		for i, j := range perm {
-			ws[i] = assets.Influence{Joint: j, Weight: rng.Float64() + 1e-3}
+			ws[i] = character.Influence{Joint: j, Weight: rng.Float64() + 1e-3}
 			sum += ws[i].Weight
 		}
 		for i := range ws {
@@ -231,14 +231,14 @@ func RandomWeights(c *assets.Character, seed int64) (*assets.Character, bool) {
 // DuplicateJoints doubles every joint in place: joint j becomes j and a twin child at
 // the same position that parents j's children, and each weight is split evenly
 // between the twins.
-func DuplicateJoints(c *assets.Character, seed int64) (*assets.Character, bool) {
+func DuplicateJoints(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) {
 		return nil, false
 	}
 	h := c.Clone()
 	old := h.Skeleton
 	n := old.NumJoints()
-	sk := &assets.Skeleton{}
+	sk := &character.Skeleton{}
 	for j := 0; j < n; j++ {
 		p := -1
 		if old.Parents[j] >= 0 {
@@ -250,10 +250,10 @@ func DuplicateJoints(c *assets.Character, seed int64) (*assets.Character, bool) 
 	}
 	h.Skeleton = sk
 	for v, ws := range h.Skin.Weights {
-		out := make([]assets.Influence, 0, 2*len(ws))
+		out := make([]character.Influence, 0, 2*len(ws))
 		for _, in := range ws {
-			out = append(out, assets.Influence{Joint: 2 * in.Joint, Weight: in.Weight / 2},
-				assets.Influence{Joint: 2*in.Joint + 1, Weight: in.Weight / 2})
+			out = append(out, character.Influence{Joint: 2 * in.Joint, Weight: in.Weight / 2},
+				character.Influence{Joint: 2*in.Joint + 1, Weight: in.Weight / 2})
 		}
 		h.Skin.Weights[v] = out
 	}
@@ -262,7 +262,7 @@ func DuplicateJoints(c *assets.Character, seed int64) (*assets.Character, bool) 
 
 // Shrunk scales the skeleton by 0.4 toward the mesh's bounding-box centre, keeping the
 // weights.
-func Shrunk(c *assets.Character, seed int64) (*assets.Character, bool) {
+func Shrunk(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
@@ -279,18 +279,18 @@ func Shrunk(c *assets.Character, seed int64) (*assets.Character, bool) {
 // RigidNearestBone keeps the true skeleton and gives every vertex weight 1 on its
 // nearest bone (assets.RigidSkin). It does not apply (ok false) when the true weights
 // are that already: the hack would be the true rig itself.
-func RigidNearestBone(c *assets.Character, seed int64) (*assets.Character, bool) {
+func RigidNearestBone(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
 	h := c.Clone()
-	h.Skin = assets.RigidSkin(h.Mesh.Positions, h.Skeleton)
+	h.Skin = character.RigidSkin(h.Mesh.Positions, h.Skeleton)
 	return h, !sameWeights(c.Skin, h.Skin)
 }
 
 // sameWeights reports whether two skins give every vertex the same weights (within
 // 1e-6; influences in any order).
-func sameWeights(a, b *assets.Skin) bool {
+func sameWeights(a, b *character.Skin) bool {
 	if len(a.Weights) != len(b.Weights) {
 		return false
 	}
@@ -320,7 +320,7 @@ func sameWeights(a, b *assets.Skin) bool {
 // carries the most weight in the true rig, leaving every other bone weightless:
 // rewards that judge bones by the weight they carry must not let such a rig shed
 // its bad bones this way.
-func OneWeightedJoint(c *assets.Character, seed int64) (*assets.Character, bool) {
+func OneWeightedJoint(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
@@ -333,7 +333,7 @@ func OneWeightedJoint(c *assets.Character, seed int64) (*assets.Character, bool)
 		}
 	}
 	for v := range h.Skin.Weights {
-		h.Skin.Weights[v] = []assets.Influence{{Joint: heavy, Weight: 1}}
+		h.Skin.Weights[v] = []character.Influence{{Joint: heavy, Weight: 1}}
 	}
 	return h, true
 }
@@ -344,7 +344,7 @@ func OneWeightedJoint(c *assets.Character, seed int64) (*assets.Character, bool)
 // within 5% of the mesh size of the sample. It is the cheap way to reach every
 // extremity (bones that move little, placed where coverage looks) that rewards
 // weighing bones by the weight they carry must not reward.
-func DecoyBones(c *assets.Character, seed int64) (*assets.Character, bool) {
+func DecoyBones(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || len(c.Mesh.Positions) == 0 {
 		return nil, false
 	}
@@ -368,7 +368,7 @@ func DecoyBones(c *assets.Character, seed int64) (*assets.Character, bool) {
 		base := sk.NumJoints()
 		sk.Names = append(sk.Names, fmt.Sprintf("decoy%d", i), fmt.Sprintf("decoy%d_end", i))
 		sk.Parents = append(sk.Parents, parent, base)
-		sk.BindWorld = append(sk.BindWorld, assets.Translate4(s.Point), assets.Translate4(s.Point.Add(s.Normal.Scale(0.1*size))))
+		sk.BindWorld = append(sk.BindWorld, character.Translate4(s.Point), character.Translate4(s.Point.Add(s.Normal.Scale(0.1*size))))
 		for v, q := range h.Mesh.Positions {
 			if q.Dist(s.Point) > 0.05*size {
 				continue
@@ -377,7 +377,7 @@ func DecoyBones(c *assets.Character, seed int64) (*assets.Character, bool) {
 			for k := range ws {
 				ws[k].Weight *= 0.95
 			}
-			h.Skin.Weights[v] = append(ws, assets.Influence{Joint: base, Weight: 0.05})
+			h.Skin.Weights[v] = append(ws, character.Influence{Joint: base, Weight: 0.05})
 		}
 	}
 	return h, true
@@ -385,7 +385,7 @@ func DecoyBones(c *assets.Character, seed int64) (*assets.Character, bool) {
 
 // jointMass returns each joint's summed skin weight over c's vertices and their
 // total (weights on joints that do not exist, and non-positive ones, left out).
-func jointMass(c *assets.Character) ([]float64, float64) {
+func jointMass(c *character.Character) ([]float64, float64) {
 	mass := make([]float64, c.Skeleton.NumJoints())
 	total := 0.0
 	for _, ws := range c.Skin.Weights {
@@ -406,7 +406,7 @@ func jointMass(c *assets.Character) ([]float64, float64) {
 // writes fewer joints produces, and it deforms well (the limb moves rigidly with its
 // parent), so only the rewards that ask for a bone in every protrusion see it. It
 // does not apply when no subtree qualifies.
-func MissingLimb(c *assets.Character, seed int64) (*assets.Character, bool) {
+func MissingLimb(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 3 {
 		return nil, false
 	}
@@ -451,7 +451,7 @@ func MissingLimb(c *assets.Character, seed int64) (*assets.Character, bool) {
 	h := c.Clone()
 	h.Skeleton = sk.Select(keep)
 	for v, ws := range h.Skin.Weights {
-		merged := make([]assets.Influence, 0, len(ws))
+		merged := make([]character.Influence, 0, len(ws))
 		for _, in := range ws {
 			j := in.Joint
 			if j >= 0 && j < n && drop[j] {
@@ -468,7 +468,7 @@ func MissingLimb(c *assets.Character, seed int64) (*assets.Character, bool) {
 				}
 			}
 			if !found {
-				merged = append(merged, assets.Influence{Joint: j, Weight: in.Weight})
+				merged = append(merged, character.Influence{Joint: j, Weight: in.Weight})
 			}
 		}
 		h.Skin.Weights[v] = merged

@@ -14,6 +14,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 )
 
 // dataDir returns ../shared/data beside the repository root, or "" when absent.
@@ -71,7 +72,7 @@ type dumpRow struct {
 // runHackSuite scores c's true rig and every applicable hack on one prepared mesh
 // (for a prop, the CharactersOnly hacks do not apply). A skeleton-moving hack that
 // reaches a carried true rig is excused (Hack.MovesSkeleton, Report.Carried).
-func runHackSuite(c *assets.Character, opt Options, prop bool) hackOutcome {
+func runHackSuite(c *character.Character, opt Options, prop bool) hackOutcome {
 	out := hackOutcome{name: c.Name}
 	p, err := Prepare(&c.Mesh, opt)
 	if err != nil {
@@ -139,7 +140,7 @@ func fmtRewards(r map[string]float64) string {
 func TestHackSuiteSynthetic(t *testing.T) {
 	cases := []struct {
 		name string
-		c    *assets.Character
+		c    *character.Character
 	}{
 		{"capsule-man", capsuleMan(1, false).character(48)},
 		{"capsule-man tail", capsuleMan(2, true).character(48)},
@@ -152,7 +153,7 @@ func TestHackSuiteSynthetic(t *testing.T) {
 			}
 			cases = append(cases, struct {
 				name string
-				c    *assets.Character
+				c    *character.Character
 			}{fmt.Sprintf("synth %s seed %d", kind, seed), c})
 		}
 	}
@@ -339,10 +340,10 @@ func TestHackSuiteReal(t *testing.T) {
 func TestPokeOutSheet(t *testing.T) {
 	// A 2 × 1 grid of quads in the z = 0 plane, a chain of three joints along x.
 	const nx, ny = 20, 10
-	c := &assets.Character{Name: "sheet"}
+	c := &character.Character{Name: "sheet"}
 	for y := 0; y <= ny; y++ {
 		for x := 0; x <= nx; x++ {
-			c.Mesh.Positions = append(c.Mesh.Positions, assets.Vec3{float64(x) / 10, float64(y) / 10, 0})
+			c.Mesh.Positions = append(c.Mesh.Positions, character.Vec3{float64(x) / 10, float64(y) / 10, 0})
 		}
 	}
 	for y := 0; y < ny; y++ {
@@ -351,15 +352,15 @@ func TestPokeOutSheet(t *testing.T) {
 			c.Mesh.Triangles = append(c.Mesh.Triangles, [3]int{a, a + 1, a + nx + 2}, [3]int{a, a + nx + 2, a + nx + 1})
 		}
 	}
-	c.Skeleton = &assets.Skeleton{Names: []string{"a", "b", "c"}, Parents: []int{-1, 0, 1},
-		BindWorld: []assets.Mat4{assets.Translate4(assets.Vec3{0.2, 0.5, 0}), assets.Translate4(assets.Vec3{1, 0.5, 0}), assets.Translate4(assets.Vec3{1.6, 0.5, 0})}}
-	c.Skin = assets.RigidSkin(c.Mesh.Positions, c.Skeleton)
+	c.Skeleton = &character.Skeleton{Names: []string{"a", "b", "c"}, Parents: []int{-1, 0, 1},
+		BindWorld: []character.Mat4{character.Translate4(character.Vec3{0.2, 0.5, 0}), character.Translate4(character.Vec3{1, 0.5, 0}), character.Translate4(character.Vec3{1.6, 0.5, 0})}}
+	c.Skin = character.RigidSkin(c.Mesh.Positions, c.Skeleton)
 	h, ok := PokeOut(c, 1)
 	if !ok {
 		t.Fatal("poke_out did not apply")
 	}
-	norm := assets.NormalizationOf(c.Mesh)
-	nm := &assets.Mesh{Triangles: c.Mesh.Triangles}
+	norm := character.NormalizationOf(c.Mesh)
+	nm := &character.Mesh{Triangles: c.Mesh.Triangles}
 	for _, p := range c.Mesh.Positions {
 		nm.Positions = append(nm.Positions, norm.Point(p))
 	}

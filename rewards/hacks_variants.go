@@ -6,7 +6,7 @@ import (
 	"math/rand"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // The variants below keep the true skeleton (or its shape) and cheat around it; they
@@ -24,17 +24,17 @@ const (
 // root, each 1% of the mesh diagonal long, its head on a random surface vertex and
 // its tail along that vertex's outward normal; every vertex is bound rigidly to its
 // nearest tiny bone, so the true joints carry nothing.
-func KeptSurfaceBones(c *assets.Character, seed int64) (*assets.Character, bool) {
+func KeptSurfaceBones(c *character.Character, seed int64) (*character.Character, bool) {
 	return keptSurfaceBones(c, seed, false)
 }
 
 // KeptSurfaceBonesBlended is KeptSurfaceBones with each vertex's weight blended over
 // its four nearest tiny bones (inverse-square distance) instead of rigid.
-func KeptSurfaceBonesBlended(c *assets.Character, seed int64) (*assets.Character, bool) {
+func KeptSurfaceBonesBlended(c *character.Character, seed int64) (*character.Character, bool) {
 	return keptSurfaceBones(c, seed, true)
 }
 
-func keptSurfaceBones(c *assets.Character, seed int64, blended bool) (*assets.Character, bool) {
+func keptSurfaceBones(c *character.Character, seed int64, blended bool) (*character.Character, bool) {
 	if !rigged(c) || len(c.Mesh.Positions) < 4 {
 		return nil, false
 	}
@@ -53,14 +53,14 @@ func keptSurfaceBones(c *assets.Character, seed int64, blended bool) (*assets.Ch
 	nv := len(h.Mesh.Positions)
 	sk := h.Skeleton
 	var heads []int // joint index of each tiny bone's head
-	var at []assets.Vec3
+	var at []character.Vec3
 	for i := 0; i < min(keptTinyBones, nv); i++ {
 		v := rng.Intn(nv)
 		p := h.Mesh.Positions[v]
 		base := sk.NumJoints()
 		sk.Names = append(sk.Names, fmt.Sprintf("tiny%d", i), fmt.Sprintf("tiny%d_end", i))
 		sk.Parents = append(sk.Parents, root, base)
-		sk.BindWorld = append(sk.BindWorld, assets.Translate4(p), assets.Translate4(p.Add(normals[v].Scale(length))))
+		sk.BindWorld = append(sk.BindWorld, character.Translate4(p), character.Translate4(p.Add(normals[v].Scale(length))))
 		heads = append(heads, base)
 		at = append(at, p)
 	}
@@ -68,7 +68,7 @@ func keptSurfaceBones(c *assets.Character, seed int64, blended bool) (*assets.Ch
 	if blended {
 		k = 4
 	}
-	h.Skin = &assets.Skin{Weights: make([][]assets.Influence, nv)}
+	h.Skin = &character.Skin{Weights: make([][]character.Influence, nv)}
 	for v, p := range h.Mesh.Positions {
 		h.Skin.Weights[v] = nearestHeads(p, at, heads, k)
 	}
@@ -77,7 +77,7 @@ func keptSurfaceBones(c *assets.Character, seed int64, blended bool) (*assets.Ch
 
 // nearestHeads weights p on the k nearest of the points at (joints heads), by
 // inverse-square distance (weight 1 on the nearest when k is 1).
-func nearestHeads(p assets.Vec3, at []assets.Vec3, heads []int, k int) []assets.Influence {
+func nearestHeads(p character.Vec3, at []character.Vec3, heads []int, k int) []character.Influence {
 	type cand struct {
 		j int
 		d float64
@@ -94,14 +94,14 @@ func nearestHeads(p assets.Vec3, at []assets.Vec3, heads []int, k int) []assets.
 			best = best[:k]
 		}
 	}
-	out := make([]assets.Influence, len(best))
+	out := make([]character.Influence, len(best))
 	sum := 0.0
 	for i, b := range best {
 		w := 1 / (b.d*b.d + 1e-12)
 		if k == 1 {
 			w = 1
 		}
-		out[i] = assets.Influence{Joint: b.j, Weight: w}
+		out[i] = character.Influence{Joint: b.j, Weight: w}
 		sum += w
 	}
 	for i := range out {
@@ -121,13 +121,13 @@ const (
 
 // ShrunkToward returns a hack that moves every joint toward a centre, keeping the
 // weights: p' = centre + scale·(p − centre). Scale 0.5 moves each joint halfway.
-func ShrunkToward(centre shrinkCentre, scale float64) func(c *assets.Character, seed int64) (*assets.Character, bool) {
-	return func(c *assets.Character, seed int64) (*assets.Character, bool) {
+func ShrunkToward(centre shrinkCentre, scale float64) func(c *character.Character, seed int64) (*character.Character, bool) {
+	return func(c *character.Character, seed int64) (*character.Character, bool) {
 		if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 			return nil, false
 		}
 		h := c.Clone()
-		var ctr assets.Vec3
+		var ctr character.Vec3
 		switch centre {
 		case towardJoints:
 			for _, p := range h.Skeleton.Positions() {

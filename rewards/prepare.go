@@ -6,8 +6,8 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Options configure scoring. The zero value gives the documented defaults.
@@ -101,8 +101,8 @@ var ErrMeshTooLarge = errors.New("mesh too large")
 // one rig, so RL groups that share a mesh prepare it once (see Prepare). A Prepared
 // is immutable and safe for concurrent use.
 type Prepared struct {
-	Norm        assets.Normalization
-	pos         []assets.Vec3 // normalized vertex positions
+	Norm        character.Normalization
+	pos         []character.Vec3 // normalized vertex positions
 	tris        [][3]int
 	bvh         *geom.BVH
 	wn          *geom.WindingNumber
@@ -111,9 +111,9 @@ type Prepared struct {
 	piece       []int32      // connected piece of graph each vertex belongs to
 	edges       []restEdge
 	flipTris    []int
-	flipNormals []assets.Vec3 // rest normals of flipTris (unnormalized)
-	defVerts    []int         // vertices the deformation reward poses
-	volTris     bool          // whether the mesh is closed enough for a volume ratio
+	flipNormals []character.Vec3 // rest normals of flipTris (unnormalized)
+	defVerts    []int            // vertices the deformation reward poses
+	volTris     bool             // whether the mesh is closed enough for a volume ratio
 	restVol     float64
 	locVerts    []int
 	affine      affineFit // least-squares affine fit over the articulation sample
@@ -122,7 +122,7 @@ type Prepared struct {
 }
 
 type surfPoint struct {
-	p, n      assets.Vec3
+	p, n      character.Vec3
 	thickness float64 // inward ray length across the part, capped
 	vert      int     // the corner of the sample's triangle nearest to it, whose weights it takes
 }
@@ -134,7 +134,7 @@ type restEdge struct {
 
 // Prepare normalizes and indexes a mesh for scoring. It fails on an empty or
 // non-finite mesh and on meshes above opt.MaxTriangles.
-func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
+func Prepare(m *character.Mesh, opt Options) (*Prepared, error) {
 	opt = opt.withDefaults()
 	if len(m.Triangles) > opt.MaxTriangles {
 		return nil, fmt.Errorf("prepare mesh: %d triangles above the limit of %d: %w", len(m.Triangles), opt.MaxTriangles, ErrMeshTooLarge)
@@ -142,13 +142,13 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("prepare mesh: %w", err)
 	}
-	norm := assets.NormalizationOf(*m)
+	norm := character.NormalizationOf(*m)
 	p := &Prepared{Norm: norm, tris: m.Triangles, seed: opt.Seed, nSurfaces: opt.SurfaceSamples}
-	p.pos = make([]assets.Vec3, len(m.Positions))
+	p.pos = make([]character.Vec3, len(m.Positions))
 	for i, q := range m.Positions {
 		p.pos[i] = norm.Point(q)
 	}
-	nm := &assets.Mesh{Positions: p.pos, Triangles: m.Triangles}
+	nm := &character.Mesh{Positions: p.pos, Triangles: m.Triangles}
 	p.bvh = geom.NewBVH(nm)
 	if opt.canceled() {
 		return nil, ErrCanceled
@@ -185,7 +185,7 @@ func Prepare(m *assets.Mesh, opt Options) (*Prepared, error) {
 // sampleSurface draws n surface points (the rng's first use, so samples follow
 // the seed) with each one's thickness: the nearest opposite side, capped at
 // maxThickness; 0.2 for an open sheet (none found).
-func (p *Prepared) sampleSurface(nm *assets.Mesh, n int, rng *rand.Rand) {
+func (p *Prepared) sampleSurface(nm *character.Mesh, n int, rng *rand.Rand) {
 	for _, s := range geom.SampleSurface(nm, n, rng) {
 		th := 0.2
 		if t, ok := p.bvh.RayCapped(s.Point, s.Normal.Scale(-1), 1e-4, maxThickness, thicknessRayMax); ok {
@@ -233,7 +233,7 @@ func (p *Prepared) sampleDeformation(meshEdges []uint64, boundary float64, rng *
 	for i := range p.flipTris {
 		p.flipTris[i] = int(flips[i])
 	}
-	p.flipNormals = make([]assets.Vec3, len(p.flipTris))
+	p.flipNormals = make([]character.Vec3, len(p.flipTris))
 	for i, t := range p.flipTris {
 		tr := p.tris[t]
 		p.flipNormals[i] = p.pos[tr[1]].Sub(p.pos[tr[0]]).Cross(p.pos[tr[2]].Sub(p.pos[tr[0]]))
@@ -285,11 +285,11 @@ func (p *Prepared) NumTriangles() int { return len(p.tris) }
 
 // Matches reports whether m has this prepared mesh's vertex and triangle counts (the
 // cheap check Score makes before reusing it).
-func (p *Prepared) Matches(m *assets.Mesh) bool {
+func (p *Prepared) Matches(m *character.Mesh) bool {
 	return len(m.Positions) == len(p.pos) && len(m.Triangles) == len(p.tris)
 }
 
-func signedVolume(pos []assets.Vec3, tris [][3]int) float64 {
+func signedVolume(pos []character.Vec3, tris [][3]int) float64 {
 	v := 0.0
 	for _, t := range tris {
 		v += pos[t[0]].Dot(pos[t[1]].Cross(pos[t[2]]))
@@ -323,12 +323,12 @@ func (p *Prepared) SizeBytes() int64 {
 // free instead of fitted to noise).
 type affineFit struct {
 	verts  []int
-	rest   []assets.Vec3 // rest positions minus their centroid
-	pinv   [3][3]float64 // C⁺
-	spread float64       // RMS distance of the rest positions from their centroid
+	rest   []character.Vec3 // rest positions minus their centroid
+	pinv   [3][3]float64    // C⁺
+	spread float64          // RMS distance of the rest positions from their centroid
 }
 
-func newAffineFit(pos []assets.Vec3, pairs []restEdge) affineFit {
+func newAffineFit(pos []character.Vec3, pairs []restEdge) affineFit {
 	var f affineFit
 	seen := make([]bool, len(pos))
 	for _, e := range pairs {
@@ -342,7 +342,7 @@ func newAffineFit(pos []assets.Vec3, pairs []restEdge) affineFit {
 	if len(f.verts) < 4 {
 		return affineFit{}
 	}
-	var c assets.Vec3
+	var c character.Vec3
 	for _, v := range f.verts {
 		c = c.Add(pos[v])
 	}
@@ -421,11 +421,11 @@ func pseudoInverse3(a [3][3]float64) [3][3]float64 {
 
 // residual returns the RMS distance of the posed positions def[verts] from the best
 // affine image of the rest positions, relative to the rest spread.
-func (f *affineFit) residual(def []assets.Vec3) float64 {
+func (f *affineFit) residual(def []character.Vec3) float64 {
 	if len(f.verts) == 0 {
 		return 0
 	}
-	var mean assets.Vec3
+	var mean character.Vec3
 	for _, v := range f.verts {
 		mean = mean.Add(def[v])
 	}

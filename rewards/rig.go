@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // rig is a character's skeleton and skin moved into the normalized cube and cleaned
@@ -12,8 +12,8 @@ import (
 type rig struct {
 	names   []string
 	parents []int
-	pos     []assets.Vec3 // joint positions, cube units
-	skel    *assets.Skeleton
+	pos     []character.Vec3 // joint positions, cube units
+	skel    *character.Skeleton
 	// segs is the moving skeleton: for every joint that carries weight, its bones to
 	// the children that lead to a joint moving some vertex (the heaviest influence of
 	// at least one vertex, the child itself or a descendant), or its own point when
@@ -24,7 +24,7 @@ type rig struct {
 	// a sliver of weight on a joint cannot stretch its parent's bones anywhere.
 	segs  []segment
 	owned [][]int // owned[j]: indices of joint j's segments (none for a weightless joint)
-	skin  [][]assets.Influence
+	skin  [][]character.Influence
 	// invalid[v] is why vertex v's weights are unusable ("" when fine).
 	badVerts   []int
 	badReasons map[string]int
@@ -43,14 +43,14 @@ type rig struct {
 // segment is a bone: the stretch from a joint to one of its children (owner is the
 // parent joint, which moves it), or the point of a joint with no children.
 type segment struct {
-	a, b  assets.Vec3
+	a, b  character.Vec3
 	owner int
-	child int         // -1 for a point
-	ab    assets.Vec3 // b - a
-	inv   float64     // 1/|ab|², 0 for a point
+	child int            // -1 for a point
+	ab    character.Vec3 // b - a
+	inv   float64        // 1/|ab|², 0 for a point
 }
 
-func newSegment(a, b assets.Vec3, owner, child int) segment {
+func newSegment(a, b character.Vec3, owner, child int) segment {
 	s := segment{a: a, b: b, owner: owner, child: child, ab: b.Sub(a)}
 	if l2 := s.ab.Dot(s.ab); l2 > 0 {
 		s.inv = 1 / l2
@@ -62,7 +62,7 @@ func newSegment(a, b assets.Vec3, owner, child int) segment {
 // assets.SegmentDist on purpose: it runs once per vertex per bone in every reward,
 // so it multiplies by the reciprocal cached in newSegment and skips the square root
 // (and so rounds differently in the last bit).
-func (s *segment) dist2(p assets.Vec3) float64 {
+func (s *segment) dist2(p character.Vec3) float64 {
 	px, py, pz := p[0]-s.a[0], p[1]-s.a[1], p[2]-s.a[2]
 	t := (px*s.ab[0] + py*s.ab[1] + pz*s.ab[2]) * s.inv
 	if t < 0 {
@@ -76,7 +76,7 @@ func (s *segment) dist2(p assets.Vec3) float64 {
 
 func (s segment) length() float64 { return s.a.Dist(s.b) }
 
-func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
+func newRig(c *character.Character, norm character.Normalization, opt Options) *rig {
 	r := &rig{badReasons: map[string]int{}, numVerts: len(c.Mesh.Positions)}
 	sk := c.Skeleton
 	if sk == nil || sk.NumJoints() == 0 {
@@ -107,12 +107,12 @@ func newRig(c *assets.Character, norm assets.Normalization, opt Options) *rig {
 // readSkeleton copies the skeleton into the normalized frame, checking each joint
 // (parents first, finite and invertible bind matrices); it reports false, with the
 // reason in r.fatal, at the first bad joint.
-func (r *rig) readSkeleton(sk *assets.Skeleton, norm assets.Normalization) bool {
+func (r *rig) readSkeleton(sk *character.Skeleton, norm character.Normalization) bool {
 	n := sk.NumJoints()
 	r.names = sk.Names
 	r.parents = sk.Parents
-	r.pos = make([]assets.Vec3, n)
-	r.skel = &assets.Skeleton{Names: sk.Names, Parents: sk.Parents, BindWorld: make([]assets.Mat4, n)}
+	r.pos = make([]character.Vec3, n)
+	r.skel = &character.Skeleton{Names: sk.Names, Parents: sk.Parents, BindWorld: make([]character.Mat4, n)}
 	for j := 0; j < n; j++ {
 		p := sk.Parents[j]
 		if p < -1 || p >= j {
@@ -139,15 +139,15 @@ func (r *rig) readSkeleton(sk *assets.Skeleton, norm assets.Normalization) bool 
 // readSkin keeps each vertex's valid, positive influences renormalized to sum 1 (in
 // one backing array), and records each bad vertex with its reason rather than
 // failing: the rewards score a flawed skin, they do not refuse it.
-func (r *rig) readSkin(skin *assets.Skin, n int) {
-	r.skin = make([][]assets.Influence, r.numVerts)
+func (r *rig) readSkin(skin *character.Skin, n int) {
+	r.skin = make([][]character.Influence, r.numVerts)
 	total := 0
 	for v := 0; v < r.numVerts && v < len(skin.Weights); v++ {
 		total += len(skin.Weights[v])
 	}
-	flat := make([]assets.Influence, 0, total) // one backing array for every vertex's weights
+	flat := make([]character.Influence, 0, total) // one backing array for every vertex's weights
 	for v := 0; v < r.numVerts; v++ {
-		var infl []assets.Influence
+		var infl []character.Influence
 		if v < len(skin.Weights) {
 			infl = skin.Weights[v]
 		}
@@ -237,7 +237,7 @@ func (r *rig) buildSegments(n int) {
 }
 
 // nearestSegment returns the distance from p to the nearest of segs and its index.
-func nearestSegment(segs []segment, p assets.Vec3) (float64, int) {
+func nearestSegment(segs []segment, p character.Vec3) (float64, int) {
 	best, bi := math.Inf(1), -1
 	for i := range segs {
 		if d := segs[i].dist2(p); d < best {
@@ -249,7 +249,7 @@ func nearestSegment(segs []segment, p assets.Vec3) (float64, int) {
 
 // nearestBone returns the distance from p to the nearest bone segment and that
 // segment's index.
-func (r *rig) nearestBone(p assets.Vec3) (float64, int) {
+func (r *rig) nearestBone(p character.Vec3) (float64, int) {
 	best, bi := math.Inf(1), -1
 	for i := range r.segs {
 		if d := r.segs[i].dist2(p); d < best {
@@ -261,7 +261,7 @@ func (r *rig) nearestBone(p assets.Vec3) (float64, int) {
 
 // jointDist returns the distance from p to the bones joint j moves, or to j itself
 // for a weightless joint.
-func (r *rig) jointDist(p assets.Vec3, j int) float64 {
+func (r *rig) jointDist(p character.Vec3, j int) float64 {
 	if len(r.owned[j]) == 0 {
 		return p.Dist(r.pos[j])
 	}

@@ -6,21 +6,21 @@ import (
 	"math"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Score prepares c's mesh and scores its rig. It returns an error only when the mesh
 // cannot be scored (empty, non-finite, above Options.MaxTriangles); a broken rig (no
 // skeleton, NaN joints, bad weights) gets a report with low or zero rewards and its
 // problems listed.
-func Score(c *assets.Character, opt Options) (*Report, error) {
+func Score(c *character.Character, opt Options) (*Report, error) {
 	var uncached *Cache
 	return uncached.Score(c, opt)
 }
 
 // Score scores c's rig on the prepared mesh, which must be c's mesh (same vertex and
 // triangle counts; positions are not compared). Safe for concurrent use.
-func (p *Prepared) Score(c *assets.Character, opt Options) (*Report, error) {
+func (p *Prepared) Score(c *character.Character, opt Options) (*Report, error) {
 	if c == nil {
 		return nil, errors.New("score: nil character")
 	}

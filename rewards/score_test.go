@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Bad input never panics: broken rigs get a report (score 0 where vital), broken
@@ -20,25 +20,25 @@ func TestBadInput(t *testing.T) {
 	base := capsuleMan(1, false).character(32)
 	tests := []struct {
 		name      string
-		mutate    func(c *assets.Character)
+		mutate    func(c *character.Character)
 		wantErr   bool
 		wantZero  bool
 		wantBadSk bool
 	}{
-		{"NaN joint", func(c *assets.Character) { c.Skeleton.BindWorld[3][12] = math.NaN() }, false, true, false},
-		{"weights on missing joints", func(c *assets.Character) {
+		{"NaN joint", func(c *character.Character) { c.Skeleton.BindWorld[3][12] = math.NaN() }, false, true, false},
+		{"weights on missing joints", func(c *character.Character) {
 			for v := 0; v < len(c.Skin.Weights); v += 3 {
-				c.Skin.Weights[v] = []assets.Influence{{Joint: 999, Weight: 1}}
+				c.Skin.Weights[v] = []character.Influence{{Joint: 999, Weight: 1}}
 			}
 		}, false, false, true},
-		{"NaN weights", func(c *assets.Character) { c.Skin.Weights[0][0].Weight = math.NaN() }, false, false, true},
-		{"orphans", func(c *assets.Character) { c.Skin.Weights[5] = nil }, false, false, true},
-		{"short weight list", func(c *assets.Character) { c.Skin.Weights = c.Skin.Weights[:10] }, false, false, true},
-		{"no skeleton", func(c *assets.Character) { c.Skeleton, c.Skin = nil, nil }, false, true, false},
-		{"parent after child", func(c *assets.Character) { c.Skeleton.Parents[1] = 5 }, false, true, false},
-		{"empty mesh", func(c *assets.Character) { c.Mesh = assets.Mesh{} }, true, false, false},
-		{"NaN vertex", func(c *assets.Character) { c.Mesh.Positions[0][1] = math.Inf(1) }, true, false, false},
-		{"bad triangle index", func(c *assets.Character) { c.Mesh.Triangles[0][0] = -4 }, true, false, false},
+		{"NaN weights", func(c *character.Character) { c.Skin.Weights[0][0].Weight = math.NaN() }, false, false, true},
+		{"orphans", func(c *character.Character) { c.Skin.Weights[5] = nil }, false, false, true},
+		{"short weight list", func(c *character.Character) { c.Skin.Weights = c.Skin.Weights[:10] }, false, false, true},
+		{"no skeleton", func(c *character.Character) { c.Skeleton, c.Skin = nil, nil }, false, true, false},
+		{"parent after child", func(c *character.Character) { c.Skeleton.Parents[1] = 5 }, false, true, false},
+		{"empty mesh", func(c *character.Character) { c.Mesh = character.Mesh{} }, true, false, false},
+		{"NaN vertex", func(c *character.Character) { c.Mesh.Positions[0][1] = math.Inf(1) }, true, false, false},
+		{"bad triangle index", func(c *character.Character) { c.Mesh.Triangles[0][0] = -4 }, true, false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,7 +107,7 @@ func TestUncoveredProtrusionNamed(t *testing.T) {
 	for n < len(spec.names) && spec.names[n] != "tail1" {
 		n++
 	}
-	c.Skeleton = &assets.Skeleton{Names: c.Skeleton.Names[:n], Parents: c.Skeleton.Parents[:n], BindWorld: c.Skeleton.BindWorld[:n]}
+	c.Skeleton = &character.Skeleton{Names: c.Skeleton.Names[:n], Parents: c.Skeleton.Parents[:n], BindWorld: c.Skeleton.BindWorld[:n]}
 	c.Skin = smoothWeights(c.Mesh.Positions, c.Skeleton)
 	rep, err := Score(c, Options{Poses: 2})
 	if err != nil {
@@ -185,9 +185,9 @@ func BenchmarkScore(b *testing.B) {
 		b.ReportMetric(cpuSince(cpu0)/float64(b.N), "cpu-ms/rig")
 	})
 	b.Run("winding", func(b *testing.B) {
-		mesh := &assets.Mesh{Positions: p.pos, Triangles: p.tris}
+		mesh := &character.Mesh{Positions: p.pos, Triangles: p.tris}
 		r := newRig(c, p.Norm, opt.withDefaults())
-		var pts []assets.Vec3
+		var pts []character.Vec3
 		for _, s := range r.segs {
 			for i := 0; i < bonePointsPerBone; i++ {
 				pts = append(pts, s.a.Lerp(s.b, (float64(i)+0.5)/bonePointsPerBone))
@@ -219,7 +219,7 @@ func TestDeformationRigidMotion(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
-		c         *assets.Character
+		c         *character.Character
 		wantFolds bool // whether folds may occur
 		wantArt   bool // whether the poses must articulate
 	}{
@@ -275,7 +275,7 @@ func TestWeightlessBonesEarnNothing(t *testing.T) {
 			for i := 0; i < n; i++ {
 				h.Skeleton.Names = append(h.Skeleton.Names, fmt.Sprintf("extra%d", i))
 				h.Skeleton.Parents = append(h.Skeleton.Parents, 0)
-				h.Skeleton.BindWorld = append(h.Skeleton.BindWorld, assets.Translate4(assets.Vec3{2, float64(i) / 100, 0}))
+				h.Skeleton.BindWorld = append(h.Skeleton.BindWorld, character.Translate4(character.Vec3{2, float64(i) / 100, 0}))
 			}
 		}
 		rep, err := p.Score(h, opt)
@@ -302,7 +302,7 @@ func TestCarriedRig(t *testing.T) {
 	bib := man.Clone()
 	keep := map[int]int{}
 	bib.Mesh.Positions, bib.Mesh.Triangles, bib.Mesh.Normals = nil, nil, nil
-	bib.Skin = &assets.Skin{}
+	bib.Skin = &character.Skin{}
 	for _, tri := range man.Mesh.Triangles {
 		ok := true
 		for _, v := range tri {
@@ -317,7 +317,7 @@ func TestCarriedRig(t *testing.T) {
 			if _, seen := keep[v]; !seen {
 				p := man.Mesh.Positions[v]
 				keep[v] = len(bib.Mesh.Positions)
-				bib.Mesh.Positions = append(bib.Mesh.Positions, assets.Vec3{1.4 * p[0], p[1], 1.4 * p[2]})
+				bib.Mesh.Positions = append(bib.Mesh.Positions, character.Vec3{1.4 * p[0], p[1], 1.4 * p[2]})
 				bib.Skin.Weights = append(bib.Skin.Weights, man.Skin.Weights[v])
 			}
 			nt[k] = keep[v]
@@ -329,7 +329,7 @@ func TestCarriedRig(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		c       *assets.Character
+		c       *character.Character
 		carried bool
 	}{
 		{"wearer", man, false},
@@ -390,7 +390,7 @@ func TestContainmentOutsideFraction(t *testing.T) {
 func TestContainmentOutsideFractionAllOut(t *testing.T) {
 	c := capsuleMan(1, false).character(32)
 	lo, hi := c.Mesh.Bounds()
-	shift := assets.Vec3{3 * hi.Sub(lo).Len(), 0, 0}
+	shift := character.Vec3{3 * hi.Sub(lo).Len(), 0, 0}
 	for j := range c.Skeleton.BindWorld {
 		c.Skeleton.BindWorld[j] = withTranslation(c.Skeleton.BindWorld[j], c.Skeleton.Position(j).Add(shift))
 	}

@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
@@ -46,7 +46,7 @@ func BenchmarkSkinOnly(b *testing.B) {
 
 // classicalProposal is autorig.ClassicalProposal, which this package cannot import:
 // on a 5k-vertex mesh the joint budget is the classical default.
-func classicalProposal(m *assets.Mesh) (*assets.Skeleton, error) {
+func classicalProposal(m *character.Mesh) (*character.Skeleton, error) {
 	return classical.Skeleton(m, classical.Options{})
 }
 

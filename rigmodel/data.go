@@ -6,7 +6,7 @@ import (
 	"math/rand"
 	"path/filepath"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
@@ -37,7 +37,7 @@ type Example struct {
 // K codes per joint in token order (order maps token order
 // to the character's joints). The character is in the normalized cube.
 type SkinEncoder interface {
-	EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error)
+	EncodeSkin(c *character.Character, order tokens.Order) ([][]int, error)
 	// K is the number of skin tokens per joint: the length of each joint's code list.
 	K() int
 }
@@ -86,35 +86,35 @@ var DefaultAugment = AugmentOptions{MaxScale: 0.15, Rotate: true, MirrorProb: 0.
 
 // Augment returns a randomly stretched, rotated, mirrored and re-posed copy of a
 // rigged character. The skin is unchanged (vertex order is kept).
-func Augment(c *assets.Character, opt AugmentOptions, rng *rand.Rand) *assets.Character {
+func Augment(c *character.Character, opt AugmentOptions, rng *rand.Rand) *character.Character {
 	o, _ := augment(c, opt, rng)
 	return o
 }
 
 // augment is Augment, also returning the affine map it applied after re-posing.
-func augment(c *assets.Character, opt AugmentOptions, rng *rand.Rand) (*assets.Character, assets.Mat4) {
+func augment(c *character.Character, opt AugmentOptions, rng *rand.Rand) (*character.Character, character.Mat4) {
 	o := c.Clone()
 	if o.Skeleton != nil && o.Skin != nil && rng.Float64() < opt.PoseProb {
-		pose := assets.RandomPose(rng, o.Skeleton.NumJoints(), opt.PoseAngle)
+		pose := character.RandomPose(rng, o.Skeleton.NumJoints(), opt.PoseAngle)
 		pos, posed := o.Deform(pose)
 		o.Mesh.Positions = pos
 		o.Skeleton.BindWorld = posed
 	}
-	m := assets.Identity4()
+	m := character.Identity4()
 	switch {
 	case opt.QuarterTurns:
 		a := float64(rng.Intn(4))*math.Pi/2 + opt.Jitter*(2*rng.Float64()-1)
-		m = assets.QuatAxisAngle(assets.Vec3{0, 1, 0}, a).Mat4()
+		m = character.QuatAxisAngle(character.Vec3{0, 1, 0}, a).Mat4()
 	case opt.Rotate:
-		q := assets.QuatAxisAngle(assets.Vec3{0, 1, 0}, rng.Float64()*2*math.Pi)
+		q := character.QuatAxisAngle(character.Vec3{0, 1, 0}, rng.Float64()*2*math.Pi)
 		m = q.Mat4()
 	}
 	mirror := rng.Float64() < opt.MirrorProb
 	if mirror {
-		m = assets.Mat4{-1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}.Mul(m)
+		m = character.Mat4{-1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}.Mul(m)
 	}
 	if opt.MaxScale > 0 {
-		var s assets.Mat4
+		var s character.Mat4
 		for a := 0; a < 3; a++ {
 			s[a*5] = 1 + opt.MaxScale*(2*rng.Float64()-1)
 		}
@@ -143,10 +143,10 @@ func augment(c *assets.Character, opt AugmentOptions, rng *rand.Rand) (*assets.C
 
 // SamplePoints draws n area-weighted points on the mesh surface with their face
 // normals, 6 floats per point. Degenerate meshes (zero area) sample vertices.
-func SamplePoints(m *assets.Mesh, n int, rng *rand.Rand) []float32 {
+func SamplePoints(m *character.Mesh, n int, rng *rand.Rand) []float32 {
 	out := make([]float32, 0, 6*n)
 	cum := make([]float64, len(m.Triangles))
-	normals := make([]assets.Vec3, len(m.Triangles))
+	normals := make([]character.Vec3, len(m.Triangles))
 	total := 0.0
 	for t, tri := range m.Triangles {
 		a, b, c := m.Positions[tri[0]], m.Positions[tri[1]], m.Positions[tri[2]]
@@ -160,7 +160,7 @@ func SamplePoints(m *assets.Mesh, n int, rng *rand.Rand) []float32 {
 		normals[t] = cr.Normalize()
 	}
 	for i := 0; i < n; i++ {
-		var p, nrm assets.Vec3
+		var p, nrm character.Vec3
 		if total > 0 {
 			r := rng.Float64() * total
 			lo, hi := 0, len(cum)-1
@@ -189,9 +189,9 @@ func SamplePoints(m *assets.Mesh, n int, rng *rand.Rand) []float32 {
 }
 
 // NormalizedMesh returns the mesh mapped into the [-1,1] cube and the normalization.
-func NormalizedMesh(m *assets.Mesh) (assets.Mesh, assets.Normalization) {
-	norm := assets.NormalizationOf(*m)
-	out := assets.Mesh{Positions: make([]assets.Vec3, len(m.Positions)), Triangles: m.Triangles}
+func NormalizedMesh(m *character.Mesh) (character.Mesh, character.Normalization) {
+	norm := character.NormalizationOf(*m)
+	out := character.Mesh{Positions: make([]character.Vec3, len(m.Positions)), Triangles: m.Triangles}
 	for i, p := range m.Positions {
 		out.Positions[i] = norm.Point(p)
 	}
@@ -201,7 +201,7 @@ func NormalizedMesh(m *assets.Mesh) (assets.Mesh, assets.Normalization) {
 // MakeExample encodes one rigged character (world space) as a training example:
 // numPoints surface samples of its normalized mesh, and its token stream. With a nil
 // skin encoder the stream stops at SEP.
-func MakeExample(c *assets.Character, numPoints int, skin SkinEncoder, rng *rand.Rand) (*Example, error) {
+func MakeExample(c *character.Character, numPoints int, skin SkinEncoder, rng *rand.Rand) (*Example, error) {
 	if !c.Rigged() {
 		return nil, fmt.Errorf("example %s: not rigged", c.Name)
 	}
@@ -241,7 +241,7 @@ type tokenizerSkin struct {
 
 func (a tokenizerSkin) K() int { return a.t.K() }
 
-func (a tokenizerSkin) EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error) {
+func (a tokenizerSkin) EncodeSkin(c *character.Character, order tokens.Order) ([][]int, error) {
 	all, err := a.t.EncodeAllWith(c, a.opt)
 	if err != nil {
 		return nil, err

@@ -8,19 +8,19 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/tokens"
 )
 
 // testRig is a small rigged quadruped built in code (classical skeleton, rigid skin).
-func testRig(t testing.TB) *assets.Character {
+func testRig(t testing.TB) *character.Character {
 	t.Helper()
 	m := synth.BoxQuadruped()
 	opt := classical.Options{MaxJoints: min(classical.DefaultMaxJoints, rewards.JointBudget(len(m.Positions)))}
-	c, _, err := classical.Rigger{Options: opt}.Rig(&assets.Character{Name: "box_quadruped", Mesh: m})
+	c, _, err := classical.Rigger{Options: opt}.Rig(&character.Character{Name: "box_quadruped", Mesh: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestHeldOutSplitsByFamily(t *testing.T) {
 	}
 }
 
-func signedVolume(m *assets.Mesh) float64 {
+func signedVolume(m *character.Mesh) float64 {
 	v := 0.0
 	for _, t := range m.Triangles {
 		a, b, c := m.Positions[t[0]], m.Positions[t[1]], m.Positions[t[2]]
@@ -101,7 +101,7 @@ func TestMakeExampleTokensAreTheEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := tokens.EncodeSkeleton(c.Skeleton, assets.NormalizationOf(c.Mesh))
+	want, _, err := tokens.EncodeSkeleton(c.Skeleton, character.NormalizationOf(c.Mesh))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 func TestExampleStreamInOrder(t *testing.T) {
@@ -58,7 +58,7 @@ func TestMakeOrderedKeepsIndices(t *testing.T) {
 // is a function of its index, not of which goroutine made it or when.
 func TestTrainSameWithAnyDataWorkers(t *testing.T) {
 	dir := t.TempDir()
-	chars := map[string]*assets.Character{}
+	chars := map[string]*character.Character{}
 	for _, n := range []string{"a.glb", "b.glb", "c.glb", "d.glb"} {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
 		chars[n] = testRig(t)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
@@ -73,12 +73,12 @@ const DefaultNearProposal = 0.05
 // WithProposal builds mesh's proposal once (nil when the model reads none or it
 // cannot be built) and returns a copy of g whose Propose returns it, so that the
 // encoding and the sampling region read the same skeleton.
-func (g Generator) WithProposal(mesh *assets.Mesh) (Generator, *assets.Skeleton) {
+func (g Generator) WithProposal(mesh *character.Mesh) (Generator, *character.Skeleton) {
 	if g.Model.Proposal == nil || g.Propose == nil {
 		return g, nil
 	}
 	sk, err := g.Propose(mesh)
-	g.Propose = func(*assets.Mesh) (*assets.Skeleton, error) { return sk, err }
+	g.Propose = func(*character.Mesh) (*character.Skeleton, error) { return sk, err }
 	if err != nil {
 		return g, nil
 	}
@@ -87,7 +87,7 @@ func (g Generator) WithProposal(mesh *assets.Mesh) (Generator, *assets.Skeleton)
 
 // SampleRegion is the sampling region of a normalized mesh (Region), narrowed to
 // NearProposal of the proposal (world frame, mapped into the cube by norm) when set.
-func (g *Generator) SampleRegion(nm *assets.Mesh, norm assets.Normalization, proposal *assets.Skeleton) *Region {
+func (g *Generator) SampleRegion(nm *character.Mesh, norm character.Normalization, proposal *character.Skeleton) *Region {
 	r := g.Region(nm)
 	if g.NearProposal <= 0 || proposal == nil {
 		return r
@@ -96,7 +96,7 @@ func (g *Generator) SampleRegion(nm *assets.Mesh, norm assets.Normalization, pro
 }
 
 // EncodeMesh encodes the condition of a mesh (Condition).
-func (g *Generator) EncodeMesh(mesh, nm *assets.Mesh, norm assets.Normalization, rng *rand.Rand) (*tensor.Dense, error) {
+func (g *Generator) EncodeMesh(mesh, nm *character.Mesh, norm character.Normalization, rng *rand.Rand) (*tensor.Dense, error) {
 	pts, rows, err := g.Condition(mesh, nm, norm, rng)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (g *Generator) EncodeMesh(mesh, nm *assets.Mesh, norm assets.Normalization,
 // normalized copy nm and, for a model that reads one, the proposal skeleton of mesh
 // (Propose) as ProposalRows. A proposal that cannot be built reads as a skeleton
 // without joints.
-func (g *Generator) Condition(mesh, nm *assets.Mesh, norm assets.Normalization, rng *rand.Rand) (pts, rows []float32, err error) {
+func (g *Generator) Condition(mesh, nm *character.Mesh, norm character.Normalization, rng *rand.Rand) (pts, rows []float32, err error) {
 	pts = SamplePoints(nm, g.Model.Cfg.Points, rng)
 	if g.Model.Proposal == nil {
 		return pts, nil, nil
@@ -124,7 +124,7 @@ func (g *Generator) WritesSkin() bool { return g.Skin != nil && g.SkinMode == Sk
 
 // Region returns the sampling region of a normalized mesh, or nil when
 // InsideJoints is off.
-func (g *Generator) Region(nm *assets.Mesh) *Region {
+func (g *Generator) Region(nm *character.Mesh) *Region {
 	if !g.InsideJoints {
 		return nil
 	}
@@ -135,7 +135,7 @@ func (g *Generator) Region(nm *assets.Mesh) *Region {
 // the skeleton in the cube in token order, codes has one row per joint.
 // tokenizer.SkinTokenizer implements it.
 type SkinDecoder interface {
-	Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error)
+	Decode(c *character.Character, sk *character.Skeleton, codes [][]int) (*character.Skin, error)
 }
 
 // DefaultSkinSamples is how many skin-token streams `rig skin --method tokens`
@@ -146,7 +146,7 @@ const DefaultSkinSamples = 8
 // several code sets for one skeleton (tokenizer.SkinTokenizer does).
 type MeanSkinDecoder interface {
 	SkinDecoder
-	DecodeMean(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error)
+	DecodeMean(c *character.Character, sk *character.Skeleton, codeSets [][][]int) (*character.Skin, error)
 }
 
 // BindSkin returns the skinning method for skeletons without skin tokens and its
@@ -162,7 +162,7 @@ func (g *Generator) BindSkin() (classical.Skinner, string) {
 // method. When WritesSkin, the stream's skin codes are decoded (decodeSkin: with
 // SkinSamples > 1, averaged with more skin streams drawn after the same skeleton
 // from the shape latents lat; lat nil decodes exactly the stream's codes).
-func (r *Generator) Decode(c *assets.Character, norm assets.Normalization, stream []int, lat *tensor.Dense, rng *rand.Rand) (*assets.Character, string, error) {
+func (r *Generator) Decode(c *character.Character, norm character.Normalization, stream []int, lat *tensor.Dense, rng *rand.Rand) (*character.Character, string, error) {
 	skCube, err := tokens.DecodeSkeleton(stream)
 	if err != nil {
 		return nil, "", err
@@ -175,8 +175,8 @@ func (r *Generator) Decode(c *assets.Character, norm assets.Normalization, strea
 	if r.WritesSkin() {
 		skelToks, codes, err := tokens.Split(stream, r.Model.Cfg.K())
 		if err == nil {
-			cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
-			var skin *assets.Skin
+			cube := norm.Apply(&character.Character{Name: c.Name, Mesh: c.Mesh})
+			var skin *character.Skin
 			if skin, err = r.decodeSkin(cube, skCube, lat, skelToks, codes, rng); err == nil {
 				out.Skin = skin
 				return out, "tokenrig", nil
@@ -193,19 +193,19 @@ func (r *Generator) Decode(c *assets.Character, norm assets.Normalization, strea
 }
 
 // GeodesicSkin is geodesic voxel binding with default options (assets/skinning).
-func GeodesicSkin(c *assets.Character) (*assets.Skin, error) {
+func GeodesicSkin(c *character.Character) (*character.Skin, error) {
 	return skinning.Geodesic(c, skinning.GeodesicOptions{})
 }
 
 // HeatSkin is heat-diffusion skinning with default options (assets/skinning).
-func HeatSkin(c *assets.Character) (*assets.Skin, error) {
+func HeatSkin(c *character.Character) (*character.Skin, error) {
 	return skinning.Heat(c, skinning.HeatOptions{})
 }
 
 // SkinOnly keeps c's skeleton and generates only its skin tokens, with the skeleton
 // tokens as the prompt (greedy, or the mean of SkinSamples streams), then decodes
 // them. The returned skin refers to c's own joint indices.
-func (r *Generator) SkinOnly(c *assets.Character) (*assets.Skin, error) {
+func (r *Generator) SkinOnly(c *character.Character) (*character.Skin, error) {
 	if !r.WritesSkin() {
 		return nil, errors.New("skin-only mode needs a model trained on skin tokens and a trained skin tokenizer")
 	}
@@ -224,11 +224,11 @@ func (r *Generator) SkinOnly(c *assets.Character) (*assets.Skin, error) {
 // SkinWith is SkinOnly on the shape latents lat of c's mesh (Generator.EncodeMesh),
 // so that a caller that already encoded the mesh (rig auto) skins another skeleton
 // of it without encoding again.
-func (r *Generator) SkinWith(c *assets.Character, lat *tensor.Dense, rng *rand.Rand) (*assets.Skin, error) {
+func (r *Generator) SkinWith(c *character.Character, lat *tensor.Dense, rng *rand.Rand) (*character.Skin, error) {
 	if !r.WritesSkin() || c.Skeleton == nil {
 		return nil, errors.New("skin-only mode needs a model trained on skin tokens, a skin tokenizer and a skeleton")
 	}
-	norm := assets.NormalizationOf(c.Mesh)
+	norm := character.NormalizationOf(c.Mesh)
 	prompt, order, err := tokens.EncodeSkeleton(c.Skeleton, norm)
 	if err != nil {
 		return nil, err
@@ -239,7 +239,7 @@ func (r *Generator) SkinWith(c *assets.Character, lat *tensor.Dense, rng *rand.R
 	}
 	// The decoder wants the skeleton in token order, in the cube, at its exact joints.
 	skTok := tokens.SkeletonToCube(c.Skeleton, norm).Select(order)
-	cube := norm.Apply(&assets.Character{Name: c.Name, Mesh: c.Mesh})
+	cube := norm.Apply(&character.Character{Name: c.Name, Mesh: c.Mesh})
 	skin, err := r.decodeSets(cube, skTok, codeSets)
 	if err != nil {
 		return nil, err
@@ -257,7 +257,7 @@ func (r *Generator) SkinWith(c *assets.Character, lat *tensor.Dense, rng *rand.R
 // MeanSkinDecoder it first draws SkinSamples-1 more skin streams after the same
 // skeleton prompt (BOS · skeleton · SEP; temperature SkinTemperature, top-p 0.95) and
 // decodes the mean weight field of all of them.
-func (r *Generator) decodeSkin(cube *assets.Character, skCube *assets.Skeleton, lat *tensor.Dense, prompt []int, codes [][]int, rng *rand.Rand) (*assets.Skin, error) {
+func (r *Generator) decodeSkin(cube *character.Character, skCube *character.Skeleton, lat *tensor.Dense, prompt []int, codes [][]int, rng *rand.Rand) (*character.Skin, error) {
 	sets := [][][]int{codes}
 	if n := r.skinStreams(); n > 1 && lat != nil {
 		extra, err := r.skinCodes(lat, prompt, n-1, false, rng)
@@ -279,7 +279,7 @@ func (r *Generator) skinStreams() int {
 }
 
 // decodeSets decodes one code set, or the mean weight field of several.
-func (r *Generator) decodeSets(cube *assets.Character, skCube *assets.Skeleton, sets [][][]int) (*assets.Skin, error) {
+func (r *Generator) decodeSets(cube *character.Character, skCube *character.Skeleton, sets [][][]int) (*character.Skin, error) {
 	if len(sets) == 1 {
 		return r.Skin.Decode(cube, skCube, sets[0])
 	}
@@ -321,7 +321,7 @@ func (r *Generator) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy boo
 
 // PredictSkeleton returns the model's skeleton for c's mesh, greedy or voted
 // (Votes), in c's world frame (the skeleton task of `rig eval`).
-func (r *Generator) PredictSkeleton(c *assets.Character) (*assets.Skeleton, error) {
+func (r *Generator) PredictSkeleton(c *character.Character) (*character.Skeleton, error) {
 	nm, norm := NormalizedMesh(&c.Mesh)
 	rng := rand.New(rand.NewSource(r.Seed))
 	gen, prop := r.WithProposal(&c.Mesh)
@@ -329,7 +329,7 @@ func (r *Generator) PredictSkeleton(c *assets.Character) (*assets.Skeleton, erro
 	if err != nil {
 		return nil, err
 	}
-	var propCube *assets.Skeleton
+	var propCube *character.Skeleton
 	if prop != nil {
 		propCube = tokens.SkeletonToCube(prop, norm)
 	}
@@ -346,7 +346,7 @@ func (r *Generator) PredictSkeleton(c *assets.Character) (*assets.Skeleton, erro
 
 // CheckRig is the validity gate every rig passes before it is written: a valid
 // character with a skeleton, a skin on every vertex (no orphans), finite values.
-func CheckRig(c *assets.Character) error {
+func CheckRig(c *character.Character) error {
 	if c == nil || c.Skeleton == nil || c.Skin == nil {
 		return errors.New("no skeleton or skin")
 	}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/rewards"
@@ -19,13 +19,13 @@ import (
 // exactly the sampled token buffers (never a re-encoding of the decoded rigs).
 
 // RewardFunc scores one sampled stream for mesh c (higher is better).
-type RewardFunc func(c *assets.Character, tokens []int) float64
+type RewardFunc func(c *character.Character, tokens []int) float64
 
 // RigReward decodes a stream with the generator's decode path and returns the
 // rewards' combined score of the rig; a stream that does not give a valid rig
 // scores 0.
 func RigReward(r *Generator) RewardFunc {
-	return func(c *assets.Character, tokens []int) float64 {
+	return func(c *character.Character, tokens []int) float64 {
 		_, norm := NormalizedMesh(&c.Mesh)
 		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
 		if err != nil || CheckRig(rig) != nil {
@@ -76,7 +76,7 @@ type GRPOStats struct {
 // the model's Grad (call nn.ZeroGrad first, then step the optimizer). π is the
 // grammar-masked (and with InsideJoints region-masked), tempered distribution the
 // streams were drawn from.
-func (m *Model) GRPOStep(meshes []*assets.Character, reward RewardFunc, opt GRPOOptions, rng *rand.Rand) (GRPOStats, error) {
+func (m *Model) GRPOStep(meshes []*character.Character, reward RewardFunc, opt GRPOOptions, rng *rand.Rand) (GRPOStats, error) {
 	var st GRPOStats
 	if opt.Group < 2 {
 		return st, errors.New("grpo: a group needs at least 2 samples")
@@ -262,7 +262,7 @@ func maskedLogSumExp(x []float32, mask *tokens.Mask, temp float64) float64 {
 
 // GRPOTrain runs steps of GRPO on meshes with AdamW at learning rate lr, calling
 // report after each step.
-func (m *Model) GRPOTrain(meshes []*assets.Character, reward RewardFunc, opt GRPOOptions, steps int, lr float64, seed int64, report func(step int, st GRPOStats)) error {
+func (m *Model) GRPOTrain(meshes []*character.Character, reward RewardFunc, opt GRPOOptions, steps int, lr float64, seed int64, report func(step int, st GRPOStats)) error {
 	adam := nn.NewAdamW[float32](lr)
 	adam.WeightDecay = 0
 	rng := rand.New(rand.NewSource(seed))

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards"
@@ -55,7 +55,7 @@ type GRPOData struct {
 	// decoded and scored on the whole mesh.
 	MaxVertices int
 	// Load reads a mesh file (assets.Load in the binary).
-	Load func(string) (*assets.Character, error)
+	Load func(string) (*character.Character, error)
 }
 
 // GRPOSchedule is the size and length of the run: Steps GRPO steps, each on Meshes
@@ -261,7 +261,7 @@ type grpoLoop struct {
 	opt             GRPORunOptions
 	state           *TrainState
 	m               *Model
-	meshes          []*assets.Character
+	meshes          []*character.Character
 	reward          RewardFunc
 	gopt            GRPOOptions
 	adam            *nn.AdamW[float32]
@@ -277,7 +277,7 @@ type grpoLoop struct {
 // 10-step window's checkpoint and saves when due.
 func (l *grpoLoop) step() error {
 	opt, state, g, m := l.opt, l.state, l.state.GRPO, l.m
-	pick := make([]*assets.Character, opt.Schedule.Meshes)
+	pick := make([]*character.Character, opt.Schedule.Meshes)
 	for i := range pick {
 		pick[i] = l.meshes[l.rng.Intn(len(l.meshes))]
 	}
@@ -341,13 +341,13 @@ func (l *grpoLoop) restoreOptimizer() error {
 
 // loadMeshes reads the meshes of the inputs (training split unless AllFiles), with
 // their rigs removed.
-func loadMeshes(opt GRPORunOptions) ([]*assets.Character, int, error) {
+func loadMeshes(opt GRPORunOptions) ([]*character.Character, int, error) {
 	items, err := ListInputs(opt.Data.Inputs)
 	if err != nil {
 		return nil, 0, fmt.Errorf("grpo: %w", err)
 	}
 	fam := DescribeItems(items)
-	var out []*assets.Character
+	var out []*character.Character
 	skipped := 0
 	for _, it := range items {
 		if !opt.Data.AllFiles && fam[it.Path].HeldOut() {
@@ -358,7 +358,7 @@ func loadMeshes(opt GRPORunOptions) ([]*assets.Character, int, error) {
 			skipped++
 			continue
 		}
-		out = append(out, &assets.Character{Name: it.Name, Mesh: c.Mesh, Materials: c.Materials})
+		out = append(out, &character.Character{Name: it.Name, Mesh: c.Mesh, Materials: c.Materials})
 	}
 	return out, skipped, nil
 }
@@ -367,8 +367,8 @@ func loadMeshes(opt GRPORunOptions) ([]*assets.Character, int, error) {
 // samples) computed once and reused across the group and across steps.
 func cachedRigReward(r *Generator) RewardFunc {
 	var mu sync.Mutex
-	prepared := map[*assets.Character]*rewards.Prepared{}
-	return func(c *assets.Character, tokens []int) float64 {
+	prepared := map[*character.Character]*rewards.Prepared{}
+	return func(c *character.Character, tokens []int) float64 {
 		mu.Lock()
 		prep, ok := prepared[c]
 		mu.Unlock()

@@ -7,17 +7,17 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/nn"
 )
 
 func TestGRPORunWritesAndResumes(t *testing.T) {
 	dir := t.TempDir()
-	chars := map[string]*assets.Character{}
+	chars := map[string]*character.Character{}
 	for _, n := range []string{"a.glb", "b.glb"} {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
-		chars[n] = &assets.Character{Name: n, Mesh: synth.BoxQuadruped()}
+		chars[n] = &character.Character{Name: n, Mesh: synth.BoxQuadruped()}
 	}
 	m0, err := NewModel(tinyConfig, 5)
 	if err != nil {

@@ -6,14 +6,14 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/tokens"
 )
 
 // lowBins rewards streams whose coordinates sit in the lower half of the cube.
-func lowBins(_ *assets.Character, stream []int) float64 {
+func lowBins(_ *character.Character, stream []int) float64 {
 	n, low := 0, 0
 	for _, t := range stream {
 		if tokens.IsCoord(t) {
@@ -34,7 +34,7 @@ func TestGRPORaisesReward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meshes := []*assets.Character{{Mesh: synth.BoxQuadruped()}}
+	meshes := []*character.Character{{Mesh: synth.BoxQuadruped()}}
 	opt := GRPOOptions{Group: 8, MaxJoints: 2, StopAtSEP: true, ScaleByStd: true}
 	var first, last float64
 	const steps = 40
@@ -61,8 +61,8 @@ func TestGRPOEqualRewardsTeachNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	nn.ZeroGrad[float32](m)
-	flat := func(*assets.Character, []int) float64 { return 0.5 }
-	st, err := m.GRPOStep([]*assets.Character{{Mesh: synth.BoxQuadruped()}}, flat, GRPOOptions{Group: 4, MaxJoints: 3, StopAtSEP: true}, rand.New(rand.NewSource(1)))
+	flat := func(*character.Character, []int) float64 { return 0.5 }
+	st, err := m.GRPOStep([]*character.Character{{Mesh: synth.BoxQuadruped()}}, flat, GRPOOptions{Group: 4, MaxJoints: 3, StopAtSEP: true}, rand.New(rand.NewSource(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestGRPOInsideJoints(t *testing.T) {
 			}
 			nn.ZeroGrad[float32](m)
 			joints, outside := 0, 0
-			reward := func(c *assets.Character, stream []int) float64 {
+			reward := func(c *character.Character, stream []int) float64 {
 				var xyz []int
 				for _, tok := range stream {
 					if tok == tokens.SEP {
@@ -112,7 +112,7 @@ func TestGRPOInsideJoints(t *testing.T) {
 				return lowBins(c, stream)
 			}
 			opt := GRPOOptions{Group: 8, MaxJoints: 6, StopAtSEP: true, InsideJoints: inside}
-			st, err := m.GRPOStep([]*assets.Character{{Mesh: mesh}}, reward, opt, rand.New(rand.NewSource(2)))
+			st, err := m.GRPOStep([]*character.Character{{Mesh: mesh}}, reward, opt, rand.New(rand.NewSource(2)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,12 +148,12 @@ func TestGRPOKLPullsTowardReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meshes := []*assets.Character{{Mesh: synth.BoxQuadruped()}}
+	meshes := []*character.Character{{Mesh: synth.BoxQuadruped()}}
 	opt := GRPOOptions{Group: 8, MaxJoints: 2, StopAtSEP: true, ScaleByStd: true}
 	if err := m.GRPOTrain(meshes, lowBins, opt, 25, 3e-3, 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	flat := func(*assets.Character, []int) float64 { return 0.5 }
+	flat := func(*character.Character, []int) float64 { return 0.5 }
 	opt.Ref, opt.KL = ref, 1
 	var kls []float64
 	err = m.GRPOTrain(meshes, flat, opt, 40, 3e-3, 2, func(step int, st GRPOStats) {

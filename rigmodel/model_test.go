@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/tokens"
@@ -103,7 +103,7 @@ func (f fakeSkin) K() int {
 	return tinyConfig.K()
 }
 
-func (f fakeSkin) EncodeSkin(c *assets.Character, order tokens.Order) ([][]int, error) {
+func (f fakeSkin) EncodeSkin(c *character.Character, order tokens.Order) ([][]int, error) {
 	codes := make([][]int, len(order))
 	for j := range codes {
 		for k := 0; k < f.K(); k++ {

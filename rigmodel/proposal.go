@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 	"gorgonia.org/tensor"
@@ -19,11 +19,11 @@ import (
 // ProposalFunc returns the proposal skeleton of a mesh, in the mesh's frame. The
 // same function must serve training and generation: the model learns to edit what
 // it returns.
-type ProposalFunc func(m *assets.Mesh) (*assets.Skeleton, error)
+type ProposalFunc func(m *character.Mesh) (*character.Skeleton, error)
 
 // proposalOf is the proposal rows of a mesh whose normalization is norm, or nil when
 // propose fails (the model then reads a skeleton without joints).
-func proposalOf(propose ProposalFunc, mesh *assets.Mesh, norm assets.Normalization, limit int) []float32 {
+func proposalOf(propose ProposalFunc, mesh *character.Mesh, norm character.Normalization, limit int) []float32 {
 	sk, err := propose(mesh)
 	if err != nil {
 		return nil
@@ -39,7 +39,7 @@ const proposalWidth = 6
 // proposal input: at most limit joints, each (x, y, z, px−x, py−y, pz−z) mapped into
 // the cube by norm. Joints past limit are dropped (their children then read as
 // roots).
-func ProposalRows(sk *assets.Skeleton, norm assets.Normalization, limit int) []float32 {
+func ProposalRows(sk *character.Skeleton, norm character.Normalization, limit int) []float32 {
 	if sk == nil {
 		return nil
 	}
@@ -163,14 +163,14 @@ const anchorCount = 4
 // joint follows the mean of its nearest vertices (which Augment re-poses, turns,
 // mirrors and stretches) plus its offset from them, mapped by the augmentation.
 type anchoredProposal struct {
-	sk      *assets.Skeleton
+	sk      *character.Skeleton
 	anchors [][anchorCount]int
-	offsets []assets.Vec3
+	offsets []character.Vec3
 }
 
 // anchorProposal ties sk (in mesh's frame) to mesh's vertices.
-func anchorProposal(sk *assets.Skeleton, mesh *assets.Mesh) *anchoredProposal {
-	a := &anchoredProposal{sk: sk, anchors: make([][anchorCount]int, sk.NumJoints()), offsets: make([]assets.Vec3, sk.NumJoints())}
+func anchorProposal(sk *character.Skeleton, mesh *character.Mesh) *anchoredProposal {
+	a := &anchoredProposal{sk: sk, anchors: make([][anchorCount]int, sk.NumJoints()), offsets: make([]character.Vec3, sk.NumJoints())}
 	for j := range a.anchors {
 		p := sk.Position(j)
 		var best [anchorCount]int
@@ -196,8 +196,8 @@ func anchorProposal(sk *assets.Skeleton, mesh *assets.Mesh) *anchoredProposal {
 }
 
 // anchorMean is the mean position of a joint's anchor vertices.
-func anchorMean(mesh *assets.Mesh, idx [anchorCount]int) assets.Vec3 {
-	var s assets.Vec3
+func anchorMean(mesh *character.Mesh, idx [anchorCount]int) character.Vec3 {
+	var s character.Vec3
 	for _, v := range idx {
 		if v < len(mesh.Positions) {
 			s = s.Add(mesh.Positions[v])
@@ -208,11 +208,11 @@ func anchorMean(mesh *assets.Mesh, idx [anchorCount]int) assets.Vec3 {
 
 // follow returns the proposal skeleton of the augmented mesh, whose last affine
 // map was m.
-func (a *anchoredProposal) follow(mesh *assets.Mesh, m assets.Mat4) *assets.Skeleton {
+func (a *anchoredProposal) follow(mesh *character.Mesh, m character.Mat4) *character.Skeleton {
 	out := a.sk.Clone()
 	for j := range out.BindWorld {
 		p := anchorMean(mesh, a.anchors[j]).Add(m.Dir(a.offsets[j]))
-		b := assets.Identity4()
+		b := character.Identity4()
 		b[12], b[13], b[14] = p[0], p[1], p[2]
 		out.BindWorld[j] = b
 	}

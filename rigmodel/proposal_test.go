@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 )
@@ -53,7 +53,7 @@ func TestProposalEncoderGradient(t *testing.T) {
 func proposalPair(t *testing.T, cfg Config) []*Example {
 	c := testRig(t)
 	shrunk := c.Clone()
-	var mean assets.Vec3
+	var mean character.Vec3
 	for j := range shrunk.Skeleton.BindWorld {
 		mean = mean.Add(shrunk.Skeleton.Position(j).Scale(1 / float64(shrunk.Skeleton.NumJoints())))
 	}
@@ -63,12 +63,12 @@ func proposalPair(t *testing.T, cfg Config) []*Example {
 		shrunk.Skeleton.BindWorld[j] = b
 	}
 	var out []*Example
-	for _, ch := range []*assets.Character{c, shrunk} {
+	for _, ch := range []*character.Character{c, shrunk} {
 		ex, err := MakeExample(ch, cfg.Points, nil, mrand.New(mrand.NewSource(1)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex.Proposal = ProposalRows(ch.Skeleton, assets.NormalizationOf(ch.Mesh), cfg.Proposal)
+		ex.Proposal = ProposalRows(ch.Skeleton, character.NormalizationOf(ch.Mesh), cfg.Proposal)
 		out = append(out, ex)
 	}
 	return out

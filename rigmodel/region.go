@@ -1,8 +1,8 @@
 package rigmodel
 
 import (
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -33,7 +33,7 @@ const regionRes = 32
 // MeshRegion returns the region of a mesh in the normalized cube (nm as returned by
 // NormalizedMesh): voxels inside by winding number or touched by the surface, dilated
 // by one voxel. It returns nil for a mesh with no voxels (no constraint).
-func MeshRegion(nm *assets.Mesh) *Region {
+func MeshRegion(nm *character.Mesh) *Region {
 	if len(nm.Triangles) == 0 {
 		return nil
 	}
@@ -74,7 +74,7 @@ func (r *Region) marginals() {
 // of sk (a skeleton in the cube, e.g. the proposal the model reads): where a model
 // that edits the proposal may put joints. It returns r when sk has no joints or no
 // voxel is that near.
-func (r *Region) Near(sk *assets.Skeleton, dist float64) *Region {
+func (r *Region) Near(sk *character.Skeleton, dist float64) *Region {
 	if r == nil || sk == nil || sk.NumJoints() == 0 {
 		return r
 	}
@@ -94,14 +94,14 @@ func (r *Region) Near(sk *assets.Skeleton, dist float64) *Region {
 }
 
 // nearSkeleton reports whether p is within dist of a joint or bone of sk.
-func nearSkeleton(sk *assets.Skeleton, p assets.Vec3, dist float64) bool {
+func nearSkeleton(sk *character.Skeleton, p character.Vec3, dist float64) bool {
 	for j, par := range sk.Parents {
 		a := sk.Position(j)
 		b := a
 		if par >= 0 {
 			b = sk.Position(par)
 		}
-		if assets.SegmentDist(p, a, b) <= dist {
+		if character.SegmentDist(p, a, b) <= dist {
 			return true
 		}
 	}

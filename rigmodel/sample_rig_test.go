@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/character"
 )
 
 // rigidDecoder stands in for the skin tokenizer: nearest-bone weights, codes ignored.
 type rigidDecoder struct{}
 
-func (rigidDecoder) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+func (rigidDecoder) Decode(c *character.Character, sk *character.Skeleton, codes [][]int) (*character.Skin, error) {
 	if len(codes) != sk.NumJoints() {
 		return nil, fmt.Errorf("%d code rows for %d joints", len(codes), sk.NumJoints())
 	}
@@ -54,12 +54,12 @@ type meanDecoder struct {
 	mean *bool
 }
 
-func (d meanDecoder) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+func (d meanDecoder) Decode(c *character.Character, sk *character.Skeleton, codes [][]int) (*character.Skin, error) {
 	*d.sets, *d.mean = [][][]int{codes}, false
 	return rigidDecoder{}.Decode(c, sk, codes)
 }
 
-func (d meanDecoder) DecodeMean(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error) {
+func (d meanDecoder) DecodeMean(c *character.Character, sk *character.Skeleton, codeSets [][][]int) (*character.Skin, error) {
 	*d.sets, *d.mean = codeSets, true
 	return rigidDecoder{}.Decode(c, sk, codeSets[0])
 }

@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/internal/progress"
@@ -57,7 +57,7 @@ type TrainOptions struct {
 type TrainData struct {
 	Inputs []string // folders, files or manifests of rigged characters
 	// Load reads a character file (assets.Load in the binary).
-	Load    func(string) (*assets.Character, error)
+	Load    func(string) (*character.Character, error)
 	Augment AugmentOptions
 	// Synthetic adds this many generated creatures (assets/synth, all kinds in turn,
 	// SynthVertices vertices each, every third with mesh noise) to the training set.
@@ -153,7 +153,7 @@ func sibling(ckpt, suffix string) string {
 
 // loadCharacters reads every rigged character among the inputs and splits them by
 // dataset split. Files that fail to load or are not rigged are skipped and counted.
-func loadCharacters(inputs []string, load func(string) (*assets.Character, error), maxJoints int) (train, val []*assets.Character, skipped int, err error) {
+func loadCharacters(inputs []string, load func(string) (*character.Character, error), maxJoints int) (train, val []*character.Character, skipped int, err error) {
 	items, err := ListInputs(inputs)
 	if err != nil {
 		return nil, nil, 0, err
@@ -280,7 +280,7 @@ func resumeOrInit(opt *TrainOptions) (*Model, *TrainState, error) {
 // loadTrainData loads the rigged characters of the inputs, split by family, adds the
 // synthetic creatures to the training side and makes the fixed validation examples
 // (no augmentation, seeded points).
-func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*assets.Character, []*anchoredProposal, []*Example, error) {
+func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*character.Character, []*anchoredProposal, []*Example, error) {
 	train, val, skipped, err := loadCharacters(opt.Data.Inputs, opt.Data.Load, opt.Config.MaxJoint)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("train: %w", err)
@@ -305,7 +305,7 @@ func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*assets.Cha
 			return nil
 		}
 		if m.Proposal != nil {
-			ex.Proposal = proposalOf(opt.Data.Propose, &val[i].Mesh, assets.NormalizationOf(val[i].Mesh), m.Cfg.Proposal)
+			ex.Proposal = proposalOf(opt.Data.Propose, &val[i].Mesh, character.NormalizationOf(val[i].Mesh), m.Cfg.Proposal)
 		}
 		return ex
 	}) {
@@ -319,7 +319,7 @@ func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*assets.Cha
 // anchorProposals builds the proposal skeleton of every training character once, in
 // parallel, tied to its mesh; nil when the model reads no proposal. A character
 // whose proposal fails gets none (its examples read a skeleton without joints).
-func anchorProposals(opt TrainOptions, m *Model, train []*assets.Character) []*anchoredProposal {
+func anchorProposals(opt TrainOptions, m *Model, train []*character.Character) []*anchoredProposal {
 	if m.Proposal == nil {
 		return nil
 	}
@@ -360,7 +360,7 @@ type trainer struct {
 
 // newTrainer sets up the optimizer (restoring its state on resume), the example
 // stream and the pool.
-func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.Character, props []*anchoredProposal, valEx []*Example) (*trainer, error) {
+func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*character.Character, props []*anchoredProposal, valEx []*Example) (*trainer, error) {
 	tr := &trainer{opt: opt, state: state, m: m, valEx: valEx,
 		rng: mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))}
 	tr.adam = nn.NewAdamW[float32](opt.Schedule.LR)
@@ -413,7 +413,7 @@ func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*assets.C
 // k) by a worker goroutine (examples.go), so a run does not depend on the number of
 // workers. props (nil, or one per training character) are the anchored proposal
 // skeletons of a model that reads one; a fresh synthetic creature gets its own.
-func newExampleStream(opt TrainOptions, startStep int, train []*assets.Character, props []*anchoredProposal) *orderedStream[*Example] {
+func newExampleStream(opt TrainOptions, startStep int, train []*character.Character, props []*anchoredProposal) *orderedStream[*Example] {
 	kinds := synth.Kinds()
 	runSeed := opt.Seed*1_000_003 + int64(startStep)*7_919
 	freshBase := int64(2_000_000) + int64(startStep)*int64(opt.Schedule.Batch+2)*4
@@ -443,9 +443,9 @@ func newExampleStream(opt TrainOptions, startStep int, train []*assets.Character
 			}
 			switch {
 			case props != nil && fresh:
-				ex.Proposal = proposalOf(opt.Data.Propose, &aug.Mesh, assets.NormalizationOf(aug.Mesh), opt.Config.Proposal)
+				ex.Proposal = proposalOf(opt.Data.Propose, &aug.Mesh, character.NormalizationOf(aug.Mesh), opt.Config.Proposal)
 			case prop != nil:
-				ex.Proposal = ProposalRows(prop.follow(&aug.Mesh, affine), assets.NormalizationOf(aug.Mesh), opt.Config.Proposal)
+				ex.Proposal = ProposalRows(prop.follow(&aug.Mesh, affine), character.NormalizationOf(aug.Mesh), opt.Config.Proposal)
 			}
 			return ex
 		}
@@ -537,14 +537,14 @@ func (tr *trainer) save() error {
 
 // generateSynthetic makes n creatures of every synth kind in turn (seeds from
 // 1,000,000 so they never collide with test seeds).
-func generateSynthetic(n, vertices, maxJoints int, progressTo io.Writer) []*assets.Character {
+func generateSynthetic(n, vertices, maxJoints int, progressTo io.Writer) []*character.Character {
 	if n <= 0 {
 		return nil
 	}
 	vertices = synthVertices(vertices)
 	kinds := synth.Kinds()
 	bar := progress.New(progressTo, "synthetic creatures", n)
-	made := makeOrdered(n, runtime.GOMAXPROCS(0), func(k int64) *assets.Character {
+	made := makeOrdered(n, runtime.GOMAXPROCS(0), func(k int64) *character.Character {
 		i := int(k)
 		kind := kinds[i%len(kinds)]
 		c, err := synth.Generate(kind, int64(1_000_000+i), synth.Options{TargetVertices: vertices, Noise: i%3 == 2})
@@ -556,7 +556,7 @@ func generateSynthetic(n, vertices, maxJoints int, progressTo io.Writer) []*asse
 		return c
 	})
 	bar.Finish()
-	var out []*assets.Character
+	var out []*character.Character
 	for _, c := range made {
 		if c != nil {
 			out = append(out, c)

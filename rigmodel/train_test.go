@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // memLoad serves characters by file name, standing in for glTF files.
-func memLoad(chars map[string]*assets.Character) func(string) (*assets.Character, error) {
-	return func(p string) (*assets.Character, error) {
+func memLoad(chars map[string]*character.Character) func(string) (*character.Character, error) {
+	return func(p string) (*character.Character, error) {
 		c, ok := chars[filepath.Base(p)]
 		if !ok {
 			return nil, errors.New("no such character")
@@ -24,7 +24,7 @@ func memLoad(chars map[string]*assets.Character) func(string) (*assets.Character
 
 func TestTrainWritesAndResumes(t *testing.T) {
 	dir := t.TempDir()
-	chars := map[string]*assets.Character{}
+	chars := map[string]*character.Character{}
 	for _, n := range []string{"a.glb", "b.glb", "c.glb"} {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
 		chars[n] = testRig(t)
@@ -100,7 +100,7 @@ func (otherK) K() int { return tinyConfig.K() + 1 }
 // into their first rows, and the new rows keep their initialization.
 func TestWarmStartLongerStream(t *testing.T) {
 	dir := t.TempDir()
-	chars := map[string]*assets.Character{}
+	chars := map[string]*character.Character{}
 	for _, n := range []string{"a.glb", "b.glb"} {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
 		chars[n] = testRig(t)

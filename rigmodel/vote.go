@@ -6,7 +6,7 @@ import (
 	"math/rand"
 	"slices"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
@@ -36,7 +36,7 @@ const (
 // median joint count (consensus). Streams whose skeleton has a single joint take no
 // part (the first is returned when all have one). With Votes below 2 it returns
 // the greedy stream.
-func (g *Generator) VoteSkeleton(lat *tensor.Dense, region *Region, proposal *assets.Skeleton, rng *rand.Rand) (*Sampled, error) {
+func (g *Generator) VoteSkeleton(lat *tensor.Dense, region *Region, proposal *character.Skeleton, rng *rand.Rand) (*Sampled, error) {
 	opts := make([]SampleOptions, max(g.Votes, 1))
 	for i := range opts {
 		opts[i] = SampleOptions{MaxJoints: g.Model.Cfg.MaxJoint, K: g.Model.Cfg.K(), StopAtSEP: true, Region: region}
@@ -55,13 +55,13 @@ func (g *Generator) VoteSkeleton(lat *tensor.Dense, region *Region, proposal *as
 	if len(streams) == 1 {
 		return streams[0], nil
 	}
-	joints := make([][]assets.Vec3, len(streams))
+	joints := make([][]character.Vec3, len(streams))
 	for i, s := range streams {
 		if sk, err := tokens.DecodeSkeleton(s.Tokens); err == nil && sk.NumJoints() > 1 {
 			joints[i] = sk.Positions()
 		}
 	}
-	var ref []assets.Vec3
+	var ref []character.Vec3
 	if proposal != nil && proposal.NumJoints() > 0 {
 		ref = proposal.Positions()
 	}
@@ -75,7 +75,7 @@ func (g *Generator) VoteSkeleton(lat *tensor.Dense, region *Region, proposal *as
 // joint count is within a quarter of the median count (all sets when none is): the
 // sum alone favours dense skeletons, which lie near everything. nil sets take no
 // part; -1 means every set is nil.
-func consensus(sets [][]assets.Vec3, ref []assets.Vec3) int {
+func consensus(sets [][]character.Vec3, ref []character.Vec3) int {
 	risk := make([]float64, len(sets))
 	var counts []int
 	for i, a := range sets {
@@ -120,7 +120,7 @@ func consensus(sets [][]assets.Vec3, ref []assets.Vec3) int {
 // VoteStream is VoteSkeleton followed, for a generator that writes skin tokens,
 // by the greedy skin codes after the chosen skeleton: a complete stream whose
 // log-probabilities are those the tokens were drawn with.
-func (g *Generator) VoteStream(lat *tensor.Dense, region *Region, proposal *assets.Skeleton, rng *rand.Rand) (*Sampled, error) {
+func (g *Generator) VoteStream(lat *tensor.Dense, region *Region, proposal *character.Skeleton, rng *rand.Rand) (*Sampled, error) {
 	skel, err := g.VoteSkeleton(lat, region, proposal, rng)
 	if err != nil || !g.WritesSkin() {
 		return skel, err

@@ -5,35 +5,35 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )
 
 func TestConsensus(t *testing.T) {
-	pt := func(x float64) []assets.Vec3 { return []assets.Vec3{{x, 0, 0}} }
-	pts := func(xs ...float64) []assets.Vec3 {
-		var p []assets.Vec3
+	pt := func(x float64) []character.Vec3 { return []character.Vec3{{x, 0, 0}} }
+	pts := func(xs ...float64) []character.Vec3 {
+		var p []character.Vec3
 		for _, x := range xs {
-			p = append(p, assets.Vec3{x, 0, 0})
+			p = append(p, character.Vec3{x, 0, 0})
 		}
 		return p
 	}
 	tests := []struct {
 		name string
-		sets [][]assets.Vec3
-		ref  []assets.Vec3
+		sets [][]character.Vec3
+		ref  []character.Vec3
 		want int
 	}{
-		{"the middle one", [][]assets.Vec3{pt(0), pt(1), pt(10)}, nil, 1},
-		{"an outlier never wins", [][]assets.Vec3{pt(10), pt(0), pt(0.5), pt(1)}, nil, 2},
-		{"nil sets take no part", [][]assets.Vec3{nil, pt(0), pt(5)}, nil, 1},
-		{"the proposal votes", [][]assets.Vec3{pt(0), pt(2)}, pt(2), 1},
-		{"the proposal votes the other way", [][]assets.Vec3{pt(0), pt(2)}, pt(0), 0},
-		{"nothing to choose", [][]assets.Vec3{nil, nil}, pt(0), -1},
-		{"a dense skeleton is out of the running", [][]assets.Vec3{pts(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), pts(0, 10), pts(5, 10), pts(0, 5), pts(2, 8)}, nil, 4},
-		{"no one has the median count: all run", [][]assets.Vec3{pts(0), pts(5), pts(0, 1, 2, 3), pts(2, 3, 4, 5)}, nil, 2},
+		{"the middle one", [][]character.Vec3{pt(0), pt(1), pt(10)}, nil, 1},
+		{"an outlier never wins", [][]character.Vec3{pt(10), pt(0), pt(0.5), pt(1)}, nil, 2},
+		{"nil sets take no part", [][]character.Vec3{nil, pt(0), pt(5)}, nil, 1},
+		{"the proposal votes", [][]character.Vec3{pt(0), pt(2)}, pt(2), 1},
+		{"the proposal votes the other way", [][]character.Vec3{pt(0), pt(2)}, pt(0), 0},
+		{"nothing to choose", [][]character.Vec3{nil, nil}, pt(0), -1},
+		{"a dense skeleton is out of the running", [][]character.Vec3{pts(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), pts(0, 10), pts(5, 10), pts(0, 5), pts(2, 8)}, nil, 4},
+		{"no one has the median count: all run", [][]character.Vec3{pts(0), pts(5), pts(0, 1, 2, 3), pts(2, 3, 4, 5)}, nil, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,7 +70,7 @@ func voteFixture(t *testing.T) (*Model, *Generator, *tensor.Dense, func() *rand.
 // the same random source, each a skeleton-only stream the grammar accepts.
 func TestVoteSkeletonIsTheConsensus(t *testing.T) {
 	m, g, lat, rng, region := voteFixture(t)
-	prop := &assets.Skeleton{Names: []string{"a"}, Parents: []int{-1}, BindWorld: []assets.Mat4{assets.Identity4()}}
+	prop := &character.Skeleton{Names: []string{"a"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.Identity4()}}
 	for _, votes := range []int{0, 1, 2, 7} {
 		g.Votes = votes
 		got, err := g.VoteSkeleton(lat, region, prop, rng())
@@ -95,7 +95,7 @@ func TestVoteSkeletonIsTheConsensus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sets := make([][]assets.Vec3, len(streams))
+		sets := make([][]character.Vec3, len(streams))
 		for i, s := range streams {
 			sk, err := tokens.DecodeSkeleton(s.Tokens)
 			if err != nil {

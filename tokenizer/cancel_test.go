@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -42,7 +42,7 @@ func TestDecodeContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	nc := character.NormalizationOf(c.Mesh).Apply(c)
 	rng := rand.New(rand.NewSource(1)) // any codes decode; encoding costs far more
 	codes := make([][]int, nc.Skeleton.NumJoints())
 	for j := range codes {

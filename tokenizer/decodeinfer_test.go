@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
 )
 
@@ -203,13 +203,13 @@ func TestEncodeInferMatchesNetwork(t *testing.T) {
 
 // encodeCreature generates a synthetic creature, normalizes it into the cube and
 // encodes all its bones with tok.
-func encodeCreature(t *testing.T, tok *SkinTokenizer, opt Options, kind string, seed int64, vertices int) (*assets.Character, [][]int) {
+func encodeCreature(t *testing.T, tok *SkinTokenizer, opt Options, kind string, seed int64, vertices int) (*character.Character, [][]int) {
 	t.Helper()
 	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: vertices})
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	nc := character.NormalizationOf(c.Mesh).Apply(c)
 	codes, err := tok.EncodeAllWith(nc, opt)
 	if err != nil {
 		t.Fatal(err)

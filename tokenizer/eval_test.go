@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -92,11 +92,11 @@ func TestDecodeSweep(t *testing.T) {
 	}
 }
 
-func synth5k(b *testing.B) *assets.Character {
+func synth5k(b *testing.B) *character.Character {
 	for seed := int64(1); seed < 40; seed++ {
 		g, err := synth.Generate("quadruped", seed, synth.Options{TargetVertices: 5000})
 		if err == nil && g.Skeleton.NumJoints() >= 45 && g.Skeleton.NumJoints() <= 55 {
-			return assets.NormalizationOf(g.Mesh).Apply(g)
+			return character.NormalizationOf(g.Mesh).Apply(g)
 		}
 	}
 	b.Skip("no synthetic quadruped with 45-55 joints")
@@ -170,13 +170,13 @@ func BenchmarkDecode5k(b *testing.B) {
 
 // encodeSynth generates a synthetic creature, normalizes it into the cube and
 // encodes all its bones with tok.
-func encodeSynth(t *testing.T, tok *tokenizer.SkinTokenizer, opt tokenizer.Options, kind string, seed int64, vertices int) (*assets.Character, [][]int) {
+func encodeSynth(t *testing.T, tok *tokenizer.SkinTokenizer, opt tokenizer.Options, kind string, seed int64, vertices int) (*character.Character, [][]int) {
 	t.Helper()
 	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: vertices})
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	nc := character.NormalizationOf(c.Mesh).Apply(c)
 	codes, err := tok.EncodeAllWith(nc, opt)
 	if err != nil {
 		t.Fatal(err)

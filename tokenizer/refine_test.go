@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -260,7 +260,7 @@ func TestMineQueries(t *testing.T) {
 
 // untrainedGeodesicTube returns an untrained geodesic-prior tokenizer (seed 11) and
 // the tube.
-func untrainedGeodesicTube(t *testing.T) (*SkinTokenizer, *assets.Character) {
+func untrainedGeodesicTube(t *testing.T) (*SkinTokenizer, *character.Character) {
 	t.Helper()
 	cfg := DefaultCVAEConfig()
 	cfg.Prior, cfg.Geodesic = 0, 1

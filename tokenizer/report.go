@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -29,9 +29,9 @@ type RoundTrip struct {
 // MeasureRoundTrip encodes and decodes every bone of c (world space) with tok and
 // opt and scores the result and the rigid floor; with ablate it also scores the
 // constant code list.
-func MeasureRoundTrip(tok *SkinTokenizer, c *assets.Character, opt Options, ablate bool) (RoundTrip, error) {
+func MeasureRoundTrip(tok *SkinTokenizer, c *character.Character, opt Options, ablate bool) (RoundTrip, error) {
 	r := RoundTrip{Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints()}
-	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	nc := character.NormalizationOf(c.Mesh).Apply(c)
 	codes, err := tok.EncodeAllWith(nc, opt)
 	if err != nil {
 		return r, fmt.Errorf("encode: %w", err)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -44,11 +44,11 @@ type StreamFile struct {
 // skeleton by EncodeSkeleton and each joint's skin by the skin tokenizer, in token
 // order, encoding with opt (tok.Options() for the checkpoint's). It also returns the
 // per-joint codes in token order.
-func Tokenize(c *assets.Character, tok *SkinTokenizer, opt Options) (*StreamFile, [][]int, error) {
+func Tokenize(c *character.Character, tok *SkinTokenizer, opt Options) (*StreamFile, [][]int, error) {
 	if !c.Rigged() {
 		return nil, nil, fmt.Errorf("tokenize %q: not rigged", c.Name)
 	}
-	norm := assets.NormalizationOf(c.Mesh)
+	norm := character.NormalizationOf(c.Mesh)
 	skel, order, err := tokens.EncodeSkeleton(c.Skeleton, norm)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tokenize %q: %w", c.Name, err)
@@ -124,13 +124,13 @@ func Readable(stream []int) string {
 // has is ignored): the skeleton from the tokens mapped back to world space by the
 // mesh's own normalization, and the skin decoded by tok. Joint names are taken from
 // names when it has one per joint, else generated. Animations are dropped.
-func Detokenize(stream []int, names []string, mesh *assets.Character, tok *SkinTokenizer) (*assets.Character, error) {
+func Detokenize(stream []int, names []string, mesh *character.Character, tok *SkinTokenizer) (*character.Character, error) {
 	return DetokenizeContext(context.Background(), stream, names, mesh, tok)
 }
 
 // DetokenizeContext is Detokenize whose skin decoding stops when ctx ends
 // (SkinTokenizer.DecodeContext), with an error wrapping ctx.Err().
-func DetokenizeContext(ctx context.Context, stream []int, names []string, mesh *assets.Character, tok *SkinTokenizer) (*assets.Character, error) {
+func DetokenizeContext(ctx context.Context, stream []int, names []string, mesh *character.Character, tok *SkinTokenizer) (*character.Character, error) {
 	_, codes, err := tokens.Split(stream, tok.K())
 	if err != nil {
 		return nil, fmt.Errorf("detokenize (skin tokenizer with K = %d codes per joint): %w", tok.K(), err)
@@ -142,8 +142,8 @@ func DetokenizeContext(ctx context.Context, stream []int, names []string, mesh *
 	if len(mesh.Mesh.Positions) == 0 {
 		return nil, errors.New("detokenize: empty mesh")
 	}
-	norm := assets.NormalizationOf(mesh.Mesh)
-	bare := &assets.Character{Name: mesh.Name, Mesh: mesh.Mesh}
+	norm := character.NormalizationOf(mesh.Mesh)
+	bare := &character.Character{Name: mesh.Name, Mesh: mesh.Mesh}
 	skin, err := tok.DecodeContext(ctx, norm.Apply(bare), sk, codes)
 	if err != nil {
 		return nil, fmt.Errorf("detokenize: %w", err)
@@ -162,7 +162,7 @@ func DetokenizeContext(ctx context.Context, stream []int, names []string, mesh *
 // the raw size of a joint's weights as float32 (over all vertices: dense; over the
 // vertices it influences: sparse) divided by SkinBitsPerJoint(k), the bits of its k
 // skin codes.
-func CompressionRatios(skin *assets.Skin, numJoints, k int) (dense, sparse float64) {
+func CompressionRatios(skin *character.Skin, numJoints, k int) (dense, sparse float64) {
 	count := make([]int, numJoints)
 	for _, infl := range skin.Weights {
 		for _, in := range infl {

@@ -16,7 +16,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
@@ -115,7 +115,7 @@ func NewSkinTokenizer(cfg CVAEConfig, seed uint64) (*SkinTokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SkinTokenizer{Config: cfg, settings: DecodeSettings{Threshold: 0.05}, MaxInfluences: assets.MaxInfluencesWritten, Seed: 1, master: m}, nil
+	return &SkinTokenizer{Config: cfg, settings: DecodeSettings{Threshold: 0.05}, MaxInfluences: character.MaxInfluencesWritten, Seed: 1, master: m}, nil
 }
 
 //go:embed checkpoints/skin.safetensors
@@ -180,7 +180,7 @@ func ReadSkinTokenizer(r io.Reader) (*SkinTokenizer, error) {
 	}
 	t.settings, t.MaxInfluences, t.Seed = meta.DecodeSettings, meta.MaxInfluences, meta.Seed
 	if t.MaxInfluences <= 0 {
-		t.MaxInfluences = assets.MaxInfluencesWritten
+		t.MaxInfluences = character.MaxInfluencesWritten
 	}
 	return t, nil
 }
@@ -257,7 +257,7 @@ func (t *SkinTokenizer) release(m *cvae[float32]) { t.pool.Put(m) }
 
 // prepared returns the precomputed samples of c, reusing the last ones when Encode
 // is called joint by joint on the same character.
-func (t *SkinTokenizer) prepared(c *assets.Character) (*prepared, error) {
+func (t *SkinTokenizer) prepared(c *character.Character) (*prepared, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.last != nil && t.last.c == c && t.last.sPos != nil {
@@ -279,12 +279,12 @@ func (t *SkinTokenizer) prepared(c *assets.Character) (*prepared, error) {
 // gives that joint. Encoding is deterministic. Use SkinToken to turn codes into
 // token ids. With mining (MinePasses and RefineRounds above 0) a joint's codes
 // depend on the whole skin, so Encode costs an EncodeAll. It uses t.Options().
-func (t *SkinTokenizer) Encode(c *assets.Character, joint int) ([]int, error) {
+func (t *SkinTokenizer) Encode(c *character.Character, joint int) ([]int, error) {
 	return t.EncodeWith(c, joint, t.Options())
 }
 
 // EncodeWith is Encode with the given options.
-func (t *SkinTokenizer) EncodeWith(c *assets.Character, joint int, opt Options) ([]int, error) {
+func (t *SkinTokenizer) EncodeWith(c *character.Character, joint int, opt Options) ([]int, error) {
 	p, err := t.prepared(c)
 	if err != nil {
 		return nil, err
@@ -308,12 +308,12 @@ func (t *SkinTokenizer) EncodeWith(c *assets.Character, joint int, opt Options) 
 
 // EncodeAll returns the codes of every joint of c, in c's joint order, with
 // t.Options().
-func (t *SkinTokenizer) EncodeAll(c *assets.Character) ([][]int, error) {
+func (t *SkinTokenizer) EncodeAll(c *character.Character) ([][]int, error) {
 	return t.EncodeAllWith(c, t.Options())
 }
 
 // EncodeAllWith is EncodeAll with the given options.
-func (t *SkinTokenizer) EncodeAllWith(c *assets.Character, opt Options) ([][]int, error) {
+func (t *SkinTokenizer) EncodeAllWith(c *character.Character, opt Options) ([][]int, error) {
 	p, err := t.prepared(c)
 	if err != nil {
 		return nil, err
@@ -355,7 +355,7 @@ func (t *SkinTokenizer) encodeJoints(p *prepared, joints []int, opt Options) ([]
 // normalization across bones) at every vertex of c: (V × joints) row-major. c is
 // normalized, sk is the skeleton in the cube (its own skin, if any, is ignored), codes
 // has one list of K codes per joint of sk.
-func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, codes [][]int) ([]float32, error) {
+func (t *SkinTokenizer) Probabilities(c *character.Character, sk *character.Skeleton, codes [][]int) ([]float32, error) {
 	return t.MeanProbabilities(c, sk, [][][]int{codes})
 }
 
@@ -363,7 +363,7 @@ func (t *SkinTokenizer) Probabilities(c *assets.Character, sk *assets.Skeleton, 
 // skeleton (for example several sampled skin-token streams): an estimate of the
 // expected weight field under the distribution the codes were drawn from. The mesh
 // and skeleton are prepared once.
-func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) ([]float32, error) {
+func (t *SkinTokenizer) MeanProbabilities(c *character.Character, sk *character.Skeleton, codeSets [][][]int) ([]float32, error) {
 	return t.MeanProbabilitiesContext(context.Background(), c, sk, codeSets)
 }
 
@@ -372,13 +372,13 @@ func (t *SkinTokenizer) MeanProbabilities(c *assets.Character, sk *assets.Skelet
 // (inferChunk rows, milliseconds), and the error then wraps ctx.Err()
 // (context.Canceled or context.DeadlineExceeded). While ctx stays open the result
 // is the one MeanProbabilities gives, bit for bit.
-func (t *SkinTokenizer) MeanProbabilitiesContext(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) ([]float32, error) {
+func (t *SkinTokenizer) MeanProbabilitiesContext(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int) ([]float32, error) {
 	return t.ProbabilitiesWith(ctx, c, sk, codeSets, t.Options())
 }
 
 // ProbabilitiesWith is MeanProbabilitiesContext with the given options (Exhaustive
 // and Workers; the decode settings act after it, in Decode).
-func (t *SkinTokenizer) ProbabilitiesWith(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codeSets [][][]int, opt Options) ([]float32, error) {
+func (t *SkinTokenizer) ProbabilitiesWith(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int, opt Options) ([]float32, error) {
 	if sk == nil || sk.NumJoints() == 0 {
 		return nil, errors.New("skin tokenizer: decode: no skeleton")
 	}
@@ -499,10 +499,10 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 // per vertex, its position's index in uniq (rep). Vertices at the same position (UV
 // and normal seams) are decoded once, with the first one's normal, so seams get
 // identical weights and cost nothing extra.
-func uniquePositions(pos []assets.Vec3) (uniq, rep []int) {
+func uniquePositions(pos []character.Vec3) (uniq, rep []int) {
 	uniq = make([]int, 0, len(pos))
 	rep = make([]int, len(pos))
-	first := make(map[assets.Vec3]int, len(pos))
+	first := make(map[character.Vec3]int, len(pos))
 	for v, x := range pos {
 		u, ok := first[x]
 		if !ok {
@@ -563,31 +563,31 @@ func decodeAll(run func(rows []decodeRow, emit func(r decodeRow, logit float32))
 // the rest renormalized (after Sharpen and OddsPower, when set). Every vertex gets
 // at least one influence. With SnapShare set, the mesh's small rigid pieces are then
 // bound to one bone each (SnapPieces).
-func (t *SkinTokenizer) Decode(c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+func (t *SkinTokenizer) Decode(c *character.Character, sk *character.Skeleton, codes [][]int) (*character.Skin, error) {
 	return t.DecodeMean(c, sk, [][][]int{codes})
 }
 
 // DecodeMean is Decode of the mean weight field of several code sets for the same
 // skeleton (MeanProbabilities), for example several sampled skin-token streams.
-func (t *SkinTokenizer) DecodeMean(c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error) {
+func (t *SkinTokenizer) DecodeMean(c *character.Character, sk *character.Skeleton, codeSets [][][]int) (*character.Skin, error) {
 	return t.DecodeMeanContext(context.Background(), c, sk, codeSets)
 }
 
 // DecodeContext is Decode that stops when ctx ends, with an error wrapping
 // ctx.Err(), within a chunk of decoder rows (see MeanProbabilitiesContext), so a
 // service can give up a decode at a request's deadline and free its CPU.
-func (t *SkinTokenizer) DecodeContext(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codes [][]int) (*assets.Skin, error) {
+func (t *SkinTokenizer) DecodeContext(ctx context.Context, c *character.Character, sk *character.Skeleton, codes [][]int) (*character.Skin, error) {
 	return t.DecodeMeanContext(ctx, c, sk, [][][]int{codes})
 }
 
 // DecodeMeanContext is DecodeMean that stops when ctx ends (see DecodeContext).
-func (t *SkinTokenizer) DecodeMeanContext(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codeSets [][][]int) (*assets.Skin, error) {
+func (t *SkinTokenizer) DecodeMeanContext(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int) (*character.Skin, error) {
 	return t.DecodeWith(ctx, c, sk, codeSets, t.Options())
 }
 
 // DecodeWith is DecodeMeanContext with the given options: Decode and its variants
 // use t.Options(), the checkpoint's settings.
-func (t *SkinTokenizer) DecodeWith(ctx context.Context, c *assets.Character, sk *assets.Skeleton, codeSets [][][]int, opt Options) (*assets.Skin, error) {
+func (t *SkinTokenizer) DecodeWith(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int, opt Options) (*character.Skin, error) {
 	probs, err := t.ProbabilitiesWith(ctx, c, sk, codeSets, opt)
 	if err != nil {
 		return nil, err
@@ -603,7 +603,7 @@ func (t *SkinTokenizer) DecodeWith(ctx context.Context, c *assets.Character, sk 
 // skinFrom is the tokenizer's skin of per-bone weights (V × nJ): Sharpen and
 // OddsPower applied in place, then SkinFromProbabilities with its MaxInfluences and
 // the Threshold.
-func (t *SkinTokenizer) skinFrom(probs []float32, nJ int, ds DecodeSettings) *assets.Skin {
+func (t *SkinTokenizer) skinFrom(probs []float32, nJ int, ds DecodeSettings) *character.Skin {
 	SharpenProbabilities(probs, ds.Sharpen, ds.OddsPower)
 	return SkinFromProbabilities(probs, nJ, t.MaxInfluences, ds.Threshold)
 }
@@ -639,9 +639,9 @@ func SharpenProbabilities(probs []float32, gamma, odds float64) {
 // SkinFromProbabilities turns per-bone weights (V × nJ row-major, as Probabilities
 // returns) into a sparse skin: per vertex the maxK heaviest, normalized, those below
 // threshold dropped (the heaviest is always kept) and the rest renormalized.
-func SkinFromProbabilities(probs []float32, nJ, maxK int, threshold float64) *assets.Skin {
+func SkinFromProbabilities(probs []float32, nJ, maxK int, threshold float64) *character.Skin {
 	V := len(probs) / nJ
-	skin := &assets.Skin{Weights: make([][]assets.Influence, V)}
+	skin := &character.Skin{Weights: make([][]character.Influence, V)}
 	idx := make([]int, nJ)
 	for v := 0; v < V; v++ {
 		row := probs[v*nJ : (v+1)*nJ]
@@ -654,7 +654,7 @@ func SkinFromProbabilities(probs []float32, nJ, maxK int, threshold float64) *as
 		for _, j := range idx[:k] {
 			sum += float64(row[j])
 		}
-		infl := make([]assets.Influence, 0, k)
+		infl := make([]character.Influence, 0, k)
 		for i, j := range idx[:k] {
 			w := float64(row[j]) / sum
 			if i > 0 && (w < threshold || !(sum > 0)) {
@@ -663,7 +663,7 @@ func SkinFromProbabilities(probs []float32, nJ, maxK int, threshold float64) *as
 			if !(sum > 0) {
 				w = 1
 			}
-			infl = append(infl, assets.Influence{Joint: j, Weight: w})
+			infl = append(infl, character.Influence{Joint: j, Weight: w})
 		}
 		s := 0.0
 		for _, in := range infl {

@@ -3,8 +3,8 @@ package tokenizer_test
 import (
 	"fmt"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -24,7 +24,7 @@ func ExampleSkinTokenizer_DecodeMean() {
 		fmt.Println(err)
 		return
 	}
-	nc := assets.NormalizationOf(c.Mesh).Apply(c) // the tokenizer works in the cube
+	nc := character.NormalizationOf(c.Mesh).Apply(c) // the tokenizer works in the cube
 	codes, err := tok.EncodeAll(nc)
 	if err != nil {
 		fmt.Println(err)
@@ -51,12 +51,12 @@ func ExampleSkinTokenizer_DecodeMean() {
 // buckle) whose vertices decoded mostly to joint 1. Snapping binds the buckle
 // wholly to joint 1; the body, more than half the mesh, is left alone.
 func ExampleSnapPieces() {
-	mesh := &assets.Mesh{
-		Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {3, 0, 0}, {4, 0, 0}, {3, 1, 0}},
+	mesh := &character.Mesh{
+		Positions: []character.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {3, 0, 0}, {4, 0, 0}, {3, 1, 0}},
 		Triangles: [][3]int{{0, 1, 2}, {1, 3, 2}, {4, 5, 6}},
 	}
-	half := []assets.Influence{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}
-	skin := &assets.Skin{Weights: [][]assets.Influence{
+	half := []character.Influence{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}
+	skin := &character.Skin{Weights: [][]character.Influence{
 		{{Joint: 0, Weight: 1}}, half, half, {{Joint: 0, Weight: 1}},
 		{{Joint: 1, Weight: 0.8}, {Joint: 0, Weight: 0.2}}, {{Joint: 1, Weight: 1}}, {{Joint: 0, Weight: 0.6}, {Joint: 1, Weight: 0.4}},
 	}}

@@ -9,30 +9,30 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokens"
 )
 
 // tube returns a rigged character built in code: a bent tube around a 3-joint chain
 // (plus a branch), skinned by a smooth falloff from each bone. It is in the cube.
-func tube() *assets.Character {
-	sk := &assets.Skeleton{
+func tube() *character.Character {
+	sk := &character.Skeleton{
 		Names:   []string{"root", "mid", "tip", "side"},
 		Parents: []int{-1, 0, 1, 0},
-		BindWorld: []assets.Mat4{
-			assets.Translate4(assets.Vec3{0, -0.9, 0}),
-			assets.Translate4(assets.Vec3{0, 0, 0}),
-			assets.Translate4(assets.Vec3{0, 0.9, 0}),
-			assets.Translate4(assets.Vec3{0.3, -0.6, 0}),
+		BindWorld: []character.Mat4{
+			character.Translate4(character.Vec3{0, -0.9, 0}),
+			character.Translate4(character.Vec3{0, 0, 0}),
+			character.Translate4(character.Vec3{0, 0.9, 0}),
+			character.Translate4(character.Vec3{0.3, -0.6, 0}),
 		},
 	}
-	var m assets.Mesh
+	var m character.Mesh
 	const rings, seg = 24, 12
 	for r := 0; r <= rings; r++ {
 		y := -1 + 2*float64(r)/rings
 		for s := 0; s < seg; s++ {
 			a := 2 * math.Pi * float64(s) / seg
-			m.Positions = append(m.Positions, assets.Vec3{0.25 * math.Cos(a), y, 0.25 * math.Sin(a)})
+			m.Positions = append(m.Positions, character.Vec3{0.25 * math.Cos(a), y, 0.25 * math.Sin(a)})
 		}
 	}
 	for r := 0; r < rings; r++ {
@@ -42,7 +42,7 @@ func tube() *assets.Character {
 			m.Triangles = append(m.Triangles, [3]int{a, c, b}, [3]int{b, c, d})
 		}
 	}
-	c := &assets.Character{Name: "tube", Mesh: m, Skeleton: sk}
+	c := &character.Character{Name: "tube", Mesh: m, Skeleton: sk}
 	dense := make([][]float64, len(m.Positions))
 	for v, p := range m.Positions {
 		dense[v] = make([]float64, 4)
@@ -54,7 +54,7 @@ func tube() *assets.Character {
 			dense[v][3] = 0.5
 		}
 	}
-	c.Skin = assets.SkinFromDense(dense, 4)
+	c.Skin = character.SkinFromDense(dense, 4)
 	c.Mesh.Normals = c.Mesh.ComputeNormals()
 	return c
 }
@@ -164,12 +164,12 @@ func TestSkinFromProbs(t *testing.T) {
 	tests := []struct {
 		name  string
 		probs []float32
-		want  [][]assets.Influence
+		want  [][]character.Influence
 	}{
-		{"top influences normalized", []float32{0.9, 0.3, 0, 0}, [][]assets.Influence{{{Joint: 0, Weight: 0.75}, {Joint: 1, Weight: 0.25}}}},
-		{"small dropped", []float32{0.99, 0.01, 0, 0}, [][]assets.Influence{{{Joint: 0, Weight: 1}}}},
-		{"all zero keeps one", []float32{0, 0, 0, 0}, [][]assets.Influence{{{Joint: 0, Weight: 1}}}},
-		{"at most two", []float32{0.5, 0.5, 0.5, 0.5}, [][]assets.Influence{{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}}},
+		{"top influences normalized", []float32{0.9, 0.3, 0, 0}, [][]character.Influence{{{Joint: 0, Weight: 0.75}, {Joint: 1, Weight: 0.25}}}},
+		{"small dropped", []float32{0.99, 0.01, 0, 0}, [][]character.Influence{{{Joint: 0, Weight: 1}}}},
+		{"all zero keeps one", []float32{0, 0, 0, 0}, [][]character.Influence{{{Joint: 0, Weight: 1}}}},
+		{"at most two", []float32{0.5, 0.5, 0.5, 0.5}, [][]character.Influence{{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,20 +192,20 @@ func TestSharpenProbabilities(t *testing.T) {
 		name        string
 		gamma, odds float64
 		probs       []float32
-		want        []assets.Influence
+		want        []character.Influence
 	}{
-		{"none", 0, 0, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 2.0 / 3}, {Joint: 1, Weight: 1.0 / 3}}},
-		{"power 1 is none", 1, 0, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 2.0 / 3}, {Joint: 1, Weight: 1.0 / 3}}},
-		{"squared", 2, 0, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 0.8}, {Joint: 1, Weight: 0.2}}},
-		{"a minor weight falls under the threshold", 2, 0, []float32{0.8, 0.16, 0, 0}, []assets.Influence{{Joint: 0, Weight: 1}}},
-		{"equal weights stay equal", 3, 0, []float32{0.4, 0.4, 0, 0}, []assets.Influence{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}},
+		{"none", 0, 0, []float32{0.6, 0.3, 0, 0}, []character.Influence{{Joint: 0, Weight: 2.0 / 3}, {Joint: 1, Weight: 1.0 / 3}}},
+		{"power 1 is none", 1, 0, []float32{0.6, 0.3, 0, 0}, []character.Influence{{Joint: 0, Weight: 2.0 / 3}, {Joint: 1, Weight: 1.0 / 3}}},
+		{"squared", 2, 0, []float32{0.6, 0.3, 0, 0}, []character.Influence{{Joint: 0, Weight: 0.8}, {Joint: 1, Weight: 0.2}}},
+		{"a minor weight falls under the threshold", 2, 0, []float32{0.8, 0.16, 0, 0}, []character.Influence{{Joint: 0, Weight: 1}}},
+		{"equal weights stay equal", 3, 0, []float32{0.4, 0.4, 0, 0}, []character.Influence{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}},
 		// 0.6/0.4 = 1.5 and 0.3/0.7 = 3/7: the softmax of the logits.
-		{"odds", 1, 1, []float32{0.6, 0.3, 0, 0}, []assets.Influence{{Joint: 0, Weight: 1.5 / (1.5 + 3.0/7)}, {Joint: 1, Weight: (3.0 / 7) / (1.5 + 3.0/7)}}},
+		{"odds", 1, 1, []float32{0.6, 0.3, 0, 0}, []character.Influence{{Joint: 0, Weight: 1.5 / (1.5 + 3.0/7)}, {Joint: 1, Weight: (3.0 / 7) / (1.5 + 3.0/7)}}},
 		// 0.6²/0.4^0.5 and 0.3²/0.7^0.5.
-		{"squared over root", 2, 0.5, []float32{0.6, 0.3, 0, 0}, []assets.Influence{
+		{"squared over root", 2, 0.5, []float32{0.6, 0.3, 0, 0}, []character.Influence{
 			{Joint: 0, Weight: 0.36 / math.Sqrt(0.4) / (0.36/math.Sqrt(0.4) + 0.09/math.Sqrt(0.7))},
 			{Joint: 1, Weight: 0.09 / math.Sqrt(0.7) / (0.36/math.Sqrt(0.4) + 0.09/math.Sqrt(0.7))}}},
-		{"a sure weight stays finite", 1, 1, []float32{1, 0.5, 0, 0}, []assets.Influence{{Joint: 0, Weight: 1}}},
+		{"a sure weight stays finite", 1, 1, []float32{1, 0.5, 0, 0}, []character.Influence{{Joint: 0, Weight: 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,7 +230,7 @@ func TestTokenizeDetokenize(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A world-space character: scale and move the tube.
-	c := assets.Normalization{Center: assets.Vec3{-3, 1, 2}, Scale: 0.5}.Invert(tube())
+	c := character.Normalization{Center: character.Vec3{-3, 1, 2}, Scale: 0.5}.Invert(tube())
 	sf, codes, err := Tokenize(c, tok, tok.Options())
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +293,7 @@ func TestDecodedSkeletonMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skel, order, err := tokens.EncodeSkeleton(c.Skeleton, assets.Normalization{Scale: 1})
+	skel, order, err := tokens.EncodeSkeleton(c.Skeleton, character.Normalization{Scale: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

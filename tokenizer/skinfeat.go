@@ -5,9 +5,9 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -37,13 +37,13 @@ const (
 
 // rigGeom is the bone geometry of a skeleton in the cube.
 type rigGeom struct {
-	snapped *assets.Skeleton // the skeleton with joints at their bin centers
+	snapped *character.Skeleton // the skeleton with joints at their bin centers
 	segs    []skinning.Segment
 	// Per segment: start A, B-A and 1/|B-A|² (0 for a point), for jointDists.
-	segA, segAB []assets.Vec3
+	segA, segAB []character.Vec3
 	segInv      []float64
-	pos         []assets.Vec3
-	tail        []assets.Vec3
+	pos         []character.Vec3
+	tail        []character.Vec3
 	parent      []int
 	leaf        []bool
 }
@@ -51,7 +51,7 @@ type rigGeom struct {
 // newRigGeom snaps the joints of sk (in the cube) to the centers of their coordinate
 // bins, clamped to the cube, so that the skin tokenizer sees a skeleton exactly as the
 // token stream carries it, whether it comes from a file or from decoded tokens.
-func newRigGeom(sk *assets.Skeleton) *rigGeom {
+func newRigGeom(sk *character.Skeleton) *rigGeom {
 	snapped := sk.Clone()
 	for j, m := range snapped.BindWorld {
 		m[12], m[13], m[14] = tokens.BinCenter(tokens.Bin(m[12])), tokens.BinCenter(tokens.Bin(m[13])), tokens.BinCenter(tokens.Bin(m[14]))
@@ -67,7 +67,7 @@ func newRigGeom(sk *assets.Skeleton) *rigGeom {
 		g.segA, g.segAB, g.segInv = append(g.segA, s.A), append(g.segAB, ab), append(g.segInv, inv)
 	}
 	ch := sk.Children()
-	g.tail = make([]assets.Vec3, len(g.pos))
+	g.tail = make([]character.Vec3, len(g.pos))
 	g.leaf = make([]bool, len(g.pos))
 	for j, p := range g.pos {
 		if len(ch[j]) == 0 {
@@ -75,7 +75,7 @@ func newRigGeom(sk *assets.Skeleton) *rigGeom {
 			g.tail[j] = p
 			continue
 		}
-		var s assets.Vec3
+		var s character.Vec3
 		for _, c := range ch[j] {
 			s = s.Add(g.pos[c])
 		}
@@ -86,7 +86,7 @@ func newRigGeom(sk *assets.Skeleton) *rigGeom {
 
 // jointDists writes, for point p, the distance to each joint's nearest owned segment
 // (skinning.Segment.Dist, inlined: it runs for every vertex and surface sample).
-func (g *rigGeom) jointDists(p assets.Vec3, dst []float32) {
+func (g *rigGeom) jointDists(p character.Vec3, dst []float32) {
 	for j := range dst {
 		dst[j] = float32(math.Inf(1))
 	}
@@ -123,7 +123,7 @@ func (g *rigGeom) boneVec(j int, dst []float32) {
 
 // pointVec writes the query features of point p (normal n) relative to joint j, given
 // the point's distance to every joint (dists, from jointDists).
-func (g *rigGeom) pointVec(j int, p, n assets.Vec3, dists []float32, dst []float32) {
+func (g *rigGeom) pointVec(j int, p, n character.Vec3, dists []float32, dst []float32) {
 	h, t := g.pos[j], g.tail[j]
 	put3(dst[0:], p)
 	put3(dst[3:], n)
@@ -150,7 +150,7 @@ func (g *rigGeom) pointVec(j int, p, n assets.Vec3, dists []float32, dst []float
 	dst[15] = float32(tt)
 }
 
-func put3(dst []float32, v assets.Vec3) {
+func put3(dst []float32, v character.Vec3) {
 	dst[0], dst[1], dst[2] = float32(v[0]), float32(v[1]), float32(v[2])
 }
 
@@ -172,16 +172,16 @@ const (
 // skin tokenizer reads precomputed: surface samples with interpolated weights, vertex
 // normals, per-point joint distances and the mesh-condition points.
 type prepared struct {
-	c   *assets.Character // normalized
+	c   *character.Character // normalized
 	geo *rigGeom
 	nJ  int
 	// Vertices.
-	vNrm  []assets.Vec3
+	vNrm  []character.Vec3
 	vDist []float32 // V × nJ, lazily filled by vertexDists
 	// Surface samples (nil without a skin).
-	sPos, sNrm []assets.Vec3
-	sW         [][]assets.Influence // interpolated weights, sparse
-	sDist      []float32            // S × nJ
+	sPos, sNrm []character.Vec3
+	sW         [][]character.Influence // interpolated weights, sparse
+	sDist      []float32               // S × nJ
 	// posS[j], posV[j]: samples and vertices where joint j's weight is positive.
 	posS, posV [][]int32
 	// Mesh condition (meshPoints × meshFeatures).
@@ -195,7 +195,7 @@ type prepared struct {
 
 // prepare samples c (already normalized, with a skeleton) with a fixed seed, so that
 // encoding is deterministic. With geodesic it also computes the geodesic features.
-func prepare(c *assets.Character, seed int64, geodesic bool) (*prepared, error) {
+func prepare(c *character.Character, seed int64, geodesic bool) (*prepared, error) {
 	if c.Skeleton == nil || c.Skeleton.NumJoints() == 0 {
 		return nil, fmt.Errorf("skin tokenizer: %q has no skeleton", c.Name)
 	}
@@ -227,9 +227,9 @@ func prepare(c *assets.Character, seed int64, geodesic bool) (*prepared, error) 
 		return nil, fmt.Errorf("skin tokenizer: %q has %d weight lists for %d vertices", c.Name, len(c.Skin.Weights), len(c.Mesh.Positions))
 	}
 	ss := geom.SampleSurface(&c.Mesh, surfSamples, rng)
-	p.sPos = make([]assets.Vec3, len(ss))
-	p.sNrm = make([]assets.Vec3, len(ss))
-	p.sW = make([][]assets.Influence, len(ss))
+	p.sPos = make([]character.Vec3, len(ss))
+	p.sNrm = make([]character.Vec3, len(ss))
+	p.sW = make([][]character.Influence, len(ss))
 	p.sDist = make([]float32, len(ss)*p.nJ)
 	if p.gW != nil {
 		p.sGW = make([]float32, len(ss)*p.nJ)
@@ -240,7 +240,7 @@ func prepare(c *assets.Character, seed int64, geodesic bool) (*prepared, error) 
 	for i, s := range ss {
 		p.sPos[i], p.sNrm[i] = s.Point, s.Normal
 		tri := c.Mesh.Triangles[s.Triangle]
-		var w []assets.Influence
+		var w []character.Influence
 		for corner, v := range tri {
 			for _, in := range c.Skin.Weights[v] {
 				wt := in.Weight * s.Bary[corner]
@@ -253,7 +253,7 @@ func prepare(c *assets.Character, seed int64, geodesic bool) (*prepared, error) 
 					}
 				}
 				if !found {
-					w = append(w, assets.Influence{Joint: in.Joint, Weight: wt})
+					w = append(w, character.Influence{Joint: in.Joint, Weight: wt})
 				}
 			}
 		}
@@ -297,7 +297,7 @@ func (p *prepared) vertexDists() []float32 {
 	return p.vDist
 }
 
-func weightOf(infl []assets.Influence, j int) float32 {
+func weightOf(infl []character.Influence, j int) float32 {
 	var w float64
 	for _, in := range infl {
 		if in.Joint == j {
@@ -360,10 +360,10 @@ func (p *prepared) geodesicFeatures() {
 	p.qd = queryFeatures + geoFeatures
 	p.gW = make([]float32, nV*nJ)
 	p.gD = make([]float32, nV*nJ)
-	ch := &assets.Character{Name: p.c.Name, Mesh: p.c.Mesh, Skeleton: p.geo.snapped}
+	ch := &character.Character{Name: p.c.Name, Mesh: p.c.Mesh, Skeleton: p.geo.snapped}
 	dist := func(v, j int) float64 { return float64(p.vertexDists()[v*nJ+j]) }
 	f, err := skinning.NewField(ch, skinning.FieldOptions{})
-	var skin *assets.Skin
+	var skin *character.Skin
 	if err == nil {
 		skin, err = f.Skin(ch.Mesh, skinning.GeodesicOptions{})
 	}

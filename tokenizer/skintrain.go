@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
 
 	"github.com/rigkit/rigkit/assets"
@@ -31,7 +32,7 @@ type TrainOptions struct {
 	Data []string
 	// Extra are additional rigged training characters (e.g. synthetic creatures), in
 	// world space; they go to the train split unless ExtraVal marks them.
-	Extra    []*assets.Character
+	Extra    []*character.Character
 	ExtraVal []bool
 	// Out is the checkpoint path; the training state is written beside it
 	// (Out+".state.json"), the best checkpoint by validation loss to BestPath(Out)
@@ -130,14 +131,14 @@ func loadTrainChars(files []dataset.File, seed int64, geodesic bool, log func(st
 	return out, names
 }
 
-func newTrainChar(c *assets.Character, seed int64, geodesic bool) (*trainChar, error) {
+func newTrainChar(c *character.Character, seed int64, geodesic bool) (*trainChar, error) {
 	if !c.Rigged() {
 		return nil, errors.New("not rigged")
 	}
 	if c.Skeleton.NumJoints() > tokens.MaxJoints {
 		return nil, fmt.Errorf("%d joints", c.Skeleton.NumJoints())
 	}
-	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	nc := character.NormalizationOf(c.Mesh).Apply(c)
 	p, err := prepare(nc, seed, geodesic)
 	if err != nil {
 		return nil, err

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/nn"
 )
 
@@ -17,7 +17,7 @@ import (
 // valid JSON that a resumed run continues from. A +Inf best loss used to make the
 // state file empty, and the resume then failed.
 func TestTrainStopBeforeValidationResumes(t *testing.T) {
-	var extra []*assets.Character
+	var extra []*character.Character
 	for i, kind := range []string{"biped", "quadruped"} {
 		c, err := synth.Generate(kind, int64(i+1), synth.Options{TargetVertices: 400})
 		if err != nil {

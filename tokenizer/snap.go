@@ -1,8 +1,8 @@
 package tokenizer
 
 import (
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Rigid pieces. Game and prop assets are often built from separate pieces (a wheel,
@@ -22,7 +22,7 @@ const snapWeld = 1e-6
 // vertices, at least share of whose vertices have the same heaviest influence in
 // skin, wholly to that joint, in place. share ≤ 0 or above 1 does nothing. It
 // returns how many vertices it rebound.
-func SnapPieces(m *assets.Mesh, skin *assets.Skin, share float64) int {
+func SnapPieces(m *character.Mesh, skin *character.Skin, share float64) int {
 	V := len(m.Positions)
 	if !(share > 0 && share <= 1) || skin == nil || len(skin.Weights) != V || V == 0 {
 		return 0
@@ -79,7 +79,7 @@ func SnapPieces(m *assets.Mesh, skin *assets.Skin, share float64) int {
 		if infl := skin.Weights[v]; len(infl) == 1 && infl[0].Joint == j && infl[0].Weight == 1 {
 			continue
 		}
-		skin.Weights[v] = []assets.Influence{{Joint: j, Weight: 1}}
+		skin.Weights[v] = []character.Influence{{Joint: j, Weight: 1}}
 		snapped++
 	}
 	return snapped

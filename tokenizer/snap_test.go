@@ -4,14 +4,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // twoPieces is a strip of 4 triangles (vertices 0-5) and, apart from it, a quad
 // (vertices 6-9) whose corner 9 is split by a seam into vertex 10.
-func twoPieces() *assets.Mesh {
-	return &assets.Mesh{
-		Positions: []assets.Vec3{
+func twoPieces() *character.Mesh {
+	return &character.Mesh{
+		Positions: []character.Vec3{
 			{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 2, 0}, {1, 2, 0},
 			{5, 0, 0}, {6, 0, 0}, {5, 1, 0}, {6, 1, 0}, {6, 1, 0},
 		},
@@ -19,17 +19,17 @@ func twoPieces() *assets.Mesh {
 	}
 }
 
-func one(j int) []assets.Influence { return []assets.Influence{{Joint: j, Weight: 1}} }
+func one(j int) []character.Influence { return []character.Influence{{Joint: j, Weight: 1}} }
 
-func mix(a, b int, wa float64) []assets.Influence {
-	return []assets.Influence{{Joint: a, Weight: wa}, {Joint: b, Weight: 1 - wa}}
+func mix(a, b int, wa float64) []character.Influence {
+	return []character.Influence{{Joint: a, Weight: wa}, {Joint: b, Weight: 1 - wa}}
 }
 
 func TestSnapPieces(t *testing.T) {
 	// The strip (6 of 11 vertices) is never snapped. The quad's 5 vertices have
 	// heaviest joint 1 at 4 of them (80%), joint 0 at vertex 9.
-	base := func() *assets.Skin {
-		return &assets.Skin{Weights: [][]assets.Influence{
+	base := func() *character.Skin {
+		return &character.Skin{Weights: [][]character.Influence{
 			one(0), mix(0, 1, 0.6), one(1), one(0), mix(1, 0, 0.9), one(0),
 			mix(1, 0, 0.7), one(1), mix(1, 2, 0.55), mix(0, 1, 0.8), one(1),
 		}}
@@ -73,7 +73,7 @@ func TestSnapPieces(t *testing.T) {
 func TestSnapPiecesOnePiece(t *testing.T) {
 	m := twoPieces()
 	m.Positions, m.Triangles = m.Positions[:6], m.Triangles[:4]
-	skin := &assets.Skin{Weights: [][]assets.Influence{one(0), one(0), one(0), one(0), one(0), mix(1, 0, 0.5)}}
+	skin := &character.Skin{Weights: [][]character.Influence{one(0), one(0), one(0), one(0), one(0), mix(1, 0, 0.5)}}
 	if n := SnapPieces(m, skin, 0.5); n != 0 {
 		t.Fatalf("a one-piece mesh had %d vertices snapped", n)
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rewards/metrics"
 )
 
@@ -47,11 +47,11 @@ type DecodeSweep struct {
 // Add scores every setting on c (world space) with tok, and the rigid floor. opt
 // steers the encoding (its code search and mining) and the decoder runs; the
 // settings swept replace its DecodeSettings.
-func (s *DecodeSweep) Add(tok *SkinTokenizer, c *assets.Character, opt Options) error {
+func (s *DecodeSweep) Add(tok *SkinTokenizer, c *character.Character, opt Options) error {
 	if s.sums == nil {
 		s.sums = make([]metrics.SkinResult, len(s.Settings))
 	}
-	nc := assets.NormalizationOf(c.Mesh).Apply(c)
+	nc := character.NormalizationOf(c.Mesh).Apply(c)
 	codes, err := tok.EncodeAllWith(nc, opt)
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)

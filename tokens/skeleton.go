@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Order maps token order to a skeleton's own joint order: Order[i] is the index, in
@@ -35,7 +35,7 @@ func (o Order) Names(names []string) []string {
 
 // PermuteSkin returns skin (whose joint indices refer to the encoded skeleton) with
 // joint indices renumbered into token order.
-func (o Order) PermuteSkin(skin *assets.Skin) *assets.Skin {
+func (o Order) PermuteSkin(skin *character.Skin) *character.Skin {
 	inv := o.Inverse()
 	out := skin.Clone()
 	for _, infl := range out.Weights {
@@ -67,7 +67,7 @@ func (a jointKey) less(b jointKey) bool {
 // depth-first; siblings (and roots) in increasing (x, y, z) bin order, ties kept in
 // the skeleton's own order. The returned Order gives, for each token-order joint,
 // its index in sk.
-func EncodeSkeleton(sk *assets.Skeleton, norm assets.Normalization) ([]int, Order, error) {
+func EncodeSkeleton(sk *character.Skeleton, norm character.Normalization) ([]int, Order, error) {
 	n := sk.NumJoints()
 	if n == 0 {
 		return nil, nil, errors.New("tokenizer: encode skeleton: no joints")
@@ -136,10 +136,10 @@ func EncodeSkeleton(sk *assets.Skeleton, norm assets.Normalization) ([]int, Orde
 // anything after SEP is ignored) and returns the skeleton in the normalized cube: joints
 // in token order at their bin centers, parents from the POP structure, identity
 // orientations and generated names (JointName). The tokens must follow the grammar.
-func DecodeSkeleton(tokens []int) (*assets.Skeleton, error) {
+func DecodeSkeleton(tokens []int) (*character.Skeleton, error) {
 	g := NewGrammar(MaxJoints, 0) // K does not matter: reading stops at SEP
 	s := g.Start()
-	sk := &assets.Skeleton{}
+	sk := &character.Skeleton{}
 	var stack []int
 	var cur [3]int
 	coord := 0
@@ -166,7 +166,7 @@ func DecodeSkeleton(tokens []int) (*assets.Skeleton, error) {
 			j := len(sk.Names)
 			sk.Names = append(sk.Names, JointName(j))
 			sk.Parents = append(sk.Parents, parent)
-			sk.BindWorld = append(sk.BindWorld, assets.Translate4(assets.Vec3{BinCenter(cur[0]), BinCenter(cur[1]), BinCenter(cur[2])}))
+			sk.BindWorld = append(sk.BindWorld, character.Translate4(character.Vec3{BinCenter(cur[0]), BinCenter(cur[1]), BinCenter(cur[2])}))
 			stack = append(stack, j)
 		}
 	}
@@ -175,7 +175,7 @@ func DecodeSkeleton(tokens []int) (*assets.Skeleton, error) {
 
 // SkeletonToWorld returns a copy of a cube-space skeleton (from DecodeSkeleton) with
 // joint positions mapped back to world space by norm; orientations are kept.
-func SkeletonToWorld(sk *assets.Skeleton, norm assets.Normalization) *assets.Skeleton {
+func SkeletonToWorld(sk *character.Skeleton, norm character.Normalization) *character.Skeleton {
 	out := sk.Clone()
 	for j, m := range out.BindWorld {
 		p := norm.InversePoint(m.Translation())
@@ -187,7 +187,7 @@ func SkeletonToWorld(sk *assets.Skeleton, norm assets.Normalization) *assets.Ske
 
 // SkeletonToCube returns a copy of a world-space skeleton with joint positions mapped
 // into the cube by norm; orientations are kept.
-func SkeletonToCube(sk *assets.Skeleton, norm assets.Normalization) *assets.Skeleton {
+func SkeletonToCube(sk *character.Skeleton, norm character.Normalization) *character.Skeleton {
 	out := sk.Clone()
 	for j, m := range out.BindWorld {
 		p := norm.Point(m.Translation())

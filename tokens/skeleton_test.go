@@ -9,16 +9,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // randomSkeleton returns a world-space skeleton of n joints with random parents
 // (parents precede children; a few extra roots) and positions inside the box
 // center ± half, plus the normalization of that box.
-func randomSkeleton(rng *rand.Rand, n int) (*assets.Skeleton, assets.Normalization) {
-	center := assets.Vec3{rng.NormFloat64() * 10, rng.NormFloat64() * 10, rng.NormFloat64() * 10}
+func randomSkeleton(rng *rand.Rand, n int) (*character.Skeleton, character.Normalization) {
+	center := character.Vec3{rng.NormFloat64() * 10, rng.NormFloat64() * 10, rng.NormFloat64() * 10}
 	half := 0.1 + rng.Float64()*50
-	sk := &assets.Skeleton{}
+	sk := &character.Skeleton{}
 	for j := 0; j < n; j++ {
 		p := -1
 		if j > 0 && rng.Intn(20) != 0 {
@@ -27,7 +27,7 @@ func randomSkeleton(rng *rand.Rand, n int) (*assets.Skeleton, assets.Normalizati
 				p = j - 1
 			}
 		}
-		var pos assets.Vec3
+		var pos character.Vec3
 		for a := range pos {
 			pos[a] = center[a] + (2*rng.Float64()-1)*half
 		}
@@ -36,13 +36,13 @@ func randomSkeleton(rng *rand.Rand, n int) (*assets.Skeleton, assets.Normalizati
 		}
 		sk.Names = append(sk.Names, fmt.Sprintf("bone%d", j))
 		sk.Parents = append(sk.Parents, p)
-		sk.BindWorld = append(sk.BindWorld, assets.Translate4(pos))
+		sk.BindWorld = append(sk.BindWorld, character.Translate4(pos))
 	}
 	// The cube of the box: largest extent 2·half → scale 1/half.
-	return sk, assets.Normalization{Center: center, Scale: 1 / half}
+	return sk, character.Normalization{Center: center, Scale: 1 / half}
 }
 
-var identityNorm = assets.Normalization{Scale: 1}
+var identityNorm = character.Normalization{Scale: 1}
 
 func TestSkeletonRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
@@ -323,12 +323,12 @@ func TestBins(t *testing.T) {
 
 func TestEncodeSkeletonErrors(t *testing.T) {
 	big, norm := randomSkeleton(rand.New(rand.NewSource(4)), MaxJoints+1)
-	cyc := &assets.Skeleton{Names: []string{"a", "b"}, Parents: []int{1, 0}, BindWorld: []assets.Mat4{assets.Identity4(), assets.Identity4()}}
+	cyc := &character.Skeleton{Names: []string{"a", "b"}, Parents: []int{1, 0}, BindWorld: []character.Mat4{character.Identity4(), character.Identity4()}}
 	tests := []struct {
 		name string
-		sk   *assets.Skeleton
+		sk   *character.Skeleton
 	}{
-		{"empty", &assets.Skeleton{}},
+		{"empty", &character.Skeleton{}},
 		{"too many joints", big},
 		{"cycle", cyc},
 	}
@@ -341,16 +341,16 @@ func TestEncodeSkeletonErrors(t *testing.T) {
 
 func ExampleEncodeSkeleton() {
 	// A root with two children, in a cube of half-size 1 around the origin.
-	sk := &assets.Skeleton{
+	sk := &character.Skeleton{
 		Names:   []string{"hips", "leg_r", "leg_l"},
 		Parents: []int{-1, 0, 0},
-		BindWorld: []assets.Mat4{
-			assets.Translate4(assets.Vec3{0, 0, 0}),
-			assets.Translate4(assets.Vec3{0.5, -0.5, 0}),
-			assets.Translate4(assets.Vec3{-0.5, -0.5, 0}),
+		BindWorld: []character.Mat4{
+			character.Translate4(character.Vec3{0, 0, 0}),
+			character.Translate4(character.Vec3{0.5, -0.5, 0}),
+			character.Translate4(character.Vec3{-0.5, -0.5, 0}),
 		},
 	}
-	tokens, order, _ := EncodeSkeleton(sk, assets.Normalization{Scale: 1})
+	tokens, order, _ := EncodeSkeleton(sk, character.Normalization{Scale: 1})
 	words := make([]string, len(tokens))
 	for i, t := range tokens {
 		words[i] = TokenString(t)

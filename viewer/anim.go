@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Duration returns the time of an animation's last key in seconds.
-func Duration(a assets.Animation) float64 {
+func Duration(a character.Animation) float64 {
 	d := 0.0
 	for _, ch := range a.Channels {
 		if n := len(ch.Times); n > 0 {
@@ -22,7 +22,7 @@ func Duration(a assets.Animation) float64 {
 
 // FindAnimation returns the index of c's animation called name, or numbered name
 // (from 0) when no animation has that name.
-func FindAnimation(c *assets.Character, name string) (int, error) {
+func FindAnimation(c *character.Character, name string) (int, error) {
 	for i, a := range c.Animations {
 		if a.Name == name {
 			return i, nil
@@ -39,8 +39,8 @@ func FindAnimation(c *assets.Character, name string) (int, error) {
 }
 
 // quatMul returns the Hamilton product a·b (b applied first).
-func quatMul(a, b assets.Quat) assets.Quat {
-	return assets.Quat{
+func quatMul(a, b character.Quat) character.Quat {
+	return character.Quat{
 		a[3]*b[0] + a[0]*b[3] + a[1]*b[2] - a[2]*b[1],
 		a[3]*b[1] - a[0]*b[2] + a[1]*b[3] + a[2]*b[0],
 		a[3]*b[2] + a[0]*b[1] - a[1]*b[0] + a[2]*b[3],
@@ -51,24 +51,24 @@ func quatMul(a, b assets.Quat) assets.Quat {
 // RotateJoint returns pose with joint j turned by angle radians about the world
 // axis through the joint (the rotation is stored in the joint's local frame, as
 // assets.Pose expects).
-func RotateJoint(sk *assets.Skeleton, pose assets.Pose, j int, worldAxis assets.Vec3, angle float64) assets.Pose {
+func RotateJoint(sk *character.Skeleton, pose character.Pose, j int, worldAxis character.Vec3, angle float64) character.Pose {
 	if j < 0 || j >= sk.NumJoints() || angle == 0 {
 		return pose
 	}
-	out := append(assets.Pose(nil), pose...)
+	out := append(character.Pose(nil), pose...)
 	for len(out) < sk.NumJoints() {
-		out = append(out, assets.Quat{0, 0, 0, 1})
+		out = append(out, character.Quat{0, 0, 0, 1})
 	}
 	w := sk.PosedWorld(out)[j]
 	// Local axis = inverse(rotation part of w) · worldAxis; columns of w may be scaled.
-	var cols [3]assets.Vec3
+	var cols [3]character.Vec3
 	for c := 0; c < 3; c++ {
-		cols[c] = assets.Vec3{w[4*c], w[4*c+1], w[4*c+2]}.Normalize()
+		cols[c] = character.Vec3{w[4*c], w[4*c+1], w[4*c+2]}.Normalize()
 	}
-	local := assets.Vec3{cols[0].Dot(worldAxis), cols[1].Dot(worldAxis), cols[2].Dot(worldAxis)}
+	local := character.Vec3{cols[0].Dot(worldAxis), cols[1].Dot(worldAxis), cols[2].Dot(worldAxis)}
 	if w.Det() < 0 {
 		angle = -angle
 	}
-	out[j] = quatMul(out[j], assets.QuatAxisAngle(local, angle))
+	out[j] = quatMul(out[j], character.QuatAxisAngle(local, angle))
 	return out
 }

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/animation"
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 )
 
 // TestAnimationScreenshots: a walk baked by package animation, drawn at two times,
@@ -25,7 +25,7 @@ func TestAnimationScreenshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Animations = []assets.Animation{a}
+	c.Animations = []character.Animation{a}
 	cam := DefaultCamera()
 	cam.Yaw += 1.2 // from the side, where a walk shows
 	lo, hi := c.Mesh.Bounds()
@@ -37,7 +37,7 @@ func TestAnimationScreenshots(t *testing.T) {
 			Frame: ShotFrame{Camera: &cam, Background: magenta}}
 		gpu := mask(render(t, c, o))
 		r := NewRig(c)
-		r.World = assets.AnimatedWorld(c.Skeleton, a, tm)
+		r.World = character.AnimatedWorld(c.Skeleton, a, tm)
 		raster := Silhouette(cam.ViewProj(float64(shotW)/shotH), r.DeformedPositions(), c.Mesh.Triangles, shotW, shotH)
 		if iou := IoU(gpu, raster); iou < 0.95 {
 			t.Errorf("t=%v: GPU image vs CPU-skinned walk IoU %.4f < 0.95", tm, iou)

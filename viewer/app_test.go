@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // testApp builds the interactive state around sample characters, without a window.
 func testApp(t *testing.T, compare bool) *app {
 	t.Helper()
-	o := RunOptions{Path: "a", Load: func(p string) (*assets.Character, error) {
+	o := RunOptions{Path: "a", Load: func(p string) (*character.Character, error) {
 		switch p {
 		case "a":
 			return SampleCharacter(8, 800), nil
@@ -25,7 +25,7 @@ func testApp(t *testing.T, compare bool) *app {
 			return c, nil
 		}
 		return nil, errors.New("no such file")
-	}, Score: func(c *assets.Character) string { return "score 0.5" }}
+	}, Score: func(c *character.Character) string { return "score 0.5" }}
 	if compare {
 		o.Compare = "b"
 	}
@@ -46,7 +46,7 @@ func btoi(b bool) int {
 func TestAppKeys(t *testing.T) {
 	a := testApp(t, true)
 	p := a.primary()
-	rest := append(assets.Pose(nil), p.Pose...)
+	rest := append(character.Pose(nil), p.Pose...)
 	tests := []struct {
 		key   glfw.Key
 		check func() bool
@@ -84,7 +84,7 @@ func TestAppKeys(t *testing.T) {
 	}
 }
 
-func samePose(a, b assets.Pose) bool {
+func samePose(a, b character.Pose) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -114,7 +114,7 @@ func TestAppClickAndDrag(t *testing.T) {
 	}
 	// Ctrl+drag rotates the selected bone; a plain drag orbits.
 	p.Selected = j
-	before := append(assets.Pose(nil), p.Pose...)
+	before := append(character.Pose(nil), p.Pose...)
 	a.down[glfw.MouseButtonLeft], a.mods = true, glfw.ModControl
 	a.drag(40, 0)
 	if samePose(before, p.Pose) {
@@ -131,8 +131,8 @@ func TestAppClickAndDrag(t *testing.T) {
 func TestAppAnimation(t *testing.T) {
 	a := testApp(t, false)
 	p := a.primary()
-	q := assets.QuatAxisAngle(assets.Vec3{0, 0, 1}, 1)
-	p.Char.Animations = []assets.Animation{{Name: "wave", Channels: []assets.AnimationChannel{{
+	q := character.QuatAxisAngle(character.Vec3{0, 0, 1}, 1)
+	p.Char.Animations = []character.Animation{{Name: "wave", Channels: []character.AnimationChannel{{
 		Joint: 2, Path: "rotation", Times: []float64{0, 1}, Values: []float64{0, 0, 0, 1, q[0], q[1], q[2], q[3]},
 	}}}}
 	a.key(glfw.KeySpace, 0)
@@ -161,14 +161,14 @@ func TestAppAnimation(t *testing.T) {
 func TestAppStepsClips(t *testing.T) {
 	a := testApp(t, false)
 	p := a.primary()
-	clip := func(name string, axis assets.Vec3) assets.Animation {
-		q := assets.QuatAxisAngle(axis, 1)
-		return assets.Animation{Name: name, Channels: []assets.AnimationChannel{{
+	clip := func(name string, axis character.Vec3) character.Animation {
+		q := character.QuatAxisAngle(axis, 1)
+		return character.Animation{Name: name, Channels: []character.AnimationChannel{{
 			Joint: 2, Path: "rotation", Times: []float64{0, 1}, Values: []float64{q[0], q[1], q[2], q[3], 0, 0, 0, 1},
 		}}}
 	}
-	p.Char.Animations = []assets.Animation{clip("a", assets.Vec3{0, 0, 1}), clip("b", assets.Vec3{1, 0, 0}), clip("c", assets.Vec3{0, 1, 0})}
-	var seen []assets.Vec3
+	p.Char.Animations = []character.Animation{clip("a", character.Vec3{0, 0, 1}), clip("b", character.Vec3{1, 0, 0}), clip("c", character.Vec3{0, 1, 0})}
+	var seen []character.Vec3
 	for _, want := range []int{1, 2, 0} {
 		a.key(glfw.KeyN, 0)
 		if a.anim != want || a.playing {
@@ -193,7 +193,7 @@ func TestRunWindowSmoke(t *testing.T) {
 	var frame *image.RGBA
 	err := Run(RunOptions{Path: "a", Compare: "missing.glb", Frames: 3, Width: 640, Height: 360,
 		Capture: func(img *image.RGBA) { frame = img },
-		Load: func(p string) (*assets.Character, error) {
+		Load: func(p string) (*character.Character, error) {
 			if p == "a" {
 				return SampleCharacter(8, 800), nil
 			}

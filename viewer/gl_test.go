@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 var (
@@ -34,7 +35,7 @@ func offscreen(t testing.TB) *Offscreen {
 	return sharedOff
 }
 
-func render(t *testing.T, c *assets.Character, o ShotOptions) *image.RGBA {
+func render(t *testing.T, c *character.Character, o ShotOptions) *image.RGBA {
 	t.Helper()
 	off := offscreen(t)
 	v, err := BuildView(c, o, shotW, shotH)
@@ -81,7 +82,7 @@ func absDiff(a, b uint8) int {
 }
 
 // testCharacter is a real biped when the shared data is present, else the sample.
-func testCharacter(t *testing.T) *assets.Character {
+func testCharacter(t *testing.T) *character.Character {
 	t.Helper()
 	p := filepath.Join("..", "..", "shared", "data", "0ad", "new__m_naked.glb")
 	if _, err := os.Stat(p); err == nil {
@@ -150,7 +151,7 @@ func TestGPUSkinningMatchesCPU(t *testing.T) {
 	magenta := [3]float32{1, 0, 1}
 	for _, tc := range []struct {
 		name string
-		c    *assets.Character
+		c    *character.Character
 	}{
 		{"sample", SampleCharacter(10, 3000)},
 		{"data", testCharacter(t)},
@@ -193,7 +194,7 @@ func TestCompareAndModes(t *testing.T) {
 	other := c.Clone()
 	// A rigid skin: every vertex follows its heaviest joint only.
 	for v := range other.Skin.Weights {
-		other.Skin.Weights[v] = []assets.Influence{{Joint: other.Skin.Weights[v][0].Joint, Weight: 1}}
+		other.Skin.Weights[v] = []character.Influence{{Joint: other.Skin.Weights[v][0].Joint, Weight: 1}}
 	}
 	side := render(t, c, ShotOptions{Compare: other, Bone: "spine3", Mode: ModeHeatmap, Labels: [2]string{"smooth", "rigid"}})
 	half := shotW / 2
@@ -226,7 +227,7 @@ func TestBadInputs(t *testing.T) {
 		t.Error("unknown bone accepted")
 	}
 	// A static mesh (no skeleton) still renders.
-	st := &assets.Character{Name: "static", Mesh: c.Mesh.Clone()}
+	st := &character.Character{Name: "static", Mesh: c.Mesh.Clone()}
 	img := render(t, st, ShotOptions{})
 	if img == nil {
 		t.Fatal("no image for a static mesh")
@@ -238,7 +239,7 @@ func TestBadInputs(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not a glb"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	load := func(p string) (*assets.Character, error) {
+	load := func(p string) (*character.Character, error) {
 		if p == "sample" {
 			return SampleCharacter(6, 500), nil
 		}

@@ -5,14 +5,14 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 func TestProjectTargetIsCenter(t *testing.T) {
 	for _, cam := range []Camera{
 		DefaultCamera(),
-		{Target: assets.Vec3{1, 2, 3}, Yaw: -2, Pitch: -0.7, Distance: 10, FovY: 1},
-		{Target: assets.Vec3{0, -5, 0}, Yaw: 3, Pitch: 1.5, Distance: 0.1, FovY: 0.3},
+		{Target: character.Vec3{1, 2, 3}, Yaw: -2, Pitch: -0.7, Distance: 10, FovY: 1},
+		{Target: character.Vec3{0, -5, 0}, Yaw: 3, Pitch: 1.5, Distance: 0.1, FovY: 0.3},
 	} {
 		x, y, _, ok := Project(cam.ViewProj(1.5), cam.Target, 300, 200)
 		if !ok || math.Abs(x-150) > 1e-6 || math.Abs(y-100) > 1e-6 {
@@ -34,12 +34,12 @@ func TestProjectTargetIsCenter(t *testing.T) {
 
 func TestFrameFitsBox(t *testing.T) {
 	tests := []struct {
-		lo, hi assets.Vec3
+		lo, hi character.Vec3
 		aspect float64
 	}{
-		{assets.Vec3{-1, -1, -1}, assets.Vec3{1, 1, 1}, 16.0 / 9},
-		{assets.Vec3{0, 0, 0}, assets.Vec3{0.2, 3, 0.1}, 1},
-		{assets.Vec3{-50, 0, -2}, assets.Vec3{50, 1, 2}, 0.5},
+		{character.Vec3{-1, -1, -1}, character.Vec3{1, 1, 1}, 16.0 / 9},
+		{character.Vec3{0, 0, 0}, character.Vec3{0.2, 3, 0.1}, 1},
+		{character.Vec3{-50, 0, -2}, character.Vec3{50, 1, 2}, 0.5},
 	}
 	for _, tc := range tests {
 		cam := DefaultCamera()
@@ -48,7 +48,7 @@ func TestFrameFitsBox(t *testing.T) {
 		vp := cam.ViewProj(tc.aspect)
 		far := 0.0
 		for i := 0; i < 8; i++ {
-			p := assets.Vec3{tc.lo[0], tc.lo[1], tc.lo[2]}
+			p := character.Vec3{tc.lo[0], tc.lo[1], tc.lo[2]}
 			for a := 0; a < 3; a++ {
 				if i&(1<<a) != 0 {
 					p[a] = tc.hi[a]
@@ -90,7 +90,7 @@ func TestOrbitPanZoom(t *testing.T) {
 func TestPickJoint(t *testing.T) {
 	cam := Camera{Yaw: 0, Pitch: 0, Distance: 5, FovY: 1}
 	vp := cam.ViewProj(1)
-	joints := []assets.Vec3{{0, -1, 0}, {0, 0, 0}, {0, 1, 0}, {1, 0, 0}}
+	joints := []character.Vec3{{0, -1, 0}, {0, 0, 0}, {0, 1, 0}, {1, 0, 0}}
 	parents := []int{-1, 0, 1, 1}
 	px := func(j int) (float64, float64) { x, y, _, _ := Project(vp, joints[j], 200, 200); return x, y }
 	mid := func(a, b int) (float64, float64) {
@@ -182,13 +182,13 @@ func TestRotateJointMovesChildAboutJoint(t *testing.T) {
 	sk := c.Skeleton
 	j := 2
 	child := 3
-	axis := assets.Vec3{0, 0, 1}
-	pose := RotateJoint(sk, assets.RestPose(sk.NumJoints()), j, axis, math.Pi/2)
+	axis := character.Vec3{0, 0, 1}
+	pose := RotateJoint(sk, character.RestPose(sk.NumJoints()), j, axis, math.Pi/2)
 	w := sk.PosedWorld(pose)
 	pj, pc := w[j].Translation(), w[child].Translation()
 	before := sk.Position(child).Sub(sk.Position(j))
 	after := pc.Sub(pj)
-	want := assets.QuatAxisAngle(axis, math.Pi/2).Mat4().Dir(before)
+	want := character.QuatAxisAngle(axis, math.Pi/2).Mat4().Dir(before)
 	if after.Sub(want).Len() > 1e-9 {
 		t.Errorf("child offset after a 90° turn about Z: %v, want %v", after, want)
 	}
@@ -202,7 +202,7 @@ func TestAnimatedWorld(t *testing.T) {
 	c := SampleCharacter(4, 200)
 	sk := c.Skeleton
 	// An empty animation reproduces the bind pose.
-	w := assets.AnimatedWorld(sk, assets.Animation{}, 0)
+	w := character.AnimatedWorld(sk, character.Animation{}, 0)
 	for j := range w {
 		for k := range w[j] {
 			if math.Abs(w[j][k]-sk.BindWorld[j][k]) > 1e-9 {
@@ -211,14 +211,14 @@ func TestAnimatedWorld(t *testing.T) {
 		}
 	}
 	// A rotation channel on joint 1 turning 0 → 90° about Z: half way is 45°.
-	q := assets.QuatAxisAngle(assets.Vec3{0, 0, 1}, math.Pi/2)
-	a := assets.Animation{Name: "bend", Channels: []assets.AnimationChannel{{
+	q := character.QuatAxisAngle(character.Vec3{0, 0, 1}, math.Pi/2)
+	a := character.Animation{Name: "bend", Channels: []character.AnimationChannel{{
 		Joint: 1, Path: "rotation", Times: []float64{0, 2}, Values: []float64{0, 0, 0, 1, q[0], q[1], q[2], q[3]},
 	}}}
 	if d := Duration(a); d != 2 {
 		t.Errorf("duration %v, want 2", d)
 	}
-	w = assets.AnimatedWorld(sk, a, 1)
+	w = character.AnimatedWorld(sk, a, 1)
 	off := w[2].Translation().Sub(w[1].Translation())
 	bind := sk.Position(2).Sub(sk.Position(1))
 	ang := math.Acos(off.Normalize().Dot(bind.Normalize()))
@@ -258,7 +258,7 @@ func TestMatchJointAndMapPose(t *testing.T) {
 	}
 	pose := RandomPose(a, 1)
 	m := MapPose(a, b, pose)
-	if m[2] != pose[2] || m[3] != (assets.Quat{0, 0, 0, 1}) {
+	if m[2] != pose[2] || m[3] != (character.Quat{0, 0, 0, 1}) {
 		t.Errorf("mapped pose: %v / %v", m[2], m[3])
 	}
 }
@@ -267,7 +267,7 @@ func TestSilhouetteAndIoU(t *testing.T) {
 	cam := Camera{Distance: 4, FovY: math.Pi / 2}
 	// A square at the target covering [-1,1]² fills the middle half of the view in
 	// each direction: at distance 4 with a 90° field, half-height is 4.
-	sq := []assets.Vec3{{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}}
+	sq := []character.Vec3{{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}}
 	mask := Silhouette(cam.ViewProj(1), sq, [][3]int{{0, 1, 2}, {0, 2, 3}}, 80, 80)
 	n := 0
 	for _, m := range mask {

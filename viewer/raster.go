@@ -3,14 +3,14 @@ package viewer
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Silhouette rasterizes triangles on the CPU into a w×h coverage mask (row-major,
 // top row first) with the same projection as the GPU path: a pixel is covered when
 // its center lies inside a projected triangle. Triangles with a vertex behind the
 // camera are skipped. It checks GPU skinning against assets.LinearBlendSkin.
-func Silhouette(viewProj assets.Mat4, pos []assets.Vec3, tris [][3]int, w, h int) []bool {
+func Silhouette(viewProj character.Mat4, pos []character.Vec3, tris [][3]int, w, h int) []bool {
 	mask := make([]bool, w*h)
 	for _, t := range tris {
 		var xs, ys [3]float64

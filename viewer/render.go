@@ -7,7 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Layout arranges the rigs of a View.
@@ -70,7 +70,7 @@ func (v *View) ViewportAspect(w, h int) float64 {
 // from the mesh, such as prop attachment points, may fall outside).
 func (v *View) FrameAll(w, h int) {
 	first := true
-	var lo, hi assets.Vec3
+	var lo, hi character.Vec3
 	for _, r := range v.Rigs {
 		l, u := boundsOf(r.DeformedPositions())
 		if first {
@@ -102,7 +102,7 @@ type gpuMesh struct {
 // methods run on the GL thread with the context current.
 type renderer struct {
 	meshProg, flatProg, textProg uint32
-	meshes                       map[*assets.Character]*gpuMesh
+	meshes                       map[*character.Character]*gpuMesh
 	boneVAO, boneBuf             uint32
 	textVAO, textBuf, textTex    uint32
 	textKey                      string
@@ -119,7 +119,7 @@ func newRenderer() (*renderer, error) {
 	if err := gl.Init(); err != nil {
 		return nil, fmt.Errorf("opengl: load functions: %w", err)
 	}
-	r := &renderer{meshes: map[*assets.Character]*gpuMesh{}, labelTex: map[string]labelImg{}}
+	r := &renderer{meshes: map[*character.Character]*gpuMesh{}, labelTex: map[string]labelImg{}}
 	var err error
 	if r.meshProg, err = program(meshVS, meshFS); err != nil {
 		return nil, fmt.Errorf("mesh shader: %w", err)
@@ -166,7 +166,7 @@ func (r *renderer) release() {
 	gl.DeleteProgram(r.textProg)
 }
 
-func (r *renderer) dropMesh(c *assets.Character) {
+func (r *renderer) dropMesh(c *character.Character) {
 	m, ok := r.meshes[c]
 	if !ok {
 		return
@@ -196,7 +196,7 @@ func upload(buf uint32, target uint32, data unsafe.Pointer, bytes int, usage uin
 	gl.BufferData(target, bytes, data, usage)
 }
 
-func (r *renderer) mesh(c *assets.Character) *gpuMesh {
+func (r *renderer) mesh(c *character.Character) *gpuMesh {
 	if m, ok := r.meshes[c]; ok {
 		return m
 	}
@@ -269,7 +269,7 @@ func (r *renderer) draw(v *View, w, h int) {
 	}
 }
 
-func (r *renderer) drawRig(v *View, rg *Rig, viewProj, view assets.Mat4) {
+func (r *renderer) drawRig(v *View, rg *Rig, viewProj, view character.Mat4) {
 	c := rg.Char
 	m := r.mesh(c)
 	world := rg.PosedWorld()

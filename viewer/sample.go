@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // SampleCharacter builds a rigged figure in code, for tests, benchmarks and demos
@@ -12,13 +12,13 @@ import (
 // surface tessellated into about `tris` triangles, and smooth weights that blend
 // neighbouring joints (up to 4 influences per vertex). Arms branch off the chain so
 // that the skeleton is a tree. It never fails for joints ≥ 2 and tris ≥ 64.
-func SampleCharacter(joints, tris int) *assets.Character {
+func SampleCharacter(joints, tris int) *character.Character {
 	joints = max(joints, 2)
 	// Rings × segments ≈ tris/2 quads.
 	seg := max(8, int(math.Sqrt(float64(tris)/2)/1.5))
 	rings := max(4, tris/(2*seg))
 	height, radius := 2.0, 0.25
-	c := &assets.Character{Name: fmt.Sprintf("sample_%dj_%dt", joints, tris)}
+	c := &character.Character{Name: fmt.Sprintf("sample_%dj_%dt", joints, tris)}
 	// Spine chain along Y, then two arm joints branching from the chain's 2/3 point.
 	spine := joints
 	arms := 0
@@ -26,12 +26,12 @@ func SampleCharacter(joints, tris int) *assets.Character {
 		arms = 2
 		spine = joints - 2
 	}
-	sk := &assets.Skeleton{}
+	sk := &character.Skeleton{}
 	for j := 0; j < spine; j++ {
 		y := height * float64(j) / float64(spine)
 		sk.Names = append(sk.Names, fmt.Sprintf("spine%d", j))
 		sk.Parents = append(sk.Parents, j-1)
-		sk.BindWorld = append(sk.BindWorld, assets.Translate4(assets.Vec3{0, y - height/2, 0}))
+		sk.BindWorld = append(sk.BindWorld, character.Translate4(character.Vec3{0, y - height/2, 0}))
 	}
 	if arms > 0 {
 		at := spine * 2 / 3
@@ -39,12 +39,12 @@ func SampleCharacter(joints, tris int) *assets.Character {
 		for i, side := range []float64{-1, 1} {
 			sk.Names = append(sk.Names, []string{"arm_L", "arm_R"}[i])
 			sk.Parents = append(sk.Parents, at)
-			sk.BindWorld = append(sk.BindWorld, assets.Translate4(assets.Vec3{side * 0.6, y, 0}))
+			sk.BindWorld = append(sk.BindWorld, character.Translate4(character.Vec3{side * 0.6, y, 0}))
 		}
 	}
 	c.Skeleton = sk
 	// Capsule body.
-	var pos []assets.Vec3
+	var pos []character.Vec3
 	for r := 0; r <= rings; r++ {
 		t := float64(r) / float64(rings)
 		y := height*t - height/2
@@ -55,7 +55,7 @@ func SampleCharacter(joints, tris int) *assets.Character {
 		}
 		for s := 0; s < seg; s++ {
 			a := 2 * math.Pi * float64(s) / float64(seg)
-			pos = append(pos, assets.Vec3{rad * math.Cos(a), y, rad * math.Sin(a)})
+			pos = append(pos, character.Vec3{rad * math.Cos(a), y, rad * math.Sin(a)})
 		}
 	}
 	var tri [][3]int
@@ -77,14 +77,14 @@ func SampleCharacter(joints, tris int) *assets.Character {
 			dx = -0.35
 		}
 		for _, q := range [][3]float64{{0, -1, -1}, {0, 1, -1}, {0, 1, 1}, {0, -1, 1}, {1, -1, -1}, {1, 1, -1}, {1, 1, 1}, {1, -1, 1}} {
-			pos = append(pos, assets.Vec3{p[0] - dx*0.9 + q[0]*dx*1.6, p[1] + q[1]*0.07, p[2] + q[2]*0.07})
+			pos = append(pos, character.Vec3{p[0] - dx*0.9 + q[0]*dx*1.6, p[1] + q[1]*0.07, p[2] + q[2]*0.07})
 			armVerts[len(pos)-1] = j
 		}
 		for _, f := range [][4]int{{0, 1, 2, 3}, {4, 7, 6, 5}, {0, 4, 5, 1}, {1, 5, 6, 2}, {2, 6, 7, 3}, {3, 7, 4, 0}} {
 			tri = append(tri, [3]int{base + f[0], base + f[1], base + f[2]}, [3]int{base + f[0], base + f[2], base + f[3]})
 		}
 	}
-	c.Mesh = assets.Mesh{Positions: pos, Triangles: tri}
+	c.Mesh = character.Mesh{Positions: pos, Triangles: tri}
 	// Weights: Gaussian falloff in height over the spine joints; arm boxes rigid.
 	dense := make([][]float64, len(pos))
 	sigma := height / float64(spine) * 0.6
@@ -101,7 +101,7 @@ func SampleCharacter(joints, tris int) *assets.Character {
 			dense[v][j] = math.Exp(-d * d / 2)
 		}
 	}
-	c.Skin = assets.SkinFromDense(dense, 4)
+	c.Skin = character.SkinFromDense(dense, 4)
 	c.Mesh.Normals = c.Mesh.ComputeNormals()
 	return c
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Mode is how the mesh is colored.
@@ -41,25 +41,25 @@ func ParseMode(s string) (Mode, error) {
 
 // Rig is one character on screen with its pose and selected joint.
 type Rig struct {
-	Char     *assets.Character
-	Label    string      // shown above the rig; empty for none
-	Pose     assets.Pose // per-joint rotation; nil means the bind pose
-	Selected int         // selected joint, -1 for none
+	Char     *character.Character
+	Label    string         // shown above the rig; empty for none
+	Pose     character.Pose // per-joint rotation; nil means the bind pose
+	Selected int            // selected joint, -1 for none
 	// World, when set, overrides Pose with posed joint world transforms (animation).
-	World []assets.Mat4
+	World []character.Mat4
 	// CPUSkin deforms the mesh on the CPU (assets.LinearBlendSkin) and draws it
 	// unskinned; the GPU path is the default. Used to check one against the other.
 	CPUSkin bool
 }
 
 // NewRig returns a rig in its bind pose with no joint selected.
-func NewRig(c *assets.Character) *Rig {
-	return &Rig{Char: c, Pose: assets.RestPose(c.Skeleton.NumJoints()), Selected: -1}
+func NewRig(c *character.Character) *Rig {
+	return &Rig{Char: c, Pose: character.RestPose(c.Skeleton.NumJoints()), Selected: -1}
 }
 
 // PosedWorld returns the joint world transforms of the current pose (nil when the
 // character has no skeleton).
-func (r *Rig) PosedWorld() []assets.Mat4 {
+func (r *Rig) PosedWorld() []character.Mat4 {
 	sk := r.Char.Skeleton
 	if sk == nil || sk.NumJoints() == 0 {
 		return nil
@@ -71,9 +71,9 @@ func (r *Rig) PosedWorld() []assets.Mat4 {
 }
 
 // JointPositions returns the posed joint positions.
-func (r *Rig) JointPositions() []assets.Vec3 {
+func (r *Rig) JointPositions() []character.Vec3 {
 	w := r.PosedWorld()
-	p := make([]assets.Vec3, len(w))
+	p := make([]character.Vec3, len(w))
 	for j := range w {
 		p[j] = w[j].Translation()
 	}
@@ -81,16 +81,16 @@ func (r *Rig) JointPositions() []assets.Vec3 {
 }
 
 // DeformedPositions returns the skinned vertex positions of the current pose.
-func (r *Rig) DeformedPositions() []assets.Vec3 {
+func (r *Rig) DeformedPositions() []character.Vec3 {
 	c := r.Char
 	if !c.Rigged() {
 		return c.Mesh.Positions
 	}
-	return assets.LinearBlendSkin(c.Mesh.Positions, c.Skin, c.Skeleton.SkinningMatrices(r.PosedWorld()))
+	return character.LinearBlendSkin(c.Mesh.Positions, c.Skin, c.Skeleton.SkinningMatrices(r.PosedWorld()))
 }
 
 // Bounds returns the box around the posed mesh and joints.
-func (r *Rig) Bounds() (lo, hi assets.Vec3) {
+func (r *Rig) Bounds() (lo, hi character.Vec3) {
 	pts := r.DeformedPositions()
 	lo, hi = boundsOf(pts)
 	for _, p := range r.JointPositions() {
@@ -102,7 +102,7 @@ func (r *Rig) Bounds() (lo, hi assets.Vec3) {
 	return lo, hi
 }
 
-func boundsOf(pts []assets.Vec3) (lo, hi assets.Vec3) {
+func boundsOf(pts []character.Vec3) (lo, hi character.Vec3) {
 	if len(pts) == 0 {
 		return
 	}
@@ -117,7 +117,7 @@ func boundsOf(pts []assets.Vec3) (lo, hi assets.Vec3) {
 }
 
 // JointByName returns the index of the named joint, or -1.
-func JointByName(sk *assets.Skeleton, name string) int {
+func JointByName(sk *character.Skeleton, name string) int {
 	if sk == nil {
 		return -1
 	}
@@ -136,7 +136,7 @@ func JointByName(sk *assets.Skeleton, name string) int {
 
 // MatchJoint maps joint j of skeleton a onto skeleton b: the joint with the same name,
 // else the joint nearest in bind position; -1 when j is -1 or b has no joints.
-func MatchJoint(a, b *assets.Skeleton, j int) int {
+func MatchJoint(a, b *character.Skeleton, j int) int {
 	if j < 0 || a == nil || j >= a.NumJoints() || b.NumJoints() == 0 {
 		return -1
 	}
@@ -155,8 +155,8 @@ func MatchJoint(a, b *assets.Skeleton, j int) int {
 
 // MapPose carries a pose of skeleton a onto skeleton b by joint name (joints of b
 // without a namesake stay at rest).
-func MapPose(a, b *assets.Skeleton, pose assets.Pose) assets.Pose {
-	out := assets.RestPose(b.NumJoints())
+func MapPose(a, b *character.Skeleton, pose character.Pose) character.Pose {
+	out := character.RestPose(b.NumJoints())
 	for k, n := range b.Names {
 		if j := JointByName(a, n); j >= 0 && j < len(pose) {
 			out[k] = pose[j]
@@ -173,7 +173,7 @@ type meshData struct {
 	idx      []uint32  // 3 per triangle
 }
 
-func buildMeshData(c *assets.Character) meshData {
+func buildMeshData(c *character.Character) meshData {
 	m := c.Mesh
 	nv := len(m.Positions)
 	d := meshData{
@@ -229,7 +229,7 @@ var defaultColor = [3]float32{0.78, 0.74, 0.68}
 // VertexColors returns 3 floats per vertex for the mode: material base colors
 // (shaded and wireframe), the selected joint's weight through Heat (heatmap) or
 // InfluenceColor of the influence count (influences).
-func VertexColors(c *assets.Character, mode Mode, selected int) []float32 {
+func VertexColors(c *character.Character, mode Mode, selected int) []float32 {
 	nv := len(c.Mesh.Positions)
 	out := make([]float32, 3*nv)
 	set := func(v int, col [3]float32) { copy(out[3*v:3*v+3], col[:]) }
@@ -300,7 +300,7 @@ var (
 // boneGeometry returns octahedral bones from each parent joint to each child as
 // triangles, 9 floats per vertex (position, normal, color). The bones leaving the
 // selected joint are highlighted.
-func boneGeometry(world []assets.Mat4, parents []int, selected int) []float32 {
+func boneGeometry(world []character.Mat4, parents []int, selected int) []float32 {
 	var out []float32
 	for j, p := range parents {
 		if p < 0 || p >= len(world) || j >= len(world) {
@@ -314,14 +314,14 @@ func boneGeometry(world []assets.Mat4, parents []int, selected int) []float32 {
 		}
 		dir := axis.Scale(1 / l)
 		// Any vector not parallel to dir gives the octahedron's cross section.
-		ref := assets.Vec3{0, 1, 0}
+		ref := character.Vec3{0, 1, 0}
 		if math.Abs(dir[1]) > 0.9 {
-			ref = assets.Vec3{1, 0, 0}
+			ref = character.Vec3{1, 0, 0}
 		}
 		u := dir.Cross(ref).Normalize().Scale(0.08 * l)
 		v := dir.Cross(u).Normalize().Scale(0.08 * l)
 		mid := a.Add(axis.Scale(0.15))
-		ring := [4]assets.Vec3{mid.Add(u), mid.Add(v), mid.Sub(u), mid.Sub(v)}
+		ring := [4]character.Vec3{mid.Add(u), mid.Add(v), mid.Sub(u), mid.Sub(v)}
 		col := boneColor
 		if p == selected {
 			col = selectedColor
@@ -335,9 +335,9 @@ func boneGeometry(world []assets.Mat4, parents []int, selected int) []float32 {
 	return out
 }
 
-func appendTri(out []float32, a, b, c assets.Vec3, col [3]float32) []float32 {
+func appendTri(out []float32, a, b, c character.Vec3, col [3]float32) []float32 {
 	n := b.Sub(a).Cross(c.Sub(a)).Normalize()
-	for _, p := range [3]assets.Vec3{a, b, c} {
+	for _, p := range [3]character.Vec3{a, b, c} {
 		out = append(out, float32(p[0]), float32(p[1]), float32(p[2]),
 			float32(n[0]), float32(n[1]), float32(n[2]), col[0], col[1], col[2])
 	}
@@ -346,7 +346,7 @@ func appendTri(out []float32, a, b, c assets.Vec3, col [3]float32) []float32 {
 
 // jointPoints returns one point per joint, 9 floats each (position, unused normal,
 // color), the selected joint in the highlight color.
-func jointPoints(world []assets.Mat4, selected int) []float32 {
+func jointPoints(world []character.Mat4, selected int) []float32 {
 	out := make([]float32, 0, 9*len(world))
 	for j, m := range world {
 		p := m.Translation()

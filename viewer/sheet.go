@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // SheetOptions configures a contact sheet.
@@ -16,7 +17,7 @@ type SheetOptions struct {
 	Columns int  // 0 means 8
 	Mode    Mode // mesh coloring of every thumbnail
 	// Load reads a character; nil means assets.Load.
-	Load func(path string) (*assets.Character, error)
+	Load func(path string) (*character.Character, error)
 }
 
 // ContactSheet renders a grid of thumbnails, one per file, each captioned with the

@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // MaxPoseAngle is the largest random joint rotation (45°, as METRICS.md poses).
@@ -19,7 +19,7 @@ type ShotOptions struct {
 	Bone string
 	// Compare, when set, is drawn beside the character with the same camera
 	// (the pose and bone carried over by joint name).
-	Compare      *assets.Character
+	Compare      *character.Character
 	Labels       [2]string // captions of the two rigs when comparing
 	HideSkeleton bool
 	Overlay      []string // text lines; nil draws none
@@ -32,7 +32,7 @@ type ShotOptions struct {
 // of one of the character's animations; the zero value is the bind pose.
 type ShotPose struct {
 	// Fixed poses the character; nil keeps the bind pose unless Random is set.
-	Fixed  assets.Pose
+	Fixed  character.Pose
 	Random bool
 	Seed   int64 // for Random
 	// Animation, when not empty, poses the character by its animation of that name
@@ -54,16 +54,16 @@ type ShotFrame struct {
 
 // RandomPose is assets.RandomPose (METRICS.md: every joint about a random axis by up
 // to 45°) with the root joints kept at rest, so the character stays upright on screen.
-func RandomPose(sk *assets.Skeleton, seed int64) assets.Pose {
+func RandomPose(sk *character.Skeleton, seed int64) character.Pose {
 	return randomPose(sk, rand.New(rand.NewSource(seed)))
 }
 
-func randomPose(sk *assets.Skeleton, rng *rand.Rand) assets.Pose {
+func randomPose(sk *character.Skeleton, rng *rand.Rand) character.Pose {
 	n := sk.NumJoints()
-	p := assets.RandomPose(rng, n, MaxPoseAngle)
+	p := character.RandomPose(rng, n, MaxPoseAngle)
 	for j := 0; j < n; j++ {
 		if sk.Parents[j] < 0 {
-			p[j] = assets.Quat{0, 0, 0, 1}
+			p[j] = character.Quat{0, 0, 0, 1}
 		}
 	}
 	return p
@@ -71,7 +71,7 @@ func randomPose(sk *assets.Skeleton, rng *rand.Rand) assets.Pose {
 
 // BuildView turns screenshot options into a View framed for a w×h image. It fails
 // when the named bone does not exist.
-func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
+func BuildView(c *character.Character, o ShotOptions, w, h int) (*View, error) {
 	r := NewRig(c)
 	r.CPUSkin = o.CPUSkin
 	if o.Bone != "" {
@@ -90,7 +90,7 @@ func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.World = assets.AnimatedWorld(c.Skeleton, c.Animations[i], o.Pose.Time)
+		r.World = character.AnimatedWorld(c.Skeleton, c.Animations[i], o.Pose.Time)
 	}
 	v := &View{Rigs: []*Rig{r}, Mode: o.Mode, HideSkeleton: o.HideSkeleton, Overlay: o.Overlay,
 		Camera: DefaultCamera(), Background: o.Frame.Background}
@@ -117,7 +117,7 @@ func BuildView(c *assets.Character, o ShotOptions, w, h int) (*View, error) {
 
 // Screenshot renders one image of c offscreen. Errors wrap ErrNoDisplay when no
 // OpenGL context can be made.
-func Screenshot(c *assets.Character, o ShotOptions) (*image.RGBA, error) {
+func Screenshot(c *character.Character, o ShotOptions) (*image.RGBA, error) {
 	w, h := o.Frame.Width, o.Frame.Height
 	if w == 0 && h == 0 {
 		w, h = 1280, 720
@@ -136,7 +136,7 @@ func Screenshot(c *assets.Character, o ShotOptions) (*image.RGBA, error) {
 
 // Stats returns the overlay line describing a character: vertices, triangles,
 // joints, influences per vertex and animations.
-func Stats(c *assets.Character) string {
+func Stats(c *character.Character) string {
 	maxInf, sum := 0, 0
 	if c.Skin != nil {
 		for _, w := range c.Skin.Weights {

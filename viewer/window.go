@@ -11,6 +11,7 @@ import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // RunOptions configures the interactive viewer.
@@ -20,10 +21,10 @@ type RunOptions struct {
 	Width   int    // window size; 0 means 1280×720
 	Height  int
 	// Load reads a character; nil means assets.Load.
-	Load func(path string) (*assets.Character, error)
+	Load func(path string) (*character.Character, error)
 	// Score returns a one-line summary of a rig's rewards for the overlay (e.g.
 	// from package rewards); nil shows only the mesh and skeleton counts.
-	Score func(c *assets.Character) string
+	Score func(c *character.Character) string
 	// Frames, when positive, closes the window after that many frames (smoke tests).
 	Frames int
 	// Capture, when set with Frames, receives the last frame as an image.
@@ -224,7 +225,7 @@ func (a *app) key(k glfw.Key, mods glfw.ModifierKey) (quit bool) {
 	right, up, fwd := a.view.Camera.Basis()
 	switch k {
 	case glfw.KeyR:
-		p.Pose = assets.RestPose(sk.NumJoints())
+		p.Pose = character.RestPose(sk.NumJoints())
 		a.stopAnim()
 	case glfw.KeyP:
 		p.Pose = randomPose(sk, a.rng)
@@ -294,7 +295,7 @@ func (a *app) stopAnim() {
 }
 
 // rotateSelected turns the selected joint about a world axis.
-func (a *app) rotateSelected(axis assets.Vec3, angle float64) {
+func (a *app) rotateSelected(axis character.Vec3, angle float64) {
 	p := a.primary()
 	if p == nil || p.Selected < 0 || p.Char.Skeleton == nil {
 		return
@@ -362,7 +363,7 @@ func (a *app) drag(dx, dy float64) {
 func (a *app) showAnimFrame() {
 	for _, r := range a.view.Rigs {
 		if n := len(r.Char.Animations); n > 0 && r.Char.Skeleton != nil {
-			r.World = assets.AnimatedWorld(r.Char.Skeleton, r.Char.Animations[a.anim%n], a.animTime)
+			r.World = character.AnimatedWorld(r.Char.Skeleton, r.Char.Animations[a.anim%n], a.animTime)
 		}
 	}
 	a.needsFrame = true

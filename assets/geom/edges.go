@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // EdgeGraph is a mesh's vertex adjacency: vertices joined by a triangle edge. It is
@@ -20,7 +20,7 @@ type EdgeGraph struct {
 // indices and repeated corners. With weldTol > 0, vertices at the same position
 // (within weldTol, as UV and normal seams split them) are also joined by an edge, so
 // that the graph follows the surface across seams; such seam edges have length ≈0.
-func NewEdgeGraph(m *assets.Mesh, weldTol float64) *EdgeGraph {
+func NewEdgeGraph(m *character.Mesh, weldTol float64) *EdgeGraph {
 	nv := len(m.Positions)
 	es := make([][2]int, 0, 3*len(m.Triangles))
 	if weldTol > 0 {
@@ -113,7 +113,7 @@ func (g *EdgeGraph) Components(keep []bool) (labels []int, n int) {
 // WeldVertices maps every vertex to a representative: the lowest-index vertex whose
 // position quantizes to the same cell of size tol. Non-finite positions map to
 // themselves.
-func WeldVertices(positions []assets.Vec3, tol float64) []int {
+func WeldVertices(positions []character.Vec3, tol float64) []int {
 	rep := make([]int, len(positions))
 	seen := make(map[[3]int64]int, len(positions))
 	for v, p := range positions {

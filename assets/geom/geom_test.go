@@ -5,15 +5,15 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 func TestClosestMatchesBruteForce(t *testing.T) {
-	m := merge(uvSphere(assets.Vec3{}, 1, 12, 24), uvSphere(assets.Vec3{1.5, 0, 0}, 0.4, 8, 16))
+	m := merge(uvSphere(character.Vec3{}, 1, 12, 24), uvSphere(character.Vec3{1.5, 0, 0}, 0.4, 8, 16))
 	b := NewBVH(m)
 	rng := rand.New(rand.NewSource(2))
 	for i := 0; i < 500; i++ {
-		p := assets.Vec3{rng.Float64()*5 - 2.5, rng.Float64()*5 - 2.5, rng.Float64()*5 - 2.5}
+		p := character.Vec3{rng.Float64()*5 - 2.5, rng.Float64()*5 - 2.5, rng.Float64()*5 - 2.5}
 		hit, ok := b.Closest(p)
 		if !ok {
 			t.Fatal("no hit on a non-empty mesh")
@@ -30,25 +30,25 @@ func TestClosestMatchesBruteForce(t *testing.T) {
 			t.Fatalf("hit point %v is not at distance %.6f", hit.Point, hit.Dist)
 		}
 	}
-	if _, ok := NewBVH(&assets.Mesh{}).Closest(assets.Vec3{}); ok {
+	if _, ok := NewBVH(&character.Mesh{}).Closest(character.Vec3{}); ok {
 		t.Error("empty mesh answered a closest point")
 	}
 }
 
 func TestRay(t *testing.T) {
-	s := uvSphere(assets.Vec3{}, 1, 32, 64)
+	s := uvSphere(character.Vec3{}, 1, 32, 64)
 	b := NewBVH(s)
 	tests := []struct {
 		name      string
-		o, d      assets.Vec3
+		o, d      character.Vec3
 		wantT     float64
 		wantFront bool
 		wantOK    bool
 	}{
-		{"from center", assets.Vec3{}, assets.Vec3{1, 0, 0}, 1, false, true},
-		{"from outside", assets.Vec3{-3, 0.1, 0}, assets.Vec3{1, 0, 0}, 3 - math.Sqrt(1-0.01), true, true},
-		{"miss", assets.Vec3{-3, 2, 0}, assets.Vec3{1, 0, 0}, 0, false, false},
-		{"axis aligned zero components", assets.Vec3{0, 0, -5}, assets.Vec3{0, 0, 1}, 4, true, true},
+		{"from center", character.Vec3{}, character.Vec3{1, 0, 0}, 1, false, true},
+		{"from outside", character.Vec3{-3, 0.1, 0}, character.Vec3{1, 0, 0}, 3 - math.Sqrt(1-0.01), true, true},
+		{"miss", character.Vec3{-3, 2, 0}, character.Vec3{1, 0, 0}, 0, false, false},
+		{"axis aligned zero components", character.Vec3{0, 0, -5}, character.Vec3{0, 0, 1}, 4, true, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,7 +67,7 @@ func TestRay(t *testing.T) {
 }
 
 func TestSampling(t *testing.T) {
-	s := uvSphere(assets.Vec3{}, 1, 24, 48)
+	s := uvSphere(character.Vec3{}, 1, 24, 48)
 	rng := rand.New(rand.NewSource(3))
 	surf := SampleSurface(s, 1000, rng)
 	if len(surf) != 1000 {
@@ -102,7 +102,7 @@ func TestSampling(t *testing.T) {
 	if math.Abs(mean-0.5) > 0.06 {
 		t.Errorf("mean r³ = %.3f, want ≈0.5 for uniform volume samples", mean)
 	}
-	if SampleSurface(&assets.Mesh{}, 10, rng) != nil {
+	if SampleSurface(&character.Mesh{}, 10, rng) != nil {
 		t.Error("empty mesh gave surface samples")
 	}
 }
@@ -110,8 +110,8 @@ func TestSampling(t *testing.T) {
 func TestEdgeGraph(t *testing.T) {
 	// Two triangles sharing an edge, plus a split copy of vertex 1 (a UV seam) used
 	// by a third triangle.
-	m := &assets.Mesh{
-		Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, 0, 0}, {2, 0, 0}, {2, 1, 0}},
+	m := &character.Mesh{
+		Positions: []character.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, 0, 0}, {2, 0, 0}, {2, 1, 0}},
 		Triangles: [][3]int{{0, 1, 2}, {1, 3, 2}, {4, 5, 6}},
 	}
 	tests := []struct {
@@ -137,8 +137,8 @@ func TestEdgeGraph(t *testing.T) {
 // RayCapped must equal Ray clamped at the cap, hit or miss, for rays that start on a
 // surface and cross parts wider and narrower than the cap.
 func TestRayCapped(t *testing.T) {
-	m := uvSphere(assets.Vec3{}, 1, 24, 48)
-	m2 := uvSphere(assets.Vec3{2.5, 0, 0}, 0.3, 12, 24)
+	m := uvSphere(character.Vec3{}, 1, 24, 48)
+	m2 := uvSphere(character.Vec3{2.5, 0, 0}, 0.3, 12, 24)
 	base := len(m.Positions)
 	for _, tr := range m2.Triangles {
 		m.Triangles = append(m.Triangles, [3]int{tr[0] + base, tr[1] + base, tr[2] + base})
@@ -158,8 +158,8 @@ func TestRayCapped(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for i := 0; i < 300; i++ {
-				o := assets.Vec3{rng.Float64()*6 - 2, rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5}
-				d := assets.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+				o := character.Vec3{rng.Float64()*6 - 2, rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5}
+				d := character.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 				hit, ok := b.Ray(o, d, tc.tMin, tc.tMax)
 				got, gotOK := b.RayCapped(o, d, tc.tMin, tc.limit, tc.tMax)
 				if ok != gotOK || (ok && got != math.Min(hit.T, tc.limit)) {

@@ -5,21 +5,21 @@ import (
 	"math/rand"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // SurfaceSample is a point drawn on a mesh surface.
 type SurfaceSample struct {
-	Point    assets.Vec3
-	Normal   assets.Vec3 // the triangle's unit face normal (counter-clockwise front)
-	Triangle int         // index into the mesh's Triangles
+	Point    character.Vec3
+	Normal   character.Vec3 // the triangle's unit face normal (counter-clockwise front)
+	Triangle int            // index into the mesh's Triangles
 	// Bary holds the barycentric weights of Point on the triangle's three corners.
 	Bary [3]float64
 }
 
 // SampleSurface draws n points uniformly by area over m's valid triangles, seeded by
 // rng. It returns nil for a mesh with no area.
-func SampleSurface(m *assets.Mesh, n int, rng *rand.Rand) []SurfaceSample {
+func SampleSurface(m *character.Mesh, n int, rng *rand.Rand) []SurfaceSample {
 	nv := len(m.Positions)
 	cdf := make([]float64, 0, len(m.Triangles))
 	idx := make([]int, 0, len(m.Triangles))
@@ -63,7 +63,7 @@ func SampleSurface(m *assets.Mesh, n int, rng *rand.Rand) []SurfaceSample {
 // SampleVolume draws up to n points uniformly inside the mesh (winding number > 0.5)
 // by rejection from its bounding box, seeded by rng. It stops after maxTries box
 // draws (0 means 50·n), so a thin or open mesh may yield fewer than n points.
-func SampleVolume(w *WindingNumber, n, maxTries int, rng *rand.Rand) []assets.Vec3 {
+func SampleVolume(w *WindingNumber, n, maxTries int, rng *rand.Rand) []character.Vec3 {
 	if maxTries <= 0 {
 		maxTries = 50 * n
 	}
@@ -71,9 +71,9 @@ func SampleVolume(w *WindingNumber, n, maxTries int, rng *rand.Rand) []assets.Ve
 	if w.bvh.NumTriangles() == 0 {
 		return nil
 	}
-	out := make([]assets.Vec3, 0, n)
+	out := make([]character.Vec3, 0, n)
 	for try := 0; try < maxTries && len(out) < n; try++ {
-		p := assets.Vec3{
+		p := character.Vec3{
 			lo[0] + rng.Float64()*(hi[0]-lo[0]),
 			lo[1] + rng.Float64()*(hi[1]-lo[1]),
 			lo[2] + rng.Float64()*(hi[2]-lo[2]),

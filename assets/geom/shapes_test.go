@@ -3,22 +3,22 @@ package geom
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // uvSphere returns a closed, outward-oriented UV sphere.
-func uvSphere(center assets.Vec3, r float64, rings, segs int) *assets.Mesh {
-	m := &assets.Mesh{}
-	m.Positions = append(m.Positions, center.Add(assets.Vec3{0, r, 0}))
+func uvSphere(center character.Vec3, r float64, rings, segs int) *character.Mesh {
+	m := &character.Mesh{}
+	m.Positions = append(m.Positions, center.Add(character.Vec3{0, r, 0}))
 	for i := 1; i < rings; i++ {
 		th := math.Pi * float64(i) / float64(rings)
 		for j := 0; j < segs; j++ {
 			ph := 2 * math.Pi * float64(j) / float64(segs)
-			m.Positions = append(m.Positions, center.Add(assets.Vec3{
+			m.Positions = append(m.Positions, center.Add(character.Vec3{
 				r * math.Sin(th) * math.Cos(ph), r * math.Cos(th), r * math.Sin(th) * math.Sin(ph)}))
 		}
 	}
-	m.Positions = append(m.Positions, center.Add(assets.Vec3{0, -r, 0}))
+	m.Positions = append(m.Positions, center.Add(character.Vec3{0, -r, 0}))
 	south := len(m.Positions) - 1
 	idx := func(i, j int) int { return 1 + (i-1)*segs + (j % segs) }
 	for j := 0; j < segs; j++ {
@@ -35,8 +35,8 @@ func uvSphere(center assets.Vec3, r float64, rings, segs int) *assets.Mesh {
 }
 
 // merge concatenates meshes (overlapping parts make a non-manifold union).
-func merge(ms ...*assets.Mesh) *assets.Mesh {
-	out := &assets.Mesh{}
+func merge(ms ...*character.Mesh) *character.Mesh {
+	out := &character.Mesh{}
 	for _, m := range ms {
 		off := len(out.Positions)
 		out.Positions = append(out.Positions, m.Positions...)

@@ -4,7 +4,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // boxPad is the number of empty cell layers VoxelizeBox keeps around the box; the
@@ -20,7 +20,7 @@ const boxPad = 2
 // which costs far fewer winding queries than testing every cell as NewVoxelGrid does.
 // It returns the grid and the number of winding queries it made, on up to workers
 // goroutines.
-func VoxelizeBox(m *assets.Mesh, lo, hi assets.Vec3, res, maxVoxels, workers int) (*VoxelGrid, int) {
+func VoxelizeBox(m *character.Mesh, lo, hi character.Vec3, res, maxVoxels, workers int) (*VoxelGrid, int) {
 	f := &boxFill{g: newBoxGrid(lo, hi, res, maxVoxels)}
 	f.markSurface(m.Positions, m.Triangles)
 	f.g.WN = NewWindingNumber(m)
@@ -30,7 +30,7 @@ func VoxelizeBox(m *assets.Mesh, lo, hi assets.Vec3, res, maxVoxels, workers int
 
 // newBoxGrid covers the box [lo,hi] with res cells along its longest axis plus boxPad
 // layers on every side, coarsened until the whole grid holds at most maxVoxels cells.
-func newBoxGrid(lo, hi assets.Vec3, res, maxVoxels int) *VoxelGrid {
+func newBoxGrid(lo, hi character.Vec3, res, maxVoxels int) *VoxelGrid {
 	ext := 0.0
 	for a := 0; a < 3; a++ {
 		ext = math.Max(ext, hi[a]-lo[a])
@@ -55,7 +55,7 @@ func newBoxGrid(lo, hi assets.Vec3, res, maxVoxels int) *VoxelGrid {
 		h *= math.Cbrt(float64(total)/float64(maxVoxels)) * 1.01
 	}
 	// Cell boxPad's centre sits on lo.
-	return newGrid(n, h, lo.Sub(assets.Vec3{h, h, h}.Scale(boxPad)), false)
+	return newGrid(n, h, lo.Sub(character.Vec3{h, h, h}.Scale(boxPad)), false)
 }
 
 // boxFill is VoxelizeBox's working state.
@@ -77,7 +77,7 @@ func (f *boxFill) inMeshBox(i, j, k int) bool {
 
 // markSurface marks every cell whose centre lies within half a cell diagonal of a
 // triangle (a superset of the cells the triangle touches) and every vertex's cell.
-func (f *boxFill) markSurface(pos []assets.Vec3, tris [][3]int) {
+func (f *boxFill) markSurface(pos []character.Vec3, tris [][3]int) {
 	g := f.g
 	r := 0.5 * math.Sqrt(3) * g.Size
 	r2 := r * r
@@ -178,7 +178,7 @@ func (f *boxFill) components(steps [6]int) (comp, members []int32, starts []int)
 // whose samples disagree (the inside leaks out through a hole) is labelled per cell
 // from a strided set of samples, each cell taking the label of the sample it reaches
 // first without crossing the surface.
-func (f *boxFill) fillInterior(wind func(assets.Vec3) float64, workers int) (evals int) {
+func (f *boxFill) fillInterior(wind func(character.Vec3) float64, workers int) (evals int) {
 	g := f.g
 	steps := f.steps6()
 	comp, members, starts := f.components(steps)
@@ -189,7 +189,7 @@ func (f *boxFill) fillInterior(wind func(assets.Vec3) float64, workers int) (eva
 		// the surface: when a hole joins inside and outside, the inside may be a small
 		// part of the component, but it lines the surface.
 		const probes, shellProbes = 9, 64
-		pts := make([]assets.Vec3, 0, probes+shellProbes)
+		pts := make([]character.Vec3, 0, probes+shellProbes)
 		for p := 0; p < probes && p < len(m); p++ {
 			pts = append(pts, g.Center(int(m[p*(len(m)-1)/max(probes-1, 1)])))
 		}
@@ -225,7 +225,7 @@ func (f *boxFill) fillInterior(wind func(assets.Vec3) float64, workers int) (eva
 }
 
 // labelMixed labels one component whose inside and outside connect through a hole.
-func (f *boxFill) labelMixed(m []int32, comp []int32, id int32, wind func(assets.Vec3) float64, workers int) int {
+func (f *boxFill) labelMixed(m []int32, comp []int32, id int32, wind func(character.Vec3) float64, workers int) int {
 	g := f.g
 	// Samples: a coarse lattice inside the mesh's box, and a finer one among the cells
 	// lining the surface, where inside and outside meet.
@@ -244,7 +244,7 @@ func (f *boxFill) labelMixed(m []int32, comp []int32, id int32, wind func(assets
 	if len(samples) == 0 {
 		samples = m
 	}
-	pts := make([]assets.Vec3, len(samples))
+	pts := make([]character.Vec3, len(samples))
 	for i, c := range samples {
 		pts[i] = g.Center(int(c))
 	}
@@ -306,7 +306,7 @@ func (f *boxFill) inside6(i, j, k, d int) bool {
 }
 
 // evalParallel evaluates fn at every point on up to workers goroutines.
-func evalParallel(pts []assets.Vec3, fn func(assets.Vec3) float64, workers int) []float64 {
+func evalParallel(pts []character.Vec3, fn func(character.Vec3) float64, workers int) []float64 {
 	out := make([]float64, len(pts))
 	if workers <= 1 || len(pts) < 64 {
 		for i, p := range pts {

@@ -7,22 +7,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 func TestWindingSphere(t *testing.T) {
-	s := uvSphere(assets.Vec3{0.1, -0.2, 0.3}, 1, 24, 48)
+	s := uvSphere(character.Vec3{0.1, -0.2, 0.3}, 1, 24, 48)
 	w := NewWindingNumber(s)
 	tests := []struct {
 		name string
-		p    assets.Vec3
+		p    character.Vec3
 		want float64
 	}{
-		{"center", assets.Vec3{0.1, -0.2, 0.3}, 1},
-		{"inside off-center", assets.Vec3{0.6, -0.2, 0.3}, 1},
-		{"just inside", assets.Vec3{0.1, 0.7, 0.3}, 1},
-		{"just outside", assets.Vec3{0.1, 0.83, 0.3}, 0},
-		{"far outside", assets.Vec3{5, 5, 5}, 0},
+		{"center", character.Vec3{0.1, -0.2, 0.3}, 1},
+		{"inside off-center", character.Vec3{0.6, -0.2, 0.3}, 1},
+		{"just inside", character.Vec3{0.1, 0.7, 0.3}, 1},
+		{"just outside", character.Vec3{0.1, 0.83, 0.3}, 0},
+		{"far outside", character.Vec3{5, 5, 5}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,8 +44,8 @@ func TestWindingSphere(t *testing.T) {
 // The fast winding number must agree with brute force on a mesh with holes and
 // overlapping, non-manifold parts, at random points in and around it.
 func TestWindingMatchesBruteForce(t *testing.T) {
-	a := uvSphere(assets.Vec3{}, 1, 16, 32)
-	b := uvSphere(assets.Vec3{0.9, 0.3, 0}, 0.6, 12, 24)
+	a := uvSphere(character.Vec3{}, 1, 16, 32)
+	b := uvSphere(character.Vec3{0.9, 0.3, 0}, 0.6, 12, 24)
 	m := merge(a, b)
 	// Punch holes: drop every 17th triangle.
 	var kept [][3]int
@@ -60,7 +60,7 @@ func TestWindingMatchesBruteForce(t *testing.T) {
 	maxErr, disagree := 0.0, 0
 	const n = 2000
 	for i := 0; i < n; i++ {
-		p := assets.Vec3{rng.Float64()*4 - 2, rng.Float64()*4 - 2, rng.Float64()*4 - 2}
+		p := character.Vec3{rng.Float64()*4 - 2, rng.Float64()*4 - 2, rng.Float64()*4 - 2}
 		ref := BruteForceWindingNumber(m, p)
 		got := w.At(p)
 		maxErr = math.Max(maxErr, math.Abs(ref-got))
@@ -79,17 +79,17 @@ func TestWindingMatchesBruteForce(t *testing.T) {
 func TestWindingEmptyAndDegenerate(t *testing.T) {
 	tests := []struct {
 		name string
-		m    *assets.Mesh
+		m    *character.Mesh
 	}{
-		{"empty", &assets.Mesh{}},
-		{"bad indices", &assets.Mesh{Positions: []assets.Vec3{{0, 0, 0}}, Triangles: [][3]int{{0, 1, 2}, {-1, 0, 0}}}},
-		{"NaN vertex", &assets.Mesh{Positions: []assets.Vec3{{math.NaN(), 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}}},
-		{"zero area", &assets.Mesh{Positions: []assets.Vec3{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, Triangles: [][3]int{{0, 1, 2}}}},
+		{"empty", &character.Mesh{}},
+		{"bad indices", &character.Mesh{Positions: []character.Vec3{{0, 0, 0}}, Triangles: [][3]int{{0, 1, 2}, {-1, 0, 0}}}},
+		{"NaN vertex", &character.Mesh{Positions: []character.Vec3{{math.NaN(), 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}}},
+		{"zero area", &character.Mesh{Positions: []character.Vec3{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, Triangles: [][3]int{{0, 1, 2}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w := NewWindingNumber(tc.m)
-			if got := w.At(assets.Vec3{0.1, 0.1, 0.1}); got != 0 || math.IsNaN(got) {
+			if got := w.At(character.Vec3{0.1, 0.1, 0.1}); got != 0 || math.IsNaN(got) {
 				t.Errorf("At = %v, want 0", got)
 			}
 		})
@@ -97,7 +97,7 @@ func TestWindingEmptyAndDegenerate(t *testing.T) {
 }
 
 func TestWindingConcurrent(t *testing.T) {
-	s := uvSphere(assets.Vec3{}, 1, 16, 32)
+	s := uvSphere(character.Vec3{}, 1, 16, 32)
 	w := NewWindingNumber(s)
 	var wg sync.WaitGroup
 	errs := make(chan string, 8)
@@ -107,7 +107,7 @@ func TestWindingConcurrent(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewSource(seed))
 			for i := 0; i < 200; i++ {
-				p := assets.Vec3{rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5}
+				p := character.Vec3{rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5}
 				r := p.Len()
 				if r > 0.9 && r < 1.1 {
 					continue
@@ -127,12 +127,12 @@ func TestWindingConcurrent(t *testing.T) {
 }
 
 func BenchmarkWindingNumber(b *testing.B) {
-	m := uvSphere(assets.Vec3{}, 1, 64, 80) // ≈10k triangles
+	m := uvSphere(character.Vec3{}, 1, 64, 80) // ≈10k triangles
 	w := NewWindingNumber(m)
 	rng := rand.New(rand.NewSource(1))
-	pts := make([]assets.Vec3, 256)
+	pts := make([]character.Vec3, 256)
 	for i := range pts {
-		pts[i] = assets.Vec3{rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2}
+		pts[i] = character.Vec3{rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2}
 	}
 	b.Run("bvh", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
@@ -149,12 +149,12 @@ func BenchmarkWindingNumber(b *testing.B) {
 // BenchmarkWindingSpeedup times the BVH winding number and brute force on the same
 // points in one run and reports the ratio (x-speedup) on a ≈10k-triangle mesh.
 func BenchmarkWindingSpeedup(b *testing.B) {
-	m := uvSphere(assets.Vec3{}, 1, 64, 80)
+	m := uvSphere(character.Vec3{}, 1, 64, 80)
 	w := NewWindingNumber(m)
 	rng := rand.New(rand.NewSource(1))
-	pts := make([]assets.Vec3, 64)
+	pts := make([]character.Vec3, 64)
 	for i := range pts {
-		pts[i] = assets.Vec3{rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2}
+		pts[i] = character.Vec3{rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2}
 	}
 	var fast, brute time.Duration
 	for i := 0; i < b.N; i++ {

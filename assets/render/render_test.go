@@ -8,14 +8,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // cube is a closed unit cube around the origin.
-func cube() assets.Mesh {
-	var m assets.Mesh
+func cube() character.Mesh {
+	var m character.Mesh
 	for c := 0; c < 8; c++ {
-		m.Positions = append(m.Positions, assets.Vec3{float64(c&1) - 0.5, float64(c>>1&1) - 0.5, float64(c>>2&1) - 0.5})
+		m.Positions = append(m.Positions, character.Vec3{float64(c&1) - 0.5, float64(c>>1&1) - 0.5, float64(c>>2&1) - 0.5})
 	}
 	for _, q := range [][4]int{{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}} {
 		m.Triangles = append(m.Triangles, [3]int{q[0], q[1], q[2]}, [3]int{q[0], q[2], q[3]})
@@ -28,8 +28,8 @@ func TestRenderCoverage(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		perspective bool
-		dir         assets.Vec3
-	}{{"ortho", false, DefaultView}, {"perspective", true, DefaultView}, {"top", false, assets.Vec3{0, -1, 0}}} {
+		dir         character.Vec3
+	}{{"ortho", false, DefaultView}, {"perspective", true, DefaultView}, {"top", false, character.Vec3{0, -1, 0}}} {
 		m := cube()
 		lo, hi := m.Bounds()
 		c := NewCanvas(64, 48, Frame(lo, hi, tc.dir, tc.perspective), white)
@@ -44,15 +44,15 @@ func TestRenderCoverage(t *testing.T) {
 func TestDepthOrder(t *testing.T) {
 	// A red quad in front of a blue one: the centre pixel must be red whatever
 	// the drawing order.
-	quad := func(z float64) assets.Mesh {
-		return assets.Mesh{
-			Positions: []assets.Vec3{{-1, -1, z}, {1, -1, z}, {1, 1, z}, {-1, 1, z}},
+	quad := func(z float64) character.Mesh {
+		return character.Mesh{
+			Positions: []character.Vec3{{-1, -1, z}, {1, -1, z}, {1, 1, z}, {-1, 1, z}},
 			Triangles: [][3]int{{0, 1, 2}, {0, 2, 3}},
 		}
 	}
-	red := []assets.Vec3{{1, 0, 0}, {1, 0, 0}, {1, 0, 0}, {1, 0, 0}}
-	blue := []assets.Vec3{{0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}}
-	cam := Camera{Eye: assets.Vec3{0, 0, 5}, Target: assets.Vec3{}, Up: assets.Vec3{0, 1, 0}, Height: 4}
+	red := []character.Vec3{{1, 0, 0}, {1, 0, 0}, {1, 0, 0}, {1, 0, 0}}
+	blue := []character.Vec3{{0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}}
+	cam := Camera{Eye: character.Vec3{0, 0, 5}, Target: character.Vec3{}, Up: character.Vec3{0, 1, 0}, Height: 4}
 	for _, frontFirst := range []bool{true, false} {
 		c := NewCanvas(32, 32, cam, color.RGBA{})
 		if frontFirst {
@@ -73,7 +73,7 @@ func TestHeatAndWeights(t *testing.T) {
 	if a, b := Heat(0), Heat(1); a[2] <= a[0] || b[0] <= b[2] {
 		t.Errorf("Heat(0)=%v should be blue, Heat(1)=%v red", a, b)
 	}
-	skin := &assets.Skin{Weights: [][]assets.Influence{{{Joint: 1, Weight: 1}}, {{Joint: 0, Weight: 1}}}}
+	skin := &character.Skin{Weights: [][]character.Influence{{{Joint: 1, Weight: 1}}, {{Joint: 0, Weight: 1}}}}
 	cols := WeightColors(skin, 1)
 	if cols[0] != Heat(1) || cols[1] != Heat(0) {
 		t.Errorf("weight colors %v", cols)
@@ -88,8 +88,8 @@ func TestWritePNGAndSkeleton(t *testing.T) {
 	lo, hi := m.Bounds()
 	bg := color.RGBA{0, 0, 0, 255}
 	c := NewCanvas(40, 40, Frame(lo, hi, DefaultView, false), bg)
-	sk := &assets.Skeleton{Names: []string{"a", "b"}, Parents: []int{-1, 0},
-		BindWorld: []assets.Mat4{assets.Translate4(assets.Vec3{0, -0.4, 0}), assets.Translate4(assets.Vec3{0, 0.4, 0})}}
+	sk := &character.Skeleton{Names: []string{"a", "b"}, Parents: []int{-1, 0},
+		BindWorld: []character.Mat4{character.Translate4(character.Vec3{0, -0.4, 0}), character.Translate4(character.Vec3{0, 0.4, 0})}}
 	c.DrawSkeleton(sk, color.RGBA{255, 255, 0, 255}, color.RGBA{255, 0, 0, 255})
 	if Coverage(c.Image(), bg) == 0 {
 		t.Fatal("skeleton overlay drew nothing")

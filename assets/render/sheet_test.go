@@ -4,23 +4,23 @@ import (
 	"image"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // TestSheet renders a two-joint cube: both halves of the sheet show the character,
 // and they differ, since the left colours parts and the right is one joint's heatmap.
 func TestSheet(t *testing.T) {
 	m := cube()
-	skin := &assets.Skin{Weights: make([][]assets.Influence, len(m.Positions))}
+	skin := &character.Skin{Weights: make([][]character.Influence, len(m.Positions))}
 	for v, p := range m.Positions {
 		j := 0
 		if p[1] > 0 {
 			j = 1
 		}
-		skin.Weights[v] = []assets.Influence{{Joint: j, Weight: 1}}
+		skin.Weights[v] = []character.Influence{{Joint: j, Weight: 1}}
 	}
-	c := &assets.Character{Mesh: m, Skin: skin, Skeleton: &assets.Skeleton{Names: []string{"a", "b"}, Parents: []int{-1, 0},
-		BindWorld: []assets.Mat4{assets.Translate4(assets.Vec3{0, -0.4, 0}), assets.Translate4(assets.Vec3{0, 0.4, 0})}}}
+	c := &character.Character{Mesh: m, Skin: skin, Skeleton: &character.Skeleton{Names: []string{"a", "b"}, Parents: []int{-1, 0},
+		BindWorld: []character.Mat4{character.Translate4(character.Vec3{0, -0.4, 0}), character.Translate4(character.Vec3{0, 0.4, 0})}}}
 	const size = 48
 	sheet := Sheet(c, 1, size)
 	if b := sheet.Bounds(); b.Dx() != 2*size || b.Dy() != size {

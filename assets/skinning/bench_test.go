@@ -7,17 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 )
 
 var (
 	benchMu    sync.Mutex
-	benchChars = map[string]*assets.Character{}
+	benchChars = map[string]*character.Character{}
 )
 
 // benchCharacter generates (once) a 20k-vertex synthetic creature.
-func benchCharacter(b *testing.B, kind string, seed int64) *assets.Character {
+func benchCharacter(b *testing.B, kind string, seed int64) *character.Character {
 	benchMu.Lock()
 	defer benchMu.Unlock()
 	key := fmt.Sprint(kind, seed)
@@ -32,7 +32,7 @@ func benchCharacter(b *testing.B, kind string, seed int64) *assets.Character {
 	return c
 }
 
-func benchGeodesic(b *testing.B, c *assets.Character, opt GeodesicOptions) {
+func benchGeodesic(b *testing.B, c *character.Character, opt GeodesicOptions) {
 	b.ReportAllocs()
 	var f *Field
 	cpu0 := cpuTime()

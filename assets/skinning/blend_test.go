@@ -4,16 +4,16 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 func TestBlend(t *testing.T) {
-	a := &assets.Skin{Weights: [][]assets.Influence{
+	a := &character.Skin{Weights: [][]character.Influence{
 		{{Joint: 0, Weight: 1}},
 		{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}},
 		{{Joint: 2, Weight: 1}},
 	}}
-	b := &assets.Skin{Weights: [][]assets.Influence{
+	b := &character.Skin{Weights: [][]character.Influence{
 		{{Joint: 1, Weight: 1}},
 		{{Joint: 1, Weight: 1}},
 		{{Joint: 0, Weight: 0.4}, {Joint: 1, Weight: 0.3}, {Joint: 3, Weight: 0.2}, {Joint: 4, Weight: 0.1}},
@@ -42,10 +42,10 @@ func TestBlend(t *testing.T) {
 	}
 	for _, bad := range []struct {
 		name  string
-		b     *assets.Skin
+		b     *character.Skin
 		alpha float64
 	}{
-		{"vertex counts differ", &assets.Skin{Weights: b.Weights[:2]}, 0.5},
+		{"vertex counts differ", &character.Skin{Weights: b.Weights[:2]}, 0.5},
 		{"alpha above 1", b, 1.5},
 		{"alpha NaN", b, math.NaN()},
 		{"missing skin", nil, 0.5},
@@ -57,7 +57,7 @@ func TestBlend(t *testing.T) {
 }
 
 func TestSharpen(t *testing.T) {
-	k := &assets.Skin{Weights: [][]assets.Influence{
+	k := &character.Skin{Weights: [][]character.Influence{
 		{{Joint: 0, Weight: 0.75}, {Joint: 1, Weight: 0.25}},
 		{{Joint: 2, Weight: 0.5}, {Joint: 3, Weight: 0.5}},
 		{{Joint: 4, Weight: 1}},
@@ -99,7 +99,7 @@ func TestSharpen(t *testing.T) {
 }
 
 // checkInfluences fails unless vertex v of k has exactly the joints and weights of want.
-func checkInfluences(t *testing.T, k *assets.Skin, v int, want map[int]float64) {
+func checkInfluences(t *testing.T, k *character.Skin, v int, want map[int]float64) {
 	t.Helper()
 	got := map[int]float64{}
 	for _, in := range k.Weights[v] {

@@ -4,24 +4,24 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Segment is a piece of bone: the straight segment from A to B owned by Joint.
 // A == B for a joint without children.
 type Segment struct {
 	Joint int
-	A, B  assets.Vec3
+	A, B  character.Vec3
 }
 
 // Bones returns the segments of a skeleton (see the package comment): one per
 // parent→child link owned by the parent, and a point for each joint without children.
 // Every joint owns at least one segment.
-func Bones(s *assets.Skeleton) []Segment { return bonesExt(s, 0) }
+func Bones(s *character.Skeleton) []Segment { return bonesExt(s, 0) }
 
 // bonesExt is Bones with each leaf's point stretched into a segment continuing its
 // parent link by ext times that link's length.
-func bonesExt(s *assets.Skeleton, ext float64) []Segment {
+func bonesExt(s *character.Skeleton, ext float64) []Segment {
 	pos := s.Positions()
 	children := s.Children()
 	segs := make([]Segment, 0, len(pos)+1)
@@ -42,13 +42,13 @@ func bonesExt(s *assets.Skeleton, ext float64) []Segment {
 }
 
 // Dist returns the Euclidean distance from p to the segment.
-func (g Segment) Dist(p assets.Vec3) float64 {
-	return assets.SegmentDist(p, g.A, g.B)
+func (g Segment) Dist(p character.Vec3) float64 {
+	return character.SegmentDist(p, g.A, g.B)
 }
 
 // jointDistances returns, for point p, the distance to each joint's nearest owned
 // segment (dst has one entry per joint and is overwritten).
-func jointDistances(p assets.Vec3, segs []Segment, dst []float64) {
+func jointDistances(p character.Vec3, segs []Segment, dst []float64) {
 	for j := range dst {
 		dst[j] = math.Inf(1)
 	}
@@ -64,12 +64,12 @@ func jointDistances(p assets.Vec3, segs []Segment, dst []float64) {
 // design and is the baseline every skinning method must beat.
 //
 // A character without joints gets a skin whose vertices are all orphans.
-func Rigid(c *assets.Character) *assets.Skin {
-	return assets.RigidSkin(c.Mesh.Positions, c.Skeleton)
+func Rigid(c *character.Character) *character.Skin {
+	return character.RigidSkin(c.Mesh.Positions, c.Skeleton)
 }
 
 // checkCharacter reports why a character cannot be skinned.
-func checkCharacter(c *assets.Character) error {
+func checkCharacter(c *character.Character) error {
 	if c == nil {
 		return fmt.Errorf("skinning: nil character")
 	}

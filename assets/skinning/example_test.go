@@ -3,15 +3,15 @@ package skinning_test
 import (
 	"fmt"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/character"
 )
 
 // boxArm is a box-shaped "arm" (a closed cuboid from x=0 to x=2) with a shoulder, an
 // elbow at x=1 and a wrist.
-func boxArm() *assets.Character {
-	c := &assets.Character{Mesh: assets.Mesh{
-		Positions: []assets.Vec3{
+func boxArm() *character.Character {
+	c := &character.Character{Mesh: character.Mesh{
+		Positions: []character.Vec3{
 			{0, -0.2, -0.2}, {2, -0.2, -0.2}, {2, 0.2, -0.2}, {0, 0.2, -0.2},
 			{0, -0.2, 0.2}, {2, -0.2, 0.2}, {2, 0.2, 0.2}, {0, 0.2, 0.2},
 		},
@@ -20,13 +20,13 @@ func boxArm() *assets.Character {
 			{3, 6, 2}, {3, 7, 6}, {0, 4, 7}, {0, 7, 3}, {1, 2, 6}, {1, 6, 5},
 		},
 	}}
-	c.Skeleton = &assets.Skeleton{
+	c.Skeleton = &character.Skeleton{
 		Names:   []string{"upper", "lower", "wrist"},
 		Parents: []int{-1, 0, 1},
-		BindWorld: []assets.Mat4{
-			assets.Translate4(assets.Vec3{0, 0, 0}),
-			assets.Translate4(assets.Vec3{1, 0, 0}),
-			assets.Translate4(assets.Vec3{2, 0, 0}),
+		BindWorld: []character.Mat4{
+			character.Translate4(character.Vec3{0, 0, 0}),
+			character.Translate4(character.Vec3{1, 0, 0}),
+			character.Translate4(character.Vec3{2, 0, 0}),
 		},
 	}
 	return c

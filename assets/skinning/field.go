@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Defaults of GeodesicOptions.
@@ -60,8 +60,8 @@ type Field struct {
 	eucl     []float32
 	euclOnce sync.Once
 	workers  int
-	normPos  []assets.Vec3
-	norm     assets.Normalization
+	normPos  []character.Vec3
+	norm     character.Normalization
 	segs     []Segment // normalized
 }
 
@@ -91,14 +91,14 @@ func (f *Field) euclidean() []float32 {
 }
 
 // Normalization returns the world→normalized map the distances are measured in.
-func (f *Field) Normalization() assets.Normalization { return f.norm }
+func (f *Field) Normalization() character.Normalization { return f.norm }
 
 // AutoResolution picks the grid resolution for a character: fine enough that the
 // thin parts (the 10th percentile of vertex-to-bone distance, a proxy for the radius
 // of fingers and tails) span about 2.5 voxels, clamped to [64, 128] along the longest
 // axis of the normalized box.
-func AutoResolution(c *assets.Character) int {
-	norm := assets.NormalizationOf(c.Mesh)
+func AutoResolution(c *character.Character) int {
+	norm := character.NormalizationOf(c.Mesh)
 	segs := normalizedBones(c.Skeleton, norm)
 	n := len(c.Mesh.Positions)
 	stride := max(1, n/2000)
@@ -130,7 +130,7 @@ const LeafExtension = 0.25
 
 var leafExtension = LeafExtension
 
-func normalizedBones(s *assets.Skeleton, norm assets.Normalization) []Segment {
+func normalizedBones(s *character.Skeleton, norm character.Normalization) []Segment {
 	segs := bonesExt(s, leafExtension)
 	for i := range segs {
 		segs[i].A = norm.Point(segs[i].A)
@@ -141,15 +141,15 @@ func normalizedBones(s *assets.Skeleton, norm assets.Normalization) []Segment {
 
 // NewField voxelizes the character's mesh and measures geodesic distances from every
 // bone to every vertex (see the package comment for what a bone is).
-func NewField(c *assets.Character, opt FieldOptions) (*Field, error) {
+func NewField(c *character.Character, opt FieldOptions) (*Field, error) {
 	if err := checkCharacter(c); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
 	workers := defaultWorkers(opt.Workers)
-	norm := assets.NormalizationOf(c.Mesh)
+	norm := character.NormalizationOf(c.Mesh)
 	nv, nj := len(c.Mesh.Positions), c.Skeleton.NumJoints()
-	mesh := assets.Mesh{Positions: make([]assets.Vec3, nv), Triangles: c.Mesh.Triangles}
+	mesh := character.Mesh{Positions: make([]character.Vec3, nv), Triangles: c.Mesh.Triangles}
 	for v, p := range c.Mesh.Positions {
 		mesh.Positions[v] = norm.Point(p)
 	}
@@ -174,7 +174,7 @@ func NewField(c *assets.Character, opt FieldOptions) (*Field, error) {
 // voxelize builds the solid voxel grid over the normalized mesh and its bones
 // (surface cells, then the interior by winding number) and returns its graph and
 // voxel size.
-func (f *Field) voxelize(c *assets.Character, mesh *assets.Mesh, opt FieldOptions) (*solidGraph, float64) {
+func (f *Field) voxelize(c *character.Character, mesh *character.Mesh, opt FieldOptions) (*solidGraph, float64) {
 	res := opt.Resolution
 	if res <= 0 {
 		res = AutoResolution(c)

@@ -5,8 +5,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Defaults of GeodesicOptions.
@@ -43,7 +43,7 @@ type GeodesicOptions struct {
 func (o GeodesicOptions) withDefaults() GeodesicOptions {
 	o.Falloff = math.Min(positiveOr(o.Falloff, DefaultFalloff), 1)
 	o.Power = positiveOr(o.Power, DefaultPower)
-	o.MaxInfluences = positiveOr(o.MaxInfluences, assets.MaxInfluencesWritten)
+	o.MaxInfluences = positiveOr(o.MaxInfluences, character.MaxInfluencesWritten)
 	if o.SmoothIterations == 0 {
 		o.SmoothIterations = DefaultSmoothIters
 	}
@@ -60,7 +60,7 @@ func (o GeodesicOptions) withDefaults() GeodesicOptions {
 // falloff of GeodesicOptions, the top MaxInfluences are kept, smoothed over the mesh
 // and renormalized. Every vertex gets weights and every joint gets at least its
 // nearest vertices, so the result has no orphan vertices and no empty bone.
-func Geodesic(c *assets.Character, opt GeodesicOptions) (*assets.Skin, error) {
+func Geodesic(c *character.Character, opt GeodesicOptions) (*character.Skin, error) {
 	f, err := NewField(c, opt.FieldOptions)
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func falloff(d, alpha, power float64) float64 {
 
 // Skin turns the field's distances into weights (see Geodesic). mesh must be the
 // mesh the field was built from.
-func (f *Field) Skin(mesh assets.Mesh, opt GeodesicOptions) (*assets.Skin, error) {
+func (f *Field) Skin(mesh character.Mesh, opt GeodesicOptions) (*character.Skin, error) {
 	if len(mesh.Positions) != f.NumVertices {
 		return nil, fmt.Errorf("skinning: field has %d vertices, mesh %d", f.NumVertices, len(mesh.Positions))
 	}
@@ -94,13 +94,13 @@ func (f *Field) Skin(mesh assets.Mesh, opt GeodesicOptions) (*assets.Skin, error
 	if opt.SmoothIterations > 0 {
 		f.smooth(mesh, dense, opt)
 	}
-	skin := &assets.Skin{Weights: make([][]assets.Influence, nv)}
+	skin := &character.Skin{Weights: make([][]character.Influence, nv)}
 	for v := 0; v < nv; v++ {
 		row := dense[v*nj : (v+1)*nj]
-		var infl []assets.Influence
+		var infl []character.Influence
 		for j, w := range row {
 			if float64(w) > opt.MinWeight {
-				infl = append(infl, assets.Influence{Joint: j, Weight: float64(w)})
+				infl = append(infl, character.Influence{Joint: j, Weight: float64(w)})
 			}
 		}
 		skin.Weights[v] = infl
@@ -112,7 +112,7 @@ func (f *Field) Skin(mesh assets.Mesh, opt GeodesicOptions) (*assets.Skin, error
 	f.fillEmptyBones(skin, opt, rep)
 	for v, r := range rep {
 		if r != v {
-			skin.Weights[v] = append([]assets.Influence(nil), skin.Weights[r]...)
+			skin.Weights[v] = append([]character.Influence(nil), skin.Weights[r]...)
 		}
 	}
 	return skin, nil
@@ -182,7 +182,7 @@ func topK(w []float64, k int) {
 // smooth runs Laplacian smoothing of the dense weights over the mesh's edges, with
 // vertices at the same position (UV seams) joined so seams stay closed; duplicates
 // end with their representative's weights.
-func (f *Field) smooth(mesh assets.Mesh, dense []float32, opt GeodesicOptions) {
+func (f *Field) smooth(mesh character.Mesh, dense []float32, opt GeodesicOptions) {
 	nv, nj := f.NumVertices, f.NumJoints
 	weld := 1e-6 / f.norm.Scale
 	gr := geom.NewEdgeGraph(&mesh, weld)
@@ -243,7 +243,7 @@ func (f *Field) smooth(mesh assets.Mesh, dense []float32, opt GeodesicOptions) {
 // nearest to its bone (geodesically), so no bone is left empty: first one vertex for
 // every empty joint (repeated while placements displace other joints), then up to 16
 // vertices each within a voxel of the nearest, where a vertex has a free slot.
-func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions, rep []int) {
+func (f *Field) fillEmptyBones(skin *character.Skin, opt GeodesicOptions, rep []int) {
 	nv, nj := f.NumVertices, f.NumJoints
 	if nv == 0 {
 		return
@@ -293,7 +293,7 @@ func (f *Field) fillEmptyBones(skin *assets.Skin, opt GeodesicOptions, rep []int
 
 // boneFiller places joints on vertices where a skinning left them empty.
 type boneFiller struct {
-	weights [][]assets.Influence
+	weights [][]character.Influence
 	maxK    int
 	filled  map[int][]int // vertex → joints placed on it, never displaced
 	weight  func(v, j int) float64
@@ -345,7 +345,7 @@ func (b *boneFiller) placeEmpty(nj int, skip func(v int) bool, order func(j int)
 	return placed
 }
 
-func weightIn(infl []assets.Influence, j int) float64 {
+func weightIn(infl []character.Influence, j int) float64 {
 	for _, in := range infl {
 		if in.Joint == j {
 			return in.Weight
@@ -356,8 +356,8 @@ func weightIn(infl []assets.Influence, j int) float64 {
 
 // insertInfluence sets joint j's weight to w, scaling the others to 1-w and dropping
 // the lightest joints not in keep if more than maxK remain.
-func insertInfluence(infl []assets.Influence, j int, w float64, maxK int, keep []int) []assets.Influence {
-	out := make([]assets.Influence, 0, len(infl)+1)
+func insertInfluence(infl []character.Influence, j int, w float64, maxK int, keep []int) []character.Influence {
+	out := make([]character.Influence, 0, len(infl)+1)
 	for _, in := range infl {
 		if in.Joint != j {
 			out = append(out, in)
@@ -385,12 +385,12 @@ func insertInfluence(infl []assets.Influence, j int, w float64, maxK int, keep [
 		sum += in.Weight
 	}
 	if sum <= 0 {
-		return []assets.Influence{{Joint: j, Weight: 1}}
+		return []character.Influence{{Joint: j, Weight: 1}}
 	}
 	for i := range out {
 		out[i].Weight *= (1 - w) / sum
 	}
-	out = append(out, assets.Influence{Joint: j, Weight: w})
+	out = append(out, character.Influence{Joint: j, Weight: w})
 	// Bones placed here earlier keep at least MinBoneWeight, so that later placements
 	// do not dilute them back into emptiness.
 	prot, unprot := 0.0, 0.0

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Defaults of HeatOptions.
@@ -113,7 +113,7 @@ func (o HeatOptions) withDefaults() HeatOptions {
 	o.MaxIter = positiveOr(o.MaxIter, DefaultHeatMaxIter)
 	o.Tol = positiveOr(o.Tol, DefaultHeatTol)
 	o.MinWeight = positiveOr(o.MinWeight, DefaultHeatMinWeight)
-	o.MaxInfluences = positiveOr(o.MaxInfluences, assets.MaxInfluencesWritten)
+	o.MaxInfluences = positiveOr(o.MaxInfluences, character.MaxInfluencesWritten)
 	o.MaxVertices = positiveOr(o.MaxVertices, DefaultHeatMaxVerts)
 	o.Weld = positiveOr(o.Weld, DefaultHeatWeld)
 	o.Sources.RayOffset = positiveOr(o.Sources.RayOffset, DefaultHeatRayOffset)
@@ -171,12 +171,12 @@ func signedOption(v, def, off float64) float64 {
 // that is no vertex's nearest (a short leaf buried in a thick part) becomes a
 // partial source on the vertex nearest to it, so it is not empty, unless it lies far
 // outside the surface (Fill.Reach).
-func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
+func Heat(c *character.Character, opt HeatOptions) (*character.Skin, error) {
 	if err := checkCharacter(c); err != nil {
 		return nil, err
 	}
 	opt = opt.withDefaults()
-	norm := assets.NormalizationOf(c.Mesh)
+	norm := character.NormalizationOf(c.Mesh)
 	hm, err := newHeatMesh(c.Mesh, norm, opt)
 	if err != nil {
 		return nil, fmt.Errorf("skinning %q: %w", c.Name, err)
@@ -191,7 +191,7 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 			return nil, fmt.Errorf("skinning %q: joint %q has a non-finite position", c.Name, c.Skeleton.Names[g.Joint])
 		}
 	}
-	bvh := geom.NewBVH(&assets.Mesh{Positions: hm.pos, Triangles: hm.tris})
+	bvh := geom.NewBVH(&character.Mesh{Positions: hm.pos, Triangles: hm.tris})
 	source, dist := hm.heatSources(bvh, segs, opt)
 	var filled map[int][]int // joints given a source by fillSources → their vertex order
 	if opt.Fill.Vertices > 0 {
@@ -205,10 +205,10 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 
 	// Per welded vertex: gather, drop light influences, top K, renormalize.
 	m := len(hm.pos)
-	rows := make([][]assets.Influence, m)
+	rows := make([][]character.Influence, m)
 	for j, sw := range weights {
 		for k, v := range sw.idx {
-			rows[v] = append(rows[v], assets.Influence{Joint: j, Weight: float64(sw.val[k])})
+			rows[v] = append(rows[v], character.Influence{Joint: j, Weight: float64(sw.val[k])})
 		}
 	}
 	dense := make([]float64, nj)
@@ -216,7 +216,7 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 		if len(rows[v]) == 0 {
 			// No joint reached MinWeight (cannot happen after the max principle, whose
 			// weights sum to 1): keep the vertex rigid on its main heat source.
-			rows[v] = []assets.Influence{{Joint: mainSource(source[v]), Weight: 1}}
+			rows[v] = []character.Influence{{Joint: mainSource(source[v]), Weight: 1}}
 			continue
 		}
 		for _, in := range rows[v] {
@@ -226,7 +226,7 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 		out := rows[v][:0]
 		for _, in := range rows[v] {
 			if w := dense[in.Joint]; w > 0 {
-				out = append(out, assets.Influence{Joint: in.Joint, Weight: w})
+				out = append(out, character.Influence{Joint: in.Joint, Weight: w})
 			}
 			dense[in.Joint] = 0
 		}
@@ -239,9 +239,9 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 			weight: func(v, j int) float64 { return MinBoneWeight }}
 		fill.placeEmpty(nj, func(int) bool { return false }, func(j int) []int { return filled[j] })
 	}
-	skin := &assets.Skin{Weights: make([][]assets.Influence, len(c.Mesh.Positions))}
+	skin := &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 	for v := range skin.Weights {
-		skin.Weights[v] = append([]assets.Influence(nil), rows[hm.welded[v]]...)
+		skin.Weights[v] = append([]character.Influence(nil), rows[hm.welded[v]]...)
 	}
 	skin.Prune(opt.MaxInfluences)
 	return skin, nil
@@ -249,7 +249,7 @@ func Heat(c *assets.Character, opt HeatOptions) (*assets.Skin, error) {
 
 // mainSource returns the joint with the largest share of a vertex's heat (the first
 // on ties).
-func mainSource(src []assets.Influence) int {
+func mainSource(src []character.Influence) int {
 	best := 0
 	for i, in := range src {
 		if in.Weight > src[best].Weight {
@@ -262,12 +262,12 @@ func mainSource(src []assets.Influence) int {
 // heatMesh is the welded surface in the normalized frame: one vertex per position,
 // non-degenerate triangles only.
 type heatMesh struct {
-	pos    []assets.Vec3
+	pos    []character.Vec3
 	tris   [][3]int
 	welded []int // original vertex → welded vertex
 }
 
-func newHeatMesh(mesh assets.Mesh, norm assets.Normalization, opt HeatOptions) (*heatMesh, error) {
+func newHeatMesh(mesh character.Mesh, norm character.Normalization, opt HeatOptions) (*heatMesh, error) {
 	lo, hi := mesh.Bounds()
 	diag := norm.Point(hi).Sub(norm.Point(lo)).Len()
 	rep := geom.WeldVertices(mesh.Positions, opt.Weld*diag/norm.Scale)
@@ -305,9 +305,9 @@ func newHeatMesh(mesh assets.Mesh, norm assets.Normalization, opt HeatOptions) (
 // to 1 (the joints owning its nearest visible bone and the visible bones within
 // (1+Tie) of it, equally; or, when it sees none, its nearest bones, and then dist is
 // negated) and the distance to the nearest.
-func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) (source [][]assets.Influence, dist []float64) {
+func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) (source [][]character.Influence, dist []float64) {
 	m := len(hm.pos)
-	source, dist = make([][]assets.Influence, m), make([]float64, m)
+	source, dist = make([][]character.Influence, m), make([]float64, m)
 	parallelRange(m, opt.Workers, func(lo, hi int) {
 		ds := make([]float64, len(segs))
 		var joints []int
@@ -329,7 +329,7 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 				if t == 0 {
 					nearest = i
 				}
-				if visible(bvh, p, assets.ClosestOnSegment(p, segs[i].A, segs[i].B), opt.Sources.RayOffset) {
+				if visible(bvh, p, character.ClosestOnSegment(p, segs[i].A, segs[i].B), opt.Sources.RayOffset) {
 					nearest, seen = i, true
 					break
 				}
@@ -343,14 +343,14 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 						continue // bones found invisible were set to +Inf
 					}
 					if dk := g.Dist(p); dk <= d*(1+opt.Sources.Tie) &&
-						(!seen || visible(bvh, p, assets.ClosestOnSegment(p, g.A, g.B), opt.Sources.RayOffset)) {
+						(!seen || visible(bvh, p, character.ClosestOnSegment(p, g.A, g.B), opt.Sources.RayOffset)) {
 						joints = append(joints, g.Joint)
 					}
 				}
 			}
-			src := make([]assets.Influence, len(joints))
+			src := make([]character.Influence, len(joints))
 			for k, j := range joints {
-				src[k] = assets.Influence{Joint: j, Weight: 1 / float64(len(joints))}
+				src[k] = character.Influence{Joint: j, Weight: 1 / float64(len(joints))}
 			}
 			source[v], dist[v] = src, d
 			if !seen {
@@ -366,7 +366,7 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 // (a short leaf inside a thick part, an end bone past the tip) gets an influence as
 // local as the surface around it allows. It returns the filled joints' vertex orders
 // (nearestTo).
-func (hm *heatMesh) fillSources(bvh *geom.BVH, segs []Segment, nj int, source [][]assets.Influence, dist []float64, opt HeatOptions) (filled map[int][]int) {
+func (hm *heatMesh) fillSources(bvh *geom.BVH, segs []Segment, nj int, source [][]character.Influence, dist []float64, opt HeatOptions) (filled map[int][]int) {
 	filled = map[int][]int{}
 	has := make([]bool, nj)
 	for _, src := range source {
@@ -411,7 +411,7 @@ func (hm *heatMesh) nearestTo(bvh *geom.BVH, segs []Segment, j int, opt HeatOpti
 	for k, v := range near {
 		p := hm.pos[v]
 		for _, g := range segs {
-			if g.Joint == j && visible(bvh, p, assets.ClosestOnSegment(p, g.A, g.B), opt.Sources.RayOffset) {
+			if g.Joint == j && visible(bvh, p, character.ClosestOnSegment(p, g.A, g.B), opt.Sources.RayOffset) {
 				seen[k] = true
 				break
 			}
@@ -431,7 +431,7 @@ func (hm *heatMesh) nearestTo(bvh *geom.BVH, segs []Segment, j int, opt HeatOpti
 
 // visible reports whether the segment from p to q crosses no triangle, ignoring the
 // first offset (normalized units) next to p, where p's own triangles are.
-func visible(bvh *geom.BVH, p, q assets.Vec3, offset float64) bool {
+func visible(bvh *geom.BVH, p, q character.Vec3, offset float64) bool {
 	dir := q.Sub(p)
 	l := dir.Len()
 	if l <= offset {
@@ -454,7 +454,7 @@ type heatSystem struct {
 
 func (hm *heatMesh) system(dist []float64, opt HeatOptions) *heatSystem {
 	m := len(hm.pos)
-	g := geom.NewEdgeGraph(&assets.Mesh{Positions: hm.pos, Triangles: hm.tris}, 0)
+	g := geom.NewEdgeGraph(&character.Mesh{Positions: hm.pos, Triangles: hm.tris}, 0)
 	s := &heatSystem{g: g, off: make([]float64, len(g.Adj)), diag: make([]float64, m), ah: make([]float64, m)}
 	area := make([]float64, m)
 	entry := func(i, j int) int {
@@ -524,7 +524,7 @@ type sparseWeights struct {
 }
 
 // solveAll solves every joint's system on opt.Workers goroutines.
-func (s *heatSystem) solveAll(nj int, source [][]assets.Influence, opt HeatOptions) ([]sparseWeights, error) {
+func (s *heatSystem) solveAll(nj int, source [][]character.Influence, opt HeatOptions) ([]sparseWeights, error) {
 	out := make([]sparseWeights, nj)
 	p := make([][]heatShare, nj) // p_j: the vertices that take heat from j, and how much
 	for v, src := range source {

@@ -5,20 +5,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 )
 
 // checkHeatSkin asserts what every heat skin has: valid weights summing to 1 on
 // every vertex, at most 4 influences, all in [0,1].
-func checkHeatSkin(t *testing.T, c *assets.Character, k *assets.Skin) {
+func checkHeatSkin(t *testing.T, c *character.Character, k *character.Skin) {
 	t.Helper()
 	if err := k.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-6); err != nil {
 		t.Fatalf("invalid skin: %v", err)
 	}
 	for v, infl := range k.Weights {
-		if len(infl) > assets.MaxInfluencesWritten {
+		if len(infl) > character.MaxInfluencesWritten {
 			t.Fatalf("vertex %d has %d influences", v, len(infl))
 		}
 		for _, in := range infl {
@@ -49,7 +49,7 @@ func TestHeatSynthetic(t *testing.T) {
 
 // ringUpper returns the mean weight on joint 0 of the arm's vertices at each x of
 // the capsule's body rings, in increasing x.
-func ringUpper(c *assets.Character, k *assets.Skin) (xs, upper []float64) {
+func ringUpper(c *character.Character, k *character.Skin) (xs, upper []float64) {
 	sum := map[float64][2]float64{}
 	for v, p := range c.Mesh.Positions {
 		if math.Abs(math.Hypot(p[1], p[2])-0.2) > 1e-9 {
@@ -114,11 +114,11 @@ func TestHeatArm(t *testing.T) {
 
 // splitSeam cuts the arm along the line y>0, z=0: the triangles on the z<0 side use
 // copies of the seam vertices, as a UV seam would. It returns copy → original.
-func splitSeam(c *assets.Character) map[int]int {
+func splitSeam(c *character.Character) map[int]int {
 	m := &c.Mesh
 	copyOf := map[int]int{} // original → copy
 	orig := map[int]int{}
-	onSeam := func(p assets.Vec3) bool { return math.Abs(p[2]) < 1e-9 && p[1] > 1e-9 }
+	onSeam := func(p character.Vec3) bool { return math.Abs(p[2]) < 1e-9 && p[1] > 1e-9 }
 	for ti, tri := range m.Triangles {
 		a, b, cc := m.Positions[tri[0]], m.Positions[tri[1]], m.Positions[tri[2]]
 		if (a[2]+b[2]+cc[2])/3 >= 0 {
@@ -169,7 +169,7 @@ func TestHeatSeam(t *testing.T) {
 	}
 }
 
-func sameInfluences(a, b []assets.Influence, tol float64) bool {
+func sameInfluences(a, b []character.Influence, tol float64) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -186,13 +186,13 @@ func TestHeatErrors(t *testing.T) {
 	nanMesh.Mesh.Positions[5][1] = math.NaN()
 	tests := []struct {
 		name string
-		c    *assets.Character
+		c    *character.Character
 		opt  HeatOptions
 		want string
 	}{
 		{"nil", nil, HeatOptions{}, "nil character"},
-		{"no skeleton", &assets.Character{Mesh: armCharacter().Mesh}, HeatOptions{}, "no skeleton"},
-		{"empty mesh", &assets.Character{Skeleton: armCharacter().Skeleton}, HeatOptions{}, "empty"},
+		{"no skeleton", &character.Character{Mesh: armCharacter().Mesh}, HeatOptions{}, "no skeleton"},
+		{"empty mesh", &character.Character{Skeleton: armCharacter().Skeleton}, HeatOptions{}, "empty"},
 		{"NaN position", nanMesh, HeatOptions{}, "not finite"},
 		{"too many vertices", armCharacter(), HeatOptions{MaxVertices: 100}, "exceed the limit"},
 		{"no convergence", armCharacter(), HeatOptions{MaxIter: 1, Tol: 1e-12}, "did not converge"},
@@ -211,10 +211,10 @@ func TestHeatErrors(t *testing.T) {
 // axis, 3e-3 off it, between two rings of the capsule: every vertex is nearer to the
 // upper or lower bone (by 0.7 % or more) than to the nub, so no vertex takes it as
 // its heat source.
-func nubArm() *assets.Character {
+func nubArm() *character.Character {
 	c := armCharacter()
 	c.Skeleton = skeleton([]string{"upper", "lower", "tip", "nub"}, []int{-1, 0, 1, 1},
-		[]assets.Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {0.9, -0.003, 0}})
+		[]character.Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {0.9, -0.003, 0}})
 	return c
 }
 
@@ -260,7 +260,7 @@ func TestHeatTie(t *testing.T) {
 	// The ring at the elbow (x = 1) is exactly as far from the upper bone as from the
 	// lower one: each gets half of its heat source, where Tie < 0 gives all to the parent.
 	c := armCharacter()
-	onRing := func(p assets.Vec3) bool {
+	onRing := func(p character.Vec3) bool {
 		return math.Abs(p[0]-1) < 1e-9 && math.Abs(math.Hypot(p[1], p[2])-0.2) < 1e-9
 	}
 	for _, tc := range []struct {
@@ -273,16 +273,16 @@ func TestHeatTie(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := tc.opt.withDefaults()
-			hm, err := newHeatMesh(c.Mesh, assets.NormalizationOf(c.Mesh), opt)
+			hm, err := newHeatMesh(c.Mesh, character.NormalizationOf(c.Mesh), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			norm := assets.NormalizationOf(c.Mesh)
+			norm := character.NormalizationOf(c.Mesh)
 			segs := bonesExt(c.Skeleton, opt.Sources.LeafExtension)
 			for i := range segs {
 				segs[i].A, segs[i].B = norm.Point(segs[i].A), norm.Point(segs[i].B)
 			}
-			bvh := geom.NewBVH(&assets.Mesh{Positions: hm.pos, Triangles: hm.tris})
+			bvh := geom.NewBVH(&character.Mesh{Positions: hm.pos, Triangles: hm.tris})
 			source, _ := hm.heatSources(bvh, segs, opt)
 			n := 0
 			for v, p := range c.Mesh.Positions {

@@ -3,7 +3,7 @@ package skinning
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Leakage defaults.
@@ -31,7 +31,7 @@ type LeakReport struct {
 // Leakage measures how much of skin's weight crosses between separate parts,
 // judged by this field's geodesic distances (build the field with a negative Cutoff
 // so that every distance is exact). skin must index the field's vertices and joints.
-func (f *Field) Leakage(skin *assets.Skin) LeakReport {
+func (f *Field) Leakage(skin *character.Skin) LeakReport {
 	var r LeakReport
 	if skin == nil || f.NumVertices == 0 {
 		return r
@@ -85,10 +85,10 @@ func (f *Field) ReachMask(slack float64) [][]bool {
 // each vertex renormalized. A vertex that would be left without weights takes
 // fallback's weights (e.g. the geodesic skin), or weight 1 on its geodesically
 // nearest bone when fallback is nil.
-func (f *Field) MaskSkin(skin *assets.Skin, mask [][]bool, fallback *assets.Skin) *assets.Skin {
-	out := &assets.Skin{Weights: make([][]assets.Influence, f.NumVertices)}
+func (f *Field) MaskSkin(skin *character.Skin, mask [][]bool, fallback *character.Skin) *character.Skin {
+	out := &character.Skin{Weights: make([][]character.Influence, f.NumVertices)}
 	for v := 0; v < f.NumVertices; v++ {
-		var row []assets.Influence
+		var row []character.Influence
 		if v < len(skin.Weights) {
 			for _, in := range skin.Weights[v] {
 				if in.Joint >= 0 && in.Joint < len(mask) && mask[in.Joint][v] && in.Weight > 0 {
@@ -106,7 +106,7 @@ func (f *Field) MaskSkin(skin *assets.Skin, mask [][]bool, fallback *assets.Skin
 						best = j
 					}
 				}
-				row = []assets.Influence{{Joint: best, Weight: 1}}
+				row = []character.Influence{{Joint: best, Weight: 1}}
 			}
 		}
 		out.Weights[v] = row

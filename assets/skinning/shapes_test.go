@@ -3,24 +3,24 @@ package skinning
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // addCapsule appends a closed, outward-facing capsule mesh from a to b of radius r.
-func addCapsule(m *assets.Mesh, a, b assets.Vec3, r float64) {
+func addCapsule(m *character.Mesh, a, b character.Vec3, r float64) {
 	const seg, capRings, bodyRings = 16, 6, 12
 	axis := b.Sub(a).Normalize()
 	// Any unit vector not parallel to the axis gives the frame.
-	ref := assets.Vec3{0, 1, 0}
+	ref := character.Vec3{0, 1, 0}
 	if math.Abs(axis.Dot(ref)) > 0.9 {
-		ref = assets.Vec3{1, 0, 0}
+		ref = character.Vec3{1, 0, 0}
 	}
 	u := axis.Cross(ref).Normalize()
 	w := axis.Cross(u)
 	base := len(m.Positions)
 	// Profile from the tip at a (t=-r) to the tip at b: (offset along axis, radius).
 	type ring struct {
-		center assets.Vec3
+		center character.Vec3
 		rad    float64
 	}
 	var rings []ring
@@ -72,35 +72,35 @@ func addCapsule(m *assets.Mesh, a, b assets.Vec3, r float64) {
 }
 
 // skeleton builds a skeleton from joint positions and parents (identity rotations).
-func skeleton(names []string, parents []int, pos []assets.Vec3) *assets.Skeleton {
-	s := &assets.Skeleton{Names: names, Parents: parents}
+func skeleton(names []string, parents []int, pos []character.Vec3) *character.Skeleton {
+	s := &character.Skeleton{Names: names, Parents: parents}
 	for _, p := range pos {
-		s.BindWorld = append(s.BindWorld, assets.Translate4(p))
+		s.BindWorld = append(s.BindWorld, character.Translate4(p))
 	}
 	return s
 }
 
 // armCharacter is one capsule along x from 0 to 2 with joints at x = 0, 1 (the
 // elbow) and 2.
-func armCharacter() *assets.Character {
-	c := &assets.Character{Name: "arm"}
-	addCapsule(&c.Mesh, assets.Vec3{0, 0, 0}, assets.Vec3{2, 0, 0}, 0.2)
+func armCharacter() *character.Character {
+	c := &character.Character{Name: "arm"}
+	addCapsule(&c.Mesh, character.Vec3{0, 0, 0}, character.Vec3{2, 0, 0}, 0.2)
 	c.Skeleton = skeleton([]string{"upper", "lower", "tip"}, []int{-1, 0, 1},
-		[]assets.Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}})
+		[]character.Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}})
 	return c
 }
 
 // handCharacter is a palm capsule with two parallel finger capsules that overlap it
 // (separate, self-intersecting parts) and a narrow gap between them.
-func handCharacter() *assets.Character {
-	c := &assets.Character{Name: "hand"}
-	addCapsule(&c.Mesh, assets.Vec3{0, 0, -0.3}, assets.Vec3{0, 0, 0.3}, 0.15)
+func handCharacter() *character.Character {
+	c := &character.Character{Name: "hand"}
+	addCapsule(&c.Mesh, character.Vec3{0, 0, -0.3}, character.Vec3{0, 0, 0.3}, 0.15)
 	for _, z := range []float64{-0.15, 0.15} {
-		addCapsule(&c.Mesh, assets.Vec3{0, 0, z}, assets.Vec3{1.2, 0, z}, 0.1)
+		addCapsule(&c.Mesh, character.Vec3{0, 0, z}, character.Vec3{1.2, 0, z}, 0.1)
 	}
 	c.Skeleton = skeleton(
 		[]string{"palm", "a1", "a2", "a3", "b1", "b2", "b3"},
 		[]int{-1, 0, 1, 2, 0, 4, 5},
-		[]assets.Vec3{{0, 0, 0}, {0.2, 0, -0.15}, {0.7, 0, -0.15}, {1.2, 0, -0.15}, {0.2, 0, 0.15}, {0.7, 0, 0.15}, {1.2, 0, 0.15}})
+		[]character.Vec3{{0, 0, 0}, {0.2, 0, -0.15}, {0.7, 0, -0.15}, {1.2, 0, -0.15}, {0.2, 0, 0.15}, {0.7, 0, 0.15}, {1.2, 0, 0.15}})
 	return c
 }

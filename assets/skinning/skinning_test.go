@@ -4,10 +4,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
-func weightOn(infl []assets.Influence, j int) float64 {
+func weightOn(infl []character.Influence, j int) float64 {
 	for _, in := range infl {
 		if in.Joint == j {
 			return in.Weight
@@ -17,14 +17,14 @@ func weightOn(infl []assets.Influence, j int) float64 {
 }
 
 // checkSkin asserts the invariants every geodesic skin has.
-func checkSkin(t *testing.T, c *assets.Character, k *assets.Skin) {
+func checkSkin(t *testing.T, c *character.Character, k *character.Skin) {
 	t.Helper()
 	if err := k.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-6); err != nil {
 		t.Fatalf("invalid skin: %v", err)
 	}
 	used := make([]bool, c.Skeleton.NumJoints())
 	for v, infl := range k.Weights {
-		if len(infl) > assets.MaxInfluencesWritten {
+		if len(infl) > character.MaxInfluencesWritten {
 			t.Fatalf("vertex %d has %d influences", v, len(infl))
 		}
 		for _, in := range infl {
@@ -50,7 +50,7 @@ type armRegion struct {
 
 // checkArmRegions runs each region's check on every vertex in its range (and fails
 // a region with no vertex).
-func checkArmRegions(t *testing.T, c *assets.Character, k *assets.Skin, regions []armRegion) {
+func checkArmRegions(t *testing.T, c *character.Character, k *character.Skin, regions []armRegion) {
 	t.Helper()
 	for _, tc := range regions {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,7 +124,7 @@ func TestGeodesicFingersDoNotLeak(t *testing.T) {
 			if p[2] > 0 {
 				j = 2
 			}
-			leaky.Weights[v] = append(leaky.Weights[v], assets.Influence{Joint: j, Weight: 1})
+			leaky.Weights[v] = append(leaky.Weights[v], character.Influence{Joint: j, Weight: 1})
 		}
 	}
 	leaky.Prune(0)
@@ -148,7 +148,7 @@ func TestRigidFloor(t *testing.T) {
 			t.Errorf("vertex %d at x=%.2f on joint %d, want %d", v, p[0], k.Weights[v][0].Joint, want)
 		}
 	}
-	if got := Rigid(&assets.Character{Mesh: c.Mesh}); len(got.Orphans()) != len(c.Mesh.Positions) {
+	if got := Rigid(&character.Character{Mesh: c.Mesh}); len(got.Orphans()) != len(c.Mesh.Positions) {
 		t.Errorf("no skeleton: want all orphans")
 	}
 }
@@ -168,11 +168,11 @@ func TestWindingVoxelizationOpenMesh(t *testing.T) {
 func TestGeodesicErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		c    *assets.Character
+		c    *character.Character
 	}{
 		{"nil", nil},
-		{"no skeleton", &assets.Character{Mesh: armCharacter().Mesh}},
-		{"empty mesh", &assets.Character{Skeleton: armCharacter().Skeleton}},
+		{"no skeleton", &character.Character{Mesh: armCharacter().Mesh}},
+		{"empty mesh", &character.Character{Skeleton: armCharacter().Skeleton}},
 	}
 	for _, tc := range tests {
 		if _, err := Geodesic(tc.c, GeodesicOptions{}); err == nil {
@@ -189,10 +189,10 @@ func TestReachMask(t *testing.T) {
 	}
 	mask := f.ReachMask(2)
 	// A uniform skin (every joint everywhere) masked: finger tips lose the other finger.
-	uni := &assets.Skin{Weights: make([][]assets.Influence, len(c.Mesh.Positions))}
+	uni := &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 	for v := range uni.Weights {
 		for j := 0; j < 7; j++ {
-			uni.Weights[v] = append(uni.Weights[v], assets.Influence{Joint: j, Weight: 1.0 / 7})
+			uni.Weights[v] = append(uni.Weights[v], character.Influence{Joint: j, Weight: 1.0 / 7})
 		}
 	}
 	m := f.MaskSkin(uni, mask, nil)

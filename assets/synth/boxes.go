@@ -1,12 +1,14 @@
 package synth
 
-import "github.com/rigkit/rigkit/assets"
+import (
+	"github.com/rigkit/rigkit/character"
+)
 
 // Boxes returns closed axis-aligned boxes (lo, hi corner pairs) as one mesh, with
 // outward-facing triangles: the smallest shapes that still have an inside, for
 // tests of skeleton extraction, skinning and rigging policy.
-func Boxes(boxes ...[2]assets.Vec3) assets.Mesh {
-	var m assets.Mesh
+func Boxes(boxes ...[2]character.Vec3) character.Mesh {
+	var m character.Mesh
 	for _, b := range boxes {
 		base := len(m.Positions)
 		for i := 0; i < 8; i++ {
@@ -27,13 +29,13 @@ func Boxes(boxes ...[2]assets.Vec3) assets.Mesh {
 }
 
 // BoxQuadruped is a crude quadruped made of Boxes: a body box and four leg boxes.
-func BoxQuadruped() assets.Mesh {
-	v := func(x, y, z float64) assets.Vec3 { return assets.Vec3{x, y, z} }
+func BoxQuadruped() character.Mesh {
+	v := func(x, y, z float64) character.Vec3 { return character.Vec3{x, y, z} }
 	return Boxes(
-		[2]assets.Vec3{v(-1, 0.8, -0.3), v(1, 1.3, 0.3)},
-		[2]assets.Vec3{v(-0.9, 0, -0.3), v(-0.7, 0.85, -0.1)},
-		[2]assets.Vec3{v(-0.9, 0, 0.1), v(-0.7, 0.85, 0.3)},
-		[2]assets.Vec3{v(0.7, 0, -0.3), v(0.9, 0.85, -0.1)},
-		[2]assets.Vec3{v(0.7, 0, 0.1), v(0.9, 0.85, 0.3)},
+		[2]character.Vec3{v(-1, 0.8, -0.3), v(1, 1.3, 0.3)},
+		[2]character.Vec3{v(-0.9, 0, -0.3), v(-0.7, 0.85, -0.1)},
+		[2]character.Vec3{v(-0.9, 0, 0.1), v(-0.7, 0.85, 0.3)},
+		[2]character.Vec3{v(0.7, 0, -0.3), v(0.9, 0.85, -0.1)},
+		[2]character.Vec3{v(0.7, 0, 0.1), v(0.9, 0.85, 0.3)},
 	)
 }

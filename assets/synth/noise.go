@@ -5,7 +5,7 @@ import (
 	"math/rand"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // addNoise damages c the way real generated meshes are damaged. Each defect is
@@ -13,7 +13,7 @@ import (
 // (eyes on the head, an accessory box on a random bone, each skinned rigidly to the
 // joint owning the surface it sits on), holes, non-manifold fins, flipped
 // triangles and uneven triangle sizes. New vertices inherit their corners' weights.
-func addNoise(c *assets.Character, rng *rand.Rand) {
+func addNoise(c *character.Character, rng *rand.Rand) {
 	var picks [5]bool
 	any := false
 	for i := range picks {
@@ -49,7 +49,7 @@ func addNoise(c *assets.Character, rng *rand.Rand) {
 }
 
 // patch returns the triangles within rings edge-rings of a random vertex.
-func patch(m *assets.Mesh, rng *rand.Rand, rings int) map[int]bool {
+func patch(m *character.Mesh, rng *rand.Rand, rings int) map[int]bool {
 	seed := m.Triangles[rng.Intn(len(m.Triangles))][0]
 	verts := map[int]bool{seed: true}
 	tris := map[int]bool{}
@@ -68,7 +68,7 @@ func patch(m *assets.Mesh, rng *rand.Rand, rings int) map[int]bool {
 	return tris
 }
 
-func punchHole(c *assets.Character, rng *rand.Rand) {
+func punchHole(c *character.Character, rng *rand.Rand) {
 	drop := patch(&c.Mesh, rng, 1+rng.Intn(2))
 	kept := c.Mesh.Triangles[:0]
 	for t, tri := range c.Mesh.Triangles {
@@ -79,7 +79,7 @@ func punchHole(c *assets.Character, rng *rand.Rand) {
 	c.Mesh.Triangles = kept
 }
 
-func flipPatch(c *assets.Character, rng *rand.Rand) {
+func flipPatch(c *character.Character, rng *rand.Rand) {
 	for t := range patch(&c.Mesh, rng, 1+rng.Intn(2)) {
 		tri := &c.Mesh.Triangles[t]
 		tri[1], tri[2] = tri[2], tri[1]
@@ -87,22 +87,22 @@ func flipPatch(c *assets.Character, rng *rand.Rand) {
 }
 
 // addVertex appends a vertex with weights averaged from src.
-func addVertex(c *assets.Character, p assets.Vec3, src ...int) int {
-	var infl []assets.Influence
+func addVertex(c *character.Character, p character.Vec3, src ...int) int {
+	var infl []character.Influence
 	for _, v := range src {
 		for _, in := range c.Skin.Weights[v] {
-			infl = append(infl, assets.Influence{Joint: in.Joint, Weight: in.Weight / float64(len(src))})
+			infl = append(infl, character.Influence{Joint: in.Joint, Weight: in.Weight / float64(len(src))})
 		}
 	}
-	k := assets.Skin{Weights: [][]assets.Influence{infl}}
-	k.Prune(assets.MaxInfluencesWritten)
+	k := character.Skin{Weights: [][]character.Influence{infl}}
+	k.Prune(character.MaxInfluencesWritten)
 	c.Mesh.Positions = append(c.Mesh.Positions, p)
 	c.Skin.Weights = append(c.Skin.Weights, k.Weights[0])
 	return len(c.Mesh.Positions) - 1
 }
 
 // addFin glues a third triangle onto an edge, making it non-manifold.
-func addFin(c *assets.Character, rng *rand.Rand) {
+func addFin(c *character.Character, rng *rand.Rand) {
 	m := &c.Mesh
 	tri := m.Triangles[rng.Intn(len(m.Triangles))]
 	a, b, o := m.Positions[tri[0]], m.Positions[tri[1]], m.Positions[tri[2]]
@@ -114,7 +114,7 @@ func addFin(c *assets.Character, rng *rand.Rand) {
 
 // refinePatch splits a patch's triangles at their centroids, twice, leaving small
 // slivers beside large neighbours.
-func refinePatch(c *assets.Character, rng *rand.Rand) {
+func refinePatch(c *character.Character, rng *rand.Rand) {
 	tris := patch(&c.Mesh, rng, 1+rng.Intn(2))
 	for level := 0; level < 2; level++ {
 		next := map[int]bool{}
@@ -145,7 +145,7 @@ func sortedKeys(m map[int]bool) []int {
 // addPieces adds two eyes on the head (or the highest joint) and a box on a random
 // joint, each a separate closed piece skinned rigidly to the joint that owns the
 // surface where it sits.
-func addPieces(c *assets.Character, rng *rand.Rand) {
+func addPieces(c *character.Character, rng *rand.Rand) {
 	sk := c.Skeleton
 	m := &c.Mesh
 	lo, hi := m.Bounds()
@@ -169,7 +169,7 @@ func addPieces(c *assets.Character, rng *rand.Rand) {
 		if best >= 0 {
 			r := size * 0.012 * (1 + rng.Float64())
 			for _, sx := range []float64{-1, 1} {
-				ctr := m.Positions[best].Add(assets.Vec3{sx * r * 2.2, r * 1.5, -r * 0.3})
+				ctr := m.Positions[best].Add(character.Vec3{sx * r * 2.2, r * 1.5, -r * 0.3})
 				addShape(c, sphereMesh(ctr, r, 6, 8), head)
 			}
 		}
@@ -181,11 +181,11 @@ func addPieces(c *assets.Character, rng *rand.Rand) {
 }
 
 // addShape appends a closed piece skinned fully to joint j.
-func addShape(c *assets.Character, piece assets.Mesh, j int) {
+func addShape(c *character.Character, piece character.Mesh, j int) {
 	base := len(c.Mesh.Positions)
 	for _, p := range piece.Positions {
 		c.Mesh.Positions = append(c.Mesh.Positions, p)
-		c.Skin.Weights = append(c.Skin.Weights, []assets.Influence{{Joint: j, Weight: 1}})
+		c.Skin.Weights = append(c.Skin.Weights, []character.Influence{{Joint: j, Weight: 1}})
 	}
 	for _, t := range piece.Triangles {
 		c.Mesh.Triangles = append(c.Mesh.Triangles, [3]int{t[0] + base, t[1] + base, t[2] + base})
@@ -193,17 +193,17 @@ func addShape(c *assets.Character, piece assets.Mesh, j int) {
 }
 
 // sphereMesh is a closed latitude-longitude sphere.
-func sphereMesh(ctr assets.Vec3, r float64, rings, segs int) assets.Mesh {
-	var m assets.Mesh
-	m.Positions = append(m.Positions, ctr.Add(assets.Vec3{0, r, 0}))
+func sphereMesh(ctr character.Vec3, r float64, rings, segs int) character.Mesh {
+	var m character.Mesh
+	m.Positions = append(m.Positions, ctr.Add(character.Vec3{0, r, 0}))
 	for i := 1; i < rings; i++ {
 		th := math.Pi * float64(i) / float64(rings)
 		for j := 0; j < segs; j++ {
 			ph := 2 * math.Pi * float64(j) / float64(segs)
-			m.Positions = append(m.Positions, ctr.Add(assets.Vec3{r * math.Sin(th) * math.Cos(ph), r * math.Cos(th), -r * math.Sin(th) * math.Sin(ph)}))
+			m.Positions = append(m.Positions, ctr.Add(character.Vec3{r * math.Sin(th) * math.Cos(ph), r * math.Cos(th), -r * math.Sin(th) * math.Sin(ph)}))
 		}
 	}
-	m.Positions = append(m.Positions, ctr.Add(assets.Vec3{0, -r, 0}))
+	m.Positions = append(m.Positions, ctr.Add(character.Vec3{0, -r, 0}))
 	south := len(m.Positions) - 1
 	ring := func(i, j int) int { return 1 + (i-1)*segs + (j % segs) }
 	for j := 0; j < segs; j++ {
@@ -218,10 +218,10 @@ func sphereMesh(ctr assets.Vec3, r float64, rings, segs int) assets.Mesh {
 }
 
 // boxMesh is a closed axis-aligned cube of half-size r.
-func boxMesh(ctr assets.Vec3, r float64) assets.Mesh {
-	var m assets.Mesh
+func boxMesh(ctr character.Vec3, r float64) character.Mesh {
+	var m character.Mesh
 	for c := 0; c < 8; c++ {
-		m.Positions = append(m.Positions, ctr.Add(assets.Vec3{r * float64(2*(c&1)-1), r * float64(2*(c>>1&1)-1), r * float64(2*(c>>2&1)-1)}))
+		m.Positions = append(m.Positions, ctr.Add(character.Vec3{r * float64(2*(c&1)-1), r * float64(2*(c>>1&1)-1), r * float64(2*(c>>2&1)-1)}))
 	}
 	for _, q := range cubeFaces {
 		m.Triangles = append(m.Triangles, [3]int{q[0], q[1], q[2]}, [3]int{q[0], q[2], q[3]})

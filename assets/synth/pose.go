@@ -4,17 +4,17 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // repose moves c into a random pose and makes that pose its bind pose: positions
 // become the skinned positions and BindWorld the posed joint transforms. The root
 // keeps its orientation. Poses in which a body part sinks deep into a part it was
 // clear of are rejected; after a few tries the least intersecting pose is used.
-func repose(c *assets.Character, prims []prim, rng *rand.Rand, maxAngle float64) {
+func repose(c *character.Character, prims []prim, rng *rand.Rand, maxAngle float64) {
 	sk := c.Skeleton
 	n := sk.NumJoints()
-	var best assets.Pose
+	var best character.Pose
 	bestPen := math.Inf(1)
 	// Pairs of parts clear of each other in the bind pose.
 	type pair struct{ i, j int }
@@ -31,10 +31,10 @@ func repose(c *assets.Character, prims []prim, rng *rand.Rand, maxAngle float64)
 		}
 	}
 	for try := 0; try < 12; try++ {
-		pose := assets.RandomPose(rng, n, maxAngle*math.Pow(0.85, float64(try)))
+		pose := character.RandomPose(rng, n, maxAngle*math.Pow(0.85, float64(try)))
 		for j := range pose {
 			if sk.Parents[j] < 0 {
-				pose[j] = assets.Quat{0, 0, 0, 1}
+				pose[j] = character.Quat{0, 0, 0, 1}
 			}
 		}
 		m := sk.SkinningMatrices(sk.PosedWorld(pose))
@@ -61,7 +61,7 @@ func repose(c *assets.Character, prims []prim, rng *rand.Rand, maxAngle float64)
 }
 
 // segDist returns the distance between segments p0p1 and q0q1.
-func segDist(p0, p1, q0, q1 assets.Vec3) float64 {
+func segDist(p0, p1, q0, q1 character.Vec3) float64 {
 	d1, d2, r := p1.Sub(p0), q1.Sub(q0), p0.Sub(q0)
 	a, e, f := d1.Dot(d1), d2.Dot(d2), d2.Dot(r)
 	var s, t float64

@@ -3,12 +3,12 @@ package synth
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // edgeStats counts boundary edges (one triangle), non-manifold edges (more than
 // two) and edges used twice in the same direction (inconsistent winding).
-func edgeStats(m assets.Mesh) (boundary, nonManifold, misoriented int) {
+func edgeStats(m character.Mesh) (boundary, nonManifold, misoriented int) {
 	type key [2]int
 	count := map[key]int{}
 	dir := map[key]int{}
@@ -38,7 +38,7 @@ func edgeStats(m assets.Mesh) (boundary, nonManifold, misoriented int) {
 }
 
 // signedVolume is positive for a closed mesh whose triangles face outwards.
-func signedVolume(m assets.Mesh) float64 {
+func signedVolume(m character.Mesh) float64 {
 	v := 0.0
 	for _, t := range m.Triangles {
 		a, b, c := m.Positions[t[0]], m.Positions[t[1]], m.Positions[t[2]]
@@ -52,7 +52,7 @@ func signedVolume(m assets.Mesh) float64 {
 // bind normal itself (what rewards/ measures; on long chains it also counts
 // triangles that merely rotate rigidly past 90°), local compares with the bind
 // normal carried by the triangle's heaviest joint (true folds only).
-func flipFractions(c *assets.Character, deformed []assets.Vec3, posed []assets.Mat4) (world, local float64) {
+func flipFractions(c *character.Character, deformed []character.Vec3, posed []character.Mat4) (world, local float64) {
 	m := c.Mesh
 	skinning := c.Skeleton.SkinningMatrices(posed)
 	flipsW, flipsL, n := 0, 0, 0

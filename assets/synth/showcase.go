@@ -1,6 +1,8 @@
 package synth
 
-import "github.com/rigkit/rigkit/assets"
+import (
+	"github.com/rigkit/rigkit/character"
+)
 
 // showcaseNames are the joints, most wanted first, whose weights show a creature's
 // skinning best in a heatmap: limb and spine joints in the middle of a chain, where
@@ -10,7 +12,7 @@ var showcaseNames = []string{"arm_l_upper", "leg_fl_lower", "leg_l_lower", "wing
 // ShowcaseJoint picks the joint of a generated skeleton whose weights are worth a
 // heatmap (render.Sheet): the first of the upper arms, lower legs, wings, spines and
 // tentacles it has, else the middle joint.
-func ShowcaseJoint(s *assets.Skeleton) int {
+func ShowcaseJoint(s *character.Skeleton) int {
 	for _, want := range showcaseNames {
 		for j, n := range s.Names {
 			if n == want {

@@ -17,7 +17,7 @@ import (
 	"math/rand"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Options controls a generated creature.
@@ -111,7 +111,7 @@ const (
 
 // Generate builds creature kind from seed. The same kind, seed and options always
 // give the same character.
-func Generate(kind string, seed int64, opt Options) (*assets.Character, error) {
+func Generate(kind string, seed int64, opt Options) (*character.Character, error) {
 	g, ok := grammars[kind]
 	if !ok {
 		return nil, fmt.Errorf("synth: unknown kind %q (kinds: %v)", kind, Kinds())
@@ -159,14 +159,14 @@ func Generate(kind string, seed int64, opt Options) (*assets.Character, error) {
 	if len(surf.triangles) == 0 {
 		return nil, fmt.Errorf("synth: %s seed %d: empty surface", kind, seed)
 	}
-	c := &assets.Character{
+	c := &character.Character{
 		Name:     fmt.Sprintf("%s_%d", kind, seed),
-		Mesh:     assets.Mesh{Positions: surf.positions, Triangles: surf.triangles},
+		Mesh:     character.Mesh{Positions: surf.positions, Triangles: surf.triangles},
 		Skeleton: b.skeleton(),
 		Skin:     skinWeights(b.prims, b.parents, surf),
 	}
-	c.Materials = []assets.Material{{Name: kind, BaseColor: kindColor(kind, seed), Roughness: 0.8}}
-	c.Mesh.Groups = []assets.TriangleGroup{{Start: 0, Count: len(c.Mesh.Triangles), Material: 0}}
+	c.Materials = []character.Material{{Name: kind, BaseColor: kindColor(kind, seed), Roughness: 0.8}}
+	c.Mesh.Groups = []character.TriangleGroup{{Start: 0, Count: len(c.Mesh.Triangles), Material: 0}}
 	if opt.Posed {
 		angle := opt.PoseAngle
 		if angle == 0 {
@@ -176,7 +176,7 @@ func Generate(kind string, seed int64, opt Options) (*assets.Character, error) {
 	}
 	if opt.Noise {
 		addNoise(c, rand.New(rand.NewSource(seed^0x0dd5eed)))
-		c.Mesh.Groups = []assets.TriangleGroup{{Start: 0, Count: len(c.Mesh.Triangles), Material: 0}}
+		c.Mesh.Groups = []character.TriangleGroup{{Start: 0, Count: len(c.Mesh.Triangles), Material: 0}}
 	}
 	c.Mesh.Normals = c.Mesh.ComputeNormals()
 	if err := c.Validate(); err != nil {

@@ -11,10 +11,11 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // checkRig asserts what every clean creature must satisfy.
-func checkRig(t *testing.T, c *assets.Character, target int) {
+func checkRig(t *testing.T, c *character.Character, target int) {
 	t.Helper()
 	if err := c.Validate(); err != nil {
 		t.Fatalf("%s: %v", c.Name, err)
@@ -38,7 +39,7 @@ func checkRig(t *testing.T, c *assets.Character, target int) {
 		}
 	}
 	for v, infl := range c.Skin.Weights {
-		if len(infl) > assets.MaxInfluencesWritten {
+		if len(infl) > character.MaxInfluencesWritten {
 			t.Fatalf("%s: vertex %d has %d influences", c.Name, v, len(infl))
 		}
 	}
@@ -190,7 +191,7 @@ func TestFlipFraction(t *testing.T) {
 			}
 			rng := rand.New(rand.NewSource(seed))
 			for p := 0; p < poses; p++ {
-				d, posed := c.Deform(assets.RandomPose(rng, c.Skeleton.NumJoints(), math.Pi/4))
+				d, posed := c.Deform(character.RandomPose(rng, c.Skeleton.NumJoints(), math.Pi/4))
 				w, l := flipFractions(c, d, posed)
 				sumW += w
 				sumL += l
@@ -211,7 +212,7 @@ func TestRestPoseIsIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _ := c.Deform(assets.RestPose(c.Skeleton.NumJoints()))
+	d, _ := c.Deform(character.RestPose(c.Skeleton.NumJoints()))
 	for v := range d {
 		if d[v].Dist(c.Mesh.Positions[v]) > 1e-9 {
 			t.Fatalf("vertex %d moves in the rest pose", v)
@@ -245,7 +246,7 @@ func TestPosedVariant(t *testing.T) {
 			t.Errorf("%s: posed variant equals the rest pose", kind)
 		}
 		// The posed skeleton is the bind pose: the rest pose leaves the mesh alone.
-		d, _ := posed.Deform(assets.RestPose(posed.Skeleton.NumJoints()))
+		d, _ := posed.Deform(character.RestPose(posed.Skeleton.NumJoints()))
 		for v := range d {
 			if d[v].Dist(posed.Mesh.Positions[v]) > 1e-6 {
 				t.Fatalf("%s posed: vertex %d moves in the rest pose", kind, v)
@@ -306,9 +307,9 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 }
 
 func TestPiecesAndDefectShapesAreClosed(t *testing.T) {
-	for name, m := range map[string]assets.Mesh{
-		"sphere": sphereMesh(assets.Vec3{1, 2, 3}, 0.5, 6, 8),
-		"box":    boxMesh(assets.Vec3{-1, 0, 2}, 0.3),
+	for name, m := range map[string]character.Mesh{
+		"sphere": sphereMesh(character.Vec3{1, 2, 3}, 0.5, 6, 8),
+		"box":    boxMesh(character.Vec3{-1, 0, 2}, 0.3),
 	} {
 		if b, nm, mo := edgeStats(m); b+nm+mo != 0 {
 			t.Errorf("%s: %d %d %d bad edges", name, b, nm, mo)

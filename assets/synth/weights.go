@@ -3,7 +3,7 @@ package synth
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 const (
@@ -32,8 +32,8 @@ func smoothstep(lo, hi, x float64) float64 {
 // behind the nearest part's surface, and each part splits its share between its
 // owner joint and, inside the blend windows around its two end joints, the owner's
 // parent or the joint at its far end. Away from joints a vertex is rigid.
-func skinWeights(prims []prim, parents []int, s *surface) *assets.Skin {
-	skin := &assets.Skin{Weights: make([][]assets.Influence, len(s.positions))}
+func skinWeights(prims []prim, parents []int, s *surface) *character.Skin {
+	skin := &character.Skin{Weights: make([][]character.Influence, len(s.positions))}
 	var ds []float64
 	for v, x := range s.positions {
 		list := s.blocks[s.vertBlock[v]]
@@ -48,7 +48,7 @@ func skinWeights(prims []prim, parents []int, s *surface) *assets.Skin {
 			}
 		}
 		tau := ownershipSharpness * rnear
-		var acc []assets.Influence
+		var acc []character.Influence
 		add := func(j int, w float64) {
 			if w <= 0 || j < 0 {
 				return
@@ -59,7 +59,7 @@ func skinWeights(prims []prim, parents []int, s *surface) *assets.Skin {
 					return
 				}
 			}
-			acc = append(acc, assets.Influence{Joint: j, Weight: w})
+			acc = append(acc, character.Influence{Joint: j, Weight: w})
 		}
 		for n, i := range list {
 			a := math.Exp(-(ds[n] - dmin) / tau)
@@ -95,7 +95,7 @@ func skinWeights(prims []prim, parents []int, s *surface) *assets.Skin {
 		}
 		skin.Weights[v] = kept
 	}
-	skin.Prune(assets.MaxInfluencesWritten)
+	skin.Prune(character.MaxInfluencesWritten)
 	return skin
 }
 
@@ -103,7 +103,7 @@ func skinWeights(prims []prim, parents []int, s *surface) *assets.Skin {
 // the hips, two fingers off the hand): among siblings only the heaviest keeps the
 // excess of its weight over the next heaviest, and the rest goes to their parent.
 // The map is continuous, so no seam appears where the heaviest sibling changes.
-func separateSiblings(acc []assets.Influence, parents []int) []assets.Influence {
+func separateSiblings(acc []character.Influence, parents []int) []character.Influence {
 	for i := range acc {
 		p := parents[acc[i].Joint]
 		if p < 0 || acc[i].Weight == 0 {
@@ -145,7 +145,7 @@ func separateSiblings(acc []assets.Influence, parents []int) []assets.Influence 
 			}
 		}
 		if !found {
-			acc = append(acc, assets.Influence{Joint: p, Weight: moved})
+			acc = append(acc, character.Influence{Joint: p, Weight: moved})
 		}
 	}
 	return acc

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokenizer"
 )
@@ -156,7 +157,7 @@ func TestStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	decodes := func(t *testing.T, data []byte, rigged bool) *assets.Character {
+	decodes := func(t *testing.T, data []byte, rigged bool) *character.Character {
 		t.Helper()
 		if !bytes.HasPrefix(data, []byte("glTF")) {
 			t.Fatalf("stdout is not GLB: %q", data[:min(len(data), 40)])

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 func init() {
@@ -98,7 +99,7 @@ func runAnimate(args []string, stdout io.Writer) error {
 // against, and its kind: c itself when its names follow a scheme, else, for a
 // quadruped or a biped, a copy named by its shape (the channels still target c's
 // joints, which keep their names; the guess is printed).
-func namedTarget(c *assets.Character, path, kind string, stdout io.Writer) (*assets.Character, string, error) {
+func namedTarget(c *character.Character, path, kind string, stdout io.Writer) (*character.Character, string, error) {
 	detected, err := animation.DetectKind(c.Skeleton)
 	if err == nil {
 		if kind == "" {
@@ -123,7 +124,7 @@ func namedTarget(c *assets.Character, path, kind string, stdout io.Writer) (*ass
 }
 
 // animateClips bakes the named built-in clips onto c.
-func animateClips(c *assets.Character, path string, names []string, kind string, opt animation.Options, stdout io.Writer) ([]animation.Report, error) {
+func animateClips(c *character.Character, path string, names []string, kind string, opt animation.Options, stdout io.Writer) ([]animation.Report, error) {
 	target, kind, err := namedTarget(c, path, kind, stdout)
 	if err != nil {
 		return nil, err
@@ -145,7 +146,7 @@ func animateClips(c *assets.Character, path string, names []string, kind string,
 }
 
 // animateFrom retargets the animations of the file at from onto c.
-func animateFrom(c *assets.Character, path, from, name string, opt animation.Options, stdout io.Writer) ([]animation.Report, error) {
+func animateFrom(c *character.Character, path, from, name string, opt animation.Options, stdout io.Writer) ([]animation.Report, error) {
 	target, _, err := namedTarget(c, path, "", stdout)
 	if err != nil {
 		return nil, err
@@ -182,7 +183,7 @@ func animateFrom(c *assets.Character, path, from, name string, opt animation.Opt
 }
 
 // putAnimation adds a to c, replacing an animation of the same name.
-func putAnimation(c *assets.Character, a assets.Animation) {
+func putAnimation(c *character.Character, a character.Animation) {
 	for i := range c.Animations {
 		if c.Animations[i].Name == a.Name {
 			c.Animations[i] = a

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -465,7 +466,7 @@ func evalSkinAsset(f evalFile, methods []string, cfg evalConfig) []skinEvalResul
 		field, _ = skinning.NewField(gt, skinning.FieldOptions{Resolution: skinning.DefaultMaxResolution, Cutoff: -1, Workers: 1})
 	}
 	for _, m := range methods {
-		var w *assets.Skin // on gt's vertices and joints
+		var w *character.Skin // on gt's vertices and joints
 		var secs float64
 		if dir, ok := cfg.Task.External[m]; ok {
 			w, secs, err = externalSkin(gt, externalSkinPath(dir, f))
@@ -473,7 +474,7 @@ func evalSkinAsset(f evalFile, methods []string, cfg evalConfig) []skinEvalResul
 			in := gt.Clone()
 			in.Skin = nil
 			t0 := time.Now()
-			var skin *assets.Skin
+			var skin *character.Skin
 			skin, err = cfg.Task.skin[m](in)
 			secs = time.Since(t0).Seconds()
 			if err == nil {

@@ -9,16 +9,17 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 func writeTriangleRig(t *testing.T, path string) {
 	t.Helper()
-	c := &assets.Character{
+	c := &character.Character{
 		Name: "tri",
-		Mesh: assets.Mesh{Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}},
-		Skeleton: &assets.Skeleton{Names: []string{"root"}, Parents: []int{-1},
-			BindWorld: []assets.Mat4{assets.Identity4()}},
-		Skin: &assets.Skin{Weights: [][]assets.Influence{{{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}}},
+		Mesh: character.Mesh{Positions: []character.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}},
+		Skeleton: &character.Skeleton{Names: []string{"root"}, Parents: []int{-1},
+			BindWorld: []character.Mat4{character.Identity4()}},
+		Skin: &character.Skin{Weights: [][]character.Influence{{{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}}},
 	}
 	if err := assets.Save(path, c); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/eval"
@@ -260,7 +261,7 @@ func runAuto(args []string, stdout io.Writer) error {
 
 // saveScene writes a rig over its input's scene (assets.SaveScene) and returns what
 // the asset's JSON reports under "scene".
-func saveScene(path string, c *assets.Character) (any, error) {
+func saveScene(path string, c *character.Character) (any, error) {
 	rep, err := assets.SaveScene(path, c)
 	if rep == nil {
 		return nil, err
@@ -353,7 +354,7 @@ func loadModelRigger(path string) (*autorig.ModelRigger, string, error) {
 }
 
 // scoreRig scores a rig for its report with the rewards' defaults.
-func scoreRig(c *assets.Character) (float64, any, error) {
+func scoreRig(c *character.Character) (float64, any, error) {
 	rep, err := rewards.Score(c, rewards.Options{})
 	if err != nil {
 		return 0, nil, err
@@ -383,7 +384,7 @@ type skinSampling struct {
 }
 
 func tokensSkin(s skinSampling) skinMethod {
-	return func(c *assets.Character) (*assets.Skin, error) {
+	return func(c *character.Character) (*character.Skin, error) {
 		fn, err := modelTokensSkin("", s)
 		if err != nil {
 			return nil, err
@@ -452,11 +453,11 @@ func evalItems(cfg evalConfig) ([]rigmodel.BatchItem, map[string]dataset.File, s
 func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 	items, fam, split := evalItems(cfg)
 	methods := map[string]eval.SkeletonPredictor{
-		"classical": func(c *assets.Character) (*assets.Skeleton, error) {
+		"classical": func(c *character.Character) (*character.Skeleton, error) {
 			return classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
 		},
 		// The anatomical skeleton `rig auto` writes for the classical rig.
-		"classical-anatomy": func(c *assets.Character) (*assets.Skeleton, error) {
+		"classical-anatomy": func(c *character.Character) (*character.Skeleton, error) {
 			sk, err := classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
 			if err != nil {
 				return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/character"
 )
 
 func init() {
@@ -24,18 +25,18 @@ func init() {
 
 // skinMethod computes weights for a character's mesh and skeleton (its own skin, if
 // any, is ignored). It must keep the skeleton, joint names and vertex positions.
-type skinMethod func(c *assets.Character) (*assets.Skin, error)
+type skinMethod func(c *character.Character) (*character.Skin, error)
 
 // skinMethods are the methods of `rig skin` and `rig eval --task skin`. Other files
 // register more (the learned model registers "tokens").
 var skinMethods = map[string]skinMethod{
-	"geodesic": func(c *assets.Character) (*assets.Skin, error) {
+	"geodesic": func(c *character.Character) (*character.Skin, error) {
 		return skinning.Geodesic(c, skinning.GeodesicOptions{})
 	},
-	"heat": func(c *assets.Character) (*assets.Skin, error) {
+	"heat": func(c *character.Character) (*character.Skin, error) {
 		return skinning.Heat(c, skinning.HeatOptions{})
 	},
-	"rigid": func(c *assets.Character) (*assets.Skin, error) {
+	"rigid": func(c *character.Character) (*character.Skin, error) {
 		if c.Skeleton.NumJoints() == 0 {
 			return nil, fmt.Errorf("rigid skin %q: no skeleton", c.Name)
 		}
@@ -85,12 +86,12 @@ func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, e
 		if err != nil {
 			return nil, err
 		}
-		return func(c *assets.Character) (*assets.Skin, error) {
+		return func(c *character.Character) (*character.Skin, error) {
 			k, err := m(c)
 			if err != nil {
 				return nil, err
 			}
-			return skinning.Sharpen(k, p, assets.MaxInfluencesWritten)
+			return skinning.Sharpen(k, p, character.MaxInfluencesWritten)
 		}, nil
 	}
 	unknown := fmt.Errorf("%w: unknown skin method %q (available: %v, or a blend A+B[@ALPHA], either sharpened by ^P)", errUsage, name, skinMethodNames())
@@ -109,7 +110,7 @@ func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, e
 		}
 		alpha = v
 	}
-	return func(c *assets.Character) (*assets.Skin, error) {
+	return func(c *character.Character) (*character.Skin, error) {
 		ka, err := a(c)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", an, err)
@@ -118,7 +119,7 @@ func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, e
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", bn, err)
 		}
-		return skinning.Blend(ka, kb, alpha, assets.MaxInfluencesWritten)
+		return skinning.Blend(ka, kb, alpha, character.MaxInfluencesWritten)
 	}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 func TestResolveSkinMethod(t *testing.T) {
@@ -110,16 +111,16 @@ func TestSkinAndEvalRoundTrip(t *testing.T) {
 // with the given share, and malformed names are usage errors.
 func TestLookupSkinBlend(t *testing.T) {
 	one := func(j int) skinMethod {
-		return func(c *assets.Character) (*assets.Skin, error) {
-			k := &assets.Skin{Weights: make([][]assets.Influence, len(c.Mesh.Positions))}
+		return func(c *character.Character) (*character.Skin, error) {
+			k := &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 			for v := range k.Weights {
-				k.Weights[v] = []assets.Influence{{Joint: j, Weight: 1}}
+				k.Weights[v] = []character.Influence{{Joint: j, Weight: 1}}
 			}
 			return k, nil
 		}
 	}
 	methods := map[string]skinMethod{"a": one(0), "b": one(1)}
-	c := &assets.Character{Mesh: assets.Mesh{Positions: make([]assets.Vec3, 3)}}
+	c := &character.Character{Mesh: character.Mesh{Positions: make([]character.Vec3, 3)}}
 	tests := []struct {
 		name   string
 		wantA  float64 // weight of joint 0 at every vertex

@@ -6,8 +6,8 @@ import (
 	"io"
 	"regexp"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/skinning"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/tokenizer"
@@ -102,7 +102,7 @@ func runTokenize(args []string, stdout io.Writer) error {
 	if rep.RoundTrip.Floor, err = metrics.SkinMetrics(c, skinning.Rigid(c), 1); err != nil {
 		return fmt.Errorf("tokenize %s: %w", src, err)
 	}
-	rep.RoundTrip.Skeleton = metrics.SkeletonMetrics(c.Skeleton, dec.Skeleton, assets.NormalizationOf(c.Mesh))
+	rep.RoundTrip.Skeleton = metrics.SkeletonMetrics(c.Skeleton, dec.Skeleton, character.NormalizationOf(c.Mesh))
 	rep.RoundTrip.CompressionDense, rep.RoundTrip.CompressionSparse = tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints(), tok.K())
 
 	js, err := json.MarshalIndent(rep, "", "  ")

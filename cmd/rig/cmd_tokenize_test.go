@@ -12,6 +12,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -127,7 +128,7 @@ func TestTokenizeSearchFlags(t *testing.T) {
 // tokenizeSynth saves a synthetic creature into dir and runs `rig tokenize` on it
 // with args after the file; it returns the creature, its path, the token file and
 // the report.
-func tokenizeSynth(t *testing.T, dir, kind string, seed int64, vertices int, args ...string) (*assets.Character, string, string, tokenizeReport) {
+func tokenizeSynth(t *testing.T, dir, kind string, seed int64, vertices int, args ...string) (*character.Character, string, string, tokenizeReport) {
 	t.Helper()
 	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: vertices})
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/viewer"
@@ -132,7 +132,7 @@ func runView(args []string, stdout io.Writer) error {
 }
 
 // viewScoreLine summarizes a rig's rewards (package rewards) on one line.
-func viewScoreLine(c *assets.Character) string {
+func viewScoreLine(c *character.Character) string {
 	rep, err := rewards.Score(c, rewards.Options{})
 	if err != nil {
 		return "rewards: " + oneLine(err)
@@ -150,7 +150,7 @@ func viewScoreLine(c *assets.Character) string {
 }
 
 // viewLoadRig reads and validates a character for a screenshot.
-func viewLoadRig(path string) (*assets.Character, error) {
+func viewLoadRig(path string) (*character.Character, error) {
 	c, err := loadInput(path) // its errors name the file; "-" is stdin
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 )
 
@@ -35,7 +36,7 @@ func (o *anatomyEval) flags(fs *flag.FlagSet) {
 }
 
 // fitAnatomy fits the anatomical skeleton of c on its classical skeleton.
-func fitAnatomy(c *assets.Character, opt anatomy.Options) (*assets.Skeleton, *anatomy.Report, error) {
+func fitAnatomy(c *character.Character, opt anatomy.Options) (*character.Skeleton, *anatomy.Report, error) {
 	prop, err := classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
 	if err != nil {
 		return nil, nil, fmt.Errorf("classical skeleton: %w", err)
@@ -44,7 +45,7 @@ func fitAnatomy(c *assets.Character, opt anatomy.Options) (*assets.Skeleton, *an
 }
 
 // meshHeight is the mesh's extent along Y, the up axis of the stored files.
-func meshHeight(m *assets.Mesh) float64 {
+func meshHeight(m *character.Mesh) float64 {
 	lo, hi := m.Bounds()
 	return hi[1] - lo[1]
 }
@@ -104,7 +105,7 @@ func humanoidReport(cfg evalConfig) (*anatomy.HumanoidReport, error) {
 		rep.Add(fit)
 	}
 	fmt.Fprintln(cfg.Progress)
-	err := eachSyntheticBiped(cfg.Task.Synthetic, func(name string, c *assets.Character) error {
+	err := eachSyntheticBiped(cfg.Task.Synthetic, func(name string, c *character.Character) error {
 		sk, r, err := fitAnatomy(c, anatomy.Options{})
 		if err == nil {
 			rep.Add(anatomy.MeasureHumanoid(name, "synthetic", sk, r, c.Skeleton, meshHeight(&c.Mesh)))
@@ -117,7 +118,7 @@ func humanoidReport(cfg evalConfig) (*anatomy.HumanoidReport, error) {
 // eachSyntheticBiped calls fn on the synthetic bipeds of seeds 1..n (3,000
 // vertices, named synth/biped_SEED), the anatomy task's bipeds; an error names the
 // seed.
-func eachSyntheticBiped(n int, fn func(name string, c *assets.Character) error) error {
+func eachSyntheticBiped(n int, fn func(name string, c *character.Character) error) error {
 	for seed := int64(1); seed <= int64(n); seed++ {
 		c, err := synth.Generate("biped", seed, synth.Options{TargetVertices: 3000})
 		if err == nil {
@@ -151,7 +152,7 @@ func fitHumanoidFile(f evalFile) (anatomy.HumanoidFit, error) {
 	}
 	z := c.Clone()
 	for i, p := range z.Mesh.Positions {
-		z.Mesh.Positions[i] = assets.Vec3{p[0], -p[2], p[1]}
+		z.Mesh.Positions[i] = character.Vec3{p[0], -p[2], p[1]}
 	}
 	if _, zr, err := fitAnatomy(z, anatomy.Options{}); err == nil {
 		fit.UpTurned = zr.Up

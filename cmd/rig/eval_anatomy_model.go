@@ -7,6 +7,7 @@ import (
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
@@ -56,7 +57,7 @@ func modelNamingReport(cfg evalConfig, ckpt string) (*anatomy.NamingReport, erro
 		rep.Add(fit)
 	}
 	fmt.Fprintln(cfg.Progress)
-	err = eachSyntheticBiped(cfg.Task.Synthetic, func(name string, c *assets.Character) error {
+	err = eachSyntheticBiped(cfg.Task.Synthetic, func(name string, c *character.Character) error {
 		fit, err := nameModelSkeleton(r.Generator, c, name, "synthetic")
 		if err == nil {
 			rep.Add(fit)
@@ -69,7 +70,7 @@ func modelNamingReport(cfg evalConfig, ckpt string) (*anatomy.NamingReport, erro
 // nameModelSkeleton fits the Humanoid template (Y up) on a character's classical
 // skeleton, generates the model's voted skeleton reading the same skeleton as its
 // proposal, names it and measures it against the character's own skeleton.
-func nameModelSkeleton(gen rigmodel.Generator, c *assets.Character, name, source string) (anatomy.NamingFit, error) {
+func nameModelSkeleton(gen rigmodel.Generator, c *character.Character, name, source string) (anatomy.NamingFit, error) {
 	prop, err := autorig.ClassicalProposal(&c.Mesh)
 	if err != nil {
 		return anatomy.NamingFit{}, fmt.Errorf("classical skeleton: %w", err)
@@ -78,7 +79,7 @@ func nameModelSkeleton(gen rigmodel.Generator, c *assets.Character, name, source
 	if err != nil {
 		return anatomy.NamingFit{}, err
 	}
-	gen.Propose = func(*assets.Mesh) (*assets.Skeleton, error) { return prop, nil }
+	gen.Propose = func(*character.Mesh) (*character.Skeleton, error) { return prop, nil }
 	raw, err := gen.PredictSkeleton(c)
 	if err != nil {
 		return anatomy.NamingFit{}, fmt.Errorf("model skeleton: %w", err)

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rewards/metrics"
 )
 
@@ -81,7 +81,7 @@ func externalSkinPath(dir string, f evalFile) string {
 // externalSkin reads a tool's weights for ground truth gt from path and expresses
 // them on gt's vertices and joints (metrics.MatchSkin), with the tool's own timing.
 // Every error names path.
-func externalSkin(gt *assets.Character, path string) (*assets.Skin, float64, error) {
+func externalSkin(gt *character.Character, path string) (*character.Skin, float64, error) {
 	pred, secs, err := loadExternalSkin(path)
 	if err != nil {
 		return nil, 0, err
@@ -95,8 +95,8 @@ func externalSkin(gt *assets.Character, path string) (*assets.Skin, float64, err
 
 // loadExternalSkin reads a tool's weights for one asset as a prediction (mesh and
 // skeleton names only) with the tool's own timing.
-func loadExternalSkin(path string) (*assets.Character, float64, error) {
-	bad := func(format string, a ...any) (*assets.Character, float64, error) {
+func loadExternalSkin(path string) (*character.Character, float64, error) {
+	bad := func(format string, a ...any) (*character.Character, float64, error) {
 		return nil, 0, fmt.Errorf("external weights %s: %s", path, fmt.Sprintf(format, a...))
 	}
 	st, err := os.Stat(path)
@@ -129,10 +129,10 @@ func loadExternalSkin(path string) (*assets.Character, float64, error) {
 	if !(f.Seconds >= 0) || math.IsInf(f.Seconds, 0) {
 		return bad("seconds %v", f.Seconds)
 	}
-	c := &assets.Character{
-		Mesh:     assets.Mesh{Positions: make([]assets.Vec3, len(f.Vertices))},
-		Skeleton: &assets.Skeleton{Names: f.Joints},
-		Skin:     &assets.Skin{Weights: make([][]assets.Influence, len(f.Weights))},
+	c := &character.Character{
+		Mesh:     character.Mesh{Positions: make([]character.Vec3, len(f.Vertices))},
+		Skeleton: &character.Skeleton{Names: f.Joints},
+		Skin:     &character.Skin{Weights: make([][]character.Influence, len(f.Weights))},
 	}
 	for v, p := range f.Vertices {
 		if len(p) != 3 {
@@ -158,7 +158,7 @@ func loadExternalSkin(path string) (*assets.Character, float64, error) {
 			if !(w >= 0) || math.IsInf(w, 0) {
 				return bad("vertex %d has weight %v on joint %d", v, w, int(j))
 			}
-			c.Skin.Weights[v] = append(c.Skin.Weights[v], assets.Influence{Joint: int(j), Weight: w})
+			c.Skin.Weights[v] = append(c.Skin.Weights[v], character.Influence{Joint: int(j), Weight: w})
 		}
 	}
 	return c, f.Seconds, nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 const externalSample = "../../assets/samples/biped.glb"
@@ -61,7 +62,7 @@ func TestExternalFlagSet(t *testing.T) {
 }
 
 // externalDoc is the JSON tools/blender/heat.py writes, here for c's own weights.
-func externalDoc(c *assets.Character) map[string]any {
+func externalDoc(c *character.Character) map[string]any {
 	verts := make([][]float64, len(c.Mesh.Positions))
 	for v, p := range c.Mesh.Positions {
 		verts[v] = []float64{p[0], p[1], p[2]}
@@ -90,7 +91,7 @@ func writeJSON(t *testing.T, path string, doc any) {
 	}
 }
 
-func loadExternalSample(t *testing.T) *assets.Character {
+func loadExternalSample(t *testing.T) *character.Character {
 	t.Helper()
 	gt, err := assets.Load(externalSample)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rewards/metrics"
@@ -193,7 +194,7 @@ func rankOne(f evalFile, family string, methods []string, skins map[string]skinM
 		out.Error = err.Error()
 		return out
 	}
-	score := func(c *assets.Character) (*rewards.Report, error) { return prep.Score(c, rewards.Options{}) }
+	score := func(c *character.Character) (*rewards.Report, error) { return prep.Score(c, rewards.Options{}) }
 	truth := rankCandidate{Method: rankTruth}
 	if rep, err := score(gt); err != nil {
 		truth.Error = err.Error()
@@ -210,7 +211,7 @@ func rankOne(f evalFile, family string, methods []string, skins map[string]skinM
 
 // rankCandidateOf skins gt's mesh and skeleton with one method and measures the
 // result both ways.
-func rankCandidateOf(gt *assets.Character, m string, skin skinMethod, score func(*assets.Character) (*rewards.Report, error), seed int64) rankCandidate {
+func rankCandidateOf(gt *character.Character, m string, skin skinMethod, score func(*character.Character) (*rewards.Report, error), seed int64) rankCandidate {
 	c := rankCandidate{Method: m}
 	in := gt.Clone()
 	in.Skin = nil
@@ -221,7 +222,7 @@ func rankCandidateOf(gt *assets.Character, m string, skin skinMethod, score func
 	pred := gt.Clone()
 	if err == nil {
 		pred.Skin = k
-		var w *assets.Skin
+		var w *character.Skin
 		if w, err = metrics.MatchSkin(gt, pred); err == nil {
 			res, err = metrics.SkinMetrics(gt, w, seed)
 		}

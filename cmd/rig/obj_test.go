@@ -13,12 +13,13 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
 )
 
 // writeCreatureOBJ writes a synthetic creature's mesh as OBJ quads-and-triangles
 // text with a textured MTL in dir/models (negative indices, no normals) and returns
 // the OBJ path and the creature.
-func writeCreatureOBJ(t *testing.T, dir string) (string, *assets.Character) {
+func writeCreatureOBJ(t *testing.T, dir string) (string, *character.Character) {
 	t.Helper()
 	c, err := synth.Generate("biped", 3, synth.Options{TargetVertices: 400})
 	if err != nil {

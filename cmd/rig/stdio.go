@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 )
 
@@ -58,7 +59,7 @@ func displayName(path string) string {
 // loadInputFile is assets.LoadScene (the character with its source scene, so that
 // a save keeps it), or a decode of stdin for "-" (no external files; GLB or glTF
 // JSON, whichever the bytes are).
-func loadInputFile(path string) (*assets.Character, *assets.LoadReport, error) {
+func loadInputFile(path string) (*character.Character, *assets.LoadReport, error) {
 	if path != stdio {
 		return assets.LoadScene(path)
 	}
@@ -89,7 +90,7 @@ func sniffGLTF(data []byte) error {
 }
 
 // loadInput is assets.Load for a path or "-": rigs with orphan vertices are refused.
-func loadInput(path string) (*assets.Character, error) {
+func loadInput(path string) (*character.Character, error) {
 	c, rep, err := loadInputFile(path)
 	if err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func loadInput(path string) (*assets.Character, error) {
 // saveOutput saves c to path (over its source scene when it has one; GLB for .glb,
 // else glTF JSON), or as GLB to stdout for "-". The report says what the save
 // replaced or dropped of the source scene (nil without one).
-func saveOutput(path string, c *assets.Character, stdout io.Writer) (*assets.SceneReport, error) {
+func saveOutput(path string, c *character.Character, stdout io.Writer) (*assets.SceneReport, error) {
 	if path != stdio {
 		return assets.SaveScene(path, c)
 	}

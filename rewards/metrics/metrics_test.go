@@ -5,24 +5,24 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
-type inf = assets.Influence
+type inf = character.Influence
 
 // tiny is a 3-vertex, 2-joint character: a bone from (0,0,0) to (1,0,0).
-func tiny(weights [][]inf) *assets.Character {
-	return &assets.Character{
-		Mesh: assets.Mesh{
-			Positions: []assets.Vec3{{0, 0.1, 0}, {0.5, 0.1, 0}, {1, 0.1, 0}},
+func tiny(weights [][]inf) *character.Character {
+	return &character.Character{
+		Mesh: character.Mesh{
+			Positions: []character.Vec3{{0, 0.1, 0}, {0.5, 0.1, 0}, {1, 0.1, 0}},
 			Triangles: [][3]int{{0, 1, 2}},
 		},
-		Skeleton: &assets.Skeleton{
+		Skeleton: &character.Skeleton{
 			Names:     []string{"root", "child"},
 			Parents:   []int{-1, 0},
-			BindWorld: []assets.Mat4{assets.Identity4(), assets.Translate4(assets.Vec3{0.5, 0, 0})},
+			BindWorld: []character.Mat4{character.Identity4(), character.Translate4(character.Vec3{0.5, 0, 0})},
 		},
-		Skin: &assets.Skin{Weights: weights},
+		Skin: &character.Skin{Weights: weights},
 	}
 }
 
@@ -48,7 +48,7 @@ func TestSkinMetrics(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := SkinMetrics(gt, &assets.Skin{Weights: tc.pred}, 1)
+			r, err := SkinMetrics(gt, &character.Skin{Weights: tc.pred}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +68,7 @@ func TestSkinMetrics(t *testing.T) {
 
 func TestEmptyBones(t *testing.T) {
 	gt := tiny([][]inf{{{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}, {{Joint: 1, Weight: 1}}})
-	r, err := SkinMetrics(gt, &assets.Skin{Weights: all([]inf{{Joint: 0, Weight: 1}})}, 1)
+	r, err := SkinMetrics(gt, &character.Skin{Weights: all([]inf{{Joint: 0, Weight: 1}})}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestDeformationByHand(t *testing.T) {
 	// truth, the error is the displacement the child's own rotation causes, which is
 	// zero only for a vertex at the child joint. So a nonzero, seed-stable figure.
 	gt := tiny(all([]inf{{Joint: 0, Weight: 1}}))
-	pred := &assets.Skin{Weights: all([]inf{{Joint: 1, Weight: 1}})}
+	pred := &character.Skin{Weights: all([]inf{{Joint: 1, Weight: 1}})}
 	a, _ := SkinMetrics(gt, pred, 7)
 	b, _ := SkinMetrics(gt, pred, 7)
 	c, _ := SkinMetrics(gt, pred, 8)
@@ -97,10 +97,10 @@ func TestDeformationByHand(t *testing.T) {
 
 func TestSkinMetricsErrors(t *testing.T) {
 	gt := tiny(all([]inf{{Joint: 0, Weight: 1}}))
-	if _, err := SkinMetrics(gt, &assets.Skin{Weights: [][]inf{{{Joint: 0, Weight: 1}}}}, 1); err == nil {
+	if _, err := SkinMetrics(gt, &character.Skin{Weights: [][]inf{{{Joint: 0, Weight: 1}}}}, 1); err == nil {
 		t.Error("want an error for a vertex count mismatch")
 	}
-	if _, err := SkinMetrics(&assets.Character{}, &assets.Skin{}, 1); err == nil {
+	if _, err := SkinMetrics(&character.Character{}, &character.Skin{}, 1); err == nil {
 		t.Error("want an error for an unrigged ground truth")
 	}
 }
@@ -108,13 +108,13 @@ func TestSkinMetricsErrors(t *testing.T) {
 func TestMatchSkin(t *testing.T) {
 	gt := tiny([][]inf{{{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}, {{Joint: 1, Weight: 1}}})
 	// The prediction lists vertices and joints in another order.
-	pred := &assets.Character{
-		Mesh: assets.Mesh{Positions: []assets.Vec3{{1, 0.1, 0}, {0, 0.1, 0}, {0.5, 0.1 + 1e-6, 0}}},
-		Skeleton: &assets.Skeleton{
+	pred := &character.Character{
+		Mesh: character.Mesh{Positions: []character.Vec3{{1, 0.1, 0}, {0, 0.1, 0}, {0.5, 0.1 + 1e-6, 0}}},
+		Skeleton: &character.Skeleton{
 			Names: []string{"child", "root"}, Parents: []int{-1, -1},
-			BindWorld: []assets.Mat4{assets.Identity4(), assets.Identity4()},
+			BindWorld: []character.Mat4{character.Identity4(), character.Identity4()},
 		},
-		Skin: &assets.Skin{Weights: [][]inf{{{Joint: 0, Weight: 1}}, {{Joint: 1, Weight: 1}}, {{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}}},
+		Skin: &character.Skin{Weights: [][]inf{{{Joint: 0, Weight: 1}}, {{Joint: 1, Weight: 1}}, {{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}}},
 	}
 	r, err := CompareSkin(gt, pred, 1)
 	if err != nil {
@@ -130,16 +130,16 @@ func TestMatchSkin(t *testing.T) {
 }
 
 func TestSkeletonMetrics(t *testing.T) {
-	s := &assets.Skeleton{Names: []string{"a", "b"}, Parents: []int{-1, 0},
-		BindWorld: []assets.Mat4{assets.Identity4(), assets.Translate4(assets.Vec3{1, 0, 0})}}
-	norm := assets.Normalization{Scale: 2}
+	s := &character.Skeleton{Names: []string{"a", "b"}, Parents: []int{-1, 0},
+		BindWorld: []character.Mat4{character.Identity4(), character.Translate4(character.Vec3{1, 0, 0})}}
+	norm := character.Normalization{Scale: 2}
 	if r := SkeletonMetrics(s, s, norm); r.CDJ2J != 0 || r.CDJ2B != 0 || r.CDB2B != 0 || r.GTJoints != 2 {
 		t.Errorf("identical: %+v", r)
 	}
 	// Shift the prediction by 0.1 along y: every distance is 0.1·2 = 0.2 normalized.
 	moved := s.Clone()
 	for j := range moved.BindWorld {
-		moved.BindWorld[j] = assets.Translate4(moved.Position(j).Add(assets.Vec3{0, 0.1, 0}))
+		moved.BindWorld[j] = character.Translate4(moved.Position(j).Add(character.Vec3{0, 0.1, 0}))
 	}
 	r := SkeletonMetrics(s, moved, norm)
 	for name, got := range map[string]float64{"J2J": r.CDJ2J, "J2B": r.CDJ2B, "B2B": r.CDB2B} {
@@ -151,7 +151,7 @@ func TestSkeletonMetrics(t *testing.T) {
 	ext := s.Clone()
 	ext.Names = append(ext.Names, "c")
 	ext.Parents = append(ext.Parents, 1)
-	ext.BindWorld = append(ext.BindWorld, assets.Translate4(assets.Vec3{3, 0, 0}))
+	ext.BindWorld = append(ext.BindWorld, character.Translate4(character.Vec3{3, 0, 0}))
 	r = SkeletonMetrics(s, ext, norm)
 	// gt→pred: 0, 0; pred→gt: 0, 0, 4 (from 6 to 2) → (0 + 4/3)/2.
 	if want := (4.0 / 3) / 2; math.Abs(r.CDJ2J-want) > 1e-9 || r.PredJoints != 3 {
@@ -161,7 +161,7 @@ func TestSkeletonMetrics(t *testing.T) {
 
 func ExampleSkinMetrics() {
 	gt := tiny(all([]inf{{Joint: 0, Weight: 1}}))
-	pred := &assets.Skin{Weights: all([]inf{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}})}
+	pred := &character.Skin{Weights: all([]inf{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}})}
 	r, _ := SkinMetrics(gt, pred, 1)
 	fmt.Printf("L1 %.2f precision %.2f recall %.2f orphans %d\n", r.L1, r.Precision, r.Recall, r.Orphans)
 	// Output: L1 1.00 precision 0.50 recall 1.00 orphans 0

@@ -3,7 +3,7 @@ package metrics
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // BoneSamples is the number of points sampled on each bone for CD-B2B.
@@ -28,7 +28,7 @@ type SkeletonResult struct {
 // with norm (ground truth's normalization, assets.NormalizationOf(gt.Mesh)). A bone is
 // the segment from a joint to its parent; a skeleton with no bones counts each joint
 // as a point bone.
-func SkeletonMetrics(gt, pred *assets.Skeleton, norm assets.Normalization) SkeletonResult {
+func SkeletonMetrics(gt, pred *character.Skeleton, norm character.Normalization) SkeletonResult {
 	r := SkeletonResult{GTJoints: gt.NumJoints(), PredJoints: pred.NumJoints()}
 	if r.GTJoints == 0 || r.PredJoints == 0 {
 		inf := math.Inf(1)
@@ -43,7 +43,7 @@ func SkeletonMetrics(gt, pred *assets.Skeleton, norm assets.Normalization) Skele
 	return r
 }
 
-func joints(s *assets.Skeleton, norm assets.Normalization) []assets.Vec3 {
+func joints(s *character.Skeleton, norm character.Normalization) []character.Vec3 {
 	p := s.Positions()
 	for i := range p {
 		p[i] = norm.Point(p[i])
@@ -52,16 +52,16 @@ func joints(s *assets.Skeleton, norm assets.Normalization) []assets.Vec3 {
 }
 
 // bones returns the parent→joint segments, or a point per joint when there are none.
-func bones(s *assets.Skeleton, pos []assets.Vec3) [][2]assets.Vec3 {
-	var b [][2]assets.Vec3
+func bones(s *character.Skeleton, pos []character.Vec3) [][2]character.Vec3 {
+	var b [][2]character.Vec3
 	for j, p := range s.Parents {
 		if p >= 0 && p < len(pos) {
-			b = append(b, [2]assets.Vec3{pos[p], pos[j]})
+			b = append(b, [2]character.Vec3{pos[p], pos[j]})
 		}
 	}
 	if len(b) == 0 {
 		for _, q := range pos {
-			b = append(b, [2]assets.Vec3{q, q})
+			b = append(b, [2]character.Vec3{q, q})
 		}
 	}
 	return b
@@ -69,11 +69,11 @@ func bones(s *assets.Skeleton, pos []assets.Vec3) [][2]assets.Vec3 {
 
 // Chamfer is the mean of the two directed mean nearest-neighbour distances between
 // two point sets (CD-J2J of two joint sets).
-func Chamfer(a, b []assets.Vec3) float64 {
+func Chamfer(a, b []character.Vec3) float64 {
 	return (directed(a, b) + directed(b, a)) / 2
 }
 
-func directed(a, b []assets.Vec3) float64 {
+func directed(a, b []character.Vec3) float64 {
 	s := 0.0
 	for _, p := range a {
 		best := math.Inf(1)
@@ -86,20 +86,20 @@ func directed(a, b []assets.Vec3) float64 {
 	return s / float64(len(a))
 }
 
-func meanToSegments(pts []assets.Vec3, segs [][2]assets.Vec3) float64 {
+func meanToSegments(pts []character.Vec3, segs [][2]character.Vec3) float64 {
 	s := 0.0
 	for _, p := range pts {
 		best := math.Inf(1)
 		for _, g := range segs {
-			best = math.Min(best, assets.SegmentDist(p, g[0], g[1]))
+			best = math.Min(best, character.SegmentDist(p, g[0], g[1]))
 		}
 		s += best
 	}
 	return s / float64(len(pts))
 }
 
-func sampleBones(segs [][2]assets.Vec3) []assets.Vec3 {
-	out := make([]assets.Vec3, 0, len(segs)*BoneSamples)
+func sampleBones(segs [][2]character.Vec3) []character.Vec3 {
+	out := make([]character.Vec3, 0, len(segs)*BoneSamples)
 	for _, g := range segs {
 		for i := 0; i < BoneSamples; i++ {
 			out = append(out, g[0].Lerp(g[1], float64(i)/float64(BoneSamples-1)))

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Conventions of shared/METRICS.md.
@@ -49,7 +49,7 @@ type SkinResult struct {
 // joints (pred.Weights[v] for gt.Mesh.Positions[v], Joint indexing gt.Skeleton).
 // Predicted weights are renormalized to sum to 1 per vertex; the deformation error
 // uses DeformPoses poses drawn from seed.
-func SkinMetrics(gt *assets.Character, pred *assets.Skin, seed int64) (SkinResult, error) {
+func SkinMetrics(gt *character.Character, pred *character.Skin, seed int64) (SkinResult, error) {
 	if gt == nil || !gt.Rigged() {
 		return SkinResult{}, fmt.Errorf("skin metrics: ground truth has no skeleton or skin")
 	}
@@ -115,10 +115,10 @@ func SkinMetrics(gt *assets.Character, pred *assets.Skin, seed int64) (SkinResul
 
 // normalizedSkin keeps positive finite weights on valid joints, merges duplicate
 // joints and rescales each vertex to sum 1 (vertices with nothing left stay empty).
-func normalizedSkin(k *assets.Skin, nj int) *assets.Skin {
-	out := &assets.Skin{Weights: make([][]assets.Influence, len(k.Weights))}
+func normalizedSkin(k *character.Skin, nj int) *character.Skin {
+	out := &character.Skin{Weights: make([][]character.Influence, len(k.Weights))}
 	for v, infl := range k.Weights {
-		var row []assets.Influence
+		var row []character.Influence
 		sum := 0.0
 		for _, in := range infl {
 			if in.Joint < 0 || in.Joint >= nj || !(in.Weight > 0) || math.IsInf(in.Weight, 0) {
@@ -144,7 +144,7 @@ func normalizedSkin(k *assets.Skin, nj int) *assets.Skin {
 	return out
 }
 
-func weightOf(infl []assets.Influence, j int) float64 {
+func weightOf(infl []character.Influence, j int) float64 {
 	for _, in := range infl {
 		if in.Joint == j {
 			return in.Weight
@@ -154,7 +154,7 @@ func weightOf(infl []assets.Influence, j int) float64 {
 }
 
 // l1 returns Σ_j |a_j − b_j| for two sparse rows without duplicate joints.
-func l1(a, b []assets.Influence) float64 {
+func l1(a, b []character.Influence) float64 {
 	s := 0.0
 	for _, in := range a {
 		s += math.Abs(in.Weight - weightOf(b, in.Joint))
@@ -169,9 +169,9 @@ func l1(a, b []assets.Influence) float64 {
 
 // deformationError poses ground truth's skeleton DeformPoses times (in its normalized
 // frame) and compares linear blend skinning with both skins.
-func deformationError(gt *assets.Character, gtW, prW *assets.Skin, seed int64) (mean, maxd float64) {
-	norm := assets.NormalizationOf(gt.Mesh)
-	nc := norm.Apply(&assets.Character{Mesh: assets.Mesh{Positions: gt.Mesh.Positions}, Skeleton: gt.Skeleton})
+func deformationError(gt *character.Character, gtW, prW *character.Skin, seed int64) (mean, maxd float64) {
+	norm := character.NormalizationOf(gt.Mesh)
+	nc := norm.Apply(&character.Character{Mesh: character.Mesh{Positions: gt.Mesh.Positions}, Skeleton: gt.Skeleton})
 	rng := rand.New(rand.NewSource(seed))
 	nj := nc.Skeleton.NumJoints()
 	nv := len(nc.Mesh.Positions)
@@ -179,10 +179,10 @@ func deformationError(gt *assets.Character, gtW, prW *assets.Skin, seed int64) (
 		return 0, 0
 	}
 	for i := 0; i < DeformPoses; i++ {
-		pose := assets.RandomPose(rng, nj, DeformMaxAngle)
+		pose := character.RandomPose(rng, nj, DeformMaxAngle)
 		mats := nc.Skeleton.SkinningMatrices(nc.Skeleton.PosedWorld(pose))
-		a := assets.LinearBlendSkin(nc.Mesh.Positions, gtW, mats)
-		b := assets.LinearBlendSkin(nc.Mesh.Positions, prW, mats)
+		a := character.LinearBlendSkin(nc.Mesh.Positions, gtW, mats)
+		b := character.LinearBlendSkin(nc.Mesh.Positions, prW, mats)
 		sum, mx := 0.0, 0.0
 		for v := range a {
 			d := a[v].Dist(b[v])
@@ -200,7 +200,7 @@ func deformationError(gt *assets.Character, gtW, prW *assets.Skin, seed int64) (
 // normalized position (within VertexTolerance), and joints correspond by name. It
 // fails when a ground-truth vertex has no counterpart or a weighted predicted joint
 // has no namesake.
-func MatchSkin(gt, pred *assets.Character) (*assets.Skin, error) {
+func MatchSkin(gt, pred *character.Character) (*character.Skin, error) {
 	if gt == nil || gt.Skeleton == nil || pred == nil || pred.Skeleton == nil || pred.Skin == nil {
 		return nil, fmt.Errorf("match skin: ground truth and prediction need a skeleton (and the prediction a skin)")
 	}
@@ -208,15 +208,15 @@ func MatchSkin(gt, pred *assets.Character) (*assets.Skin, error) {
 		return nil, fmt.Errorf("match skin: prediction has %d weight lists for %d vertices", len(pred.Skin.Weights), len(pred.Mesh.Positions))
 	}
 	jmap := matchJoints(gt.Skeleton.Names, pred.Skeleton.Names)
-	norm := assets.NormalizationOf(gt.Mesh)
+	norm := character.NormalizationOf(gt.Mesh)
 	idx := newPointIndex(pred.Mesh.Positions, norm, VertexTolerance)
-	out := &assets.Skin{Weights: make([][]assets.Influence, len(gt.Mesh.Positions))}
+	out := &character.Skin{Weights: make([][]character.Influence, len(gt.Mesh.Positions))}
 	for v, p := range gt.Mesh.Positions {
 		u := idx.nearest(norm.Point(p))
 		if u < 0 {
 			return nil, fmt.Errorf("match skin: ground-truth vertex %d at %v has no predicted vertex within %g", v, p, VertexTolerance)
 		}
-		var row []assets.Influence
+		var row []character.Influence
 		for _, in := range pred.Skin.Weights[u] {
 			if in.Joint < 0 || in.Joint >= len(jmap) {
 				continue
@@ -228,7 +228,7 @@ func MatchSkin(gt, pred *assets.Character) (*assets.Skin, error) {
 				}
 				continue
 			}
-			row = append(row, assets.Influence{Joint: g, Weight: in.Weight})
+			row = append(row, character.Influence{Joint: g, Weight: in.Weight})
 		}
 		out.Weights[v] = row
 	}
@@ -237,7 +237,7 @@ func MatchSkin(gt, pred *assets.Character) (*assets.Skin, error) {
 
 // CompareSkin matches a prediction to ground truth (MatchSkin) and scores it
 // (SkinMetrics).
-func CompareSkin(gt, pred *assets.Character, seed int64) (SkinResult, error) {
+func CompareSkin(gt, pred *character.Character, seed int64) (SkinResult, error) {
 	w, err := MatchSkin(gt, pred)
 	if err != nil {
 		return SkinResult{}, err
@@ -269,12 +269,12 @@ func matchJoints(gt, pred []string) []int {
 // pointIndex finds points by position on a hash grid of cell size tol.
 type pointIndex struct {
 	tol   float64
-	pts   []assets.Vec3
+	pts   []character.Vec3
 	cells map[[3]int64][]int
 }
 
-func newPointIndex(world []assets.Vec3, norm assets.Normalization, tol float64) *pointIndex {
-	ix := &pointIndex{tol: tol, pts: make([]assets.Vec3, len(world)), cells: make(map[[3]int64][]int, len(world))}
+func newPointIndex(world []character.Vec3, norm character.Normalization, tol float64) *pointIndex {
+	ix := &pointIndex{tol: tol, pts: make([]character.Vec3, len(world)), cells: make(map[[3]int64][]int, len(world))}
 	for i, p := range world {
 		q := norm.Point(p)
 		ix.pts[i] = q
@@ -284,12 +284,12 @@ func newPointIndex(world []assets.Vec3, norm assets.Normalization, tol float64) 
 	return ix
 }
 
-func (ix *pointIndex) key(p assets.Vec3) [3]int64 {
+func (ix *pointIndex) key(p character.Vec3) [3]int64 {
 	return [3]int64{int64(math.Floor(p[0] / ix.tol)), int64(math.Floor(p[1] / ix.tol)), int64(math.Floor(p[2] / ix.tol))}
 }
 
 // nearest returns the closest point within tol of p, or -1.
-func (ix *pointIndex) nearest(p assets.Vec3) int {
+func (ix *pointIndex) nearest(p character.Vec3) int {
 	k := ix.key(p)
 	best, bi := ix.tol, -1
 	for dz := int64(-1); dz <= 1; dz++ {

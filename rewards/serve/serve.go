@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/tokenizer"
 )
@@ -467,7 +468,7 @@ func scoreMember(score func(int) (*rewards.Report, int, error), i int) (rep *rew
 
 // decodeMesh decodes a mesh GLB within load's budget (any rig in it is ignored by
 // the callers).
-func decodeMesh(data []byte, load assets.LoadOptions) (*assets.Character, error) {
+func decodeMesh(data []byte, load assets.LoadOptions) (*character.Character, error) {
 	if len(data) == 0 {
 		return nil, errors.New("mesh: empty")
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -22,12 +23,12 @@ import (
 // encoded as GLB.
 func tube(t testing.TB, bend float64) []byte {
 	const rings, segs = 12, 12
-	m := assets.Mesh{}
+	m := character.Mesh{}
 	for i := 0; i <= rings; i++ {
 		y := -1 + 2*float64(i)/rings
 		for j := 0; j < segs; j++ {
 			a := 2 * math.Pi * float64(j) / segs
-			m.Positions = append(m.Positions, assets.Vec3{0.25 * math.Cos(a), y, 0.25 * math.Sin(a)})
+			m.Positions = append(m.Positions, character.Vec3{0.25 * math.Cos(a), y, 0.25 * math.Sin(a)})
 		}
 	}
 	at := func(i, j int) int { return i*segs + j%segs }
@@ -37,19 +38,19 @@ func tube(t testing.TB, bend float64) []byte {
 		}
 	}
 	bot, top := len(m.Positions), len(m.Positions)+1
-	m.Positions = append(m.Positions, assets.Vec3{0, -1, 0}, assets.Vec3{0, 1, 0})
+	m.Positions = append(m.Positions, character.Vec3{0, -1, 0}, character.Vec3{0, 1, 0})
 	for j := 0; j < segs; j++ {
 		m.Triangles = append(m.Triangles, [3]int{bot, at(0, j), at(0, j+1)}, [3]int{top, at(rings, j+1), at(rings, j)})
 	}
-	sk := &assets.Skeleton{Names: []string{"a", "b", "c"}, Parents: []int{-1, 0, 1},
-		BindWorld: []assets.Mat4{assets.Translate4(assets.Vec3{0, -0.9, 0}), assets.Translate4(assets.Vec3{bend, 0, 0}), assets.Translate4(assets.Vec3{0, 0.9, 0})}}
-	skin := &assets.Skin{Weights: make([][]assets.Influence, len(m.Positions))}
+	sk := &character.Skeleton{Names: []string{"a", "b", "c"}, Parents: []int{-1, 0, 1},
+		BindWorld: []character.Mat4{character.Translate4(character.Vec3{0, -0.9, 0}), character.Translate4(character.Vec3{bend, 0, 0}), character.Translate4(character.Vec3{0, 0.9, 0})}}
+	skin := &character.Skin{Weights: make([][]character.Influence, len(m.Positions))}
 	for v, p := range m.Positions {
 		w := math.Max(0, math.Min(1, (p[1]+0.3)/0.6))
-		skin.Weights[v] = []assets.Influence{{Joint: 0, Weight: 1 - w}, {Joint: 1, Weight: w}}
+		skin.Weights[v] = []character.Influence{{Joint: 0, Weight: 1 - w}, {Joint: 1, Weight: w}}
 	}
 	skin.Prune(4)
-	c := &assets.Character{Name: "tube", Mesh: m, Skeleton: sk, Skin: skin}
+	c := &character.Character{Name: "tube", Mesh: m, Skeleton: sk, Skin: skin}
 	var buf bytes.Buffer
 	if err := assets.Encode(&buf, c); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"mime/multipart"
 	"net/http"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
@@ -103,7 +103,7 @@ func checkStream(stream []int, k int) error {
 
 // preparedMesh is a decoded mesh and its prepared form for scoring.
 type preparedMesh struct {
-	c *assets.Character
+	c *character.Character
 	p *rewards.Prepared
 }
 

@@ -1,4 +1,4 @@
-package assets
+package character
 
 import (
 	"errors"
@@ -100,7 +100,16 @@ type Character struct {
 	// nil. Save then writes that file's scene with the character's skeleton, skin
 	// and added animations: vertex data, materials and everything else come from
 	// the file, not from Mesh or Materials. Clone shares it (it is read-only).
-	Source *Scene
+	Source Source
+}
+
+// Source is the document a character was read from, held by the format package that
+// read it (assets.Scene for glTF) so that writing the character back keeps what the
+// model does not hold: node hierarchy, primitives, materials, extensions. The
+// character model never looks inside it.
+type Source interface {
+	// SourceFormat names the document's format ("glb", "gltf").
+	SourceFormat() string
 }
 
 // NumJoints returns the joint count (0 for a nil skeleton).

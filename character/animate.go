@@ -1,4 +1,4 @@
-package assets
+package character
 
 import "math"
 

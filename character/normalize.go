@@ -1,4 +1,4 @@
-package assets
+package character
 
 // Normalization maps world space into the [-1,1] cube (METRICS.md): the bounding box
 // center goes to the origin and the largest extent becomes 2.
