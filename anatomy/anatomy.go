@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 )
 
 // Options says what the caller knows. Zero values ask Fit to detect.

@@ -9,10 +9,10 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // fit rigs a character's mesh with the classical skeleton and anatomy.Fit.

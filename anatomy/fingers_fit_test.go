@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/anatomy"
-	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/synth"
 )
 
 var fingerSeeds = flag.Int("finger-seeds", 6, "TestSyntheticFingers: synthetic bipeds 1..N to fit (docs/anatomy.md reports 20)")

@@ -3,8 +3,8 @@ package anatomy
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 )
 
 // frame maps world points to the canonical frame (+X left, +Y up, +Z forward) and

@@ -31,7 +31,7 @@ func init() {
 			"skeleton_leg_upper.l=LeftUpLeg skeleton_leg_lower.l=LeftLeg skeleton_foot_ball.l=LeftFoot skeleton_foot_tip.l=LeftToeBase",
 		// Minetest mobs (blocky: one bone per body part, at its pivot).
 		"leg.left=LeftUpLeg arm.left=LeftArm",
-		// rigkit's synthetic bipeds (assets/synth).
+		// rigkit's synthetic bipeds (synth).
 		"clavicle_l=LeftShoulder arm_l_upper=LeftArm arm_l_lower=LeftForeArm hand_l=LeftHand " +
 			"leg_l_upper=LeftUpLeg leg_l_lower=LeftLeg foot_l=LeftFoot toe_l=LeftToeBase",
 	} {

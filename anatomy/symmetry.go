@@ -3,8 +3,8 @@ package anatomy
 import (
 	"sort"
 
-	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 )
 
 // Symmetry is the mirror plane Fit found: its normal axis in the world ("x" or "z"

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/synth"
 )
 
 func generate(t testing.TB, kind string, seed int64) *character.Character {

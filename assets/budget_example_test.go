@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/hostile"
+	"github.com/rigkit/rigkit/internal/hostile"
 )
 
 // A file that places one 1,000-vertex mesh with 50 nodes needs 50,000 vertices: a

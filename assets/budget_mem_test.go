@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/hostile"
+	"github.com/rigkit/rigkit/internal/hostile"
 )
 
 // TestLoadMemoryWithinBudget measures the heap a load allocates (an upper bound on

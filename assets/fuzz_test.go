@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigkit/rigkit/assets/hostile"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/fuzzbound"
+	"github.com/rigkit/rigkit/internal/hostile"
 )
 
 // fuzzBudget is the budget FuzzLoad decodes with: small enough that a few-KB input

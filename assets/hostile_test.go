@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/hostile"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/hostile"
 )
 
-// TestHostileInputs loads every case of assets/hostile with the default budget:
+// TestHostileInputs loads every case of internal/hostile with the default budget:
 // each must give its clear error (or load, for the valid and image cases) within
 // seconds, allocating a bounded amount, and no character may carry bytes of the
 // file outside the case's folder.

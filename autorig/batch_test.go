@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // fakeFiles stands in for glTF I/O: a "file" holds the character's name; Save writes

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // BenchmarkAuto5k is `rig auto` end to end on one ~5k-vertex creature: load the GLB,

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/anatomy"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // TestClassicalRiggerAnatomy: with Anatomy set the classical rig has the named,

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/skinning"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/skinning"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
 )
 

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/anatomy"
-	"github.com/rigkit/rigkit/assets/geom"
-	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/skinning"
 )
 
 // Skinner computes weights for a character's mesh and skeleton and names its method.

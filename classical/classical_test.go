@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/geom"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/synth"
 )
 
 func TestClassicalSkeletonInsideAndBranching(t *testing.T) {

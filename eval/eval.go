@@ -1,7 +1,7 @@
 // Package eval is rigkit's metric harnesses over ground-truth rigs: the skeleton
 // task (Chamfer distances of predicted skeletons) and the rig task (whole rigs from
 // any autorig.Rigger, with validity and reward scores), on the held-out split, with
-// Markdown and JSON reports. Metrics are package rewards/metrics.
+// Markdown and JSON reports. Metrics are package metrics.
 package eval
 
 import (
@@ -18,8 +18,8 @@ import (
 
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/internal/progress"
+	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/rewards/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
 )
 

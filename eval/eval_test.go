@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // truthRigger returns the ground truth's own skeleton: every skeleton distance is 0.

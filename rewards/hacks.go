@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 )
 
 // Hack is a degenerate rig built from a good one: the shortcuts a policy trained on

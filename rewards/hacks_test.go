@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/geom"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // dataDir returns ../shared/data beside the repository root, or "" when absent.

@@ -6,8 +6,8 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 )
 
 // Options configure scoring. The zero value gives the documented defaults.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 )
 
 // Bad input never panics: broken rigs get a report (score 0 where vital), broken

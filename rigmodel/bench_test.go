@@ -7,11 +7,11 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // BenchmarkSkinOnly is `rig skin --method tokens` on a ~5k-vertex synthetic

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
 )
 

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )
@@ -192,12 +192,12 @@ func (r *Generator) Decode(c *character.Character, norm character.Normalization,
 	return out, "tokenrig-skeleton+" + name, nil
 }
 
-// GeodesicSkin is geodesic voxel binding with default options (assets/skinning).
+// GeodesicSkin is geodesic voxel binding with default options (skinning).
 func GeodesicSkin(c *character.Character) (*character.Skin, error) {
 	return skinning.Geodesic(c, skinning.GeodesicOptions{})
 }
 
-// HeatSkin is heat-diffusion skinning with default options (assets/skinning).
+// HeatSkin is heat-diffusion skinning with default options (skinning).
 func HeatSkin(c *character.Character) (*character.Skin, error) {
 	return skinning.Heat(c, skinning.HeatOptions{})
 }

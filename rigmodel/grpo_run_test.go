@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/synth"
 )
 
 func TestGRPORunWritesAndResumes(t *testing.T) {

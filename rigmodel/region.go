@@ -1,8 +1,8 @@
 package rigmodel
 
 import (
-	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 	"github.com/rigkit/rigkit/tokens"
 )
 

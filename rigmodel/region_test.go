@@ -4,7 +4,7 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
 )
 

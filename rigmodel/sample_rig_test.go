@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/skinning"
 )
 
 // rigidDecoder stands in for the skin tokenizer: nearest-bone weights, codes ignored.

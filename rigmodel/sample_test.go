@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
 )
 

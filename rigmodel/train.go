@@ -16,11 +16,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/internal/progress"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // This file is the training loop: plain, resumable, with separate skeleton and skin
@@ -59,7 +59,7 @@ type TrainData struct {
 	// Load reads a character file (assets.Load in the binary).
 	Load    func(string) (*character.Character, error)
 	Augment AugmentOptions
-	// Synthetic adds this many generated creatures (assets/synth, all kinds in turn,
+	// Synthetic adds this many generated creatures (synth, all kinds in turn,
 	// SynthVertices vertices each, every third with mesh noise) to the training set.
 	Synthetic, SynthVertices int
 	// FreshSynthetic is the probability that a drawn training example is a newly

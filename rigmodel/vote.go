@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/rigkit/rigkit/character"
-	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )

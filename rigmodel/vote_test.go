@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )

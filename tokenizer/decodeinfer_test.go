@@ -7,9 +7,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // TestInferDecoderMatchesNetwork runs the inference decoder and cvae.decode (nn's

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigkit/rigkit/assets/skinning"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/skinning"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )

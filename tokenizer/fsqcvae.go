@@ -27,7 +27,7 @@ type CVAEConfig struct {
 	// bone's geodesic-binding weight at the point and its geodesic distance margin,
 	// see prepared.geodesicFeatures) and adds Geodesic·logit(w) of that weight,
 	// clamped to [geoClampLo, 1-geoClampLo], to every logit: the network then
-	// learns corrections to geodesic voxel binding (assets/skinning) instead of to
+	// learns corrections to geodesic voxel binding (skinning) instead of to
 	// nearest-bone skinning. 0 disables it (checkpoints made before it existed).
 	Geodesic float64 `json:"geodesic,omitempty"`
 }

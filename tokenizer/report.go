@@ -6,9 +6,9 @@ import (
 	"math"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/character"
-	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/metrics"
+	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/tokens"
 )
 

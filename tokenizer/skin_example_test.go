@@ -3,8 +3,8 @@ package tokenizer_test
 import (
 	"fmt"
 
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )

@@ -5,9 +5,9 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/rigkit/rigkit/assets/geom"
-	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -351,7 +351,7 @@ func (p *prepared) geoWeight(v, j int) float32 {
 	return p.gW[v*p.nJ+j]
 }
 
-// geodesicFeatures fills p.gW and p.gD: geodesic voxel binding (assets/skinning,
+// geodesicFeatures fills p.gW and p.gD: geodesic voxel binding (skinning,
 // default options) on the snapped skeleton gives each vertex's weights, and its field
 // the distance margins. Where the mesh cannot be voxelized the features fall back to
 // nearest-bone weights and Euclidean margins, so decoding never fails on it.

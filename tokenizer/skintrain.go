@@ -553,7 +553,7 @@ func ExportCheckpoint(src, runOut, dst string, ds DecodeSettings) (*ShipFacts, e
 		ValLoss: valLoss, DecodeSettings: ds, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
 		TrainBones: st.Bones, Batch: fmt.Sprintf("%d characters × %d bones × %d query vertices", st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries),
 		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --d %d --blocks %d --k %d --out skin.safetensors --steps %d (one thread)",
-			st.Extra, tok.Config.D, tok.Config.Blocks, tok.Config.K, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "assets/synth creatures"},
+			st.Extra, tok.Config.D, tok.Config.Blocks, tok.Config.K, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "synth creatures"},
 		Attribution: dataset.Attribution,
 		Parameters:  nn.NumParams[float32](tok.master), K: tok.Config.K, Levels: tok.Config.Levels, BitsPerJoint: tokens.SkinBitsPerJoint(tok.K()), VocabularySize: tokens.VocabSize}
 	if err := tok.Save(dst); err != nil {

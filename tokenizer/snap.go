@@ -1,8 +1,8 @@
 package tokenizer
 
 import (
-	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 )
 
 // Rigid pieces. Game and prop assets are often built from separate pieces (a wheel,

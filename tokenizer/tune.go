@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/character"
-	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/metrics"
+	"github.com/rigkit/rigkit/skinning"
 )
 
 // DecodeSetting is one choice of the decode settings a checkpoint is exported

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/animation"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // TestAnimationScreenshots: a walk baked by package animation, drawn at two times,

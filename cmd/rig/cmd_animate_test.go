@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // writeCreature saves a synthetic creature, its joints renamed joint_NN when unnamed.

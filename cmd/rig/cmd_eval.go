@@ -17,11 +17,11 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/progress"
-	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/skinning"
 )
 
 func init() {

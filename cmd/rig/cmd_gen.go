@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/internal/progress"
+	"github.com/rigkit/rigkit/synth"
 )
 
 func init() {

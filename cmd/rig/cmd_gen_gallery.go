@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/render"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/render"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // gallerySize is the edge of one tile of a gallery sheet, in pixels.

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // TestGenGallery writes the gallery of two small creatures: each gets a contact

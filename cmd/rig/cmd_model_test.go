@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/synth"
 )
 
 func TestAutoWritesValidRigsAndReports(t *testing.T) {

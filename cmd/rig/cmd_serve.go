@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/rewards/serve"
+	"github.com/rigkit/rigkit/serve"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 

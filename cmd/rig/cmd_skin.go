@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/skinning"
 )
 
 func init() {

@@ -6,10 +6,10 @@ import (
 	"io"
 	"regexp"
 
-	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
-	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/metrics"
+	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 

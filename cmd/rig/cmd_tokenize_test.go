@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )

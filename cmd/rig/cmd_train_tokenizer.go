@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -38,7 +38,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "checkpoint to write (safetensors); state, best checkpoint and loss PNG go beside it")
 	steps := fs.Int("steps", def.Schedule.Steps, "total optimizer steps")
 	resume := fs.Bool("resume", false, "continue from --out and its .state.json")
-	nSynth := fs.Int("synth", 0, "add this many synthetic creatures (assets/synth, all kinds; one in five held out)")
+	nSynth := fs.Int("synth", 0, "add this many synthetic creatures (synth, all kinds; one in five held out)")
 	threads := fs.Int("threads", 1, "compute threads")
 	lr := fs.Float64("lr", def.Schedule.LR, "peak learning rate")
 	seed := fs.Int64("seed", def.Seed, "random seed")

@@ -8,10 +8,10 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // Anatomical skeletons (`rig eval --task anatomy`): the held-out humanoids (files

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/character"
-	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/metrics"
 )
 
 // External skins: `rig eval --task skin --external NAME=DIR` scores weights another

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/metrics"
 )
 
 // skinRes is a scored result for the paired tests.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // rigFolder writes small rigged synthetic creatures and a manifest naming their

@@ -14,8 +14,8 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
+	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/rewards/metrics"
 )
 
 // Rank agreement (`rig eval --task rewards`): does a higher reward mean a better rig?

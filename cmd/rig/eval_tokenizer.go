@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokenizer"
 )
 

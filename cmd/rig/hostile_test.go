@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigkit/rigkit/assets/hostile"
+	"github.com/rigkit/rigkit/internal/hostile"
 )
 
 // TestMain lets the test binary run as the rig command (RIGKIT_TEST_RUN_RIG=1), so
@@ -34,7 +34,7 @@ func rigLimited(t *testing.T, args ...string) (stdout, stderr string, err error)
 	return out.String(), errb.String(), err
 }
 
-// TestHostileInputsCommands runs every assets/hostile case through rig inspect,
+// TestHostileInputsCommands runs every internal/hostile case through rig inspect,
 // score, auto and convert as subprocesses with bounded memory and time. Each must
 // exit with its clear one-line error (or succeed, for the loadable cases), never
 // crash or hang, and no output may hold a byte of the file outside the case folder.

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // writeCreatureOBJ writes a synthetic creature's mesh as OBJ quads-and-triangles

@@ -10,12 +10,12 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/fixtures"
 	"github.com/rigkit/rigkit/internal/browsercheck"
+	"github.com/rigkit/rigkit/internal/fixtures"
 )
 
 // TestAutoAndSkinKeepTheScene runs `rig auto`, `rig skin` and `rig convert` on every
-// fixture (assets/fixtures) and checks that each output is its input plus a rig:
+// fixture (internal/fixtures) and checks that each output is its input plus a rig:
 // rest world positions within 1e-5 of the mesh size, the same primitives,
 // materials, textures, samplers, images and non-joint node names, a report of what
 // was replaced, and 0 Khronos validator errors.

@@ -32,7 +32,7 @@ var layers = map[string]int{
 	"internal/progress":   0,
 	"internal/archtest":   0,
 	// Test support: hostile inputs, allocation bounds for fuzzing, the three.js check.
-	"assets/hostile":        0,
+	"internal/hostile":      0,
 	"internal/fuzzbound":    0,
 	"internal/browsercheck": 0,
 	"internal/blendercheck": 0,
@@ -40,28 +40,28 @@ var layers = map[string]int{
 	"assets":                5,
 	// Geometry, rendering and synthetic characters over the character model; the
 	// token contract; the network layers.
-	"assets/geom":     10,
-	"assets/render":   10,
-	"assets/synth":    10,
-	"tokens":          10,
-	"internal/nn":     10,
-	"rewards/metrics": 10,
-	"viewer":          10,
-	"dataset":         10,
+	"geom":        10,
+	"render":      10,
+	"synth":       10,
+	"tokens":      10,
+	"internal/nn": 10,
+	"metrics":     10,
+	"viewer":      10,
+	"dataset":     10,
 	// Anatomical skeletons and animation clips over the character model and geometry;
 	// real-world test scenes over the synthetic characters.
-	"anatomy":         20,
-	"animation":       20,
-	"assets/fixtures": 20,
+	"anatomy":           20,
+	"animation":         20,
+	"internal/fixtures": 20,
 	// Skinning methods and rewards over the geometry.
-	"assets/skinning": 20,
-	"rewards":         20,
+	"skinning": 20,
+	"rewards":  20,
 	// The skin tokenizer and the classical rigger.
 	"tokenizer": 30,
 	"classical": 30,
 	// The model; the scoring service.
-	"rigmodel":      40,
-	"rewards/serve": 40,
+	"rigmodel": 40,
+	"serve":    40,
 	// Batch rigging (rig auto) and evaluation over the model and the classical rigger.
 	"autorig": 50,
 	"eval":    60,

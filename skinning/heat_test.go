@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/geom"
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // checkHeatSkin asserts what every heat skin has: valid weights summing to 1 on

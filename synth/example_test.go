@@ -3,7 +3,7 @@ package synth_test
 import (
 	"fmt"
 
-	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/synth"
 )
 
 func ExampleGenerate() {

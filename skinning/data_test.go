@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/synth"
-	"github.com/rigkit/rigkit/rewards/metrics"
+	"github.com/rigkit/rigkit/metrics"
+	"github.com/rigkit/rigkit/synth"
 )
 
 // dataDir is ../shared/data beside the repository root.

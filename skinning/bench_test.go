@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigkit/rigkit/assets/synth"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/synth"
 )
 
 var (

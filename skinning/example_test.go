@@ -3,8 +3,8 @@ package skinning_test
 import (
 	"fmt"
 
-	"github.com/rigkit/rigkit/assets/skinning"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/skinning"
 )
 
 // boxArm is a box-shaped "arm" (a closed cuboid from x=0 to x=2) with a shoulder, an

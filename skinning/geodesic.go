@@ -5,8 +5,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 )
 
 // Defaults of GeodesicOptions.

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets/render"
+	"github.com/rigkit/rigkit/render"
 )
 
 var white = color.RGBA{255, 255, 255, 255}

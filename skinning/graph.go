@@ -4,8 +4,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 )
 
 // solidGraph is the graph Dijkstra runs on: solid cells joined to their 26 neighbours,

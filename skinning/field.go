@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rigkit/rigkit/assets/geom"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 )
 
 // Defaults of GeodesicOptions.
