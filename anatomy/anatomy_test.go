@@ -177,7 +177,7 @@ func TestKindOverride(t *testing.T) {
 // TestBonesPointAtChildren saves the fitted sample biped and reads the file's
 // nodes: every joint with one child has that child on its local +Y axis.
 func TestBonesPointAtChildren(t *testing.T) {
-	c, err := assets.Load(filepath.Join("..", "assets", "samples", "biped.glb"))
+	c, _, err := assets.Load(filepath.Join("..", "assets", "samples", "biped.glb"), assets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestBonesPointAtChildren(t *testing.T) {
 	out.Skeleton, out.Animations = sk, nil
 	out.Skin = rigidSkin(out)
 	path := filepath.Join(t.TempDir(), "biped.glb")
-	if err := assets.Save(path, out); err != nil {
+	if _, err := assets.Save(path, out); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := gltf.Open(path)
@@ -260,7 +260,7 @@ func TestFitAnyProposal(t *testing.T) {
 // TestBirdNames: the winged sample reads as a bird with wings and legs on both
 // sides, hung from the spine.
 func TestBirdNames(t *testing.T) {
-	c, err := assets.Load(filepath.Join("..", "assets", "samples", "winged.glb"))
+	c, _, err := assets.Load(filepath.Join("..", "assets", "samples", "winged.glb"), assets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

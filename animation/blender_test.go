@@ -43,7 +43,7 @@ func TestBlenderImportsAnimatedRig(t *testing.T) {
 	c.Animations = []character.Animation{a}
 	dir := t.TempDir()
 	oriented, flat := filepath.Join(dir, "oriented.glb"), filepath.Join(dir, "unoriented.glb")
-	if err := assets.Save(oriented, c); err != nil {
+	if _, err := assets.Save(oriented, c); err != nil {
 		t.Fatal(err)
 	}
 	u := generate(t, "biped", 6)
@@ -52,7 +52,7 @@ func TestBlenderImportsAnimatedRig(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.Animations = []character.Animation{ua}
-	if err := assets.Save(flat, u); err != nil {
+	if _, err := assets.Save(flat, u); err != nil {
 		t.Fatal(err)
 	}
 	reps := blendercheck.ForTest(t, oriented, flat)

@@ -34,7 +34,7 @@ func TestBrowserPlaysClips(t *testing.T) {
 		character.Animation{Name: "explode", Channels: []character.AnimationChannel{{Joint: hips, Path: "translation",
 			Times: []float64{0, 1}, Values: []float64{rest[0], rest[1], rest[2], far[0], far[1], far[2]}}}})
 	path := filepath.Join(t.TempDir(), "clips.glb")
-	if err := assets.Save(path, c); err != nil {
+	if _, err := assets.Save(path, c); err != nil {
 		t.Fatal(err)
 	}
 	r := browsercheck.ForTest(t, path)

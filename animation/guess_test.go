@@ -111,7 +111,7 @@ func TestHeldOutQuadrupedWalks(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("real data not found at %s: %v", path, err)
 	}
-	c, err := assets.Load(path)
+	c, _, err := assets.Load(path, assets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

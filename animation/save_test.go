@@ -44,10 +44,10 @@ func TestSavedClipsRoundTrip(t *testing.T) {
 			}
 			c.Animations = append(c.Animations, a)
 		}
-		if err := assets.Save(path, c); err != nil {
+		if _, err := assets.Save(path, c); err != nil {
 			t.Fatal(err)
 		}
-		back, err := assets.Load(path)
+		back, _, err := assets.Load(path, assets.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

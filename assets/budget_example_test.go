@@ -11,7 +11,7 @@ import (
 // A file that places one 1,000-vertex mesh with 50 nodes needs 50,000 vertices: a
 // budget of 10,000 refuses it before reading any geometry, and raising the limit
 // loads it.
-func ExampleLoadFileWith() {
+func ExampleLoad_budget() {
 	dir, _ := os.MkdirTemp("", "rigkit")
 	defer os.RemoveAll(dir)
 	path, err := hostile.Mesh(dir, "fifty.glb", 1000, 50)
@@ -19,9 +19,9 @@ func ExampleLoadFileWith() {
 		fmt.Println(err)
 		return
 	}
-	_, _, err = assets.LoadFileWith(path, assets.LoadOptions{Budget: assets.Budget{Vertices: 10_000}})
+	_, _, err = assets.Load(path, assets.Options{Budget: assets.Budget{Vertices: 10_000}, AllowOrphans: true})
 	fmt.Println("over budget:", assets.IsBudgetError(err))
-	c, _, err := assets.LoadFileWith(path, assets.LoadOptions{Budget: assets.Budget{Vertices: 50_000}})
+	c, _, err := assets.Load(path, assets.Options{Budget: assets.Budget{Vertices: 50_000}, AllowOrphans: true})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -2,7 +2,6 @@ package assets
 
 import (
 	"fmt"
-	"github.com/rigkit/rigkit/character"
 	"path/filepath"
 	"strings"
 )
@@ -84,18 +83,4 @@ func shellArg(path, placeholder string) string {
 		return "'" + path + "'"
 	}
 	return path
-}
-
-// loadByExtension reads the formats that are not glTF: OBJ natively, and FBX,
-// COLLADA and .blend as the conversion error. handled is false for everything
-// else, which the glTF reader takes.
-func loadByExtension(path string) (handled bool, c *character.Character, rep *LoadReport, err error) {
-	if err := UnsupportedFormat(path); err != nil {
-		return true, nil, nil, err
-	}
-	if strings.EqualFold(filepath.Ext(path), ".obj") {
-		c, rep, err := LoadOBJ(path)
-		return true, c, rep, err
-	}
-	return false, nil, nil, nil
 }

@@ -58,7 +58,7 @@ func FuzzLoad(f *testing.F) {
 		var err error
 		b := fuzzBudget(len(data))
 		fuzzbound.Check(t, fuzzbound.Bound{Alloc: uint64(BudgetAllocBytes(b)), Time: 10 * time.Second}, func() {
-			c, rep, err = DecodeWith(data, "fuzz.glb", nil, LoadOptions{Budget: b})
+			c, rep, err = Decode(bytes.NewReader(data), "fuzz.glb", nil, Options{Budget: b, AllowOrphans: true})
 		})
 		if errors.Is(err, errDecoderPanic) {
 			t.Fatalf("the decoder panicked (recovered): %v", err)

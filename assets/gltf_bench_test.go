@@ -3,8 +3,9 @@ package assets
 import (
 	"bytes"
 	"fmt"
-	"github.com/rigkit/rigkit/character"
 	"testing"
+
+	"github.com/rigkit/rigkit/character"
 )
 
 // benchGLB encodes a rigged grid of n×n quads (2n² triangles) as GLB.
@@ -19,7 +20,7 @@ func benchGLB(b *testing.B, n int) []byte {
 	}
 	c.Skin.Prune(character.MaxInfluencesWritten)
 	var buf bytes.Buffer
-	if err := Encode(&buf, c); err != nil {
+	if _, err := Encode(&buf, c); err != nil {
 		b.Fatal(err)
 	}
 	return buf.Bytes()
@@ -33,7 +34,7 @@ func BenchmarkLoad(b *testing.B) {
 		b.Run(fmt.Sprintf("tris=%d", 2*n*n), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				if _, _, err := Decode(data, "bench.glb", nil); err != nil {
+				if _, _, err := Decode(bytes.NewReader(data), "bench.glb", nil, Options{AllowOrphans: true}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -43,14 +44,14 @@ func BenchmarkLoad(b *testing.B) {
 
 // BenchmarkSave encodes a 100k-triangle rigged GLB.
 func BenchmarkSave(b *testing.B) {
-	c, _, err := Decode(benchGLB(b, 224), "bench.glb", nil)
+	c, _, err := Decode(bytes.NewReader(benchGLB(b, 224)), "bench.glb", nil, Options{AllowOrphans: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
 		var buf bytes.Buffer
-		if err := Encode(&buf, c); err != nil {
+		if _, err := Encode(&buf, c); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -93,7 +94,7 @@ func BenchmarkLoadChecks(b *testing.B) {
 		})
 		b.Run(in.name+"/decode", func(b *testing.B) {
 			for b.Loop() {
-				Decode(in.data, "bench.glb", nil) // the nodes file has no mesh: an error, after decoding
+				Decode(bytes.NewReader(in.data), "bench.glb", nil, Options{AllowOrphans: true}) // the nodes file has no mesh: an error, after decoding
 			}
 		})
 	}

@@ -115,7 +115,7 @@ func TestCorruptInputs(t *testing.T) {
 	for _, tc := range corruptCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "corrupt-" + strings.ReplaceAll(tc.name, " ", "_") + ".glb"
-			c, _, err := Decode(tc.data, name, nil)
+			c, _, err := Decode(bytes.NewReader(tc.data), name, nil, Options{AllowOrphans: true})
 			if err == nil {
 				t.Fatalf("no error; loaded %d vertices", len(c.Mesh.Positions))
 			}
@@ -126,7 +126,7 @@ func TestCorruptInputs(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) {
+			if _, _, err := Load(path, Options{}); err == nil || !strings.Contains(err.Error(), path) {
 				t.Errorf("Load: error %v should name %s", err, path)
 			}
 		})
@@ -143,7 +143,7 @@ func TestHugeCountsAllocateLittle(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		_, _, err := Decode(tc.data, "huge.glb", nil)
+		_, _, err := Decode(bytes.NewReader(tc.data), "huge.glb", nil, Options{AllowOrphans: true})
 		runtime.ReadMemStats(&after)
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)

@@ -23,11 +23,11 @@ func ExampleSave() {
 	dir, _ := os.MkdirTemp("", "rigkit")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "triangle.glb")
-	if err := assets.Save(path, c); err != nil {
+	if _, err := assets.Save(path, c); err != nil {
 		fmt.Println(err)
 		return
 	}
-	back, err := assets.Load(path)
+	back, _, err := assets.Load(path, assets.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -50,8 +50,8 @@ func ExampleInspect() {
 
 // LoadFile returns the loader's repairs with the character; Load rejects orphan
 // vertices instead.
-func ExampleLoadFile() {
-	_, _, err := assets.LoadFile("missing.glb")
+func ExampleLoad_report() {
+	_, _, err := assets.Load("missing.glb", assets.Options{AllowOrphans: true})
 	fmt.Println(err)
 	// Output: load missing.glb: open missing.glb: no such file or directory
 }

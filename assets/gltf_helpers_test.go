@@ -1,13 +1,14 @@
 package assets
 
 import (
-	"github.com/rigkit/rigkit/character"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rigkit/rigkit/character"
 )
 
 // sharedDataDir returns ../shared/data beside the repository root, skipping the test

@@ -116,10 +116,10 @@ func TestSaveLoadSyntheticRig(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"tube.glb", "tube.gltf"} {
 		path := filepath.Join(dir, name)
-		if err := Save(path, c); err != nil {
+		if _, err := Save(path, c); err != nil {
 			t.Fatal(err)
 		}
-		got, rep, err := LoadFile(path)
+		got, rep, err := Load(path, Options{AllowOrphans: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,10 +170,10 @@ func TestSaveStaticAndManyJoints(t *testing.T) {
 	static.Skeleton, static.Skin, static.Animations = nil, nil, nil
 	static.Mesh.Normals = nil
 	sp := filepath.Join(dir, "static.glb")
-	if err := Save(sp, static); err != nil {
+	if _, err := Save(sp, static); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Load(sp)
+	got, _, err := Load(sp, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,10 +186,10 @@ func TestSaveStaticAndManyJoints(t *testing.T) {
 	big := tubeCharacter(t, 301, 4, 300)
 	big.Skeleton.Parents[150] = -1
 	bp := filepath.Join(dir, "big.glb")
-	if err := Save(bp, big); err != nil {
+	if _, err := Save(bp, big); err != nil {
 		t.Fatal(err)
 	}
-	got, err = Load(bp)
+	got, _, err = Load(bp, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestNodeTransforms(t *testing.T) {
 	parentTRS := character.TRS(character.Vec3{1, 2, 3}, character.QuatAxisAngle(character.Vec3{1, 1, 0}, 0.7), character.Vec3{-2, 1, 0.5})
 	doc.Nodes = append(doc.Nodes, &gltf.Node{Name: "parent", Children: []int{mesh}, Matrix: [16]float64(parentTRS)})
 	doc.Scenes[0].Nodes = []int{len(doc.Nodes) - 1}
-	got, _, err := Decode(glbBytes(t, doc), "xform.glb", nil)
+	got, _, err := Decode(bytes.NewReader(glbBytes(t, doc)), "xform.glb", nil, Options{AllowOrphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestPrimitiveModes(t *testing.T) {
 				b.doc.Meshes[0].Primitives = append(b.doc.Meshes[0].Primitives, &gltf.Primitive{
 					Attributes: p.Attributes, Mode: gltf.PrimitiveLines})
 			})
-			c, rep, err := Decode(glbBytes(t, doc), tc.name+".glb", nil)
+			c, rep, err := Decode(bytes.NewReader(glbBytes(t, doc)), tc.name+".glb", nil, Options{AllowOrphans: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,7 +300,7 @@ func TestPrimitiveModes(t *testing.T) {
 	}
 	// Only points: an error that names the file.
 	doc := rawDoc(func(b *docBuilder, p *gltf.Primitive) { p.Mode = gltf.PrimitivePoints })
-	if _, _, err := Decode(glbBytes(t, doc), "points.glb", nil); err == nil || !strings.Contains(err.Error(), "points.glb") {
+	if _, _, err := Decode(bytes.NewReader(glbBytes(t, doc)), "points.glb", nil, Options{AllowOrphans: true}); err == nil || !strings.Contains(err.Error(), "points.glb") {
 		t.Errorf("points only: err %v", err)
 	}
 }
@@ -356,7 +356,7 @@ func skinnedQuadDoc(jointsOK bool) *gltf.Document {
 }
 
 func TestSkinReading(t *testing.T) {
-	c, rep, err := Decode(glbBytes(t, skinnedQuadDoc(true)), "skinned.glb", nil)
+	c, rep, err := Decode(bytes.NewReader(glbBytes(t, skinnedQuadDoc(true))), "skinned.glb", nil, Options{AllowOrphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,10 +409,10 @@ func TestSkinReading(t *testing.T) {
 	}
 	// Round trip through Save keeps the rig.
 	path := filepath.Join(t.TempDir(), "skinned.glb")
-	if err := Save(path, c); err != nil {
+	if _, err := Save(path, c); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Load(path)
+	back, _, err := Load(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +420,7 @@ func TestSkinReading(t *testing.T) {
 	validateGLB(t, path)
 
 	// A joint index beyond the skin is an error naming the file.
-	if _, _, err := Decode(glbBytes(t, skinnedQuadDoc(false)), "badjoint.glb", nil); err == nil ||
+	if _, _, err := Decode(bytes.NewReader(glbBytes(t, skinnedQuadDoc(false))), "badjoint.glb", nil, Options{AllowOrphans: true}); err == nil ||
 		!strings.Contains(err.Error(), "badjoint.glb") || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("bad joint index: err %v", err)
 	}
@@ -437,7 +437,7 @@ func TestOrphans(t *testing.T) {
 		Matrix: gltf.DefaultMatrix, Rotation: gltf.DefaultRotation, Scale: gltf.DefaultScale})
 	doc.Scenes[0].Nodes = append(doc.Scenes[0].Nodes, len(doc.Nodes)-1)
 	data := glbBytes(t, doc)
-	c, rep, err := Decode(data, "orphans.glb", nil)
+	c, rep, err := Decode(bytes.NewReader(data), "orphans.glb", nil, Options{AllowOrphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +456,7 @@ func TestOrphans(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "orphan") || !strings.Contains(err.Error(), path) {
+	if _, _, err := Load(path, Options{}); err == nil || !strings.Contains(err.Error(), "orphan") || !strings.Contains(err.Error(), path) {
 		t.Errorf("Load: err %v, want an orphan error naming the file", err)
 	}
 	r, err := InspectFile(path)
@@ -483,13 +483,13 @@ func TestExternalBuffer(t *testing.T) {
 	if err := os.WriteFile(gl, js.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(gl); err == nil || !strings.Contains(err.Error(), "tube%20data.bin") || !strings.Contains(err.Error(), gl) {
+	if _, _, err := Load(gl, Options{}); err == nil || !strings.Contains(err.Error(), "tube%20data.bin") || !strings.Contains(err.Error(), gl) {
 		t.Errorf("missing .bin: err %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "tube data.bin"), doc.Buffers[0].Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Load(gl)
+	got, _, err := Load(gl, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestRoundTripRealFiles(t *testing.T) {
 			t.Logf("sample %s not present; skipped", f)
 			continue
 		}
-		a, rep, err := LoadFile(in)
+		a, rep, err := Load(in, Options{AllowOrphans: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,10 +44,10 @@ func TestRoundTripRealFiles(t *testing.T) {
 		}
 		for _, ext := range []string{".glb", ".gltf"} {
 			dst := filepath.Join(out, filepath.Base(f)+ext)
-			if err := Save(dst, a); err != nil {
+			if _, err := Save(dst, a); err != nil {
 				t.Fatal(err)
 			}
-			b, err := Load(dst)
+			b, _, err := Load(dst, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,17 +73,17 @@ func TestAllSharedData(t *testing.T) {
 	start := time.Now()
 	var written []string
 	for i, in := range files {
-		a, err := Load(in)
+		a, _, err := Load(in, Options{})
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
 		}
 		dst := filepath.Join(out, filepathSafe(i, in))
-		if err := Save(dst, a); err != nil {
+		if _, err := Save(dst, a); err != nil {
 			t.Errorf("%v", err)
 			continue
 		}
-		b, err := Load(dst)
+		b, _, err := Load(dst, Options{})
 		if err != nil {
 			t.Errorf("%v", err)
 			continue

@@ -1,57 +1,14 @@
 package assets
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
-	"path/filepath"
-	"strings"
 
 	"github.com/qmuntal/gltf"
 	"github.com/rigkit/rigkit/character"
-	"github.com/rigkit/rigkit/internal/atomicfile"
 )
-
-// Save writes c as GLB when path ends in .glb (any case) and as a .gltf with its
-// buffer embedded as a data: URI otherwise. The file is written atomically: to a
-// temporary file in the same folder, then renamed over path.
-//
-// A rigged character becomes one skinned mesh: each joint is a node whose local
-// T·R·S is its BindWorld relative to its parent, root joints and the mesh node are
-// the scene roots, the inverse bind matrices are the inverses of BindWorld, and each
-// vertex keeps its MaxInfluencesWritten heaviest weights renormalized to sum to 1
-// (JOINTS_0 as unsigned bytes up to 256 joints, unsigned shorts beyond). Normals
-// are computed when the mesh has none; materials, base color textures, UVs and
-// animations are written when present. A static character is saved as a plain mesh.
-//
-// A character loaded with LoadScene (c.Source set) is written over its source
-// scene instead, keeping everything the file holds besides the rig (SaveScene).
-func Save(path string, c *character.Character) error {
-	if sceneOf(c) != nil {
-		_, err := SaveScene(path, c)
-		return err
-	}
-	binary := strings.EqualFold(filepath.Ext(path), ".glb")
-	var buf bytes.Buffer
-	if err := encode(&buf, c, binary); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	return nil
-}
-
-// Encode writes c to w as GLB (see Save).
-func Encode(w io.Writer, c *character.Character) error {
-	if _, err := encodeAny(w, c, true); err != nil {
-		return fmt.Errorf("encode %s: %w", c.Name, err)
-	}
-	return nil
-}
 
 // docBuilder accumulates one binary buffer and the accessors that view it.
 type docBuilder struct {

@@ -248,7 +248,7 @@ func (r *InspectReport) problems() []string {
 // InspectFile loads path leniently (LoadFile) and inspects it; the loader's repairs
 // are listed in LoadWarnings and as problems.
 func InspectFile(path string) (InspectReport, error) {
-	c, rep, err := LoadFile(path)
+	c, rep, err := Load(path, Options{AllowOrphans: true})
 	if err != nil {
 		return InspectReport{}, err
 	}

@@ -1,9 +1,10 @@
 package assets
 
 import (
-	"github.com/rigkit/rigkit/character"
 	"math"
 	"testing"
+
+	"github.com/rigkit/rigkit/character"
 )
 
 // gridMesh returns an n×n grid of quads (2n² triangles) in the XY plane, with

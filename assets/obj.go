@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/rigkit/rigkit/character"
 	"io"
 	"io/fs"
 	"math"
@@ -15,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rigkit/rigkit/character"
 )
 
 // Wavefront OBJ is the commonest static-mesh format people have; the reader keeps
@@ -26,10 +27,10 @@ import (
 // maxOBJTexture bounds one texture file read for an OBJ material.
 const maxOBJTexture = 256 << 20
 
-// LoadOBJ reads a Wavefront OBJ file with its MTL libraries and textures (see
-// DecodeOBJ). Files it names are opened through an os.Root at the OBJ's folder, so
+// loadOBJ reads a Wavefront OBJ file with its MTL libraries and textures (see
+// decodeOBJ). Files it names are opened through an os.Root at the OBJ's folder, so
 // neither ".." nor a symbolic link reaches outside it.
-func LoadOBJ(path string) (*character.Character, *LoadReport, error) {
+func loadOBJ(path string) (*character.Character, *LoadReport, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", path, err)
@@ -39,10 +40,10 @@ func LoadOBJ(path string) (*character.Character, *LoadReport, error) {
 		defer root.Close()
 		dir = root.FS()
 	}
-	return DecodeOBJ(data, path, dir)
+	return Decode(bytes.NewReader(data), path, dir, Options{AllowOrphans: true})
 }
 
-// DecodeOBJ parses OBJ text into one static Character; name labels errors and sets
+// decodeOBJ parses OBJ text into one static Character; name labels errors and sets
 // the character's name, dir resolves mtllib and texture paths (nil: none are read).
 //
 // Faces of any size are triangulated (ear clipping in the polygon's plane, a fan
@@ -55,7 +56,7 @@ func LoadOBJ(path string) (*character.Character, *LoadReport, error) {
 // colour texture. Other maps and fields (Ke, bump and normal maps, Ks) are dropped
 // with a warning; lines and points are skipped with a warning. Malformed input
 // returns an error naming the file and line; it never panics.
-func DecodeOBJ(data []byte, name string, dir fs.FS) (c *character.Character, rep *LoadReport, err error) {
+func decodeOBJ(data []byte, name string, dir fs.FS) (c *character.Character, rep *LoadReport, err error) {
 	rep = &LoadReport{Path: name, Format: "obj"}
 	defer func() {
 		if r := recover(); r != nil {

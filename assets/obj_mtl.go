@@ -3,10 +3,11 @@ package assets
 import (
 	"bytes"
 	"fmt"
-	"github.com/rigkit/rigkit/character"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rigkit/rigkit/character"
 )
 
 // maxMTL bounds one MTL library read for an OBJ.

@@ -3,7 +3,6 @@ package assets
 import (
 	"bytes"
 	"fmt"
-	"github.com/rigkit/rigkit/character"
 	"image"
 	"image/color"
 	"image/png"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/rigkit/rigkit/character"
 )
 
 // testPNG is a small encoded PNG for texture fixtures.
@@ -90,7 +91,7 @@ func writeOBJFixture(t *testing.T) (string, []byte) {
 
 func TestLoadOBJFixture(t *testing.T) {
 	path, pngData := writeOBJFixture(t)
-	c, err := Load(path) // dispatches on the extension
+	c, _, err := Load(path, Options{}) // dispatches on the extension
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestLoadOBJFixture(t *testing.T) {
 			t.Fatalf("UV of the origin %v, want (0, 1)", m.UVs[i])
 		}
 	}
-	_, rep, err := LoadFile(path)
+	_, rep, err := Load(path, Options{AllowOrphans: true})
 	if err != nil || rep.Format != "obj" || !strings.Contains(strings.Join(rep.Warnings, "\n"), "Ke") {
 		t.Fatalf("report %+v, %v: want the dropped Ke named", rep, err)
 	}
@@ -146,16 +147,16 @@ func TestLoadOBJFixture(t *testing.T) {
 // and loads it again: positions, triangles and the material survive.
 func TestOBJRoundTrip(t *testing.T) {
 	path, _ := writeOBJFixture(t)
-	c, err := Load(path)
+	c, _, err := Load(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "cube.glb")
-	if err := Save(out, c); err != nil {
+	if _, err := Save(out, c); err != nil {
 		t.Fatal(err)
 	}
 	validateGLB(t, out)
-	back, err := Load(out)
+	back, _, err := Load(out, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestDecodeOBJ(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, rep, err := DecodeOBJ([]byte(tc.obj), "x.obj", dir)
+			c, rep, err := Decode(bytes.NewReader([]byte(tc.obj)), "x.obj", dir, Options{AllowOrphans: true})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "x.obj") {
 					t.Fatalf("error %v, want one naming x.obj and containing %q", err, tc.err)
@@ -269,7 +270,7 @@ func TestUnsupportedFormats(t *testing.T) {
 		{"a/hero.dae", "bpy.ops.wm.collada_import(filepath='a/hero.dae')"},
 		{"hero.blend", "blender -b hero.blend"},
 	} {
-		_, err := Load(tc.path)
+		_, _, err := Load(tc.path, Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "export_format='GLB'") {
 			t.Errorf("%s: %v, want %q", tc.path, err, tc.want)
 		}
@@ -285,7 +286,7 @@ func FuzzDecodeOBJ(f *testing.F) {
 	f.Add([]byte("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf -4 -3 -2 -1\n"))
 	dir := fstest.MapFS{"cube.mtl": {Data: []byte(cubeMTL)}, "tex/skin.png": {Data: testPNG(f)}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, rep, err := DecodeOBJ(data, "fuzz.obj", dir)
+		c, rep, err := Decode(bytes.NewReader(data), "fuzz.obj", dir, Options{AllowOrphans: true})
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.obj") {
 				t.Fatalf("error does not name the file: %v", err)
@@ -313,7 +314,7 @@ func TestLoadOBJSymlinkEscape(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "x.obj"), []byte(obj), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, rep, err := LoadFile(filepath.Join(dir, "x.obj"))
+	c, rep, err := Load(filepath.Join(dir, "x.obj"), Options{AllowOrphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +329,7 @@ func BenchmarkDecodeOBJ(b *testing.B) {
 	m := gridMesh(112)
 	c := &character.Character{Name: "grid", Mesh: m}
 	var glb bytes.Buffer
-	if err := Encode(&glb, c); err != nil {
+	if _, err := Encode(&glb, c); err != nil {
 		b.Fatal(err)
 	}
 	var obj strings.Builder
@@ -342,7 +343,7 @@ func BenchmarkDecodeOBJ(b *testing.B) {
 	b.Run("obj", func(b *testing.B) {
 		b.SetBytes(int64(len(objData)))
 		for b.Loop() {
-			if _, _, err := DecodeOBJ(objData, "bench.obj", nil); err != nil {
+			if _, _, err := Decode(bytes.NewReader(objData), "bench.obj", nil, Options{AllowOrphans: true}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -350,7 +351,7 @@ func BenchmarkDecodeOBJ(b *testing.B) {
 	b.Run("glb", func(b *testing.B) {
 		b.SetBytes(int64(glb.Len()))
 		for b.Loop() {
-			if _, _, err := Decode(glb.Bytes(), "bench.glb", nil); err != nil {
+			if _, _, err := Decode(bytes.NewReader(glb.Bytes()), "bench.glb", nil, Options{AllowOrphans: true}); err != nil {
 				b.Fatal(err)
 			}
 		}

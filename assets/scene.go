@@ -1,7 +1,6 @@
 package assets
 
 import (
-	"fmt"
 	"io/fs"
 	"strings"
 
@@ -81,24 +80,6 @@ type PrimitiveRef struct {
 	// geometry the node's world transform, followed by the inverse of
 	// Scene.BindToWorld when the file also has skinned geometry.
 	ToCharacter character.Mat4
-}
-
-// LoadScene reads a .glb or .gltf file like LoadFile and keeps its document in
-// c.Source, so that SaveScene (and Save) write the file back with its scene intact.
-func LoadScene(path string) (*character.Character, *LoadReport, error) {
-	if ok, c, rep, err := loadByExtension(path); ok { // no glTF document to keep
-		return c, rep, err
-	}
-	return loadFileKeeping(path, newBudgetCounter(Budget{}), true)
-}
-
-// DecodeScene is Decode that keeps the document in c.Source (see LoadScene).
-func DecodeScene(data []byte, name string, dir fs.FS) (*character.Character, *LoadReport, error) {
-	budget := newBudgetCounter(Budget{})
-	if err := budget.readBytes(int64(len(data)), "input"); err != nil {
-		return nil, nil, fmt.Errorf("load %s: %w", name, err)
-	}
-	return decodeKeeping(data, name, dir, budget, true)
 }
 
 // mapPrimitive records that Character vertices [first, first+count) are primitive

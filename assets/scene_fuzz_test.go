@@ -2,8 +2,9 @@ package assets
 
 import (
 	"bytes"
-	"github.com/rigkit/rigkit/character"
 	"testing"
+
+	"github.com/rigkit/rigkit/character"
 )
 
 // FuzzSaveScene decodes arbitrary bytes with their scene kept and writes them back
@@ -15,7 +16,7 @@ func FuzzSaveScene(f *testing.F) {
 	f.Add(glbBytes(f, skinnedQuadDoc(true)))
 	f.Add([]byte(`{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, _, err := DecodeScene(data, "fuzz.glb", nil)
+		c, _, err := Decode(bytes.NewReader(data), "fuzz.glb", nil, Options{KeepScene: true, AllowOrphans: true})
 		if err != nil {
 			return
 		}
@@ -28,10 +29,10 @@ func FuzzSaveScene(f *testing.F) {
 		}
 		for _, ch := range []*character.Character{c, one} {
 			var buf bytes.Buffer
-			if err := Encode(&buf, ch); err != nil {
+			if _, err := Encode(&buf, ch); err != nil {
 				t.Fatalf("encode a loaded file: %v", err)
 			}
-			back, _, err := Decode(buf.Bytes(), "back.glb", nil)
+			back, _, err := Decode(bytes.NewReader(buf.Bytes()), "back.glb", nil, Options{AllowOrphans: true})
 			if err != nil {
 				t.Fatalf("reload: %v", err)
 			}

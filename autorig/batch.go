@@ -138,7 +138,7 @@ type Batch struct {
 // input's scene and tests can read from memory and inject write failures.
 type BatchIO struct {
 	// Load and Save read an input and write a rigged output (in the binary
-	// assets.LoadSource, and SaveReport instead of Save).
+	// assets.Options{KeepScene: true}.Loader(), and SaveReport instead of Save).
 	Load func(path string) (*character.Character, error)
 	Save func(path string, c *character.Character) error
 	// SaveReport, when set, saves instead of Save and returns what the asset's
@@ -356,7 +356,7 @@ func (b *Batch) one(it rigmodel.BatchItem) (rep *AssetReport) {
 	c, err := b.IO.Load(it.Path)
 	lap("load", t)
 	if err != nil {
-		rep.Error = err.Error() // assets.Load's errors say "load FILE: ..."
+		rep.Error = err.Error() // assets.Options{}.Loader()'s errors say "load FILE: ..."
 		return rep
 	}
 	if err := c.Mesh.Validate(); err != nil {

@@ -140,7 +140,7 @@ func TestBatchPoisonInputs(t *testing.T) {
 	// before reading any geometry.
 	load := func(path string) (*character.Character, error) {
 		if filepath.Base(path) == "amplified.glb" {
-			return assets.Load(path)
+			return assets.Options{}.Loader()(path)
 		}
 		return files.load(path)
 	}

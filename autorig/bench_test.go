@@ -25,7 +25,7 @@ func BenchmarkAuto5k(b *testing.B) {
 	}
 	dir := b.TempDir()
 	in := filepath.Join(dir, "in.glb")
-	if err := assets.Save(in, c); err != nil {
+	if _, err := assets.Save(in, c); err != nil {
 		b.Fatal(err)
 	}
 	m, st, err := rigmodel.DefaultModel()
@@ -67,7 +67,7 @@ func BenchmarkAuto5k(b *testing.B) {
 			}
 			var tps float64
 			for i := 0; i < b.N; i++ {
-				in, err := assets.Load(in)
+				in, _, err := assets.Load(in, assets.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -75,7 +75,7 @@ func BenchmarkAuto5k(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := assets.Save(filepath.Join(dir, "out.glb"), rig); err != nil {
+				if _, err := assets.Save(filepath.Join(dir, "out.glb"), rig); err != nil {
 					b.Fatal(err)
 				}
 				tps += info.TokensPerSecond

@@ -15,7 +15,7 @@ import (
 // with the classical rigger (a Reeb-graph skeleton and geodesic weights). A
 // *autorig.ModelRigger is used the same way and adds the model's samples.
 func Example() {
-	c, err := assets.Load("../assets/samples/biped.glb")
+	c, _, err := assets.Load("../assets/samples/biped.glb", assets.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	if err := assets.Save(filepath.Join(dir, "biped.glb"), rigged); err != nil {
+	if _, err := assets.Save(filepath.Join(dir, "biped.glb"), rigged); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(info.Method, rigmodel.CheckRig(rigged) == nil)

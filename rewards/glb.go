@@ -1,6 +1,7 @@
 package rewards
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/rigkit/rigkit/assets"
@@ -16,14 +17,15 @@ func ScoreGLB(data []byte, name string, opt Options) (*Report, error) {
 
 // ScoreGLB is ScoreGLB with the mesh prepared through the cache.
 func (cache *Cache) ScoreGLB(data []byte, name string, opt Options) (*Report, error) {
-	return cache.ScoreGLBWith(data, name, opt, assets.LoadOptions{})
+	return cache.ScoreGLBWith(data, name, opt, assets.Options{})
 }
 
 // ScoreGLBWith is the cache's ScoreGLB decoding with load's options (its budget:
 // a file over it fails with the loader's *assets.BudgetError before its geometry
 // is read).
-func (cache *Cache) ScoreGLBWith(data []byte, name string, opt Options, load assets.LoadOptions) (*Report, error) {
-	c, lrep, err := assets.DecodeWith(data, name, nil, load)
+func (cache *Cache) ScoreGLBWith(data []byte, name string, opt Options, load assets.Options) (*Report, error) {
+	load.AllowOrphans = true
+	c, lrep, err := assets.Decode(bytes.NewReader(data), name, nil, load)
 	if err != nil {
 		return nil, err
 	}

@@ -261,7 +261,7 @@ func TestHackSuiteReal(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c, err := assets.Load(f)
+			c, _, err := assets.Load(f, assets.Options{})
 			if err != nil {
 				results[i] = hackOutcome{name: f, err: err}
 				return

@@ -140,7 +140,7 @@ func TestTokensAmplificationMesh(t *testing.T) {
 // through to scoring, whose own triangle limit then answers.
 func TestBudgetIsTheSizeLimit(t *testing.T) {
 	amp := amplificationGLB(20, 100) // 200,000 vertices, 392,040 triangles
-	_, _, loadErr := assets.DecodeWith(amp, "request.glb", nil, assets.LoadOptions{Budget: assets.Budget{Vertices: 100_000}})
+	_, _, loadErr := assets.Decode(bytes.NewReader(amp), "request.glb", nil, assets.Options{Budget: assets.Budget{Vertices: 100_000}, AllowOrphans: true})
 	if !assets.IsBudgetError(loadErr) {
 		t.Fatalf("loader: %v, want a budget error", loadErr)
 	}

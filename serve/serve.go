@@ -236,7 +236,7 @@ func (s *Server) withSlot(ctx context.Context, name string, job func() error) (s
 }
 
 // load is the loader's options for every GLB the service decodes.
-func (s *Server) load() assets.LoadOptions { return assets.LoadOptions{Budget: s.cfg.Budget} }
+func (s *Server) load() assets.Options { return assets.Options{Budget: s.cfg.Budget} }
 
 // scoreGLB decodes (within the budget) and scores one rigged GLB under a scoring
 // slot, its mesh prepared through the cache.
@@ -468,11 +468,12 @@ func scoreMember(score func(int) (*rewards.Report, int, error), i int) (rep *rew
 
 // decodeMesh decodes a mesh GLB within load's budget (any rig in it is ignored by
 // the callers).
-func decodeMesh(data []byte, load assets.LoadOptions) (*character.Character, error) {
+func decodeMesh(data []byte, load assets.Options) (*character.Character, error) {
 	if len(data) == 0 {
 		return nil, errors.New("mesh: empty")
 	}
-	c, _, err := assets.DecodeWith(data, "mesh.glb", nil, load)
+	load.AllowOrphans = true
+	c, _, err := assets.Decode(bytes.NewReader(data), "mesh.glb", nil, load)
 	if err != nil {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}

@@ -52,7 +52,7 @@ func tube(t testing.TB, bend float64) []byte {
 	skin.Prune(4)
 	c := &character.Character{Name: "tube", Mesh: m, Skeleton: sk, Skin: skin}
 	var buf bytes.Buffer
-	if err := assets.Encode(&buf, c); err != nil {
+	if _, err := assets.Encode(&buf, c); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

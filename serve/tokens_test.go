@@ -21,7 +21,7 @@ import (
 // the shipped skin tokenizer.
 func tubeStream(t testing.TB) (mesh []byte, sf *tokenizer.StreamFile) {
 	glb := tube(t, 0)
-	c, _, err := assets.Decode(glb, "tube.glb", nil)
+	c, _, err := assets.Decode(bytes.NewReader(glb), "tube.glb", nil, assets.Options{AllowOrphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}

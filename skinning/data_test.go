@@ -31,7 +31,7 @@ func TestRealSubset(t *testing.T) {
 	var geoL1, rigidL1, geoDef, rigidDef float64
 	n := 0
 	for i := 0; i < len(files); i += 27 {
-		c, err := assets.Load(files[i])
+		c, _, err := assets.Load(files[i], assets.Options{})
 		if err != nil {
 			t.Fatalf("load %s: %v", files[i], err)
 		}

@@ -284,10 +284,10 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, kind+".glb")
-		if err := assets.Save(path, c); err != nil {
+		if _, err := assets.Save(path, c); err != nil {
 			t.Fatal(err)
 		}
-		back, err := assets.Load(path)
+		back, _, err := assets.Load(path, assets.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

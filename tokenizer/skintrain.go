@@ -114,7 +114,7 @@ func loadTrainChars(files []dataset.File, seed int64, geodesic bool, log func(st
 	var out []*trainChar
 	var names []string
 	for i, f := range files {
-		c, err := assets.Load(f.Path)
+		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
 			log("skip %s: %v", f.Path, err)
 			continue

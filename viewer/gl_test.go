@@ -86,7 +86,7 @@ func testCharacter(t *testing.T) *character.Character {
 	t.Helper()
 	p := filepath.Join("..", "..", "shared", "data", "0ad", "new__m_naked.glb")
 	if _, err := os.Stat(p); err == nil {
-		c, err := assets.Load(p)
+		c, _, err := assets.Load(p, assets.Options{})
 		if err != nil {
 			t.Fatalf("load %s: %v", p, err)
 		}
@@ -243,7 +243,7 @@ func TestBadInputs(t *testing.T) {
 		if p == "sample" {
 			return SampleCharacter(6, 500), nil
 		}
-		return assets.Load(p)
+		return assets.Options{}.Loader()(p)
 	}
 	sheet, failed, err := ContactSheet([]string{"sample", bad}, SheetOptions{Cell: 64, Load: load})
 	if err != nil || failed != 1 || sheet.Rect.Dx() != 128 {

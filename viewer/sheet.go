@@ -31,7 +31,7 @@ func ContactSheet(paths []string, o SheetOptions) (*image.RGBA, int, error) {
 		o.Columns = 8
 	}
 	if o.Load == nil {
-		o.Load = assets.Load
+		o.Load = assets.Options{}.Loader()
 	}
 	if len(paths) == 0 {
 		return nil, 0, fmt.Errorf("contact sheet: no files")

@@ -68,7 +68,7 @@ type app struct {
 
 func newApp(o RunOptions) *app {
 	if o.Load == nil {
-		o.Load = assets.Load
+		o.Load = assets.Options{}.Loader()
 	}
 	a := &app{opts: o, help: true, rng: rand.New(rand.NewSource(time.Now().UnixNano())),
 		w: 1280, h: 720, fbPerPixel: 1, needsFrame: true}

@@ -22,7 +22,7 @@ func TestAutoIsolate(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Skeleton, c.Skin, c.Animations = nil, nil, nil
-	if err := assets.Save(filepath.Join(in, "quadruped.glb"), c); err != nil {
+	if _, err := assets.Save(filepath.Join(in, "quadruped.glb"), c); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(in, "broken.glb"), []byte("not a glb"), 0o644)
@@ -41,7 +41,7 @@ func TestAutoIsolate(t *testing.T) {
 	if json.Unmarshal(data, &rep); rep.Status != "failed" || !strings.Contains(rep.Error, "not a glTF file") {
 		t.Errorf("broken: %s", data)
 	}
-	if _, err := assets.Load(filepath.Join(out, "quadruped.glb")); err != nil {
+	if _, _, err := assets.Load(filepath.Join(out, "quadruped.glb"), assets.Options{}); err != nil {
 		t.Error(err)
 	}
 	// Workers that die are each reported with the runtime's message, and the batch

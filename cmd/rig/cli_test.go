@@ -162,7 +162,7 @@ func TestStdio(t *testing.T) {
 		if !bytes.HasPrefix(data, []byte("glTF")) {
 			t.Fatalf("stdout is not GLB: %q", data[:min(len(data), 40)])
 		}
-		c, _, err := assets.Decode(data, "stdout.glb", nil)
+		c, _, err := assets.Decode(bytes.NewReader(data), "stdout.glb", nil, assets.Options{AllowOrphans: true})
 		if err != nil || c.Rigged() != rigged || len(c.Mesh.Positions) != 2956 {
 			t.Fatalf("stdout GLB: %v", err)
 		}
@@ -187,7 +187,7 @@ func TestStdio(t *testing.T) {
 		if code, _, errOut := runWith(t, glb, "convert", "-", out); code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		if _, err := assets.Load(out); err != nil {
+		if _, _, err := assets.Load(out, assets.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	})

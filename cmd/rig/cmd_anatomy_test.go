@@ -65,7 +65,7 @@ func autoAnatomy(t *testing.T, in, compare string) {
 	if n := rep.Rig.Naming; model && (n == nil || n.Root != "Hips" || n.Of < 2) {
 		t.Errorf("naming report %s", data)
 	}
-	c, err := assets.Load(filepath.Join(out, "biped.glb"))
+	c, _, err := assets.Load(filepath.Join(out, "biped.glb"), assets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

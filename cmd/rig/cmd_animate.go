@@ -60,7 +60,7 @@ func runAnimate(args []string, stdout io.Writer) error {
 	case !(*fps > 0) || *fps > 1000:
 		return fmt.Errorf("%w: --fps %v: want a rate in (0, 1000]", errUsage, *fps)
 	}
-	c, err := assets.Load(pos[0])
+	c, _, err := assets.Load(pos[0], assets.Options{})
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func runAnimate(args []string, stdout io.Writer) error {
 		}
 		reps = append(reps, r...)
 	}
-	if err := assets.Save(*out, c); err != nil {
+	if _, err := assets.Save(*out, c); err != nil {
 		return err
 	}
 	for _, r := range reps {
@@ -151,7 +151,7 @@ func animateFrom(c *character.Character, path, from, name string, opt animation.
 	if err != nil {
 		return nil, err
 	}
-	src, err := assets.Load(from)
+	src, _, err := assets.Load(from, assets.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("--clip-from: %w", err)
 	}

@@ -24,7 +24,7 @@ func writeCreature(t *testing.T, kind string, unnamed bool) string {
 		}
 	}
 	path := filepath.Join(t.TempDir(), kind+".glb")
-	if err := assets.Save(path, c); err != nil {
+	if _, err := assets.Save(path, c); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -79,7 +79,7 @@ func TestAnimateCommand(t *testing.T) {
 			if tc.outFile == "" {
 				return
 			}
-			c, err := assets.Load(tc.outFile)
+			c, _, err := assets.Load(tc.outFile, assets.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -451,7 +451,7 @@ func evalSkinAsset(f evalFile, methods []string, cfg evalConfig) []skinEvalResul
 		return skinEvalResult{File: f.Path, Category: f.Category, Method: m, Error: err.Error()}
 	}
 	var out []skinEvalResult
-	gt, err := assets.Load(f.Path)
+	gt, _, err := assets.Load(f.Path, assets.Options{})
 	if err == nil && !gt.Rigged() {
 		err = fmt.Errorf("%s: no skeleton or skin", f.Path)
 	}

@@ -243,7 +243,7 @@ func startGenWorkers(dir string, todo []genJob, opt synth.Options, workers int, 
 				c, err := synth.Generate(j.rec.Kind, j.rec.Seed, opt)
 				if err == nil {
 					j.rec.Vertices, j.rec.Joints = len(c.Mesh.Positions), c.Skeleton.NumJoints()
-					err = assets.Save(filepath.Join(dir, j.rec.File), c)
+					_, err = assets.Save(filepath.Join(dir, j.rec.File), c)
 				}
 				results <- genResult{j.index, j.rec, err}
 			}

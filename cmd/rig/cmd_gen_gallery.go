@@ -73,7 +73,7 @@ func galleryEntry(o galleryOptions, kind string) (galleryRow, error) {
 	}
 	if o.GLB {
 		row.GLB = kind + ".glb"
-		if err := assets.Save(filepath.Join(o.Dir, row.GLB), c); err != nil {
+		if _, err := assets.Save(filepath.Join(o.Dir, row.GLB), c); err != nil {
 			return row, err
 		}
 	}

@@ -33,7 +33,7 @@ func TestGenGallery(t *testing.T) {
 		if err != nil || img.Bounds().Dx() != 2*gallerySize || img.Bounds().Dy() != gallerySize {
 			t.Fatalf("%s.png: %v, bounds %v", kind, err, img.Bounds())
 		}
-		c, err := assets.Load(filepath.Join(dir, kind+".glb"))
+		c, _, err := assets.Load(filepath.Join(dir, kind+".glb"), assets.Options{})
 		if err != nil || !c.Rigged() {
 			t.Fatalf("%s.glb: %v (rigged %v)", kind, err, c != nil && c.Rigged())
 		}

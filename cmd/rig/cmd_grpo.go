@@ -65,7 +65,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 	}
 	opt := rigmodel.GRPORunOptions{
 		Init: from, Out: *out, Model: m, State: st, Resume: *resume, Seed: *seed,
-		Data:     rigmodel.GRPOData{Inputs: data, AllFiles: *all, Load: assets.Load},
+		Data:     rigmodel.GRPOData{Inputs: data, AllFiles: *all, Load: assets.Options{}.Loader()},
 		Schedule: rigmodel.GRPOSchedule{Steps: *steps, Meshes: *meshes, Group: *group, LR: *lr},
 		Policy: rigmodel.GRPOPolicy{Temperature: *temp, ScaleByStd: *std, InsideJoints: *inside, KL: *kl,
 			Propose: autorig.ClassicalProposal},

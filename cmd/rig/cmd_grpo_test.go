@@ -21,7 +21,7 @@ func TestGRPOCommandRunsAndResumes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := assets.Save(filepath.Join(in, kind+".glb"), c); err != nil {
+		if _, err := assets.Save(filepath.Join(in, kind+".glb"), c); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -21,7 +21,7 @@ func writeTriangleRig(t *testing.T, path string) {
 			BindWorld: []character.Mat4{character.Identity4()}},
 		Skin: &character.Skin{Weights: [][]character.Influence{{{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}}},
 	}
-	if err := assets.Save(path, c); err != nil {
+	if _, err := assets.Save(path, c); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -54,7 +54,7 @@ func TestInspectAndConvertCommands(t *testing.T) {
 	if code := run([]string{"convert", in, dst}, &out, &errb); code != 0 {
 		t.Fatalf("convert exit %d: %s", code, errb.String())
 	}
-	if c, err := assets.Load(dst); err != nil || c.Skeleton.Names[0] != "root" {
+	if c, _, err := assets.Load(dst, assets.Options{}); err != nil || c.Skeleton.Names[0] != "root" {
 		t.Fatalf("converted file: %v", err)
 	}
 

@@ -107,7 +107,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	}
 	st, err := rigmodel.Train(rigmodel.TrainOptions{
 		Out: *out, Config: cfg, Seed: *seed, Resume: *resume, Init: *initCkpt, Skin: skin, SkinID: skinID,
-		Data: rigmodel.TrainData{Inputs: data, Load: assets.Load, Augment: aug, Synthetic: *synthetic,
+		Data: rigmodel.TrainData{Inputs: data, Load: assets.Options{}.Loader(), Augment: aug, Synthetic: *synthetic,
 			FreshSynthetic: *fresh, Propose: autorig.ClassicalProposal, Workers: *dataWorkers},
 		Schedule:    rigmodel.TrainSchedule{Steps: *steps, Batch: *batch, LR: *lr, Warmup: *warmup},
 		Loss:        rigmodel.LossWeights{Skin: *skinW, Struct: *structW},
@@ -234,7 +234,7 @@ func runAuto(args []string, stdout io.Writer) error {
 		return runAutoWorker(*workerItem, inputs, *out, rigger)
 	}
 	b := &autorig.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
-		Score: scoreRig, Force: *force, IO: autorig.BatchIO{Load: assets.LoadSource, SaveReport: saveScene}}
+		Score: scoreRig, Force: *force, IO: autorig.BatchIO{Load: assets.Options{KeepScene: true}.Loader(), SaveReport: saveScene}}
 	b.Progress, b.Log = progressOut(*quiet), diag
 	if *isolate {
 		if b.Worker, err = autoWorker(fs, *out); err != nil {
@@ -262,7 +262,7 @@ func runAuto(args []string, stdout io.Writer) error {
 // saveScene writes a rig over its input's scene (assets.SaveScene) and returns what
 // the asset's JSON reports under "scene".
 func saveScene(path string, c *character.Character) (any, error) {
-	rep, err := assets.SaveScene(path, c)
+	rep, err := assets.Save(path, c)
 	if rep == nil {
 		return nil, err
 	}
@@ -488,7 +488,7 @@ func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
 	} else {
 		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
 	}
-	rep := eval.Skeletons(items, fam, assets.Load, filterMethods(methods, cfg.Methods), cfg.Progress)
+	rep := eval.Skeletons(items, fam, assets.Options{}.Loader(), filterMethods(methods, cfg.Methods), cfg.Progress)
 	rep.Split = split
 	return writeEval(rep, cfg.Out, stdout)
 }
@@ -520,7 +520,7 @@ func evalRigTask(cfg evalConfig, stdout io.Writer) error {
 	} else {
 		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
 	}
-	rep := eval.Rigs(items, fam, assets.Load, filterMethods(riggers, cfg.Methods), cfg.Progress)
+	rep := eval.Rigs(items, fam, assets.Options{}.Loader(), filterMethods(riggers, cfg.Methods), cfg.Progress)
 	rep.Split = split
 	return writeEval(rep, cfg.Out, stdout)
 }

@@ -20,7 +20,7 @@ func TestAutoWritesValidRigsAndReports(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Skeleton, c.Skin, c.Animations = nil, nil, nil // a bare mesh
-		if err := assets.Save(filepath.Join(in, kind+".glb"), c); err != nil {
+		if _, err := assets.Save(filepath.Join(in, kind+".glb"), c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -32,7 +32,7 @@ func TestAutoWritesValidRigsAndReports(t *testing.T) {
 		t.Fatalf("exit %d (want 1: one broken input)\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
 	}
 	for _, kind := range []string{"quadruped", "winged"} {
-		c, err := assets.Load(filepath.Join(out, kind+".glb"))
+		c, _, err := assets.Load(filepath.Join(out, kind+".glb"), assets.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestEvalSkeletonTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := assets.Save(filepath.Join(dir, "quad.glb"), c); err != nil {
+	if _, err := assets.Save(filepath.Join(dir, "quad.glb"), c); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "report.md")
@@ -105,7 +105,7 @@ func TestAutoSkinMethods(t *testing.T) {
 	}
 	c.Skeleton, c.Skin, c.Animations = nil, nil, nil
 	in := filepath.Join(t.TempDir(), "biped.glb")
-	if err := assets.Save(in, c); err != nil {
+	if _, err := assets.Save(in, c); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ skin, want string }{
@@ -129,7 +129,7 @@ func TestAutoSkinMethods(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
 			}
-			rig, err := assets.Load(filepath.Join(out, "biped.glb"))
+			rig, _, err := assets.Load(filepath.Join(out, "biped.glb"), assets.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

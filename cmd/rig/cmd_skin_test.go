@@ -71,11 +71,11 @@ func TestSkinAndEvalRoundTrip(t *testing.T) {
 	if code := run([]string{"skin", in, "--method", "geodesic", "--out", out}, &so, &se); code != 0 {
 		t.Fatalf("rig skin: exit %d: %s", code, se.String())
 	}
-	a, err := assets.Load(in)
+	a, _, err := assets.Load(in, assets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := assets.Load(out)
+	b, _, err := assets.Load(out, assets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestTokenizeDetokenize(t *testing.T) {
 	if code := run([]string{"detokenize", streamPath, "--mesh", in, "--out", rig, "--checkpoint", ckpt}, &out, &errb); code != 0 {
 		t.Fatalf("detokenize: exit %d: %s", code, errb.String())
 	}
-	got, err := assets.Load(rig)
+	got, _, err := assets.Load(rig, assets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestTokenizeSearchFlags(t *testing.T) {
 	}
 	opt := shared.Options()
 	opt.RefineRounds, opt.MinePasses = 0, 0
-	saved, err := assets.Load(path)
+	saved, _, err := assets.Load(path, assets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func tokenizeSynth(t *testing.T, dir, kind string, seed int64, vertices int, arg
 		t.Fatal(err)
 	}
 	in := filepath.Join(dir, "in.glb")
-	if err := assets.Save(in, c); err != nil {
+	if _, err := assets.Save(in, c); err != nil {
 		t.Fatal(err)
 	}
 	tokens := filepath.Join(dir, "tokens.json")

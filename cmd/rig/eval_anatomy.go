@@ -134,7 +134,7 @@ func eachSyntheticBiped(n int, fn func(name string, c *character.Character) erro
 // fitHumanoidFile fits one file as a Y-up humanoid, and detects its up axis as
 // stored and turned Z-up.
 func fitHumanoidFile(f evalFile) (anatomy.HumanoidFit, error) {
-	c, err := assets.Load(f.Path)
+	c, _, err := assets.Load(f.Path, assets.Options{})
 	if err != nil {
 		return anatomy.HumanoidFit{}, err
 	}
@@ -165,7 +165,7 @@ func anatomyKindReport(cfg evalConfig) (*anatomy.KindReport, error) {
 	rep := &anatomy.KindReport{}
 	for i, f := range cfg.Files {
 		fmt.Fprintf(cfg.Progress, "\reval anatomy --kind-report: %d/%d files", i+1, len(cfg.Files))
-		c, err := assets.Load(f.Path)
+		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
 			return nil, err
 		}

@@ -42,7 +42,7 @@ func modelNamingReport(cfg evalConfig, ckpt string) (*anatomy.NamingReport, erro
 	files := humanoidFiles(cfg.Files)
 	for i, f := range files {
 		fmt.Fprintf(cfg.Progress, "\reval anatomy --method model: %d/%d files", i+1, len(files))
-		c, err := assets.Load(f.Path)
+		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
 			return nil, err
 		}

@@ -93,7 +93,7 @@ func writeJSON(t *testing.T, path string, doc any) {
 
 func loadExternalSample(t *testing.T) *character.Character {
 	t.Helper()
-	gt, err := assets.Load(externalSample)
+	gt, _, err := assets.Load(externalSample, assets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

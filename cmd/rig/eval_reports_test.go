@@ -22,7 +22,7 @@ func rigFolder(t *testing.T, kinds ...string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := assets.Save(filepath.Join(dir, kind+".glb"), c); err != nil {
+		if _, err := assets.Save(filepath.Join(dir, kind+".glb"), c); err != nil {
 			t.Fatal(err)
 		}
 		manifest.WriteString(`{"file":"` + kind + `.glb","category":"` + kind + `"}` + "\n")

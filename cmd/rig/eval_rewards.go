@@ -182,7 +182,7 @@ func rankCreature(category string) bool {
 // rankOne scores the truth and every candidate skin of one character.
 func rankOne(f evalFile, family string, methods []string, skins map[string]skinMethod, seed int64) rankCharacter {
 	out := rankCharacter{File: f.Path, Category: f.Category, Family: family}
-	gt, err := assets.Load(f.Path)
+	gt, _, err := assets.Load(f.Path, assets.Options{})
 	if err == nil && !gt.Rigged() {
 		err = fmt.Errorf("%s: no skeleton or skin", f.Path)
 	}

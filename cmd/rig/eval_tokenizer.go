@@ -121,7 +121,7 @@ func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
 	rep := tokenizer.RoundTripReport{Ablate: cfg.Task.Tokenizer.Ablate}
 	for i, f := range cfg.Files {
 		fmt.Fprintf(cfg.Progress, "\reval tokenizer: %d/%d files", i+1, len(cfg.Files))
-		c, err := assets.Load(f.Path)
+		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
 			return err
 		}
@@ -176,7 +176,7 @@ func tuneTokenizer(cfg evalConfig, tok *tokenizer.SkinTokenizer, opt tokenizer.O
 	sw := tokenizer.DecodeSweep{Settings: settings}
 	for i, f := range cfg.Files {
 		fmt.Fprintf(cfg.Progress, "\reval tokenizer --tune: %d/%d files", i+1, len(cfg.Files))
-		c, err := assets.Load(f.Path)
+		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
 			return err
 		}

@@ -71,7 +71,7 @@ func TestAutoRigsOBJ(t *testing.T) {
 	if !strings.Contains(errOut, "skipped, not meshes: 2 files (.mtl 1, .png 1)") {
 		t.Errorf("stderr does not list the skipped MTL and PNG: %q", errOut)
 	}
-	c, err := assets.Load(filepath.Join(out, "creature.glb"))
+	c, _, err := assets.Load(filepath.Join(out, "creature.glb"), assets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

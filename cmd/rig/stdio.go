@@ -61,7 +61,7 @@ func displayName(path string) string {
 // JSON, whichever the bytes are).
 func loadInputFile(path string) (*character.Character, *assets.LoadReport, error) {
 	if path != stdio {
-		return assets.LoadScene(path)
+		return assets.Load(path, assets.Options{KeepScene: true, AllowOrphans: true})
 	}
 	data, err := readInput(path)
 	if err != nil {
@@ -70,7 +70,7 @@ func loadInputFile(path string) (*character.Character, *assets.LoadReport, error
 	if err := sniffGLTF(data); err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", stdinName, err)
 	}
-	return assets.DecodeScene(data, stdinName, nil)
+	return assets.Decode(bytes.NewReader(data), stdinName, nil, assets.Options{KeepScene: true, AllowOrphans: true})
 }
 
 // sniffGLTF refuses bytes that are neither GLB nor glTF JSON with a message that
@@ -107,10 +107,10 @@ func loadInput(path string) (*character.Character, error) {
 // replaced or dropped of the source scene (nil without one).
 func saveOutput(path string, c *character.Character, stdout io.Writer) (*assets.SceneReport, error) {
 	if path != stdio {
-		return assets.SaveScene(path, c)
+		return assets.Save(path, c)
 	}
 	var buf bytes.Buffer
-	rep, err := assets.EncodeScene(&buf, c)
+	rep, err := assets.Encode(&buf, c)
 	if err != nil {
 		return nil, err
 	}
