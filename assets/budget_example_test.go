@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/rigkit/rigkit/assets/format"
+
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/internal/hostile"
 )
@@ -19,9 +21,9 @@ func ExampleLoad_budget() {
 		fmt.Println(err)
 		return
 	}
-	_, _, err = assets.Load(path, assets.Options{Budget: assets.Budget{Vertices: 10_000}, AllowOrphans: true})
-	fmt.Println("over budget:", assets.IsBudgetError(err))
-	c, _, err := assets.Load(path, assets.Options{Budget: assets.Budget{Vertices: 50_000}, AllowOrphans: true})
+	_, _, err = assets.Load(path, assets.Options{Budget: format.Budget{Vertices: 10_000}, AllowOrphans: true})
+	fmt.Println("over budget:", format.IsBudgetError(err))
+	c, _, err := assets.Load(path, assets.Options{Budget: format.Budget{Vertices: 50_000}, AllowOrphans: true})
 	if err != nil {
 		fmt.Println(err)
 		return

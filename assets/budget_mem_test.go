@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rigkit/rigkit/assets/format"
+
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/internal/hostile"
 )
 
 // TestLoadMemoryWithinBudget measures the heap a load allocates (an upper bound on
 // how far its peak heap grows) for a file exactly at a budget and for hostile files
-// over it, and checks both against assets.BudgetAllocBytes, the multiple of the
+// over it, and checks both against format.BudgetAllocBytes, the multiple of the
 // budget docs/hardening.md states.
 func TestLoadMemoryWithinBudget(t *testing.T) {
 	dir := t.TempDir()
@@ -36,9 +38,9 @@ func TestLoadMemoryWithinBudget(t *testing.T) {
 	// at-budget.glb needs exactly these vertices and triangles (2 instances of 100k
 	// vertices and 99,998 strip triangles), nodes-at-budget.gltf these JSON objects
 	// and nodes; the hostile files exceed one limit or more.
-	b := assets.Budget{FileBytes: st.Size(), Vertices: 200_000, Triangles: 199_996, Instances: 5000, Primitives: 5000,
+	b := format.Budget{FileBytes: st.Size(), Vertices: 200_000, Triangles: 199_996, Instances: 5000, Primitives: 5000,
 		JSONObjects: 100_002, Nodes: 100_000, JSONBytes: 1 << 20}
-	bound := assets.BudgetAllocBytes(b)
+	bound := format.BudgetAllocBytes(b)
 	files := []string{atBudget, nodes}
 	for _, c := range cases {
 		if c.Want != "" {
@@ -51,7 +53,7 @@ func TestLoadMemoryWithinBudget(t *testing.T) {
 		_, _, err := assets.Load(f, assets.Options{Budget: b, AllowOrphans: true})
 		alloc := int64(allocated() - before)
 		t.Logf("%s: %.1f MiB allocated (bound %.1f MiB), err: %v", filepath.Base(f), float64(alloc)/(1<<20), float64(bound)/(1<<20), err)
-		if assets.IsBudgetError(err) != (i >= 2 && err != nil && !strings.Contains(err.Error(), "regular") &&
+		if format.IsBudgetError(err) != (i >= 2 && err != nil && !strings.Contains(err.Error(), "regular") &&
 			!strings.Contains(err.Error(), "escapes") && !strings.Contains(err.Error(), "invalid glTF")) {
 			t.Errorf("%s: unexpected error %v", f, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rigkit/rigkit/assets/format"
 )
 
 // TestDefaultBudgetLoadsData loads every real character and every bundled sample
@@ -23,20 +25,21 @@ func TestDefaultBudgetLoadsData(t *testing.T) {
 	} else {
 		t.Logf("real data not found at %s; checking the samples only", data)
 	}
-	def := DefaultBudget()
-	var most budgetCounter
+	def := format.DefaultBudget()
+	var most format.Budget
 	var mostJSON, mostObjects, mostNodes int
 	for _, f := range files {
-		b := newBudgetCounter(def)
+		b := format.NewCounter(def)
 		if _, _, err := loadFileBudget(f, b); err != nil {
 			t.Errorf("%v", err)
 			continue
 		}
-		most.fileBytes = max(most.fileBytes, b.fileBytes)
-		most.instances = max(most.instances, b.instances)
-		most.primitives = max(most.primitives, b.primitives)
-		most.vertices = max(most.vertices, b.vertices)
-		most.triangles = max(most.triangles, b.triangles)
+		u := b.Used()
+		most.FileBytes = max(most.FileBytes, u.FileBytes)
+		most.Instances = max(most.Instances, u.Instances)
+		most.Primitives = max(most.Primitives, u.Primitives)
+		most.Vertices = max(most.Vertices, u.Vertices)
+		most.Triangles = max(most.Triangles, u.Triangles)
 		raw, _ := os.ReadFile(f)
 		if js, _, _, err := parseContainer(raw); err == nil {
 			o, n := scanJSONCounts(js)
@@ -44,19 +47,19 @@ func TestDefaultBudgetLoadsData(t *testing.T) {
 		}
 	}
 	t.Logf("%d files; largest needs: %d file bytes, %d JSON bytes, %d JSON objects, %d nodes, %d instances, %d primitives, %d vertices, %d triangles",
-		len(files), most.fileBytes, mostJSON, mostObjects, mostNodes, most.instances, most.primitives, most.vertices, most.triangles)
+		len(files), most.FileBytes, mostJSON, mostObjects, mostNodes, most.Instances, most.Primitives, most.Vertices, most.Triangles)
 	checks := []struct {
 		name        string
 		need, limit int64
 	}{
-		{"FileBytes", most.fileBytes, def.FileBytes},
+		{"FileBytes", most.FileBytes, def.FileBytes},
 		{"JSONBytes", int64(mostJSON), def.JSONBytes},
 		{"JSONObjects", int64(mostObjects), int64(def.JSONObjects)},
 		{"Nodes", int64(mostNodes), int64(def.Nodes)},
-		{"Instances", most.instances, int64(def.Instances)},
-		{"Primitives", most.primitives, int64(def.Primitives)},
-		{"Vertices", most.vertices, int64(def.Vertices)},
-		{"Triangles", most.triangles, int64(def.Triangles)},
+		{"Instances", int64(most.Instances), int64(def.Instances)},
+		{"Primitives", int64(most.Primitives), int64(def.Primitives)},
+		{"Vertices", int64(most.Vertices), int64(def.Vertices)},
+		{"Triangles", int64(most.Triangles), int64(def.Triangles)},
 	}
 	for _, c := range checks {
 		if c.need*20 > c.limit {
@@ -68,7 +71,7 @@ func TestDefaultBudgetLoadsData(t *testing.T) {
 // TestDefaultBudgetAllocBound pins the allocation bound of the default budget that
 // docs/hardening.md states (under 2.5 GiB).
 func TestDefaultBudgetAllocBound(t *testing.T) {
-	if got := BudgetAllocBytes(DefaultBudget()); got > 5<<29 {
+	if got := format.BudgetAllocBytes(format.DefaultBudget()); got > 5<<29 {
 		t.Errorf("BudgetAllocBytes(DefaultBudget()) = %d MiB, docs/hardening.md states under 2.5 GiB", got>>20)
 	} else {
 		t.Logf("BudgetAllocBytes(DefaultBudget()) = %d MiB", got>>20)

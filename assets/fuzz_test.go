@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/fuzzbound"
 	"github.com/rigkit/rigkit/internal/hostile"
@@ -15,8 +16,8 @@ import (
 // fuzzBudget is the budget FuzzLoad decodes with: small enough that a few-KB input
 // amplified by instancing hits a limit long before it costs much, so that the
 // allocation bound below (BudgetAllocBytes of this budget) stays tight.
-func fuzzBudget(n int) Budget {
-	return Budget{FileBytes: int64(max(n, 1)), JSONBytes: int64(max(n, 1)), JSONObjects: 20_000, Nodes: 5_000,
+func fuzzBudget(n int) format.Budget {
+	return format.Budget{FileBytes: int64(max(n, 1)), JSONBytes: int64(max(n, 1)), JSONObjects: 20_000, Nodes: 5_000,
 		Instances: 1_000, Primitives: 1_000, Vertices: 20_000, Triangles: 40_000}
 }
 
@@ -54,13 +55,13 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c *character.Character
-		var rep *LoadReport
+		var rep *format.LoadReport
 		var err error
 		b := fuzzBudget(len(data))
-		fuzzbound.Check(t, fuzzbound.Bound{Alloc: uint64(BudgetAllocBytes(b)), Time: 10 * time.Second}, func() {
+		fuzzbound.Check(t, fuzzbound.Bound{Alloc: uint64(format.BudgetAllocBytes(b)), Time: 10 * time.Second}, func() {
 			c, rep, err = Decode(bytes.NewReader(data), "fuzz.glb", nil, Options{Budget: b, AllowOrphans: true})
 		})
-		if errors.Is(err, errDecoderPanic) {
+		if errors.Is(err, ErrDecoderPanic) {
 			t.Fatalf("the decoder panicked (recovered): %v", err)
 		}
 		if err != nil {

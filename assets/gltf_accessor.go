@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/qmuntal/gltf"
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 )
 
@@ -97,16 +98,16 @@ func parseContainer(data []byte) (jsonData, bin []byte, isGLB bool, err error) {
 	return jsonData, bin, true, nil
 }
 
-// errDecoderPanic marks an error recovered from a panic while decoding: the input
+// ErrDecoderPanic marks an error recovered from a panic while decoding: the input
 // is rejected, but the panic is a bug (FuzzLoad fails on it).
-var errDecoderPanic = errors.New("internal error on malformed input")
+var ErrDecoderPanic = errors.New("internal error on malformed input")
 
 // decodeDocument unmarshals glTF JSON into the qmuntal/gltf document model. A panic
 // inside the third-party decoder becomes an error.
 func decodeDocument(jsonData []byte) (doc *gltf.Document, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			doc, err = nil, fmt.Errorf("%w in the glTF decoder: %v", errDecoderPanic, r)
+			doc, err = nil, fmt.Errorf("%w in the glTF decoder: %v", ErrDecoderPanic, r)
 		}
 	}()
 	doc = new(gltf.Document)
@@ -156,7 +157,7 @@ func checkExtensions(doc *gltf.Document) error {
 // loadBuffers fills every buffer's Data: buffer 0 of a GLB from the BIN chunk, data:
 // URIs by decoding them, other URIs from dir (relative to the glTF file). Declared
 // byte lengths are checked against the bytes available before anything is read.
-func loadBuffers(doc *gltf.Document, bin []byte, isGLB bool, dir fs.FS, budget *budgetCounter) error {
+func loadBuffers(doc *gltf.Document, bin []byte, isGLB bool, dir fs.FS, budget *format.Counter) error {
 	for i, b := range doc.Buffers {
 		if b == nil {
 			return fmt.Errorf("buffer %d is null", i)
@@ -185,7 +186,7 @@ func loadBuffers(doc *gltf.Document, bin []byte, isGLB bool, dir fs.FS, budget *
 			}
 			b.Data = data[:b.ByteLength:b.ByteLength]
 		default:
-			if err := budget.readBytes(int64(b.ByteLength), fmt.Sprintf("buffer %d", i)); err != nil {
+			if err := budget.ReadBytes(int64(b.ByteLength), fmt.Sprintf("buffer %d", i)); err != nil {
 				return err
 			}
 			data, err := readExternal(dir, b.URI, int64(b.ByteLength))
@@ -226,11 +227,11 @@ func readExternal(dir fs.FS, uri string, want int64) ([]byte, error) {
 		return nil, fmt.Errorf("external file %q: no folder to read it from", uri)
 	}
 	// Refuse FIFOs and devices before opening: opening a FIFO blocks on an fs.FS
-	// that is not a rootFS (which opens without blocking and checks again).
+	// that is not a RootFS (which opens without blocking and checks again).
 	if st, err := fs.Stat(dir, name); err != nil {
 		return nil, fmt.Errorf("external file %q: %w", uri, err)
 	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("external file %q is not a regular file (%s)", uri, kindOf(st.Mode()))
+		return nil, fmt.Errorf("external file %q is not a regular file (%s)", uri, format.KindOf(st.Mode()))
 	}
 	f, err := dir.Open(name)
 	if err != nil {
@@ -242,12 +243,12 @@ func readExternal(dir fs.FS, uri string, want int64) ([]byte, error) {
 		return nil, fmt.Errorf("external file %q: %w", uri, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("external file %q is not a regular file (%s)", uri, kindOf(st.Mode()))
+		return nil, fmt.Errorf("external file %q is not a regular file (%s)", uri, format.KindOf(st.Mode()))
 	}
 	if st.Size() < want {
 		return nil, fmt.Errorf("external file %q has %d bytes, byteLength says %d", uri, st.Size(), want)
 	}
-	data, err := readAtMost(f, want)
+	data, err := format.ReadAtMost(f, want)
 	if err != nil {
 		return nil, fmt.Errorf("external file %q: %w", uri, err)
 	}
@@ -329,7 +330,7 @@ func readComponent(b []byte, c gltf.ComponentType, normalized bool) float64 {
 // accessorReader reads accessors of one document with bounds checks.
 type accessorReader struct {
 	doc    *gltf.Document
-	budget *budgetCounter // charged for external images; nil: not charged
+	budget *format.Counter // charged for external images; nil: not charged
 	// totalBytes is the size of all buffers, the cap for accessors without a bufferView.
 	totalBytes int
 }
@@ -533,7 +534,7 @@ func (r *accessorReader) imageBytes(i int, dir fs.FS, maxBytes int64) (*characte
 		}
 		size := min(st.Size(), maxBytes)
 		if r.budget != nil {
-			if err := r.budget.readBytes(size, fmt.Sprintf("image %d", i)); err != nil {
+			if err := r.budget.ReadBytes(size, fmt.Sprintf("image %d", i)); err != nil {
 				return nil, err
 			}
 		}

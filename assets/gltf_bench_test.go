@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 )
 
@@ -82,9 +83,9 @@ func BenchmarkLoadChecks(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			budget := newBudgetCounter(Budget{})
+			budget := format.NewCounter(format.Budget{})
 			for b.Loop() {
-				if err := budget.checkJSON(js); err != nil {
+				if err := checkJSON(budget, js); err != nil {
 					b.Fatal(err)
 				}
 				if err := checkEnums(js); err != nil {

@@ -10,45 +10,21 @@ import (
 	"strings"
 
 	"github.com/qmuntal/gltf"
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 )
 
-// LoadReport lists what the glTF loader noticed and repaired or skipped without
-// rejecting the file. A nil error with warnings means the character is usable but
-// not exactly what the file says.
-type LoadReport struct {
-	// Path is the file (or name) that was loaded.
-	Path string `json:"path"`
-	// Format is "glb" or "gltf".
-	Format string `json:"format"`
-	// Warnings are human-readable notes, one per problem kind.
-	Warnings []string `json:"warnings,omitempty"`
-	// Orphans counts rigged vertices that had no positive joint weight; the loader
-	// bound each to its nearest joint (weight 1). Load refuses such files.
-	Orphans int `json:"orphans"`
-	// UnnormalizedWeights counts vertices whose stored weights did not sum to 1
-	// (beyond 1e-3) and were renormalized.
-	UnnormalizedWeights int `json:"unnormalized_weights"`
-	// SkippedPrimitives counts point and line primitives (and primitives without
-	// positions) that were left out.
-	SkippedPrimitives int `json:"skipped_primitives"`
-}
-
-func (r *LoadReport) warnf(format string, args ...any) {
-	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
-}
-
 // decodeBudget is Decode charging budget.
-func decodeBudget(data []byte, name string, dir fs.FS, budget *budgetCounter) (c *character.Character, rep *LoadReport, err error) {
+func decodeBudget(data []byte, name string, dir fs.FS, budget *format.Counter) (c *character.Character, rep *format.LoadReport, err error) {
 	return decodeKeeping(data, name, dir, budget, false)
 }
 
 // decodeKeeping is decodeBudget that also keeps the source scene when keepScene.
-func decodeKeeping(data []byte, name string, dir fs.FS, budget *budgetCounter, keepScene bool) (c *character.Character, rep *LoadReport, err error) {
-	rep = &LoadReport{Path: name}
+func decodeKeeping(data []byte, name string, dir fs.FS, budget *format.Counter, keepScene bool) (c *character.Character, rep *format.LoadReport, err error) {
+	rep = &format.LoadReport{Path: name}
 	defer func() {
 		if r := recover(); r != nil {
-			c, rep, err = nil, nil, fmt.Errorf("load %s: %w: %v", name, errDecoderPanic, r)
+			c, rep, err = nil, nil, fmt.Errorf("load %s: %w: %v", name, ErrDecoderPanic, r)
 		}
 	}()
 	c, err = decodeWith(data, name, dir, rep, budget, keepScene)
@@ -63,8 +39,8 @@ type loader struct {
 	doc    *gltf.Document
 	acc    *accessorReader
 	dir    fs.FS
-	rep    *LoadReport
-	budget *budgetCounter
+	rep    *format.LoadReport
+	budget *format.Counter
 	parent []int            // glTF parent node of each node, -1 for roots
 	world  []character.Mat4 // world transform of each node in the file's rest pose
 
@@ -78,18 +54,18 @@ type loader struct {
 	scene *Scene
 }
 
-func decode(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budgetCounter) (*character.Character, error) {
+func decode(data []byte, name string, dir fs.FS, rep *format.LoadReport, budget *format.Counter) (*character.Character, error) {
 	return decodeWith(data, name, dir, rep, budget, false)
 }
 
 // decodeWith decodes; keepScene also attaches the document and the vertex map to
 // the Character (Character.Source).
-func decodeWith(data []byte, name string, dir fs.FS, rep *LoadReport, budget *budgetCounter, keepScene bool) (*character.Character, error) {
+func decodeWith(data []byte, name string, dir fs.FS, rep *format.LoadReport, budget *format.Counter, keepScene bool) (*character.Character, error) {
 	jsonData, bin, isGLB, err := parseContainer(data)
 	if err != nil {
 		return nil, err
 	}
-	if err := budget.checkJSON(jsonData); err != nil {
+	if err := checkJSON(budget, jsonData); err != nil {
 		return nil, err
 	}
 	rep.Format = "gltf"
@@ -274,7 +250,7 @@ func (l *loader) useSkin(s int) ([]int, error) {
 		}
 		ibm = v
 	} else {
-		l.rep.warnf("skin %d has no inverseBindMatrices; using the node transforms as the bind pose", s)
+		l.rep.Warnf("skin %d has no inverseBindMatrices; using the node transforms as the bind pose", s)
 	}
 	ids := make([]int, len(sk.Joints))
 	singular, posed := 0, 0
@@ -295,7 +271,7 @@ func (l *loader) useSkin(s int) ([]int, error) {
 		if id, ok := l.jointOf[node]; ok {
 			ids[k] = id
 			if !matClose(l.bindWorld[id], bind, 1e-4) {
-				l.rep.warnf("skin %d binds joint node %d differently from an earlier skin; keeping the first", s, node)
+				l.rep.Warnf("skin %d binds joint node %d differently from an earlier skin; keeping the first", s, node)
 			}
 			continue
 		}
@@ -309,10 +285,10 @@ func (l *loader) useSkin(s int) ([]int, error) {
 		ids[k] = id
 	}
 	if singular > 0 {
-		l.rep.warnf("skin %d: %d inverse bind matrices are singular or not finite; used the node transforms", s, singular)
+		l.rep.Warnf("skin %d: %d inverse bind matrices are singular or not finite; used the node transforms", s, singular)
 	}
 	if posed > 0 {
-		l.rep.warnf("skin %d: %d joints' node transforms differ from their bind pose (the scene is posed); using the bind pose", s, posed)
+		l.rep.Warnf("skin %d: %d joints' node transforms differ from their bind pose (the scene is posed); using the bind pose", s, posed)
 	}
 	l.skinJoint[s] = ids
 	return ids, nil
@@ -365,7 +341,7 @@ type geomAcc struct {
 // into one vertex list, then build the skeleton and remap weights to its order.
 func (l *loader) readGeometry(c *character.Character) error {
 	meshNodes := l.sceneMeshNodes()
-	if err := l.budget.instance(len(meshNodes), "scene"); err != nil {
+	if err := l.budget.Instance(len(meshNodes), "scene"); err != nil {
 		return err
 	}
 	if err := l.checkDeclared(meshNodes); err != nil {
@@ -404,7 +380,7 @@ func (l *loader) readGeometry(c *character.Character) error {
 
 	if acc.rigged {
 		if !hasSkinnedMesh {
-			l.rep.warnf("the file has a skeleton but no skinned mesh; loaded the skeleton without a skin")
+			l.rep.Warnf("the file has a skeleton but no skinned mesh; loaded the skeleton without a skin")
 		}
 		l.buildSkeleton(c)
 		if hasSkinnedMesh {
@@ -483,7 +459,7 @@ func (l *loader) readInstance(acc *geomAcc, in meshInst) error {
 		if p == nil {
 			return fmt.Errorf("%s is null", what)
 		}
-		if err := l.budget.primitive(what); err != nil {
+		if err := l.budget.Primitive(what); err != nil {
 			return err
 		}
 		var skinIDs []int
@@ -621,7 +597,7 @@ func (l *loader) finishAttributes(m *character.Mesh, anyNormals, anyUVs bool, ha
 		m.Normals[i] = computed[i]
 	}
 	if fixed > 0 {
-		l.rep.warnf("%d normals were zero or not finite; recomputed them from the triangles", fixed)
+		l.rep.Warnf("%d normals were zero or not finite; recomputed them from the triangles", fixed)
 	}
 }
 
@@ -679,7 +655,7 @@ func (l *loader) materialOf(p *gltf.Primitive, what string) int {
 	if *p.Material >= 0 && *p.Material < len(l.doc.Materials) {
 		return *p.Material
 	}
-	l.rep.warnf("%s: material %d does not exist; ignored", what, *p.Material)
+	l.rep.Warnf("%s: material %d does not exist; ignored", what, *p.Material)
 	return -1
 }
 
@@ -710,17 +686,17 @@ func (l *loader) readPrimitive(p *gltf.Primitive, skinIDs []int, what string) (*
 	case gltf.PrimitiveTriangles, gltf.PrimitiveTriangleStrip, gltf.PrimitiveTriangleFan:
 	default:
 		l.rep.SkippedPrimitives++
-		l.rep.warnf("%s: skipped %s primitive (only triangles are read)", what, p.Mode)
+		l.rep.Warnf("%s: skipped %s primitive (only triangles are read)", what, p.Mode)
 		return nil, nil
 	}
 	posIdx, ok := p.Attributes[gltf.POSITION]
 	if !ok {
 		l.rep.SkippedPrimitives++
-		l.rep.warnf("%s: skipped primitive without POSITION", what)
+		l.rep.Warnf("%s: skipped primitive without POSITION", what)
 		return nil, nil
 	}
 	if a, err := l.acc.accessor(posIdx); err == nil {
-		if err := l.budget.addVertices(a.Count, "POSITION"); err != nil {
+		if err := l.budget.AddVertices(a.Count, "POSITION"); err != nil {
 			return nil, err
 		}
 	}
@@ -777,7 +753,7 @@ func (l *loader) readPrimitive(p *gltf.Primitive, skinIDs []int, what string) (*
 			pd.uv[i] = [2]float64{u, w}
 		}
 		if bad > 0 {
-			l.rep.warnf("%s: %d non-finite texture coordinates set to 0", what, bad)
+			l.rep.Warnf("%s: %d non-finite texture coordinates set to 0", what, bad)
 		}
 	}
 	if skinIDs != nil {
@@ -825,7 +801,7 @@ func (l *loader) readTriangles(p *gltf.Primitive, nv int, what string) (tris [][
 	switch p.Mode {
 	case gltf.PrimitiveTriangles:
 		if len(idx)%3 != 0 {
-			l.rep.warnf("%s: %d indices is not a multiple of 3; dropped the remainder", what, len(idx))
+			l.rep.Warnf("%s: %d indices is not a multiple of 3; dropped the remainder", what, len(idx))
 		}
 		tris = make([][3]int, len(idx)/3)
 		for t := range tris {
@@ -999,10 +975,10 @@ func (l *loader) repairOrphans(c *character.Character) {
 		l.rep.Orphans++
 	}
 	if l.rep.Orphans > 0 {
-		l.rep.warnf("%d vertices had no joint weights (orphans); bound each to its nearest joint", l.rep.Orphans)
+		l.rep.Warnf("%d vertices had no joint weights (orphans); bound each to its nearest joint", l.rep.Orphans)
 	}
 	if l.rep.UnnormalizedWeights > 0 {
-		l.rep.warnf("%d vertices' joint weights did not sum to 1; renormalized", l.rep.UnnormalizedWeights)
+		l.rep.Warnf("%d vertices' joint weights did not sum to 1; renormalized", l.rep.UnnormalizedWeights)
 	}
 }
 
@@ -1024,7 +1000,7 @@ func (l *loader) readMaterials(c *character.Character) {
 			if ti := pbr.BaseColorTexture; ti != nil {
 				img, err := l.textureImage(ti.Index, images)
 				if err != nil {
-					l.rep.warnf("material %d (%q): base color texture dropped: %v", i, gm.Name, err)
+					l.rep.Warnf("material %d (%q): base color texture dropped: %v", i, gm.Name, err)
 				} else {
 					mat.BaseColorTexture = img
 				}
@@ -1077,7 +1053,7 @@ func (l *loader) readAnimations(c *character.Character) {
 			}
 			out, err := l.readChannel(ga, ch, jid)
 			if err != nil {
-				l.rep.warnf("animation %d (%q) channel %d dropped: %v", ai, ga.Name, ci, err)
+				l.rep.Warnf("animation %d (%q) channel %d dropped: %v", ai, ga.Name, ci, err)
 				continue
 			}
 			out.Joint = order[jid]
@@ -1088,7 +1064,7 @@ func (l *loader) readAnimations(c *character.Character) {
 		}
 	}
 	if skipped > 0 {
-		l.rep.warnf("%d animation channels target non-joint nodes or morph weights; skipped", skipped)
+		l.rep.Warnf("%d animation channels target non-joint nodes or morph weights; skipped", skipped)
 	}
 }
 
@@ -1176,7 +1152,7 @@ func (l *loader) reframeChannel(ch *character.AnimationChannel, jid int) {
 	_, rc, sc := character.DecomposeTRS(between)
 	uniform := math.Abs(sc[0]-sc[1]) < 1e-6*math.Abs(sc[0]) && math.Abs(sc[0]-sc[2]) < 1e-6*math.Abs(sc[0])
 	if !uniform {
-		l.rep.warnf("joint node %d: non-uniform scale above it; its animation is approximate", node)
+		l.rep.Warnf("joint node %d: non-uniform scale above it; its animation is approximate", node)
 	}
 	for k := 0; k < len(ch.Values); {
 		switch ch.Path {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/hostile"
 )
@@ -24,7 +25,7 @@ func TestHostileInputs(t *testing.T) {
 		t.Run(tc.Name, func(t *testing.T) {
 			done := make(chan struct{})
 			var c *character.Character
-			var rep *assets.LoadReport
+			var rep *format.LoadReport
 			var lerr error
 			before := allocated()
 			go func() {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 )
 
@@ -15,7 +16,7 @@ import (
 type Options struct {
 	// Budget caps what the file may make the reader spend; zero fields take
 	// CurrentBudget's values.
-	Budget Budget
+	Budget format.Budget
 	// KeepScene keeps the file's glTF document in Character.Source, so that Save
 	// writes the input back with the character's rig (hierarchy, primitives,
 	// materials and extensions kept). Formats without a document ignore it.
@@ -30,19 +31,19 @@ type Options struct {
 // COLLADA and .blend get an error that carries the commands converting them. The
 // file and every file it names must be regular files inside its folder, read within
 // the budget. Corrupt input returns an error naming the file; it never panics.
-func Load(path string, opt Options) (*character.Character, *LoadReport, error) {
-	if err := UnsupportedFormat(path); err != nil {
+func Load(path string, opt Options) (*character.Character, *format.LoadReport, error) {
+	if err := format.UnsupportedFormat(path); err != nil {
 		return nil, nil, err
 	}
 	var (
 		c   *character.Character
-		rep *LoadReport
+		rep *format.LoadReport
 		err error
 	)
 	if isOBJ(path) {
 		c, rep, err = loadOBJ(path)
 	} else {
-		c, rep, err = loadFileKeeping(path, newBudgetCounter(opt.Budget), opt.KeepScene)
+		c, rep, err = loadFileKeeping(path, format.NewCounter(opt.Budget), opt.KeepScene)
 	}
 	return checkOrphans(path, c, rep, err, opt)
 }
@@ -51,18 +52,18 @@ func Load(path string, opt Options) (*character.Character, *LoadReport, error) {
 // the format (.obj is OBJ; anything else is GLB or glTF JSON, told apart by the
 // bytes), and fsys resolves the external files the mesh names (nil: none are
 // read). At most the budget's FileBytes are read from r.
-func Decode(r io.Reader, name string, fsys fs.FS, opt Options) (*character.Character, *LoadReport, error) {
-	budget := newBudgetCounter(opt.Budget)
-	data, err := io.ReadAll(io.LimitReader(r, budget.b.FileBytes+1))
+func Decode(r io.Reader, name string, fsys fs.FS, opt Options) (*character.Character, *format.LoadReport, error) {
+	budget := format.NewCounter(opt.Budget)
+	data, err := io.ReadAll(io.LimitReader(r, budget.Limits().FileBytes+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
 	}
-	if err := budget.readBytes(int64(len(data)), "input"); err != nil {
+	if err := budget.ReadBytes(int64(len(data)), "input"); err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
 	}
 	var (
 		c   *character.Character
-		rep *LoadReport
+		rep *format.LoadReport
 	)
 	if isOBJ(name) {
 		c, rep, err = decodeOBJ(data, name, fsys)
@@ -100,7 +101,7 @@ func isOBJ(name string) bool { return strings.EqualFold(filepath.Ext(name), ".ob
 
 // checkOrphans passes a loaded character on unless its rig has orphan vertices and
 // the options refuse them.
-func checkOrphans(name string, c *character.Character, rep *LoadReport, err error, opt Options) (*character.Character, *LoadReport, error) {
+func checkOrphans(name string, c *character.Character, rep *format.LoadReport, err error, opt Options) (*character.Character, *format.LoadReport, error) {
 	if err != nil {
 		return nil, nil, err
 	}

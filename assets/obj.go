@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 )
 
@@ -30,7 +31,7 @@ const maxOBJTexture = 256 << 20
 // loadOBJ reads a Wavefront OBJ file with its MTL libraries and textures (see
 // decodeOBJ). Files it names are opened through an os.Root at the OBJ's folder, so
 // neither ".." nor a symbolic link reaches outside it.
-func loadOBJ(path string) (*character.Character, *LoadReport, error) {
+func loadOBJ(path string) (*character.Character, *format.LoadReport, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", path, err)
@@ -56,8 +57,8 @@ func loadOBJ(path string) (*character.Character, *LoadReport, error) {
 // colour texture. Other maps and fields (Ke, bump and normal maps, Ks) are dropped
 // with a warning; lines and points are skipped with a warning. Malformed input
 // returns an error naming the file and line; it never panics.
-func decodeOBJ(data []byte, name string, dir fs.FS) (c *character.Character, rep *LoadReport, err error) {
-	rep = &LoadReport{Path: name, Format: "obj"}
+func decodeOBJ(data []byte, name string, dir fs.FS) (c *character.Character, rep *format.LoadReport, err error) {
+	rep = &format.LoadReport{Path: name, Format: "obj"}
 	defer func() {
 		if r := recover(); r != nil {
 			c, rep, err = nil, nil, fmt.Errorf("load %s: internal error on malformed input: %v", name, r)
@@ -80,7 +81,7 @@ func decodeOBJ(data []byte, name string, dir fs.FS) (c *character.Character, rep
 
 // objParser holds the state of one OBJ decode.
 type objParser struct {
-	rep *LoadReport
+	rep *format.LoadReport
 	dir fs.FS
 
 	pos  []character.Vec3 // v
@@ -108,7 +109,7 @@ func (p *objParser) warnOnce(key, format string, args ...any) {
 		return
 	}
 	p.warned[key] = true
-	p.rep.warnf(format, args...)
+	p.rep.Warnf(format, args...)
 }
 
 // logicalLines calls fn for every line, with backslash continuations joined.
@@ -327,7 +328,7 @@ func (p *objParser) build(c *character.Character) error {
 			m.Normals[i] = p.norm[k[2]]
 		}
 	} else if len(p.norm) > 0 {
-		p.rep.warnf("normals missing on some face corners: all normals are computed")
+		p.rep.Warnf("normals missing on some face corners: all normals are computed")
 	}
 	if anyUV {
 		m.UVs = make([][2]float64, len(p.corners))
@@ -340,7 +341,7 @@ func (p *objParser) build(c *character.Character) error {
 			}
 		}
 		if missing > 0 {
-			p.rep.warnf("%d vertices have no texture coordinate (set to 0, 0)", missing)
+			p.rep.Warnf("%d vertices have no texture coordinate (set to 0, 0)", missing)
 		}
 	}
 	// One group per material: stable-sort triangles by material.

@@ -42,11 +42,11 @@ func (p *objParser) mtllib(f []string) {
 		p.libsRead[n] = true
 		data, err := p.readLocal(n, maxMTL)
 		if err != nil {
-			p.rep.warnf("material library %s not read: %v", n, err)
+			p.rep.Warnf("material library %s not read: %v", n, err)
 			continue
 		}
 		if err := p.parseMTL(data, n); err != nil {
-			p.rep.warnf("material library %s: %v", n, err)
+			p.rep.Warnf("material library %s: %v", n, err)
 		}
 	}
 }
@@ -199,7 +199,7 @@ func (p *objParser) baseColorMap(m *character.Material, f []string, lib string) 
 	name := textureFile(f)
 	data, err := p.readLocal(name, maxOBJTexture)
 	if err != nil {
-		p.rep.warnf("material %q (%s): base colour texture dropped: %v", m.Name, lib, err)
+		p.rep.Warnf("material %q (%s): base colour texture dropped: %v", m.Name, lib, err)
 		return
 	}
 	mime := ""
@@ -209,7 +209,7 @@ func (p *objParser) baseColorMap(m *character.Material, f []string, lib string) 
 	case bytes.HasPrefix(data, []byte{0xFF, 0xD8, 0xFF}):
 		mime = "image/jpeg"
 	default:
-		p.rep.warnf("material %q (%s): base colour texture %s dropped: not PNG or JPEG (the images glTF carries)", m.Name, lib, name)
+		p.rep.Warnf("material %q (%s): base colour texture %s dropped: not PNG or JPEG (the images glTF carries)", m.Name, lib, name)
 		return
 	}
 	m.BaseColorTexture = &character.Image{MIMEType: mime, Data: data}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 )
 
@@ -275,7 +276,7 @@ func TestUnsupportedFormats(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tc.path, err, tc.want)
 		}
 	}
-	if err := UnsupportedFormat("x.glb"); err != nil {
+	if err := format.UnsupportedFormat("x.glb"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -20,8 +20,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rigkit/rigkit/assets/format"
+
 	"github.com/rigkit/rigkit/anatomy"
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/progress"
@@ -258,7 +259,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	}
 	rigmodel.LogSkipped(b.Log, skipped)
 	if len(all) == 0 {
-		return nil, fmt.Errorf("batch: no mesh files (%s) in %v", strings.Join(assets.MeshExtensions, ", "), b.Inputs)
+		return nil, fmt.Errorf("batch: no mesh files (%s) in %v", strings.Join(format.MeshExtensions, ", "), b.Inputs)
 	}
 	if err := checkOutputFolder(b.OutDir); err != nil {
 		return nil, err

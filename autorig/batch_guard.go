@@ -103,7 +103,7 @@ func avoidSummaryNames(items []rigmodel.BatchItem) []rigmodel.BatchItem {
 // precheckInput refuses, before loading, an input that is not a regular file (a
 // FIFO would block a loader that does not check, a device never ends). Inputs that
 // would decode into too much are refused by the loader's budget before it reads any
-// geometry (assets.Budget), so one limit, with one message, holds for every command.
+// geometry (format.Budget), so one limit, with one message, holds for every command.
 func precheckInput(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {

@@ -21,7 +21,7 @@ func (cache *Cache) ScoreGLB(data []byte, name string, opt Options) (*Report, er
 }
 
 // ScoreGLBWith is the cache's ScoreGLB decoding with load's options (its budget:
-// a file over it fails with the loader's *assets.BudgetError before its geometry
+// a file over it fails with the loader's *format.BudgetError before its geometry
 // is read).
 func (cache *Cache) ScoreGLBWith(data []byte, name string, opt Options, load assets.Options) (*Report, error) {
 	load.AllowOrphans = true

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/dataset"
 )
 
@@ -67,7 +67,7 @@ func DiscoverInputs(inputs []string) ([]BatchItem, []SkippedInput, error) {
 				if d.IsDir() {
 					return nil
 				}
-				if assets.IsMeshFile(p) {
+				if format.IsMeshFile(p) {
 					add(p)
 				} else {
 					skipped = append(skipped, SkippedInput{Path: p, Reason: skipReason(p)})
@@ -77,7 +77,7 @@ func DiscoverInputs(inputs []string) ([]BatchItem, []SkippedInput, error) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("input folder %s: %w", in, err)
 			}
-		case assets.IsMeshFile(in):
+		case format.IsMeshFile(in):
 			add(in)
 		case isManifest(in):
 			list, err := readManifest(in)
@@ -88,11 +88,11 @@ func DiscoverInputs(inputs []string) ([]BatchItem, []SkippedInput, error) {
 				add(p)
 			}
 		default:
-			if err := assets.UnsupportedFormat(in); err != nil {
+			if err := format.UnsupportedFormat(in); err != nil {
 				return nil, nil, err
 			}
 			return nil, nil, fmt.Errorf("input %s: unknown extension %q: want mesh files (%s), folders, or manifests (.jsonl, .txt)",
-				in, filepath.Ext(in), strings.Join(assets.MeshExtensions, ", "))
+				in, filepath.Ext(in), strings.Join(format.MeshExtensions, ", "))
 		}
 	}
 	sort.Strings(paths)
@@ -117,10 +117,10 @@ var otherMeshFormats = map[string]bool{
 func skipReason(p string) string {
 	ext := strings.ToLower(filepath.Ext(p))
 	switch {
-	case assets.UnsupportedFormat(p) != nil:
+	case format.UnsupportedFormat(p) != nil:
 		return fmt.Sprintf("%s is not read: convert it to GLB (rig inspect %s prints the Blender and assimp commands)", ext, p)
 	case otherMeshFormats[ext]:
-		return fmt.Sprintf("%s is not a format rigkit reads (%s): convert it to GLB", ext, strings.Join(assets.MeshExtensions, ", "))
+		return fmt.Sprintf("%s is not a format rigkit reads (%s): convert it to GLB", ext, strings.Join(format.MeshExtensions, ", "))
 	case ext == "":
 		return "not a mesh file (no extension)"
 	}
@@ -131,7 +131,7 @@ func skipReason(p string) string {
 // meant it as input), as opposed to a texture, buffer or note beside the meshes.
 func (s SkippedInput) IsMeshLike() bool {
 	ext := strings.ToLower(filepath.Ext(s.Path))
-	return assets.UnsupportedFormat(s.Path) != nil || otherMeshFormats[ext]
+	return format.UnsupportedFormat(s.Path) != nil || otherMeshFormats[ext]
 }
 
 // LogSkipped writes the skipped files to w: each 3D model by name (up to 20), the
@@ -195,7 +195,7 @@ func readManifest(path string) ([]string, error) {
 		}
 	}
 	if len(list) == 0 {
-		return nil, fmt.Errorf("manifest %s: no mesh files listed (inputs must be %s files, folders or manifests)", path, strings.Join(assets.MeshExtensions, ", "))
+		return nil, fmt.Errorf("manifest %s: no mesh files listed (inputs must be %s files, folders or manifests)", path, strings.Join(format.MeshExtensions, ", "))
 	}
 	dir := filepath.Dir(path)
 	for i, s := range list {

@@ -9,7 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/format"
+
 	"github.com/rigkit/rigkit/rewards"
 )
 
@@ -107,7 +108,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 // to blame for.
 func errStatus(err error) int {
 	switch {
-	case errors.Is(err, rewards.ErrMeshTooLarge), assets.IsBudgetError(err):
+	case errors.Is(err, rewards.ErrMeshTooLarge), format.IsBudgetError(err):
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, rewards.ErrCanceled), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable

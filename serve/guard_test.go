@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/rewards"
 )
 
@@ -140,18 +141,18 @@ func TestTokensAmplificationMesh(t *testing.T) {
 // through to scoring, whose own triangle limit then answers.
 func TestBudgetIsTheSizeLimit(t *testing.T) {
 	amp := amplificationGLB(20, 100) // 200,000 vertices, 392,040 triangles
-	_, _, loadErr := assets.Decode(bytes.NewReader(amp), "request.glb", nil, assets.Options{Budget: assets.Budget{Vertices: 100_000}, AllowOrphans: true})
-	if !assets.IsBudgetError(loadErr) {
+	_, _, loadErr := assets.Decode(bytes.NewReader(amp), "request.glb", nil, assets.Options{Budget: format.Budget{Vertices: 100_000}, AllowOrphans: true})
+	if !format.IsBudgetError(loadErr) {
 		t.Fatalf("loader: %v, want a budget error", loadErr)
 	}
 	tests := []struct {
 		name   string
-		budget assets.Budget
+		budget format.Budget
 		want   int
 		msg    string
 	}{
-		{"over the budget", assets.Budget{Vertices: 100_000}, 413, loadErr.Error()},
-		{"budget raised", assets.Budget{Vertices: 300_000}, 400, "not rigged"},
+		{"over the budget", format.Budget{Vertices: 100_000}, 413, loadErr.Error()},
+		{"budget raised", format.Budget{Vertices: 300_000}, 400, "not rigged"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/tokenizer"
@@ -57,8 +58,8 @@ type Config struct {
 	// token requests): the loader's budget, checked on the declared counts before
 	// any geometry is read. A file over it gets 413 with the loader's error, which
 	// names the limit and the flag that raises it. Zero fields take
-	// assets.CurrentBudget's, which rig serve's --max-* flags set.
-	Budget assets.Budget
+	// format.CurrentBudget's, which rig serve's --max-* flags set.
+	Budget format.Budget
 	Conn   ConnTimeouts
 	// ErrorLog receives internal errors (recovered panics with their stacks) and the
 	// http.Server's connection errors (default: the standard logger).

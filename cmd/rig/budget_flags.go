@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/format"
 )
 
 // loadingCommands are the commands that read glTF files and so take the loader's
@@ -16,14 +16,14 @@ var loadingCommands = map[string]bool{
 	"train": true, "train-tokenizer": true, "grpo": true,
 }
 
-// addBudgetFlags registers one --max-* flag per assets.Budget field on fs. Setting a
+// addBudgetFlags registers one --max-* flag per format.Budget field on fs. Setting a
 // flag raises (or lowers) that limit for every load of the process at once
-// (assets.SetDefaultBudget), so every package that loads files honours it; the
+// (format.SetDefaultBudget), so every package that loads files honours it; the
 // budget starts from the defaults each time a command's flags are made.
 func addBudgetFlags(fs *flag.FlagSet) {
-	b := new(assets.Budget)
-	*b = assets.DefaultBudget()
-	assets.SetDefaultBudget(*b)
+	b := new(format.Budget)
+	*b = format.DefaultBudget()
+	format.SetDefaultBudget(*b)
 	ints := []struct {
 		field string
 		v     *int
@@ -33,14 +33,14 @@ func addBudgetFlags(fs *flag.FlagSet) {
 	}
 	for _, f := range ints {
 		v := f.v
-		name := assets.BudgetFlags[f.field][2:]
+		name := format.BudgetFlags[f.field][2:]
 		fs.Func(name, fmt.Sprintf("loader budget: most %s per file (default %d)", f.field, *v), func(s string) error {
 			n, err := strconv.Atoi(s)
 			if err != nil || n <= 0 {
 				return fmt.Errorf("want a positive integer, got %q", s)
 			}
 			*v = n
-			assets.SetDefaultBudget(*b)
+			format.SetDefaultBudget(*b)
 			return nil
 		})
 	}
@@ -50,14 +50,14 @@ func addBudgetFlags(fs *flag.FlagSet) {
 	}{{"FileBytes", &b.FileBytes}, {"JSONBytes", &b.JSONBytes}}
 	for _, f := range mbs {
 		v := f.v
-		name := assets.BudgetFlags[f.field][2:]
+		name := format.BudgetFlags[f.field][2:]
 		fs.Func(name, fmt.Sprintf("loader budget: most MiB of %s per file (default %d)", f.field, *v>>20), func(s string) error {
 			n, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || n <= 0 || n > 1<<40 {
 				return fmt.Errorf("want a positive number of MiB, got %q", s)
 			}
 			*v = n << 20
-			assets.SetDefaultBudget(*b)
+			format.SetDefaultBudget(*b)
 			return nil
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/rigkit/rigkit/assets/format"
+
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
@@ -36,7 +38,7 @@ const stdinName = "stdin"
 // readInput returns the bytes of path, or of stdin for "-".
 func readInput(path string) ([]byte, error) {
 	if path != stdio {
-		return assets.ReadFile(path) // a regular file within the budget; its error names the file
+		return format.ReadFile(path) // a regular file within the budget; its error names the file
 	}
 	data, err := io.ReadAll(io.LimitReader(stdin, maxStdinBytes+1))
 	if err != nil {
@@ -59,7 +61,7 @@ func displayName(path string) string {
 // loadInputFile is assets.LoadScene (the character with its source scene, so that
 // a save keeps it), or a decode of stdin for "-" (no external files; GLB or glTF
 // JSON, whichever the bytes are).
-func loadInputFile(path string) (*character.Character, *assets.LoadReport, error) {
+func loadInputFile(path string) (*character.Character, *format.LoadReport, error) {
 	if path != stdio {
 		return assets.Load(path, assets.Options{KeepScene: true, AllowOrphans: true})
 	}

@@ -37,6 +37,7 @@ var layers = map[string]int{
 	"internal/browsercheck": 0,
 	"internal/blendercheck": 0,
 	"character":             3,
+	"assets/format":         4,
 	"assets":                5,
 	// Geometry, rendering and synthetic characters over the character model; the
 	// token contract; the network layers.

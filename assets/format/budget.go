@@ -1,11 +1,9 @@
-package assets
+package format
 
 import (
 	"errors"
 	"fmt"
 	"sync"
-
-	"github.com/qmuntal/gltf"
 )
 
 // Budget caps what one load may read and build, so that a small hostile file (2,000
@@ -158,16 +156,16 @@ func IsBudgetError(err error) bool {
 	return errors.As(err, &be)
 }
 
-// budgetCounter charges one load's reads and counts against its Budget.
-type budgetCounter struct {
+// Counter charges one load's reads and counts against its Budget.
+type Counter struct {
 	b                                          Budget
 	fileBytes                                  int64
 	instances, primitives, vertices, triangles int64
 }
 
-// newBudgetCounter starts counting against b, whose zero fields take the process
+// NewCounter starts counting against b, whose zero fields take the process
 // budget's values (CurrentBudget).
-func newBudgetCounter(b Budget) *budgetCounter { return &budgetCounter{b: b.or(CurrentBudget())} }
+func NewCounter(b Budget) *Counter { return &Counter{b: b.or(CurrentBudget())} }
 
 // charge adds n to *used and fails when the total passes max, before the caller
 // allocates anything for it.
@@ -179,168 +177,37 @@ func charge(used *int64, n, max int64, limit, what string) error {
 	return nil
 }
 
-func (c *budgetCounter) readBytes(n int64, what string) error {
+func (c *Counter) ReadBytes(n int64, what string) error {
 	return charge(&c.fileBytes, n, c.b.FileBytes, "FileBytes", what)
 }
 
-func (c *budgetCounter) instance(n int, what string) error {
+func (c *Counter) Instance(n int, what string) error {
 	return charge(&c.instances, int64(n), int64(c.b.Instances), "Instances", what)
 }
 
-func (c *budgetCounter) primitive(what string) error {
+func (c *Counter) Primitive(what string) error {
 	return charge(&c.primitives, 1, int64(c.b.Primitives), "Primitives", what)
 }
 
-func (c *budgetCounter) addVertices(n int, what string) error {
+func (c *Counter) AddVertices(n int, what string) error {
 	return charge(&c.vertices, int64(n), int64(c.b.Vertices), "Vertices", what)
 }
 
-func (c *budgetCounter) addTriangles(n int, what string) error {
+func (c *Counter) AddTriangles(n int, what string) error {
 	return charge(&c.triangles, int64(n), int64(c.b.Triangles), "Triangles", what)
 }
 
-// checkJSON checks the JSON's size and, by a scan that allocates nothing per
-// element, its object and node counts before the document is decoded.
-func (c *budgetCounter) checkJSON(jsonData []byte) error {
-	if int64(len(jsonData)) > c.b.JSONBytes {
-		return &BudgetError{Limit: "JSONBytes", Flag: BudgetFlags["JSONBytes"], Need: int64(len(jsonData)), Max: c.b.JSONBytes, What: "glTF JSON"}
-	}
-	objects, nodes := scanJSONCounts(jsonData)
-	if objects > c.b.JSONObjects {
-		return &BudgetError{Limit: "JSONObjects", Flag: BudgetFlags["JSONObjects"], Need: int64(objects), Max: int64(c.b.JSONObjects), What: "glTF JSON"}
-	}
-	if nodes > c.b.Nodes {
-		return &BudgetError{Limit: "Nodes", Flag: BudgetFlags["Nodes"], Need: int64(nodes), Max: int64(c.b.Nodes), What: "glTF JSON"}
-	}
-	return nil
+// BudgetAllocBytes is the most heap a load within b allocates, and so the most its
+// peak heap grows: 8 bytes per byte read, 512 bytes per vertex, 192 per triangle,
+// 2 KiB per JSON object, plus 8 MiB. A load that exceeds b stops before this too.
+func BudgetAllocBytes(b Budget) int64 {
+	b = b.WithDefaults()
+	return allocPerFileByte*b.FileBytes + allocPerVertex*int64(b.Vertices) +
+		allocPerTriangle*int64(b.Triangles) + allocPerJSONObject*int64(b.JSONObjects) + allocFixed
 }
 
-// scanJSONCounts counts the objects in a JSON text and the elements of its top-level
-// "nodes" array without decoding it. Malformed JSON gives some counts; the decoder
-// rejects it afterwards.
-func scanJSONCounts(data []byte) (objects, nodes int) {
-	depth := 0
-	inString, escaped := false, false
-	var keyStart int
-	lastKey := ""       // the last string seen at depth 1 (a top-level key)
-	nodesDepth := -1    // depth of the top-level "nodes" array while inside it
-	nodesEmpty := false // whether that array has no element yet
-	for i := 0; i < len(data); i++ {
-		ch := data[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case ch == '\\':
-				escaped = true
-			case ch == '"':
-				inString = false
-				if depth == 1 {
-					lastKey = string(data[keyStart:i])
-				}
-			}
-			continue
-		}
-		if nodesDepth >= 0 && depth == nodesDepth && nodesEmpty && ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != ']' {
-			nodes++
-			nodesEmpty = false
-		}
-		switch ch {
-		case '"':
-			inString, keyStart = true, i+1
-		case '{':
-			objects++
-			depth++
-		case '[':
-			depth++
-			if depth == 2 && lastKey == "nodes" && nodesDepth < 0 {
-				nodesDepth, nodesEmpty = depth, true
-			}
-		case '}', ']':
-			if depth == nodesDepth {
-				nodesDepth = -2 // only the first top-level "nodes" array counts
-			}
-			depth--
-		case ',':
-			if depth == nodesDepth {
-				nodes++
-			}
-		}
-	}
-	return objects, nodes
-}
-
-// chargeTriangles charges the triangles primitive p can make before they are read.
-func (l *loader) chargeTriangles(p *gltf.Primitive, nv int) error {
-	return l.budget.addTriangles(declaredTriangles(l.acc, p, nv), "indices")
-}
-
-// checkDeclared compares the primitives, vertices and triangles the scene declares
-// (each mesh counted once per node that places it) with the budget before any
-// geometry is read, so that amplification by instancing fails in microseconds.
-// It counts as readGeometry reads: a node's primitives that share their vertex
-// attributes share vertices. The counts while reading stay as a second check.
-func (l *loader) checkDeclared(meshNodes []int) error {
-	var prims, verts, tris int64
-	for _, n := range meshNodes {
-		m := *l.doc.Nodes[n].Mesh
-		if m < 0 || m >= len(l.doc.Meshes) || l.doc.Meshes[m] == nil {
-			continue // reported by readGeometry
-		}
-		seen := map[string]bool{}
-		for _, p := range l.doc.Meshes[m].Primitives {
-			if p == nil {
-				continue
-			}
-			prims++
-			if !isTriangleMode(p.Mode) {
-				continue
-			}
-			pos, ok := p.Attributes["POSITION"]
-			a, err := l.acc.accessor(pos)
-			if !ok || err != nil {
-				continue
-			}
-			if key := attrKey(p); !seen[key] {
-				seen[key] = true
-				verts += int64(max(a.Count, 0))
-			}
-			tris += int64(declaredTriangles(l.acc, p, a.Count))
-		}
-	}
-	b := l.budget.b
-	for _, c := range []struct {
-		limit     string
-		need, max int64
-	}{
-		{"Primitives", prims, int64(b.Primitives)},
-		{"Vertices", verts, int64(b.Vertices)},
-		{"Triangles", tris, int64(b.Triangles)},
-	} {
-		if c.need > c.max {
-			return &BudgetError{Limit: c.limit, Flag: BudgetFlags[c.limit], Need: c.need, Max: c.max,
-				What: fmt.Sprintf("scene (%d mesh instances)", len(meshNodes))}
-		}
-	}
-	return nil
-}
-
-// declaredTriangles is the number of triangles primitive p makes from its index
-// count (or its nv vertices when it has no indices).
-func declaredTriangles(acc *accessorReader, p *gltf.Primitive, nv int) int {
-	n := nv
-	if p.Indices != nil {
-		a, err := acc.accessor(*p.Indices)
-		if err != nil {
-			return 0
-		}
-		n = a.Count
-	}
-	if p.Mode == gltf.PrimitiveTriangles {
-		return max(n/3, 0)
-	}
-	return max(n-2, 0)
-}
+// Limits is the budget the counter charges against, defaults filled in.
+func (c *Counter) Limits() Budget { return c.b }
 
 // Allocation per unit of budget during a load, measured by TestLoadMemoryWithinBudget
 // with about 2× margin (docs/hardening.md, "Loading").
@@ -352,11 +219,9 @@ const (
 	allocFixed         = 8 << 20
 )
 
-// BudgetAllocBytes is the most heap a load within b allocates, and so the most its
-// peak heap grows: 8 bytes per byte read, 512 bytes per vertex, 192 per triangle,
-// 2 KiB per JSON object, plus 8 MiB. A load that exceeds b stops before this too.
-func BudgetAllocBytes(b Budget) int64 {
-	b = b.WithDefaults()
-	return allocPerFileByte*b.FileBytes + allocPerVertex*int64(b.Vertices) +
-		allocPerTriangle*int64(b.Triangles) + allocPerJSONObject*int64(b.JSONObjects) + allocFixed
+// Used is what the counter has charged so far, as a Budget (the JSON limits, which
+// are checked rather than charged, stay zero).
+func (c *Counter) Used() Budget {
+	return Budget{FileBytes: c.fileBytes, Instances: int(c.instances), Primitives: int(c.primitives),
+		Vertices: int(c.vertices), Triangles: int(c.triangles)}
 }

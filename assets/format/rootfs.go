@@ -1,4 +1,4 @@
-package assets
+package format
 
 import (
 	"fmt"
@@ -28,13 +28,13 @@ func openRegular(open func(flag int) (*os.File, error), name string) (*os.File, 
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s is not a regular file (%s)", name, kindOf(st.Mode()))
+		return nil, nil, fmt.Errorf("%s is not a regular file (%s)", name, KindOf(st.Mode()))
 	}
 	return f, st, nil
 }
 
 // kindOf names a non-regular file mode for error messages.
-func kindOf(m fs.FileMode) string {
+func KindOf(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a folder"
@@ -52,21 +52,21 @@ func kindOf(m fs.FileMode) string {
 
 // readInput reads the file at path after checking that it is regular and within
 // the budget's FileBytes; it never reads more than the size it checked.
-func readInput(path string, budget *budgetCounter) ([]byte, error) {
+func ReadInput(path string, budget *Counter) ([]byte, error) {
 	f, st, err := openRegular(func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if err := budget.readBytes(st.Size(), "file"); err != nil {
+	if err := budget.ReadBytes(st.Size(), "file"); err != nil {
 		return nil, err
 	}
-	return readAtMost(f, st.Size())
+	return ReadAtMost(f, st.Size())
 }
 
 // readAtMost reads exactly n bytes from r (a file that shrank is an error, one that
 // grew is read only up to n).
-func readAtMost(r io.Reader, n int64) ([]byte, error) {
+func ReadAtMost(r io.Reader, n int64) ([]byte, error) {
 	data := make([]byte, n)
 	if _, err := io.ReadFull(r, data); err != nil {
 		return nil, fmt.Errorf("read %d bytes: %w", n, err)
@@ -74,16 +74,16 @@ func readAtMost(r io.Reader, n int64) ([]byte, error) {
 	return data, nil
 }
 
-// rootFS is an fs.FS over an os.Root that opens regular files only, without
+// RootFS is an fs.FS over an os.Root that opens regular files only, without
 // blocking. It is what LoadFile resolves a .gltf's external buffers and images in.
-type rootFS struct{ root *os.Root }
+type RootFS struct{ Root *os.Root }
 
 // Open implements fs.FS.
-func (r rootFS) Open(name string) (fs.File, error) {
+func (r RootFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	f, _, err := openRegular(func(flag int) (*os.File, error) { return r.root.OpenFile(name, flag, 0) }, name)
+	f, _, err := openRegular(func(flag int) (*os.File, error) { return r.Root.OpenFile(name, flag, 0) }, name)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +91,21 @@ func (r rootFS) Open(name string) (fs.File, error) {
 }
 
 // Stat implements fs.StatFS (following symlinks inside the root only).
-func (r rootFS) Stat(name string) (fs.FileInfo, error) {
+func (r RootFS) Stat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
-	return r.root.Stat(name)
+	return r.Root.Stat(name)
+}
+
+// ReadFile reads a file for Decode the way LoadFile does: it must be a regular file
+// (a FIFO or device is refused without blocking) within the process budget's
+// FileBytes, checked before a byte is read. Commands that score or hash a file's
+// bytes use it instead of os.ReadFile.
+func ReadFile(path string) ([]byte, error) {
+	data, err := ReadInput(path, NewCounter(Budget{}))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return data, nil
 }
