@@ -102,7 +102,7 @@ test-go:
 
 # fuzz runs each fuzz target for FUZZTIME executions (about 1 minute for all on 2 cores).
 fuzz:
-	$(GO) test ./assets -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./assets/gltfio -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./tokens -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./tokens -run '^$$' -fuzz '^FuzzDecodeSkeleton$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./internal/nn -run '^$$' -fuzz '^FuzzCheckpoint$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s

@@ -1,32 +1,13 @@
 package animation
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/khronos"
+
 	"github.com/rigkit/rigkit/assets"
 )
-
-// validateGLB runs tools/validator/validate.js on a file; without node or the
-// installed validator it skips, unless RIGKIT_REQUIRE_VALIDATOR=1.
-func validateGLB(t *testing.T, file string) {
-	t.Helper()
-	script := filepath.Join("..", "tools", "validator", "validate.js")
-	_, merr := os.Stat(filepath.Join("..", "tools", "validator", "node_modules", "gltf-validator"))
-	node, err := exec.LookPath("node")
-	if err != nil || merr != nil {
-		msg := "Khronos validator unavailable (need node and `npm ci` in tools/validator)"
-		if os.Getenv("RIGKIT_REQUIRE_VALIDATOR") == "1" {
-			t.Fatalf("%s and RIGKIT_REQUIRE_VALIDATOR=1", msg)
-		}
-		t.Skip(msg)
-	}
-	if out, err := exec.Command(node, script, "-v", file).CombinedOutput(); err != nil {
-		t.Fatalf("glTF validator: %v\n%s", err, out)
-	}
-}
 
 // TestSavedClipsRoundTrip: every built-in clip, saved into a GLB per kind, is valid
 // glTF and loads back moving the joints as before.
@@ -66,6 +47,6 @@ func TestSavedClipsRoundTrip(t *testing.T) {
 				}
 			}
 		}
-		validateGLB(t, path)
+		khronos.Check(t, path)
 	}
 }

@@ -1,9 +1,9 @@
-// Package assets is rigkit's character model: a triangle mesh, an optional skeleton
-// with its bind pose and an optional sparse skin, independent of any file format.
-// It also reads and writes glTF 2.0 / GLB, normalizes characters to the [-1,1] cube,
-// and poses them (forward kinematics and linear blend skinning).
+// Package assets reads and writes character files: one Load and one Decode for every
+// format rigkit reads (glTF 2.0 and GLB in assets/gltfio, Wavefront OBJ in
+// assets/obj; FBX, COLLADA and .blend refused with the command that converts them),
+// one Save and Encode that write GLB or glTF over the scene a file was read with,
+// and Inspect, which lists what a mesh holds and what is wrong with it.
 //
-// Frames: Mesh positions and Skeleton.BindWorld are in the character's world frame
-// (glTF node transforms applied) unless a function says it works in the normalized
-// cube. Every other rigkit package reads and writes characters through this one.
+// What every reader shares (the budget, the regular-file rules, the load report)
+// is in assets/format; the character model itself is package character.
 package assets

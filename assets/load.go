@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets/format"
+	"github.com/rigkit/rigkit/assets/gltfio"
+	"github.com/rigkit/rigkit/assets/obj"
 	"github.com/rigkit/rigkit/character"
 )
 
@@ -41,9 +43,9 @@ func Load(path string, opt Options) (*character.Character, *format.LoadReport, e
 		err error
 	)
 	if isOBJ(path) {
-		c, rep, err = loadOBJ(path)
+		c, rep, err = obj.Load(path, format.NewCounter(opt.Budget))
 	} else {
-		c, rep, err = loadFileKeeping(path, format.NewCounter(opt.Budget), opt.KeepScene)
+		c, rep, err = gltfio.Load(path, format.NewCounter(opt.Budget), opt.KeepScene)
 	}
 	return checkOrphans(path, c, rep, err, opt)
 }
@@ -66,9 +68,9 @@ func Decode(r io.Reader, name string, fsys fs.FS, opt Options) (*character.Chara
 		rep *format.LoadReport
 	)
 	if isOBJ(name) {
-		c, rep, err = decodeOBJ(data, name, fsys)
+		c, rep, err = obj.Decode(data, name, fsys)
 	} else {
-		c, rep, err = decodeKeeping(data, name, fsys, budget, opt.KeepScene)
+		c, rep, err = gltfio.Decode(data, name, fsys, budget, opt.KeepScene)
 	}
 	return checkOrphans(name, c, rep, err, opt)
 }
@@ -79,7 +81,7 @@ func Decode(r io.Reader, name string, fsys fs.FS, opt Options) (*character.Chara
 //
 // A character read with Options.KeepScene is written over its source scene: the
 // output is the input plus the rig (every node, mesh, primitive, material, texture,
-// extension and extra kept; see saveScene), and the report says what the save
+// extension and extra kept; see Save), and the report says what the save
 // replaced or dropped. Any other character becomes a new scene and the report is
 // nil: a rigged character is one skinned mesh whose joints are nodes (local T·R·S
 // from BindWorld, inverse bind matrices the inverses of BindWorld), each vertex
@@ -87,13 +89,13 @@ func Decode(r io.Reader, name string, fsys fs.FS, opt Options) (*character.Chara
 // unsigned bytes up to 256 joints, unsigned shorts beyond); normals are computed
 // when the mesh has none; materials, base colour textures, UVs and animations are
 // written when present.
-func Save(path string, c *character.Character) (*SceneReport, error) {
-	return saveScene(path, c)
+func Save(path string, c *character.Character) (*gltfio.SceneReport, error) {
+	return gltfio.Save(path, c)
 }
 
 // Encode writes c as GLB to w (see Save).
-func Encode(w io.Writer, c *character.Character) (*SceneReport, error) {
-	return encodeScene(w, c)
+func Encode(w io.Writer, c *character.Character) (*gltfio.SceneReport, error) {
+	return gltfio.Encode(w, c)
 }
 
 // isOBJ reports whether name is read as Wavefront OBJ.

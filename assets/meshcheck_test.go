@@ -1,48 +1,31 @@
 package assets
 
 import (
-	"math"
 	"testing"
+
+	"github.com/rigkit/rigkit/internal/meshtest"
 
 	"github.com/rigkit/rigkit/character"
 )
 
-// gridMesh returns an n×n grid of quads (2n² triangles) in the XY plane, with
-// (n+1)² vertices.
-func gridMesh(n int) character.Mesh {
-	var m character.Mesh
-	for y := 0; y <= n; y++ {
-		for x := 0; x <= n; x++ {
-			m.Positions = append(m.Positions, character.Vec3{float64(x), float64(y), math.Sin(float64(x*y) * 0.01)})
-		}
-	}
-	for y := 0; y < n; y++ {
-		for x := 0; x < n; x++ {
-			a := y*(n+1) + x
-			m.Triangles = append(m.Triangles, [3]int{a, a + 1, a + n + 2}, [3]int{a, a + n + 2, a + n + 1})
-		}
-	}
-	return m
-}
-
 func TestAnalyzeMesh(t *testing.T) {
-	closed := tubeCharacter(t, 4, 6, 1).Mesh
-	grid := gridMesh(3)
-	twoParts := gridMesh(2)
+	closed := meshtest.Tube(t, 4, 6, 1).Mesh
+	grid := meshtest.Grid(3)
+	twoParts := meshtest.Grid(2)
 	off := len(twoParts.Positions)
-	for _, p := range gridMesh(2).Positions {
+	for _, p := range meshtest.Grid(2).Positions {
 		twoParts.Positions = append(twoParts.Positions, p.Add(character.Vec3{10, 0, 0}))
 	}
-	for _, tri := range gridMesh(2).Triangles {
+	for _, tri := range meshtest.Grid(2).Triangles {
 		twoParts.Triangles = append(twoParts.Triangles, [3]int{tri[0] + off, tri[1] + off, tri[2] + off})
 	}
-	fin := gridMesh(1) // two triangles sharing an edge; add a third on that edge
+	fin := meshtest.Grid(1) // two triangles sharing an edge; add a third on that edge
 	fin.Positions = append(fin.Positions, character.Vec3{0.5, 0.5, 1})
 	fin.Triangles = append(fin.Triangles, [3]int{0, 3, 4})
-	degen := gridMesh(1)
+	degen := meshtest.Grid(1)
 	degen.Positions = append(degen.Positions, character.Vec3{2, 2, 0}, character.Vec3{3, 3, 0}, character.Vec3{1, 1, 0}) // collinear with vertex 3
 	degen.Triangles = append(degen.Triangles, [3]int{0, 0, 1}, [3]int{4, 5, 6})
-	seam := gridMesh(1)
+	seam := meshtest.Grid(1)
 	seam.Positions = append(seam.Positions, seam.Positions[1]) // a split vertex (UV seam)
 	seam.Triangles[0][1] = 4
 
@@ -68,7 +51,7 @@ func TestAnalyzeMesh(t *testing.T) {
 }
 
 func TestInspectSkinProblems(t *testing.T) {
-	c := tubeCharacter(t, 4, 6, 2)
+	c := meshtest.Tube(t, 4, 6, 2)
 	r := Inspect(c)
 	if len(r.Problems) != 0 || r.MaxInfluences < 1 || r.Joints != 2 || len(r.Materials) != 2 || len(r.Animations) != 1 {
 		t.Fatalf("clean rig: %+v", r)
@@ -84,7 +67,7 @@ func TestInspectSkinProblems(t *testing.T) {
 
 // BenchmarkInspect measures Inspect on a 100k-triangle rigged mesh made in code.
 func BenchmarkInspect(b *testing.B) {
-	c := &character.Character{Name: "grid", Mesh: gridMesh(224)} // 100,352 triangles
+	c := &character.Character{Name: "grid", Mesh: meshtest.Grid(224)} // 100,352 triangles
 	c.Skeleton = &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.Identity4()}}
 	c.Skin = &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 	for v := range c.Skin.Weights {

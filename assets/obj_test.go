@@ -13,6 +13,10 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/rigkit/rigkit/internal/khronos"
+
+	"github.com/rigkit/rigkit/internal/meshtest"
+
 	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 )
@@ -156,7 +160,7 @@ func TestOBJRoundTrip(t *testing.T) {
 	if _, err := Save(out, c); err != nil {
 		t.Fatal(err)
 	}
-	validateGLB(t, out)
+	khronos.Check(t, out)
 	back, _, err := Load(out, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -241,29 +245,6 @@ func TestDecodeOBJ(t *testing.T) {
 	}
 }
 
-// TestTriangulateConcave checks that an L-shaped hexagon is clipped into triangles
-// that cover its area exactly (a fan from its reflex corner's neighbour would not).
-func TestTriangulateConcave(t *testing.T) {
-	pts := []character.Vec3{{0, 0, 0}, {2, 0, 0}, {2, 1, 0}, {1, 1, 0}, {1, 2, 0}, {0, 2, 0}}
-	// Start at the reflex corner's successor so that a fan would fold.
-	pts = append(pts[4:], pts[:4]...)
-	tris := triangulate(pts)
-	if len(tris) != 4 {
-		t.Fatalf("%d triangles", len(tris))
-	}
-	area := 0.0
-	for _, tr := range tris {
-		n := pts[tr[1]].Sub(pts[tr[0]]).Cross(pts[tr[2]].Sub(pts[tr[0]]))
-		if n[2] <= 0 {
-			t.Fatalf("triangle %v flipped or flat", tr)
-		}
-		area += n[2] / 2
-	}
-	if math.Abs(area-3) > 1e-12 {
-		t.Fatalf("area %g, want 3", area)
-	}
-}
-
 func TestUnsupportedFormats(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{"hero.fbx", "bpy.ops.import_scene.fbx(filepath='hero.fbx')"},
@@ -327,7 +308,7 @@ func TestLoadOBJSymlinkEscape(t *testing.T) {
 // BenchmarkDecodeOBJ decodes the same static grid of about 25k triangles as OBJ
 // text and as GLB (the baseline): their ns/op ratio is what reading text costs.
 func BenchmarkDecodeOBJ(b *testing.B) {
-	m := gridMesh(112)
+	m := meshtest.Grid(112)
 	c := &character.Character{Name: "grid", Mesh: m}
 	var glb bytes.Buffer
 	if _, err := Encode(&glb, c); err != nil {

@@ -15,7 +15,7 @@ import (
 // dataDir is ../shared/data beside the repository root.
 func dataDir(t testing.TB) string {
 	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data")
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "shared", "data")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("real data not found at %s (CI lays shared/ beside the clone): %v", dir, err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/assets/gltfio"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/skinning"
 )
@@ -203,7 +203,7 @@ type skinRun struct {
 	Vertices int                 `json:"vertices"`
 	Joints   int                 `json:"joints"`
 	Seconds  float64             `json:"seconds"`
-	Scene    *assets.SceneReport `json:"scene"`
+	Scene    *gltfio.SceneReport `json:"scene"`
 }
 
 func printSkinRun(w io.Writer, r skinRun) error {

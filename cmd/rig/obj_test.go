@@ -6,10 +6,11 @@ import (
 	"image"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rigkit/rigkit/internal/khronos"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
@@ -87,30 +88,10 @@ func TestAutoRigsOBJ(t *testing.T) {
 		c.Materials[0].BaseColor != [4]float64{0.6, 0.4, 0.2, 1} || c.Materials[0].Roughness != 0.7 {
 		t.Fatalf("materials %+v", c.Materials)
 	}
-	khronosValidate(t, filepath.Join(out, "creature.glb"))
+	khronos.Check(t, filepath.Join(out, "creature.glb"))
 	// The same file named directly, and inspected.
 	code, stdout, _ = runWith(t, nil, "inspect", objPath)
 	if code != 0 || !strings.Contains(stdout, "materials    1: body") {
 		t.Fatalf("inspect: exit %d, %s", code, stdout)
-	}
-}
-
-// khronosValidate runs tools/validator/validate.js on a written file and fails on
-// any validator error. Without node or the installed validator (make validator) it
-// only logs, unless RIGKIT_REQUIRE_VALIDATOR=1, where it fails.
-func khronosValidate(t *testing.T, file string) {
-	t.Helper()
-	root := filepath.Join("..", "..", "tools", "validator")
-	node, err := exec.LookPath("node")
-	_, merr := os.Stat(filepath.Join(root, "node_modules", "gltf-validator"))
-	if err != nil || merr != nil {
-		if os.Getenv("RIGKIT_REQUIRE_VALIDATOR") == "1" {
-			t.Fatal("Khronos validator unavailable and RIGKIT_REQUIRE_VALIDATOR=1")
-		}
-		t.Log("Khronos validator unavailable (make validator); not validated")
-		return
-	}
-	if out, err := exec.Command(node, filepath.Join(root, "validate.js"), file).CombinedOutput(); err != nil {
-		t.Fatalf("glTF validator: %v\n%s", err, out)
 	}
 }

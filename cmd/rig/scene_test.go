@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/internal/khronos"
+
+	"github.com/rigkit/rigkit/assets/gltfio"
 	"github.com/rigkit/rigkit/internal/browsercheck"
 	"github.com/rigkit/rigkit/internal/fixtures"
 )
@@ -63,11 +65,11 @@ func TestAutoAndSkinKeepTheScene(t *testing.T) {
 		checkScene(t, "rig skin "+name, p, skinned)
 		written = append(written, skinned)
 	}
-	report, err := fixtures.Validate(written...)
+	report, err := khronos.Validate(written...)
 	switch {
-	case errors.Is(err, fixtures.ErrNoValidator) && os.Getenv("RIGKIT_REQUIRE_VALIDATOR") == "1":
+	case errors.Is(err, khronos.ErrNoValidator) && os.Getenv("RIGKIT_REQUIRE_VALIDATOR") == "1":
 		t.Fatalf("%v and RIGKIT_REQUIRE_VALIDATOR=1", err)
-	case errors.Is(err, fixtures.ErrNoValidator):
+	case errors.Is(err, khronos.ErrNoValidator):
 		t.Log(err)
 	case err != nil:
 		t.Fatal(err)
@@ -92,7 +94,7 @@ func checkAutoReport(t *testing.T, path string, rigged bool) {
 	}
 	var rep struct {
 		Status string              `json:"status"`
-		Scene  *assets.SceneReport `json:"scene"`
+		Scene  *gltfio.SceneReport `json:"scene"`
 	}
 	if err := json.Unmarshal(data, &rep); err != nil || rep.Status != "ok" || rep.Scene == nil {
 		t.Fatalf("%s: %v: %s", path, err, data)

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/rigkit/rigkit/assets/format"
+	"github.com/rigkit/rigkit/assets/gltfio"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
@@ -107,7 +108,7 @@ func loadInput(path string) (*character.Character, error) {
 // saveOutput saves c to path (over its source scene when it has one; GLB for .glb,
 // else glTF JSON), or as GLB to stdout for "-". The report says what the save
 // replaced or dropped of the source scene (nil without one).
-func saveOutput(path string, c *character.Character, stdout io.Writer) (*assets.SceneReport, error) {
+func saveOutput(path string, c *character.Character, stdout io.Writer) (*gltfio.SceneReport, error) {
 	if path != stdio {
 		return assets.Save(path, c)
 	}

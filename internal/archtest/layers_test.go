@@ -31,14 +31,21 @@ var layers = map[string]int{
 	"internal/unionfind":  0,
 	"internal/progress":   0,
 	"internal/archtest":   0,
-	// Test support: hostile inputs, allocation bounds for fuzzing, the three.js check.
+	// Test support: hostile inputs, allocation bounds for fuzzing, the glTF
+	// validator, the three.js and Blender checks.
 	"internal/hostile":      0,
 	"internal/fuzzbound":    0,
+	"internal/khronos":      0,
 	"internal/browsercheck": 0,
 	"internal/blendercheck": 0,
-	"character":             3,
-	"assets/format":         4,
-	"assets":                5,
+	// The character model; what every file reader shares; the glTF and OBJ readers
+	// and writer; the one entry point that picks among them.
+	"character":         2,
+	"assets/format":     3,
+	"internal/meshtest": 3,
+	"assets/gltfio":     4,
+	"assets/obj":        4,
+	"assets":            5,
 	// Geometry, rendering and synthetic characters over the character model; the
 	// token contract; the network layers.
 	"geom":        10,

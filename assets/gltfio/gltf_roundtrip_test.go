@@ -1,4 +1,4 @@
-package assets
+package gltfio
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/rigkit/rigkit/internal/khronos"
 )
 
 // A handful of real rigged files (different sources, joint counts, 16-bit joints).
@@ -32,7 +34,7 @@ func TestRoundTripRealFiles(t *testing.T) {
 			t.Logf("sample %s not present; skipped", f)
 			continue
 		}
-		a, rep, err := Load(in, Options{AllowOrphans: true})
+		a, rep, err := testLoad(in, testOptions{AllowOrphans: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +49,7 @@ func TestRoundTripRealFiles(t *testing.T) {
 			if _, err := Save(dst, a); err != nil {
 				t.Fatal(err)
 			}
-			b, _, err := Load(dst, Options{})
+			b, _, err := testLoad(dst, testOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +59,7 @@ func TestRoundTripRealFiles(t *testing.T) {
 			}
 		}
 	}
-	validateGLB(t, written...)
+	khronos.Check(t, written...)
 }
 
 // TestAllSharedData loads every real file, saves it, validates the output and loads
@@ -73,7 +75,7 @@ func TestAllSharedData(t *testing.T) {
 	start := time.Now()
 	var written []string
 	for i, in := range files {
-		a, _, err := Load(in, Options{})
+		a, _, err := testLoad(in, testOptions{})
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
@@ -83,7 +85,7 @@ func TestAllSharedData(t *testing.T) {
 			t.Errorf("%v", err)
 			continue
 		}
-		b, _, err := Load(dst, Options{})
+		b, _, err := testLoad(dst, testOptions{})
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
@@ -92,7 +94,7 @@ func TestAllSharedData(t *testing.T) {
 		written = append(written, dst)
 	}
 	t.Logf("%d files loaded, saved and reloaded in %v", len(written), time.Since(start).Round(time.Millisecond))
-	validateGLB(t, written...)
+	khronos.Check(t, written...)
 }
 
 func filepathSafe(i int, path string) string {

@@ -1,4 +1,4 @@
-package assets
+package gltfio
 
 import (
 	"errors"
@@ -14,13 +14,39 @@ import (
 	"github.com/rigkit/rigkit/character"
 )
 
-// decodeBudget is Decode charging budget.
+// decodeBudget is Decode without keeping the scene.
 func decodeBudget(data []byte, name string, dir fs.FS, budget *format.Counter) (c *character.Character, rep *format.LoadReport, err error) {
-	return decodeKeeping(data, name, dir, budget, false)
+	return Decode(data, name, dir, budget, false)
 }
 
-// decodeKeeping is decodeBudget that also keeps the source scene when keepScene.
-func decodeKeeping(data []byte, name string, dir fs.FS, budget *format.Counter, keepScene bool) (c *character.Character, rep *format.LoadReport, err error) {
+// Decode parses glTF or GLB bytes; name labels errors and sets Character.Name (its
+// base name without extension), dir resolves external files (nil: none allowed),
+// budget is charged for what the file makes the reader spend, and keepScene keeps
+// the document and the vertex map in Character.Source (a *Scene), so that Save
+// writes the input back with the character's rig.
+//
+// It reads a glTF 2.0 file, binary (.glb) or JSON (.gltf, with external .bin files
+// relative to it or data: URIs), into one Character.
+//
+// Every triangle primitive of the default scene (all scenes when there is none) is
+// merged into one mesh with node world transforms applied; skinned primitives keep
+// their bind-space positions as glTF prescribes (the skinned node's transform is
+// ignored), so positions and Skeleton.BindWorld (the inverses of the inverse bind
+// matrices) share one frame; unskinned primitives of a file with skinned ones are
+// placed in that frame too (their world transform taken back through the joint
+// world × inverse bind matrix most joints agree on). Triangle strips and fans
+// become triangles; points and lines are skipped with a warning. Skins from
+// JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1 keep up to MaxInfluencesRead influences per vertex; several
+// skins merge onto one joint list (joints are nodes). Joints are ordered parents
+// first; a joint's parent is its nearest ancestor node that is a joint (-1 if none).
+// Animations on joint nodes become linear channels (STEP and CUBICSPLINE resampled).
+//
+// Orphan vertices of a rig (no positive weight, e.g. an unskinned primitive beside
+// a skinned one) are bound to their nearest joint and counted in the report
+// (assets.Load refuses them unless asked not to). Corrupt input returns an error
+// naming the file; it never panics. The decode stays within budget and so
+// allocates at most format.BudgetAllocBytes of its limits.
+func Decode(data []byte, name string, dir fs.FS, budget *format.Counter, keepScene bool) (c *character.Character, rep *format.LoadReport, err error) {
 	rep = &format.LoadReport{Path: name}
 	defer func() {
 		if r := recover(); r != nil {

@@ -1,9 +1,11 @@
-package assets
+package gltfio
 
 import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/rigkit/rigkit/internal/meshtest"
 
 	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
@@ -11,7 +13,7 @@ import (
 
 // benchGLB encodes a rigged grid of n×n quads (2n² triangles) as GLB.
 func benchGLB(b *testing.B, n int) []byte {
-	c := &character.Character{Name: "grid", Mesh: gridMesh(n)}
+	c := &character.Character{Name: "grid", Mesh: meshtest.Grid(n)}
 	c.Skeleton = &character.Skeleton{Names: []string{"root", "tip"}, Parents: []int{-1, 0},
 		BindWorld: []character.Mat4{character.Identity4(), character.Translate4(character.Vec3{float64(n), 0, 0})}}
 	c.Skin = &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
@@ -35,7 +37,7 @@ func BenchmarkLoad(b *testing.B) {
 		b.Run(fmt.Sprintf("tris=%d", 2*n*n), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				if _, _, err := Decode(bytes.NewReader(data), "bench.glb", nil, Options{AllowOrphans: true}); err != nil {
+				if _, _, err := testDecode(bytes.NewReader(data), "bench.glb", nil, testOptions{AllowOrphans: true}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -45,7 +47,7 @@ func BenchmarkLoad(b *testing.B) {
 
 // BenchmarkSave encodes a 100k-triangle rigged GLB.
 func BenchmarkSave(b *testing.B) {
-	c, _, err := Decode(bytes.NewReader(benchGLB(b, 224)), "bench.glb", nil, Options{AllowOrphans: true})
+	c, _, err := testDecode(bytes.NewReader(benchGLB(b, 224)), "bench.glb", nil, testOptions{AllowOrphans: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func BenchmarkLoadChecks(b *testing.B) {
 		})
 		b.Run(in.name+"/decode", func(b *testing.B) {
 			for b.Loop() {
-				Decode(bytes.NewReader(in.data), "bench.glb", nil, Options{AllowOrphans: true}) // the nodes file has no mesh: an error, after decoding
+				testDecode(bytes.NewReader(in.data), "bench.glb", nil, testOptions{AllowOrphans: true}) // the nodes file has no mesh: an error, after decoding
 			}
 		})
 	}

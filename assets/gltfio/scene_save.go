@@ -1,4 +1,4 @@
-package assets
+package gltfio
 
 import (
 	"bytes"
@@ -50,7 +50,7 @@ func (r *SceneReport) drop(reason, format string, args ...any) {
 	r.Dropped = append(r.Dropped, SceneDrop{What: fmt.Sprintf(format, args...), Reason: reason})
 }
 
-// saveScene writes c over its source scene (c.Source, from Options.KeepScene) as GLB when
+// Save writes c over its source scene (c.Source, from Options.KeepScene) as GLB when
 // path ends in .glb and as .gltf with embedded data otherwise, atomically, and says
 // what changed. A character without a source is saved as a new scene (Save).
 //
@@ -64,7 +64,7 @@ func (r *SceneReport) drop(reason, format string, args ...any) {
 // (e.g. Mixamo's "Armature") still scales and rotates the rig. Each mesh node gets
 // a skin whose inverse bind matrices take its own stored vertices to the joints,
 // so no node transform is baked into vertices and no mesh is merged.
-func saveScene(path string, c *character.Character) (*SceneReport, error) {
+func Save(path string, c *character.Character) (*SceneReport, error) {
 	binary := strings.EqualFold(filepath.Ext(path), ".glb")
 	var buf bytes.Buffer
 	rep, err := encodeAny(&buf, c, binary)
@@ -77,9 +77,9 @@ func saveScene(path string, c *character.Character) (*SceneReport, error) {
 	return rep, nil
 }
 
-// encodeScene writes c as GLB over its source scene (a new scene when it has none,
-// then the report is nil): Encode with the report of what was replaced or dropped.
-func encodeScene(w io.Writer, c *character.Character) (*SceneReport, error) {
+// Encode writes c as GLB over its source scene (a new scene when it has none,
+// then the report is nil), with the report of what was replaced or dropped.
+func Encode(w io.Writer, c *character.Character) (*SceneReport, error) {
 	rep, err := encodeAny(w, c, true)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", c.Name, err)

@@ -1,4 +1,4 @@
-package assets
+package obj
 
 import (
 	"bufio"
@@ -28,23 +28,24 @@ import (
 // maxOBJTexture bounds one texture file read for an OBJ material.
 const maxOBJTexture = 256 << 20
 
-// loadOBJ reads a Wavefront OBJ file with its MTL libraries and textures (see
-// decodeOBJ). Files it names are opened through an os.Root at the OBJ's folder, so
-// neither ".." nor a symbolic link reaches outside it.
-func loadOBJ(path string) (*character.Character, *format.LoadReport, error) {
-	data, err := os.ReadFile(path)
+// Load reads a Wavefront OBJ file with its MTL libraries and textures (see
+// Decode). The file must be a regular file within the budget's FileBytes; the files
+// it names are opened through an os.Root at the OBJ's folder as regular files only,
+// so neither ".." nor a symbolic link reaches outside it and a FIFO never blocks.
+func Load(path string, budget *format.Counter) (*character.Character, *format.LoadReport, error) {
+	data, err := format.ReadInput(path, budget)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	var dir fs.FS
 	if root, err := os.OpenRoot(filepath.Dir(path)); err == nil {
 		defer root.Close()
-		dir = root.FS()
+		dir = format.RootFS{Root: root}
 	}
-	return Decode(bytes.NewReader(data), path, dir, Options{AllowOrphans: true})
+	return Decode(data, path, dir)
 }
 
-// decodeOBJ parses OBJ text into one static Character; name labels errors and sets
+// Decode parses OBJ text into one static Character; name labels errors and sets
 // the character's name, dir resolves mtllib and texture paths (nil: none are read).
 //
 // Faces of any size are triangulated (ear clipping in the polygon's plane, a fan
@@ -57,7 +58,7 @@ func loadOBJ(path string) (*character.Character, *format.LoadReport, error) {
 // colour texture. Other maps and fields (Ke, bump and normal maps, Ks) are dropped
 // with a warning; lines and points are skipped with a warning. Malformed input
 // returns an error naming the file and line; it never panics.
-func decodeOBJ(data []byte, name string, dir fs.FS) (c *character.Character, rep *format.LoadReport, err error) {
+func Decode(data []byte, name string, dir fs.FS) (c *character.Character, rep *format.LoadReport, err error) {
 	rep = &format.LoadReport{Path: name, Format: "obj"}
 	defer func() {
 		if r := recover(); r != nil {

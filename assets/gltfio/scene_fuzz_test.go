@@ -1,8 +1,10 @@
-package assets
+package gltfio
 
 import (
 	"bytes"
 	"testing"
+
+	"github.com/rigkit/rigkit/internal/meshtest"
 
 	"github.com/rigkit/rigkit/character"
 )
@@ -12,11 +14,11 @@ import (
 // must not fail on a file the loader accepted, and the output must load with as
 // many vertices.
 func FuzzSaveScene(f *testing.F) {
-	f.Add(glbBytes(f, docOf(f, tubeCharacter(f, 3, 4, 2))))
+	f.Add(glbBytes(f, docOf(f, meshtest.Tube(f, 3, 4, 2))))
 	f.Add(glbBytes(f, skinnedQuadDoc(true)))
 	f.Add([]byte(`{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, _, err := Decode(bytes.NewReader(data), "fuzz.glb", nil, Options{KeepScene: true, AllowOrphans: true})
+		c, _, err := testDecode(bytes.NewReader(data), "fuzz.glb", nil, testOptions{KeepScene: true, AllowOrphans: true})
 		if err != nil {
 			return
 		}
@@ -32,7 +34,7 @@ func FuzzSaveScene(f *testing.F) {
 			if _, err := Encode(&buf, ch); err != nil {
 				t.Fatalf("encode a loaded file: %v", err)
 			}
-			back, _, err := Decode(bytes.NewReader(buf.Bytes()), "back.glb", nil, Options{AllowOrphans: true})
+			back, _, err := testDecode(bytes.NewReader(buf.Bytes()), "back.glb", nil, testOptions{AllowOrphans: true})
 			if err != nil {
 				t.Fatalf("reload: %v", err)
 			}

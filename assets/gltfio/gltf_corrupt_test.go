@@ -1,4 +1,4 @@
-package assets
+package gltfio
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/meshtest"
+
 	"github.com/qmuntal/gltf"
 )
 
@@ -19,9 +21,9 @@ func corruptCases(t testing.TB) []struct {
 	name, want string
 	data       []byte
 } {
-	good := glbBytes(t, docOf(t, tubeCharacter(t, 3, 4, 2)))
+	good := glbBytes(t, docOf(t, meshtest.Tube(t, 3, 4, 2)))
 	mutDoc := func(fn func(d *gltf.Document)) []byte {
-		d := docOf(t, tubeCharacter(t, 3, 4, 2))
+		d := docOf(t, meshtest.Tube(t, 3, 4, 2))
 		fn(d)
 		return glbBytes(t, d)
 	}
@@ -115,7 +117,7 @@ func TestCorruptInputs(t *testing.T) {
 	for _, tc := range corruptCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "corrupt-" + strings.ReplaceAll(tc.name, " ", "_") + ".glb"
-			c, _, err := Decode(bytes.NewReader(tc.data), name, nil, Options{AllowOrphans: true})
+			c, _, err := testDecode(bytes.NewReader(tc.data), name, nil, testOptions{AllowOrphans: true})
 			if err == nil {
 				t.Fatalf("no error; loaded %d vertices", len(c.Mesh.Positions))
 			}
@@ -126,7 +128,7 @@ func TestCorruptInputs(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := Load(path, Options{}); err == nil || !strings.Contains(err.Error(), path) {
+			if _, _, err := testLoad(path, testOptions{}); err == nil || !strings.Contains(err.Error(), path) {
 				t.Errorf("Load: error %v should name %s", err, path)
 			}
 		})
@@ -143,7 +145,7 @@ func TestHugeCountsAllocateLittle(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		_, _, err := Decode(bytes.NewReader(tc.data), "huge.glb", nil, Options{AllowOrphans: true})
+		_, _, err := testDecode(bytes.NewReader(tc.data), "huge.glb", nil, testOptions{AllowOrphans: true})
 		runtime.ReadMemStats(&after)
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)

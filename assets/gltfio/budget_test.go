@@ -1,4 +1,4 @@
-package assets
+package gltfio
 
 import (
 	"os"
@@ -13,8 +13,8 @@ import (
 // with the default budget and checks that each limit is at least 20× what the
 // largest file needs, so that the defaults refuse hostile files, not real ones.
 func TestDefaultBudgetLoadsData(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("samples", "*.glb"))
-	data := filepath.Join("..", "..", "shared", "data")
+	files, _ := filepath.Glob(filepath.Join("..", "samples", "*.glb"))
+	data := filepath.Join("..", "..", "..", "shared", "data")
 	if _, err := os.Stat(data); err == nil {
 		filepath.WalkDir(data, func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".glb") {

@@ -1,4 +1,4 @@
-package assets
+package gltfio
 
 import (
 	"io/fs"

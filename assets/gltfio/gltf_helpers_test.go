@@ -1,11 +1,9 @@
-package assets
+package gltfio
 
 import (
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
@@ -15,40 +13,11 @@ import (
 // when it is absent.
 func sharedDataDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "data")
+	dir := filepath.Join("..", "..", "..", "shared", "data")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("real data not found at %s (CI lays shared/ beside the clone): %v", dir, err)
 	}
 	return dir
-}
-
-// validateGLB runs tools/validator/validate.js on files and fails the test on any
-// validator error. Without node or the installed validator it skips, unless
-// RIGKIT_REQUIRE_VALIDATOR=1, where it fails.
-func validateGLB(t *testing.T, files ...string) {
-	t.Helper()
-	if len(files) == 0 {
-		return
-	}
-	script := filepath.Join("..", "tools", "validator", "validate.js")
-	modules := filepath.Join("..", "tools", "validator", "node_modules", "gltf-validator")
-	node, err := exec.LookPath("node")
-	_, merr := os.Stat(modules)
-	if err != nil || merr != nil {
-		msg := "Khronos validator unavailable (need node and `npm ci` in tools/validator)"
-		if os.Getenv("RIGKIT_REQUIRE_VALIDATOR") == "1" {
-			t.Fatalf("%s and RIGKIT_REQUIRE_VALIDATOR=1", msg)
-		}
-		t.Log(msg + "; skipping validation")
-		return
-	}
-	out, err := exec.Command(node, append([]string{script}, files...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("glTF validator failed: %v\n%s", err, out)
-	}
-	if testing.Verbose() && len(files) <= 4 {
-		t.Logf("validator:\n%s", strings.TrimSpace(string(out)))
-	}
 }
 
 // compareCharacters checks what a round trip must keep: positions (relative to the

@@ -1,6 +1,6 @@
 //go:build unix
 
-package assets
+package gltfio
 
 import "syscall"
 

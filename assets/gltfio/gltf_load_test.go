@@ -1,93 +1,20 @@
-package assets
+package gltfio
 
 import (
 	"bytes"
-	"image"
-	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/khronos"
+
+	"github.com/rigkit/rigkit/internal/meshtest"
+
 	"github.com/qmuntal/gltf"
 	"github.com/rigkit/rigkit/character"
 )
-
-// tinyPNG returns a valid 2×2 PNG.
-func tinyPNG(t testing.TB) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
-	img.Set(0, 0, color.RGBA{255, 0, 0, 255})
-	img.Set(1, 1, color.RGBA{0, 0, 255, 255})
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// tubeCharacter builds a closed tube along +Y (rings of `seg` vertices, `rings`
-// rings, capped) rigged to a chain of `joints` joints, with UVs, two materials
-// (one textured) and an animation.
-func tubeCharacter(t testing.TB, rings, seg, joints int) *character.Character {
-	c := &character.Character{Name: "tube"}
-	m := &c.Mesh
-	height := float64(joints)
-	for r := 0; r < rings; r++ {
-		y := height * float64(r) / float64(rings-1)
-		for s := 0; s < seg; s++ {
-			a := 2 * math.Pi * float64(s) / float64(seg)
-			m.Positions = append(m.Positions, character.Vec3{0.3 * math.Cos(a), y, 0.3 * math.Sin(a)})
-			m.UVs = append(m.UVs, [2]float64{float64(s) / float64(seg), float64(r) / float64(rings-1)})
-		}
-	}
-	for r := 0; r+1 < rings; r++ {
-		for s := 0; s < seg; s++ {
-			a, b := r*seg+s, r*seg+(s+1)%seg
-			c2, d := a+seg, b+seg
-			m.Triangles = append(m.Triangles, [3]int{a, c2, b}, [3]int{b, c2, d})
-		}
-	}
-	// Caps: a center vertex at each end.
-	bottom, top := len(m.Positions), len(m.Positions)+1
-	m.Positions = append(m.Positions, character.Vec3{0, 0, 0}, character.Vec3{0, height, 0})
-	m.UVs = append(m.UVs, [2]float64{0.5, 0}, [2]float64{0.5, 1})
-	body := len(m.Triangles)
-	for s := 0; s < seg; s++ {
-		m.Triangles = append(m.Triangles, [3]int{bottom, s, (s + 1) % seg})
-		o := (rings - 1) * seg
-		m.Triangles = append(m.Triangles, [3]int{top, o + (s+1)%seg, o + s})
-	}
-	m.Groups = []character.TriangleGroup{{Start: 0, Count: body, Material: 0}, {Start: body, Count: len(m.Triangles) - body, Material: 1}}
-	c.Materials = []character.Material{
-		{Name: "skin", BaseColor: [4]float64{0.8, 0.6, 0.5, 1}, Metallic: 0, Roughness: 0.7,
-			BaseColorTexture: &character.Image{MIMEType: "image/png", Data: tinyPNG(t)}},
-		{Name: "caps", BaseColor: [4]float64{0.1, 0.1, 0.1, 1}, Metallic: 0.5, Roughness: 0.5, DoubleSided: true},
-	}
-	sk := &character.Skeleton{}
-	for j := 0; j < joints; j++ {
-		sk.Names = append(sk.Names, "bone"+string(rune('A'+j)))
-		sk.Parents = append(sk.Parents, j-1)
-		// A small rotation about Y per joint so local transforms are not trivial.
-		sk.BindWorld = append(sk.BindWorld, character.Translate4(character.Vec3{0, float64(j), 0}).Mul(character.QuatAxisAngle(character.Vec3{0, 1, 0}, 0.1*float64(j)).Mat4()))
-	}
-	c.Skeleton = sk
-	dense := make([][]float64, len(m.Positions))
-	for v, p := range m.Positions {
-		dense[v] = make([]float64, joints)
-		for j := 0; j < joints; j++ {
-			d := math.Abs(p[1] - (float64(j) + 0.5))
-			dense[v][j] = math.Max(0, 1-d)
-		}
-	}
-	c.Skin = character.SkinFromDense(dense, character.MaxInfluencesWritten)
-	c.Animations = []character.Animation{{Name: "wave", Channels: []character.AnimationChannel{{
-		Joint: 1, Path: "rotation", Times: []float64{0, 0.5, 1},
-		Values: []float64{0, 0, 0, 1, 0, 0, math.Sin(0.25), math.Cos(0.25), 0, 0, 0, 1},
-	}}}}
-	return c
-}
 
 // glbBytes encodes a document as GLB.
 func glbBytes(t testing.TB, doc *gltf.Document) []byte {
@@ -112,14 +39,14 @@ func docOf(t testing.TB, c *character.Character) *gltf.Document {
 }
 
 func TestSaveLoadSyntheticRig(t *testing.T) {
-	c := tubeCharacter(t, 6, 8, 3)
+	c := meshtest.Tube(t, 6, 8, 3)
 	dir := t.TempDir()
 	for _, name := range []string{"tube.glb", "tube.gltf"} {
 		path := filepath.Join(dir, name)
 		if _, err := Save(path, c); err != nil {
 			t.Fatal(err)
 		}
-		got, rep, err := Load(path, Options{AllowOrphans: true})
+		got, rep, err := testLoad(path, testOptions{AllowOrphans: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,19 +88,19 @@ func TestSaveLoadSyntheticRig(t *testing.T) {
 			}
 		}
 	}
-	validateGLB(t, filepath.Join(dir, "tube.glb"), filepath.Join(dir, "tube.gltf"))
+	khronos.Check(t, filepath.Join(dir, "tube.glb"), filepath.Join(dir, "tube.gltf"))
 }
 
 func TestSaveStaticAndManyJoints(t *testing.T) {
 	dir := t.TempDir()
-	static := tubeCharacter(t, 4, 6, 2)
+	static := meshtest.Tube(t, 4, 6, 2)
 	static.Skeleton, static.Skin, static.Animations = nil, nil, nil
 	static.Mesh.Normals = nil
 	sp := filepath.Join(dir, "static.glb")
 	if _, err := Save(sp, static); err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := Load(sp, Options{})
+	got, _, err := testLoad(sp, testOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,24 +110,24 @@ func TestSaveStaticAndManyJoints(t *testing.T) {
 	}
 
 	// More than 256 joints forces 16-bit JOINTS_0; several root joints need a common root.
-	big := tubeCharacter(t, 301, 4, 300)
+	big := meshtest.Tube(t, 301, 4, 300)
 	big.Skeleton.Parents[150] = -1
 	bp := filepath.Join(dir, "big.glb")
 	if _, err := Save(bp, big); err != nil {
 		t.Fatal(err)
 	}
-	got, _, err = Load(bp, Options{})
+	got, _, err = testLoad(bp, testOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	compareCharacters(t, "300 joints", big, got)
-	validateGLB(t, sp, bp)
+	khronos.Check(t, sp, bp)
 }
 
 // TestNodeTransforms checks that static geometry is placed by its node's world
 // transform, normals use the inverse transpose and mirrored nodes keep CCW winding.
 func TestNodeTransforms(t *testing.T) {
-	c := tubeCharacter(t, 3, 5, 1)
+	c := meshtest.Tube(t, 3, 5, 1)
 	c.Skeleton, c.Skin, c.Animations = nil, nil, nil
 	c.Mesh.Normals = c.Mesh.ComputeNormals()
 	doc := docOf(t, c)
@@ -209,7 +136,7 @@ func TestNodeTransforms(t *testing.T) {
 	parentTRS := character.TRS(character.Vec3{1, 2, 3}, character.QuatAxisAngle(character.Vec3{1, 1, 0}, 0.7), character.Vec3{-2, 1, 0.5})
 	doc.Nodes = append(doc.Nodes, &gltf.Node{Name: "parent", Children: []int{mesh}, Matrix: [16]float64(parentTRS)})
 	doc.Scenes[0].Nodes = []int{len(doc.Nodes) - 1}
-	got, _, err := Decode(bytes.NewReader(glbBytes(t, doc)), "xform.glb", nil, Options{AllowOrphans: true})
+	got, _, err := testDecode(bytes.NewReader(glbBytes(t, doc)), "xform.glb", nil, testOptions{AllowOrphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +210,7 @@ func TestPrimitiveModes(t *testing.T) {
 				b.doc.Meshes[0].Primitives = append(b.doc.Meshes[0].Primitives, &gltf.Primitive{
 					Attributes: p.Attributes, Mode: gltf.PrimitiveLines})
 			})
-			c, rep, err := Decode(bytes.NewReader(glbBytes(t, doc)), tc.name+".glb", nil, Options{AllowOrphans: true})
+			c, rep, err := testDecode(bytes.NewReader(glbBytes(t, doc)), tc.name+".glb", nil, testOptions{AllowOrphans: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,7 +227,7 @@ func TestPrimitiveModes(t *testing.T) {
 	}
 	// Only points: an error that names the file.
 	doc := rawDoc(func(b *docBuilder, p *gltf.Primitive) { p.Mode = gltf.PrimitivePoints })
-	if _, _, err := Decode(bytes.NewReader(glbBytes(t, doc)), "points.glb", nil, Options{AllowOrphans: true}); err == nil || !strings.Contains(err.Error(), "points.glb") {
+	if _, _, err := testDecode(bytes.NewReader(glbBytes(t, doc)), "points.glb", nil, testOptions{AllowOrphans: true}); err == nil || !strings.Contains(err.Error(), "points.glb") {
 		t.Errorf("points only: err %v", err)
 	}
 }
@@ -356,7 +283,7 @@ func skinnedQuadDoc(jointsOK bool) *gltf.Document {
 }
 
 func TestSkinReading(t *testing.T) {
-	c, rep, err := Decode(bytes.NewReader(glbBytes(t, skinnedQuadDoc(true))), "skinned.glb", nil, Options{AllowOrphans: true})
+	c, rep, err := testDecode(bytes.NewReader(glbBytes(t, skinnedQuadDoc(true))), "skinned.glb", nil, testOptions{AllowOrphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,15 +339,15 @@ func TestSkinReading(t *testing.T) {
 	if _, err := Save(path, c); err != nil {
 		t.Fatal(err)
 	}
-	back, _, err := Load(path, Options{})
+	back, _, err := testLoad(path, testOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	compareCharacters(t, "skinned quad", c, back)
-	validateGLB(t, path)
+	khronos.Check(t, path)
 
 	// A joint index beyond the skin is an error naming the file.
-	if _, _, err := Decode(bytes.NewReader(glbBytes(t, skinnedQuadDoc(false))), "badjoint.glb", nil, Options{AllowOrphans: true}); err == nil ||
+	if _, _, err := testDecode(bytes.NewReader(glbBytes(t, skinnedQuadDoc(false))), "badjoint.glb", nil, testOptions{AllowOrphans: true}); err == nil ||
 		!strings.Contains(err.Error(), "badjoint.glb") || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("bad joint index: err %v", err)
 	}
@@ -437,7 +364,7 @@ func TestOrphans(t *testing.T) {
 		Matrix: gltf.DefaultMatrix, Rotation: gltf.DefaultRotation, Scale: gltf.DefaultScale})
 	doc.Scenes[0].Nodes = append(doc.Scenes[0].Nodes, len(doc.Nodes)-1)
 	data := glbBytes(t, doc)
-	c, rep, err := Decode(bytes.NewReader(data), "orphans.glb", nil, Options{AllowOrphans: true})
+	c, rep, err := testDecode(bytes.NewReader(data), "orphans.glb", nil, testOptions{AllowOrphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,20 +383,20 @@ func TestOrphans(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Load(path, Options{}); err == nil || !strings.Contains(err.Error(), "orphan") || !strings.Contains(err.Error(), path) {
+	if _, _, err := testLoad(path, testOptions{}); err == nil || !strings.Contains(err.Error(), "orphan") || !strings.Contains(err.Error(), path) {
 		t.Errorf("Load: err %v, want an orphan error naming the file", err)
 	}
-	r, err := InspectFile(path)
+	_, rep, err = testLoad(path, testOptions{AllowOrphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.LoadWarnings) == 0 || len(r.Problems) == 0 {
-		t.Errorf("inspect did not report the repaired orphans: %+v", r)
+	if rep.Orphans == 0 || len(rep.Warnings) == 0 {
+		t.Errorf("the lenient load did not report the repaired orphans: %+v", rep)
 	}
 }
 
 func TestExternalBuffer(t *testing.T) {
-	c := tubeCharacter(t, 3, 4, 2)
+	c := meshtest.Tube(t, 3, 4, 2)
 	doc := docOf(t, c)
 	doc.Buffers[0].URI = "tube%20data.bin"
 	var js bytes.Buffer
@@ -483,13 +410,13 @@ func TestExternalBuffer(t *testing.T) {
 	if err := os.WriteFile(gl, js.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Load(gl, Options{}); err == nil || !strings.Contains(err.Error(), "tube%20data.bin") || !strings.Contains(err.Error(), gl) {
+	if _, _, err := testLoad(gl, testOptions{}); err == nil || !strings.Contains(err.Error(), "tube%20data.bin") || !strings.Contains(err.Error(), gl) {
 		t.Errorf("missing .bin: err %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "tube data.bin"), doc.Buffers[0].Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := Load(gl, Options{})
+	got, _, err := testLoad(gl, testOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
