@@ -36,6 +36,9 @@ type Budget struct {
 	Vertices int `json:"vertices"`
 	// Triangles caps the triangles read, summed over every instance.
 	Triangles int `json:"triangles"`
+	// AnimationKeys caps the animation keys read, summed over every channel: 6,000
+	// channels sharing one 32,000-key sampler count 192 million.
+	AnimationKeys int `json:"animation_keys"`
 }
 
 // DefaultBudget returns the limits Load uses unless told otherwise. Each is at least
@@ -45,14 +48,15 @@ type Budget struct {
 // enough that a load at the limit allocates well under 2 GiB.
 func DefaultBudget() Budget {
 	return Budget{
-		FileBytes:   128 << 20,
-		JSONBytes:   32 << 20,
-		JSONObjects: 200_000,
-		Nodes:       50_000,
-		Instances:   10_000,
-		Primitives:  10_000,
-		Vertices:    1_000_000,
-		Triangles:   2_000_000,
+		FileBytes:     128 << 20,
+		JSONBytes:     32 << 20,
+		JSONObjects:   200_000,
+		Nodes:         50_000,
+		Instances:     10_000,
+		Primitives:    10_000,
+		Vertices:      1_000_000,
+		Triangles:     2_000_000,
+		AnimationKeys: 1_000_000,
 	}
 }
 
@@ -74,14 +78,15 @@ func (b Budget) or(d Budget) Budget {
 		return v
 	}
 	return Budget{
-		FileBytes:   pick64(b.FileBytes, d.FileBytes),
-		JSONBytes:   pick64(b.JSONBytes, d.JSONBytes),
-		JSONObjects: pick(b.JSONObjects, d.JSONObjects),
-		Nodes:       pick(b.Nodes, d.Nodes),
-		Instances:   pick(b.Instances, d.Instances),
-		Primitives:  pick(b.Primitives, d.Primitives),
-		Vertices:    pick(b.Vertices, d.Vertices),
-		Triangles:   pick(b.Triangles, d.Triangles),
+		FileBytes:     pick64(b.FileBytes, d.FileBytes),
+		JSONBytes:     pick64(b.JSONBytes, d.JSONBytes),
+		JSONObjects:   pick(b.JSONObjects, d.JSONObjects),
+		Nodes:         pick(b.Nodes, d.Nodes),
+		Instances:     pick(b.Instances, d.Instances),
+		Primitives:    pick(b.Primitives, d.Primitives),
+		Vertices:      pick(b.Vertices, d.Vertices),
+		Triangles:     pick(b.Triangles, d.Triangles),
+		AnimationKeys: pick(b.AnimationKeys, d.AnimationKeys),
 	}
 }
 
@@ -128,26 +133,28 @@ func (e *BudgetError) Error() string {
 
 // budgetUnit names what each limit counts, for error messages.
 var budgetUnit = map[string]string{
-	"FileBytes":   "bytes read from disk",
-	"JSONBytes":   "bytes of JSON",
-	"JSONObjects": "JSON objects",
-	"Nodes":       "nodes",
-	"Instances":   "mesh instances",
-	"Primitives":  "primitives",
-	"Vertices":    "vertices",
-	"Triangles":   "triangles",
+	"FileBytes":     "bytes read from disk",
+	"JSONBytes":     "bytes of JSON",
+	"JSONObjects":   "JSON objects",
+	"Nodes":         "nodes",
+	"Instances":     "mesh instances",
+	"Primitives":    "primitives",
+	"Vertices":      "vertices",
+	"Triangles":     "triangles",
+	"AnimationKeys": "animation keys",
 }
 
 // BudgetFlags maps each Budget field to the rig flag that sets it.
 var BudgetFlags = map[string]string{
-	"FileBytes":   "--max-file-mb",
-	"JSONBytes":   "--max-json-mb",
-	"JSONObjects": "--max-json-objects",
-	"Nodes":       "--max-nodes",
-	"Instances":   "--max-instances",
-	"Primitives":  "--max-primitives",
-	"Vertices":    "--max-vertices",
-	"Triangles":   "--max-triangles",
+	"FileBytes":     "--max-file-mb",
+	"JSONBytes":     "--max-json-mb",
+	"JSONObjects":   "--max-json-objects",
+	"Nodes":         "--max-nodes",
+	"Instances":     "--max-instances",
+	"Primitives":    "--max-primitives",
+	"Vertices":      "--max-vertices",
+	"Triangles":     "--max-triangles",
+	"AnimationKeys": "--max-animation-keys",
 }
 
 // IsBudgetError reports whether err is (or wraps) a *BudgetError.
@@ -161,6 +168,7 @@ type Counter struct {
 	b                                          Budget
 	fileBytes                                  int64
 	instances, primitives, vertices, triangles int64
+	animationKeys                              int64
 }
 
 // NewCounter starts counting against b, whose zero fields take the process
@@ -203,7 +211,13 @@ func (c *Counter) AddTriangles(n int, what string) error {
 func BudgetAllocBytes(b Budget) int64 {
 	b = b.WithDefaults()
 	return allocPerFileByte*b.FileBytes + allocPerVertex*int64(b.Vertices) +
-		allocPerTriangle*int64(b.Triangles) + allocPerJSONObject*int64(b.JSONObjects) + allocFixed
+		allocPerTriangle*int64(b.Triangles) + allocPerJSONObject*int64(b.JSONObjects) +
+		allocPerAnimationKey*int64(b.AnimationKeys) + allocFixed
+}
+
+// AddAnimationKeys charges n animation keys, once per channel that reads them.
+func (c *Counter) AddAnimationKeys(n int, what string) error {
+	return charge(&c.animationKeys, int64(n), int64(c.b.AnimationKeys), "AnimationKeys", what)
 }
 
 // Limits is the budget the counter charges against, defaults filled in.
@@ -212,16 +226,17 @@ func (c *Counter) Limits() Budget { return c.b }
 // Allocation per unit of budget during a load, measured by TestLoadMemoryWithinBudget
 // with about 2× margin (docs/hardening.md, "Loading").
 const (
-	allocPerFileByte   = 8    // an accessor of byte components becomes float64s
-	allocPerVertex     = 512  // accessor floats, positions, normals, UVs, weights, growth
-	allocPerTriangle   = 192  // indices as float64 and int, triangles, growth
-	allocPerJSONObject = 2048 // the decoded document and the enum check
-	allocFixed         = 8 << 20
+	allocPerFileByte     = 8    // an accessor of byte components becomes float64s
+	allocPerVertex       = 512  // accessor floats, positions, normals, UVs, weights, growth
+	allocPerTriangle     = 192  // indices as float64 and int, triangles, growth
+	allocPerJSONObject   = 2048 // the decoded document and the enum check
+	allocPerAnimationKey = 96   // a time and up to 3×4 cubic-spline values, then linear keys
+	allocFixed           = 8 << 20
 )
 
 // Used is what the counter has charged so far, as a Budget (the JSON limits, which
 // are checked rather than charged, stay zero).
 func (c *Counter) Used() Budget {
 	return Budget{FileBytes: c.fileBytes, Instances: int(c.instances), Primitives: int(c.primitives),
-		Vertices: int(c.vertices), Triangles: int(c.triangles)}
+		Vertices: int(c.vertices), Triangles: int(c.triangles), AnimationKeys: int(c.animationKeys)}
 }

@@ -40,6 +40,7 @@ func TestDefaultBudgetLoadsData(t *testing.T) {
 		most.Primitives = max(most.Primitives, u.Primitives)
 		most.Vertices = max(most.Vertices, u.Vertices)
 		most.Triangles = max(most.Triangles, u.Triangles)
+		most.AnimationKeys = max(most.AnimationKeys, u.AnimationKeys)
 		raw, _ := os.ReadFile(f)
 		if js, _, _, err := parseContainer(raw); err == nil {
 			o, n := scanJSONCounts(js)
@@ -60,6 +61,7 @@ func TestDefaultBudgetLoadsData(t *testing.T) {
 		{"Primitives", int64(most.Primitives), int64(def.Primitives)},
 		{"Vertices", int64(most.Vertices), int64(def.Vertices)},
 		{"Triangles", int64(most.Triangles), int64(def.Triangles)},
+		{"AnimationKeys", int64(most.AnimationKeys), int64(def.AnimationKeys)},
 	}
 	for _, c := range checks {
 		if c.need*20 > c.limit {

@@ -509,7 +509,9 @@ func (r *accessorReader) imageBytes(i int, dir fs.FS, maxBytes int64) (*characte
 		if err != nil {
 			return nil, fmt.Errorf("image %d: %w", i, err)
 		}
-		data = append([]byte(nil), d...)
+		// Shared, not copied: images are read-only, and 500 images over one view
+		// must not cost 500 copies of it.
+		data = d[:len(d):len(d)]
 	case strings.HasPrefix(im.URI, "data:"):
 		d, err := decodeDataURI(im.URI)
 		if err != nil {

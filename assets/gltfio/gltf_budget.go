@@ -1,7 +1,9 @@
 package gltfio
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/qmuntal/gltf"
 	"github.com/rigkit/rigkit/assets/format"
@@ -23,15 +25,17 @@ func checkJSON(c *format.Counter, jsonData []byte) error {
 	return nil
 }
 
-// scanJSONCounts counts the objects in a JSON text and the elements of its top-level
-// "nodes" array without decoding it. Malformed JSON gives some counts; the decoder
-// rejects it afterwards.
+// scanJSONCounts counts the objects and arrays in a JSON text and the elements of
+// its top-level "nodes" arrays without decoding it. A top-level key counts as
+// "nodes" the way the decoder reads keys: unescaped ("node\u0073") and compared
+// case-insensitively ("Nodes"); every such array counts, so a repeated key cannot
+// hide one. Malformed JSON gives some counts; the decoder rejects it afterwards.
 func scanJSONCounts(data []byte) (objects, nodes int) {
 	depth := 0
 	inString, escaped := false, false
 	var keyStart int
 	lastKey := ""       // the last string seen at depth 1 (a top-level key)
-	nodesDepth := -1    // depth of the top-level "nodes" array while inside it
+	nodesDepth := -1    // depth of a top-level "nodes" array while inside it
 	nodesEmpty := false // whether that array has no element yet
 	for i := 0; i < len(data); i++ {
 		ch := data[i]
@@ -44,7 +48,7 @@ func scanJSONCounts(data []byte) (objects, nodes int) {
 			case ch == '"':
 				inString = false
 				if depth == 1 {
-					lastKey = string(data[keyStart:i])
+					lastKey = jsonKey(data[keyStart-1 : i+1])
 				}
 			}
 			continue
@@ -60,13 +64,14 @@ func scanJSONCounts(data []byte) (objects, nodes int) {
 			objects++
 			depth++
 		case '[':
+			objects++
 			depth++
-			if depth == 2 && lastKey == "nodes" && nodesDepth < 0 {
+			if depth == 2 && strings.EqualFold(lastKey, "nodes") {
 				nodesDepth, nodesEmpty = depth, true
 			}
 		case '}', ']':
 			if depth == nodesDepth {
-				nodesDepth = -2 // only the first top-level "nodes" array counts
+				nodesDepth = -1
 			}
 			depth--
 		case ',':
@@ -76,6 +81,19 @@ func scanJSONCounts(data []byte) (objects, nodes int) {
 		}
 	}
 	return objects, nodes
+}
+
+// jsonKey is a quoted JSON string as the decoder reads it (escapes resolved); a
+// malformed one is returned as written, which the decoder then rejects.
+func jsonKey(quoted []byte) string {
+	if len(quoted) > 64 { // no glTF key is this long; skip the unescaping work
+		return string(quoted)
+	}
+	var k string
+	if err := json.Unmarshal(quoted, &k); err != nil {
+		return string(quoted)
+	}
+	return k
 }
 
 // chargeTriangles charges the triangles primitive p can make before they are read.

@@ -126,7 +126,9 @@ func decodeWith(data []byte, name string, dir fs.FS, rep *format.LoadReport, bud
 	}
 	l.readMaterials(c)
 	if c.Skeleton != nil {
-		l.readAnimations(c)
+		if err := l.readAnimations(c); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -1056,7 +1058,9 @@ func (l *loader) textureImage(tex int, cache map[int]*character.Image) (*charact
 }
 
 // readAnimations converts channels that target joints into linear joint channels.
-func (l *loader) readAnimations(c *character.Character) {
+// A channel that cannot be read is dropped with a warning; going over the budget's
+// animation keys fails the load.
+func (l *loader) readAnimations(c *character.Character) error {
 	order := l.jointOrder()
 	skipped := 0
 	for ai, ga := range l.doc.Animations {
@@ -1078,6 +1082,9 @@ func (l *loader) readAnimations(c *character.Character) {
 				continue
 			}
 			out, err := l.readChannel(ga, ch, jid)
+			if format.IsBudgetError(err) {
+				return err
+			}
 			if err != nil {
 				l.rep.Warnf("animation %d (%q) channel %d dropped: %v", ai, ga.Name, ci, err)
 				continue
@@ -1092,6 +1099,7 @@ func (l *loader) readAnimations(c *character.Character) {
 	if skipped > 0 {
 		l.rep.Warnf("%d animation channels target non-joint nodes or morph weights; skipped", skipped)
 	}
+	return nil
 }
 
 func (l *loader) readChannel(ga *gltf.Animation, ch *gltf.AnimationChannel, jid int) (character.AnimationChannel, error) {
@@ -1102,6 +1110,9 @@ func (l *loader) readChannel(ga *gltf.Animation, ch *gltf.AnimationChannel, jid 
 	s := ga.Samplers[ch.Sampler]
 	times, err := l.acc.readTyped(s.Input, gltf.AccessorScalar, "input")
 	if err != nil {
+		return out, err
+	}
+	if err := l.budget.AddAnimationKeys(len(times), "animation channels"); err != nil {
 		return out, err
 	}
 	n := 3

@@ -41,19 +41,24 @@ func TestCheckEnums(t *testing.T) {
 	}
 }
 
-// TestScanJSONCounts checks the object and top-level node counts of the pre-decode
-// scan, including braces inside strings and nested "nodes" keys.
+// TestScanJSONCounts checks the object-and-array and top-level node counts of the
+// pre-decode scan, including braces inside strings, nested "nodes" keys, and keys
+// the decoder reads as "nodes" (case-folded, escaped, repeated).
 func TestScanJSONCounts(t *testing.T) {
 	tests := []struct {
 		json           string
 		objects, nodes int
 	}{
 		{`{}`, 1, 0},
-		{`{"nodes":[]}`, 1, 0},
-		{`{"nodes":[{},{},{"children":[1]}]}`, 4, 3},
-		{`{"nodes":[ {} ]}`, 2, 1},
-		{`{"scenes":[{"nodes":[0,1,2]}],"nodes":[{"name":"a{b}\"{"}]}`, 3, 1},
-		{`{"asset":{"generator":"{{{"},"nodes":[{},{}]}`, 4, 2},
+		{`{"nodes":[]}`, 2, 0},
+		{`{"nodes":[{},{},{"children":[1]}]}`, 6, 3},
+		{`{"nodes":[ {} ]}`, 3, 1},
+		{`{"scenes":[{"nodes":[0,1,2]}],"nodes":[{"name":"a{b}\"{"}]}`, 6, 1},
+		{`{"asset":{"generator":"{{{"},"nodes":[{},{}]}`, 5, 2},
+		{`{"Nodes":[{},{}]}`, 4, 2},
+		{`{"node\u0073":[{},{},{}]}`, 5, 3},
+		{`{"NODES":[{}],"nodes":[{},{}]}`, 6, 3},
+		{`{"asset":{"extras":[[],[],[[]]]}}`, 7, 0},
 	}
 	for _, tc := range tests {
 		if o, n := scanJSONCounts([]byte(tc.json)); o != tc.objects || n != tc.nodes {

@@ -29,10 +29,6 @@ var stdin io.Reader = os.Stdin
 // stderr that run was given.
 var diag io.Writer = os.Stderr
 
-// maxStdinBytes bounds what is read from stdin, so that an endless pipe ends in an
-// error rather than an out-of-memory kill.
-const maxStdinBytes = 2 << 30
-
 // stdinName labels a character read from stdin in errors and reports.
 const stdinName = "stdin"
 
@@ -41,12 +37,15 @@ func readInput(path string) ([]byte, error) {
 	if path != stdio {
 		return format.ReadFile(path) // a regular file within the budget; its error names the file
 	}
-	data, err := io.ReadAll(io.LimitReader(stdin, maxStdinBytes+1))
+	// stdin obeys the same FileBytes budget (--max-file-mb) as a file, so an
+	// endless pipe ends in an error instead of filling memory.
+	limit := format.CurrentBudget().FileBytes
+	data, err := io.ReadAll(io.LimitReader(stdin, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read stdin: %w", err)
 	}
-	if len(data) > maxStdinBytes {
-		return nil, fmt.Errorf("read stdin: more than %d bytes", maxStdinBytes)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("read stdin: more than %d bytes (Budget.FileBytes; raise it with --max-file-mb)", limit)
 	}
 	return data, nil
 }

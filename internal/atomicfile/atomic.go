@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
+	"unicode/utf8"
 )
 
 // Write writes a file through a temporary file in the same folder that is
@@ -23,7 +25,10 @@ func Write(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err := replaceable(path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), tempPattern(filepath.Base(path)))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -72,4 +77,56 @@ func WriteFile(path string, data []byte) error {
 		_, err := io.Copy(w, bytes.NewReader(data))
 		return err
 	})
+}
+
+// maxTempBase is the longest base name a temporary file gets before its random
+// suffix: a legal 255-byte output name must still fit once the dot, the ".tmp" and
+// CreateTemp's up-to-20-digit suffix are added.
+const maxTempBase = 200
+
+// tempPattern is the CreateTemp pattern of a temporary sibling of base: hidden,
+// marked .tmp, and short enough for any file system's 255-byte name limit.
+func tempPattern(base string) string {
+	if len(base) > maxTempBase {
+		cut := maxTempBase
+		for cut > 0 && !utf8.RuneStart(base[cut]) {
+			cut--
+		}
+		base = base[:cut]
+	}
+	return "." + base + ".tmp*"
+}
+
+// replaceable refuses to replace anything at path but a regular file: the rename
+// would otherwise swap a device node, FIFO, socket or folder for a file (as root,
+// `rig convert in.glb /dev/full` would replace the device). A missing path is fine.
+func replaceable(path string) error {
+	st, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("refusing to replace %s, which is not a regular file (%s)", path, kind(st.Mode()))
+	}
+	return nil
+}
+
+// kind names a non-regular file mode for messages.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }

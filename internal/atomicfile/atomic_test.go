@@ -19,6 +19,15 @@ func TestWrite(t *testing.T) {
 	if err := os.WriteFile(existing, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	folder := filepath.Join(dir, "folder")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(existing, link); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(dir, strings.Repeat("é", 125)+"x") // 251 bytes: a legal name
 	failure := errors.New("writer failed")
 	tests := []struct {
 		name    string
@@ -31,6 +40,9 @@ func TestWrite(t *testing.T) {
 		{"replaces a file", existing, writeString("replaced"), "replaced", ""},
 		{"writer fails: nothing left", filepath.Join(dir, "c", "fail.txt"), func(io.Writer) error { return failure }, "", "writer failed"},
 		{"parent is a file", filepath.Join(blocker, "x.txt"), writeString("x"), "", blocker},
+		{"a 251-byte name", long, writeString("long"), "long", ""},
+		{"a folder is not replaced", folder, writeString("x"), "", "not a regular file (a folder)"},
+		{"a symbolic link is not replaced", link, writeString("x"), "", "not a regular file (a symbolic link)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,6 +55,9 @@ func TestWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, rerr := os.ReadFile(tc.path)
+			if st, _ := os.Lstat(tc.path); st != nil && !st.Mode().IsRegular() {
+				rerr = errors.New("not a regular file") // left as it was
+			}
 			if tc.want == "" {
 				if rerr == nil {
 					t.Fatalf("%s exists after a failed write", tc.path)
