@@ -1,7 +1,8 @@
 // Package archtest checks rigkit's package stack: every package sits on a declared
 // layer and imports only packages on lower layers, so data flows one way (glTF in,
 // character, tokens, model, rig, glTF out) and no package reaches back up. It also
-// bounds the size of options structs and functions (size_test.go).
+// bounds the size of structs and functions (size_test.go) and the exported names of
+// each package (exports_test.go).
 package archtest
 
 import (
