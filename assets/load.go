@@ -68,7 +68,7 @@ func Decode(r io.Reader, name string, fsys fs.FS, opt Options) (*character.Chara
 		rep *format.LoadReport
 	)
 	if isOBJ(name) {
-		c, rep, err = obj.Decode(data, name, fsys)
+		c, rep, err = obj.Decode(data, name, fsys, budget)
 	} else {
 		c, rep, err = gltfio.Decode(data, name, fsys, budget, opt.KeepScene)
 	}

@@ -42,7 +42,7 @@ func Load(path string, budget *format.Counter) (*character.Character, *format.Lo
 		defer root.Close()
 		dir = format.RootFS{Root: root}
 	}
-	return Decode(data, path, dir)
+	return Decode(data, path, dir, budget)
 }
 
 // Decode parses OBJ text into one static Character; name labels errors and sets
@@ -58,14 +58,23 @@ func Load(path string, budget *format.Counter) (*character.Character, *format.Lo
 // colour texture. Other maps and fields (Ke, bump and normal maps, Ks) are dropped
 // with a warning; lines and points are skipped with a warning. Malformed input
 // returns an error naming the file and line; it never panics.
-func Decode(data []byte, name string, dir fs.FS) (c *character.Character, rep *format.LoadReport, err error) {
+//
+// budget is charged for the file's vertex statements (Vertices), its triangles
+// (Triangles) and every file it names (FileBytes), each file read once however many
+// materials name it.
+func Decode(data []byte, name string, dir fs.FS, budget *format.Counter) (c *character.Character, rep *format.LoadReport, err error) {
 	rep = &format.LoadReport{Path: name, Format: "obj"}
 	defer func() {
 		if r := recover(); r != nil {
 			c, rep, err = nil, nil, fmt.Errorf("load %s: internal error on malformed input: %v", name, r)
 		}
 	}()
-	p := &objParser{rep: rep, dir: dir, matIndex: map[string]int{}, vertIndex: map[[3]int]int{}, curMat: -1, warned: map[string]bool{}}
+	p := &objParser{
+		objSource:    objSource{rep: rep, dir: dir, budget: budget, files: map[string][]byte{}},
+		objMaterials: objMaterials{matIndex: map[string]int{}, curMat: -1},
+		objOutput:    objOutput{vertIndex: map[[3]int]int{}},
+		warned:       map[string]bool{},
+	}
 	if err := p.parse(data); err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
 	}
@@ -82,26 +91,45 @@ func Decode(data []byte, name string, dir fs.FS) (c *character.Character, rep *f
 
 // objParser holds the state of one OBJ decode.
 type objParser struct {
-	rep *format.LoadReport
-	dir fs.FS
+	objSource
+	objRaw
+	objMaterials
+	objOutput
 
+	warned map[string]bool
+	idxBuf []int // one face's output vertices, reused
+}
+
+// objSource is where an OBJ decode reads from and reports to.
+type objSource struct {
+	rep    *format.LoadReport
+	dir    fs.FS
+	budget *format.Counter
+	files  map[string][]byte // files the OBJ named, read once each
+}
+
+// objRaw holds the OBJ's vertex statements as written.
+type objRaw struct {
 	pos  []character.Vec3 // v
 	uv   [][2]float64     // vt
 	norm []character.Vec3 // vn
+}
 
+// objMaterials holds the MTL libraries read and the materials the faces use.
+type objMaterials struct {
 	libs      map[string]character.Material // materials of the MTL libraries read so far
 	libsRead  map[string]bool
 	materials []character.Material // used materials, in order of first use
 	matIndex  map[string]int       // usemtl name → index into materials
 	curMat    int
+}
 
+// objOutput is the mesh being built: one vertex per distinct (v, vt, vn) corner.
+type objOutput struct {
 	vertIndex map[[3]int]int // (v, vt, vn) → output vertex
 	corners   [][3]int       // output vertex → (v, vt, vn), -1 when absent
 	tris      [][3]int
 	triMat    []int
-
-	warned map[string]bool
-	idxBuf []int // one face's output vertices, reused
 }
 
 // warnOnce adds a warning the first time key is seen.
@@ -173,6 +201,9 @@ func (p *objParser) statement(f []string, text string) error {
 	case "v":
 		v, err := parseFloats(f[1:], 3, 3, "v")
 		if err != nil {
+			return err
+		}
+		if err := p.budget.AddVertices(1, "OBJ vertices"); err != nil {
 			return err
 		}
 		p.pos = append(p.pos, character.Vec3{v[0], v[1], v[2]})
@@ -282,6 +313,9 @@ func (p *objParser) face(f []string) error {
 		idx = append(idx, v)
 	}
 	p.idxBuf = idx
+	if err := p.budget.AddTriangles(len(idx)-2, "OBJ faces"); err != nil {
+		return err
+	}
 	if len(idx) == 3 { // the common case, without triangulation's allocations
 		p.tris = append(p.tris, [3]int{idx[0], idx[1], idx[2]})
 		p.triMat = append(p.triMat, p.curMat)
@@ -399,11 +433,15 @@ func localPath(name string) (string, error) {
 	return s, nil
 }
 
-// readLocal reads a file the OBJ names, at most limit bytes.
+// readLocal reads a file the OBJ names, at most limit bytes, charging the budget's
+// FileBytes; a file named again (16 materials sharing one texture) is read once.
 func (p *objParser) readLocal(name string, limit int64) ([]byte, error) {
 	rel, err := localPath(name)
 	if err != nil {
 		return nil, err
+	}
+	if data, ok := p.files[rel]; ok {
+		return data, nil
 	}
 	if p.dir == nil {
 		return nil, fmt.Errorf("%q: no folder to read it from", name)
@@ -413,6 +451,9 @@ func (p *objParser) readLocal(name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > limit {
+		return nil, fmt.Errorf("%q is larger than %d MiB", name, limit>>20)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%q: %w", name, err)
@@ -420,6 +461,10 @@ func (p *objParser) readLocal(name string, limit int64) ([]byte, error) {
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%q is larger than %d MiB", name, limit>>20)
 	}
+	if err := p.budget.ReadBytes(int64(len(data)), name); err != nil {
+		return nil, err
+	}
+	p.files[rel] = data
 	return data, nil
 }
 

@@ -109,3 +109,29 @@ func nodesKey(key, name string) func(string) (Case, error) {
 			What: fmt.Sprintf("120,000 nodes under the key %s, which the decoder reads as \"nodes\"", key)}, os.WriteFile(p, []byte(text), 0o644)
 	}
 }
+
+// objTriangles: an OBJ whose 200-corner faces, all over the same 200 vertices,
+// make 2.4 million triangles from 9 MB.
+func objTriangles(dir string) (Case, error) {
+	d, err := caseDir(dir, "obj-triangles")
+	if err != nil {
+		return Case{}, err
+	}
+	var b strings.Builder
+	const corners, faces = 200, 12_200
+	for i := 0; i < corners; i++ {
+		a := 2 * math.Pi * float64(i) / corners
+		fmt.Fprintf(&b, "v %.4f %.4f 0\n", math.Cos(a), math.Sin(a))
+	}
+	face := "f"
+	for i := 1; i <= corners; i++ {
+		face += fmt.Sprintf(" %d", i)
+	}
+	for i := 0; i < faces; i++ {
+		b.WriteString(face)
+		b.WriteByte('\n')
+	}
+	p := filepath.Join(d, "triangles.obj")
+	return Case{Name: "obj-triangles", Path: p, Want: "Budget.Triangles",
+		What: "12,200 faces of 200 corners (2.4M triangles from 9 MB of OBJ)"}, os.WriteFile(p, []byte(b.String()), 0o644)
+}

@@ -57,7 +57,7 @@ func Write(dir string) ([]Case, error) {
 var generators = []func(string) (Case, error){
 	valid, amplified, emptyNodes, byteTriangles, tinyPrimitives, sparseFile, sparseBuffer,
 	symlinkBuffer, symlinkImage, fifoInput, fifoBuffer, badComponentType, badMode,
-	animationBomb, sharedImageView, nodesKey("Nodes", "nodes-case-folded"), nodesKey(`node\u0073`, "nodes-escaped"),
+	animationBomb, sharedImageView, nodesKey("Nodes", "nodes-case-folded"), nodesKey(`node\u0073`, "nodes-escaped"), objTriangles,
 }
 
 // caseDir makes dir/name and returns it.
