@@ -117,8 +117,33 @@ func decodeDocument(jsonData []byte) (doc *gltf.Document, err error) {
 	return doc, nil
 }
 
-// checkExtensions rejects compression extensions rigkit cannot decode.
+// passThroughRequired are the extensions a file may require that leave its geometry,
+// skin and animation readable as rigkit reads them (materials, textures, lights and
+// metadata the writer keeps as they are; quantized attributes the accessor reader
+// decodes). A file that requires any other extension is refused: glTF says a reader
+// must not load what it does not understand, and a guess could be a silent wrong rig.
+var passThroughRequired = map[string]bool{
+	"KHR_mesh_quantization":  true,
+	"KHR_texture_transform":  true,
+	"KHR_texture_basisu":     true,
+	"EXT_texture_webp":       true,
+	"EXT_texture_avif":       true,
+	"KHR_lights_punctual":    true,
+	"KHR_xmp_json_ld":        true,
+	"KHR_materials_variants": true,
+}
+
+// checkExtensions rejects compression extensions rigkit cannot decode and required
+// extensions it does not know.
 func checkExtensions(doc *gltf.Document) error {
+	for _, e := range doc.ExtensionsRequired {
+		if _, bad := unsupportedExtensions[e]; bad {
+			continue // refused below with its own message
+		}
+		if !passThroughRequired[e] && !strings.HasPrefix(e, "KHR_materials_") {
+			return fmt.Errorf("the file requires extension %s, which rigkit does not read; re-export it without that extension", e)
+		}
+	}
 	for _, list := range [][]string{doc.ExtensionsRequired, doc.ExtensionsUsed} {
 		for _, e := range list {
 			if what, bad := unsupportedExtensions[e]; bad {

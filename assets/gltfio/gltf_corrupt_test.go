@@ -90,6 +90,10 @@ func corruptCases(t testing.TB) []struct {
 			d.ExtensionsUsed = []string{"KHR_draco_mesh_compression"}
 			d.ExtensionsRequired = []string{"KHR_draco_mesh_compression"}
 		})},
+		{"unknown required extension", "requires extension EXT_unknown_geometry", mutDoc(func(d *gltf.Document) {
+			d.ExtensionsUsed = []string{"EXT_unknown_geometry"}
+			d.ExtensionsRequired = []string{"EXT_unknown_geometry"}
+		})},
 		{"meshopt", "unsupported extension EXT_meshopt_compression", mutDoc(func(d *gltf.Document) {
 			d.ExtensionsUsed = []string{"EXT_meshopt_compression"}
 		})},
