@@ -8,7 +8,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -230,13 +230,13 @@ func MakeExample(c *character.Character, numPoints int, skin SkinEncoder, rng *r
 
 // TokenizerSkin adapts the skin tokenizer to SkinEncoder: codes of every joint,
 // encoded with opt, rearranged into token order.
-func TokenizerSkin(t *tokenizer.SkinTokenizer, opt tokenizer.Options) SkinEncoder {
+func TokenizerSkin(t *skincodec.SkinTokenizer, opt skincodec.Options) SkinEncoder {
 	return tokenizerSkin{t, opt}
 }
 
 type tokenizerSkin struct {
-	t   *tokenizer.SkinTokenizer
-	opt tokenizer.Options
+	t   *skincodec.SkinTokenizer
+	opt skincodec.Options
 }
 
 func (a tokenizerSkin) K() int { return a.t.K() }

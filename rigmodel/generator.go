@@ -133,7 +133,7 @@ func (g *Generator) Region(nm *character.Mesh) *Region {
 
 // SkinDecoder turns skin codes into weights: c is normalized into the cube, sk is
 // the skeleton in the cube in token order, codes has one row per joint.
-// tokenizer.SkinTokenizer implements it.
+// skincodec.SkinTokenizer implements it.
 type SkinDecoder interface {
 	Decode(c *character.Character, sk *character.Skeleton, codes [][]int) (*character.Skin, error)
 }
@@ -143,7 +143,7 @@ type SkinDecoder interface {
 const DefaultSkinSamples = 8
 
 // MeanSkinDecoder is a SkinDecoder that can also decode the mean weight field of
-// several code sets for one skeleton (tokenizer.SkinTokenizer does).
+// several code sets for one skeleton (skincodec.SkinTokenizer does).
 type MeanSkinDecoder interface {
 	SkinDecoder
 	DecodeMean(c *character.Character, sk *character.Skeleton, codeSets [][][]int) (*character.Skin, error)

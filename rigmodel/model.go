@@ -14,7 +14,7 @@ import (
 
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )
@@ -543,21 +543,21 @@ func ShippedState() (*TrainState, error) {
 }
 
 // SkinTokenizerFor returns the skin tokenizer whose codes a model was trained on:
-// rigkit's one skin tokenizer (tokenizer.Load("")), checked against the fingerprint
+// rigkit's one skin tokenizer (skincodec.Load("")), checked against the fingerprint
 // the checkpoint recorded (TrainState.SkinTokenizer). It fails when the model writes
 // no skin tokens, or with a clear error when the model was trained on another
 // tokenizer's codes, which mean nothing to this one.
-func SkinTokenizerFor(st *TrainState) (*tokenizer.SkinTokenizer, error) {
+func SkinTokenizerFor(st *TrainState) (*skincodec.SkinTokenizer, error) {
 	if st == nil || !st.SkinTokens {
 		return nil, errors.New("the model was trained on skeleton tokens only")
 	}
-	tok, err := tokenizer.Load("")
+	tok, err := skincodec.Load("")
 	if err != nil {
 		return nil, err
 	}
 	if fp := tok.Fingerprint(); fp != st.SkinTokenizer {
 		return nil, fmt.Errorf("the model writes the codes of skin tokenizer %s, rigkit's is %s (%s): retrain the model on it (rig train --skin-tokenizer shipped)",
-			st.SkinTokenizer, fp, tokenizer.ShippedCheckpoint)
+			st.SkinTokenizer, fp, skincodec.ShippedCheckpoint)
 	}
 	return tok, nil
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 )
 
 // TestDeadlineFreesSlotDuringSkinDecode scores a token stream on a 40,000-vertex
@@ -30,7 +30,7 @@ func TestDeadlineFreesSlotDuringSkinDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := tokenizer.DetokenizeContext(context.Background(), st.tokens, st.names, pm.c, tok); err != nil {
+	if _, err := skincodec.DetokenizeContext(context.Background(), st.tokens, st.names, pm.c, tok); err != nil {
 		t.Fatal(err)
 	}
 	full := time.Since(start)

@@ -28,7 +28,7 @@ import (
 	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 )
 
 // Config sets the service's limits. The zero value gives the defaults.
@@ -46,8 +46,8 @@ type Config struct {
 	// roughly a hundred 10k-triangle meshes); negative disables the cache.
 	CacheBytes int64
 	// SkinTokenizer decodes the skin tokens of /score/tokens (default: the shipped
-	// tokenizer.Load(""), loaded on the first token request).
-	SkinTokenizer *tokenizer.SkinTokenizer
+	// skincodec.Load(""), loaded on the first token request).
+	SkinTokenizer *skincodec.SkinTokenizer
 	// Options are the scoring options (poses, seed, limits).
 	Options rewards.Options
 	// MaxInFlightBytes caps the request bodies held at once (default 4 ×
@@ -110,7 +110,7 @@ type Server struct {
 	bodies bodyBudget
 
 	tokOnce sync.Once
-	tok     *tokenizer.SkinTokenizer
+	tok     *skincodec.SkinTokenizer
 	tokErr  error
 	tokFP   string // tok's Fingerprint
 }

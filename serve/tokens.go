@@ -14,7 +14,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -57,10 +57,10 @@ func parseStream(raw []byte, k int, fp string) (*stream, error) {
 		if err := json.Unmarshal(raw, &obj); err != nil {
 			return nil, fmt.Errorf("token stream: %w", err)
 		}
-		if err := tokenizer.CheckK(obj.K, k); err != nil {
+		if err := skincodec.CheckK(obj.K, k); err != nil {
 			return nil, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
 		}
-		if err := tokenizer.CheckSkinTokenizer(obj.FP, fp); err != nil {
+		if err := skincodec.CheckSkinTokenizer(obj.FP, fp); err != nil {
 			return nil, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
 		}
 		ids, st.names = obj.Tokens, obj.Names
@@ -130,11 +130,11 @@ func (s *Server) loadMesh(ctx context.Context, data []byte) (*preparedMesh, int,
 
 // skinTokenizer returns the configured skin tokenizer, loading the shipped one once,
 // with its fingerprint computed once too (it hashes the whole checkpoint).
-func (s *Server) skinTokenizer() (*tokenizer.SkinTokenizer, error) {
+func (s *Server) skinTokenizer() (*skincodec.SkinTokenizer, error) {
 	s.tokOnce.Do(func() {
 		s.tok = s.cfg.SkinTokenizer
 		if s.tok == nil {
-			s.tok, s.tokErr = tokenizer.Load("")
+			s.tok, s.tokErr = skincodec.Load("")
 		}
 		if s.tokErr == nil {
 			s.tokFP = s.tok.Fingerprint()
@@ -144,7 +144,7 @@ func (s *Server) skinTokenizer() (*tokenizer.SkinTokenizer, error) {
 }
 
 // scoreStream decodes a checked token stream into a rig on the prepared mesh
-// (tokenizer.DetokenizeContext) and scores it; both stop when ctx ends, so the
+// (skincodec.DetokenizeContext) and scores it; both stop when ctx ends, so the
 // scoring slot frees within milliseconds of the request's deadline.
 func (s *Server) scoreStream(ctx context.Context, pm *preparedMesh, st *stream, name string) (rep *rewards.Report, status int, err error) {
 	tok, err := s.skinTokenizer()
@@ -152,7 +152,7 @@ func (s *Server) scoreStream(ctx context.Context, pm *preparedMesh, st *stream, 
 		return nil, http.StatusInternalServerError, fmt.Errorf("%s: skin tokenizer: %w", name, err)
 	}
 	status, err = s.withSlot(ctx, name, func() error {
-		c, err := tokenizer.DetokenizeContext(ctx, st.tokens, st.names, pm.c, tok)
+		c, err := skincodec.DetokenizeContext(ctx, st.tokens, st.names, pm.c, tok)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}

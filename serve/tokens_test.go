@@ -13,23 +13,23 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/tokens"
 )
 
 // tubeStream returns the tube's mesh as GLB and its rig written as a token stream by
 // the shipped skin tokenizer.
-func tubeStream(t testing.TB) (mesh []byte, sf *tokenizer.StreamFile) {
+func tubeStream(t testing.TB) (mesh []byte, sf *skincodec.StreamFile) {
 	glb := tube(t, 0)
 	c, _, err := assets.Decode(bytes.NewReader(glb), "tube.glb", nil, assets.Options{AllowOrphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := tokenizer.Load("")
+	tok, err := skincodec.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sf, _, err = tokenizer.Tokenize(c, tok, tok.Options())
+	sf, _, err = skincodec.Tokenize(c, tok, tok.Options())
 	if err != nil {
 		t.Fatal(err)
 	}

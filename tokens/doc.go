@@ -6,5 +6,5 @@
 // written depth-first with coordinate bins and POP tokens; the grammar state machine
 // (Grammar, State) gives the allowed next tokens for any prefix, so a sampler that
 // respects it always produces a stream that decodes to a valid rig. The skin codes
-// themselves come from package tokenizer's skin tokenizer.
+// themselves come from package skincodec's skin tokenizer.
 package tokens

@@ -13,7 +13,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 )
 
 // sampleGLB is a bundled rigged character.
@@ -71,7 +71,7 @@ func TestHelpEveryCommand(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	tok, err := tokenizer.Load("")
+	tok, err := skincodec.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestStdio(t *testing.T) {
 	})
 	t.Run("tokenize and detokenize", func(t *testing.T) {
 		code, tokens, errOut := runWith(t, glb, "tokenize", "-", "--out", "-", "--refine", "0", "--mine", "0")
-		var sf tokenizer.StreamFile
+		var sf skincodec.StreamFile
 		if code != 0 || json.Unmarshal([]byte(tokens), &sf) != nil || sf.Source != "stdin" || len(sf.Tokens) == 0 {
 			t.Fatalf("tokenize: exit %d, %s", code, errOut)
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -37,28 +37,28 @@ func runDetokenize(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("detokenize: %w", err)
 	}
-	var sf tokenizer.StreamFile
+	var sf skincodec.StreamFile
 	if err := json.Unmarshal(data, &sf); err != nil {
 		return fmt.Errorf("detokenize %s: %w", displayName(pos[0]), err)
 	}
 	if sf.VocabSize != 0 && sf.VocabSize != tokens.VocabSize {
 		return fmt.Errorf("detokenize %s: vocabulary size %d, this build has %d", displayName(pos[0]), sf.VocabSize, tokens.VocabSize)
 	}
-	tok, err := tokenizer.Load(*ckpt)
+	tok, err := skincodec.Load(*ckpt)
 	if err != nil {
 		return err
 	}
-	if err := tokenizer.CheckK(sf.K, tok.K()); err != nil {
+	if err := skincodec.CheckK(sf.K, tok.K()); err != nil {
 		return fmt.Errorf("detokenize %s: %w (pass --checkpoint with the tokenizer that wrote it)", displayName(pos[0]), err)
 	}
-	if err := tokenizer.CheckSkinTokenizer(sf.SkinTokenizer, tok.Fingerprint()); err != nil {
+	if err := skincodec.CheckSkinTokenizer(sf.SkinTokenizer, tok.Fingerprint()); err != nil {
 		return fmt.Errorf("detokenize %s: %w (pass --checkpoint with the tokenizer that wrote it, or tokenize the rig again)", displayName(pos[0]), err)
 	}
 	mesh, err := loadInput(*meshPath)
 	if err != nil {
 		return err
 	}
-	rig, err := tokenizer.Detokenize(sf.Tokens, sf.Names, mesh, tok)
+	rig, err := skincodec.Detokenize(sf.Tokens, sf.Names, mesh, tok)
 	if err != nil {
 		return fmt.Errorf("detokenize %s: %w", displayName(pos[0]), err)
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 )
 
 // The TokenRig model's commands: `rig train` and `rig auto`.
@@ -66,7 +66,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	rotate := fs.String("rotate", "quarter", "augmentation about the up axis: quarter (k·90° ± 11°) or any (uniform angle)")
 	initCkpt := fs.String("init", "", "warm-start a new run from this checkpoint's weights (same sizes); ignored when --resume finds --out")
 	warmup := fs.Int("warmup", 200, "learning-rate warm-up steps of a new run")
-	skinTok := fs.String("skin-tokenizer", "shipped", "skin codes from: shipped (tokenizer/checkpoints/skin.safetensors, rigkit's one skin tokenizer), none (skeleton only), or a checkpoint path")
+	skinTok := fs.String("skin-tokenizer", "shipped", "skin codes from: shipped (skincodec/checkpoints/skin.safetensors, rigkit's one skin tokenizer), none (skeleton only), or a checkpoint path")
 	width := fs.Int("d", rigmodel.DefaultConfig.DModel, "model width (new runs only)")
 	layers := fs.Int("layers", rigmodel.DefaultConfig.Layers, "transformer layers (new runs only)")
 	heads := fs.Int("heads", rigmodel.DefaultConfig.Heads, "attention heads; must divide --d (new runs only)")
@@ -124,17 +124,17 @@ func runTrain(args []string, stdout io.Writer) error {
 
 // trainSkinEncoder returns the skin tokenizer whose codes `rig train` teaches (nil
 // for skeleton-only training), its fingerprint and its K (codes per joint). A model
-// is shipped only with the tokenizer it was trained on as tokenizer/checkpoints/skin.safetensors.
+// is shipped only with the tokenizer it was trained on as skincodec/checkpoints/skin.safetensors.
 func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, int, error) {
-	var tok *tokenizer.SkinTokenizer
+	var tok *skincodec.SkinTokenizer
 	var err error
 	switch which {
 	case "none":
 		return nil, "", 0, nil
 	case "shipped":
-		tok, err = tokenizer.Load("")
+		tok, err = skincodec.Load("")
 	default:
-		tok, err = tokenizer.Load(which)
+		tok, err = skincodec.Load(which)
 	}
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("skin tokenizer %q: %w (use --skin-tokenizer none to train the skeleton part only)", which, err)

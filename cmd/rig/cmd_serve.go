@@ -14,7 +14,7 @@ import (
 
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/serve"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 )
 
 func init() {
@@ -62,7 +62,7 @@ func runServe(args []string, stdout io.Writer) error {
 		cfg.CacheBytes = -1 // serve.Config reads 0 as the default
 	}
 	if *ckpt != "" {
-		tok, err := tokenizer.Load(*ckpt)
+		tok, err := skincodec.Load(*ckpt)
 		if err != nil {
 			return err
 		}

@@ -9,8 +9,8 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/metrics"
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/skinning"
-	"github.com/rigkit/rigkit/tokenizer"
 )
 
 func init() {
@@ -24,7 +24,7 @@ func init() {
 
 // tokenizeReport is what `rig tokenize` writes: the stream and its round trip.
 type tokenizeReport struct {
-	tokenizer.StreamFile
+	skincodec.StreamFile
 	// RoundTrip scores the rig decoded from the tokens (skeleton from its bins, skin
 	// from the codes) against the file's own rig; Floor is the rigid nearest-bone
 	// baseline on the same skeleton.
@@ -52,8 +52,8 @@ func runTokenize(args []string, stdout io.Writer) error {
 	fs := newFlags("tokenize")
 	out := fs.String("out", "", "write the JSON here instead of stdout (- or empty: stdout)")
 	ckpt := fs.String("checkpoint", "", checkpointUsage)
-	refine := fs.Int("refine", tokenizer.DefaultRefineRounds, "rounds of code search against the decoder (0: the encoder's codes, fastest)")
-	mine := fs.Int("mine", tokenizer.DefaultMinePasses, "passes that add the decoded skin's errors to the code search (0: none; about 2.5x faster)")
+	refine := fs.Int("refine", skincodec.DefaultRefineRounds, "rounds of code search against the decoder (0: the encoder's codes, fastest)")
+	mine := fs.Int("mine", skincodec.DefaultMinePasses, "passes that add the decoded skin's errors to the code search (0: none; about 2.5x faster)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func runTokenize(args []string, stdout io.Writer) error {
 	if *refine < 0 || *mine < 0 {
 		return fmt.Errorf("%w: --refine and --mine must not be negative", errUsage)
 	}
-	tok, err := tokenizer.Load(*ckpt)
+	tok, err := skincodec.Load(*ckpt)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func runTokenize(args []string, stdout io.Writer) error {
 	if !c.Rigged() {
 		return fmt.Errorf("tokenize %s: no skeleton and skin", src)
 	}
-	sf, _, err := tokenizer.Tokenize(c, tok, opt)
+	sf, _, err := skincodec.Tokenize(c, tok, opt)
 	if err != nil {
 		return fmt.Errorf("tokenize %s: %w", src, err)
 	}
@@ -86,7 +86,7 @@ func runTokenize(args []string, stdout io.Writer) error {
 	rep := tokenizeReport{StreamFile: *sf}
 
 	// Round trip: decode the stream onto the file's own mesh, map joints back.
-	dec, err := tokenizer.Detokenize(sf.Tokens, sf.Names, c, tok)
+	dec, err := skincodec.Detokenize(sf.Tokens, sf.Names, c, tok)
 	if err != nil {
 		return fmt.Errorf("tokenize %s: round trip: %w", src, err)
 	}
@@ -103,7 +103,7 @@ func runTokenize(args []string, stdout io.Writer) error {
 		return fmt.Errorf("tokenize %s: %w", src, err)
 	}
 	rep.RoundTrip.Skeleton = metrics.SkeletonMetrics(c.Skeleton, dec.Skeleton, character.NormalizationOf(c.Mesh))
-	rep.RoundTrip.CompressionDense, rep.RoundTrip.CompressionSparse = tokenizer.CompressionRatios(c.Skin, c.Skeleton.NumJoints(), tok.K())
+	rep.RoundTrip.CompressionDense, rep.RoundTrip.CompressionSparse = skincodec.CompressionRatios(c.Skin, c.Skeleton.NumJoints(), tok.K())
 
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/synth"
-	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -21,7 +21,7 @@ import (
 // creature with an untrained tokenizer: the commands' plumbing, not its quality.
 func TestTokenizeDetokenize(t *testing.T) {
 	dir := t.TempDir()
-	tok, err := tokenizer.NewSkinTokenizer(tokenizer.DefaultCVAEConfig(), 1)
+	tok, err := skincodec.NewSkinTokenizer(skincodec.DefaultCVAEConfig(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,17 +59,17 @@ func TestTokenizeDetokenize(t *testing.T) {
 	}
 	// A tokenizer with another K, or another network of the same K (its codes mean
 	// something else), cannot read the stream: a clear refusal naming both.
-	cfg4 := tokenizer.DefaultCVAEConfig()
+	cfg4 := skincodec.DefaultCVAEConfig()
 	cfg4.K = 4
 	for _, tc := range []struct {
 		name string
-		cfg  tokenizer.CVAEConfig
+		cfg  skincodec.CVAEConfig
 		want string
 	}{
 		{"a K = 4 tokenizer", cfg4, fmt.Sprintf("%d skin tokens per joint, the skin tokenizer 4", tok.K())},
 		{"another tokenizer of the same K", tok.Config, "written by skin tokenizer " + tok.Fingerprint()},
 	} {
-		other, err := tokenizer.NewSkinTokenizer(tc.cfg, 2)
+		other, err := skincodec.NewSkinTokenizer(tc.cfg, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,13 +100,13 @@ func TestTokenizeUsage(t *testing.T) {
 
 // TestTokenizeSearchFlags runs `rig tokenize` with the shipped tokenizer and the code
 // search switched off: it works, and writes the encoder's own codes, the tokens
-// tokenizer.Tokenize gives with those options.
+// skincodec.Tokenize gives with those options.
 func TestTokenizeSearchFlags(t *testing.T) {
 	c, path, _, rep := tokenizeSynth(t, t.TempDir(), "quadruped", 2, 600, "--refine", "0", "--mine", "0")
 	if rep.Joints != c.Skeleton.NumJoints() || rep.RoundTrip.Skin.Orphans != 0 {
 		t.Fatalf("report: %d joints (want %d), %d orphans", rep.Joints, c.Skeleton.NumJoints(), rep.RoundTrip.Skin.Orphans)
 	}
-	shared, err := tokenizer.Load("")
+	shared, err := skincodec.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestTokenizeSearchFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := tokenizer.Tokenize(saved, shared, opt)
+	want, _, err := skincodec.Tokenize(saved, shared, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,9 +159,9 @@ func tokenizeSynth(t *testing.T, dir, kind string, seed int64, vertices int, arg
 // back with the same --checkpoint, and the shipped tokenizer refuses it.
 func TestTokenizeCheckpointK(t *testing.T) {
 	dir := t.TempDir()
-	cfg := tokenizer.DefaultCVAEConfig()
+	cfg := skincodec.DefaultCVAEConfig()
 	cfg.K = 4
-	other, err := tokenizer.NewSkinTokenizer(cfg, 7)
+	other, err := skincodec.NewSkinTokenizer(cfg, 7)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/synth"
-	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -32,7 +32,7 @@ func (m *tokDataFlags) Set(v string) error { *m = append(*m, v); return nil }
 
 func runTrainTokenizer(args []string, stdout io.Writer) error {
 	fs := newFlags("train-tokenizer")
-	def := tokenizer.DefaultTrainOptions()
+	def := skincodec.DefaultTrainOptions()
 	var data tokDataFlags
 	fs.Var(&data, "data", "folder or file of rigged characters (repeatable); split train/validation by creature family")
 	out := fs.String("out", "", "checkpoint to write (safetensors); state, best checkpoint and loss PNG go beside it")
@@ -69,7 +69,7 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 		if !(*odds >= 0 && *odds <= 16) || !(*sharpen >= 0 && *sharpen <= 16) {
 			return fmt.Errorf("%w: --sharpen %g and --odds %g must be powers in [0, 16]", errUsage, *sharpen, *odds)
 		}
-		f, err := tokenizer.ExportCheckpoint(*export, *run, *out, tokenizer.DecodeSettings{Threshold: *threshold, Sharpen: *sharpen, OddsPower: *odds, SnapShare: *snap})
+		f, err := skincodec.ExportCheckpoint(*export, *run, *out, skincodec.DecodeSettings{Threshold: *threshold, Sharpen: *sharpen, OddsPower: *odds, SnapShare: *snap})
 		if err != nil {
 			return fmt.Errorf("train-tokenizer: %w", err)
 		}
@@ -116,11 +116,11 @@ func runTrainTokenizer(args []string, stdout io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opt.Plot = plotTokenizerLoss
-	st, err := tokenizer.TrainSkinTokenizer(ctx, opt)
+	st, err := skincodec.TrainSkinTokenizer(ctx, opt)
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("train-tokenizer: %w", err)
 	}
 	fmt.Fprintf(stdout, "step %d, %.0f s, best validation loss %.4f at step %d\ncheckpoint %s, best %s\n",
-		st.Step, st.WallSec, st.BestVal, st.BestStep, *out, tokenizer.BestPath(*out))
+		st.Step, st.WallSec, st.BestVal, st.BestStep, *out, skincodec.BestPath(*out))
 	return nil
 }

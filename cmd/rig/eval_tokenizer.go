@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/synth"
-	"github.com/rigkit/rigkit/tokenizer"
 )
 
 // The skin tokenizer's round trip (`rig eval --task tokenizer`): every held-out
@@ -73,19 +73,19 @@ func (d decodeFlag) values() ([]float64, error) {
 
 // load returns the tokenizer (the checkpoint or the shipped one), the options the
 // flags ask for and the decode settings to sweep (sharpen, odds, threshold, snap).
-func (o *tokenizerEval) load() (*tokenizer.SkinTokenizer, tokenizer.Options, [4][]float64, error) {
+func (o *tokenizerEval) load() (*skincodec.SkinTokenizer, skincodec.Options, [4][]float64, error) {
 	var grid [4][]float64
-	tok, err := tokenizer.Load("")
+	tok, err := skincodec.Load("")
 	if o.Checkpoint != "" {
-		tok, err = tokenizer.Load(o.Checkpoint)
+		tok, err = skincodec.Load(o.Checkpoint)
 	}
 	if err != nil {
-		return nil, tokenizer.Options{}, grid, err
+		return nil, skincodec.Options{}, grid, err
 	}
 	opt := tok.Options()
 	var thresholds []float64
 	if o.Tune {
-		thresholds = tokenizer.TuneThresholds
+		thresholds = skincodec.TuneThresholds
 	}
 	for i, d := range []decodeFlag{
 		{"sharpen", o.Sharpen, 0, 16, opt.Sharpen, nil},
@@ -116,22 +116,22 @@ func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
 		return err
 	}
 	if cfg.Task.Tokenizer.Tune {
-		return tuneTokenizer(cfg, tok, opt, tokenizer.DecodeGrid(grid[0], grid[1], grid[2], grid[3]), stdout)
+		return tuneTokenizer(cfg, tok, opt, skincodec.DecodeGrid(grid[0], grid[1], grid[2], grid[3]), stdout)
 	}
-	rep := tokenizer.RoundTripReport{Ablate: cfg.Task.Tokenizer.Ablate}
+	rep := skincodec.RoundTripReport{Ablate: cfg.Task.Tokenizer.Ablate}
 	for i, f := range cfg.Files {
 		fmt.Fprintf(cfg.Progress, "\reval tokenizer: %d/%d files", i+1, len(cfg.Files))
 		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
 			return err
 		}
-		r, err := tokenizer.MeasureRoundTrip(tok, c, opt, cfg.Task.Tokenizer.Ablate)
+		r, err := skincodec.MeasureRoundTrip(tok, c, opt, cfg.Task.Tokenizer.Ablate)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
-		group := tokenizer.GroupProps
+		group := skincodec.GroupProps
 		if f.Category != "" && f.Category != "prop/mechanical" {
-			group = tokenizer.GroupCharacters
+			group = skincodec.GroupCharacters
 		}
 		rep.Add(f.Rel, group, r)
 	}
@@ -150,7 +150,7 @@ func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
 
 // addSyntheticRoundTrips adds n held-out synthetic creatures of each kind (seeds
 // ≡ 0 mod 5: train-tokenizer trains on the others), 2 when n is -1.
-func addSyntheticRoundTrips(rep *tokenizer.RoundTripReport, tok *tokenizer.SkinTokenizer, opt tokenizer.Options, n int) error {
+func addSyntheticRoundTrips(rep *skincodec.RoundTripReport, tok *skincodec.SkinTokenizer, opt skincodec.Options, n int) error {
 	if n < 0 {
 		n = 2
 	}
@@ -161,19 +161,19 @@ func addSyntheticRoundTrips(rep *tokenizer.RoundTripReport, tok *tokenizer.SkinT
 			if err != nil {
 				return fmt.Errorf("synth %s %d: %w", kind, seed, err)
 			}
-			r, err := tokenizer.MeasureRoundTrip(tok, c, opt, rep.Ablate)
+			r, err := skincodec.MeasureRoundTrip(tok, c, opt, rep.Ablate)
 			if err != nil {
 				return fmt.Errorf("synth %s %d: %w", kind, seed, err)
 			}
-			rep.Add(fmt.Sprintf("synth/%s_%d", kind, seed), tokenizer.GroupSynthetic, r)
+			rep.Add(fmt.Sprintf("synth/%s_%d", kind, seed), skincodec.GroupSynthetic, r)
 		}
 	}
 	return nil
 }
 
 // tuneTokenizer sweeps the decode settings on the files (the training split).
-func tuneTokenizer(cfg evalConfig, tok *tokenizer.SkinTokenizer, opt tokenizer.Options, settings []tokenizer.DecodeSetting, stdout io.Writer) error {
-	sw := tokenizer.DecodeSweep{Settings: settings}
+func tuneTokenizer(cfg evalConfig, tok *skincodec.SkinTokenizer, opt skincodec.Options, settings []skincodec.DecodeSetting, stdout io.Writer) error {
+	sw := skincodec.DecodeSweep{Settings: settings}
 	for i, f := range cfg.Files {
 		fmt.Fprintf(cfg.Progress, "\reval tokenizer --tune: %d/%d files", i+1, len(cfg.Files))
 		c, _, err := assets.Load(f.Path, assets.Options{})

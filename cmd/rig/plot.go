@@ -6,7 +6,7 @@ import (
 
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rigmodel"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -16,7 +16,7 @@ import (
 // plotTokenizerLoss writes the skin tokenizer's training and validation loss curves
 // as a PNG. Plotting lives in the command so that no library package pulls in
 // gonum/plot.
-func plotTokenizerLoss(path string, st *tokenizer.TrainState) error {
+func plotTokenizerLoss(path string, st *skincodec.TrainState) error {
 	p := plot.New()
 	p.Title.Text = "skin tokenizer (FSQ-CVAE)"
 	p.X.Label.Text = "step"

@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/rigkit/rigkit/rigmodel"
-	"github.com/rigkit/rigkit/tokenizer"
+	"github.com/rigkit/rigkit/skincodec"
 )
 
 // version is the release this binary was built as, set at link time:
@@ -67,9 +67,9 @@ func printVersion(w io.Writer) {
 		model = "none shipped"
 	}
 	fmt.Fprintf(w, "  %-48s %s\n", rigmodel.ShippedCheckpoint, model)
-	if tok, err := tokenizer.Load(""); err == nil {
-		fmt.Fprintf(w, "  %-48s %s\n", tokenizer.ShippedCheckpoint, tok.Fingerprint())
+	if tok, err := skincodec.Load(""); err == nil {
+		fmt.Fprintf(w, "  %-48s %s\n", skincodec.ShippedCheckpoint, tok.Fingerprint())
 	} else {
-		fmt.Fprintf(w, "  %-48s unreadable: %v\n", tokenizer.ShippedCheckpoint, err)
+		fmt.Fprintf(w, "  %-48s unreadable: %v\n", skincodec.ShippedCheckpoint, err)
 	}
 }

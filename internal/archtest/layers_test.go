@@ -65,8 +65,8 @@ var layers = map[string]int{
 	// Skinning methods and rewards over the geometry.
 	"skinning": 20,
 	"rewards":  20,
-	// The skin tokenizer and the classical rigger.
-	"tokenizer": 30,
+	// The skin codec and the classical rigger.
+	"skincodec": 30,
 	"classical": 30,
 	// The model; the scoring service.
 	"rigmodel": 40,

@@ -1,4 +1,4 @@
-package tokenizer
+package skincodec
 
 import (
 	"bytes"
@@ -123,7 +123,7 @@ var shippedCheckpoint []byte
 
 // ShippedCheckpoint is the path of the trained checkpoint inside the repository; the
 // same file is embedded in the binary (see Load).
-const ShippedCheckpoint = "tokenizer/checkpoints/skin.safetensors"
+const ShippedCheckpoint = "skincodec/checkpoints/skin.safetensors"
 
 var (
 	defaultOnce sync.Once

@@ -1,4 +1,4 @@
-package tokenizer_test
+package skincodec_test
 
 import (
 	"context"
@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/synth"
-	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )
 
 // evalTokenizer is the shipped tokenizer (shared: tests only read it).
-func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
-	tok, err := tokenizer.Load("")
+func evalTokenizer(t testing.TB) *skincodec.SkinTokenizer {
+	tok, err := skincodec.Load("")
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
 	}
@@ -27,7 +27,7 @@ func evalTokenizer(t testing.TB) *tokenizer.SkinTokenizer {
 // fastTokenizer is the shipped tokenizer with options that encode without the code
 // search (refinement and mining), which is most of an encode's cost and is not what
 // the report tests check.
-func fastTokenizer(t testing.TB) (*tokenizer.SkinTokenizer, tokenizer.Options) {
+func fastTokenizer(t testing.TB) (*skincodec.SkinTokenizer, skincodec.Options) {
 	tok := evalTokenizer(t)
 	opt := tok.Options()
 	opt.RefineRounds, opt.MinePasses = 0, 0
@@ -39,13 +39,13 @@ func fastTokenizer(t testing.TB) (*tokenizer.SkinTokenizer, tokenizer.Options) {
 // without weight, and the ablation and the tables are written.
 func TestRoundTripReport(t *testing.T) {
 	tok, opt := fastTokenizer(t)
-	rep := tokenizer.RoundTripReport{Ablate: true}
+	rep := skincodec.RoundTripReport{Ablate: true}
 	for _, kind := range []string{"biped", "quadruped"} {
 		c, err := synth.Generate(kind, 5, synth.Options{TargetVertices: 600})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := tokenizer.MeasureRoundTrip(tok, c, opt, true)
+		r, err := skincodec.MeasureRoundTrip(tok, c, opt, true)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -58,7 +58,7 @@ func TestRoundTripReport(t *testing.T) {
 		if r.Constant.L1 == 0 {
 			t.Errorf("%s: ablation not measured", kind)
 		}
-		rep.Add("synth/"+kind, tokenizer.GroupSynthetic, r)
+		rep.Add("synth/"+kind, skincodec.GroupSynthetic, r)
 	}
 	if f := rep.Faults(); len(f) > 0 {
 		t.Errorf("faults: %v", f)
@@ -79,7 +79,7 @@ func TestDecodeSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sw := tokenizer.DecodeSweep{Settings: tokenizer.DecodeGrid([]float64{opt.Sharpen}, []float64{opt.OddsPower}, []float64{opt.Threshold, 0.5}, []float64{opt.SnapShare})}
+	sw := skincodec.DecodeSweep{Settings: skincodec.DecodeGrid([]float64{opt.Sharpen}, []float64{opt.OddsPower}, []float64{opt.Threshold, 0.5}, []float64{opt.SnapShare})}
 	if err := sw.Add(tok, c, opt); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func BenchmarkDecode5k(b *testing.B) {
 
 // encodeSynth generates a synthetic creature, normalizes it into the cube and
 // encodes all its bones with tok.
-func encodeSynth(t *testing.T, tok *tokenizer.SkinTokenizer, opt tokenizer.Options, kind string, seed int64, vertices int) (*character.Character, [][]int) {
+func encodeSynth(t *testing.T, tok *skincodec.SkinTokenizer, opt skincodec.Options, kind string, seed int64, vertices int) (*character.Character, [][]int) {
 	t.Helper()
 	c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: vertices})
 	if err != nil {
@@ -221,7 +221,7 @@ func TestCoarseToFine(t *testing.T) {
 // enough for the coarse-to-fine passes, that the mean of code sets which share some
 // bones' codes (and repeat a set) equals the average of decoding each set on its own.
 func TestMeanProbabilitiesShared(t *testing.T) {
-	tok, err := tokenizer.Load(filepath.Join("checkpoints", "skin.safetensors"))
+	tok, err := skincodec.Load(filepath.Join("checkpoints", "skin.safetensors"))
 	if err != nil {
 		t.Skipf("no trained checkpoint: %v", err)
 	}

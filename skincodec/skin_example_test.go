@@ -1,11 +1,11 @@
-package tokenizer_test
+package skincodec_test
 
 import (
 	"fmt"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/synth"
-	"github.com/rigkit/rigkit/tokenizer"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -14,7 +14,7 @@ import (
 // the first bone's first code moved one step), as skin-only mode does with several
 // sampled skin-token streams.
 func ExampleSkinTokenizer_DecodeMean() {
-	tok, err := tokenizer.Load("")
+	tok, err := skincodec.Load("")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -60,7 +60,7 @@ func ExampleSnapPieces() {
 		{{Joint: 0, Weight: 1}}, half, half, {{Joint: 0, Weight: 1}},
 		{{Joint: 1, Weight: 0.8}, {Joint: 0, Weight: 0.2}}, {{Joint: 1, Weight: 1}}, {{Joint: 0, Weight: 0.6}, {Joint: 1, Weight: 0.4}},
 	}}
-	n := tokenizer.SnapPieces(mesh, skin, 0.6)
+	n := skincodec.SnapPieces(mesh, skin, 0.6)
 	fmt.Println("rebound", n, "vertices")
 	for v := 4; v < 7; v++ {
 		fmt.Println(v, skin.Weights[v])

@@ -1,6 +1,6 @@
 //go:build unix
 
-package tokenizer_test
+package skincodec_test
 
 import (
 	"syscall"
