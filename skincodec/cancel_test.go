@@ -55,7 +55,7 @@ func TestDecodeContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	open := &countingCtx{Context: context.Background(), after: 1 << 62}
-	got, err := tok.MeanProbabilitiesContext(open, nc, nc.Skeleton, [][][]int{codes})
+	got, err := tok.meanProbabilitiesContext(open, nc, nc.Skeleton, [][][]int{codes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestDecodeContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skinGot, err := tok.DecodeContext(context.Background(), nc, nc.Skeleton, codes)
+	skinGot, err := tok.decodeContext(context.Background(), nc, nc.Skeleton, codes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestDecodeContext(t *testing.T) {
 	}
 	for _, k := range []int64{1, 2, checks / 4, checks / 2, checks - 1} {
 		ctx := &countingCtx{Context: context.Background(), after: k}
-		_, err := tok.DecodeContext(ctx, nc, nc.Skeleton, codes)
+		_, err := tok.decodeContext(ctx, nc, nc.Skeleton, codes)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("canceled at check %d: err %v, want context.Canceled", k, err)
 		}

@@ -239,7 +239,7 @@ func TestWorkersKeepResults(t *testing.T) {
 	if !slices.EqualFunc(codes, codes1, slices.Equal[[]int]) {
 		t.Fatalf("codes with 1 worker %v, default %v", codes1, codes)
 	}
-	p1, err := tok.ProbabilitiesWith(context.Background(), nc, nc.Skeleton, [][][]int{codes}, one)
+	p1, err := tok.probabilitiesWith(context.Background(), nc, nc.Skeleton, [][][]int{codes}, one)
 	if err != nil {
 		t.Fatal(err)
 	}

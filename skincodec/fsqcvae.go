@@ -218,17 +218,33 @@ func poolParams[F nn.Float](p *nn.Perceiver[F]) []*nn.Param[F] {
 // per point (the bone's weight is its sigmoid).
 type cvae[F nn.Float] struct {
 	cfg CVAEConfig
+	cvaeEncoder[F]
+	cvaeMesh[F]
+	cvaeDecoder[F]
+	cvaeState[F]
+	// noQuant skips FSQ (codes = z) so gradient checks can reach the encoder.
+	noQuant bool
+}
 
+// cvaeEncoder maps a bone's weighted surface points to K quantized codes.
+type cvaeEncoder[F nn.Float] struct {
 	encPts  *pointEmbed[F]
 	encBone *nn.Linear[F]
 	enc     *nn.Perceiver[F] // K tokens, the bone as the queries' bias
 	encOutL *nn.LayerNorm[F]
 	encOut  *nn.Linear[F] // D → len(Levels)
 	fsq     *nn.FSQ[F]
+}
 
+// cvaeMesh pools a character's surface points into the mesh condition's latents.
+type cvaeMesh[F nn.Float] struct {
 	meshPts *pointEmbed[F]
 	mesh    *nn.Perceiver[F]
+}
 
+// cvaeDecoder turns query points, the codes, the bone and the mesh latents into
+// one logit per point.
+type cvaeDecoder[F nn.Float] struct {
 	decCode *nn.Linear[F] // len(Levels) → D
 	decPos  *nn.Param[F]  // (K, D)
 	decBone *nn.Linear[F] // boneFeatures → D
@@ -238,14 +254,14 @@ type cvae[F nn.Float] struct {
 	ffs     []*resMLP[F]
 	outL    *nn.LayerNorm[F]
 	out     *nn.Linear[F] // D → 1
+}
 
-	// forward state
+// cvaeState is what the forward pass keeps for the backward pass.
+type cvaeState[F nn.Float] struct {
 	B, Bc, Nq int
 	meshOf    []int
 	ctx       []F
 	dctx      []F
-	// noQuant skips FSQ (codes = z) so gradient checks can reach the encoder.
-	noQuant bool
 }
 
 func newCVAE[F nn.Float](cfg CVAEConfig, seed uint64) (*cvae[F], error) {
@@ -258,16 +274,20 @@ func newCVAE[F nn.Float](cfg CVAEConfig, seed uint64) (*cvae[F], error) {
 		return nil, fmt.Errorf("skin tokenizer: %w", err)
 	}
 	d, h, nl := cfg.D, cfg.Hidden, len(cfg.Levels)
-	m := &cvae[F]{
-		cfg:     cfg,
+	m := &cvae[F]{cfg: cfg}
+	m.cvaeEncoder = cvaeEncoder[F]{
 		encPts:  newPointEmbed[F]("enc.pts", cfg.encDim(), d, h, rng),
 		encBone: nn.NewLinear[F]("enc.bone", boneFeatures, d, true, rng),
 		enc:     newPool[F]("enc.pool", cfg.K, d, cfg.Heads, h, rng),
 		encOutL: nn.NewLayerNorm[F]("enc.out_ln", d),
 		encOut:  nn.NewLinear[F]("enc.out", d, nl, true, rng),
 		fsq:     fsq,
+	}
+	m.cvaeMesh = cvaeMesh[F]{
 		meshPts: newPointEmbed[F]("mesh.pts", meshFeatures, d, h, rng),
 		mesh:    newPool[F]("mesh.pool", cfg.Latents, d, cfg.Heads, h, rng),
+	}
+	m.cvaeDecoder = cvaeDecoder[F]{
 		decCode: nn.NewLinear[F]("dec.code", nl, d, true, rng),
 		decPos:  nn.NewParam[F]("dec.pos", cfg.K, d),
 		decBone: nn.NewLinear[F]("dec.bone", boneFeatures, d, true, rng),

@@ -22,7 +22,7 @@ import (
 // The decoder is not changed; a refined code list is as valid a token list as the
 // encoder's.
 
-// DefaultRefineRounds is the number of refinement rounds Encode runs by default.
+// DefaultRefineRounds is the number of refinement rounds encoding runs by default.
 const DefaultRefineRounds = 4
 
 // DefaultMinePasses is the number of mining passes (mineQueries) EncodeAll runs by

@@ -81,16 +81,16 @@ func mostFrequentCodes(codes [][]int, k int) []int {
 	return constant
 }
 
-// CodeUsage counts the codes seen in each of the K slots of a set of bones: a
+// codeUsage counts the codes seen in each of the K slots of a set of bones: a
 // codebook that collapses to a few codes shows here before it shows in the metrics.
-type CodeUsage struct {
+type codeUsage struct {
 	slots  []map[int]int
 	tuples map[string]int
 	bones  int
 }
 
-// Add counts the codes of every bone of one character.
-func (u *CodeUsage) Add(codes [][]int) {
+// add counts the codes of every bone of one character.
+func (u *codeUsage) add(codes [][]int) {
 	for _, cs := range codes {
 		if u.tuples == nil {
 			u.tuples = map[string]int{}
@@ -107,8 +107,8 @@ func (u *CodeUsage) Add(codes [][]int) {
 	}
 }
 
-// Perplexity is exp(entropy) of slot k's codes: the effective number of codes used.
-func (u *CodeUsage) Perplexity(k int) float64 {
+// perplexity is exp(entropy) of slot k's codes: the effective number of codes used.
+func (u *codeUsage) perplexity(k int) float64 {
 	e := 0.0
 	for _, c := range u.slots[k] {
 		p := float64(c) / float64(u.bones)
@@ -119,11 +119,11 @@ func (u *CodeUsage) Perplexity(k int) float64 {
 
 // String reports the distinct code lists and, per slot, the distinct codes and
 // their perplexity.
-func (u *CodeUsage) String() string {
+func (u *codeUsage) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d bones, %d distinct code lists of %d codes; per slot distinct codes (perplexity) of %d:", u.bones, len(u.tuples), len(u.slots), tokens.SkinCodebookSize)
 	for k := range u.slots {
-		fmt.Fprintf(&b, " %d (%.1f)", len(u.slots[k]), u.Perplexity(k))
+		fmt.Fprintf(&b, " %d (%.1f)", len(u.slots[k]), u.perplexity(k))
 	}
 	return b.String()
 }
@@ -140,7 +140,7 @@ const (
 type RoundTripReport struct {
 	Ablate bool // the round trips carry Constant
 	rows   []roundTripRow
-	use    map[bool]*CodeUsage // by synthetic
+	use    map[bool]*codeUsage // by synthetic
 }
 
 type roundTripRow struct {
@@ -151,9 +151,9 @@ type roundTripRow struct {
 // Add records one character's round trip under a name and a group.
 func (rep *RoundTripReport) Add(name, group string, r RoundTrip) {
 	if rep.use == nil {
-		rep.use = map[bool]*CodeUsage{false: {}, true: {}}
+		rep.use = map[bool]*codeUsage{false: {}, true: {}}
 	}
-	rep.use[group == GroupSynthetic].Add(r.Codes)
+	rep.use[group == GroupSynthetic].add(r.Codes)
 	rep.rows = append(rep.rows, roundTripRow{name, group, r})
 }
 
@@ -232,7 +232,7 @@ func (rep *RoundTripReport) Markdown() string {
 		b.WriteString("\n")
 		for _, u := range []struct {
 			name string
-			use  *CodeUsage
+			use  *codeUsage
 		}{{"real", rep.use[false]}, {"synthetic", rep.use[true]}} {
 			if u.use.bones > 0 {
 				fmt.Fprintf(&b, "Code usage, held-out %s: %v.\n", u.name, u.use)

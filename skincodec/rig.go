@@ -129,7 +129,7 @@ func Detokenize(stream []int, names []string, mesh *character.Character, tok *Sk
 }
 
 // DetokenizeContext is Detokenize whose skin decoding stops when ctx ends
-// (SkinTokenizer.DecodeContext), with an error wrapping ctx.Err().
+// (checked per chunk of decoder rows), with an error wrapping ctx.Err().
 func DetokenizeContext(ctx context.Context, stream []int, names []string, mesh *character.Character, tok *SkinTokenizer) (*character.Character, error) {
 	_, codes, err := tokens.Split(stream, tok.K())
 	if err != nil {
@@ -144,7 +144,7 @@ func DetokenizeContext(ctx context.Context, stream []int, names []string, mesh *
 	}
 	norm := character.NormalizationOf(mesh.Mesh)
 	bare := &character.Character{Name: mesh.Name, Mesh: mesh.Mesh}
-	skin, err := tok.DecodeContext(ctx, norm.Apply(bare), sk, codes)
+	skin, err := tok.decodeContext(ctx, norm.Apply(bare), sk, codes)
 	if err != nil {
 		return nil, fmt.Errorf("detokenize: %w", err)
 	}

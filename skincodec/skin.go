@@ -32,7 +32,7 @@ type SkinTokenizer struct {
 	Config CVAEConfig
 	// MaxInfluences is how many influences per vertex Decode keeps.
 	MaxInfluences int
-	// Seed fixes the surface sampling of Encode, so encoding is deterministic.
+	// Seed fixes the surface sampling of encoding, so encoding is deterministic.
 	Seed int64
 
 	// settings are the checkpoint's decode settings, the defaults of Options.
@@ -42,7 +42,7 @@ type SkinTokenizer struct {
 	scratch  sync.Pool // *inferScratch buffers of the inference decoder
 
 	mu   sync.Mutex
-	last *prepared // the character Encode saw last
+	last *prepared // the character encoded last
 }
 
 // Options steer one encode or decode call. They are passed with each call and never
@@ -138,7 +138,7 @@ var (
 func Load(path string) (*SkinTokenizer, error) {
 	if path == "" {
 		defaultOnce.Do(func() {
-			defaultTok, defaultErr = ReadSkinTokenizer(bytes.NewReader(shippedCheckpoint))
+			defaultTok, defaultErr = readSkinTokenizer(bytes.NewReader(shippedCheckpoint))
 			if defaultErr != nil {
 				defaultErr = fmt.Errorf("embedded %s: %w", ShippedCheckpoint, defaultErr)
 			}
@@ -150,7 +150,7 @@ func Load(path string) (*SkinTokenizer, error) {
 		return nil, fmt.Errorf("load skin tokenizer: %w", err)
 	}
 	defer f.Close()
-	t, err := ReadSkinTokenizer(f)
+	t, err := readSkinTokenizer(f)
 	if err != nil {
 		return nil, fmt.Errorf("load skin tokenizer %s: %w", path, err)
 	}
@@ -161,8 +161,8 @@ func Load(path string) (*SkinTokenizer, error) {
 // streams it reads and writes (NewGrammar).
 func (t *SkinTokenizer) K() int { return t.Config.K }
 
-// ReadSkinTokenizer reads a skin-tokenizer checkpoint from r.
-func ReadSkinTokenizer(r io.Reader) (*SkinTokenizer, error) {
+// readSkinTokenizer reads a skin-tokenizer checkpoint from r.
+func readSkinTokenizer(r io.Reader) (*SkinTokenizer, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -216,7 +216,7 @@ func peekMeta(data []byte) (*ckptMeta, error) {
 }
 
 // Write writes the checkpoint (safetensors, config in the metadata) to w.
-func (t *SkinTokenizer) Write(w io.Writer) error {
+func (t *SkinTokenizer) write(w io.Writer) error {
 	meta := ckptMeta{Config: t.Config, DecodeSettings: t.settings, MaxInfluences: t.MaxInfluences, Seed: t.Seed, VocabSize: tokens.VocabSize}
 	return nn.SaveCheckpoint(w, t.master.Params(), meta)
 }
@@ -225,7 +225,7 @@ func (t *SkinTokenizer) Write(w io.Writer) error {
 // the SHA-256 of what Write writes (weights, config, decode settings).
 func (t *SkinTokenizer) Fingerprint() string {
 	h := sha256.New()
-	if err := t.Write(h); err != nil {
+	if err := t.write(h); err != nil {
 		return ""
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
@@ -233,7 +233,7 @@ func (t *SkinTokenizer) Fingerprint() string {
 
 // Save writes the checkpoint to path atomically (a temporary file renamed into place).
 func (t *SkinTokenizer) Save(path string) error {
-	return atomicfile.Write(path, t.Write)
+	return atomicfile.Write(path, t.write)
 }
 
 // replica returns a network with the master's weights for one call; put it back
@@ -255,7 +255,7 @@ func (t *SkinTokenizer) replica() *cvae[float32] {
 
 func (t *SkinTokenizer) release(m *cvae[float32]) { t.pool.Put(m) }
 
-// prepared returns the precomputed samples of c, reusing the last ones when Encode
+// prepared returns the precomputed samples of c, reusing the last ones when encode
 // is called joint by joint on the same character.
 func (t *SkinTokenizer) prepared(c *character.Character) (*prepared, error) {
 	t.mu.Lock()
@@ -274,17 +274,17 @@ func (t *SkinTokenizer) prepared(c *character.Character) (*prepared, error) {
 	return p, nil
 }
 
-// Encode returns the K codes (0..SkinCodebookSize-1) of joint's
+// encode returns the K codes (0..SkinCodebookSize-1) of joint's
 // weights in c, a rigged character normalized into the cube: the codes EncodeAll
 // gives that joint. Encoding is deterministic. Use SkinToken to turn codes into
 // token ids. With mining (MinePasses and RefineRounds above 0) a joint's codes
-// depend on the whole skin, so Encode costs an EncodeAll. It uses t.Options().
-func (t *SkinTokenizer) Encode(c *character.Character, joint int) ([]int, error) {
-	return t.EncodeWith(c, joint, t.Options())
+// depend on the whole skin, so encode costs an EncodeAll. It uses t.Options().
+func (t *SkinTokenizer) encode(c *character.Character, joint int) ([]int, error) {
+	return t.encodeWith(c, joint, t.Options())
 }
 
-// EncodeWith is Encode with the given options.
-func (t *SkinTokenizer) EncodeWith(c *character.Character, joint int, opt Options) ([]int, error) {
+// encodeWith is encode with the given options.
+func (t *SkinTokenizer) encodeWith(c *character.Character, joint int, opt Options) ([]int, error) {
 	p, err := t.prepared(c)
 	if err != nil {
 		return nil, err
@@ -364,21 +364,21 @@ func (t *SkinTokenizer) Probabilities(c *character.Character, sk *character.Skel
 // expected weight field under the distribution the codes were drawn from. The mesh
 // and skeleton are prepared once.
 func (t *SkinTokenizer) MeanProbabilities(c *character.Character, sk *character.Skeleton, codeSets [][][]int) ([]float32, error) {
-	return t.MeanProbabilitiesContext(context.Background(), c, sk, codeSets)
+	return t.meanProbabilitiesContext(context.Background(), c, sk, codeSets)
 }
 
-// MeanProbabilitiesContext is MeanProbabilities that stops when ctx ends: ctx is
+// meanProbabilitiesContext is MeanProbabilities that stops when ctx ends: ctx is
 // checked between the phases of decoding and before every chunk of decoder rows
 // (inferChunk rows, milliseconds), and the error then wraps ctx.Err()
 // (context.Canceled or context.DeadlineExceeded). While ctx stays open the result
 // is the one MeanProbabilities gives, bit for bit.
-func (t *SkinTokenizer) MeanProbabilitiesContext(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int) ([]float32, error) {
-	return t.ProbabilitiesWith(ctx, c, sk, codeSets, t.Options())
+func (t *SkinTokenizer) meanProbabilitiesContext(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int) ([]float32, error) {
+	return t.probabilitiesWith(ctx, c, sk, codeSets, t.Options())
 }
 
-// ProbabilitiesWith is MeanProbabilitiesContext with the given options (Exhaustive
+// probabilitiesWith is meanProbabilitiesContext with the given options (Exhaustive
 // and Workers; the decode settings act after it, in Decode).
-func (t *SkinTokenizer) ProbabilitiesWith(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int, opt Options) ([]float32, error) {
+func (t *SkinTokenizer) probabilitiesWith(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int, opt Options) ([]float32, error) {
 	if sk == nil || sk.NumJoints() == 0 {
 		return nil, errors.New("skin tokenizer: decode: no skeleton")
 	}
@@ -570,25 +570,26 @@ func (t *SkinTokenizer) Decode(c *character.Character, sk *character.Skeleton, c
 // DecodeMean is Decode of the mean weight field of several code sets for the same
 // skeleton (MeanProbabilities), for example several sampled skin-token streams.
 func (t *SkinTokenizer) DecodeMean(c *character.Character, sk *character.Skeleton, codeSets [][][]int) (*character.Skin, error) {
-	return t.DecodeMeanContext(context.Background(), c, sk, codeSets)
+	return t.decodeMeanContext(context.Background(), c, sk, codeSets)
 }
 
-// DecodeContext is Decode that stops when ctx ends, with an error wrapping
-// ctx.Err(), within a chunk of decoder rows (see MeanProbabilitiesContext), so a
+// decodeContext is Decode that stops when ctx ends, with an error wrapping
+// ctx.Err(), within a chunk of decoder rows (see meanProbabilitiesContext), so a
 // service can give up a decode at a request's deadline and free its CPU.
-func (t *SkinTokenizer) DecodeContext(ctx context.Context, c *character.Character, sk *character.Skeleton, codes [][]int) (*character.Skin, error) {
-	return t.DecodeMeanContext(ctx, c, sk, [][][]int{codes})
+func (t *SkinTokenizer) decodeContext(ctx context.Context, c *character.Character, sk *character.Skeleton, codes [][]int) (*character.Skin, error) {
+	return t.decodeMeanContext(ctx, c, sk, [][][]int{codes})
 }
 
-// DecodeMeanContext is DecodeMean that stops when ctx ends (see DecodeContext).
-func (t *SkinTokenizer) DecodeMeanContext(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int) (*character.Skin, error) {
+// decodeMeanContext is DecodeMean that stops when ctx ends (see decodeContext).
+func (t *SkinTokenizer) decodeMeanContext(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int) (*character.Skin, error) {
 	return t.DecodeWith(ctx, c, sk, codeSets, t.Options())
 }
 
-// DecodeWith is DecodeMeanContext with the given options: Decode and its variants
-// use t.Options(), the checkpoint's settings.
+// DecodeWith is DecodeMean with the given options that stops when ctx ends, within
+// a chunk of decoder rows; Decode and DecodeMean use t.Options(), the checkpoint's
+// settings.
 func (t *SkinTokenizer) DecodeWith(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int, opt Options) (*character.Skin, error) {
-	probs, err := t.ProbabilitiesWith(ctx, c, sk, codeSets, opt)
+	probs, err := t.probabilitiesWith(ctx, c, sk, codeSets, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -601,21 +602,21 @@ func (t *SkinTokenizer) DecodeWith(ctx context.Context, c *character.Character, 
 }
 
 // skinFrom is the tokenizer's skin of per-bone weights (V × nJ): Sharpen and
-// OddsPower applied in place, then SkinFromProbabilities with its MaxInfluences and
+// OddsPower applied in place, then skinFromProbabilities with its MaxInfluences and
 // the Threshold.
 func (t *SkinTokenizer) skinFrom(probs []float32, nJ int, ds DecodeSettings) *character.Skin {
-	SharpenProbabilities(probs, ds.Sharpen, ds.OddsPower)
-	return SkinFromProbabilities(probs, nJ, t.MaxInfluences, ds.Threshold)
+	sharpenProbabilities(probs, ds.Sharpen, ds.OddsPower)
+	return skinFromProbabilities(probs, nJ, t.MaxInfluences, ds.Threshold)
 }
 
 // oddsCeil keeps 1-p away from 0 when a weight is divided by (1-p)^odds.
 const oddsCeil = 1 - 1e-6
 
-// SharpenProbabilities replaces every positive weight p in probs, in place, by
+// sharpenProbabilities replaces every positive weight p in probs, in place, by
 // p^gamma / (1-p)^odds (see DecodeSettings), with 1-p kept above 0; gamma ≤ 1
 // means the power 1 and odds ≤ 0 no division, so gamma 1 and odds 0 leave the
 // weights unchanged.
-func SharpenProbabilities(probs []float32, gamma, odds float64) {
+func sharpenProbabilities(probs []float32, gamma, odds float64) {
 	sharpen, divide := gamma > 1, odds > 0
 	if !sharpen && !divide {
 		return
@@ -636,10 +637,10 @@ func SharpenProbabilities(probs []float32, gamma, odds float64) {
 	}
 }
 
-// SkinFromProbabilities turns per-bone weights (V × nJ row-major, as Probabilities
+// skinFromProbabilities turns per-bone weights (V × nJ row-major, as Probabilities
 // returns) into a sparse skin: per vertex the maxK heaviest, normalized, those below
 // threshold dropped (the heaviest is always kept) and the rest renormalized.
-func SkinFromProbabilities(probs []float32, nJ, maxK int, threshold float64) *character.Skin {
+func skinFromProbabilities(probs []float32, nJ, maxK int, threshold float64) *character.Skin {
 	V := len(probs) / nJ
 	skin := &character.Skin{Weights: make([][]character.Influence, V)}
 	idx := make([]int, nJ)

@@ -84,7 +84,7 @@ func TestSkinTokenizerRoundTrip(t *testing.T) {
 				t.Fatalf("joint %d: code %d out of range", j, x)
 			}
 		}
-		one, err := tok.Encode(c, j)
+		one, err := tok.encode(c, j)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,10 +107,10 @@ func TestSkinTokenizerRoundTrip(t *testing.T) {
 
 	// Save and load give the same codes and weights.
 	var buf bytes.Buffer
-	if err := tok.Write(&buf); err != nil {
+	if err := tok.write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	tok2, err := ReadSkinTokenizer(&buf)
+	tok2, err := readSkinTokenizer(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,9 +149,9 @@ func TestSkinTokenizerErrors(t *testing.T) {
 			_, err := tok.Decode(c, c.Skeleton, append([][]int{{1}}, codes[1:]...))
 			return err
 		}},
-		{"joint out of range", func() error { _, err := tok.Encode(c, 9); return err }},
+		{"joint out of range", func() error { _, err := tok.encode(c, 9); return err }},
 		{"no skin", func() error { _, err := tok.EncodeAll(unskinned); return err }},
-		{"bad checkpoint", func() error { _, err := ReadSkinTokenizer(bytes.NewReader([]byte("nonsense"))); return err }},
+		{"bad checkpoint", func() error { _, err := readSkinTokenizer(bytes.NewReader([]byte("nonsense"))); return err }},
 	}
 	for _, tt := range tests {
 		if err := tt.run(); err == nil {
@@ -173,7 +173,7 @@ func TestSkinFromProbs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := SkinFromProbabilities(tt.probs, 4, 2, 0.05)
+			got := skinFromProbabilities(tt.probs, 4, 2, 0.05)
 			if len(got.Weights) != 1 || len(got.Weights[0]) != len(tt.want[0]) {
 				t.Fatalf("got %v, want %v", got.Weights, tt.want)
 			}
@@ -210,8 +210,8 @@ func TestSharpenProbabilities(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := append([]float32(nil), tt.probs...)
-			SharpenProbabilities(p, tt.gamma, tt.odds)
-			got := SkinFromProbabilities(p, 4, 2, 0.05)
+			sharpenProbabilities(p, tt.gamma, tt.odds)
+			got := skinFromProbabilities(p, 4, 2, 0.05)
 			if len(got.Weights[0]) != len(tt.want) {
 				t.Fatalf("got %v, want %v", got.Weights[0], tt.want)
 			}
@@ -338,8 +338,8 @@ func TestExportCheckpoint(t *testing.T) {
 	if err := tok.Save(BestPath(run)); err != nil {
 		t.Fatal(err)
 	}
-	st := TrainState{Step: 1000, WallSec: 100, ValStep: []int{500, 1000}, ValLoss: []float64{0.4, 0.45}, BestVal: 0.4, BestStep: 500,
-		TrainFiles: []string{"a", "b", "c"}, ValFiles: []string{"d"}, Extra: 5}
+	st := TrainState{Step: 1000, WallSec: 100, TrainCurves: TrainCurves{ValStep: []int{500, 1000}, ValLoss: []float64{0.4, 0.45}, BestVal: 0.4, BestStep: 500},
+		TrainData: TrainData{TrainFiles: []string{"a", "b", "c"}, ValFiles: []string{"d"}, Extra: 5}}
 	writeState := func() {
 		b, _ := json.Marshal(st)
 		if err := os.WriteFile(run+".state.json", b, 0o644); err != nil {

@@ -178,19 +178,28 @@ type prepared struct {
 	// Vertices.
 	vNrm  []character.Vec3
 	vDist []float32 // V × nJ, lazily filled by vertexDists
-	// Surface samples (nil without a skin).
-	sPos, sNrm []character.Vec3
-	sW         [][]character.Influence // interpolated weights, sparse
-	sDist      []float32               // S × nJ
+	surfaceSamples
 	// posS[j], posV[j]: samples and vertices where joint j's weight is positive.
 	posS, posV [][]int32
 	// Mesh condition (meshPoints × meshFeatures).
 	mesh []float32
-	// Geodesic features (nil unless prepared with geodesic): per vertex and per
-	// surface sample, each joint's geodesic-binding weight and distance margin.
+	geodesicFields
+	qd int // query features per point (queryFeatures, + geoFeatures)
+}
+
+// surfaceSamples are the points the encoder reads a bone's weights at (nil without
+// a skin).
+type surfaceSamples struct {
+	sPos, sNrm []character.Vec3
+	sW         [][]character.Influence // interpolated weights, sparse
+	sDist      []float32               // S × nJ
+}
+
+// geodesicFields are, per vertex and per surface sample, each joint's
+// geodesic-binding weight and distance margin (nil unless prepared with geodesic).
+type geodesicFields struct {
 	gW, gD   []float32 // V × nJ
 	sGW, sGD []float32 // S × nJ
-	qd       int       // query features per point (queryFeatures, + geoFeatures)
 }
 
 // prepare samples c (already normalized, with a skeleton) with a fixed seed, so that

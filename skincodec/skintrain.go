@@ -82,8 +82,20 @@ func BestPath(out string) string {
 
 // TrainState is the resumable state written beside a checkpoint.
 type TrainState struct {
-	Step      int       `json:"step"`
-	WallSec   float64   `json:"wall_seconds"`
+	Step    int     `json:"step"`
+	WallSec float64 `json:"wall_seconds"`
+	TrainCurves
+	TrainData
+	Options struct {
+		Chars, BonesPerChar, Queries int
+		LR                           float64
+		Steps                        int
+	} `json:"options"`
+}
+
+// TrainCurves are a run's loss curves and its best validation so far, which pick
+// the best checkpoint and draw the loss plot.
+type TrainCurves struct {
 	TrainLoss []float64 `json:"train_loss"` // mean per log interval
 	TrainStep []int     `json:"train_step"`
 	ValLoss   []float64 `json:"val_loss"`
@@ -91,16 +103,14 @@ type TrainState struct {
 	ValStep   []int     `json:"val_step"`
 	BestVal   float64   `json:"best_val"`
 	BestStep  int       `json:"best_step"`
-	// Data describes the training data.
+}
+
+// TrainData describes what a run trains on, for the shipped checkpoint's facts.
+type TrainData struct {
 	TrainFiles []string `json:"train_files"`
 	ValFiles   []string `json:"val_files"`
 	Extra      int      `json:"extra_characters"`
 	Bones      int      `json:"train_bones"`
-	Options    struct {
-		Chars, BonesPerChar, Queries int
-		LR                           float64
-		Steps                        int
-	} `json:"options"`
 }
 
 // trainChar is a prepared character with the joints worth sampling.
@@ -305,7 +315,7 @@ func resumeSkinTokenizer(opt TrainOptions, logf func(string, ...any)) (*SkinToke
 	}
 	// No validation yet: the largest finite float, since JSON cannot hold +Inf (a run
 	// stopped before its first validation must still leave a resumable state file).
-	st := &TrainState{BestVal: math.MaxFloat64, BestStep: -1}
+	st := &TrainState{TrainCurves: TrainCurves{BestVal: math.MaxFloat64, BestStep: -1}}
 	if !opt.Resume {
 		return tok, st, nil
 	}
@@ -497,7 +507,8 @@ func TrainSkinTokenizer(ctx context.Context, opt TrainOptions) (*TrainState, err
 	return st, ctx.Err()
 }
 
-// ShipFacts describes a shipped checkpoint: how it was trained and on what.
+// ShipFacts describes a shipped checkpoint: how it was trained and on what. It is
+// written as one flat JSON object beside the checkpoint.
 type ShipFacts struct {
 	Source      string  `json:"source"`
 	Step        int     `json:"step"`
@@ -505,19 +516,29 @@ type ShipFacts struct {
 	WallSeconds float64 `json:"wall_seconds_to_step"`
 	ValLoss     float64 `json:"val_loss"`
 	DecodeSettings
-	TrainFiles     int      `json:"train_files"`
-	ValFiles       int      `json:"val_files"`
-	Synthetic      int      `json:"synthetic_characters"`
-	TrainBones     int      `json:"train_bones"`
-	Batch          string   `json:"batch"`
-	Command        string   `json:"command"`
-	Data           []string `json:"data"`
-	Attribution    string   `json:"attribution"`
-	Parameters     int      `json:"parameters"`
-	K              int      `json:"k"`
-	Levels         []int    `json:"levels"`
-	BitsPerJoint   float64  `json:"bits_per_joint"`
-	VocabularySize int      `json:"vocabulary_size"`
+	shipTraining
+	shipNetwork
+}
+
+// shipTraining is what a shipped checkpoint was trained on, and how.
+type shipTraining struct {
+	TrainFiles  int      `json:"train_files"`
+	ValFiles    int      `json:"val_files"`
+	Synthetic   int      `json:"synthetic_characters"`
+	TrainBones  int      `json:"train_bones"`
+	Batch       string   `json:"batch"`
+	Command     string   `json:"command"`
+	Data        []string `json:"data"`
+	Attribution string   `json:"attribution"`
+}
+
+// shipNetwork is the size of a shipped checkpoint's network and of its codes.
+type shipNetwork struct {
+	Parameters     int     `json:"parameters"`
+	K              int     `json:"k"`
+	Levels         []int   `json:"levels"`
+	BitsPerJoint   float64 `json:"bits_per_joint"`
+	VocabularySize int     `json:"vocabulary_size"`
 }
 
 // ExportCheckpoint copies a checkpoint from a training run (src, e.g. BestPath(out))
@@ -550,12 +571,15 @@ func ExportCheckpoint(src, runOut, dst string, ds DecodeSettings) (*ShipFacts, e
 		return nil, fmt.Errorf("export %s: no validation loss recorded at step %d in %s.state.json", src, step, runOut)
 	}
 	f := &ShipFacts{Source: src, Step: step, TotalSteps: st.Step, WallSeconds: st.WallSec * float64(step) / float64(max(1, st.Step)),
-		ValLoss: valLoss, DecodeSettings: ds, TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra,
-		TrainBones: st.Bones, Batch: fmt.Sprintf("%d characters × %d bones × %d query vertices", st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries),
-		Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --d %d --blocks %d --k %d --out skin.safetensors --steps %d (one thread)",
-			st.Extra, tok.Config.D, tok.Config.Blocks, tok.Config.K, st.Options.Steps), Data: []string{"../shared/data (train split by creature family)", "synth creatures"},
-		Attribution: dataset.Attribution,
-		Parameters:  nn.NumParams[float32](tok.master), K: tok.Config.K, Levels: tok.Config.Levels, BitsPerJoint: tokens.SkinBitsPerJoint(tok.K()), VocabularySize: tokens.VocabSize}
+		ValLoss: valLoss, DecodeSettings: ds,
+		shipTraining: shipTraining{TrainFiles: len(st.TrainFiles), ValFiles: len(st.ValFiles), Synthetic: st.Extra, TrainBones: st.Bones,
+			Batch: fmt.Sprintf("%d characters × %d bones × %d query vertices", st.Options.Chars, st.Options.BonesPerChar, st.Options.Queries),
+			Command: fmt.Sprintf("rig train-tokenizer --data ../shared/data --synth %d --d %d --blocks %d --k %d --out skin.safetensors --steps %d (one thread)",
+				st.Extra, tok.Config.D, tok.Config.Blocks, tok.Config.K, st.Options.Steps),
+			Data:        []string{"../shared/data (train split by creature family)", "synth creatures"},
+			Attribution: dataset.Attribution},
+		shipNetwork: shipNetwork{Parameters: nn.NumParams[float32](tok.master), K: tok.Config.K, Levels: tok.Config.Levels,
+			BitsPerJoint: tokens.SkinBitsPerJoint(tok.K()), VocabularySize: tokens.VocabSize}}
 	if err := tok.Save(dst); err != nil {
 		return nil, err
 	}

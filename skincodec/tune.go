@@ -56,7 +56,7 @@ func (s *DecodeSweep) Add(tok *SkinTokenizer, c *character.Character, opt Option
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}
-	probs, err := tok.ProbabilitiesWith(context.Background(), nc, nc.Skeleton, [][][]int{codes}, opt)
+	probs, err := tok.probabilitiesWith(context.Background(), nc, nc.Skeleton, [][][]int{codes}, opt)
 	if err != nil {
 		return fmt.Errorf("probabilities: %w", err)
 	}
@@ -67,8 +67,8 @@ func (s *DecodeSweep) Add(tok *SkinTokenizer, c *character.Character, opt Option
 	results := make([]metrics.SkinResult, len(s.Settings))
 	for k, st := range s.Settings {
 		p := append([]float32(nil), probs...)
-		SharpenProbabilities(p, st.Sharpen, st.OddsPower)
-		skin := SkinFromProbabilities(p, c.Skeleton.NumJoints(), tok.MaxInfluences, st.Threshold)
+		sharpenProbabilities(p, st.Sharpen, st.OddsPower)
+		skin := skinFromProbabilities(p, c.Skeleton.NumJoints(), tok.MaxInfluences, st.Threshold)
 		SnapPieces(&nc.Mesh, skin, st.SnapShare)
 		if results[k], err = metrics.SkinMetrics(c, skin, 1); err != nil {
 			return fmt.Errorf("score %+v: %w", st, err)
@@ -92,8 +92,8 @@ func (s *DecodeSweep) Mean(k int) (setting, floor metrics.SkinResult) {
 	return scale(s.sums[k]), scale(s.floor)
 }
 
-// Best returns the index of the setting with the lowest mean deformation error.
-func (s *DecodeSweep) Best() int {
+// best returns the index of the setting with the lowest mean deformation error.
+func (s *DecodeSweep) best() int {
 	best := 0
 	for k := range s.sums {
 		if s.sums[k].DeformMean < s.sums[best].DeformMean {
@@ -113,7 +113,7 @@ func (s *DecodeSweep) Markdown() string {
 	}
 	_, fl := s.Mean(0)
 	fmt.Fprintf(&b, "| rigid floor | | | | %.3f | %.3f | %.3f | %.3f |\n", fl.DeformMean, fl.L1, fl.Precision, fl.Recall)
-	best := s.Best()
+	best := s.best()
 	for k, st := range s.Settings {
 		r, _ := s.Mean(k)
 		mark := ""
