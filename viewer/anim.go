@@ -9,8 +9,8 @@ import (
 	"github.com/rigkit/rigkit/character"
 )
 
-// Duration returns the time of an animation's last key in seconds.
-func Duration(a character.Animation) float64 {
+// animationDuration returns the time of an animation's last key in seconds.
+func animationDuration(a character.Animation) float64 {
 	d := 0.0
 	for _, ch := range a.Channels {
 		if n := len(ch.Times); n > 0 {
@@ -20,9 +20,9 @@ func Duration(a character.Animation) float64 {
 	return d
 }
 
-// FindAnimation returns the index of c's animation called name, or numbered name
+// findAnimation returns the index of c's animation called name, or numbered name
 // (from 0) when no animation has that name.
-func FindAnimation(c *character.Character, name string) (int, error) {
+func findAnimation(c *character.Character, name string) (int, error) {
 	for i, a := range c.Animations {
 		if a.Name == name {
 			return i, nil
@@ -48,10 +48,10 @@ func quatMul(a, b character.Quat) character.Quat {
 	}
 }
 
-// RotateJoint returns pose with joint j turned by angle radians about the world
+// rotateJoint returns pose with joint j turned by angle radians about the world
 // axis through the joint (the rotation is stored in the joint's local frame, as
 // assets.Pose expects).
-func RotateJoint(sk *character.Skeleton, pose character.Pose, j int, worldAxis character.Vec3, angle float64) character.Pose {
+func rotateJoint(sk *character.Skeleton, pose character.Pose, j int, worldAxis character.Vec3, angle float64) character.Pose {
 	if j < 0 || j >= sk.NumJoints() || angle == 0 {
 		return pose
 	}

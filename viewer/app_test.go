@@ -18,9 +18,9 @@ func testApp(t *testing.T, compare bool) *app {
 	o := RunOptions{Path: "a", Load: func(p string) (*character.Character, error) {
 		switch p {
 		case "a":
-			return SampleCharacter(8, 800), nil
+			return sampleCharacter(8, 800), nil
 		case "b":
-			c := SampleCharacter(8, 800)
+			c := sampleCharacter(8, 800)
 			c.Name = "b"
 			return c, nil
 		}
@@ -62,14 +62,14 @@ func TestAppKeys(t *testing.T) {
 		{glfw.KeyP, func() bool { return !samePose(p.Pose, rest) && samePose(a.view.Rigs[1].Pose, p.Pose) }, "P: random pose, mirrored"},
 		{glfw.KeyR, func() bool { return samePose(p.Pose, rest) }, "R: reset"},
 		{glfw.KeyRight, func() bool { return !samePose(p.Pose, rest) }, "→: rotate the selected bone"},
-		{glfw.KeyC, func() bool { return a.view.Layout == Single && a.view.Show == 0 }, "C: first only"},
-		{glfw.KeyC, func() bool { return a.view.Layout == Single && a.view.Show == 1 }, "C: second only"},
-		{glfw.KeyC, func() bool { return a.view.Layout == SideBySide }, "C: side by side"},
+		{glfw.KeyC, func() bool { return a.view.layout == single && a.view.Show == 0 }, "C: first only"},
+		{glfw.KeyC, func() bool { return a.view.layout == single && a.view.Show == 1 }, "C: second only"},
+		{glfw.KeyC, func() bool { return a.view.layout == sideBySide }, "C: side by side"},
 		{glfw.KeyS, func() bool { return a.view.HideSkeleton }, "S: hide skeleton"},
 	}
 	for _, tc := range tests {
 		if quit := a.key(tc.key, 0); quit || !tc.check() {
-			t.Errorf("%s: state wrong (mode %v, selected %d, layout %v/%d)", tc.what, a.view.Mode, p.Selected, a.view.Layout, a.view.Show)
+			t.Errorf("%s: state wrong (mode %v, selected %d, layout %v/%d)", tc.what, a.view.Mode, p.Selected, a.view.layout, a.view.Show)
 		}
 	}
 	if !a.key(glfw.KeyEscape, 0) {
@@ -99,11 +99,11 @@ func samePose(a, b character.Pose) bool {
 func TestAppClickAndDrag(t *testing.T) {
 	a := testApp(t, false)
 	a.w, a.h = 800, 600
-	a.view.FrameAll(a.w, a.h)
+	a.view.frameAll(a.w, a.h)
 	p := a.primary()
-	vp := a.view.Camera.ViewProj(float64(a.w) / float64(a.h))
+	vp := a.view.Camera.viewProj(float64(a.w) / float64(a.h))
 	j := 3
-	x, y, _, _ := Project(vp, p.JointPositions()[j], a.w, a.h)
+	x, y, _, _ := project(vp, p.jointPositions()[j], a.w, a.h)
 	a.click(x, y)
 	if p.Selected != j {
 		t.Fatalf("click on joint %d selected %d", j, p.Selected)
@@ -189,13 +189,13 @@ func TestAppStepsClips(t *testing.T) {
 }
 
 func TestRunWindowSmoke(t *testing.T) {
-	offscreen(t) // skip without GL
+	openOffscreen(t) // skip without GL
 	var frame *image.RGBA
 	err := Run(RunOptions{Path: "a", Compare: "missing.glb", Frames: 3, Width: 640, Height: 360,
 		Capture: func(img *image.RGBA) { frame = img },
 		Load: func(p string) (*character.Character, error) {
 			if p == "a" {
-				return SampleCharacter(8, 800), nil
+				return sampleCharacter(8, 800), nil
 			}
 			return nil, errors.New("no such file")
 		}})

@@ -16,21 +16,21 @@ type Camera struct {
 	FovY     float64 // vertical field of view in radians
 }
 
-// DefaultCamera returns a three-quarter view from the front, slightly above.
-func DefaultCamera() Camera {
+// defaultCamera returns a three-quarter view from the front, slightly above.
+func defaultCamera() Camera {
 	return Camera{Yaw: 0.45, Pitch: 0.15, Distance: 3, FovY: 40 * math.Pi / 180}
 }
 
-// Eye returns the camera position in world space.
-func (c Camera) Eye() character.Vec3 {
+// eye returns the camera position in world space.
+func (c Camera) eye() character.Vec3 {
 	cp := math.Cos(c.Pitch)
 	dir := character.Vec3{math.Sin(c.Yaw) * cp, math.Sin(c.Pitch), math.Cos(c.Yaw) * cp}
 	return c.Target.Add(dir.Scale(c.Distance))
 }
 
-// Basis returns the camera's right, up and forward (view direction) unit vectors.
-func (c Camera) Basis() (right, up, fwd character.Vec3) {
-	fwd = c.Target.Sub(c.Eye()).Normalize()
+// basis returns the camera's right, up and forward (view direction) unit vectors.
+func (c Camera) basis() (right, up, fwd character.Vec3) {
+	fwd = c.Target.Sub(c.eye()).Normalize()
 	right = fwd.Cross(character.Vec3{0, 1, 0}).Normalize()
 	if right.Len() == 0 {
 		right = character.Vec3{1, 0, 0}
@@ -39,10 +39,10 @@ func (c Camera) Basis() (right, up, fwd character.Vec3) {
 	return right, up, fwd
 }
 
-// View returns the world-to-camera transform (camera looks down its -Z).
-func (c Camera) View() character.Mat4 {
-	r, u, f := c.Basis()
-	e := c.Eye()
+// view returns the world-to-camera transform (camera looks down its -Z).
+func (c Camera) view() character.Mat4 {
+	r, u, f := c.basis()
+	e := c.eye()
 	return character.Mat4{
 		r[0], u[0], -f[0], 0,
 		r[1], u[1], -f[1], 0,
@@ -51,15 +51,15 @@ func (c Camera) View() character.Mat4 {
 	}
 }
 
-// NearFar returns the clip planes used by Proj: they scale with the distance.
-func (c Camera) NearFar() (near, far float64) {
+// nearFar returns the clip planes used by proj: they scale with the distance.
+func (c Camera) nearFar() (near, far float64) {
 	return c.Distance * 0.01, c.Distance * 20
 }
 
-// Proj returns the OpenGL perspective projection for a viewport of the given aspect
+// proj returns the OpenGL perspective projection for a viewport of the given aspect
 // ratio (width/height).
-func (c Camera) Proj(aspect float64) character.Mat4 {
-	n, fa := c.NearFar()
+func (c Camera) proj(aspect float64) character.Mat4 {
+	n, fa := c.nearFar()
 	f := 1 / math.Tan(c.FovY/2)
 	return character.Mat4{
 		f / aspect, 0, 0, 0,
@@ -69,21 +69,21 @@ func (c Camera) Proj(aspect float64) character.Mat4 {
 	}
 }
 
-// ViewProj returns Proj(aspect)·View().
-func (c Camera) ViewProj(aspect float64) character.Mat4 { return c.Proj(aspect).Mul(c.View()) }
+// viewProj returns proj(aspect)·view().
+func (c Camera) viewProj(aspect float64) character.Mat4 { return c.proj(aspect).Mul(c.view()) }
 
-// Frame moves the camera so that the box [lo, hi] fits the viewport of the given
+// frame moves the camera so that the box [lo, hi] fits the viewport of the given
 // aspect ratio with a small margin, keeping the current direction: the target goes
 // to the box center and the distance is the least at which all 8 corners are inside
 // both fields of view.
-func (c *Camera) Frame(lo, hi character.Vec3, aspect float64) {
+func (c *Camera) frame(lo, hi character.Vec3, aspect float64) {
 	c.Target = lo.Add(hi).Scale(0.5)
 	if aspect <= 0 || math.IsNaN(aspect) {
 		aspect = 1
 	}
 	tanY := math.Tan(c.FovY / 2)
 	tanX := tanY * aspect
-	r, u, f := c.Basis()
+	r, u, f := c.basis()
 	d := 0.0
 	for i := 0; i < 8; i++ {
 		p := lo
@@ -103,29 +103,29 @@ func (c *Camera) Frame(lo, hi character.Vec3, aspect float64) {
 	c.Distance = d * 1.12
 }
 
-// Orbit turns the camera by dx, dy radians, keeping the pitch short of the poles.
-func (c *Camera) Orbit(dx, dy float64) {
+// orbit turns the camera by dx, dy radians, keeping the pitch short of the poles.
+func (c *Camera) orbit(dx, dy float64) {
 	c.Yaw -= dx
 	c.Pitch = math.Max(-1.55, math.Min(1.55, c.Pitch+dy))
 }
 
-// Pan moves the target by dx, dy in units of the viewport height (1 = one full
+// pan moves the target by dx, dy in units of the viewport height (1 = one full
 // viewport height at the target's depth).
-func (c *Camera) Pan(dx, dy float64) {
-	r, u, _ := c.Basis()
+func (c *Camera) pan(dx, dy float64) {
+	r, u, _ := c.basis()
 	h := 2 * c.Distance * math.Tan(c.FovY/2)
 	c.Target = c.Target.Add(r.Scale(-dx * h)).Add(u.Scale(dy * h))
 }
 
-// Zoom multiplies the distance by factor^-steps (positive steps move closer).
-func (c *Camera) Zoom(steps float64) {
+// zoom multiplies the distance by factor^-steps (positive steps move closer).
+func (c *Camera) zoom(steps float64) {
 	c.Distance *= math.Pow(1.15, -steps)
 	c.Distance = math.Max(c.Distance, 1e-6)
 }
 
-// Project maps a world point to pixel coordinates in a w×h viewport (x right, y down
+// project maps a world point to pixel coordinates in a w×h viewport (x right, y down
 // from the top-left corner) and its NDC depth; ok is false behind the camera.
-func Project(viewProj character.Mat4, p character.Vec3, w, h int) (x, y, depth float64, ok bool) {
+func project(viewProj character.Mat4, p character.Vec3, w, h int) (x, y, depth float64, ok bool) {
 	cx := viewProj[0]*p[0] + viewProj[4]*p[1] + viewProj[8]*p[2] + viewProj[12]
 	cy := viewProj[1]*p[0] + viewProj[5]*p[1] + viewProj[9]*p[2] + viewProj[13]
 	cz := viewProj[2]*p[0] + viewProj[6]*p[1] + viewProj[10]*p[2] + viewProj[14]

@@ -2,9 +2,9 @@ package viewer
 
 import "math"
 
-// Heat maps a weight in [0,1] to a blue→cyan→green→yellow→red ramp (values outside
+// heat maps a weight in [0,1] to a blue→cyan→green→yellow→red ramp (values outside
 // the range are clamped; NaN is drawn as 0).
-func Heat(w float64) [3]float32 {
+func heat(w float64) [3]float32 {
 	if math.IsNaN(w) || w < 0 {
 		w = 0
 	}
@@ -28,9 +28,9 @@ func Heat(w float64) [3]float32 {
 	return [3]float32{a[0] + (b[0]-a[0])*t, a[1] + (b[1]-a[1])*t, a[2] + (b[2]-a[2])*t}
 }
 
-// InfluenceColor is the color of a vertex moved by n joints: gray for none (an
+// influenceColor is the color of a vertex moved by n joints: gray for none (an
 // orphan), then blue, green, yellow, orange, red for 1..4, magenta above 4.
-func InfluenceColor(n int) [3]float32 {
+func influenceColor(n int) [3]float32 {
 	switch {
 	case n <= 0:
 		return [3]float32{0.35, 0.35, 0.35}

@@ -15,7 +15,7 @@ import (
 
 var (
 	sharedOnce sync.Once
-	sharedOff  *Offscreen
+	sharedOff  *offscreen
 	sharedErr  error
 )
 
@@ -23,9 +23,9 @@ const shotW, shotH = 320, 240
 
 // offscreen returns one shared 320×240 offscreen target, or skips the test when no
 // OpenGL context can be made here (fails instead when RIGKIT_REQUIRE_GL=1).
-func offscreen(t testing.TB) *Offscreen {
+func openOffscreen(t testing.TB) *offscreen {
 	t.Helper()
-	sharedOnce.Do(func() { sharedOff, sharedErr = NewOffscreen(shotW, shotH) })
+	sharedOnce.Do(func() { sharedOff, sharedErr = newOffscreen(shotW, shotH) })
 	if sharedErr != nil {
 		if os.Getenv("RIGKIT_REQUIRE_GL") == "1" || !errors.Is(sharedErr, ErrNoDisplay) {
 			t.Fatalf("no OpenGL context: %v", sharedErr)
@@ -37,12 +37,12 @@ func offscreen(t testing.TB) *Offscreen {
 
 func render(t *testing.T, c *character.Character, o ShotOptions) *image.RGBA {
 	t.Helper()
-	off := offscreen(t)
-	v, err := BuildView(c, o, shotW, shotH)
+	off := openOffscreen(t)
+	v, err := buildView(c, o, shotW, shotH)
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := off.Render(v)
+	img, err := off.render(v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func render(t *testing.T, c *character.Character, o ShotOptions) *image.RGBA {
 }
 
 func TestScreenshotNotBlank(t *testing.T) {
-	c := SampleCharacter(8, 2000)
+	c := sampleCharacter(8, 2000)
 	img := render(t, c, ShotOptions{Overlay: []string{Stats(c)}})
 	bg := defaultBackground
 	n := 0
@@ -92,7 +92,7 @@ func testCharacter(t *testing.T) *character.Character {
 		}
 		return c
 	}
-	return SampleCharacter(10, 3000)
+	return sampleCharacter(10, 3000)
 }
 
 // pixelDiff counts pixels whose color differs by more than tol in any channel.
@@ -109,9 +109,9 @@ func pixelDiff(a, b *image.RGBA, tol int) int {
 func TestScreenshotsDifferByBoneAndPose(t *testing.T) {
 	c := testCharacter(t)
 	sk := c.Skeleton
-	cam := DefaultCamera()
+	cam := defaultCamera()
 	lo, hi := c.Mesh.Bounds()
-	cam.Frame(lo, hi, float64(shotW)/shotH)
+	cam.frame(lo, hi, float64(shotW)/shotH)
 	// Two bones far apart in the hierarchy, both weighted.
 	a, b := 1, sk.NumJoints()-1
 	base := ShotOptions{Mode: ModeHeatmap, Frame: ShotFrame{Camera: &cam}}
@@ -153,26 +153,26 @@ func TestGPUSkinningMatchesCPU(t *testing.T) {
 		name string
 		c    *character.Character
 	}{
-		{"sample", SampleCharacter(10, 3000)},
+		{"sample", sampleCharacter(10, 3000)},
 		{"data", testCharacter(t)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.c
 			for seed := int64(1); seed <= 3; seed++ {
-				r := NewRig(c)
-				r.Pose = RandomPose(c.Skeleton, seed)
+				r := newRig(c)
+				r.Pose = seededPose(c.Skeleton, seed)
 				// Frame the posed rig (mesh and joints).
-				cam := DefaultCamera()
-				lo, hi := r.Bounds()
-				cam.Frame(lo, hi, float64(shotW)/shotH)
+				cam := defaultCamera()
+				lo, hi := r.bounds()
+				cam.frame(lo, hi, float64(shotW)/shotH)
 				o := ShotOptions{HideSkeleton: true, Pose: ShotPose{Fixed: r.Pose},
 					Frame: ShotFrame{Camera: &cam, Background: magenta}}
 				gpu := mask(render(t, c, o))
 				o.CPUSkin = true
 				viaCPU := mask(render(t, c, o))
-				raster := Silhouette(cam.ViewProj(float64(shotW)/shotH), r.DeformedPositions(), c.Mesh.Triangles, shotW, shotH)
-				rest := Silhouette(cam.ViewProj(float64(shotW)/shotH), c.Mesh.Positions, c.Mesh.Triangles, shotW, shotH)
-				iouRaster, iouCPU, iouRest := IoU(gpu, raster), IoU(gpu, viaCPU), IoU(gpu, rest)
+				raster := silhouette(cam.viewProj(float64(shotW)/shotH), r.deformedPositions(), c.Mesh.Triangles, shotW, shotH)
+				rest := silhouette(cam.viewProj(float64(shotW)/shotH), c.Mesh.Positions, c.Mesh.Triangles, shotW, shotH)
+				iouRaster, iouCPU, iouRest := iou(gpu, raster), iou(gpu, viaCPU), iou(gpu, rest)
 				t.Logf("seed %d: IoU GPU vs Go rasterizer %.4f, vs CPU-skinned render %.4f, vs bind pose %.4f", seed, iouRaster, iouCPU, iouRest)
 				if iouRaster < 0.95 {
 					t.Errorf("seed %d: GPU-skinned silhouette vs CPU-skinned rasterization IoU %.4f < 0.95", seed, iouRaster)
@@ -190,7 +190,7 @@ func TestGPUSkinningMatchesCPU(t *testing.T) {
 }
 
 func TestCompareAndModes(t *testing.T) {
-	c := SampleCharacter(8, 2000)
+	c := sampleCharacter(8, 2000)
 	other := c.Clone()
 	// A rigid skin: every vertex follows its heaviest joint only.
 	for v := range other.Skin.Weights {
@@ -222,8 +222,8 @@ func TestCompareAndModes(t *testing.T) {
 }
 
 func TestBadInputs(t *testing.T) {
-	c := SampleCharacter(4, 200)
-	if _, err := BuildView(c, ShotOptions{Bone: "nope"}, 10, 10); err == nil {
+	c := sampleCharacter(4, 200)
+	if _, err := buildView(c, ShotOptions{Bone: "nope"}, 10, 10); err == nil {
 		t.Error("unknown bone accepted")
 	}
 	// A static mesh (no skeleton) still renders.
@@ -233,7 +233,7 @@ func TestBadInputs(t *testing.T) {
 		t.Fatal("no image for a static mesh")
 	}
 	// The contact sheet reports files that fail to load instead of stopping.
-	offscreen(t)
+	openOffscreen(t)
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "broken.glb")
 	if err := os.WriteFile(bad, []byte("not a glb"), 0o644); err != nil {
@@ -241,7 +241,7 @@ func TestBadInputs(t *testing.T) {
 	}
 	load := func(p string) (*character.Character, error) {
 		if p == "sample" {
-			return SampleCharacter(6, 500), nil
+			return sampleCharacter(6, 500), nil
 		}
 		return assets.Options{}.Loader()(p)
 	}

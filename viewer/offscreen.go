@@ -9,10 +9,10 @@ import (
 	"github.com/go-gl/glfw/v3.3/glfw"
 )
 
-// Offscreen renders Views into images without showing a window (a hidden GLFW
+// offscreen renders views into images without showing a window (a hidden GLFW
 // window supplies the context; drawing goes to a multisampled framebuffer object).
 // It is safe to use from any goroutine; calls are serialized on the GL thread.
-type Offscreen struct {
+type offscreen struct {
 	win              *glfw.Window
 	r                *renderer
 	w, h             int
@@ -23,13 +23,13 @@ type Offscreen struct {
 	closed           bool
 }
 
-// NewOffscreen makes a w×h offscreen target. It returns an error wrapping
+// newOffscreen makes a w×h offscreen target. It returns an error wrapping
 // ErrNoDisplay when no OpenGL 3.3 context can be made.
-func NewOffscreen(w, h int) (*Offscreen, error) {
+func newOffscreen(w, h int) (*offscreen, error) {
 	if w <= 0 || h <= 0 || w > 16384 || h > 16384 {
 		return nil, fmt.Errorf("offscreen: bad size %dx%d", w, h)
 	}
-	o := &Offscreen{w: w, h: h}
+	o := &offscreen{w: w, h: h}
 	err := onGL(func() error {
 		win, err := newWindow(16, 16, "rigkit offscreen", false)
 		if err != nil {
@@ -78,11 +78,11 @@ func NewOffscreen(w, h int) (*Offscreen, error) {
 	return o, nil
 }
 
-// Size returns the image size.
-func (o *Offscreen) Size() (w, h int) { return o.w, o.h }
+// size returns the image size.
+func (o *offscreen) size() (w, h int) { return o.w, o.h }
 
-// Render draws v and returns the image (top row first).
-func (o *Offscreen) Render(v *View) (*image.RGBA, error) {
+// render draws v and returns the image (top row first).
+func (o *offscreen) render(v *view) (*image.RGBA, error) {
 	if o.closed {
 		return nil, errors.New("offscreen: render after Close")
 	}
@@ -108,9 +108,9 @@ func (o *Offscreen) Render(v *View) (*image.RGBA, error) {
 	return img, nil
 }
 
-// Renderer returns an identification of the OpenGL implementation (vendor, renderer,
+// renderer returns an identification of the OpenGL implementation (vendor, renderer,
 // version), e.g. to note software rendering next to a measured frame time.
-func (o *Offscreen) Renderer() string {
+func (o *offscreen) renderer() string {
 	var s string
 	_ = onGL(func() error {
 		o.win.MakeContextCurrent()
@@ -121,13 +121,13 @@ func (o *Offscreen) Renderer() string {
 	return s
 }
 
-// Finish waits until the GPU has finished all drawing (for timing).
-func (o *Offscreen) Finish() {
+// finish waits until the GPU has finished all drawing (for timing).
+func (o *offscreen) finish() {
 	_ = onGL(func() error { o.win.MakeContextCurrent(); gl.Finish(); return nil })
 }
 
-// RenderNoRead draws v without reading the pixels back (for timing frames).
-func (o *Offscreen) RenderNoRead(v *View) error {
+// renderNoRead draws v without reading the pixels back (for timing frames).
+func (o *offscreen) renderNoRead(v *view) error {
 	return onGL(func() error {
 		o.win.MakeContextCurrent()
 		gl.BindFramebuffer(gl.FRAMEBUFFER, o.msFBO)
@@ -137,7 +137,7 @@ func (o *Offscreen) RenderNoRead(v *View) error {
 	})
 }
 
-func (o *Offscreen) free() {
+func (o *offscreen) free() {
 	o.r.release()
 	fbs := []uint32{o.msFBO, o.outFBO}
 	gl.DeleteFramebuffers(2, &fbs[0])
@@ -146,8 +146,8 @@ func (o *Offscreen) free() {
 	o.win.Destroy()
 }
 
-// Close frees the context and its resources.
-func (o *Offscreen) Close() {
+// close frees the context and its resources.
+func (o *offscreen) close() {
 	if o.closed {
 		return
 	}

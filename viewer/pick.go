@@ -6,18 +6,18 @@ import (
 	"github.com/rigkit/rigkit/character"
 )
 
-// PickJoint returns the joint nearest to the pixel (mx, my) in a w×h viewport, given
+// pickJoint returns the joint nearest to the pixel (mx, my) in a w×h viewport, given
 // the joints' world positions and parents: a joint whose point lies within radius
 // pixels wins; otherwise the nearest bone segment within radius selects its parent
 // joint (the joint that rotates it). It returns -1 when nothing is near.
-func PickJoint(viewProj character.Mat4, joints []character.Vec3, parents []int, w, h int, mx, my, radius float64) int {
+func pickJoint(viewProj character.Mat4, joints []character.Vec3, parents []int, w, h int, mx, my, radius float64) int {
 	type pt struct {
 		x, y float64
 		ok   bool
 	}
 	scr := make([]pt, len(joints))
 	for j, p := range joints {
-		x, y, _, ok := Project(viewProj, p, w, h)
+		x, y, _, ok := project(viewProj, p, w, h)
 		scr[j] = pt{x, y, ok}
 	}
 	best, bestD := -1, radius

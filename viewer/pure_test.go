@@ -10,22 +10,22 @@ import (
 
 func TestProjectTargetIsCenter(t *testing.T) {
 	for _, cam := range []Camera{
-		DefaultCamera(),
+		defaultCamera(),
 		{Target: character.Vec3{1, 2, 3}, Yaw: -2, Pitch: -0.7, Distance: 10, FovY: 1},
 		{Target: character.Vec3{0, -5, 0}, Yaw: 3, Pitch: 1.5, Distance: 0.1, FovY: 0.3},
 	} {
-		x, y, _, ok := Project(cam.ViewProj(1.5), cam.Target, 300, 200)
+		x, y, _, ok := project(cam.viewProj(1.5), cam.Target, 300, 200)
 		if !ok || math.Abs(x-150) > 1e-6 || math.Abs(y-100) > 1e-6 {
 			t.Errorf("camera %+v: target projects to (%v, %v, %v), want the center", cam, x, y, ok)
 		}
 		// A point behind the eye is not visible.
-		_, _, fwd := cam.Basis()
-		if _, _, _, ok := Project(cam.ViewProj(1.5), cam.Eye().Sub(fwd), 300, 200); ok {
+		_, _, fwd := cam.basis()
+		if _, _, _, ok := project(cam.viewProj(1.5), cam.eye().Sub(fwd), 300, 200); ok {
 			t.Errorf("camera %+v: point behind the eye reported visible", cam)
 		}
 		// Up on screen is up in the world frame (y decreases).
-		_, up, _ := cam.Basis()
-		_, y2, _, _ := Project(cam.ViewProj(1.5), cam.Target.Add(up.Scale(0.01*cam.Distance)), 300, 200)
+		_, up, _ := cam.basis()
+		_, y2, _, _ := project(cam.viewProj(1.5), cam.Target.Add(up.Scale(0.01*cam.Distance)), 300, 200)
 		if !(y2 < y) {
 			t.Errorf("camera %+v: moving up moved the pixel from y=%v to %v", cam, y, y2)
 		}
@@ -42,10 +42,10 @@ func TestFrameFitsBox(t *testing.T) {
 		{character.Vec3{-50, 0, -2}, character.Vec3{50, 1, 2}, 0.5},
 	}
 	for _, tc := range tests {
-		cam := DefaultCamera()
-		cam.Frame(tc.lo, tc.hi, tc.aspect)
+		cam := defaultCamera()
+		cam.frame(tc.lo, tc.hi, tc.aspect)
 		w, h := int(400*tc.aspect), 400
-		vp := cam.ViewProj(tc.aspect)
+		vp := cam.viewProj(tc.aspect)
 		far := 0.0
 		for i := 0; i < 8; i++ {
 			p := character.Vec3{tc.lo[0], tc.lo[1], tc.lo[2]}
@@ -54,7 +54,7 @@ func TestFrameFitsBox(t *testing.T) {
 					p[a] = tc.hi[a]
 				}
 			}
-			x, y, z, ok := Project(vp, p, w, h)
+			x, y, z, ok := project(vp, p, w, h)
 			if !ok || x < 0 || x > float64(w) || y < 0 || y > float64(h) || z < -1 || z > 1 {
 				t.Errorf("box %v-%v aspect %v: corner %v at (%.1f, %.1f, %.3f) is off screen", tc.lo, tc.hi, tc.aspect, p, x, y, z)
 			}
@@ -67,21 +67,21 @@ func TestFrameFitsBox(t *testing.T) {
 }
 
 func TestOrbitPanZoom(t *testing.T) {
-	c := DefaultCamera()
+	c := defaultCamera()
 	d0, t0 := c.Distance, c.Target
-	c.Zoom(2)
+	c.zoom(2)
 	if !(c.Distance < d0) {
 		t.Errorf("zoom in: distance %v, was %v", c.Distance, d0)
 	}
-	c.Orbit(0, 10)
+	c.orbit(0, 10)
 	if c.Pitch > 1.56 {
 		t.Errorf("orbit past the pole: pitch %v", c.Pitch)
 	}
-	c.Pan(0.5, 0)
+	c.pan(0.5, 0)
 	if c.Target == t0 {
 		t.Error("pan did not move the target")
 	}
-	r, _, _ := c.Basis()
+	r, _, _ := c.basis()
 	if moved := c.Target.Sub(t0).Normalize(); math.Abs(moved.Dot(r)+1) > 1e-9 {
 		t.Errorf("panning right by dx>0 should drag the scene right (target moves left): moved %v, right %v", moved, r)
 	}
@@ -89,10 +89,10 @@ func TestOrbitPanZoom(t *testing.T) {
 
 func TestPickJoint(t *testing.T) {
 	cam := Camera{Yaw: 0, Pitch: 0, Distance: 5, FovY: 1}
-	vp := cam.ViewProj(1)
+	vp := cam.viewProj(1)
 	joints := []character.Vec3{{0, -1, 0}, {0, 0, 0}, {0, 1, 0}, {1, 0, 0}}
 	parents := []int{-1, 0, 1, 1}
-	px := func(j int) (float64, float64) { x, y, _, _ := Project(vp, joints[j], 200, 200); return x, y }
+	px := func(j int) (float64, float64) { x, y, _, _ := project(vp, joints[j], 200, 200); return x, y }
 	mid := func(a, b int) (float64, float64) {
 		ax, ay := px(a)
 		bx, by := px(b)
@@ -110,23 +110,23 @@ func TestPickJoint(t *testing.T) {
 	tests[0].x, tests[0].y = px(2)
 	tests[1].x, tests[1].y = mid(1, 3)
 	for _, tc := range tests {
-		if got := PickJoint(vp, joints, parents, 200, 200, tc.x, tc.y, 6); got != tc.want {
+		if got := pickJoint(vp, joints, parents, 200, 200, tc.x, tc.y, 6); got != tc.want {
 			t.Errorf("%s: picked %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }
 
 func TestColormaps(t *testing.T) {
-	lo, hi := Heat(0), Heat(1)
+	lo, hi := heat(0), heat(1)
 	if !(lo[2] > lo[0]) || !(hi[0] > hi[2]) {
 		t.Errorf("heat should run blue→red: Heat(0)=%v Heat(1)=%v", lo, hi)
 	}
-	if Heat(-1) != lo || Heat(2) != hi || Heat(math.NaN()) != lo {
+	if heat(-1) != lo || heat(2) != hi || heat(math.NaN()) != lo {
 		t.Error("out-of-range weights are not clamped")
 	}
 	// The ramp is continuous: neighbouring weights get neighbouring colors.
 	for i := 1; i <= 20; i++ {
-		a, b := Heat(float64(i-1)/20), Heat(float64(i)/20)
+		a, b := heat(float64(i-1)/20), heat(float64(i)/20)
 		for k := 0; k < 3; k++ {
 			if math.Abs(float64(a[k]-b[k])) > 0.25 {
 				t.Errorf("Heat jumps between %d/20 and %d/20: %v → %v", i-1, i, a, b)
@@ -135,10 +135,10 @@ func TestColormaps(t *testing.T) {
 	}
 	seen := map[[3]float32]int{}
 	for n := 0; n <= 5; n++ {
-		if m, dup := seen[InfluenceColor(n)]; dup {
+		if m, dup := seen[influenceColor(n)]; dup {
 			t.Errorf("influence counts %d and %d share a color", m, n)
 		}
-		seen[InfluenceColor(n)] = n
+		seen[influenceColor(n)] = n
 	}
 }
 
@@ -155,7 +155,7 @@ func TestParseMode(t *testing.T) {
 }
 
 func TestRenderText(t *testing.T) {
-	img := RenderText([]string{"hello", "!error"})
+	img := renderText([]string{"hello", "!error"})
 	if img.Rect.Dy() != 2*lineHeight+6 {
 		t.Errorf("height %d for two lines", img.Rect.Dy())
 	}
@@ -172,18 +172,18 @@ func TestRenderText(t *testing.T) {
 	if white == 0 || red == 0 {
 		t.Errorf("text not drawn: %d white and %d red pixels", white, red)
 	}
-	if e := RenderText(nil); e.Rect.Empty() {
+	if e := renderText(nil); e.Rect.Empty() {
 		t.Error("empty text gives an empty image")
 	}
 }
 
 func TestRotateJointMovesChildAboutJoint(t *testing.T) {
-	c := SampleCharacter(8, 500)
+	c := sampleCharacter(8, 500)
 	sk := c.Skeleton
 	j := 2
 	child := 3
 	axis := character.Vec3{0, 0, 1}
-	pose := RotateJoint(sk, character.RestPose(sk.NumJoints()), j, axis, math.Pi/2)
+	pose := rotateJoint(sk, character.RestPose(sk.NumJoints()), j, axis, math.Pi/2)
 	w := sk.PosedWorld(pose)
 	pj, pc := w[j].Translation(), w[child].Translation()
 	before := sk.Position(child).Sub(sk.Position(j))
@@ -199,7 +199,7 @@ func TestRotateJointMovesChildAboutJoint(t *testing.T) {
 }
 
 func TestAnimatedWorld(t *testing.T) {
-	c := SampleCharacter(4, 200)
+	c := sampleCharacter(4, 200)
 	sk := c.Skeleton
 	// An empty animation reproduces the bind pose.
 	w := character.AnimatedWorld(sk, character.Animation{}, 0)
@@ -215,7 +215,7 @@ func TestAnimatedWorld(t *testing.T) {
 	a := character.Animation{Name: "bend", Channels: []character.AnimationChannel{{
 		Joint: 1, Path: "rotation", Times: []float64{0, 2}, Values: []float64{0, 0, 0, 1, q[0], q[1], q[2], q[3]},
 	}}}
-	if d := Duration(a); d != 2 {
+	if d := animationDuration(a); d != 2 {
 		t.Errorf("duration %v, want 2", d)
 	}
 	w = character.AnimatedWorld(sk, a, 1)
@@ -228,9 +228,9 @@ func TestAnimatedWorld(t *testing.T) {
 }
 
 func TestVertexColorsHeatmap(t *testing.T) {
-	c := SampleCharacter(6, 300)
+	c := sampleCharacter(6, 300)
 	j := 1
-	col := VertexColors(c, ModeHeatmap, j)
+	col := vertexColors(c, ModeHeatmap, j)
 	for v, infl := range c.Skin.Weights {
 		w := 0.0
 		for _, in := range infl {
@@ -238,7 +238,7 @@ func TestVertexColorsHeatmap(t *testing.T) {
 				w = in.Weight
 			}
 		}
-		want := Heat(w)
+		want := heat(w)
 		got := [3]float32{col[3*v], col[3*v+1], col[3*v+2]}
 		if got != want {
 			t.Fatalf("vertex %d: color %v for weight %v, want %v", v, got, w, want)
@@ -247,17 +247,17 @@ func TestVertexColorsHeatmap(t *testing.T) {
 }
 
 func TestMatchJointAndMapPose(t *testing.T) {
-	a := SampleCharacter(8, 200).Skeleton
+	a := sampleCharacter(8, 200).Skeleton
 	b := a.Clone()
 	b.Names[3] = "renamed"
-	if got := MatchJoint(a, b, 3); got != 3 {
+	if got := matchJoint(a, b, 3); got != 3 {
 		t.Errorf("by position: got %d, want 3", got)
 	}
-	if got := MatchJoint(a, b, 5); got != 5 {
+	if got := matchJoint(a, b, 5); got != 5 {
 		t.Errorf("by name: got %d, want 5", got)
 	}
-	pose := RandomPose(a, 1)
-	m := MapPose(a, b, pose)
+	pose := seededPose(a, 1)
+	m := mapPose(a, b, pose)
 	if m[2] != pose[2] || m[3] != (character.Quat{0, 0, 0, 1}) {
 		t.Errorf("mapped pose: %v / %v", m[2], m[3])
 	}
@@ -268,7 +268,7 @@ func TestSilhouetteAndIoU(t *testing.T) {
 	// A square at the target covering [-1,1]² fills the middle half of the view in
 	// each direction: at distance 4 with a 90° field, half-height is 4.
 	sq := []character.Vec3{{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}}
-	mask := Silhouette(cam.ViewProj(1), sq, [][3]int{{0, 1, 2}, {0, 2, 3}}, 80, 80)
+	mask := silhouette(cam.viewProj(1), sq, [][3]int{{0, 1, 2}, {0, 2, 3}}, 80, 80)
 	n := 0
 	for _, m := range mask {
 		if m {
@@ -278,13 +278,13 @@ func TestSilhouetteAndIoU(t *testing.T) {
 	if n != 20*20 {
 		t.Errorf("square covers %d pixels, want 400", n)
 	}
-	if IoU(mask, mask) != 1 || IoU(mask, make([]bool, len(mask))) != 0 {
+	if iou(mask, mask) != 1 || iou(mask, make([]bool, len(mask))) != 0 {
 		t.Error("IoU of identical / disjoint masks")
 	}
 }
 
 func TestStats(t *testing.T) {
-	c := SampleCharacter(6, 300)
+	c := sampleCharacter(6, 300)
 	s := Stats(c)
 	want := fmt.Sprintf("%d verts, %d tris, 6 joints", len(c.Mesh.Positions), len(c.Mesh.Triangles))
 	if !contains(s, want) {
@@ -303,7 +303,7 @@ func contains(s, sub string) bool {
 
 func TestSampleCharacterValid(t *testing.T) {
 	for _, tc := range []struct{ joints, tris int }{{2, 64}, {8, 2000}, {12, 100000}} {
-		c := SampleCharacter(tc.joints, tc.tris)
+		c := sampleCharacter(tc.joints, tc.tris)
 		if err := c.Validate(); err != nil {
 			t.Errorf("%d joints, %d tris: %v", tc.joints, tc.tris, err)
 		}
@@ -313,7 +313,8 @@ func TestSampleCharacterValid(t *testing.T) {
 	}
 }
 
-func ExampleHeat() {
-	fmt.Println(Heat(0), Heat(1))
-	// Output: [0.1 0.15 0.75] [0.9 0.1 0.05]
+func TestHeatEnds(t *testing.T) {
+	if got, want := fmt.Sprint(heat(0), heat(1)), "[0.1 0.15 0.75] [0.9 0.1 0.05]"; got != want {
+		t.Errorf("heat(0), heat(1) = %s, want %s", got, want)
+	}
 }

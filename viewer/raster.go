@@ -6,11 +6,11 @@ import (
 	"github.com/rigkit/rigkit/character"
 )
 
-// Silhouette rasterizes triangles on the CPU into a w×h coverage mask (row-major,
+// silhouette rasterizes triangles on the CPU into a w×h coverage mask (row-major,
 // top row first) with the same projection as the GPU path: a pixel is covered when
 // its center lies inside a projected triangle. Triangles with a vertex behind the
 // camera are skipped. It checks GPU skinning against assets.LinearBlendSkin.
-func Silhouette(viewProj character.Mat4, pos []character.Vec3, tris [][3]int, w, h int) []bool {
+func silhouette(viewProj character.Mat4, pos []character.Vec3, tris [][3]int, w, h int) []bool {
 	mask := make([]bool, w*h)
 	for _, t := range tris {
 		var xs, ys [3]float64
@@ -21,7 +21,7 @@ func Silhouette(viewProj character.Mat4, pos []character.Vec3, tris [][3]int, w,
 				break
 			}
 			var vis bool
-			xs[i], ys[i], _, vis = Project(viewProj, pos[v], w, h)
+			xs[i], ys[i], _, vis = project(viewProj, pos[v], w, h)
 			ok = ok && vis
 		}
 		if !ok {
@@ -51,9 +51,9 @@ func Silhouette(viewProj character.Mat4, pos []character.Vec3, tris [][3]int, w,
 	return mask
 }
 
-// IoU returns the intersection over union of two masks of equal length (1 when
+// iou returns the intersection over union of two masks of equal length (1 when
 // both are empty).
-func IoU(a, b []bool) float64 {
+func iou(a, b []bool) float64 {
 	inter, union := 0, 0
 	for i := range a {
 		if a[i] && b[i] {

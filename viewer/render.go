@@ -10,20 +10,20 @@ import (
 	"github.com/rigkit/rigkit/character"
 )
 
-// Layout arranges the rigs of a View.
-type Layout int
+// layout arranges the rigs of a view.
+type layout int
 
 // Layouts.
 const (
-	SideBySide Layout = iota // every rig in its own column
-	Single                   // only View.Rigs[View.Show], full size
+	sideBySide layout = iota // every rig in its own column
+	single                   // only view.Rigs[view.Show], full size
 )
 
-// View is everything one frame shows: the rigs, the camera and what to draw.
-type View struct {
-	Rigs         []*Rig
-	Layout       Layout
-	Show         int // the rig drawn in the Single layout
+// view is everything one frame shows: the rigs, the camera and what to draw.
+type view struct {
+	Rigs         []*rig
+	layout       layout
+	Show         int // the rig drawn in the single layout
 	Camera       Camera
 	Mode         Mode
 	HideSkeleton bool
@@ -32,21 +32,21 @@ type View struct {
 	Background [3]float32
 }
 
-// defaultBackground is the clear color when View.Background is zero.
+// defaultBackground is the clear color when view.Background is zero.
 var defaultBackground = [3]float32{0.16, 0.17, 0.19}
 
 // viewports returns the rigs to draw and their pixel rectangles (x, y from the
 // bottom-left as OpenGL counts, w, h).
-func (v *View) viewports(w, h int) ([]*Rig, [][4]int) {
+func (v *view) viewports(w, h int) ([]*rig, [][4]int) {
 	if len(v.Rigs) == 0 {
 		return nil, nil
 	}
-	if v.Layout == Single || len(v.Rigs) == 1 {
+	if v.layout == single || len(v.Rigs) == 1 {
 		i := v.Show
 		if i < 0 || i >= len(v.Rigs) {
 			i = 0
 		}
-		return []*Rig{v.Rigs[i]}, [][4]int{{0, 0, w, h}}
+		return []*rig{v.Rigs[i]}, [][4]int{{0, 0, w, h}}
 	}
 	n := len(v.Rigs)
 	rects := make([][4]int, n)
@@ -57,8 +57,8 @@ func (v *View) viewports(w, h int) ([]*Rig, [][4]int) {
 	return v.Rigs, rects
 }
 
-// ViewportAspect returns the aspect ratio of one rig's viewport in a w×h frame.
-func (v *View) ViewportAspect(w, h int) float64 {
+// viewportAspect returns the aspect ratio of one rig's viewport in a w×h frame.
+func (v *view) viewportAspect(w, h int) float64 {
 	_, r := v.viewports(w, h)
 	if len(r) == 0 || r[0][3] == 0 {
 		return 1
@@ -66,13 +66,13 @@ func (v *View) ViewportAspect(w, h int) float64 {
 	return float64(r[0][2]) / float64(r[0][3])
 }
 
-// FrameAll points the camera at the union of the rigs' posed meshes (joints far
+// frameAll points the camera at the union of the rigs' posed meshes (joints far
 // from the mesh, such as prop attachment points, may fall outside).
-func (v *View) FrameAll(w, h int) {
+func (v *view) frameAll(w, h int) {
 	first := true
 	var lo, hi character.Vec3
 	for _, r := range v.Rigs {
-		l, u := boundsOf(r.DeformedPositions())
+		l, u := boundsOf(r.deformedPositions())
 		if first {
 			lo, hi, first = l, u, false
 			continue
@@ -82,20 +82,26 @@ func (v *View) FrameAll(w, h int) {
 		}
 	}
 	if !first {
-		v.Camera.Frame(lo, hi, v.ViewportAspect(w, h))
+		v.Camera.frame(lo, hi, v.viewportAspect(w, h))
 	}
 }
 
 // gpuMesh is a character's vertex arrays on the GPU.
 type gpuMesh struct {
-	vao                            uint32
+	vao uint32
+	meshBuffers
+	count        int32
+	nv           int
+	colorKey     string // mode/selection the color buffer holds
+	cpuPositions bool   // pos buffer holds CPU-skinned positions
+	bindPos      []float32
+}
+
+// meshBuffers are the GL names of a mesh's vertex attributes, its triangle indices
+// and its joint-matrix texture.
+type meshBuffers struct {
 	posBuf, nrmBuf, colBuf, jntBuf uint32
 	wgtBuf, idxBuf, jointTex       uint32
-	count                          int32
-	nv                             int
-	colorKey                       string // mode/selection the color buffer holds
-	cpuPositions                   bool   // pos buffer holds CPU-skinned positions
-	bindPos                        []float32
 }
 
 // renderer holds the GL programs and per-character buffers of one context. Its
@@ -104,10 +110,16 @@ type renderer struct {
 	meshProg, flatProg, textProg uint32
 	meshes                       map[*character.Character]*gpuMesh
 	boneVAO, boneBuf             uint32
-	textVAO, textBuf, textTex    uint32
-	textKey                      string
-	textW, textH                 int
-	labelTex                     map[string]labelImg
+	textLayer
+}
+
+// textLayer is the overlay text's quad, its texture and the text it holds, and the
+// cached textures of joint labels.
+type textLayer struct {
+	textVAO, textBuf, textTex uint32
+	textKey                   string
+	textW, textH              int
+	labelTex                  map[string]labelImg
 }
 
 type labelImg struct {
@@ -119,7 +131,7 @@ func newRenderer() (*renderer, error) {
 	if err := gl.Init(); err != nil {
 		return nil, fmt.Errorf("opengl: load functions: %w", err)
 	}
-	r := &renderer{meshes: map[*character.Character]*gpuMesh{}, labelTex: map[string]labelImg{}}
+	r := &renderer{meshes: map[*character.Character]*gpuMesh{}, textLayer: textLayer{labelTex: map[string]labelImg{}}}
 	var err error
 	if r.meshProg, err = program(meshVS, meshFS); err != nil {
 		return nil, fmt.Errorf("mesh shader: %w", err)
@@ -179,7 +191,7 @@ func (r *renderer) dropMesh(c *character.Character) {
 }
 
 // keepOnly drops the GPU meshes of characters no longer shown.
-func (r *renderer) keepOnly(rigs []*Rig) {
+func (r *renderer) keepOnly(rigs []*rig) {
 	for c := range r.meshes {
 		used := false
 		for _, rg := range rigs {
@@ -242,7 +254,7 @@ func (r *renderer) mesh(c *character.Character) *gpuMesh {
 }
 
 // draw renders the view into the bound framebuffer of size w×h.
-func (r *renderer) draw(v *View, w, h int) {
+func (r *renderer) draw(v *view, w, h int) {
 	bg := v.Background
 	if bg == ([3]float32{}) {
 		bg = defaultBackground
@@ -256,7 +268,7 @@ func (r *renderer) draw(v *View, w, h int) {
 		rc := rects[i]
 		gl.Viewport(int32(rc[0]), int32(rc[1]), int32(rc[2]), int32(rc[3]))
 		aspect := float64(rc[2]) / float64(max(rc[3], 1))
-		r.drawRig(v, rg, v.Camera.ViewProj(aspect), v.Camera.View())
+		r.drawRig(v, rg, v.Camera.viewProj(aspect), v.Camera.view())
 	}
 	gl.Viewport(0, 0, int32(w), int32(h))
 	for i, rg := range rigs {
@@ -269,10 +281,10 @@ func (r *renderer) draw(v *View, w, h int) {
 	}
 }
 
-func (r *renderer) drawRig(v *View, rg *Rig, viewProj, view character.Mat4) {
+func (r *renderer) drawRig(v *view, rg *rig, viewProj, view character.Mat4) {
 	c := rg.Char
 	m := r.mesh(c)
-	world := rg.PosedWorld()
+	world := rg.posedWorld()
 	// Joint matrices: one texture row per joint, four RGBA32F texels = four columns.
 	skinned := int32(0)
 	if c.Rigged() && len(world) > 0 && !rg.CPUSkin {
@@ -288,7 +300,7 @@ func (r *renderer) drawRig(v *View, rg *Rig, viewProj, view character.Mat4) {
 	}
 	// Positions: bind pose for GPU skinning, or CPU-skinned.
 	if rg.CPUSkin && c.Rigged() {
-		def := rg.DeformedPositions()
+		def := rg.deformedPositions()
 		p := make([]float32, 3*len(def))
 		for i, q := range def {
 			p[3*i], p[3*i+1], p[3*i+2] = float32(q[0]), float32(q[1]), float32(q[2])
@@ -301,7 +313,7 @@ func (r *renderer) drawRig(v *View, rg *Rig, viewProj, view character.Mat4) {
 	}
 	key := fmt.Sprintf("%d/%d", v.Mode, rg.Selected)
 	if key != m.colorKey && m.nv > 0 {
-		col := VertexColors(c, v.Mode, rg.Selected)
+		col := vertexColors(c, v.Mode, rg.Selected)
 		upload(m.colBuf, gl.ARRAY_BUFFER, gl.Ptr(col), 4*len(col), gl.DYNAMIC_DRAW)
 		m.colorKey = key
 	}
@@ -360,7 +372,7 @@ func (r *renderer) drawRig(v *View, rg *Rig, viewProj, view character.Mat4) {
 func (r *renderer) drawText(lines []string, w, h int) {
 	key := strings.Join(lines, "\n")
 	if key != r.textKey || r.textTex == 0 {
-		img := RenderText(lines)
+		img := renderText(lines)
 		if r.textTex == 0 {
 			gl.GenTextures(1, &r.textTex)
 		}
@@ -374,7 +386,7 @@ func (r *renderer) drawText(lines []string, w, h int) {
 func (r *renderer) drawLabel(label string, rc [4]int, w, h int) {
 	l, ok := r.labelTex[label]
 	if !ok {
-		img := RenderText([]string{label})
+		img := renderText([]string{label})
 		gl.GenTextures(1, &l.tex)
 		uploadImage(l.tex, img)
 		l.w, l.h = img.Rect.Dx(), img.Rect.Dy()

@@ -7,12 +7,12 @@ import (
 	"github.com/rigkit/rigkit/character"
 )
 
-// SampleCharacter builds a rigged figure in code, for tests, benchmarks and demos
+// sampleCharacter builds a rigged figure in code, for tests, benchmarks and demos
 // without data files: a capsule body along +Y with a chain of `joints` joints, the
 // surface tessellated into about `tris` triangles, and smooth weights that blend
 // neighbouring joints (up to 4 influences per vertex). Arms branch off the chain so
 // that the skeleton is a tree. It never fails for joints ≥ 2 and tris ≥ 64.
-func SampleCharacter(joints, tris int) *character.Character {
+func sampleCharacter(joints, tris int) *character.Character {
 	joints = max(joints, 2)
 	// Rings × segments ≈ tris/2 quads.
 	seg := max(8, int(math.Sqrt(float64(tris)/2)/1.5))

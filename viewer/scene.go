@@ -39,8 +39,8 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("unknown mode %q (want %s)", s, strings.Join(modeNames[:], ", "))
 }
 
-// Rig is one character on screen with its pose and selected joint.
-type Rig struct {
+// rig is one character on screen with its pose and selected joint.
+type rig struct {
 	Char     *character.Character
 	Label    string         // shown above the rig; empty for none
 	Pose     character.Pose // per-joint rotation; nil means the bind pose
@@ -52,14 +52,14 @@ type Rig struct {
 	CPUSkin bool
 }
 
-// NewRig returns a rig in its bind pose with no joint selected.
-func NewRig(c *character.Character) *Rig {
-	return &Rig{Char: c, Pose: character.RestPose(c.Skeleton.NumJoints()), Selected: -1}
+// newRig returns a rig in its bind pose with no joint selected.
+func newRig(c *character.Character) *rig {
+	return &rig{Char: c, Pose: character.RestPose(c.Skeleton.NumJoints()), Selected: -1}
 }
 
-// PosedWorld returns the joint world transforms of the current pose (nil when the
+// posedWorld returns the joint world transforms of the current pose (nil when the
 // character has no skeleton).
-func (r *Rig) PosedWorld() []character.Mat4 {
+func (r *rig) posedWorld() []character.Mat4 {
 	sk := r.Char.Skeleton
 	if sk == nil || sk.NumJoints() == 0 {
 		return nil
@@ -70,9 +70,9 @@ func (r *Rig) PosedWorld() []character.Mat4 {
 	return sk.PosedWorld(r.Pose)
 }
 
-// JointPositions returns the posed joint positions.
-func (r *Rig) JointPositions() []character.Vec3 {
-	w := r.PosedWorld()
+// jointPositions returns the posed joint positions.
+func (r *rig) jointPositions() []character.Vec3 {
+	w := r.posedWorld()
 	p := make([]character.Vec3, len(w))
 	for j := range w {
 		p[j] = w[j].Translation()
@@ -80,20 +80,20 @@ func (r *Rig) JointPositions() []character.Vec3 {
 	return p
 }
 
-// DeformedPositions returns the skinned vertex positions of the current pose.
-func (r *Rig) DeformedPositions() []character.Vec3 {
+// deformedPositions returns the skinned vertex positions of the current pose.
+func (r *rig) deformedPositions() []character.Vec3 {
 	c := r.Char
 	if !c.Rigged() {
 		return c.Mesh.Positions
 	}
-	return character.LinearBlendSkin(c.Mesh.Positions, c.Skin, c.Skeleton.SkinningMatrices(r.PosedWorld()))
+	return character.LinearBlendSkin(c.Mesh.Positions, c.Skin, c.Skeleton.SkinningMatrices(r.posedWorld()))
 }
 
-// Bounds returns the box around the posed mesh and joints.
-func (r *Rig) Bounds() (lo, hi character.Vec3) {
-	pts := r.DeformedPositions()
+// bounds returns the box around the posed mesh and joints.
+func (r *rig) bounds() (lo, hi character.Vec3) {
+	pts := r.deformedPositions()
 	lo, hi = boundsOf(pts)
-	for _, p := range r.JointPositions() {
+	for _, p := range r.jointPositions() {
 		for a := 0; a < 3; a++ {
 			lo[a] = math.Min(lo[a], p[a])
 			hi[a] = math.Max(hi[a], p[a])
@@ -116,8 +116,8 @@ func boundsOf(pts []character.Vec3) (lo, hi character.Vec3) {
 	return lo, hi
 }
 
-// JointByName returns the index of the named joint, or -1.
-func JointByName(sk *character.Skeleton, name string) int {
+// jointByName returns the index of the named joint, or -1.
+func jointByName(sk *character.Skeleton, name string) int {
 	if sk == nil {
 		return -1
 	}
@@ -134,13 +134,13 @@ func JointByName(sk *character.Skeleton, name string) int {
 	return -1
 }
 
-// MatchJoint maps joint j of skeleton a onto skeleton b: the joint with the same name,
+// matchJoint maps joint j of skeleton a onto skeleton b: the joint with the same name,
 // else the joint nearest in bind position; -1 when j is -1 or b has no joints.
-func MatchJoint(a, b *character.Skeleton, j int) int {
+func matchJoint(a, b *character.Skeleton, j int) int {
 	if j < 0 || a == nil || j >= a.NumJoints() || b.NumJoints() == 0 {
 		return -1
 	}
-	if k := JointByName(b, a.Names[j]); k >= 0 {
+	if k := jointByName(b, a.Names[j]); k >= 0 {
 		return k
 	}
 	p := a.Position(j)
@@ -153,12 +153,12 @@ func MatchJoint(a, b *character.Skeleton, j int) int {
 	return best
 }
 
-// MapPose carries a pose of skeleton a onto skeleton b by joint name (joints of b
+// mapPose carries a pose of skeleton a onto skeleton b by joint name (joints of b
 // without a namesake stay at rest).
-func MapPose(a, b *character.Skeleton, pose character.Pose) character.Pose {
+func mapPose(a, b *character.Skeleton, pose character.Pose) character.Pose {
 	out := character.RestPose(b.NumJoints())
 	for k, n := range b.Names {
-		if j := JointByName(a, n); j >= 0 && j < len(pose) {
+		if j := jointByName(a, n); j >= 0 && j < len(pose) {
 			out[k] = pose[j]
 		}
 	}
@@ -226,10 +226,10 @@ func buildMeshData(c *character.Character) meshData {
 // defaultColor is the clay color of a mesh without materials.
 var defaultColor = [3]float32{0.78, 0.74, 0.68}
 
-// VertexColors returns 3 floats per vertex for the mode: material base colors
-// (shaded and wireframe), the selected joint's weight through Heat (heatmap) or
-// InfluenceColor of the influence count (influences).
-func VertexColors(c *character.Character, mode Mode, selected int) []float32 {
+// vertexColors returns 3 floats per vertex for the mode: material base colors
+// (shaded and wireframe), the selected joint's weight through heat (heatmap) or
+// influenceColor of the influence count (influences).
+func vertexColors(c *character.Character, mode Mode, selected int) []float32 {
 	nv := len(c.Mesh.Positions)
 	out := make([]float32, 3*nv)
 	set := func(v int, col [3]float32) { copy(out[3*v:3*v+3], col[:]) }
@@ -244,7 +244,7 @@ func VertexColors(c *character.Character, mode Mode, selected int) []float32 {
 					}
 				}
 			}
-			set(v, Heat(w))
+			set(v, heat(w))
 		}
 	case ModeInfluences:
 		for v := 0; v < nv; v++ {
@@ -256,7 +256,7 @@ func VertexColors(c *character.Character, mode Mode, selected int) []float32 {
 					}
 				}
 			}
-			set(v, InfluenceColor(n))
+			set(v, influenceColor(n))
 		}
 	default:
 		for v := 0; v < nv; v++ {

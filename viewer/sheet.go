@@ -41,11 +41,11 @@ func ContactSheet(paths []string, o SheetOptions) (*image.RGBA, int, error) {
 	sheet := image.NewRGBA(image.Rect(0, 0, cols*o.Cell, rows*o.Cell))
 	bg := defaultBackground
 	draw.Draw(sheet, sheet.Bounds(), image.NewUniform(color.RGBA{uint8(bg[0] * 255), uint8(bg[1] * 255), uint8(bg[2] * 255), 255}), image.Point{}, draw.Src)
-	off, err := NewOffscreen(o.Cell, o.Cell)
+	off, err := newOffscreen(o.Cell, o.Cell)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer off.Close()
+	defer off.close()
 	failed := 0
 	for i, p := range paths {
 		at := image.Pt((i%cols)*o.Cell, (i/cols)*o.Cell)
@@ -55,10 +55,10 @@ func ContactSheet(paths []string, o SheetOptions) (*image.RGBA, int, error) {
 			err = c.Validate()
 		}
 		if err == nil {
-			v, verr := BuildView(c, ShotOptions{Mode: o.Mode}, o.Cell, o.Cell)
+			v, verr := buildView(c, ShotOptions{Mode: o.Mode}, o.Cell, o.Cell)
 			if verr != nil {
 				err = verr
-			} else if img, rerr := off.Render(v); rerr != nil {
+			} else if img, rerr := off.render(v); rerr != nil {
 				return nil, failed, fmt.Errorf("contact sheet: render %s: %w", p, rerr)
 			} else {
 				draw.Draw(sheet, image.Rectangle{at, at.Add(image.Pt(o.Cell, o.Cell))}, img, image.Point{}, draw.Src)
@@ -74,7 +74,7 @@ func ContactSheet(paths []string, o SheetOptions) (*image.RGBA, int, error) {
 				msg = msg[n:]
 			}
 		}
-		txt := RenderText(caption)
+		txt := renderText(caption)
 		draw.Draw(sheet, image.Rectangle{at, at.Add(txt.Rect.Size())}.Intersect(image.Rectangle{at, at.Add(image.Pt(o.Cell, o.Cell))}), txt, image.Point{}, draw.Over)
 	}
 	return sheet, failed, nil

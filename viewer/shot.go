@@ -9,8 +9,8 @@ import (
 	"github.com/rigkit/rigkit/character"
 )
 
-// MaxPoseAngle is the largest random joint rotation (45°, as METRICS.md poses).
-const MaxPoseAngle = math.Pi / 4
+// maxPoseAngle is the largest random joint rotation (45°, as METRICS.md poses).
+const maxPoseAngle = math.Pi / 4
 
 // ShotOptions says what a screenshot shows. What is drawn stays at the top; the
 // character's pose and the image's framing come as groups.
@@ -52,15 +52,15 @@ type ShotFrame struct {
 	Background [3]float32
 }
 
-// RandomPose is assets.RandomPose (METRICS.md: every joint about a random axis by up
+// seededPose is character.RandomPose (METRICS.md: every joint about a random axis by up
 // to 45°) with the root joints kept at rest, so the character stays upright on screen.
-func RandomPose(sk *character.Skeleton, seed int64) character.Pose {
+func seededPose(sk *character.Skeleton, seed int64) character.Pose {
 	return randomPose(sk, rand.New(rand.NewSource(seed)))
 }
 
 func randomPose(sk *character.Skeleton, rng *rand.Rand) character.Pose {
 	n := sk.NumJoints()
-	p := character.RandomPose(rng, n, MaxPoseAngle)
+	p := character.RandomPose(rng, n, maxPoseAngle)
 	for j := 0; j < n; j++ {
 		if sk.Parents[j] < 0 {
 			p[j] = character.Quat{0, 0, 0, 1}
@@ -69,13 +69,13 @@ func randomPose(sk *character.Skeleton, rng *rand.Rand) character.Pose {
 	return p
 }
 
-// BuildView turns screenshot options into a View framed for a w×h image. It fails
+// buildView turns screenshot options into a view framed for a w×h image. It fails
 // when the named bone does not exist.
-func BuildView(c *character.Character, o ShotOptions, w, h int) (*View, error) {
-	r := NewRig(c)
+func buildView(c *character.Character, o ShotOptions, w, h int) (*view, error) {
+	r := newRig(c)
 	r.CPUSkin = o.CPUSkin
 	if o.Bone != "" {
-		if r.Selected = JointByName(c.Skeleton, o.Bone); r.Selected < 0 {
+		if r.Selected = jointByName(c.Skeleton, o.Bone); r.Selected < 0 {
 			return nil, fmt.Errorf("no joint named %q in %s (%d joints)", o.Bone, c.Name, c.Skeleton.NumJoints())
 		}
 	}
@@ -83,23 +83,23 @@ func BuildView(c *character.Character, o ShotOptions, w, h int) (*View, error) {
 	case o.Pose.Fixed != nil:
 		r.Pose = o.Pose.Fixed
 	case o.Pose.Random:
-		r.Pose = RandomPose(c.Skeleton, o.Pose.Seed)
+		r.Pose = seededPose(c.Skeleton, o.Pose.Seed)
 	}
 	if o.Pose.Animation != "" {
-		i, err := FindAnimation(c, o.Pose.Animation)
+		i, err := findAnimation(c, o.Pose.Animation)
 		if err != nil {
 			return nil, err
 		}
 		r.World = character.AnimatedWorld(c.Skeleton, c.Animations[i], o.Pose.Time)
 	}
-	v := &View{Rigs: []*Rig{r}, Mode: o.Mode, HideSkeleton: o.HideSkeleton, Overlay: o.Overlay,
-		Camera: DefaultCamera(), Background: o.Frame.Background}
+	v := &view{Rigs: []*rig{r}, Mode: o.Mode, HideSkeleton: o.HideSkeleton, Overlay: o.Overlay,
+		Camera: defaultCamera(), Background: o.Frame.Background}
 	if o.Compare != nil {
-		b := NewRig(o.Compare)
+		b := newRig(o.Compare)
 		b.CPUSkin = o.CPUSkin
 		if c.Skeleton != nil && o.Compare.Skeleton != nil {
-			b.Pose = MapPose(c.Skeleton, o.Compare.Skeleton, r.Pose)
-			b.Selected = MatchJoint(c.Skeleton, o.Compare.Skeleton, r.Selected)
+			b.Pose = mapPose(c.Skeleton, o.Compare.Skeleton, r.Pose)
+			b.Selected = matchJoint(c.Skeleton, o.Compare.Skeleton, r.Selected)
 		}
 		r.Label, b.Label = o.Labels[0], o.Labels[1]
 		v.Rigs = append(v.Rigs, b)
@@ -110,7 +110,7 @@ func BuildView(c *character.Character, o ShotOptions, w, h int) (*View, error) {
 		if o.Frame.Yaw != nil {
 			v.Camera.Yaw = *o.Frame.Yaw
 		}
-		v.FrameAll(w, h)
+		v.frameAll(w, h)
 	}
 	return v, nil
 }
@@ -122,16 +122,16 @@ func Screenshot(c *character.Character, o ShotOptions) (*image.RGBA, error) {
 	if w == 0 && h == 0 {
 		w, h = 1280, 720
 	}
-	v, err := BuildView(c, o, w, h)
+	v, err := buildView(c, o, w, h)
 	if err != nil {
 		return nil, err
 	}
-	off, err := NewOffscreen(w, h)
+	off, err := newOffscreen(w, h)
 	if err != nil {
 		return nil, err
 	}
-	defer off.Close()
-	return off.Render(v)
+	defer off.close()
+	return off.render(v)
 }
 
 // Stats returns the overlay line describing a character: vertices, triangles,

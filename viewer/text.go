@@ -14,10 +14,10 @@ import (
 // lineHeight is the pixel height of one line of overlay text.
 const lineHeight = 15
 
-// RenderText rasterizes lines of text (7×13 bitmap font) in white with a dark
+// renderText rasterizes lines of text (7×13 bitmap font) in white with a dark
 // translucent backdrop, for the on-screen overlay. Lines prefixed with "!" are red.
 // The image is at least 1×1.
-func RenderText(lines []string) *image.RGBA {
+func renderText(lines []string) *image.RGBA {
 	face := basicfont.Face7x13
 	w := 1
 	for _, l := range lines {

@@ -31,8 +31,8 @@ type RunOptions struct {
 	Capture func(img *image.RGBA)
 }
 
-// HelpLines is the on-screen help.
-var HelpLines = []string{
+// helpLines is the on-screen help.
+var helpLines = []string{
 	"LMB orbit | Shift+LMB/MMB pan | wheel zoom | F frame | click bone: select | Tab/[ ] next/parent bone",
 	"Ctrl+LMB or RMB drag / arrows: rotate bone | R reset | P random pose | Space play/pause anim | N / Shift+N next / previous anim",
 	"W wireframe | H heatmap | I influences | S skeleton | C compare layout | L reload | ? help | Esc quit",
@@ -42,20 +42,29 @@ var HelpLines = []string{
 // be driven without a window.
 type app struct {
 	opts   RunOptions
-	view   View
+	view   view
 	errors []string // load errors shown in red
 	scores []string
 
 	w, h       int // framebuffer size
 	help       bool
-	playing    bool
-	anim       int
-	animTime   float64
 	rng        *rand.Rand
 	frameMS    float64
 	needsFrame bool
+	playback
+	pointer
+}
 
-	// mouse
+// playback is the state of the glTF animation the viewer plays.
+type playback struct {
+	playing  bool
+	anim     int
+	animTime float64
+}
+
+// pointer is the mouse's state between events: buttons held, modifiers, where the
+// last move and the last press were.
+type pointer struct {
 	down       [3]bool
 	mods       glfw.ModifierKey
 	lastX      float64
@@ -71,8 +80,8 @@ func newApp(o RunOptions) *app {
 		o.Load = assets.Options{}.Loader()
 	}
 	a := &app{opts: o, help: true, rng: rand.New(rand.NewSource(time.Now().UnixNano())),
-		w: 1280, h: 720, fbPerPixel: 1, needsFrame: true}
-	a.view.Camera = DefaultCamera()
+		w: 1280, h: 720, pointer: pointer{fbPerPixel: 1}, needsFrame: true}
+	a.view.Camera = defaultCamera()
 	a.load()
 	return a
 }
@@ -99,7 +108,7 @@ func (a *app) load() {
 		if c.Name == "" {
 			c.Name = filepath.Base(p)
 		}
-		r := NewRig(c)
+		r := newRig(c)
 		r.Label = filepath.Base(p)
 		a.view.Rigs = append(a.view.Rigs, r)
 		a.scores = append(a.scores, Stats(c))
@@ -112,7 +121,7 @@ func (a *app) load() {
 			r.Label = ""
 		}
 	}
-	a.view.FrameAll(a.w, a.h)
+	a.view.frameAll(a.w, a.h)
 	a.needsFrame = true
 }
 
@@ -125,7 +134,7 @@ func oneLine(err error) string {
 }
 
 // primary returns the rig whose pose and selection the controls edit.
-func (a *app) primary() *Rig {
+func (a *app) primary() *rig {
 	if len(a.view.Rigs) == 0 {
 		return nil
 	}
@@ -140,8 +149,8 @@ func (a *app) sync() {
 	}
 	for _, r := range a.view.Rigs[1:] {
 		if p.Char.Skeleton != nil && r.Char.Skeleton != nil {
-			r.Pose = MapPose(p.Char.Skeleton, r.Char.Skeleton, p.Pose)
-			r.Selected = MatchJoint(p.Char.Skeleton, r.Char.Skeleton, p.Selected)
+			r.Pose = mapPose(p.Char.Skeleton, r.Char.Skeleton, p.Pose)
+			r.Selected = matchJoint(p.Char.Skeleton, r.Char.Skeleton, p.Selected)
 		}
 	}
 }
@@ -150,7 +159,7 @@ func (a *app) sync() {
 func (a *app) overlay() []string {
 	var lines []string
 	if a.help {
-		lines = append(lines, HelpLines...)
+		lines = append(lines, helpLines...)
 	}
 	lines = append(lines, a.scores...)
 	status := fmt.Sprintf("mode: %s", a.view.Mode)
@@ -166,10 +175,10 @@ func (a *app) overlay() []string {
 			if a.playing {
 				state = "playing"
 			}
-			status += fmt.Sprintf(" | anim %d/%d %q %.2f/%.2fs %s", a.anim%n+1, n, an.Name, a.animTime, Duration(an), state)
+			status += fmt.Sprintf(" | anim %d/%d %q %.2f/%.2fs %s", a.anim%n+1, n, an.Name, a.animTime, animationDuration(an), state)
 		}
 		if len(a.view.Rigs) > 1 {
-			if a.view.Layout == SideBySide {
+			if a.view.layout == sideBySide {
 				status += " | compare: side by side"
 			} else {
 				status += fmt.Sprintf(" | compare: showing %s", a.view.Rigs[a.view.Show].Label)
@@ -192,7 +201,7 @@ func (a *app) key(k glfw.Key, mods glfw.ModifierKey) (quit bool) {
 	case glfw.KeyEscape, glfw.KeyQ:
 		return true
 	case glfw.KeyF:
-		a.view.FrameAll(a.w, a.h)
+		a.view.frameAll(a.w, a.h)
 	case glfw.KeyW:
 		a.view.Mode = toggle(a.view.Mode, ModeWireframe)
 	case glfw.KeyH:
@@ -209,12 +218,12 @@ func (a *app) key(k glfw.Key, mods glfw.ModifierKey) (quit bool) {
 		if n := len(a.view.Rigs); n > 1 {
 			// side by side → first only → second only → side by side
 			switch {
-			case a.view.Layout == SideBySide:
-				a.view.Layout, a.view.Show = Single, 0
+			case a.view.layout == sideBySide:
+				a.view.layout, a.view.Show = single, 0
 			case a.view.Show+1 < n:
 				a.view.Show++
 			default:
-				a.view.Layout, a.view.Show = SideBySide, 0
+				a.view.layout, a.view.Show = sideBySide, 0
 			}
 		}
 	}
@@ -222,7 +231,7 @@ func (a *app) key(k glfw.Key, mods glfw.ModifierKey) (quit bool) {
 		return false
 	}
 	sk := p.Char.Skeleton
-	right, up, fwd := a.view.Camera.Basis()
+	right, up, fwd := a.view.Camera.basis()
 	switch k {
 	case glfw.KeyR:
 		p.Pose = character.RestPose(sk.NumJoints())
@@ -301,7 +310,7 @@ func (a *app) rotateSelected(axis character.Vec3, angle float64) {
 		return
 	}
 	a.stopAnim()
-	p.Pose = RotateJoint(p.Char.Skeleton, p.Pose, p.Selected, axis, angle)
+	p.Pose = rotateJoint(p.Char.Skeleton, p.Pose, p.Selected, axis, angle)
 	a.sync()
 }
 
@@ -331,10 +340,10 @@ func (a *app) click(x, y float64) {
 	if r.Char.Skeleton == nil {
 		return
 	}
-	vp := a.view.Camera.ViewProj(float64(rc[2]) / float64(max(rc[3], 1)))
-	j := PickJoint(vp, r.JointPositions(), r.Char.Skeleton.Parents, rc[2], rc[3], x-float64(rc[0]), y, 12*a.fbPerPixel)
+	vp := a.view.Camera.viewProj(float64(rc[2]) / float64(max(rc[3], 1)))
+	j := pickJoint(vp, r.jointPositions(), r.Char.Skeleton.Parents, rc[2], rc[3], x-float64(rc[0]), y, 12*a.fbPerPixel)
 	if k > 0 { // picked on the compared rig: select the matching joint of the primary
-		j = MatchJoint(r.Char.Skeleton, a.primary().Char.Skeleton, j)
+		j = matchJoint(r.Char.Skeleton, a.primary().Char.Skeleton, j)
 	}
 	a.primary().Selected = j
 	a.sync()
@@ -348,13 +357,13 @@ func (a *app) drag(dx, dy float64) {
 	shift := a.mods&glfw.ModShift != 0
 	switch {
 	case a.down[glfw.MouseButtonRight] || (a.down[glfw.MouseButtonLeft] && ctrl):
-		right, up, _ := a.view.Camera.Basis()
+		right, up, _ := a.view.Camera.basis()
 		a.rotateSelected(up, dx/h*math.Pi)
 		a.rotateSelected(right, dy/h*math.Pi)
 	case a.down[glfw.MouseButtonMiddle] || (a.down[glfw.MouseButtonLeft] && shift):
-		a.view.Camera.Pan(dx/h, dy/h)
+		a.view.Camera.pan(dx/h, dy/h)
 	case a.down[glfw.MouseButtonLeft]:
-		a.view.Camera.Orbit(dx/h*math.Pi, dy/h*math.Pi)
+		a.view.Camera.orbit(dx/h*math.Pi, dy/h*math.Pi)
 	}
 	a.needsFrame = true
 }
@@ -376,7 +385,7 @@ func (a *app) advance(dt float64) {
 		return
 	}
 	an := p.Char.Animations[a.anim%len(p.Char.Animations)]
-	d := Duration(an)
+	d := animationDuration(an)
 	a.animTime += dt
 	if d > 0 {
 		a.animTime = math.Mod(a.animTime, d)
@@ -411,7 +420,7 @@ func Run(o RunOptions) error {
 		defer r.release()
 		glfw.SwapInterval(1)
 		a.resize(win)
-		a.view.FrameAll(a.w, a.h)
+		a.view.frameAll(a.w, a.h)
 		win.SetFramebufferSizeCallback(func(_ *glfw.Window, w, h int) { a.resize(win) })
 		a.bindInput(win)
 		last := time.Now()
@@ -493,7 +502,7 @@ func (a *app) bindInput(win *glfw.Window) {
 		a.lastX, a.lastY = x, y
 	})
 	win.SetScrollCallback(func(_ *glfw.Window, _, dy float64) {
-		a.view.Camera.Zoom(dy)
+		a.view.Camera.zoom(dy)
 		a.needsFrame = true
 	})
 }
