@@ -27,19 +27,27 @@ func GuessHumanoidNames(sk *character.Skeleton) ([]string, error) {
 	return g.names, nil
 }
 
+// guesser names the joints of one skeleton: its frame (height range, left,
+// centre), the landmarks found so far and the names given.
 type guesser struct {
-	sk        *character.Skeleton
-	pos       []character.Vec3
-	children  [][]int
-	lo, span  float64
-	left      character.Vec3 // the character's left, horizontal
-	centre    character.Vec3
-	names     []string
-	feet      [2]int // left, right
-	hands     [2]int
-	head      int
-	hips      int
+	sk       *character.Skeleton
+	pos      []character.Vec3
+	children [][]int
+	lo, span float64
+	left     character.Vec3 // the character's left, horizontal
+	centre   character.Vec3
+	names    []string
+	landmarks
 	sideNames [2]string
+}
+
+// landmarks are the joints the other names hang from: the feet, hands, head and
+// hips.
+type landmarks struct {
+	feet  [2]int // left, right
+	hands [2]int
+	head  int
+	hips  int
 }
 
 func newGuesser(sk *character.Skeleton) (*guesser, error) {

@@ -41,8 +41,8 @@ func bonesExt(s *character.Skeleton, ext float64) []Segment {
 	return segs
 }
 
-// Dist returns the Euclidean distance from p to the segment.
-func (g Segment) Dist(p character.Vec3) float64 {
+// dist returns the Euclidean distance from p to the segment.
+func (g Segment) dist(p character.Vec3) float64 {
 	return character.SegmentDist(p, g.A, g.B)
 }
 
@@ -53,7 +53,7 @@ func jointDistances(p character.Vec3, segs []Segment, dst []float64) {
 		dst[j] = math.Inf(1)
 	}
 	for _, g := range segs {
-		if d := g.Dist(p); d < dst[g.Joint] {
+		if d := g.dist(p); d < dst[g.Joint] {
 			dst[g.Joint] = d
 		}
 	}

@@ -22,7 +22,7 @@ const (
 // FieldOptions control the voxelization and the geodesic search.
 type FieldOptions struct {
 	// Resolution is the number of voxels along the longest axis of the normalized
-	// bounding box; 0 picks it from the mesh (see AutoResolution).
+	// bounding box; 0 picks it from the mesh (see autoResolution).
 	Resolution int
 	// MaxVoxels bounds the grid size; the resolution is lowered to fit (0: DefaultMaxVoxels).
 	MaxVoxels int
@@ -39,6 +39,22 @@ type FieldOptions struct {
 // largest extent of 2, shared/METRICS.md).
 type Field struct {
 	NumVertices, NumJoints int
+	FieldStats
+
+	dist []float32 // NumVertices×NumJoints, +Inf beyond the cutoff
+	// eucl holds NumVertices×NumJoints Euclidean distances to the bones, computed on
+	// first use (fallbacks, leakage).
+	eucl     []float32
+	euclOnce sync.Once
+	workers  int
+	normPos  []character.Vec3
+	norm     character.Normalization
+	segs     []Segment // normalized
+}
+
+// FieldStats describes the voxel grid a Field was measured in and counts and times
+// the work of building it, for reports and benchmarks.
+type FieldStats struct {
 	// VoxelSize is the voxel edge in normalized units and Grid the grid's cell counts.
 	VoxelSize float64
 	Grid      [3]int
@@ -53,25 +69,15 @@ type Field struct {
 	WindingQueries int
 	// Timings of the stages, for reports.
 	VoxelizeTime, SearchTime time.Duration
-
-	dist []float32 // NumVertices×NumJoints, +Inf beyond the cutoff
-	// eucl holds NumVertices×NumJoints Euclidean distances to the bones, computed on
-	// first use (fallbacks, leakage).
-	eucl     []float32
-	euclOnce sync.Once
-	workers  int
-	normPos  []character.Vec3
-	norm     character.Normalization
-	segs     []Segment // normalized
 }
 
 // Dist returns the geodesic distance from vertex v to joint j's bone, in normalized
 // units, or +Inf where the bone's search stopped before reaching v.
 func (f *Field) Dist(v, j int) float64 { return float64(f.dist[v*f.NumJoints+j]) }
 
-// Euclidean returns the straight-line distance from vertex v to joint j's bone, in
+// euclideanDist returns the straight-line distance from vertex v to joint j's bone, in
 // normalized units.
-func (f *Field) Euclidean(v, j int) float64 { return float64(f.euclidean()[v*f.NumJoints+j]) }
+func (f *Field) euclideanDist(v, j int) float64 { return float64(f.euclidean()[v*f.NumJoints+j]) }
 
 func (f *Field) euclidean() []float32 {
 	f.euclOnce.Do(func() {
@@ -90,14 +96,11 @@ func (f *Field) euclidean() []float32 {
 	return f.eucl
 }
 
-// Normalization returns the world→normalized map the distances are measured in.
-func (f *Field) Normalization() character.Normalization { return f.norm }
-
-// AutoResolution picks the grid resolution for a character: fine enough that the
+// autoResolution picks the grid resolution for a character: fine enough that the
 // thin parts (the 10th percentile of vertex-to-bone distance, a proxy for the radius
 // of fingers and tails) span about 2.5 voxels, clamped to [64, 128] along the longest
 // axis of the normalized box.
-func AutoResolution(c *character.Character) int {
+func autoResolution(c *character.Character) int {
 	norm := character.NormalizationOf(c.Mesh)
 	segs := normalizedBones(c.Skeleton, norm)
 	n := len(c.Mesh.Positions)
@@ -107,7 +110,7 @@ func AutoResolution(c *character.Character) int {
 		p := norm.Point(c.Mesh.Positions[v])
 		best := math.Inf(1)
 		for _, s := range segs {
-			best = math.Min(best, s.Dist(p))
+			best = math.Min(best, s.dist(p))
 		}
 		ds = append(ds, best)
 	}
@@ -177,7 +180,7 @@ func NewField(c *character.Character, opt FieldOptions) (*Field, error) {
 func (f *Field) voxelize(c *character.Character, mesh *character.Mesh, opt FieldOptions) (*solidGraph, float64) {
 	res := opt.Resolution
 	if res <= 0 {
-		res = AutoResolution(c)
+		res = autoResolution(c)
 	}
 	maxVox := opt.MaxVoxels
 	if maxVox <= 0 {

@@ -259,7 +259,7 @@ func (f *Field) fillEmptyBones(skin *character.Skin, opt GeodesicOptions, rep []
 			if d := f.Dist(v, j); !math.IsInf(d, 1) {
 				return d
 			}
-			return f.Euclidean(v, j) + 1e3 // reached vertices first
+			return f.euclideanDist(v, j) + 1e3 // reached vertices first
 		}
 		order := make([]int, 0, nv)
 		for v := 0; v < nv; v++ {

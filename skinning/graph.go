@@ -313,7 +313,7 @@ func (sg *solidGraph) segmentSeeds(segs []Segment, near func() []int32) []seed {
 					continue
 				}
 			}
-			d := float32(s.Dist(g.Center(int(sg.cells[v]))))
+			d := float32(s.dist(g.Center(int(sg.cells[v]))))
 			if old, ok := best[v]; !ok || d < old {
 				best[v] = d
 			}

@@ -314,7 +314,7 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 		for v := lo; v < hi; v++ {
 			p := hm.pos[v]
 			for i, g := range segs {
-				ds[i] = g.Dist(p)
+				ds[i] = g.dist(p)
 			}
 			// Bones in order of distance, nearest first, until one is visible; ties
 			// beyond Tie go to the lower segment index (parents first), as in Rigid.
@@ -335,14 +335,14 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 				}
 				ds[i] = math.Inf(1)
 			}
-			d := segs[nearest].Dist(p)
+			d := segs[nearest].dist(p)
 			joints = append(joints[:0], segs[nearest].Joint)
 			if opt.Sources.Tie >= 0 {
 				for k, g := range segs {
 					if k == nearest || (seen && math.IsInf(ds[k], 1)) || slices.Contains(joints, g.Joint) {
 						continue // bones found invisible were set to +Inf
 					}
-					if dk := g.Dist(p); dk <= d*(1+opt.Sources.Tie) &&
+					if dk := g.dist(p); dk <= d*(1+opt.Sources.Tie) &&
 						(!seen || visible(bvh, p, character.ClosestOnSegment(p, g.A, g.B), opt.Sources.RayOffset)) {
 						joints = append(joints, g.Joint)
 					}
@@ -401,7 +401,7 @@ func (hm *heatMesh) nearestTo(bvh *geom.BVH, segs []Segment, j int, opt HeatOpti
 		d[v] = math.Inf(1)
 		for _, g := range segs {
 			if g.Joint == j {
-				d[v] = math.Min(d[v], g.Dist(p))
+				d[v] = math.Min(d[v], g.dist(p))
 			}
 		}
 	}

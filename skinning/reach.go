@@ -43,7 +43,7 @@ func (f *Field) Leakage(skin *character.Skin) LeakReport {
 			if in.Joint < 0 || in.Joint >= f.NumJoints || !(in.Weight > 0) {
 				continue
 			}
-			if f.Dist(v, in.Joint) > LeakDetour*f.Euclidean(v, in.Joint)+pad {
+			if f.Dist(v, in.Joint) > LeakDetour*f.euclideanDist(v, in.Joint)+pad {
 				leak += in.Weight
 			}
 		}
@@ -57,10 +57,10 @@ func (f *Field) Leakage(skin *character.Skin) LeakReport {
 	return r
 }
 
-// ReachMask returns, per joint, which vertices lie within that joint's geodesic
+// reachMask returns, per joint, which vertices lie within that joint's geodesic
 // reach: Dist(v,j) ≤ slack·min_k Dist(v,k) + two voxels. A learned model can zero
-// its decoded weights outside the mask (see MaskSkin). slack ≤ 1 means 2.
-func (f *Field) ReachMask(slack float64) [][]bool {
+// its decoded weights outside the mask (see maskSkin). slack ≤ 1 means 2.
+func (f *Field) reachMask(slack float64) [][]bool {
 	if slack <= 1 {
 		slack = 2
 	}
@@ -81,11 +81,11 @@ func (f *Field) ReachMask(slack float64) [][]bool {
 	return mask
 }
 
-// MaskSkin returns a copy of skin with weights outside mask (ReachMask) removed and
+// maskSkin returns a copy of skin with weights outside mask (reachMask) removed and
 // each vertex renormalized. A vertex that would be left without weights takes
 // fallback's weights (e.g. the geodesic skin), or weight 1 on its geodesically
 // nearest bone when fallback is nil.
-func (f *Field) MaskSkin(skin *character.Skin, mask [][]bool, fallback *character.Skin) *character.Skin {
+func (f *Field) maskSkin(skin *character.Skin, mask [][]bool, fallback *character.Skin) *character.Skin {
 	out := &character.Skin{Weights: make([][]character.Influence, f.NumVertices)}
 	for v := 0; v < f.NumVertices; v++ {
 		var row []character.Influence

@@ -187,7 +187,7 @@ func TestReachMask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mask := f.ReachMask(2)
+	mask := f.reachMask(2)
 	// A uniform skin (every joint everywhere) masked: finger tips lose the other finger.
 	uni := &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 	for v := range uni.Weights {
@@ -195,7 +195,7 @@ func TestReachMask(t *testing.T) {
 			uni.Weights[v] = append(uni.Weights[v], character.Influence{Joint: j, Weight: 1.0 / 7})
 		}
 	}
-	m := f.MaskSkin(uni, mask, nil)
+	m := f.maskSkin(uni, mask, nil)
 	if err := m.Validate(len(c.Mesh.Positions), 7, 1e-6); err != nil {
 		t.Fatal(err)
 	}

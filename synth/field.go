@@ -19,7 +19,12 @@ type prim struct {
 	end        int  // joint at b the weights blend into, or -1
 	startBlend bool // blend into parent(owner) near a
 	wa, wb     float64
-	// derived by prepare
+	primShape
+}
+
+// primShape is what prepare derives once from a prim's segment and radii, for dist
+// and axial to reuse at every sample.
+type primShape struct {
 	ab      character.Vec3
 	length  float64
 	invLen2 float64

@@ -13,8 +13,8 @@ import (
 // joint names (and any per-joint data) after decoding.
 type Order []int
 
-// Inverse returns the map from the skeleton's joint index to the token-order index.
-func (o Order) Inverse() []int {
+// inverse returns the map from the skeleton's joint index to the token-order index.
+func (o Order) inverse() []int {
 	inv := make([]int, len(o))
 	for i, j := range o {
 		inv[j] = i
@@ -33,21 +33,8 @@ func (o Order) Names(names []string) []string {
 	return out
 }
 
-// PermuteSkin returns skin (whose joint indices refer to the encoded skeleton) with
-// joint indices renumbered into token order.
-func (o Order) PermuteSkin(skin *character.Skin) *character.Skin {
-	inv := o.Inverse()
-	out := skin.Clone()
-	for _, infl := range out.Weights {
-		for i := range infl {
-			infl[i].Joint = inv[infl[i].Joint]
-		}
-	}
-	return out
-}
-
-// JointName is the generated name of the i-th decoded joint.
-func JointName(i int) string { return fmt.Sprintf("joint_%03d", i) }
+// jointName is the generated name of the i-th decoded joint.
+func jointName(i int) string { return fmt.Sprintf("joint_%03d", i) }
 
 // jointKey is a joint's position bins, the canonical sort key of siblings.
 type jointKey [3]int
@@ -135,7 +122,7 @@ func EncodeSkeleton(sk *character.Skeleton, norm character.Normalization) ([]int
 // DecodeSkeleton reads the skeleton part of a stream (tokens from BOS through SEP;
 // anything after SEP is ignored) and returns the skeleton in the normalized cube: joints
 // in token order at their bin centers, parents from the POP structure, identity
-// orientations and generated names (JointName). The tokens must follow the grammar.
+// orientations and generated names (joint_000, joint_001, ...). The tokens must follow the grammar.
 func DecodeSkeleton(tokens []int) (*character.Skeleton, error) {
 	g := NewGrammar(MaxJoints, 0) // K does not matter: reading stops at SEP
 	s := g.Start()
@@ -164,7 +151,7 @@ func DecodeSkeleton(tokens []int) (*character.Skeleton, error) {
 				parent = stack[len(stack)-1]
 			}
 			j := len(sk.Names)
-			sk.Names = append(sk.Names, JointName(j))
+			sk.Names = append(sk.Names, jointName(j))
 			sk.Parents = append(sk.Parents, parent)
 			sk.BindWorld = append(sk.BindWorld, character.Translate4(character.Vec3{BinCenter(cur[0]), BinCenter(cur[1]), BinCenter(cur[2])}))
 			stack = append(stack, j)

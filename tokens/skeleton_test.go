@@ -80,7 +80,7 @@ func TestSkeletonRoundTrip(t *testing.T) {
 			}
 		}
 		// Positions within half a bin, hierarchy exact.
-		inv := order.Inverse()
+		inv := order.inverse()
 		halfBin := 1.0 / CoordBins
 		for i, j := range order {
 			want := norm.Point(sk.Position(j))

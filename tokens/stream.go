@@ -80,8 +80,8 @@ func SkinBitsPerJoint(k int) float64 {
 // IsCoord reports whether tok is a coordinate bin token.
 func IsCoord(tok int) bool { return tok >= CoordBase && tok < CoordBase+CoordBins }
 
-// IsSkin reports whether tok is a skin code token.
-func IsSkin(tok int) bool { return tok >= SkinBase && tok < SkinBase+SkinCodebookSize }
+// isSkin reports whether tok is a skin code token.
+func isSkin(tok int) bool { return tok >= SkinBase && tok < SkinBase+SkinCodebookSize }
 
 // CoordToken returns the token of coordinate bin b (0..CoordBins-1).
 func CoordToken(b int) int { return CoordBase + b }
@@ -120,7 +120,7 @@ func TokenString(tok int) string {
 		return "POP"
 	case IsCoord(tok):
 		return "c" + strconv.Itoa(tok-CoordBase)
-	case IsSkin(tok):
+	case isSkin(tok):
 		return fmt.Sprintf("s%04d", tok-SkinBase)
 	}
 	return "?" + strconv.Itoa(tok)
@@ -248,8 +248,8 @@ func (s *State) Clone() *State {
 // Phase returns where the state is in the stream.
 func (s *State) Phase() Phase { return s.phase }
 
-// Joints returns the number of joints read (a joint counts from its first coordinate).
-func (s *State) Joints() int { return s.joints }
+// jointCount returns the number of joints read (a joint counts from its first coordinate).
+func (s *State) jointCount() int { return s.joints }
 
 // Done reports whether EOS has been read.
 func (s *State) Done() bool { return s.phase == PhaseDone }
@@ -343,16 +343,6 @@ func (s *State) Next(tok int) error {
 		}
 	}
 	return nil
-}
-
-// Allowed returns the tokens allowed after prefix (which starts with BOS, or is
-// empty), or an error if the prefix itself breaks the grammar.
-func (g *Grammar) Allowed(prefix []int) (Mask, error) {
-	s, err := g.Run(prefix)
-	if err != nil {
-		return Mask{}, err
-	}
-	return s.Allowed(), nil
 }
 
 // Run feeds tokens to a fresh state and returns it, or the first grammar error with

@@ -74,8 +74,8 @@ func checkGuidedStream(t *testing.T, k, maxJoints int, choices []byte) {
 	if err != nil {
 		t.Fatalf("a stream the grammar finished does not split: %v", err)
 	}
-	if len(codes) != s.Joints() {
-		t.Fatalf("split gives %d joints' codes, the stream has %d joints", len(codes), s.Joints())
+	if len(codes) != s.jointCount() {
+		t.Fatalf("split gives %d joints' codes, the stream has %d joints", len(codes), s.jointCount())
 	}
 	joined, err := Join(skel, codes)
 	if err != nil || !slices.Equal(joined, tokens) {
