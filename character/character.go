@@ -275,15 +275,27 @@ func (k *Skin) Prune(maxK int) {
 		if maxK > 0 && len(merged) > maxK {
 			merged = merged[:maxK]
 		}
-		sum := 0.0
-		for _, in := range merged {
-			sum += in.Weight
-		}
-		for i := range merged {
-			merged[i].Weight /= sum
-		}
+		NormalizeWeights(merged)
 		k.Weights[v] = merged
 	}
+}
+
+// NormalizeWeights divides every weight of one vertex's influences by their sum, in
+// place, so that they sum to 1, and returns the sum. The sum is added up in slice
+// order, so one list always normalizes to the same bits. A list whose weights sum to
+// zero or less (empty, or all zero) is left as it is.
+func NormalizeWeights(infl []Influence) float64 {
+	sum := 0.0
+	for _, in := range infl {
+		sum += in.Weight
+	}
+	if sum <= 0 {
+		return sum
+	}
+	for i := range infl {
+		infl[i].Weight /= sum
+	}
+	return sum
 }
 
 // Orphans returns the vertices with no influence.

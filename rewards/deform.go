@@ -311,19 +311,14 @@ var posedPool = sync.Pool{New: func() any { return new([]character.Vec3) }}
 // the weights that shape a seam (a sliver of weight on a passenger bone does not
 // soften it).
 func major(ws []character.Influence, buf *[]character.Influence) []character.Influence {
-	out, sum := (*buf)[:0], 0.0
+	out := (*buf)[:0]
 	for _, in := range ws {
 		if in.Weight >= tearMinor {
 			out = append(out, in)
-			sum += in.Weight
 		}
 	}
-	if sum <= 0 {
+	if character.NormalizeWeights(out) <= 0 {
 		out = append(out[:0], ws...)
-	} else {
-		for k := range out {
-			out[k].Weight /= sum
-		}
 	}
 	*buf = out
 	return out

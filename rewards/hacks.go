@@ -214,14 +214,10 @@ func RandomWeights(c *character.Character, seed int64) (*character.Character, bo
 	for v := range h.Skin.Weights {
 		perm := rng.Perm(n)[:k]
 		ws := make([]character.Influence, k)
-		sum := 0.0
 		for i, j := range perm {
 			ws[i] = character.Influence{Joint: j, Weight: rng.Float64() + 1e-3}
-			sum += ws[i].Weight
 		}
-		for i := range ws {
-			ws[i].Weight /= sum
-		}
+		character.NormalizeWeights(ws)
 		h.Skin.Weights[v] = ws
 	}
 	h.Skin.Prune(0)

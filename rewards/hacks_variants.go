@@ -95,18 +95,14 @@ func nearestHeads(p character.Vec3, at []character.Vec3, heads []int, k int) []c
 		}
 	}
 	out := make([]character.Influence, len(best))
-	sum := 0.0
 	for i, b := range best {
 		w := 1 / (b.d*b.d + 1e-12)
 		if k == 1 {
 			w = 1
 		}
 		out[i] = character.Influence{Joint: b.j, Weight: w}
-		sum += w
 	}
-	for i := range out {
-		out[i].Weight /= sum
-	}
+	character.NormalizeWeights(out)
 	return out
 }
 

@@ -152,7 +152,6 @@ func (r *rig) readSkin(skin *character.Skin, n int) {
 			infl = skin.Weights[v]
 		}
 		reason := ""
-		sum := 0.0
 		first := len(flat)
 		for _, in := range infl {
 			switch {
@@ -163,13 +162,13 @@ func (r *rig) readSkin(skin *character.Skin, n int) {
 			case in.Weight == 0:
 			default:
 				flat = append(flat, in)
-				sum += in.Weight
 			}
 		}
 		clean := flat[first:len(flat):len(flat)]
 		if len(clean) == 0 {
 			clean = nil
 		}
+		sum := character.NormalizeWeights(clean)
 		if reason == "" && len(clean) == 0 {
 			reason = "no weights (orphan)"
 		}
@@ -179,11 +178,6 @@ func (r *rig) readSkin(skin *character.Skin, n int) {
 		if reason != "" {
 			r.badVerts = append(r.badVerts, v)
 			r.badReasons[reason]++
-		}
-		if sum > 0 {
-			for i := range clean {
-				clean[i].Weight /= sum
-			}
 		}
 		r.skin[v] = clean
 	}

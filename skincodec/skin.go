@@ -666,13 +666,7 @@ func skinFromProbabilities(probs []float32, nJ, maxK int, threshold float64) *ch
 			}
 			infl = append(infl, character.Influence{Joint: j, Weight: w})
 		}
-		s := 0.0
-		for _, in := range infl {
-			s += in.Weight
-		}
-		for i := range infl {
-			infl[i].Weight /= s
-		}
+		character.NormalizeWeights(infl)
 		skin.Weights[v] = infl
 	}
 	return skin
