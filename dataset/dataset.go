@@ -6,7 +6,6 @@ package dataset
 
 import (
 	"fmt"
-	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -141,41 +140,6 @@ func ByPath(files []File) map[string]File {
 		m[filepath.Clean(f.Path)] = f
 	}
 	return m
-}
-
-// The split rule. A family is held out when a salted FNV-1a hash of its name is 0
-// modulo HeldOutModulus and it has at most MaxHeldOutFamily files: one family in five,
-// stable across runs and machines, while the few very large families (a pack's 50
-// monsters, 0 A.D.'s 47 clothed human bodies) always train, or the held-out part would
-// be a handful of rigs. The salt is chosen so that the held-out part of ../shared/data
-// holds every category (`rig dataset ../shared/data` prints it).
-const (
-	splitSalt        = "rigkit-split-1078:"
-	HeldOutModulus   = 5
-	MaxHeldOutFamily = 20
-)
-
-// HeldOut reports whether the file belongs to the held-out part.
-func (f File) HeldOut() bool {
-	return f.FamilySize <= MaxHeldOutFamily && familyHash(f.Family)%HeldOutModulus == 0
-}
-
-func familyHash(family string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(splitSalt + family))
-	return h.Sum32()
-}
-
-// Split divides files into the training and held-out parts.
-func Split(files []File) (train, heldOut []File) {
-	for _, f := range files {
-		if f.HeldOut() {
-			heldOut = append(heldOut, f)
-		} else {
-			train = append(train, f)
-		}
-	}
-	return train, heldOut
 }
 
 // manifests caches the manifest found for each folder (nil: none above it) and

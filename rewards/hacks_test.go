@@ -221,7 +221,7 @@ var knownGaps = map[string]string{
 // default a deterministic subset (every 25th file, all categories);
 // RIGKIT_FULL=1 runs all of them (both at the default 8 poses) and logs a per-category tally;
 // RIGKIT_HALF=tune or report keeps the files of that half of the families
-// (FamilyHalf), RIGKIT_EVERY=k every k-th of the files left, starting at
+// (dataset.FamilyHalf), RIGKIT_EVERY=k every k-th of the files left, starting at
 // RIGKIT_OFFSET (default 0);
 // RIGKIT_DUMP=FILE writes every scored rig's rewards and details as JSON lines.
 func TestHackSuiteReal(t *testing.T) {

@@ -58,7 +58,7 @@ type evalTaskFlags struct {
 	// skin holds the skin task's methods: skinMethods, plus "model" for a
 	// --method model=PATH checkpoint.
 	skin map[string]skinMethod
-	// Half is the rewards task's half of the families (rewards.ReportHalf unless
+	// Half is the rewards task's half of the families (dataset.ReportHalf unless
 	// --half says otherwise).
 	Half string
 	// Tokenizer and Anatomy hold the flags of those tasks (eval_tokenizer.go,

@@ -20,7 +20,7 @@ import (
 
 // Rank agreement (`rig eval --task rewards`): does a higher reward mean a better rig?
 // For each held-out character (a creature, not a prop, whose family is in the
-// report half of rewards.FamilyHalf, so the rewards were not tuned on it) a set of
+// report half of dataset.FamilyHalf, so the rewards were not tuned on it) a set of
 // candidate rigs on the artist's skeleton is scored twice: by the rewards, which
 // see no ground truth, and by the deformation error against the artist's weights
 // (METRICS.md). Kendall's τ between the score and minus the error says how well the
@@ -99,10 +99,10 @@ func evalRewards(cfg evalConfig, stdout io.Writer) error {
 	}
 	half := cfg.Task.Half
 	if half == "" {
-		half = rewards.ReportHalf
+		half = dataset.ReportHalf
 	}
-	if half != rewards.ReportHalf && half != rewards.TuneHalf {
-		return fmt.Errorf("%w: --half %q: want %s or %s", errUsage, half, rewards.ReportHalf, rewards.TuneHalf)
+	if half != dataset.ReportHalf && half != dataset.TuneHalf {
+		return fmt.Errorf("%w: --half %q: want %s or %s", errUsage, half, dataset.ReportHalf, dataset.TuneHalf)
 	}
 	files, fams, err := rankHeldOut(cfg.Files, half)
 	if err != nil {
@@ -141,7 +141,7 @@ func evalRewards(cfg evalConfig, stdout io.Writer) error {
 }
 
 // rankHeldOut keeps the character files whose tuning family
-// (rewards.TuningFamily) is in half, with their families.
+// (dataset.File.TuningFamily) is in half, with their families.
 func rankHeldOut(files []evalFile, half string) ([]evalFile, map[string]string, error) {
 	fams := map[string]string{}
 	roots := map[string]bool{}
@@ -157,14 +157,14 @@ func rankHeldOut(files []evalFile, half string) ([]evalFile, map[string]string, 
 			return nil, nil, fmt.Errorf("eval rewards: %w", err)
 		}
 		for _, f := range fs {
-			fams[filepath.Clean(f.Path)] = rewards.TuningFamily(f)
+			fams[filepath.Clean(f.Path)] = f.TuningFamily()
 		}
 	}
 	var out []evalFile
 	byPath := map[string]string{}
 	for _, f := range files {
 		fam := fams[filepath.Clean(f.Path)]
-		if rankCreature(f.Category) && rewards.FamilyHalf(fam) == half {
+		if rankCreature(f.Category) && dataset.FamilyHalf(fam) == half {
 			out = append(out, f)
 			byPath[f.Path] = fam
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/rewards"
 )
 
@@ -90,7 +91,7 @@ func TestEvalRewardsTask(t *testing.T) {
 		js, _ := json.Marshal(map[string]string{"file": row.file, "category": row.cat, "family": row.fam})
 		manifest += string(js) + "\n"
 	}
-	if rewards.FamilyHalf("family-a") != rewards.ReportHalf || rewards.FamilyHalf("family-c") != rewards.TuneHalf {
+	if dataset.FamilyHalf("family-a") != dataset.ReportHalf || dataset.FamilyHalf("family-c") != dataset.TuneHalf {
 		t.Fatal("the test's families changed halves")
 	}
 	os.WriteFile(filepath.Join(data, "manifest.jsonl"), []byte(manifest), 0o644)
