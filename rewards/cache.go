@@ -12,13 +12,13 @@ import (
 	"github.com/rigkit/rigkit/character"
 )
 
-// MeshKey is the content hash of a mesh as scoring sees it: vertex positions and
+// meshKey is the content hash of a mesh as scoring sees it: vertex positions and
 // triangle indices (normals, UVs, materials and any rig are left out), so every rig of
 // an RL group on one mesh has the same key whatever file it came in.
-type MeshKey [sha256.Size]byte
+type meshKey [sha256.Size]byte
 
-// KeyOf returns m's MeshKey.
-func KeyOf(m *character.Mesh) MeshKey {
+// keyOf returns m's meshKey.
+func keyOf(m *character.Mesh) meshKey {
 	h := sha256.New()
 	var buf [8 * 3 * 64]byte
 	n := 0
@@ -48,12 +48,12 @@ func KeyOf(m *character.Mesh) MeshKey {
 		}
 	}
 	flush()
-	var k MeshKey
+	var k meshKey
 	h.Sum(k[:0])
 	return k
 }
 
-// Cache keeps prepared meshes by content (MeshKey and the options preparation depends
+// Cache keeps prepared meshes by content (meshKey and the options preparation depends
 // on) in a least-recently-used list bounded by an estimate of their memory, so that
 // a GRPO group of rigs on one mesh pays preparation once. Concurrent requests for a
 // mesh being prepared wait for that one preparation. A nil *Cache prepares every time.
@@ -70,7 +70,7 @@ type Cache struct {
 }
 
 type cacheKey struct {
-	mesh         MeshKey
+	mesh         meshKey
 	seed         int64
 	samples      int
 	maxTriangles int
@@ -110,7 +110,7 @@ func (c *Cache) Prepare(m *character.Mesh, opt Options) (*Prepared, error) {
 		return preparePanicSafe(m, opt)
 	}
 	opt = opt.withDefaults()
-	key := cacheKey{KeyOf(m), opt.Seed, opt.SurfaceSamples, opt.MaxTriangles}
+	key := cacheKey{keyOf(m), opt.Seed, opt.SurfaceSamples, opt.MaxTriangles}
 	for {
 		p, waited, err := c.prepare(m, key, opt)
 		// A preparation another request canceled is not this request's failure.
@@ -144,7 +144,7 @@ func (c *Cache) prepare(m *character.Mesh, key cacheKey, opt Options) (p *Prepar
 
 	e.p, e.err = preparePanicSafe(m, opt)
 	if e.p != nil {
-		e.bytes = e.p.SizeBytes()
+		e.bytes = e.p.sizeBytes()
 	}
 	// The entry is final before waiters wake: a failure is removed below, so a later
 	// request prepares again instead of waiting on, or reusing, a failed entry.

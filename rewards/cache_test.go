@@ -13,21 +13,21 @@ import (
 // The mesh key depends on positions and triangles only.
 func TestKeyOf(t *testing.T) {
 	c := capsuleMan(1, false).character(24)
-	k := KeyOf(&c.Mesh)
+	k := keyOf(&c.Mesh)
 	same := c.Mesh.Clone()
 	same.Normals = nil
 	same.UVs = nil
-	if KeyOf(&same) != k {
+	if keyOf(&same) != k {
 		t.Error("dropping normals and UVs changed the key")
 	}
 	moved := c.Mesh.Clone()
 	moved.Positions[3][1] += 1e-9
-	if KeyOf(&moved) == k {
+	if keyOf(&moved) == k {
 		t.Error("moving a vertex kept the key")
 	}
 	flipped := c.Mesh.Clone()
 	flipped.Triangles[0][0], flipped.Triangles[0][1] = flipped.Triangles[0][1], flipped.Triangles[0][0]
-	if KeyOf(&flipped) == k {
+	if keyOf(&flipped) == k {
 		t.Error("reordering a triangle kept the key")
 	}
 }
@@ -46,11 +46,11 @@ func TestCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pa.SizeBytes() <= 0 || pb.SizeBytes() <= 0 {
-		t.Fatalf("sizes %d %d", pa.SizeBytes(), pb.SizeBytes())
+	if pa.sizeBytes() <= 0 || pb.sizeBytes() <= 0 {
+		t.Fatalf("sizes %d %d", pa.sizeBytes(), pb.sizeBytes())
 	}
 	// Room for one of the two meshes only.
-	c := NewCache(max(pa.SizeBytes(), pb.SizeBytes()) + max(pa.SizeBytes(), pb.SizeBytes())/2)
+	c := NewCache(max(pa.sizeBytes(), pb.sizeBytes()) + max(pa.sizeBytes(), pb.sizeBytes())/2)
 	var wg sync.WaitGroup
 	got := make([]*Prepared, 6)
 	for i := range got {

@@ -32,25 +32,25 @@ type Hack struct {
 
 // Hacks lists every degenerate rig builder.
 var Hacks = []Hack{
-	{Name: "collapsed", Doc: "every joint moved onto the mean joint position; weights kept", Build: Collapsed, MovesSkeleton: true},
-	{Name: "single_joint", Doc: "one joint at the mesh centre carrying every vertex", Build: SingleJoint, MovesSkeleton: true},
-	{Name: "surface_bones", Doc: "hundreds of tiny bones sprinkled on the surface, rigid nearest-bone weights", Build: SurfaceBones, MovesSkeleton: true},
-	{Name: "poke_out", Doc: "leaf bones stretched out through the surface to 0.2 beyond it; weights kept", Build: PokeOut, MovesSkeleton: true},
-	{Name: "uniform_weights", Doc: "every vertex weighted equally on every joint", Build: UniformWeights},
-	{Name: "random_weights", Doc: "every vertex weighted randomly on 4 random joints", Build: RandomWeights},
-	{Name: "duplicate_joints", Doc: "every joint doubled in place, weights split between the twins", Build: DuplicateJoints},
-	{Name: "shrunk", Doc: "the skeleton scaled by 0.4 toward the mesh centre; weights kept", Build: Shrunk, MovesSkeleton: true},
-	{Name: "rigid_weights", Doc: "the true skeleton with rigid nearest-bone weights (the METRICS.md floor)", Build: RigidNearestBone},
-	{Name: "one_weighted_joint", Doc: "the true skeleton with every vertex on its heaviest joint alone: every other bone weightless", Build: OneWeightedJoint},
-	{Name: "decoy_bones", Doc: "the true rig plus 64 bones poking out of the surface, each taking 5% of the weight of the vertices near it", Build: DecoyBones},
-	{Name: "surface_bones_kept", Doc: "the true skeleton plus 200 tiny bones (1% of the diagonal, along the normal) under the root on random surface vertices, every vertex rigidly on its nearest tiny bone", Build: KeptSurfaceBones, MovesSkeleton: true},
-	{Name: "surface_bones_kept_blended", Doc: "surface_bones_kept with each vertex blended over its 4 nearest tiny bones", Build: KeptSurfaceBonesBlended, MovesSkeleton: true},
-	{Name: "shrunk_joints_50", Doc: "every joint moved halfway to the joints' centroid; weights kept", Build: ShrunkToward(towardJoints, 0.5), MovesSkeleton: true},
-	{Name: "shrunk_joints_25", Doc: "every joint moved three quarters of the way to the joints' centroid; weights kept", Build: ShrunkToward(towardJoints, 0.25), MovesSkeleton: true},
-	{Name: "shrunk_joints_75", Doc: "every joint moved a quarter of the way to the joints' centroid; weights kept", Build: ShrunkToward(towardJoints, 0.75), MovesSkeleton: true},
-	{Name: "shrunk_root_50", Doc: "every joint moved halfway to the root joint; weights kept", Build: ShrunkToward(towardRoot, 0.5), MovesSkeleton: true},
-	{Name: "shrunk_vertices_50", Doc: "every joint moved halfway to the vertices' centroid; weights kept", Build: ShrunkToward(towardVertices, 0.5), MovesSkeleton: true},
-	{Name: "missing_limb", Doc: "the true rig without its heaviest limb (a subtree off a branching joint with 2-40% of the weight), whose weight goes to the joint it hung from", Build: MissingLimb, CharactersOnly: true},
+	{Name: "collapsed", Doc: "every joint moved onto the mean joint position; weights kept", Build: collapsed, MovesSkeleton: true},
+	{Name: "single_joint", Doc: "one joint at the mesh centre carrying every vertex", Build: singleJoint, MovesSkeleton: true},
+	{Name: "surface_bones", Doc: "hundreds of tiny bones sprinkled on the surface, rigid nearest-bone weights", Build: surfaceBones, MovesSkeleton: true},
+	{Name: "poke_out", Doc: "leaf bones stretched out through the surface to 0.2 beyond it; weights kept", Build: pokeOut, MovesSkeleton: true},
+	{Name: "uniform_weights", Doc: "every vertex weighted equally on every joint", Build: uniformWeights},
+	{Name: "random_weights", Doc: "every vertex weighted randomly on 4 random joints", Build: randomWeights},
+	{Name: "duplicate_joints", Doc: "every joint doubled in place, weights split between the twins", Build: duplicateJoints},
+	{Name: "shrunk", Doc: "the skeleton scaled by 0.4 toward the mesh centre; weights kept", Build: shrunk, MovesSkeleton: true},
+	{Name: "rigid_weights", Doc: "the true skeleton with rigid nearest-bone weights (the METRICS.md floor)", Build: rigidNearestBone},
+	{Name: "one_weighted_joint", Doc: "the true skeleton with every vertex on its heaviest joint alone: every other bone weightless", Build: oneWeightedJoint},
+	{Name: "decoy_bones", Doc: "the true rig plus 64 bones poking out of the surface, each taking 5% of the weight of the vertices near it", Build: decoyBones},
+	{Name: "surface_bones_kept", Doc: "the true skeleton plus 200 tiny bones (1% of the diagonal, along the normal) under the root on random surface vertices, every vertex rigidly on its nearest tiny bone", Build: keptSurfaceBonesRigid, MovesSkeleton: true},
+	{Name: "surface_bones_kept_blended", Doc: "surface_bones_kept with each vertex blended over its 4 nearest tiny bones", Build: keptSurfaceBonesBlended, MovesSkeleton: true},
+	{Name: "shrunk_joints_50", Doc: "every joint moved halfway to the joints' centroid; weights kept", Build: shrunkToward(towardJoints, 0.5), MovesSkeleton: true},
+	{Name: "shrunk_joints_25", Doc: "every joint moved three quarters of the way to the joints' centroid; weights kept", Build: shrunkToward(towardJoints, 0.25), MovesSkeleton: true},
+	{Name: "shrunk_joints_75", Doc: "every joint moved a quarter of the way to the joints' centroid; weights kept", Build: shrunkToward(towardJoints, 0.75), MovesSkeleton: true},
+	{Name: "shrunk_root_50", Doc: "every joint moved halfway to the root joint; weights kept", Build: shrunkToward(towardRoot, 0.5), MovesSkeleton: true},
+	{Name: "shrunk_vertices_50", Doc: "every joint moved halfway to the vertices' centroid; weights kept", Build: shrunkToward(towardVertices, 0.5), MovesSkeleton: true},
+	{Name: "missing_limb", Doc: "the true rig without its heaviest limb (a subtree off a branching joint with 2-40% of the weight), whose weight goes to the joint it hung from", Build: missingLimb, CharactersOnly: true},
 }
 
 func rigged(c *character.Character) bool {
@@ -64,8 +64,8 @@ func withTranslation(m character.Mat4, t character.Vec3) character.Mat4 {
 	return m
 }
 
-// Collapsed moves every joint onto the mean joint position, keeping the weights.
-func Collapsed(c *character.Character, seed int64) (*character.Character, bool) {
+// collapsed moves every joint onto the mean joint position, keeping the weights.
+func collapsed(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
@@ -81,9 +81,9 @@ func Collapsed(c *character.Character, seed int64) (*character.Character, bool) 
 	return h, true
 }
 
-// SingleJoint replaces the skeleton by one joint at the mesh's bounding-box centre
+// singleJoint replaces the skeleton by one joint at the mesh's bounding-box centre
 // that carries every vertex.
-func SingleJoint(c *character.Character, seed int64) (*character.Character, bool) {
+func singleJoint(c *character.Character, seed int64) (*character.Character, bool) {
 	if c == nil || len(c.Mesh.Positions) == 0 {
 		return nil, false
 	}
@@ -98,9 +98,9 @@ func SingleJoint(c *character.Character, seed int64) (*character.Character, bool
 	return h, true
 }
 
-// SurfaceBones builds a root at the mesh centre with 300 tiny bones (1% of the mesh
+// surfaceBones builds a root at the mesh centre with 300 tiny bones (1% of the mesh
 // size) hanging on surface samples, pointing inward, and rigid nearest-bone weights.
-func SurfaceBones(c *character.Character, seed int64) (*character.Character, bool) {
+func surfaceBones(c *character.Character, seed int64) (*character.Character, bool) {
 	if c == nil || len(c.Mesh.Positions) == 0 {
 		return nil, false
 	}
@@ -126,14 +126,14 @@ func SurfaceBones(c *character.Character, seed int64) (*character.Character, boo
 	return h, true
 }
 
-// pokeDepth is how far outside the surface PokeOut moves each leaf joint (cube units).
+// pokeDepth is how far outside the surface pokeOut moves each leaf joint (cube units).
 const pokeDepth = 0.2
 
-// PokeOut stretches every leaf bone along its direction until its end is 0.2 (in the
+// pokeOut stretches every leaf bone along its direction until its end is 0.2 (in the
 // normalized cube, i.e. 10% of the largest extent) outside the mesh: 0.2 beyond the
 // last surface crossing along the bone, and then on until it is 0.2 from the
 // surface (on a sheet the bone's line may never cross it).
-func PokeOut(c *character.Character, seed int64) (*character.Character, bool) {
+func pokeOut(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
@@ -183,8 +183,8 @@ func PokeOut(c *character.Character, seed int64) (*character.Character, bool) {
 	return h, moved
 }
 
-// UniformWeights weights every vertex equally on every joint.
-func UniformWeights(c *character.Character, seed int64) (*character.Character, bool) {
+// uniformWeights weights every vertex equally on every joint.
+func uniformWeights(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
@@ -200,9 +200,9 @@ func UniformWeights(c *character.Character, seed int64) (*character.Character, b
 	return h, true
 }
 
-// RandomWeights weights every vertex on 4 random joints (fewer for small skeletons)
+// randomWeights weights every vertex on 4 random joints (fewer for small skeletons)
 // with random weights summing to 1.
-func RandomWeights(c *character.Character, seed int64) (*character.Character, bool) {
+func randomWeights(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
@@ -224,10 +224,10 @@ func RandomWeights(c *character.Character, seed int64) (*character.Character, bo
 	return h, true
 }
 
-// DuplicateJoints doubles every joint in place: joint j becomes j and a twin child at
+// duplicateJoints doubles every joint in place: joint j becomes j and a twin child at
 // the same position that parents j's children, and each weight is split evenly
 // between the twins.
-func DuplicateJoints(c *character.Character, seed int64) (*character.Character, bool) {
+func duplicateJoints(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) {
 		return nil, false
 	}
@@ -256,9 +256,9 @@ func DuplicateJoints(c *character.Character, seed int64) (*character.Character, 
 	return h, true
 }
 
-// Shrunk scales the skeleton by 0.4 toward the mesh's bounding-box centre, keeping the
+// shrunk scales the skeleton by 0.4 toward the mesh's bounding-box centre, keeping the
 // weights.
-func Shrunk(c *character.Character, seed int64) (*character.Character, bool) {
+func shrunk(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
@@ -272,10 +272,10 @@ func Shrunk(c *character.Character, seed int64) (*character.Character, bool) {
 	return h, true
 }
 
-// RigidNearestBone keeps the true skeleton and gives every vertex weight 1 on its
+// rigidNearestBone keeps the true skeleton and gives every vertex weight 1 on its
 // nearest bone (assets.RigidSkin). It does not apply (ok false) when the true weights
 // are that already: the hack would be the true rig itself.
-func RigidNearestBone(c *character.Character, seed int64) (*character.Character, bool) {
+func rigidNearestBone(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
@@ -312,11 +312,11 @@ func sameWeights(a, b *character.Skin) bool {
 	return true
 }
 
-// OneWeightedJoint keeps the true skeleton and puts every vertex on the joint that
+// oneWeightedJoint keeps the true skeleton and puts every vertex on the joint that
 // carries the most weight in the true rig, leaving every other bone weightless:
 // rewards that judge bones by the weight they carry must not let such a rig shed
 // its bad bones this way.
-func OneWeightedJoint(c *character.Character, seed int64) (*character.Character, bool) {
+func oneWeightedJoint(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 		return nil, false
 	}
@@ -334,13 +334,13 @@ func OneWeightedJoint(c *character.Character, seed int64) (*character.Character,
 	return h, true
 }
 
-// DecoyBones keeps the true rig and adds 64 bones that poke out of the surface: each
+// decoyBones keeps the true rig and adds 64 bones that poke out of the surface: each
 // hangs from the true joint nearest to a surface sample, starts on the surface and
 // ends 10% of the mesh size outside it, and takes 5% of the weight of the vertices
 // within 5% of the mesh size of the sample. It is the cheap way to reach every
 // extremity (bones that move little, placed where coverage looks) that rewards
 // weighing bones by the weight they carry must not reward.
-func DecoyBones(c *character.Character, seed int64) (*character.Character, bool) {
+func decoyBones(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || len(c.Mesh.Positions) == 0 {
 		return nil, false
 	}
@@ -395,14 +395,14 @@ func jointMass(c *character.Character) ([]float64, float64) {
 	return mass, total
 }
 
-// MissingLimb removes one limb from the true rig: of the subtrees that branch off a
+// missingLimb removes one limb from the true rig: of the subtrees that branch off a
 // joint with several children and carry between 2% and 40% of the skin weight, the
 // heaviest (a leg, an arm, a tail, a wing) is deleted and its weight given to the
 // joint it hung from. The rest of the rig is untouched. It is what a policy that
 // writes fewer joints produces, and it deforms well (the limb moves rigidly with its
 // parent), so only the rewards that ask for a bone in every protrusion see it. It
 // does not apply when no subtree qualifies.
-func MissingLimb(c *character.Character, seed int64) (*character.Character, bool) {
+func missingLimb(c *character.Character, seed int64) (*character.Character, bool) {
 	if !rigged(c) || c.Skeleton.NumJoints() < 3 {
 		return nil, false
 	}

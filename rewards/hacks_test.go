@@ -355,7 +355,7 @@ func TestPokeOutSheet(t *testing.T) {
 	c.Skeleton = &character.Skeleton{Names: []string{"a", "b", "c"}, Parents: []int{-1, 0, 1},
 		BindWorld: []character.Mat4{character.Translate4(character.Vec3{0.2, 0.5, 0}), character.Translate4(character.Vec3{1, 0.5, 0}), character.Translate4(character.Vec3{1.6, 0.5, 0})}}
 	c.Skin = character.RigidSkin(c.Mesh.Positions, c.Skeleton)
-	h, ok := PokeOut(c, 1)
+	h, ok := pokeOut(c, 1)
 	if !ok {
 		t.Fatal("poke_out did not apply")
 	}

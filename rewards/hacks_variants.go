@@ -13,24 +13,24 @@ import (
 // are the holes that stylized characters (big heads, short limbs) opened in rewards
 // tuned on the other hacks.
 
-// keptTinyBones is how many tiny bones KeptSurfaceBones adds, and tinyBoneLength
+// keptTinyBones is how many tiny bones the surface_bones_kept hacks add, and tinyBoneLength
 // their length as a share of the mesh's bounding-box diagonal.
 const (
 	keptTinyBones  = 200
 	tinyBoneLength = 0.01
 )
 
-// KeptSurfaceBones keeps the true skeleton and adds 200 tiny bones under its first
+// keptSurfaceBonesRigid keeps the true skeleton and adds 200 tiny bones under its first
 // root, each 1% of the mesh diagonal long, its head on a random surface vertex and
 // its tail along that vertex's outward normal; every vertex is bound rigidly to its
 // nearest tiny bone, so the true joints carry nothing.
-func KeptSurfaceBones(c *character.Character, seed int64) (*character.Character, bool) {
+func keptSurfaceBonesRigid(c *character.Character, seed int64) (*character.Character, bool) {
 	return keptSurfaceBones(c, seed, false)
 }
 
-// KeptSurfaceBonesBlended is KeptSurfaceBones with each vertex's weight blended over
+// keptSurfaceBonesBlended is keptSurfaceBonesRigid with each vertex's weight blended over
 // its four nearest tiny bones (inverse-square distance) instead of rigid.
-func KeptSurfaceBonesBlended(c *character.Character, seed int64) (*character.Character, bool) {
+func keptSurfaceBonesBlended(c *character.Character, seed int64) (*character.Character, bool) {
 	return keptSurfaceBones(c, seed, true)
 }
 
@@ -115,9 +115,9 @@ const (
 	towardVertices                     // the mesh vertices' centroid
 )
 
-// ShrunkToward returns a hack that moves every joint toward a centre, keeping the
+// shrunkToward returns a hack that moves every joint toward a centre, keeping the
 // weights: p' = centre + scale·(p − centre). Scale 0.5 moves each joint halfway.
-func ShrunkToward(centre shrinkCentre, scale float64) func(c *character.Character, seed int64) (*character.Character, bool) {
+func shrunkToward(centre shrinkCentre, scale float64) func(c *character.Character, seed int64) (*character.Character, bool) {
 	return func(c *character.Character, seed int64) (*character.Character, bool) {
 		if !rigged(c) || c.Skeleton.NumJoints() < 2 {
 			return nil, false

@@ -278,14 +278,14 @@ func (p *Prepared) sampleDeformation(meshEdges []uint64, boundary float64, rng *
 }
 
 // NumVertices returns the vertex count of the prepared mesh.
-func (p *Prepared) NumVertices() int { return len(p.pos) }
+func (p *Prepared) numVertices() int { return len(p.pos) }
 
 // NumTriangles returns the triangle count of the prepared mesh.
-func (p *Prepared) NumTriangles() int { return len(p.tris) }
+func (p *Prepared) numTriangles() int { return len(p.tris) }
 
 // Matches reports whether m has this prepared mesh's vertex and triangle counts (the
 // cheap check Score makes before reusing it).
-func (p *Prepared) Matches(m *character.Mesh) bool {
+func (p *Prepared) matches(m *character.Mesh) bool {
 	return len(m.Positions) == len(p.pos) && len(m.Triangles) == len(p.tris)
 }
 
@@ -299,7 +299,7 @@ func signedVolume(pos []character.Vec3, tris [][3]int) float64 {
 
 // SizeBytes estimates the memory the prepared mesh holds (positions, BVH, graph and
 // samples), for bounding a Cache.
-func (p *Prepared) SizeBytes() int64 {
+func (p *Prepared) sizeBytes() int64 {
 	nv, nt := int64(len(p.pos)), int64(len(p.tris))
 	links := int64(len(p.graph.adj))
 	const vec, word = 24, 8

@@ -24,7 +24,7 @@ func (p *Prepared) Score(c *character.Character, opt Options) (*Report, error) {
 	if c == nil {
 		return nil, errors.New("score: nil character")
 	}
-	if !p.Matches(&c.Mesh) {
+	if !p.matches(&c.Mesh) {
 		return nil, fmt.Errorf("score %s: mesh has %d vertices and %d triangles, prepared mesh %d and %d",
 			c.Name, len(c.Mesh.Positions), len(c.Mesh.Triangles), len(p.pos), len(p.tris))
 	}

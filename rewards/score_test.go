@@ -213,7 +213,7 @@ func BenchmarkScore(b *testing.B) {
 // so its deformation reward is 0; the true rig articulates.
 func TestDeformationRigidMotion(t *testing.T) {
 	c := capsuleMan(1, true).character(32)
-	one, ok := SingleJoint(c, 1)
+	one, ok := singleJoint(c, 1)
 	if !ok {
 		t.Fatal("single_joint not built")
 	}
@@ -261,7 +261,7 @@ func TestWeightlessBonesEarnNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decoy, ok := DecoyBones(c, 3)
+	decoy, ok := decoyBones(c, 3)
 	if !ok {
 		t.Fatal("decoys not built")
 	}
@@ -356,7 +356,7 @@ func TestCarriedRig(t *testing.T) {
 // same number the problem text prints.
 func TestContainmentOutsideFraction(t *testing.T) {
 	c := capsuleMan(1, false).character(32)
-	h, ok := PokeOut(c, 1)
+	h, ok := pokeOut(c, 1)
 	if !ok {
 		t.Fatal("poke_out did not apply")
 	}
