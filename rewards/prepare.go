@@ -101,24 +101,30 @@ var ErrMeshTooLarge = errors.New("mesh too large")
 // one rig, so RL groups that share a mesh prepare it once (see Prepare). A Prepared
 // is immutable and safe for concurrent use.
 type Prepared struct {
-	Norm        character.Normalization
-	pos         []character.Vec3 // normalized vertex positions
-	tris        [][3]int
-	bvh         *geom.BVH
-	wn          *geom.WindingNumber
-	surf        []surfPoint
-	graph       surfaceGraph // mesh edges + proximity links, for influence connectivity
-	piece       []int32      // connected piece of graph each vertex belongs to
+	Norm      character.Normalization
+	pos       []character.Vec3 // normalized vertex positions
+	tris      [][3]int
+	bvh       *geom.BVH
+	wn        *geom.WindingNumber
+	surf      []surfPoint
+	graph     surfaceGraph // mesh edges + proximity links, for influence connectivity
+	piece     []int32      // connected piece of graph each vertex belongs to
+	locVerts  []int
+	seed      int64
+	nSurfaces int
+	deformSample
+}
+
+// deformSample is what the deformation reward poses, drawn once per mesh
+// (sampleDeformation).
+type deformSample struct {
 	edges       []restEdge
 	flipTris    []int
 	flipNormals []character.Vec3 // rest normals of flipTris (unnormalized)
 	defVerts    []int            // vertices the deformation reward poses
 	volTris     bool             // whether the mesh is closed enough for a volume ratio
 	restVol     float64
-	locVerts    []int
 	affine      affineFit // least-squares affine fit over the articulation sample
-	seed        int64
-	nSurfaces   int
 }
 
 type surfPoint struct {

@@ -10,10 +10,32 @@ import (
 // rig is a character's skeleton and skin moved into the normalized cube and cleaned
 // for scoring: invalid influences are dropped (and counted), weights renormalized.
 type rig struct {
-	names   []string
-	parents []int
-	pos     []character.Vec3 // joint positions, cube units
-	skel    *character.Skeleton
+	rigJoints
+	rigSkin
+	movingSkeleton
+	fatal []string // problems that make the rig unscorable (score 0)
+}
+
+// rigJoints is the skeleton in the normalized cube.
+type rigJoints struct {
+	names    []string
+	parents  []int
+	pos      []character.Vec3 // joint positions, cube units
+	skel     *character.Skeleton
+	children [][]int
+}
+
+// rigSkin is the cleaned skin: every vertex's usable influences, normalized, and the
+// vertices whose weights were unusable with the count of each reason.
+type rigSkin struct {
+	skin       [][]character.Influence
+	numVerts   int
+	badVerts   []int
+	badReasons map[string]int
+}
+
+// movingSkeleton is the part of the skeleton that moves this mesh.
+type movingSkeleton struct {
 	// segs is the moving skeleton: for every joint that carries weight, its bones to
 	// the children that lead to a joint moving some vertex (the heaviest influence of
 	// at least one vertex, the child itself or a descendant), or its own point when
@@ -24,13 +46,6 @@ type rig struct {
 	// a sliver of weight on a joint cannot stretch its parent's bones anywhere.
 	segs  []segment
 	owned [][]int // owned[j]: indices of joint j's segments (none for a weightless joint)
-	skin  [][]character.Influence
-	// invalid[v] is why vertex v's weights are unusable ("" when fine).
-	badVerts   []int
-	badReasons map[string]int
-	fatal      []string // problems that make the rig unscorable (score 0)
-	numVerts   int
-	children   [][]int
 	// mass[j] is the sum over vertices of joint j's (cleaned, normalized) weight: how
 	// much of this mesh j moves. Joints of mass 0 (a wearer's legs under a blanket,
 	// helper and end joints) move nothing here.
@@ -77,7 +92,7 @@ func (s *segment) dist2(p character.Vec3) float64 {
 func (s segment) length() float64 { return s.a.Dist(s.b) }
 
 func newRig(c *character.Character, norm character.Normalization, opt Options) *rig {
-	r := &rig{badReasons: map[string]int{}, numVerts: len(c.Mesh.Positions)}
+	r := &rig{rigSkin: rigSkin{badReasons: map[string]int{}, numVerts: len(c.Mesh.Positions)}}
 	sk := c.Skeleton
 	if sk == nil || sk.NumJoints() == 0 {
 		r.fatal = append(r.fatal, "no skeleton")
