@@ -2,7 +2,7 @@ package geom
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/rigkit/rigkit/character"
 )
@@ -12,63 +12,97 @@ import (
 type EdgeGraph struct {
 	Start []int
 	Adj   []int
-	// Edges lists each undirected edge once, lower vertex first.
+	// Edges lists each undirected edge once, lower vertex first, in increasing order.
 	Edges [][2]int
+	// Open is the number of Edges that exactly one triangle side uses: the mesh's
+	// open boundary (a weld edge is no triangle's side).
+	Open int
 }
 
 // NewEdgeGraph builds the edge graph of m, ignoring triangles with out-of-range
 // indices and repeated corners. With weldTol > 0, vertices at the same position
 // (within weldTol, as UV and normal seams split them) are also joined by an edge, so
 // that the graph follows the surface across seams; such seam edges have length ≈0.
+//
+// The sides are bucketed by their lower vertex (a counting sort) and each short
+// bucket is sorted in place, which is several times faster than sorting all the
+// pairs. Vertex indices must fit in 31 bits.
 func NewEdgeGraph(m *character.Mesh, weldTol float64) *EdgeGraph {
 	nv := len(m.Positions)
-	es := make([][2]int, 0, 3*len(m.Triangles))
+	var weld []int
 	if weldTol > 0 {
-		rep := WeldVertices(m.Positions, weldTol)
-		for v, r := range rep {
+		weld = WeldVertices(m.Positions, weldTol)
+	}
+	// each visits the weld edges (a vertex and its lower representative) and the
+	// triangle sides, lower vertex first.
+	each := func(visit func(lo, hi int, side bool)) {
+		for v, r := range weld {
 			if r != v {
-				es = append(es, [2]int{r, v})
+				visit(r, v, false)
 			}
 		}
-	}
-	for _, t := range m.Triangles {
-		if t[0] < 0 || t[1] < 0 || t[2] < 0 || t[0] >= nv || t[1] >= nv || t[2] >= nv {
-			continue
-		}
-		for k := 0; k < 3; k++ {
-			a, b := t[k], t[(k+1)%3]
-			if a == b {
+		for _, t := range m.Triangles {
+			if t[0] < 0 || t[1] < 0 || t[2] < 0 || t[0] >= nv || t[1] >= nv || t[2] >= nv {
 				continue
 			}
-			if a > b {
-				a, b = b, a
+			for k := 0; k < 3; k++ {
+				if a, b := t[k], t[(k+1)%3]; a != b {
+					visit(min(a, b), max(a, b), true)
+				}
 			}
-			es = append(es, [2]int{a, b})
 		}
 	}
-	sort.Slice(es, func(i, j int) bool {
-		if es[i][0] != es[j][0] {
-			return es[i][0] < es[j][0]
+	start := make([]int, nv+1)
+	each(func(lo, _ int, _ bool) { start[lo+1]++ })
+	for v := 0; v < nv; v++ {
+		start[v+1] += start[v]
+	}
+	// upper[start[lo]:start[lo+1]] holds hi<<1 | 1 for each side lo–hi and hi<<1
+	// for each weld edge, so that sorting groups an edge's uses.
+	upper := make([]uint32, start[nv])
+	fill := append([]int(nil), start[:nv]...)
+	each(func(lo, hi int, side bool) {
+		u := uint32(hi) << 1
+		if side {
+			u |= 1
 		}
-		return es[i][1] < es[j][1]
+		upper[fill[lo]] = u
+		fill[lo]++
 	})
-	uniq := es[:0]
-	for i, e := range es {
-		if i == 0 || e != es[i-1] {
-			uniq = append(uniq, e)
+	g := &EdgeGraph{Start: make([]int, nv+1), Edges: make([][2]int, 0, len(upper)/2+1)}
+	for a := 0; a < nv; a++ {
+		run := upper[start[a]:start[a+1]]
+		if len(run) > 32 { // a fan's centre
+			slices.Sort(run)
+		}
+		for i := 1; i < len(run); i++ { // insertion sort: a vertex has few edges
+			for j := i; j > 0 && run[j] < run[j-1]; j-- {
+				run[j], run[j-1] = run[j-1], run[j]
+			}
+		}
+		for i := 0; i < len(run); {
+			sides := 0
+			j := i
+			for ; j < len(run) && run[j]>>1 == run[i]>>1; j++ {
+				sides += int(run[j] & 1)
+			}
+			if sides == 1 {
+				g.Open++
+			}
+			g.Edges = append(g.Edges, [2]int{a, int(run[i] >> 1)})
+			i = j
 		}
 	}
-	g := &EdgeGraph{Start: make([]int, nv+1), Edges: uniq}
-	for _, e := range uniq {
+	for _, e := range g.Edges {
 		g.Start[e[0]+1]++
 		g.Start[e[1]+1]++
 	}
 	for v := 0; v < nv; v++ {
 		g.Start[v+1] += g.Start[v]
 	}
-	g.Adj = make([]int, 2*len(uniq))
-	fill := append([]int(nil), g.Start[:nv]...)
-	for _, e := range uniq {
+	g.Adj = make([]int, 2*len(g.Edges))
+	fill = append(fill[:0], g.Start[:nv]...)
+	for _, e := range g.Edges {
 		g.Adj[fill[e[0]]] = e[1]
 		fill[e[0]]++
 		g.Adj[fill[e[1]]] = e[0]

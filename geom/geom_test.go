@@ -117,12 +117,16 @@ func TestEdgeGraph(t *testing.T) {
 	tests := []struct {
 		weld      float64
 		wantEdges int
+		wantOpen  int // all but the shared side; the weld edge is no side
 		wantComps int
-	}{{0, 8, 2}, {1e-6, 9, 1}}
+	}{{0, 8, 7, 2}, {1e-6, 9, 7, 1}}
 	for _, tc := range tests {
 		g := NewEdgeGraph(m, tc.weld)
 		if len(g.Edges) != tc.wantEdges {
 			t.Errorf("weld %g: %d edges, want %d", tc.weld, len(g.Edges), tc.wantEdges)
+		}
+		if g.Open != tc.wantOpen {
+			t.Errorf("weld %g: %d open edges, want %d", tc.weld, g.Open, tc.wantOpen)
 		}
 		keep := make([]bool, len(m.Positions))
 		for i := range keep {

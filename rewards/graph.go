@@ -8,79 +8,6 @@ import (
 	"github.com/rigkit/rigkit/character"
 )
 
-// edgeList returns each undirected edge of the triangles once, packed as
-// lo<<32 | hi (lo < hi, repeated corners skipped), in increasing order, and the
-// fraction of them that only one triangle uses (open boundary; 1 for no edges).
-// The edges are bucketed by their lower vertex (a counting sort) and each short
-// bucket is sorted in place, which is several times faster than sorting all the
-// packed pairs, let alone hashing them.
-func edgeList(tris [][3]int) (edges []uint64, boundary float64) {
-	nv := 0
-	for _, t := range tris {
-		for _, v := range t {
-			if v+1 > nv {
-				nv = v + 1
-			}
-		}
-	}
-	start := make([]int32, nv+1)
-	for _, t := range tris {
-		for k := 0; k < 3; k++ {
-			a, b := t[k], t[(k+1)%3]
-			if a != b {
-				start[min(a, b)+1]++
-			}
-		}
-	}
-	for v := 0; v < nv; v++ {
-		start[v+1] += start[v]
-	}
-	hi := make([]int32, start[nv])
-	fill := make([]int32, nv)
-	copy(fill, start[:nv])
-	for _, t := range tris {
-		for k := 0; k < 3; k++ {
-			a, b := t[k], t[(k+1)%3]
-			if a == b {
-				continue
-			}
-			if a > b {
-				a, b = b, a
-			}
-			hi[fill[a]] = int32(b)
-			fill[a]++
-		}
-	}
-	edges = make([]uint64, 0, len(hi)/2+1)
-	open := 0
-	for a := 0; a < nv; a++ {
-		run := hi[start[a]:start[a+1]]
-		if len(run) > 32 { // a fan's centre
-			slices.Sort(run)
-		}
-		for i := 1; i < len(run); i++ { // insertion sort: a vertex has few edges
-			for j := i; j > 0 && run[j] < run[j-1]; j-- {
-				run[j], run[j-1] = run[j-1], run[j]
-			}
-		}
-		for i := 0; i < len(run); {
-			j := i + 1
-			for j < len(run) && run[j] == run[i] {
-				j++
-			}
-			if j-i == 1 {
-				open++
-			}
-			edges = append(edges, uint64(a)<<32|uint64(run[i]))
-			i = j
-		}
-	}
-	if len(edges) == 0 {
-		return edges, 1
-	}
-	return edges, float64(open) / float64(len(edges))
-}
-
 // surfaceGraph is vertex adjacency in compressed rows: the neighbours of v are
 // adj[start[v]:start[v+1]].
 type surfaceGraph struct {
@@ -91,14 +18,16 @@ type surfaceGraph struct {
 // neighbors returns the vertices adjacent to v.
 func (g *surfaceGraph) neighbors(v int) []int32 { return g.adj[g.start[v]:g.start[v+1]] }
 
-// newSurfaceGraph joins vertices by the mesh edges and by proximity links: vertices
-// closer than r (cube units) are joined too, at most 6 links found from each vertex,
-// so that touching but unconnected mesh pieces (a belt on a body, a duplicated
-// seam) count as one surface.
-func newSurfaceGraph(pos []character.Vec3, edges []uint64, r float64) surfaceGraph {
+// newSurfaceGraph joins vertices by the mesh edges (geom.EdgeGraph's, lower vertex
+// first) and by proximity links: vertices closer than r (cube units) are joined too,
+// at most 6 links found from each vertex, so that touching but unconnected mesh
+// pieces (a belt on a body, a duplicated seam) count as one surface.
+func newSurfaceGraph(pos []character.Vec3, edges [][2]int, r float64) surfaceGraph {
 	nv := len(pos)
 	pairs := make([]uint64, len(edges), len(edges)+nv)
-	copy(pairs, edges)
+	for i, e := range edges {
+		pairs[i] = uint64(e[0])<<32 | uint64(e[1])
+	}
 	pairs = appendProximityLinks(pairs, pos, r)
 	g := surfaceGraph{start: make([]int32, nv+1)}
 	for _, e := range pairs {

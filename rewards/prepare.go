@@ -170,14 +170,18 @@ func Prepare(m *character.Mesh, opt Options) (*Prepared, error) {
 	if opt.canceled() {
 		return nil, ErrCanceled
 	}
-	meshEdges, boundary := edgeList(m.Triangles)
-	p.graph = newSurfaceGraph(p.pos, meshEdges, proximityRadius)
+	mesh := geom.NewEdgeGraph(m, 0)
+	p.graph = newSurfaceGraph(p.pos, mesh.Edges, proximityRadius)
 	if opt.canceled() {
 		return nil, ErrCanceled
 	}
 	p.piece = p.graph.pieces()
 
-	p.sampleDeformation(meshEdges, boundary, rng)
+	boundary := 1.0 // the share of open edges
+	if len(mesh.Edges) > 0 {
+		boundary = float64(mesh.Open) / float64(len(mesh.Edges))
+	}
+	p.sampleDeformation(mesh.Edges, boundary, rng)
 	if opt.canceled() {
 		return nil, ErrCanceled
 	}
@@ -211,12 +215,12 @@ func (p *Prepared) sampleSurface(nm *character.Mesh, n int, rng *rand.Rand) {
 // triangles with their bind normals, the volume of a nearly closed mesh, the
 // articulation sample, and the vertices all of these touch (defVerts), so a pose
 // skins only those.
-func (p *Prepared) sampleDeformation(meshEdges []uint64, boundary float64, rng *rand.Rand) {
+func (p *Prepared) sampleDeformation(meshEdges [][2]int, boundary float64, rng *rand.Rand) {
 	// Edge and triangle samples for the deformation reward, deterministic by seed.
-	// The shuffles move packed keys and indices; only the kept samples are built.
+	// The shuffles move edges and indices; only the kept samples are built.
 	keep := meshEdges[:0] // the graph is built: filter the edges in place
 	for _, e := range meshEdges {
-		if p.pos[e>>32].Dist(p.pos[uint32(e)]) > 1e-6 {
+		if p.pos[e[0]].Dist(p.pos[e[1]]) > 1e-6 {
 			keep = append(keep, e)
 		}
 	}
@@ -224,8 +228,7 @@ func (p *Prepared) sampleDeformation(meshEdges []uint64, boundary float64, rng *
 	keep = keep[:min(len(keep), maxStrainEdges)]
 	p.edges = make([]restEdge, len(keep))
 	for i, e := range keep {
-		a, b := int(e>>32), int(uint32(e))
-		p.edges[i] = restEdge{a, b, p.pos[a].Dist(p.pos[b])}
+		p.edges[i] = restEdge{e[0], e[1], p.pos[e[0]].Dist(p.pos[e[1]])}
 	}
 	flips := make([]int32, 0, len(p.tris))
 	for t, tr := range p.tris {
