@@ -13,10 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log"
-	"mime"
-	"mime/multipart"
 	"net/http"
 	"runtime"
 	"runtime/debug"
@@ -312,36 +309,26 @@ type batchInput struct {
 
 func (s *Server) parseBatch(r *http.Request, data []byte) (*batchInput, error) {
 	in := &batchInput{}
-	ct, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct == "multipart/form-data" {
-		mr := multipart.NewReader(bytes.NewReader(data), params["boundary"])
-		for {
-			part, err := mr.NextPart()
-			if err == io.EOF {
-				break
+	isMultipart, err := readParts(r, data, func(name string, b []byte) error {
+		switch name {
+		case "scale_by_std":
+			in.scale = strings.TrimSpace(string(b)) == "true"
+		case "mesh":
+			if in.mesh != nil {
+				return errors.New("batch: more than one mesh part")
 			}
-			if err != nil {
-				return nil, fmt.Errorf("multipart: %w", err)
-			}
-			b, err := io.ReadAll(part)
-			if err != nil {
-				return nil, fmt.Errorf("multipart part %q: %w", part.FormName(), err)
-			}
-			switch part.FormName() {
-			case "scale_by_std":
-				in.scale = strings.TrimSpace(string(b)) == "true"
-			case "mesh":
-				if in.mesh != nil {
-					return nil, errors.New("batch: more than one mesh part")
-				}
-				in.mesh = b
-			case "tokens":
-				in.streams = append(in.streams, b)
-			default: // any other part is a rigged GLB
-				in.glbs = append(in.glbs, b)
-			}
+			in.mesh = b
+		case "tokens":
+			in.streams = append(in.streams, b)
+		default: // any other part is a rigged GLB
+			in.glbs = append(in.glbs, b)
 		}
-	} else {
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !isMultipart {
 		var req BatchRequest
 		if err := json.Unmarshal(data, &req); err != nil {
 			return nil, fmt.Errorf("batch: body is neither multipart nor JSON {\"glbs\": [base64...]} or {\"mesh\": base64, \"streams\": [...]}: %w", err)

@@ -7,9 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
-	"mime/multipart"
 	"net/http"
 
 	"github.com/rigkit/rigkit/character"
@@ -180,31 +177,21 @@ type TokensRequest struct {
 // parseTokensRequest reads the mesh GLB and the raw stream from multipart parts
 // "mesh" and "tokens", or from a TokensRequest.
 func parseTokensRequest(r *http.Request, data []byte) (mesh, tokens []byte, err error) {
-	ct, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct == "multipart/form-data" {
-		mr := multipart.NewReader(bytes.NewReader(data), params["boundary"])
-		for {
-			part, err := mr.NextPart()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("multipart: %w", err)
-			}
-			b, err := io.ReadAll(part)
-			if err != nil {
-				return nil, nil, fmt.Errorf("multipart part %q: %w", part.FormName(), err)
-			}
-			switch part.FormName() {
-			case "mesh":
-				mesh = b
-			case "tokens":
-				tokens = b
-			default:
-				return nil, nil, fmt.Errorf("multipart: unexpected part %q (want \"mesh\" and \"tokens\")", part.FormName())
-			}
+	isMultipart, err := readParts(r, data, func(name string, b []byte) error {
+		switch name {
+		case "mesh":
+			mesh = b
+		case "tokens":
+			tokens = b
+		default:
+			return fmt.Errorf("multipart: unexpected part %q (want \"mesh\" and \"tokens\")", name)
 		}
-	} else {
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !isMultipart {
 		var req TokensRequest
 		if err := json.Unmarshal(data, &req); err != nil {
 			return nil, nil, fmt.Errorf("tokens: body is neither multipart (mesh, tokens) nor JSON {\"mesh\": base64, \"tokens\": [...]}: %w", err)
