@@ -1,22 +1,16 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
-	"github.com/rigkit/rigkit/dataset"
-	"github.com/rigkit/rigkit/eval"
-	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/skincodec"
@@ -369,8 +363,6 @@ func init() {
 		skinMethods["tokens"] = tokensSkin(skinSampling{Samples: rigmodel.DefaultSkinSamples})
 		skinMethods["tokens-greedy"] = tokensSkin(skinSampling{Samples: 1})
 	}
-	evalTasks["skeleton"] = evalSkeletonTask
-	evalTasks["rig"] = evalRigTask
 }
 
 // tokensSkin is `rig skin --method tokens`: the shipped model writes the skin tokens
@@ -405,177 +397,6 @@ func modelTokensSkin(path string, s skinSampling) (skinMethod, error) {
 	}
 	r.SkinSamples, r.SkinTemperature = s.Samples, s.Temperature
 	return r.SkinOnly, nil
-}
-
-// splitFiles keeps the files of the model's held-out split (evalItems), or with
-// heldOut false the others; when no split applies, all files either way.
-func splitFiles(files []evalFile, heldOut bool) []evalFile {
-	items, _, _ := evalItems(evalConfig{Files: files})
-	held := map[string]bool{}
-	for _, it := range items {
-		held[it.Path] = true
-	}
-	if len(items) == len(files) { // no split applies
-		return files
-	}
-	var out []evalFile
-	for _, f := range files {
-		if held[filepath.Clean(f.Path)] == heldOut {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// evalItems turns the eval files into the held-out part of the one dataset split
-// (dataset.Split): families and categories come from the manifest of the nearest
-// folder above each file that has one, as in training.
-func evalItems(cfg evalConfig) ([]rigmodel.BatchItem, map[string]dataset.File, string) {
-	var paths []string
-	for _, f := range cfg.Files {
-		paths = append(paths, f.Path)
-	}
-	items, _ := rigmodel.ListInputs(paths)
-	fam := rigmodel.DescribeItems(items)
-	var held []rigmodel.BatchItem
-	for _, it := range items {
-		if fam[it.Path].HeldOut() {
-			held = append(held, it)
-		}
-	}
-	if len(held) == 0 || len(held) == len(items) {
-		// No training/validation split applies to this folder: evaluate everything.
-		return items, fam, fmt.Sprintf("all %d files (no file or every file is in the held-out split)", len(items))
-	}
-	return held, fam, fmt.Sprintf("held-out split: %d of %d files (families never seen in training)", len(held), len(items))
-}
-
-func evalSkeletonTask(cfg evalConfig, stdout io.Writer) error {
-	items, fam, split := evalItems(cfg)
-	methods := map[string]eval.SkeletonPredictor{
-		"classical": func(c *character.Character) (*character.Skeleton, error) {
-			return classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
-		},
-		// The anatomical skeleton `rig auto` writes for the classical rig.
-		"classical-anatomy": func(c *character.Character) (*character.Skeleton, error) {
-			sk, err := classical.Skeleton(&c.Mesh, autorig.ClassicalOptions(&c.Mesh))
-			if err != nil {
-				return nil, err
-			}
-			sk, _, err = anatomy.Fit(&c.Mesh, sk, anatomy.Options{})
-			return sk, err
-		},
-	}
-	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
-		r.Votes = cmp.Or(cfg.Task.Votes, r.Votes)
-		methods["tokens"] = r.PredictSkeleton // voted, joints masked as `rig auto` masks them
-		greedy := *r
-		greedy.Votes = 1
-		methods["tokens-greedy"] = greedy.PredictSkeleton // `rig auto --votes 1`
-		free := *r
-		free.InsideJoints = false
-		methods["tokens-unmasked"] = free.PredictSkeleton // voted, grammar mask only
-		if r.Model.Proposal != nil {
-			inside := *r
-			inside.NearProposal = 0
-			methods["tokens-inside"] = inside.PredictSkeleton // inside the mesh, anywhere
-			for _, d := range []float64{0.1, 0.2} {
-				near := *r
-				near.NearProposal = d // within d of the proposal's bones
-				methods[fmt.Sprintf("tokens-near%g", d)] = near.PredictSkeleton
-			}
-		}
-	} else {
-		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical skeleton is evaluated\n", err)
-	}
-	rep := eval.Skeletons(items, fam, assets.Options{}.Loader(), filterMethods(methods, cfg.Methods), cfg.Progress)
-	rep.Split = split
-	return writeEval(rep, cfg.Out, stdout)
-}
-
-func evalRigTask(cfg evalConfig, stdout io.Writer) error {
-	items, fam, split := evalItems(cfg)
-	riggers := map[string]autorig.Rigger{
-		"classical":         autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
-		"classical-anatomy": autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic", Anatomy: &anatomy.Options{}},
-	}
-	if r, _, err := loadModelRigger(modelFlagFromMethods(cfg.Methods)); err == nil {
-		r.CompareClassical, r.Votes = true, cmp.Or(cfg.Task.Votes, r.Votes)
-		riggers["auto"] = r // what `rig auto` does by default
-		best8 := *r
-		best8.Samples = 8
-		riggers["auto-best8"] = &best8 // `rig auto --samples 8`
-		greedy := *r
-		greedy.Votes = 1
-		riggers["auto-greedy"] = &greedy // `rig auto --votes 1`
-		raw := *r
-		raw.CompareClassical, raw.Floor = false, 0
-		riggers["model"] = &raw // the model alone: no floor, no classical comparison
-		named := raw
-		named.Anatomy = &anatomy.Options{}
-		riggers["model-anatomy"] = &named // the same, named and rooted as `rig auto` writes it
-		best := raw
-		best.Samples = 4
-		riggers["model-best4"] = &best // the model alone, best of 4 streams by the rewards
-	} else {
-		fmt.Fprintf(diag, "rig eval: no model (%v): only the classical rig is evaluated\n", err)
-	}
-	rep := eval.Rigs(items, fam, assets.Options{}.Loader(), filterMethods(riggers, cfg.Methods), cfg.Progress)
-	rep.Split = split
-	return writeEval(rep, cfg.Out, stdout)
-}
-
-// modelFlagFromMethods picks a checkpoint given as --method model=PATH ("" for the
-// shipped model).
-func modelFlagFromMethods(methods []string) string {
-	for _, m := range methods {
-		if p, ok := strings.CutPrefix(m, "model="); ok {
-			return p
-		}
-	}
-	return ""
-}
-
-// filterMethods keeps the methods named in --method: all of them for "all" or when
-// only a checkpoint (model=PATH) is named.
-func filterMethods[V any](all map[string]V, want []string) map[string]V {
-	keep := map[string]V{}
-	for _, w := range want {
-		if w == "all" {
-			return all
-		}
-		if v, ok := all[w]; ok {
-			keep[w] = v
-		}
-	}
-	if len(keep) == 0 {
-		return all
-	}
-	return keep
-}
-
-func writeEval(rep *eval.Report, out string, stdout io.Writer) error {
-	return writeEvalReport(out, rep.Markdown(), rep.JSON(), stdout)
-}
-
-// writeEvalReport writes every eval report: the markdown md to out (its folder is
-// created) and, when js is not nil, js beside it as REPORT.json; then it prints the
-// markdown, and the two paths when there is a JSON file.
-func writeEvalReport(out, md string, js []byte, stdout io.Writer) error {
-	if err := atomicfile.WriteFile(out, []byte(md)); err != nil {
-		return err
-	}
-	if js == nil {
-		fmt.Fprint(stdout, md)
-		return nil
-	}
-	jsonPath := strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
-	if err := atomicfile.WriteFile(jsonPath, js); err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, md)
-	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, jsonPath)
-	return nil
 }
 
 // autoHelp is the part of `rig help auto` that the flags do not say.

@@ -1,4 +1,4 @@
-package rewards
+package eval
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ func TestKendallTau(t *testing.T) {
 		{"independent", []float64{1, 2, 3, 4}, []float64{2, 4, 1, 3}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := KendallTau(tc.x, tc.y)
+			got, err := kendallTau(tc.x, tc.y)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -34,7 +34,7 @@ func TestKendallTau(t *testing.T) {
 				t.Errorf("τ = %v, want %v", got, tc.want)
 			}
 			// Symmetric in its arguments.
-			if back, _ := KendallTau(tc.y, tc.x); math.Abs(back-got) > 1e-12 {
+			if back, _ := kendallTau(tc.y, tc.x); math.Abs(back-got) > 1e-12 {
 				t.Errorf("τ(y, x) = %v, τ(x, y) = %v", back, got)
 			}
 		})
@@ -52,16 +52,16 @@ func TestKendallTauErrors(t *testing.T) {
 		{"NaN", []float64{1, math.NaN()}, []float64{1, 2}},
 		{"Inf", []float64{1, 2}, []float64{math.Inf(1), 2}},
 	} {
-		if _, err := KendallTau(tc.x, tc.y); err == nil {
+		if _, err := kendallTau(tc.x, tc.y); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
 }
 
-func ExampleKendallTau() {
+func ExamplekendallTau() {
 	score := []float64{0.9, 0.7, 0.8, 0.2}    // the reward of four rigs of one mesh
 	negErr := []float64{-1.0, -3.0, -2.5, -6} // minus their deformation error
-	tau, _ := KendallTau(score, negErr)
+	tau, _ := kendallTau(score, negErr)
 	fmt.Printf("%.2f\n", tau)
 	// Output: 1.00
 }

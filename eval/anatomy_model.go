@@ -1,7 +1,8 @@
-package main
+package eval
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/rigkit/rigkit/anatomy"
@@ -15,33 +16,16 @@ import (
 // anatomy --method model[=CKPT]`): on each held-out humanoid, the model's voted
 // skeleton, as `rig auto` masks it, is named after the Humanoid template fitted on
 // the same classical skeleton the model reads (anatomy.NameFromTemplate), and
-// measured against the artist's skeleton (docs/anatomy.md); --synthetic N adds N
-// synthetic bipeds.
+// measured against the artist's skeleton (docs/anatomy.md), with synthetic bipeds
+// beside them.
 
-// anatomyModelMethod returns the checkpoint of --method model[=CKPT] ("" for the
-// shipped model) and whether the method was asked for.
-func anatomyModelMethod(methods []string) (string, bool) {
-	for _, m := range methods {
-		if m == "model" {
-			return "", true
-		}
-		if p, ok := strings.CutPrefix(m, "model="); ok {
-			return p, true
-		}
-	}
-	return "", false
-}
-
-// modelNamingReport names the model's skeleton of every humanoid file.
-func modelNamingReport(cfg evalConfig, ckpt string) (*anatomy.NamingReport, error) {
-	r, _, err := loadModelRigger(ckpt)
-	if err != nil {
-		return nil, fmt.Errorf("eval anatomy --method model: %w", err)
-	}
+// ModelNaming names the model's skeleton of every humanoid file and of synthetic
+// bipeds of seeds 1..synthetic.
+func ModelNaming(files []File, gen rigmodel.Generator, synthetic int, progress io.Writer) (*anatomy.NamingReport, error) {
 	rep := &anatomy.NamingReport{}
-	files := humanoidFiles(cfg.Files)
+	files = humanoidFiles(files)
 	for i, f := range files {
-		fmt.Fprintf(cfg.Progress, "\reval anatomy --method model: %d/%d files", i+1, len(files))
+		fmt.Fprintf(progress, "\reval anatomy --method model: %d/%d files", i+1, len(files))
 		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
 			return nil, err
@@ -50,15 +34,15 @@ func modelNamingReport(cfg evalConfig, ckpt string) (*anatomy.NamingReport, erro
 		if name == "" {
 			name = f.Path
 		}
-		fit, err := nameModelSkeleton(r.Generator, c, name, strings.SplitN(name, "/", 2)[0])
+		fit, err := nameModelSkeleton(gen, c, name, strings.SplitN(name, "/", 2)[0])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
 		rep.Add(fit)
 	}
-	fmt.Fprintln(cfg.Progress)
-	err = eachSyntheticBiped(cfg.Task.Synthetic, func(name string, c *character.Character) error {
-		fit, err := nameModelSkeleton(r.Generator, c, name, "synthetic")
+	fmt.Fprintln(progress)
+	err := eachSyntheticBiped(synthetic, func(name string, c *character.Character) error {
+		fit, err := nameModelSkeleton(gen, c, name, "synthetic")
 		if err == nil {
 			rep.Add(fit)
 		}

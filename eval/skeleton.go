@@ -1,7 +1,3 @@
-// Package eval is rigkit's metric harnesses over ground-truth rigs: the skeleton
-// task (Chamfer distances of predicted skeletons) and the rig task (whole rigs from
-// any autorig.Rigger, with validity and reward scores), on the held-out split, with
-// Markdown and JSON reports. Metrics are package metrics.
 package eval
 
 import (
@@ -13,18 +9,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
-
-	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
-// This file is `rig eval --task skeleton|rig`: METRICS.md skeleton metrics (and, for
-// whole rigs, rewards and validity) over a folder of ground-truth rigs.
+// The skeleton and rig tasks (`rig eval --task skeleton|rig`): METRICS.md skeleton
+// metrics (and, for whole rigs, rewards and validity) over the held-out split of a
+// folder of ground-truth rigs.
 
 // SkeletonPredictor predicts a skeleton (world space) for a character's mesh.
 type SkeletonPredictor func(c *character.Character) (*character.Skeleton, error)
@@ -55,42 +52,54 @@ type Report struct {
 
 // Summary averages one method's rows (failures excluded, and counted).
 type Summary struct {
-	Assets      int            `json:"assets"`
-	Failed      int            `json:"failed"`
-	CDJ2J       float64        `json:"cd_j2j"`
-	CDJ2B       float64        `json:"cd_j2b"`
-	CDB2B       float64        `json:"cd_b2b"`
-	PredJoints  float64        `json:"pred_joints"`
-	GTJoints    float64        `json:"gt_joints"`
-	Score       float64        `json:"score,omitempty"`
-	GTScore     float64        `json:"gt_score,omitempty"`
-	Valid       int            `json:"valid,omitempty"`
-	Methods     map[string]int `json:"methods,omitempty"` // final methods (task rig)
-	MedianS     float64        `json:"median_s"`
+	Assets int `json:"assets"`
+	Failed int `json:"failed"`
+	skeletonMeans
+	Score   float64        `json:"score,omitempty"`
+	GTScore float64        `json:"gt_score,omitempty"`
+	Valid   int            `json:"valid,omitempty"`
+	Methods map[string]int `json:"methods,omitempty"` // final methods (task rig)
+	MedianS float64        `json:"median_s"`
+	tally
+}
+
+// skeletonMeans are the mean skeleton metrics of a method's rows.
+type skeletonMeans struct {
+	CDJ2J      float64 `json:"cd_j2j"`
+	CDJ2B      float64 `json:"cd_j2b"`
+	CDB2B      float64 `json:"cd_b2b"`
+	PredJoints float64 `json:"pred_joints"`
+	GTJoints   float64 `json:"gt_joints"`
+}
+
+// tally holds what summarize divides by: the rows' times and the rows with a score.
+type tally struct {
 	seconds     []float64
 	scoreN, gtN int
 }
 
-// Items lists the rigged files among inputs, with their families, keeping only
-// the held-out split unless all is set.
-func Items(inputs []string, all bool) ([]rigmodel.BatchItem, map[string]dataset.File, error) {
-	items, err := rigmodel.ListInputs(inputs)
-	if err != nil {
-		return nil, nil, err
-	}
-	fam := rigmodel.DescribeItems(items)
-	var out []rigmodel.BatchItem
-	for _, it := range items {
-		if all || fam[it.Path].HeldOut() {
-			out = append(out, it)
-		}
-	}
-	return out, fam, nil
+// Skeletons is the skeleton task: each predictor on every ground-truth rig of the
+// held-out split of files (all files when no split applies), skeletons compared as
+// METRICS.md says.
+func Skeletons(files []File, methods map[string]SkeletonPredictor, progress io.Writer) *Report {
+	items, fam, split := heldOutItems(files)
+	rep := compareSkeletons(items, fam, assets.Options{}.Loader(), methods, progress)
+	rep.Split = split
+	return rep
 }
 
-// Skeletons runs each predictor on every ground-truth rig and compares the
+// Rigs is the rig task: each rigger on every ground-truth mesh of the held-out split
+// of files (all files when no split applies).
+func Rigs(files []File, riggers map[string]autorig.Rigger, progress io.Writer) *Report {
+	items, fam, split := heldOutItems(files)
+	rep := compareRigs(items, fam, assets.Options{}.Loader(), riggers, progress)
+	rep.Split = split
+	return rep
+}
+
+// compareSkeletons runs each predictor on every ground-truth rig and compares the
 // skeletons (METRICS.md, in ground truth's normalized frame).
-func Skeletons(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(string) (*character.Character, error), methods map[string]SkeletonPredictor, progressTo io.Writer) *Report {
+func compareSkeletons(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(string) (*character.Character, error), methods map[string]SkeletonPredictor, progressTo io.Writer) *Report {
 	rep := &Report{Task: "skeleton"}
 	names := sortedKeys(methods)
 	bar := progress.New(progressTo, "eval skeleton", len(items)*len(names))
@@ -125,10 +134,10 @@ func Skeletons(items []rigmodel.BatchItem, fam map[string]dataset.File, load fun
 	return rep
 }
 
-// Rigs rigs every ground-truth mesh with each rigger and reports the skeleton
+// compareRigs rigs every ground-truth mesh with each rigger and reports the skeleton
 // metrics, the rewards' score (next to the artist's rig's), validity, and which
 // method produced each rig.
-func Rigs(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(string) (*character.Character, error), riggers map[string]autorig.Rigger, progressTo io.Writer) *Report {
+func compareRigs(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(string) (*character.Character, error), riggers map[string]autorig.Rigger, progressTo io.Writer) *Report {
 	rep := &Report{Task: "rig"}
 	names := sortedKeys(riggers)
 	bar := progress.New(progressTo, "eval rig", len(items)*len(names))

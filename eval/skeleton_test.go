@@ -40,7 +40,7 @@ func TestRigs(t *testing.T) {
 	}
 	items := []rigmodel.BatchItem{{Path: "a.glb", Name: "a"}, {Path: "missing.glb", Name: "missing"}}
 	fam := map[string]dataset.File{"a.glb": {Family: "fam/a"}, "missing.glb": {Family: "fam/missing"}}
-	rep := Rigs(items, fam, load, map[string]autorig.Rigger{"truth": truthRigger{gt}, "fail": failRigger{}}, nil)
+	rep := compareRigs(items, fam, load, map[string]autorig.Rigger{"truth": truthRigger{gt}, "fail": failRigger{}}, nil)
 	if len(rep.Rows) != 4 {
 		t.Fatalf("%d rows, want 2 items × 2 methods", len(rep.Rows))
 	}

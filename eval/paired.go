@@ -1,10 +1,8 @@
-package main
+package eval
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 )
@@ -18,8 +16,8 @@ import (
 // pairedResamples is the number of bootstrap resamples behind each interval.
 const pairedResamples = 10000
 
-// skinPaired compares one method with the baseline over one split.
-type skinPaired struct {
+// SkinPaired compares one method with the baseline over one split.
+type SkinPaired struct {
 	Method   string `json:"method"`
 	Baseline string `json:"baseline"`
 	Split    string `json:"split"`
@@ -40,14 +38,14 @@ type skinPaired struct {
 
 // pairSkin returns the paired comparison of method against baseline over the files
 // of results that keep accepts and both scored; ok is false when there are none.
-func pairSkin(results []skinEvalResult, method, baseline, split string, keep func(string) bool, seed int64) (skinPaired, bool) {
+func pairSkin(results []SkinResult, method, baseline, split string, keep func(string) bool, seed int64) (SkinPaired, bool) {
 	base := map[string]float64{}
 	for _, r := range results {
 		if r.Method == baseline && r.Error == "" && r.Metrics != nil && keep(r.Category) {
 			base[r.File] = r.Metrics.DeformMean
 		}
 	}
-	p := skinPaired{Method: method, Baseline: baseline, Split: split}
+	p := SkinPaired{Method: method, Baseline: baseline, Split: split}
 	var d []float64
 	for _, r := range results {
 		if r.Method != method || r.Error != "" || r.Metrics == nil || !keep(r.Category) {
@@ -90,7 +88,7 @@ func pairSkin(results []skinEvalResult, method, baseline, split string, keep fun
 }
 
 // pairedMarkdown is the report's section of paired comparisons ("" if none).
-func pairedMarkdown(ps []skinPaired) string {
+func pairedMarkdown(ps []SkinPaired) string {
 	if len(ps) == 0 {
 		return ""
 	}
@@ -104,60 +102,4 @@ func pairedMarkdown(ps []skinPaired) string {
 			p.Split, p.Method, p.Files, p.MeanDiff, p.Low, p.High, p.Lower, p.Higher)
 	}
 	return b.String()
-}
-
-// loadSkinReports merges earlier skin reports (their JSON) into one, for `rig eval
-// --from`. They must share the pose seed; a file scored by the same method in two
-// reports must have the same metrics there.
-func loadSkinReports(paths []string) (skinEvalReport, error) {
-	rep := skinEvalReport{Task: "skin"}
-	seen := map[[2]string]skinEvalResult{}
-	for i, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return rep, fmt.Errorf("eval --from: %w", err)
-		}
-		var r skinEvalReport
-		if err := json.Unmarshal(data, &r); err != nil {
-			return rep, fmt.Errorf("eval --from %s: not a skin report: %w", path, err)
-		}
-		if r.Task != "skin" {
-			return rep, fmt.Errorf("eval --from %s: task %q, want a skin report", path, r.Task)
-		}
-		if i == 0 {
-			rep.Seed = r.Seed
-		} else if r.Seed != rep.Seed {
-			return rep, fmt.Errorf("eval --from %s: pose seed %d, but %s has %d; reports to merge must share it", path, r.Seed, paths[0], rep.Seed)
-		}
-		for _, m := range r.Methods {
-			if !slices.Contains(rep.Methods, m) {
-				rep.Methods = append(rep.Methods, m)
-			}
-		}
-		for _, res := range r.Results {
-			if res.Method == groundTruthMethod {
-				continue
-			}
-			k := [2]string{res.File, res.Method}
-			if old, ok := seen[k]; ok {
-				if !sameSkinResult(old, res) {
-					return rep, fmt.Errorf("eval --from %s: %s by %s differs from an earlier report's", path, res.File, res.Method)
-				}
-				continue
-			}
-			seen[k] = res
-			rep.Results = append(rep.Results, res)
-		}
-	}
-	if len(rep.Results) == 0 {
-		return rep, fmt.Errorf("eval --from %v: no results", paths)
-	}
-	return rep, nil
-}
-
-func sameSkinResult(a, b skinEvalResult) bool {
-	if a.Error != b.Error || (a.Metrics == nil) != (b.Metrics == nil) {
-		return false
-	}
-	return a.Metrics == nil || (a.Metrics.DeformMean == b.Metrics.DeformMean && a.Metrics.L1 == b.Metrics.L1)
 }

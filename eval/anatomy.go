@@ -1,7 +1,6 @@
-package main
+package eval
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -17,23 +16,10 @@ import (
 // Anatomical skeletons (`rig eval --task anatomy`): the held-out humanoids (files
 // whose manifest category is a biped) are fitted with the Humanoid template on the
 // classical skeleton, checked (one root at the pelvis, no limb on a limb, mirrored
-// sides) and named against the artist's skeleton (docs/anatomy.md). --synthetic N
-// adds N synthetic bipeds; --kind-report detects the kind and up axis of every file
-// against its category instead; --method model[=CKPT] names the model's skeletons
-// instead (eval_anatomy_model.go).
-
-func init() {
-	evalTasks["anatomy"] = evalAnatomy
-}
-
-// anatomyEval holds the anatomy task's flags.
-type anatomyEval struct {
-	KindReport bool
-}
-
-func (o *anatomyEval) flags(fs *flag.FlagSet) {
-	fs.BoolVar(&o.KindReport, "kind-report", false, "anatomy task: detect the kind and up axis of every file against the manifest's categories instead of the humanoid report")
-}
+// sides) and named against the artist's skeleton (docs/anatomy.md), with synthetic
+// bipeds beside them (HumanoidFits); Kinds detects the kind and up axis of every
+// file against its category instead; ModelNaming names the model's skeletons
+// instead (anatomy_model.go).
 
 // fitAnatomy fits the anatomical skeleton of c on its classical skeleton.
 func fitAnatomy(c *character.Character, opt anatomy.Options) (*character.Skeleton, *anatomy.Report, error) {
@@ -50,62 +36,20 @@ func meshHeight(m *character.Mesh) float64 {
 	return hi[1] - lo[1]
 }
 
-func evalAnatomy(cfg evalConfig, stdout io.Writer) error {
-	var md string
-	var faults []string
-	if ckpt, ok := anatomyModelMethod(cfg.Methods); ok {
-		rep, err := modelNamingReport(cfg, ckpt)
-		if err != nil {
-			return err
-		}
-		md, faults = rep.Markdown(), rep.Faults()
-	} else if cfg.Task.Anatomy.KindReport {
-		rep, err := anatomyKindReport(cfg)
-		if err != nil {
-			return err
-		}
-		md = rep.Markdown()
-	} else {
-		rep, err := humanoidReport(cfg)
-		if err != nil {
-			return err
-		}
-		md, faults = rep.Markdown(), rep.Faults()
-	}
-	if err := writeEvalReport(cfg.Out, md, nil, stdout); err != nil {
-		return err
-	}
-	if len(faults) > 0 {
-		return fmt.Errorf("eval anatomy: unusable skeletons: %s", strings.Join(faults, "; "))
-	}
-	return nil
-}
-
-// humanoidFiles keeps the files whose manifest category is a biped.
-func humanoidFiles(files []evalFile) []evalFile {
-	var out []evalFile
-	for _, f := range files {
-		if strings.HasPrefix(f.Category, "biped") {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// humanoidReport fits the biped files and the synthetic bipeds.
-func humanoidReport(cfg evalConfig) (*anatomy.HumanoidReport, error) {
+// HumanoidFits fits the biped files and synthetic bipeds of seeds 1..synthetic.
+func HumanoidFits(files []File, synthetic int, progress io.Writer) (*anatomy.HumanoidReport, error) {
 	rep := &anatomy.HumanoidReport{}
-	cfg.Files = humanoidFiles(cfg.Files)
-	for i, f := range cfg.Files {
-		fmt.Fprintf(cfg.Progress, "\reval anatomy: %d/%d files", i+1, len(cfg.Files))
+	files = humanoidFiles(files)
+	for i, f := range files {
+		fmt.Fprintf(progress, "\reval anatomy: %d/%d files", i+1, len(files))
 		fit, err := fitHumanoidFile(f)
 		if err != nil {
 			return nil, err
 		}
 		rep.Add(fit)
 	}
-	fmt.Fprintln(cfg.Progress)
-	err := eachSyntheticBiped(cfg.Task.Synthetic, func(name string, c *character.Character) error {
+	fmt.Fprintln(progress)
+	err := eachSyntheticBiped(synthetic, func(name string, c *character.Character) error {
 		sk, r, err := fitAnatomy(c, anatomy.Options{})
 		if err == nil {
 			rep.Add(anatomy.MeasureHumanoid(name, "synthetic", sk, r, c.Skeleton, meshHeight(&c.Mesh)))
@@ -133,7 +77,7 @@ func eachSyntheticBiped(n int, fn func(name string, c *character.Character) erro
 
 // fitHumanoidFile fits one file as a Y-up humanoid, and detects its up axis as
 // stored and turned Z-up.
-func fitHumanoidFile(f evalFile) (anatomy.HumanoidFit, error) {
+func fitHumanoidFile(f File) (anatomy.HumanoidFit, error) {
 	c, _, err := assets.Load(f.Path, assets.Options{})
 	if err != nil {
 		return anatomy.HumanoidFit{}, err
@@ -160,11 +104,11 @@ func fitHumanoidFile(f evalFile) (anatomy.HumanoidFit, error) {
 	return fit, nil
 }
 
-// anatomyKindReport detects the kind and up axis of every file.
-func anatomyKindReport(cfg evalConfig) (*anatomy.KindReport, error) {
+// Kinds detects the kind and up axis of every file.
+func Kinds(files []File, progress io.Writer) (*anatomy.KindReport, error) {
 	rep := &anatomy.KindReport{}
-	for i, f := range cfg.Files {
-		fmt.Fprintf(cfg.Progress, "\reval anatomy --kind-report: %d/%d files", i+1, len(cfg.Files))
+	for i, f := range files {
+		fmt.Fprintf(progress, "\reval anatomy --kind-report: %d/%d files", i+1, len(files))
 		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
 			return nil, err
@@ -175,6 +119,6 @@ func anatomyKindReport(cfg evalConfig) (*anatomy.KindReport, error) {
 		}
 		rep.Add(f.Rel, f.Category, r, anatomy.Check(sk, r.Symmetry, meshHeight(&c.Mesh)))
 	}
-	fmt.Fprintln(cfg.Progress)
+	fmt.Fprintln(progress)
 	return rep, nil
 }

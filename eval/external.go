@@ -1,15 +1,13 @@
-package main
+package eval
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/rigkit/rigkit/character"
@@ -43,34 +41,8 @@ type externalSkinFile struct {
 	Weights  [][][]float64 `json:"weights"`
 }
 
-// externalFlag collects --external NAME=DIR values.
-type externalFlag map[string]string
-
-func (m externalFlag) String() string {
-	var s []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		s = append(s, k+"="+m[k])
-	}
-	return strings.Join(s, ",")
-}
-
-func (m externalFlag) Set(v string) error {
-	name, dir, ok := strings.Cut(v, "=")
-	if !ok || name == "" || dir == "" {
-		return fmt.Errorf("want NAME=DIR, got %q", v)
-	}
-	if _, taken := skinMethods[name]; taken || name == "all" || name == groundTruthMethod {
-		return fmt.Errorf("%q is already a skin method; name the external weights otherwise", name)
-	}
-	if _, twice := m[name]; twice {
-		return fmt.Errorf("%q given twice", name)
-	}
-	m[name] = dir
-	return nil
-}
-
 // externalSkinPath is where the weights of asset f live under dir.
-func externalSkinPath(dir string, f evalFile) string {
+func externalSkinPath(dir string, f File) string {
 	rel := f.Rel
 	if rel == "" {
 		rel = filepath.Base(f.Path)
@@ -118,7 +90,7 @@ func loadExternalSkin(path string) (*character.Character, float64, error) {
 		return bad("%v", err)
 	}
 	if f.Error != "" {
-		return bad("the tool failed: %s", evalOneLine(f.Error))
+		return bad("the tool failed: %s", oneLine(f.Error))
 	}
 	if len(f.Vertices) == 0 || len(f.Joints) == 0 {
 		return bad("no vertices or no joints")

@@ -1,4 +1,4 @@
-package main
+package eval
 
 import (
 	"encoding/json"
@@ -27,26 +27,36 @@ import (
 // score ranks them; the report gives τ per character, its mean, and for each reward
 // its τ alone and the total's τ without it.
 
-func init() {
-	evalTasks["rewards"] = evalRewards
-}
-
 // rankTruth names the artist's own rig among the candidates.
 const rankTruth = "truth"
 
-// rankMethods are the default candidate skins besides the truth: rigkit's skinning
+// RankMethods are the default candidate skins besides the truth: rigkit's skinning
 // methods on the artist's skeleton (tokens when the shipped model writes skin
 // tokens), the geodesic+heat blend, and the rigid floor.
-func rankMethods() []string {
+func RankMethods(tokens bool) []string {
 	m := []string{"geodesic", "heat", "heat+geodesic", "rigid"}
-	if _, ok := skinMethods["tokens"]; ok {
+	if tokens {
 		m = append(m, "tokens")
 	}
 	return m
 }
 
-// rankCandidate is one candidate rig of one character.
-type rankCandidate struct {
+// RankOptions say which candidates the rewards task ranks, on which half.
+type RankOptions struct {
+	// Methods are the candidate skins besides the truth, in report order, each in
+	// Skins.
+	Methods []string
+	Skins   map[string]SkinMethod
+	// Half is the half of the families to rank on: dataset.ReportHalf (held out
+	// from tuning the rewards) or dataset.TuneHalf.
+	Half     string
+	Seed     int64 // seed of the deformation poses
+	Workers  int
+	Progress io.Writer
+}
+
+// RankCandidate is one candidate rig of one character.
+type RankCandidate struct {
 	Method  string             `json:"method"`
 	Score   float64            `json:"score"`
 	Rewards map[string]float64 `json:"rewards"`
@@ -57,92 +67,76 @@ type rankCandidate struct {
 	Error   string  `json:"error,omitempty"`
 }
 
-// rankCharacter is one character's candidates and rank agreements. A τ is absent
+// RankCharacter is one character's candidates and rank agreements. A τ is absent
 // (nil) when it is undefined: fewer than three candidates, or one side all tied.
-type rankCharacter struct {
+type RankCharacter struct {
 	File       string              `json:"file"`
 	Category   string              `json:"category"`
 	Family     string              `json:"family"`
-	Candidates []rankCandidate     `json:"candidates"`
+	Candidates []RankCandidate     `json:"candidates"`
 	Tau        *float64            `json:"tau,omitempty"`
 	Alone      map[string]*float64 `json:"tau_alone,omitempty"`   // τ of each reward by itself
 	Without    map[string]*float64 `json:"tau_without,omitempty"` // τ of the score without that reward
 	Error      string              `json:"error,omitempty"`
 }
 
-// rankReport is the JSON report of the rewards task.
-type rankReport struct {
+// RankReport is the JSON report of the rewards task.
+type RankReport struct {
 	Task          string             `json:"task"`
 	RewardVersion int                `json:"reward_version"`
 	Half          string             `json:"half"`
 	Seed          int64              `json:"seed"`
 	Methods       []string           `json:"methods"`
-	Characters    []rankCharacter    `json:"characters"`
+	Characters    []RankCharacter    `json:"characters"`
 	MeanTau       float64            `json:"mean_tau"`
 	TauCount      int                `json:"tau_characters"`
 	MeanAlone     map[string]float64 `json:"mean_tau_alone"`
 	MeanWithout   map[string]float64 `json:"mean_tau_without"`
 }
 
-func evalRewards(cfg evalConfig, stdout io.Writer) error {
-	methods := cfg.Methods
-	if len(methods) == 0 || (len(methods) == 1 && methods[0] == "all") {
-		methods = rankMethods()
-	}
-	skins := map[string]skinMethod{}
-	for _, m := range methods {
-		fn, err := lookupSkinMethod(skinMethods, m)
-		if err != nil {
-			return err
-		}
-		skins[m] = fn
-	}
-	half := cfg.Task.Half
-	if half == "" {
-		half = dataset.ReportHalf
-	}
-	if half != dataset.ReportHalf && half != dataset.TuneHalf {
-		return fmt.Errorf("%w: --half %q: want %s or %s", errUsage, half, dataset.ReportHalf, dataset.TuneHalf)
-	}
-	files, fams, err := rankHeldOut(cfg.Files, half)
+// RankRewards ranks the candidates of every character of files whose family is in
+// opt.Half (rankHeldOut) by the rewards and by the deformation error, and reports
+// their agreement.
+func RankRewards(files []File, opt RankOptions) (*RankReport, error) {
+	held, fams, err := rankHeldOut(files, opt.Half)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("eval rewards: none of the %d files is a character (a creature category in the manifest) of a family in the %s half", len(cfg.Files), half)
+	if len(held) == 0 {
+		return nil, fmt.Errorf("eval rewards: none of the %d files is a character (a creature category in the manifest) of a family in the %s half", len(files), opt.Half)
 	}
-	results := make([]rankCharacter, len(files))
+	results := make([]RankCharacter, len(held))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	jobs := make(chan int)
 	done, start := 0, time.Now()
-	for w := 0; w < cfg.Workers; w++ {
+	for w := 0; w < opt.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				results[i] = rankOne(files[i], fams[files[i].Path], methods, skins, cfg.Seed)
+				results[i] = rankOne(held[i], fams[held[i].Path], opt.Methods, opt.Skins, opt.Seed)
 				mu.Lock()
 				done++
-				fmt.Fprintf(cfg.Progress, "\reval rewards: %d/%d characters, %s", done, len(files), time.Since(start).Round(time.Second))
+				fmt.Fprintf(opt.Progress, "\reval rewards: %d/%d characters, %s", done, len(held), time.Since(start).Round(time.Second))
 				mu.Unlock()
 			}
 		}()
 	}
-	for i := range files {
+	for i := range held {
 		jobs <- i
 	}
 	close(jobs)
 	wg.Wait()
-	fmt.Fprintln(cfg.Progress)
-	rep := summarizeRank(results, methods, cfg.Seed)
-	rep.Half = half
-	return writeRankReport(rep, cfg, stdout)
+	fmt.Fprintln(opt.Progress)
+	rep := summarizeRank(results, opt.Methods, opt.Seed)
+	rep.Half = opt.Half
+	return &rep, nil
 }
 
 // rankHeldOut keeps the character files whose tuning family
 // (dataset.File.TuningFamily) is in half, with their families.
-func rankHeldOut(files []evalFile, half string) ([]evalFile, map[string]string, error) {
+func rankHeldOut(files []File, half string) ([]File, map[string]string, error) {
 	fams := map[string]string{}
 	roots := map[string]bool{}
 	for _, f := range files {
@@ -160,7 +154,7 @@ func rankHeldOut(files []evalFile, half string) ([]evalFile, map[string]string, 
 			fams[filepath.Clean(f.Path)] = f.TuningFamily()
 		}
 	}
-	var out []evalFile
+	var out []File
 	byPath := map[string]string{}
 	for _, f := range files {
 		fam := fams[filepath.Clean(f.Path)]
@@ -180,8 +174,8 @@ func rankCreature(category string) bool {
 }
 
 // rankOne scores the truth and every candidate skin of one character.
-func rankOne(f evalFile, family string, methods []string, skins map[string]skinMethod, seed int64) rankCharacter {
-	out := rankCharacter{File: f.Path, Category: f.Category, Family: family}
+func rankOne(f File, family string, methods []string, skins map[string]SkinMethod, seed int64) RankCharacter {
+	out := RankCharacter{File: f.Path, Category: f.Category, Family: family}
 	gt, _, err := assets.Load(f.Path, assets.Options{})
 	if err == nil && !gt.Rigged() {
 		err = fmt.Errorf("%s: no skeleton or skin", f.Path)
@@ -195,7 +189,7 @@ func rankOne(f evalFile, family string, methods []string, skins map[string]skinM
 		return out
 	}
 	score := func(c *character.Character) (*rewards.Report, error) { return prep.Score(c, rewards.Options{}) }
-	truth := rankCandidate{Method: rankTruth}
+	truth := RankCandidate{Method: rankTruth}
 	if rep, err := score(gt); err != nil {
 		truth.Error = err.Error()
 	} else {
@@ -203,16 +197,16 @@ func rankOne(f evalFile, family string, methods []string, skins map[string]skinM
 	}
 	out.Candidates = append(out.Candidates, truth)
 	for _, m := range methods {
-		out.Candidates = append(out.Candidates, rankCandidateOf(gt, m, skins[m], score, seed))
+		out.Candidates = append(out.Candidates, RankCandidateOf(gt, m, skins[m], score, seed))
 	}
 	out.Tau, out.Alone, out.Without = rankTaus(out.Candidates)
 	return out
 }
 
-// rankCandidateOf skins gt's mesh and skeleton with one method and measures the
+// RankCandidateOf skins gt's mesh and skeleton with one method and measures the
 // result both ways.
-func rankCandidateOf(gt *character.Character, m string, skin skinMethod, score func(*character.Character) (*rewards.Report, error), seed int64) rankCandidate {
-	c := rankCandidate{Method: m}
+func RankCandidateOf(gt *character.Character, m string, skin SkinMethod, score func(*character.Character) (*rewards.Report, error), seed int64) RankCandidate {
+	c := RankCandidate{Method: m}
 	in := gt.Clone()
 	in.Skin = nil
 	t0 := time.Now()
@@ -241,8 +235,8 @@ func rankCandidateOf(gt *character.Character, m string, skin skinMethod, score f
 
 // rankTaus returns τ(score, −error) over the candidates that scored, τ of each
 // reward alone and τ of the score with each reward left out.
-func rankTaus(cands []rankCandidate) (*float64, map[string]*float64, map[string]*float64) {
-	var ok []rankCandidate
+func rankTaus(cands []RankCandidate) (*float64, map[string]*float64, map[string]*float64) {
+	var ok []RankCandidate
 	for _, c := range cands {
 		if c.Error == "" {
 			ok = append(ok, c)
@@ -255,12 +249,12 @@ func rankTaus(cands []rankCandidate) (*float64, map[string]*float64, map[string]
 	for i, c := range ok {
 		neg[i] = -c.Deform
 	}
-	tauOf := func(f func(c rankCandidate) float64) *float64 {
+	tauOf := func(f func(c RankCandidate) float64) *float64 {
 		x := make([]float64, len(ok))
 		for i, c := range ok {
 			x[i] = f(c)
 		}
-		t, err := rewards.KendallTau(x, neg)
+		t, err := kendallTau(x, neg)
 		if err != nil {
 			return nil
 		}
@@ -268,32 +262,32 @@ func rankTaus(cands []rankCandidate) (*float64, map[string]*float64, map[string]
 	}
 	alone, without := map[string]*float64{}, map[string]*float64{}
 	for _, name := range rewards.RewardNames {
-		alone[name] = tauOf(func(c rankCandidate) float64 { return c.Rewards[name] })
+		alone[name] = tauOf(func(c RankCandidate) float64 { return c.Rewards[name] })
 		w := map[string]float64{}
 		for k, v := range rewards.Weights {
 			if k != name {
 				w[k] = v
 			}
 		}
-		without[name] = tauOf(func(c rankCandidate) float64 { return rewards.CombineWith(c.Rewards, w) })
+		without[name] = tauOf(func(c RankCandidate) float64 { return rewards.CombineWith(c.Rewards, w) })
 	}
-	return tauOf(func(c rankCandidate) float64 { return c.Score }), alone, without
+	return tauOf(func(c RankCandidate) float64 { return c.Score }), alone, without
 }
 
 // summarizeRank averages the defined τs over the characters.
-func summarizeRank(chars []rankCharacter, methods []string, seed int64) rankReport {
-	rep := rankReport{Task: "rewards", RewardVersion: rewards.RewardVersion, Seed: seed,
+func summarizeRank(chars []RankCharacter, methods []string, seed int64) RankReport {
+	rep := RankReport{Task: "rewards", RewardVersion: rewards.RewardVersion, Seed: seed,
 		Methods: methods, Characters: chars, MeanAlone: map[string]float64{}, MeanWithout: map[string]float64{}}
-	rep.MeanTau, rep.TauCount = meanTau(chars, func(c rankCharacter) *float64 { return c.Tau })
+	rep.MeanTau, rep.TauCount = meanTau(chars, func(c RankCharacter) *float64 { return c.Tau })
 	for _, name := range rewards.RewardNames {
-		rep.MeanAlone[name], _ = meanTau(chars, func(c rankCharacter) *float64 { return c.Alone[name] })
-		rep.MeanWithout[name], _ = meanTau(chars, func(c rankCharacter) *float64 { return c.Without[name] })
+		rep.MeanAlone[name], _ = meanTau(chars, func(c RankCharacter) *float64 { return c.Alone[name] })
+		rep.MeanWithout[name], _ = meanTau(chars, func(c RankCharacter) *float64 { return c.Without[name] })
 	}
 	return rep
 }
 
 // meanTau is the mean of the defined τs (NaN when none is) and their count.
-func meanTau(chars []rankCharacter, get func(rankCharacter) *float64) (float64, int) {
+func meanTau(chars []RankCharacter, get func(RankCharacter) *float64) (float64, int) {
 	sum, n := 0.0, 0
 	for _, c := range chars {
 		if t := get(c); t != nil {
@@ -307,18 +301,19 @@ func meanTau(chars []rankCharacter, get func(rankCharacter) *float64) (float64, 
 	return sum / float64(n), n
 }
 
-// writeRankReport writes REPORT.md and REPORT.json and prints the markdown.
-func writeRankReport(rep rankReport, cfg evalConfig, stdout io.Writer) error {
-	js, err := json.MarshalIndent(jsonSafeRank(rep), "", " ")
+// JSON encodes the report, indented; a mean that no character defined is left out
+// (JSON has no NaN).
+func (rep *RankReport) JSON() ([]byte, error) {
+	js, err := json.MarshalIndent(jsonSafeRank(*rep), "", " ")
 	if err != nil {
-		return fmt.Errorf("eval rewards: encode report: %w", err)
+		return nil, fmt.Errorf("eval rewards: encode report: %w", err)
 	}
-	return writeEvalReport(cfg.Out, rankMarkdown(rep), js, stdout)
+	return js, nil
 }
 
 // jsonSafeRank replaces NaN means (no character defined them) by 0 with a count of
 // 0 beside, since JSON has no NaN.
-func jsonSafeRank(rep rankReport) rankReport {
+func jsonSafeRank(rep RankReport) RankReport {
 	fix := func(m map[string]float64) map[string]float64 {
 		out := map[string]float64{}
 		for k, v := range m {
@@ -335,8 +330,8 @@ func jsonSafeRank(rep rankReport) rankReport {
 	return rep
 }
 
-// rankMarkdown renders the summary, the component table and the per-character rows.
-func rankMarkdown(rep rankReport) string {
+// Markdown renders the summary, the component table and the per-character rows.
+func (rep *RankReport) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# rig eval --task rewards\n\nReward version %d. Characters of the families in the %s half: %d scored, τ defined on %d. Candidates: %s, %s. Deformation error: METRICS.md (seed %d, ×100).\n\n",
 		rep.RewardVersion, rep.Half, len(rep.Characters), rep.TauCount, rankTruth, strings.Join(rep.Methods, ", "), rep.Seed)
@@ -357,7 +352,7 @@ func rankMarkdown(rep rankReport) string {
 	}
 	b.WriteString("\nA positive change means the ranking improves without the reward (it hurts the ranking); a negative one that it helps.\n\n")
 	b.WriteString("| character | category | τ | candidates: score / error |\n|---|---|---:|---|\n")
-	chars := append([]rankCharacter(nil), rep.Characters...)
+	chars := append([]RankCharacter(nil), rep.Characters...)
 	sort.SliceStable(chars, func(a, c int) bool { return chars[a].File < chars[c].File })
 	for _, c := range chars {
 		tau := "—"

@@ -3,22 +3,42 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/eval"
 	"github.com/rigkit/rigkit/skincodec"
-	"github.com/rigkit/rigkit/synth"
 )
 
-// The skin tokenizer's round trip (`rig eval --task tokenizer`): every held-out
-// file's skin is encoded into codes and decoded back on its own skeleton, and
-// scored against the artist's weights beside the rigid floor (docs/tokenizer.md).
-// With --tune it sweeps the decode settings on training files instead.
+// The flags of single eval tasks: --external (skin), the tokenizer task's decode
+// settings and the anatomy task's --kind-report.
 
-func init() {
-	evalTasks["tokenizer"] = evalTokenizer
+// externalFlag collects --external NAME=DIR values.
+type externalFlag map[string]string
+
+func (m externalFlag) String() string {
+	var s []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		s = append(s, k+"="+m[k])
+	}
+	return strings.Join(s, ",")
+}
+
+func (m externalFlag) Set(v string) error {
+	name, dir, ok := strings.Cut(v, "=")
+	if !ok || name == "" || dir == "" {
+		return fmt.Errorf("want NAME=DIR, got %q", v)
+	}
+	if _, taken := skinMethods[name]; taken || name == "all" || name == eval.GroundTruthMethod {
+		return fmt.Errorf("%q is already a skin method; name the external weights otherwise", name)
+	}
+	if _, twice := m[name]; twice {
+		return fmt.Errorf("%q given twice", name)
+	}
+	m[name] = dir
+	return nil
 }
 
 // tokenizerEval holds the tokenizer task's flags.
@@ -110,80 +130,11 @@ func (o *tokenizerEval) load() (*skincodec.SkinTokenizer, skincodec.Options, [4]
 	return tok, opt, grid, nil
 }
 
-func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
-	tok, opt, grid, err := cfg.Task.Tokenizer.load()
-	if err != nil {
-		return err
-	}
-	if cfg.Task.Tokenizer.Tune {
-		return tuneTokenizer(cfg, tok, opt, skincodec.DecodeGrid(grid[0], grid[1], grid[2], grid[3]), stdout)
-	}
-	rep := skincodec.RoundTripReport{Ablate: cfg.Task.Tokenizer.Ablate}
-	for i, f := range cfg.Files {
-		fmt.Fprintf(cfg.Progress, "\reval tokenizer: %d/%d files", i+1, len(cfg.Files))
-		c, _, err := assets.Load(f.Path, assets.Options{})
-		if err != nil {
-			return err
-		}
-		r, err := skincodec.MeasureRoundTrip(tok, c, opt, cfg.Task.Tokenizer.Ablate)
-		if err != nil {
-			return fmt.Errorf("%s: %w", f.Path, err)
-		}
-		group := skincodec.GroupProps
-		if f.Category != "" && f.Category != "prop/mechanical" {
-			group = skincodec.GroupCharacters
-		}
-		rep.Add(f.Rel, group, r)
-	}
-	fmt.Fprintln(cfg.Progress)
-	if err := addSyntheticRoundTrips(&rep, tok, opt, cfg.Task.Synthetic); err != nil {
-		return err
-	}
-	if err := writeEvalReport(cfg.Out, rep.Markdown(), nil, stdout); err != nil {
-		return err
-	}
-	if f := rep.Faults(); len(f) > 0 {
-		return fmt.Errorf("eval tokenizer: broken round trips: %s", strings.Join(f, "; "))
-	}
-	return nil
+// anatomyEval holds the anatomy task's flags.
+type anatomyEval struct {
+	KindReport bool
 }
 
-// addSyntheticRoundTrips adds n held-out synthetic creatures of each kind (seeds
-// ≡ 0 mod 5: train-tokenizer trains on the others), 2 when n is -1.
-func addSyntheticRoundTrips(rep *skincodec.RoundTripReport, tok *skincodec.SkinTokenizer, opt skincodec.Options, n int) error {
-	if n < 0 {
-		n = 2
-	}
-	for i, kind := range synth.Kinds() {
-		for s := 1; s <= n; s++ {
-			seed := int64(5 * s)
-			c, err := synth.Generate(kind, seed, synth.Options{TargetVertices: 2000, Noise: i%2 == 1})
-			if err != nil {
-				return fmt.Errorf("synth %s %d: %w", kind, seed, err)
-			}
-			r, err := skincodec.MeasureRoundTrip(tok, c, opt, rep.Ablate)
-			if err != nil {
-				return fmt.Errorf("synth %s %d: %w", kind, seed, err)
-			}
-			rep.Add(fmt.Sprintf("synth/%s_%d", kind, seed), skincodec.GroupSynthetic, r)
-		}
-	}
-	return nil
-}
-
-// tuneTokenizer sweeps the decode settings on the files (the training split).
-func tuneTokenizer(cfg evalConfig, tok *skincodec.SkinTokenizer, opt skincodec.Options, settings []skincodec.DecodeSetting, stdout io.Writer) error {
-	sw := skincodec.DecodeSweep{Settings: settings}
-	for i, f := range cfg.Files {
-		fmt.Fprintf(cfg.Progress, "\reval tokenizer --tune: %d/%d files", i+1, len(cfg.Files))
-		c, _, err := assets.Load(f.Path, assets.Options{})
-		if err != nil {
-			return err
-		}
-		if err := sw.Add(tok, c, opt); err != nil {
-			return fmt.Errorf("%s: %w", f.Path, err)
-		}
-	}
-	fmt.Fprintln(cfg.Progress)
-	return writeEvalReport(cfg.Out, sw.Markdown(), nil, stdout)
+func (o *anatomyEval) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&o.KindReport, "kind-report", false, "anatomy task: detect the kind and up axis of every file against the manifest's categories instead of the humanoid report")
 }

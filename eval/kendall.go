@@ -1,20 +1,20 @@
-package rewards
+package eval
 
 import (
 	"errors"
 	"math"
 )
 
-// KendallTau returns Kendall's rank correlation τ-b between x and y: the
+// kendallTau returns Kendall's rank correlation τ-b between x and y: the
 // concordant minus the discordant pairs, divided by the geometric mean of the pairs
 // untied in x and the pairs untied in y. It is 1 when y orders the items as x does,
 // −1 when it reverses them and near 0 when the orders are unrelated; ties count in
 // neither the numerator nor their own side's denominator. The rank agreement of the
-// rewards (does a higher score mean a better rig?) is KendallTau(score,
+// rewards (does a higher score mean a better rig?) is kendallTau(score,
 // −deformation error) over one mesh's candidate rigs. It returns an error for
 // slices of different lengths, fewer than two items, a non-finite value, or when
 // every x or every y is tied (τ is undefined). O(n²): candidate sets are small.
-func KendallTau(x, y []float64) (float64, error) {
+func kendallTau(x, y []float64) (float64, error) {
 	if len(x) != len(y) {
 		return 0, errors.New("kendall tau: slices of different lengths")
 	}
