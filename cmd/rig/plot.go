@@ -41,15 +41,7 @@ func plotTokenizerLoss(path string, st *skincodec.TrainState) error {
 	if err := plotutil.AddLines(p, args...); err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
-	w, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	return atomicfile.WriteFile(path, buf.Bytes())
+	return savePNG(p, path)
 }
 
 // plotModelLosses draws the TokenRig training log's four loss curves as a PNG.
@@ -92,13 +84,18 @@ func plotModelLosses(logPath, pngPath string) error {
 	if err := plotutil.AddLines(p, args...); err != nil {
 		return fmt.Errorf("plot %s: %w", logPath, err)
 	}
+	return savePNG(p, pngPath)
+}
+
+// savePNG draws the plot as an 8×5-inch PNG and writes it to path.
+func savePNG(p *plot.Plot, path string) error {
 	w, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
 	if err != nil {
-		return fmt.Errorf("plot %s: %w", pngPath, err)
+		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	var buf bytes.Buffer
 	if _, err := w.WriteTo(&buf); err != nil {
-		return fmt.Errorf("plot %s: %w", pngPath, err)
+		return fmt.Errorf("plot %s: %w", path, err)
 	}
-	return atomicfile.WriteFile(pngPath, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
