@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"fmt"
 	"math"
 	"testing"
 )
@@ -13,6 +12,8 @@ func TestKendallTau(t *testing.T) {
 		want float64
 	}{
 		{"same order", []float64{1, 2, 3, 4}, []float64{10, 20, 30, 40}, 1},
+		// The reward of four rigs of one mesh against minus their deformation error.
+		{"rewards against errors", []float64{0.9, 0.7, 0.8, 0.2}, []float64{-1.0, -3.0, -2.5, -6}, 1},
 		{"reversed", []float64{1, 2, 3, 4}, []float64{4, 3, 2, 1}, -1},
 		{"one swap of four", []float64{1, 2, 3, 4}, []float64{1, 3, 2, 4}, 4.0 / 6},
 		{"monotone, not linear", []float64{1, 2, 3}, []float64{1, 100, 101}, 1},
@@ -56,12 +57,4 @@ func TestKendallTauErrors(t *testing.T) {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
-}
-
-func ExamplekendallTau() {
-	score := []float64{0.9, 0.7, 0.8, 0.2}    // the reward of four rigs of one mesh
-	negErr := []float64{-1.0, -3.0, -2.5, -6} // minus their deformation error
-	tau, _ := kendallTau(score, negErr)
-	fmt.Printf("%.2f\n", tau)
-	// Output: 1.00
 }
