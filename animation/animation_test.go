@@ -35,7 +35,7 @@ func reorient(c *character.Character, seed int64, prefix string) *character.Char
 }
 
 func positionsAt(c *character.Character, a character.Animation, t float64) []character.Vec3 {
-	w := animatedWorld(c.Skeleton, a, t)
+	w := AnimatedWorld(c.Skeleton, a, t)
 	out := make([]character.Vec3, len(w))
 	for j := range w {
 		out[j] = w[j].Translation()

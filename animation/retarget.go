@@ -143,15 +143,16 @@ func bindLocals(sk *character.Skeleton) []trs {
 	return local
 }
 
-// animatedWorld returns the joint world transforms of animation a at time t: each
-// joint's bind local transform with the animated translation, rotation and scale
-// substituted, composed down the hierarchy (roots in the skeleton's world frame,
-// as assets.Load stores their channels).
-func animatedWorld(sk *character.Skeleton, a character.Animation, t float64) []character.Mat4 {
+// AnimatedWorld returns the joint world transforms of animation a at time t
+// (clamped to its keys): each joint's bind local transform with the animated
+// translation, rotation and scale substituted, composed down the hierarchy (roots in
+// the skeleton's world frame, as assets.Load stores their channels). It is the one
+// posing path of animations: retargeting, the viewer and the checks use it.
+func AnimatedWorld(sk *character.Skeleton, a character.Animation, t float64) []character.Mat4 {
 	return animatedWorldFrom(sk, bindLocals(sk), a, t)
 }
 
-// animatedWorldFrom is animatedWorld with the bind locals computed once.
+// animatedWorldFrom is AnimatedWorld with the bind locals computed once.
 func animatedWorldFrom(sk *character.Skeleton, bind []trs, a character.Animation, t float64) []character.Mat4 {
 	n := sk.NumJoints()
 	local := append([]trs(nil), bind...)

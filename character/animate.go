@@ -2,57 +2,6 @@ package character
 
 import "math"
 
-// AnimatedWorld returns the joint world transforms of animation a at time t
-// (clamped to its keys): each joint's bind-pose local transform with the animated
-// translation, rotation and scale substituted, composed down the hierarchy. Root
-// channels are in the skeleton's world frame, as Load stores them.
-func AnimatedWorld(sk *Skeleton, a Animation, t float64) []Mat4 {
-	n := sk.NumJoints()
-	type trs struct {
-		t Vec3
-		r Quat
-		s Vec3
-	}
-	local := make([]trs, n)
-	for j := 0; j < n; j++ {
-		l := sk.BindWorld[j]
-		if p := sk.Parents[j]; p >= 0 {
-			if inv, ok := sk.BindWorld[p].Inverse(); ok {
-				l = inv.Mul(l)
-			}
-		}
-		local[j].t, local[j].r, local[j].s = DecomposeTRS(l)
-	}
-	for _, ch := range a.Channels {
-		if ch.Joint < 0 || ch.Joint >= n {
-			continue
-		}
-		switch ch.Path {
-		case "translation":
-			if v, ok := ch.Sample(t, 3); ok {
-				local[ch.Joint].t = Vec3{v[0], v[1], v[2]}
-			}
-		case "scale":
-			if v, ok := ch.Sample(t, 3); ok {
-				local[ch.Joint].s = Vec3{v[0], v[1], v[2]}
-			}
-		case "rotation":
-			if v, ok := ch.Sample(t, 4); ok {
-				local[ch.Joint].r = Quat{v[0], v[1], v[2], v[3]}
-			}
-		}
-	}
-	world := make([]Mat4, n)
-	for j := 0; j < n; j++ {
-		m := TRS(local[j].t, local[j].r, local[j].s)
-		if p := sk.Parents[j]; p >= 0 {
-			m = world[p].Mul(m)
-		}
-		world[j] = m
-	}
-	return world
-}
-
 // Sample interpolates a linear channel's n-vector at time t, linearly (rotations take
 // the shorter way and are renormalized).
 func (ch AnimationChannel) Sample(t float64, n int) ([]float64, bool) {

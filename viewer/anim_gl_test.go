@@ -37,7 +37,7 @@ func TestAnimationScreenshots(t *testing.T) {
 			Frame: ShotFrame{Camera: &cam, Background: magenta}}
 		gpu := mask(render(t, c, o))
 		r := newRig(c)
-		r.World = character.AnimatedWorld(c.Skeleton, a, tm)
+		r.World = animation.AnimatedWorld(c.Skeleton, a, tm)
 		raster := silhouette(cam.viewProj(float64(shotW)/shotH), r.deformedPositions(), c.Mesh.Triangles, shotW, shotH)
 		if iou := iou(gpu, raster); iou < 0.95 {
 			t.Errorf("t=%v: GPU image vs CPU-skinned walk IoU %.4f < 0.95", tm, iou)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/rigkit/rigkit/animation"
+
 	"github.com/rigkit/rigkit/character"
 )
 
@@ -202,7 +204,7 @@ func TestAnimatedWorld(t *testing.T) {
 	c := sampleCharacter(4, 200)
 	sk := c.Skeleton
 	// An empty animation reproduces the bind pose.
-	w := character.AnimatedWorld(sk, character.Animation{}, 0)
+	w := animation.AnimatedWorld(sk, character.Animation{}, 0)
 	for j := range w {
 		for k := range w[j] {
 			if math.Abs(w[j][k]-sk.BindWorld[j][k]) > 1e-9 {
@@ -218,7 +220,7 @@ func TestAnimatedWorld(t *testing.T) {
 	if d := animationDuration(a); d != 2 {
 		t.Errorf("duration %v, want 2", d)
 	}
-	w = character.AnimatedWorld(sk, a, 1)
+	w = animation.AnimatedWorld(sk, a, 1)
 	off := w[2].Translation().Sub(w[1].Translation())
 	bind := sk.Position(2).Sub(sk.Position(1))
 	ang := math.Acos(off.Normalize().Dot(bind.Normalize()))

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/rigkit/rigkit/animation"
+
 	"github.com/rigkit/rigkit/character"
 )
 
@@ -90,7 +92,7 @@ func buildView(c *character.Character, o ShotOptions, w, h int) (*view, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.World = character.AnimatedWorld(c.Skeleton, c.Animations[i], o.Pose.Time)
+		r.World = animation.AnimatedWorld(c.Skeleton, c.Animations[i], o.Pose.Time)
 	}
 	v := &view{Rigs: []*rig{r}, Mode: o.Mode, HideSkeleton: o.HideSkeleton, Overlay: o.Overlay,
 		Camera: defaultCamera(), Background: o.Frame.Background}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rigkit/rigkit/animation"
+
 	"github.com/go-gl/gl/v3.3-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
 	"github.com/rigkit/rigkit/assets"
@@ -372,7 +374,7 @@ func (a *app) drag(dx, dy float64) {
 func (a *app) showAnimFrame() {
 	for _, r := range a.view.Rigs {
 		if n := len(r.Char.Animations); n > 0 && r.Char.Skeleton != nil {
-			r.World = character.AnimatedWorld(r.Char.Skeleton, r.Char.Animations[a.anim%n], a.animTime)
+			r.World = animation.AnimatedWorld(r.Char.Skeleton, r.Char.Animations[a.anim%n], a.animTime)
 		}
 	}
 	a.needsFrame = true

@@ -55,7 +55,6 @@ var layers = map[string]int{
 	"tokens":      10,
 	"internal/nn": 10,
 	"metrics":     10,
-	"viewer":      10,
 	"dataset":     10,
 	// Anatomical skeletons and animation clips over the character model and geometry;
 	// real-world test scenes over the synthetic characters.
@@ -65,9 +64,10 @@ var layers = map[string]int{
 	// Skinning methods and rewards over the geometry.
 	"skinning": 20,
 	"rewards":  20,
-	// The skin codec and the classical rigger.
+	// The skin codec and the classical rigger; the viewer, which plays clips.
 	"skincodec": 30,
 	"classical": 30,
+	"viewer":    30,
 	// The model; the scoring service.
 	"rigmodel": 40,
 	"serve":    40,
