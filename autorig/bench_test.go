@@ -59,7 +59,7 @@ func BenchmarkAuto5k(b *testing.B) {
 		geodesic := run.geodesic
 		b.Run(name, func(b *testing.B) {
 			// As `rig auto` by default: floor and classical comparison.
-			r := &ModelRigger{Samples: run.samples, Floor: DefaultFloor, CompareClassical: true}
+			r := &ModelRigger{Draw: rigmodel.Draw{Samples: run.samples}, Floor: DefaultFloor, CompareClassical: true}
 			r.Model, r.Skin, r.InsideJoints, r.Seed = m, dec, true, 1
 			r.NearProposal, r.Votes = rigmodel.DefaultNearProposal, run.votes
 			if skinTokens && !geodesic {

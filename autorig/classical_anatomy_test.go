@@ -79,7 +79,7 @@ func TestModelRiggerNamesItsSkeleton(t *testing.T) {
 	for _, tokens := range []bool{false, true} {
 		t.Run(fmt.Sprintf("skin tokens %v", tokens), func(t *testing.T) {
 			rig := func(opt *anatomy.Options) (*character.Character, *RigInfo) {
-				r := &ModelRigger{Samples: 1, Anatomy: opt}
+				r := &ModelRigger{Draw: rigmodel.Draw{Samples: 1}, Anatomy: opt}
 				r.Model, r.Seed = m, 1
 				if tokens {
 					r.Skin, r.SkinMode = rigidDecoder{}, rigmodel.SkinFromTokens

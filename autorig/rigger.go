@@ -13,7 +13,6 @@ import (
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
-	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )
 
@@ -32,11 +31,8 @@ import (
 //     RigInfo.Fallback).
 type ModelRigger struct {
 	rigmodel.Generator
-	// Samples is how many streams are drawn; the first is the vote of
-	// Generator.Votes sampled skeletons (greedy when Votes < 2), the others use
-	// Temperature and TopP.
-	Samples           int
-	Temperature, TopP float64
+	// Draw says how many streams are drawn and how (Generator.Streams).
+	rigmodel.Draw
 	// Floor is the combined reward score below which the model's rig is replaced.
 	Floor float64
 	// CompareClassical also builds the classical rig and keeps the model's rig
@@ -221,12 +217,12 @@ func (run *rigRun) anatomical(cand *character.Character, opt anatomy.Options) (*
 	return &named.Naming, nil
 }
 
-// sampleBest draws the samples (generate), then decodes, checks and scores each,
+// sampleBest draws the samples (Generator.Streams), then decodes, checks and scores each,
 // keeping the best. A token rig under the floor is also tried with the binding's
 // weights on the same skeleton.
 func (r *ModelRigger) sampleBest(run *rigRun) error {
 	g0 := time.Now()
-	streams, err := r.generate(run)
+	streams, err := r.Streams(run.lat, run.region, run.reeb, run.norm, r.Draw, run.rng)
 	genTime := time.Since(g0)
 	if err != nil {
 		return err
@@ -279,37 +275,6 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 		info.TokensPerSecond = float64(written) / genTime.Seconds()
 	}
 	return nil
-}
-
-// generate draws the Samples streams: the first is the vote of Votes sampled
-// skeletons (Generator.VoteStream; greedy when Votes < 2), the others are drawn at
-// Temperature and TopP as one batch.
-func (r *ModelRigger) generate(run *rigRun) ([]*rigmodel.Sampled, error) {
-	skinMode := r.WritesSkin()
-	var propCube *character.Skeleton
-	if run.reeb != nil && r.Model.Proposal != nil {
-		propCube = tokens.SkeletonToCube(run.reeb, run.norm)
-	}
-	first, err := r.VoteStream(run.lat, run.region, propCube, run.rng)
-	if err != nil {
-		return nil, err
-	}
-	if r.Samples < 2 {
-		return []*rigmodel.Sampled{first}, nil
-	}
-	opts := make([]rigmodel.SampleOptions, r.Samples-1)
-	for s := range opts {
-		opts[s] = rigmodel.SampleOptions{Temperature: r.Temperature, TopP: r.TopP, MaxJoints: r.Model.Cfg.MaxJoint, K: r.Model.Cfg.K(), StopAtSEP: !skinMode, Region: run.region}
-		if opts[s].Temperature <= 0 {
-			opts[s].Temperature = 1
-		}
-	}
-	sess, err := r.Model.NewSession(run.lat)
-	if err != nil {
-		return nil, err
-	}
-	more, err := rigmodel.GenerateN(sess, nil, opts, run.rng)
-	return append([]*rigmodel.Sampled{first}, more...), err
 }
 
 // settle keeps the best sample, or builds the classical rig when no sample is

@@ -46,7 +46,7 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &ModelRigger{Samples: 2, Temperature: 1, Floor: tc.floor, CompareClassical: tc.compare}
+			r := &ModelRigger{Draw: rigmodel.Draw{Samples: 2, Temperature: 1}, Floor: tc.floor, CompareClassical: tc.compare}
 			r.Model, r.Seed, r.Votes = m, 1, tc.votes
 			if tc.heat {
 				r.Bind, r.BindName = rigmodel.HeatSkin, "heat"
@@ -170,7 +170,7 @@ func TestRigSkinSamples(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			var sets [][][]int
 			var mean bool
-			r := &ModelRigger{Samples: 1}
+			r := &ModelRigger{Draw: rigmodel.Draw{Samples: 1}}
 			r.Model, r.Skin, r.SkinMode, r.Seed, r.SkinSamples = m, meanDecoder{&sets, &mean}, rigmodel.SkinFromTokens, 1, n
 			c := &character.Character{Name: "box", Mesh: synth.BoxQuadruped()}
 			rig, info, err := r.Rig(c)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
@@ -116,7 +117,7 @@ func (g *Generator) Condition(mesh, nm *character.Mesh, norm character.Normaliza
 	if g.Propose == nil {
 		return nil, nil, errors.New("the model reads a proposal skeleton and no proposal function is set")
 	}
-	return pts, proposalOf(g.Propose, mesh, norm, g.Model.Cfg.Proposal), nil
+	return pts, ProposalOf(g.Propose, mesh, norm, g.Model.Cfg.Proposal), nil
 }
 
 // WritesSkin reports whether generated streams carry skin tokens that are decoded.
@@ -357,4 +358,24 @@ func CheckRig(c *character.Character) error {
 		return fmt.Errorf("%d orphan vertices", len(o))
 	}
 	return nil
+}
+
+// SkinTokenizerFor returns the skin tokenizer whose codes a model was trained on:
+// rigkit's one skin tokenizer (skincodec.Load("")), checked against the fingerprint
+// the checkpoint recorded (TrainState.SkinTokenizer). It fails when the model writes
+// no skin tokens, or with a clear error when the model was trained on another
+// tokenizer's codes, which mean nothing to this one.
+func SkinTokenizerFor(st *TrainState) (*skincodec.SkinTokenizer, error) {
+	if st == nil || !st.SkinTokens {
+		return nil, errors.New("the model was trained on skeleton tokens only")
+	}
+	tok, err := skincodec.Load("")
+	if err != nil {
+		return nil, err
+	}
+	if fp := tok.Fingerprint(); fp != st.SkinTokenizer {
+		return nil, fmt.Errorf("the model writes the codes of skin tokenizer %s, rigkit's is %s (%s): retrain the model on it (rig train --skin-tokenizer shipped)",
+			st.SkinTokenizer, fp, skincodec.ShippedCheckpoint)
+	}
+	return tok, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
-	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -76,7 +75,7 @@ type GRPOStats struct {
 // the model's Grad (call nn.ZeroGrad first, then step the optimizer). π is the
 // grammar-masked (and with InsideJoints region-masked), tempered distribution the
 // streams were drawn from.
-func (m *Model) GRPOStep(meshes []*character.Character, reward RewardFunc, opt GRPOOptions, rng *rand.Rand) (GRPOStats, error) {
+func GRPOStep(m *Model, meshes []*character.Character, reward RewardFunc, opt GRPOOptions, rng *rand.Rand) (GRPOStats, error) {
 	var st GRPOStats
 	if opt.Group < 2 {
 		return st, errors.New("grpo: a group needs at least 2 samples")
@@ -126,7 +125,7 @@ func (m *Model) GRPOStep(meshes []*character.Character, reward RewardFunc, opt G
 			n++
 		}
 		adv := rewards.GroupAdvantages(scores, opt.ScaleByStd)
-		k, kl, err := m.policyGradient(pts, rows, group, adv, temp, maxJ, region, opt.Ref, opt.KL)
+		k, kl, err := policyGradient(m, pts, rows, group, adv, temp, maxJ, region, opt.Ref, opt.KL)
 		if err != nil {
 			return st, err
 		}
@@ -144,7 +143,7 @@ func (m *Model) GRPOStep(meshes []*character.Character, reward RewardFunc, opt G
 // the mask they were sampled with (grammar, and region when not nil), plus beta
 // times the mean KL to ref's distributions at the sampled positions when ref is
 // not nil. It returns the positions that carried the policy gradient and the mean KL.
-func (m *Model) policyGradient(pts, rows []float32, group []*Sampled, adv []float64, temp float64, maxJ int, region *Region, ref *Model, beta float64) (int, float64, error) {
+func policyGradient(m *Model, pts, rows []float32, group []*Sampled, adv []float64, temp float64, maxJ int, region *Region, ref *Model, beta float64) (int, float64, error) {
 	G := len(group)
 	T := 0
 	for _, s := range group {
@@ -164,24 +163,14 @@ func (m *Model) policyGradient(pts, rows []float32, group []*Sampled, adv []floa
 		all = append(all, pts...)
 		props[i] = rows
 	}
-	m.Decoder.SetTrain(false) // the policy that sampled had no dropout
-	lat, err := m.memory(all, props)
-	if err != nil {
-		return 0, 0, fmt.Errorf("grpo: %w", err)
-	}
-	logits, err := m.Decoder.Forward(ids, G, T, lat)
+	logits, err := m.Forward(all, props, ids, G, T, false) // the policy that sampled had no dropout
 	if err != nil {
 		return 0, 0, fmt.Errorf("grpo: %w", err)
 	}
 	lg := engine.Data[float32](logits)
 	var rl []float32 // the reference's logits on the same tokens
 	if withKL {
-		ref.Decoder.SetTrain(false)
-		rlat, err := ref.memory(all, props)
-		if err != nil {
-			return 0, 0, fmt.Errorf("grpo: reference: %w", err)
-		}
-		rlog, err := ref.Decoder.Forward(ids, G, T, rlat)
+		rlog, err := ref.Forward(all, props, ids, G, T, false)
 		if err != nil {
 			return 0, 0, fmt.Errorf("grpo: reference: %w", err)
 		}
@@ -190,7 +179,7 @@ func (m *Model) policyGradient(pts, rows []float32, group []*Sampled, adv []floa
 	V := m.Cfg.Vocab
 	dl := make([]float32, len(lg))
 	// Count the tokens that were actually sampled (prompt and forced tokens excluded).
-	learn, count, klCount, err := m.learnPositions(group, adv, maxJ, region, withKL)
+	learn, count, klCount, err := learnPositions(m, group, adv, maxJ, region, withKL)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -210,11 +199,9 @@ func (m *Model) policyGradient(pts, rows []float32, group []*Sampled, adv []floa
 			klSum += addKLGrad(row, rl[(p.i*T+p.t)*V:(p.i*T+p.t+1)*V], mask, temp, beta/float64(klCount), drow)
 		}
 	}
-	dlat, err := m.Decoder.Backward(engine.FromSlice(dl, G, T, V))
-	if err != nil {
+	if err := m.Backward(engine.FromSlice(dl, G, T, V)); err != nil {
 		return 0, 0, fmt.Errorf("grpo: %w", err)
 	}
-	m.memoryBackward(dlat)
 	kl := 0.0
 	if klCount > 0 {
 		kl = klSum / float64(klCount)
@@ -260,27 +247,6 @@ func maskedLogSumExp(x []float32, mask *tokens.Mask, temp float64) float64 {
 	return mx + math.Log(sum)
 }
 
-// GRPOTrain runs steps of GRPO on meshes with AdamW at learning rate lr, calling
-// report after each step.
-func (m *Model) GRPOTrain(meshes []*character.Character, reward RewardFunc, opt GRPOOptions, steps int, lr float64, seed int64, report func(step int, st GRPOStats)) error {
-	adam := nn.NewAdamW[float32](lr)
-	adam.WeightDecay = 0
-	rng := rand.New(rand.NewSource(seed))
-	for step := 0; step < steps; step++ {
-		nn.ZeroGrad[float32](m)
-		st, err := m.GRPOStep(meshes, reward, opt, rng)
-		if err != nil {
-			return err
-		}
-		nn.ClipGradNorm(m.Params(), 1)
-		adam.Step(m.Params())
-		if report != nil {
-			report(step, st)
-		}
-	}
-	return nil
-}
-
 // learnPos is one sampled position that carries gradient, with its mask.
 type learnPos struct {
 	i, t int
@@ -292,25 +258,19 @@ type learnPos struct {
 // in streams with a non-zero advantage, and the count for the KL term. A token
 // outside its mask is an error: the gradient must be taken under the distribution
 // the stream was drawn from.
-func (m *Model) learnPositions(group []*Sampled, adv []float64, maxJ int, region *Region, withKL bool) ([]learnPos, int, int, error) {
+func learnPositions(m *Model, group []*Sampled, adv []float64, maxJ int, region *Region, withKL bool) ([]learnPos, int, int, error) {
 	var learn []learnPos
 	count, klCount := 0, 0
 	for i, s := range group {
-		g := tokens.NewGrammar(maxJ, m.Cfg.K()).Start()
-		var jc jointCursor // the joint being written, as Generate tracks it
+		cur := NewCursor(maxJ, m.Cfg.K(), region) // the masks Generate sampled under
 		for t := 0; t+1 < len(s.Tokens); t++ {
-			tok := s.Tokens[t]
-			if err := g.Next(tok); err != nil {
+			if err := cur.Next(s.Tokens[t]); err != nil {
 				return nil, 0, 0, fmt.Errorf("grpo: sampled stream breaks the grammar: %w", err)
 			}
-			jc.add(tok)
 			if t+1 < s.Prompt || (adv[i] == 0 && !withKL) {
 				continue
 			}
-			mask := g.Allowed()
-			if region != nil && g.Phase() == tokens.PhaseSkeleton {
-				region.restrict(&mask, jc.axis, jc.cur)
-			}
+			mask := cur.Allowed()
 			if !mask.Has(s.Tokens[t+1]) {
 				return nil, 0, 0, fmt.Errorf("grpo: stream %d token %d was sampled outside its mask", i, t+1)
 			}

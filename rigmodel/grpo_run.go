@@ -116,21 +116,6 @@ type GRPOLogRow struct {
 	KL         float64 `json:"kl,omitempty"` // mean KL to the starting model per sampled position
 }
 
-// GRPOState is kept in the checkpoint's TrainState so that a run resumes.
-type GRPOState struct {
-	Step       int     `json:"step"`
-	Group      int     `json:"group"`
-	Meshes     int     `json:"meshes_per_step"`
-	Files      int     `json:"files"`
-	WallS      float64 `json:"wall_s"`
-	Init       string  `json:"init"`
-	BestReward float64 `json:"best_reward"` // best running mean reward (window of 10 steps)
-	BestStep   int     `json:"best_step"`
-	Skeleton   bool    `json:"skeleton_only"`
-	Inside     bool    `json:"inside_joints,omitempty"` // joints sampled inside the mesh region
-	KL         float64 `json:"kl,omitempty"`            // weight of the KL penalty to Init
-}
-
 // GRPORun fine-tunes a checkpoint with GRPO: each step draws Meshes meshes, samples
 // Group streams per mesh from the current policy, scores each decoded rig with
 // RigReward (the rewards' combined score; 0 for an invalid rig), and updates the
@@ -282,7 +267,7 @@ func (l *grpoLoop) step() error {
 		pick[i] = l.meshes[l.rng.Intn(len(l.meshes))]
 	}
 	nn.ZeroGrad[float32](m)
-	st, err := m.GRPOStep(pick, l.reward, l.gopt, l.rng)
+	st, err := GRPOStep(m, pick, l.reward, l.gopt, l.rng)
 	if err != nil {
 		return fmt.Errorf("grpo: step %d: %w", g.Step, err)
 	}

@@ -38,7 +38,7 @@ func TestGRPORaisesReward(t *testing.T) {
 	opt := GRPOOptions{Group: 8, MaxJoints: 2, StopAtSEP: true, ScaleByStd: true}
 	var first, last float64
 	const steps = 40
-	err = m.GRPOTrain(meshes, lowBins, opt, steps, 3e-3, 1, func(step int, st GRPOStats) {
+	err = grpoTrain(m, meshes, lowBins, opt, steps, 3e-3, 1, func(step int, st GRPOStats) {
 		if step < 3 {
 			first += st.MeanReward / 3
 		}
@@ -62,7 +62,7 @@ func TestGRPOEqualRewardsTeachNothing(t *testing.T) {
 	}
 	nn.ZeroGrad[float32](m)
 	flat := func(*character.Character, []int) float64 { return 0.5 }
-	st, err := m.GRPOStep([]*character.Character{{Mesh: synth.BoxQuadruped()}}, flat, GRPOOptions{Group: 4, MaxJoints: 3, StopAtSEP: true}, rand.New(rand.NewSource(1)))
+	st, err := GRPOStep(m, []*character.Character{{Mesh: synth.BoxQuadruped()}}, flat, GRPOOptions{Group: 4, MaxJoints: 3, StopAtSEP: true}, rand.New(rand.NewSource(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestGRPOInsideJoints(t *testing.T) {
 				return lowBins(c, stream)
 			}
 			opt := GRPOOptions{Group: 8, MaxJoints: 6, StopAtSEP: true, InsideJoints: inside}
-			st, err := m.GRPOStep([]*character.Character{{Mesh: mesh}}, reward, opt, rand.New(rand.NewSource(2)))
+			st, err := GRPOStep(m, []*character.Character{{Mesh: mesh}}, reward, opt, rand.New(rand.NewSource(2)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,13 +150,13 @@ func TestGRPOKLPullsTowardReference(t *testing.T) {
 	}
 	meshes := []*character.Character{{Mesh: synth.BoxQuadruped()}}
 	opt := GRPOOptions{Group: 8, MaxJoints: 2, StopAtSEP: true, ScaleByStd: true}
-	if err := m.GRPOTrain(meshes, lowBins, opt, 25, 3e-3, 1, nil); err != nil {
+	if err := grpoTrain(m, meshes, lowBins, opt, 25, 3e-3, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	flat := func(*character.Character, []int) float64 { return 0.5 }
 	opt.Ref, opt.KL = ref, 1
 	var kls []float64
-	err = m.GRPOTrain(meshes, flat, opt, 40, 3e-3, 2, func(step int, st GRPOStats) {
+	err = grpoTrain(m, meshes, flat, opt, 40, 3e-3, 2, func(step int, st GRPOStats) {
 		kls = append(kls, st.KL)
 	})
 	if err != nil {
@@ -207,4 +207,25 @@ func TestKLGradient(t *testing.T) {
 			}
 		}
 	}
+}
+
+// grpoTrain runs steps of GRPO on meshes with AdamW at learning rate lr, calling
+// report after each step.
+func grpoTrain(m *Model, meshes []*character.Character, reward RewardFunc, opt GRPOOptions, steps int, lr float64, seed int64, report func(step int, st GRPOStats)) error {
+	adam := nn.NewAdamW[float32](lr)
+	adam.WeightDecay = 0
+	rng := rand.New(rand.NewSource(seed))
+	for step := 0; step < steps; step++ {
+		nn.ZeroGrad[float32](m)
+		st, err := GRPOStep(m, meshes, reward, opt, rng)
+		if err != nil {
+			return err
+		}
+		nn.ClipGradNorm(m.Params(), 1)
+		adam.Step(m.Params())
+		if report != nil {
+			report(step, st)
+		}
+	}
+	return nil
 }

@@ -291,3 +291,23 @@ func sanitizeName(s string) string {
 	}
 	return s
 }
+
+// DescribeItems gives every item its dataset family, category and split
+// (dataset.Describe), keyed by path.
+func DescribeItems(items []BatchItem) map[string]dataset.File {
+	paths := make([]string, len(items))
+	for i, it := range items {
+		paths[i] = it.Path
+	}
+	out := map[string]dataset.File{}
+	for _, f := range dataset.Describe(paths) {
+		out[f.Path] = f
+	}
+	for _, it := range items {
+		// Describe cleans paths; index the item's own spelling too.
+		if _, ok := out[it.Path]; !ok {
+			out[it.Path] = out[filepath.Clean(it.Path)]
+		}
+	}
+	return out
+}

@@ -6,7 +6,6 @@ package rigmodel
 
 import (
 	_ "embed"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
-	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )
@@ -330,12 +328,8 @@ func (m *Model) StepWeighted(batch []*Example, train bool, lw LossWeights) (Loss
 		return Losses{}, err
 	}
 	B := len(batch)
-	m.Decoder.SetTrain(train)
-	lat, err := m.memory(condition(batch))
-	if err != nil {
-		return Losses{}, fmt.Errorf("rigmodel: %w", err)
-	}
-	logits, err := m.Decoder.Forward(ids, B, T, lat)
+	pts, props := condition(batch)
+	logits, err := m.Forward(pts, props, ids, B, T, train)
 	if err != nil {
 		return Losses{}, fmt.Errorf("rigmodel: %w", err)
 	}
@@ -347,12 +341,34 @@ func (m *Model) StepWeighted(batch []*Example, train bool, lw LossWeights) (Loss
 	if _, err := m.loss.Forward(logits, targets, w); err != nil {
 		return ls, fmt.Errorf("rigmodel: %w", err)
 	}
-	dlat, err := m.Decoder.Backward(m.loss.Backward())
-	if err != nil {
+	if err := m.Backward(m.loss.Backward()); err != nil {
 		return ls, fmt.Errorf("rigmodel: %w", err)
 	}
-	m.memoryBackward(dlat)
 	return ls, nil
+}
+
+// Forward runs the encoders on B conditions (B·P·6 point floats and B proposals,
+// each ProposalRows or nil) and the decoder on ids (B, T) reading them, with
+// dropout when train, and returns the logits (B, T, V), kept for Backward. Its
+// errors carry no prefix: the caller names the pass.
+func (m *Model) Forward(pts []float32, props [][]float32, ids []int, B, T int, train bool) (*tensor.Dense, error) {
+	m.Decoder.SetTrain(train)
+	mem, err := m.memory(pts, props)
+	if err != nil {
+		return nil, err
+	}
+	return m.Decoder.Forward(ids, B, T, mem)
+}
+
+// Backward takes d loss / d logits (B, T, V) of the last Forward and accumulates
+// the gradients of every parameter, the encoders' included.
+func (m *Model) Backward(dlogits *tensor.Dense) error {
+	dmem, err := m.Decoder.Backward(dlogits)
+	if err != nil {
+		return err
+	}
+	m.memoryBackward(dmem)
+	return nil
 }
 
 // lossWeights returns the per-target weights of the training loss: skeleton targets
@@ -429,6 +445,32 @@ func (m *Model) Encode(points, proposal []float32) (*tensor.Dense, error) {
 	return engine.FromSlice(append([]float32(nil), engine.Data[float32](mem)...), s...), nil
 }
 
+// Stepper is a next-token model with a KV cache: Step appends one token to the
+// context and returns the logits (length tokens.VocabSize) of the token after it.
+type Stepper interface {
+	Step(tok int) ([]float32, error)
+}
+
+// BatchStepper is a next-token model over several sequences at once: StepBatch
+// appends one token to each sequence and returns each one's logits.
+type BatchStepper interface {
+	StepBatch(toks []int) ([][]float32, error)
+}
+
+// Prefiller is a Stepper that can also read a whole prompt in one pass when it has
+// read nothing yet, returning the logits after the prompt's last token.
+type Prefiller interface {
+	Stepper
+	Prefill(prompt []int) ([]float32, error)
+}
+
+// Forker is a Stepper that can continue as n sequences from its current position
+// (the KV cache copied into each).
+type Forker interface {
+	Stepper
+	Fork(n int) (BatchStepper, error)
+}
+
 // session is one KV-cached generation: a Stepper over the decoder.
 type session struct {
 	dec *nn.Decoder[float32]
@@ -488,76 +530,4 @@ func (m *Model) NewSession(latents *tensor.Dense) (Forker, error) {
 		return nil, fmt.Errorf("rigmodel: %w", err)
 	}
 	return &session{dec: d}, nil
-}
-
-// ShippedCheckpoint is the trained model inside the repository; the same bytes are
-// embedded in the binary (see DefaultModel).
-const ShippedCheckpoint = "rigmodel/checkpoints/tokenrig.safetensors"
-
-//go:embed checkpoints/tokenrig.safetensors
-var shippedCheckpoint []byte
-
-var (
-	defaultOnce  sync.Once
-	defaultModel *Model
-	defaultState *TrainState
-	defaultErr   error
-)
-
-// DefaultModel returns the shipped model embedded in the binary (loaded once) with
-// its training state, or an error when the shipped checkpoint is empty or invalid.
-func DefaultModel() (*Model, *TrainState, error) {
-	defaultOnce.Do(func() {
-		if len(shippedCheckpoint) == 0 {
-			defaultErr = fmt.Errorf("embedded %s is empty (no trained model shipped)", ShippedCheckpoint)
-			return
-		}
-		defaultModel, defaultState, defaultErr = LoadCheckpointBytes(shippedCheckpoint)
-		if defaultErr != nil {
-			defaultErr = fmt.Errorf("embedded %s: %w", ShippedCheckpoint, defaultErr)
-		}
-	})
-	return defaultModel, defaultState, defaultErr
-}
-
-// LoadShipped returns a fresh copy of the embedded shipped model (one that the
-// caller may train without touching DefaultModel's).
-func LoadShipped() (*Model, *TrainState, error) {
-	if len(shippedCheckpoint) == 0 {
-		return nil, nil, fmt.Errorf("embedded %s is empty (no trained model shipped)", ShippedCheckpoint)
-	}
-	m, st, err := LoadCheckpointBytes(shippedCheckpoint)
-	if err != nil {
-		return nil, nil, fmt.Errorf("embedded %s: %w", ShippedCheckpoint, err)
-	}
-	return m, st, nil
-}
-
-// ShippedState reads the training state of the embedded checkpoint from its header
-// only (cheap: no tensors are loaded).
-func ShippedState() (*TrainState, error) {
-	if len(shippedCheckpoint) == 0 {
-		return nil, fmt.Errorf("embedded %s is empty (no trained model shipped)", ShippedCheckpoint)
-	}
-	return readCheckpointMeta(shippedCheckpoint)
-}
-
-// SkinTokenizerFor returns the skin tokenizer whose codes a model was trained on:
-// rigkit's one skin tokenizer (skincodec.Load("")), checked against the fingerprint
-// the checkpoint recorded (TrainState.SkinTokenizer). It fails when the model writes
-// no skin tokens, or with a clear error when the model was trained on another
-// tokenizer's codes, which mean nothing to this one.
-func SkinTokenizerFor(st *TrainState) (*skincodec.SkinTokenizer, error) {
-	if st == nil || !st.SkinTokens {
-		return nil, errors.New("the model was trained on skeleton tokens only")
-	}
-	tok, err := skincodec.Load("")
-	if err != nil {
-		return nil, err
-	}
-	if fp := tok.Fingerprint(); fp != st.SkinTokenizer {
-		return nil, fmt.Errorf("the model writes the codes of skin tokenizer %s, rigkit's is %s (%s): retrain the model on it (rig train --skin-tokenizer shipped)",
-			st.SkinTokenizer, fp, skincodec.ShippedCheckpoint)
-	}
-	return tok, nil
 }

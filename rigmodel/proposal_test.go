@@ -147,7 +147,7 @@ func TestWarmStartAddsAProposalEncoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := warmStart(dst, path); err != nil {
+	if err := WarmStart(dst, path); err != nil {
 		t.Fatal(err)
 	}
 	from, to := src.Params(), dst.Params()
@@ -166,7 +166,7 @@ func TestWarmStartAddsAProposalEncoder(t *testing.T) {
 	if err := SaveCheckpointFile(path2, dst, &TrainState{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := warmStart(src, path2); err == nil {
+	if err := WarmStart(src, path2); err == nil {
 		t.Error("a model without a proposal encoder warm-started from one with")
 	}
 }

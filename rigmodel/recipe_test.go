@@ -54,7 +54,7 @@ func TestWarmStartCopiesWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := warmStart(dst, path); err != nil {
+	if err := WarmStart(dst, path); err != nil {
 		t.Fatal(err)
 	}
 	for i, p := range dst.Params() {
@@ -69,7 +69,7 @@ func TestWarmStartCopiesWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := warmStart(other, path); err == nil {
+	if err := WarmStart(other, path); err == nil {
 		t.Error("warm start across different sizes did not fail")
 	}
 }

@@ -33,12 +33,6 @@ type SampleOptions struct {
 	Region *Region
 }
 
-// Stepper is a next-token model with a KV cache: Step appends one token to the
-// context and returns the logits (length tokens.VocabSize) of the token after it.
-type Stepper interface {
-	Step(tok int) ([]float32, error)
-}
-
 // Sampled is a generated stream with what GRPO needs: the exact token buffer and the
 // log-probability of each sampled token under the masked, tempered distribution.
 type Sampled struct {
@@ -68,26 +62,6 @@ func Generate(m Stepper, prompt []int, opt SampleOptions, rng *rand.Rand) (*Samp
 			return nil, fmt.Errorf("generate: %w", err)
 		}
 	}
-}
-
-// BatchStepper is a next-token model over several sequences at once: StepBatch
-// appends one token to each sequence and returns each one's logits.
-type BatchStepper interface {
-	StepBatch(toks []int) ([][]float32, error)
-}
-
-// Prefiller is a Stepper that can also read a whole prompt in one pass when it has
-// read nothing yet, returning the logits after the prompt's last token.
-type Prefiller interface {
-	Stepper
-	Prefill(prompt []int) ([]float32, error)
-}
-
-// Forker is a Stepper that can continue as n sequences from its current position
-// (the KV cache copied into each).
-type Forker interface {
-	Stepper
-	Fork(n int) (BatchStepper, error)
 }
 
 // GenerateN feeds the prompt once, forks the model into len(opts) sequences and
@@ -160,17 +134,17 @@ func GenerateN(m Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]
 	return out, nil
 }
 
-// stream is one stream being sampled: its grammar state, joint cursor and tokens.
+// stream is one stream being sampled: its options, its cursor (grammar state and
+// joint being written) and its tokens.
 type stream struct {
 	opt SampleOptions
-	st  *tokens.State
-	jc  jointCursor // the joint being written, for the region mask
+	cur Cursor
 	out *Sampled
 }
 
 // ended reports that the stream is complete: EOS, or SEP for a skeleton-only one.
 func (s *stream) ended() bool {
-	return s.st.Done() || (s.opt.StopAtSEP && s.st.Phase() == tokens.PhaseSkin)
+	return s.cur.st.Done() || (s.opt.StopAtSEP && s.cur.st.Phase() == tokens.PhaseSkin)
 }
 
 // feedPrompt checks the prompt against the grammar and feeds it to m, a model that
@@ -181,12 +155,11 @@ func feedPrompt(m Stepper, prompt []int, opt SampleOptions) (*stream, []float32,
 	if len(prompt) == 0 {
 		prompt = []int{tokens.BOS}
 	}
-	s := &stream{opt: opt, st: tokens.NewGrammar(opt.MaxJoints, opt.K).Start(), out: &Sampled{Prompt: len(prompt)}}
+	s := &stream{opt: opt, cur: *NewCursor(opt.MaxJoints, opt.K, opt.Region), out: &Sampled{Prompt: len(prompt)}}
 	for i, t := range prompt {
-		if err := s.st.Next(t); err != nil {
+		if err := s.cur.Next(t); err != nil {
 			return nil, nil, fmt.Errorf("generate: prompt token %d: %w", i, err)
 		}
-		s.jc.add(t)
 	}
 	s.out.Tokens = append(s.out.Tokens, prompt...)
 	s.out.LogProbs = make([]float64, len(prompt))
@@ -214,7 +187,7 @@ func readPrompt(m Stepper, prompt []int) ([]float32, error) {
 
 // clone returns an independent copy of s that samples with opt.
 func (s *stream) clone(opt SampleOptions) *stream {
-	return &stream{opt: opt, st: s.st.Clone(), jc: s.jc, out: &Sampled{
+	return &stream{opt: opt, cur: Cursor{st: s.cur.st.Clone(), jc: s.cur.jc, region: opt.Region}, out: &Sampled{
 		Tokens:   append([]int(nil), s.out.Tokens...),
 		LogProbs: append([]float64(nil), s.out.LogProbs...),
 		Prompt:   s.out.Prompt,
@@ -231,18 +204,49 @@ func (s *stream) next(logits []float32, rng *rand.Rand, probs []float64) (tok in
 	if len(s.out.Tokens) > tokens.MaxStreamLen {
 		return 0, false, errors.New("generate: stream exceeds the grammar's bound (grammar bug)")
 	}
-	mask := s.st.Allowed()
-	if s.opt.Region != nil && s.st.Phase() == tokens.PhaseSkeleton {
-		s.opt.Region.restrict(&mask, s.jc.axis, s.jc.cur)
-	}
+	mask := s.cur.Allowed()
 	tok, lp := pick(logits, &mask, s.opt, rng, probs)
-	if err := s.st.Next(tok); err != nil {
+	if err := s.cur.Next(tok); err != nil {
 		return 0, false, fmt.Errorf("generate: %w", err)
 	}
-	s.jc.add(tok)
 	s.out.Tokens = append(s.out.Tokens, tok)
 	s.out.LogProbs = append(s.out.LogProbs, lp)
 	return tok, s.ended(), nil
+}
+
+// Cursor follows a stream token by token through its grammar and, while it writes
+// the skeleton, through its sampling region: Allowed is the mask the next token is
+// drawn under. Generate samples under it, and GRPO replays a sampled stream
+// through it so that the gradient is taken under the same masks.
+type Cursor struct {
+	st     *tokens.State
+	jc     jointCursor // the joint being written, for the region mask
+	region *Region
+}
+
+// NewCursor returns a cursor at the start of a stream of at most maxJoints joints
+// with k skin tokens per joint, masked by region (nil: the grammar only).
+func NewCursor(maxJoints, k int, region *Region) *Cursor {
+	return &Cursor{st: tokens.NewGrammar(maxJoints, k).Start(), region: region}
+}
+
+// Next advances the cursor past tok, or fails when the grammar does not allow it.
+func (c *Cursor) Next(tok int) error {
+	if err := c.st.Next(tok); err != nil {
+		return err
+	}
+	c.jc.add(tok)
+	return nil
+}
+
+// Allowed is the mask of the tokens that may come next: the grammar's, narrowed to
+// the region for joint coordinates.
+func (c *Cursor) Allowed() tokens.Mask {
+	mask := c.st.Allowed()
+	if c.region != nil && c.st.Phase() == tokens.PhaseSkeleton {
+		c.region.restrict(&mask, c.jc.axis, c.jc.cur)
+	}
+	return mask
 }
 
 // jointCursor tracks the joint a stream is writing, for the region mask:

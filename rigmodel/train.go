@@ -2,8 +2,6 @@ package rigmodel
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,30 +105,6 @@ type TrainReport struct {
 	// Plot draws the log's loss curves into a PNG after each validation (cmd/rig
 	// plots them); nil draws nothing.
 	Plot func(logPath, pngPath string) error
-}
-
-// TrainState is the metadata stored in every checkpoint beside the config.
-type TrainState struct {
-	Config     Config   `json:"config"`
-	Step       int      `json:"step"`
-	BestVal    float64  `json:"best_val"`
-	BestStep   int      `json:"best_step"`
-	WallS      float64  `json:"wall_s"` // training time over all runs
-	TrainFiles int      `json:"train_files"`
-	Synthetic  int      `json:"synthetic"` // generated creatures in the training set
-	ValFiles   int      `json:"val_files"`
-	Data       []string `json:"data"`
-	SkinTokens bool     `json:"skin_tokens"` // trained on skin tokens too
-	// SkinTokenizer is the Fingerprint of the skin tokenizer whose codes the
-	// model writes.
-	SkinTokenizer string    `json:"skin_tokenizer,omitempty"`
-	Saved         time.Time `json:"saved"`
-	// GRPO is set once the checkpoint has been fine-tuned by GRPORun.
-	GRPO *GRPOState `json:"grpo,omitempty"`
-	// Averaged lists the checkpoints whose weights were averaged into this one
-	// (AverageWeights, `rig average`), each with its step; the rest of the state
-	// is the last one's.
-	Averaged []string `json:"averaged,omitempty"`
 }
 
 // LogRow is one line of the training log (JSON lines beside the checkpoint).
@@ -269,7 +243,7 @@ func resumeOrInit(opt *TrainOptions) (*Model, *TrainState, error) {
 			return nil, nil, fmt.Errorf("train: %w", err)
 		}
 		if opt.Init != "" {
-			if err := warmStart(m, opt.Init); err != nil {
+			if err := WarmStart(m, opt.Init); err != nil {
 				return nil, nil, fmt.Errorf("train: %w", err)
 			}
 		}
@@ -305,7 +279,7 @@ func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*character.
 			return nil
 		}
 		if m.Proposal != nil {
-			ex.Proposal = proposalOf(opt.Data.Propose, &val[i].Mesh, character.NormalizationOf(val[i].Mesh), m.Cfg.Proposal)
+			ex.Proposal = ProposalOf(opt.Data.Propose, &val[i].Mesh, character.NormalizationOf(val[i].Mesh), m.Cfg.Proposal)
 		}
 		return ex
 	}) {
@@ -443,7 +417,7 @@ func newExampleStream(opt TrainOptions, startStep int, train []*character.Charac
 			}
 			switch {
 			case props != nil && fresh:
-				ex.Proposal = proposalOf(opt.Data.Propose, &aug.Mesh, character.NormalizationOf(aug.Mesh), opt.Config.Proposal)
+				ex.Proposal = ProposalOf(opt.Data.Propose, &aug.Mesh, character.NormalizationOf(aug.Mesh), opt.Config.Proposal)
 			case prop != nil:
 				ex.Proposal = ProposalRows(prop.follow(&aug.Mesh, affine), character.NormalizationOf(aug.Mesh), opt.Config.Proposal)
 			}
@@ -573,55 +547,6 @@ func synthVertices(v int) int {
 	return v
 }
 
-// warmStart copies the weights of the checkpoint at path into m, whose config must
-// have the same shapes (dropout may differ).
-func warmStart(m *Model, path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("warm start: %w", err)
-	}
-	st, err := readCheckpointMeta(data)
-	if err != nil {
-		return fmt.Errorf("warm start %s: %w", path, err)
-	}
-	a, b := st.Config, m.Cfg
-	a.Dropout, b.Dropout = 0, 0
-	// A longer stream (more skin tokens per joint) only adds positions: the
-	// checkpoint's position embeddings fill the first rows, the rest keep their
-	// initialization.
-	a.MaxSeq, b.MaxSeq = 0, 0
-	a.SkinK, b.SkinK = 0, 0
-	// A model that reads a proposal starts from one that does not: the proposal
-	// encoder's parameters come last and keep their initialization.
-	if a.Proposal == 0 {
-		b.Proposal = 0
-	}
-	if a != b || st.Config.MaxSeq > m.Cfg.MaxSeq {
-		return fmt.Errorf("warm start %s: config %+v differs from %+v (only dropout, K, a longer MaxSeq and a proposal encoder may)", path, st.Config, m.Cfg)
-	}
-	// Load into a model of the checkpoint's own config, then copy over (the position
-	// embeddings into the first rows when the stream got longer).
-	src, err := NewModel(st.Config, 0)
-	if err != nil {
-		return fmt.Errorf("warm start %s: %w", path, err)
-	}
-	if _, err := nn.LoadCheckpoint(bytes.NewReader(data), src.Params()); err != nil {
-		return fmt.Errorf("warm start %s: %w", path, err)
-	}
-	dst, from := m.Params(), src.Params()
-	if len(dst) < len(from) {
-		return fmt.Errorf("warm start %s: %d parameters, the model has %d", path, len(from), len(dst))
-	}
-	for i, q := range from {
-		p := dst[i]
-		if p.Name != q.Name || p.Size() < q.Size() || (p.Size() != q.Size() && p.Name != m.Decoder.Pos.Weight.Name) {
-			return fmt.Errorf("warm start %s: parameter %s %v does not fit %s %v", path, q.Name, q.Shape(), p.Name, p.Shape())
-		}
-		copy(p.Data(), q.Data())
-	}
-	return nil
-}
-
 // lrAt is linear warm-up over warm steps (counted from this run's start), then a
 // cosine from peak to peak/10 over the whole schedule.
 func lrAt(peak float64, runStep, warm, step, total int) float64 {
@@ -692,71 +617,4 @@ func ReadLog(path string) ([]LogRow, error) {
 		}
 	}
 	return rows, sc.Err()
-}
-
-// SaveCheckpointFile writes the model's weights and the training state atomically.
-func SaveCheckpointFile(path string, m *Model, st *TrainState) error {
-	st.Config = m.Cfg
-	st.Saved = time.Now().UTC()
-	var buf bytes.Buffer
-	if err := nn.SaveCheckpoint(&buf, m.Params(), st); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
-	}
-	return atomicfile.WriteFile(path, buf.Bytes())
-}
-
-// readCheckpointMeta reads the training state from a checkpoint's header without
-// loading the tensors (the model must be built from its config first).
-func readCheckpointMeta(data []byte) (*TrainState, error) {
-	if len(data) < 8 {
-		return nil, errors.New("file too short for a safetensors header")
-	}
-	n := binary.LittleEndian.Uint64(data[:8])
-	if n > nn.MaxCheckpointHeader || uint64(len(data)-8) < n {
-		return nil, fmt.Errorf("header length %d does not fit the file", n)
-	}
-	var hdr struct {
-		Meta map[string]string `json:"__metadata__"`
-	}
-	if err := json.Unmarshal(data[8:8+n], &hdr); err != nil {
-		return nil, fmt.Errorf("header: %w", err)
-	}
-	cfg, ok := hdr.Meta["config"]
-	if !ok {
-		return nil, errors.New("no config in the checkpoint metadata")
-	}
-	st := &TrainState{}
-	if err := json.Unmarshal([]byte(cfg), st); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	return st, nil
-}
-
-// LoadCheckpointBytes builds a model from a checkpoint's bytes.
-func LoadCheckpointBytes(data []byte) (*Model, *TrainState, error) {
-	st, err := readCheckpointMeta(data)
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := NewModel(st.Config, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := nn.LoadCheckpoint(bytes.NewReader(data), m.Params()); err != nil {
-		return nil, nil, err
-	}
-	return m, st, nil
-}
-
-// LoadCheckpointFile reads a checkpoint written by SaveCheckpointFile.
-func LoadCheckpointFile(path string) (*Model, *TrainState, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load checkpoint %s: %w", path, err)
-	}
-	m, st, err := LoadCheckpointBytes(data)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load checkpoint %s: %w", path, err)
-	}
-	return m, st, nil
 }

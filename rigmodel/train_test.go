@@ -123,7 +123,7 @@ func TestWarmStartLongerStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := append([]float32(nil), m.Decoder.Pos.Weight.Data()...)
-	if err := warmStart(m, out); err != nil {
+	if err := WarmStart(m, out); err != nil {
 		t.Fatal(err)
 	}
 	for i, p := range m.Params() {
@@ -146,14 +146,14 @@ func TestWarmStartLongerStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := warmStart(small, out); err == nil {
+	if err := WarmStart(small, out); err == nil {
 		t.Error("warm start into a shorter MaxSeq: no error")
 	}
 	wide := cfg
 	wide.DModel, wide.Heads = 2*tinyConfig.DModel, tinyConfig.Heads
 	if mw, err := NewModel(wide, 1); err != nil {
 		t.Fatal(err)
-	} else if err := warmStart(mw, out); err == nil {
+	} else if err := WarmStart(mw, out); err == nil {
 		t.Error("warm start into another width: no error")
 	}
 }

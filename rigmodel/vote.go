@@ -137,3 +137,42 @@ func (g *Generator) VoteStream(lat *tensor.Dense, region *Region, proposal *char
 	full.Prompt = skel.Prompt
 	return full, nil
 }
+
+// Draw is how many streams one rig draws and how: the first is the vote of
+// Generator.Votes sampled skeletons (greedy when Votes < 2), the Samples-1 others
+// are drawn at Temperature (0: 1) and TopP as one batch.
+type Draw struct {
+	Samples           int
+	Temperature, TopP float64
+}
+
+// Streams draws the streams of one rig (Draw) from the shape latents lat, masked
+// by region (nil: the grammar only). proposal is the mesh's proposal skeleton in
+// its world frame, which norm maps into the cube; it votes when the model reads it.
+func (g *Generator) Streams(lat *tensor.Dense, region *Region, proposal *character.Skeleton, norm character.Normalization, d Draw, rng *rand.Rand) ([]*Sampled, error) {
+	skinMode := g.WritesSkin()
+	var propCube *character.Skeleton
+	if proposal != nil && g.Model.Proposal != nil {
+		propCube = tokens.SkeletonToCube(proposal, norm)
+	}
+	first, err := g.VoteStream(lat, region, propCube, rng)
+	if err != nil {
+		return nil, err
+	}
+	if d.Samples < 2 {
+		return []*Sampled{first}, nil
+	}
+	opts := make([]SampleOptions, d.Samples-1)
+	for s := range opts {
+		opts[s] = SampleOptions{Temperature: d.Temperature, TopP: d.TopP, MaxJoints: g.Model.Cfg.MaxJoint, K: g.Model.Cfg.K(), StopAtSEP: !skinMode, Region: region}
+		if opts[s].Temperature <= 0 {
+			opts[s].Temperature = 1
+		}
+	}
+	sess, err := g.Model.NewSession(lat)
+	if err != nil {
+		return nil, err
+	}
+	more, err := GenerateN(sess, nil, opts, rng)
+	return append([]*Sampled{first}, more...), err
+}

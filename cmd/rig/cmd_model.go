@@ -332,7 +332,7 @@ func loadModelRigger(path string) (*autorig.ModelRigger, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	r := &autorig.ModelRigger{Samples: 1, Temperature: 1, TopP: 0.95, Floor: autorig.DefaultFloor}
+	r := &autorig.ModelRigger{Draw: rigmodel.Draw{Samples: 1, Temperature: 1, TopP: 0.95}, Floor: autorig.DefaultFloor}
 	r.Model, r.InsideJoints, r.Seed, r.Propose = m, true, 1, autorig.ClassicalProposal
 	r.NearProposal, r.Votes = rigmodel.DefaultNearProposal, rigmodel.DefaultVotes
 	if st.SkinTokens {
