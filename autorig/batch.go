@@ -24,6 +24,7 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -124,7 +125,7 @@ type Batch struct {
 	// Worker, when set, returns the command of a child process that rigs one item
 	// (calling RigOne) instead of rigging it in this process, so that a fatal error
 	// kills only that child; the batch reports it (see batch_worker.go).
-	Worker func(it rigmodel.BatchItem) *exec.Cmd
+	Worker func(it dataset.BatchItem) *exec.Cmd
 	IO     BatchIO
 	// Progress receives a progress bar (stderr in the binary; a plain line every few
 	// seconds when it is not a terminal); nil for none.
@@ -162,8 +163,8 @@ type BatchSummary struct {
 	Failures []string       `json:"failures,omitempty"`
 	// SkippedFiles are the files of input folders that are not meshes rigkit reads,
 	// with the reason (the same list in every shard).
-	SkippedFiles []rigmodel.SkippedInput `json:"skipped_files,omitempty"`
-	WallS        float64                 `json:"wall_s"`
+	SkippedFiles []dataset.SkippedInput `json:"skipped_files,omitempty"`
+	WallS        float64                `json:"wall_s"`
 }
 
 // ShardIndexVars are the environment variables "--shard auto/N" reads its index
@@ -252,12 +253,12 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	if b.Shard < 0 || b.Shard >= shards {
 		return nil, fmt.Errorf("batch: shard %d of %d out of range", b.Shard, shards)
 	}
-	all, skipped, err := rigmodel.DiscoverInputs(b.Inputs)
+	all, skipped, err := dataset.DiscoverInputs(b.Inputs)
 	all = avoidSummaryNames(all)
 	if err != nil {
 		return nil, err
 	}
-	rigmodel.LogSkipped(b.Log, skipped)
+	dataset.LogSkipped(b.Log, skipped)
 	if len(all) == 0 {
 		return nil, fmt.Errorf("batch: no mesh files (%s) in %v", strings.Join(format.MeshExtensions, ", "), b.Inputs)
 	}
@@ -266,7 +267,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	}
 	b.setDefaults()
 	summaryFile := fmt.Sprintf("summary-%d-of-%d.json", b.Shard, shards)
-	var mine []rigmodel.BatchItem
+	var mine []dataset.BatchItem
 	for i, it := range all {
 		if i%shards == b.Shard {
 			mine = append(mine, it)
@@ -274,7 +275,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	}
 	removeStaleTemps(b.OutDir, mine, summaryFile)
 	sum := &BatchSummary{Shard: fmt.Sprintf("%d/%d", b.Shard, shards), Total: len(mine), Methods: map[string]int{}, SkippedFiles: skipped}
-	var todo []rigmodel.BatchItem
+	var todo []dataset.BatchItem
 	for _, it := range mine {
 		if !b.Force && Finished(b.OutDir, it.Name) {
 			sum.Skipped++
@@ -289,7 +290,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	workers = max(1, min(workers, len(todo)))
 	bar := progress.New(b.Progress, "rig auto", len(todo))
 	var mu sync.Mutex
-	jobs := make(chan rigmodel.BatchItem)
+	jobs := make(chan dataset.BatchItem)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -329,7 +330,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 }
 
 // one rigs a single asset and writes its outputs; it never panics.
-func (b *Batch) one(it rigmodel.BatchItem) (rep *AssetReport) {
+func (b *Batch) one(it dataset.BatchItem) (rep *AssetReport) {
 	t0 := time.Now()
 	rep = &AssetReport{Input: it.Path, Name: it.Name, Status: "failed", TimingsMS: map[string]float64{}}
 	lap := func(stage string, t time.Time) { rep.TimingsMS[stage] = ms(time.Since(t)) }

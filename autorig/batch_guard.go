@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/dataset"
 )
 
 // This file holds what keeps a batch honest when its surroundings fail: an output
@@ -49,7 +49,7 @@ func checkOutputFolder(dir string) error {
 // these items and this shard's summary: ".<name>.glb.tmp…" and ".<name>.json.tmp…"
 // (atomicfile.Write), ".<name>.tmp….glb" (saveAtomic) and write probes. Other
 // shards' outputs are left alone, since they may be running in the same folder now.
-func removeStaleTemps(dir string, items []rigmodel.BatchItem, summary string) (removed []string) {
+func removeStaleTemps(dir string, items []dataset.BatchItem, summary string) (removed []string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -81,7 +81,7 @@ var summaryName = regexp.MustCompile(`^summary-\d+-of-\d+$`)
 // avoidSummaryNames renames items whose output name is a summary's
 // ("summary-0-of-1.glb" would write summary-0-of-1.json): they get "-asset"
 // appended, numbered if that is taken too.
-func avoidSummaryNames(items []rigmodel.BatchItem) []rigmodel.BatchItem {
+func avoidSummaryNames(items []dataset.BatchItem) []dataset.BatchItem {
 	taken := map[string]bool{}
 	for _, it := range items {
 		taken[it.Name] = true

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
-	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 )
 
@@ -84,53 +82,6 @@ func TestParseShard(t *testing.T) {
 		if (err != nil) != tc.wantErr || (err == nil && (k != tc.k || n != tc.n)) {
 			t.Errorf("ParseShard(%q) = %d, %d, %v; want %d, %d, err %v", tc.in, k, n, err, tc.k, tc.n, tc.wantErr)
 		}
-	}
-}
-
-func TestListInputsNamesAndManifests(t *testing.T) {
-	dir := writeInputs(t, map[string]string{
-		"a/horse.glb":      "x",
-		"b/horse.glb":      "x",
-		"b/cow.gltf":       "x",
-		"b/notes.txt":      "not a mesh",
-		"c/deep/pig.glb":   "x",
-		"list.jsonl":       `{"file": "a/horse.glb"}` + "\n" + `{"file": "c/deep/pig.glb"}` + "\n",
-		"plain/list.txt":   "../b/cow.gltf\n# comment\n",
-		"plain/ignore.bin": "x",
-		"broken.jsonl":     `{"file": "a/horse.glb"}` + "\n" + `{"file": ` + "\n",
-	})
-	tests := []struct {
-		name   string
-		inputs []string
-		want   []string // output names
-	}{
-		{"folder", []string{dir}, []string{"a_horse", "b_horse", "cow", "pig"}},
-		{"jsonl manifest", []string{filepath.Join(dir, "list.jsonl")}, []string{"horse", "pig"}},
-		{"txt manifest", []string{filepath.Join(dir, "plain", "list.txt")}, []string{"cow"}},
-		{"duplicates merge", []string{filepath.Join(dir, "b", "cow.gltf"), filepath.Join(dir, "b")}, []string{"cow", "horse"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			items, err := rigmodel.ListInputs(tc.inputs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, it := range items {
-				got = append(got, it.Name)
-			}
-			sort.Strings(got)
-			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
-				t.Errorf("names %v, want %v", got, tc.want)
-			}
-		})
-	}
-	if _, err := rigmodel.ListInputs([]string{filepath.Join(dir, "missing.glb")}); err == nil {
-		t.Error("missing input: no error")
-	}
-	broken := filepath.Join(dir, "broken.jsonl")
-	if _, err := rigmodel.ListInputs([]string{broken}); err == nil || !strings.Contains(err.Error(), broken+" line 2") {
-		t.Errorf("broken manifest: err %v, want one naming %s line 2", err, broken)
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/internal/atomicfile"
-	"github.com/rigkit/rigkit/rigmodel"
 )
 
 // A fatal runtime error (out of memory, a stack overflow) cannot be recovered in
@@ -28,13 +28,13 @@ func (b *Batch) setDefaults() {
 
 // RigOne rigs one item and writes DIR/<name>.glb and DIR/<name>.json exactly as
 // Run does for each asset; it is what a Worker child process runs.
-func (b *Batch) RigOne(it rigmodel.BatchItem) *AssetReport {
+func (b *Batch) RigOne(it dataset.BatchItem) *AssetReport {
 	b.setDefaults()
 	return b.one(it)
 }
 
 // rigItem rigs one asset in this process, or in a child when Worker is set.
-func (b *Batch) rigItem(it rigmodel.BatchItem) *AssetReport {
+func (b *Batch) rigItem(it dataset.BatchItem) *AssetReport {
 	if b.Worker == nil {
 		return b.one(it)
 	}
@@ -44,7 +44,7 @@ func (b *Batch) rigItem(it rigmodel.BatchItem) *AssetReport {
 // inWorker runs b.Worker(it) and returns the report the child wrote; a child that
 // exits without writing a fresh report (killed, out of memory) gets a failed
 // report naming its exit status and the last line it wrote on stderr.
-func (b *Batch) inWorker(it rigmodel.BatchItem) *AssetReport {
+func (b *Batch) inWorker(it dataset.BatchItem) *AssetReport {
 	start := time.Now().Round(0)
 	cmd := b.Worker(it)
 	stderr := &tailWriter{max: 4 << 10}

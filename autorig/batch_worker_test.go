@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
-	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/dataset"
 )
 
 // TestMain doubles as the worker process of TestBatchWorkerSurvivesFatalError: with
@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 	if job := os.Getenv("RIGMODEL_TEST_WORKER"); job != "" {
 		parts := strings.SplitN(job, "|", 3)
 		b := &Batch{OutDir: parts[0], Rigger: fatalRigger{}, IO: BatchIO{Load: fakeFiles{}.load, Save: fakeFiles{}.save}}
-		b.RigOne(rigmodel.BatchItem{Name: parts[1], Path: parts[2]})
+		b.RigOne(dataset.BatchItem{Name: parts[1], Path: parts[2]})
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -57,7 +57,7 @@ func TestBatchWorkerSurvivesFatalError(t *testing.T) {
 	out := t.TempDir()
 	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: fatalRigger{},
 		IO: BatchIO{Load: fakeFiles{}.load, Save: fakeFiles{}.save},
-		Worker: func(it rigmodel.BatchItem) *exec.Cmd {
+		Worker: func(it dataset.BatchItem) *exec.Cmd {
 			cmd := exec.Command(exe, "-test.run", "^$")
 			cmd.Env = append(os.Environ(), "RIGMODEL_TEST_WORKER="+out+"|"+it.Name+"|"+it.Path)
 			return cmd

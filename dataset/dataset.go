@@ -1,4 +1,5 @@
-// Package dataset finds rigged characters on disk and splits them into training and
+// Package dataset finds the character files a command reads (files, folders and
+// manifests, each with a unique output name) and splits them into training and
 // held-out parts. It is the one place that says which files a model, a skin tokenizer
 // and an evaluation may learn from: all of them use Split (or File.HeldOut), so no
 // figure is ever measured on a family that something was trained on.

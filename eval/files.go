@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/dataset"
-	"github.com/rigkit/rigkit/rigmodel"
 )
 
 // File is one ground-truth asset and its manifest category ("" if unknown).
@@ -130,14 +129,14 @@ func splitFiles(files []File, heldOut bool) []File {
 // (dataset.File.HeldOut): families and categories come from the manifest of the
 // nearest folder above each file that has one, as in training. The note says which
 // part it is, for the report.
-func heldOutItems(files []File) (items []rigmodel.BatchItem, fam map[string]dataset.File, note string) {
+func heldOutItems(files []File) (items []dataset.BatchItem, fam map[string]dataset.File, note string) {
 	var paths []string
 	for _, f := range files {
 		paths = append(paths, f.Path)
 	}
-	items, _ = rigmodel.ListInputs(paths)
-	fam = rigmodel.DescribeItems(items)
-	var held []rigmodel.BatchItem
+	items, _ = dataset.ListInputs(paths)
+	fam = dataset.DescribeItems(items)
+	var held []dataset.BatchItem
 	for _, it := range items {
 		if fam[it.Path].HeldOut() {
 			held = append(held, it)

@@ -99,7 +99,7 @@ func Rigs(files []File, riggers map[string]autorig.Rigger, progress io.Writer) *
 
 // compareSkeletons runs each predictor on every ground-truth rig and compares the
 // skeletons (METRICS.md, in ground truth's normalized frame).
-func compareSkeletons(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(string) (*character.Character, error), methods map[string]SkeletonPredictor, progressTo io.Writer) *Report {
+func compareSkeletons(items []dataset.BatchItem, fam map[string]dataset.File, load func(string) (*character.Character, error), methods map[string]SkeletonPredictor, progressTo io.Writer) *Report {
 	rep := &Report{Task: "skeleton"}
 	names := sortedKeys(methods)
 	bar := progress.New(progressTo, "eval skeleton", len(items)*len(names))
@@ -137,7 +137,7 @@ func compareSkeletons(items []rigmodel.BatchItem, fam map[string]dataset.File, l
 // compareRigs rigs every ground-truth mesh with each rigger and reports the skeleton
 // metrics, the rewards' score (next to the artist's rig's), validity, and which
 // method produced each rig.
-func compareRigs(items []rigmodel.BatchItem, fam map[string]dataset.File, load func(string) (*character.Character, error), riggers map[string]autorig.Rigger, progressTo io.Writer) *Report {
+func compareRigs(items []dataset.BatchItem, fam map[string]dataset.File, load func(string) (*character.Character, error), riggers map[string]autorig.Rigger, progressTo io.Writer) *Report {
 	rep := &Report{Task: "rig"}
 	names := sortedKeys(riggers)
 	bar := progress.New(progressTo, "eval rig", len(items)*len(names))

@@ -8,7 +8,6 @@ import (
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
-	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 )
 
@@ -38,7 +37,7 @@ func TestRigs(t *testing.T) {
 		}
 		return gt.Clone(), nil
 	}
-	items := []rigmodel.BatchItem{{Path: "a.glb", Name: "a"}, {Path: "missing.glb", Name: "missing"}}
+	items := []dataset.BatchItem{{Path: "a.glb", Name: "a"}, {Path: "missing.glb", Name: "missing"}}
 	fam := map[string]dataset.File{"a.glb": {Family: "fam/a"}, "missing.glb": {Family: "fam/missing"}}
 	rep := compareRigs(items, fam, load, map[string]autorig.Rigger{"truth": truthRigger{gt}, "fail": failRigger{}}, nil)
 	if len(rep.Rows) != 4 {

@@ -3,8 +3,6 @@ package rigmodel
 import (
 	"math"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -25,34 +23,6 @@ func testRig(t testing.TB) *character.Character {
 		t.Fatal(err)
 	}
 	return c
-}
-
-func TestHeldOutSplitsByFamily(t *testing.T) {
-	root := filepath.Join("..", "..", "shared", "data")
-	if _, err := os.Stat(root); err != nil {
-		t.Skip("../shared/data not present")
-	}
-	items, err := ListInputs([]string{root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fam := DescribeItems(items)
-	held := map[string]bool{}
-	n := 0
-	for _, it := range items {
-		f := fam[it.Path]
-		h := f.HeldOut()
-		if prev, ok := held[f.Family]; ok && prev != h {
-			t.Fatalf("family %s split across train and validation", f.Family)
-		}
-		held[f.Family] = h
-		if h {
-			n++
-		}
-	}
-	if n == 0 || n > len(items)/3 {
-		t.Errorf("%d of %d files held out", n, len(items))
-	}
 }
 
 func signedVolume(m *character.Mesh) float64 {

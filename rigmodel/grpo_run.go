@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards"
@@ -327,11 +328,11 @@ func (l *grpoLoop) restoreOptimizer() error {
 // loadMeshes reads the meshes of the inputs (training split unless AllFiles), with
 // their rigs removed.
 func loadMeshes(opt GRPORunOptions) ([]*character.Character, int, error) {
-	items, err := ListInputs(opt.Data.Inputs)
+	items, err := dataset.ListInputs(opt.Data.Inputs)
 	if err != nil {
 		return nil, 0, fmt.Errorf("grpo: %w", err)
 	}
-	fam := DescribeItems(items)
+	fam := dataset.DescribeItems(items)
 	var out []*character.Character
 	skipped := 0
 	for _, it := range items {

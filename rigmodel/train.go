@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/internal/progress"
@@ -128,11 +129,11 @@ func sibling(ckpt, suffix string) string {
 // loadCharacters reads every rigged character among the inputs and splits them by
 // dataset split. Files that fail to load or are not rigged are skipped and counted.
 func loadCharacters(inputs []string, load func(string) (*character.Character, error), maxJoints int) (train, val []*character.Character, skipped int, err error) {
-	items, err := ListInputs(inputs)
+	items, err := dataset.ListInputs(inputs)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	fam := DescribeItems(items)
+	fam := dataset.DescribeItems(items)
 	for _, it := range items {
 		c, err := load(it.Path)
 		if err != nil || !c.Rigged() || c.Skeleton.NumJoints() > maxJoints || c.Validate() != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
-	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/dataset"
 )
 
 // `rig auto --isolate` rigs each input in a worker process: this binary again, as
@@ -22,7 +22,7 @@ var batchOnlyFlags = map[string]bool{"isolate": true, "worker-item": true, "shar
 
 // autoWorker returns the Batch.Worker that re-runs this binary for one item with
 // the rigging flags set on fs.
-func autoWorker(fs *flag.FlagSet, out string) (func(rigmodel.BatchItem) *exec.Cmd, error) {
+func autoWorker(fs *flag.FlagSet, out string) (func(dataset.BatchItem) *exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("--isolate: %w", err)
@@ -33,7 +33,7 @@ func autoWorker(fs *flag.FlagSet, out string) (func(rigmodel.BatchItem) *exec.Cm
 			pass = append(pass, "--"+f.Name+"="+f.Value.String())
 		}
 	})
-	return func(it rigmodel.BatchItem) *exec.Cmd {
+	return func(it dataset.BatchItem) *exec.Cmd {
 		args := append([]string{"auto", "--worker-item", it.Name, "--out", out, "--quiet"}, pass...)
 		return exec.Command(exe, append(args, "--", it.Path)...)
 	}, nil
@@ -46,6 +46,6 @@ func runAutoWorker(name string, inputs []string, out string, rigger autorig.Rigg
 		return fmt.Errorf("%w: --worker-item takes exactly one input, got %d", errUsage, len(inputs))
 	}
 	b := &autorig.Batch{OutDir: out, Rigger: rigger, Score: scoreRig, IO: autorig.BatchIO{Load: assets.Options{KeepScene: true}.Loader(), SaveReport: saveScene}}
-	b.RigOne(rigmodel.BatchItem{Path: inputs[0], Name: name})
+	b.RigOne(dataset.BatchItem{Path: inputs[0], Name: name})
 	return nil
 }

@@ -1,4 +1,4 @@
-package rigmodel
+package dataset
 
 import (
 	"bufio"
@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/assets/format"
-	"github.com/rigkit/rigkit/dataset"
 )
 
 // This file finds the inputs of a run: files, folders and manifests, each with a
@@ -80,7 +79,7 @@ func DiscoverInputs(inputs []string) ([]BatchItem, []SkippedInput, error) {
 		case format.IsMeshFile(in):
 			add(in)
 		case isManifest(in):
-			list, err := readManifest(in)
+			list, err := readInputList(in)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -174,14 +173,14 @@ func LogSkipped(w io.Writer, skipped []SkippedInput) {
 	}
 }
 
-// readManifest reads an input list: a .jsonl manifest (dataset.ReadManifest, strict,
+// readInputList reads an input list: a .jsonl manifest (ReadManifest, strict,
 // so a broken row names its line rather than dropping a character from the run) or
 // a plain list of paths, one a line, "#" starting a comment. Paths are relative to
 // the list's folder.
-func readManifest(path string) ([]string, error) {
+func readInputList(path string) ([]string, error) {
 	var list []string
 	if strings.EqualFold(filepath.Ext(path), ".jsonl") {
-		rows, err := dataset.ReadManifest(path, dataset.Strict)
+		rows, err := ReadManifest(path, Strict)
 		if err != nil {
 			return nil, err
 		}
@@ -293,14 +292,14 @@ func sanitizeName(s string) string {
 }
 
 // DescribeItems gives every item its dataset family, category and split
-// (dataset.Describe), keyed by path.
-func DescribeItems(items []BatchItem) map[string]dataset.File {
+// (Describe), keyed by path.
+func DescribeItems(items []BatchItem) map[string]File {
 	paths := make([]string, len(items))
 	for i, it := range items {
 		paths[i] = it.Path
 	}
-	out := map[string]dataset.File{}
-	for _, f := range dataset.Describe(paths) {
+	out := map[string]File{}
+	for _, f := range Describe(paths) {
 		out[f.Path] = f
 	}
 	for _, it := range items {
