@@ -2,16 +2,13 @@ package rigmodel
 
 import (
 	"math"
-	mrand "math/rand"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/tokens"
-	"gorgonia.org/tensor"
 )
 
 // tinyConfig is a model small enough for tests.
@@ -75,23 +72,6 @@ func checkGradients(t *testing.T, params []*nn.Param[float64], loss func() float
 	t.Logf("worst relative error %.2g", worst)
 }
 
-// examples returns n small training examples from the classical rig of the box
-// quadruped, with made-up skin codes so the whole stream is exercised.
-func tinyExamples(t testing.TB, n int) []*Example {
-	c := testRig(t)
-	var out []*Example
-	for i := 0; i < n; i++ {
-		rng := mrand.New(mrand.NewSource(int64(i)))
-		a := Augment(c, AugmentOptions{Rotate: true}, rng)
-		ex, err := MakeExample(a, tinyConfig.Points, fakeSkin{seed: i}, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, ex)
-	}
-	return out
-}
-
 // fakeSkin makes deterministic skin codes, k per joint (0: the tiny model's K), from
 // each joint's token-order index and a seed.
 type fakeSkin struct{ seed, k int }
@@ -111,85 +91,4 @@ func (f fakeSkin) EncodeSkin(c *character.Character, order tokens.Order) ([][]in
 		}
 	}
 	return codes, nil
-}
-
-func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
-	exs := tinyExamples(t, 2)
-	m, err := NewModel(tinyConfig, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := nn.NewAdamW[float32](3e-3)
-	opt.WeightDecay = 0
-	first := Losses{}
-	var last Losses
-	for step := 0; step < 1000; step++ {
-		nn.ZeroGrad[float32](m)
-		ls, err := m.Step(exs, true, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if step == 0 {
-			first = ls
-		}
-		last = ls
-		nn.ClipGradNorm(m.Params(), 1)
-		opt.Step(m.Params())
-		if ls.Total() < 0.002 {
-			break
-		}
-	}
-	t.Logf("loss skeleton %.3f → %.4f, skin %.3f → %.4f", first.Skeleton, last.Skeleton, first.Skin, last.Skin)
-	if last.Skeleton > 0.01 || last.Skin > 0.01 {
-		t.Fatalf("did not overfit two rigs: skeleton %.3f, skin %.3f", last.Skeleton, last.Skin)
-	}
-	// Greedy KV-cached generation reproduces the memorized streams, and equals the
-	// argmax of a full forward pass over its own output at every position.
-	for _, ex := range exs {
-		s, lat := greedyStream(t, m, ex, SampleOptions{MaxJoints: tinyConfig.MaxJoint, K: tinyConfig.K()})
-		if !slices.Equal(s.Tokens, ex.Tokens) {
-			t.Errorf("greedy stream differs from the memorized one:\n got %v\nwant %v", s.Tokens, ex.Tokens)
-		}
-		T := len(s.Tokens) - 1
-		logits, err := m.Decoder.Forward(s.Tokens[:T], 1, T, lat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		full := engine.Data[float32](logits)
-		g := tokens.NewGrammar(tinyConfig.MaxJoint, tinyConfig.K()).Start()
-		for i := 0; i < T; i++ {
-			g.Next(s.Tokens[i])
-			mask := g.Allowed()
-			row := append([]float32(nil), full[i*tokens.VocabSize:(i+1)*tokens.VocabSize]...)
-			mask.Apply(row, float32(math.Inf(-1)))
-			best := 0
-			for j, v := range row {
-				if v > row[best] {
-					best = j
-				}
-			}
-			if best != s.Tokens[i+1] {
-				t.Fatalf("position %d: cached greedy %s, full forward argmax %s", i+1, tokens.TokenString(s.Tokens[i+1]), tokens.TokenString(best))
-			}
-		}
-	}
-}
-
-// greedyStream generates m's greedy stream for an example's condition (points and
-// proposal) with the KV cache, and returns it with the encoded condition.
-func greedyStream(t *testing.T, m *Model, ex *Example, opt SampleOptions) (*Sampled, *tensor.Dense) {
-	t.Helper()
-	lat, err := m.Encode(ex.Points, ex.Proposal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := m.NewSession(lat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Generate(sess, nil, opt, mrand.New(mrand.NewSource(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, lat
 }

@@ -1,13 +1,10 @@
 package rigmodel
 
 import (
-	mrand "math/rand"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"testing"
 
-	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 )
@@ -44,91 +41,6 @@ func TestProposalEncoderGradient(t *testing.T) {
 	checkGradients(t, e.Params(), loss)
 	if _, err := e.Forward([][]float32{make([]float32, 5*proposalWidth)}); err == nil {
 		t.Error("a proposal of 5 joints fit 4 rows")
-	}
-}
-
-// proposalPair returns two examples of one mesh with the same surface points and
-// different skeletons (the second pulled halfway to the joints' centroid), each
-// with its own skeleton as the proposal.
-func proposalPair(t *testing.T, cfg Config) []*Example {
-	c := testRig(t)
-	shrunk := c.Clone()
-	var mean character.Vec3
-	for j := range shrunk.Skeleton.BindWorld {
-		mean = mean.Add(shrunk.Skeleton.Position(j).Scale(1 / float64(shrunk.Skeleton.NumJoints())))
-	}
-	for j, b := range shrunk.Skeleton.BindWorld {
-		p := b.Translation().Add(mean).Scale(0.5)
-		b[12], b[13], b[14] = p[0], p[1], p[2]
-		shrunk.Skeleton.BindWorld[j] = b
-	}
-	var out []*Example
-	for _, ch := range []*character.Character{c, shrunk} {
-		ex, err := MakeExample(ch, cfg.Points, nil, mrand.New(mrand.NewSource(1)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex.Proposal = ProposalRows(ch.Skeleton, character.NormalizationOf(ch.Mesh), cfg.Proposal)
-		out = append(out, ex)
-	}
-	return out
-}
-
-// The two streams share the shape condition, so only the proposal tells them
-// apart: a model that reads it writes both greedily, and one shown the same
-// proposal for both writes at most one of them.
-func TestModelReadsTheProposal(t *testing.T) {
-	cfg := tinyConfig
-	cfg.Proposal = 24
-	written := func(sameProposal bool) int {
-		exs := proposalPair(t, cfg)
-		if sameProposal {
-			exs[1].Proposal = exs[0].Proposal
-		}
-		m, err := NewModel(cfg, 5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opt := nn.NewAdamW[float32](3e-3)
-		opt.WeightDecay = 0
-		for step := 0; step < 300; step++ {
-			nn.ZeroGrad[float32](m)
-			if _, err = m.Step(exs, true, 1); err != nil {
-				t.Fatal(err)
-			}
-			nn.ClipGradNorm(m.Params(), 1)
-			opt.Step(m.Params())
-		}
-		n := 0
-		for _, ex := range exs {
-			s, _ := greedyStream(t, m, ex, SampleOptions{MaxJoints: cfg.MaxJoint, K: cfg.K(), StopAtSEP: true})
-			if slices.Equal(s.Tokens, ex.Tokens) {
-				n++
-			}
-		}
-		return n
-	}
-	read, blind := written(false), written(true)
-	if read != 2 || blind > 1 {
-		t.Errorf("greedy streams equal to their targets: %d of 2 with the proposals (want 2), %d with one proposal for both (want at most 1)", read, blind)
-	}
-}
-
-func TestAnchoredProposalFollowsAugmentation(t *testing.T) {
-	c := testRig(t)
-	a := anchorProposal(c.Skeleton, &c.Mesh)
-	opt := AugmentOptions{MaxScale: 0.15, QuarterTurns: true, Jitter: 0.2, MirrorProb: 0.5}
-	for seed := int64(0); seed < 4; seed++ {
-		aug, m := augment(c, opt, mrand.New(mrand.NewSource(seed)))
-		got := a.follow(&aug.Mesh, m)
-		// Without re-posing the augmentation is affine, so every joint lands exactly
-		// where the map sends it.
-		for j := range got.BindWorld {
-			want := m.Point(c.Skeleton.Position(j))
-			if d := got.Position(j).Sub(want).Len(); d > 1e-9 {
-				t.Fatalf("seed %d joint %d: %v, want %v", seed, j, got.Position(j), want)
-			}
-		}
 	}
 }
 

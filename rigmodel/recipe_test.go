@@ -1,7 +1,6 @@
 package rigmodel
 
 import (
-	"math"
 	"math/rand"
 	"path/filepath"
 	"testing"
@@ -9,35 +8,6 @@ import (
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/tokens"
 )
-
-func TestAugmentQuarterTurns(t *testing.T) {
-	c := testRig(t)
-	opt := AugmentOptions{QuarterTurns: true, Jitter: 0.1}
-	seen := map[int]bool{}
-	for seed := int64(0); seed < 40; seed++ {
-		a := Augment(c, opt, rand.New(rand.NewSource(seed)))
-		// The turn about +Y, from any vertex away from the axis.
-		var angle float64
-		for i, p := range c.Mesh.Positions {
-			q := a.Mesh.Positions[i]
-			if math.Hypot(p[0], p[2]) > 0.3 {
-				angle = math.Atan2(p[0], p[2]) - math.Atan2(q[0], q[2])
-				if math.Abs(q[1]-p[1]) > 1e-9 {
-					t.Fatalf("seed %d: vertex %d moved along the up axis", seed, i)
-				}
-				break
-			}
-		}
-		k := math.Round(angle / (math.Pi / 2))
-		if off := math.Abs(angle - k*math.Pi/2); off > opt.Jitter+1e-9 {
-			t.Errorf("seed %d: turn %.3f rad is %.3f from a quarter turn (jitter %.2f)", seed, angle, off, opt.Jitter)
-		}
-		seen[(int(k)%4+4)%4] = true
-	}
-	if len(seen) != 4 {
-		t.Errorf("quarter turns seen: %v, want all 4", seen)
-	}
-}
 
 func TestWarmStartCopiesWeights(t *testing.T) {
 	src, err := NewModel(tinyConfig, 1)
