@@ -12,6 +12,7 @@ import (
 	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/train"
 )
 
 // tinyConfig is a model small enough to build in milliseconds; untrained, it writes
@@ -192,7 +193,7 @@ func TestRigSkinSamples(t *testing.T) {
 				}
 			}
 			sets = nil
-			rigmodel.RigReward(&r.Generator)(c, sampleStream(t, r, c))
+			train.RigReward(&r.Generator)(c, sampleStream(t, r, c))
 			if len(sets) != 1 || mean {
 				t.Errorf("GRPO reward decoded %d code sets (mean %v), want the sampled stream alone", len(sets), mean)
 			}

@@ -108,6 +108,10 @@ func nearSkeleton(sk *character.Skeleton, p character.Vec3, dist float64) bool {
 	return false
 }
 
+// Contains reports whether the joint whose coordinate bins are bins lies in the
+// region.
+func (r *Region) Contains(bins [3]int) bool { return r.allows(2, bins, bins[2]) }
+
 // allows reports whether coordinate bin b may be axis a of a joint whose earlier
 // axes are the bins in cur[:a].
 func (r *Region) allows(a int, cur [3]int, b int) bool {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/train"
 )
 
 func init() {
@@ -41,7 +42,7 @@ func runAverage(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	avg, err := rigmodel.AverageWeights(models, weights)
+	avg, err := train.AverageWeights(models, weights)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/train"
 )
 
 // `rig grpo`: GRPO fine-tuning of a TokenRig checkpoint on meshes, scored by the
@@ -63,14 +64,14 @@ func runGRPO(args []string, stdout io.Writer) error {
 			return fmt.Errorf("grpo: %w (give --model)", err)
 		}
 	}
-	opt := rigmodel.GRPORunOptions{
+	opt := train.GRPORunOptions{
 		Init: from, Out: *out, Model: m, State: st, Resume: *resume, Seed: *seed,
-		Data:     rigmodel.GRPOData{Inputs: data, AllFiles: *all, Load: assets.Options{}.Loader()},
-		Schedule: rigmodel.GRPOSchedule{Steps: *steps, Meshes: *meshes, Group: *group, LR: *lr},
-		Policy: rigmodel.GRPOPolicy{Temperature: *temp, ScaleByStd: *std, InsideJoints: *inside, KL: *kl,
+		Data:     train.GRPOData{Inputs: data, AllFiles: *all, Load: assets.Options{}.Loader()},
+		Schedule: train.GRPOSchedule{Steps: *steps, Meshes: *meshes, Group: *group, LR: *lr},
+		Policy: train.GRPOPolicy{Temperature: *temp, ScaleByStd: *std, InsideJoints: *inside, KL: *kl,
 			Propose: autorig.ClassicalProposal},
-		Checkpoints: rigmodel.GRPOCheckpoints{SaveEvery: *saveEvery, SaveMinutes: *saveMin},
-		Report:      rigmodel.GRPOReport{Progress: progressOut(*quiet), Log: stdout},
+		Checkpoints: train.GRPOCheckpoints{SaveEvery: *saveEvery, SaveMinutes: *saveMin},
+		Report:      train.GRPOReport{Progress: progressOut(*quiet), Log: stdout},
 	}
 	if *kl > 0 && *model == "" { // the reference is a second copy of the shipped model
 		if opt.Policy.Ref, _, err = rigmodel.LoadShipped(); err != nil {
@@ -87,7 +88,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 			return tok
 		}
 	}
-	final, err := rigmodel.GRPORun(opt)
+	final, err := train.GRPORun(opt)
 	if err != nil {
 		return err
 	}

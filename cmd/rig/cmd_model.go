@@ -14,6 +14,7 @@ import (
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/skincodec"
+	"github.com/rigkit/rigkit/train"
 )
 
 // The TokenRig model's commands: `rig train` and `rig auto`.
@@ -74,7 +75,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	if _, err := useEngine(*eng, 0, diag); err != nil {
 		return err
 	}
-	aug := rigmodel.DefaultAugment
+	aug := train.DefaultAugment
 	switch *rotate {
 	case "quarter":
 		aug.Rotate, aug.QuarterTurns, aug.Jitter = false, true, 0.2
@@ -99,14 +100,14 @@ func runTrain(args []string, stdout io.Writer) error {
 		cfg.SkinK = k
 		cfg.MaxSeq = max(cfg.MaxSeq, cfg.LongestStream())
 	}
-	st, err := rigmodel.Train(rigmodel.TrainOptions{
+	st, err := train.Train(train.TrainOptions{
 		Out: *out, Config: cfg, Seed: *seed, Resume: *resume, Init: *initCkpt, Skin: skin, SkinID: skinID,
-		Data: rigmodel.TrainData{Inputs: data, Load: assets.Options{}.Loader(), Augment: aug, Synthetic: *synthetic,
+		Data: train.TrainData{Inputs: data, Load: assets.Options{}.Loader(), Augment: aug, Synthetic: *synthetic,
 			FreshSynthetic: *fresh, Propose: autorig.ClassicalProposal, Workers: *dataWorkers},
-		Schedule:    rigmodel.TrainSchedule{Steps: *steps, Batch: *batch, LR: *lr, Warmup: *warmup},
+		Schedule:    train.TrainSchedule{Steps: *steps, Batch: *batch, LR: *lr, Warmup: *warmup},
 		Loss:        rigmodel.LossWeights{Skin: *skinW, Struct: *structW},
-		Checkpoints: rigmodel.TrainCheckpoints{EvalEvery: *evalEvery, SaveMinutes: *saveMin},
-		Report:      rigmodel.TrainReport{Progress: progressOut(*quiet), Log: stdout, Plot: plotModelLosses},
+		Checkpoints: train.TrainCheckpoints{EvalEvery: *evalEvery, SaveMinutes: *saveMin},
+		Report:      train.TrainReport{Progress: progressOut(*quiet), Log: stdout, Plot: plotModelLosses},
 	})
 	if err != nil {
 		return err
@@ -139,7 +140,7 @@ func trainSkinEncoder(which string) (rigmodel.SkinEncoder, string, int, error) {
 	// --data-workers): each encode runs on one.
 	opt := tok.Options()
 	opt.RefineRounds, opt.Workers = 0, 1
-	return rigmodel.TokenizerSkin(tok, opt), tok.Fingerprint(), tok.K(), nil
+	return train.TokenizerSkin(tok, opt), tok.Fingerprint(), tok.K(), nil
 }
 
 // autoOutputHelp is the part of `rig auto -h` that says what an output file holds.

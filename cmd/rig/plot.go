@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/rigkit/rigkit/internal/atomicfile"
-	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/skincodec"
+	"github.com/rigkit/rigkit/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -46,7 +46,7 @@ func plotTokenizerLoss(path string, st *skincodec.TrainState) error {
 
 // plotModelLosses draws the TokenRig training log's four loss curves as a PNG.
 func plotModelLosses(logPath, pngPath string) error {
-	rows, err := rigmodel.ReadLog(logPath)
+	rows, err := train.ReadLog(logPath)
 	if err != nil {
 		return err
 	}
@@ -59,12 +59,12 @@ func plotModelLosses(logPath, pngPath string) error {
 	p.Y.Label.Text = "cross-entropy (nats/token)"
 	series := []struct {
 		name string
-		get  func(rigmodel.LogRow) float64
+		get  func(train.LogRow) float64
 	}{
-		{"train skeleton", func(r rigmodel.LogRow) float64 { return r.TrainSkel }},
-		{"val skeleton", func(r rigmodel.LogRow) float64 { return r.ValSkel }},
-		{"train skin", func(r rigmodel.LogRow) float64 { return r.TrainSkin }},
-		{"val skin", func(r rigmodel.LogRow) float64 { return r.ValSkin }},
+		{"train skeleton", func(r train.LogRow) float64 { return r.TrainSkel }},
+		{"val skeleton", func(r train.LogRow) float64 { return r.ValSkel }},
+		{"train skin", func(r train.LogRow) float64 { return r.TrainSkin }},
+		{"val skin", func(r train.LogRow) float64 { return r.ValSkin }},
 	}
 	var args []any
 	for _, s := range series {

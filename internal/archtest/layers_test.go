@@ -68,11 +68,16 @@ var layers = map[string]int{
 	"skincodec": 30,
 	"classical": 30,
 	"viewer":    30,
-	// The model; the scoring service.
+	// The model network; the scoring service.
 	"rigmodel": 40,
 	"serve":    40,
-	// Batch rigging (rig auto) and evaluation over the model and the classical rigger.
+	// Sampling the model: decoding streams into rigs under the grammar and region
+	// masks, the skeleton vote, the validity gate.
+	"sampler": 45,
+	// Batch rigging (rig auto) over the sampler and the classical rigger; training,
+	// GRPO and weight averaging of the model; evaluation over both riggers.
 	"autorig": 50,
+	"train":   50,
 	"eval":    60,
 	// The command line.
 	"cmd/rig": 90,

@@ -1,4 +1,4 @@
-package rigmodel
+package train
 
 import (
 	"math"
@@ -9,19 +9,20 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )
 
 // examples returns n small training examples from the classical rig of the box
 // quadruped, with made-up skin codes so the whole stream is exercised.
-func tinyExamples(t testing.TB, n int) []*Example {
+func tinyExamples(t testing.TB, n int) []*rigmodel.Example {
 	c := testRig(t)
-	var out []*Example
+	var out []*rigmodel.Example
 	for i := 0; i < n; i++ {
 		rng := mrand.New(mrand.NewSource(int64(i)))
 		a := Augment(c, AugmentOptions{Rotate: true}, rng)
-		ex, err := MakeExample(a, tinyConfig.Points, fakeSkin{seed: i}, rng)
+		ex, err := rigmodel.MakeExample(a, tinyConfig.Points, fakeSkin{seed: i}, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,14 +33,14 @@ func tinyExamples(t testing.TB, n int) []*Example {
 
 func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 	exs := tinyExamples(t, 2)
-	m, err := NewModel(tinyConfig, 7)
+	m, err := rigmodel.NewModel(tinyConfig, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt := nn.NewAdamW[float32](3e-3)
 	opt.WeightDecay = 0
-	first := Losses{}
-	var last Losses
+	first := rigmodel.Losses{}
+	var last rigmodel.Losses
 	for step := 0; step < 1000; step++ {
 		nn.ZeroGrad[float32](m)
 		ls, err := m.Step(exs, true, 1)
@@ -63,7 +64,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 	// Greedy KV-cached generation reproduces the memorized streams, and equals the
 	// argmax of a full forward pass over its own output at every position.
 	for _, ex := range exs {
-		s, lat := greedyStream(t, m, ex, SampleOptions{MaxJoints: tinyConfig.MaxJoint, K: tinyConfig.K()})
+		s, lat := greedyStream(t, m, ex, rigmodel.SampleOptions{MaxJoints: tinyConfig.MaxJoint, K: tinyConfig.K()})
 		if !slices.Equal(s.Tokens, ex.Tokens) {
 			t.Errorf("greedy stream differs from the memorized one:\n got %v\nwant %v", s.Tokens, ex.Tokens)
 		}
@@ -94,7 +95,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 
 // greedyStream generates m's greedy stream for an example's condition (points and
 // proposal) with the KV cache, and returns it with the encoded condition.
-func greedyStream(t *testing.T, m *Model, ex *Example, opt SampleOptions) (*Sampled, *tensor.Dense) {
+func greedyStream(t *testing.T, m *rigmodel.Model, ex *rigmodel.Example, opt rigmodel.SampleOptions) (*rigmodel.Sampled, *tensor.Dense) {
 	t.Helper()
 	lat, err := m.Encode(ex.Points, ex.Proposal)
 	if err != nil {
@@ -104,7 +105,7 @@ func greedyStream(t *testing.T, m *Model, ex *Example, opt SampleOptions) (*Samp
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Generate(sess, nil, opt, mrand.New(mrand.NewSource(1)))
+	s, err := rigmodel.Generate(sess, nil, opt, mrand.New(mrand.NewSource(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func greedyStream(t *testing.T, m *Model, ex *Example, opt SampleOptions) (*Samp
 // proposalPair returns two examples of one mesh with the same surface points and
 // different skeletons (the second pulled halfway to the joints' centroid), each
 // with its own skeleton as the proposal.
-func proposalPair(t *testing.T, cfg Config) []*Example {
+func proposalPair(t *testing.T, cfg rigmodel.Config) []*rigmodel.Example {
 	c := testRig(t)
 	shrunk := c.Clone()
 	var mean character.Vec3
@@ -126,13 +127,13 @@ func proposalPair(t *testing.T, cfg Config) []*Example {
 		b[12], b[13], b[14] = p[0], p[1], p[2]
 		shrunk.Skeleton.BindWorld[j] = b
 	}
-	var out []*Example
+	var out []*rigmodel.Example
 	for _, ch := range []*character.Character{c, shrunk} {
-		ex, err := MakeExample(ch, cfg.Points, nil, mrand.New(mrand.NewSource(1)))
+		ex, err := rigmodel.MakeExample(ch, cfg.Points, nil, mrand.New(mrand.NewSource(1)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex.Proposal = ProposalRows(ch.Skeleton, character.NormalizationOf(ch.Mesh), cfg.Proposal)
+		ex.Proposal = rigmodel.ProposalRows(ch.Skeleton, character.NormalizationOf(ch.Mesh), cfg.Proposal)
 		out = append(out, ex)
 	}
 	return out
@@ -149,7 +150,7 @@ func TestModelReadsTheProposal(t *testing.T) {
 		if sameProposal {
 			exs[1].Proposal = exs[0].Proposal
 		}
-		m, err := NewModel(cfg, 5)
+		m, err := rigmodel.NewModel(cfg, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +166,7 @@ func TestModelReadsTheProposal(t *testing.T) {
 		}
 		n := 0
 		for _, ex := range exs {
-			s, _ := greedyStream(t, m, ex, SampleOptions{MaxJoints: cfg.MaxJoint, K: cfg.K(), StopAtSEP: true})
+			s, _ := greedyStream(t, m, ex, rigmodel.SampleOptions{MaxJoints: cfg.MaxJoint, K: cfg.K(), StopAtSEP: true})
 			if slices.Equal(s.Tokens, ex.Tokens) {
 				n++
 			}

@@ -1,4 +1,4 @@
-package rigmodel
+package train
 
 import (
 	"encoding/json"
@@ -17,6 +17,7 @@ import (
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/rigmodel"
 )
 
 // This file is `rig grpo`: GRPO fine-tuning of a trained checkpoint on meshes, with
@@ -32,8 +33,8 @@ type GRPORunOptions struct {
 	Init, Out string
 	// Model and State, when set, are the starting point instead of the file Init
 	// (which then only names it), e.g. the embedded shipped model.
-	Model *Model
-	State *TrainState
+	Model *rigmodel.Model
+	State *rigmodel.TrainState
 	// Resume continues the run whose checkpoint is at Out.
 	Resume      bool
 	Seed        int64
@@ -81,15 +82,15 @@ type GRPOPolicy struct {
 	// KL is the weight of the KL penalty to the starting model (GRPOOptions.KL), 0
 	// for none; Ref is that model, a separate frozen copy (nil: loaded from Init).
 	KL  float64
-	Ref *Model
+	Ref *rigmodel.Model
 	// Propose builds the proposal skeletons of a model that reads one.
-	Propose ProposalFunc
+	Propose rigmodel.ProposalFunc
 	// Skin, when non-nil and the checkpoint writes skin tokens, makes the policy
 	// write whole streams whose skins are decoded by it; otherwise the policy writes
 	// skeletons only and rigs are skinned by geodesic voxel binding for scoring.
-	Skin SkinDecoder
+	Skin rigmodel.SkinDecoder
 	// SkinFor returns the skin decoder matching a checkpoint's state (nil: none).
-	SkinFor func(*TrainState) SkinDecoder
+	SkinFor func(*rigmodel.TrainState) rigmodel.SkinDecoder
 }
 
 // GRPOCheckpoints says when the run saves: every SaveEvery steps (0: 10) and after
@@ -123,7 +124,7 @@ type GRPOLogRow struct {
 // model on exactly the sampled token buffers (Model.GRPOStep) with AdamW. The
 // checkpoint at Out is written every SaveEvery steps and at the end; with Resume it
 // continues from Out. It returns the final state.
-func GRPORun(opt GRPORunOptions) (*TrainState, error) {
+func GRPORun(opt GRPORunOptions) (*rigmodel.TrainState, error) {
 	if opt.Data.Load == nil || opt.Out == "" || opt.Schedule.Steps < 1 {
 		return nil, errors.New("grpo: Data.Load, Out and Schedule.Steps are required")
 	}
@@ -137,7 +138,7 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 		logf(opt.Report.Log, "grpo: %s is already at step %d of %d", from, g.Step, opt.Schedule.Steps)
 		return state, nil
 	}
-	var skin SkinDecoder
+	var skin rigmodel.SkinDecoder
 	if opt.Policy.Skin != nil {
 		skin = opt.Policy.Skin
 	} else if opt.Policy.SkinFor != nil {
@@ -147,7 +148,7 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 	g.Group, g.Meshes, g.Skeleton, g.Inside, g.KL = opt.Schedule.Group, opt.Schedule.Meshes, skeletonOnly, opt.Policy.InsideJoints, opt.Policy.KL
 	ref := opt.Policy.Ref
 	if opt.Policy.KL > 0 && ref == nil {
-		if ref, _, err = LoadCheckpointFile(opt.Init); err != nil {
+		if ref, _, err = rigmodel.LoadCheckpointFile(opt.Init); err != nil {
 			return nil, fmt.Errorf("grpo: KL reference: %w", err)
 		}
 	}
@@ -165,12 +166,12 @@ func GRPORun(opt GRPORunOptions) (*TrainState, error) {
 	logf(opt.Report.Log, "grpo: %s from %s at step %d: %d meshes (%d skipped), %d per step, group %d, %s policy",
 		opt.Out, from, g.Step, len(meshes), skipped, opt.Schedule.Meshes, opt.Schedule.Group, map[bool]string{true: "skeleton-only", false: "skeleton+skin"}[skeletonOnly])
 
-	mode := SkinFromBind
+	mode := rigmodel.SkinFromBind
 	if state.SkinTokens && !skeletonOnly {
-		mode = SkinFromTokens
+		mode = rigmodel.SkinFromTokens
 	}
 	loop := &grpoLoop{opt: opt, state: state, m: m, meshes: meshes,
-		reward: cachedRigReward(&Generator{Model: m, Skin: skin, SkinMode: mode}),
+		reward: cachedRigReward(&rigmodel.Generator{Model: m, Skin: skin, SkinMode: mode}),
 		gopt: GRPOOptions{Propose: opt.Policy.Propose, Group: opt.Schedule.Group, Temperature: opt.Policy.Temperature,
 			StopAtSEP: skeletonOnly, ScaleByStd: opt.Policy.ScaleByStd, InsideJoints: opt.Policy.InsideJoints, Ref: ref, KL: opt.Policy.KL},
 		adam:  nn.NewAdamW[float32](opt.Schedule.LR),
@@ -213,15 +214,15 @@ func (opt GRPORunOptions) withDefaults() GRPORunOptions {
 
 // grpoStart returns the checkpoint the run starts from (Out when resuming), the
 // model and its state, with a fresh GRPO state unless it continues one.
-func grpoStart(opt GRPORunOptions) (string, *Model, *TrainState, error) {
+func grpoStart(opt GRPORunOptions) (string, *rigmodel.Model, *rigmodel.TrainState, error) {
 	from := opt.Init
 	if opt.Resume {
 		if _, err := os.Stat(opt.Out); err == nil {
 			from = opt.Out
 		}
 	}
-	var m *Model
-	var state *TrainState
+	var m *rigmodel.Model
+	var state *rigmodel.TrainState
 	var err error
 	switch {
 	case from != opt.Out && opt.Model != nil && opt.State != nil:
@@ -232,12 +233,12 @@ func grpoStart(opt GRPORunOptions) (string, *Model, *TrainState, error) {
 	case from == "":
 		return "", nil, nil, errors.New("grpo: no checkpoint to start from (give Init)")
 	default:
-		if m, state, err = LoadCheckpointFile(from); err != nil {
+		if m, state, err = rigmodel.LoadCheckpointFile(from); err != nil {
 			return "", nil, nil, fmt.Errorf("grpo: %w", err)
 		}
 	}
 	if state.GRPO == nil || from != opt.Out {
-		state.GRPO = &GRPOState{Init: opt.Init, BestReward: -1} // rewards lie in [0, 1]
+		state.GRPO = &rigmodel.GRPOState{Init: opt.Init, BestReward: -1} // rewards lie in [0, 1]
 	}
 	return from, m, state, nil
 }
@@ -245,8 +246,8 @@ func grpoStart(opt GRPORunOptions) (string, *Model, *TrainState, error) {
 // grpoLoop is the state of GRPORun's loop.
 type grpoLoop struct {
 	opt             GRPORunOptions
-	state           *TrainState
-	m               *Model
+	state           *rigmodel.TrainState
+	m               *rigmodel.Model
 	meshes          []*character.Character
 	reward          RewardFunc
 	gopt            GRPOOptions
@@ -293,14 +294,14 @@ func (l *grpoLoop) step() error {
 		if mean := meanOf(l.window); mean > g.BestReward {
 			g.BestReward, g.BestStep = mean, g.Step
 			g.WallS = l.wall0 + time.Since(l.start).Seconds()
-			if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), m, state); err != nil {
+			if err := rigmodel.SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), m, state); err != nil {
 				return fmt.Errorf("grpo: %w", err)
 			}
 		}
 	}
 	if g.Step%opt.Checkpoints.SaveEvery == 0 || g.Step == opt.Schedule.Steps || (opt.Checkpoints.SaveMinutes > 0 && time.Since(l.lastSave).Minutes() >= opt.Checkpoints.SaveMinutes) {
 		g.WallS = l.wall0 + time.Since(l.start).Seconds()
-		if err := SaveCheckpointFile(opt.Out, m, state); err != nil {
+		if err := rigmodel.SaveCheckpointFile(opt.Out, m, state); err != nil {
 			return fmt.Errorf("grpo: %w", err)
 		}
 		if err := l.adam.SaveStateFile(nn.OptimizerStatePath(opt.Out), m.Params()); err != nil {
@@ -351,7 +352,7 @@ func loadMeshes(opt GRPORunOptions) ([]*character.Character, int, error) {
 
 // cachedRigReward is RigReward with the scoring preparation of each mesh (BVH,
 // samples) computed once and reused across the group and across steps.
-func cachedRigReward(r *Generator) RewardFunc {
+func cachedRigReward(r *rigmodel.Generator) RewardFunc {
 	var mu sync.Mutex
 	prepared := map[*character.Character]*rewards.Prepared{}
 	return func(c *character.Character, tokens []int) float64 {
@@ -367,9 +368,9 @@ func cachedRigReward(r *Generator) RewardFunc {
 			prepared[c], prep = p, p
 			mu.Unlock()
 		}
-		_, norm := NormalizedMesh(&c.Mesh)
+		_, norm := rigmodel.NormalizedMesh(&c.Mesh)
 		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
-		if err != nil || CheckRig(rig) != nil {
+		if err != nil || rigmodel.CheckRig(rig) != nil {
 			return 0
 		}
 		rep, err := prep.Score(rig, rewards.Options{})

@@ -1,6 +1,6 @@
 //go:build cuda && cgo
 
-package rigmodel
+package train
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/rigmodel"
 )
 
 // TestCUDATrainingStepMatchesCPU runs one training step (forward, loss, backward)
@@ -27,14 +28,14 @@ func TestCUDATrainingStepMatchesCPU(t *testing.T) {
 	saved := engine.Default()
 	defer engine.SetDefault(saved)
 	exs := tinyExamples(t, 4)
-	step := func(e engine.Engine) (Losses, [][]float32) {
+	step := func(e engine.Engine) (rigmodel.Losses, [][]float32) {
 		engine.SetDefault(e)
-		m, err := NewModel(tinyConfig, 7)
+		m, err := rigmodel.NewModel(tinyConfig, 7)
 		if err != nil {
 			t.Fatal(err)
 		}
 		nn.ZeroGrad[float32](m)
-		ls, err := m.StepWeighted(exs, true, LossWeights{Skin: 1, Struct: 2})
+		ls, err := m.StepWeighted(exs, true, rigmodel.LossWeights{Skin: 1, Struct: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,17 +1,19 @@
-package rigmodel
+package train
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/rigkit/rigkit/rigmodel"
 )
 
 func TestAverageWeights(t *testing.T) {
-	a, err := NewModel(tinyConfig, 1)
+	a, err := rigmodel.NewModel(tinyConfig, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewModel(tinyConfig, 2)
+	b, err := rigmodel.NewModel(tinyConfig, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func TestAverageWeights(t *testing.T) {
 		{"normalized", []float64{3, 1}, 0.75},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			avg, err := AverageWeights([]*Model{a, b}, tc.weights)
+			avg, err := AverageWeights([]*rigmodel.Model{a, b}, tc.weights)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,27 +45,27 @@ func TestAverageWeights(t *testing.T) {
 }
 
 func TestAverageWeightsRejects(t *testing.T) {
-	a, err := NewModel(tinyConfig, 1)
+	a, err := rigmodel.NewModel(tinyConfig, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wide := tinyConfig
 	wide.DModel *= 2
-	b, err := NewModel(wide, 1)
+	b, err := rigmodel.NewModel(wide, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name    string
-		models  []*Model
+		models  []*rigmodel.Model
 		weights []float64
 		want    string
 	}{
 		{"no models", nil, nil, "no models"},
-		{"other config", []*Model{a, b}, nil, "config"},
-		{"weight count", []*Model{a, a}, []float64{1}, "1 weights for 2 models"},
-		{"zero weight", []*Model{a, a}, []float64{1, 0}, "positive"},
-		{"NaN weight", []*Model{a, a}, []float64{math.NaN(), 1}, "positive"},
+		{"other config", []*rigmodel.Model{a, b}, nil, "config"},
+		{"weight count", []*rigmodel.Model{a, a}, []float64{1}, "1 weights for 2 models"},
+		{"zero weight", []*rigmodel.Model{a, a}, []float64{1, 0}, "positive"},
+		{"NaN weight", []*rigmodel.Model{a, a}, []float64{math.NaN(), 1}, "positive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := AverageWeights(tc.models, tc.weights)

@@ -1,4 +1,4 @@
-package rigmodel
+package train
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 )
 
@@ -19,12 +20,12 @@ func TestGRPORunWritesAndResumes(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
 		chars[n] = &character.Character{Name: n, Mesh: synth.BoxQuadruped()}
 	}
-	m0, err := NewModel(tinyConfig, 5)
+	m0, err := rigmodel.NewModel(tinyConfig, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	init := filepath.Join(t.TempDir(), "init.safetensors")
-	if err := SaveCheckpointFile(init, m0, &TrainState{Step: 7}); err != nil {
+	if err := rigmodel.SaveCheckpointFile(init, m0, &rigmodel.TrainState{Step: 7}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "grpo.safetensors")
@@ -64,7 +65,7 @@ func TestGRPORunWritesAndResumes(t *testing.T) {
 			t.Errorf("row %+v: rewards out of range", r)
 		}
 	}
-	m1, st1, err := LoadCheckpointFile(out)
+	m1, st1, err := rigmodel.LoadCheckpointFile(out)
 	if err != nil || st1.GRPO == nil || st1.GRPO.Step != 3 {
 		t.Fatalf("checkpoint: %v %+v", err, st1)
 	}

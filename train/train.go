@@ -1,4 +1,4 @@
-package rigmodel
+package train
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/internal/progress"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 )
 
@@ -31,7 +32,7 @@ import (
 // loop's validation and saving, Report by every phase that talks.
 type TrainOptions struct {
 	Out    string // checkpoint path (safetensors); siblings get the log, the best model, the PNG
-	Config Config
+	Config rigmodel.Config
 	Seed   int64
 	// Resume continues the run whose checkpoint is at Out.
 	Resume bool
@@ -41,11 +42,11 @@ type TrainOptions struct {
 	Init string
 	// Skin encodes skin tokens; nil trains the skeleton part only. SkinID is the
 	// skin tokenizer's Fingerprint, stored in the checkpoint.
-	Skin        SkinEncoder
+	Skin        rigmodel.SkinEncoder
 	SkinID      string
 	Data        TrainData
 	Schedule    TrainSchedule
-	Loss        LossWeights // the skin and hierarchy targets' weights (0 means 1)
+	Loss        rigmodel.LossWeights // the skin and hierarchy targets' weights (0 means 1)
 	Checkpoints TrainCheckpoints
 	Report      TrainReport
 }
@@ -68,7 +69,7 @@ type TrainData struct {
 	// Propose builds the proposal skeletons of a model that reads one
 	// (Config.Proposal > 0): once per training character, followed through its
 	// augmentations (anchorProposal), and once per validation character.
-	Propose ProposalFunc
+	Propose rigmodel.ProposalFunc
 	// Pool is how many encoded examples are kept when skin tokens are trained
 	// (encoding skin is slow): each step replaces two of them with fresh augmented
 	// examples and draws its batch from the pool. 0 means 384.
@@ -154,7 +155,7 @@ func loadCharacters(inputs []string, load func(string) (*character.Character, er
 // options and output folder (withDefaults), the model and its state (resumeOrInit),
 // the data (loadTrainData), the example stream and pool (newTrainer), then the loop
 // of optimizer steps, each followed by validation and checkpoints when due.
-func Train(opt TrainOptions) (*TrainState, error) {
+func Train(opt TrainOptions) (*rigmodel.TrainState, error) {
 	if opt.Data.Load == nil || opt.Out == "" || opt.Schedule.Steps < 1 {
 		return nil, errors.New("train: Data.Load, Out and Schedule.Steps are required")
 	}
@@ -217,13 +218,13 @@ func (opt TrainOptions) withDefaults() TrainOptions {
 
 // resumeOrInit loads the checkpoint at Out when resuming (and takes its config
 // into opt), or builds a new model, warm-started from Init when given.
-func resumeOrInit(opt *TrainOptions) (*Model, *TrainState, error) {
-	state := &TrainState{Config: opt.Config, BestVal: math.MaxFloat64, Data: opt.Data.Inputs, SkinTokens: opt.Skin != nil, SkinTokenizer: opt.SkinID}
-	var m *Model
+func resumeOrInit(opt *TrainOptions) (*rigmodel.Model, *rigmodel.TrainState, error) {
+	state := &rigmodel.TrainState{Config: opt.Config, BestVal: math.MaxFloat64, Data: opt.Data.Inputs, SkinTokens: opt.Skin != nil, SkinTokenizer: opt.SkinID}
+	var m *rigmodel.Model
 	var err error
 	if opt.Resume {
 		if _, statErr := os.Stat(opt.Out); statErr == nil {
-			m, state, err = LoadCheckpointFile(opt.Out)
+			m, state, err = rigmodel.LoadCheckpointFile(opt.Out)
 			if err != nil {
 				return nil, nil, fmt.Errorf("train: resume: %w", err)
 			}
@@ -240,11 +241,11 @@ func resumeOrInit(opt *TrainOptions) (*Model, *TrainState, error) {
 			opt.Skin.K(), opt.Config.K())
 	}
 	if m == nil {
-		if m, err = NewModel(opt.Config, uint64(opt.Seed)); err != nil {
+		if m, err = rigmodel.NewModel(opt.Config, uint64(opt.Seed)); err != nil {
 			return nil, nil, fmt.Errorf("train: %w", err)
 		}
 		if opt.Init != "" {
-			if err := WarmStart(m, opt.Init); err != nil {
+			if err := rigmodel.WarmStart(m, opt.Init); err != nil {
 				return nil, nil, fmt.Errorf("train: %w", err)
 			}
 		}
@@ -255,7 +256,7 @@ func resumeOrInit(opt *TrainOptions) (*Model, *TrainState, error) {
 // loadTrainData loads the rigged characters of the inputs, split by family, adds the
 // synthetic creatures to the training side and makes the fixed validation examples
 // (no augmentation, seeded points).
-func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*character.Character, []*anchoredProposal, []*Example, error) {
+func loadTrainData(opt TrainOptions, state *rigmodel.TrainState, m *rigmodel.Model) ([]*character.Character, []*anchoredProposal, []*rigmodel.Example, error) {
 	train, val, skipped, err := loadCharacters(opt.Data.Inputs, opt.Data.Load, opt.Config.MaxJoint)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("train: %w", err)
@@ -273,14 +274,14 @@ func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*character.
 	logf(opt.Report.Log, "train: %d training (%d synthetic) and %d validation characters (%d files skipped), %d parameters, resuming at step %d",
 		len(train), len(gen), len(val), skipped, m.NumParams(), state.Step)
 	props := anchorProposals(opt, m, train)
-	var valEx []*Example
-	for _, ex := range makeOrdered(len(val), opt.Data.Workers, func(i int64) *Example {
-		ex, err := MakeExample(val[i], opt.Config.Points, opt.Skin, mrand.New(mrand.NewSource(i)))
+	var valEx []*rigmodel.Example
+	for _, ex := range makeOrdered(len(val), opt.Data.Workers, func(i int64) *rigmodel.Example {
+		ex, err := rigmodel.MakeExample(val[i], opt.Config.Points, opt.Skin, mrand.New(mrand.NewSource(i)))
 		if err != nil || len(ex.Tokens) > opt.Config.MaxSeq {
 			return nil
 		}
 		if m.Proposal != nil {
-			ex.Proposal = ProposalOf(opt.Data.Propose, &val[i].Mesh, character.NormalizationOf(val[i].Mesh), m.Cfg.Proposal)
+			ex.Proposal = rigmodel.ProposalOf(opt.Data.Propose, &val[i].Mesh, character.NormalizationOf(val[i].Mesh), m.Cfg.Proposal)
 		}
 		return ex
 	}) {
@@ -294,7 +295,7 @@ func loadTrainData(opt TrainOptions, state *TrainState, m *Model) ([]*character.
 // anchorProposals builds the proposal skeleton of every training character once, in
 // parallel, tied to its mesh; nil when the model reads no proposal. A character
 // whose proposal fails gets none (its examples read a skeleton without joints).
-func anchorProposals(opt TrainOptions, m *Model, train []*character.Character) []*anchoredProposal {
+func anchorProposals(opt TrainOptions, m *rigmodel.Model, train []*character.Character) []*anchoredProposal {
 	if m.Proposal == nil {
 		return nil
 	}
@@ -313,13 +314,13 @@ func anchorProposals(opt TrainOptions, m *Model, train []*character.Character) [
 // trainer is the state of the training loop.
 type trainer struct {
 	opt    TrainOptions
-	state  *TrainState
-	m      *Model
-	valEx  []*Example
+	state  *rigmodel.TrainState
+	m      *rigmodel.Model
+	valEx  []*rigmodel.Example
 	adam   *nn.AdamW[float32]
 	rng    *mrand.Rand
-	stream *orderedStream[*Example]
-	pool   []*Example // encoded examples when skin tokens are trained; nil otherwise
+	stream *orderedStream[*rigmodel.Example]
+	pool   []*rigmodel.Example // encoded examples when skin tokens are trained; nil otherwise
 	bar    *progress.Bar
 	// warm is the warm-up length and runStep the step count it is measured in.
 	warm    int
@@ -327,7 +328,7 @@ type trainer struct {
 	// startStep is the step this run started at.
 	startStep int
 	// Running sums since the last validation, and the clocks.
-	acc                          Losses
+	acc                          rigmodel.Losses
 	accN, tokens, stepN          int
 	tokT, stepT, start, lastSave time.Time
 	wall0                        float64
@@ -335,7 +336,7 @@ type trainer struct {
 
 // newTrainer sets up the optimizer (restoring its state on resume), the example
 // stream and the pool.
-func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*character.Character, props []*anchoredProposal, valEx []*Example) (*trainer, error) {
+func newTrainer(opt TrainOptions, state *rigmodel.TrainState, m *rigmodel.Model, train []*character.Character, props []*anchoredProposal, valEx []*rigmodel.Example) (*trainer, error) {
 	tr := &trainer{opt: opt, state: state, m: m, valEx: valEx,
 		rng: mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))}
 	tr.adam = nn.NewAdamW[float32](opt.Schedule.LR)
@@ -388,12 +389,12 @@ func newTrainer(opt TrainOptions, state *TrainState, m *Model, train []*characte
 // k) by a worker goroutine (examples.go), so a run does not depend on the number of
 // workers. props (nil, or one per training character) are the anchored proposal
 // skeletons of a model that reads one; a fresh synthetic creature gets its own.
-func newExampleStream(opt TrainOptions, startStep int, train []*character.Character, props []*anchoredProposal) *orderedStream[*Example] {
+func newExampleStream(opt TrainOptions, startStep int, train []*character.Character, props []*anchoredProposal) *orderedStream[*rigmodel.Example] {
 	kinds := synth.Kinds()
 	runSeed := opt.Seed*1_000_003 + int64(startStep)*7_919
 	freshBase := int64(2_000_000) + int64(startStep)*int64(opt.Schedule.Batch+2)*4
 	workers := opt.Data.Workers
-	return newOrderedStream(workers, 2*workers+2, 0, func(k int64) *Example {
+	return newOrderedStream(workers, 2*workers+2, 0, func(k int64) *rigmodel.Example {
 		rng := mrand.New(mrand.NewSource(runSeed + k*104_729))
 		for tries := int64(0); ; tries++ {
 			i := rng.Intn(len(train))
@@ -412,15 +413,15 @@ func newExampleStream(opt TrainOptions, startStep int, train []*character.Charac
 				c, fresh = g, true
 			}
 			aug, affine := augment(c, opt.Data.Augment, rng)
-			ex, err := MakeExample(aug, opt.Config.Points, opt.Skin, rng)
+			ex, err := rigmodel.MakeExample(aug, opt.Config.Points, opt.Skin, rng)
 			if err != nil || len(ex.Tokens) > opt.Config.MaxSeq {
 				continue
 			}
 			switch {
 			case props != nil && fresh:
-				ex.Proposal = ProposalOf(opt.Data.Propose, &aug.Mesh, character.NormalizationOf(aug.Mesh), opt.Config.Proposal)
+				ex.Proposal = rigmodel.ProposalOf(opt.Data.Propose, &aug.Mesh, character.NormalizationOf(aug.Mesh), opt.Config.Proposal)
 			case prop != nil:
-				ex.Proposal = ProposalRows(prop.follow(&aug.Mesh, affine), character.NormalizationOf(aug.Mesh), opt.Config.Proposal)
+				ex.Proposal = rigmodel.ProposalRows(prop.follow(&aug.Mesh, affine), character.NormalizationOf(aug.Mesh), opt.Config.Proposal)
 			}
 			return ex
 		}
@@ -431,14 +432,14 @@ func newExampleStream(opt TrainOptions, startStep int, train []*character.Charac
 // straight from the stream) and takes one optimizer step.
 func (tr *trainer) step() error {
 	opt, state := tr.opt, tr.state
-	batch := make([]*Example, 0, opt.Schedule.Batch)
+	batch := make([]*rigmodel.Example, 0, opt.Schedule.Batch)
 	if tr.pool != nil {
 		for k := 0; k < 2; k++ {
 			tr.pool[tr.rng.Intn(len(tr.pool))] = tr.stream.Next()
 		}
 	}
 	for len(batch) < opt.Schedule.Batch {
-		var ex *Example
+		var ex *rigmodel.Example
 		if tr.pool != nil {
 			ex = tr.pool[tr.rng.Intn(len(tr.pool))]
 		} else {
@@ -472,7 +473,7 @@ func (tr *trainer) validate() error {
 		ValSkel: vl.Skeleton, ValSkin: vl.Skin, LR: tr.adam.LR,
 		TokensPS: float64(tr.tokens) / time.Since(tr.tokT).Seconds(), StepsPS: float64(tr.stepN) / time.Since(tr.stepT).Seconds(),
 		WallS: tr.wall0 + time.Since(tr.start).Seconds()}
-	tr.acc, tr.accN, tr.tokens, tr.tokT, tr.stepN, tr.stepT = Losses{}, 0, 0, time.Now(), 0, time.Now()
+	tr.acc, tr.accN, tr.tokens, tr.tokT, tr.stepN, tr.stepT = rigmodel.Losses{}, 0, 0, time.Now(), 0, time.Now()
 	if err := appendLog(sibling(opt.Out, ".log.jsonl"), row); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
@@ -481,7 +482,7 @@ func (tr *trainer) validate() error {
 	if v := vl.Total(); len(tr.valEx) > 0 && v < state.BestVal {
 		state.BestVal, state.BestStep = v, state.Step
 		state.WallS = tr.wall0 + time.Since(tr.start).Seconds()
-		if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), tr.m, state); err != nil {
+		if err := rigmodel.SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), tr.m, state); err != nil {
 			return fmt.Errorf("train: %w", err)
 		}
 		facts, _ := json.MarshalIndent(state, "", "  ")
@@ -500,7 +501,7 @@ func (tr *trainer) validate() error {
 // save writes the checkpoint and the optimizer state beside it.
 func (tr *trainer) save() error {
 	tr.state.WallS = tr.wall0 + time.Since(tr.start).Seconds()
-	if err := SaveCheckpointFile(tr.opt.Out, tr.m, tr.state); err != nil {
+	if err := rigmodel.SaveCheckpointFile(tr.opt.Out, tr.m, tr.state); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
 	if err := tr.adam.SaveStateFile(nn.OptimizerStatePath(tr.opt.Out), tr.m.Params()); err != nil {
@@ -559,8 +560,8 @@ func lrAt(peak float64, runStep, warm, step, total int) float64 {
 }
 
 // evaluate returns the mean validation losses (no gradients).
-func evaluate(m *Model, exs []*Example, batch int) Losses {
-	var tot Losses
+func evaluate(m *rigmodel.Model, exs []*rigmodel.Example, batch int) rigmodel.Losses {
+	var tot rigmodel.Losses
 	var skelW, skinW float64
 	for i := 0; i < len(exs); i += batch {
 		ls, err := m.Step(exs[i:min(i+batch, len(exs))], false, 1)

@@ -1,16 +1,17 @@
-package rigmodel
+package train
 
 import (
 	"fmt"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/tokens"
 )
 
 // TokenizerSkin adapts the skin tokenizer to SkinEncoder: codes of every joint,
 // encoded with opt, rearranged into token order.
-func TokenizerSkin(t *skincodec.SkinTokenizer, opt skincodec.Options) SkinEncoder {
+func TokenizerSkin(t *skincodec.SkinTokenizer, opt skincodec.Options) rigmodel.SkinEncoder {
 	return tokenizerSkin{t, opt}
 }
 

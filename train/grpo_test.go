@@ -1,4 +1,4 @@
-package rigmodel
+package train
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/nn"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -30,7 +31,7 @@ func lowBins(_ *character.Character, stream []int) float64 {
 }
 
 func TestGRPORaisesReward(t *testing.T) {
-	m, err := NewModel(tinyConfig, 3)
+	m, err := rigmodel.NewModel(tinyConfig, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestGRPORaisesReward(t *testing.T) {
 }
 
 func TestGRPOEqualRewardsTeachNothing(t *testing.T) {
-	m, err := NewModel(tinyConfig, 4)
+	m, err := rigmodel.NewModel(tinyConfig, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +84,11 @@ func TestGRPOEqualRewardsTeachNothing(t *testing.T) {
 // the step still carries a finite gradient.
 func TestGRPOInsideJoints(t *testing.T) {
 	mesh := synth.BoxQuadruped()
-	nm, _ := NormalizedMesh(&mesh)
-	region := MeshRegion(&nm)
+	nm, _ := rigmodel.NormalizedMesh(&mesh)
+	region := rigmodel.MeshRegion(&nm)
 	for _, inside := range []bool{true, false} {
 		t.Run(fmt.Sprint("inside=", inside), func(t *testing.T) {
-			m, err := NewModel(tinyConfig, 5)
+			m, err := rigmodel.NewModel(tinyConfig, 5)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +106,7 @@ func TestGRPOInsideJoints(t *testing.T) {
 				}
 				for j := 0; j+2 < len(xyz); j += 3 {
 					joints++
-					if !region.allows(2, [3]int{xyz[j], xyz[j+1]}, xyz[j+2]) {
+					if !region.Contains([3]int{xyz[j], xyz[j+1], xyz[j+2]}) {
 						outside++
 					}
 				}
@@ -140,11 +141,11 @@ func TestGRPOInsideJoints(t *testing.T) {
 // then runs GRPO steps whose rewards are all equal (zero advantages): only the KL
 // term acts, and it must bring the policy back toward the reference.
 func TestGRPOKLPullsTowardReference(t *testing.T) {
-	m, err := NewModel(tinyConfig, 3)
+	m, err := rigmodel.NewModel(tinyConfig, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := NewModel(tinyConfig, 3) // the same weights: the reference
+	ref, err := rigmodel.NewModel(tinyConfig, 3) // the same weights: the reference
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestKLGradient(t *testing.T) {
 
 // grpoTrain runs steps of GRPO on meshes with AdamW at learning rate lr, calling
 // report after each step.
-func grpoTrain(m *Model, meshes []*character.Character, reward RewardFunc, opt GRPOOptions, steps int, lr float64, seed int64, report func(step int, st GRPOStats)) error {
+func grpoTrain(m *rigmodel.Model, meshes []*character.Character, reward RewardFunc, opt GRPOOptions, steps int, lr float64, seed int64, report func(step int, st GRPOStats)) error {
 	adam := nn.NewAdamW[float32](lr)
 	adam.WeightDecay = 0
 	rng := rand.New(rand.NewSource(seed))

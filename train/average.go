@@ -1,9 +1,11 @@
-package rigmodel
+package train
 
 import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/rigkit/rigkit/rigmodel"
 )
 
 // AverageWeights returns a new model whose every parameter is the weighted mean of
@@ -12,7 +14,7 @@ import (
 // example a run and the run warm-started from it, sit in one basin of the loss, and
 // their mean predicts skin weights that vary less from file to file than either
 // (docs/model.md). Every model must have the same Config; the inputs are not changed.
-func AverageWeights(models []*Model, weights []float64) (*Model, error) {
+func AverageWeights(models []*rigmodel.Model, weights []float64) (*rigmodel.Model, error) {
 	if len(models) == 0 {
 		return nil, errors.New("average: no models")
 	}
@@ -20,7 +22,7 @@ func AverageWeights(models []*Model, weights []float64) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := NewModel(models[0].Cfg, 1)
+	out, err := rigmodel.NewModel(models[0].Cfg, 1)
 	if err != nil {
 		return nil, fmt.Errorf("average: %w", err)
 	}

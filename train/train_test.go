@@ -1,4 +1,4 @@
-package rigmodel
+package train
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/rigmodel"
 )
 
 // memLoad serves characters by file name, standing in for glTF files.
@@ -52,7 +53,7 @@ func TestTrainWritesAndResumes(t *testing.T) {
 		t.Fatalf("log %+v, %v", rows, err)
 	}
 	// Resuming continues from step 4 to 6 with the saved weights.
-	m0, _, err := LoadCheckpointFile(out)
+	m0, _, err := rigmodel.LoadCheckpointFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	if st.Step != 6 {
 		t.Errorf("resumed to step %d, want 6", st.Step)
 	}
-	m1, st1, err := LoadCheckpointFile(out)
+	m1, st1, err := rigmodel.LoadCheckpointFile(out)
 	if err != nil || st1.Step != 6 {
 		t.Fatalf("reload: %v, step %d", err, st1.Step)
 	}
@@ -111,19 +112,19 @@ func TestWarmStartLongerStream(t *testing.T) {
 		Schedule: TrainSchedule{Steps: 2, Batch: 2, LR: 1e-3}}); err != nil {
 		t.Fatal(err)
 	}
-	src, _, err := LoadCheckpointFile(out)
+	src, _, err := rigmodel.LoadCheckpointFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := tinyConfig
 	cfg.SkinK = 8
 	cfg.MaxSeq = cfg.LongestStream()
-	m, err := NewModel(cfg, 7)
+	m, err := rigmodel.NewModel(cfg, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fresh := append([]float32(nil), m.Decoder.Pos.Weight.Data()...)
-	if err := WarmStart(m, out); err != nil {
+	if err := rigmodel.WarmStart(m, out); err != nil {
 		t.Fatal(err)
 	}
 	for i, p := range m.Params() {
@@ -142,18 +143,18 @@ func TestWarmStartLongerStream(t *testing.T) {
 	// A shorter stream or another width is refused.
 	short := tinyConfig
 	short.MaxSeq--
-	small, err := NewModel(short, 1)
+	small, err := rigmodel.NewModel(short, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WarmStart(small, out); err == nil {
+	if err := rigmodel.WarmStart(small, out); err == nil {
 		t.Error("warm start into a shorter MaxSeq: no error")
 	}
 	wide := cfg
 	wide.DModel, wide.Heads = 2*tinyConfig.DModel, tinyConfig.Heads
-	if mw, err := NewModel(wide, 1); err != nil {
+	if mw, err := rigmodel.NewModel(wide, 1); err != nil {
 		t.Fatal(err)
-	} else if err := WarmStart(mw, out); err == nil {
+	} else if err := rigmodel.WarmStart(mw, out); err == nil {
 		t.Error("warm start into another width: no error")
 	}
 }

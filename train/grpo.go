@@ -1,4 +1,4 @@
-package rigmodel
+package train
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -23,11 +24,11 @@ type RewardFunc func(c *character.Character, tokens []int) float64
 // RigReward decodes a stream with the generator's decode path and returns the
 // rewards' combined score of the rig; a stream that does not give a valid rig
 // scores 0.
-func RigReward(r *Generator) RewardFunc {
+func RigReward(r *rigmodel.Generator) RewardFunc {
 	return func(c *character.Character, tokens []int) float64 {
-		_, norm := NormalizedMesh(&c.Mesh)
+		_, norm := rigmodel.NormalizedMesh(&c.Mesh)
 		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
-		if err != nil || CheckRig(rig) != nil {
+		if err != nil || rigmodel.CheckRig(rig) != nil {
 			return 0
 		}
 		rep, err := rewards.Score(rig, rewards.Options{})
@@ -41,7 +42,7 @@ func RigReward(r *Generator) RewardFunc {
 // GRPOOptions configures a GRPO step.
 type GRPOOptions struct {
 	// Propose builds the proposal skeleton of a model that reads one.
-	Propose     ProposalFunc
+	Propose     rigmodel.ProposalFunc
 	Group       int     // streams sampled per mesh
 	Temperature float64 // sampling temperature (the policy's); 0 means 1
 	MaxJoints   int     // 0: the model's bound
@@ -57,7 +58,7 @@ type GRPOOptions struct {
 	// distributions (both models read the same tokens). Without it the policy
 	// drifts wherever the rewards are indifferent (runs without it lose a third
 	// of their joints in 100 steps). Ref nil or KL 0: no penalty.
-	Ref *Model
+	Ref *rigmodel.Model
 	KL  float64
 }
 
@@ -75,7 +76,7 @@ type GRPOStats struct {
 // the model's Grad (call nn.ZeroGrad first, then step the optimizer). π is the
 // grammar-masked (and with InsideJoints region-masked), tempered distribution the
 // streams were drawn from.
-func GRPOStep(m *Model, meshes []*character.Character, reward RewardFunc, opt GRPOOptions, rng *rand.Rand) (GRPOStats, error) {
+func GRPOStep(m *rigmodel.Model, meshes []*character.Character, reward RewardFunc, opt GRPOOptions, rng *rand.Rand) (GRPOStats, error) {
 	var st GRPOStats
 	if opt.Group < 2 {
 		return st, errors.New("grpo: a group needs at least 2 samples")
@@ -90,8 +91,8 @@ func GRPOStep(m *Model, meshes []*character.Character, reward RewardFunc, opt GR
 	}
 	n := 0
 	for _, c := range meshes {
-		nm, norm := NormalizedMesh(&c.Mesh)
-		g := Generator{Model: m, Propose: opt.Propose}
+		nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
+		g := rigmodel.Generator{Model: m, Propose: opt.Propose}
 		pts, rows, err := g.Condition(&c.Mesh, &nm, norm, rng)
 		if err != nil {
 			return st, err
@@ -100,20 +101,20 @@ func GRPOStep(m *Model, meshes []*character.Character, reward RewardFunc, opt GR
 		if err != nil {
 			return st, err
 		}
-		var region *Region
+		var region *rigmodel.Region
 		if opt.InsideJoints {
-			region = MeshRegion(&nm)
+			region = rigmodel.MeshRegion(&nm)
 		}
 		// The group is sampled as one batch after a single reading of BOS.
-		opts := make([]SampleOptions, opt.Group)
+		opts := make([]rigmodel.SampleOptions, opt.Group)
 		for i := range opts {
-			opts[i] = SampleOptions{Temperature: temp, MaxJoints: maxJ, K: m.Cfg.K(), StopAtSEP: opt.StopAtSEP, Region: region}
+			opts[i] = rigmodel.SampleOptions{Temperature: temp, MaxJoints: maxJ, K: m.Cfg.K(), StopAtSEP: opt.StopAtSEP, Region: region}
 		}
 		sess, err := m.NewSession(lat)
 		if err != nil {
 			return st, err
 		}
-		group, err := GenerateN(sess, nil, opts, rng)
+		group, err := rigmodel.GenerateN(sess, nil, opts, rng)
 		if err != nil {
 			return st, err
 		}
@@ -143,7 +144,7 @@ func GRPOStep(m *Model, meshes []*character.Character, reward RewardFunc, opt GR
 // the mask they were sampled with (grammar, and region when not nil), plus beta
 // times the mean KL to ref's distributions at the sampled positions when ref is
 // not nil. It returns the positions that carried the policy gradient and the mean KL.
-func policyGradient(m *Model, pts, rows []float32, group []*Sampled, adv []float64, temp float64, maxJ int, region *Region, ref *Model, beta float64) (int, float64, error) {
+func policyGradient(m *rigmodel.Model, pts, rows []float32, group []*rigmodel.Sampled, adv []float64, temp float64, maxJ int, region *rigmodel.Region, ref *rigmodel.Model, beta float64) (int, float64, error) {
 	G := len(group)
 	T := 0
 	for _, s := range group {
@@ -258,11 +259,11 @@ type learnPos struct {
 // in streams with a non-zero advantage, and the count for the KL term. A token
 // outside its mask is an error: the gradient must be taken under the distribution
 // the stream was drawn from.
-func learnPositions(m *Model, group []*Sampled, adv []float64, maxJ int, region *Region, withKL bool) ([]learnPos, int, int, error) {
+func learnPositions(m *rigmodel.Model, group []*rigmodel.Sampled, adv []float64, maxJ int, region *rigmodel.Region, withKL bool) ([]learnPos, int, int, error) {
 	var learn []learnPos
 	count, klCount := 0, 0
 	for i, s := range group {
-		cur := NewCursor(maxJ, m.Cfg.K(), region) // the masks Generate sampled under
+		cur := rigmodel.NewCursor(maxJ, m.Cfg.K(), region) // the masks Generate sampled under
 		for t := 0; t+1 < len(s.Tokens); t++ {
 			if err := cur.Next(s.Tokens[t]); err != nil {
 				return nil, 0, 0, fmt.Errorf("grpo: sampled stream breaks the grammar: %w", err)

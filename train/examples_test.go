@@ -1,4 +1,4 @@
-package rigmodel
+package train
 
 import (
 	"bytes"
@@ -11,16 +11,17 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/rigmodel"
 )
 
 func TestExampleStreamInOrder(t *testing.T) {
 	for _, workers := range []int{1, 3, 8} {
 		var made atomic.Int64
-		s := newOrderedStream(workers, 4, 10, func(k int64) *Example {
+		s := newOrderedStream(workers, 4, 10, func(k int64) *rigmodel.Example {
 			made.Add(1)
 			// Later examples finish first: order must come from the index, not timing.
 			time.Sleep(time.Duration(20-k%7) * 100 * time.Microsecond)
-			return &Example{Name: string(rune('a' + k%26)), SkeletonLen: int(k)}
+			return &rigmodel.Example{Name: string(rune('a' + k%26)), SkeletonLen: int(k)}
 		})
 		for k := 10; k < 40; k++ {
 			if ex := s.Next(); ex.SkeletonLen != k {
@@ -37,11 +38,11 @@ func TestExampleStreamInOrder(t *testing.T) {
 }
 
 func TestMakeOrderedKeepsIndices(t *testing.T) {
-	got := makeOrdered(17, 4, func(k int64) *Example {
+	got := makeOrdered(17, 4, func(k int64) *rigmodel.Example {
 		if k%5 == 0 {
 			return nil
 		}
-		return &Example{SkeletonLen: int(k)}
+		return &rigmodel.Example{SkeletonLen: int(k)}
 	})
 	if len(got) != 17 {
 		t.Fatalf("%d examples, want 17", len(got))
@@ -74,7 +75,7 @@ func TestTrainSameWithAnyDataWorkers(t *testing.T) {
 		if _, err := Train(opt); err != nil {
 			t.Fatal(err)
 		}
-		m, _, err := LoadCheckpointFile(out)
+		m, _, err := rigmodel.LoadCheckpointFile(out)
 		if err != nil {
 			t.Fatal(err)
 		}

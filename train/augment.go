@@ -1,4 +1,4 @@
-package rigmodel
+package train
 
 import (
 	"math"
