@@ -27,7 +27,7 @@ import (
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/progress"
-	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 )
 
 // This file is the `rig auto` machinery: a stateless, resumable batch over many
@@ -374,7 +374,7 @@ func (b *Batch) one(it dataset.BatchItem) (rep *AssetReport) {
 		return rep
 	}
 	rep.Info = info
-	if err := rigmodel.CheckRig(rigged); err != nil {
+	if err := sampler.CheckRig(rigged); err != nil {
 		rep.Error = fmt.Sprintf("rig is invalid: %v", err)
 		return rep
 	}

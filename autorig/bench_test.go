@@ -7,6 +7,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/synth"
 )
 
@@ -35,16 +36,16 @@ func BenchmarkAuto5k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	var dec rigmodel.SkinDecoder
+	var dec sampler.SkinDecoder
 	if skinTokens {
-		if tok, err := rigmodel.SkinTokenizerFor(st); err != nil {
+		if tok, err := sampler.SkinTokenizerFor(st); err != nil {
 			skinTokens = false
 		} else {
 			dec = tok
 		}
 	}
 	b.Logf("%d vertices, model of %d parameters (shipped: %v, skin tokens: %v)", len(c.Mesh.Positions), m.NumParams(), st != nil, skinTokens)
-	v := rigmodel.DefaultVotes
+	v := sampler.DefaultVotes
 	for _, run := range []struct {
 		geodesic       bool
 		samples, votes int
@@ -59,11 +60,11 @@ func BenchmarkAuto5k(b *testing.B) {
 		geodesic := run.geodesic
 		b.Run(name, func(b *testing.B) {
 			// As `rig auto` by default: floor and classical comparison.
-			r := &ModelRigger{Draw: rigmodel.Draw{Samples: run.samples}, Floor: DefaultFloor, CompareClassical: true}
+			r := &ModelRigger{Draw: sampler.Draw{Samples: run.samples}, Floor: DefaultFloor, CompareClassical: true}
 			r.Model, r.Skin, r.InsideJoints, r.Seed = m, dec, true, 1
-			r.NearProposal, r.Votes = rigmodel.DefaultNearProposal, run.votes
+			r.NearProposal, r.Votes = sampler.DefaultNearProposal, run.votes
 			if skinTokens && !geodesic {
-				r.SkinMode = rigmodel.SkinFromTokens
+				r.SkinMode = sampler.SkinFromTokens
 			}
 			var tps float64
 			for i := 0; i < b.N; i++ {

@@ -8,6 +8,7 @@ import (
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/synth"
 )
 
@@ -21,14 +22,14 @@ func TestClassicalRiggerAnatomy(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Skeleton, c.Skin, c.Animations = nil, nil, nil
-	out, info, err := ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic", Anatomy: &anatomy.Options{}}.Rig(c)
+	out, info, err := ClassicalRigger{Skin: sampler.GeodesicSkin, SkinName: "geodesic", Anatomy: &anatomy.Options{}}.Rig(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if info.Anatomy == nil || info.Anatomy.Kind != anatomy.Humanoid || out.Skeleton.Names[0] != anatomy.Hips {
 		t.Fatalf("anatomy %+v, root %s", info.Anatomy, out.Skeleton.Names[0])
 	}
-	if err := rigmodel.CheckRig(out); err != nil {
+	if err := sampler.CheckRig(out); err != nil {
 		t.Fatal(err)
 	}
 	plain := out.Clone()
@@ -44,7 +45,7 @@ func TestClassicalRiggerAnatomy(t *testing.T) {
 	if turned < out.Skeleton.NumJoints()/2 {
 		t.Fatalf("only %d of %d joints are turned", turned, out.Skeleton.NumJoints())
 	}
-	skin, err := rigmodel.GeodesicSkin(plain)
+	skin, err := sampler.GeodesicSkin(plain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +80,10 @@ func TestModelRiggerNamesItsSkeleton(t *testing.T) {
 	for _, tokens := range []bool{false, true} {
 		t.Run(fmt.Sprintf("skin tokens %v", tokens), func(t *testing.T) {
 			rig := func(opt *anatomy.Options) (*character.Character, *RigInfo) {
-				r := &ModelRigger{Draw: rigmodel.Draw{Samples: 1}, Anatomy: opt}
+				r := &ModelRigger{Draw: sampler.Draw{Samples: 1}, Anatomy: opt}
 				r.Model, r.Seed = m, 1
 				if tokens {
-					r.Skin, r.SkinMode = rigidDecoder{}, rigmodel.SkinFromTokens
+					r.Skin, r.SkinMode = rigidDecoder{}, sampler.SkinFromTokens
 				}
 				out, info, err := r.Rig(c)
 				if err != nil {
@@ -104,7 +105,7 @@ func TestModelRiggerNamesItsSkeleton(t *testing.T) {
 // unnamed.
 func checkNamedRig(t *testing.T, plain, named *character.Character, info *RigInfo) {
 	t.Helper()
-	if err := rigmodel.CheckRig(named); err != nil {
+	if err := sampler.CheckRig(named); err != nil {
 		t.Fatal(err)
 	}
 	sk := named.Skeleton

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
-	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 )
 
 // Load a mesh, rig it, save the rigged GLB: what `rig auto` does for one file, here
@@ -19,7 +19,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rigger := autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"}
+	rigger := autorig.ClassicalRigger{Skin: sampler.GeodesicSkin, SkinName: "geodesic"}
 	rigged, info, err := rigger.Rig(c)
 	if err != nil {
 		log.Fatal(err)
@@ -32,6 +32,6 @@ func Example() {
 	if _, err := assets.Save(filepath.Join(dir, "biped.glb"), rigged); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(info.Method, rigmodel.CheckRig(rigged) == nil)
+	fmt.Println(info.Method, sampler.CheckRig(rigged) == nil)
 	// Output: classical-skeleton+geodesic true
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/sampler"
 
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/rewards"
@@ -17,7 +18,7 @@ import (
 )
 
 // ModelRigger rigs meshes with the TokenRig model: it samples token streams, decodes
-// each into a rig (rigmodel.Generator), scores them with the rewards and keeps the
+// each into a rig (sampler.Generator), scores them with the rewards and keeps the
 // best. A rig that fails validity or scores below Floor is replaced by a fallback,
 // and RigInfo says which method produced the final rig:
 //
@@ -30,9 +31,9 @@ import (
 //   - "classical-skeleton+geodesic" ("+heat"): no usable model rig (see
 //     RigInfo.Fallback).
 type ModelRigger struct {
-	rigmodel.Generator
+	sampler.Generator
 	// Draw says how many streams are drawn and how (Generator.Streams).
-	rigmodel.Draw
+	sampler.Draw
 	// Floor is the combined reward score below which the model's rig is replaced.
 	Floor float64
 	// CompareClassical also builds the classical rig and keeps the model's rig
@@ -96,7 +97,7 @@ type rigRun struct {
 	// classical delivers the classical rig built beside the sampling
 	// (startClassical), nil when it is built on demand in settle.
 	classical chan classicalRig
-	region    *rigmodel.Region
+	region    *sampler.Region
 	info      *RigInfo
 	t         time.Time
 	// The best sample: its rig, report, score and method, and why others failed.
@@ -125,7 +126,7 @@ func (r *ModelRigger) begin(c *character.Character) (*rigRun, error) {
 	gen := r.Generator
 	gen.Propose = ClassicalProposal
 	gen, run.reeb = gen.WithProposal(&c.Mesh)
-	regionCh := make(chan *rigmodel.Region, 1)
+	regionCh := make(chan *sampler.Region, 1)
 	go func() { regionCh <- gen.SampleRegion(&nm, norm, run.reeb) }()
 	if r.Anatomy != nil {
 		run.fit = &fitFuture{done: make(chan struct{})}
@@ -245,7 +246,7 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 			run.lap("naming")
 		}
 		if err == nil {
-			err = rigmodel.CheckRig(cand)
+			err = sampler.CheckRig(cand)
 		}
 		if err != nil {
 			run.reasons = append(run.reasons, fmt.Sprintf("sample %d: %v", s, err))
@@ -366,7 +367,7 @@ func withSkin(c *character.Character, bind classical.Skinner) (*character.Charac
 		return nil, err
 	}
 	out.Skin = skin
-	if err := rigmodel.CheckRig(&out); err != nil {
+	if err := sampler.CheckRig(&out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
@@ -47,20 +48,20 @@ func TestModelRiggerAlwaysGivesAValidRig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &ModelRigger{Draw: rigmodel.Draw{Samples: 2, Temperature: 1}, Floor: tc.floor, CompareClassical: tc.compare}
+			r := &ModelRigger{Draw: sampler.Draw{Samples: 2, Temperature: 1}, Floor: tc.floor, CompareClassical: tc.compare}
 			r.Model, r.Seed, r.Votes = m, 1, tc.votes
 			if tc.heat {
-				r.Bind, r.BindName = rigmodel.HeatSkin, "heat"
+				r.Bind, r.BindName = sampler.HeatSkin, "heat"
 			}
 			if tc.skin {
-				r.Skin, r.SkinMode = rigidDecoder{}, rigmodel.SkinFromTokens
+				r.Skin, r.SkinMode = rigidDecoder{}, sampler.SkinFromTokens
 			}
 			c := &character.Character{Name: "box", Mesh: synth.BoxQuadruped()}
 			rig, info, err := r.Rig(c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := rigmodel.CheckRig(rig); err != nil {
+			if err := sampler.CheckRig(rig); err != nil {
 				t.Fatalf("invalid rig: %v", err)
 			}
 			for _, p := range rig.Skeleton.Positions() {
@@ -171,14 +172,14 @@ func TestRigSkinSamples(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			var sets [][][]int
 			var mean bool
-			r := &ModelRigger{Draw: rigmodel.Draw{Samples: 1}}
-			r.Model, r.Skin, r.SkinMode, r.Seed, r.SkinSamples = m, meanDecoder{&sets, &mean}, rigmodel.SkinFromTokens, 1, n
+			r := &ModelRigger{Draw: sampler.Draw{Samples: 1}}
+			r.Model, r.Skin, r.SkinMode, r.Seed, r.SkinSamples = m, meanDecoder{&sets, &mean}, sampler.SkinFromTokens, 1, n
 			c := &character.Character{Name: "box", Mesh: synth.BoxQuadruped()}
 			rig, info, err := r.Rig(c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := rigmodel.CheckRig(rig); err != nil {
+			if err := sampler.CheckRig(rig); err != nil {
 				t.Fatalf("invalid rig: %v", err)
 			}
 			if info.Method != "tokenrig" {
@@ -214,7 +215,7 @@ func sampleStream(t *testing.T, r *ModelRigger, c *character.Character) []int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	smp, err := rigmodel.Generate(sess, nil, rigmodel.SampleOptions{Temperature: 1, MaxJoints: r.Model.Cfg.MaxJoint, K: r.Model.Cfg.K()}, rng)
+	smp, err := sampler.Generate(sess, nil, sampler.SampleOptions{Temperature: 1, MaxJoints: r.Model.Cfg.MaxJoint, K: r.Model.Cfg.K()}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
-	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 )
 
 // The model's skeletons named from the anatomical template (`rig eval --task
@@ -21,7 +21,7 @@ import (
 
 // ModelNaming names the model's skeleton of every humanoid file and of synthetic
 // bipeds of seeds 1..synthetic.
-func ModelNaming(files []File, gen rigmodel.Generator, synthetic int, progress io.Writer) (*anatomy.NamingReport, error) {
+func ModelNaming(files []File, gen sampler.Generator, synthetic int, progress io.Writer) (*anatomy.NamingReport, error) {
 	rep := &anatomy.NamingReport{}
 	files = humanoidFiles(files)
 	for i, f := range files {
@@ -54,7 +54,7 @@ func ModelNaming(files []File, gen rigmodel.Generator, synthetic int, progress i
 // nameModelSkeleton fits the Humanoid template (Y up) on a character's classical
 // skeleton, generates the model's voted skeleton reading the same skeleton as its
 // proposal, names it and measures it against the character's own skeleton.
-func nameModelSkeleton(gen rigmodel.Generator, c *character.Character, name, source string) (anatomy.NamingFit, error) {
+func nameModelSkeleton(gen sampler.Generator, c *character.Character, name, source string) (anatomy.NamingFit, error) {
 	prop, err := autorig.ClassicalProposal(&c.Mesh)
 	if err != nil {
 		return anatomy.NamingFit{}, fmt.Errorf("classical skeleton: %w", err)

@@ -8,7 +8,7 @@ import (
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
-	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 )
 
 // SkeletonMethods are the skeleton task's predictors: the classical skeleton and the
@@ -61,8 +61,8 @@ func SkeletonMethods(model *autorig.ModelRigger, votes int) map[string]SkeletonP
 // skeleton vote (0 keeps it).
 func RigMethods(model *autorig.ModelRigger, votes int) map[string]autorig.Rigger {
 	riggers := map[string]autorig.Rigger{
-		"classical":         autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic"},
-		"classical-anatomy": autorig.ClassicalRigger{Skin: rigmodel.GeodesicSkin, SkinName: "geodesic", Anatomy: &anatomy.Options{}},
+		"classical":         autorig.ClassicalRigger{Skin: sampler.GeodesicSkin, SkinName: "geodesic"},
+		"classical-anatomy": autorig.ClassicalRigger{Skin: sampler.GeodesicSkin, SkinName: "geodesic", Anatomy: &anatomy.Options{}},
 	}
 	if model == nil {
 		return riggers

@@ -16,7 +16,7 @@ import (
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rewards"
-	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 )
 
 // The skeleton and rig tasks (`rig eval --task skeleton|rig`): METRICS.md skeleton
@@ -162,7 +162,7 @@ func compareRigs(items []dataset.BatchItem, fam map[string]dataset.File, load fu
 				if rerr != nil {
 					row.Error = rerr.Error()
 				} else {
-					valid := rigmodel.CheckRig(rig) == nil
+					valid := sampler.CheckRig(rig) == nil
 					row.Valid = &valid
 					row.Method = name + ":" + info.Method
 					m := metrics.SkeletonMetrics(gt.Skeleton, rig.Skeleton, character.NormalizationOf(gt.Mesh))

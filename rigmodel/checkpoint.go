@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
 
-	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/nn"
 )
 
@@ -59,15 +59,12 @@ type GRPOState struct {
 	KL         float64 `json:"kl,omitempty"`            // weight of the KL penalty to Init
 }
 
-// SaveCheckpointFile writes the model's weights and the training state atomically.
-func SaveCheckpointFile(path string, m *Model, st *TrainState) error {
+// SaveCheckpoint writes the model's weights in the safetensors layout with the
+// training state, stamped with the model's config and the time, as metadata.
+func SaveCheckpoint(w io.Writer, m *Model, st *TrainState) error {
 	st.Config = m.Cfg
 	st.Saved = time.Now().UTC()
-	var buf bytes.Buffer
-	if err := nn.SaveCheckpoint(&buf, m.Params(), st); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
-	}
-	return atomicfile.WriteFile(path, buf.Bytes())
+	return nn.SaveCheckpoint(w, m.Params(), st)
 }
 
 // readCheckpointMeta reads the training state from a checkpoint's header without
@@ -113,7 +110,7 @@ func LoadCheckpointBytes(data []byte) (*Model, *TrainState, error) {
 	return m, st, nil
 }
 
-// LoadCheckpointFile reads a checkpoint written by SaveCheckpointFile.
+// LoadCheckpointFile reads a checkpoint written by SaveCheckpoint.
 func LoadCheckpointFile(path string) (*Model, *TrainState, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

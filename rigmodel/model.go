@@ -1,7 +1,8 @@
-// Package rigmodel is rigkit's TokenRig model: a shape-conditioned autoregressive
+// Package rigmodel is rigkit's TokenRig network: a shape-conditioned autoregressive
 // transformer that writes a character's skeleton tokens and then its skin tokens as
-// one stream. It also holds the sampling, training, GRPO fine-tuning and the batch
-// machinery behind `rig auto`.
+// one stream. It holds the model, its input features, its KV-cached decoding steps
+// and its checkpoints; how streams are sampled and how the model is trained live
+// in the packages that use it.
 package rigmodel
 
 import (

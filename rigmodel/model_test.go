@@ -1,8 +1,10 @@
 package rigmodel
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
@@ -91,4 +93,14 @@ func (f fakeSkin) EncodeSkin(c *character.Character, order tokens.Order) ([][]in
 		}
 	}
 	return codes, nil
+}
+
+// saveCheckpoint writes m and st to a checkpoint file at path.
+func saveCheckpoint(t *testing.T, path string, m *Model, st *TrainState) error {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := SaveCheckpoint(&buf, m, st); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }

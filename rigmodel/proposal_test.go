@@ -50,7 +50,7 @@ func TestWarmStartAddsAProposalEncoder(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "plain.safetensors")
-	if err := SaveCheckpointFile(path, src, &TrainState{}); err != nil {
+	if err := saveCheckpoint(t, path, src, &TrainState{}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := tinyConfig
@@ -75,7 +75,7 @@ func TestWarmStartAddsAProposalEncoder(t *testing.T) {
 	}
 	// The other way round is refused: the proposal encoder would be dropped.
 	path2 := filepath.Join(t.TempDir(), "prop.safetensors")
-	if err := SaveCheckpointFile(path2, dst, &TrainState{}); err != nil {
+	if err := saveCheckpoint(t, path2, dst, &TrainState{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := WarmStart(src, path2); err == nil {

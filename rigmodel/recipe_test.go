@@ -15,7 +15,7 @@ func TestWarmStartCopiesWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "src.safetensors")
-	if err := SaveCheckpointFile(path, src, &TrainState{}); err != nil {
+	if err := saveCheckpoint(t, path, src, &TrainState{}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := tinyConfig

@@ -11,7 +11,7 @@ const anchorCount = 4
 
 // anchoredProposal is a training character's proposal skeleton tied to its mesh, so
 // that one classical skeleton per character serves every augmented copy: each
-// joint follows the mean of its nearest vertices (which Augment re-poses, turns,
+// joint follows the mean of its nearest vertices (which augment re-poses, turns,
 // mirrors and stretches) plus its offset from them, mapped by the augmentation.
 type anchoredProposal struct {
 	sk      *character.Skeleton

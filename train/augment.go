@@ -32,14 +32,9 @@ type AugmentOptions struct {
 // DefaultAugment is the augmentation used by `rig train`.
 var DefaultAugment = AugmentOptions{MaxScale: 0.15, Rotate: true, MirrorProb: 0.5, PoseProb: 0.5, PoseAngle: 0.35}
 
-// Augment returns a randomly stretched, rotated, mirrored and re-posed copy of a
-// rigged character. The skin is unchanged (vertex order is kept).
-func Augment(c *character.Character, opt AugmentOptions, rng *rand.Rand) *character.Character {
-	o, _ := augment(c, opt, rng)
-	return o
-}
-
-// augment is Augment, also returning the affine map it applied after re-posing.
+// augment returns a randomly stretched, rotated, mirrored and re-posed copy of a
+// rigged character, and the affine map it applied after re-posing. The skin is
+// unchanged (vertex order is kept).
 func augment(c *character.Character, opt AugmentOptions, rng *rand.Rand) (*character.Character, character.Mat4) {
 	o := c.Clone()
 	if o.Skeleton != nil && o.Skin != nil && rng.Float64() < opt.PoseProb {

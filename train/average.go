@@ -8,13 +8,13 @@ import (
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
-// AverageWeights returns a new model whose every parameter is the weighted mean of
+// Average returns a new model whose every parameter is the weighted mean of
 // the models' parameters (weights nil: equal weights; else one positive weight per
 // model, normalized to sum to 1). Checkpoints of one training trajectory, for
 // example a run and the run warm-started from it, sit in one basin of the loss, and
 // their mean predicts skin weights that vary less from file to file than either
 // (docs/model.md). Every model must have the same Config; the inputs are not changed.
-func AverageWeights(models []*rigmodel.Model, weights []float64) (*rigmodel.Model, error) {
+func Average(models []*rigmodel.Model, weights []float64) (*rigmodel.Model, error) {
 	if len(models) == 0 {
 		return nil, errors.New("average: no models")
 	}

@@ -26,7 +26,7 @@ func TestAverageWeights(t *testing.T) {
 		{"normalized", []float64{3, 1}, 0.75},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			avg, err := AverageWeights([]*rigmodel.Model{a, b}, tc.weights)
+			avg, err := Average([]*rigmodel.Model{a, b}, tc.weights)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +68,7 @@ func TestAverageWeightsRejects(t *testing.T) {
 		{"NaN weight", []*rigmodel.Model{a, a}, []float64{math.NaN(), 1}, "positive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := AverageWeights(tc.models, tc.weights)
+			_, err := Average(tc.models, tc.weights)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}

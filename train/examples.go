@@ -22,7 +22,7 @@ type orderedStream[T any] struct {
 	once sync.Once
 }
 
-// newOrderedStream starts the workers. Close stops them.
+// newOrderedStream starts the workers; close stops them.
 func newOrderedStream[T any](workers, ahead int, first int64, build func(k int64) T) *orderedStream[T] {
 	workers, ahead = max(workers, 1), max(ahead, 1)
 	s := &orderedStream[T]{out: make(chan chan T, ahead), stop: make(chan struct{})}
@@ -59,11 +59,11 @@ func newOrderedStream[T any](workers, ahead int, first int64, build func(k int64
 	return s
 }
 
-// Next returns the next item, waiting for it to be made.
-func (s *orderedStream[T]) Next() T { return <-<-s.out }
+// next returns the next item, waiting for it to be made.
+func (s *orderedStream[T]) next() T { return <-<-s.out }
 
-// Close stops the stream; a worker busy with an item finishes it and exits.
-func (s *orderedStream[T]) Close() { s.once.Do(func() { close(s.stop) }) }
+// close stops the stream; a worker busy with an item finishes it and exits.
+func (s *orderedStream[T]) close() { s.once.Do(func() { close(s.stop) }) }
 
 // makeOrdered returns build(0), ..., build(n-1) made by workers goroutines.
 func makeOrdered[T any](n, workers int, build func(k int64) T) []T {
@@ -74,10 +74,10 @@ func makeOrdered[T any](n, workers int, build func(k int64) T) []T {
 		}
 		return build(k)
 	})
-	defer s.Close()
+	defer s.close()
 	out := make([]T, n)
 	for i := range out {
-		out[i] = s.Next()
+		out[i] = s.next()
 	}
 	return out
 }

@@ -24,12 +24,12 @@ func TestExampleStreamInOrder(t *testing.T) {
 			return &rigmodel.Example{Name: string(rune('a' + k%26)), SkeletonLen: int(k)}
 		})
 		for k := 10; k < 40; k++ {
-			if ex := s.Next(); ex.SkeletonLen != k {
+			if ex := s.next(); ex.SkeletonLen != k {
 				t.Fatalf("workers %d: got example %d, want %d", workers, ex.SkeletonLen, k)
 			}
 		}
-		s.Close()
-		s.Close() // twice is fine
+		s.close()
+		s.close() // twice is fine
 		// Workers run at most ahead examples (plus the ones in hand) past the last taken.
 		if n := made.Load(); n > 30+4+int64(workers)+1 {
 			t.Errorf("workers %d: made %d examples for 30 taken", workers, n)
@@ -67,12 +67,12 @@ func TestTrainSameWithAnyDataWorkers(t *testing.T) {
 	var ckpts [][]byte
 	for _, workers := range []int{1, 4} {
 		out := filepath.Join(t.TempDir(), "m.safetensors")
-		opt := TrainOptions{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
-			Data: TrainData{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 3,
+		opt := Options{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
+			Data: Data{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 3,
 				FreshSynthetic: 0.3, Workers: workers},
-			Schedule:    TrainSchedule{Steps: 3, Batch: 2, LR: 1e-3},
-			Checkpoints: TrainCheckpoints{EvalEvery: 3, SaveEvery: 3}}
-		if _, err := Train(opt); err != nil {
+			Schedule:    Schedule{Steps: 3, Batch: 2, LR: 1e-3},
+			Checkpoints: Checkpoints{EvalEvery: 3, SaveEvery: 3}}
+		if _, err := Run(opt); err != nil {
 			t.Fatal(err)
 		}
 		m, _, err := rigmodel.LoadCheckpointFile(out)

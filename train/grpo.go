@@ -10,6 +10,7 @@ import (
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -24,11 +25,11 @@ type RewardFunc func(c *character.Character, tokens []int) float64
 // RigReward decodes a stream with the generator's decode path and returns the
 // rewards' combined score of the rig; a stream that does not give a valid rig
 // scores 0.
-func RigReward(r *rigmodel.Generator) RewardFunc {
+func RigReward(r *sampler.Generator) RewardFunc {
 	return func(c *character.Character, tokens []int) float64 {
 		_, norm := rigmodel.NormalizedMesh(&c.Mesh)
 		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
-		if err != nil || rigmodel.CheckRig(rig) != nil {
+		if err != nil || sampler.CheckRig(rig) != nil {
 			return 0
 		}
 		rep, err := rewards.Score(rig, rewards.Options{})
@@ -39,8 +40,8 @@ func RigReward(r *rigmodel.Generator) RewardFunc {
 	}
 }
 
-// GRPOOptions configures a GRPO step.
-type GRPOOptions struct {
+// grpoStepOptions configures a GRPO step.
+type grpoStepOptions struct {
 	// Propose builds the proposal skeleton of a model that reads one.
 	Propose     rigmodel.ProposalFunc
 	Group       int     // streams sampled per mesh
@@ -62,8 +63,8 @@ type GRPOOptions struct {
 	KL  float64
 }
 
-// GRPOStats reports one step.
-type GRPOStats struct {
+// grpoStats reports one step.
+type grpoStats struct {
 	MeanReward float64
 	MaxReward  float64
 	Tokens     int // sampled (non-prompt) tokens that carried gradient
@@ -71,13 +72,13 @@ type GRPOStats struct {
 	KL float64
 }
 
-// GRPOStep samples opt.Group streams for each mesh, scores them with reward and
+// grpoStep samples opt.Group streams for each mesh, scores them with reward and
 // accumulates the policy gradient of -Σ A_i · log π(stream_i) / (sampled tokens) into
 // the model's Grad (call nn.ZeroGrad first, then step the optimizer). π is the
 // grammar-masked (and with InsideJoints region-masked), tempered distribution the
 // streams were drawn from.
-func GRPOStep(m *rigmodel.Model, meshes []*character.Character, reward RewardFunc, opt GRPOOptions, rng *rand.Rand) (GRPOStats, error) {
-	var st GRPOStats
+func grpoStep(m *rigmodel.Model, meshes []*character.Character, reward RewardFunc, opt grpoStepOptions, rng *rand.Rand) (grpoStats, error) {
+	var st grpoStats
 	if opt.Group < 2 {
 		return st, errors.New("grpo: a group needs at least 2 samples")
 	}
@@ -92,7 +93,7 @@ func GRPOStep(m *rigmodel.Model, meshes []*character.Character, reward RewardFun
 	n := 0
 	for _, c := range meshes {
 		nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
-		g := rigmodel.Generator{Model: m, Propose: opt.Propose}
+		g := sampler.Generator{Model: m, Propose: opt.Propose}
 		pts, rows, err := g.Condition(&c.Mesh, &nm, norm, rng)
 		if err != nil {
 			return st, err
@@ -101,20 +102,20 @@ func GRPOStep(m *rigmodel.Model, meshes []*character.Character, reward RewardFun
 		if err != nil {
 			return st, err
 		}
-		var region *rigmodel.Region
+		var region *sampler.Region
 		if opt.InsideJoints {
-			region = rigmodel.MeshRegion(&nm)
+			region = sampler.MeshRegion(&nm)
 		}
 		// The group is sampled as one batch after a single reading of BOS.
-		opts := make([]rigmodel.SampleOptions, opt.Group)
+		opts := make([]sampler.SampleOptions, opt.Group)
 		for i := range opts {
-			opts[i] = rigmodel.SampleOptions{Temperature: temp, MaxJoints: maxJ, K: m.Cfg.K(), StopAtSEP: opt.StopAtSEP, Region: region}
+			opts[i] = sampler.SampleOptions{Temperature: temp, MaxJoints: maxJ, K: m.Cfg.K(), StopAtSEP: opt.StopAtSEP, Region: region}
 		}
 		sess, err := m.NewSession(lat)
 		if err != nil {
 			return st, err
 		}
-		group, err := rigmodel.GenerateN(sess, nil, opts, rng)
+		group, err := sampler.GenerateN(sess, nil, opts, rng)
 		if err != nil {
 			return st, err
 		}
@@ -144,7 +145,7 @@ func GRPOStep(m *rigmodel.Model, meshes []*character.Character, reward RewardFun
 // the mask they were sampled with (grammar, and region when not nil), plus beta
 // times the mean KL to ref's distributions at the sampled positions when ref is
 // not nil. It returns the positions that carried the policy gradient and the mean KL.
-func policyGradient(m *rigmodel.Model, pts, rows []float32, group []*rigmodel.Sampled, adv []float64, temp float64, maxJ int, region *rigmodel.Region, ref *rigmodel.Model, beta float64) (int, float64, error) {
+func policyGradient(m *rigmodel.Model, pts, rows []float32, group []*sampler.Sampled, adv []float64, temp float64, maxJ int, region *sampler.Region, ref *rigmodel.Model, beta float64) (int, float64, error) {
 	G := len(group)
 	T := 0
 	for _, s := range group {
@@ -259,11 +260,11 @@ type learnPos struct {
 // in streams with a non-zero advantage, and the count for the KL term. A token
 // outside its mask is an error: the gradient must be taken under the distribution
 // the stream was drawn from.
-func learnPositions(m *rigmodel.Model, group []*rigmodel.Sampled, adv []float64, maxJ int, region *rigmodel.Region, withKL bool) ([]learnPos, int, int, error) {
+func learnPositions(m *rigmodel.Model, group []*sampler.Sampled, adv []float64, maxJ int, region *sampler.Region, withKL bool) ([]learnPos, int, int, error) {
 	var learn []learnPos
 	count, klCount := 0, 0
 	for i, s := range group {
-		cur := rigmodel.NewCursor(maxJ, m.Cfg.K(), region) // the masks Generate sampled under
+		cur := sampler.NewCursor(maxJ, m.Cfg.K(), region) // the masks Generate sampled under
 		for t := 0; t+1 < len(s.Tokens); t++ {
 			if err := cur.Next(s.Tokens[t]); err != nil {
 				return nil, 0, 0, fmt.Errorf("grpo: sampled stream breaks the grammar: %w", err)

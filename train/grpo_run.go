@@ -18,16 +18,17 @@ import (
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 )
 
 // This file is `rig grpo`: GRPO fine-tuning of a trained checkpoint on meshes, with
 // resumable checkpoints, a progress bar and a JSON-lines log.
 
-// GRPORunOptions configures GRPORun. The fields that name the run stay at the top;
+// GRPOOptions configures GRPO. The fields that name the run stay at the top;
 // the rest come in groups: Data (the meshes), Schedule (steps and their size),
 // Policy (how streams are sampled and scored and what the loss adds), Checkpoints
 // and Report.
-type GRPORunOptions struct {
+type GRPOOptions struct {
 	// Init is the checkpoint to fine-tune; Out is where the fine-tuned one goes
 	// (siblings: .log.jsonl, .best.safetensors).
 	Init, Out string
@@ -77,9 +78,9 @@ type GRPOPolicy struct {
 	// ScaleByStd divides the advantages by the group's standard deviation.
 	ScaleByStd bool
 	// InsideJoints samples (and trains) under the mesh-region mask of `rig auto`
-	// (GRPOOptions.InsideJoints).
+	// (grpoStepOptions.InsideJoints).
 	InsideJoints bool
-	// KL is the weight of the KL penalty to the starting model (GRPOOptions.KL), 0
+	// KL is the weight of the KL penalty to the starting model (grpoStepOptions.KL), 0
 	// for none; Ref is that model, a separate frozen copy (nil: loaded from Init).
 	KL  float64
 	Ref *rigmodel.Model
@@ -88,9 +89,9 @@ type GRPOPolicy struct {
 	// Skin, when non-nil and the checkpoint writes skin tokens, makes the policy
 	// write whole streams whose skins are decoded by it; otherwise the policy writes
 	// skeletons only and rigs are skinned by geodesic voxel binding for scoring.
-	Skin rigmodel.SkinDecoder
+	Skin sampler.SkinDecoder
 	// SkinFor returns the skin decoder matching a checkpoint's state (nil: none).
-	SkinFor func(*rigmodel.TrainState) rigmodel.SkinDecoder
+	SkinFor func(*rigmodel.TrainState) sampler.SkinDecoder
 }
 
 // GRPOCheckpoints says when the run saves: every SaveEvery steps (0: 10) and after
@@ -106,8 +107,8 @@ type GRPOReport struct {
 	Log      io.Writer // one line per step
 }
 
-// GRPOLogRow is one line of the GRPO log (JSON lines beside the checkpoint).
-type GRPOLogRow struct {
+// grpoLogRow is one line of the GRPO log (JSON lines beside the checkpoint).
+type grpoLogRow struct {
 	Step       int     `json:"step"`
 	MeanReward float64 `json:"mean_reward"`
 	MaxReward  float64 `json:"max_reward"`
@@ -118,13 +119,13 @@ type GRPOLogRow struct {
 	KL         float64 `json:"kl,omitempty"` // mean KL to the starting model per sampled position
 }
 
-// GRPORun fine-tunes a checkpoint with GRPO: each step draws Meshes meshes, samples
+// GRPO fine-tunes a checkpoint with GRPO: each step draws Meshes meshes, samples
 // Group streams per mesh from the current policy, scores each decoded rig with
 // RigReward (the rewards' combined score; 0 for an invalid rig), and updates the
-// model on exactly the sampled token buffers (Model.GRPOStep) with AdamW. The
+// model on exactly the sampled token buffers (grpoStep) with AdamW. The
 // checkpoint at Out is written every SaveEvery steps and at the end; with Resume it
 // continues from Out. It returns the final state.
-func GRPORun(opt GRPORunOptions) (*rigmodel.TrainState, error) {
+func GRPO(opt GRPOOptions) (*rigmodel.TrainState, error) {
 	if opt.Data.Load == nil || opt.Out == "" || opt.Schedule.Steps < 1 {
 		return nil, errors.New("grpo: Data.Load, Out and Schedule.Steps are required")
 	}
@@ -138,7 +139,7 @@ func GRPORun(opt GRPORunOptions) (*rigmodel.TrainState, error) {
 		logf(opt.Report.Log, "grpo: %s is already at step %d of %d", from, g.Step, opt.Schedule.Steps)
 		return state, nil
 	}
-	var skin rigmodel.SkinDecoder
+	var skin sampler.SkinDecoder
 	if opt.Policy.Skin != nil {
 		skin = opt.Policy.Skin
 	} else if opt.Policy.SkinFor != nil {
@@ -166,13 +167,13 @@ func GRPORun(opt GRPORunOptions) (*rigmodel.TrainState, error) {
 	logf(opt.Report.Log, "grpo: %s from %s at step %d: %d meshes (%d skipped), %d per step, group %d, %s policy",
 		opt.Out, from, g.Step, len(meshes), skipped, opt.Schedule.Meshes, opt.Schedule.Group, map[bool]string{true: "skeleton-only", false: "skeleton+skin"}[skeletonOnly])
 
-	mode := rigmodel.SkinFromBind
+	mode := sampler.SkinFromBind
 	if state.SkinTokens && !skeletonOnly {
-		mode = rigmodel.SkinFromTokens
+		mode = sampler.SkinFromTokens
 	}
 	loop := &grpoLoop{opt: opt, state: state, m: m, meshes: meshes,
-		reward: cachedRigReward(&rigmodel.Generator{Model: m, Skin: skin, SkinMode: mode}),
-		gopt: GRPOOptions{Propose: opt.Policy.Propose, Group: opt.Schedule.Group, Temperature: opt.Policy.Temperature,
+		reward: cachedRigReward(&sampler.Generator{Model: m, Skin: skin, SkinMode: mode}),
+		gopt: grpoStepOptions{Propose: opt.Policy.Propose, Group: opt.Schedule.Group, Temperature: opt.Policy.Temperature,
 			StopAtSEP: skeletonOnly, ScaleByStd: opt.Policy.ScaleByStd, InsideJoints: opt.Policy.InsideJoints, Ref: ref, KL: opt.Policy.KL},
 		adam:  nn.NewAdamW[float32](opt.Schedule.LR),
 		rng:   rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919)),
@@ -193,8 +194,8 @@ func GRPORun(opt GRPORunOptions) (*rigmodel.TrainState, error) {
 	return state, nil
 }
 
-// withDefaults fills the zero options with the defaults GRPORun documents.
-func (opt GRPORunOptions) withDefaults() GRPORunOptions {
+// withDefaults fills the zero options with the defaults GRPO documents.
+func (opt GRPOOptions) withDefaults() GRPOOptions {
 	opt.Schedule.Group = max(opt.Schedule.Group, 2)
 	opt.Schedule.Meshes = max(opt.Schedule.Meshes, 1)
 	if opt.Schedule.LR <= 0 {
@@ -214,7 +215,7 @@ func (opt GRPORunOptions) withDefaults() GRPORunOptions {
 
 // grpoStart returns the checkpoint the run starts from (Out when resuming), the
 // model and its state, with a fresh GRPO state unless it continues one.
-func grpoStart(opt GRPORunOptions) (string, *rigmodel.Model, *rigmodel.TrainState, error) {
+func grpoStart(opt GRPOOptions) (string, *rigmodel.Model, *rigmodel.TrainState, error) {
 	from := opt.Init
 	if opt.Resume {
 		if _, err := os.Stat(opt.Out); err == nil {
@@ -243,14 +244,14 @@ func grpoStart(opt GRPORunOptions) (string, *rigmodel.Model, *rigmodel.TrainStat
 	return from, m, state, nil
 }
 
-// grpoLoop is the state of GRPORun's loop.
+// grpoLoop is the state of GRPO's loop.
 type grpoLoop struct {
-	opt             GRPORunOptions
+	opt             GRPOOptions
 	state           *rigmodel.TrainState
 	m               *rigmodel.Model
 	meshes          []*character.Character
 	reward          RewardFunc
-	gopt            GRPOOptions
+	gopt            grpoStepOptions
 	adam            *nn.AdamW[float32]
 	rng             *rand.Rand
 	bar             *progress.Bar
@@ -269,7 +270,7 @@ func (l *grpoLoop) step() error {
 		pick[i] = l.meshes[l.rng.Intn(len(l.meshes))]
 	}
 	nn.ZeroGrad[float32](m)
-	st, err := GRPOStep(m, pick, l.reward, l.gopt, l.rng)
+	st, err := grpoStep(m, pick, l.reward, l.gopt, l.rng)
 	if err != nil {
 		return fmt.Errorf("grpo: step %d: %w", g.Step, err)
 	}
@@ -280,7 +281,7 @@ func (l *grpoLoop) step() error {
 		l.adam.Step(m.Params())
 	}
 	g.Step++
-	row := GRPOLogRow{Step: g.Step, MeanReward: st.MeanReward, MaxReward: st.MaxReward, Tokens: st.Tokens,
+	row := grpoLogRow{Step: g.Step, MeanReward: st.MeanReward, MaxReward: st.MaxReward, Tokens: st.Tokens,
 		Meshes: opt.Schedule.Meshes, LR: l.adam.LR, WallS: l.wall0 + time.Since(l.start).Seconds(), KL: st.KL}
 	if err := appendJSONLine(sibling(opt.Out, ".log.jsonl"), row); err != nil {
 		return fmt.Errorf("grpo: %w", err)
@@ -294,14 +295,14 @@ func (l *grpoLoop) step() error {
 		if mean := meanOf(l.window); mean > g.BestReward {
 			g.BestReward, g.BestStep = mean, g.Step
 			g.WallS = l.wall0 + time.Since(l.start).Seconds()
-			if err := rigmodel.SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), m, state); err != nil {
+			if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), m, state); err != nil {
 				return fmt.Errorf("grpo: %w", err)
 			}
 		}
 	}
 	if g.Step%opt.Checkpoints.SaveEvery == 0 || g.Step == opt.Schedule.Steps || (opt.Checkpoints.SaveMinutes > 0 && time.Since(l.lastSave).Minutes() >= opt.Checkpoints.SaveMinutes) {
 		g.WallS = l.wall0 + time.Since(l.start).Seconds()
-		if err := rigmodel.SaveCheckpointFile(opt.Out, m, state); err != nil {
+		if err := SaveCheckpointFile(opt.Out, m, state); err != nil {
 			return fmt.Errorf("grpo: %w", err)
 		}
 		if err := l.adam.SaveStateFile(nn.OptimizerStatePath(opt.Out), m.Params()); err != nil {
@@ -328,7 +329,7 @@ func (l *grpoLoop) restoreOptimizer() error {
 
 // loadMeshes reads the meshes of the inputs (training split unless AllFiles), with
 // their rigs removed.
-func loadMeshes(opt GRPORunOptions) ([]*character.Character, int, error) {
+func loadMeshes(opt GRPOOptions) ([]*character.Character, int, error) {
 	items, err := dataset.ListInputs(opt.Data.Inputs)
 	if err != nil {
 		return nil, 0, fmt.Errorf("grpo: %w", err)
@@ -352,7 +353,7 @@ func loadMeshes(opt GRPORunOptions) ([]*character.Character, int, error) {
 
 // cachedRigReward is RigReward with the scoring preparation of each mesh (BVH,
 // samples) computed once and reused across the group and across steps.
-func cachedRigReward(r *rigmodel.Generator) RewardFunc {
+func cachedRigReward(r *sampler.Generator) RewardFunc {
 	var mu sync.Mutex
 	prepared := map[*character.Character]*rewards.Prepared{}
 	return func(c *character.Character, tokens []int) float64 {
@@ -370,7 +371,7 @@ func cachedRigReward(r *rigmodel.Generator) RewardFunc {
 		}
 		_, norm := rigmodel.NormalizedMesh(&c.Mesh)
 		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
-		if err != nil || rigmodel.CheckRig(rig) != nil {
+		if err != nil || sampler.CheckRig(rig) != nil {
 			return 0
 		}
 		rep, err := prep.Score(rig, rewards.Options{})

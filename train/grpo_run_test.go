@@ -25,23 +25,23 @@ func TestGRPORunWritesAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	init := filepath.Join(t.TempDir(), "init.safetensors")
-	if err := rigmodel.SaveCheckpointFile(init, m0, &rigmodel.TrainState{Step: 7}); err != nil {
+	if err := SaveCheckpointFile(init, m0, &rigmodel.TrainState{Step: 7}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "grpo.safetensors")
-	opt := GRPORunOptions{Init: init, Out: out, Seed: 1,
+	opt := GRPOOptions{Init: init, Out: out, Seed: 1,
 		Data:        GRPOData{Inputs: []string{dir}, AllFiles: true, Load: memLoad(chars)},
 		Schedule:    GRPOSchedule{Steps: 3, Meshes: 1, Group: 3, LR: 1e-3},
 		Policy:      GRPOPolicy{ScaleByStd: true},
 		Checkpoints: GRPOCheckpoints{SaveEvery: 2}}
-	st, err := GRPORun(opt)
+	st, err := GRPO(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.GRPO == nil || st.GRPO.Step != 3 || st.Step != 7 || st.GRPO.Files != 2 || !st.GRPO.Skeleton {
 		t.Fatalf("state %+v grpo %+v", st, st.GRPO)
 	}
-	var rows []GRPOLogRow
+	var rows []grpoLogRow
 	readRows := func() {
 		rows = nil
 		data, err := os.ReadFile(sibling(out, ".log.jsonl"))
@@ -49,7 +49,7 @@ func TestGRPORunWritesAndResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-			var r GRPOLogRow
+			var r grpoLogRow
 			if err := json.Unmarshal(line, &r); err != nil {
 				t.Fatalf("log line %q: %v", line, err)
 			}
@@ -82,7 +82,7 @@ func TestGRPORunWritesAndResumes(t *testing.T) {
 	}
 	// Resume: two more steps from the saved checkpoint.
 	opt.Schedule.Steps, opt.Resume = 5, true
-	st, err = GRPORun(opt)
+	st, err = GRPO(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestGRPORunWritesAndResumes(t *testing.T) {
 	}
 	// Without a mesh there is nothing to do.
 	opt.Data.Inputs, opt.Out = []string{t.TempDir()}, filepath.Join(t.TempDir(), "x.safetensors")
-	if _, err := GRPORun(opt); err == nil {
+	if _, err := GRPO(opt); err == nil {
 		t.Error("no error without meshes")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -36,10 +37,10 @@ func TestGRPORaisesReward(t *testing.T) {
 		t.Fatal(err)
 	}
 	meshes := []*character.Character{{Mesh: synth.BoxQuadruped()}}
-	opt := GRPOOptions{Group: 8, MaxJoints: 2, StopAtSEP: true, ScaleByStd: true}
+	opt := grpoStepOptions{Group: 8, MaxJoints: 2, StopAtSEP: true, ScaleByStd: true}
 	var first, last float64
 	const steps = 40
-	err = grpoTrain(m, meshes, lowBins, opt, steps, 3e-3, 1, func(step int, st GRPOStats) {
+	err = grpoTrain(m, meshes, lowBins, opt, steps, 3e-3, 1, func(step int, st grpoStats) {
 		if step < 3 {
 			first += st.MeanReward / 3
 		}
@@ -63,7 +64,7 @@ func TestGRPOEqualRewardsTeachNothing(t *testing.T) {
 	}
 	nn.ZeroGrad[float32](m)
 	flat := func(*character.Character, []int) float64 { return 0.5 }
-	st, err := GRPOStep(m, []*character.Character{{Mesh: synth.BoxQuadruped()}}, flat, GRPOOptions{Group: 4, MaxJoints: 3, StopAtSEP: true}, rand.New(rand.NewSource(1)))
+	st, err := grpoStep(m, []*character.Character{{Mesh: synth.BoxQuadruped()}}, flat, grpoStepOptions{Group: 4, MaxJoints: 3, StopAtSEP: true}, rand.New(rand.NewSource(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestGRPOEqualRewardsTeachNothing(t *testing.T) {
 func TestGRPOInsideJoints(t *testing.T) {
 	mesh := synth.BoxQuadruped()
 	nm, _ := rigmodel.NormalizedMesh(&mesh)
-	region := rigmodel.MeshRegion(&nm)
+	region := sampler.MeshRegion(&nm)
 	for _, inside := range []bool{true, false} {
 		t.Run(fmt.Sprint("inside=", inside), func(t *testing.T) {
 			m, err := rigmodel.NewModel(tinyConfig, 5)
@@ -112,8 +113,8 @@ func TestGRPOInsideJoints(t *testing.T) {
 				}
 				return lowBins(c, stream)
 			}
-			opt := GRPOOptions{Group: 8, MaxJoints: 6, StopAtSEP: true, InsideJoints: inside}
-			st, err := GRPOStep(m, []*character.Character{{Mesh: mesh}}, reward, opt, rand.New(rand.NewSource(2)))
+			opt := grpoStepOptions{Group: 8, MaxJoints: 6, StopAtSEP: true, InsideJoints: inside}
+			st, err := grpoStep(m, []*character.Character{{Mesh: mesh}}, reward, opt, rand.New(rand.NewSource(2)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,14 +151,14 @@ func TestGRPOKLPullsTowardReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	meshes := []*character.Character{{Mesh: synth.BoxQuadruped()}}
-	opt := GRPOOptions{Group: 8, MaxJoints: 2, StopAtSEP: true, ScaleByStd: true}
+	opt := grpoStepOptions{Group: 8, MaxJoints: 2, StopAtSEP: true, ScaleByStd: true}
 	if err := grpoTrain(m, meshes, lowBins, opt, 25, 3e-3, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	flat := func(*character.Character, []int) float64 { return 0.5 }
 	opt.Ref, opt.KL = ref, 1
 	var kls []float64
-	err = grpoTrain(m, meshes, flat, opt, 40, 3e-3, 2, func(step int, st GRPOStats) {
+	err = grpoTrain(m, meshes, flat, opt, 40, 3e-3, 2, func(step int, st grpoStats) {
 		kls = append(kls, st.KL)
 	})
 	if err != nil {
@@ -212,13 +213,13 @@ func TestKLGradient(t *testing.T) {
 
 // grpoTrain runs steps of GRPO on meshes with AdamW at learning rate lr, calling
 // report after each step.
-func grpoTrain(m *rigmodel.Model, meshes []*character.Character, reward RewardFunc, opt GRPOOptions, steps int, lr float64, seed int64, report func(step int, st GRPOStats)) error {
+func grpoTrain(m *rigmodel.Model, meshes []*character.Character, reward RewardFunc, opt grpoStepOptions, steps int, lr float64, seed int64, report func(step int, st grpoStats)) error {
 	adam := nn.NewAdamW[float32](lr)
 	adam.WeightDecay = 0
 	rng := rand.New(rand.NewSource(seed))
 	for step := 0; step < steps; step++ {
 		nn.ZeroGrad[float32](m)
-		st, err := GRPOStep(m, meshes, reward, opt, rng)
+		st, err := grpoStep(m, meshes, reward, opt, rng)
 		if err != nil {
 			return err
 		}

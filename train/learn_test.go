@@ -10,6 +10,7 @@ import (
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )
@@ -21,7 +22,7 @@ func tinyExamples(t testing.TB, n int) []*rigmodel.Example {
 	var out []*rigmodel.Example
 	for i := 0; i < n; i++ {
 		rng := mrand.New(mrand.NewSource(int64(i)))
-		a := Augment(c, AugmentOptions{Rotate: true}, rng)
+		a, _ := augment(c, AugmentOptions{Rotate: true}, rng)
 		ex, err := rigmodel.MakeExample(a, tinyConfig.Points, fakeSkin{seed: i}, rng)
 		if err != nil {
 			t.Fatal(err)
@@ -64,7 +65,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 	// Greedy KV-cached generation reproduces the memorized streams, and equals the
 	// argmax of a full forward pass over its own output at every position.
 	for _, ex := range exs {
-		s, lat := greedyStream(t, m, ex, rigmodel.SampleOptions{MaxJoints: tinyConfig.MaxJoint, K: tinyConfig.K()})
+		s, lat := greedyStream(t, m, ex, sampler.SampleOptions{MaxJoints: tinyConfig.MaxJoint, K: tinyConfig.K()})
 		if !slices.Equal(s.Tokens, ex.Tokens) {
 			t.Errorf("greedy stream differs from the memorized one:\n got %v\nwant %v", s.Tokens, ex.Tokens)
 		}
@@ -95,7 +96,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 
 // greedyStream generates m's greedy stream for an example's condition (points and
 // proposal) with the KV cache, and returns it with the encoded condition.
-func greedyStream(t *testing.T, m *rigmodel.Model, ex *rigmodel.Example, opt rigmodel.SampleOptions) (*rigmodel.Sampled, *tensor.Dense) {
+func greedyStream(t *testing.T, m *rigmodel.Model, ex *rigmodel.Example, opt sampler.SampleOptions) (*sampler.Sampled, *tensor.Dense) {
 	t.Helper()
 	lat, err := m.Encode(ex.Points, ex.Proposal)
 	if err != nil {
@@ -105,7 +106,7 @@ func greedyStream(t *testing.T, m *rigmodel.Model, ex *rigmodel.Example, opt rig
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := rigmodel.Generate(sess, nil, opt, mrand.New(mrand.NewSource(1)))
+	s, err := sampler.Generate(sess, nil, opt, mrand.New(mrand.NewSource(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestModelReadsTheProposal(t *testing.T) {
 		}
 		n := 0
 		for _, ex := range exs {
-			s, _ := greedyStream(t, m, ex, rigmodel.SampleOptions{MaxJoints: cfg.MaxJoint, K: cfg.K(), StopAtSEP: true})
+			s, _ := greedyStream(t, m, ex, sampler.SampleOptions{MaxJoints: cfg.MaxJoint, K: cfg.K(), StopAtSEP: true})
 			if slices.Equal(s.Tokens, ex.Tokens) {
 				n++
 			}

@@ -1,3 +1,7 @@
+// Package train teaches the TokenRig model: supervised training on rigged
+// characters (Run), GRPO fine-tuning on meshes scored by the rewards (GRPO) and the
+// averaging of checkpoints' weights (Average). A run is resumable and writes its
+// checkpoints, a JSON-lines log and its best model beside its output.
 package train
 
 import (
@@ -26,11 +30,11 @@ import (
 // This file is the training loop: plain, resumable, with separate skeleton and skin
 // losses, a validation split by creature family, atomic checkpoints and loss curves.
 
-// TrainOptions configures Train. The fields that name the run stay at the top; the
-// rest come in groups, each read by one phase of Train: Data by loadTrainData and
+// Options configures Run. The fields that name the run stay at the top; the
+// rest come in groups, each read by one phase of Run: Data by loadTrainData and
 // the example stream, Schedule and Loss by the optimizer step, Checkpoints by the
 // loop's validation and saving, Report by every phase that talks.
-type TrainOptions struct {
+type Options struct {
 	Out    string // checkpoint path (safetensors); siblings get the log, the best model, the PNG
 	Config rigmodel.Config
 	Seed   int64
@@ -44,17 +48,17 @@ type TrainOptions struct {
 	// skin tokenizer's Fingerprint, stored in the checkpoint.
 	Skin        rigmodel.SkinEncoder
 	SkinID      string
-	Data        TrainData
-	Schedule    TrainSchedule
+	Data        Data
+	Schedule    Schedule
 	Loss        rigmodel.LossWeights // the skin and hierarchy targets' weights (0 means 1)
-	Checkpoints TrainCheckpoints
-	Report      TrainReport
+	Checkpoints Checkpoints
+	Report      Report
 }
 
-// TrainData says where the training examples come from and how they are made: the
+// Data says where the training examples come from and how they are made: the
 // characters on disk, the synthetic creatures added to them, the augmentation, and
 // the workers and pool that make examples ahead of the loop.
-type TrainData struct {
+type Data struct {
 	Inputs []string // folders, files or manifests of rigged characters
 	// Load reads a character file (assets.Load in the binary).
 	Load    func(string) (*character.Character, error)
@@ -80,9 +84,9 @@ type TrainData struct {
 	Workers int
 }
 
-// TrainSchedule is the optimizer's schedule: how many steps of how many examples,
+// Schedule is the optimizer's schedule: how many steps of how many examples,
 // and the learning rate's warm-up and cosine decay.
-type TrainSchedule struct {
+type Schedule struct {
 	Steps int // total optimizer steps (the cosine schedule's length)
 	Batch int // examples per step (0 means 1)
 	LR    float64
@@ -91,17 +95,17 @@ type TrainSchedule struct {
 	Warmup int
 }
 
-// TrainCheckpoints says when the loop validates and saves; a validation that
+// Checkpoints says when the loop validates and saves; a validation that
 // improves the loss also writes the best checkpoint.
-type TrainCheckpoints struct {
+type Checkpoints struct {
 	// EvalEvery and SaveEvery are in steps (0: 200 and 500); SaveEvery also
 	// triggers after SaveMinutes.
 	EvalEvery, SaveEvery int
 	SaveMinutes          float64
 }
 
-// TrainReport is where a run reports what it does; every field may be nil.
-type TrainReport struct {
+// Report is where a run reports what it does; every field may be nil.
+type Report struct {
 	Progress io.Writer // progress bar; nil for none
 	Log      io.Writer // one line per evaluation; nil for none
 	// Plot draws the log's loss curves into a PNG after each validation (cmd/rig
@@ -151,11 +155,11 @@ func loadCharacters(inputs []string, load func(string) (*character.Character, er
 	return train, val, skipped, nil
 }
 
-// Train runs (or resumes) training and returns the final state. The phases:
+// Run runs (or resumes) training and returns the final state. The phases:
 // options and output folder (withDefaults), the model and its state (resumeOrInit),
 // the data (loadTrainData), the example stream and pool (newTrainer), then the loop
 // of optimizer steps, each followed by validation and checkpoints when due.
-func Train(opt TrainOptions) (*rigmodel.TrainState, error) {
+func Run(opt Options) (*rigmodel.TrainState, error) {
 	if opt.Data.Load == nil || opt.Out == "" || opt.Schedule.Steps < 1 {
 		return nil, errors.New("train: Data.Load, Out and Schedule.Steps are required")
 	}
@@ -176,7 +180,7 @@ func Train(opt TrainOptions) (*rigmodel.TrainState, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer tr.stream.Close()
+	defer tr.stream.close()
 	for state.Step < opt.Schedule.Steps {
 		if err := tr.step(); err != nil {
 			return state, err
@@ -198,8 +202,8 @@ func Train(opt TrainOptions) (*rigmodel.TrainState, error) {
 	return state, nil
 }
 
-// withDefaults fills the zero options with the defaults Train documents.
-func (opt TrainOptions) withDefaults() TrainOptions {
+// withDefaults fills the zero options with the defaults Run documents.
+func (opt Options) withDefaults() Options {
 	opt.Schedule.Batch = max(opt.Schedule.Batch, 1)
 	if opt.Checkpoints.EvalEvery <= 0 {
 		opt.Checkpoints.EvalEvery = 200
@@ -218,7 +222,7 @@ func (opt TrainOptions) withDefaults() TrainOptions {
 
 // resumeOrInit loads the checkpoint at Out when resuming (and takes its config
 // into opt), or builds a new model, warm-started from Init when given.
-func resumeOrInit(opt *TrainOptions) (*rigmodel.Model, *rigmodel.TrainState, error) {
+func resumeOrInit(opt *Options) (*rigmodel.Model, *rigmodel.TrainState, error) {
 	state := &rigmodel.TrainState{Config: opt.Config, BestVal: math.MaxFloat64, Data: opt.Data.Inputs, SkinTokens: opt.Skin != nil, SkinTokenizer: opt.SkinID}
 	var m *rigmodel.Model
 	var err error
@@ -256,7 +260,7 @@ func resumeOrInit(opt *TrainOptions) (*rigmodel.Model, *rigmodel.TrainState, err
 // loadTrainData loads the rigged characters of the inputs, split by family, adds the
 // synthetic creatures to the training side and makes the fixed validation examples
 // (no augmentation, seeded points).
-func loadTrainData(opt TrainOptions, state *rigmodel.TrainState, m *rigmodel.Model) ([]*character.Character, []*anchoredProposal, []*rigmodel.Example, error) {
+func loadTrainData(opt Options, state *rigmodel.TrainState, m *rigmodel.Model) ([]*character.Character, []*anchoredProposal, []*rigmodel.Example, error) {
 	train, val, skipped, err := loadCharacters(opt.Data.Inputs, opt.Data.Load, opt.Config.MaxJoint)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("train: %w", err)
@@ -265,7 +269,7 @@ func loadTrainData(opt TrainOptions, state *rigmodel.TrainState, m *rigmodel.Mod
 		return nil, nil, nil, fmt.Errorf("train: no usable rigged characters in %v (%d skipped)", opt.Data.Inputs, skipped)
 	}
 	if m.Proposal != nil && opt.Data.Propose == nil {
-		return nil, nil, nil, errors.New("train: the model reads a proposal skeleton and TrainOptions.Data.Propose is not set")
+		return nil, nil, nil, errors.New("train: the model reads a proposal skeleton and Options.Data.Propose is not set")
 	}
 	state.TrainFiles, state.ValFiles = len(train), len(val)
 	gen := generateSynthetic(opt.Data.Synthetic, opt.Data.SynthVertices, opt.Config.MaxJoint, opt.Report.Progress)
@@ -295,7 +299,7 @@ func loadTrainData(opt TrainOptions, state *rigmodel.TrainState, m *rigmodel.Mod
 // anchorProposals builds the proposal skeleton of every training character once, in
 // parallel, tied to its mesh; nil when the model reads no proposal. A character
 // whose proposal fails gets none (its examples read a skeleton without joints).
-func anchorProposals(opt TrainOptions, m *rigmodel.Model, train []*character.Character) []*anchoredProposal {
+func anchorProposals(opt Options, m *rigmodel.Model, train []*character.Character) []*anchoredProposal {
 	if m.Proposal == nil {
 		return nil
 	}
@@ -313,7 +317,7 @@ func anchorProposals(opt TrainOptions, m *rigmodel.Model, train []*character.Cha
 
 // trainer is the state of the training loop.
 type trainer struct {
-	opt    TrainOptions
+	opt    Options
 	state  *rigmodel.TrainState
 	m      *rigmodel.Model
 	valEx  []*rigmodel.Example
@@ -336,7 +340,7 @@ type trainer struct {
 
 // newTrainer sets up the optimizer (restoring its state on resume), the example
 // stream and the pool.
-func newTrainer(opt TrainOptions, state *rigmodel.TrainState, m *rigmodel.Model, train []*character.Character, props []*anchoredProposal, valEx []*rigmodel.Example) (*trainer, error) {
+func newTrainer(opt Options, state *rigmodel.TrainState, m *rigmodel.Model, train []*character.Character, props []*anchoredProposal, valEx []*rigmodel.Example) (*trainer, error) {
 	tr := &trainer{opt: opt, state: state, m: m, valEx: valEx,
 		rng: mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))}
 	tr.adam = nn.NewAdamW[float32](opt.Schedule.LR)
@@ -374,7 +378,7 @@ func newTrainer(opt TrainOptions, state *rigmodel.TrainState, m *rigmodel.Model,
 		}
 		pb := progress.New(opt.Report.Progress, fmt.Sprintf("encoding skin tokens (%d workers)", opt.Data.Workers), n)
 		for len(tr.pool) < n {
-			tr.pool = append(tr.pool, tr.stream.Next())
+			tr.pool = append(tr.pool, tr.stream.next())
 			pb.Add(1, 0)
 		}
 		pb.Finish()
@@ -389,7 +393,7 @@ func newTrainer(opt TrainOptions, state *rigmodel.TrainState, m *rigmodel.Model,
 // k) by a worker goroutine (examples.go), so a run does not depend on the number of
 // workers. props (nil, or one per training character) are the anchored proposal
 // skeletons of a model that reads one; a fresh synthetic creature gets its own.
-func newExampleStream(opt TrainOptions, startStep int, train []*character.Character, props []*anchoredProposal) *orderedStream[*rigmodel.Example] {
+func newExampleStream(opt Options, startStep int, train []*character.Character, props []*anchoredProposal) *orderedStream[*rigmodel.Example] {
 	kinds := synth.Kinds()
 	runSeed := opt.Seed*1_000_003 + int64(startStep)*7_919
 	freshBase := int64(2_000_000) + int64(startStep)*int64(opt.Schedule.Batch+2)*4
@@ -435,7 +439,7 @@ func (tr *trainer) step() error {
 	batch := make([]*rigmodel.Example, 0, opt.Schedule.Batch)
 	if tr.pool != nil {
 		for k := 0; k < 2; k++ {
-			tr.pool[tr.rng.Intn(len(tr.pool))] = tr.stream.Next()
+			tr.pool[tr.rng.Intn(len(tr.pool))] = tr.stream.next()
 		}
 	}
 	for len(batch) < opt.Schedule.Batch {
@@ -443,7 +447,7 @@ func (tr *trainer) step() error {
 		if tr.pool != nil {
 			ex = tr.pool[tr.rng.Intn(len(tr.pool))]
 		} else {
-			ex = tr.stream.Next()
+			ex = tr.stream.next()
 		}
 		batch = append(batch, ex)
 		tr.tokens += len(ex.Tokens)
@@ -482,7 +486,7 @@ func (tr *trainer) validate() error {
 	if v := vl.Total(); len(tr.valEx) > 0 && v < state.BestVal {
 		state.BestVal, state.BestStep = v, state.Step
 		state.WallS = tr.wall0 + time.Since(tr.start).Seconds()
-		if err := rigmodel.SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), tr.m, state); err != nil {
+		if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), tr.m, state); err != nil {
 			return fmt.Errorf("train: %w", err)
 		}
 		facts, _ := json.MarshalIndent(state, "", "  ")
@@ -501,7 +505,7 @@ func (tr *trainer) validate() error {
 // save writes the checkpoint and the optimizer state beside it.
 func (tr *trainer) save() error {
 	tr.state.WallS = tr.wall0 + time.Since(tr.start).Seconds()
-	if err := rigmodel.SaveCheckpointFile(tr.opt.Out, tr.m, tr.state); err != nil {
+	if err := SaveCheckpointFile(tr.opt.Out, tr.m, tr.state); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
 	if err := tr.adam.SaveStateFile(nn.OptimizerStatePath(tr.opt.Out), tr.m.Params()); err != nil {
@@ -603,7 +607,7 @@ func appendLog(path string, row LogRow) error {
 	return err
 }
 
-// ReadLog reads a training log written by Train.
+// ReadLog reads a training log written by Run.
 func ReadLog(path string) ([]LogRow, error) {
 	f, err := os.Open(path)
 	if err != nil {

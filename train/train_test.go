@@ -31,12 +31,12 @@ func TestTrainWritesAndResumes(t *testing.T) {
 		chars[n] = testRig(t)
 	}
 	out := filepath.Join(t.TempDir(), "runs", "new", "m.safetensors") // a folder that does not exist yet
-	opt := TrainOptions{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
-		Data:        TrainData{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 4},
-		Schedule:    TrainSchedule{Steps: 4, Batch: 2, LR: 1e-3},
-		Checkpoints: TrainCheckpoints{EvalEvery: 2, SaveEvery: 2},
-		Report:      TrainReport{Plot: func(_, png string) error { return os.WriteFile(png, nil, 0o644) }}}
-	st, err := Train(opt)
+	opt := Options{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
+		Data:        Data{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 4},
+		Schedule:    Schedule{Steps: 4, Batch: 2, LR: 1e-3},
+		Checkpoints: Checkpoints{EvalEvery: 2, SaveEvery: 2},
+		Report:      Report{Plot: func(_, png string) error { return os.WriteFile(png, nil, 0o644) }}}
+	st, err := Run(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	opt.Schedule.Steps, opt.Resume = 6, true
 	var log strings.Builder
 	opt.Report.Log = &log
-	st, err = Train(opt)
+	st, err = Run(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	// Resuming with a skin tokenizer of another K is refused: the checkpoint's
 	// streams have its own K codes per joint.
 	opt.Schedule.Steps, opt.Skin = 8, otherK{fakeSkin{}}
-	if _, err := Train(opt); err == nil || !strings.Contains(err.Error(), "codes per joint") {
+	if _, err := Run(opt); err == nil || !strings.Contains(err.Error(), "codes per joint") {
 		t.Errorf("resume with K = %d against a K = %d checkpoint: %v", opt.Skin.K(), tinyConfig.K(), err)
 	}
 }
@@ -107,9 +107,9 @@ func TestWarmStartLongerStream(t *testing.T) {
 		chars[n] = testRig(t)
 	}
 	out := filepath.Join(t.TempDir(), "m.safetensors")
-	if _, err := Train(TrainOptions{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
-		Data:     TrainData{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 2},
-		Schedule: TrainSchedule{Steps: 2, Batch: 2, LR: 1e-3}}); err != nil {
+	if _, err := Run(Options{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
+		Data:     Data{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 2},
+		Schedule: Schedule{Steps: 2, Batch: 2, LR: 1e-3}}); err != nil {
 		t.Fatal(err)
 	}
 	src, _, err := rigmodel.LoadCheckpointFile(out)

@@ -42,11 +42,11 @@ func runAverage(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	avg, err := train.AverageWeights(models, weights)
+	avg, err := train.Average(models, weights)
 	if err != nil {
 		return err
 	}
-	if err := rigmodel.SaveCheckpointFile(*out, avg, st); err != nil {
+	if err := train.SaveCheckpointFile(*out, avg, st); err != nil {
 		return fmt.Errorf("write %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "averaged %d checkpoints into %s\n", len(inputs), *out)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/train"
 )
 
 // saveTinyModel writes a small untrained checkpoint with seed and skin-token state.
@@ -19,7 +20,7 @@ func saveTinyModel(t *testing.T, path string, seed uint64, skin bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rigmodel.SaveCheckpointFile(path, m, &rigmodel.TrainState{Config: cfg, Step: int(seed), SkinTokens: skin}); err != nil {
+	if err := train.SaveCheckpointFile(path, m, &rigmodel.TrainState{Config: cfg, Step: int(seed), SkinTokens: skin}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -54,10 +54,10 @@ type evalTaskFlags struct {
 	// anatomy (bipeds) tasks add; -1 leaves it to the task.
 	Synthetic int
 	// SkinSampling is how the skin task's tokens and model methods draw skin-token
-	// streams (rigmodel.DefaultSkinSamples of them when Samples is 0; 1 is greedy).
+	// streams (sampler.DefaultSkinSamples of them when Samples is 0; 1 is greedy).
 	SkinSampling skinSampling
 	// Votes overrides the model's skeleton vote in the skeleton and rig tasks
-	// (rigmodel.Generator.Votes; 0: rigmodel.DefaultVotes, 1: greedy).
+	// (sampler.Generator.Votes; 0: sampler.DefaultVotes, 1: greedy).
 	Votes int
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/train"
 )
 
@@ -64,7 +65,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 			return fmt.Errorf("grpo: %w (give --model)", err)
 		}
 	}
-	opt := train.GRPORunOptions{
+	opt := train.GRPOOptions{
 		Init: from, Out: *out, Model: m, State: st, Resume: *resume, Seed: *seed,
 		Data:     train.GRPOData{Inputs: data, AllFiles: *all, Load: assets.Options{}.Loader()},
 		Schedule: train.GRPOSchedule{Steps: *steps, Meshes: *meshes, Group: *group, LR: *lr},
@@ -79,8 +80,8 @@ func runGRPO(args []string, stdout io.Writer) error {
 		}
 	}
 	if *skin == "tokens" {
-		opt.Policy.SkinFor = func(st *rigmodel.TrainState) rigmodel.SkinDecoder {
-			tok, err := rigmodel.SkinTokenizerFor(st)
+		opt.Policy.SkinFor = func(st *rigmodel.TrainState) sampler.SkinDecoder {
+			tok, err := sampler.SkinTokenizerFor(st)
 			if err != nil {
 				fmt.Fprintf(diag, "rig grpo: %v: skeleton-only policy, geodesic skins\n", err)
 				return nil
@@ -88,7 +89,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 			return tok
 		}
 	}
-	final, err := train.GRPORun(opt)
+	final, err := train.GRPO(opt)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/train"
 )
 
 func TestGRPOCommandRunsAndResumes(t *testing.T) {
@@ -34,7 +35,7 @@ func TestGRPOCommandRunsAndResumes(t *testing.T) {
 	}
 	dir := t.TempDir()
 	init := filepath.Join(dir, "init.safetensors")
-	if err := rigmodel.SaveCheckpointFile(init, m, &rigmodel.TrainState{}); err != nil {
+	if err := train.SaveCheckpointFile(init, m, &rigmodel.TrainState{}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "grpo.safetensors")

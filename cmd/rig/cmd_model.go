@@ -13,6 +13,7 @@ import (
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/train"
 )
@@ -100,14 +101,14 @@ func runTrain(args []string, stdout io.Writer) error {
 		cfg.SkinK = k
 		cfg.MaxSeq = max(cfg.MaxSeq, cfg.LongestStream())
 	}
-	st, err := train.Train(train.TrainOptions{
+	st, err := train.Run(train.Options{
 		Out: *out, Config: cfg, Seed: *seed, Resume: *resume, Init: *initCkpt, Skin: skin, SkinID: skinID,
-		Data: train.TrainData{Inputs: data, Load: assets.Options{}.Loader(), Augment: aug, Synthetic: *synthetic,
+		Data: train.Data{Inputs: data, Load: assets.Options{}.Loader(), Augment: aug, Synthetic: *synthetic,
 			FreshSynthetic: *fresh, Propose: autorig.ClassicalProposal, Workers: *dataWorkers},
-		Schedule:    train.TrainSchedule{Steps: *steps, Batch: *batch, LR: *lr, Warmup: *warmup},
+		Schedule:    train.Schedule{Steps: *steps, Batch: *batch, LR: *lr, Warmup: *warmup},
 		Loss:        rigmodel.LossWeights{Skin: *skinW, Struct: *structW},
-		Checkpoints: train.TrainCheckpoints{EvalEvery: *evalEvery, SaveMinutes: *saveMin},
-		Report:      train.TrainReport{Progress: progressOut(*quiet), Log: stdout, Plot: plotModelLosses},
+		Checkpoints: train.Checkpoints{EvalEvery: *evalEvery, SaveMinutes: *saveMin},
+		Report:      train.Report{Progress: progressOut(*quiet), Log: stdout, Plot: plotModelLosses},
 	})
 	if err != nil {
 		return err
@@ -169,8 +170,8 @@ func runAuto(args []string, stdout io.Writer) error {
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep the model's rig unless the classical one scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
-	votes := fs.Int("votes", rigmodel.DefaultVotes, "skeletons sampled for the first stream, which keeps the one nearest to the others and to the classical proposal (1: the greedy skeleton)")
-	near := fs.Float64("near-proposal", rigmodel.DefaultNearProposal, "for a model that reads the classical proposal: also mask joints farther than this from its bones (cube units, the cube is 2 wide; 0: off)")
+	votes := fs.Int("votes", sampler.DefaultVotes, "skeletons sampled for the first stream, which keeps the one nearest to the others and to the classical proposal (1: the greedy skeleton)")
+	near := fs.Float64("near-proposal", sampler.DefaultNearProposal, "for a model that reads the classical proposal: also mask joints farther than this from its bones (cube units, the cube is 2 wide; 0: off)")
 	kind := fs.String("kind", "auto", "creature kind of the classical rig's named skeleton: auto, humanoid, quadruped, bird, fish, snake or other")
 	up := fs.String("up", "auto", "up axis of the meshes: auto, y or z")
 	isolate := fs.Bool("isolate", false, "rig each input in its own worker process, so that a fatal error (out of memory) fails only that input")
@@ -278,7 +279,7 @@ func anatomyOptions(kind, up string) (*anatomy.Options, error) {
 
 // bindMethods are the skinning methods `rig auto --skin` can give every rig, alone
 // or blended (lookupBind).
-var bindMethods = map[string]skinMethod{"geodesic": skinMethod(rigmodel.GeodesicSkin), "heat": skinMethod(rigmodel.HeatSkin)}
+var bindMethods = map[string]skinMethod{"geodesic": skinMethod(sampler.GeodesicSkin), "heat": skinMethod(sampler.HeatSkin)}
 
 // lookupBind returns the binding called name: a bindMethods name or a blend of two
 // (lookupSkinMethod).
@@ -313,7 +314,7 @@ func newRigger(path string, samples int, skin string, compare, inside bool) (aut
 	r.Samples, r.CompareClassical, r.InsideJoints = samples, compare, inside
 	r.Bind, r.BindName = bind, bindName
 	if skin != "tokens" {
-		r.SkinMode = rigmodel.SkinFromBind
+		r.SkinMode = sampler.SkinFromBind
 		note = fmt.Sprintf("--skin %s: the model writes the skeleton, skins are %s", skin, skin)
 	}
 	return r, note, nil
@@ -333,14 +334,14 @@ func loadModelRigger(path string) (*autorig.ModelRigger, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	r := &autorig.ModelRigger{Draw: rigmodel.Draw{Samples: 1, Temperature: 1, TopP: 0.95}, Floor: autorig.DefaultFloor}
+	r := &autorig.ModelRigger{Draw: sampler.Draw{Samples: 1, Temperature: 1, TopP: 0.95}, Floor: autorig.DefaultFloor}
 	r.Model, r.InsideJoints, r.Seed, r.Propose = m, true, 1, autorig.ClassicalProposal
-	r.NearProposal, r.Votes = rigmodel.DefaultNearProposal, rigmodel.DefaultVotes
+	r.NearProposal, r.Votes = sampler.DefaultNearProposal, sampler.DefaultVotes
 	if st.SkinTokens {
-		r.SkinMode = rigmodel.SkinFromTokens
+		r.SkinMode = sampler.SkinFromTokens
 	}
 	note := ""
-	if tok, err := rigmodel.SkinTokenizerFor(st); err == nil {
+	if tok, err := sampler.SkinTokenizerFor(st); err == nil {
 		r.Skin = tok
 	} else {
 		note = fmt.Sprintf("%v: skins are geodesic", err)
@@ -361,7 +362,7 @@ func init() {
 	// Registered only when the shipped model writes skin tokens, so that `rig skin`
 	// never labels geodesic weights as "tokens".
 	if st, err := rigmodel.ShippedState(); err == nil && st.SkinTokens {
-		skinMethods["tokens"] = tokensSkin(skinSampling{Samples: rigmodel.DefaultSkinSamples})
+		skinMethods["tokens"] = tokensSkin(skinSampling{Samples: sampler.DefaultSkinSamples})
 		skinMethods["tokens-greedy"] = tokensSkin(skinSampling{Samples: 1})
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/eval"
-	"github.com/rigkit/rigkit/rigmodel"
+	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/skincodec"
 )
 
@@ -35,7 +35,7 @@ func skinEvalOptions(cfg evalConfig) (eval.SkinOptions, error) {
 	skins := maps.Clone(skinMethods)
 	samples := cfg.Task.SkinSampling
 	if samples.Samples <= 0 {
-		samples.Samples = rigmodel.DefaultSkinSamples
+		samples.Samples = sampler.DefaultSkinSamples
 	}
 	if _, ok := skins["tokens"]; ok {
 		skins["tokens"] = tokensSkin(samples)

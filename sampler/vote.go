@@ -1,4 +1,4 @@
-package rigmodel
+package sampler
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ const (
 	voteTopP        = 0.95
 )
 
-// VoteSkeleton draws Votes skeleton-only streams (BOS · skeleton · SEP) from one
+// voteSkeleton draws Votes skeleton-only streams (BOS · skeleton · SEP) from one
 // reading of the shape latents lat, masked by region (nil: the grammar only), and
 // returns the stream whose joints have the least summed CD-J2J to the joints of
 // the other streams and of proposal (the cube-frame proposal skeleton; nil: not
@@ -36,7 +36,7 @@ const (
 // median joint count (consensus). Streams whose skeleton has a single joint take no
 // part (the first is returned when all have one). With Votes below 2 it returns
 // the greedy stream.
-func (g *Generator) VoteSkeleton(lat *tensor.Dense, region *Region, proposal *character.Skeleton, rng *rand.Rand) (*Sampled, error) {
+func (g *Generator) voteSkeleton(lat *tensor.Dense, region *Region, proposal *character.Skeleton, rng *rand.Rand) (*Sampled, error) {
 	opts := make([]SampleOptions, max(g.Votes, 1))
 	for i := range opts {
 		opts[i] = SampleOptions{MaxJoints: g.Model.Cfg.MaxJoint, K: g.Model.Cfg.K(), StopAtSEP: true, Region: region}
@@ -117,11 +117,11 @@ func consensus(sets [][]character.Vec3, ref []character.Vec3) int {
 	return best
 }
 
-// VoteStream is VoteSkeleton followed, for a generator that writes skin tokens,
+// voteStream is voteSkeleton followed, for a generator that writes skin tokens,
 // by the greedy skin codes after the chosen skeleton: a complete stream whose
 // log-probabilities are those the tokens were drawn with.
-func (g *Generator) VoteStream(lat *tensor.Dense, region *Region, proposal *character.Skeleton, rng *rand.Rand) (*Sampled, error) {
-	skel, err := g.VoteSkeleton(lat, region, proposal, rng)
+func (g *Generator) voteStream(lat *tensor.Dense, region *Region, proposal *character.Skeleton, rng *rand.Rand) (*Sampled, error) {
+	skel, err := g.voteSkeleton(lat, region, proposal, rng)
 	if err != nil || !g.WritesSkin() {
 		return skel, err
 	}
@@ -155,7 +155,7 @@ func (g *Generator) Streams(lat *tensor.Dense, region *Region, proposal *charact
 	if proposal != nil && g.Model.Proposal != nil {
 		propCube = tokens.SkeletonToCube(proposal, norm)
 	}
-	first, err := g.VoteStream(lat, region, propCube, rng)
+	first, err := g.voteStream(lat, region, propCube, rng)
 	if err != nil {
 		return nil, err
 	}

@@ -1,16 +1,17 @@
-package rigmodel
+package sampler
 
 import (
 	"math/rand"
 	"testing"
 
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
 )
 
 func TestRegionKeepsSampledJointsInsideTheMesh(t *testing.T) {
 	mesh := synth.BoxQuadruped()
-	nm, _ := NormalizedMesh(&mesh)
+	nm, _ := rigmodel.NormalizedMesh(&mesh)
 	reg := MeshRegion(&nm)
 	if reg == nil {
 		t.Fatal("no region for a closed mesh")
@@ -24,11 +25,11 @@ func TestRegionKeepsSampledJointsInsideTheMesh(t *testing.T) {
 	if inside == 0 || inside == len(reg.occ) {
 		t.Fatalf("region has %d of %d voxels", inside, len(reg.occ))
 	}
-	m, err := NewModel(tinyConfig, 9)
+	m, err := rigmodel.NewModel(tinyConfig, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lat, err := m.Encode(SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))), nil)
+	lat, err := m.Encode(rigmodel.SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestRegionKeepsSampledJointsInsideTheMesh(t *testing.T) {
 
 func TestRegionNearTheProposal(t *testing.T) {
 	c := testRig(t)
-	nm, norm := NormalizedMesh(&c.Mesh)
+	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
 	reg := MeshRegion(&nm)
 	cube := tokens.SkeletonToCube(c.Skeleton, norm)
 	count := func(r *Region) int {
@@ -82,7 +83,7 @@ func TestRegionNearTheProposal(t *testing.T) {
 		}
 		return n
 	}
-	near := reg.Near(cube, 0.1)
+	near := reg.near(cube, 0.1)
 	if n, all := count(near), count(reg); n == 0 || n >= all {
 		t.Fatalf("near region has %d of the region's %d voxels", n, all)
 	}
@@ -103,7 +104,7 @@ func TestRegionNearTheProposal(t *testing.T) {
 		b[12] += 10
 		far.BindWorld[j] = b
 	}
-	if reg.Near(far, 0.1) != reg || reg.Near(nil, 0.1) != reg {
+	if reg.near(far, 0.1) != reg || reg.near(nil, 0.1) != reg {
 		t.Error("an empty narrowing changed the region")
 	}
 }

@@ -1,4 +1,4 @@
-package rigmodel
+package sampler
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/tokens"
@@ -33,7 +34,7 @@ const (
 
 // Generator generates rigs with the TokenRig model.
 type Generator struct {
-	Model *Model
+	Model *rigmodel.Model
 	// Skin decodes skin codes into weights; nil means the model writes only the
 	// skeleton whatever SkinMode says.
 	Skin     SkinDecoder
@@ -41,7 +42,7 @@ type Generator struct {
 	// SkinSamples is how many skin-token streams skin decoding draws for one
 	// skeleton (the first greedy in skin-only mode, the others at SkinTemperature,
 	// top-p 0.95); with more than one, the weights are the mean of their decoded
-	// weight fields (MeanSkinDecoder), an estimate of the expected weights under the
+	// weight fields (meanSkinDecoder), an estimate of the expected weights under the
 	// model. 0 or 1: one stream.
 	SkinSamples int
 	// SkinTemperature is the temperature of the sampled skin streams (0: 1).
@@ -56,13 +57,13 @@ type Generator struct {
 	Seed         int64
 	// Propose builds the proposal skeleton of a model that reads one
 	// (Config.Proposal > 0); it must be the function the model was trained with.
-	Propose ProposalFunc
+	Propose rigmodel.ProposalFunc
 	// NearProposal, when positive and the model reads a proposal, narrows the
 	// InsideJoints region to within this distance (cube units, the cube is 2 wide)
 	// of the proposal's joints and bones: the model edits the proposal locally.
 	NearProposal float64
 	// Votes, when 2 or more, replaces the greedy skeleton by the consensus of that
-	// many sampled ones (VoteSkeleton); 0 or 1: greedy.
+	// many sampled ones (voteSkeleton); 0 or 1: greedy.
 	Votes int
 }
 
@@ -89,11 +90,11 @@ func (g Generator) WithProposal(mesh *character.Mesh) (Generator, *character.Ske
 // SampleRegion is the sampling region of a normalized mesh (Region), narrowed to
 // NearProposal of the proposal (world frame, mapped into the cube by norm) when set.
 func (g *Generator) SampleRegion(nm *character.Mesh, norm character.Normalization, proposal *character.Skeleton) *Region {
-	r := g.Region(nm)
+	r := g.region(nm)
 	if g.NearProposal <= 0 || proposal == nil {
 		return r
 	}
-	return r.Near(tokens.SkeletonToCube(proposal, norm), g.NearProposal)
+	return r.near(tokens.SkeletonToCube(proposal, norm), g.NearProposal)
 }
 
 // EncodeMesh encodes the condition of a mesh (Condition).
@@ -110,22 +111,22 @@ func (g *Generator) EncodeMesh(mesh, nm *character.Mesh, norm character.Normaliz
 // (Propose) as ProposalRows. A proposal that cannot be built reads as a skeleton
 // without joints.
 func (g *Generator) Condition(mesh, nm *character.Mesh, norm character.Normalization, rng *rand.Rand) (pts, rows []float32, err error) {
-	pts = SamplePoints(nm, g.Model.Cfg.Points, rng)
+	pts = rigmodel.SamplePoints(nm, g.Model.Cfg.Points, rng)
 	if g.Model.Proposal == nil {
 		return pts, nil, nil
 	}
 	if g.Propose == nil {
 		return nil, nil, errors.New("the model reads a proposal skeleton and no proposal function is set")
 	}
-	return pts, ProposalOf(g.Propose, mesh, norm, g.Model.Cfg.Proposal), nil
+	return pts, rigmodel.ProposalOf(g.Propose, mesh, norm, g.Model.Cfg.Proposal), nil
 }
 
 // WritesSkin reports whether generated streams carry skin tokens that are decoded.
 func (g *Generator) WritesSkin() bool { return g.Skin != nil && g.SkinMode == SkinFromTokens }
 
-// Region returns the sampling region of a normalized mesh, or nil when
+// region returns the sampling region of a normalized mesh, or nil when
 // InsideJoints is off.
-func (g *Generator) Region(nm *character.Mesh) *Region {
+func (g *Generator) region(nm *character.Mesh) *Region {
 	if !g.InsideJoints {
 		return nil
 	}
@@ -143,9 +144,9 @@ type SkinDecoder interface {
 // averages (ModelRigger.SkinSamples).
 const DefaultSkinSamples = 8
 
-// MeanSkinDecoder is a SkinDecoder that can also decode the mean weight field of
+// meanSkinDecoder is a SkinDecoder that can also decode the mean weight field of
 // several code sets for one skeleton (skincodec.SkinTokenizer does).
-type MeanSkinDecoder interface {
+type meanSkinDecoder interface {
 	SkinDecoder
 	DecodeMean(c *character.Character, sk *character.Skeleton, codeSets [][][]int) (*character.Skin, error)
 }
@@ -213,7 +214,7 @@ func (r *Generator) SkinOnly(c *character.Character) (*character.Skin, error) {
 	if c.Skeleton == nil {
 		return nil, errors.New("skin-only mode: the character has no skeleton")
 	}
-	nm, norm := NormalizedMesh(&c.Mesh)
+	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
 	rng := rand.New(rand.NewSource(r.Seed))
 	lat, err := r.EncodeMesh(&c.Mesh, &nm, norm, rng)
 	if err != nil {
@@ -255,7 +256,7 @@ func (r *Generator) SkinWith(c *character.Character, lat *tensor.Dense, rng *ran
 
 // decodeSkin decodes the skin codes of one stream for the skeleton skCube (token
 // order, in the cube) on the normalized character cube. With SkinSamples > 1 and a
-// MeanSkinDecoder it first draws SkinSamples-1 more skin streams after the same
+// meanSkinDecoder it first draws SkinSamples-1 more skin streams after the same
 // skeleton prompt (BOS · skeleton · SEP; temperature SkinTemperature, top-p 0.95) and
 // decodes the mean weight field of all of them.
 func (r *Generator) decodeSkin(cube *character.Character, skCube *character.Skeleton, lat *tensor.Dense, prompt []int, codes [][]int, rng *rand.Rand) (*character.Skin, error) {
@@ -271,9 +272,9 @@ func (r *Generator) decodeSkin(cube *character.Character, skCube *character.Skel
 }
 
 // skinStreams is how many skin-token streams a skeleton gets: SkinSamples when the
-// decoder can average several (MeanSkinDecoder), else 1.
+// decoder can average several (meanSkinDecoder), else 1.
 func (r *Generator) skinStreams() int {
-	if _, mean := r.Skin.(MeanSkinDecoder); mean {
+	if _, mean := r.Skin.(meanSkinDecoder); mean {
 		return max(r.SkinSamples, 1)
 	}
 	return 1
@@ -284,7 +285,7 @@ func (r *Generator) decodeSets(cube *character.Character, skCube *character.Skel
 	if len(sets) == 1 {
 		return r.Skin.Decode(cube, skCube, sets[0])
 	}
-	return r.Skin.(MeanSkinDecoder).DecodeMean(cube, skCube, sets)
+	return r.Skin.(meanSkinDecoder).DecodeMean(cube, skCube, sets)
 }
 
 // skinCodes samples n skin-token streams after prompt (BOS · skeleton · SEP) from
@@ -323,7 +324,7 @@ func (r *Generator) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy boo
 // PredictSkeleton returns the model's skeleton for c's mesh, greedy or voted
 // (Votes), in c's world frame (the skeleton task of `rig eval`).
 func (r *Generator) PredictSkeleton(c *character.Character) (*character.Skeleton, error) {
-	nm, norm := NormalizedMesh(&c.Mesh)
+	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
 	rng := rand.New(rand.NewSource(r.Seed))
 	gen, prop := r.WithProposal(&c.Mesh)
 	lat, err := gen.EncodeMesh(&c.Mesh, &nm, norm, rng)
@@ -334,7 +335,7 @@ func (r *Generator) PredictSkeleton(c *character.Character) (*character.Skeleton
 	if prop != nil {
 		propCube = tokens.SkeletonToCube(prop, norm)
 	}
-	smp, err := r.VoteSkeleton(lat, r.SampleRegion(&nm, norm, prop), propCube, rng)
+	smp, err := r.voteSkeleton(lat, r.SampleRegion(&nm, norm, prop), propCube, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +366,7 @@ func CheckRig(c *character.Character) error {
 // the checkpoint recorded (TrainState.SkinTokenizer). It fails when the model writes
 // no skin tokens, or with a clear error when the model was trained on another
 // tokenizer's codes, which mean nothing to this one.
-func SkinTokenizerFor(st *TrainState) (*skincodec.SkinTokenizer, error) {
+func SkinTokenizerFor(st *rigmodel.TrainState) (*skincodec.SkinTokenizer, error) {
 	if st == nil || !st.SkinTokens {
 		return nil, errors.New("the model was trained on skeleton tokens only")
 	}

@@ -1,4 +1,4 @@
-package rigmodel
+package sampler
 
 import (
 	"math/rand"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
@@ -47,22 +48,22 @@ func TestConsensus(t *testing.T) {
 // voteFixture is an untrained tiny model that writes skin tokens, a generator for
 // it, the shape latents of the box quadruped, a fresh random source for each call
 // and the sampling region.
-func voteFixture(t *testing.T) (*Model, *Generator, *tensor.Dense, func() *rand.Rand, *Region) {
+func voteFixture(t *testing.T) (*rigmodel.Model, *Generator, *tensor.Dense, func() *rand.Rand, *Region) {
 	t.Helper()
 	cfg := tinyConfig
 	cfg.MaxJoint, cfg.SkinK = 6, 2
-	m, err := NewModel(cfg, 5)
+	m, err := rigmodel.NewModel(cfg, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mesh := synth.BoxQuadruped()
-	nm, _ := NormalizedMesh(&mesh)
-	lat, err := m.Encode(SamplePoints(&nm, m.Cfg.Points, rand.New(rand.NewSource(1))), nil)
+	nm, _ := rigmodel.NormalizedMesh(&mesh)
+	lat, err := m.Encode(rigmodel.SamplePoints(&nm, m.Cfg.Points, rand.New(rand.NewSource(1))), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := &Generator{Model: m, Skin: rigidDecoder{}, SkinMode: SkinFromTokens, InsideJoints: true}
-	return m, g, lat, func() *rand.Rand { return rand.New(rand.NewSource(4)) }, g.Region(&nm)
+	return m, g, lat, func() *rand.Rand { return rand.New(rand.NewSource(4)) }, g.region(&nm)
 }
 
 // TestVoteSkeletonIsTheConsensus checks that one vote is the greedy stream and
@@ -73,7 +74,7 @@ func TestVoteSkeletonIsTheConsensus(t *testing.T) {
 	prop := &character.Skeleton{Names: []string{"a"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.Identity4()}}
 	for _, votes := range []int{0, 1, 2, 7} {
 		g.Votes = votes
-		got, err := g.VoteSkeleton(lat, region, prop, rng())
+		got, err := g.voteSkeleton(lat, region, prop, rng())
 		if err != nil {
 			t.Fatalf("votes %d: %v", votes, err)
 		}
@@ -121,11 +122,11 @@ func TestVoteSkeletonIsTheConsensus(t *testing.T) {
 func TestVoteStreamWritesSkin(t *testing.T) {
 	m, g, lat, rng, region := voteFixture(t)
 	g.Votes = 4
-	skel, err := g.VoteSkeleton(lat, region, nil, rng())
+	skel, err := g.voteSkeleton(lat, region, nil, rng())
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := g.VoteStream(lat, region, nil, rng())
+	full, err := g.voteStream(lat, region, nil, rng())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestVoteStreamWritesSkin(t *testing.T) {
 		t.Errorf("%d code rows for %d joints, %d log-probabilities for %d tokens, prompt %d", len(codes), sk.NumJoints(), len(full.LogProbs), len(full.Tokens), full.Prompt)
 	}
 	g.SkinMode = SkinFromBind
-	bare, err := g.VoteStream(lat, region, nil, rng())
+	bare, err := g.voteStream(lat, region, nil, rng())
 	if err != nil {
 		t.Fatal(err)
 	}

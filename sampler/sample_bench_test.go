@@ -1,4 +1,4 @@
-package rigmodel
+package sampler
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 )
 
@@ -18,7 +19,7 @@ func BenchmarkSkinOnly(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, st, err := DefaultModel()
+	m, st, err := rigmodel.DefaultModel()
 	if err != nil || !st.SkinTokens {
 		b.Skip("no shipped model with skin tokens")
 	}

@@ -1,4 +1,4 @@
-package rigmodel
+package sampler
 
 import (
 	"github.com/rigkit/rigkit/character"
@@ -70,11 +70,11 @@ func (r *Region) marginals() {
 	}
 }
 
-// Near returns the part of the region within dist (cube units) of a bone or joint
+// near returns the part of the region within dist (cube units) of a bone or joint
 // of sk (a skeleton in the cube, e.g. the proposal the model reads): where a model
 // that edits the proposal may put joints. It returns r when sk has no joints or no
 // voxel is that near.
-func (r *Region) Near(sk *character.Skeleton, dist float64) *Region {
+func (r *Region) near(sk *character.Skeleton, dist float64) *Region {
 	if r == nil || sk == nil || sk.NumJoints() == 0 {
 		return r
 	}

@@ -1,4 +1,4 @@
-package rigmodel
+package sampler
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"slices"
 
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/tokens"
 )
 
@@ -47,7 +48,7 @@ type Sampled struct {
 // samples until EOS (or SEP with StopAtSEP), masking every step with the grammar so
 // that the stream always decodes. It fails only if the model fails or the prompt
 // breaks the grammar.
-func Generate(m Stepper, prompt []int, opt SampleOptions, rng *rand.Rand) (*Sampled, error) {
+func Generate(m rigmodel.Stepper, prompt []int, opt SampleOptions, rng *rand.Rand) (*Sampled, error) {
 	first, logits, err := feedPrompt(m, prompt, opt)
 	if err != nil {
 		return nil, err
@@ -71,7 +72,7 @@ func Generate(m Stepper, prompt []int, opt SampleOptions, rng *rand.Rand) (*Samp
 // faster than len(opts) calls of Generate. The random stream is consumed row by
 // row at each position, so for sampled rows the draws differ from Generate's; one
 // option gives exactly Generate's stream, without forking.
-func GenerateN(m Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]*Sampled, error) {
+func GenerateN(m rigmodel.Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]*Sampled, error) {
 	if len(opts) == 0 {
 		return nil, nil
 	}
@@ -86,7 +87,7 @@ func GenerateN(m Forker, prompt []int, opts []SampleOptions, rng *rand.Rand) ([]
 		}
 		rows[i] = first.clone(opt)
 	}
-	var bm BatchStepper
+	var bm rigmodel.BatchStepper
 	probs := make([]float64, tokens.VocabSize)
 	toks := make([]int, len(rows))
 	rowLogits := make([][]float32, len(rows))
@@ -151,7 +152,7 @@ func (s *stream) ended() bool {
 // has read nothing yet: in one pass when m is a Prefiller and the prompt is longer
 // than BOS, else token by token. It returns the stream after the prompt and the
 // logits of the token after it.
-func feedPrompt(m Stepper, prompt []int, opt SampleOptions) (*stream, []float32, error) {
+func feedPrompt(m rigmodel.Stepper, prompt []int, opt SampleOptions) (*stream, []float32, error) {
 	if len(prompt) == 0 {
 		prompt = []int{tokens.BOS}
 	}
@@ -171,8 +172,8 @@ func feedPrompt(m Stepper, prompt []int, opt SampleOptions) (*stream, []float32,
 }
 
 // readPrompt feeds prompt to m and returns the logits after its last token.
-func readPrompt(m Stepper, prompt []int) ([]float32, error) {
-	if p, ok := m.(Prefiller); ok && len(prompt) > 1 {
+func readPrompt(m rigmodel.Stepper, prompt []int) ([]float32, error) {
+	if p, ok := m.(rigmodel.Prefiller); ok && len(prompt) > 1 {
 		return p.Prefill(prompt)
 	}
 	var logits []float32

@@ -1,4 +1,4 @@
-package rigmodel
+package sampler
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -145,13 +146,13 @@ func TestPickTopPAndTemperature(t *testing.T) {
 // one its own row's logits give when the stream is fed to a fresh session (token-in,
 // token-out for GRPO). One option must give exactly Generate's stream.
 func TestGenerateN(t *testing.T) {
-	m, err := NewModel(tinyConfig, 7)
+	m, err := rigmodel.NewModel(tinyConfig, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mesh := synth.BoxQuadruped()
-	nm, _ := NormalizedMesh(&mesh)
-	lat, err := m.Encode(SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))), nil)
+	nm, _ := rigmodel.NormalizedMesh(&mesh)
+	lat, err := m.Encode(rigmodel.SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestGenerateN(t *testing.T) {
 }
 
 // logits steps s with tok and returns its logits.
-func logits(t *testing.T, s Stepper, tok int) []float32 {
+func logits(t *testing.T, s rigmodel.Stepper, tok int) []float32 {
 	t.Helper()
 	l, err := s.Step(tok)
 	if err != nil {

@@ -1,10 +1,11 @@
-package rigmodel
+package sampler
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/skinning"
 )
 
@@ -21,7 +22,7 @@ func (rigidDecoder) Decode(c *character.Character, sk *character.Skeleton, codes
 }
 
 func TestSkinOnlyKeepsTheSkeleton(t *testing.T) {
-	m, err := NewModel(tinyConfig, 12)
+	m, err := rigmodel.NewModel(tinyConfig, 12)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func (d meanDecoder) DecodeMean(c *character.Character, sk *character.Skeleton, 
 // mean decoder, the first of them the greedy one, each with one code list per
 // joint, and that one sample is the greedy stream through Decode.
 func TestSkinOnlySamples(t *testing.T) {
-	m, err := NewModel(tinyConfig, 12)
+	m, err := rigmodel.NewModel(tinyConfig, 12)
 	if err != nil {
 		t.Fatal(err)
 	}
