@@ -50,17 +50,9 @@ type RigInfo struct {
 	Method string `json:"method"`
 	// Fallback says why the preferred method was not used ("" when it was).
 	Fallback string `json:"fallback,omitempty"`
-	// Samples is how many token streams were sampled (0 for classical methods).
-	Samples int `json:"samples,omitempty"`
-	// Votes is how many skeletons the first stream's vote drew (0: greedy).
-	Votes int `json:"votes,omitempty"`
-	// Tokens is the length of the kept token stream.
-	Tokens int `json:"tokens,omitempty"`
-	// TokensPerSecond is the samples' tokens per second of generation (the
-	// skeletons a vote discards are drawn in that time but not counted).
-	TokensPerSecond float64 `json:"tokens_per_second,omitempty"`
-	// SampleScores are the combined reward scores of every sample, in sampling order.
-	SampleScores []float64 `json:"sample_scores,omitempty"`
+	// SampleStats says how the model's streams were drawn (zero for classical
+	// methods).
+	SampleStats
 	// ClassicalScore is the classical rig's score when it was built for comparison
 	// or as the fallback.
 	ClassicalScore *float64 `json:"classical_score,omitempty"`
@@ -83,26 +75,48 @@ type RigInfo struct {
 	Rewards any      `json:"-"`
 }
 
+// SampleStats says how a model rig's token streams were drawn; its fields are
+// RigInfo's in the JSON report.
+type SampleStats struct {
+	// Samples is how many token streams were sampled.
+	Samples int `json:"samples,omitempty"`
+	// Votes is how many skeletons the first stream's vote drew (0: greedy).
+	Votes int `json:"votes,omitempty"`
+	// Tokens is the length of the kept token stream.
+	Tokens int `json:"tokens,omitempty"`
+	// TokensPerSecond is the samples' tokens per second of generation (the
+	// skeletons a vote discards are drawn in that time but not counted).
+	TokensPerSecond float64 `json:"tokens_per_second,omitempty"`
+	// SampleScores are the combined reward scores of every sample, in sampling order.
+	SampleScores []float64 `json:"sample_scores,omitempty"`
+}
+
 // Scorer scores a finished rig: the combined score and a JSON-able detail report.
 type Scorer func(c *character.Character) (score float64, details any, err error)
 
 // AssetReport is the JSON written to DIR/<name>.json for one input.
 type AssetReport struct {
-	Input    string   `json:"input"`
-	Name     string   `json:"name"`
-	Status   string   `json:"status"` // "ok" or "failed"
-	Error    string   `json:"error,omitempty"`
-	Output   string   `json:"output,omitempty"`
-	Vertices int      `json:"vertices,omitempty"`
-	Joints   int      `json:"joints,omitempty"`
-	Info     *RigInfo `json:"rig,omitempty"`
-	Score    *float64 `json:"score,omitempty"`
-	Rewards  any      `json:"rewards,omitempty"`
+	Input  string `json:"input"`
+	Name   string `json:"name"`
+	Status string `json:"status"` // "ok" or "failed"
+	Error  string `json:"error,omitempty"`
+	Output string `json:"output,omitempty"`
+	AssetSize
+	Info    *RigInfo `json:"rig,omitempty"`
+	Score   *float64 `json:"score,omitempty"`
+	Rewards any      `json:"rewards,omitempty"`
 	// Scene says what the output replaced or dropped of the input's scene.
 	Scene any `json:"scene,omitempty"`
 	// TimingsMS has the stages around the rigger: load, rig, score, write, total.
 	TimingsMS map[string]float64 `json:"timings_ms"`
 	Finished  time.Time          `json:"finished"`
+}
+
+// AssetSize is how large a rigged asset is; its fields are AssetReport's in the
+// JSON report.
+type AssetSize struct {
+	Vertices int `json:"vertices,omitempty"`
+	Joints   int `json:"joints,omitempty"`
 }
 
 // Batch configures a batch run. Inputs may be mesh files (.glb, .gltf, .obj), folders

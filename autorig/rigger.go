@@ -64,7 +64,7 @@ func (r *ModelRigger) Rig(c *character.Character) (*character.Character, *RigInf
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.CompareClassical && run.perr == nil {
+	if r.CompareClassical && run.scoring.err == nil {
 		r.startClassical(run)
 	}
 	if err := r.sampleBest(run); err != nil {
@@ -73,40 +73,62 @@ func (r *ModelRigger) Rig(c *character.Character) (*character.Character, *RigInf
 	return r.settle(run)
 }
 
-// rigRun is one Rig call: the mesh's shape latents and scoring preparation, the
-// best sample so far, and the report being filled.
+// rigRun is one Rig call: what the model reads of the mesh, the scoring
+// preparation, the anatomical fit, the best sample so far, and the report being
+// filled.
 type rigRun struct {
-	c    *character.Character
-	norm character.Normalization
-	lat  *tensor.Dense
-	rng  *rand.Rand
-	prep *rewards.Prepared
-	perr error
-	// reeb is the mesh's ClassicalProposal when the model reads it or Anatomy is
-	// set.
-	reeb *character.Skeleton
-	// fitted is the anatomical skeleton fitted on reeb (nil without Anatomy or
-	// when the fit fails, fitErr says why), with its report; fitCh delivers them
-	// while the fit runs beside the encoding and sampling.
-	fitted *character.Skeleton
-	fitRep *anatomy.Report
-	fitErr error
-	fit    *fitFuture
-	// fitDone says waitFit has copied the fit into the fields above.
-	fitDone bool
+	c       *character.Character
+	rng     *rand.Rand
+	cond    condition
+	scoring scoringGeometry
+	anat    anatomyState
 	// classical delivers the classical rig built beside the sampling
 	// (startClassical), nil when it is built on demand in settle.
 	classical chan classicalRig
-	region    *sampler.Region
 	info      *RigInfo
 	t         time.Time
-	// The best sample: its rig, report, score and method, and why others failed.
-	best       *character.Character
-	bestRep    *rewards.Report
-	bestScore  float64
-	bestMethod string
-	bestNaming *anatomy.Naming
-	reasons    []string
+	// best is the best sample; reasons say why others failed.
+	best    candidate
+	reasons []string
+}
+
+// condition is what the model reads of a run's mesh: its normalization, its shape
+// latents, the region its joints are sampled in, and reeb, the mesh's
+// ClassicalProposal when the model reads it or Anatomy is set.
+type condition struct {
+	norm   character.Normalization
+	lat    *tensor.Dense
+	region *sampler.Region
+	reeb   *character.Skeleton
+}
+
+// scoringGeometry is the mesh's prepared scoring geometry, or why it could not be
+// prepared.
+type scoringGeometry struct {
+	prep *rewards.Prepared
+	err  error
+}
+
+// anatomyState is the anatomical skeleton fitted on the run's reeb (nil without
+// Anatomy or when the fit fails, err says why), with its report; future delivers
+// them while the fit runs beside the encoding and sampling, and done says waitFit
+// has copied them here.
+type anatomyState struct {
+	future *fitFuture
+	done   bool
+	fitted *character.Skeleton
+	rep    *anatomy.Report
+	err    error
+}
+
+// candidate is a decoded sample: its rig, reward report, score, method and the
+// naming its joints took.
+type candidate struct {
+	rig    *character.Character
+	rep    *rewards.Report
+	score  float64
+	method string
+	naming *anatomy.Naming
 }
 
 // lap adds the time since the last lap to a stage.
@@ -120,20 +142,20 @@ func (run *rigRun) lap(stage string) {
 // "region" times only the wait for the region, "anatomy" the wait for the fit
 // (waitFit, before the first decode).
 func (r *ModelRigger) begin(c *character.Character) (*rigRun, error) {
-	run := &rigRun{c: c, info: &RigInfo{TimingsMS: map[string]float64{}}, t: time.Now(), bestScore: math.Inf(-1)}
+	run := &rigRun{c: c, info: &RigInfo{TimingsMS: map[string]float64{}}, t: time.Now(), best: candidate{score: math.Inf(-1)}}
 	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
-	run.norm = norm
+	run.cond.norm = norm
 	gen := r.Generator
 	gen.Propose = ClassicalProposal
-	gen, run.reeb = gen.WithProposal(&c.Mesh)
+	gen, run.cond.reeb = gen.WithProposal(&c.Mesh)
 	regionCh := make(chan *sampler.Region, 1)
-	go func() { regionCh <- gen.SampleRegion(&nm, norm, run.reeb) }()
+	go func() { regionCh <- gen.SampleRegion(&nm, norm, run.cond.reeb) }()
 	if r.Anatomy != nil {
-		run.fit = &fitFuture{done: make(chan struct{})}
+		run.anat.future = &fitFuture{done: make(chan struct{})}
 		go func(f *fitFuture, reeb *character.Skeleton, opt anatomy.Options) {
 			f.anatomyFit = fitAnatomy(&c.Mesh, reeb, opt)
 			close(f.done)
-		}(run.fit, run.reeb, *r.Anatomy)
+		}(run.anat.future, run.cond.reeb, *r.Anatomy)
 	}
 	run.rng = rand.New(rand.NewSource(r.Seed))
 	lat, err := gen.EncodeMesh(&c.Mesh, &nm, norm, run.rng)
@@ -142,11 +164,11 @@ func (r *ModelRigger) begin(c *character.Character) (*rigRun, error) {
 		run.waitFit()
 		return nil, err
 	}
-	run.lat = lat
+	run.cond.lat = lat
 	run.lap("encode")
-	run.prep, run.perr = rewards.Prepare(&c.Mesh, rewards.Options{})
+	run.scoring.prep, run.scoring.err = rewards.Prepare(&c.Mesh, rewards.Options{})
 	run.lap("prepare_score")
-	run.region = <-regionCh
+	run.cond.region = <-regionCh
 	run.lap("region")
 	return run, nil
 }
@@ -189,15 +211,15 @@ func (f *fitFuture) wait() anatomyFit {
 
 // waitFit waits for the anatomical fit begun beside the encoding, if any.
 func (run *rigRun) waitFit() {
-	if run.fit == nil || run.fitDone {
+	if run.anat.future == nil || run.anat.done {
 		return
 	}
-	run.fitDone = true
-	f := run.fit.wait()
-	if run.reeb == nil {
-		run.reeb = f.reeb
+	run.anat.done = true
+	f := run.anat.future.wait()
+	if run.cond.reeb == nil {
+		run.cond.reeb = f.reeb
 	}
-	run.fitted, run.fitRep, run.fitErr = f.fitted, f.rep, f.err
+	run.anat.fitted, run.anat.rep, run.anat.err = f.fitted, f.rep, f.err
 	run.lap("anatomy")
 }
 
@@ -206,11 +228,11 @@ func (run *rigRun) waitFit() {
 // it only, so that bones point at their children in the written file
 // (docs/naming.md).
 func (run *rigRun) anatomical(cand *character.Character, opt anatomy.Options) (*anatomy.Naming, error) {
-	if run.fitted == nil {
+	if run.anat.fitted == nil {
 		cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, opt.Up)
 		return nil, nil
 	}
-	named, err := anatomy.NameFromTemplate(cand.Skeleton, run.fitted, &run.c.Mesh, run.fitRep.Up)
+	named, err := anatomy.NameFromTemplate(cand.Skeleton, run.anat.fitted, &run.c.Mesh, run.anat.rep.Up)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +245,7 @@ func (run *rigRun) anatomical(cand *character.Character, opt anatomy.Options) (*
 // weights on the same skeleton.
 func (r *ModelRigger) sampleBest(run *rigRun) error {
 	g0 := time.Now()
-	streams, err := r.Streams(run.lat, run.region, run.reeb, run.norm, r.Draw, run.rng)
+	streams, err := r.Streams(run.cond.lat, run.cond.region, run.cond.reeb, run.cond.norm, r.Draw, run.rng)
 	genTime := time.Since(g0)
 	if err != nil {
 		return err
@@ -238,7 +260,7 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 	for s, smp := range streams {
 		written += len(smp.Tokens)
 		info.Samples++
-		cand, method, err := r.Decode(run.c, run.norm, smp.Tokens, run.lat, run.rng)
+		cand, method, err := r.Decode(run.c, run.cond.norm, smp.Tokens, run.cond.lat, run.rng)
 		run.lap("decode")
 		var naming *anatomy.Naming
 		if err == nil && r.Anatomy != nil {
@@ -253,22 +275,22 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 			info.SampleScores = append(info.SampleScores, 0)
 			continue
 		}
-		score, rep := scoreWith(run.prep, run.perr, cand)
+		score, rep := scoreWith(run.scoring.prep, run.scoring.err, cand)
 		run.lap("score")
 		if method == "tokenrig" && score < r.Floor {
 			// The skin tokens may be worse than the skeleton they belong to: try the
 			// same skeleton with the binding's weights and keep the better.
 			bind, name := r.BindSkin()
 			if alt, err := withSkin(cand, bind); err == nil {
-				if s2, rep2 := scoreWith(run.prep, run.perr, alt); s2 > score {
+				if s2, rep2 := scoreWith(run.scoring.prep, run.scoring.err, alt); s2 > score {
 					cand, method, score, rep = alt, "tokenrig-skeleton+"+name, s2, rep2
 				}
 			}
 			run.lap("decode_bind")
 		}
 		info.SampleScores = append(info.SampleScores, score)
-		if score > run.bestScore {
-			run.best, run.bestRep, run.bestScore, run.bestMethod, run.bestNaming = cand, rep, score, method, naming
+		if score > run.best.score {
+			run.best.rig, run.best.rep, run.best.score, run.best.method, run.best.naming = cand, rep, score, method, naming
 			info.Tokens = len(smp.Tokens)
 		}
 	}
@@ -284,11 +306,11 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 func (r *ModelRigger) settle(run *rigRun) (*character.Character, *RigInfo, error) {
 	info := run.info
 	switch {
-	case run.best == nil:
+	case run.best.rig == nil:
 		info.Fallback = "no sampled stream gave a valid rig: " + strings.Join(run.reasons, "; ")
-	case run.perr == nil && run.bestScore < r.Floor:
-		info.Fallback = fmt.Sprintf("best sample scored %.3f, under the floor %.3f", run.bestScore, r.Floor)
-	case !r.CompareClassical || run.perr != nil:
+	case run.scoring.err == nil && run.best.score < r.Floor:
+		info.Fallback = fmt.Sprintf("best sample scored %.3f, under the floor %.3f", run.best.score, r.Floor)
+	case !r.CompareClassical || run.scoring.err != nil:
 		return r.keep(run)
 	}
 	run.t = time.Now()
@@ -311,12 +333,12 @@ func (r *ModelRigger) settle(run *rigRun) (*character.Character, *RigInfo, error
 			out, crep, cscore, cinfo.Method = cl.tokens, cl.tokensRep, cl.tokensScore, "classical-skeleton+tokens"
 		}
 	}
-	if modelWins(run.best != nil, run.perr == nil, run.bestScore, cscore) {
+	if modelWins(run.best.rig != nil, run.scoring.err == nil, run.best.score, cscore) {
 		info.Fallback = ""
 		return r.keep(run)
 	}
 	if info.Fallback == "" {
-		info.Fallback = fmt.Sprintf("the classical rig scored %.3f, the best sample %.3f", cscore, run.bestScore)
+		info.Fallback = fmt.Sprintf("the classical rig scored %.3f, the best sample %.3f", cscore, run.best.score)
 	}
 	info.Method, info.Anatomy = cinfo.Method, cinfo.Anatomy
 	if crep != nil {
@@ -336,15 +358,15 @@ func modelWins(haveBest, scored bool, bestScore, classicalScore float64) bool {
 // names come from.
 func (r *ModelRigger) keep(run *rigRun) (*character.Character, *RigInfo, error) {
 	info := run.info
-	info.Method = run.bestMethod
-	if rep := run.bestRep; rep != nil {
+	info.Method = run.best.method
+	if rep := run.best.rep; rep != nil {
 		info.Score, info.Rewards = &rep.Score, rep
 	}
-	info.Anatomy, info.Naming = run.fitRep, run.bestNaming
-	if run.fitErr != nil {
-		info.Warnings = append(info.Warnings, fmt.Sprintf("no anatomical template (%v): the joints keep generated names", run.fitErr))
+	info.Anatomy, info.Naming = run.anat.rep, run.best.naming
+	if run.anat.err != nil {
+		info.Warnings = append(info.Warnings, fmt.Sprintf("no anatomical template (%v): the joints keep generated names", run.anat.err))
 	}
-	return run.best, info, nil
+	return run.best.rig, info, nil
 }
 
 // scoreWith scores a rig on the prepared mesh (0 when the mesh cannot be scored).

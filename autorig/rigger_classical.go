@@ -36,7 +36,7 @@ type classicalInputs struct {
 }
 
 func (run *rigRun) classicalInputs() classicalInputs {
-	return classicalInputs{c: run.c, reeb: run.reeb, fit: run.fit, prep: run.prep, lat: run.lat}
+	return classicalInputs{c: run.c, reeb: run.cond.reeb, fit: run.anat.future, prep: run.scoring.prep, lat: run.cond.lat}
 }
 
 // startClassical builds and scores the classical rig on another goroutine while

@@ -22,26 +22,32 @@ import (
 
 // TrainState is the metadata stored in every checkpoint beside the config.
 type TrainState struct {
-	Config     Config   `json:"config"`
-	Step       int      `json:"step"`
-	BestVal    float64  `json:"best_val"`
-	BestStep   int      `json:"best_step"`
-	WallS      float64  `json:"wall_s"` // training time over all runs
-	TrainFiles int      `json:"train_files"`
-	Synthetic  int      `json:"synthetic"` // generated creatures in the training set
-	ValFiles   int      `json:"val_files"`
-	Data       []string `json:"data"`
-	SkinTokens bool     `json:"skin_tokens"` // trained on skin tokens too
+	Config   Config  `json:"config"`
+	Step     int     `json:"step"`
+	BestVal  float64 `json:"best_val"`
+	BestStep int     `json:"best_step"`
+	WallS    float64 `json:"wall_s"` // training time over all runs
+	TrainingData
+	SkinTokens bool `json:"skin_tokens"` // trained on skin tokens too
 	// SkinTokenizer is the Fingerprint of the skin tokenizer whose codes the
 	// model writes.
 	SkinTokenizer string    `json:"skin_tokenizer,omitempty"`
 	Saved         time.Time `json:"saved"`
-	// GRPO is set once the checkpoint has been fine-tuned by GRPORun.
+	// GRPO is set once the checkpoint has been fine-tuned by GRPO (`rig grpo`).
 	GRPO *GRPOState `json:"grpo,omitempty"`
 	// Averaged lists the checkpoints whose weights were averaged into this one
-	// (AverageWeights, `rig average`), each with its step; the rest of the state
-	// is the last one's.
+	// (`rig average`), each with its step; the rest of the state is the last one's.
 	Averaged []string `json:"averaged,omitempty"`
+}
+
+// TrainingData is what a checkpoint was trained on: the files of each split, the
+// generated creatures added to the training files, and the inputs they came from.
+// Its fields are TrainState's in the checkpoint's JSON.
+type TrainingData struct {
+	TrainFiles int      `json:"train_files"`
+	Synthetic  int      `json:"synthetic"` // generated creatures in the training set
+	ValFiles   int      `json:"val_files"`
+	Data       []string `json:"data"`
 }
 
 // GRPOState is kept in the checkpoint's TrainState so that a run resumes.

@@ -177,14 +177,14 @@ func GRPO(opt GRPOOptions) (*rigmodel.TrainState, error) {
 			StopAtSEP: skeletonOnly, ScaleByStd: opt.Policy.ScaleByStd, InsideJoints: opt.Policy.InsideJoints, Ref: ref, KL: opt.Policy.KL},
 		adam:  nn.NewAdamW[float32](opt.Schedule.LR),
 		rng:   rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919)),
-		start: time.Now(), lastSave: time.Now(), wall0: g.WallS, startStep: g.Step}
+		clock: runClock{start: time.Now(), lastSave: time.Now(), wall0: g.WallS, startStep: g.Step}}
 	loop.adam.WeightDecay = 0
 	if from == opt.Out && g.Step > 0 {
 		if err := loop.restoreOptimizer(); err != nil {
 			return state, err
 		}
 	}
-	loop.bar = progress.New(opt.Report.Progress, fmt.Sprintf("grpo (from step %d)", loop.startStep), opt.Schedule.Steps-loop.startStep)
+	loop.bar = progress.New(opt.Report.Progress, fmt.Sprintf("grpo (from step %d)", loop.clock.startStep), opt.Schedule.Steps-loop.clock.startStep)
 	for g.Step < opt.Schedule.Steps {
 		if err := loop.step(); err != nil {
 			return state, err
@@ -246,19 +246,17 @@ func grpoStart(opt GRPOOptions) (string, *rigmodel.Model, *rigmodel.TrainState, 
 
 // grpoLoop is the state of GRPO's loop.
 type grpoLoop struct {
-	opt             GRPOOptions
-	state           *rigmodel.TrainState
-	m               *rigmodel.Model
-	meshes          []*character.Character
-	reward          RewardFunc
-	gopt            grpoStepOptions
-	adam            *nn.AdamW[float32]
-	rng             *rand.Rand
-	bar             *progress.Bar
-	start, lastSave time.Time
-	wall0           float64
-	startStep       int
-	window          []float64 // the last 10 steps' mean rewards
+	opt    GRPOOptions
+	state  *rigmodel.TrainState
+	m      *rigmodel.Model
+	meshes []*character.Character
+	reward RewardFunc
+	gopt   grpoStepOptions
+	adam   *nn.AdamW[float32]
+	rng    *rand.Rand
+	bar    *progress.Bar
+	clock  runClock
+	window []float64 // the last 10 steps' mean rewards
 }
 
 // step takes one GRPO step on opt.Schedule.Meshes random meshes, logs it, keeps the best
@@ -282,11 +280,11 @@ func (l *grpoLoop) step() error {
 	}
 	g.Step++
 	row := grpoLogRow{Step: g.Step, MeanReward: st.MeanReward, MaxReward: st.MaxReward, Tokens: st.Tokens,
-		Meshes: opt.Schedule.Meshes, LR: l.adam.LR, WallS: l.wall0 + time.Since(l.start).Seconds(), KL: st.KL}
+		Meshes: opt.Schedule.Meshes, LR: l.adam.LR, WallS: l.clock.wall(), KL: st.KL}
 	if err := appendJSONLine(sibling(opt.Out, ".log.jsonl"), row); err != nil {
 		return fmt.Errorf("grpo: %w", err)
 	}
-	l.bar.Set(g.Step-l.startStep, fmt.Sprintf("reward %.3f (max %.3f)", st.MeanReward, st.MaxReward))
+	l.bar.Set(g.Step-l.clock.startStep, fmt.Sprintf("reward %.3f (max %.3f)", st.MeanReward, st.MaxReward))
 	l.window = append(l.window, st.MeanReward)
 	if len(l.window) > 10 {
 		l.window = l.window[1:]
@@ -294,21 +292,21 @@ func (l *grpoLoop) step() error {
 	if len(l.window) == 10 {
 		if mean := meanOf(l.window); mean > g.BestReward {
 			g.BestReward, g.BestStep = mean, g.Step
-			g.WallS = l.wall0 + time.Since(l.start).Seconds()
+			g.WallS = l.clock.wall()
 			if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), m, state); err != nil {
 				return fmt.Errorf("grpo: %w", err)
 			}
 		}
 	}
-	if g.Step%opt.Checkpoints.SaveEvery == 0 || g.Step == opt.Schedule.Steps || (opt.Checkpoints.SaveMinutes > 0 && time.Since(l.lastSave).Minutes() >= opt.Checkpoints.SaveMinutes) {
-		g.WallS = l.wall0 + time.Since(l.start).Seconds()
+	if g.Step%opt.Checkpoints.SaveEvery == 0 || g.Step == opt.Schedule.Steps || (opt.Checkpoints.SaveMinutes > 0 && time.Since(l.clock.lastSave).Minutes() >= opt.Checkpoints.SaveMinutes) {
+		g.WallS = l.clock.wall()
 		if err := SaveCheckpointFile(opt.Out, m, state); err != nil {
 			return fmt.Errorf("grpo: %w", err)
 		}
 		if err := l.adam.SaveStateFile(nn.OptimizerStatePath(opt.Out), m.Params()); err != nil {
 			return fmt.Errorf("grpo: %w", err)
 		}
-		l.lastSave = time.Now()
+		l.clock.lastSave = time.Now()
 	}
 	logf(opt.Report.Log, "grpo step %d: mean reward %.4f, max %.4f, %d tokens with gradient, KL %.4f", g.Step, st.MeanReward, st.MaxReward, st.Tokens, st.KL)
 	return nil

@@ -180,7 +180,7 @@ func Run(opt Options) (*rigmodel.TrainState, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer tr.stream.close()
+	defer tr.ex.stream.close()
 	for state.Step < opt.Schedule.Steps {
 		if err := tr.step(); err != nil {
 			return state, err
@@ -191,14 +191,14 @@ func Run(opt Options) (*rigmodel.TrainState, error) {
 				return state, err
 			}
 		}
-		if state.Step%opt.Checkpoints.SaveEvery == 0 || last || (opt.Checkpoints.SaveMinutes > 0 && time.Since(tr.lastSave).Minutes() >= opt.Checkpoints.SaveMinutes) {
+		if state.Step%opt.Checkpoints.SaveEvery == 0 || last || (opt.Checkpoints.SaveMinutes > 0 && time.Since(tr.clock.lastSave).Minutes() >= opt.Checkpoints.SaveMinutes) {
 			if err := tr.save(); err != nil {
 				return state, err
 			}
 		}
 	}
 	tr.bar.Finish()
-	state.WallS = tr.wall0 + time.Since(tr.start).Seconds()
+	state.WallS = tr.clock.wall()
 	return state, nil
 }
 
@@ -223,7 +223,8 @@ func (opt Options) withDefaults() Options {
 // resumeOrInit loads the checkpoint at Out when resuming (and takes its config
 // into opt), or builds a new model, warm-started from Init when given.
 func resumeOrInit(opt *Options) (*rigmodel.Model, *rigmodel.TrainState, error) {
-	state := &rigmodel.TrainState{Config: opt.Config, BestVal: math.MaxFloat64, Data: opt.Data.Inputs, SkinTokens: opt.Skin != nil, SkinTokenizer: opt.SkinID}
+	state := &rigmodel.TrainState{Config: opt.Config, BestVal: math.MaxFloat64, TrainingData: rigmodel.TrainingData{Data: opt.Data.Inputs},
+		SkinTokens: opt.Skin != nil, SkinTokenizer: opt.SkinID}
 	var m *rigmodel.Model
 	var err error
 	if opt.Resume {
@@ -317,74 +318,101 @@ func anchorProposals(opt Options, m *rigmodel.Model, train []*character.Characte
 
 // trainer is the state of the training loop.
 type trainer struct {
-	opt    Options
-	state  *rigmodel.TrainState
-	m      *rigmodel.Model
-	valEx  []*rigmodel.Example
-	adam   *nn.AdamW[float32]
-	rng    *mrand.Rand
+	opt   Options
+	state *rigmodel.TrainState
+	m     *rigmodel.Model
+	bar   *progress.Bar
+	ex    exampleSource
+	optim optimizer
+	since sinceValidation
+	clock runClock
+}
+
+// exampleSource is where the loop's batches come from: the example stream, the
+// pool of encoded examples drawn from it when skin tokens are trained (nil
+// otherwise) with the random source that picks from the pool, and the fixed
+// validation examples.
+type exampleSource struct {
 	stream *orderedStream[*rigmodel.Example]
-	pool   []*rigmodel.Example // encoded examples when skin tokens are trained; nil otherwise
-	bar    *progress.Bar
-	// warm is the warm-up length and runStep the step count it is measured in.
+	pool   []*rigmodel.Example
+	rng    *mrand.Rand
+	val    []*rigmodel.Example
+}
+
+// optimizer is AdamW with its learning-rate warm-up: warm steps, counted by
+// runStep.
+type optimizer struct {
+	adam    *nn.AdamW[float32]
 	warm    int
 	runStep func() int
-	// startStep is the step this run started at.
-	startStep int
-	// Running sums since the last validation, and the clocks.
-	acc                          rigmodel.Losses
-	accN, tokens, stepN          int
-	tokT, stepT, start, lastSave time.Time
-	wall0                        float64
 }
+
+// sinceValidation sums the training losses and counts the tokens and steps since
+// the last validation, with the clocks the throughput is measured on.
+type sinceValidation struct {
+	acc                 rigmodel.Losses
+	accN, tokens, stepN int
+	tokT, stepT         time.Time
+}
+
+// runClock is a run's time: when it started (at step startStep), when it last
+// saved, and the training time of the runs before it.
+type runClock struct {
+	start, lastSave time.Time
+	wall0           float64
+	startStep       int
+}
+
+// wall is the training time over all runs so far, in seconds.
+func (c *runClock) wall() float64 { return c.wall0 + time.Since(c.start).Seconds() }
 
 // newTrainer sets up the optimizer (restoring its state on resume), the example
 // stream and the pool.
 func newTrainer(opt Options, state *rigmodel.TrainState, m *rigmodel.Model, train []*character.Character, props []*anchoredProposal, valEx []*rigmodel.Example) (*trainer, error) {
-	tr := &trainer{opt: opt, state: state, m: m, valEx: valEx,
-		rng: mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))}
-	tr.adam = nn.NewAdamW[float32](opt.Schedule.LR)
-	tr.adam.WeightDecay = 0.01
-	tr.warm = 200
+	tr := &trainer{opt: opt, state: state, m: m,
+		ex: exampleSource{val: valEx, rng: mrand.New(mrand.NewSource(opt.Seed + int64(state.Step)))}}
+	tr.optim.adam = nn.NewAdamW[float32](opt.Schedule.LR)
+	tr.optim.adam.WeightDecay = 0.01
+	tr.optim.warm = 200
 	if opt.Schedule.Warmup > 0 {
-		tr.warm = opt.Schedule.Warmup
+		tr.optim.warm = opt.Schedule.Warmup
 	}
 	// A resumed run restores AdamW's moments and step count from the file beside the
 	// checkpoint and continues the schedule; a checkpoint without one (written
 	// before it was saved, or by another trainer) restarts the moments and warms up
 	// again briefly.
-	tr.runStep = func() int { return state.Step }
+	tr.optim.runStep = func() int { return state.Step }
 	if state.Step > 0 {
 		resumeStep := state.Step
-		switch restored, err := tr.adam.RestoreBeside(opt.Out, m.Params()); {
+		switch restored, err := tr.optim.adam.RestoreBeside(opt.Out, m.Params()); {
 		case err != nil:
 			return nil, fmt.Errorf("train: resume: %w", err)
 		case restored:
-			logf(opt.Report.Log, "train: optimizer state restored at step %d", tr.adam.Steps())
+			logf(opt.Report.Log, "train: optimizer state restored at step %d", tr.optim.adam.Steps())
 		default:
-			tr.warm = 50
-			tr.runStep = func() int { return state.Step - resumeStep }
+			tr.optim.warm = 50
+			tr.optim.runStep = func() int { return state.Step - resumeStep }
 		}
 	}
-	tr.start, tr.lastSave = time.Now(), time.Now()
-	tr.wall0 = state.WallS
-	tr.startStep = state.Step
-	tr.bar = progress.New(opt.Report.Progress, fmt.Sprintf("train (from step %d)", tr.startStep), opt.Schedule.Steps-tr.startStep)
-	tr.stream = newExampleStream(opt, state.Step, train, props)
+	tr.clock.start, tr.clock.lastSave = time.Now(), time.Now()
+	tr.clock.wall0 = state.WallS
+	tr.clock.startStep = state.Step
+	tr.bar = progress.New(opt.Report.Progress, fmt.Sprintf("train (from step %d)", tr.clock.startStep), opt.Schedule.Steps-tr.clock.startStep)
+	tr.ex.stream = newExampleStream(opt, state.Step, train, props)
 	if opt.Skin != nil {
 		n := opt.Data.Pool
 		if n <= 0 {
 			n = 384
 		}
 		pb := progress.New(opt.Report.Progress, fmt.Sprintf("encoding skin tokens (%d workers)", opt.Data.Workers), n)
-		for len(tr.pool) < n {
-			tr.pool = append(tr.pool, tr.stream.next())
+		for len(tr.ex.pool) < n {
+			tr.ex.pool = append(tr.ex.pool, tr.ex.stream.next())
 			pb.Add(1, 0)
 		}
 		pb.Finish()
 	}
 	// Throughput counts the loop alone, not loading or the pool's first fill.
-	tr.tokT, tr.stepT = time.Now(), time.Now()
+	tr.since.tokT, tr.since.stepT = time.Now(), time.Now()
 	return tr, nil
 }
 
@@ -437,20 +465,20 @@ func newExampleStream(opt Options, startStep int, train []*character.Character, 
 func (tr *trainer) step() error {
 	opt, state := tr.opt, tr.state
 	batch := make([]*rigmodel.Example, 0, opt.Schedule.Batch)
-	if tr.pool != nil {
+	if tr.ex.pool != nil {
 		for k := 0; k < 2; k++ {
-			tr.pool[tr.rng.Intn(len(tr.pool))] = tr.stream.next()
+			tr.ex.pool[tr.ex.rng.Intn(len(tr.ex.pool))] = tr.ex.stream.next()
 		}
 	}
 	for len(batch) < opt.Schedule.Batch {
 		var ex *rigmodel.Example
-		if tr.pool != nil {
-			ex = tr.pool[tr.rng.Intn(len(tr.pool))]
+		if tr.ex.pool != nil {
+			ex = tr.ex.pool[tr.ex.rng.Intn(len(tr.ex.pool))]
 		} else {
-			ex = tr.stream.next()
+			ex = tr.ex.stream.next()
 		}
 		batch = append(batch, ex)
-		tr.tokens += len(ex.Tokens)
+		tr.since.tokens += len(ex.Tokens)
 	}
 	nn.ZeroGrad[float32](tr.m)
 	ls, err := tr.m.StepWeighted(batch, true, opt.Loss)
@@ -458,34 +486,34 @@ func (tr *trainer) step() error {
 		return fmt.Errorf("train: step %d: %w", state.Step, err)
 	}
 	nn.ClipGradNorm(tr.m.Params(), 1)
-	tr.adam.LR = lrAt(opt.Schedule.LR, tr.runStep(), tr.warm, state.Step, opt.Schedule.Steps)
-	tr.adam.Step(tr.m.Params())
+	tr.optim.adam.LR = lrAt(opt.Schedule.LR, tr.optim.runStep(), tr.optim.warm, state.Step, opt.Schedule.Steps)
+	tr.optim.adam.Step(tr.m.Params())
 	state.Step++
-	tr.stepN++
-	tr.acc.Skeleton += ls.Skeleton
-	tr.acc.Skin += ls.Skin
-	tr.accN++
-	tr.bar.Set(state.Step-tr.startStep, fmt.Sprintf("skel %.3f skin %.3f", ls.Skeleton, ls.Skin))
+	tr.since.stepN++
+	tr.since.acc.Skeleton += ls.Skeleton
+	tr.since.acc.Skin += ls.Skin
+	tr.since.accN++
+	tr.bar.Set(state.Step-tr.clock.startStep, fmt.Sprintf("skel %.3f skin %.3f", ls.Skeleton, ls.Skin))
 	return nil
 }
 
 // validate logs the validation losses, keeps the best checkpoint and plots.
 func (tr *trainer) validate() error {
 	opt, state := tr.opt, tr.state
-	vl := evaluate(tr.m, tr.valEx, opt.Schedule.Batch)
-	row := LogRow{Step: state.Step, TrainSkel: tr.acc.Skeleton / float64(tr.accN), TrainSkin: tr.acc.Skin / float64(tr.accN),
-		ValSkel: vl.Skeleton, ValSkin: vl.Skin, LR: tr.adam.LR,
-		TokensPS: float64(tr.tokens) / time.Since(tr.tokT).Seconds(), StepsPS: float64(tr.stepN) / time.Since(tr.stepT).Seconds(),
-		WallS: tr.wall0 + time.Since(tr.start).Seconds()}
-	tr.acc, tr.accN, tr.tokens, tr.tokT, tr.stepN, tr.stepT = rigmodel.Losses{}, 0, 0, time.Now(), 0, time.Now()
+	vl := evaluate(tr.m, tr.ex.val, opt.Schedule.Batch)
+	row := LogRow{Step: state.Step, TrainSkel: tr.since.acc.Skeleton / float64(tr.since.accN), TrainSkin: tr.since.acc.Skin / float64(tr.since.accN),
+		ValSkel: vl.Skeleton, ValSkin: vl.Skin, LR: tr.optim.adam.LR,
+		TokensPS: float64(tr.since.tokens) / time.Since(tr.since.tokT).Seconds(), StepsPS: float64(tr.since.stepN) / time.Since(tr.since.stepT).Seconds(),
+		WallS: tr.clock.wall()}
+	tr.since.acc, tr.since.accN, tr.since.tokens, tr.since.tokT, tr.since.stepN, tr.since.stepT = rigmodel.Losses{}, 0, 0, time.Now(), 0, time.Now()
 	if err := appendLog(sibling(opt.Out, ".log.jsonl"), row); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
 	logf(opt.Report.Log, "step %d: train skeleton %.4f skin %.4f | val skeleton %.4f skin %.4f | lr %.2g | %.0f tok/s",
 		row.Step, row.TrainSkel, row.TrainSkin, row.ValSkel, row.ValSkin, row.LR, row.TokensPS)
-	if v := vl.Total(); len(tr.valEx) > 0 && v < state.BestVal {
+	if v := vl.Total(); len(tr.ex.val) > 0 && v < state.BestVal {
 		state.BestVal, state.BestStep = v, state.Step
-		state.WallS = tr.wall0 + time.Since(tr.start).Seconds()
+		state.WallS = tr.clock.wall()
 		if err := SaveCheckpointFile(sibling(opt.Out, ".best.safetensors"), tr.m, state); err != nil {
 			return fmt.Errorf("train: %w", err)
 		}
@@ -504,14 +532,14 @@ func (tr *trainer) validate() error {
 
 // save writes the checkpoint and the optimizer state beside it.
 func (tr *trainer) save() error {
-	tr.state.WallS = tr.wall0 + time.Since(tr.start).Seconds()
+	tr.state.WallS = tr.clock.wall()
 	if err := SaveCheckpointFile(tr.opt.Out, tr.m, tr.state); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	if err := tr.adam.SaveStateFile(nn.OptimizerStatePath(tr.opt.Out), tr.m.Params()); err != nil {
+	if err := tr.optim.adam.SaveStateFile(nn.OptimizerStatePath(tr.opt.Out), tr.m.Params()); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	tr.lastSave = time.Now()
+	tr.clock.lastSave = time.Now()
 	return nil
 }
 

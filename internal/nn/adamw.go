@@ -42,8 +42,8 @@ func NewAdamW[F Float](lr float64) *AdamW[F] {
 // Steps is the number of updates taken.
 func (o *AdamW[F]) Steps() int { return o.step }
 
-// LRAt is the learning rate of update number step (from 0).
-func (o *AdamW[F]) LRAt(step int) float64 {
+// lrAt is the learning rate of update number step (from 0).
+func (o *AdamW[F]) lrAt(step int) float64 {
 	if step < o.Warmup {
 		return o.LR * float64(step+1) / float64(o.Warmup)
 	}
@@ -56,7 +56,7 @@ func (o *AdamW[F]) LRAt(step int) float64 {
 
 // Step updates params from their gradients (it does not clear them).
 func (o *AdamW[F]) Step(params []*Param[F]) {
-	lr := o.LRAt(o.step)
+	lr := o.lrAt(o.step)
 	o.step++
 	b1, b2 := o.Beta1, o.Beta2
 	c1 := 1 - math.Pow(b1, float64(o.step))
@@ -125,11 +125,11 @@ func (o *AdamW[F]) stateTensors(params []*Param[F]) []namedTensor[F] {
 	return out
 }
 
-// SaveState writes the optimizer's state for params (their moments and the step
-// count) in the safetensors layout, so that LoadState followed by further Steps
+// saveState writes the optimizer's state for params (their moments and the step
+// count) in the safetensors layout, so that loadState followed by further Steps
 // continues training exactly as if it had not stopped. params must be the list
 // passed to Step, by name; parameters not stepped yet are saved with zero moments.
-func (o *AdamW[F]) SaveState(w io.Writer, params []*Param[F]) error {
+func (o *AdamW[F]) saveState(w io.Writer, params []*Param[F]) error {
 	hj, err := json.Marshal(adamHyper{o.LR, o.MinLR, o.Warmup, o.TotalSteps, o.Beta1, o.Beta2, o.Eps, o.WeightDecay})
 	if err != nil {
 		return fmt.Errorf("save optimizer state: encode hyperparameters: %w", err)
@@ -141,12 +141,12 @@ func (o *AdamW[F]) SaveState(w io.Writer, params []*Param[F]) error {
 	return nil
 }
 
-// LoadState restores the moments and step count written by SaveState for params
+// loadState restores the moments and step count written by saveState for params
 // (matched by name; F32 and F64 files load into either float type). It refuses a
 // file that is not an AdamW state, or whose tensors differ from params in names or
 // shapes, and then leaves the optimizer unchanged. The hyperparameters (LR, betas,
 // schedule, ...) stay as set on o.
-func (o *AdamW[F]) LoadState(r io.Reader, params []*Param[F]) error {
+func (o *AdamW[F]) loadState(r io.Reader, params []*Param[F]) error {
 	m := make(map[*Param[F]][]F, len(params))
 	v := make(map[*Param[F]][]F, len(params))
 	tensors := make([]namedTensor[F], 0, 2*len(params))
@@ -178,24 +178,24 @@ func (o *AdamW[F]) LoadState(r io.Reader, params []*Param[F]) error {
 }
 
 // SaveStateFile writes the optimizer state for params to path atomically (see
-// SaveState); OptimizerStatePath names the file that goes with a checkpoint.
+// saveState); OptimizerStatePath names the file that goes with a checkpoint.
 func (o *AdamW[F]) SaveStateFile(path string, params []*Param[F]) error {
 	var buf bytes.Buffer
-	if err := o.SaveState(&buf, params); err != nil {
+	if err := o.saveState(&buf, params); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
-// LoadStateFile restores the optimizer state for params from path (see LoadState).
+// loadStateFile restores the optimizer state for params from path (see loadState).
 // A missing file gives an error that satisfies errors.Is(err, fs.ErrNotExist).
-func (o *AdamW[F]) LoadStateFile(path string, params []*Param[F]) error {
+func (o *AdamW[F]) loadStateFile(path string, params []*Param[F]) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("load optimizer state: %w", err)
 	}
 	defer f.Close()
-	if err := o.LoadState(f, params); err != nil {
+	if err := o.loadState(f, params); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
@@ -205,7 +205,7 @@ func (o *AdamW[F]) LoadStateFile(path string, params []*Param[F]) error {
 // and reports whether there was one. A checkpoint without one is not an error: its
 // run restarts the moments, as a run does after --init.
 func (o *AdamW[F]) RestoreBeside(checkpoint string, params []*Param[F]) (bool, error) {
-	err := o.LoadStateFile(OptimizerStatePath(checkpoint), params)
+	err := o.loadStateFile(OptimizerStatePath(checkpoint), params)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

@@ -100,7 +100,7 @@ func TestAdamWResumeIsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		if withState {
-			if err := r.opt.LoadStateFile(statePath, r.m.Params()); err != nil {
+			if err := r.opt.loadStateFile(statePath, r.m.Params()); err != nil {
 				t.Fatal(err)
 			}
 			if r.opt.Steps() != k {
@@ -125,7 +125,7 @@ func TestAdamWLoadStateRejects(t *testing.T) {
 	r.train(t, 0, 2)
 	params := r.m.Params()
 	var state, model bytes.Buffer
-	if err := r.opt.SaveState(&state, params); err != nil {
+	if err := r.opt.saveState(&state, params); err != nil {
 		t.Fatal(err)
 	}
 	if err := SaveCheckpoint(&model, params, nil); err != nil {
@@ -148,7 +148,7 @@ func TestAdamWLoadStateRejects(t *testing.T) {
 		{"truncated", state.Bytes()[:state.Len()-3], params, "data"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := fresh.LoadState(bytes.NewReader(tc.data), tc.params)
+			err := fresh.loadState(bytes.NewReader(tc.data), tc.params)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
@@ -157,13 +157,13 @@ func TestAdamWLoadStateRejects(t *testing.T) {
 			}
 		})
 	}
-	if err := fresh.LoadStateFile(filepath.Join(t.TempDir(), "none"), params); !errors.Is(err, fs.ErrNotExist) {
+	if err := fresh.loadStateFile(filepath.Join(t.TempDir(), "none"), params); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("missing file: %v, want fs.ErrNotExist", err)
 	}
 	// A float32 state loads into a float64 optimizer with the same values.
 	m64, _ := NewTransformer[float64](resumeCfg, rand.New(rand.NewPCG(1, 1)))
 	o64 := NewAdamW[float64](1e-2)
-	if err := o64.LoadState(bytes.NewReader(state.Bytes()), m64.Params()); err != nil {
+	if err := o64.loadState(bytes.NewReader(state.Bytes()), m64.Params()); err != nil {
 		t.Fatal(err)
 	}
 	for i, p := range params {

@@ -142,15 +142,21 @@ func softmaxRow[F Float](x []F) {
 	}
 }
 
-// SelfAttention is multi-head self-attention over (B, T, C), causal or not, with a
+// selfAttention is multi-head self-attention over (B, T, C), causal or not, with a
 // fused query/key/value projection and an output projection.
-type SelfAttention[F Float] struct {
+type selfAttention[F Float] struct {
 	C, Heads int
 	Causal   bool
 	QKV      *Linear[F] // C → 3C: queries, keys, values side by side
 	Proj     *Linear[F] // C → C
 
-	eng         engine.Engine
+	eng engine.Engine
+	act selfAttentionCache[F]
+}
+
+// selfAttentionCache is what selfAttention's Forward keeps for Backward and the
+// buffers both reuse.
+type selfAttentionCache[F Float] struct {
 	shape       attnShape
 	qkv, att, y []F
 	dqkv        []F
@@ -158,12 +164,12 @@ type SelfAttention[F Float] struct {
 	inShape     tensor.Shape
 }
 
-// NewSelfAttention returns attention over c channels split into heads heads.
-func NewSelfAttention[F Float](name string, c, heads int, causal bool, rng *rand.Rand) *SelfAttention[F] {
+// newSelfAttention returns attention over c channels split into heads heads.
+func newSelfAttention[F Float](name string, c, heads int, causal bool, rng *rand.Rand) *selfAttention[F] {
 	if heads < 1 || c%heads != 0 {
 		panic(fmt.Sprintf("nn: self-attention: %d channels do not split into %d heads", c, heads))
 	}
-	return &SelfAttention[F]{
+	return &selfAttention[F]{
 		C: c, Heads: heads, Causal: causal,
 		QKV:  NewLinear[F](join(name, "qkv"), c, 3*c, true, rng),
 		Proj: NewLinear[F](join(name, "proj"), c, c, true, rng),
@@ -172,59 +178,59 @@ func NewSelfAttention[F Float](name string, c, heads int, causal bool, rng *rand
 }
 
 // Params returns the projections' parameters.
-func (a *SelfAttention[F]) Params() []*Param[F] { return append(a.QKV.Params(), a.Proj.Params()...) }
+func (a *selfAttention[F]) Params() []*Param[F] { return append(a.QKV.Params(), a.Proj.Params()...) }
 
 // Forward maps x (B, T, C) to (B, T, C).
-func (a *SelfAttention[F]) Forward(x *tensor.Dense) *tensor.Dense {
+func (a *selfAttention[F]) Forward(x *tensor.Dense) *tensor.Dense {
 	s := x.Shape()
 	if len(s) != 3 || s[2] != a.C {
 		panic(fmt.Sprintf("nn: SelfAttention.Forward: input shape %v, want (B, T, %d)", []int(s), a.C))
 	}
-	a.inShape = s.Clone()
+	a.act.inShape = s.Clone()
 	return engine.FromSlice(a.forward(engine.Data[F](x), s[0], s[1]), s...)
 }
 
 // Backward takes dy (B, T, C) and returns dx (B, T, C).
-func (a *SelfAttention[F]) Backward(dy *tensor.Dense) *tensor.Dense {
-	return engine.FromSlice(a.backward(engine.Data[F](dy)), a.inShape...)
+func (a *selfAttention[F]) Backward(dy *tensor.Dense) *tensor.Dense {
+	return engine.FromSlice(a.backward(engine.Data[F](dy)), a.act.inShape...)
 }
 
-func (a *SelfAttention[F]) forward(x []F, B, T int) []F {
+func (a *selfAttention[F]) forward(x []F, B, T int) []F {
 	c, hs := a.C, a.C/a.Heads
-	a.B, a.T = B, T
-	a.qkv = a.QKV.forward(x, B*T) // (B, T, 3C)
-	a.shape = attnShape{B: B, H: a.Heads, Tq: T, Tk: T, hs: hs, causal: a.Causal, scale: 1 / math.Sqrt(float64(hs)),
+	a.act.B, a.act.T = B, T
+	a.act.qkv = a.QKV.forward(x, B*T) // (B, T, 3C)
+	a.act.shape = attnShape{B: B, H: a.Heads, Tq: T, Tk: T, hs: hs, causal: a.Causal, scale: 1 / math.Sqrt(float64(hs)),
 		q: view{0, T * 3 * c, 3 * c}, k: view{c, T * 3 * c, 3 * c}, v: view{2 * c, T * 3 * c, 3 * c}, y: view{0, T * c, c}}
-	a.att = grow(a.att, B*a.Heads*T*T)
-	a.y = grow(a.y, B*T*c)
-	attnForward(a.eng, &a.shape, a.qkv, a.qkv, a.qkv, a.y, a.att)
-	return a.Proj.forward(a.y, B*T)
+	a.act.att = grow(a.act.att, B*a.Heads*T*T)
+	a.act.y = grow(a.act.y, B*T*c)
+	attnForward(a.eng, &a.act.shape, a.act.qkv, a.act.qkv, a.act.qkv, a.act.y, a.act.att)
+	return a.Proj.forward(a.act.y, B*T)
 }
 
-func (a *SelfAttention[F]) backward(dy []F) []F {
+func (a *selfAttention[F]) backward(dy []F) []F {
 	dyAttn := a.Proj.backward(dy)
-	a.dqkv = grow(a.dqkv, len(a.qkv))
-	attnBackward(a.eng, &a.shape, a.qkv, a.qkv, a.qkv, a.att, dyAttn, a.dqkv, a.dqkv, a.dqkv)
-	return a.QKV.backward(a.dqkv)
+	a.act.dqkv = grow(a.act.dqkv, len(a.act.qkv))
+	attnBackward(a.eng, &a.act.shape, a.act.qkv, a.act.qkv, a.act.qkv, a.act.att, dyAttn, a.act.dqkv, a.act.dqkv, a.act.dqkv)
+	return a.QKV.backward(a.act.dqkv)
 }
 
-// KVCache holds the keys and values of the positions a causal SelfAttention has
+// kvCache holds the keys and values of the positions a causal SelfAttention has
 // seen during incremental decoding.
-type KVCache[F Float] struct {
+type kvCache[F Float] struct {
 	B, MaxT, C int
 	Len        int // positions filled
 	K, V       []F // (B, MaxT, C)
 }
 
-// NewKVCache returns an empty cache for batch sequences of up to maxT positions.
-func (a *SelfAttention[F]) NewKVCache(batch, maxT int) *KVCache[F] {
-	return &KVCache[F]{B: batch, MaxT: maxT, C: a.C, K: make([]F, batch*maxT*a.C), V: make([]F, batch*maxT*a.C)}
+// newKVCache returns an empty cache for batch sequences of up to maxT positions.
+func (a *selfAttention[F]) newKVCache(batch, maxT int) *kvCache[F] {
+	return &kvCache[F]{B: batch, MaxT: maxT, C: a.C, K: make([]F, batch*maxT*a.C), V: make([]F, batch*maxT*a.C)}
 }
 
-// Step attends from one new position per sequence, x (B, C), to all cached
+// step attends from one new position per sequence, x (B, C), to all cached
 // positions and itself, appends its key and value to the cache, and returns the
 // output (B, C). It caches nothing for Backward.
-func (a *SelfAttention[F]) Step(x []F, cache *KVCache[F]) ([]F, error) {
+func (a *selfAttention[F]) step(x []F, cache *kvCache[F]) ([]F, error) {
 	B, c, hs := cache.B, a.C, a.C/a.Heads
 	if len(x) != B*c {
 		return nil, fmt.Errorf("nn: attention step: input has %d values, want B·C = %d", len(x), B*c)
@@ -249,10 +255,10 @@ func (a *SelfAttention[F]) Step(x []F, cache *KVCache[F]) ([]F, error) {
 	return out, nil
 }
 
-// Prefill runs the first T positions of a single sequence, x (T, C), through
+// prefill runs the first T positions of a single sequence, x (T, C), through
 // causal attention in one pass, filling the empty cache as T calls of Step would
 // (a prompt read at once instead of token by token).
-func (a *SelfAttention[F]) Prefill(x []F, T int, cache *KVCache[F]) ([]F, error) {
+func (a *selfAttention[F]) prefill(x []F, T int, cache *kvCache[F]) ([]F, error) {
 	c, hs := a.C, a.C/a.Heads
 	switch {
 	case cache.B != 1 || cache.Len != 0:
@@ -287,7 +293,13 @@ type CrossAttention[F Float] struct {
 	KV               *Linear[F] // Cctx → 2C: keys, values side by side
 	Proj             *Linear[F] // C → C
 
-	eng           engine.Engine
+	eng engine.Engine
+	act crossAttentionCache[F]
+}
+
+// crossAttentionCache is what CrossAttention's Forward keeps for Backward and the
+// buffers both reuse.
+type crossAttentionCache[F Float] struct {
 	shape         attnShape
 	q, kv, att, y []F
 	dq, dkv       []F
@@ -326,60 +338,60 @@ func (a *CrossAttention[F]) Forward(x, ctx *tensor.Dense) *tensor.Dense {
 // Backward takes dy (B, T, C) and returns dx (B, T, C) and dctx (B, L, Cctx).
 func (a *CrossAttention[F]) Backward(dy *tensor.Dense) (dx, dctx *tensor.Dense) {
 	x, c := a.backward(engine.Data[F](dy))
-	return engine.FromSlice(x, a.B, a.T, a.C), engine.FromSlice(c, a.B, a.L, a.CtxDim)
+	return engine.FromSlice(x, a.act.B, a.act.T, a.C), engine.FromSlice(c, a.act.B, a.act.L, a.CtxDim)
 }
 
 func (a *CrossAttention[F]) forward(x, ctx []F, B, T, L int) []F {
 	c, hs := a.C, a.C/a.Heads
-	a.B, a.T, a.L = B, T, L
-	a.q = a.Q.forward(x, B*T)     // (B, T, C)
-	a.kv = a.KV.forward(ctx, B*L) // (B, L, 2C)
-	a.shape = attnShape{B: B, H: a.Heads, Tq: T, Tk: L, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
+	a.act.B, a.act.T, a.act.L = B, T, L
+	a.act.q = a.Q.forward(x, B*T)     // (B, T, C)
+	a.act.kv = a.KV.forward(ctx, B*L) // (B, L, 2C)
+	a.act.shape = attnShape{B: B, H: a.Heads, Tq: T, Tk: L, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
 		q: view{0, T * c, c}, k: view{0, L * 2 * c, 2 * c}, v: view{c, L * 2 * c, 2 * c}, y: view{0, T * c, c}}
-	a.att = grow(a.att, B*a.Heads*T*L)
-	a.y = grow(a.y, B*T*c)
-	attnForward(a.eng, &a.shape, a.q, a.kv, a.kv, a.y, a.att)
-	return a.Proj.forward(a.y, B*T)
+	a.act.att = grow(a.act.att, B*a.Heads*T*L)
+	a.act.y = grow(a.act.y, B*T*c)
+	attnForward(a.eng, &a.act.shape, a.act.q, a.act.kv, a.act.kv, a.act.y, a.act.att)
+	return a.Proj.forward(a.act.y, B*T)
 }
 
 func (a *CrossAttention[F]) backward(dy []F) (dx, dctx []F) {
 	dyAttn := a.Proj.backward(dy)
-	a.dq, a.dkv = grow(a.dq, len(a.q)), grow(a.dkv, len(a.kv))
-	attnBackward(a.eng, &a.shape, a.q, a.kv, a.kv, a.att, dyAttn, a.dq, a.dkv, a.dkv)
-	return a.Q.backward(a.dq), a.KV.backward(a.dkv)
+	a.act.dq, a.act.dkv = grow(a.act.dq, len(a.act.q)), grow(a.act.dkv, len(a.act.kv))
+	attnBackward(a.eng, &a.act.shape, a.act.q, a.act.kv, a.act.kv, a.act.att, dyAttn, a.act.dq, a.act.dkv, a.act.dkv)
+	return a.Q.backward(a.act.dq), a.KV.backward(a.act.dkv)
 }
 
-// CrossCache holds the keys and values of a fixed context for decoding.
-type CrossCache[F Float] struct {
+// crossCache holds the keys and values of a fixed context for decoding.
+type crossCache[F Float] struct {
 	B, L int
 	KV   []F // (B, L, 2C)
 }
 
-// NewCrossCache projects ctx (B, L, Cctx) to keys and values once, for Step.
-func (a *CrossAttention[F]) NewCrossCache(ctx []F, B, L int) (*CrossCache[F], error) {
+// newCrossCache projects ctx (B, L, Cctx) to keys and values once, for step.
+func (a *CrossAttention[F]) newCrossCache(ctx []F, B, L int) (*crossCache[F], error) {
 	if len(ctx) != B*L*a.CtxDim {
 		return nil, fmt.Errorf("nn: cross-attention: context has %d values, want B·L·Cctx = %d·%d·%d", len(ctx), B, L, a.CtxDim)
 	}
 	kv := make([]F, B*L*2*a.C)
 	a.KV.apply(a.eng, ctx, B*L, kv)
-	return &CrossCache[F]{B: B, L: L, KV: kv}, nil
+	return &crossCache[F]{B: B, L: L, KV: kv}, nil
 }
 
-// Step attends from x (B, C), one position per sequence, to the cached context and
+// step attends from x (B, C), one position per sequence, to the cached context and
 // returns (B, C).
-func (a *CrossAttention[F]) Step(x []F, cache *CrossCache[F]) []F {
+func (a *CrossAttention[F]) step(x []F, cache *crossCache[F]) []F {
 	return a.attend(x, cache.B, 1, cache)
 }
 
 // prefill attends T positions of a single sequence, x (T, C), to the context of
 // a cache of one sequence.
-func (a *CrossAttention[F]) prefill(x []F, T int, cache *CrossCache[F]) []F {
+func (a *CrossAttention[F]) prefill(x []F, T int, cache *crossCache[F]) []F {
 	return a.attend(x, 1, T, cache)
 }
 
 // attend attends T positions of each of B sequences, x (B, T, C), to the cached
 // context of each sequence and returns (B, T, C).
-func (a *CrossAttention[F]) attend(x []F, B, T int, cache *CrossCache[F]) []F {
+func (a *CrossAttention[F]) attend(x []F, B, T int, cache *crossCache[F]) []F {
 	L, c, hs := cache.L, a.C, a.C/a.Heads
 	q := make([]F, B*T*c)
 	a.Q.apply(a.eng, x, B*T, q)

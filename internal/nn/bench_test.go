@@ -31,7 +31,7 @@ func reportTokens(b *testing.B, tokens int, cpu0 time.Duration) {
 func BenchmarkBlockForwardBackward(b *testing.B) {
 	const B, T, C = 8, 512, 256
 	rng := rand.New(rand.NewPCG(1, 1))
-	blk := NewBlock[float32]("b", BlockConfig{C: C, Heads: 4, Causal: true}, rng)
+	blk := newBlock[float32]("b", blockConfig{C: C, Heads: 4, Causal: true}, rng)
 	x, dy := make([]float32, B*T*C), make([]float32, B*T*C)
 	for i := range x {
 		x[i], dy[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
@@ -51,7 +51,7 @@ func BenchmarkBlockForwardBackward(b *testing.B) {
 func BenchmarkBlockForward(b *testing.B) {
 	const B, T, C = 8, 512, 256
 	rng := rand.New(rand.NewPCG(1, 1))
-	blk := NewBlock[float32]("b", BlockConfig{C: C, Heads: 4, Causal: true}, rng)
+	blk := newBlock[float32]("b", blockConfig{C: C, Heads: 4, Causal: true}, rng)
 	x := make([]float32, B*T*C)
 	for i := range x {
 		x[i] = float32(rng.NormFloat64())

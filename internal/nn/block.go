@@ -8,8 +8,8 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// BlockConfig sizes a pre-norm transformer block.
-type BlockConfig struct {
+// blockConfig sizes a pre-norm transformer block.
+type blockConfig struct {
 	C, Heads int
 	Hidden   int  // MLP width; 0 means 4·C
 	Causal   bool // causal self-attention (decoders) or full (encoders)
@@ -17,38 +17,44 @@ type BlockConfig struct {
 	Dropout  float64
 }
 
-// Block is a pre-norm transformer block:
+// block is a pre-norm transformer block:
 //
 //	x = x + Attn(LN1(x))          // (B, T, C)
 //	x = x + Cross(LNX(x), ctx)    // ctx (B, L, CtxDim), when CtxDim > 0
 //	x = x + MLP(LN2(x))
 //
 // with dropout on each residual branch while training.
-type Block[F Float] struct {
-	Cfg   BlockConfig
+type block[F Float] struct {
+	Cfg   blockConfig
 	LN1   *LayerNorm[F]
-	Attn  *SelfAttention[F]
+	Attn  *selfAttention[F]
 	LNX   *LayerNorm[F]      // nil without cross-attention
 	Cross *CrossAttention[F] // nil without cross-attention
 	LN2   *LayerNorm[F]
 	MLP   *MLP[F]
-	Drop  [3]*Dropout[F] // after Attn, Cross, MLP
+	Drop  [3]*dropout[F] // after Attn, Cross, MLP
 
-	eng        engine.Engine
+	eng engine.Engine
+	act blockCache[F]
+}
+
+// blockCache is what a Block's Forward keeps for Backward and the buffers both
+// reuse.
+type blockCache[F Float] struct {
 	x1, x2, x3 []F // residual stream after each branch
 	dx         []F
 	B, T, L    int
 }
 
-// NewBlock returns a block named name (parameters name.ln1.weight, name.attn.…).
-func NewBlock[F Float](name string, cfg BlockConfig, rng *rand.Rand) *Block[F] {
+// newBlock returns a block named name (parameters name.ln1.weight, name.attn.…).
+func newBlock[F Float](name string, cfg blockConfig, rng *rand.Rand) *block[F] {
 	if cfg.Hidden == 0 {
 		cfg.Hidden = 4 * cfg.C
 	}
-	b := &Block[F]{
+	b := &block[F]{
 		Cfg:  cfg,
 		LN1:  NewLayerNorm[F](join(name, "ln1"), cfg.C),
-		Attn: NewSelfAttention[F](join(name, "attn"), cfg.C, cfg.Heads, cfg.Causal, rng),
+		Attn: newSelfAttention[F](join(name, "attn"), cfg.C, cfg.Heads, cfg.Causal, rng),
 		LN2:  NewLayerNorm[F](join(name, "ln2"), cfg.C),
 		MLP:  NewMLP[F](join(name, "mlp"), cfg.C, cfg.Hidden, rng),
 		eng:  engine.Default(),
@@ -58,13 +64,13 @@ func NewBlock[F Float](name string, cfg BlockConfig, rng *rand.Rand) *Block[F] {
 		b.Cross = NewCrossAttention[F](join(name, "cross"), cfg.C, cfg.CtxDim, cfg.Heads, rng)
 	}
 	for i := range b.Drop {
-		b.Drop[i] = NewDropout[F](cfg.Dropout, rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())))
+		b.Drop[i] = newDropout[F](cfg.Dropout, rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())))
 	}
 	return b
 }
 
 // Params returns the block's parameters.
-func (b *Block[F]) Params() []*Param[F] {
+func (b *block[F]) Params() []*Param[F] {
 	ps := append(b.LN1.Params(), b.Attn.Params()...)
 	if b.Cross != nil {
 		ps = append(ps, b.LNX.Params()...)
@@ -75,7 +81,7 @@ func (b *Block[F]) Params() []*Param[F] {
 }
 
 // SetTrain switches dropout on or off.
-func (b *Block[F]) SetTrain(train bool) {
+func (b *block[F]) SetTrain(train bool) {
 	for _, d := range b.Drop {
 		d.Train = train
 	}
@@ -83,7 +89,7 @@ func (b *Block[F]) SetTrain(train bool) {
 
 // Forward maps x (B, T, C) to (B, T, C), cross-attending to ctx (B, L, CtxDim)
 // when the block has cross-attention (ctx is ignored otherwise and may be nil).
-func (b *Block[F]) Forward(x, ctx *tensor.Dense) *tensor.Dense {
+func (b *block[F]) Forward(x, ctx *tensor.Dense) *tensor.Dense {
 	s := x.Shape()
 	if len(s) != 3 || s[2] != b.Cfg.C {
 		panic(fmt.Sprintf("nn: Block.Forward: input shape %v, want (B, T, %d)", []int(s), b.Cfg.C))
@@ -102,34 +108,34 @@ func (b *Block[F]) Forward(x, ctx *tensor.Dense) *tensor.Dense {
 
 // Backward takes dy (B, T, C) and returns dx (B, T, C) and, with cross-attention,
 // dctx (B, L, CtxDim) (else nil).
-func (b *Block[F]) Backward(dy *tensor.Dense) (dx, dctx *tensor.Dense) {
+func (b *block[F]) Backward(dy *tensor.Dense) (dx, dctx *tensor.Dense) {
 	d, dc := b.backward(engine.Data[F](dy))
-	dx = engine.FromSlice(d, b.B, b.T, b.Cfg.C)
+	dx = engine.FromSlice(d, b.act.B, b.act.T, b.Cfg.C)
 	if dc != nil {
-		dctx = engine.FromSlice(dc, b.B, b.L, b.Cfg.CtxDim)
+		dctx = engine.FromSlice(dc, b.act.B, b.act.L, b.Cfg.CtxDim)
 	}
 	return dx, dctx
 }
 
 // forward maps x (B, T, C) with context ctx (B, L, CtxDim) to (B, T, C).
-func (b *Block[F]) forward(x []F, B, T int, ctx []F, L int) []F {
+func (b *block[F]) forward(x []F, B, T int, ctx []F, L int) []F {
 	n := B * T
-	b.B, b.T, b.L = B, T, L
-	b.x1 = residual(b.eng, b.x1, x, b.Drop[0].forward(b.Attn.forward(b.LN1.forward(x, n), B, T)))
-	h := b.x1
+	b.act.B, b.act.T, b.act.L = B, T, L
+	b.act.x1 = residual(b.eng, b.act.x1, x, b.Drop[0].forward(b.Attn.forward(b.LN1.forward(x, n), B, T)))
+	h := b.act.x1
 	if b.Cross != nil {
-		b.x2 = residual(b.eng, b.x2, h, b.Drop[1].forward(b.Cross.forward(b.LNX.forward(h, n), ctx, B, T, L)))
-		h = b.x2
+		b.act.x2 = residual(b.eng, b.act.x2, h, b.Drop[1].forward(b.Cross.forward(b.LNX.forward(h, n), ctx, B, T, L)))
+		h = b.act.x2
 	}
-	b.x3 = residual(b.eng, b.x3, h, b.Drop[2].forward(b.MLP.forward(b.LN2.forward(h, n), n)))
-	return b.x3
+	b.act.x3 = residual(b.eng, b.act.x3, h, b.Drop[2].forward(b.MLP.forward(b.LN2.forward(h, n), n)))
+	return b.act.x3
 }
 
 // backward takes dy (B, T, C) and returns dx (B, T, C) and, with cross-attention,
 // dctx (B, L, CtxDim) in layer-owned buffers.
-func (b *Block[F]) backward(dy []F) (dx, dctx []F) {
-	b.dx = grow(b.dx, len(dy))
-	d := b.dx
+func (b *block[F]) backward(dy []F) (dx, dctx []F) {
+	b.act.dx = grow(b.act.dx, len(dy))
+	d := b.act.dx
 	copy(d, dy)
 	add(b.eng, d, b.LN2.backward(b.MLP.backward(b.Drop[2].backward(d))))
 	if b.Cross != nil {
@@ -143,30 +149,30 @@ func (b *Block[F]) backward(dy []F) (dx, dctx []F) {
 
 // blockState is a block's decoding state.
 type blockState[F Float] struct {
-	kv    *KVCache[F]
-	cross *CrossCache[F]
+	kv    *kvCache[F]
+	cross *crossCache[F]
 }
 
 // step runs the block on one new position per sequence, x (B, C), using and
 // extending the caches; no dropout, nothing cached for backward.
-func (b *Block[F]) step(x []F, B int, st *blockState[F]) ([]F, error) {
+func (b *block[F]) step(x []F, B int, st *blockState[F]) ([]F, error) {
 	return b.cached(x, B, st,
-		func(h []F) ([]F, error) { return b.Attn.Step(h, st.kv) },
-		func(h []F) []F { return b.Cross.Step(h, st.cross) })
+		func(h []F) ([]F, error) { return b.Attn.step(h, st.kv) },
+		func(h []F) []F { return b.Cross.step(h, st.cross) })
 }
 
 // prefill runs the block on the first T positions of a single sequence, x (T, C),
 // filling its empty caches as T steps would.
-func (b *Block[F]) prefill(x []F, T int, st *blockState[F]) ([]F, error) {
+func (b *block[F]) prefill(x []F, T int, st *blockState[F]) ([]F, error) {
 	return b.cached(x, T, st,
-		func(h []F) ([]F, error) { return b.Attn.Prefill(h, T, st.kv) },
+		func(h []F) ([]F, error) { return b.Attn.prefill(h, T, st.kv) },
 		func(h []F) []F { return b.Cross.prefill(h, T, st.cross) })
 }
 
 // cached is the block over n rows of x whose attention reads and extends the
 // caches through self and cross: pre-norm self-attention, cross-attention and MLP,
 // each added to the residual stream.
-func (b *Block[F]) cached(x []F, n int, st *blockState[F], self func(h []F) ([]F, error), cross func(h []F) []F) ([]F, error) {
+func (b *block[F]) cached(x []F, n int, st *blockState[F], self func(h []F) ([]F, error), cross func(h []F) []F) ([]F, error) {
 	c := b.Cfg.C
 	h := make([]F, n*c)
 	b.LN1.apply(b.eng, x, n, h, nil, nil)

@@ -7,9 +7,9 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Dropout zeroes each element with probability P during training and scales the
+// dropout zeroes each element with probability P during training and scales the
 // rest by 1/(1-P); with Train false (or P zero) it is the identity.
-type Dropout[F Float] struct {
+type dropout[F Float] struct {
 	P     float64
 	Train bool
 	Rng   *rand.Rand
@@ -19,25 +19,25 @@ type Dropout[F Float] struct {
 	shape tensor.Shape
 }
 
-// NewDropout returns a dropout layer in training mode.
-func NewDropout[F Float](p float64, rng *rand.Rand) *Dropout[F] {
-	return &Dropout[F]{P: p, Train: true, Rng: rng}
+// newDropout returns a dropout layer in training mode.
+func newDropout[F Float](p float64, rng *rand.Rand) *dropout[F] {
+	return &dropout[F]{P: p, Train: true, Rng: rng}
 }
 
-func (d *Dropout[F]) active() bool { return d != nil && d.Train && d.P > 0 }
+func (d *dropout[F]) active() bool { return d != nil && d.Train && d.P > 0 }
 
 // Forward applies dropout to x (any shape).
-func (d *Dropout[F]) Forward(x *tensor.Dense) *tensor.Dense {
+func (d *dropout[F]) Forward(x *tensor.Dense) *tensor.Dense {
 	d.shape = x.Shape().Clone()
 	return engine.FromSlice(d.forward(engine.Data[F](x)), d.shape...)
 }
 
 // Backward passes dy through the mask of the last Forward.
-func (d *Dropout[F]) Backward(dy *tensor.Dense) *tensor.Dense {
+func (d *dropout[F]) Backward(dy *tensor.Dense) *tensor.Dense {
 	return engine.FromSlice(d.backward(engine.Data[F](dy)), d.shape...)
 }
 
-func (d *Dropout[F]) forward(x []F) []F {
+func (d *dropout[F]) forward(x []F) []F {
 	if !d.active() {
 		return x
 	}
@@ -53,7 +53,7 @@ func (d *Dropout[F]) forward(x []F) []F {
 	return d.y
 }
 
-func (d *Dropout[F]) backward(dy []F) []F {
+func (d *dropout[F]) backward(dy []F) []F {
 	if !d.active() {
 		return dy
 	}

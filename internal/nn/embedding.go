@@ -8,8 +8,8 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Embedding maps integer ids to rows of a (Vocab, C) table.
-type Embedding[F Float] struct {
+// embedding maps integer ids to rows of a (Vocab, C) table.
+type embedding[F Float] struct {
 	Vocab, C int
 	Weight   *Param[F] // (Vocab, C)
 
@@ -17,19 +17,19 @@ type Embedding[F Float] struct {
 	y   []F
 }
 
-// NewEmbedding returns an embedding table initialized from N(0, 0.02²).
-func NewEmbedding[F Float](name string, vocab, c int, rng *rand.Rand) *Embedding[F] {
-	e := &Embedding[F]{Vocab: vocab, C: c, Weight: NewParam[F](join(name, "weight"), vocab, c)}
+// newEmbedding returns an embedding table initialized from N(0, 0.02²).
+func newEmbedding[F Float](name string, vocab, c int, rng *rand.Rand) *embedding[F] {
+	e := &embedding[F]{Vocab: vocab, C: c, Weight: NewParam[F](join(name, "weight"), vocab, c)}
 	fillNormal(e.Weight.w, 0.02, rng)
 	return e
 }
 
 // Params returns the table.
-func (e *Embedding[F]) Params() []*Param[F] { return []*Param[F]{e.Weight} }
+func (e *embedding[F]) Params() []*Param[F] { return []*Param[F]{e.Weight} }
 
 // Forward looks up ids (N) and returns their rows (N, C). It fails on an id
 // outside [0, Vocab).
-func (e *Embedding[F]) Forward(ids []int) (*tensor.Dense, error) {
+func (e *embedding[F]) Forward(ids []int) (*tensor.Dense, error) {
 	y, err := e.forward(ids)
 	if err != nil {
 		return nil, err
@@ -38,12 +38,12 @@ func (e *Embedding[F]) Forward(ids []int) (*tensor.Dense, error) {
 }
 
 // Backward adds dy (N, C) into the rows of the table gradient that Forward read.
-func (e *Embedding[F]) Backward(dy *tensor.Dense) {
+func (e *embedding[F]) Backward(dy *tensor.Dense) {
 	rows(dy, e.C, "Embedding.Backward")
 	e.backward(engine.Data[F](dy))
 }
 
-func (e *Embedding[F]) forward(ids []int) ([]F, error) {
+func (e *embedding[F]) forward(ids []int) ([]F, error) {
 	c := e.C
 	e.ids = ids
 	e.y = grow(e.y, len(ids)*c)
@@ -56,7 +56,7 @@ func (e *Embedding[F]) forward(ids []int) ([]F, error) {
 	return e.y, nil
 }
 
-func (e *Embedding[F]) backward(dy []F) {
+func (e *embedding[F]) backward(dy []F) {
 	c, g := e.C, e.Weight.g
 	for i, id := range e.ids {
 		row, src := g[id*c:(id+1)*c], dy[i*c:(i+1)*c]

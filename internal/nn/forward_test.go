@@ -117,7 +117,7 @@ func TestForwardMatchesNaive(t *testing.T) {
 	}{{"causal attention", true, 2, 70}, {"full attention", false, 3, 9}, {"causal T=1", true, 1, 1}} {
 		t.Run(tc.name, func(t *testing.T) {
 			const C, H = 12, 3
-			a := NewSelfAttention[float64]("a", C, H, tc.causal, rng)
+			a := newSelfAttention[float64]("a", C, H, tc.causal, rng)
 			x := randData(rng, tc.B*tc.T*C)
 			got := a.forward(x, tc.B, tc.T)
 			n := tc.B * tc.T
@@ -165,8 +165,8 @@ func TestForwardMatchesNaive(t *testing.T) {
 // TestFloat32MatchesFloat64 runs the same attention block in both precisions; the
 // float32 path uses the fast exp and GELU kernels.
 func TestFloat32MatchesFloat64(t *testing.T) {
-	b64 := NewBlock[float64]("b", BlockConfig{C: 16, Heads: 4, Causal: true, CtxDim: 6}, rand.New(rand.NewPCG(3, 3)))
-	b32 := NewBlock[float32]("b", BlockConfig{C: 16, Heads: 4, Causal: true, CtxDim: 6}, rand.New(rand.NewPCG(3, 3)))
+	b64 := newBlock[float64]("b", blockConfig{C: 16, Heads: 4, Causal: true, CtxDim: 6}, rand.New(rand.NewPCG(3, 3)))
+	b32 := newBlock[float32]("b", blockConfig{C: 16, Heads: 4, Causal: true, CtxDim: 6}, rand.New(rand.NewPCG(3, 3)))
 	rng := rand.New(rand.NewPCG(4, 4))
 	x64, ctx64 := randData(rng, 2*80*16), randData(rng, 2*5*6)
 	x32, ctx32 := make([]float32, len(x64)), make([]float32, len(ctx64))

@@ -53,11 +53,11 @@ func NewFSQ[F Float](levels []int) (*FSQ[F], error) {
 	return q, nil
 }
 
-// Dim is the number of quantized dimensions.
-func (q *FSQ[F]) Dim() int { return len(q.Levels) }
+// dim is the number of quantized dimensions.
+func (q *FSQ[F]) dim() int { return len(q.Levels) }
 
-// CodebookSize is the number of distinct codes, the product of the levels.
-func (q *FSQ[F]) CodebookSize() int {
+// codebookSize is the number of distinct codes, the product of the levels.
+func (q *FSQ[F]) codebookSize() int {
 	n := 1
 	for _, l := range q.Levels {
 		n *= l
@@ -72,11 +72,11 @@ func (q *FSQ[F]) bound(z float64, d int) float64 {
 
 // Forward quantizes z (..., D) to codes (..., D) with values k/⌊L/2⌋ in [-1, 1].
 func (q *FSQ[F]) Forward(z *tensor.Dense) *tensor.Dense {
-	n, _ := rows(z, q.Dim(), "FSQ.Forward")
+	n, _ := rows(z, q.dim(), "FSQ.Forward")
 	q.shape = z.Shape().Clone()
 	q.z = engine.Data[F](z)
 	q.y = grow(q.y, len(q.z))
-	D := q.Dim()
+	D := q.dim()
 	for i := 0; i < n; i++ {
 		for d := 0; d < D; d++ {
 			q.y[i*D+d] = F(math.RoundToEven(q.bound(float64(q.z[i*D+d]), d)) / float64(q.halfWidth[d]))
@@ -90,7 +90,7 @@ func (q *FSQ[F]) Forward(z *tensor.Dense) *tensor.Dense {
 func (q *FSQ[F]) Backward(dy *tensor.Dense) *tensor.Dense {
 	g := engine.Data[F](dy)
 	q.dz = grow(q.dz, len(g))
-	D := q.Dim()
+	D := q.dim()
 	for i, gv := range g {
 		d := i % D
 		t := math.Tanh(float64(q.z[i]) + q.shift[d])
@@ -100,14 +100,14 @@ func (q *FSQ[F]) Backward(dy *tensor.Dense) *tensor.Dense {
 }
 
 // Indices returns the code number of each row of codes (..., D), in
-// [0, CodebookSize). Dimension 0 is the least significant digit.
+// [0, codebookSize). Dimension 0 is the least significant digit.
 func (q *FSQ[F]) Indices(codes *tensor.Dense) ([]int, error) {
 	s := codes.Shape()
-	if len(s) == 0 || s[len(s)-1] != q.Dim() {
-		return nil, fmt.Errorf("nn: fsq: codes of shape %v, last dimension must be %d", []int(s), q.Dim())
+	if len(s) == 0 || s[len(s)-1] != q.dim() {
+		return nil, fmt.Errorf("nn: fsq: codes of shape %v, last dimension must be %d", []int(s), q.dim())
 	}
 	c := engine.Data[F](codes)
-	D := q.Dim()
+	D := q.dim()
 	out := make([]int, len(c)/D)
 	for i := range out {
 		idx, basis := 0, 1
@@ -127,7 +127,7 @@ func (q *FSQ[F]) Indices(codes *tensor.Dense) ([]int, error) {
 
 // Codes returns the code vectors (N, D) of the given code numbers.
 func (q *FSQ[F]) Codes(indices []int) (*tensor.Dense, error) {
-	D, size := q.Dim(), q.CodebookSize()
+	D, size := q.dim(), q.codebookSize()
 	out := make([]F, len(indices)*D)
 	for i, idx := range indices {
 		if idx < 0 || idx >= size {

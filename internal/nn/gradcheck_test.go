@@ -141,7 +141,7 @@ var layerCases = []layerCase{
 		}
 	}},
 	{"Embedding", func(rng *rand.Rand) (func() float64, func() []target) {
-		e := NewEmbedding[float64]("emb", 7, 4, rng)
+		e := newEmbedding[float64]("emb", 7, 4, rng)
 		ids := []int{0, 3, 3, 6, 1}
 		r := randData(rng, 5*4)
 		loss := func() float64 { y, _ := e.Forward(ids); return dot(engine.Data[float64](y), r) }
@@ -191,7 +191,7 @@ var layerCases = []layerCase{
 		}
 	}},
 	{"Block with cross-attention", func(rng *rand.Rand) (func() float64, func() []target) {
-		b := NewBlock[float64]("blk", BlockConfig{C: 8, Heads: 2, Causal: true, CtxDim: 3}, rng)
+		b := newBlock[float64]("blk", blockConfig{C: 8, Heads: 2, Causal: true, CtxDim: 3}, rng)
 		x, ctx := randTensor(rng, 2, 4, 8), randTensor(rng, 2, 3, 3)
 		r := randData(rng, 2*4*8)
 		loss := func() float64 { return dot(engine.Data[float64](b.Forward(x, ctx)), r) }
@@ -208,7 +208,7 @@ var layerCases = []layerCase{
 
 func attnCase(rng *rand.Rand, causal bool, B, T int) (func() float64, func() []target) {
 	const C = 8
-	a := NewSelfAttention[float64]("attn", C, 2, causal, rng)
+	a := newSelfAttention[float64]("attn", C, 2, causal, rng)
 	x := randTensor(rng, B, T, C)
 	r := randData(rng, B*T*C)
 	loss := func() float64 { return dot(engine.Data[float64](a.Forward(x)), r) }

@@ -16,7 +16,12 @@ type LayerNorm[F Float] struct {
 	Weight *Param[F] // (C), initialized to 1
 	Bias   *Param[F] // (C), initialized to 0
 
-	eng        engine.Engine
+	eng engine.Engine
+	act layerNormCache[F]
+}
+
+// layerNormCache is what Forward keeps for Backward and the buffers both reuse.
+type layerNormCache[F Float] struct {
 	x          []F
 	mean, rstd []F // (N)
 	y, dx      []F
@@ -40,22 +45,22 @@ func (l *LayerNorm[F]) Params() []*Param[F] { return []*Param[F]{l.Weight, l.Bia
 // Forward normalizes x (..., C).
 func (l *LayerNorm[F]) Forward(x *tensor.Dense) *tensor.Dense {
 	n, _ := rows(x, l.C, "LayerNorm.Forward")
-	l.shape = x.Shape().Clone()
-	return engine.FromSlice(l.forward(engine.Data[F](x), n), l.shape...)
+	l.act.shape = x.Shape().Clone()
+	return engine.FromSlice(l.forward(engine.Data[F](x), n), l.act.shape...)
 }
 
 // Backward takes dy (..., C) and returns dx (..., C).
 func (l *LayerNorm[F]) Backward(dy *tensor.Dense) *tensor.Dense {
 	rows(dy, l.C, "LayerNorm.Backward")
-	return engine.FromSlice(l.backward(engine.Data[F](dy)), l.shape...)
+	return engine.FromSlice(l.backward(engine.Data[F](dy)), l.act.shape...)
 }
 
 func (l *LayerNorm[F]) forward(x []F, n int) []F {
-	l.x = x
-	l.y = grow(l.y, n*l.C)
-	l.mean, l.rstd = grow(l.mean, n), grow(l.rstd, n)
-	l.apply(l.eng, x, n, l.y, l.mean, l.rstd)
-	return l.y
+	l.act.x = x
+	l.act.y = grow(l.act.y, n*l.C)
+	l.act.mean, l.act.rstd = grow(l.act.mean, n), grow(l.act.rstd, n)
+	l.apply(l.eng, x, n, l.act.y, l.act.mean, l.act.rstd)
+	return l.act.y
 }
 
 // apply normalizes x (n, C) into y, recording each row's mean and reciprocal
@@ -105,19 +110,19 @@ func (l *LayerNorm[F]) rows(x, y []F, lo, hi int, mean, rstd []F) {
 }
 
 func (l *LayerNorm[F]) backward(dy []F) []F {
-	c, n := l.C, len(l.mean)
-	l.dx = grow(l.dx, n*c)
+	c, n := l.C, len(l.act.mean)
+	l.act.dx = grow(l.act.dx, n*c)
 	w := l.Weight.w
 	// Parameter gradients are sums over rows: partial sums of [db | dw] per block
 	// of rows (reduce.go).
 	dw, db := l.Weight.g, l.Bias.g
-	l.grad = grow(l.grad, 2*c)
-	clear(l.grad)
-	reduceRows(l.eng, n, l.grad, &l.scratch, func(lo, hi int, acc []F) {
+	l.act.grad = grow(l.act.grad, 2*c)
+	clear(l.act.grad)
+	reduceRows(l.eng, n, l.act.grad, &l.act.scratch, func(lo, hi int, acc []F) {
 		adb, adw := acc[:c], acc[c:]
 		for i := lo; i < hi; i++ {
-			xi, di := l.x[i*c:(i+1)*c], dy[i*c:(i+1)*c]
-			m, rs := l.mean[i], l.rstd[i]
+			xi, di := l.act.x[i*c:(i+1)*c], dy[i*c:(i+1)*c]
+			m, rs := l.act.mean[i], l.act.rstd[i]
 			for j := range xi {
 				adb[j] += di[j]
 				adw[j] += (xi[j] - m) * rs * di[j]
@@ -125,13 +130,13 @@ func (l *LayerNorm[F]) backward(dy []F) []F {
 		}
 	})
 	for j := 0; j < c; j++ {
-		db[j] += l.grad[j]
-		dw[j] += l.grad[c+j]
+		db[j] += l.act.grad[j]
+		dw[j] += l.act.grad[c+j]
 	}
 	l.eng.ParallelFor(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			xi, di, dxi := l.x[i*c:(i+1)*c], dy[i*c:(i+1)*c], l.dx[i*c:(i+1)*c]
-			m, rs := l.mean[i], l.rstd[i]
+			xi, di, dxi := l.act.x[i*c:(i+1)*c], dy[i*c:(i+1)*c], l.act.dx[i*c:(i+1)*c]
+			m, rs := l.act.mean[i], l.act.rstd[i]
 			// dx = rs·(g - mean(g) - xhat·mean(g·xhat)) with g = dy·w.
 			var sg, sgx F
 			for j := range xi {
@@ -147,5 +152,5 @@ func (l *LayerNorm[F]) backward(dy []F) []F {
 			}
 		}
 	})
-	return l.dx
+	return l.act.dx
 }

@@ -55,7 +55,13 @@ type Perceiver[F Float] struct {
 	MLP       *MLP[F]
 	OutLN     *LayerNorm[F] // nil without OutputNorm
 
-	eng      engine.Engine
+	eng engine.Engine
+	act perceiverCache[F]
+}
+
+// perceiverCache is what a Perceiver's Forward keeps for Backward and the buffers
+// both reuse.
+type perceiverCache[F Float] struct {
 	q0, h, y []F // queries with bias, residual stream after Cross and after MLP
 	dq, dc   []F // d queries, d bias
 	bias     bool
@@ -119,9 +125,9 @@ func (p *Perceiver[F]) Forward(x, bias *tensor.Dense) *tensor.Dense {
 // bias, dbias (B, C) (else nil). dy is not modified.
 func (p *Perceiver[F]) Backward(dy *tensor.Dense) (dx, dbias *tensor.Dense) {
 	d, db := p.backward(engine.Data[F](dy))
-	dx = engine.FromSlice(d, p.B, p.L, p.Cfg.C)
-	if p.bias {
-		dbias = engine.FromSlice(db, p.B, p.Cfg.C)
+	dx = engine.FromSlice(d, p.act.B, p.act.L, p.Cfg.C)
+	if p.act.bias {
+		dbias = engine.FromSlice(db, p.act.B, p.Cfg.C)
 	}
 	return dx, dbias
 }
@@ -130,11 +136,11 @@ func (p *Perceiver[F]) Backward(dy *tensor.Dense) (dx, dbias *tensor.Dense) {
 func (p *Perceiver[F]) forward(x []F, B, L int, bias []F) []F {
 	T, c := p.Cfg.Tokens, p.Cfg.C
 	n := B * T
-	p.B, p.L, p.bias = B, L, bias != nil
-	p.q0 = grow(p.q0, n*c)
+	p.act.B, p.act.L, p.act.bias = B, L, bias != nil
+	p.act.q0 = grow(p.act.q0, n*c)
 	for b := 0; b < B; b++ {
 		for t := 0; t < T; t++ {
-			row := p.q0[(b*T+t)*c : (b*T+t+1)*c]
+			row := p.act.q0[(b*T+t)*c : (b*T+t+1)*c]
 			copy(row, p.Queries.w[t*c:(t+1)*c])
 			if bias != nil {
 				for i := range row {
@@ -144,39 +150,39 @@ func (p *Perceiver[F]) forward(x []F, B, L int, bias []F) []F {
 		}
 	}
 	ctx := p.ContextLN.forward(x, B*L)
-	a := p.Cross.forward(p.QueryLN.forward(p.q0, n), ctx, B, T, L)
-	p.h = residual(p.eng, p.h, p.q0, a)
-	p.y = residual(p.eng, p.y, p.h, p.MLP.forward(p.MLPLN.forward(p.h, n), n))
+	a := p.Cross.forward(p.QueryLN.forward(p.act.q0, n), ctx, B, T, L)
+	p.act.h = residual(p.eng, p.act.h, p.act.q0, a)
+	p.act.y = residual(p.eng, p.act.y, p.act.h, p.MLP.forward(p.MLPLN.forward(p.act.h, n), n))
 	if p.OutLN != nil {
-		return p.OutLN.forward(p.y, n)
+		return p.OutLN.forward(p.act.y, n)
 	}
-	return p.y
+	return p.act.y
 }
 
 // backward takes dy (B, T, C) and returns dx (B, L, C) and dbias (B, C), both
 // layer-owned, accumulating the parameter gradients.
 func (p *Perceiver[F]) backward(dy []F) (dx, dbias []F) {
-	B, T, c := p.B, p.Cfg.Tokens, p.Cfg.C
+	B, T, c := p.act.B, p.Cfg.Tokens, p.Cfg.C
 	if p.OutLN != nil {
 		dy = p.OutLN.backward(dy)
 	}
-	d := grow(p.dq, len(dy))
-	p.dq = d
+	d := grow(p.act.dq, len(dy))
+	p.act.dq = d
 	copy(d, dy)
 	add(p.eng, d, p.MLPLN.backward(p.MLP.backward(d)))
 	dh, dctx := p.Cross.backward(d)
 	add(p.eng, d, p.QueryLN.backward(dh)) // d is now d q0
-	p.dc = grow(p.dc, B*c)
-	clear(p.dc)
+	p.act.dc = grow(p.act.dc, B*c)
+	clear(p.act.dc)
 	g := p.Queries.g
 	for b := 0; b < B; b++ {
 		for t := 0; t < T; t++ {
 			row := d[(b*T+t)*c : (b*T+t+1)*c]
 			for i, v := range row {
 				g[t*c+i] += v
-				p.dc[b*c+i] += v
+				p.act.dc[b*c+i] += v
 			}
 		}
 	}
-	return p.ContextLN.backward(dctx), p.dc
+	return p.ContextLN.backward(dctx), p.act.dc
 }

@@ -47,13 +47,19 @@ func (c Config) validate() error {
 //	logits = Head(LNF(x))                // (B, T, Vocab)
 type Transformer[F Float] struct {
 	Cfg    Config
-	Tok    *Embedding[F] // (Vocab, C)
-	Pos    *Embedding[F] // (MaxSeq, C)
-	Blocks []*Block[F]
+	Tok    *embedding[F] // (Vocab, C)
+	Pos    *embedding[F] // (MaxSeq, C)
+	Blocks []*block[F]
 	LNF    *LayerNorm[F]
 	Head   *Linear[F] // C → Vocab, no bias
 
-	eng       engine.Engine
+	eng engine.Engine
+	act transformerCache[F]
+}
+
+// transformerCache is what a Transformer's Forward keeps for Backward and the
+// buffers both reuse.
+type transformerCache[F Float] struct {
 	B, T, L   int
 	x0        []F
 	posIDs    []int
@@ -73,14 +79,14 @@ func NewTransformer[F Float](cfg Config, rng *rand.Rand) (*Transformer[F], error
 	}
 	m := &Transformer[F]{
 		Cfg:  cfg,
-		Tok:  NewEmbedding[F]("tok_emb", cfg.Vocab, cfg.DModel, rng),
-		Pos:  NewEmbedding[F]("pos_emb", cfg.MaxSeq, cfg.DModel, rng),
+		Tok:  newEmbedding[F]("tok_emb", cfg.Vocab, cfg.DModel, rng),
+		Pos:  newEmbedding[F]("pos_emb", cfg.MaxSeq, cfg.DModel, rng),
 		LNF:  NewLayerNorm[F]("ln_f", cfg.DModel),
 		Head: NewLinear[F]("head", cfg.DModel, cfg.Vocab, false, rng),
 		eng:  engine.Default(),
 	}
 	for i := 0; i < cfg.Layers; i++ {
-		m.Blocks = append(m.Blocks, NewBlock[F](fmt.Sprintf("blocks.%d", i), BlockConfig{
+		m.Blocks = append(m.Blocks, newBlock[F](fmt.Sprintf("blocks.%d", i), blockConfig{
 			C: cfg.DModel, Heads: cfg.Heads, Hidden: cfg.Hidden, Causal: true, CtxDim: ctx, Dropout: cfg.Dropout,
 		}, rng))
 	}
@@ -135,25 +141,25 @@ func (m *Transformer[F]) Forward(tokens []int, batch, seqLen int, latents *tenso
 	if err != nil {
 		return nil, err
 	}
-	m.B, m.T, m.L, m.hasLatent = batch, seqLen, L, lat != nil
+	m.act.B, m.act.T, m.act.L, m.act.hasLatent = batch, seqLen, L, lat != nil
 	n, c := batch*seqLen, m.Cfg.DModel
 	tok, err := m.Tok.forward(tokens)
 	if err != nil {
 		return nil, fmt.Errorf("nn: transformer: %w", err)
 	}
-	if len(m.posIDs) != n || m.posT != seqLen {
-		m.posT = seqLen
-		m.posIDs = make([]int, n)
-		for i := range m.posIDs {
-			m.posIDs[i] = i % seqLen
+	if len(m.act.posIDs) != n || m.act.posT != seqLen {
+		m.act.posT = seqLen
+		m.act.posIDs = make([]int, n)
+		for i := range m.act.posIDs {
+			m.act.posIDs[i] = i % seqLen
 		}
 	}
-	pos, _ := m.Pos.forward(m.posIDs)
-	m.x0 = grow(m.x0, n*c)
-	for i := range m.x0 {
-		m.x0[i] = tok[i] + pos[i]
+	pos, _ := m.Pos.forward(m.act.posIDs)
+	m.act.x0 = grow(m.act.x0, n*c)
+	for i := range m.act.x0 {
+		m.act.x0[i] = tok[i] + pos[i]
 	}
-	x := m.x0
+	x := m.act.x0
 	for _, b := range m.Blocks {
 		x = b.forward(x, batch, seqLen, lat, L)
 	}
@@ -166,27 +172,27 @@ func (m *Transformer[F]) Forward(tokens []int, batch, seqLen int, latents *tenso
 // has no cross-attention.
 func (m *Transformer[F]) Backward(dlogits *tensor.Dense) (*tensor.Dense, error) {
 	s := dlogits.Shape()
-	if len(s) != 3 || s[0] != m.B || s[1] != m.T || s[2] != m.Cfg.Vocab {
-		return nil, fmt.Errorf("nn: transformer: dlogits of shape %v, want (%d, %d, %d)", []int(s), m.B, m.T, m.Cfg.Vocab)
+	if len(s) != 3 || s[0] != m.act.B || s[1] != m.act.T || s[2] != m.Cfg.Vocab {
+		return nil, fmt.Errorf("nn: transformer: dlogits of shape %v, want (%d, %d, %d)", []int(s), m.act.B, m.act.T, m.Cfg.Vocab)
 	}
 	d := m.LNF.backward(m.Head.backward(engine.Data[F](dlogits)))
-	if m.hasLatent {
-		m.dlatents = grow(m.dlatents, m.B*m.L*m.Cfg.LatentDim)
-		clear(m.dlatents)
+	if m.act.hasLatent {
+		m.act.dlatents = grow(m.act.dlatents, m.act.B*m.act.L*m.Cfg.LatentDim)
+		clear(m.act.dlatents)
 	}
 	for i := len(m.Blocks) - 1; i >= 0; i-- {
 		var dctx []F
 		d, dctx = m.Blocks[i].backward(d)
 		if dctx != nil {
-			add(m.eng, m.dlatents, dctx)
+			add(m.eng, m.act.dlatents, dctx)
 		}
 	}
 	m.Tok.backward(d)
 	m.Pos.backward(d)
-	if !m.hasLatent {
+	if !m.act.hasLatent {
 		return nil, nil
 	}
-	return engine.FromSlice(m.dlatents, m.B, m.L, m.Cfg.LatentDim), nil
+	return engine.FromSlice(m.act.dlatents, m.act.B, m.act.L, m.Cfg.LatentDim), nil
 }
 
 // Decoder samples from a Transformer one position at a time, keeping each block's
@@ -210,9 +216,9 @@ func (m *Transformer[F]) NewDecoder(batch int, latents *tensor.Dense) (*Decoder[
 	}
 	d := &Decoder[F]{m: m, batch: batch}
 	for _, b := range m.Blocks {
-		st := blockState[F]{kv: b.Attn.NewKVCache(batch, m.Cfg.MaxSeq)}
+		st := blockState[F]{kv: b.Attn.newKVCache(batch, m.Cfg.MaxSeq)}
 		if b.Cross != nil {
-			if st.cross, err = b.Cross.NewCrossCache(lat, batch, L); err != nil {
+			if st.cross, err = b.Cross.newCrossCache(lat, batch, L); err != nil {
 				return nil, err
 			}
 		}
@@ -235,7 +241,7 @@ func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
 	}
 	f := &Decoder[F]{m: d.m, batch: n, pos: d.pos, states: make([]blockState[F], len(d.states))}
 	for i, st := range d.states {
-		kv := &KVCache[F]{B: n, MaxT: st.kv.MaxT, C: st.kv.C, Len: st.kv.Len,
+		kv := &kvCache[F]{B: n, MaxT: st.kv.MaxT, C: st.kv.C, Len: st.kv.Len,
 			K: make([]F, n*st.kv.MaxT*st.kv.C), V: make([]F, n*st.kv.MaxT*st.kv.C)}
 		used := st.kv.Len * st.kv.C
 		for b := 0; b < n; b++ {
@@ -246,7 +252,7 @@ func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
 		f.states[i].kv = kv
 		if st.cross != nil {
 			row := len(st.cross.KV)
-			cc := &CrossCache[F]{B: n, L: st.cross.L, KV: make([]F, n*row)}
+			cc := &crossCache[F]{B: n, L: st.cross.L, KV: make([]F, n*row)}
 			for b := 0; b < n; b++ {
 				copy(cc.KV[b*row:(b+1)*row], st.cross.KV)
 			}
@@ -255,9 +261,6 @@ func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
 	}
 	return f, nil
 }
-
-// Pos is the number of positions consumed so far.
-func (d *Decoder[F]) Pos() int { return d.pos }
 
 // Step feeds one token per sequence (batch ids) at the next position and returns
 // the logits (batch, Vocab) for the position after it. Dropout is not applied.

@@ -391,8 +391,8 @@ func TestFSQCodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.CodebookSize() != 32768 {
-		t.Fatalf("codebook %d", q.CodebookSize())
+	if q.codebookSize() != 32768 {
+		t.Fatalf("codebook %d", q.codebookSize())
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	z := engine.New[float32](200, 5)
@@ -421,7 +421,7 @@ func TestFSQCodes(t *testing.T) {
 	if len(seen) != 8 {
 		t.Fatalf("%d distinct values in one dimension's codes, want 8 levels", len(seen))
 	}
-	all := make([]int, q.CodebookSize())
+	all := make([]int, q.codebookSize())
 	for i := range all {
 		all[i] = i
 	}
@@ -447,7 +447,7 @@ func TestAdamWSchedule(t *testing.T) {
 		step int
 		want float64
 	}{{0, 0.1}, {9, 1}, {10, 1}, {60, 0.55}, {110, 0.1}, {500, 0.1}} {
-		if got := o.LRAt(tc.step); math.Abs(got-tc.want) > 1e-12 {
+		if got := o.lrAt(tc.step); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("LRAt(%d) = %g, want %g", tc.step, got, tc.want)
 		}
 	}
@@ -484,7 +484,7 @@ func TestClipGradNorm(t *testing.T) {
 }
 
 func TestDropout(t *testing.T) {
-	d := NewDropout[float64](0.25, rand.New(rand.NewPCG(1, 1)))
+	d := newDropout[float64](0.25, rand.New(rand.NewPCG(1, 1)))
 	x := make([]float64, 10000)
 	for i := range x {
 		x[i] = 1
