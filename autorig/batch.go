@@ -5,6 +5,7 @@
 package autorig
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +26,6 @@ import (
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
-	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/progress"
 	"github.com/rigkit/rigkit/sampler"
 )
@@ -153,16 +153,16 @@ type Batch struct {
 // BatchIO is the file I/O of a batch run, apart so that the binary can keep each
 // input's scene and tests can read from memory and inject write failures.
 type BatchIO struct {
-	// Load and Save read an input and write a rigged output (in the binary
-	// assets.Options{KeepScene: true}.Loader(), and SaveReport instead of Save).
+	// Load reads an input (in the binary assets.Options{KeepScene: true}.Loader(),
+	// which keeps its scene).
 	Load func(path string) (*character.Character, error)
-	Save func(path string, c *character.Character) error
-	// SaveReport, when set, saves instead of Save and returns what the asset's
-	// JSON reports under "scene" (assets.SaveScene: what the output replaced or
-	// dropped of its input's scene).
-	SaveReport func(path string, c *character.Character) (any, error)
-	// WriteFile writes the JSON reports and the summary (default
-	// atomicfile.WriteFile).
+	// Encode writes a rigged output as GLB and returns what the asset's JSON
+	// reports under "scene" (in the binary assets.Encode: what the output replaced
+	// or dropped of its input's scene; nil for none); the batch writes the bytes to
+	// DIR/<name>.glb through WriteFile.
+	Encode func(w io.Writer, c *character.Character) (any, error)
+	// WriteFile writes the rigged GLBs, the JSON reports and the summary (default
+	// atomicfile.WriteFile: a reader never sees half a file).
 	WriteFile func(path string, data []byte) error
 }
 
@@ -260,8 +260,8 @@ func Finished(dir, name string) bool {
 // batch itself cannot run (bad inputs, unwritable output folder).
 func (b *Batch) Run() (*BatchSummary, error) {
 	start := time.Now()
-	if b.Rigger == nil || b.IO.Load == nil || (b.IO.Save == nil && b.IO.SaveReport == nil) {
-		return nil, errors.New("batch: Rigger, IO.Load and IO.Save (or IO.SaveReport) are required")
+	if b.Rigger == nil || b.IO.Load == nil || b.IO.Encode == nil {
+		return nil, errors.New("batch: Rigger, IO.Load and IO.Encode are required")
 	}
 	shards := max(b.Shards, 1)
 	if b.Shard < 0 || b.Shard >= shards {
@@ -407,14 +407,7 @@ func (b *Batch) one(it dataset.BatchItem) (rep *AssetReport) {
 	}
 	t = time.Now()
 	out := filepath.Join(b.OutDir, it.Name+".glb")
-	save := func(path string) error { return b.IO.Save(path, rigged) }
-	if b.IO.SaveReport != nil {
-		save = func(path string) (err error) {
-			rep.Scene, err = b.IO.SaveReport(path, rigged)
-			return err
-		}
-	}
-	if err := saveAtomic(save, out); err != nil {
+	if err := b.write(rep, rigged, out); err != nil {
 		rep.Error = fmt.Sprintf("write: %v", err)
 		return rep
 	}
@@ -432,29 +425,15 @@ func (b *Batch) one(it dataset.BatchItem) (rep *AssetReport) {
 	return rep
 }
 
-// saveAtomic saves through a temporary file in the same folder, then renames it, so a
-// reader never sees a half-written GLB.
-func saveAtomic(save func(string) error, path string) error {
-	tmp := tempName(path)
-	if err := save(tmp); err != nil {
-		os.Remove(tmp)
+// write encodes a rig as GLB and writes it to out through IO.WriteFile, recording
+// in rep what the output replaced or dropped of its input's scene.
+func (b *Batch) write(rep *AssetReport, rigged *character.Character, out string) error {
+	var buf bytes.Buffer
+	var err error
+	if rep.Scene, err = b.IO.Encode(&buf, rigged); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("rename %s: %w", tmp, err)
-	}
-	if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
-		return err
-	}
-	return nil
-}
-
-// tempName is a hidden sibling of path with the same extension (savers pick the
-// format by extension).
-func tempName(path string) string {
-	dir, base := filepath.Split(path)
-	return filepath.Join(dir, fmt.Sprintf(".%s.tmp%d-%d%s", strings.TrimSuffix(base, filepath.Ext(base)), os.Getpid(), time.Now().UnixNano(), filepath.Ext(base)))
+	return b.IO.WriteFile(out, buf.Bytes())
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -47,7 +47,7 @@ func checkOutputFolder(dir string) error {
 
 // removeStaleTemps removes the hidden temporary files a killed run left in dir for
 // these items and this shard's summary: ".<name>.glb.tmp…" and ".<name>.json.tmp…"
-// (atomicfile.Write), ".<name>.tmp….glb" (saveAtomic) and write probes. Other
+// (atomicfile.Write), ".<name>.tmp….glb" and write probes. Other
 // shards' outputs are left alone, since they may be running in the same folder now.
 func removeStaleTemps(dir string, items []dataset.BatchItem, summary string) (removed []string) {
 	ents, err := os.ReadDir(dir)

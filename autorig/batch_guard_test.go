@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +71,7 @@ func TestBatchUnwritableOutput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			files := &recordingFiles{}
 			rig := &countingRigger{inner: ClassicalRigger{}}
-			b := &Batch{Inputs: []string{in}, OutDir: out, Rigger: rig, IO: BatchIO{Load: files.load, Save: files.save}}
+			b := &Batch{Inputs: []string{in}, OutDir: out, Rigger: rig, IO: BatchIO{Load: files.load, Encode: files.encode}}
 			sum, err := b.Run()
 			if !errors.Is(err, ErrOutputFolder) || sum != nil {
 				t.Fatalf("err %v, summary %+v; want ErrOutputFolder and no summary", err, sum)
@@ -92,7 +93,7 @@ func TestBatchFullDisk(t *testing.T) {
 	var log bytes.Buffer
 	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: ClassicalRigger{}, Log: &syncWriter{w: &log},
 		IO: BatchIO{Load: files.load,
-			Save:      func(string, *character.Character) error { return full },
+			Encode:    func(io.Writer, *character.Character) (any, error) { return nil, full },
 			WriteFile: func(string, []byte) error { return full }}}
 	sum, err := b.Run()
 	if err == nil || !strings.Contains(err.Error(), "summary not written") || sum == nil {
@@ -144,7 +145,7 @@ func TestBatchPoisonInputs(t *testing.T) {
 		}
 		return files.load(path)
 	}
-	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 1, Rigger: ClassicalRigger{}, IO: BatchIO{Load: load, Save: files.save}}
+	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 1, Rigger: ClassicalRigger{}, IO: BatchIO{Load: load, Encode: files.encode}}
 	sum, err := b.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +179,7 @@ func TestBatchRemovesStaleTemps(t *testing.T) {
 	for _, n := range append(stale, other) {
 		os.WriteFile(filepath.Join(out, n), []byte("partial"), 0o644)
 	}
-	b := &Batch{Inputs: []string{in}, OutDir: out, Shard: 0, Shards: 2, Rigger: ClassicalRigger{}, IO: BatchIO{Load: fakeFiles{}.load, Save: fakeFiles{}.save}}
+	b := &Batch{Inputs: []string{in}, OutDir: out, Shard: 0, Shards: 2, Rigger: ClassicalRigger{}, IO: BatchIO{Load: fakeFiles{}.load, Encode: fakeFiles{}.encode}}
 	if _, err := b.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestBatchRemovesStaleTemps(t *testing.T) {
 func TestBatchSummaryNameCollision(t *testing.T) {
 	in := writeInputs(t, map[string]string{"summary-0-of-1.glb": "s", "summary-0-of-1-asset.glb": "t"})
 	out := t.TempDir()
-	b := &Batch{Inputs: []string{in}, OutDir: out, Rigger: ClassicalRigger{}, IO: BatchIO{Load: fakeFiles{}.load, Save: fakeFiles{}.save}}
+	b := &Batch{Inputs: []string{in}, OutDir: out, Rigger: ClassicalRigger{}, IO: BatchIO{Load: fakeFiles{}.load, Encode: fakeFiles{}.encode}}
 	sum, err := b.Run()
 	if err != nil || sum.Done != 2 {
 		t.Fatalf("summary %+v, err %v", sum, err)

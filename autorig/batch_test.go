@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,8 +30,9 @@ func (f fakeFiles) load(path string) (*character.Character, error) {
 	return &character.Character{Name: string(data), Mesh: synth.BoxQuadruped()}, nil
 }
 
-func (f fakeFiles) save(path string, c *character.Character) error {
-	return os.WriteFile(path, []byte(c.Skeleton.Names[0]), 0o644)
+func (f fakeFiles) encode(w io.Writer, c *character.Character) (any, error) {
+	_, err := io.WriteString(w, c.Skeleton.Names[0])
+	return nil, err
 }
 
 type countingRigger struct {
@@ -106,7 +108,7 @@ func TestBatchRunResumesAndReportsFailures(t *testing.T) {
 	out := t.TempDir()
 	files := fakeFiles{}
 	rig := &countingRigger{inner: ClassicalRigger{}, panic: "crash"}
-	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: rig, IO: BatchIO{Load: files.load, Save: files.save}}
+	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: rig, IO: BatchIO{Load: files.load, Encode: files.encode}}
 	sum, err := b.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +159,7 @@ func TestBatchShardsPartition(t *testing.T) {
 	files := fakeFiles{}
 	total := 0
 	for k := 0; k < 3; k++ {
-		b := &Batch{Inputs: []string{in}, OutDir: out, Shard: k, Shards: 3, Workers: 1, Rigger: ClassicalRigger{}, IO: BatchIO{Load: files.load, Save: files.save}}
+		b := &Batch{Inputs: []string{in}, OutDir: out, Shard: k, Shards: 3, Workers: 1, Rigger: ClassicalRigger{}, IO: BatchIO{Load: files.load, Encode: files.encode}}
 		sum, err := b.Run()
 		if err != nil {
 			t.Fatal(err)

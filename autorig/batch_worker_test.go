@@ -17,7 +17,7 @@ import (
 func TestMain(m *testing.M) {
 	if job := os.Getenv("RIGMODEL_TEST_WORKER"); job != "" {
 		parts := strings.SplitN(job, "|", 3)
-		b := &Batch{OutDir: parts[0], Rigger: fatalRigger{}, IO: BatchIO{Load: fakeFiles{}.load, Save: fakeFiles{}.save}}
+		b := &Batch{OutDir: parts[0], Rigger: fatalRigger{}, IO: BatchIO{Load: fakeFiles{}.load, Encode: fakeFiles{}.encode}}
 		b.RigOne(dataset.BatchItem{Name: parts[1], Path: parts[2]})
 		os.Exit(0)
 	}
@@ -56,7 +56,7 @@ func TestBatchWorkerSurvivesFatalError(t *testing.T) {
 	in := writeInputs(t, map[string]string{"a.glb": "a", "poison.glb": "poison", "b.glb": "b"})
 	out := t.TempDir()
 	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: fatalRigger{},
-		IO: BatchIO{Load: fakeFiles{}.load, Save: fakeFiles{}.save},
+		IO: BatchIO{Load: fakeFiles{}.load, Encode: fakeFiles{}.encode},
 		Worker: func(it dataset.BatchItem) *exec.Cmd {
 			cmd := exec.Command(exe, "-test.run", "^$")
 			cmd.Env = append(os.Environ(), "RIGMODEL_TEST_WORKER="+out+"|"+it.Name+"|"+it.Path)

@@ -230,7 +230,7 @@ func runAuto(args []string, stdout io.Writer) error {
 		return runAutoWorker(*workerItem, inputs, *out, rigger)
 	}
 	b := &autorig.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
-		Score: scoreRig, Force: *force, IO: autorig.BatchIO{Load: assets.Options{KeepScene: true}.Loader(), SaveReport: saveScene}}
+		Score: scoreRig, Force: *force, IO: autorig.BatchIO{Load: assets.Options{KeepScene: true}.Loader(), Encode: encodeScene}}
 	b.Progress, b.Log = progressOut(*quiet), diag
 	if *isolate {
 		if b.Worker, err = autoWorker(fs, *out); err != nil {
@@ -255,10 +255,10 @@ func runAuto(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// saveScene writes a rig over its input's scene (assets.SaveScene) and returns what
-// the asset's JSON reports under "scene".
-func saveScene(path string, c *character.Character) (any, error) {
-	rep, err := assets.Save(path, c)
+// encodeScene encodes a rig as GLB over its input's scene (assets.Encode) and
+// returns what the asset's JSON reports under "scene" (nil for a new scene).
+func encodeScene(w io.Writer, c *character.Character) (any, error) {
+	rep, err := assets.Encode(w, c)
 	if rep == nil {
 		return nil, err
 	}
