@@ -56,7 +56,7 @@ type Generator struct {
 	InsideJoints bool
 	Seed         int64
 	// Propose builds the proposal skeleton of a model that reads one
-	// (Config.Proposal > 0); it must be the function the model was trained with.
+	// (rigmodel.Config.Proposal > 0); it must be the function the model was trained with.
 	Propose rigmodel.ProposalFunc
 	// NearProposal, when positive and the model reads a proposal, narrows the
 	// InsideJoints region to within this distance (cube units, the cube is 2 wide)
@@ -108,8 +108,8 @@ func (g *Generator) EncodeMesh(mesh, nm *character.Mesh, norm character.Normaliz
 
 // Condition returns what the model reads of a mesh: surface points of its
 // normalized copy nm and, for a model that reads one, the proposal skeleton of mesh
-// (Propose) as ProposalRows. A proposal that cannot be built reads as a skeleton
-// without joints.
+// (Propose) as rigmodel.ProposalRows. A proposal that cannot be built reads as a
+// skeleton without joints.
 func (g *Generator) Condition(mesh, nm *character.Mesh, norm character.Normalization, rng *rand.Rand) (pts, rows []float32, err error) {
 	pts = rigmodel.SamplePoints(nm, g.Model.Cfg.Points, rng)
 	if g.Model.Proposal == nil {
@@ -363,7 +363,7 @@ func CheckRig(c *character.Character) error {
 
 // SkinTokenizerFor returns the skin tokenizer whose codes a model was trained on:
 // rigkit's one skin tokenizer (skincodec.Load("")), checked against the fingerprint
-// the checkpoint recorded (TrainState.SkinTokenizer). It fails when the model writes
+// the checkpoint recorded (rigmodel.TrainState.SkinTokenizer). It fails when the model writes
 // no skin tokens, or with a clear error when the model was trained on another
 // tokenizer's codes, which mean nothing to this one.
 func SkinTokenizerFor(st *rigmodel.TrainState) (*skincodec.SkinTokenizer, error) {

@@ -31,8 +31,9 @@ type Region struct {
 const regionRes = 32
 
 // MeshRegion returns the region of a mesh in the normalized cube (nm as returned by
-// NormalizedMesh): voxels inside by winding number or touched by the surface, dilated
-// by one voxel. It returns nil for a mesh with no voxels (no constraint).
+// rigmodel.NormalizedMesh): voxels inside by winding number or touched by the
+// surface, dilated by one voxel. It returns nil for a mesh with no voxels (no
+// constraint).
 func MeshRegion(nm *character.Mesh) *Region {
 	if len(nm.Triangles) == 0 {
 		return nil

@@ -24,8 +24,8 @@ type SampleOptions struct {
 	TopP float64
 	// MaxJoints bounds the skeleton (0: tokens.MaxJoints).
 	MaxJoints int
-	// K is the number of skin tokens per joint of the model's streams (Config.K;
-	// 0: tokens.DefaultK).
+	// K is the number of skin tokens per joint of the model's streams
+	// (rigmodel.Config.K; 0: tokens.DefaultK).
 	K int
 	// StopAtSEP ends the stream after the skeleton (skeleton-only generation).
 	StopAtSEP bool

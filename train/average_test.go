@@ -8,7 +8,7 @@ import (
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
-func TestAverageWeights(t *testing.T) {
+func TestAverage(t *testing.T) {
 	a, err := rigmodel.NewModel(tinyConfig, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestAverageWeights(t *testing.T) {
 	}
 }
 
-func TestAverageWeightsRejects(t *testing.T) {
+func TestAverageRejects(t *testing.T) {
 	a, err := rigmodel.NewModel(tinyConfig, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"github.com/rigkit/rigkit/synth"
 )
 
-func TestGRPORunWritesAndResumes(t *testing.T) {
+func TestGRPOWritesAndResumes(t *testing.T) {
 	dir := t.TempDir()
 	chars := map[string]*character.Character{}
 	for _, n := range []string{"a.glb", "b.glb"} {

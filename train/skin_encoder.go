@@ -9,7 +9,7 @@ import (
 	"github.com/rigkit/rigkit/tokens"
 )
 
-// TokenizerSkin adapts the skin tokenizer to SkinEncoder: codes of every joint,
+// TokenizerSkin adapts the skin tokenizer to rigmodel.SkinEncoder: codes of every joint,
 // encoded with opt, rearranged into token order.
 func TokenizerSkin(t *skincodec.SkinTokenizer, opt skincodec.Options) rigmodel.SkinEncoder {
 	return tokenizerSkin{t, opt}

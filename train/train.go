@@ -71,7 +71,7 @@ type Data struct {
 	// set: synthetic data that cannot be memorized.
 	FreshSynthetic float64
 	// Propose builds the proposal skeletons of a model that reads one
-	// (Config.Proposal > 0): once per training character, followed through its
+	// (rigmodel.Config.Proposal > 0): once per training character, followed through its
 	// augmentations (anchorProposal), and once per validation character.
 	Propose rigmodel.ProposalFunc
 	// Pool is how many encoded examples are kept when skin tokens are trained

@@ -21,7 +21,7 @@ func init() {
 }
 
 // runAverage writes the weighted mean of the inputs' parameters
-// (rigmodel.AverageWeights) with the last input's training state, its Averaged
+// (train.Average) with the last input's training state, its Averaged
 // field naming every input.
 func runAverage(args []string, stdout io.Writer) error {
 	fs := newFlags("average")
