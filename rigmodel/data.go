@@ -9,8 +9,8 @@ import (
 	"github.com/rigkit/rigkit/tokens"
 )
 
-// This file is the data pipeline: characters → augmented copies → normalized surface
-// points and token streams. The training tokens are exactly the encoder's tokens;
+// This file is the model's input features: a character's normalized surface points
+// and its token stream. The training tokens are exactly the encoder's tokens;
 // nothing is decoded and re-encoded.
 
 // Example is one training sequence: the shape condition and the token stream.

@@ -15,7 +15,8 @@ import (
 // This file is the skeleton vote: rather than the greedy stream, whose skeletons
 // are the farthest from the artists' of any decoding measured (docs/model.md), the
 // model draws several skeletons and keeps the consensus, the one nearest to all the
-// others (a minimum-Bayes-risk choice under CD-J2J).
+// others (a minimum-Bayes-risk choice under CD-J2J). A rig's streams (Streams) are
+// the vote followed by freely sampled ones.
 
 // DefaultVotes is how many sampled skeletons `rig auto` and the skeleton task of
 // `rig eval` draw for the vote (Generator.Votes).
