@@ -122,19 +122,33 @@ func edgeKey(a, b int32) uint64 {
 // InspectReport summarizes a character for `rig inspect`: sizes, skinning
 // statistics, bounds, materials, animations and the problems found.
 type InspectReport struct {
+	InspectCounts
+	InspectRig
+	BoundsMin  character.Vec3 `json:"bounds_min"`
+	BoundsMax  character.Vec3 `json:"bounds_max"`
+	Materials  []string       `json:"materials"`
+	Animations []string       `json:"animations"`
+	Mesh       MeshReport     `json:"mesh"`
+	// LoadWarnings are the loader's repairs (set by InspectFile).
+	LoadWarnings []string `json:"load_warnings,omitempty"`
+	// Problems lists every defect found, one sentence each; empty for a clean file.
+	Problems []string `json:"problems"`
+}
+
+// InspectCounts are the sizes of what a file holds.
+type InspectCounts struct {
 	Name      string `json:"name"`
 	Vertices  int    `json:"vertices"`
 	Triangles int    `json:"triangles"`
 	Joints    int    `json:"joints"`
 	Rigged    bool   `json:"rigged"`
 	// MaxInfluences and MeanInfluences count joints per vertex (0 for static meshes).
-	MaxInfluences  int            `json:"max_influences"`
-	MeanInfluences float64        `json:"mean_influences"`
-	BoundsMin      character.Vec3 `json:"bounds_min"`
-	BoundsMax      character.Vec3 `json:"bounds_max"`
-	Materials      []string       `json:"materials"`
-	Animations     []string       `json:"animations"`
-	Mesh           MeshReport     `json:"mesh"`
+	MaxInfluences  int     `json:"max_influences"`
+	MeanInfluences float64 `json:"mean_influences"`
+}
+
+// InspectRig counts the rig's defects.
+type InspectRig struct {
 	// WeightSumErrors counts vertices whose weights do not sum to 1 (beyond 1e-3).
 	WeightSumErrors int `json:"weight_sum_errors"`
 	// Orphans counts rigged vertices without any influence.
@@ -143,20 +157,13 @@ type InspectReport struct {
 	BadJointRefs int `json:"bad_joint_refs"`
 	// SkeletonError is the skeleton's validation error, if any.
 	SkeletonError string `json:"skeleton_error,omitempty"`
-	// LoadWarnings are the loader's repairs (set by InspectFile).
-	LoadWarnings []string `json:"load_warnings,omitempty"`
-	// Problems lists every defect found, one sentence each; empty for a clean file.
-	Problems []string `json:"problems"`
 }
 
 // Inspect measures c: counts, influences, bounds, mesh defects and skin problems.
 func Inspect(c *character.Character) InspectReport {
 	r := InspectReport{
-		Name:       c.Name,
-		Vertices:   len(c.Mesh.Positions),
-		Triangles:  len(c.Mesh.Triangles),
-		Joints:     c.Skeleton.NumJoints(),
-		Rigged:     c.Rigged(),
+		InspectCounts: InspectCounts{Name: c.Name, Vertices: len(c.Mesh.Positions),
+			Triangles: len(c.Mesh.Triangles), Joints: c.Skeleton.NumJoints(), Rigged: c.Rigged()},
 		Mesh:       AnalyzeMesh(c.Mesh),
 		Materials:  []string{},
 		Animations: []string{},

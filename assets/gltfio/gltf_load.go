@@ -117,7 +117,7 @@ func decodeWith(data []byte, name string, dir fs.FS, rep *format.LoadReport, bud
 		return nil, err
 	}
 	if keepScene {
-		l.scene = &Scene{Doc: doc, Format: rep.Format, acc: l.acc, dir: dir}
+		l.scene = &Scene{Doc: doc, Format: rep.Format, sceneFiles: sceneFiles{acc: l.acc, dir: dir}}
 	}
 	base := filepath.Base(name)
 	c := &character.Character{Name: strings.TrimSuffix(base, filepath.Ext(base))}

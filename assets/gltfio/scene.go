@@ -45,6 +45,12 @@ type Scene struct {
 	// AnimationNames are the names of the Character's animations when loaded.
 	AnimationNames []string
 
+	sceneFiles
+}
+
+// sceneFiles is how a Scene reads its buffers and images: the accessor reader over
+// the document, and the images of files beside it, read while the folder was open.
+type sceneFiles struct {
 	acc *accessorReader
 	dir fs.FS
 	// external holds the images read from files beside the document at load time
