@@ -2,7 +2,7 @@
 // humanoids, walk for quadrupeds), kept as small JSON files of key poses, and the
 // retargeting of another file's glTF animation by joint name.
 //
-// Both become assets.Animation channels on the target skeleton. A clip's rotations
+// Both become character.Animation channels on the target skeleton. A clip's rotations
 // are offsets in the character's frame (X left, Y up, Z forward) relative to a
 // canonical rest pose, so one clip plays on joints that carry an orientation and on
 // joints that carry none, on characters of any size and any bind pose (T or A).

@@ -7,7 +7,7 @@ import (
 )
 
 // quat is a rotation (x, y, z, w), the glTF order, with the operations this package
-// needs (assets.Quat carries no arithmetic).
+// needs (character.Quat carries no arithmetic).
 type quat = character.Quat
 
 var identity = quat{0, 0, 0, 1}

@@ -96,15 +96,16 @@ type Character struct {
 	Skin       *Skin     // nil for a static mesh; set only with Skeleton
 	Materials  []Material
 	Animations []Animation
-	// Source is the file the character was loaded from (LoadScene, LoadSource), or
-	// nil. Save then writes that file's scene with the character's skeleton, skin
-	// and added animations: vertex data, materials and everything else come from
-	// the file, not from Mesh or Materials. Clone shares it (it is read-only).
+	// Source is the document the character was read from (assets.Load with
+	// Options.KeepScene), or nil. Saving then writes that document's scene with the
+	// character's skeleton, skin and added animations: vertex data, materials and
+	// everything else come from the file, not from Mesh or Materials. Clone shares
+	// it (it is read-only).
 	Source Source
 }
 
 // Source is the document a character was read from, held by the format package that
-// read it (assets.Scene for glTF) so that writing the character back keeps what the
+// read it (gltfio.Scene for glTF) so that writing the character back keeps what the
 // model does not hold: node hierarchy, primitives, materials, extensions. The
 // character model never looks inside it.
 type Source interface {

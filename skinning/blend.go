@@ -9,7 +9,7 @@ import (
 
 // Blend returns the per-vertex mix alpha·a + (1−alpha)·b of two skins of the same
 // mesh and skeleton, pruned to the heaviest maxK influences and renormalized
-// (assets.Skin.Prune). Two methods that err differently (a learned one and a
+// (character.Skin.Prune). Two methods that err differently (a learned one and a
 // geometric one, say) often err less together.
 func Blend(a, b *character.Skin, alpha float64, maxK int) (*character.Skin, error) {
 	if a == nil || b == nil {

@@ -50,7 +50,7 @@ func quatMul(a, b character.Quat) character.Quat {
 
 // rotateJoint returns pose with joint j turned by angle radians about the world
 // axis through the joint (the rotation is stored in the joint's local frame, as
-// assets.Pose expects).
+// character.Pose expects).
 func rotateJoint(sk *character.Skeleton, pose character.Pose, j int, worldAxis character.Vec3, angle float64) character.Pose {
 	if j < 0 || j >= sk.NumJoints() || angle == 0 {
 		return pose

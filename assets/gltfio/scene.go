@@ -11,7 +11,7 @@ import (
 // Scene is the glTF document a Character was loaded from, with the map from the
 // Character's vertices and joints back to the document's meshes, primitives and
 // nodes. The rigging math sees only the Character (one mesh in one frame); the
-// writer (SaveScene) starts from the document and edits it, so that everything the
+// writer (Save) starts from the document and edits it, so that everything the
 // file holds besides the rig (node hierarchy and transforms, separate meshes and
 // primitives, materials, textures, samplers, extensions, vertex colours, extra UV
 // sets, morph targets, extras, names) reaches the output unchanged.

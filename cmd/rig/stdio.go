@@ -58,7 +58,7 @@ func displayName(path string) string {
 	return path
 }
 
-// loadInputFile is assets.LoadScene (the character with its source scene, so that
+// loadInputFile is assets.Load keeping the scene (the character with its source scene, so that
 // a save keeps it), or a decode of stdin for "-" (no external files; GLB or glTF
 // JSON, whichever the bytes are).
 func loadInputFile(path string) (*character.Character, *format.LoadReport, error) {
