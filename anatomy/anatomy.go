@@ -7,6 +7,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Options says what the caller knows. Zero values ask Fit to detect.
@@ -196,12 +197,12 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 // clearance is how far above the bottom the body starts under its centre of mass:
 // a standing quadruped's belly is clear of the ground, a lying body's is not.
 func (s *shape) clearance() float64 {
-	var com character.Vec3
+	var com vecmath.Vec3
 	for _, p := range s.pts {
 		com = com.Add(p)
 	}
 	com = com.Scale(1 / float64(len(s.pts)))
-	lo, _, ok := s.run(character.Vec3{s.mid, com[1], com[2]}, 1)
+	lo, _, ok := s.run(vecmath.Vec3{s.mid, com[1], com[2]}, 1)
 	if !ok {
 		return 0
 	}

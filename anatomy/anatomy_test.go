@@ -13,6 +13,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/synth"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // fit rigs a character's mesh with the classical skeleton and anatomy.Fit.
@@ -94,7 +95,7 @@ func TestUpAxis(t *testing.T) {
 	c := gen(t, "biped", 3)
 	z := c.Clone()
 	for i, p := range z.Mesh.Positions {
-		z.Mesh.Positions[i] = character.Vec3{p[0], -p[2], p[1]} // Blender's export of a Y-up mesh
+		z.Mesh.Positions[i] = vecmath.Vec3{p[0], -p[2], p[1]} // Blender's export of a Y-up mesh
 	}
 	skY, repY := fit(t, c, anatomy.Options{})
 	skZ, repZ := fit(t, z, anatomy.Options{})
@@ -112,7 +113,7 @@ func TestUpAxis(t *testing.T) {
 			t.Errorf("%s missing from the Z-up skeleton", n)
 			continue
 		}
-		if d := skZ.Position(k).Dist(character.Vec3{p[0], -p[2], p[1]}); d > 0.03*H {
+		if d := skZ.Position(k).Dist(vecmath.Vec3{p[0], -p[2], p[1]}); d > 0.03*H {
 			t.Errorf("%s: Z-up fit %.3f of the height from the turned Y-up fit", n, d/H)
 		}
 	}
@@ -137,7 +138,7 @@ func TestSymmetryPlane(t *testing.T) {
 	c := gen(t, "quadruped", 1)
 	turned := c.Clone()
 	for i, p := range turned.Mesh.Positions {
-		turned.Mesh.Positions[i] = character.Vec3{p[2] + 0.3, p[1], -p[0]}
+		turned.Mesh.Positions[i] = vecmath.Vec3{p[2] + 0.3, p[1], -p[0]}
 	}
 	cases := []struct {
 		name      string
@@ -289,10 +290,10 @@ func TestHeldProp(t *testing.T) {
 	// 80 small boxes in a row from the hand outward (-X is the right): about a
 	// sixth of the vertices, reaching half the height beyond the hand.
 	r := 0.015 * H
-	var boxes [][2]character.Vec3
+	var boxes [][2]vecmath.Vec3
 	for k := 0; k < 80; k++ {
 		x := hand[0] - float64(k)*0.00625*H
-		boxes = append(boxes, [2]character.Vec3{{x - 0.00625*H, hand[1] - r, hand[2] - r}, {x, hand[1] + r, hand[2] + r}})
+		boxes = append(boxes, [2]vecmath.Vec3{{x - 0.00625*H, hand[1] - r, hand[2] - r}, {x, hand[1] + r, hand[2] + r}})
 	}
 	prop := synth.Boxes(boxes...)
 	held := c.Clone()

@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // build collects a template's joints in the canonical frame, parents first.
 type build struct {
 	names   []string
 	parents []int
-	pos     []character.Vec3
+	pos     []vecmath.Vec3
 	centre  []bool // on the symmetry plane (spine, head, tail)
 	index   map[string]int
 }
@@ -19,7 +20,7 @@ type build struct {
 func newBuild() *build { return &build{index: map[string]int{}} }
 
 // add appends a joint under parent ("" for the root) and returns its index.
-func (b *build) add(name, parent string, p character.Vec3, centre bool) int {
+func (b *build) add(name, parent string, p vecmath.Vec3, centre bool) int {
 	pi := -1
 	if parent != "" {
 		pi = b.index[parent]
@@ -70,7 +71,7 @@ func (b *build) symmetrize(s *shape) {
 // skeleton returns the joints as an oriented skeleton in the world frame.
 func (b *build) skeleton(f frame) (*character.Skeleton, error) {
 	sk := &character.Skeleton{Names: b.names, Parents: b.parents}
-	world := make([]character.Vec3, len(b.pos))
+	world := make([]vecmath.Vec3, len(b.pos))
 	for j, p := range b.pos {
 		world[j] = f.from(p)
 	}

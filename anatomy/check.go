@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Checks are the anatomical properties of a fitted skeleton that docs/anatomy.md
@@ -68,7 +69,7 @@ func Check(sk *character.Skeleton, sym Symmetry, height float64) Checks {
 }
 
 // mirrorWorld reflects a world point across the symmetry plane.
-func mirrorWorld(p character.Vec3, sym Symmetry) character.Vec3 {
+func mirrorWorld(p vecmath.Vec3, sym Symmetry) vecmath.Vec3 {
 	a := map[string]int{"x": 0, "y": 1, "z": 2}[sym.Axis]
 	p[a] = 2*sym.Offset - p[a]
 	return p

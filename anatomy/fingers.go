@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/unionfind"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Fingers are the finger names, in Mixamo's order: a humanoid's finger chain is
@@ -24,7 +24,7 @@ func FingerJoint(side int, finger string, k int) string {
 // tip, in the canonical frame.
 type finger struct {
 	name   string
-	joints [4]character.Vec3
+	joints [4]vecmath.Vec3
 }
 
 // Hand sections: the hand is cut by planes across its axis (wrist to fingertip);
@@ -45,7 +45,7 @@ const (
 // points: the Hand joint and the end of the arm's route). It returns the fingers
 // found, or none when the hand is a mitten, a block or anything it is unsure of:
 // fewer than three or more than five separate protrusions.
-func findFingers(s *shape, wrist, tip character.Vec3) []finger {
+func findFingers(s *shape, wrist, tip vecmath.Vec3) []finger {
 	h := newHandMesh(s, wrist, tip)
 	if h == nil {
 		return nil
@@ -96,7 +96,7 @@ func sideThumb(s *shape, h *handMesh, fs []finger) (finger, bool) {
 	if w.Len() == 0 {
 		return finger{}, false
 	}
-	var knuckles character.Vec3
+	var knuckles vecmath.Vec3
 	for _, f := range fs {
 		knuckles = knuckles.Add(f.joints[0])
 	}
@@ -121,26 +121,26 @@ func sideThumb(s *shape, h *handMesh, fs []finger) (finger, bool) {
 // the axis, inside the region's radius, with coincident vertices welded (glTF
 // splits vertices at UV seams, which would cut the sections' contours).
 type handMesh struct {
-	wrist, axis character.Vec3    // axis: unit, wrist to tip
-	across      [2]character.Vec3 // unit, perpendicular to the axis and each other
+	wrist, axis vecmath.Vec3    // axis: unit, wrist to tip
+	across      [2]vecmath.Vec3 // unit, perpendicular to the axis and each other
 	length      float64
-	pos         []character.Vec3 // welded vertices
-	along       []float64        // their coordinate along the axis from the wrist
-	tris        [][3]int         // into pos
+	pos         []vecmath.Vec3 // welded vertices
+	along       []float64      // their coordinate along the axis from the wrist
+	tris        [][3]int       // into pos
 }
 
 // newHandMesh gathers the hand region (nil when the hand is too short to cut or
 // the region has no triangles).
-func newHandMesh(s *shape, wrist, tip character.Vec3) *handMesh {
+func newHandMesh(s *shape, wrist, tip vecmath.Vec3) *handMesh {
 	d := tip.Sub(wrist)
 	L := d.Len()
 	if L < 0.02*s.height() || len(s.tris) == 0 {
 		return nil
 	}
 	h := &handMesh{wrist: wrist, axis: d.Scale(1 / L), length: L}
-	ref := character.Vec3{0, 1, 0}
+	ref := vecmath.Vec3{0, 1, 0}
 	if math.Abs(h.axis[1]) > 0.9 {
-		ref = character.Vec3{0, 0, 1}
+		ref = vecmath.Vec3{0, 0, 1}
 	}
 	h.across[0] = ref.Sub(h.axis.Scale(ref.Dot(h.axis))).Normalize()
 	h.across[1] = h.axis.Cross(h.across[0])
@@ -149,7 +149,7 @@ func newHandMesh(s *shape, wrist, tip character.Vec3) *handMesh {
 	q := 1e-4 * L
 	// A triangle belongs to the hand region when a corner does and none lies far
 	// out of it: a low-poly forearm's triangles run from the elbow to the wrist.
-	in := func(p character.Vec3, slack float64) bool {
+	in := func(p vecmath.Vec3, slack float64) bool {
 		t, r := h.coords(p)
 		return t >= (handBehind-0.1)*L*slack && t <= 1.6*L*slack && r <= handRadius*L*slack
 	}
@@ -189,7 +189,7 @@ func newHandMesh(s *shape, wrist, tip character.Vec3) *handMesh {
 }
 
 // boxOf bounds points across the axis, in the hand's across directions.
-func (h *handMesh) boxOf(pts []character.Vec3) box2 {
+func (h *handMesh) boxOf(pts []vecmath.Vec3) box2 {
 	b := box2{lo: [2]float64{math.Inf(1), math.Inf(1)}, hi: [2]float64{math.Inf(-1), math.Inf(-1)}}
 	for _, p := range pts {
 		v := p.Sub(h.wrist)
@@ -202,7 +202,7 @@ func (h *handMesh) boxOf(pts []character.Vec3) box2 {
 }
 
 // coords returns a point's coordinate along the hand's axis and its distance from it.
-func (h *handMesh) coords(p character.Vec3) (t, r float64) {
+func (h *handMesh) coords(p vecmath.Vec3) (t, r float64) {
 	v := p.Sub(h.wrist)
 	t = v.Dot(h.axis)
 	return t, v.Sub(h.axis.Scale(t)).Len()
@@ -234,8 +234,8 @@ func (h *handMesh) nearPieces(tris [][3]int) [][3]int {
 
 // contour is one connected part of a hand section.
 type contour struct {
-	pts      []character.Vec3
-	centre   character.Vec3
+	pts      []vecmath.Vec3
+	centre   vecmath.Vec3
 	size     float64 // greatest distance between two of its points, about
 	box      box2    // its bounds across the axis
 	parent   int     // index in the previous section, -1 when none
@@ -293,7 +293,7 @@ func (h *handMesh) slices() *handSlices {
 // centred outside the region are dropped.
 func (h *handMesh) section(c float64) []contour {
 	edgeIdx := map[[2]int]int{}
-	var pts []character.Vec3
+	var pts []vecmath.Vec3
 	var pairs [][2]int
 	cross := func(u, v int) int {
 		if u > v {
@@ -324,7 +324,7 @@ func (h *handMesh) section(c float64) []contour {
 	for _, p := range pairs {
 		uf.Union(p[0], p[1])
 	}
-	groups := map[int][]character.Vec3{}
+	groups := map[int][]vecmath.Vec3{}
 	var roots []int
 	for i, p := range pts {
 		r := uf.Find(i)
@@ -354,10 +354,10 @@ func (h *handMesh) section(c float64) []contour {
 // protrusion is a part of the hand that ends free: the contours from where it
 // leaves the rest of the hand (or starts, for a separate piece) to its tip.
 type protrusion struct {
-	from, to int              // first and last section
-	centres  []character.Vec3 // contour centres, base to tip
-	size     float64          // median contour size
-	lastSize float64          // the size of the contour at its tip
+	from, to int            // first and last section
+	centres  []vecmath.Vec3 // contour centres, base to tip
+	size     float64        // median contour size
+	lastSize float64        // the size of the contour at its tip
 }
 
 // protrusions follows each contour that nothing continues back to where its part
@@ -484,32 +484,32 @@ func (h *handMesh) sectionGap(a, b protrusion) float64 {
 // centres. The knuckle lies a quarter of the free part's length back from where
 // the finger leaves the hand (the web between fingers sits halfway along the
 // first bone); the joints at 45% and 75% of knuckle to tip (human phalanges).
-func (h *handMesh) fingerJoints(p protrusion, spacing float64) [4]character.Vec3 {
+func (h *handMesh) fingerJoints(p protrusion, spacing float64) [4]vecmath.Vec3 {
 	line := h.fingerLine(p, spacing)
 	base, tip := line[0], line[len(line)-1]
 	dir := tip.Sub(base)
 	knuckle := base.Sub(dir.Scale(0.25))
-	full := append([]character.Vec3{knuckle}, line...)
-	return [4]character.Vec3{knuckle, atFraction(full, 0.45), atFraction(full, 0.75), tip}
+	full := append([]vecmath.Vec3{knuckle}, line...)
+	return [4]vecmath.Vec3{knuckle, atFraction(full, 0.45), atFraction(full, 0.75), tip}
 }
 
 // thumbJoints places the thumb's joints: the first between the wrist and where
 // the thumb leaves the hand, the second there, the third halfway to the tip.
-func (h *handMesh) thumbJoints(p protrusion, spacing float64) [4]character.Vec3 {
+func (h *handMesh) thumbJoints(p protrusion, spacing float64) [4]vecmath.Vec3 {
 	return thumbAlong(h.wrist, h.fingerLine(p, spacing))
 }
 
 // thumbAlong places the thumb's joints along its centre line from the wrist.
-func thumbAlong(wrist character.Vec3, line []character.Vec3) [4]character.Vec3 {
+func thumbAlong(wrist vecmath.Vec3, line []vecmath.Vec3) [4]vecmath.Vec3 {
 	base, tip := line[0], line[len(line)-1]
-	return [4]character.Vec3{wrist.Lerp(base, 0.5), base, atFraction(line, 0.5), tip}
+	return [4]vecmath.Vec3{wrist.Lerp(base, 0.5), base, atFraction(line, 0.5), tip}
 }
 
 // fingerLine is a protrusion's centre line with its tip: the last section stops
 // up to a section short of the end, so the line goes on along the finger's
 // direction as far as the hand's vertices near the last section reach.
-func (h *handMesh) fingerLine(p protrusion, spacing float64) []character.Vec3 {
-	line := append([]character.Vec3(nil), p.centres...)
+func (h *handMesh) fingerLine(p protrusion, spacing float64) []vecmath.Vec3 {
+	line := append([]vecmath.Vec3(nil), p.centres...)
 	n := len(line)
 	d := line[n-1].Sub(line[0])
 	if n >= 2 {
@@ -530,8 +530,8 @@ func (h *handMesh) fingerLine(p protrusion, spacing float64) []character.Vec3 {
 	return append(line, last.Add(d.Scale(math.Min(ext, 3*spacing))))
 }
 
-func meanOf(pts []character.Vec3) character.Vec3 {
-	var m character.Vec3
+func meanOf(pts []vecmath.Vec3) vecmath.Vec3 {
+	var m vecmath.Vec3
 	for _, p := range pts {
 		m = m.Add(p)
 	}
@@ -576,7 +576,7 @@ func (b box2) overlap(o box2) float64 {
 }
 
 // setDist is the least distance between a point of a and a point of b.
-func setDist(a, b []character.Vec3) float64 {
+func setDist(a, b []vecmath.Vec3) float64 {
 	d := math.Inf(1)
 	for _, p := range a {
 		for _, q := range b {
@@ -590,8 +590,8 @@ func setDist(a, b []character.Vec3) float64 {
 // at the fingertips) as chains under it. On a symmetric mesh only the fingers
 // found on both hands are placed, so that symmetrize makes them mirror images.
 // The finger nearest the hand's axis comes first, so the hand points at it.
-func addFingers(s *shape, b *build, arms [2][]character.Vec3) {
-	var wrist, tip [2]character.Vec3
+func addFingers(s *shape, b *build, arms [2][]vecmath.Vec3) {
+	var wrist, tip [2]vecmath.Vec3
 	for i, sd := range sides {
 		wrist[i] = b.pos[b.index[Side(sd, Hand)]]
 		tip[i] = arms[i][len(arms[i])-1]
@@ -650,7 +650,7 @@ func commonFingers(hands [2][]finger) [2][]finger {
 }
 
 // distToLine is the distance from p to the line through a and b.
-func distToLine(p, a, b character.Vec3) float64 {
+func distToLine(p, a, b vecmath.Vec3) float64 {
 	d := b.Sub(a)
 	if d.Len() == 0 {
 		return p.Dist(a)

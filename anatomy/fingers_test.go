@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // handModel builds a hand along +X from a wrist at the origin: a forearm, a palm
@@ -22,7 +23,7 @@ type handModel struct {
 
 func (hm handModel) mesh() *character.Mesh {
 	m := &character.Mesh{}
-	box := func(lo, hi character.Vec3) {
+	box := func(lo, hi vecmath.Vec3) {
 		base := len(m.Positions)
 		for i := 0; i < 8; i++ {
 			p := lo
@@ -42,20 +43,20 @@ func (hm handModel) mesh() *character.Mesh {
 				[3]int{base + f[0], base + f[1], base + f[2]}, [3]int{base + f[0], base + f[2], base + f[3]})
 		}
 	}
-	box(character.Vec3{-1, -0.06, -0.15}, character.Vec3{0.02, 0.06, 0.15})
+	box(vecmath.Vec3{-1, -0.06, -0.15}, vecmath.Vec3{0.02, 0.06, 0.15})
 	palmEnd := 0.5
 	if hm.mitten {
 		palmEnd = 1
 	}
-	box(character.Vec3{0, -0.05, -0.2}, character.Vec3{palmEnd, 0.05, 0.2})
+	box(vecmath.Vec3{0, -0.05, -0.2}, vecmath.Vec3{palmEnd, 0.05, 0.2})
 	for _, z := range hm.fingers {
-		box(character.Vec3{0.45, -0.03, z - 0.035}, character.Vec3{1, 0.03, z + 0.035})
+		box(vecmath.Vec3{0.45, -0.03, z - 0.035}, vecmath.Vec3{1, 0.03, z + 0.035})
 	}
 	if hm.thumb {
-		box(character.Vec3{0.1, -0.03, 0.2}, character.Vec3{0.55, 0.03, 0.27})
+		box(vecmath.Vec3{0.1, -0.03, 0.2}, vecmath.Vec3{0.55, 0.03, 0.27})
 	}
 	if hm.across {
-		box(character.Vec3{0.12, -0.03, 0.15}, character.Vec3{0.2, 0.03, 0.5})
+		box(vecmath.Vec3{0.12, -0.03, 0.15}, vecmath.Vec3{0.2, 0.03, 0.5})
 	}
 	return m
 }
@@ -84,7 +85,7 @@ func TestFindFingers(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newShape(tc.hand.mesh(), nil, upFrame("y"))
-			found := findFingers(s, character.Vec3{}, character.Vec3{1, 0, 0})
+			found := findFingers(s, vecmath.Vec3{}, vecmath.Vec3{1, 0, 0})
 			var names []string
 			for _, f := range found {
 				names = append(names, f.name)
@@ -123,16 +124,16 @@ func checkFinger(t *testing.T, f finger, thumbBox bool) {
 // TestFindFingersDegenerate: meshes that give no hand to cut place no fingers.
 func TestFindFingersDegenerate(t *testing.T) {
 	hand := handModel{thumb: true, fingers: []float64{0.15, 0.05, -0.05, -0.15}}.mesh()
-	tri := &character.Mesh{Positions: []character.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}}
+	tri := &character.Mesh{Positions: []vecmath.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}}
 	cases := []struct {
 		name       string
 		m          *character.Mesh
-		wrist, tip character.Vec3
+		wrist, tip vecmath.Vec3
 	}{
-		{"wrist at the tip", hand, character.Vec3{1, 0, 0}, character.Vec3{1, 0, 0}},
-		{"hand far from the mesh", hand, character.Vec3{10, 10, 10}, character.Vec3{11, 10, 10}},
-		{"one triangle", tri, character.Vec3{}, character.Vec3{1, 0, 0}},
-		{"no triangles", &character.Mesh{Positions: hand.Positions}, character.Vec3{}, character.Vec3{1, 0, 0}},
+		{"wrist at the tip", hand, vecmath.Vec3{1, 0, 0}, vecmath.Vec3{1, 0, 0}},
+		{"hand far from the mesh", hand, vecmath.Vec3{10, 10, 10}, vecmath.Vec3{11, 10, 10}},
+		{"one triangle", tri, vecmath.Vec3{}, vecmath.Vec3{1, 0, 0}},
+		{"no triangles", &character.Mesh{Positions: hand.Positions}, vecmath.Vec3{}, vecmath.Vec3{1, 0, 0}},
 	}
 	for _, tc := range cases {
 		s := newShape(tc.m, nil, upFrame("y"))
@@ -173,14 +174,14 @@ func TestFindFingersSoup(t *testing.T) {
 		r := rand.New(rand.NewSource(seed))
 		m := &character.Mesh{}
 		for i := 0; i < 50+r.Intn(300); i++ {
-			m.Positions = append(m.Positions, character.Vec3{r.Float64()*1.6 - 0.4, r.NormFloat64() * 0.1, r.NormFloat64() * 0.2})
+			m.Positions = append(m.Positions, vecmath.Vec3{r.Float64()*1.6 - 0.4, r.NormFloat64() * 0.1, r.NormFloat64() * 0.2})
 		}
 		for i := 0; i < 2*len(m.Positions); i++ {
 			n := len(m.Positions)
 			m.Triangles = append(m.Triangles, [3]int{r.Intn(n), r.Intn(n), r.Intn(n)})
 		}
 		s := newShape(m, nil, upFrame("y"))
-		found := findFingers(s, character.Vec3{}, character.Vec3{1, 0, 0})
+		found := findFingers(s, vecmath.Vec3{}, vecmath.Vec3{1, 0, 0})
 		if len(found) != 0 && (len(found) < 3 || len(found) > 5) {
 			t.Errorf("seed %d: %d fingers", seed, len(found))
 		}
@@ -197,7 +198,7 @@ func TestFindFingersSoup(t *testing.T) {
 // TestSideThumb: a thumb leaving the palm along +Z ends at the box's end.
 func TestSideThumb(t *testing.T) {
 	s := newShape(handModel{across: true, fingers: []float64{0.15, 0.05, -0.05, -0.15}}.mesh(), nil, upFrame("y"))
-	found := findFingers(s, character.Vec3{}, character.Vec3{1, 0, 0})
+	found := findFingers(s, vecmath.Vec3{}, vecmath.Vec3{1, 0, 0})
 	if len(found) != 5 || found[0].name != "Thumb" {
 		t.Fatalf("%d fingers, want a thumb and four", len(found))
 	}

@@ -5,25 +5,26 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // frame maps world points to the canonical frame (+X left, +Y up, +Z forward) and
 // back. Its axes are orthonormal and right-handed, so it is a rotation.
 type frame struct {
-	left, up, fwd character.Vec3 // world directions of canonical +X, +Y, +Z
+	left, up, fwd vecmath.Vec3 // world directions of canonical +X, +Y, +Z
 }
 
-func (f frame) to(p character.Vec3) character.Vec3 {
-	return character.Vec3{p.Dot(f.left), p.Dot(f.up), p.Dot(f.fwd)}
+func (f frame) to(p vecmath.Vec3) vecmath.Vec3 {
+	return vecmath.Vec3{p.Dot(f.left), p.Dot(f.up), p.Dot(f.fwd)}
 }
 
-func (f frame) from(q character.Vec3) character.Vec3 {
+func (f frame) from(q vecmath.Vec3) vecmath.Vec3 {
 	return f.left.Scale(q[0]).Add(f.up.Scale(q[1])).Add(f.fwd.Scale(q[2]))
 }
 
 // mat returns the rotation as a 4×4 matrix (canonical to world).
-func (f frame) mat() character.Mat4 {
-	m := character.Identity4()
+func (f frame) mat() vecmath.Mat4 {
+	m := vecmath.Identity4()
 	for r := 0; r < 3; r++ {
 		m[0*4+r], m[1*4+r], m[2*4+r] = f.left[r], f.up[r], f.fwd[r]
 	}
@@ -34,9 +35,9 @@ func (f frame) mat() character.Mat4 {
 // -Y (Blender); both have the character's left on +X.
 func upFrame(up string) frame {
 	if up == "z" {
-		return frame{left: character.Vec3{1, 0, 0}, up: character.Vec3{0, 0, 1}, fwd: character.Vec3{0, -1, 0}}
+		return frame{left: vecmath.Vec3{1, 0, 0}, up: vecmath.Vec3{0, 0, 1}, fwd: vecmath.Vec3{0, -1, 0}}
 	}
-	return frame{left: character.Vec3{1, 0, 0}, up: character.Vec3{0, 1, 0}, fwd: character.Vec3{0, 0, 1}}
+	return frame{left: vecmath.Vec3{1, 0, 0}, up: vecmath.Vec3{0, 1, 0}, fwd: vecmath.Vec3{0, 0, 1}}
 }
 
 // turned returns the frame turned a quarter about up, for a character whose
@@ -49,9 +50,9 @@ func (f frame) turned() frame {
 // shape is a mesh seen in a canonical frame, with the queries the templates need.
 type shape struct {
 	f      frame
-	pts    []character.Vec3 // canonical vertex positions
-	tris   [][3]int         // the mesh's triangles, into pts
-	lo, hi character.Vec3   // canonical bounds
+	pts    []vecmath.Vec3 // canonical vertex positions
+	tris   [][3]int       // the mesh's triangles, into pts
+	lo, hi vecmath.Vec3   // canonical bounds
 	wn     *geom.WindingNumber
 	mid    float64 // x of the symmetry plane
 	// symmetric: the mesh mirrors across the plane (a mesh that does not may
@@ -60,7 +61,7 @@ type shape struct {
 }
 
 func newShape(m *character.Mesh, wn *geom.WindingNumber, f frame) *shape {
-	s := &shape{f: f, wn: wn, pts: make([]character.Vec3, len(m.Positions)), tris: m.Triangles}
+	s := &shape{f: f, wn: wn, pts: make([]vecmath.Vec3, len(m.Positions)), tris: m.Triangles}
 	for i, p := range m.Positions {
 		s.pts[i] = f.to(p)
 	}
@@ -69,8 +70,8 @@ func newShape(m *character.Mesh, wn *geom.WindingNumber, f frame) *shape {
 	return s
 }
 
-func bounds(pts []character.Vec3) (lo, hi character.Vec3) {
-	lo = character.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
+func bounds(pts []vecmath.Vec3) (lo, hi vecmath.Vec3) {
+	lo = vecmath.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
 	hi = lo.Scale(-1)
 	for _, p := range pts {
 		for a := 0; a < 3; a++ {
@@ -89,12 +90,12 @@ func (s *shape) size() float64 {
 	return math.Max(d[0], math.Max(d[1], d[2]))
 }
 
-func (s *shape) inside(q character.Vec3) bool { return s.wn.At(s.f.from(q)) > 0.5 }
+func (s *shape) inside(q vecmath.Vec3) bool { return s.wn.At(s.f.from(q)) > 0.5 }
 
 // run returns the inside interval along axis through q: the run containing q, or
 // when q is outside, the nearest run along the axis within the bounds (ok false
 // when the line misses the mesh).
-func (s *shape) run(q character.Vec3, axis int) (lo, hi float64, ok bool) {
+func (s *shape) run(q vecmath.Vec3, axis int) (lo, hi float64, ok bool) {
 	const steps = 96
 	a, b := s.lo[axis], s.hi[axis]
 	step := (b - a) / steps
@@ -128,7 +129,7 @@ func (s *shape) run(q character.Vec3, axis int) (lo, hi float64, ok bool) {
 }
 
 // centre moves q to the middle of its inside run along each axis given, in order.
-func (s *shape) centre(q character.Vec3, axes ...int) character.Vec3 {
+func (s *shape) centre(q vecmath.Vec3, axes ...int) vecmath.Vec3 {
 	for _, a := range axes {
 		if lo, hi, ok := s.run(q, a); ok {
 			q[a] = (lo + hi) / 2
@@ -138,7 +139,7 @@ func (s *shape) centre(q character.Vec3, axes ...int) character.Vec3 {
 }
 
 // mirror reflects a canonical point across the symmetry plane.
-func (s *shape) mirror(q character.Vec3) character.Vec3 {
+func (s *shape) mirror(q vecmath.Vec3) vecmath.Vec3 {
 	q[0] = 2*s.mid - q[0]
 	return q
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // fitChain builds the skeleton of a body that is one long chain with appendages
@@ -24,7 +24,7 @@ func fitChain(s *shape, t *tree, kind Kind) (*build, error) {
 		}
 	}
 	// spine runs tail end first, head end last.
-	var com character.Vec3
+	var com vecmath.Vec3
 	for _, p := range s.pts {
 		com = com.Add(p)
 	}
@@ -169,13 +169,13 @@ func addLimbs(s *shape, t *tree, b *build, kind Kind, spine []int, nameOf map[in
 	bs := branches(t, spine)
 	named := map[int]bool{}
 	if kind == Bird {
-		tip := func(br branch) character.Vec3 { return t.pos[br.route[len(br.route)-1]] }
+		tip := func(br branch) vecmath.Vec3 { return t.pos[br.route[len(br.route)-1]] }
 		pickPair(s, t, bs, named, func(br branch) float64 { return math.Abs(tip(br)[0] - s.mid) }, func(i, side int) {
-			route := append([]character.Vec3{t.pos[bs[i].from]}, t.points(bs[i].route)...)
+			route := append([]vecmath.Vec3{t.pos[bs[i].from]}, t.points(bs[i].route)...)
 			addTriple(b, nameOf[bs[i].from], side, [3]string{WingArm, WingForeArm, WingHand}, route)
 		})
 		pickPair(s, t, bs, named, func(br branch) float64 { return -tip(br)[1] }, func(i, side int) {
-			route := append([]character.Vec3{t.pos[bs[i].from]}, t.points(bs[i].route)...)
+			route := append([]vecmath.Vec3{t.pos[bs[i].from]}, t.points(bs[i].route)...)
 			addTriple(b, nameOf[bs[i].from], side, [3]string{UpLeg, Leg, Foot}, route)
 		})
 	}
@@ -239,7 +239,7 @@ func pickPair(s *shape, t *tree, bs []branch, named map[int]bool, score func(bra
 
 // addTriple adds a three-joint limb along a route from its spine joint: near its
 // root, at its middle and near its end.
-func addTriple(b *build, parent string, side int, names [3]string, route []character.Vec3) {
+func addTriple(b *build, parent string, side int, names [3]string, route []vecmath.Vec3) {
 	for k, n := range names {
 		name := Side(side, n)
 		b.add(name, parent, atFraction(route, [3]float64{0.15, 0.5, 0.9}[k]), false)

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"math"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // humanoidParts are the proposed skeleton's end points a humanoid is fitted from.
@@ -91,7 +91,7 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	if parts.head >= 0 {
 		from = parts.head
 	}
-	var arms [2][]character.Vec3
+	var arms [2][]vecmath.Vec3
 	for i := range sides {
 		arms[i] = centreArm(s, limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*hw))
 		arms[i] = hangArm(s, arms[i], t.pos[parts.hand[i]])
@@ -120,13 +120,13 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	parent := Hips
 	for k, n := range []string{Spine, Spine1, Spine2} {
 		y := hips[1] + float64(k+1)*0.225*(neckY-hips[1])
-		b.add(n, parent, s.centre(character.Vec3{c, y, hips[2]}, 2), true)
+		b.add(n, parent, s.centre(vecmath.Vec3{c, y, hips[2]}, 2), true)
 		parent = n
 	}
-	b.add(Neck, Spine2, s.centre(character.Vec3{c, neckY, hips[2]}, 2), true)
+	b.add(Neck, Spine2, s.centre(vecmath.Vec3{c, neckY, hips[2]}, 2), true)
 	neck := b.pos[b.index[Neck]]
-	b.add(Head, Neck, character.Vec3{c, headY, neck[2]}, true)
-	b.add(HeadTopEnd, Head, s.centre(character.Vec3{c, top, hips[2]}, 2), true)
+	b.add(Head, Neck, vecmath.Vec3{c, headY, neck[2]}, true)
+	b.add(HeadTopEnd, Head, s.centre(vecmath.Vec3{c, top, hips[2]}, 2), true)
 	for i, sd := range sides {
 		fitArm(s, b, sd, arms[i], neckY)
 		legs[i].add(b, sd, H)
@@ -138,16 +138,16 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 // pelvis returns the Hips position: on the symmetry plane just above the crotch
 // (the lowest point of the plane inside the mesh, above the feet), in the middle
 // of the body front to back.
-func (s *shape) pelvis() character.Vec3 {
+func (s *shape) pelvis() vecmath.Vec3 {
 	H, y0 := s.height(), s.lo[1]
 	crotch := y0 + 0.45*H
 	for y := y0 + 0.15*H; y < y0+0.75*H; y += 0.005 * H {
-		if _, _, ok := s.run(character.Vec3{s.mid, y, (s.lo[2] + s.hi[2]) / 2}, 2); ok {
+		if _, _, ok := s.run(vecmath.Vec3{s.mid, y, (s.lo[2] + s.hi[2]) / 2}, 2); ok {
 			crotch = y
 			break
 		}
 	}
-	q := character.Vec3{s.mid, crotch + 0.05*H, (s.lo[2] + s.hi[2]) / 2}
+	q := vecmath.Vec3{s.mid, crotch + 0.05*H, (s.lo[2] + s.hi[2]) / 2}
 	return s.centre(q, 2)
 }
 
@@ -162,7 +162,7 @@ func (s *shape) narrowest(x, y0, y1 float64) float64 {
 	z := (s.lo[2] + s.hi[2]) / 2
 	for k := 1; k <= 24; k++ {
 		y := y0 + 0.6*(y1-y0)*float64(k)/24
-		q := s.centre(character.Vec3{x, y, z}, 2)
+		q := s.centre(vecmath.Vec3{x, y, z}, 2)
 		lo, hi, ok := s.run(q, 0)
 		if !ok {
 			continue
@@ -187,7 +187,7 @@ func (s *shape) narrowest(x, y0, y1 float64) float64 {
 // limbRoute returns the part of a route (from the body to a limb's tip) beyond the
 // last point within reach of the symmetry plane, starting with the crossing there,
 // and extends the end to the mesh's surface.
-func limbRoute(s *shape, route []character.Vec3, reach float64) []character.Vec3 {
+func limbRoute(s *shape, route []vecmath.Vec3, reach float64) []vecmath.Vec3 {
 	k := 0
 	for i, p := range route {
 		if math.Abs(p[0]-s.mid) < reach {
@@ -201,7 +201,7 @@ func limbRoute(s *shape, route []character.Vec3, reach float64) []character.Vec3
 		if a[0] != b[0] {
 			x := s.mid + side*reach
 			if t := (x - a[0]) / (b[0] - a[0]); t > 0 && t < 1 {
-				out = append([]character.Vec3{a.Lerp(b, t)}, route[k+1:]...)
+				out = append([]vecmath.Vec3{a.Lerp(b, t)}, route[k+1:]...)
 			}
 		}
 	}
@@ -210,7 +210,7 @@ func limbRoute(s *shape, route []character.Vec3, reach float64) []character.Vec3
 
 // extendToSurface appends the point where the polyline's last direction leaves the
 // mesh (the proposed skeleton ends a band short of a limb's tip).
-func extendToSurface(s *shape, pl []character.Vec3) []character.Vec3 {
+func extendToSurface(s *shape, pl []vecmath.Vec3) []vecmath.Vec3 {
 	n := len(pl)
 	if n < 2 {
 		return pl
@@ -221,7 +221,7 @@ func extendToSurface(s *shape, pl []character.Vec3) []character.Vec3 {
 	for k := 1; k < 100 && s.inside(end.Add(d.Scale(step))); k++ {
 		end = end.Add(d.Scale(step))
 	}
-	return append(append([]character.Vec3(nil), pl...), end)
+	return append(append([]vecmath.Vec3(nil), pl...), end)
 }
 
 // centreArm re-centres an arm route in the mesh. The proposed skeleton's joints lie
@@ -231,12 +231,12 @@ func extendToSurface(s *shape, pl []character.Vec3) []character.Vec3 {
 // longer than a quarter of the height crosses the torso and is left alone); the
 // start, at the torso's edge, takes the height of the line through the first two
 // of them. A hanging arm keeps its route.
-func centreArm(s *shape, route []character.Vec3) []character.Vec3 {
+func centreArm(s *shape, route []vecmath.Vec3) []vecmath.Vec3 {
 	n := len(route)
 	if n < 2 {
 		return route
 	}
-	var mid []character.Vec3
+	var mid []vecmath.Vec3
 	for k := 0; k <= 6; k++ {
 		f := 0.15 + 0.75*float64(k)/6
 		p := atFraction(route, f)
@@ -258,7 +258,7 @@ func centreArm(s *shape, route []character.Vec3) []character.Vec3 {
 	if a, b := mid[0], mid[1]; math.Abs(b[0]-a[0]) > math.Abs(b[1]-a[1]) {
 		start[1] = a[1] + (start[0]-a[0])/(b[0]-a[0])*(b[1]-a[1])
 	}
-	return append(append([]character.Vec3{start}, mid...), route[n-1])
+	return append(append([]vecmath.Vec3{start}, mid...), route[n-1])
 }
 
 // hangArm re-routes an arm whose route enters the torso far below the armpit: an
@@ -268,12 +268,12 @@ func centreArm(s *shape, route []character.Vec3) []character.Vec3 {
 // that is more than a tenth of the height above the route's start, the shoulder is
 // a twentieth of the height above the armpit. The route keeps its part beyond the
 // hand.
-func hangArm(s *shape, route []character.Vec3, hand character.Vec3) []character.Vec3 {
+func hangArm(s *shape, route []vecmath.Vec3, hand vecmath.Vec3) []vecmath.Vec3 {
 	H := s.height()
 	if len(route) < 2 {
 		return route
 	}
-	var up []character.Vec3
+	var up []vecmath.Vec3
 	q := hand
 	for y := hand[1]; y < s.hi[1]; y += 0.01 * H {
 		q[1] = y
@@ -285,8 +285,8 @@ func hangArm(s *shape, route []character.Vec3, hand character.Vec3) []character.
 			if y < route[0][1]+0.1*H {
 				return route
 			}
-			shoulder := character.Vec3{q[0], math.Min(y+0.05*H, s.hi[1]), q[2]}
-			out := []character.Vec3{shoulder}
+			shoulder := vecmath.Vec3{q[0], math.Min(y+0.05*H, s.hi[1]), q[2]}
+			out := []vecmath.Vec3{shoulder}
 			for k := len(up) - 1; k >= 0; k -= 4 {
 				out = append(out, up[k])
 			}
@@ -301,7 +301,7 @@ func hangArm(s *shape, route []character.Vec3, hand character.Vec3) []character.
 }
 
 // closest returns the point of pl nearest to q, its distance and index.
-func closest(pl []character.Vec3, q character.Vec3) (character.Vec3, int, float64) {
+func closest(pl []vecmath.Vec3, q vecmath.Vec3) (vecmath.Vec3, int, float64) {
 	best, bestD := 0, math.Inf(1)
 	for i, p := range pl {
 		if d := p.Dist(q); d < bestD {
@@ -314,7 +314,7 @@ func closest(pl []character.Vec3, q character.Vec3) (character.Vec3, int, float6
 // balanceArms cuts an arm route more than a quarter longer than the other one to
 // the other's length: on a mesh that does not mirror, the hand holds something (a
 // pistol, a sword) that the route runs on into.
-func balanceArms(arms *[2][]character.Vec3) {
+func balanceArms(arms *[2][]vecmath.Vec3) {
 	l0, l1 := arcLength(arms[0]), arcLength(arms[1])
 	long, short := 0, l1
 	if l1 > l0 {
@@ -326,8 +326,8 @@ func balanceArms(arms *[2][]character.Vec3) {
 }
 
 // cutAt returns the polyline up to arc length l.
-func cutAt(pl []character.Vec3, l float64) []character.Vec3 {
-	out := []character.Vec3{pl[0]}
+func cutAt(pl []vecmath.Vec3, l float64) []vecmath.Vec3 {
+	out := []vecmath.Vec3{pl[0]}
 	for i := 1; i < len(pl); i++ {
 		d := pl[i].Dist(pl[i-1])
 		if d >= l {
@@ -342,7 +342,7 @@ func cutAt(pl []character.Vec3, l float64) []character.Vec3 {
 // fitArm places the clavicle, shoulder, elbow and wrist along an arm route (from
 // the torso's edge to the tip of the hand) at human proportions: upper arm 42%,
 // forearm 33%, hand 25% of the shoulder-to-fingertip length.
-func fitArm(s *shape, b *build, side int, route []character.Vec3, neckY float64) {
+func fitArm(s *shape, b *build, side int, route []vecmath.Vec3, neckY float64) {
 	// The shoulder joint is where the route leaves the torso, at the height the
 	// arm has a little farther out (the route may enter the torso high, near the
 	// neck, where the proposed skeleton branches).
@@ -350,7 +350,7 @@ func fitArm(s *shape, b *build, side int, route []character.Vec3, neckY float64)
 	if p, _, ok := crossing(route, 0, s.mid+1.75*(shoulder[0]-s.mid)); ok {
 		shoulder[1] = math.Min(shoulder[1], p[1])
 	}
-	clav := character.Vec3{s.mid + 0.35*(shoulder[0]-s.mid), shoulder[1], shoulder[2]}
+	clav := vecmath.Vec3{s.mid + 0.35*(shoulder[0]-s.mid), shoulder[1], shoulder[2]}
 	b.add(Side(side, Shoulder), Spine2, s.centre(clav, 2), false)
 	b.add(Side(side, Arm), Side(side, Shoulder), shoulder, false)
 	b.add(Side(side, ForeArm), Side(side, Arm), atFraction(route, 0.42), false)
@@ -358,19 +358,19 @@ func fitArm(s *shape, b *build, side int, route []character.Vec3, neckY float64)
 }
 
 // leg is a leg's joints: hip, knee, ankle, ball of the foot and toe tip.
-type leg struct{ hip, knee, ankle, ball, tip character.Vec3 }
+type leg struct{ hip, knee, ankle, ball, tip vecmath.Vec3 }
 
 // fitLeg places a leg's joints: the hip beside the pelvis, the knee and ankle where
 // the leg's route (from the foot) reaches their heights, the toes forward of the
 // ankle to the front of the foot.
-func fitLeg(s *shape, side int, route []character.Vec3, hips character.Vec3, hw, y0, H float64) leg {
-	hip := character.Vec3{s.mid + float64(side)*0.5*hw, hips[1] - 0.04*H, hips[2]}
+func fitLeg(s *shape, side int, route []vecmath.Vec3, hips vecmath.Vec3, hw, y0, H float64) leg {
+	hip := vecmath.Vec3{s.mid + float64(side)*0.5*hw, hips[1] - 0.04*H, hips[2]}
 	ankleY := y0 + 0.045*H
 	kneeY := (hip[1] + ankleY) / 2
-	onSide := func(q character.Vec3) bool { return float64(side)*(q[0]-s.mid) > 0 }
+	onSide := func(q vecmath.Vec3) bool { return float64(side)*(q[0]-s.mid) > 0 }
 	ankle, _, ok := crossing(route, 1, ankleY)
 	if !ok || !onSide(ankle) {
-		ankle = character.Vec3{hip[0], ankleY, hip[2]}
+		ankle = vecmath.Vec3{hip[0], ankleY, hip[2]}
 	}
 	knee, _, ok := crossing(route, 1, kneeY)
 	if !ok || !onSide(knee) {
@@ -395,9 +395,9 @@ func fitLeg(s *shape, side int, route []character.Vec3, hips character.Vec3, hw,
 		hip[0] = s.mid + float64(side)*math.Max(0.5*hw, 0.9*out)
 	}
 	l := leg{hip: hip, knee: knee, ankle: ankle, ball: ankle, tip: ankle}
-	if _, hi, ok := s.run(character.Vec3{ankle[0], y0 + 0.02*H, ankle[2]}, 2); ok && hi > ankle[2] {
-		l.tip = character.Vec3{ankle[0], y0 + 0.02*H, hi}
-		l.ball = character.Vec3{ankle[0], y0 + 0.025*H, ankle[2] + 0.65*(hi-ankle[2])}
+	if _, hi, ok := s.run(vecmath.Vec3{ankle[0], y0 + 0.02*H, ankle[2]}, 2); ok && hi > ankle[2] {
+		l.tip = vecmath.Vec3{ankle[0], y0 + 0.02*H, hi}
+		l.ball = vecmath.Vec3{ankle[0], y0 + 0.025*H, ankle[2] + 0.65*(hi-ankle[2])}
 	}
 	return l
 }
@@ -416,7 +416,7 @@ func (l leg) add(b *build, side int, H float64) {
 
 // upright returns the part of a leg's route (from the foot) before it first comes
 // within reach of the symmetry plane at x = mid: the leg below where it joins the body.
-func upright(route []character.Vec3, mid, reach float64) []character.Vec3 {
+func upright(route []vecmath.Vec3, mid, reach float64) []vecmath.Vec3 {
 	for i, p := range route {
 		if math.Abs(p[0]-mid) < reach {
 			return route[:i]
@@ -428,14 +428,14 @@ func upright(route []character.Vec3, mid, reach float64) []character.Vec3 {
 // bend returns the point of a leg's route between the heights of ankle and hip
 // farthest from the straight line between them, when it lies farther than share
 // of the leg's length (ok false for a straight leg).
-func bend(route []character.Vec3, hip, ankle character.Vec3, share float64) (character.Vec3, bool) {
+func bend(route []vecmath.Vec3, hip, ankle vecmath.Vec3, share float64) (vecmath.Vec3, bool) {
 	axis := hip.Sub(ankle)
 	l := axis.Len()
 	if l == 0 {
-		return character.Vec3{}, false
+		return vecmath.Vec3{}, false
 	}
 	axis = axis.Scale(1 / l)
-	best, bestD := character.Vec3{}, share*l
+	best, bestD := vecmath.Vec3{}, share*l
 	ok := false
 	for _, p := range route {
 		if p[1] <= ankle[1] || p[1] >= hip[1] {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // artistNames maps the joint names artists' tools write (lower case, prefix before
@@ -154,8 +155,8 @@ func nameAccuracyOf(fitted, artist *character.Skeleton, tol float64, keep func(s
 }
 
 // artistPositions returns the artist's joint positions by their Mixamo names.
-func artistPositions(artist *character.Skeleton) map[string]character.Vec3 {
-	pos := map[string]character.Vec3{}
+func artistPositions(artist *character.Skeleton) map[string]vecmath.Vec3 {
+	pos := map[string]vecmath.Vec3{}
 	for j, n := range artist.Names {
 		if m := MixamoName(n); m != "" {
 			pos[m] = artist.Position(j)

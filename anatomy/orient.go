@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Orient returns bind matrices for joints at world positions pos (parents first):
@@ -14,7 +15,7 @@ import (
 // mirror images of each other. A leaf keeps its parent's orientation; a lone root
 // takes the character's own frame. Linear blend skinning gives the same deformed
 // mesh for any bind rotation, so skin weights do not change with it.
-func Orient(pos []character.Vec3, parents []int, up, fwd character.Vec3) []character.Mat4 {
+func Orient(pos []vecmath.Vec3, parents []int, up, fwd vecmath.Vec3) []vecmath.Mat4 {
 	first := make([]int, len(pos))
 	for j := range first {
 		first[j] = -1
@@ -24,8 +25,8 @@ func Orient(pos []character.Vec3, parents []int, up, fwd character.Vec3) []chara
 			first[p] = j
 		}
 	}
-	rot := make([]character.Mat4, len(pos))
-	out := make([]character.Mat4, len(pos))
+	rot := make([]vecmath.Mat4, len(pos))
+	out := make([]vecmath.Mat4, len(pos))
 	for j := range pos {
 		switch {
 		case first[j] >= 0:
@@ -43,7 +44,7 @@ func Orient(pos []character.Vec3, parents []int, up, fwd character.Vec3) []chara
 
 // boneFrame returns the rotation whose +Y is along dir and whose +Z is forward
 // made perpendicular to it (up when dir runs close to forward).
-func boneFrame(dir, up, fwd character.Vec3) character.Mat4 {
+func boneFrame(dir, up, fwd vecmath.Vec3) vecmath.Mat4 {
 	y := dir.Normalize()
 	ref := fwd
 	if math.Abs(y.Dot(fwd)) > 0.9 {
@@ -51,7 +52,7 @@ func boneFrame(dir, up, fwd character.Vec3) character.Mat4 {
 	}
 	z := ref.Sub(y.Scale(ref.Dot(y))).Normalize()
 	x := y.Cross(z)
-	m := character.Identity4()
+	m := vecmath.Identity4()
 	for r := 0; r < 3; r++ {
 		m[0*4+r], m[1*4+r], m[2*4+r] = x[r], y[r], z[r]
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"sort"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // fitQuadruped builds rigkit's quadruped hierarchy: Hips over the hind legs, the
@@ -54,7 +54,7 @@ func fitQuadruped(s *shape, t *tree) (*build, error) {
 		}
 	}
 	if headLeaf >= 0 {
-		route := extendToSurface(s, append([]character.Vec3{chest}, t.points(t.path(t.nearest(chest), headLeaf))...))
+		route := extendToSurface(s, append([]vecmath.Vec3{chest}, t.points(t.path(t.nearest(chest), headLeaf))...))
 		b.add(Neck, Spine2, atFraction(route, 0.4), true)
 		b.add(Head, Neck, atFraction(route, 0.75), true)
 	}
@@ -83,8 +83,8 @@ func fitQuadruped(s *shape, t *tree) (*build, error) {
 
 // back returns the spine point at z: the middle of the body's top-most vertical run
 // on the plane.
-func (s *shape) back(z float64) character.Vec3 {
-	q := character.Vec3{s.mid, s.hi[1], z}
+func (s *shape) back(z float64) vecmath.Vec3 {
+	q := vecmath.Vec3{s.mid, s.hi[1], z}
 	step := s.height() / 96
 	for q[1] > s.lo[1] && !s.inside(q) {
 		q[1] -= step
@@ -93,8 +93,8 @@ func (s *shape) back(z float64) character.Vec3 {
 }
 
 // tailRoute returns the route from the pelvis to the tail's end point, behind it.
-func tailRoute(s *shape, t *tree, hips character.Vec3, leaf int) []character.Vec3 {
-	route := []character.Vec3{hips}
+func tailRoute(s *shape, t *tree, hips vecmath.Vec3, leaf int) []vecmath.Vec3 {
+	route := []vecmath.Vec3{hips}
 	for _, p := range t.points(t.path(t.nearest(hips), leaf)) {
 		if p[2] < hips[2] {
 			route = append(route, p)
@@ -105,7 +105,7 @@ func tailRoute(s *shape, t *tree, hips character.Vec3, leaf int) []character.Vec
 
 // addChain adds joints base1, base2, ... along a route (its first point is the
 // parent's position), one every spacing or so, at least two.
-func addChain(b *build, parent, base string, route []character.Vec3, spacing float64, centre bool) {
+func addChain(b *build, parent, base string, route []vecmath.Vec3, spacing float64, centre bool) {
 	n := max(2, min(8, int(arcLength(route)/spacing+0.5)))
 	for k := 1; k <= n; k++ {
 		name := Numbered(base, k)
@@ -116,12 +116,12 @@ func addChain(b *build, parent, base string, route []character.Vec3, spacing flo
 
 // fitQuadLeg places a leg's three joints: the top under the spine beside the plane,
 // the knee halfway down its route, the foot near the ground.
-func fitQuadLeg(s *shape, b *build, side int, attach string, names [3]string, route []character.Vec3, top character.Vec3, c, y0 float64) {
+func fitQuadLeg(s *shape, b *build, side int, attach string, names [3]string, route []vecmath.Vec3, top vecmath.Vec3, c, y0 float64) {
 	foot := route[0]
 	upY := y0 + 0.75*(top[1]-y0)
 	up, _, ok := crossing(route, 1, upY)
 	if !ok || float64(side)*(up[0]-c) <= 0 {
-		up = character.Vec3{foot[0], upY, foot[2]}
+		up = vecmath.Vec3{foot[0], upY, foot[2]}
 	}
 	knee, _, ok := crossing(route, 1, y0+0.4*(upY-y0))
 	if !ok || float64(side)*(knee[0]-c) <= 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Symmetry is the mirror plane Fit found: its normal axis in the world ("x" or "z"
@@ -111,7 +112,7 @@ func refinePlane(m *character.Mesh, bvh *geom.BVH, f frame, c, width, height flo
 // bestPlane returns the plane across frame f's X (its offset and trimmed mirror
 // error) that mirrors best: the best candidate, refined. lo and hi bound the mesh
 // in f.
-func bestPlane(m *character.Mesh, bvh *geom.BVH, f frame, lo, hi character.Vec3) (float64, float64) {
+func bestPlane(m *character.Mesh, bvh *geom.BVH, f frame, lo, hi vecmath.Vec3) (float64, float64) {
 	fC, fE := 0.0, 2.0
 	for _, c := range planeCandidates(m, f, lo[0], hi[0]) {
 		if e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, hi[1]-lo[1])); e < fE {
@@ -144,7 +145,7 @@ func findSymmetry(m *character.Mesh, bvh *geom.BVH, s *shape) (frame, float64, S
 	best := Symmetry{Error: mirrorError(mirrorDistances(m, bvh, bestF, bestC, s.height()))}
 	best.Axis = axisName(bestF.left)
 	sign := 1.0
-	if bestF.left.Dot(character.Vec3{1, 1, 1}) < 0 {
+	if bestF.left.Dot(vecmath.Vec3{1, 1, 1}) < 0 {
 		sign = -1
 	}
 	best.Offset = sign * bestC
@@ -153,15 +154,15 @@ func findSymmetry(m *character.Mesh, bvh *geom.BVH, s *shape) (frame, float64, S
 }
 
 // projected re-expresses canonical points of frame a in frame b.
-func projected(pts []character.Vec3, a, b frame) []character.Vec3 {
-	out := make([]character.Vec3, len(pts))
+func projected(pts []vecmath.Vec3, a, b frame) []vecmath.Vec3 {
+	out := make([]vecmath.Vec3, len(pts))
 	for i, p := range pts {
 		out[i] = b.to(a.from(p))
 	}
 	return out
 }
 
-func axisName(d character.Vec3) string {
+func axisName(d vecmath.Vec3) string {
 	switch {
 	case d[0]*d[0] > 0.5:
 		return "x"

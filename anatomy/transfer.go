@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // NameTolerance is the farthest a skeleton joint may be from a fitted template joint,
@@ -120,7 +121,7 @@ func NameFromTemplate(sk, fitted *character.Skeleton, m *character.Mesh, up stri
 // matches both ways, and the new parents.
 type naming struct {
 	sk, tpl *character.Skeleton
-	pos     []character.Vec3
+	pos     []vecmath.Vec3
 	tol     float64
 	tplOf   []int // tplOf[j]: the template joint matched to skeleton joint j, or -1
 	jointOf []int // jointOf[t]: the skeleton joint matched to template joint t, or -1
@@ -209,7 +210,7 @@ func hang(adj [][]int, parents []int, start int) []int {
 
 // nearestPair returns the closest pair of a joint not yet in a tree (parents -2)
 // and one of in, or -1 when every joint is in one.
-func nearestPair(pos []character.Vec3, parents, in []int) (int, int) {
+func nearestPair(pos []vecmath.Vec3, parents, in []int) (int, int) {
 	a, b, best := -1, -1, math.Inf(1)
 	for j, p := range parents {
 		if p != -2 {
@@ -358,7 +359,7 @@ func (n *naming) finish(names []string, up string) (*Named, error) {
 		inv[j] = i
 	}
 	out := &character.Skeleton{Names: make([]string, len(order)), Parents: make([]int, len(order))}
-	pos := make([]character.Vec3, len(order))
+	pos := make([]vecmath.Vec3, len(order))
 	for i, j := range order {
 		out.Names[i], pos[i], out.Parents[i] = names[j], n.pos[j], -1
 		if p := n.parents[j]; p >= 0 {
@@ -388,7 +389,7 @@ func heightAlong(m *character.Mesh, up string) float64 {
 	return hi[1] - lo[1]
 }
 
-func nearestPoint(pts []character.Vec3, q character.Vec3) int {
+func nearestPoint(pts []vecmath.Vec3, q vecmath.Vec3) int {
 	best, bestD := 0, math.Inf(1)
 	for j, p := range pts {
 		if d := p.Dist(q); d < bestD {

@@ -5,24 +5,25 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // A model's three-joint skeleton rooted in the chest, named after a fitted
 // template on a mesh 2 high: the root moves to the hips, and the joint no template
 // joint lies near is named after its named ancestor.
 func ExampleNameFromTemplate() {
-	at := func(x, y float64) character.Mat4 { return character.Translate4(character.Vec3{x, y, 0}) }
+	at := func(x, y float64) vecmath.Mat4 { return vecmath.Translate4(vecmath.Vec3{x, y, 0}) }
 	template := &character.Skeleton{
 		Names:     []string{"Hips", "Spine", "Head"},
 		Parents:   []int{-1, 0, 1},
-		BindWorld: []character.Mat4{at(0, 1), at(0, 1.3), at(0, 1.8)},
+		BindWorld: []vecmath.Mat4{at(0, 1), at(0, 1.3), at(0, 1.8)},
 	}
 	model := &character.Skeleton{
 		Names:     []string{"joint_000", "joint_001", "joint_002"},
 		Parents:   []int{-1, 0, 0},
-		BindWorld: []character.Mat4{at(0, 1.32), at(0.01, 1.02), at(0.4, 1.5)},
+		BindWorld: []vecmath.Mat4{at(0, 1.32), at(0.01, 1.02), at(0.4, 1.5)},
 	}
-	mesh := &character.Mesh{Positions: []character.Vec3{{-0.5, 0, -0.2}, {0.5, 2, 0.2}}}
+	mesh := &character.Mesh{Positions: []vecmath.Vec3{{-0.5, 0, -0.2}, {0.5, 2, 0.2}}}
 	named, err := anatomy.NameFromTemplate(model, template, mesh, "y")
 	if err != nil {
 		fmt.Println(err)

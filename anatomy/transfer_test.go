@@ -8,28 +8,29 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // joint is a joint of a hand-built skeleton: its name, its parent's name ("" for a
 // root) and its position.
 type joint struct {
 	name, parent string
-	at           character.Vec3
+	at           vecmath.Vec3
 }
 
 // tinyHumanoid is a fitted template on a mesh 2 high (NameTolerance: 0.15).
 var tinyHumanoid = []joint{
-	{"Hips", "", character.Vec3{0, 1, 0}},
-	{"Spine", "Hips", character.Vec3{0, 1.3, 0}},
-	{"Head", "Spine", character.Vec3{0, 1.8, 0}},
-	{"LeftArm", "Spine", character.Vec3{0.3, 1.5, 0}},
-	{"LeftForeArm", "LeftArm", character.Vec3{0.6, 1.5, 0}},
-	{"RightArm", "Spine", character.Vec3{-0.3, 1.5, 0}},
-	{"RightForeArm", "RightArm", character.Vec3{-0.6, 1.5, 0}},
-	{"LeftUpLeg", "Hips", character.Vec3{0.15, 0.85, 0}},
-	{"LeftLeg", "LeftUpLeg", character.Vec3{0.15, 0.45, 0}},
-	{"RightUpLeg", "Hips", character.Vec3{-0.15, 0.85, 0}},
-	{"RightLeg", "RightUpLeg", character.Vec3{-0.15, 0.45, 0}},
+	{"Hips", "", vecmath.Vec3{0, 1, 0}},
+	{"Spine", "Hips", vecmath.Vec3{0, 1.3, 0}},
+	{"Head", "Spine", vecmath.Vec3{0, 1.8, 0}},
+	{"LeftArm", "Spine", vecmath.Vec3{0.3, 1.5, 0}},
+	{"LeftForeArm", "LeftArm", vecmath.Vec3{0.6, 1.5, 0}},
+	{"RightArm", "Spine", vecmath.Vec3{-0.3, 1.5, 0}},
+	{"RightForeArm", "RightArm", vecmath.Vec3{-0.6, 1.5, 0}},
+	{"LeftUpLeg", "Hips", vecmath.Vec3{0.15, 0.85, 0}},
+	{"LeftLeg", "LeftUpLeg", vecmath.Vec3{0.15, 0.45, 0}},
+	{"RightUpLeg", "Hips", vecmath.Vec3{-0.15, 0.85, 0}},
+	{"RightLeg", "RightUpLeg", vecmath.Vec3{-0.15, 0.45, 0}},
 }
 
 // skeletonOf builds a skeleton in the order given (parents must come first).
@@ -48,18 +49,18 @@ func skeletonOf(t *testing.T, js []joint) *character.Skeleton {
 		idx[j.name] = i
 		sk.Names = append(sk.Names, j.name)
 		sk.Parents = append(sk.Parents, p)
-		sk.BindWorld = append(sk.BindWorld, character.Translate4(j.at))
+		sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(j.at))
 	}
 	return sk
 }
 
 // modelLike is a model's skeleton: the joints renamed joint_NNN and moved by d.
-func modelLike(t *testing.T, js []joint, d character.Vec3) *character.Skeleton {
+func modelLike(t *testing.T, js []joint, d vecmath.Vec3) *character.Skeleton {
 	t.Helper()
 	sk := skeletonOf(t, js)
 	for i := range sk.Names {
 		sk.Names[i] = fmt.Sprintf("joint_%03d", i)
-		sk.BindWorld[i] = character.Translate4(sk.Position(i).Add(d))
+		sk.BindWorld[i] = vecmath.Translate4(sk.Position(i).Add(d))
 	}
 	return sk
 }
@@ -82,7 +83,7 @@ func parentsByName(sk *character.Skeleton) map[string]string {
 }
 
 func TestNameFromTemplate(t *testing.T) {
-	mesh := &character.Mesh{Positions: []character.Vec3{{-0.5, 0, -0.2}, {0.5, 2, 0.2}}}
+	mesh := &character.Mesh{Positions: []vecmath.Vec3{{-0.5, 0, -0.2}, {0.5, 2, 0.2}}}
 	tpl := skeletonOf(t, tinyHumanoid)
 	byName := func(js []joint) map[string]string {
 		out := map[string]string{}
@@ -99,7 +100,7 @@ func TestNameFromTemplate(t *testing.T) {
 	}{
 		{
 			name:   "exact match, moved within tolerance",
-			model:  modelLike(t, tinyHumanoid, character.Vec3{0.03, -0.05, 0.04}),
+			model:  modelLike(t, tinyHumanoid, vecmath.Vec3{0.03, -0.05, 0.04}),
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Root: "Hips"},
 		},
@@ -107,7 +108,7 @@ func TestNameFromTemplate(t *testing.T) {
 			name: "missing joints",
 			model: modelLike(t, edit(func(js []joint) []joint {
 				return append(js[:8], js[9:10]...) // no LeftLeg, no RightLeg
-			}), character.Vec3{}),
+			}), vecmath.Vec3{}),
 			want:   byName(edit(func(js []joint) []joint { return append(js[:8], js[9:10]...) })),
 			naming: anatomy.Naming{Named: 9, Of: 9, Template: 11, Root: "Hips"},
 		},
@@ -115,10 +116,10 @@ func TestNameFromTemplate(t *testing.T) {
 			name: "extra joints take their named ancestor's name",
 			model: modelLike(t, edit(func(js []joint) []joint {
 				return append(js,
-					joint{"hand", "LeftForeArm", character.Vec3{0.9, 1.5, 0}},
-					joint{"finger", "hand", character.Vec3{1.1, 1.5, 0}},
-					joint{"tail", "Hips", character.Vec3{0, 0.9, -0.6}})
-			}), character.Vec3{}),
+					joint{"hand", "LeftForeArm", vecmath.Vec3{0.9, 1.5, 0}},
+					joint{"finger", "hand", vecmath.Vec3{1.1, 1.5, 0}},
+					joint{"tail", "Hips", vecmath.Vec3{0, 0.9, -0.6}})
+			}), vecmath.Vec3{}),
 			want: func() map[string]string {
 				w := byName(tinyHumanoid)
 				w["LeftForeArm_extra_1"], w["LeftForeArm_extra_2"], w["Hips_extra_1"] = "LeftForeArm", "LeftForeArm_extra_1", "Hips"
@@ -129,18 +130,18 @@ func TestNameFromTemplate(t *testing.T) {
 		{
 			name: "root in the chest is moved to the hips",
 			model: modelLike(t, []joint{
-				{"Spine", "", character.Vec3{0, 1.3, 0}},
-				{"Head", "Spine", character.Vec3{0, 1.8, 0}},
-				{"LeftArm", "Spine", character.Vec3{0.3, 1.5, 0}},
-				{"LeftForeArm", "LeftArm", character.Vec3{0.6, 1.5, 0}},
-				{"RightArm", "Spine", character.Vec3{-0.3, 1.5, 0}},
-				{"RightForeArm", "RightArm", character.Vec3{-0.6, 1.5, 0}},
-				{"Hips", "Spine", character.Vec3{0, 1, 0}},
-				{"LeftUpLeg", "Hips", character.Vec3{0.15, 0.85, 0}},
-				{"LeftLeg", "LeftUpLeg", character.Vec3{0.15, 0.45, 0}},
-				{"RightUpLeg", "Hips", character.Vec3{-0.15, 0.85, 0}},
-				{"RightLeg", "RightUpLeg", character.Vec3{-0.15, 0.45, 0}},
-			}, character.Vec3{}),
+				{"Spine", "", vecmath.Vec3{0, 1.3, 0}},
+				{"Head", "Spine", vecmath.Vec3{0, 1.8, 0}},
+				{"LeftArm", "Spine", vecmath.Vec3{0.3, 1.5, 0}},
+				{"LeftForeArm", "LeftArm", vecmath.Vec3{0.6, 1.5, 0}},
+				{"RightArm", "Spine", vecmath.Vec3{-0.3, 1.5, 0}},
+				{"RightForeArm", "RightArm", vecmath.Vec3{-0.6, 1.5, 0}},
+				{"Hips", "Spine", vecmath.Vec3{0, 1, 0}},
+				{"LeftUpLeg", "Hips", vecmath.Vec3{0.15, 0.85, 0}},
+				{"LeftLeg", "LeftUpLeg", vecmath.Vec3{0.15, 0.45, 0}},
+				{"RightUpLeg", "Hips", vecmath.Vec3{-0.15, 0.85, 0}},
+				{"RightLeg", "RightUpLeg", vecmath.Vec3{-0.15, 0.45, 0}},
+			}, vecmath.Vec3{}),
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Rerooted: true, Root: "Hips"},
 		},
@@ -149,7 +150,7 @@ func TestNameFromTemplate(t *testing.T) {
 			model: modelLike(t, edit(func(js []joint) []joint {
 				js[9].parent = "LeftUpLeg"
 				return js
-			}), character.Vec3{}),
+			}), vecmath.Vec3{}),
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Reparented: 1, Root: "Hips"},
 		},
@@ -158,7 +159,7 @@ func TestNameFromTemplate(t *testing.T) {
 			model: modelLike(t, edit(func(js []joint) []joint {
 				js[4].parent = "Spine"
 				return js
-			}), character.Vec3{}),
+			}), vecmath.Vec3{}),
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Reparented: 1, Root: "Hips"},
 		},
@@ -168,7 +169,7 @@ func TestNameFromTemplate(t *testing.T) {
 				js[3], js[4] = js[4], js[3]
 				js[3].parent, js[4].parent = "Spine", "LeftForeArm"
 				return js
-			}), character.Vec3{}),
+			}), vecmath.Vec3{}),
 			want: func() map[string]string {
 				w := byName(tinyHumanoid)
 				delete(w, "LeftForeArm")
@@ -182,7 +183,7 @@ func TestNameFromTemplate(t *testing.T) {
 			model: modelLike(t, edit(func(js []joint) []joint {
 				js[3].parent = "" // the left arm is a tree of its own
 				return js
-			}), character.Vec3{}),
+			}), vecmath.Vec3{}),
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Joined: 1, Root: "Hips"},
 		},
@@ -191,7 +192,7 @@ func TestNameFromTemplate(t *testing.T) {
 			model: modelLike(t, edit(func(js []joint) []joint {
 				js[3].parent, js[4].parent = "", "" // arm and forearm are trees of their own
 				return js
-			}), character.Vec3{}),
+			}), vecmath.Vec3{}),
 			// Both hang from the spine; the forearm then moves under the arm.
 			want:   byName(tinyHumanoid),
 			naming: anatomy.Naming{Named: 11, Of: 11, Template: 11, Joined: 2, Reparented: 1, Root: "Hips"},
@@ -199,12 +200,12 @@ func TestNameFromTemplate(t *testing.T) {
 		{
 			name: "no joint near the hips: one is added as the root",
 			model: modelLike(t, []joint{
-				{"Spine", "", character.Vec3{0, 1.3, 0}},
-				{"Head", "Spine", character.Vec3{0, 1.8, 0}},
-				{"LeftUpLeg", "Spine", character.Vec3{0.15, 0.85, 0}},
-				{"LeftLeg", "LeftUpLeg", character.Vec3{0.15, 0.45, 0}},
-				{"RightUpLeg", "Spine", character.Vec3{-0.15, 0.85, 0}},
-			}, character.Vec3{}),
+				{"Spine", "", vecmath.Vec3{0, 1.3, 0}},
+				{"Head", "Spine", vecmath.Vec3{0, 1.8, 0}},
+				{"LeftUpLeg", "Spine", vecmath.Vec3{0.15, 0.85, 0}},
+				{"LeftLeg", "LeftUpLeg", vecmath.Vec3{0.15, 0.45, 0}},
+				{"RightUpLeg", "Spine", vecmath.Vec3{-0.15, 0.85, 0}},
+			}, vecmath.Vec3{}),
 			// The left thigh is nearest the hips; the spine moves off it.
 			want: map[string]string{"Hips": "", "LeftUpLeg": "Hips", "LeftLeg": "LeftUpLeg",
 				"Spine": "Hips", "Head": "Spine", "RightUpLeg": "Spine"},
@@ -212,7 +213,7 @@ func TestNameFromTemplate(t *testing.T) {
 		},
 		{
 			name:  "nothing within tolerance: generic names under an added root",
-			model: modelLike(t, tinyHumanoid[:3], character.Vec3{0, 0.3, 0.5}),
+			model: modelLike(t, tinyHumanoid[:3], vecmath.Vec3{0, 0.3, 0.5}),
 			want: map[string]string{
 				"Hips": "", "Hips_extra_1": "Hips", "Hips_extra_2": "Hips_extra_1", "Hips_extra_3": "Hips_extra_2",
 			},
@@ -255,7 +256,7 @@ func checkNamed(t *testing.T, in *character.Skeleton, got *anatomy.Named) {
 			continue
 		}
 		m := sk.BindWorld[p]
-		if bone := sk.Position(j).Sub(sk.Position(p)).Normalize(); bone.Dot(character.Vec3{m[4], m[5], m[6]}) < 0.999 {
+		if bone := sk.Position(j).Sub(sk.Position(p)).Normalize(); bone.Dot(vecmath.Vec3{m[4], m[5], m[6]}) < 0.999 {
 			t.Errorf("joint %s does not point at its child %s", sk.Names[p], sk.Names[j])
 		}
 	}
@@ -282,9 +283,9 @@ func checkNamed(t *testing.T, in *character.Skeleton, got *anatomy.Named) {
 
 func TestNameFromTemplateErrors(t *testing.T) {
 	tpl := skeletonOf(t, tinyHumanoid)
-	mesh := &character.Mesh{Positions: []character.Vec3{{0, 0, 0}, {0, 2, 0}}}
-	flat := &character.Mesh{Positions: []character.Vec3{{0, 0, 0}, {1, 0, 1}}}
-	bad := modelLike(t, tinyHumanoid, character.Vec3{})
+	mesh := &character.Mesh{Positions: []vecmath.Vec3{{0, 0, 0}, {0, 2, 0}}}
+	flat := &character.Mesh{Positions: []vecmath.Vec3{{0, 0, 0}, {1, 0, 1}}}
+	bad := modelLike(t, tinyHumanoid, vecmath.Vec3{})
 	bad.Parents[0] = 3
 	for _, tc := range []struct {
 		name      string

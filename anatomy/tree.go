@@ -4,17 +4,18 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // tree is the proposed skeleton as an undirected graph in the canonical frame: its
 // paths run inside the mesh, so the templates take limb routes from it.
 type tree struct {
-	pos []character.Vec3
+	pos []vecmath.Vec3
 	adj [][]int
 }
 
 func newTree(sk *character.Skeleton, f frame) *tree {
-	t := &tree{pos: make([]character.Vec3, sk.NumJoints()), adj: make([][]int, sk.NumJoints())}
+	t := &tree{pos: make([]vecmath.Vec3, sk.NumJoints()), adj: make([][]int, sk.NumJoints())}
 	for j, p := range sk.Parents {
 		t.pos[j] = f.to(sk.Position(j))
 		if p >= 0 {
@@ -66,8 +67,8 @@ func (t *tree) path(a, b int) []int {
 }
 
 // points returns the positions of a node list.
-func (t *tree) points(nodes []int) []character.Vec3 {
-	out := make([]character.Vec3, len(nodes))
+func (t *tree) points(nodes []int) []vecmath.Vec3 {
+	out := make([]vecmath.Vec3, len(nodes))
 	for i, n := range nodes {
 		out[i] = t.pos[n]
 	}
@@ -75,7 +76,7 @@ func (t *tree) points(nodes []int) []character.Vec3 {
 }
 
 // nearest returns the node nearest to q.
-func (t *tree) nearest(q character.Vec3) int {
+func (t *tree) nearest(q vecmath.Vec3) int {
 	best, bestD := 0, math.Inf(1)
 	for j, p := range t.pos {
 		if d := p.Dist(q); d < bestD {
@@ -112,7 +113,7 @@ func (t *tree) farthest(a int) (int, float64) {
 // Polylines: arc length, the point at an arc-length fraction, and the first
 // point (from the start) where the polyline crosses a value along an axis.
 
-func arcLength(pl []character.Vec3) float64 {
+func arcLength(pl []vecmath.Vec3) float64 {
 	l := 0.0
 	for i := 1; i < len(pl); i++ {
 		l += pl[i].Dist(pl[i-1])
@@ -120,7 +121,7 @@ func arcLength(pl []character.Vec3) float64 {
 	return l
 }
 
-func atFraction(pl []character.Vec3, f float64) character.Vec3 {
+func atFraction(pl []vecmath.Vec3, f float64) vecmath.Vec3 {
 	if len(pl) == 1 {
 		return pl[0]
 	}
@@ -137,12 +138,12 @@ func atFraction(pl []character.Vec3, f float64) character.Vec3 {
 
 // crossing returns the first point of pl (walked from its start) where coordinate
 // axis reaches v, and the index of the segment's end (ok false when it never does).
-func crossing(pl []character.Vec3, axis int, v float64) (character.Vec3, int, bool) {
+func crossing(pl []vecmath.Vec3, axis int, v float64) (vecmath.Vec3, int, bool) {
 	for i := 1; i < len(pl); i++ {
 		a, b := pl[i-1][axis], pl[i][axis]
 		if (a-v)*(b-v) <= 0 && a != b {
 			return pl[i-1].Lerp(pl[i], (v-a)/(b-a)), i, true
 		}
 	}
-	return character.Vec3{}, 0, false
+	return vecmath.Vec3{}, 0, false
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/synth"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 func generate(t testing.TB, kind string, seed int64) *character.Character {
@@ -28,15 +29,15 @@ func reorient(c *character.Character, seed int64, prefix string) *character.Char
 	for j := range o.Skeleton.Names {
 		p := o.Skeleton.Position(j)
 		q := character.RandomPose(rng, 1, math.Pi)[0]
-		o.Skeleton.BindWorld[j] = character.TRS(p, q, character.Vec3{1, 1, 1})
+		o.Skeleton.BindWorld[j] = vecmath.TRS(p, q, vecmath.Vec3{1, 1, 1})
 		o.Skeleton.Names[j] = prefix + o.Skeleton.Names[j]
 	}
 	return o
 }
 
-func positionsAt(c *character.Character, a character.Animation, t float64) []character.Vec3 {
+func positionsAt(c *character.Character, a character.Animation, t float64) []vecmath.Vec3 {
 	w := AnimatedWorld(c.Skeleton, a, t)
-	out := make([]character.Vec3, len(w))
+	out := make([]vecmath.Vec3, len(w))
 	for j := range w {
 		out[j] = w[j].Translation()
 	}

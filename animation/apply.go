@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // DefaultFPS is the sampling rate of the baked glTF channels.
@@ -58,7 +59,7 @@ func Apply(c *character.Character, clip *Clip, o Options) (character.Animation, 
 	at := func(t float64) pose {
 		p := pose{abs: clip.absolute(t)}
 		if len(clip.Root) > 0 {
-			p.root, p.hasRoot = character.Vec3(clip.sample(clip.Root, t)), true
+			p.root, p.hasRoot = vecmath.Vec3(clip.sample(clip.Root, t)), true
 		}
 		return p
 	}

@@ -5,12 +5,13 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // canonicalRest is the pose retargeting measures motion from (the pose the built-in
 // clips are written against): humanoid arms hang down, slightly away from the body,
 // whatever the bind pose. Directions are joint → child in the character's frame.
-var canonicalRest = map[string]map[string]character.Vec3{
+var canonicalRest = map[string]map[string]vecmath.Vec3{
 	Humanoid: {
 		"LeftArm": {0.17, -1, 0}, "LeftForeArm": {0.17, -1, 0.05},
 		"RightArm": {-0.17, -1, 0}, "RightForeArm": {-0.17, -1, 0.05},
@@ -28,7 +29,7 @@ type binding struct {
 	frame     frame
 	bindRot   []quat // world rotation of each joint's bind transform
 	localRot  []quat // bind rotation relative to the parent (world for a root)
-	localT    []character.Vec3
+	localT    []vecmath.Vec3
 	hips      int // -1 when there is no Hips joint
 	hipHeight float64
 	// rest is each joint's world rotation from the bind pose to the canonical rest
@@ -36,23 +37,23 @@ type binding struct {
 	rest []quat
 }
 
-func newBinding(sk *character.Skeleton, rest map[string]character.Vec3) (*binding, error) {
+func newBinding(sk *character.Skeleton, rest map[string]vecmath.Vec3) (*binding, error) {
 	if sk.NumJoints() == 0 {
 		return nil, fmt.Errorf("no skeleton")
 	}
 	n := sk.NumJoints()
 	b := &binding{sk: sk, idx: jointIndex(sk), canon: make([]string, n), bindRot: make([]quat, n),
-		localRot: make([]quat, n), localT: make([]character.Vec3, n), rest: make([]quat, n), hips: -1}
+		localRot: make([]quat, n), localT: make([]vecmath.Vec3, n), rest: make([]quat, n), hips: -1}
 	for j, name := range sk.Names {
 		b.canon[j] = CanonicalName(name)
-		_, b.bindRot[j], _ = character.DecomposeTRS(sk.BindWorld[j])
+		_, b.bindRot[j], _ = vecmath.DecomposeTRS(sk.BindWorld[j])
 		local := sk.BindWorld[j]
 		if p := sk.Parents[j]; p >= 0 {
 			if pi, ok := sk.BindWorld[p].Inverse(); ok {
 				local = pi.Mul(local)
 			}
 		}
-		b.localT[j], b.localRot[j], _ = character.DecomposeTRS(local)
+		b.localT[j], b.localRot[j], _ = vecmath.DecomposeTRS(local)
 	}
 	if h, ok := b.idx["Hips"]; ok {
 		b.hips = h
@@ -66,8 +67,8 @@ func newBinding(sk *character.Skeleton, rest map[string]character.Vec3) (*bindin
 // characterFrame finds the character's axes: up is the file's +Y (glTF), left points
 // from the right limbs to the left ones, forward completes a right-handed frame.
 func characterFrame(sk *character.Skeleton, idx map[string]int) frame {
-	up := character.Vec3{0, 1, 0}
-	var left character.Vec3
+	up := vecmath.Vec3{0, 1, 0}
+	var left vecmath.Vec3
 	for _, pair := range [][2]string{{"LeftUpLeg", "RightUpLeg"}, {"LeftArm", "RightArm"},
 		{"LeftShoulder", "RightShoulder"}, {"LeftHindUpLeg", "RightHindUpLeg"}, {"LeftFrontUpLeg", "RightFrontUpLeg"}} {
 		l, okl := idx[pair[0]]
@@ -78,7 +79,7 @@ func characterFrame(sk *character.Skeleton, idx map[string]int) frame {
 	}
 	left = left.Sub(up.Scale(left.Dot(up)))
 	if left.Len() < 1e-9 {
-		left = character.Vec3{1, 0, 0}
+		left = vecmath.Vec3{1, 0, 0}
 	}
 	left = left.Normalize()
 	return frame{left: left, up: up, fwd: left.Cross(up)}
@@ -125,7 +126,7 @@ func primaryChild(sk *character.Skeleton, children [][]int, j int) int {
 
 // restCorrections turns each listed bone (joint → primary child) onto its rest
 // direction, after its parents' turns.
-func (b *binding) restCorrections(rest map[string]character.Vec3) {
+func (b *binding) restCorrections(rest map[string]vecmath.Vec3) {
 	children := b.sk.Children()
 	for j := range b.sk.Names {
 		r := identity
@@ -149,7 +150,7 @@ func (b *binding) restCorrections(rest map[string]character.Vec3) {
 // heights.
 type pose struct {
 	abs     map[string]quat
-	root    character.Vec3
+	root    vecmath.Vec3
 	hasRoot bool
 }
 
@@ -158,7 +159,7 @@ type pose struct {
 // and the parent's for the others,
 // A = G·rest is the rotation from the bind pose, and a joint's local rotation is its
 // bind local rotation followed by its own share of A in its bind frame.
-func (b *binding) local(p pose) ([]quat, character.Vec3) {
+func (b *binding) local(p pose) ([]quat, vecmath.Vec3) {
 	n := b.sk.NumJoints()
 	g := make([]quat, n)
 	a := make([]quat, n)
@@ -183,7 +184,7 @@ func (b *binding) local(p pose) ([]quat, character.Vec3) {
 		delta := mul(inv(a[par]), a[j])
 		out[j] = norm(mul(b.localRot[j], mul(inv(b.bindRot[j]), mul(delta, b.bindRot[j]))))
 	}
-	var t character.Vec3
+	var t vecmath.Vec3
 	if b.hips >= 0 {
 		t = b.localT[b.hips]
 		if p.hasRoot {

@@ -7,6 +7,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/blendercheck"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // orient gives every joint the rotation of docs/naming.md: local +Y from the joint
@@ -18,13 +19,13 @@ func orient(c *character.Character) *character.Character {
 	rots := make([]quat, sk.NumJoints())
 	for j := range sk.Names {
 		if ch := primaryChild(sk, children, j); ch >= 0 && sk.Position(ch).Dist(sk.Position(j)) > 1e-9 {
-			rots[j] = arc(character.Vec3{0, 1, 0}, sk.Position(ch).Sub(sk.Position(j)))
+			rots[j] = arc(vecmath.Vec3{0, 1, 0}, sk.Position(ch).Sub(sk.Position(j)))
 		} else if p := sk.Parents[j]; p >= 0 {
 			rots[j] = rots[p]
 		} else {
 			rots[j] = identity
 		}
-		sk.BindWorld[j] = character.TRS(sk.Position(j), rots[j], character.Vec3{1, 1, 1})
+		sk.BindWorld[j] = vecmath.TRS(sk.Position(j), rots[j], vecmath.Vec3{1, 1, 1})
 	}
 	return o
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/browsercheck"
+	"github.com/rigkit/rigkit/vecmath"
 
 	"github.com/rigkit/rigkit/assets"
 )
@@ -27,7 +28,7 @@ func TestBrowserPlaysClips(t *testing.T) {
 	hips := joint(t, c, "Hips")
 	rest := c.Skeleton.Position(hips)
 	lo, hi := c.Mesh.Bounds()
-	far := rest.Add(character.Vec3{0, 0, 10 * hi.Sub(lo).Len()})
+	far := rest.Add(vecmath.Vec3{0, 0, 10 * hi.Sub(lo).Len()})
 	c.Animations = append(c.Animations,
 		character.Animation{Name: "still", Channels: []character.AnimationChannel{{Joint: hips, Path: "translation",
 			Times: []float64{0, 1}, Values: []float64{rest[0], rest[1], rest[2], rest[0], rest[1], rest[2]}}}},

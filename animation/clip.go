@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Kinds of skeleton a clip is written for (the joint naming schemes of docs/naming.md).
@@ -38,7 +38,7 @@ type Clip struct {
 	Loop bool `json:"loop"`
 	// Rest gives canonical bone directions (joint → child, character frame) for
 	// the joints whose bind direction differs between rigs (arms in a T or A pose).
-	Rest map[string]character.Vec3 `json:"rest"`
+	Rest map[string]vecmath.Vec3 `json:"rest"`
 	// Root keys are [t, x, y, z]: time in seconds and the Hips offset in hip heights.
 	Root [][4]float64 `json:"root"`
 	// Joints maps a joint name to its keys [t, x, y, z]: time in seconds and the

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // GuessHumanoidNames names the joints of a two-legged skeleton whose names follow
@@ -31,11 +32,11 @@ func GuessHumanoidNames(sk *character.Skeleton) ([]string, error) {
 // centre), the landmarks found so far and the names given.
 type guesser struct {
 	sk       *character.Skeleton
-	pos      []character.Vec3
+	pos      []vecmath.Vec3
 	children [][]int
 	lo, span float64
-	left     character.Vec3 // the character's left, horizontal
-	centre   character.Vec3
+	left     vecmath.Vec3 // the character's left, horizontal
+	centre   vecmath.Vec3
 	names    []string
 	landmarks
 	sideNames [2]string
@@ -72,7 +73,7 @@ func newGuesser(sk *character.Skeleton) (*guesser, error) {
 		}
 	}
 	// Forward is where the lowest leaves (toes) point from the joints above them.
-	var fwd character.Vec3
+	var fwd vecmath.Vec3
 	for _, j := range g.leaves() {
 		if g.pos[j][1] > g.lo+0.15*g.span {
 			continue
@@ -83,13 +84,13 @@ func newGuesser(sk *character.Skeleton) (*guesser, error) {
 		}
 		if a >= 0 {
 			d := g.pos[j].Sub(g.pos[a])
-			fwd = fwd.Add(character.Vec3{d[0], 0, d[2]})
+			fwd = fwd.Add(vecmath.Vec3{d[0], 0, d[2]})
 		}
 	}
 	if fwd.Len() < 0.02*g.span {
-		fwd = character.Vec3{0, 0, 1}
+		fwd = vecmath.Vec3{0, 0, 1}
 	}
-	g.left = character.Vec3{0, 1, 0}.Cross(fwd.Normalize())
+	g.left = vecmath.Vec3{0, 1, 0}.Cross(fwd.Normalize())
 	return g, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // GuessQuadrupedNames names the joints of a four-legged skeleton whose names follow
@@ -30,8 +31,8 @@ func GuessQuadrupedNames(sk *character.Skeleton) ([]string, error) {
 
 // bodyAxis returns the main horizontal direction of the joints (unit, sign arbitrary)
 // and their mean.
-func (g *guesser) bodyAxis() (character.Vec3, character.Vec3) {
-	var mean character.Vec3
+func (g *guesser) bodyAxis() (vecmath.Vec3, vecmath.Vec3) {
+	var mean vecmath.Vec3
 	for _, p := range g.pos {
 		mean = mean.Add(p)
 	}
@@ -42,7 +43,7 @@ func (g *guesser) bodyAxis() (character.Vec3, character.Vec3) {
 		xx, xz, zz = xx+dx*dx, xz+dx*dz, zz+dz*dz
 	}
 	ang := 0.5 * math.Atan2(2*xz, xx-zz)
-	return character.Vec3{math.Cos(ang), 0, math.Sin(ang)}, mean
+	return vecmath.Vec3{math.Cos(ang), 0, math.Sin(ang)}, mean
 }
 
 func (g *guesser) nameQuadruped() error {
@@ -69,7 +70,7 @@ func (g *guesser) nameQuadruped() error {
 	if u(top) < 0 {
 		axis = axis.Scale(-1)
 	}
-	g.left = character.Vec3{0, 1, 0}.Cross(axis)
+	g.left = vecmath.Vec3{0, 1, 0}.Cross(axis)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for j := range g.pos {
 		lo, hi = math.Min(lo, u(j)), math.Max(hi, u(j))

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // TestGuessHumanoidNames: a synthetic biped with its names replaced by joint_NN gets
@@ -84,7 +84,7 @@ func TestGuessQuadrupedNames(t *testing.T) {
 				sk.Names[j] = fmt.Sprintf("joint_%02d", j)
 				if turn { // (x, y, z) → (-z, y, x): the head at -X
 					p := sk.BindWorld[j].Translation()
-					sk.BindWorld[j] = character.Translate4(character.Vec3{-p[2], p[1], p[0]})
+					sk.BindWorld[j] = vecmath.Translate4(vecmath.Vec3{-p[2], p[1], p[0]})
 				}
 			}
 			names, kind, err := GuessNames(sk, "")
@@ -135,7 +135,7 @@ func TestHeldOutQuadrupedWalks(t *testing.T) {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for k := 0; k < 12; k++ {
 			p := positionsAt(named, a, clip.Duration*float64(k)/12)[j]
-			z := p.Sub(named.Skeleton.Position(j)).Dot(character.Vec3{0, 0, 1})
+			z := p.Sub(named.Skeleton.Position(j)).Dot(vecmath.Vec3{0, 0, 1})
 			lo, hi = math.Min(lo, z), math.Max(hi, z)
 		}
 		if hi-lo < 0.1*rep.HipHeight {

@@ -3,12 +3,12 @@ package animation
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // quat is a rotation (x, y, z, w), the glTF order, with the operations this package
 // needs (character.Quat carries no arithmetic).
-type quat = character.Quat
+type quat = vecmath.Quat
 
 var identity = quat{0, 0, 0, 1}
 
@@ -35,23 +35,23 @@ func norm(q quat) quat {
 }
 
 // rotate applies q to v.
-func rotate(q quat, v character.Vec3) character.Vec3 {
-	u := character.Vec3{q[0], q[1], q[2]}
+func rotate(q quat, v vecmath.Vec3) vecmath.Vec3 {
+	u := vecmath.Vec3{q[0], q[1], q[2]}
 	t := u.Cross(v).Scale(2)
 	return v.Add(t.Scale(q[3])).Add(u.Cross(t))
 }
 
 // arc returns the shortest rotation that turns direction a onto direction b.
-func arc(a, b character.Vec3) quat {
+func arc(a, b vecmath.Vec3) quat {
 	a, b = a.Normalize(), b.Normalize()
 	d := a.Dot(b)
 	if d < -1+1e-9 {
 		// Opposite: half a turn about any axis perpendicular to a.
-		axis := a.Cross(character.Vec3{1, 0, 0})
+		axis := a.Cross(vecmath.Vec3{1, 0, 0})
 		if axis.Len() < 1e-6 {
-			axis = a.Cross(character.Vec3{0, 1, 0})
+			axis = a.Cross(vecmath.Vec3{0, 1, 0})
 		}
-		return character.QuatAxisAngle(axis, math.Pi)
+		return vecmath.QuatAxisAngle(axis, math.Pi)
 	}
 	c := a.Cross(b)
 	return norm(quat{c[0], c[1], c[2], 1 + d})
@@ -60,9 +60,9 @@ func arc(a, b character.Vec3) quat {
 // euler returns the rotation of angles (degrees) about X, then Y, then Z: Rz·Ry·Rx.
 func euler(deg [3]float64) quat {
 	r := math.Pi / 180
-	qx := character.QuatAxisAngle(character.Vec3{1, 0, 0}, deg[0]*r)
-	qy := character.QuatAxisAngle(character.Vec3{0, 1, 0}, deg[1]*r)
-	qz := character.QuatAxisAngle(character.Vec3{0, 0, 1}, deg[2]*r)
+	qx := vecmath.QuatAxisAngle(vecmath.Vec3{1, 0, 0}, deg[0]*r)
+	qy := vecmath.QuatAxisAngle(vecmath.Vec3{0, 1, 0}, deg[1]*r)
+	qz := vecmath.QuatAxisAngle(vecmath.Vec3{0, 0, 1}, deg[2]*r)
 	return mul(qz, mul(qy, qx))
 }
 
@@ -74,15 +74,15 @@ func angle(q quat) float64 {
 
 // frame is an orthonormal basis: the character's left, up and forward axes in world
 // coordinates. toWorld and toChar re-express a rotation between the two frames.
-type frame struct{ left, up, fwd character.Vec3 }
+type frame struct{ left, up, fwd vecmath.Vec3 }
 
 // rot returns the rotation that carries the character axes (X, Y, Z) onto the frame.
 func (f frame) rot() quat {
-	m := character.Identity4()
+	m := vecmath.Identity4()
 	for r := 0; r < 3; r++ {
 		m[0*4+r], m[1*4+r], m[2*4+r] = f.left[r], f.up[r], f.fwd[r]
 	}
-	_, q, _ := character.DecomposeTRS(m)
+	_, q, _ := vecmath.DecomposeTRS(m)
 	return q
 }
 
@@ -90,9 +90,9 @@ func (f frame) toWorld(q quat) quat { r := f.rot(); return mul(r, mul(q, inv(r))
 func (f frame) toChar(q quat) quat  { r := f.rot(); return mul(inv(r), mul(q, r)) }
 
 // vecToWorld and vecToChar re-express a vector.
-func (f frame) vecToWorld(v character.Vec3) character.Vec3 {
+func (f frame) vecToWorld(v vecmath.Vec3) vecmath.Vec3 {
 	return f.left.Scale(v[0]).Add(f.up.Scale(v[1])).Add(f.fwd.Scale(v[2]))
 }
-func (f frame) vecToChar(v character.Vec3) character.Vec3 {
-	return character.Vec3{v.Dot(f.left), v.Dot(f.up), v.Dot(f.fwd)}
+func (f frame) vecToChar(v vecmath.Vec3) vecmath.Vec3 {
+	return vecmath.Vec3{v.Dot(f.left), v.Dot(f.up), v.Dot(f.fwd)}
 }

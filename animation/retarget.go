@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Retarget bakes a glTF animation of a source character onto a target rig whose
@@ -74,7 +75,7 @@ func Retarget(target, source *character.Character, anim int, o Options) (charact
 		p := pose{abs: make(map[string]quat, len(names))}
 		for _, name := range rep.Matched {
 			j := sb.idx[name]
-			_, w, _ := character.DecomposeTRS(world[j])
+			_, w, _ := vecmath.DecomposeTRS(world[j])
 			a := mul(w, inv(sb.bindRot[j]))
 			p.abs[name] = sb.frame.toChar(norm(mul(a, inv(sb.rest[j]))))
 		}
@@ -123,7 +124,7 @@ func jointAnimated(a character.Animation, j int) bool {
 
 // trs is a joint's local transform in parts.
 type trs struct {
-	t, s character.Vec3
+	t, s vecmath.Vec3
 	r    quat
 }
 
@@ -138,7 +139,7 @@ func bindLocals(sk *character.Skeleton) []trs {
 				l = pi.Mul(l)
 			}
 		}
-		local[j].t, local[j].r, local[j].s = character.DecomposeTRS(l)
+		local[j].t, local[j].r, local[j].s = vecmath.DecomposeTRS(l)
 	}
 	return local
 }
@@ -148,12 +149,12 @@ func bindLocals(sk *character.Skeleton) []trs {
 // translation, rotation and scale substituted, composed down the hierarchy (roots in
 // the skeleton's world frame, as assets.Load stores their channels). It is the one
 // posing path of animations: retargeting, the viewer and the checks use it.
-func AnimatedWorld(sk *character.Skeleton, a character.Animation, t float64) []character.Mat4 {
+func AnimatedWorld(sk *character.Skeleton, a character.Animation, t float64) []vecmath.Mat4 {
 	return animatedWorldFrom(sk, bindLocals(sk), a, t)
 }
 
 // animatedWorldFrom is AnimatedWorld with the bind locals computed once.
-func animatedWorldFrom(sk *character.Skeleton, bind []trs, a character.Animation, t float64) []character.Mat4 {
+func animatedWorldFrom(sk *character.Skeleton, bind []trs, a character.Animation, t float64) []vecmath.Mat4 {
 	n := sk.NumJoints()
 	local := append([]trs(nil), bind...)
 	for _, ch := range a.Channels {
@@ -163,11 +164,11 @@ func animatedWorldFrom(sk *character.Skeleton, bind []trs, a character.Animation
 		switch ch.Path {
 		case "translation":
 			if v, ok := ch.Sample(t, 3); ok {
-				local[ch.Joint].t = character.Vec3{v[0], v[1], v[2]}
+				local[ch.Joint].t = vecmath.Vec3{v[0], v[1], v[2]}
 			}
 		case "scale":
 			if v, ok := ch.Sample(t, 3); ok {
-				local[ch.Joint].s = character.Vec3{v[0], v[1], v[2]}
+				local[ch.Joint].s = vecmath.Vec3{v[0], v[1], v[2]}
 			}
 		case "rotation":
 			if v, ok := ch.Sample(t, 4); ok {
@@ -175,9 +176,9 @@ func animatedWorldFrom(sk *character.Skeleton, bind []trs, a character.Animation
 			}
 		}
 	}
-	world := make([]character.Mat4, n)
+	world := make([]vecmath.Mat4, n)
 	for j := 0; j < n; j++ {
-		m := character.TRS(local[j].t, local[j].r, local[j].s)
+		m := vecmath.TRS(local[j].t, local[j].r, local[j].s)
 		if p := sk.Parents[j]; p >= 0 {
 			m = world[p].Mul(m)
 		}

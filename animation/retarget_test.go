@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // scaled returns c twice as large and moved, with random joint orientations and
 // Mixamo-prefixed names.
-func scaled(c *character.Character, k float64, shift character.Vec3) *character.Character {
+func scaled(c *character.Character, k float64, shift vecmath.Vec3) *character.Character {
 	o := reorient(c, 21, "mixamorig:")
 	for j := range o.Skeleton.BindWorld {
 		m := o.Skeleton.BindWorld[j]
@@ -35,7 +36,7 @@ func TestRetargetScaledCopy(t *testing.T) {
 			t.Fatal(err)
 		}
 		src.Animations = []character.Animation{a}
-		shift := character.Vec3{0.3, 0, -1}
+		shift := vecmath.Vec3{0.3, 0, -1}
 		dst := scaled(src, 2, shift)
 		dst.Animations = nil
 		b, rep, err := Retarget(dst, src, 0, Options{})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // A one-joint character saved as GLB and loaded back.
@@ -14,10 +15,10 @@ func ExampleSave() {
 	c := &character.Character{
 		Name: "triangle",
 		Mesh: character.Mesh{
-			Positions: []character.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
+			Positions: []vecmath.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
 			Triangles: [][3]int{{0, 1, 2}},
 		},
-		Skeleton: &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.Identity4()}},
+		Skeleton: &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []vecmath.Mat4{vecmath.Identity4()}},
 		Skin:     &character.Skin{Weights: [][]character.Influence{{{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}}},
 	}
 	dir, _ := os.MkdirTemp("", "rigkit")
@@ -40,7 +41,7 @@ func ExampleSave() {
 // boundary edges.
 func ExampleInspect() {
 	c := &character.Character{Mesh: character.Mesh{
-		Positions: []character.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
+		Positions: []vecmath.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
 		Triangles: [][3]int{{0, 1, 2}},
 	}}
 	r := assets.Inspect(c)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/unionfind"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // MeshReport counts the topological and geometric defects of a triangle mesh.
@@ -39,7 +40,7 @@ func AnalyzeMesh(m character.Mesh) MeshReport {
 	r := MeshReport{Vertices: nv, Triangles: len(m.Triangles)}
 	// Weld by exact position.
 	weld := make([]int32, nv)
-	first := make(map[character.Vec3]int32, nv)
+	first := make(map[vecmath.Vec3]int32, nv)
 	for i, p := range m.Positions {
 		if !p.IsFinite() {
 			r.NonFinitePositions++
@@ -124,11 +125,11 @@ func edgeKey(a, b int32) uint64 {
 type InspectReport struct {
 	InspectCounts
 	InspectRig
-	BoundsMin  character.Vec3 `json:"bounds_min"`
-	BoundsMax  character.Vec3 `json:"bounds_max"`
-	Materials  []string       `json:"materials"`
-	Animations []string       `json:"animations"`
-	Mesh       MeshReport     `json:"mesh"`
+	BoundsMin  vecmath.Vec3 `json:"bounds_min"`
+	BoundsMax  vecmath.Vec3 `json:"bounds_max"`
+	Materials  []string     `json:"materials"`
+	Animations []string     `json:"animations"`
+	Mesh       MeshReport   `json:"mesh"`
 	// LoadWarnings are the loader's repairs (set by InspectFile).
 	LoadWarnings []string `json:"load_warnings,omitempty"`
 	// Problems lists every defect found, one sentence each; empty for a clean file.

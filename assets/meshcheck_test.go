@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/internal/meshtest"
+	"github.com/rigkit/rigkit/vecmath"
 
 	"github.com/rigkit/rigkit/character"
 )
@@ -14,16 +15,16 @@ func TestAnalyzeMesh(t *testing.T) {
 	twoParts := meshtest.Grid(2)
 	off := len(twoParts.Positions)
 	for _, p := range meshtest.Grid(2).Positions {
-		twoParts.Positions = append(twoParts.Positions, p.Add(character.Vec3{10, 0, 0}))
+		twoParts.Positions = append(twoParts.Positions, p.Add(vecmath.Vec3{10, 0, 0}))
 	}
 	for _, tri := range meshtest.Grid(2).Triangles {
 		twoParts.Triangles = append(twoParts.Triangles, [3]int{tri[0] + off, tri[1] + off, tri[2] + off})
 	}
 	fin := meshtest.Grid(1) // two triangles sharing an edge; add a third on that edge
-	fin.Positions = append(fin.Positions, character.Vec3{0.5, 0.5, 1})
+	fin.Positions = append(fin.Positions, vecmath.Vec3{0.5, 0.5, 1})
 	fin.Triangles = append(fin.Triangles, [3]int{0, 3, 4})
 	degen := meshtest.Grid(1)
-	degen.Positions = append(degen.Positions, character.Vec3{2, 2, 0}, character.Vec3{3, 3, 0}, character.Vec3{1, 1, 0}) // collinear with vertex 3
+	degen.Positions = append(degen.Positions, vecmath.Vec3{2, 2, 0}, vecmath.Vec3{3, 3, 0}, vecmath.Vec3{1, 1, 0}) // collinear with vertex 3
 	degen.Triangles = append(degen.Triangles, [3]int{0, 0, 1}, [3]int{4, 5, 6})
 	seam := meshtest.Grid(1)
 	seam.Positions = append(seam.Positions, seam.Positions[1]) // a split vertex (UV seam)
@@ -68,7 +69,7 @@ func TestInspectSkinProblems(t *testing.T) {
 // BenchmarkInspect measures Inspect on a 100k-triangle rigged mesh made in code.
 func BenchmarkInspect(b *testing.B) {
 	c := &character.Character{Name: "grid", Mesh: meshtest.Grid(224)} // 100,352 triangles
-	c.Skeleton = &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.Identity4()}}
+	c.Skeleton = &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []vecmath.Mat4{vecmath.Identity4()}}
 	c.Skin = &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 	for v := range c.Skin.Weights {
 		c.Skin.Weights[v] = []character.Influence{{Joint: 0, Weight: 1}}

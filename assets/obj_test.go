@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 
 	"github.com/rigkit/rigkit/internal/khronos"
+	"github.com/rigkit/rigkit/vecmath"
 
 	"github.com/rigkit/rigkit/internal/meshtest"
 
@@ -105,7 +106,7 @@ func TestLoadOBJFixture(t *testing.T) {
 		t.Fatalf("name %q, %d triangles, skeleton %v", c.Name, len(m.Triangles), c.Skeleton)
 	}
 	lo, hi := m.Bounds()
-	if lo != (character.Vec3{0, 0, 0}) || hi != (character.Vec3{1, 1, 1}) {
+	if lo != (vecmath.Vec3{0, 0, 0}) || hi != (vecmath.Vec3{1, 1, 1}) {
 		t.Fatalf("bounds %v %v", lo, hi)
 	}
 	if len(m.Normals) != 0 || len(m.UVs) != len(m.Positions) {
@@ -128,7 +129,7 @@ func TestLoadOBJFixture(t *testing.T) {
 		t.Fatalf("cloth %+v", cloth)
 	}
 	// Every face points outwards (the fixture is wound counter-clockwise seen from outside).
-	centre := character.Vec3{0.5, 0.5, 0.5}
+	centre := vecmath.Vec3{0.5, 0.5, 0.5}
 	for _, tr := range m.Triangles {
 		a, b, cc := m.Positions[tr[0]], m.Positions[tr[1]], m.Positions[tr[2]]
 		n := b.Sub(a).Cross(cc.Sub(a))
@@ -138,7 +139,7 @@ func TestLoadOBJFixture(t *testing.T) {
 	}
 	// The UV of (0,0,0) in face 1 is vt 1 = (0, 0): v flipped to 1.
 	for i, p := range m.Positions {
-		if p == (character.Vec3{0, 0, 0}) && m.UVs[i] != [2]float64{0, 1} {
+		if p == (vecmath.Vec3{0, 0, 0}) && m.UVs[i] != [2]float64{0, 1} {
 			t.Fatalf("UV of the origin %v, want (0, 1)", m.UVs[i])
 		}
 	}
@@ -169,7 +170,7 @@ func TestOBJRoundTrip(t *testing.T) {
 		t.Fatalf("round trip: %d triangles, %d materials", len(back.Mesh.Triangles), len(back.Materials))
 	}
 	lo, hi := back.Mesh.Bounds()
-	if lo.Dist(character.Vec3{}) > 1e-6 || hi.Dist(character.Vec3{1, 1, 1}) > 1e-6 {
+	if lo.Dist(vecmath.Vec3{}) > 1e-6 || hi.Dist(vecmath.Vec3{1, 1, 1}) > 1e-6 {
 		t.Fatalf("bounds %v %v", lo, hi)
 	}
 }

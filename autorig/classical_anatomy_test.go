@@ -10,6 +10,7 @@ import (
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/synth"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // TestClassicalRiggerAnatomy: with Anatomy set the classical rig has the named,
@@ -34,7 +35,7 @@ func TestClassicalRiggerAnatomy(t *testing.T) {
 	}
 	plain := out.Clone()
 	for j := range plain.Skeleton.BindWorld {
-		plain.Skeleton.BindWorld[j] = character.Translate4(plain.Skeleton.Position(j))
+		plain.Skeleton.BindWorld[j] = vecmath.Translate4(plain.Skeleton.Position(j))
 	}
 	turned := 0
 	for j := range plain.Skeleton.BindWorld {

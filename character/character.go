@@ -3,6 +3,7 @@ package character
 import (
 	"errors"
 	"fmt"
+	"github.com/rigkit/rigkit/vecmath"
 	"math"
 	"sort"
 )
@@ -18,10 +19,10 @@ const (
 
 // Mesh is an indexed triangle mesh in world space.
 type Mesh struct {
-	Positions []Vec3       // one per vertex
-	Normals   []Vec3       // empty, or one per vertex
-	UVs       [][2]float64 // empty, or one per vertex (TEXCOORD_0)
-	Triangles [][3]int     // counter-clockwise vertex indices
+	Positions []vecmath.Vec3 // one per vertex
+	Normals   []vecmath.Vec3 // empty, or one per vertex
+	UVs       [][2]float64   // empty, or one per vertex (TEXCOORD_0)
+	Triangles [][3]int       // counter-clockwise vertex indices
 	// Groups splits Triangles into consecutive runs that share a material, so that
 	// materials survive a load/save round trip. Empty means one group, no material.
 	Groups []TriangleGroup
@@ -57,7 +58,7 @@ type Skeleton struct {
 	Parents []int // -1 for a root
 	// BindWorld is each joint's bind-pose transform in world space (the inverse of
 	// its glTF inverse bind matrix, in the mesh's world frame).
-	BindWorld []Mat4
+	BindWorld []vecmath.Mat4
 }
 
 // Influence is one joint's weight on one vertex.
@@ -122,11 +123,11 @@ func (s *Skeleton) NumJoints() int {
 }
 
 // Position returns joint j's bind-pose position in world space.
-func (s *Skeleton) Position(j int) Vec3 { return s.BindWorld[j].Translation() }
+func (s *Skeleton) Position(j int) vecmath.Vec3 { return s.BindWorld[j].Translation() }
 
 // Positions returns every joint's bind-pose position in world space.
-func (s *Skeleton) Positions() []Vec3 {
-	p := make([]Vec3, len(s.Names))
+func (s *Skeleton) Positions() []vecmath.Vec3 {
+	p := make([]vecmath.Vec3, len(s.Names))
 	for j := range p {
 		p[j] = s.Position(j)
 	}
@@ -152,7 +153,7 @@ func (s *Skeleton) Clone() *Skeleton {
 	return &Skeleton{
 		Names:     append([]string(nil), s.Names...),
 		Parents:   append([]int(nil), s.Parents...),
-		BindWorld: append([]Mat4(nil), s.BindWorld...),
+		BindWorld: append([]vecmath.Mat4(nil), s.BindWorld...),
 	}
 }
 
@@ -375,8 +376,8 @@ func (c *Character) Validate() error {
 // Clone returns a deep copy of the mesh.
 func (m Mesh) Clone() Mesh {
 	return Mesh{
-		Positions: append([]Vec3(nil), m.Positions...),
-		Normals:   append([]Vec3(nil), m.Normals...),
+		Positions: append([]vecmath.Vec3(nil), m.Positions...),
+		Normals:   append([]vecmath.Vec3(nil), m.Normals...),
 		UVs:       append([][2]float64(nil), m.UVs...),
 		Triangles: append([][3]int(nil), m.Triangles...),
 		Groups:    append([]TriangleGroup(nil), m.Groups...),
@@ -412,7 +413,7 @@ func (m Mesh) Validate() error {
 }
 
 // Bounds returns the axis-aligned bounding box of the positions.
-func (m Mesh) Bounds() (lo, hi Vec3) {
+func (m Mesh) Bounds() (lo, hi vecmath.Vec3) {
 	if len(m.Positions) == 0 {
 		return
 	}
@@ -427,8 +428,8 @@ func (m Mesh) Bounds() (lo, hi Vec3) {
 }
 
 // ComputeNormals returns area-weighted vertex normals.
-func (m Mesh) ComputeNormals() []Vec3 {
-	n := make([]Vec3, len(m.Positions))
+func (m Mesh) ComputeNormals() []vecmath.Vec3 {
+	n := make([]vecmath.Vec3, len(m.Positions))
 	for _, t := range m.Triangles {
 		a, b, c := m.Positions[t[0]], m.Positions[t[1]], m.Positions[t[2]]
 		fn := b.Sub(a).Cross(c.Sub(a))

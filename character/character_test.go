@@ -1,6 +1,7 @@
 package character
 
 import (
+	"github.com/rigkit/rigkit/vecmath"
 	"math"
 	"math/rand"
 	"slices"
@@ -11,13 +12,13 @@ import (
 // with vertices along the Y axis weighted to the nearer joint.
 func twoBone() *Character {
 	m := Mesh{
-		Positions: []Vec3{{-0.1, 0, 0}, {0.1, 0, 0}, {-0.1, 1, 0}, {0.1, 1, 0}, {-0.1, 2, 0}, {0.1, 2, 0}},
+		Positions: []vecmath.Vec3{{-0.1, 0, 0}, {0.1, 0, 0}, {-0.1, 1, 0}, {0.1, 1, 0}, {-0.1, 2, 0}, {0.1, 2, 0}},
 		Triangles: [][3]int{{0, 1, 2}, {1, 3, 2}, {2, 3, 4}, {3, 5, 4}},
 	}
 	sk := &Skeleton{
 		Names:     []string{"root", "tip"},
 		Parents:   []int{-1, 0},
-		BindWorld: []Mat4{Identity4(), Translate4(Vec3{0, 1, 0})},
+		BindWorld: []vecmath.Mat4{vecmath.Identity4(), vecmath.Translate4(vecmath.Vec3{0, 1, 0})},
 	}
 	w := [][]float64{{1, 0}, {1, 0}, {0.5, 0.5}, {0.5, 0.5}, {0, 1}, {0, 1}}
 	return &Character{Name: "strip", Mesh: m, Skeleton: sk, Skin: SkinFromDense(w, 4)}
@@ -26,29 +27,29 @@ func twoBone() *Character {
 func TestMat4InverseAndTRS(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < 50; i++ {
-		q := QuatAxisAngle(Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}, rng.Float64()*3)
-		tr := Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
-		s := Vec3{0.5 + rng.Float64(), 0.5 + rng.Float64(), 0.5 + rng.Float64()}
-		m := TRS(tr, q, s)
+		q := vecmath.QuatAxisAngle(vecmath.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}, rng.Float64()*3)
+		tr := vecmath.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		s := vecmath.Vec3{0.5 + rng.Float64(), 0.5 + rng.Float64(), 0.5 + rng.Float64()}
+		m := vecmath.TRS(tr, q, s)
 		inv, ok := m.Inverse()
 		if !ok {
 			t.Fatal("TRS not invertible")
 		}
 		id := m.Mul(inv)
-		for k, v := range Identity4() {
+		for k, v := range vecmath.Identity4() {
 			if math.Abs(id[k]-v) > 1e-9 {
 				t.Fatalf("M·M⁻¹[%d] = %v", k, id[k])
 			}
 		}
-		t2, q2, s2 := DecomposeTRS(m)
-		m2 := TRS(t2, q2, s2)
+		t2, q2, s2 := vecmath.DecomposeTRS(m)
+		m2 := vecmath.TRS(t2, q2, s2)
 		for k := range m {
 			if math.Abs(m[k]-m2[k]) > 1e-9 {
 				t.Fatalf("decompose/compose mismatch at %d: %v vs %v", k, m[k], m2[k])
 			}
 		}
 	}
-	if _, ok := (Mat4{}).Inverse(); ok {
+	if _, ok := (vecmath.Mat4{}).Inverse(); ok {
 		t.Fatal("zero matrix reported invertible")
 	}
 }
@@ -151,13 +152,13 @@ func TestDeformRestPoseIsIdentity(t *testing.T) {
 func TestDeformRotatesChild(t *testing.T) {
 	c := twoBone()
 	pose := RestPose(2)
-	pose[1] = QuatAxisAngle(Vec3{0, 0, 1}, math.Pi/2) // tip bends 90° about Z
+	pose[1] = vecmath.QuatAxisAngle(vecmath.Vec3{0, 0, 1}, math.Pi/2) // tip bends 90° about Z
 	got, posed := c.Deform(pose)
-	if posed[1].Translation().Dist(Vec3{0, 1, 0}) > 1e-12 {
+	if posed[1].Translation().Dist(vecmath.Vec3{0, 1, 0}) > 1e-12 {
 		t.Fatalf("rotating a joint moved it: %v", posed[1].Translation())
 	}
 	// Vertex 4 (-0.1, 2, 0) is fully on the tip: 1 unit above it, rotated to -X.
-	want := Vec3{-1, 0.9, 0}
+	want := vecmath.Vec3{-1, 0.9, 0}
 	if got[4].Dist(want) > 1e-9 {
 		t.Fatalf("tip vertex at %v, want %v", got[4], want)
 	}
@@ -167,9 +168,9 @@ func TestDeformRotatesChild(t *testing.T) {
 	}
 	// Rotating the root carries the child with it.
 	pose = RestPose(2)
-	pose[0] = QuatAxisAngle(Vec3{0, 0, 1}, math.Pi/2)
+	pose[0] = vecmath.QuatAxisAngle(vecmath.Vec3{0, 0, 1}, math.Pi/2)
 	_, posed = c.Deform(pose)
-	if posed[1].Translation().Dist(Vec3{-1, 0, 0}) > 1e-12 {
+	if posed[1].Translation().Dist(vecmath.Vec3{-1, 0, 0}) > 1e-12 {
 		t.Fatalf("child after root rotation at %v", posed[1].Translation())
 	}
 }
@@ -189,7 +190,7 @@ func TestSkeletonSelect(t *testing.T) {
 	// root(0) → a(1) → b(2); root → c(3)
 	s := &Skeleton{Names: []string{"root", "a", "b", "c"}, Parents: []int{-1, 0, 1, 0}}
 	for i := range s.Names {
-		s.BindWorld = append(s.BindWorld, Translate4(Vec3{float64(i), 0, 0}))
+		s.BindWorld = append(s.BindWorld, vecmath.Translate4(vecmath.Vec3{float64(i), 0, 0}))
 	}
 	tests := []struct {
 		name    string

@@ -1,10 +1,12 @@
 package character
 
+import "github.com/rigkit/rigkit/vecmath"
+
 // Normalization maps world space into the [-1,1] cube (METRICS.md): the bounding box
 // center goes to the origin and the largest extent becomes 2.
 // normalized = (world - Center) * Scale.
 type Normalization struct {
-	Center Vec3
+	Center vecmath.Vec3
 	Scale  float64
 }
 
@@ -26,19 +28,21 @@ func NormalizationOf(m Mesh) Normalization {
 }
 
 // Point maps a world point into the cube.
-func (n Normalization) Point(p Vec3) Vec3 { return p.Sub(n.Center).Scale(n.Scale) }
+func (n Normalization) Point(p vecmath.Vec3) vecmath.Vec3 { return p.Sub(n.Center).Scale(n.Scale) }
 
 // InversePoint maps a cube point back to world space.
-func (n Normalization) InversePoint(p Vec3) Vec3 { return p.Scale(1 / n.Scale).Add(n.Center) }
+func (n Normalization) InversePoint(p vecmath.Vec3) vecmath.Vec3 {
+	return p.Scale(1 / n.Scale).Add(n.Center)
+}
 
 // Matrix returns the world→cube transform.
-func (n Normalization) Matrix() Mat4 {
-	return Scale4(n.Scale).Mul(Translate4(n.Center.Scale(-1)))
+func (n Normalization) Matrix() vecmath.Mat4 {
+	return vecmath.Scale4(n.Scale).Mul(vecmath.Translate4(n.Center.Scale(-1)))
 }
 
 // InverseMatrix returns the cube→world transform.
-func (n Normalization) InverseMatrix() Mat4 {
-	return Translate4(n.Center).Mul(Scale4(1 / n.Scale))
+func (n Normalization) InverseMatrix() vecmath.Mat4 {
+	return vecmath.Translate4(n.Center).Mul(vecmath.Scale4(1 / n.Scale))
 }
 
 // Apply returns a copy of c moved into the cube: positions, bind matrices and
@@ -52,7 +56,7 @@ func (n Normalization) Invert(c *Character) *Character {
 	return transformCharacter(c, n.InversePoint, 1/n.Scale)
 }
 
-func transformCharacter(c *Character, pt func(Vec3) Vec3, scale float64) *Character {
+func transformCharacter(c *Character, pt func(vecmath.Vec3) vecmath.Vec3, scale float64) *Character {
 	o := c.Clone()
 	for i, p := range o.Mesh.Positions {
 		o.Mesh.Positions[i] = pt(p)
@@ -76,7 +80,7 @@ func transformCharacter(c *Character, pt func(Vec3) Vec3, scale float64) *Charac
 				// Channels are joint-local; a root's parent frame is world space.
 				isRoot := o.Skeleton != nil && ch.Joint < len(o.Skeleton.Parents) && o.Skeleton.Parents[ch.Joint] < 0
 				for k := 0; k+2 < len(ch.Values); k += 3 {
-					v := Vec3{ch.Values[k], ch.Values[k+1], ch.Values[k+2]}
+					v := vecmath.Vec3{ch.Values[k], ch.Values[k+1], ch.Values[k+2]}
 					if isRoot {
 						v = pt(v)
 					} else {

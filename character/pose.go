@@ -1,19 +1,20 @@
 package character
 
 import (
+	"github.com/rigkit/rigkit/vecmath"
 	"math"
 	"math/rand"
 )
 
 // Pose is a rotation per joint, applied in the joint's own bind-pose frame on top of
 // the bind pose. The zero rotation (identity) for every joint is the bind pose.
-type Pose []Quat
+type Pose []vecmath.Quat
 
 // RestPose returns the identity pose for n joints.
 func RestPose(n int) Pose {
 	p := make(Pose, n)
 	for i := range p {
-		p[i] = Quat{0, 0, 0, 1}
+		p[i] = vecmath.Quat{0, 0, 0, 1}
 	}
 	return p
 }
@@ -27,8 +28,8 @@ func RandomPose(rng *rand.Rand, n int, maxAngle float64) Pose {
 		z := 2*rng.Float64() - 1
 		phi := 2 * math.Pi * rng.Float64()
 		r := math.Sqrt(1 - z*z)
-		axis := Vec3{r * math.Cos(phi), r * math.Sin(phi), z}
-		p[i] = QuatAxisAngle(axis, rng.Float64()*maxAngle)
+		axis := vecmath.Vec3{r * math.Cos(phi), r * math.Sin(phi), z}
+		p[i] = vecmath.QuatAxisAngle(axis, rng.Float64()*maxAngle)
 	}
 	return p
 }
@@ -36,11 +37,11 @@ func RandomPose(rng *rand.Rand, n int, maxAngle float64) Pose {
 // PosedWorld runs forward kinematics: each joint's world transform after rotating
 // every joint by pose in its local frame. Joints keep their bind-pose offsets from
 // their parents.
-func (s *Skeleton) PosedWorld(pose Pose) []Mat4 {
+func (s *Skeleton) PosedWorld(pose Pose) []vecmath.Mat4 {
 	n := len(s.Names)
-	out := make([]Mat4, n)
+	out := make([]vecmath.Mat4, n)
 	for j := 0; j < n; j++ {
-		rot := Identity4()
+		rot := vecmath.Identity4()
 		if j < len(pose) {
 			rot = pose[j].Mat4()
 		}
@@ -51,7 +52,7 @@ func (s *Skeleton) PosedWorld(pose Pose) []Mat4 {
 		}
 		parentInv, ok := s.BindWorld[p].Inverse()
 		if !ok {
-			parentInv = Identity4()
+			parentInv = vecmath.Identity4()
 		}
 		local := parentInv.Mul(s.BindWorld[j]) // bind-pose transform relative to the parent
 		out[j] = out[p].Mul(local).Mul(rot)
@@ -61,12 +62,12 @@ func (s *Skeleton) PosedWorld(pose Pose) []Mat4 {
 
 // SkinningMatrices returns posed·inverse(bind) for every joint: the transform that
 // carries a bind-pose vertex rigidly with that joint.
-func (s *Skeleton) SkinningMatrices(posed []Mat4) []Mat4 {
-	m := make([]Mat4, len(posed))
+func (s *Skeleton) SkinningMatrices(posed []vecmath.Mat4) []vecmath.Mat4 {
+	m := make([]vecmath.Mat4, len(posed))
 	for j := range posed {
 		inv, ok := s.BindWorld[j].Inverse()
 		if !ok {
-			inv = Identity4()
+			inv = vecmath.Identity4()
 		}
 		m[j] = posed[j].Mul(inv)
 	}
@@ -75,14 +76,14 @@ func (s *Skeleton) SkinningMatrices(posed []Mat4) []Mat4 {
 
 // LinearBlendSkin deforms bind-pose positions by the skin under the given skinning
 // matrices (see SkinningMatrices). Vertices without influences stay where they are.
-func LinearBlendSkin(positions []Vec3, skin *Skin, skinning []Mat4) []Vec3 {
-	out := make([]Vec3, len(positions))
+func LinearBlendSkin(positions []vecmath.Vec3, skin *Skin, skinning []vecmath.Mat4) []vecmath.Vec3 {
+	out := make([]vecmath.Vec3, len(positions))
 	for v, p := range positions {
 		if v >= len(skin.Weights) || len(skin.Weights[v]) == 0 {
 			out[v] = p
 			continue
 		}
-		var acc Vec3
+		var acc vecmath.Vec3
 		for _, in := range skin.Weights[v] {
 			if in.Joint < 0 || in.Joint >= len(skinning) {
 				continue
@@ -96,7 +97,7 @@ func LinearBlendSkin(positions []Vec3, skin *Skin, skinning []Mat4) []Vec3 {
 
 // Deform poses a rigged character: forward kinematics then linear blend skinning.
 // It returns the deformed vertex positions and the posed joint world transforms.
-func (c *Character) Deform(pose Pose) ([]Vec3, []Mat4) {
+func (c *Character) Deform(pose Pose) ([]vecmath.Vec3, []vecmath.Mat4) {
 	posed := c.Skeleton.PosedWorld(pose)
 	return LinearBlendSkin(c.Mesh.Positions, c.Skin, c.Skeleton.SkinningMatrices(posed)), posed
 }

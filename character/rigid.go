@@ -1,6 +1,9 @@
 package character
 
-import "math"
+import (
+	"github.com/rigkit/rigkit/vecmath"
+	"math"
+)
 
 // RigidSkin is the rigid floor of shared/METRICS.md: every position gets weight 1 on
 // the joint that moves its nearest bone. A bone runs from a joint to each of its
@@ -10,7 +13,7 @@ import "math"
 //
 // It lives here, below both skinning (the baseline every method must beat) and
 // rewards (the rigid-weights hack), so the two measure the same floor.
-func RigidSkin(positions []Vec3, sk *Skeleton) *Skin {
+func RigidSkin(positions []vecmath.Vec3, sk *Skeleton) *Skin {
 	k := &Skin{Weights: make([][]Influence, len(positions))}
 	if sk.NumJoints() == 0 {
 		return k
@@ -18,7 +21,7 @@ func RigidSkin(positions []Vec3, sk *Skeleton) *Skin {
 	pos := sk.Positions()
 	children := sk.Children()
 	type bone struct {
-		a, b  Vec3
+		a, b  vecmath.Vec3
 		owner int
 	}
 	bones := make([]bone, 0, len(pos)+1)
@@ -33,7 +36,7 @@ func RigidSkin(positions []Vec3, sk *Skeleton) *Skin {
 	for v, p := range positions {
 		best, bj := math.Inf(1), -1
 		for _, b := range bones {
-			if d := SegmentDist(p, b.a, b.b); d < best {
+			if d := vecmath.SegmentDist(p, b.a, b.b); d < best {
 				best, bj = d, b.owner
 			}
 		}

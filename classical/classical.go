@@ -16,6 +16,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
 	"github.com/rigkit/rigkit/skinning"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Skinner computes weights for a character's mesh and skeleton and names its method.
@@ -131,7 +132,7 @@ func classicalSkeleton(m *character.Mesh, res int, band0 float64, maxJoints int)
 		return nil, fmt.Errorf("classical skeleton: %w", err)
 	}
 	norm := character.NormalizationOf(*m)
-	nm := character.Mesh{Positions: make([]character.Vec3, len(m.Positions)), Triangles: m.Triangles}
+	nm := character.Mesh{Positions: make([]vecmath.Vec3, len(m.Positions)), Triangles: m.Triangles}
 	for i, p := range m.Positions {
 		nm.Positions[i] = norm.Point(p)
 	}
@@ -141,7 +142,7 @@ func classicalSkeleton(m *character.Mesh, res int, band0 float64, maxJoints int)
 		return nil, errors.New("classical skeleton: mesh has no volume or surface voxels")
 	}
 	// Band width in voxels: start fine and widen until the joint count is bounded.
-	var joints []character.Vec3
+	var joints []vecmath.Vec3
 	var parents []int
 	for band := band0; band < float64(res); band *= 1.3 {
 		joints, parents = reebSkeleton(g, comp, band)
@@ -157,7 +158,7 @@ func classicalSkeleton(m *character.Mesh, res int, band0 float64, maxJoints int)
 	for j, p := range joints {
 		sk.Names = append(sk.Names, fmt.Sprintf("joint_%02d", j))
 		sk.Parents = append(sk.Parents, parents[j])
-		sk.BindWorld = append(sk.BindWorld, character.Translate4(norm.InversePoint(p)))
+		sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(norm.InversePoint(p)))
 	}
 	if err := sk.Validate(); err != nil {
 		return nil, fmt.Errorf("classical skeleton: %w", err)
@@ -174,7 +175,7 @@ func classicalSkeleton(m *character.Mesh, res int, band0 float64, maxJoints int)
 // centerDepth of the way to the middle, moves to the midpoint of that crossing when
 // the crossing is shorter than centerMaxSpan and the midpoint is inside and not on
 // another joint. Joints deep in a large body stay where the bands put them.
-func centerJoints(joints []character.Vec3, wn *geom.WindingNumber) {
+func centerJoints(joints []vecmath.Vec3, wn *geom.WindingNumber) {
 	for j, p := range joints {
 		m, ok := crossSectionMiddle(p, wn, true)
 		if !ok {
@@ -201,7 +202,7 @@ func centerJoints(joints []character.Vec3, wn *geom.WindingNumber) {
 
 // onSurface returns the nearest surface point of a point p that is outside the mesh
 // and within sheetSnap of its surface (ok false otherwise).
-func onSurface(p character.Vec3, wn *geom.WindingNumber) (character.Vec3, bool) {
+func onSurface(p vecmath.Vec3, wn *geom.WindingNumber) (vecmath.Vec3, bool) {
 	if wn.At(p) > 0.5 {
 		return p, false
 	}
@@ -215,7 +216,7 @@ func onSurface(p character.Vec3, wn *geom.WindingNumber) (character.Vec3, bool) 
 // inMesh reports whether a point counts as in the mesh for the skeleton: inside by
 // winding number, or within sheetSlack of the surface (on an open sheet, where
 // nothing is inside; the containment reward gives such points full credit too).
-func inMesh(q character.Vec3, wn *geom.WindingNumber) bool {
+func inMesh(q vecmath.Vec3, wn *geom.WindingNumber) bool {
 	if wn.At(q) > 0.5 {
 		return true
 	}
@@ -235,7 +236,7 @@ const (
 // declines (ok false) for an inside point already within centerDepth of the middle.
 // For a point on or next to the surface, where that line is undefined or grazes the
 // surface, it tries the axis directions that lead inside instead.
-func crossSectionMiddle(p character.Vec3, wn *geom.WindingNumber, onlyOffCentre bool) (character.Vec3, bool) {
+func crossSectionMiddle(p vecmath.Vec3, wn *geom.WindingNumber, onlyOffCentre bool) (vecmath.Vec3, bool) {
 	bvh := wn.BVH()
 	hit, ok := bvh.Closest(p)
 	if !ok {
@@ -284,7 +285,7 @@ func crossSectionMiddle(p character.Vec3, wn *geom.WindingNumber, onlyOffCentre 
 // surface, and axisDirs the directions crossSectionMiddle tries from there.
 const surfaceEps = 1e-3
 
-var axisDirs = []character.Vec3{{0, 1, 0}, {0, -1, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 0, 1}, {0, 0, -1}}
+var axisDirs = []vecmath.Vec3{{0, 1, 0}, {0, -1, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 0, 1}, {0, 0, -1}}
 
 // Joint centring: the longest crossing (cube units) a joint is centred in, the
 // share of the way to the middle from which an inside joint counts as centred, and
@@ -307,8 +308,8 @@ const (
 // bones are not split again: that would bring the bones further inside only by adding
 // more joints than artists use (docs/model.md). It returns the joints and parents,
 // parents first.
-func splitOutsideBones(joints []character.Vec3, parents []int, wn *geom.WindingNumber, maxJoints int) ([]character.Vec3, []int) {
-	outside := func(a, b character.Vec3) int {
+func splitOutsideBones(joints []vecmath.Vec3, parents []int, wn *geom.WindingNumber, maxJoints int) ([]vecmath.Vec3, []int) {
+	outside := func(a, b vecmath.Vec3) int {
 		n := 0
 		for k := 1; k <= splitSamples; k++ {
 			if !inMesh(a.Lerp(b, float64(k)/float64(splitSamples+1)), wn) {
@@ -330,7 +331,7 @@ func splitOutsideBones(joints []character.Vec3, parents []int, wn *geom.WindingN
 		}
 		// Candidates: the bone's middle and thirds, each centred; the one that leaves
 		// the least of the two new bones outside, if that is less than now.
-		var best character.Vec3
+		var best vecmath.Vec3
 		bestOut := 2 * out // outside samples of the two new bones, of 2·splitSamples
 		for _, t := range splitAt {
 			q := a.Lerp(b, t)
@@ -366,7 +367,7 @@ var splitAt = []float64{0.5, 1.0 / 3, 2.0 / 3}
 
 // reorderParentsFirst renumbers a forest depth-first from its roots (in index order,
 // children in index order) so that every parent precedes its children.
-func reorderParentsFirst(joints []character.Vec3, parents []int) ([]character.Vec3, []int) {
+func reorderParentsFirst(joints []vecmath.Vec3, parents []int) ([]vecmath.Vec3, []int) {
 	children := make([][]int, len(joints))
 	var roots []int
 	for j, p := range parents {
@@ -389,7 +390,7 @@ func reorderParentsFirst(joints []character.Vec3, parents []int) ([]character.Ve
 	for _, r := range roots {
 		walk(r)
 	}
-	outJ := make([]character.Vec3, len(order))
+	outJ := make([]vecmath.Vec3, len(order))
 	outP := make([]int, len(order))
 	for k, j := range order {
 		outJ[k] = joints[j]
@@ -428,7 +429,7 @@ func largestComponent(g *geom.VoxelGrid) []int {
 
 // reebSkeleton returns joints (normalized frame) and parents (parents first) from the
 // bands of geodesic distance of width band voxels inside comp.
-func reebSkeleton(g *geom.VoxelGrid, comp []int, band float64) ([]character.Vec3, []int) {
+func reebSkeleton(g *geom.VoxelGrid, comp []int, band float64) ([]vecmath.Vec3, []int) {
 	in := make(map[int]bool, len(comp))
 	for _, v := range comp {
 		in[v] = true
@@ -455,7 +456,7 @@ func reebSkeleton(g *geom.VoxelGrid, comp []int, band float64) ([]character.Vec3
 			order = append(order, c)
 		}
 	}
-	joints := make([]character.Vec3, len(order))
+	joints := make([]vecmath.Vec3, len(order))
 	parents := make([]int, len(order))
 	for k, id := range order {
 		joints[k] = pieceJoint(g, pieces[id], in)
@@ -471,7 +472,7 @@ func reebSkeleton(g *geom.VoxelGrid, comp []int, band float64) ([]character.Vec3
 // geodesic distance from it to every voxel of comp (Dijkstra over the
 // 26-neighbourhood, Euclidean steps).
 func geodesicFromCentroid(g *geom.VoxelGrid, comp []int, in map[int]bool) (int, map[int]float64) {
-	var centroid character.Vec3
+	var centroid vecmath.Vec3
 	for _, v := range comp {
 		centroid = centroid.Add(g.Center(v))
 	}
@@ -559,8 +560,8 @@ func pieceParents(g *geom.VoxelGrid, pieces [][]int, piece map[int]int, level fu
 
 // pieceJoint is a piece's joint: its centroid, kept inside on the nearest interior
 // voxel of the piece (or any voxel of it for a piece that is all surface shell).
-func pieceJoint(g *geom.VoxelGrid, set []int, in map[int]bool) character.Vec3 {
-	var c character.Vec3
+func pieceJoint(g *geom.VoxelGrid, set []int, in map[int]bool) vecmath.Vec3 {
+	var c vecmath.Vec3
 	for _, v := range set {
 		c = c.Add(g.Center(v))
 	}

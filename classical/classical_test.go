@@ -7,6 +7,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
 	"github.com/rigkit/rigkit/synth"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
@@ -55,30 +56,30 @@ func TestClassicalSkeletonInsideAndBranching(t *testing.T) {
 // the plank's middle plane; a joint deep inside a large box stays; a joint whose
 // middle is taken by another joint stays.
 func TestCenterJoints(t *testing.T) {
-	v := func(x, y, z float64) character.Vec3 { return character.Vec3{x, y, z} }
+	v := func(x, y, z float64) vecmath.Vec3 { return vecmath.Vec3{x, y, z} }
 	// A plank 0.06 thick (y from 0 to 0.06) and, apart from it, a large box.
 	m := synth.Boxes(
-		[2]character.Vec3{v(-0.9, 0, -0.2), v(0, 0.06, 0.2)},
-		[2]character.Vec3{v(0.2, -0.5, -0.5), v(1.0, 0.5, 0.5)},
+		[2]vecmath.Vec3{v(-0.9, 0, -0.2), v(0, 0.06, 0.2)},
+		[2]vecmath.Vec3{v(0.2, -0.5, -0.5), v(1.0, 0.5, 0.5)},
 	)
 	bvh := geom.NewBVH(&m)
 	wn := geom.NewWindingNumberBVH(bvh)
 	cases := []struct {
 		name   string
-		joints []character.Vec3
-		want   character.Vec3 // where joint 0 ends
+		joints []vecmath.Vec3
+		want   vecmath.Vec3 // where joint 0 ends
 		tol    float64
 	}{
-		{"outside above the plank", []character.Vec3{v(-0.5, 0.09, 0)}, v(-0.5, 0.03, 0), 1e-6},
-		{"on the top face", []character.Vec3{v(-0.5, 0.06, 0)}, v(-0.5, 0.03, 0), 1e-6},
-		{"inside near the bottom face", []character.Vec3{v(-0.5, 0.005, 0.05)}, v(-0.5, 0.03, 0.05), 1e-6},
-		{"already in the middle", []character.Vec3{v(-0.5, 0.028, 0)}, v(-0.5, 0.028, 0), 0},
-		{"deep in the large box", []character.Vec3{v(0.6, 0.1, 0)}, v(0.6, 0.1, 0), 0},
-		{"middle taken by another joint", []character.Vec3{v(-0.5, 0.09, 0), v(-0.5, 0.03, 0)}, v(-0.5, 0.09, 0), 0},
+		{"outside above the plank", []vecmath.Vec3{v(-0.5, 0.09, 0)}, v(-0.5, 0.03, 0), 1e-6},
+		{"on the top face", []vecmath.Vec3{v(-0.5, 0.06, 0)}, v(-0.5, 0.03, 0), 1e-6},
+		{"inside near the bottom face", []vecmath.Vec3{v(-0.5, 0.005, 0.05)}, v(-0.5, 0.03, 0.05), 1e-6},
+		{"already in the middle", []vecmath.Vec3{v(-0.5, 0.028, 0)}, v(-0.5, 0.028, 0), 0},
+		{"deep in the large box", []vecmath.Vec3{v(0.6, 0.1, 0)}, v(0.6, 0.1, 0), 0},
+		{"middle taken by another joint", []vecmath.Vec3{v(-0.5, 0.09, 0), v(-0.5, 0.03, 0)}, v(-0.5, 0.09, 0), 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			joints := append([]character.Vec3(nil), tc.joints...)
+			joints := append([]vecmath.Vec3(nil), tc.joints...)
 			centerJoints(joints, wn)
 			if d := joints[0].Dist(tc.want); d > tc.tol+1e-12 {
 				t.Errorf("joint at %v, want %v", joints[0], tc.want)
@@ -97,14 +98,14 @@ func TestCenterJoints(t *testing.T) {
 // of the chain from the foot to the top is outside; a bone inside is left alone, the
 // joint budget is kept, and parents still come first.
 func TestSplitOutsideBones(t *testing.T) {
-	v := func(x, y, z float64) character.Vec3 { return character.Vec3{x, y, z} }
+	v := func(x, y, z float64) vecmath.Vec3 { return vecmath.Vec3{x, y, z} }
 	m := synth.Boxes(
-		[2]character.Vec3{v(-0.9, -0.9, -0.1), v(0.9, -0.7, 0.1)}, // foot
-		[2]character.Vec3{v(-0.9, -0.9, -0.1), v(-0.7, 0.9, 0.1)}, // upright
+		[2]vecmath.Vec3{v(-0.9, -0.9, -0.1), v(0.9, -0.7, 0.1)}, // foot
+		[2]vecmath.Vec3{v(-0.9, -0.9, -0.1), v(-0.7, 0.9, 0.1)}, // upright
 	)
 	bvh := geom.NewBVH(&m)
 	wn := geom.NewWindingNumberBVH(bvh)
-	outside := func(a, b character.Vec3) int {
+	outside := func(a, b vecmath.Vec3) int {
 		n := 0
 		for k := 1; k <= splitSamples; k++ {
 			if !wn.Inside(a.Lerp(b, float64(k)/float64(splitSamples+1))) {
@@ -115,12 +116,12 @@ func TestSplitOutsideBones(t *testing.T) {
 	}
 	// Joint 0 at the foot's tip, 1 near it (inside, a short bone), 2 at the top of
 	// the upright, hanging off joint 0 across the corner.
-	joints := []character.Vec3{v(0.8, -0.8, 0), v(0.6, -0.8, 0), v(-0.8, 0.8, 0)}
+	joints := []vecmath.Vec3{v(0.8, -0.8, 0), v(0.6, -0.8, 0), v(-0.8, 0.8, 0)}
 	parents := []int{-1, 0, 0}
 	if outside(joints[0], joints[2]) < 4 {
 		t.Fatal("test mesh: the bone 0→2 should cut outside")
 	}
-	share := func(js []character.Vec3, ps []int) float64 {
+	share := func(js []vecmath.Vec3, ps []int) float64 {
 		out, all := 0, 0
 		for j, p := range ps {
 			if p >= 0 {
@@ -141,7 +142,7 @@ func TestSplitOutsideBones(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			gotJ, gotP := splitOutsideBones(append([]character.Vec3(nil), joints...), append([]int(nil), parents...), wn, tc.maxJoints)
+			gotJ, gotP := splitOutsideBones(append([]vecmath.Vec3(nil), joints...), append([]int(nil), parents...), wn, tc.maxJoints)
 			if len(gotJ) != tc.want {
 				t.Fatalf("%d joints, want %d: %v %v", len(gotJ), tc.want, gotJ, gotP)
 			}
@@ -165,12 +166,12 @@ func TestSplitOutsideBones(t *testing.T) {
 }
 
 func TestReorderParentsFirst(t *testing.T) {
-	v := func(x float64) character.Vec3 { return character.Vec3{x, 0, 0} }
+	v := func(x float64) vecmath.Vec3 { return vecmath.Vec3{x, 0, 0} }
 	// Joint 0's child is 3; 3's child is 1; 2 is a second root with child 4.
-	joints := []character.Vec3{v(0), v(1), v(2), v(3), v(4)}
+	joints := []vecmath.Vec3{v(0), v(1), v(2), v(3), v(4)}
 	parents := []int{-1, 3, -1, 0, 2}
 	gotJ, gotP := reorderParentsFirst(joints, parents)
-	wantJ := []character.Vec3{v(0), v(3), v(1), v(2), v(4)}
+	wantJ := []vecmath.Vec3{v(0), v(3), v(1), v(2), v(4)}
 	wantP := []int{-1, 0, 1, -1, 3}
 	for j := range wantJ {
 		if gotJ[j] != wantJ[j] || gotP[j] != wantP[j] {
@@ -230,7 +231,7 @@ func capeMesh(r, h float64, nu, nv int) character.Mesh {
 		rr := r * (1 + 0.3*float64(i)/float64(nv))
 		for k := 0; k <= nu; k++ {
 			a := math.Pi/4 + math.Pi/2*float64(k)/float64(nu)
-			m.Positions = append(m.Positions, character.Vec3{rr * math.Cos(a), y, rr * math.Sin(a)})
+			m.Positions = append(m.Positions, vecmath.Vec3{rr * math.Cos(a), y, rr * math.Sin(a)})
 		}
 	}
 	at := func(i, k int) int { return i*(nu+1) + k }
@@ -266,7 +267,7 @@ func TestClassicalSkeletonOnOpenSheet(t *testing.T) {
 				nm.Positions = append(nm.Positions, norm.Point(p))
 			}
 			bvh := geom.NewBVH(&nm)
-			off := func(p character.Vec3) float64 {
+			off := func(p vecmath.Vec3) float64 {
 				hit, _ := bvh.Closest(norm.Point(p))
 				return hit.Dist
 			}
@@ -303,7 +304,7 @@ func flatSheet(s float64, n int) character.Mesh {
 	var m character.Mesh
 	for i := 0; i <= n; i++ {
 		for k := 0; k <= n; k++ {
-			m.Positions = append(m.Positions, character.Vec3{s * (float64(k)/float64(n) - 0.5), 0, s * (float64(i)/float64(n) - 0.5)})
+			m.Positions = append(m.Positions, vecmath.Vec3{s * (float64(k)/float64(n) - 0.5), 0, s * (float64(i)/float64(n) - 0.5)})
 		}
 	}
 	for i := 0; i < n; i++ {

@@ -11,6 +11,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/synth"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Anatomical skeletons (`rig eval --task anatomy`): the held-out humanoids (files
@@ -96,7 +97,7 @@ func fitHumanoidFile(f File) (anatomy.HumanoidFit, error) {
 	}
 	z := c.Clone()
 	for i, p := range z.Mesh.Positions {
-		z.Mesh.Positions[i] = character.Vec3{p[0], -p[2], p[1]}
+		z.Mesh.Positions[i] = vecmath.Vec3{p[0], -p[2], p[1]}
 	}
 	if _, zr, err := fitAnatomy(z, anatomy.Options{}); err == nil {
 		fit.UpTurned = zr.Up

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/metrics"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // External skins: `rig eval --task skin --external NAME=DIR` scores weights another
@@ -102,7 +103,7 @@ func loadExternalSkin(path string) (*character.Character, float64, error) {
 		return bad("seconds %v", f.Seconds)
 	}
 	c := &character.Character{
-		Mesh:     character.Mesh{Positions: make([]character.Vec3, len(f.Vertices))},
+		Mesh:     character.Mesh{Positions: make([]vecmath.Vec3, len(f.Vertices))},
 		Skeleton: &character.Skeleton{Names: f.Joints},
 		Skin:     &character.Skin{Weights: make([][]character.Influence, len(f.Weights))},
 	}

@@ -7,25 +7,26 @@ import (
 	"sync"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // BVH is a bounding volume hierarchy over a mesh's triangles. Each node also keeps the
 // first-order (dipole) moments the fast winding number needs. It is immutable after
 // NewBVH and safe for concurrent use.
 type BVH struct {
-	corners [][3]character.Vec3 // each triangle's corners, in tree order: every subtree is a contiguous run
-	ids     []int32             // ids[i] is the original index of corners[i]
+	corners [][3]vecmath.Vec3 // each triangle's corners, in tree order: every subtree is a contiguous run
+	ids     []int32           // ids[i] is the original index of corners[i]
 	nodes   []bvhNode
 }
 
 type bvhNode struct {
-	lo, hi      character.Vec3
+	lo, hi      vecmath.Vec3
 	first, span int32 // the subtree's triangles: corners[first : first+span]
 	count       int32 // span for a leaf, 0 for an inner node
 	left        int32 // inner node: children are left and left+1
-	centroid    character.Vec3
-	areaNormal  character.Vec3 // Σ area·unit normal of the subtree's triangles
-	radius2     float64        // squared radius about centroid enclosing all its vertices
+	centroid    vecmath.Vec3
+	areaNormal  vecmath.Vec3 // Σ area·unit normal of the subtree's triangles
+	radius2     float64      // squared radius about centroid enclosing all its vertices
 }
 
 const bvhLeafSize = 8
@@ -64,7 +65,7 @@ func NewBVH(m *character.Mesh) *BVH {
 		return b
 	}
 	n := len(items)
-	b.corners = make([][3]character.Vec3, n)
+	b.corners = make([][3]vecmath.Vec3, n)
 	b.ids = make([]int32, n)
 	bd := &builder{b: b, m: m}
 	bd.items, bd.codes = sc.sortMorton()
@@ -87,7 +88,7 @@ type buildScratch struct {
 	codes          []uint32
 	nodes          []bvhNode
 	area           []float64
-	weighted, flat []character.Vec3
+	weighted, flat []vecmath.Vec3
 }
 
 var buildPool = sync.Pool{New: func() any { return new(buildScratch) }}
@@ -104,7 +105,7 @@ func grow[T any](s []T, n int) []T {
 func (b *BVH) NumTriangles() int { return len(b.corners) }
 
 // Bounds returns the bounding box of every triangle in the hierarchy.
-func (b *BVH) Bounds() (lo, hi character.Vec3) {
+func (b *BVH) Bounds() (lo, hi vecmath.Vec3) {
 	if len(b.nodes) == 0 {
 		return
 	}
@@ -113,7 +114,7 @@ func (b *BVH) Bounds() (lo, hi character.Vec3) {
 
 // buildItem is one triangle during the build: its centroid and original index.
 type buildItem struct {
-	c   character.Vec3
+	c   vecmath.Vec3
 	tri int32
 }
 
@@ -127,7 +128,7 @@ type builder struct {
 	// Per node, for combining children: total area and Σ area·centroid, Σ centroid
 	// (sized for every node up front).
 	area           []float64
-	weighted, flat []character.Vec3
+	weighted, flat []vecmath.Vec3
 }
 
 // node fills node ni over the triangles items[first:end], recursing for inner nodes.
@@ -140,13 +141,13 @@ func (bd *builder) node(ni, first, end int) {
 	bd.nodes[ni].first, bd.nodes[ni].span = int32(first), int32(end-first)
 	if end-first <= bvhLeafSize {
 		inf := math.Inf(1)
-		lo, hi := character.Vec3{inf, inf, inf}, character.Vec3{-inf, -inf, -inf}
-		var areaNormal, weighted, flat character.Vec3
+		lo, hi := vecmath.Vec3{inf, inf, inf}, vecmath.Vec3{-inf, -inf, -inf}
+		var areaNormal, weighted, flat vecmath.Vec3
 		area := 0.0
 		for i, it := range run {
 			t := bd.m.Triangles[it.tri]
 			p, q, r := bd.m.Positions[t[0]], bd.m.Positions[t[1]], bd.m.Positions[t[2]]
-			b.corners[first+i] = [3]character.Vec3{p, q, r}
+			b.corners[first+i] = [3]vecmath.Vec3{p, q, r}
 			b.ids[first+i] = it.tri
 			an := q.Sub(p).Cross(r.Sub(p)).Scale(0.5)
 			a := an.Len()
@@ -208,7 +209,7 @@ func (bd *builder) node(ni, first, end int) {
 }
 
 // boxDist2 returns the squared distance from p to the box [lo,hi] (0 inside).
-func boxDist2(lo, hi, p character.Vec3) float64 {
+func boxDist2(lo, hi, p vecmath.Vec3) float64 {
 	d := 0.0
 	for k := 0; k < 3; k++ {
 		if p[k] < lo[k] {
@@ -222,26 +223,26 @@ func boxDist2(lo, hi, p character.Vec3) float64 {
 
 // ClosestHit is the answer to a closest-point query.
 type ClosestHit struct {
-	Point    character.Vec3 // closest point on the surface
-	Dist     float64        // distance from the query point to Point
-	Triangle int            // index into the mesh's Triangles
+	Point    vecmath.Vec3 // closest point on the surface
+	Dist     float64      // distance from the query point to Point
+	Triangle int          // index into the mesh's Triangles
 }
 
 // Closest returns the point of the mesh surface nearest to p. ok is false for a mesh
 // without valid triangles.
-func (b *BVH) Closest(p character.Vec3) (hit ClosestHit, ok bool) {
+func (b *BVH) Closest(p vecmath.Vec3) (hit ClosestHit, ok bool) {
 	return b.ClosestWithin(p, math.Inf(1))
 }
 
 // ClosestWithin is Closest limited to surface points closer than maxDist; ok is false
 // when there is none.
-func (b *BVH) ClosestWithin(p character.Vec3, maxDist float64) (hit ClosestHit, ok bool) {
+func (b *BVH) ClosestWithin(p vecmath.Vec3, maxDist float64) (hit ClosestHit, ok bool) {
 	if len(b.nodes) == 0 {
 		return hit, false
 	}
 	best2 := maxDist * maxDist
 	bestTri := -1
-	var bestPt character.Vec3
+	var bestPt vecmath.Vec3
 	var stack [64]int32
 	sp := 0
 	stack[sp] = 0
@@ -281,11 +282,11 @@ func (b *BVH) ClosestWithin(p character.Vec3, maxDist float64) (hit ClosestHit, 
 // ClosestOnTriangle returns the point of triangle abc nearest to p (Voronoi-region
 // walk, Ericson, Real-Time Collision Detection, 5.1.5). A degenerate (zero-area)
 // triangle falls back to the nearest point on its edges.
-func ClosestOnTriangle(p, a, b, c character.Vec3) character.Vec3 {
+func ClosestOnTriangle(p, a, b, c vecmath.Vec3) vecmath.Vec3 {
 	ab, ac, ap := b.Sub(a), c.Sub(a), p.Sub(a)
 	if n := ab.Cross(ac); n.Dot(n) <= 1e-30 {
-		best := character.ClosestOnSegment(p, a, b)
-		for _, q := range []character.Vec3{character.ClosestOnSegment(p, b, c), character.ClosestOnSegment(p, c, a)} {
+		best := vecmath.ClosestOnSegment(p, a, b)
+		for _, q := range []vecmath.Vec3{vecmath.ClosestOnSegment(p, b, c), vecmath.ClosestOnSegment(p, c, a)} {
 			if p.Dist(q) < p.Dist(best) {
 				best = q
 			}
@@ -325,7 +326,7 @@ func ClosestOnTriangle(p, a, b, c character.Vec3) character.Vec3 {
 	if denom == 0 || math.IsNaN(denom) {
 		// Degenerate triangle: nearest of its corners.
 		best := a
-		for _, q := range [2]character.Vec3{b, c} {
+		for _, q := range [2]vecmath.Vec3{b, c} {
 			if q.Sub(p).Len() < best.Sub(p).Len() {
 				best = q
 			}
@@ -342,7 +343,7 @@ func ClosestOnTriangle(p, a, b, c character.Vec3) character.Vec3 {
 func (sc *buildScratch) sortMorton() ([]buildItem, []uint32) {
 	items := sc.items
 	inf := math.Inf(1)
-	lo, hi := character.Vec3{inf, inf, inf}, character.Vec3{-inf, -inf, -inf}
+	lo, hi := vecmath.Vec3{inf, inf, inf}, vecmath.Vec3{-inf, -inf, -inf}
 	for i := range items {
 		for k := 0; k < 3; k++ {
 			lo[k] = math.Min(lo[k], items[i].c[k])

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // EdgeGraph is a mesh's vertex adjacency: vertices joined by a triangle edge. It is
@@ -147,7 +148,7 @@ func (g *EdgeGraph) Components(keep []bool) (labels []int, n int) {
 // WeldVertices maps every vertex to a representative: the lowest-index vertex whose
 // position quantizes to the same cell of size tol. Non-finite positions map to
 // themselves.
-func WeldVertices(positions []character.Vec3, tol float64) []int {
+func WeldVertices(positions []vecmath.Vec3, tol float64) []int {
 	rep := make([]int, len(positions))
 	seen := make(map[[3]int64]int, len(positions))
 	for v, p := range positions {

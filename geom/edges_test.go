@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // referenceEdges is the plain definition of NewEdgeGraph's edges without welding:
@@ -44,10 +45,10 @@ func referenceEdges(m *character.Mesh) (edges [][2]int, open int) {
 // and open sides, and fans larger than a bucket's insertion sort.
 func TestEdgeGraphMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	meshes := []*character.Mesh{uvSphere(character.Vec3{}, 1, 16, 20), {Positions: make([]character.Vec3, 3)}}
+	meshes := []*character.Mesh{uvSphere(vecmath.Vec3{}, 1, 16, 20), {Positions: make([]vecmath.Vec3, 3)}}
 	for k := 0; k < 200; k++ {
 		nv := 1 + rng.Intn(60)
-		m := &character.Mesh{Positions: make([]character.Vec3, nv)}
+		m := &character.Mesh{Positions: make([]vecmath.Vec3, nv)}
 		for i := rng.Intn(200); i > 0; i-- {
 			m.Triangles = append(m.Triangles, [3]int{rng.Intn(nv+2) - 1, rng.Intn(nv), rng.Intn(nv)})
 		}
@@ -81,7 +82,7 @@ func TestEdgeGraphMatchesReference(t *testing.T) {
 // BenchmarkNewEdgeGraph builds the edge graph of a ≈160k-triangle sphere, about the
 // largest mesh scoring prepares in practice.
 func BenchmarkNewEdgeGraph(b *testing.B) {
-	m := uvSphere(character.Vec3{}, 1, 256, 320)
+	m := uvSphere(vecmath.Vec3{}, 1, 256, 320)
 	b.ReportMetric(float64(len(m.Triangles)), "triangles")
 	for i := 0; i < b.N; i++ {
 		NewEdgeGraph(m, 0)

@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 func TestClosestMatchesBruteForce(t *testing.T) {
-	m := merge(uvSphere(character.Vec3{}, 1, 12, 24), uvSphere(character.Vec3{1.5, 0, 0}, 0.4, 8, 16))
+	m := merge(uvSphere(vecmath.Vec3{}, 1, 12, 24), uvSphere(vecmath.Vec3{1.5, 0, 0}, 0.4, 8, 16))
 	b := NewBVH(m)
 	rng := rand.New(rand.NewSource(2))
 	for i := 0; i < 500; i++ {
-		p := character.Vec3{rng.Float64()*5 - 2.5, rng.Float64()*5 - 2.5, rng.Float64()*5 - 2.5}
+		p := vecmath.Vec3{rng.Float64()*5 - 2.5, rng.Float64()*5 - 2.5, rng.Float64()*5 - 2.5}
 		hit, ok := b.Closest(p)
 		if !ok {
 			t.Fatal("no hit on a non-empty mesh")
@@ -30,25 +31,25 @@ func TestClosestMatchesBruteForce(t *testing.T) {
 			t.Fatalf("hit point %v is not at distance %.6f", hit.Point, hit.Dist)
 		}
 	}
-	if _, ok := NewBVH(&character.Mesh{}).Closest(character.Vec3{}); ok {
+	if _, ok := NewBVH(&character.Mesh{}).Closest(vecmath.Vec3{}); ok {
 		t.Error("empty mesh answered a closest point")
 	}
 }
 
 func TestRay(t *testing.T) {
-	s := uvSphere(character.Vec3{}, 1, 32, 64)
+	s := uvSphere(vecmath.Vec3{}, 1, 32, 64)
 	b := NewBVH(s)
 	tests := []struct {
 		name      string
-		o, d      character.Vec3
+		o, d      vecmath.Vec3
 		wantT     float64
 		wantFront bool
 		wantOK    bool
 	}{
-		{"from center", character.Vec3{}, character.Vec3{1, 0, 0}, 1, false, true},
-		{"from outside", character.Vec3{-3, 0.1, 0}, character.Vec3{1, 0, 0}, 3 - math.Sqrt(1-0.01), true, true},
-		{"miss", character.Vec3{-3, 2, 0}, character.Vec3{1, 0, 0}, 0, false, false},
-		{"axis aligned zero components", character.Vec3{0, 0, -5}, character.Vec3{0, 0, 1}, 4, true, true},
+		{"from center", vecmath.Vec3{}, vecmath.Vec3{1, 0, 0}, 1, false, true},
+		{"from outside", vecmath.Vec3{-3, 0.1, 0}, vecmath.Vec3{1, 0, 0}, 3 - math.Sqrt(1-0.01), true, true},
+		{"miss", vecmath.Vec3{-3, 2, 0}, vecmath.Vec3{1, 0, 0}, 0, false, false},
+		{"axis aligned zero components", vecmath.Vec3{0, 0, -5}, vecmath.Vec3{0, 0, 1}, 4, true, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,7 +68,7 @@ func TestRay(t *testing.T) {
 }
 
 func TestSampling(t *testing.T) {
-	s := uvSphere(character.Vec3{}, 1, 24, 48)
+	s := uvSphere(vecmath.Vec3{}, 1, 24, 48)
 	rng := rand.New(rand.NewSource(3))
 	surf := SampleSurface(s, 1000, rng)
 	if len(surf) != 1000 {
@@ -111,7 +112,7 @@ func TestEdgeGraph(t *testing.T) {
 	// Two triangles sharing an edge, plus a split copy of vertex 1 (a UV seam) used
 	// by a third triangle.
 	m := &character.Mesh{
-		Positions: []character.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, 0, 0}, {2, 0, 0}, {2, 1, 0}},
+		Positions: []vecmath.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, 0, 0}, {2, 0, 0}, {2, 1, 0}},
 		Triangles: [][3]int{{0, 1, 2}, {1, 3, 2}, {4, 5, 6}},
 	}
 	tests := []struct {
@@ -141,8 +142,8 @@ func TestEdgeGraph(t *testing.T) {
 // RayCapped must equal Ray clamped at the cap, hit or miss, for rays that start on a
 // surface and cross parts wider and narrower than the cap.
 func TestRayCapped(t *testing.T) {
-	m := uvSphere(character.Vec3{}, 1, 24, 48)
-	m2 := uvSphere(character.Vec3{2.5, 0, 0}, 0.3, 12, 24)
+	m := uvSphere(vecmath.Vec3{}, 1, 24, 48)
+	m2 := uvSphere(vecmath.Vec3{2.5, 0, 0}, 0.3, 12, 24)
 	base := len(m.Positions)
 	for _, tr := range m2.Triangles {
 		m.Triangles = append(m.Triangles, [3]int{tr[0] + base, tr[1] + base, tr[2] + base})
@@ -162,8 +163,8 @@ func TestRayCapped(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for i := 0; i < 300; i++ {
-				o := character.Vec3{rng.Float64()*6 - 2, rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5}
-				d := character.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+				o := vecmath.Vec3{rng.Float64()*6 - 2, rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5}
+				d := vecmath.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 				hit, ok := b.Ray(o, d, tc.tMin, tc.tMax)
 				got, gotOK := b.RayCapped(o, d, tc.tMin, tc.limit, tc.tMax)
 				if ok != gotOK || (ok && got != math.Min(hit.T, tc.limit)) {

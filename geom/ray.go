@@ -3,7 +3,7 @@ package geom
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // RayHit is the answer to a ray query.
@@ -16,7 +16,7 @@ type RayHit struct {
 
 // Ray returns the nearest triangle hit by the ray origin + t·dir with tMin < t < tMax.
 // dir need not be unit length; T is then in units of |dir|. ok is false on a miss.
-func (b *BVH) Ray(origin, dir character.Vec3, tMin, tMax float64) (hit RayHit, ok bool) {
+func (b *BVH) Ray(origin, dir vecmath.Vec3, tMin, tMax float64) (hit RayHit, ok bool) {
 	t, tri, front := b.nearest(origin, dir, tMin, math.Inf(1), tMax)
 	if tri < 0 {
 		return hit, false
@@ -28,11 +28,11 @@ func (b *BVH) Ray(origin, dir character.Vec3, tMin, tMax float64) (hit RayHit, o
 // returns min(t, limit), the hit triangle (-1 on a miss) and its facing. Once a hit
 // at limit or beyond is found, only nearer hits are looked for (limit = +Inf: the
 // exact nearest hit).
-func (b *BVH) nearest(origin, dir character.Vec3, tMin, limit, tMax float64) (best float64, bestTri int, front bool) {
+func (b *BVH) nearest(origin, dir vecmath.Vec3, tMin, limit, tMax float64) (best float64, bestTri int, front bool) {
 	if len(b.nodes) == 0 {
 		return 0, -1, false
 	}
-	var inv character.Vec3
+	var inv vecmath.Vec3
 	for k := 0; k < 3; k++ {
 		inv[k] = 1 / dir[k] // ±Inf for a zero component is what the slab test wants
 	}
@@ -87,7 +87,7 @@ func (b *BVH) nearest(origin, dir character.Vec3, tMin, limit, tMax float64) (be
 
 // slab reports whether the ray meets the box within (tMin, tMax) and where it enters
 // that stretch.
-func slab(lo, hi, o, inv character.Vec3, tMin, tMax float64) (enter float64, ok bool) {
+func slab(lo, hi, o, inv vecmath.Vec3, tMin, tMax float64) (enter float64, ok bool) {
 	for k := 0; k < 3; k++ {
 		t1 := (lo[k] - o[k]) * inv[k]
 		t2 := (hi[k] - o[k]) * inv[k]
@@ -114,7 +114,7 @@ func slab(lo, hi, o, inv character.Vec3, tMin, tMax float64) (enter float64, ok 
 }
 
 // rayTriangle intersects a ray with triangle abc (Möller–Trumbore), both faces.
-func rayTriangle(o, d, a, b, c character.Vec3) (t float64, front, ok bool) {
+func rayTriangle(o, d, a, b, c vecmath.Vec3) (t float64, front, ok bool) {
 	e1, e2 := b.Sub(a), c.Sub(a)
 	p := d.Cross(e2)
 	det := e1.Dot(p)
@@ -139,7 +139,7 @@ func rayTriangle(o, d, a, b, c character.Vec3) (t float64, front, ok bool) {
 // with tMin < t < tMax, and whether there is any hit there: the same as Ray clamped
 // at limit, but once a hit at limit or beyond is found the search only looks nearer
 // than limit, so rays that cross wide parts stop early.
-func (b *BVH) RayCapped(origin, dir character.Vec3, tMin, limit, tMax float64) (t float64, ok bool) {
+func (b *BVH) RayCapped(origin, dir vecmath.Vec3, tMin, limit, tMax float64) (t float64, ok bool) {
 	t, tri, _ := b.nearest(origin, dir, tMin, limit, tMax)
 	return t, tri >= 0
 }

@@ -6,13 +6,14 @@ import (
 	"sort"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // SurfaceSample is a point drawn on a mesh surface.
 type SurfaceSample struct {
-	Point    character.Vec3
-	Normal   character.Vec3 // the triangle's unit face normal (counter-clockwise front)
-	Triangle int            // index into the mesh's Triangles
+	Point    vecmath.Vec3
+	Normal   vecmath.Vec3 // the triangle's unit face normal (counter-clockwise front)
+	Triangle int          // index into the mesh's Triangles
 	// Bary holds the barycentric weights of Point on the triangle's three corners.
 	Bary [3]float64
 }
@@ -63,7 +64,7 @@ func SampleSurface(m *character.Mesh, n int, rng *rand.Rand) []SurfaceSample {
 // SampleVolume draws up to n points uniformly inside the mesh (winding number > 0.5)
 // by rejection from its bounding box, seeded by rng. It stops after maxTries box
 // draws (0 means 50·n), so a thin or open mesh may yield fewer than n points.
-func SampleVolume(w *WindingNumber, n, maxTries int, rng *rand.Rand) []character.Vec3 {
+func SampleVolume(w *WindingNumber, n, maxTries int, rng *rand.Rand) []vecmath.Vec3 {
 	if maxTries <= 0 {
 		maxTries = 50 * n
 	}
@@ -71,9 +72,9 @@ func SampleVolume(w *WindingNumber, n, maxTries int, rng *rand.Rand) []character
 	if w.bvh.NumTriangles() == 0 {
 		return nil
 	}
-	out := make([]character.Vec3, 0, n)
+	out := make([]vecmath.Vec3, 0, n)
 	for try := 0; try < maxTries && len(out) < n; try++ {
-		p := character.Vec3{
+		p := vecmath.Vec3{
 			lo[0] + rng.Float64()*(hi[0]-lo[0]),
 			lo[1] + rng.Float64()*(hi[1]-lo[1]),
 			lo[2] + rng.Float64()*(hi[2]-lo[2]),

@@ -4,21 +4,22 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // uvSphere returns a closed, outward-oriented UV sphere.
-func uvSphere(center character.Vec3, r float64, rings, segs int) *character.Mesh {
+func uvSphere(center vecmath.Vec3, r float64, rings, segs int) *character.Mesh {
 	m := &character.Mesh{}
-	m.Positions = append(m.Positions, center.Add(character.Vec3{0, r, 0}))
+	m.Positions = append(m.Positions, center.Add(vecmath.Vec3{0, r, 0}))
 	for i := 1; i < rings; i++ {
 		th := math.Pi * float64(i) / float64(rings)
 		for j := 0; j < segs; j++ {
 			ph := 2 * math.Pi * float64(j) / float64(segs)
-			m.Positions = append(m.Positions, center.Add(character.Vec3{
+			m.Positions = append(m.Positions, center.Add(vecmath.Vec3{
 				r * math.Sin(th) * math.Cos(ph), r * math.Cos(th), r * math.Sin(th) * math.Sin(ph)}))
 		}
 	}
-	m.Positions = append(m.Positions, center.Add(character.Vec3{0, -r, 0}))
+	m.Positions = append(m.Positions, center.Add(vecmath.Vec3{0, -r, 0}))
 	south := len(m.Positions) - 1
 	idx := func(i, j int) int { return 1 + (i-1)*segs + (j % segs) }
 	for j := 0; j < segs; j++ {

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // VoxelGrid is an occupancy grid of cubic cells: N[0]×N[1]×N[2] cells of edge Size,
@@ -26,12 +27,12 @@ type VoxelGrid struct {
 	// it is built from (NewVoxelGrid at the cube's corner, VoxelizeBox at the box's
 	// corner, a cell centre), and centres and lookups are computed from that anchor,
 	// so a cell's centre is the same float64 whichever way it was derived.
-	anchor character.Vec3
+	anchor vecmath.Vec3
 	corner bool
 }
 
 // newGrid returns an empty grid.
-func newGrid(n [3]int, size float64, anchor character.Vec3, corner bool) *VoxelGrid {
+func newGrid(n [3]int, size float64, anchor vecmath.Vec3, corner bool) *VoxelGrid {
 	cells := n[0] * n[1] * n[2]
 	return &VoxelGrid{N: n, Size: size, Occ: make([]bool, cells), Inner: make([]bool, cells), anchor: anchor, corner: corner}
 }
@@ -39,7 +40,7 @@ func newGrid(n [3]int, size float64, anchor character.Vec3, corner bool) *VoxelG
 // NewVoxelGrid voxelizes a mesh in the normalized cube [-1,1]³ (slightly padded) at
 // res cells per axis, testing every cell's centre by winding number.
 func NewVoxelGrid(m *character.Mesh, res int) *VoxelGrid {
-	g := newGrid([3]int{res, res, res}, 2.1/float64(res), character.Vec3{-1.05, -1.05, -1.05}, true)
+	g := newGrid([3]int{res, res, res}, 2.1/float64(res), vecmath.Vec3{-1.05, -1.05, -1.05}, true)
 	wn := NewWindingNumber(m)
 	g.WN = wn
 	for i := range g.Occ {
@@ -77,13 +78,13 @@ func (g *VoxelGrid) Coords(i int) (x, y, z int) {
 }
 
 // Center is the centre of cell i.
-func (g *VoxelGrid) Center(i int) character.Vec3 {
+func (g *VoxelGrid) Center(i int) vecmath.Vec3 {
 	x, y, z := g.Coords(i)
 	if g.corner {
 		lo := g.anchor
-		return character.Vec3{lo[0] + (float64(x)+0.5)*g.Size, lo[1] + (float64(y)+0.5)*g.Size, lo[2] + (float64(z)+0.5)*g.Size}
+		return vecmath.Vec3{lo[0] + (float64(x)+0.5)*g.Size, lo[1] + (float64(y)+0.5)*g.Size, lo[2] + (float64(z)+0.5)*g.Size}
 	}
-	return g.anchor.Add(character.Vec3{float64(x) * g.Size, float64(y) * g.Size, float64(z) * g.Size})
+	return g.anchor.Add(vecmath.Vec3{float64(x) * g.Size, float64(y) * g.Size, float64(z) * g.Size})
 }
 
 // CentreCoord is x's coordinate along axis a in cells, counted so that cell c's
@@ -96,7 +97,7 @@ func (g *VoxelGrid) CentreCoord(x float64, a int) float64 {
 }
 
 // Index is the cell holding p; false outside the grid.
-func (g *VoxelGrid) Index(p character.Vec3) (int, bool) {
+func (g *VoxelGrid) Index(p vecmath.Vec3) (int, bool) {
 	var c [3]int
 	for a := 0; a < 3; a++ {
 		c[a] = g.axisCell(p[a], a)
@@ -109,7 +110,7 @@ func (g *VoxelGrid) Index(p character.Vec3) (int, bool) {
 
 // Nearest is the cell holding p, or for p outside the grid the nearest cell on its
 // border.
-func (g *VoxelGrid) Nearest(p character.Vec3) int {
+func (g *VoxelGrid) Nearest(p vecmath.Vec3) int {
 	return g.Cell(g.AxisCell(p[0], 0), g.AxisCell(p[1], 1), g.AxisCell(p[2], 2))
 }
 

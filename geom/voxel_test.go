@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // TestVoxelGridsAgree voxelizes one sphere both ways: each grid's cells are inside
@@ -12,7 +12,7 @@ import (
 // the lookups invert Center.
 func TestVoxelGridsAgree(t *testing.T) {
 	const r = 0.6
-	m := uvSphere(character.Vec3{0.1, -0.05, 0}, r, 24, 48)
+	m := uvSphere(vecmath.Vec3{0.1, -0.05, 0}, r, 24, 48)
 	lo, hi := m.Bounds()
 	box, queries := VoxelizeBox(m, lo, hi, 24, 1<<20, 2)
 	if queries <= 0 || queries >= len(box.Occ)/4 {
@@ -31,7 +31,7 @@ func TestVoxelGridsAgree(t *testing.T) {
 			inner := 0
 			for i := range g.Occ {
 				c := g.Center(i)
-				d := c.Sub(character.Vec3{0.1, -0.05, 0}).Len()
+				d := c.Sub(vecmath.Vec3{0.1, -0.05, 0}).Len()
 				// Well inside: a cell's centre over a cell diagonal in from the surface.
 				if d < r-math.Sqrt(3)*g.Size && !g.Inner[i] {
 					t.Fatalf("cell %d at distance %.3f is not inside", i, d)
@@ -56,10 +56,10 @@ func TestVoxelGridsAgree(t *testing.T) {
 			if inner == 0 {
 				t.Fatal("no inner cells")
 			}
-			if _, ok := g.Index(character.Vec3{5, 0, 0}); ok {
+			if _, ok := g.Index(vecmath.Vec3{5, 0, 0}); ok {
 				t.Error("a point far outside has an Index")
 			}
-			far := g.Nearest(character.Vec3{5, 0, 0})
+			far := g.Nearest(vecmath.Vec3{5, 0, 0})
 			if x, _, _ := g.Coords(far); x != g.N[0]-1 {
 				t.Errorf("Nearest of a far point is at x=%d, want the border %d", x, g.N[0]-1)
 			}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // boxPad is the number of empty cell layers VoxelizeBox keeps around the box; the
@@ -20,7 +21,7 @@ const boxPad = 2
 // which costs far fewer winding queries than testing every cell as NewVoxelGrid does.
 // It returns the grid and the number of winding queries it made, on up to workers
 // goroutines.
-func VoxelizeBox(m *character.Mesh, lo, hi character.Vec3, res, maxVoxels, workers int) (*VoxelGrid, int) {
+func VoxelizeBox(m *character.Mesh, lo, hi vecmath.Vec3, res, maxVoxels, workers int) (*VoxelGrid, int) {
 	f := &boxFill{g: newBoxGrid(lo, hi, res, maxVoxels)}
 	f.markSurface(m.Positions, m.Triangles)
 	f.g.WN = NewWindingNumber(m)
@@ -30,7 +31,7 @@ func VoxelizeBox(m *character.Mesh, lo, hi character.Vec3, res, maxVoxels, worke
 
 // newBoxGrid covers the box [lo,hi] with res cells along its longest axis plus boxPad
 // layers on every side, coarsened until the whole grid holds at most maxVoxels cells.
-func newBoxGrid(lo, hi character.Vec3, res, maxVoxels int) *VoxelGrid {
+func newBoxGrid(lo, hi vecmath.Vec3, res, maxVoxels int) *VoxelGrid {
 	ext := 0.0
 	for a := 0; a < 3; a++ {
 		ext = math.Max(ext, hi[a]-lo[a])
@@ -55,7 +56,7 @@ func newBoxGrid(lo, hi character.Vec3, res, maxVoxels int) *VoxelGrid {
 		h *= math.Cbrt(float64(total)/float64(maxVoxels)) * 1.01
 	}
 	// Cell boxPad's centre sits on lo.
-	return newGrid(n, h, lo.Sub(character.Vec3{h, h, h}.Scale(boxPad)), false)
+	return newGrid(n, h, lo.Sub(vecmath.Vec3{h, h, h}.Scale(boxPad)), false)
 }
 
 // boxFill is VoxelizeBox's working state.
@@ -77,7 +78,7 @@ func (f *boxFill) inMeshBox(i, j, k int) bool {
 
 // markSurface marks every cell whose centre lies within half a cell diagonal of a
 // triangle (a superset of the cells the triangle touches) and every vertex's cell.
-func (f *boxFill) markSurface(pos []character.Vec3, tris [][3]int) {
+func (f *boxFill) markSurface(pos []vecmath.Vec3, tris [][3]int) {
 	g := f.g
 	r := 0.5 * math.Sqrt(3) * g.Size
 	r2 := r * r
@@ -178,7 +179,7 @@ func (f *boxFill) components(steps [6]int) (comp, members []int32, starts []int)
 // whose samples disagree (the inside leaks out through a hole) is labelled per cell
 // from a strided set of samples, each cell taking the label of the sample it reaches
 // first without crossing the surface.
-func (f *boxFill) fillInterior(wind func(character.Vec3) float64, workers int) (evals int) {
+func (f *boxFill) fillInterior(wind func(vecmath.Vec3) float64, workers int) (evals int) {
 	g := f.g
 	steps := f.steps6()
 	comp, members, starts := f.components(steps)
@@ -189,7 +190,7 @@ func (f *boxFill) fillInterior(wind func(character.Vec3) float64, workers int) (
 		// the surface: when a hole joins inside and outside, the inside may be a small
 		// part of the component, but it lines the surface.
 		const probes, shellProbes = 9, 64
-		pts := make([]character.Vec3, 0, probes+shellProbes)
+		pts := make([]vecmath.Vec3, 0, probes+shellProbes)
 		for p := 0; p < probes && p < len(m); p++ {
 			pts = append(pts, g.Center(int(m[p*(len(m)-1)/max(probes-1, 1)])))
 		}
@@ -225,7 +226,7 @@ func (f *boxFill) fillInterior(wind func(character.Vec3) float64, workers int) (
 }
 
 // labelMixed labels one component whose inside and outside connect through a hole.
-func (f *boxFill) labelMixed(m []int32, comp []int32, id int32, wind func(character.Vec3) float64, workers int) int {
+func (f *boxFill) labelMixed(m []int32, comp []int32, id int32, wind func(vecmath.Vec3) float64, workers int) int {
 	g := f.g
 	// Samples: a coarse lattice inside the mesh's box, and a finer one among the cells
 	// lining the surface, where inside and outside meet.
@@ -244,7 +245,7 @@ func (f *boxFill) labelMixed(m []int32, comp []int32, id int32, wind func(charac
 	if len(samples) == 0 {
 		samples = m
 	}
-	pts := make([]character.Vec3, len(samples))
+	pts := make([]vecmath.Vec3, len(samples))
 	for i, c := range samples {
 		pts[i] = g.Center(int(c))
 	}
@@ -306,7 +307,7 @@ func (f *boxFill) inside6(i, j, k, d int) bool {
 }
 
 // evalParallel evaluates fn at every point on up to workers goroutines.
-func evalParallel(pts []character.Vec3, fn func(character.Vec3) float64, workers int) []float64 {
+func evalParallel(pts []vecmath.Vec3, fn func(vecmath.Vec3) float64, workers int) []float64 {
 	out := make([]float64, len(pts))
 	if workers <= 1 || len(pts) < 64 {
 		for i, p := range pts {

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // WindingNumber answers inside/outside queries for a triangle mesh by its generalized
@@ -40,7 +41,7 @@ func NewWindingNumberBVH(b *BVH) *WindingNumber {
 func (w *WindingNumber) BVH() *BVH { return w.bvh }
 
 // At returns the generalized winding number of the mesh at p: ≈1 inside, ≈0 outside.
-func (w *WindingNumber) At(p character.Vec3) float64 {
+func (w *WindingNumber) At(p vecmath.Vec3) float64 {
 	b := w.bvh
 	if len(b.nodes) == 0 {
 		return 0
@@ -82,10 +83,10 @@ func (w *WindingNumber) At(p character.Vec3) float64 {
 }
 
 // Inside reports whether p is inside the mesh: At(p) > 0.5.
-func (w *WindingNumber) Inside(p character.Vec3) bool { return w.At(p) > 0.5 }
+func (w *WindingNumber) Inside(p vecmath.Vec3) bool { return w.At(p) > 0.5 }
 
 // exactSubtree sums exact solid angles of every triangle under n.
-func (b *BVH) exactSubtree(n *bvhNode, p character.Vec3) float64 {
+func (b *BVH) exactSubtree(n *bvhNode, p vecmath.Vec3) float64 {
 	sum := 0.0
 	for i := n.first; i < n.first+n.span; i++ {
 		t := &b.corners[i]
@@ -97,7 +98,7 @@ func (b *BVH) exactSubtree(n *bvhNode, p character.Vec3) float64 {
 // solidAngle returns the signed solid angle of triangle (a,b,c) seen from p
 // (Van Oosterom & Strackee 1983); positive when p is behind the triangle's
 // counter-clockwise front face.
-func solidAngle(a, b, c, p character.Vec3) float64 {
+func solidAngle(a, b, c, p vecmath.Vec3) float64 {
 	a, b, c = a.Sub(p), b.Sub(p), c.Sub(p)
 	la, lb, lc := a.Len(), b.Len(), c.Len()
 	num := a.Dot(b.Cross(c))
@@ -111,7 +112,7 @@ func solidAngle(a, b, c, p character.Vec3) float64 {
 // BruteForceWindingNumber returns the exact generalized winding number of m at p by
 // summing every triangle's solid angle: O(triangles) per query. It is the reference
 // that the accelerated WindingNumber is tested against.
-func BruteForceWindingNumber(m *character.Mesh, p character.Vec3) float64 {
+func BruteForceWindingNumber(m *character.Mesh, p vecmath.Vec3) float64 {
 	nv := len(m.Positions)
 	sum := 0.0
 	for _, t := range m.Triangles {

@@ -8,21 +8,22 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 func TestWindingSphere(t *testing.T) {
-	s := uvSphere(character.Vec3{0.1, -0.2, 0.3}, 1, 24, 48)
+	s := uvSphere(vecmath.Vec3{0.1, -0.2, 0.3}, 1, 24, 48)
 	w := NewWindingNumber(s)
 	tests := []struct {
 		name string
-		p    character.Vec3
+		p    vecmath.Vec3
 		want float64
 	}{
-		{"center", character.Vec3{0.1, -0.2, 0.3}, 1},
-		{"inside off-center", character.Vec3{0.6, -0.2, 0.3}, 1},
-		{"just inside", character.Vec3{0.1, 0.7, 0.3}, 1},
-		{"just outside", character.Vec3{0.1, 0.83, 0.3}, 0},
-		{"far outside", character.Vec3{5, 5, 5}, 0},
+		{"center", vecmath.Vec3{0.1, -0.2, 0.3}, 1},
+		{"inside off-center", vecmath.Vec3{0.6, -0.2, 0.3}, 1},
+		{"just inside", vecmath.Vec3{0.1, 0.7, 0.3}, 1},
+		{"just outside", vecmath.Vec3{0.1, 0.83, 0.3}, 0},
+		{"far outside", vecmath.Vec3{5, 5, 5}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,8 +45,8 @@ func TestWindingSphere(t *testing.T) {
 // The fast winding number must agree with brute force on a mesh with holes and
 // overlapping, non-manifold parts, at random points in and around it.
 func TestWindingMatchesBruteForce(t *testing.T) {
-	a := uvSphere(character.Vec3{}, 1, 16, 32)
-	b := uvSphere(character.Vec3{0.9, 0.3, 0}, 0.6, 12, 24)
+	a := uvSphere(vecmath.Vec3{}, 1, 16, 32)
+	b := uvSphere(vecmath.Vec3{0.9, 0.3, 0}, 0.6, 12, 24)
 	m := merge(a, b)
 	// Punch holes: drop every 17th triangle.
 	var kept [][3]int
@@ -60,7 +61,7 @@ func TestWindingMatchesBruteForce(t *testing.T) {
 	maxErr, disagree := 0.0, 0
 	const n = 2000
 	for i := 0; i < n; i++ {
-		p := character.Vec3{rng.Float64()*4 - 2, rng.Float64()*4 - 2, rng.Float64()*4 - 2}
+		p := vecmath.Vec3{rng.Float64()*4 - 2, rng.Float64()*4 - 2, rng.Float64()*4 - 2}
 		ref := BruteForceWindingNumber(m, p)
 		got := w.At(p)
 		maxErr = math.Max(maxErr, math.Abs(ref-got))
@@ -82,14 +83,14 @@ func TestWindingEmptyAndDegenerate(t *testing.T) {
 		m    *character.Mesh
 	}{
 		{"empty", &character.Mesh{}},
-		{"bad indices", &character.Mesh{Positions: []character.Vec3{{0, 0, 0}}, Triangles: [][3]int{{0, 1, 2}, {-1, 0, 0}}}},
-		{"NaN vertex", &character.Mesh{Positions: []character.Vec3{{math.NaN(), 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}}},
-		{"zero area", &character.Mesh{Positions: []character.Vec3{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, Triangles: [][3]int{{0, 1, 2}}}},
+		{"bad indices", &character.Mesh{Positions: []vecmath.Vec3{{0, 0, 0}}, Triangles: [][3]int{{0, 1, 2}, {-1, 0, 0}}}},
+		{"NaN vertex", &character.Mesh{Positions: []vecmath.Vec3{{math.NaN(), 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}}},
+		{"zero area", &character.Mesh{Positions: []vecmath.Vec3{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, Triangles: [][3]int{{0, 1, 2}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w := NewWindingNumber(tc.m)
-			if got := w.At(character.Vec3{0.1, 0.1, 0.1}); got != 0 || math.IsNaN(got) {
+			if got := w.At(vecmath.Vec3{0.1, 0.1, 0.1}); got != 0 || math.IsNaN(got) {
 				t.Errorf("At = %v, want 0", got)
 			}
 		})
@@ -97,7 +98,7 @@ func TestWindingEmptyAndDegenerate(t *testing.T) {
 }
 
 func TestWindingConcurrent(t *testing.T) {
-	s := uvSphere(character.Vec3{}, 1, 16, 32)
+	s := uvSphere(vecmath.Vec3{}, 1, 16, 32)
 	w := NewWindingNumber(s)
 	var wg sync.WaitGroup
 	errs := make(chan string, 8)
@@ -107,7 +108,7 @@ func TestWindingConcurrent(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewSource(seed))
 			for i := 0; i < 200; i++ {
-				p := character.Vec3{rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5}
+				p := vecmath.Vec3{rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5, rng.Float64()*3 - 1.5}
 				r := p.Len()
 				if r > 0.9 && r < 1.1 {
 					continue
@@ -127,12 +128,12 @@ func TestWindingConcurrent(t *testing.T) {
 }
 
 func BenchmarkWindingNumber(b *testing.B) {
-	m := uvSphere(character.Vec3{}, 1, 64, 80) // ≈10k triangles
+	m := uvSphere(vecmath.Vec3{}, 1, 64, 80) // ≈10k triangles
 	w := NewWindingNumber(m)
 	rng := rand.New(rand.NewSource(1))
-	pts := make([]character.Vec3, 256)
+	pts := make([]vecmath.Vec3, 256)
 	for i := range pts {
-		pts[i] = character.Vec3{rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2}
+		pts[i] = vecmath.Vec3{rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2}
 	}
 	b.Run("bvh", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
@@ -149,12 +150,12 @@ func BenchmarkWindingNumber(b *testing.B) {
 // BenchmarkWindingSpeedup times the BVH winding number and brute force on the same
 // points in one run and reports the ratio (x-speedup) on a ≈10k-triangle mesh.
 func BenchmarkWindingSpeedup(b *testing.B) {
-	m := uvSphere(character.Vec3{}, 1, 64, 80)
+	m := uvSphere(vecmath.Vec3{}, 1, 64, 80)
 	w := NewWindingNumber(m)
 	rng := rand.New(rand.NewSource(1))
-	pts := make([]character.Vec3, 64)
+	pts := make([]vecmath.Vec3, 64)
 	for i := range pts {
-		pts[i] = character.Vec3{rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2}
+		pts[i] = vecmath.Vec3{rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2, rng.Float64()*2.4 - 1.2}
 	}
 	var fast, brute time.Duration
 	for i := 0; i < b.N; i++ {

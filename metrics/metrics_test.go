@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 type inf = character.Influence
@@ -14,13 +15,13 @@ type inf = character.Influence
 func tiny(weights [][]inf) *character.Character {
 	return &character.Character{
 		Mesh: character.Mesh{
-			Positions: []character.Vec3{{0, 0.1, 0}, {0.5, 0.1, 0}, {1, 0.1, 0}},
+			Positions: []vecmath.Vec3{{0, 0.1, 0}, {0.5, 0.1, 0}, {1, 0.1, 0}},
 			Triangles: [][3]int{{0, 1, 2}},
 		},
 		Skeleton: &character.Skeleton{
 			Names:     []string{"root", "child"},
 			Parents:   []int{-1, 0},
-			BindWorld: []character.Mat4{character.Identity4(), character.Translate4(character.Vec3{0.5, 0, 0})},
+			BindWorld: []vecmath.Mat4{vecmath.Identity4(), vecmath.Translate4(vecmath.Vec3{0.5, 0, 0})},
 		},
 		Skin: &character.Skin{Weights: weights},
 	}
@@ -109,10 +110,10 @@ func TestMatchSkin(t *testing.T) {
 	gt := tiny([][]inf{{{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}, {{Joint: 1, Weight: 1}}})
 	// The prediction lists vertices and joints in another order.
 	pred := &character.Character{
-		Mesh: character.Mesh{Positions: []character.Vec3{{1, 0.1, 0}, {0, 0.1, 0}, {0.5, 0.1 + 1e-6, 0}}},
+		Mesh: character.Mesh{Positions: []vecmath.Vec3{{1, 0.1, 0}, {0, 0.1, 0}, {0.5, 0.1 + 1e-6, 0}}},
 		Skeleton: &character.Skeleton{
 			Names: []string{"child", "root"}, Parents: []int{-1, -1},
-			BindWorld: []character.Mat4{character.Identity4(), character.Identity4()},
+			BindWorld: []vecmath.Mat4{vecmath.Identity4(), vecmath.Identity4()},
 		},
 		Skin: &character.Skin{Weights: [][]inf{{{Joint: 0, Weight: 1}}, {{Joint: 1, Weight: 1}}, {{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}}},
 	}
@@ -131,7 +132,7 @@ func TestMatchSkin(t *testing.T) {
 
 func TestSkeletonMetrics(t *testing.T) {
 	s := &character.Skeleton{Names: []string{"a", "b"}, Parents: []int{-1, 0},
-		BindWorld: []character.Mat4{character.Identity4(), character.Translate4(character.Vec3{1, 0, 0})}}
+		BindWorld: []vecmath.Mat4{vecmath.Identity4(), vecmath.Translate4(vecmath.Vec3{1, 0, 0})}}
 	norm := character.Normalization{Scale: 2}
 	if r := SkeletonMetrics(s, s, norm); r.CDJ2J != 0 || r.CDJ2B != 0 || r.CDB2B != 0 || r.GTJoints != 2 {
 		t.Errorf("identical: %+v", r)
@@ -139,7 +140,7 @@ func TestSkeletonMetrics(t *testing.T) {
 	// Shift the prediction by 0.1 along y: every distance is 0.1·2 = 0.2 normalized.
 	moved := s.Clone()
 	for j := range moved.BindWorld {
-		moved.BindWorld[j] = character.Translate4(moved.Position(j).Add(character.Vec3{0, 0.1, 0}))
+		moved.BindWorld[j] = vecmath.Translate4(moved.Position(j).Add(vecmath.Vec3{0, 0.1, 0}))
 	}
 	r := SkeletonMetrics(s, moved, norm)
 	for name, got := range map[string]float64{"J2J": r.CDJ2J, "J2B": r.CDJ2B, "B2B": r.CDB2B} {
@@ -151,7 +152,7 @@ func TestSkeletonMetrics(t *testing.T) {
 	ext := s.Clone()
 	ext.Names = append(ext.Names, "c")
 	ext.Parents = append(ext.Parents, 1)
-	ext.BindWorld = append(ext.BindWorld, character.Translate4(character.Vec3{3, 0, 0}))
+	ext.BindWorld = append(ext.BindWorld, vecmath.Translate4(vecmath.Vec3{3, 0, 0}))
 	r = SkeletonMetrics(s, ext, norm)
 	// gt→pred: 0, 0; pred→gt: 0, 0, 4 (from 6 to 2) → (0 + 4/3)/2.
 	if want := (4.0 / 3) / 2; math.Abs(r.CDJ2J-want) > 1e-9 || r.PredJoints != 3 {

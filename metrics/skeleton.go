@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // BoneSamples is the number of points sampled on each bone for CD-B2B.
@@ -43,7 +44,7 @@ func SkeletonMetrics(gt, pred *character.Skeleton, norm character.Normalization)
 	return r
 }
 
-func joints(s *character.Skeleton, norm character.Normalization) []character.Vec3 {
+func joints(s *character.Skeleton, norm character.Normalization) []vecmath.Vec3 {
 	p := s.Positions()
 	for i := range p {
 		p[i] = norm.Point(p[i])
@@ -52,16 +53,16 @@ func joints(s *character.Skeleton, norm character.Normalization) []character.Vec
 }
 
 // bones returns the parent→joint segments, or a point per joint when there are none.
-func bones(s *character.Skeleton, pos []character.Vec3) [][2]character.Vec3 {
-	var b [][2]character.Vec3
+func bones(s *character.Skeleton, pos []vecmath.Vec3) [][2]vecmath.Vec3 {
+	var b [][2]vecmath.Vec3
 	for j, p := range s.Parents {
 		if p >= 0 && p < len(pos) {
-			b = append(b, [2]character.Vec3{pos[p], pos[j]})
+			b = append(b, [2]vecmath.Vec3{pos[p], pos[j]})
 		}
 	}
 	if len(b) == 0 {
 		for _, q := range pos {
-			b = append(b, [2]character.Vec3{q, q})
+			b = append(b, [2]vecmath.Vec3{q, q})
 		}
 	}
 	return b
@@ -69,11 +70,11 @@ func bones(s *character.Skeleton, pos []character.Vec3) [][2]character.Vec3 {
 
 // Chamfer is the mean of the two directed mean nearest-neighbour distances between
 // two point sets (CD-J2J of two joint sets).
-func Chamfer(a, b []character.Vec3) float64 {
+func Chamfer(a, b []vecmath.Vec3) float64 {
 	return (directed(a, b) + directed(b, a)) / 2
 }
 
-func directed(a, b []character.Vec3) float64 {
+func directed(a, b []vecmath.Vec3) float64 {
 	s := 0.0
 	for _, p := range a {
 		best := math.Inf(1)
@@ -86,20 +87,20 @@ func directed(a, b []character.Vec3) float64 {
 	return s / float64(len(a))
 }
 
-func meanToSegments(pts []character.Vec3, segs [][2]character.Vec3) float64 {
+func meanToSegments(pts []vecmath.Vec3, segs [][2]vecmath.Vec3) float64 {
 	s := 0.0
 	for _, p := range pts {
 		best := math.Inf(1)
 		for _, g := range segs {
-			best = math.Min(best, character.SegmentDist(p, g[0], g[1]))
+			best = math.Min(best, vecmath.SegmentDist(p, g[0], g[1]))
 		}
 		s += best
 	}
 	return s / float64(len(pts))
 }
 
-func sampleBones(segs [][2]character.Vec3) []character.Vec3 {
-	out := make([]character.Vec3, 0, len(segs)*BoneSamples)
+func sampleBones(segs [][2]vecmath.Vec3) []vecmath.Vec3 {
+	out := make([]vecmath.Vec3, 0, len(segs)*BoneSamples)
 	for _, g := range segs {
 		for i := 0; i < BoneSamples; i++ {
 			out = append(out, g[0].Lerp(g[1], float64(i)/float64(BoneSamples-1)))

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Conventions of shared/METRICS.md.
@@ -269,12 +270,12 @@ func matchJoints(gt, pred []string) []int {
 // pointIndex finds points by position on a hash grid of cell size tol.
 type pointIndex struct {
 	tol   float64
-	pts   []character.Vec3
+	pts   []vecmath.Vec3
 	cells map[[3]int64][]int
 }
 
-func newPointIndex(world []character.Vec3, norm character.Normalization, tol float64) *pointIndex {
-	ix := &pointIndex{tol: tol, pts: make([]character.Vec3, len(world)), cells: make(map[[3]int64][]int, len(world))}
+func newPointIndex(world []vecmath.Vec3, norm character.Normalization, tol float64) *pointIndex {
+	ix := &pointIndex{tol: tol, pts: make([]vecmath.Vec3, len(world)), cells: make(map[[3]int64][]int, len(world))}
 	for i, p := range world {
 		q := norm.Point(p)
 		ix.pts[i] = q
@@ -284,12 +285,12 @@ func newPointIndex(world []character.Vec3, norm character.Normalization, tol flo
 	return ix
 }
 
-func (ix *pointIndex) key(p character.Vec3) [3]int64 {
+func (ix *pointIndex) key(p vecmath.Vec3) [3]int64 {
 	return [3]int64{int64(math.Floor(p[0] / ix.tol)), int64(math.Floor(p[1] / ix.tol)), int64(math.Floor(p[2] / ix.tol))}
 }
 
 // nearest returns the closest point within tol of p, or -1.
-func (ix *pointIndex) nearest(p character.Vec3) int {
+func (ix *pointIndex) nearest(p vecmath.Vec3) int {
 	k := ix.key(p)
 	best, bi := ix.tol, -1
 	for dz := int64(-1); dz <= 1; dz++ {

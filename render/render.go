@@ -13,30 +13,31 @@ import (
 	"os"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Camera looks from Eye at Target. FovY > 0 selects a perspective projection with
 // that vertical field of view (radians); FovY == 0 an orthographic one showing
 // Height world units vertically.
 type Camera struct {
-	Eye, Target, Up character.Vec3
+	Eye, Target, Up vecmath.Vec3
 	FovY            float64
 	Height          float64
 }
 
 // Frame returns a camera that fits the axis-aligned box lo..hi, looking along dir
 // (from the eye towards the box), with +Y up.
-func Frame(lo, hi, dir character.Vec3, perspective bool) Camera {
+func Frame(lo, hi, dir vecmath.Vec3, perspective bool) Camera {
 	ctr := lo.Add(hi).Scale(0.5)
 	radius := hi.Sub(lo).Len() / 2
 	if radius == 0 {
 		radius = 1
 	}
 	dir = dir.Normalize()
-	if dir == (character.Vec3{}) {
-		dir = character.Vec3{0, 0, -1}
+	if dir == (vecmath.Vec3{}) {
+		dir = vecmath.Vec3{0, 0, -1}
 	}
-	cam := Camera{Target: ctr, Up: character.Vec3{0, 1, 0}}
+	cam := Camera{Target: ctr, Up: vecmath.Vec3{0, 1, 0}}
 	if perspective {
 		cam.FovY = 35 * math.Pi / 180
 		cam.Eye = ctr.Sub(dir.Scale(radius / math.Sin(cam.FovY/2) * 1.02))
@@ -49,20 +50,20 @@ func Frame(lo, hi, dir character.Vec3, perspective bool) Camera {
 
 // DefaultView is a three-quarter view from the front, right and a little above,
 // for characters facing +Z.
-var DefaultView = character.Vec3{-0.55, -0.35, -1}
+var DefaultView = vecmath.Vec3{-0.55, -0.35, -1}
 
 // Canvas is an image with a depth buffer, drawn through one camera.
 type Canvas struct {
 	img        *image.RGBA
 	depth      []float64
 	w, h       int
-	eye        character.Vec3
-	right, up  character.Vec3
-	fwd        character.Vec3
+	eye        vecmath.Vec3
+	right, up  vecmath.Vec3
+	fwd        vecmath.Vec3
 	tanHalf    float64
 	halfHeight float64
 	// Light is the direction towards the light (world frame).
-	Light character.Vec3
+	Light vecmath.Vec3
 }
 
 // NewCanvas returns a w×h canvas cleared to bg.
@@ -79,12 +80,12 @@ func NewCanvas(w, h int, cam Camera, bg color.RGBA) *Canvas {
 	c.eye = cam.Eye
 	c.fwd = cam.Target.Sub(cam.Eye).Normalize()
 	up := cam.Up
-	if up == (character.Vec3{}) {
-		up = character.Vec3{0, 1, 0}
+	if up == (vecmath.Vec3{}) {
+		up = vecmath.Vec3{0, 1, 0}
 	}
 	c.right = c.fwd.Cross(up).Normalize()
-	if c.right == (character.Vec3{}) {
-		c.right = c.fwd.Cross(character.Vec3{0, 0, 1}).Normalize()
+	if c.right == (vecmath.Vec3{}) {
+		c.right = c.fwd.Cross(vecmath.Vec3{0, 0, 1}).Normalize()
 	}
 	c.up = c.right.Cross(c.fwd)
 	if cam.FovY > 0 {
@@ -95,12 +96,12 @@ func NewCanvas(w, h int, cam Camera, bg color.RGBA) *Canvas {
 			c.halfHeight = 1
 		}
 	}
-	c.Light = cam.Eye.Sub(cam.Target).Normalize().Add(character.Vec3{0.3, 0.8, 0}).Normalize()
+	c.Light = cam.Eye.Sub(cam.Target).Normalize().Add(vecmath.Vec3{0.3, 0.8, 0}).Normalize()
 	return c
 }
 
 // project returns pixel coordinates and view depth of p; ok is false behind the eye.
-func (c *Canvas) project(p character.Vec3) (x, y, z float64, ok bool) {
+func (c *Canvas) project(p vecmath.Vec3) (x, y, z float64, ok bool) {
 	d := p.Sub(c.eye)
 	vx, vy, vz := d.Dot(c.right), d.Dot(c.up), d.Dot(c.fwd)
 	half := c.halfHeight
@@ -116,7 +117,7 @@ func (c *Canvas) project(p character.Vec3) (x, y, z float64, ok bool) {
 
 // DrawMesh rasterizes m. colors holds one linear RGB color (0..1) per vertex, or is
 // nil for a neutral grey. Both triangle sides are lit, so flipped triangles show.
-func (c *Canvas) DrawMesh(m character.Mesh, colors []character.Vec3) {
+func (c *Canvas) DrawMesh(m character.Mesh, colors []vecmath.Vec3) {
 	type sv struct {
 		x, y, z float64
 		ok      bool
@@ -127,8 +128,8 @@ func (c *Canvas) DrawMesh(m character.Mesh, colors []character.Vec3) {
 		pts[i] = sv{x, y, z, ok}
 	}
 	smooth := len(m.Normals) == len(m.Positions)
-	grey := character.Vec3{0.72, 0.72, 0.72}
-	col := func(v int) character.Vec3 {
+	grey := vecmath.Vec3{0.72, 0.72, 0.72}
+	col := func(v int) vecmath.Vec3 {
 		if v < len(colors) {
 			return colors[v]
 		}
@@ -179,7 +180,7 @@ func (c *Canvas) DrawMesh(m character.Mesh, colors []character.Vec3) {
 }
 
 // DrawLine draws a segment of the given pixel width. With onTop it ignores depth.
-func (c *Canvas) DrawLine(p, q character.Vec3, col color.RGBA, width int, onTop bool) {
+func (c *Canvas) DrawLine(p, q vecmath.Vec3, col color.RGBA, width int, onTop bool) {
 	ax, ay, az, ok1 := c.project(p)
 	bx, by, bz, ok2 := c.project(q)
 	if !ok1 || !ok2 {
@@ -241,17 +242,17 @@ func (c *Canvas) WritePNG(path string) error {
 }
 
 // Heat maps t in [0,1] to a blue→cyan→green→yellow→red ramp (linear RGB).
-func Heat(t float64) character.Vec3 {
+func Heat(t float64) vecmath.Vec3 {
 	t = math.Min(1, math.Max(0, t))
-	stops := [...]character.Vec3{{0.1, 0.15, 0.6}, {0.1, 0.7, 0.9}, {0.2, 0.8, 0.3}, {0.95, 0.9, 0.2}, {0.9, 0.15, 0.1}}
+	stops := [...]vecmath.Vec3{{0.1, 0.15, 0.6}, {0.1, 0.7, 0.9}, {0.2, 0.8, 0.3}, {0.95, 0.9, 0.2}, {0.9, 0.15, 0.1}}
 	x := t * float64(len(stops)-1)
 	i := min(int(x), len(stops)-2)
 	return stops[i].Lerp(stops[i+1], x-float64(i))
 }
 
 // WeightColors returns per-vertex heat colors of one joint's skin weight.
-func WeightColors(skin *character.Skin, joint int) []character.Vec3 {
-	out := make([]character.Vec3, len(skin.Weights))
+func WeightColors(skin *character.Skin, joint int) []vecmath.Vec3 {
+	out := make([]vecmath.Vec3, len(skin.Weights))
 	for v, infl := range skin.Weights {
 		w := 0.0
 		for _, in := range infl {
@@ -266,15 +267,15 @@ func WeightColors(skin *character.Skin, joint int) []character.Vec3 {
 
 // DominantColors colors each vertex by its heaviest joint (a distinct hue per
 // joint), blended by weight, which shows part boundaries and blend zones.
-func DominantColors(skin *character.Skin, numJoints int) []character.Vec3 {
-	pal := make([]character.Vec3, numJoints)
+func DominantColors(skin *character.Skin, numJoints int) []vecmath.Vec3 {
+	pal := make([]vecmath.Vec3, numJoints)
 	for j := range pal {
 		h := math.Mod(float64(j)*0.618034, 1)
 		pal[j] = hsv(h, 0.65, 0.95)
 	}
-	out := make([]character.Vec3, len(skin.Weights))
+	out := make([]vecmath.Vec3, len(skin.Weights))
 	for v, infl := range skin.Weights {
-		var c character.Vec3
+		var c vecmath.Vec3
 		for _, in := range infl {
 			if in.Joint >= 0 && in.Joint < numJoints {
 				c = c.Add(pal[in.Joint].Scale(in.Weight))
@@ -303,28 +304,28 @@ func Coverage(img *image.RGBA, bg color.RGBA) float64 {
 	return float64(diff) / float64(n)
 }
 
-func hsv(h, s, v float64) character.Vec3 {
+func hsv(h, s, v float64) vecmath.Vec3 {
 	i := math.Floor(h * 6)
 	f := h*6 - i
 	p, q, t := v*(1-s), v*(1-f*s), v*(1-(1-f)*s)
 	switch int(i) % 6 {
 	case 0:
-		return character.Vec3{v, t, p}
+		return vecmath.Vec3{v, t, p}
 	case 1:
-		return character.Vec3{q, v, p}
+		return vecmath.Vec3{q, v, p}
 	case 2:
-		return character.Vec3{p, v, t}
+		return vecmath.Vec3{p, v, t}
 	case 3:
-		return character.Vec3{p, q, v}
+		return vecmath.Vec3{p, q, v}
 	case 4:
-		return character.Vec3{t, p, v}
+		return vecmath.Vec3{t, p, v}
 	default:
-		return character.Vec3{v, p, q}
+		return vecmath.Vec3{v, p, q}
 	}
 }
 
 // toRGBA converts linear RGB to 8-bit sRGB.
-func toRGBA(c character.Vec3) color.RGBA {
+func toRGBA(c vecmath.Vec3) color.RGBA {
 	var o [3]uint8
 	for i, v := range c {
 		v = math.Min(1, math.Max(0, v))

@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // cube is a closed unit cube around the origin.
 func cube() character.Mesh {
 	var m character.Mesh
 	for c := 0; c < 8; c++ {
-		m.Positions = append(m.Positions, character.Vec3{float64(c&1) - 0.5, float64(c>>1&1) - 0.5, float64(c>>2&1) - 0.5})
+		m.Positions = append(m.Positions, vecmath.Vec3{float64(c&1) - 0.5, float64(c>>1&1) - 0.5, float64(c>>2&1) - 0.5})
 	}
 	for _, q := range [][4]int{{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}} {
 		m.Triangles = append(m.Triangles, [3]int{q[0], q[1], q[2]}, [3]int{q[0], q[2], q[3]})
@@ -28,8 +29,8 @@ func TestRenderCoverage(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		perspective bool
-		dir         character.Vec3
-	}{{"ortho", false, DefaultView}, {"perspective", true, DefaultView}, {"top", false, character.Vec3{0, -1, 0}}} {
+		dir         vecmath.Vec3
+	}{{"ortho", false, DefaultView}, {"perspective", true, DefaultView}, {"top", false, vecmath.Vec3{0, -1, 0}}} {
 		m := cube()
 		lo, hi := m.Bounds()
 		c := NewCanvas(64, 48, Frame(lo, hi, tc.dir, tc.perspective), white)
@@ -46,13 +47,13 @@ func TestDepthOrder(t *testing.T) {
 	// the drawing order.
 	quad := func(z float64) character.Mesh {
 		return character.Mesh{
-			Positions: []character.Vec3{{-1, -1, z}, {1, -1, z}, {1, 1, z}, {-1, 1, z}},
+			Positions: []vecmath.Vec3{{-1, -1, z}, {1, -1, z}, {1, 1, z}, {-1, 1, z}},
 			Triangles: [][3]int{{0, 1, 2}, {0, 2, 3}},
 		}
 	}
-	red := []character.Vec3{{1, 0, 0}, {1, 0, 0}, {1, 0, 0}, {1, 0, 0}}
-	blue := []character.Vec3{{0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}}
-	cam := Camera{Eye: character.Vec3{0, 0, 5}, Target: character.Vec3{}, Up: character.Vec3{0, 1, 0}, Height: 4}
+	red := []vecmath.Vec3{{1, 0, 0}, {1, 0, 0}, {1, 0, 0}, {1, 0, 0}}
+	blue := []vecmath.Vec3{{0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}}
+	cam := Camera{Eye: vecmath.Vec3{0, 0, 5}, Target: vecmath.Vec3{}, Up: vecmath.Vec3{0, 1, 0}, Height: 4}
 	for _, frontFirst := range []bool{true, false} {
 		c := NewCanvas(32, 32, cam, color.RGBA{})
 		if frontFirst {
@@ -89,7 +90,7 @@ func TestWritePNGAndSkeleton(t *testing.T) {
 	bg := color.RGBA{0, 0, 0, 255}
 	c := NewCanvas(40, 40, Frame(lo, hi, DefaultView, false), bg)
 	sk := &character.Skeleton{Names: []string{"a", "b"}, Parents: []int{-1, 0},
-		BindWorld: []character.Mat4{character.Translate4(character.Vec3{0, -0.4, 0}), character.Translate4(character.Vec3{0, 0.4, 0})}}
+		BindWorld: []vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{0, -0.4, 0}), vecmath.Translate4(vecmath.Vec3{0, 0.4, 0})}}
 	c.DrawSkeleton(sk, color.RGBA{255, 255, 0, 255}, color.RGBA{255, 0, 0, 255})
 	if Coverage(c.Image(), bg) == 0 {
 		t.Fatal("skeleton overlay drew nothing")

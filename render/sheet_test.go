@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // TestSheet renders a two-joint cube: both halves of the sheet show the character,
@@ -20,7 +21,7 @@ func TestSheet(t *testing.T) {
 		skin.Weights[v] = []character.Influence{{Joint: j, Weight: 1}}
 	}
 	c := &character.Character{Mesh: m, Skin: skin, Skeleton: &character.Skeleton{Names: []string{"a", "b"}, Parents: []int{-1, 0},
-		BindWorld: []character.Mat4{character.Translate4(character.Vec3{0, -0.4, 0}), character.Translate4(character.Vec3{0, 0.4, 0})}}}
+		BindWorld: []vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{0, -0.4, 0}), vecmath.Translate4(vecmath.Vec3{0, 0.4, 0})}}}
 	const size = 48
 	sheet := Sheet(c, 1, size)
 	if b := sheet.Bounds(); b.Dx() != 2*size || b.Dy() != size {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Deformation tuning.
@@ -83,24 +84,24 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 	nJ := len(r.pos)
 	// The posed positions: a pooled buffer (scores run back to back, each would
 	// otherwise zero a fresh copy of the mesh).
-	defBuf := posedPool.Get().(*[]character.Vec3)
+	defBuf := posedPool.Get().(*[]vecmath.Vec3)
 	defer posedPool.Put(defBuf)
 	if cap(*defBuf) < len(p.pos) {
-		*defBuf = make([]character.Vec3, len(p.pos))
+		*defBuf = make([]vecmath.Vec3, len(p.pos))
 	}
 	def := (*defBuf)[:len(p.pos)]
 	copy(def, p.pos)
 	edgeMax := make([]float64, len(p.edges))
 	sqSum, distorted, flips, volDrift, artSum := 0.0, 0, 0, 0.0, 0.0
-	invBind := make([]character.Mat4, nJ)
+	invBind := make([]vecmath.Mat4, nJ)
 	for j, b := range r.skel.BindWorld {
 		inv, ok := b.Inverse()
 		if !ok {
-			inv = character.Identity4()
+			inv = vecmath.Identity4()
 		}
 		invBind[j] = inv
 	}
-	mats := make([]character.Mat4, nJ)
+	mats := make([]vecmath.Mat4, nJ)
 	fr := p.flipFrames(r)
 	torn, regions := p.seamEdges(r)
 	for k := 0; k < opt.Poses && !opt.canceled(); k++ {
@@ -234,7 +235,7 @@ func (p *Prepared) seamEdges(r *rig) (torn float64, regions int) {
 
 // skinPosed writes the linear-blend-skinned position of every deformation vertex
 // into def, given each joint's bind-to-posed transform; unweighted vertices stay.
-func (p *Prepared) skinPosed(def []character.Vec3, r *rig, mats []character.Mat4) {
+func (p *Prepared) skinPosed(def []vecmath.Vec3, r *rig, mats []vecmath.Mat4) {
 	for _, v := range p.defVerts {
 		ws := r.skin[v]
 		if len(ws) == 0 {
@@ -249,7 +250,7 @@ func (p *Prepared) skinPosed(def []character.Vec3, r *rig, mats []character.Mat4
 			y += w * (m[1]*q[0] + m[5]*q[1] + m[9]*q[2] + m[13])
 			z += w * (m[2]*q[0] + m[6]*q[1] + m[10]*q[2] + m[14])
 		}
-		def[v] = character.Vec3{x, y, z}
+		def[v] = vecmath.Vec3{x, y, z}
 	}
 }
 
@@ -257,13 +258,13 @@ func (p *Prepared) skinPosed(def []character.Vec3, r *rig, mats []character.Mat4
 // carried by the triangle's blended skinning transform: a triangle that a chain
 // merely rotates keeps n1·carried > 0; only a fold (the triangle turned inside out
 // relative to its own frame) flips.
-func (p *Prepared) folds(def []character.Vec3, mats []character.Mat4, fr blendedFrames) int {
+func (p *Prepared) folds(def []vecmath.Vec3, mats []vecmath.Mat4, fr blendedFrames) int {
 	flips := 0
 	for i, t := range p.flipTris {
 		tr := p.tris[t]
 		n1 := def[tr[1]].Sub(def[tr[0]]).Cross(def[tr[2]].Sub(def[tr[0]]))
 		n0 := p.flipNormals[i]
-		var carried character.Vec3
+		var carried vecmath.Vec3
 		for k := fr.start[i]; k < fr.start[i+1]; k++ {
 			m, w := &mats[fr.joint[k]], fr.weight[k]
 			carried[0] += w * (m[0]*n0[0] + m[4]*n0[1] + m[8]*n0[2])
@@ -305,7 +306,7 @@ func (p *Prepared) worstVertices(r *rig, edgeMax []float64) []VertexJoint {
 	return out
 }
 
-var posedPool = sync.Pool{New: func() any { return new([]character.Vec3) }}
+var posedPool = sync.Pool{New: func() any { return new([]vecmath.Vec3) }}
 
 // major returns ws without its influences under tearMinor, renormalized, in *buf:
 // the weights that shape a seam (a sliver of weight on a passenger bone does not

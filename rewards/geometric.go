@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Containment tuning, in cube units.
@@ -77,7 +77,7 @@ func (p *Prepared) containment(r *rig) (float64, *ContainmentDetails) {
 
 // pointInside is 1 inside the mesh, fading to 0 just outside it, with partial
 // credit for points an open mesh partly encloses (enclosure).
-func (p *Prepared) pointInside(q character.Vec3) float64 {
+func (p *Prepared) pointInside(q vecmath.Vec3) float64 {
 	w := p.wn.At(q)
 	if w > 0.5 {
 		return 1
@@ -171,7 +171,7 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 // weight-averaged credit of their nearest bones (1 within reach, (reach/s)³ at a
 // distance s beyond it), and the distance to the nearest of those bones and its
 // segment index. A vertex without weights gets credit 0 and index -1.
-func (r *rig) movingReach(p character.Vec3, v int, reach float64) (credit, dist float64, seg int) {
+func (r *rig) movingReach(p vecmath.Vec3, v int, reach float64) (credit, dist float64, seg int) {
 	ws := r.skin[v]
 	heaviest := 0.0
 	for _, in := range ws {
@@ -234,7 +234,7 @@ func (p *Prepared) clusterProtrusions(r *rig, segs []segment, far []int, dist []
 				}
 			}
 		}
-		var c character.Vec3
+		var c vecmath.Vec3
 		worst, wi := -1.0, far[s]
 		for _, m := range members {
 			c = c.Add(p.surf[far[m]].p)
@@ -261,7 +261,7 @@ func (p *Prepared) clusterProtrusions(r *rig, segs []segment, far []int, dist []
 }
 
 // whereWords names a cube position by axis, e.g. "+x, +y (top), middle z".
-func whereWords(c character.Vec3) string {
+func whereWords(c vecmath.Vec3) string {
 	names := [3][2]string{{"-x", "+x"}, {"-y (bottom)", "+y (top)"}, {"-z", "+z"}}
 	mid := [3]string{"middle x", "middle y", "middle z"}
 	s := ""
@@ -410,7 +410,7 @@ func (p *Prepared) redundantJoints(r *rig) []bool {
 	n := len(r.pos)
 	redundant := make([]bool, n)
 	type cell [3]int64
-	key := func(q character.Vec3) cell {
+	key := func(q vecmath.Vec3) cell {
 		return cell{int64(math.Floor(q[0] / coincidentDist)), int64(math.Floor(q[1] / coincidentDist)), int64(math.Floor(q[2] / coincidentDist))}
 	}
 	grid := map[cell][]int{}

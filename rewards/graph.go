@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // surfaceGraph is vertex adjacency in compressed rows: the neighbours of v are
@@ -22,7 +22,7 @@ func (g *surfaceGraph) neighbors(v int) []int32 { return g.adj[g.start[v]:g.star
 // first) and by proximity links: vertices closer than r (cube units) are joined too,
 // at most 6 links found from each vertex, so that touching but unconnected mesh
 // pieces (a belt on a body, a duplicated seam) count as one surface.
-func newSurfaceGraph(pos []character.Vec3, edges [][2]int, r float64) surfaceGraph {
+func newSurfaceGraph(pos []vecmath.Vec3, edges [][2]int, r float64) surfaceGraph {
 	nv := len(pos)
 	pairs := make([]uint64, len(edges), len(edges)+nv)
 	for i, e := range edges {
@@ -56,7 +56,7 @@ func newSurfaceGraph(pos []character.Vec3, edges [][2]int, r float64) surfaceGra
 // columns gives each column's run, so a lookup is an index, not a hash probe. A grid
 // too large for that table (positions far outside the normalized cube, which scoring
 // never passes) gets no links.
-func appendProximityLinks(pairs []uint64, pos []character.Vec3, r float64) []uint64 {
+func appendProximityLinks(pairs []uint64, pos []vecmath.Vec3, r float64) []uint64 {
 	const limit = 1 << 20 // cell coordinates beyond ±limit are left out
 	const maxLinks = 6
 	nv := len(pos)

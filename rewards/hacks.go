@@ -7,6 +7,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Hack is a degenerate rig built from a good one: the shortcuts a policy trained on
@@ -59,7 +60,7 @@ func rigged(c *character.Character) bool {
 }
 
 // withTranslation returns m with its translation replaced by t.
-func withTranslation(m character.Mat4, t character.Vec3) character.Mat4 {
+func withTranslation(m vecmath.Mat4, t vecmath.Vec3) vecmath.Mat4 {
 	m[12], m[13], m[14] = t[0], t[1], t[2]
 	return m
 }
@@ -70,7 +71,7 @@ func collapsed(c *character.Character, seed int64) (*character.Character, bool) 
 		return nil, false
 	}
 	h := c.Clone()
-	var mean character.Vec3
+	var mean vecmath.Vec3
 	for _, p := range h.Skeleton.Positions() {
 		mean = mean.Add(p)
 	}
@@ -90,7 +91,7 @@ func singleJoint(c *character.Character, seed int64) (*character.Character, bool
 	h := c.Clone()
 	lo, hi := h.Mesh.Bounds()
 	h.Skeleton = &character.Skeleton{Names: []string{"root"}, Parents: []int{-1},
-		BindWorld: []character.Mat4{character.Translate4(lo.Add(hi).Scale(0.5))}}
+		BindWorld: []vecmath.Mat4{vecmath.Translate4(lo.Add(hi).Scale(0.5))}}
 	h.Skin = &character.Skin{Weights: make([][]character.Influence, len(h.Mesh.Positions))}
 	for v := range h.Skin.Weights {
 		h.Skin.Weights[v] = []character.Influence{{Joint: 0, Weight: 1}}
@@ -113,13 +114,13 @@ func surfaceBones(c *character.Character, seed int64) (*character.Character, boo
 	lo, hi := h.Mesh.Bounds()
 	size := hi.Sub(lo).Len()
 	sk := &character.Skeleton{Names: []string{"root"}, Parents: []int{-1},
-		BindWorld: []character.Mat4{character.Translate4(lo.Add(hi).Scale(0.5))}}
+		BindWorld: []vecmath.Mat4{vecmath.Translate4(lo.Add(hi).Scale(0.5))}}
 	for i, s := range samples {
 		base := len(sk.Names)
 		sk.Names = append(sk.Names, fmt.Sprintf("tiny%d", i), fmt.Sprintf("tiny%d_end", i))
 		sk.Parents = append(sk.Parents, 0, base)
-		sk.BindWorld = append(sk.BindWorld, character.Translate4(s.Point),
-			character.Translate4(s.Point.Sub(s.Normal.Scale(0.01*size))))
+		sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(s.Point),
+			vecmath.Translate4(s.Point.Sub(s.Normal.Scale(0.01*size))))
 	}
 	h.Skeleton = sk
 	h.Skin = character.RigidSkin(h.Mesh.Positions, sk)
@@ -139,7 +140,7 @@ func pokeOut(c *character.Character, seed int64) (*character.Character, bool) {
 	}
 	h := c.Clone()
 	norm := character.NormalizationOf(h.Mesh)
-	nm := &character.Mesh{Positions: make([]character.Vec3, len(h.Mesh.Positions)), Triangles: h.Mesh.Triangles}
+	nm := &character.Mesh{Positions: make([]vecmath.Vec3, len(h.Mesh.Positions)), Triangles: h.Mesh.Triangles}
 	for i, p := range h.Mesh.Positions {
 		nm.Positions[i] = norm.Point(p)
 	}
@@ -364,7 +365,7 @@ func decoyBones(c *character.Character, seed int64) (*character.Character, bool)
 		base := sk.NumJoints()
 		sk.Names = append(sk.Names, fmt.Sprintf("decoy%d", i), fmt.Sprintf("decoy%d_end", i))
 		sk.Parents = append(sk.Parents, parent, base)
-		sk.BindWorld = append(sk.BindWorld, character.Translate4(s.Point), character.Translate4(s.Point.Add(s.Normal.Scale(0.1*size))))
+		sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(s.Point), vecmath.Translate4(s.Point.Add(s.Normal.Scale(0.1*size))))
 		for v, q := range h.Mesh.Positions {
 			if q.Dist(s.Point) > 0.05*size {
 				continue

@@ -15,6 +15,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
 	"github.com/rigkit/rigkit/synth"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // dataDir returns ../shared/data beside the repository root, or "" when absent.
@@ -343,7 +344,7 @@ func TestPokeOutSheet(t *testing.T) {
 	c := &character.Character{Name: "sheet"}
 	for y := 0; y <= ny; y++ {
 		for x := 0; x <= nx; x++ {
-			c.Mesh.Positions = append(c.Mesh.Positions, character.Vec3{float64(x) / 10, float64(y) / 10, 0})
+			c.Mesh.Positions = append(c.Mesh.Positions, vecmath.Vec3{float64(x) / 10, float64(y) / 10, 0})
 		}
 	}
 	for y := 0; y < ny; y++ {
@@ -353,7 +354,7 @@ func TestPokeOutSheet(t *testing.T) {
 		}
 	}
 	c.Skeleton = &character.Skeleton{Names: []string{"a", "b", "c"}, Parents: []int{-1, 0, 1},
-		BindWorld: []character.Mat4{character.Translate4(character.Vec3{0.2, 0.5, 0}), character.Translate4(character.Vec3{1, 0.5, 0}), character.Translate4(character.Vec3{1.6, 0.5, 0})}}
+		BindWorld: []vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{0.2, 0.5, 0}), vecmath.Translate4(vecmath.Vec3{1, 0.5, 0}), vecmath.Translate4(vecmath.Vec3{1.6, 0.5, 0})}}
 	c.Skin = character.RigidSkin(c.Mesh.Positions, c.Skeleton)
 	h, ok := pokeOut(c, 1)
 	if !ok {

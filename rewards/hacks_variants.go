@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // The variants below keep the true skeleton (or its shape) and cheat around it; they
@@ -53,14 +54,14 @@ func keptSurfaceBones(c *character.Character, seed int64, blended bool) (*charac
 	nv := len(h.Mesh.Positions)
 	sk := h.Skeleton
 	var heads []int // joint index of each tiny bone's head
-	var at []character.Vec3
+	var at []vecmath.Vec3
 	for i := 0; i < min(keptTinyBones, nv); i++ {
 		v := rng.Intn(nv)
 		p := h.Mesh.Positions[v]
 		base := sk.NumJoints()
 		sk.Names = append(sk.Names, fmt.Sprintf("tiny%d", i), fmt.Sprintf("tiny%d_end", i))
 		sk.Parents = append(sk.Parents, root, base)
-		sk.BindWorld = append(sk.BindWorld, character.Translate4(p), character.Translate4(p.Add(normals[v].Scale(length))))
+		sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(p), vecmath.Translate4(p.Add(normals[v].Scale(length))))
 		heads = append(heads, base)
 		at = append(at, p)
 	}
@@ -77,7 +78,7 @@ func keptSurfaceBones(c *character.Character, seed int64, blended bool) (*charac
 
 // nearestHeads weights p on the k nearest of the points at (joints heads), by
 // inverse-square distance (weight 1 on the nearest when k is 1).
-func nearestHeads(p character.Vec3, at []character.Vec3, heads []int, k int) []character.Influence {
+func nearestHeads(p vecmath.Vec3, at []vecmath.Vec3, heads []int, k int) []character.Influence {
 	type cand struct {
 		j int
 		d float64
@@ -123,7 +124,7 @@ func shrunkToward(centre shrinkCentre, scale float64) func(c *character.Characte
 			return nil, false
 		}
 		h := c.Clone()
-		var ctr character.Vec3
+		var ctr vecmath.Vec3
 		switch centre {
 		case towardJoints:
 			for _, p := range h.Skeleton.Positions() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Options configure scoring. The zero value gives the documented defaults.
@@ -102,7 +103,7 @@ var ErrMeshTooLarge = errors.New("mesh too large")
 // is immutable and safe for concurrent use.
 type Prepared struct {
 	Norm      character.Normalization
-	pos       []character.Vec3 // normalized vertex positions
+	pos       []vecmath.Vec3 // normalized vertex positions
 	tris      [][3]int
 	bvh       *geom.BVH
 	wn        *geom.WindingNumber
@@ -120,15 +121,15 @@ type Prepared struct {
 type deformSample struct {
 	edges       []restEdge
 	flipTris    []int
-	flipNormals []character.Vec3 // rest normals of flipTris (unnormalized)
-	defVerts    []int            // vertices the deformation reward poses
-	volTris     bool             // whether the mesh is closed enough for a volume ratio
+	flipNormals []vecmath.Vec3 // rest normals of flipTris (unnormalized)
+	defVerts    []int          // vertices the deformation reward poses
+	volTris     bool           // whether the mesh is closed enough for a volume ratio
 	restVol     float64
 	affine      affineFit // least-squares affine fit over the articulation sample
 }
 
 type surfPoint struct {
-	p, n      character.Vec3
+	p, n      vecmath.Vec3
 	thickness float64 // inward ray length across the part, capped
 	vert      int     // the corner of the sample's triangle nearest to it, whose weights it takes
 }
@@ -150,7 +151,7 @@ func Prepare(m *character.Mesh, opt Options) (*Prepared, error) {
 	}
 	norm := character.NormalizationOf(*m)
 	p := &Prepared{Norm: norm, tris: m.Triangles, seed: opt.Seed, nSurfaces: opt.SurfaceSamples}
-	p.pos = make([]character.Vec3, len(m.Positions))
+	p.pos = make([]vecmath.Vec3, len(m.Positions))
 	for i, q := range m.Positions {
 		p.pos[i] = norm.Point(q)
 	}
@@ -242,7 +243,7 @@ func (p *Prepared) sampleDeformation(meshEdges [][2]int, boundary float64, rng *
 	for i := range p.flipTris {
 		p.flipTris[i] = int(flips[i])
 	}
-	p.flipNormals = make([]character.Vec3, len(p.flipTris))
+	p.flipNormals = make([]vecmath.Vec3, len(p.flipTris))
 	for i, t := range p.flipTris {
 		tr := p.tris[t]
 		p.flipNormals[i] = p.pos[tr[1]].Sub(p.pos[tr[0]]).Cross(p.pos[tr[2]].Sub(p.pos[tr[0]]))
@@ -298,7 +299,7 @@ func (p *Prepared) matches(m *character.Mesh) bool {
 	return len(m.Positions) == len(p.pos) && len(m.Triangles) == len(p.tris)
 }
 
-func signedVolume(pos []character.Vec3, tris [][3]int) float64 {
+func signedVolume(pos []vecmath.Vec3, tris [][3]int) float64 {
 	v := 0.0
 	for _, t := range tris {
 		v += pos[t[0]].Dot(pos[t[1]].Cross(pos[t[2]]))
@@ -332,12 +333,12 @@ func (p *Prepared) sizeBytes() int64 {
 // free instead of fitted to noise).
 type affineFit struct {
 	verts  []int
-	rest   []character.Vec3 // rest positions minus their centroid
-	pinv   [3][3]float64    // C⁺
-	spread float64          // RMS distance of the rest positions from their centroid
+	rest   []vecmath.Vec3 // rest positions minus their centroid
+	pinv   [3][3]float64  // C⁺
+	spread float64        // RMS distance of the rest positions from their centroid
 }
 
-func newAffineFit(pos []character.Vec3, pairs []restEdge) affineFit {
+func newAffineFit(pos []vecmath.Vec3, pairs []restEdge) affineFit {
 	var f affineFit
 	seen := make([]bool, len(pos))
 	for _, e := range pairs {
@@ -351,7 +352,7 @@ func newAffineFit(pos []character.Vec3, pairs []restEdge) affineFit {
 	if len(f.verts) < 4 {
 		return affineFit{}
 	}
-	var c character.Vec3
+	var c vecmath.Vec3
 	for _, v := range f.verts {
 		c = c.Add(pos[v])
 	}
@@ -430,11 +431,11 @@ func pseudoInverse3(a [3][3]float64) [3][3]float64 {
 
 // residual returns the RMS distance of the posed positions def[verts] from the best
 // affine image of the rest positions, relative to the rest spread.
-func (f *affineFit) residual(def []character.Vec3) float64 {
+func (f *affineFit) residual(def []vecmath.Vec3) float64 {
 	if len(f.verts) == 0 {
 		return 0
 	}
-	var mean character.Vec3
+	var mean vecmath.Vec3
 	for _, v := range f.verts {
 		mean = mean.Add(def[v])
 	}

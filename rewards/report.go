@@ -1,7 +1,7 @@
 package rewards
 
 import (
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // RewardVersion numbers the definition of the rewards and of the report: it goes up
@@ -91,10 +91,10 @@ type ContainmentDetails struct {
 
 // Protrusion is a cluster of mesh surface that no bone moving it reaches.
 type Protrusion struct {
-	Where        string         `json:"where"` // e.g. "left top front"
-	Position     character.Vec3 `json:"position"`
-	Cube         character.Vec3 `json:"cube"`
-	AreaFraction float64        `json:"area_fraction"`
+	Where        string       `json:"where"` // e.g. "left top front"
+	Position     vecmath.Vec3 `json:"position"`
+	Cube         vecmath.Vec3 `json:"cube"`
+	AreaFraction float64      `json:"area_fraction"`
 	// NearestJoint is the joint whose bone is nearest among those that move the
 	// cluster's farthest sample (among all bones for samples without weights).
 	NearestJoint string `json:"nearest_joint"`

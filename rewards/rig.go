@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // rig is a character's skeleton and skin moved into the normalized cube and cleaned
@@ -20,7 +21,7 @@ type rig struct {
 type rigJoints struct {
 	names    []string
 	parents  []int
-	pos      []character.Vec3 // joint positions, cube units
+	pos      []vecmath.Vec3 // joint positions, cube units
 	skel     *character.Skeleton
 	children [][]int
 }
@@ -58,14 +59,14 @@ type movingSkeleton struct {
 // segment is a bone: the stretch from a joint to one of its children (owner is the
 // parent joint, which moves it), or the point of a joint with no children.
 type segment struct {
-	a, b  character.Vec3
+	a, b  vecmath.Vec3
 	owner int
-	child int            // -1 for a point
-	ab    character.Vec3 // b - a
-	inv   float64        // 1/|ab|², 0 for a point
+	child int          // -1 for a point
+	ab    vecmath.Vec3 // b - a
+	inv   float64      // 1/|ab|², 0 for a point
 }
 
-func newSegment(a, b character.Vec3, owner, child int) segment {
+func newSegment(a, b vecmath.Vec3, owner, child int) segment {
 	s := segment{a: a, b: b, owner: owner, child: child, ab: b.Sub(a)}
 	if l2 := s.ab.Dot(s.ab); l2 > 0 {
 		s.inv = 1 / l2
@@ -77,7 +78,7 @@ func newSegment(a, b character.Vec3, owner, child int) segment {
 // assets.SegmentDist on purpose: it runs once per vertex per bone in every reward,
 // so it multiplies by the reciprocal cached in newSegment and skips the square root
 // (and so rounds differently in the last bit).
-func (s *segment) dist2(p character.Vec3) float64 {
+func (s *segment) dist2(p vecmath.Vec3) float64 {
 	px, py, pz := p[0]-s.a[0], p[1]-s.a[1], p[2]-s.a[2]
 	t := (px*s.ab[0] + py*s.ab[1] + pz*s.ab[2]) * s.inv
 	if t < 0 {
@@ -126,8 +127,8 @@ func (r *rig) readSkeleton(sk *character.Skeleton, norm character.Normalization)
 	n := sk.NumJoints()
 	r.names = sk.Names
 	r.parents = sk.Parents
-	r.pos = make([]character.Vec3, n)
-	r.skel = &character.Skeleton{Names: sk.Names, Parents: sk.Parents, BindWorld: make([]character.Mat4, n)}
+	r.pos = make([]vecmath.Vec3, n)
+	r.skel = &character.Skeleton{Names: sk.Names, Parents: sk.Parents, BindWorld: make([]vecmath.Mat4, n)}
 	for j := 0; j < n; j++ {
 		p := sk.Parents[j]
 		if p < -1 || p >= j {
@@ -246,7 +247,7 @@ func (r *rig) buildSegments(n int) {
 }
 
 // nearestSegment returns the distance from p to the nearest of segs and its index.
-func nearestSegment(segs []segment, p character.Vec3) (float64, int) {
+func nearestSegment(segs []segment, p vecmath.Vec3) (float64, int) {
 	best, bi := math.Inf(1), -1
 	for i := range segs {
 		if d := segs[i].dist2(p); d < best {
@@ -258,7 +259,7 @@ func nearestSegment(segs []segment, p character.Vec3) (float64, int) {
 
 // nearestBone returns the distance from p to the nearest bone segment and that
 // segment's index.
-func (r *rig) nearestBone(p character.Vec3) (float64, int) {
+func (r *rig) nearestBone(p vecmath.Vec3) (float64, int) {
 	best, bi := math.Inf(1), -1
 	for i := range r.segs {
 		if d := r.segs[i].dist2(p); d < best {
@@ -270,7 +271,7 @@ func (r *rig) nearestBone(p character.Vec3) (float64, int) {
 
 // jointDist returns the distance from p to the bones joint j moves, or to j itself
 // for a weightless joint.
-func (r *rig) jointDist(p character.Vec3, j int) float64 {
+func (r *rig) jointDist(p vecmath.Vec3, j int) float64 {
 	if len(r.owned[j]) == 0 {
 		return p.Dist(r.pos[j])
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Bad input never panics: broken rigs get a report (score 0 where vital), broken
@@ -187,7 +188,7 @@ func BenchmarkScore(b *testing.B) {
 	b.Run("winding", func(b *testing.B) {
 		mesh := &character.Mesh{Positions: p.pos, Triangles: p.tris}
 		r := newRig(c, p.Norm, opt.withDefaults())
-		var pts []character.Vec3
+		var pts []vecmath.Vec3
 		for _, s := range r.segs {
 			for i := 0; i < bonePointsPerBone; i++ {
 				pts = append(pts, s.a.Lerp(s.b, (float64(i)+0.5)/bonePointsPerBone))
@@ -275,7 +276,7 @@ func TestWeightlessBonesEarnNothing(t *testing.T) {
 			for i := 0; i < n; i++ {
 				h.Skeleton.Names = append(h.Skeleton.Names, fmt.Sprintf("extra%d", i))
 				h.Skeleton.Parents = append(h.Skeleton.Parents, 0)
-				h.Skeleton.BindWorld = append(h.Skeleton.BindWorld, character.Translate4(character.Vec3{2, float64(i) / 100, 0}))
+				h.Skeleton.BindWorld = append(h.Skeleton.BindWorld, vecmath.Translate4(vecmath.Vec3{2, float64(i) / 100, 0}))
 			}
 		}
 		rep, err := p.Score(h, opt)
@@ -317,7 +318,7 @@ func TestCarriedRig(t *testing.T) {
 			if _, seen := keep[v]; !seen {
 				p := man.Mesh.Positions[v]
 				keep[v] = len(bib.Mesh.Positions)
-				bib.Mesh.Positions = append(bib.Mesh.Positions, character.Vec3{1.4 * p[0], p[1], 1.4 * p[2]})
+				bib.Mesh.Positions = append(bib.Mesh.Positions, vecmath.Vec3{1.4 * p[0], p[1], 1.4 * p[2]})
 				bib.Skin.Weights = append(bib.Skin.Weights, man.Skin.Weights[v])
 			}
 			nt[k] = keep[v]
@@ -390,7 +391,7 @@ func TestContainmentOutsideFraction(t *testing.T) {
 func TestContainmentOutsideFractionAllOut(t *testing.T) {
 	c := capsuleMan(1, false).character(32)
 	lo, hi := c.Mesh.Bounds()
-	shift := character.Vec3{3 * hi.Sub(lo).Len(), 0, 0}
+	shift := vecmath.Vec3{3 * hi.Sub(lo).Len(), 0, 0}
 	for j := range c.Skeleton.BindWorld {
 		c.Skeleton.BindWorld[j] = withTranslation(c.Skeleton.BindWorld[j], c.Skeleton.Position(j).Add(shift))
 	}

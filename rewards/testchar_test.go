@@ -5,15 +5,16 @@ import (
 	"math/rand"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // capsule is one limb of a test creature's implicit body.
 type capsule struct {
-	a, b character.Vec3
+	a, b vecmath.Vec3
 	r    float64
 }
 
-func (c capsule) sdf(p character.Vec3) float64 { return character.SegmentDist(p, c.a, c.b) - c.r }
+func (c capsule) sdf(p vecmath.Vec3) float64 { return vecmath.SegmentDist(p, c.a, c.b) - c.r }
 
 // creature is a test character: capsules blended into one surface, a skeleton along
 // them, smooth inverse-distance weights.
@@ -21,17 +22,17 @@ type creatureSpec struct {
 	caps    []capsule
 	names   []string
 	parents []int
-	joints  []character.Vec3
+	joints  []vecmath.Vec3
 }
 
 // capsuleMan returns a humanoid spec; seed varies its proportions, tail adds a tail.
 func capsuleMan(seed int64, tail bool) creatureSpec {
 	rng := rand.New(rand.NewSource(seed))
-	j := func(x, y, z float64) character.Vec3 { return character.Vec3{x, y, z} }
+	j := func(x, y, z float64) vecmath.Vec3 { return vecmath.Vec3{x, y, z} }
 	arm := 0.25 + 0.1*rng.Float64()
 	leg := 0.38 + 0.06*rng.Float64()
 	s := creatureSpec{}
-	add := func(name string, parent int, p character.Vec3) int {
+	add := func(name string, parent int, p vecmath.Vec3) int {
 		s.names = append(s.names, name)
 		s.parents = append(s.parents, parent)
 		s.joints = append(s.joints, p)
@@ -72,7 +73,7 @@ func capsuleMan(seed int64, tail bool) creatureSpec {
 }
 
 // sdf is the smooth union of the capsules (polynomial smooth minimum, k=0.04).
-func (s creatureSpec) sdf(p character.Vec3) float64 {
+func (s creatureSpec) sdf(p vecmath.Vec3) float64 {
 	d := math.Inf(1)
 	const k = 0.04
 	for _, c := range s.caps {
@@ -90,10 +91,10 @@ func (s creatureSpec) sdf(p character.Vec3) float64 {
 // character meshes the spec with naive surface nets on an n³ grid and skins it with
 // smooth inverse-distance weights (4 influences).
 func (s creatureSpec) character(n int) *character.Character {
-	lo, hi := character.Vec3{-1.2, -1.2, -1.2}, character.Vec3{1.2, 1.2, 1.2}
+	lo, hi := vecmath.Vec3{-1.2, -1.2, -1.2}, vecmath.Vec3{1.2, 1.2, 1.2}
 	h := (hi[0] - lo[0]) / float64(n-1)
-	at := func(i, j, k int) character.Vec3 {
-		return character.Vec3{lo[0] + float64(i)*h, lo[1] + float64(j)*h, lo[2] + float64(k)*h}
+	at := func(i, j, k int) vecmath.Vec3 {
+		return vecmath.Vec3{lo[0] + float64(i)*h, lo[1] + float64(j)*h, lo[2] + float64(k)*h}
 	}
 	f := make([]float64, n*n*n)
 	idx := func(i, j, k int) int { return (i*n+j)*n + k }
@@ -113,7 +114,7 @@ func (s creatureSpec) character(n int) *character.Character {
 		if v, ok := cellVert[key]; ok {
 			return v
 		}
-		var sum character.Vec3
+		var sum vecmath.Vec3
 		cnt := 0
 		for _, e := range edgesOf {
 			a, b := corner[e[0]], corner[e[1]]
@@ -174,7 +175,7 @@ func (s creatureSpec) character(n int) *character.Character {
 	}
 	sk := &character.Skeleton{Names: s.names, Parents: s.parents}
 	for _, p := range s.joints {
-		sk.BindWorld = append(sk.BindWorld, character.Translate4(p))
+		sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(p))
 	}
 	c := &character.Character{Name: "capsule-man", Mesh: m, Skeleton: sk}
 	c.Skin = smoothWeights(m.Positions, sk)
@@ -183,7 +184,7 @@ func (s creatureSpec) character(n int) *character.Character {
 
 // smoothWeights is an artist-like stand-in: weights ∝ (d+0.02)^-6 over the distance d
 // to each joint's bones, 4 heaviest kept.
-func smoothWeights(positions []character.Vec3, sk *character.Skeleton) *character.Skin {
+func smoothWeights(positions []vecmath.Vec3, sk *character.Skeleton) *character.Skin {
 	n := sk.NumJoints()
 	pos := sk.Positions()
 	ch := sk.Children()
@@ -196,7 +197,7 @@ func smoothWeights(positions []character.Vec3, sk *character.Skeleton) *characte
 				d = p.Dist(pos[j])
 			}
 			for _, c := range ch[j] {
-				d = math.Min(d, character.SegmentDist(p, pos[j], pos[c]))
+				d = math.Min(d, vecmath.SegmentDist(p, pos[j], pos[c]))
 			}
 			row[j] = math.Pow(d+0.02, -6)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // This file is the model's input features: a character's normalized surface points
@@ -44,7 +45,7 @@ type SkinEncoder interface {
 func SamplePoints(m *character.Mesh, n int, rng *rand.Rand) []float32 {
 	out := make([]float32, 0, 6*n)
 	cum := make([]float64, len(m.Triangles))
-	normals := make([]character.Vec3, len(m.Triangles))
+	normals := make([]vecmath.Vec3, len(m.Triangles))
 	total := 0.0
 	for t, tri := range m.Triangles {
 		a, b, c := m.Positions[tri[0]], m.Positions[tri[1]], m.Positions[tri[2]]
@@ -58,7 +59,7 @@ func SamplePoints(m *character.Mesh, n int, rng *rand.Rand) []float32 {
 		normals[t] = cr.Normalize()
 	}
 	for i := 0; i < n; i++ {
-		var p, nrm character.Vec3
+		var p, nrm vecmath.Vec3
 		if total > 0 {
 			r := rng.Float64() * total
 			lo, hi := 0, len(cum)-1
@@ -89,7 +90,7 @@ func SamplePoints(m *character.Mesh, n int, rng *rand.Rand) []float32 {
 // NormalizedMesh returns the mesh mapped into the [-1,1] cube and the normalization.
 func NormalizedMesh(m *character.Mesh) (character.Mesh, character.Normalization) {
 	norm := character.NormalizationOf(*m)
-	out := character.Mesh{Positions: make([]character.Vec3, len(m.Positions)), Triangles: m.Triangles}
+	out := character.Mesh{Positions: make([]vecmath.Vec3, len(m.Positions)), Triangles: m.Triangles}
 	for i, p := range m.Positions {
 		out.Positions[i] = norm.Point(p)
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // This file is a sampler-side constraint conditioned on the shape: joints may only be
@@ -95,14 +96,14 @@ func (r *Region) near(sk *character.Skeleton, dist float64) *Region {
 }
 
 // nearSkeleton reports whether p is within dist of a joint or bone of sk.
-func nearSkeleton(sk *character.Skeleton, p character.Vec3, dist float64) bool {
+func nearSkeleton(sk *character.Skeleton, p vecmath.Vec3, dist float64) bool {
 	for j, par := range sk.Parents {
 		a := sk.Position(j)
 		b := a
 		if par >= 0 {
 			b = sk.Position(par)
 		}
-		if character.SegmentDist(p, a, b) <= dist {
+		if vecmath.SegmentDist(p, a, b) <= dist {
 			return true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/vecmath"
 	"gorgonia.org/tensor"
 )
 
@@ -56,13 +57,13 @@ func (g *Generator) voteSkeleton(lat *tensor.Dense, region *Region, proposal *ch
 	if len(streams) == 1 {
 		return streams[0], nil
 	}
-	joints := make([][]character.Vec3, len(streams))
+	joints := make([][]vecmath.Vec3, len(streams))
 	for i, s := range streams {
 		if sk, err := tokens.DecodeSkeleton(s.Tokens); err == nil && sk.NumJoints() > 1 {
 			joints[i] = sk.Positions()
 		}
 	}
-	var ref []character.Vec3
+	var ref []vecmath.Vec3
 	if proposal != nil && proposal.NumJoints() > 0 {
 		ref = proposal.Positions()
 	}
@@ -76,7 +77,7 @@ func (g *Generator) voteSkeleton(lat *tensor.Dense, region *Region, proposal *ch
 // joint count is within a quarter of the median count (all sets when none is): the
 // sum alone favours dense skeletons, which lie near everything. nil sets take no
 // part; -1 means every set is nil.
-func consensus(sets [][]character.Vec3, ref []character.Vec3) int {
+func consensus(sets [][]vecmath.Vec3, ref []vecmath.Vec3) int {
 	risk := make([]float64, len(sets))
 	var counts []int
 	for i, a := range sets {

@@ -9,32 +9,33 @@ import (
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/vecmath"
 	"gorgonia.org/tensor"
 )
 
 func TestConsensus(t *testing.T) {
-	pt := func(x float64) []character.Vec3 { return []character.Vec3{{x, 0, 0}} }
-	pts := func(xs ...float64) []character.Vec3 {
-		var p []character.Vec3
+	pt := func(x float64) []vecmath.Vec3 { return []vecmath.Vec3{{x, 0, 0}} }
+	pts := func(xs ...float64) []vecmath.Vec3 {
+		var p []vecmath.Vec3
 		for _, x := range xs {
-			p = append(p, character.Vec3{x, 0, 0})
+			p = append(p, vecmath.Vec3{x, 0, 0})
 		}
 		return p
 	}
 	tests := []struct {
 		name string
-		sets [][]character.Vec3
-		ref  []character.Vec3
+		sets [][]vecmath.Vec3
+		ref  []vecmath.Vec3
 		want int
 	}{
-		{"the middle one", [][]character.Vec3{pt(0), pt(1), pt(10)}, nil, 1},
-		{"an outlier never wins", [][]character.Vec3{pt(10), pt(0), pt(0.5), pt(1)}, nil, 2},
-		{"nil sets take no part", [][]character.Vec3{nil, pt(0), pt(5)}, nil, 1},
-		{"the proposal votes", [][]character.Vec3{pt(0), pt(2)}, pt(2), 1},
-		{"the proposal votes the other way", [][]character.Vec3{pt(0), pt(2)}, pt(0), 0},
-		{"nothing to choose", [][]character.Vec3{nil, nil}, pt(0), -1},
-		{"a dense skeleton is out of the running", [][]character.Vec3{pts(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), pts(0, 10), pts(5, 10), pts(0, 5), pts(2, 8)}, nil, 4},
-		{"no one has the median count: all run", [][]character.Vec3{pts(0), pts(5), pts(0, 1, 2, 3), pts(2, 3, 4, 5)}, nil, 2},
+		{"the middle one", [][]vecmath.Vec3{pt(0), pt(1), pt(10)}, nil, 1},
+		{"an outlier never wins", [][]vecmath.Vec3{pt(10), pt(0), pt(0.5), pt(1)}, nil, 2},
+		{"nil sets take no part", [][]vecmath.Vec3{nil, pt(0), pt(5)}, nil, 1},
+		{"the proposal votes", [][]vecmath.Vec3{pt(0), pt(2)}, pt(2), 1},
+		{"the proposal votes the other way", [][]vecmath.Vec3{pt(0), pt(2)}, pt(0), 0},
+		{"nothing to choose", [][]vecmath.Vec3{nil, nil}, pt(0), -1},
+		{"a dense skeleton is out of the running", [][]vecmath.Vec3{pts(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), pts(0, 10), pts(5, 10), pts(0, 5), pts(2, 8)}, nil, 4},
+		{"no one has the median count: all run", [][]vecmath.Vec3{pts(0), pts(5), pts(0, 1, 2, 3), pts(2, 3, 4, 5)}, nil, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,7 +72,7 @@ func voteFixture(t *testing.T) (*rigmodel.Model, *Generator, *tensor.Dense, func
 // the same random source, each a skeleton-only stream the grammar accepts.
 func TestVoteSkeletonIsTheConsensus(t *testing.T) {
 	m, g, lat, rng, region := voteFixture(t)
-	prop := &character.Skeleton{Names: []string{"a"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.Identity4()}}
+	prop := &character.Skeleton{Names: []string{"a"}, Parents: []int{-1}, BindWorld: []vecmath.Mat4{vecmath.Identity4()}}
 	for _, votes := range []int{0, 1, 2, 7} {
 		g.Votes = votes
 		got, err := g.voteSkeleton(lat, region, prop, rng())
@@ -96,7 +97,7 @@ func TestVoteSkeletonIsTheConsensus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sets := make([][]character.Vec3, len(streams))
+		sets := make([][]vecmath.Vec3, len(streams))
 		for i, s := range streams {
 			sk, err := tokens.DecodeSkeleton(s.Tokens)
 			if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // tube returns a closed cylinder along y with a two-bone chain and smooth weights,
@@ -28,7 +29,7 @@ func tube(t testing.TB, bend float64) []byte {
 		y := -1 + 2*float64(i)/rings
 		for j := 0; j < segs; j++ {
 			a := 2 * math.Pi * float64(j) / segs
-			m.Positions = append(m.Positions, character.Vec3{0.25 * math.Cos(a), y, 0.25 * math.Sin(a)})
+			m.Positions = append(m.Positions, vecmath.Vec3{0.25 * math.Cos(a), y, 0.25 * math.Sin(a)})
 		}
 	}
 	at := func(i, j int) int { return i*segs + j%segs }
@@ -38,12 +39,12 @@ func tube(t testing.TB, bend float64) []byte {
 		}
 	}
 	bot, top := len(m.Positions), len(m.Positions)+1
-	m.Positions = append(m.Positions, character.Vec3{0, -1, 0}, character.Vec3{0, 1, 0})
+	m.Positions = append(m.Positions, vecmath.Vec3{0, -1, 0}, vecmath.Vec3{0, 1, 0})
 	for j := 0; j < segs; j++ {
 		m.Triangles = append(m.Triangles, [3]int{bot, at(0, j), at(0, j+1)}, [3]int{top, at(rings, j+1), at(rings, j)})
 	}
 	sk := &character.Skeleton{Names: []string{"a", "b", "c"}, Parents: []int{-1, 0, 1},
-		BindWorld: []character.Mat4{character.Translate4(character.Vec3{0, -0.9, 0}), character.Translate4(character.Vec3{bend, 0, 0}), character.Translate4(character.Vec3{0, 0.9, 0})}}
+		BindWorld: []vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{0, -0.9, 0}), vecmath.Translate4(vecmath.Vec3{bend, 0, 0}), vecmath.Translate4(vecmath.Vec3{0, 0.9, 0})}}
 	skin := &character.Skin{Weights: make([][]character.Influence, len(m.Positions))}
 	for v, p := range m.Positions {
 		w := math.Max(0, math.Min(1, (p[1]+0.3)/0.6))

@@ -3,7 +3,7 @@ package skincodec
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Coarse-to-fine decoding. On meshes with more than 2·coarsePoints distinct vertex
@@ -48,12 +48,12 @@ func (cp *coarsePlan) wanted(u, j int, probs []float32, nJ int) bool {
 // each distinct position and dists their joint distances (len(uniq) × nJ). Once
 // stop (nil: never) reports true, asked once per sampled point, it returns nil and
 // the caller must discard the decode.
-func (t *SkinTokenizer) coarseToFine(pos []character.Vec3, uniq []int, dists []float32, nJ int, exhaustive bool, stop func() bool) *coarsePlan {
+func (t *SkinTokenizer) coarseToFine(pos []vecmath.Vec3, uniq []int, dists []float32, nJ int, exhaustive bool, stop func() bool) *coarsePlan {
 	U := len(uniq)
 	if exhaustive || U <= 2*coarsePoints {
 		return nil
 	}
-	pts := make([]character.Vec3, U)
+	pts := make([]vecmath.Vec3, U)
 	for u, v := range uniq {
 		pts[u] = pos[v]
 	}
@@ -87,7 +87,7 @@ func (t *SkinTokenizer) coarseToFine(pos []character.Vec3, uniq []int, dists []f
 		}
 		next = bi
 	}
-	cpts := make([]character.Vec3, len(cp.coarse))
+	cpts := make([]vecmath.Vec3, len(cp.coarse))
 	for i, u := range cp.coarse {
 		cpts[i] = pts[u]
 	}
@@ -118,8 +118,8 @@ func (t *SkinTokenizer) coarseToFine(pos []character.Vec3, uniq []int, dists []f
 
 // pointGrid buckets points in a uniform grid for k-nearest-neighbour queries.
 type pointGrid struct {
-	pts   []character.Vec3
-	lo    character.Vec3
+	pts   []vecmath.Vec3
+	lo    vecmath.Vec3
 	cell  float64
 	dim   [3]int
 	start []int32 // cell c holds idx[start[c]:start[c+1]]
@@ -128,7 +128,7 @@ type pointGrid struct {
 
 // newPointGrid builds a grid of about two points per occupied cell for points
 // spread over a surface.
-func newPointGrid(pts []character.Vec3) *pointGrid {
+func newPointGrid(pts []vecmath.Vec3) *pointGrid {
 	g := &pointGrid{pts: pts}
 	lo, hi := pts[0], pts[0]
 	for _, p := range pts {
@@ -169,7 +169,7 @@ func newPointGrid(pts []character.Vec3) *pointGrid {
 	return g
 }
 
-func (g *pointGrid) coords(p character.Vec3) [3]int {
+func (g *pointGrid) coords(p vecmath.Vec3) [3]int {
 	var c [3]int
 	for a := 0; a < 3; a++ {
 		c[a] = min(max(int((p[a]-g.lo[a])/g.cell), 0), g.dim[a]-1)
@@ -182,7 +182,7 @@ func (g *pointGrid) cellIndex(c [3]int) int { return (c[2]*g.dim[1]+c[1])*g.dim[
 // nearest writes the indices of the len(out) points nearest to x to out, nearest
 // first (ties in index order within a cell), and their squared distances to bd.
 // The grid must hold at least len(out) points.
-func (g *pointGrid) nearest(x character.Vec3, out []int32, bd []float64) {
+func (g *pointGrid) nearest(x vecmath.Vec3, out []int32, bd []float64) {
 	k := len(out)
 	for i := range bd[:k] {
 		bd[i] = math.Inf(1)

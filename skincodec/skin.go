@@ -21,6 +21,7 @@ import (
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // SkinTokenizer is the trained FSQ-CVAE that turns one bone's skin weights into
@@ -499,10 +500,10 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 // per vertex, its position's index in uniq (rep). Vertices at the same position (UV
 // and normal seams) are decoded once, with the first one's normal, so seams get
 // identical weights and cost nothing extra.
-func uniquePositions(pos []character.Vec3) (uniq, rep []int) {
+func uniquePositions(pos []vecmath.Vec3) (uniq, rep []int) {
 	uniq = make([]int, 0, len(pos))
 	rep = make([]int, len(pos))
-	first := make(map[character.Vec3]int, len(pos))
+	first := make(map[vecmath.Vec3]int, len(pos))
 	for v, x := range pos {
 		u, ok := first[x]
 		if !ok {

@@ -7,6 +7,7 @@ import (
 	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Encode a creature's weights into skin codes with the shipped skin tokenizer, then
@@ -52,7 +53,7 @@ func ExampleSkinTokenizer_DecodeMean() {
 // wholly to joint 1; the body, more than half the mesh, is left alone.
 func ExampleSnapPieces() {
 	mesh := &character.Mesh{
-		Positions: []character.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {3, 0, 0}, {4, 0, 0}, {3, 1, 0}},
+		Positions: []vecmath.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {3, 0, 0}, {4, 0, 0}, {3, 1, 0}},
 		Triangles: [][3]int{{0, 1, 2}, {1, 3, 2}, {4, 5, 6}},
 	}
 	half := []character.Influence{{Joint: 0, Weight: 0.5}, {Joint: 1, Weight: 0.5}}

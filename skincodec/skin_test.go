@@ -11,6 +11,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // tube returns a rigged character built in code: a bent tube around a 3-joint chain
@@ -19,11 +20,11 @@ func tube() *character.Character {
 	sk := &character.Skeleton{
 		Names:   []string{"root", "mid", "tip", "side"},
 		Parents: []int{-1, 0, 1, 0},
-		BindWorld: []character.Mat4{
-			character.Translate4(character.Vec3{0, -0.9, 0}),
-			character.Translate4(character.Vec3{0, 0, 0}),
-			character.Translate4(character.Vec3{0, 0.9, 0}),
-			character.Translate4(character.Vec3{0.3, -0.6, 0}),
+		BindWorld: []vecmath.Mat4{
+			vecmath.Translate4(vecmath.Vec3{0, -0.9, 0}),
+			vecmath.Translate4(vecmath.Vec3{0, 0, 0}),
+			vecmath.Translate4(vecmath.Vec3{0, 0.9, 0}),
+			vecmath.Translate4(vecmath.Vec3{0.3, -0.6, 0}),
 		},
 	}
 	var m character.Mesh
@@ -32,7 +33,7 @@ func tube() *character.Character {
 		y := -1 + 2*float64(r)/rings
 		for s := 0; s < seg; s++ {
 			a := 2 * math.Pi * float64(s) / seg
-			m.Positions = append(m.Positions, character.Vec3{0.25 * math.Cos(a), y, 0.25 * math.Sin(a)})
+			m.Positions = append(m.Positions, vecmath.Vec3{0.25 * math.Cos(a), y, 0.25 * math.Sin(a)})
 		}
 	}
 	for r := 0; r < rings; r++ {
@@ -230,7 +231,7 @@ func TestTokenizeDetokenize(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A world-space character: scale and move the tube.
-	c := character.Normalization{Center: character.Vec3{-3, 1, 2}, Scale: 0.5}.Invert(tube())
+	c := character.Normalization{Center: vecmath.Vec3{-3, 1, 2}, Scale: 0.5}.Invert(tube())
 	sf, codes, err := Tokenize(c, tok, tok.Options())
 	if err != nil {
 		t.Fatal(err)

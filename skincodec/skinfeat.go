@@ -9,6 +9,7 @@ import (
 	"github.com/rigkit/rigkit/geom"
 	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Feature layout of the skin tokenizer. Everything is in the normalized cube.
@@ -40,10 +41,10 @@ type rigGeom struct {
 	snapped *character.Skeleton // the skeleton with joints at their bin centers
 	segs    []skinning.Segment
 	// Per segment: start A, B-A and 1/|B-A|² (0 for a point), for jointDists.
-	segA, segAB []character.Vec3
+	segA, segAB []vecmath.Vec3
 	segInv      []float64
-	pos         []character.Vec3
-	tail        []character.Vec3
+	pos         []vecmath.Vec3
+	tail        []vecmath.Vec3
 	parent      []int
 	leaf        []bool
 }
@@ -67,7 +68,7 @@ func newRigGeom(sk *character.Skeleton) *rigGeom {
 		g.segA, g.segAB, g.segInv = append(g.segA, s.A), append(g.segAB, ab), append(g.segInv, inv)
 	}
 	ch := sk.Children()
-	g.tail = make([]character.Vec3, len(g.pos))
+	g.tail = make([]vecmath.Vec3, len(g.pos))
 	g.leaf = make([]bool, len(g.pos))
 	for j, p := range g.pos {
 		if len(ch[j]) == 0 {
@@ -75,7 +76,7 @@ func newRigGeom(sk *character.Skeleton) *rigGeom {
 			g.tail[j] = p
 			continue
 		}
-		var s character.Vec3
+		var s vecmath.Vec3
 		for _, c := range ch[j] {
 			s = s.Add(g.pos[c])
 		}
@@ -86,7 +87,7 @@ func newRigGeom(sk *character.Skeleton) *rigGeom {
 
 // jointDists writes, for point p, the distance to each joint's nearest owned segment
 // (skinning.Segment.Dist, inlined: it runs for every vertex and surface sample).
-func (g *rigGeom) jointDists(p character.Vec3, dst []float32) {
+func (g *rigGeom) jointDists(p vecmath.Vec3, dst []float32) {
 	for j := range dst {
 		dst[j] = float32(math.Inf(1))
 	}
@@ -123,7 +124,7 @@ func (g *rigGeom) boneVec(j int, dst []float32) {
 
 // pointVec writes the query features of point p (normal n) relative to joint j, given
 // the point's distance to every joint (dists, from jointDists).
-func (g *rigGeom) pointVec(j int, p, n character.Vec3, dists []float32, dst []float32) {
+func (g *rigGeom) pointVec(j int, p, n vecmath.Vec3, dists []float32, dst []float32) {
 	h, t := g.pos[j], g.tail[j]
 	put3(dst[0:], p)
 	put3(dst[3:], n)
@@ -150,7 +151,7 @@ func (g *rigGeom) pointVec(j int, p, n character.Vec3, dists []float32, dst []fl
 	dst[15] = float32(tt)
 }
 
-func put3(dst []float32, v character.Vec3) {
+func put3(dst []float32, v vecmath.Vec3) {
 	dst[0], dst[1], dst[2] = float32(v[0]), float32(v[1]), float32(v[2])
 }
 
@@ -176,7 +177,7 @@ type prepared struct {
 	geo *rigGeom
 	nJ  int
 	// Vertices.
-	vNrm  []character.Vec3
+	vNrm  []vecmath.Vec3
 	vDist []float32 // V × nJ, lazily filled by vertexDists
 	surfaceSamples
 	// posS[j], posV[j]: samples and vertices where joint j's weight is positive.
@@ -190,7 +191,7 @@ type prepared struct {
 // surfaceSamples are the points the encoder reads a bone's weights at (nil without
 // a skin).
 type surfaceSamples struct {
-	sPos, sNrm []character.Vec3
+	sPos, sNrm []vecmath.Vec3
 	sW         [][]character.Influence // interpolated weights, sparse
 	sDist      []float32               // S × nJ
 }
@@ -236,8 +237,8 @@ func prepare(c *character.Character, seed int64, geodesic bool) (*prepared, erro
 		return nil, fmt.Errorf("skin tokenizer: %q has %d weight lists for %d vertices", c.Name, len(c.Skin.Weights), len(c.Mesh.Positions))
 	}
 	ss := geom.SampleSurface(&c.Mesh, surfSamples, rng)
-	p.sPos = make([]character.Vec3, len(ss))
-	p.sNrm = make([]character.Vec3, len(ss))
+	p.sPos = make([]vecmath.Vec3, len(ss))
+	p.sNrm = make([]vecmath.Vec3, len(ss))
 	p.sW = make([][]character.Influence, len(ss))
 	p.sDist = make([]float32, len(ss)*p.nJ)
 	if p.gW != nil {

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // twoPieces is a strip of 4 triangles (vertices 0-5) and, apart from it, a quad
 // (vertices 6-9) whose corner 9 is split by a seam into vertex 10.
 func twoPieces() *character.Mesh {
 	return &character.Mesh{
-		Positions: []character.Vec3{
+		Positions: []vecmath.Vec3{
 			{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 2, 0}, {1, 2, 0},
 			{5, 0, 0}, {6, 0, 0}, {5, 1, 0}, {6, 1, 0}, {6, 1, 0},
 		},

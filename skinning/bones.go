@@ -5,13 +5,14 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Segment is a piece of bone: the straight segment from A to B owned by Joint.
 // A == B for a joint without children.
 type Segment struct {
 	Joint int
-	A, B  character.Vec3
+	A, B  vecmath.Vec3
 }
 
 // Bones returns the segments of a skeleton (see the package comment): one per
@@ -42,13 +43,13 @@ func bonesExt(s *character.Skeleton, ext float64) []Segment {
 }
 
 // dist returns the Euclidean distance from p to the segment.
-func (g Segment) dist(p character.Vec3) float64 {
-	return character.SegmentDist(p, g.A, g.B)
+func (g Segment) dist(p vecmath.Vec3) float64 {
+	return vecmath.SegmentDist(p, g.A, g.B)
 }
 
 // jointDistances returns, for point p, the distance to each joint's nearest owned
 // segment (dst has one entry per joint and is overwritten).
-func jointDistances(p character.Vec3, segs []Segment, dst []float64) {
+func jointDistances(p vecmath.Vec3, segs []Segment, dst []float64) {
 	for j := range dst {
 		dst[j] = math.Inf(1)
 	}

@@ -5,13 +5,14 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/skinning"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // boxArm is a box-shaped "arm" (a closed cuboid from x=0 to x=2) with a shoulder, an
 // elbow at x=1 and a wrist.
 func boxArm() *character.Character {
 	c := &character.Character{Mesh: character.Mesh{
-		Positions: []character.Vec3{
+		Positions: []vecmath.Vec3{
 			{0, -0.2, -0.2}, {2, -0.2, -0.2}, {2, 0.2, -0.2}, {0, 0.2, -0.2},
 			{0, -0.2, 0.2}, {2, -0.2, 0.2}, {2, 0.2, 0.2}, {0, 0.2, 0.2},
 		},
@@ -23,10 +24,10 @@ func boxArm() *character.Character {
 	c.Skeleton = &character.Skeleton{
 		Names:   []string{"upper", "lower", "wrist"},
 		Parents: []int{-1, 0, 1},
-		BindWorld: []character.Mat4{
-			character.Translate4(character.Vec3{0, 0, 0}),
-			character.Translate4(character.Vec3{1, 0, 0}),
-			character.Translate4(character.Vec3{2, 0, 0}),
+		BindWorld: []vecmath.Mat4{
+			vecmath.Translate4(vecmath.Vec3{0, 0, 0}),
+			vecmath.Translate4(vecmath.Vec3{1, 0, 0}),
+			vecmath.Translate4(vecmath.Vec3{2, 0, 0}),
 		},
 	}
 	return c

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Defaults of GeodesicOptions.
@@ -47,7 +48,7 @@ type Field struct {
 	eucl     []float32
 	euclOnce sync.Once
 	workers  int
-	normPos  []character.Vec3
+	normPos  []vecmath.Vec3
 	norm     character.Normalization
 	segs     []Segment // normalized
 }
@@ -152,7 +153,7 @@ func NewField(c *character.Character, opt FieldOptions) (*Field, error) {
 	workers := defaultWorkers(opt.Workers)
 	norm := character.NormalizationOf(c.Mesh)
 	nv, nj := len(c.Mesh.Positions), c.Skeleton.NumJoints()
-	mesh := character.Mesh{Positions: make([]character.Vec3, nv), Triangles: c.Mesh.Triangles}
+	mesh := character.Mesh{Positions: make([]vecmath.Vec3, nv), Triangles: c.Mesh.Triangles}
 	for v, p := range c.Mesh.Positions {
 		mesh.Positions[v] = norm.Point(p)
 	}

@@ -4,8 +4,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // solidGraph is the graph Dijkstra runs on: solid cells joined to their 26 neighbours,
@@ -329,7 +329,7 @@ func (sg *solidGraph) segmentSeeds(segs []Segment, near func() []int32) []seed {
 
 // vertexCells lists, for a point, the solid cells among the 8 cell centers around it
 // and the point's distance to each.
-func (sg *solidGraph) vertexCells(p character.Vec3, dst []seed) []seed {
+func (sg *solidGraph) vertexCells(p vecmath.Vec3, dst []seed) []seed {
 	g := sg.g
 	dst = dst[:0]
 	var base [3]int // the cell whose centre is the lower corner of the 8 around p

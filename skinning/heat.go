@@ -10,6 +10,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Defaults of HeatOptions.
@@ -262,7 +263,7 @@ func mainSource(src []character.Influence) int {
 // heatMesh is the welded surface in the normalized frame: one vertex per position,
 // non-degenerate triangles only.
 type heatMesh struct {
-	pos    []character.Vec3
+	pos    []vecmath.Vec3
 	tris   [][3]int
 	welded []int // original vertex → welded vertex
 }
@@ -329,7 +330,7 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 				if t == 0 {
 					nearest = i
 				}
-				if visible(bvh, p, character.ClosestOnSegment(p, segs[i].A, segs[i].B), opt.Sources.RayOffset) {
+				if visible(bvh, p, vecmath.ClosestOnSegment(p, segs[i].A, segs[i].B), opt.Sources.RayOffset) {
 					nearest, seen = i, true
 					break
 				}
@@ -343,7 +344,7 @@ func (hm *heatMesh) heatSources(bvh *geom.BVH, segs []Segment, opt HeatOptions) 
 						continue // bones found invisible were set to +Inf
 					}
 					if dk := g.dist(p); dk <= d*(1+opt.Sources.Tie) &&
-						(!seen || visible(bvh, p, character.ClosestOnSegment(p, g.A, g.B), opt.Sources.RayOffset)) {
+						(!seen || visible(bvh, p, vecmath.ClosestOnSegment(p, g.A, g.B), opt.Sources.RayOffset)) {
 						joints = append(joints, g.Joint)
 					}
 				}
@@ -411,7 +412,7 @@ func (hm *heatMesh) nearestTo(bvh *geom.BVH, segs []Segment, j int, opt HeatOpti
 	for k, v := range near {
 		p := hm.pos[v]
 		for _, g := range segs {
-			if g.Joint == j && visible(bvh, p, character.ClosestOnSegment(p, g.A, g.B), opt.Sources.RayOffset) {
+			if g.Joint == j && visible(bvh, p, vecmath.ClosestOnSegment(p, g.A, g.B), opt.Sources.RayOffset) {
 				seen[k] = true
 				break
 			}
@@ -431,7 +432,7 @@ func (hm *heatMesh) nearestTo(bvh *geom.BVH, segs []Segment, j int, opt HeatOpti
 
 // visible reports whether the segment from p to q crosses no triangle, ignoring the
 // first offset (normalized units) next to p, where p's own triangles are.
-func visible(bvh *geom.BVH, p, q character.Vec3, offset float64) bool {
+func visible(bvh *geom.BVH, p, q vecmath.Vec3, offset float64) bool {
 	dir := q.Sub(p)
 	l := dir.Len()
 	if l <= offset {

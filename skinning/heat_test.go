@@ -8,6 +8,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
 	"github.com/rigkit/rigkit/synth"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // checkHeatSkin asserts what every heat skin has: valid weights summing to 1 on
@@ -118,7 +119,7 @@ func splitSeam(c *character.Character) map[int]int {
 	m := &c.Mesh
 	copyOf := map[int]int{} // original → copy
 	orig := map[int]int{}
-	onSeam := func(p character.Vec3) bool { return math.Abs(p[2]) < 1e-9 && p[1] > 1e-9 }
+	onSeam := func(p vecmath.Vec3) bool { return math.Abs(p[2]) < 1e-9 && p[1] > 1e-9 }
 	for ti, tri := range m.Triangles {
 		a, b, cc := m.Positions[tri[0]], m.Positions[tri[1]], m.Positions[tri[2]]
 		if (a[2]+b[2]+cc[2])/3 >= 0 {
@@ -214,7 +215,7 @@ func TestHeatErrors(t *testing.T) {
 func nubArm() *character.Character {
 	c := armCharacter()
 	c.Skeleton = skeleton([]string{"upper", "lower", "tip", "nub"}, []int{-1, 0, 1, 1},
-		[]character.Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {0.9, -0.003, 0}})
+		[]vecmath.Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {0.9, -0.003, 0}})
 	return c
 }
 
@@ -260,7 +261,7 @@ func TestHeatTie(t *testing.T) {
 	// The ring at the elbow (x = 1) is exactly as far from the upper bone as from the
 	// lower one: each gets half of its heat source, where Tie < 0 gives all to the parent.
 	c := armCharacter()
-	onRing := func(p character.Vec3) bool {
+	onRing := func(p vecmath.Vec3) bool {
 		return math.Abs(p[0]-1) < 1e-9 && math.Abs(math.Hypot(p[1], p[2])-0.2) < 1e-9
 	}
 	for _, tc := range []struct {

@@ -4,23 +4,24 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // addCapsule appends a closed, outward-facing capsule mesh from a to b of radius r.
-func addCapsule(m *character.Mesh, a, b character.Vec3, r float64) {
+func addCapsule(m *character.Mesh, a, b vecmath.Vec3, r float64) {
 	const seg, capRings, bodyRings = 16, 6, 12
 	axis := b.Sub(a).Normalize()
 	// Any unit vector not parallel to the axis gives the frame.
-	ref := character.Vec3{0, 1, 0}
+	ref := vecmath.Vec3{0, 1, 0}
 	if math.Abs(axis.Dot(ref)) > 0.9 {
-		ref = character.Vec3{1, 0, 0}
+		ref = vecmath.Vec3{1, 0, 0}
 	}
 	u := axis.Cross(ref).Normalize()
 	w := axis.Cross(u)
 	base := len(m.Positions)
 	// Profile from the tip at a (t=-r) to the tip at b: (offset along axis, radius).
 	type ring struct {
-		center character.Vec3
+		center vecmath.Vec3
 		rad    float64
 	}
 	var rings []ring
@@ -72,10 +73,10 @@ func addCapsule(m *character.Mesh, a, b character.Vec3, r float64) {
 }
 
 // skeleton builds a skeleton from joint positions and parents (identity rotations).
-func skeleton(names []string, parents []int, pos []character.Vec3) *character.Skeleton {
+func skeleton(names []string, parents []int, pos []vecmath.Vec3) *character.Skeleton {
 	s := &character.Skeleton{Names: names, Parents: parents}
 	for _, p := range pos {
-		s.BindWorld = append(s.BindWorld, character.Translate4(p))
+		s.BindWorld = append(s.BindWorld, vecmath.Translate4(p))
 	}
 	return s
 }
@@ -84,9 +85,9 @@ func skeleton(names []string, parents []int, pos []character.Vec3) *character.Sk
 // elbow) and 2.
 func armCharacter() *character.Character {
 	c := &character.Character{Name: "arm"}
-	addCapsule(&c.Mesh, character.Vec3{0, 0, 0}, character.Vec3{2, 0, 0}, 0.2)
+	addCapsule(&c.Mesh, vecmath.Vec3{0, 0, 0}, vecmath.Vec3{2, 0, 0}, 0.2)
 	c.Skeleton = skeleton([]string{"upper", "lower", "tip"}, []int{-1, 0, 1},
-		[]character.Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}})
+		[]vecmath.Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}})
 	return c
 }
 
@@ -94,13 +95,13 @@ func armCharacter() *character.Character {
 // (separate, self-intersecting parts) and a narrow gap between them.
 func handCharacter() *character.Character {
 	c := &character.Character{Name: "hand"}
-	addCapsule(&c.Mesh, character.Vec3{0, 0, -0.3}, character.Vec3{0, 0, 0.3}, 0.15)
+	addCapsule(&c.Mesh, vecmath.Vec3{0, 0, -0.3}, vecmath.Vec3{0, 0, 0.3}, 0.15)
 	for _, z := range []float64{-0.15, 0.15} {
-		addCapsule(&c.Mesh, character.Vec3{0, 0, z}, character.Vec3{1.2, 0, z}, 0.1)
+		addCapsule(&c.Mesh, vecmath.Vec3{0, 0, z}, vecmath.Vec3{1.2, 0, z}, 0.1)
 	}
 	c.Skeleton = skeleton(
 		[]string{"palm", "a1", "a2", "a3", "b1", "b2", "b3"},
 		[]int{-1, 0, 1, 2, 0, 4, 5},
-		[]character.Vec3{{0, 0, 0}, {0.2, 0, -0.15}, {0.7, 0, -0.15}, {1.2, 0, -0.15}, {0.2, 0, 0.15}, {0.7, 0, 0.15}, {1.2, 0, 0.15}})
+		[]vecmath.Vec3{{0, 0, 0}, {0.2, 0, -0.15}, {0.7, 0, -0.15}, {1.2, 0, -0.15}, {0.2, 0, 0.15}, {0.7, 0, 0.15}, {1.2, 0, 0.15}})
 	return c
 }

@@ -2,12 +2,13 @@ package synth
 
 import (
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Boxes returns closed axis-aligned boxes (lo, hi corner pairs) as one mesh, with
 // outward-facing triangles: the smallest shapes that still have an inside, for
 // tests of skeleton extraction, skinning and rigging policy.
-func Boxes(boxes ...[2]character.Vec3) character.Mesh {
+func Boxes(boxes ...[2]vecmath.Vec3) character.Mesh {
 	var m character.Mesh
 	for _, b := range boxes {
 		base := len(m.Positions)
@@ -30,12 +31,12 @@ func Boxes(boxes ...[2]character.Vec3) character.Mesh {
 
 // BoxQuadruped is a crude quadruped made of Boxes: a body box and four leg boxes.
 func BoxQuadruped() character.Mesh {
-	v := func(x, y, z float64) character.Vec3 { return character.Vec3{x, y, z} }
+	v := func(x, y, z float64) vecmath.Vec3 { return vecmath.Vec3{x, y, z} }
 	return Boxes(
-		[2]character.Vec3{v(-1, 0.8, -0.3), v(1, 1.3, 0.3)},
-		[2]character.Vec3{v(-0.9, 0, -0.3), v(-0.7, 0.85, -0.1)},
-		[2]character.Vec3{v(-0.9, 0, 0.1), v(-0.7, 0.85, 0.3)},
-		[2]character.Vec3{v(0.7, 0, -0.3), v(0.9, 0.85, -0.1)},
-		[2]character.Vec3{v(0.7, 0, 0.1), v(0.9, 0.85, 0.3)},
+		[2]vecmath.Vec3{v(-1, 0.8, -0.3), v(1, 1.3, 0.3)},
+		[2]vecmath.Vec3{v(-0.9, 0, -0.3), v(-0.7, 0.85, -0.1)},
+		[2]vecmath.Vec3{v(-0.9, 0, 0.1), v(-0.7, 0.85, 0.3)},
+		[2]vecmath.Vec3{v(0.7, 0, -0.3), v(0.9, 0.85, -0.1)},
+		[2]vecmath.Vec3{v(0.7, 0, 0.1), v(0.9, 0.85, 0.3)},
 	)
 }

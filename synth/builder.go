@@ -6,6 +6,7 @@ import (
 	"math/rand"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // builder accumulates a skeleton and the body parts around it while a kind's
@@ -18,7 +19,7 @@ type builder struct {
 	blend   float64 // joint blend half-width as a fraction of the local radius
 	names   []string
 	parents []int
-	pos     []character.Vec3
+	pos     []vecmath.Vec3
 	prims   []prim
 }
 
@@ -39,7 +40,7 @@ func (b *builder) chance(p float64) bool { return b.rng.Float64() < p }
 func (b *builder) r(x float64) float64 { return math.Max(x, b.minR) }
 
 // joint adds a joint without a body part to its parent.
-func (b *builder) joint(name string, parent int, p character.Vec3) int {
+func (b *builder) joint(name string, parent int, p vecmath.Vec3) int {
 	b.names = append(b.names, name)
 	b.parents = append(b.parents, parent)
 	b.pos = append(b.pos, p)
@@ -48,26 +49,26 @@ func (b *builder) joint(name string, parent int, p character.Vec3) int {
 
 // bone adds joint name at p and the body part from its parent to it (moved by the
 // parent), with radius ra at the parent and rb at p.
-func (b *builder) bone(name string, parent int, p character.Vec3, ra, rb float64) int {
-	return b.flatBone(name, parent, p, ra, rb, character.Vec3{}, 1)
+func (b *builder) bone(name string, parent int, p vecmath.Vec3, ra, rb float64) int {
+	return b.flatBone(name, parent, p, ra, rb, vecmath.Vec3{}, 1)
 }
 
 // flatBone is bone with the cross-section squashed to scale f along axis flat.
-func (b *builder) flatBone(name string, parent int, p character.Vec3, ra, rb float64, flat character.Vec3, f float64) int {
+func (b *builder) flatBone(name string, parent int, p vecmath.Vec3, ra, rb float64, flat vecmath.Vec3, f float64) int {
 	j := b.joint(name, parent, p)
 	b.addPrim(prim{a: b.pos[parent], b: p, ra: ra, rb: rb, flat: flat, flatScale: f, owner: parent, end: j, startBlend: true})
 	return j
 }
 
 // blob adds a rigid body part owned by joint owner.
-func (b *builder) blob(owner int, p, q character.Vec3, ra, rb float64, flat character.Vec3, f float64) {
+func (b *builder) blob(owner int, p, q vecmath.Vec3, ra, rb float64, flat vecmath.Vec3, f float64) {
 	b.addPrim(prim{a: p, b: q, ra: ra, rb: rb, flat: flat, flatScale: f, owner: owner, end: -1})
 }
 
 func (b *builder) addPrim(p prim) {
 	p.ra, p.rb = b.r(p.ra), b.r(p.rb)
-	if p.flat == (character.Vec3{}) || p.flatScale <= 0 || p.flatScale >= 1 {
-		p.flat, p.flatScale = character.Vec3{}, 1
+	if p.flat == (vecmath.Vec3{}) || p.flatScale <= 0 || p.flatScale >= 1 {
+		p.flat, p.flatScale = vecmath.Vec3{}, 1
 	} else {
 		p.flat = p.flat.Normalize()
 		p.flatScale = math.Min(1, math.Max(p.flatScale, b.minR/math.Min(p.ra, p.rb)))
@@ -77,7 +78,7 @@ func (b *builder) addPrim(p prim) {
 
 // chain adds bones through pts (pts[0] is the first new joint) named by name(i),
 // with radii tapering from r0 at the parent to r1 at the last point.
-func (b *builder) chain(parent int, pts []character.Vec3, r0, r1 float64, name func(i int) string) []int {
+func (b *builder) chain(parent int, pts []vecmath.Vec3, r0, r1 float64, name func(i int) string) []int {
 	ids := make([]int, len(pts))
 	n := float64(len(pts))
 	for i, p := range pts {
@@ -158,10 +159,10 @@ func (b *builder) skeleton() *character.Skeleton {
 	s := &character.Skeleton{
 		Names:     append([]string(nil), b.names...),
 		Parents:   append([]int(nil), b.parents...),
-		BindWorld: make([]character.Mat4, len(b.names)),
+		BindWorld: make([]vecmath.Mat4, len(b.names)),
 	}
 	for j, p := range b.pos {
-		s.BindWorld[j] = character.Translate4(p)
+		s.BindWorld[j] = vecmath.Translate4(p)
 	}
 	return s
 }
@@ -180,16 +181,16 @@ func surfaceArea(prims []prim) float64 {
 	return a
 }
 
-func v3(x, y, z float64) character.Vec3 { return character.Vec3{x, y, z} }
+func v3(x, y, z float64) vecmath.Vec3 { return vecmath.Vec3{x, y, z} }
 
 // rotY rotates v about the up axis by angle a (radians).
-func rotY(v character.Vec3, a float64) character.Vec3 {
+func rotY(v vecmath.Vec3, a float64) vecmath.Vec3 {
 	c, s := math.Cos(a), math.Sin(a)
-	return character.Vec3{c*v[0] + s*v[2], v[1], -s*v[0] + c*v[2]}
+	return vecmath.Vec3{c*v[0] + s*v[2], v[1], -s*v[0] + c*v[2]}
 }
 
 // rotAxis rotates v about unit axis k by angle a (Rodrigues).
-func rotAxis(v, k character.Vec3, a float64) character.Vec3 {
+func rotAxis(v, k vecmath.Vec3, a float64) vecmath.Vec3 {
 	c, s := math.Cos(a), math.Sin(a)
 	return v.Scale(c).Add(k.Cross(v).Scale(s)).Add(k.Scale(k.Dot(v) * (1 - c)))
 }

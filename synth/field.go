@@ -3,7 +3,7 @@ package synth
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // prim is one body part of the implicit surface: a tapered capsule around the
@@ -11,10 +11,10 @@ import (
 // It moves with joint owner. Skin weights blend towards the owner's parent near a
 // when startBlend is set, and towards joint end near b when end >= 0.
 type prim struct {
-	a, b       character.Vec3
+	a, b       vecmath.Vec3
 	ra, rb     float64
-	flat       character.Vec3 // unit axis squashed by flatScale; zero for round
-	flatScale  float64        // cross-section extent along flat, as a fraction (0,1]
+	flat       vecmath.Vec3 // unit axis squashed by flatScale; zero for round
+	flatScale  float64      // cross-section extent along flat, as a fraction (0,1]
 	owner      int
 	end        int  // joint at b the weights blend into, or -1
 	startBlend bool // blend into parent(owner) near a
@@ -25,7 +25,7 @@ type prim struct {
 // primShape is what prepare derives once from a prim's segment and radii, for dist
 // and axial to reuse at every sample.
 type primShape struct {
-	ab      character.Vec3
+	ab      vecmath.Vec3
 	length  float64
 	invLen2 float64
 	k       float64 // smooth-min radius
@@ -52,7 +52,7 @@ func (p *prim) prepare(smooth float64) {
 
 // dist returns an approximate signed distance from x to the part (negative inside)
 // and the segment parameter t in [0,1] of the closest axis point.
-func (p *prim) dist(x character.Vec3) (float64, float64) {
+func (p *prim) dist(x vecmath.Vec3) (float64, float64) {
 	ax, ay, az := x[0]-p.a[0], x[1]-p.a[1], x[2]-p.a[2]
 	t := (ax*p.ab[0] + ay*p.ab[1] + az*p.ab[2]) * p.invLen2
 	if t < 0 {
@@ -69,7 +69,7 @@ func (p *prim) dist(x character.Vec3) (float64, float64) {
 }
 
 // axial returns the signed distance of x along the axis from a (not clamped).
-func (p *prim) axial(x character.Vec3) float64 {
+func (p *prim) axial(x vecmath.Vec3) float64 {
 	if p.length == 0 {
 		return 0
 	}
@@ -90,7 +90,7 @@ func smin(a, b, k float64) float64 {
 }
 
 // fieldAt evaluates the blended field at x over the listed parts.
-func fieldAt(prims []prim, list []int32, x character.Vec3) float64 {
+func fieldAt(prims []prim, list []int32, x vecmath.Vec3) float64 {
 	f := math.Inf(1)
 	for _, i := range list {
 		d, _ := prims[i].dist(x)
@@ -140,7 +140,7 @@ func init() {
 
 // grid is a regular lattice of field samples over a box.
 type grid struct {
-	origin     character.Vec3
+	origin     vecmath.Vec3
 	h          float64
 	nx, ny, nz int // points per axis
 	val        []float32
@@ -149,14 +149,14 @@ type grid struct {
 
 func (g *grid) index(i, j, k int) int { return (k*g.ny+j)*g.nx + i }
 
-func (g *grid) point(i, j, k int) character.Vec3 {
-	return character.Vec3{g.origin[0] + float64(i)*g.h, g.origin[1] + float64(j)*g.h, g.origin[2] + float64(k)*g.h}
+func (g *grid) point(i, j, k int) vecmath.Vec3 {
+	return vecmath.Vec3{g.origin[0] + float64(i)*g.h, g.origin[1] + float64(j)*g.h, g.origin[2] + float64(k)*g.h}
 }
 
 // surface is a polygonized field: the mesh plus, per vertex, the block whose part
 // list covers it (for weight evaluation).
 type surface struct {
-	positions []character.Vec3
+	positions []vecmath.Vec3
 	triangles [][3]int
 	vertBlock []int32
 	blocks    [][]int32 // part lists per block
@@ -188,7 +188,7 @@ func polygonize(prims []prim, h float64) *surface {
 				if len(list) == 0 {
 					continue
 				}
-				c := lo.Add(character.Vec3{(float64(bx) + 0.5) * bh, (float64(by) + 0.5) * bh, (float64(bz) + 0.5) * bh})
+				c := lo.Add(vecmath.Vec3{(float64(bx) + 0.5) * bh, (float64(by) + 0.5) * bh, (float64(bz) + 0.5) * bh})
 				kept, ok := keptParts(prims, list, c, lip, halfDiag, h)
 				if !ok {
 					continue // no zero crossing can reach into this block
@@ -263,7 +263,7 @@ func polygonize(prims []prim, h float64) *surface {
 // blockCells cells, plus the largest Lipschitz factor of the parts (at least 1),
 // which bounds how fast the field can change between samples.
 func fieldGrid(prims []prim, h float64) (g *grid, nb [3]int, lip float64) {
-	lo := character.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
+	lo := vecmath.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
 	hi := lo.Scale(-1)
 	lip = 1.0
 	for i := range prims {
@@ -276,8 +276,8 @@ func fieldGrid(prims []prim, h float64) (g *grid, nb [3]int, lip float64) {
 		lip = math.Max(lip, p.lip)
 	}
 	pad := 2 * h
-	lo = lo.Sub(character.Vec3{pad, pad, pad})
-	hi = hi.Add(character.Vec3{pad, pad, pad})
+	lo = lo.Sub(vecmath.Vec3{pad, pad, pad})
+	hi = hi.Add(vecmath.Vec3{pad, pad, pad})
 	for a := 0; a < 3; a++ {
 		nb[a] = int(math.Ceil((hi[a]-lo[a])/(h*blockCells))) + 1
 	}
@@ -289,7 +289,7 @@ func fieldGrid(prims []prim, h float64) (g *grid, nb [3]int, lip float64) {
 
 // binParts lists, per block, the parts whose padded boxes touch it, so each block
 // evaluates only the parts that can reach it.
-func binParts(prims []prim, lo character.Vec3, nb [3]int, h, lip float64) [][]int32 {
+func binParts(prims []prim, lo vecmath.Vec3, nb [3]int, h, lip float64) [][]int32 {
 	bh := h * blockCells
 	halfDiag := bh * math.Sqrt(3) / 2
 	lists := make([][]int32, nb[0]*nb[1]*nb[2])
@@ -316,7 +316,7 @@ func binParts(prims []prim, lo character.Vec3, nb [3]int, h, lip float64) [][]in
 // keptParts keeps only the parts of a block's list that can shape the surface
 // inside it (block centre c); ok is false when no zero crossing can reach into the
 // block at all.
-func keptParts(prims []prim, list []int32, c character.Vec3, lip, halfDiag, h float64) (kept []int32, ok bool) {
+func keptParts(prims []prim, list []int32, c vecmath.Vec3, lip, halfDiag, h float64) (kept []int32, ok bool) {
 	fc := math.Inf(1)
 	kept = make([]int32, 0, len(list))
 	ds := make([]float64, len(list))
@@ -464,7 +464,7 @@ func relax(prims []prim, s *surface, h float64, rounds int) {
 			fill[a] += 2
 		}
 	}
-	next := make([]character.Vec3, n)
+	next := make([]vecmath.Vec3, n)
 	eps := 0.05 * h
 	for r := 0; r < rounds; r++ {
 		for v := 0; v < n; v++ {
@@ -474,17 +474,17 @@ func relax(prims []prim, s *surface, h float64, rounds int) {
 				next[v] = p
 				continue
 			}
-			var c character.Vec3
+			var c vecmath.Vec3
 			for _, u := range ns {
 				c = c.Add(s.positions[u])
 			}
 			q := p.Lerp(c.Scale(1/float64(len(ns))), 0.5)
 			list := s.blocks[s.vertBlock[v]]
 			f := fieldAt(prims, list, q)
-			g := character.Vec3{
-				fieldAt(prims, list, q.Add(character.Vec3{eps, 0, 0})) - f,
-				fieldAt(prims, list, q.Add(character.Vec3{0, eps, 0})) - f,
-				fieldAt(prims, list, q.Add(character.Vec3{0, 0, eps})) - f,
+			g := vecmath.Vec3{
+				fieldAt(prims, list, q.Add(vecmath.Vec3{eps, 0, 0})) - f,
+				fieldAt(prims, list, q.Add(vecmath.Vec3{0, eps, 0})) - f,
+				fieldAt(prims, list, q.Add(vecmath.Vec3{0, 0, eps})) - f,
 			}.Scale(1 / eps)
 			if g2 := g.Dot(g); g2 > 1e-12 {
 				step := g.Scale(-f / g2)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Frames: +Y is up, the creature faces +Z, its left side is +X ("_l").
@@ -35,7 +35,7 @@ type bodyPlan struct {
 
 // spine adds joints from a root along the polyline root→top, split into bones at
 // least minLen long, naming them spine_01.. and the last one last.
-func (b *builder) spine(root int, top character.Vec3, n int, r0, r1 float64, flat character.Vec3, f float64, last string) []int {
+func (b *builder) spine(root int, top vecmath.Vec3, n int, r0, r1 float64, flat vecmath.Vec3, f float64, last string) []int {
 	base := b.pos[root]
 	ids := make([]int, n)
 	parent := root
@@ -60,7 +60,7 @@ func segments(l, radius, k float64, maxN int) int {
 
 // hand adds a hand at joint wrist pointing along dir with palm normal up, and
 // either fingers or a mitten.
-func (b *builder) hand(wrist int, tag string, dir, up character.Vec3, scale float64, withFingers bool) {
+func (b *builder) hand(wrist int, tag string, dir, up vecmath.Vec3, scale float64, withFingers bool) {
 	across := v3(0, 0, 1).Sub(dir.Scale(dir[2])).Normalize() // towards the thumb (forward)
 	nf := b.in(3, 5)
 	nj := b.in(2, 3)
@@ -77,7 +77,7 @@ func (b *builder) hand(wrist int, tag string, dir, up character.Vec3, scale floa
 	gap := 3.3 * fr
 	m := float64(nf - 1) // fingers besides the thumb
 	for k := 0; k < nf; k++ {
-		var base, fdir character.Vec3
+		var base, fdir vecmath.Vec3
 		if k == 0 { // thumb
 			base = p0.Add(dir.Scale(palm * 0.35)).Add(across.Scale(gap*(m-1)/2 + gap*1.3))
 			fdir = dir.Add(across.Scale(1.2)).Normalize()
@@ -88,7 +88,7 @@ func (b *builder) hand(wrist int, tag string, dir, up character.Vec3, scale floa
 		}
 		name := fmt.Sprintf("finger_%s_%d", tag, k+1)
 		first := b.flatBone(name+"_1", wrist, base, fr*1.25, fr*1.15, up, 0.7)
-		pts := make([]character.Vec3, nj)
+		pts := make([]vecmath.Vec3, nj)
 		seg := fl / float64(nj)
 		if k == 0 {
 			seg *= 0.8
@@ -148,7 +148,7 @@ func (b *builder) biped(plan bodyPlan) {
 	b.bone("head_end", head, headPos.Add(headDir.Scale(headR+headLen)), headR, headR*b.u(0.6, 1))
 	if b.chance(0.4) { // snout or beak
 		tip := headPos.Add(headDir.Scale(headR * 0.5)).Add(v3(0, -headR*0.3, headR*b.u(1.0, 1.8)))
-		b.blob(head, headPos.Add(v3(0, 0, headR*0.3)), tip, headR*0.6, headR*b.u(0.15, 0.35), character.Vec3{}, 1)
+		b.blob(head, headPos.Add(v3(0, 0, headR*0.3)), tip, headR*0.6, headR*b.u(0.15, 0.35), vecmath.Vec3{}, 1)
 	}
 	ears := b.chance(0.35)
 	earLen := headR * b.u(0.8, 1.6)
@@ -231,13 +231,13 @@ func (b *builder) bipedLegs(hips int, H, legLen, hipW, thighR, bellyR float64, l
 }
 
 // tail adds a tapering, gently curling tail from parent.
-func (b *builder) tail(parent int, dir character.Vec3, length, r0 float64, n [2]int) {
+func (b *builder) tail(parent int, dir vecmath.Vec3, length, r0 float64, n [2]int) {
 	want := b.in(n[0], n[1])
 	count := segments(length, r0, 2.2, want)
 	curl := deg(b.u(-25, 25))
 	p := b.pos[parent].Add(dir.Scale(r0 * 0.5))
 	seg := length / float64(count)
-	pts := make([]character.Vec3, count)
+	pts := make([]vecmath.Vec3, count)
 	d := dir
 	axis := v3(1, 0, 0)
 	if b.chance(0.5) {
@@ -257,7 +257,7 @@ func (b *builder) tail(parent int, dir character.Vec3, length, r0 float64, n [2]
 }
 
 // wings adds a pair of feathered wings (arm bones plus flat feather bones).
-func (b *builder) wings(parent int, at character.Vec3, bodyR, size float64) {
+func (b *builder) wings(parent int, at vecmath.Vec3, bodyR, size float64) {
 	span := size * b.u(0.6, 1.1)
 	wr := size * b.u(0.025, 0.035)
 	nf := b.in(2, 4)
@@ -316,7 +316,7 @@ func (b *builder) quadruped(plan bodyPlan) {
 		}
 		ndir := rotY(v3(0, math.Sin(ang), math.Cos(ang)), yaw)
 		m := segments(neckLen, neckR, 2.2, 3)
-		pts := make([]character.Vec3, m)
+		pts := make([]vecmath.Vec3, m)
 		for i := range pts {
 			pts[i] = b.pos[chest].Add(ndir.Scale(bodyR*0.6 + neckLen*float64(i+1)/float64(m)))
 		}
@@ -397,12 +397,12 @@ func (b *builder) snake() {
 		seg = length / float64(n)
 	}
 	phase := b.u(0, 2*math.Pi)
-	at := func(i int) character.Vec3 {
+	at := func(i int) vecmath.Vec3 {
 		s := float64(i) * seg
 		return v3(amp*math.Sin(phase+2*math.Pi*waves*s/length), r, -s)
 	}
 	root := b.joint("spine_01", -1, at(0))
-	pts := make([]character.Vec3, n-1)
+	pts := make([]vecmath.Vec3, n-1)
 	for i := range pts {
 		pts[i] = at(i + 1)
 	}
@@ -490,7 +490,7 @@ func (b *builder) octopus() {
 		side := out.Cross(v3(0, 1, 0)).Normalize()
 		count := segments(tlen, tr, 2.2, joints)
 		seg := tlen / float64(count)
-		pts := make([]character.Vec3, count)
+		pts := make([]vecmath.Vec3, count)
 		for i := range pts {
 			p = p.Add(d.Scale(seg))
 			if p[1] < tr {
@@ -521,7 +521,7 @@ func (b *builder) centipede() {
 	lift := legLen * 0.6
 	phase := b.u(0, 2*math.Pi)
 	amp := b.u(0, 0.2)
-	at := func(i int) character.Vec3 {
+	at := func(i int) vecmath.Vec3 {
 		return v3(amp*math.Sin(phase+float64(i)*0.7), lift, -float64(i)*seg)
 	}
 	body := make([]int, n)
@@ -560,13 +560,13 @@ func (b *builder) lamp() {
 	base := b.joint("base", -1, v3(0, 0, 0))
 	b.blob(base, v3(0, armR, 0), v3(0, armR*1.5, 0), baseR, baseR, v3(0, 1, 0), 0.25)
 	lower := b.bone("arm_lower", base, v3(0, armR*4, 0), armR*2, armR*1.6)
-	b.blob(lower, b.pos[lower], b.pos[lower], armR*1.6, armR*1.6, character.Vec3{}, 1)
+	b.blob(lower, b.pos[lower], b.pos[lower], armR*1.6, armR*1.6, vecmath.Vec3{}, 1)
 	elbow := b.pos[lower].Add(v3(0, math.Cos(a1), math.Sin(a1)).Scale(l1))
 	upper := b.bone("arm_upper", lower, elbow, armR, armR)
-	b.blob(upper, elbow, elbow, armR*1.5, armR*1.5, character.Vec3{}, 1)
+	b.blob(upper, elbow, elbow, armR*1.5, armR*1.5, vecmath.Vec3{}, 1)
 	headP := elbow.Add(v3(0, math.Cos(a2), math.Sin(a2)).Scale(l2))
 	head := b.bone("head", upper, headP, armR, armR)
-	b.blob(head, headP, headP, armR*1.5, armR*1.5, character.Vec3{}, 1)
+	b.blob(head, headP, headP, armR*1.5, armR*1.5, vecmath.Vec3{}, 1)
 	b.bone("head_end", head, headP.Add(hdir.Scale(shade*1.6)), armR*1.8, shade)
 }
 
@@ -575,14 +575,14 @@ func (b *builder) robotArm() {
 	s := b.u(0.8, 1.4)
 	r := s * b.u(0.05, 0.08)
 	base := b.joint("base", -1, v3(0, 0, 0))
-	b.blob(base, v3(0, r*0.5, 0), v3(0, r, 0), r*2.2, r*2, character.Vec3{}, 1)
+	b.blob(base, v3(0, r*0.5, 0), v3(0, r, 0), r*2.2, r*2, vecmath.Vec3{}, 1)
 	turn := b.bone("turntable", base, v3(0, r*2, 0), r*1.6, r*1.5)
 	shoulder := b.bone("shoulder", turn, v3(0, r*3.5, 0), r*1.5, r*1.3)
-	b.blob(shoulder, v3(-r*1.3, r*3.5, 0), v3(r*1.3, r*3.5, 0), r*1.2, r*1.2, character.Vec3{}, 1)
+	b.blob(shoulder, v3(-r*1.3, r*3.5, 0), v3(r*1.3, r*3.5, 0), r*1.2, r*1.2, vecmath.Vec3{}, 1)
 	a1 := deg(b.u(-20, 35))
 	elbowP := b.pos[shoulder].Add(v3(0, math.Cos(a1), math.Sin(a1)).Scale(s * b.u(0.4, 0.6)))
 	elbow := b.bone("elbow", shoulder, elbowP, r*1.2, r)
-	b.blob(elbow, elbowP.Add(v3(-r, 0, 0)), elbowP.Add(v3(r, 0, 0)), r, r, character.Vec3{}, 1)
+	b.blob(elbow, elbowP.Add(v3(-r, 0, 0)), elbowP.Add(v3(r, 0, 0)), r, r, vecmath.Vec3{}, 1)
 	a2 := deg(b.u(50, 120))
 	wristP := elbowP.Add(v3(0, math.Cos(a2), math.Sin(a2)).Scale(s * b.u(0.35, 0.55)))
 	wrist := b.bone("wrist_pitch", elbow, wristP, r*0.9, r*0.75)

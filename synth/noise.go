@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // addNoise damages c the way real generated meshes are damaged. Each defect is
@@ -87,7 +88,7 @@ func flipPatch(c *character.Character, rng *rand.Rand) {
 }
 
 // addVertex appends a vertex with weights averaged from src.
-func addVertex(c *character.Character, p character.Vec3, src ...int) int {
+func addVertex(c *character.Character, p vecmath.Vec3, src ...int) int {
 	var infl []character.Influence
 	for _, v := range src {
 		for _, in := range c.Skin.Weights[v] {
@@ -169,7 +170,7 @@ func addPieces(c *character.Character, rng *rand.Rand) {
 		if best >= 0 {
 			r := size * 0.012 * (1 + rng.Float64())
 			for _, sx := range []float64{-1, 1} {
-				ctr := m.Positions[best].Add(character.Vec3{sx * r * 2.2, r * 1.5, -r * 0.3})
+				ctr := m.Positions[best].Add(vecmath.Vec3{sx * r * 2.2, r * 1.5, -r * 0.3})
 				addShape(c, sphereMesh(ctr, r, 6, 8), head)
 			}
 		}
@@ -193,17 +194,17 @@ func addShape(c *character.Character, piece character.Mesh, j int) {
 }
 
 // sphereMesh is a closed latitude-longitude sphere.
-func sphereMesh(ctr character.Vec3, r float64, rings, segs int) character.Mesh {
+func sphereMesh(ctr vecmath.Vec3, r float64, rings, segs int) character.Mesh {
 	var m character.Mesh
-	m.Positions = append(m.Positions, ctr.Add(character.Vec3{0, r, 0}))
+	m.Positions = append(m.Positions, ctr.Add(vecmath.Vec3{0, r, 0}))
 	for i := 1; i < rings; i++ {
 		th := math.Pi * float64(i) / float64(rings)
 		for j := 0; j < segs; j++ {
 			ph := 2 * math.Pi * float64(j) / float64(segs)
-			m.Positions = append(m.Positions, ctr.Add(character.Vec3{r * math.Sin(th) * math.Cos(ph), r * math.Cos(th), -r * math.Sin(th) * math.Sin(ph)}))
+			m.Positions = append(m.Positions, ctr.Add(vecmath.Vec3{r * math.Sin(th) * math.Cos(ph), r * math.Cos(th), -r * math.Sin(th) * math.Sin(ph)}))
 		}
 	}
-	m.Positions = append(m.Positions, ctr.Add(character.Vec3{0, -r, 0}))
+	m.Positions = append(m.Positions, ctr.Add(vecmath.Vec3{0, -r, 0}))
 	south := len(m.Positions) - 1
 	ring := func(i, j int) int { return 1 + (i-1)*segs + (j % segs) }
 	for j := 0; j < segs; j++ {
@@ -218,10 +219,10 @@ func sphereMesh(ctr character.Vec3, r float64, rings, segs int) character.Mesh {
 }
 
 // boxMesh is a closed axis-aligned cube of half-size r.
-func boxMesh(ctr character.Vec3, r float64) character.Mesh {
+func boxMesh(ctr vecmath.Vec3, r float64) character.Mesh {
 	var m character.Mesh
 	for c := 0; c < 8; c++ {
-		m.Positions = append(m.Positions, ctr.Add(character.Vec3{r * float64(2*(c&1)-1), r * float64(2*(c>>1&1)-1), r * float64(2*(c>>2&1)-1)}))
+		m.Positions = append(m.Positions, ctr.Add(vecmath.Vec3{r * float64(2*(c&1)-1), r * float64(2*(c>>1&1)-1), r * float64(2*(c>>2&1)-1)}))
 	}
 	for _, q := range cubeFaces {
 		m.Triangles = append(m.Triangles, [3]int{q[0], q[1], q[2]}, [3]int{q[0], q[2], q[3]})

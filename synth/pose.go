@@ -5,6 +5,7 @@ import (
 	"math/rand"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // repose moves c into a random pose and makes that pose its bind pose: positions
@@ -34,7 +35,7 @@ func repose(c *character.Character, prims []prim, rng *rand.Rand, maxAngle float
 		pose := character.RandomPose(rng, n, maxAngle*math.Pow(0.85, float64(try)))
 		for j := range pose {
 			if sk.Parents[j] < 0 {
-				pose[j] = character.Quat{0, 0, 0, 1}
+				pose[j] = vecmath.Quat{0, 0, 0, 1}
 			}
 		}
 		m := sk.SkinningMatrices(sk.PosedWorld(pose))
@@ -61,7 +62,7 @@ func repose(c *character.Character, prims []prim, rng *rand.Rand, maxAngle float
 }
 
 // segDist returns the distance between segments p0p1 and q0q1.
-func segDist(p0, p1, q0, q1 character.Vec3) float64 {
+func segDist(p0, p1, q0, q1 vecmath.Vec3) float64 {
 	d1, d2, r := p1.Sub(p0), q1.Sub(q0), p0.Sub(q0)
 	a, e, f := d1.Dot(d1), d2.Dot(d2), d2.Dot(r)
 	var s, t float64

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // edgeStats counts boundary edges (one triangle), non-manifold edges (more than
@@ -52,7 +53,7 @@ func signedVolume(m character.Mesh) float64 {
 // bind normal itself (what rewards/ measures; on long chains it also counts
 // triangles that merely rotate rigidly past 90°), local compares with the bind
 // normal carried by the triangle's heaviest joint (true folds only).
-func flipFractions(c *character.Character, deformed []character.Vec3, posed []character.Mat4) (world, local float64) {
+func flipFractions(c *character.Character, deformed []vecmath.Vec3, posed []vecmath.Mat4) (world, local float64) {
 	m := c.Mesh
 	skinning := c.Skeleton.SkinningMatrices(posed)
 	flipsW, flipsL, n := 0, 0, 0

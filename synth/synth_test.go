@@ -12,6 +12,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // checkRig asserts what every clean creature must satisfy.
@@ -308,8 +309,8 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 
 func TestPiecesAndDefectShapesAreClosed(t *testing.T) {
 	for name, m := range map[string]character.Mesh{
-		"sphere": sphereMesh(character.Vec3{1, 2, 3}, 0.5, 6, 8),
-		"box":    boxMesh(character.Vec3{-1, 0, 2}, 0.3),
+		"sphere": sphereMesh(vecmath.Vec3{1, 2, 3}, 0.5, 6, 8),
+		"box":    boxMesh(vecmath.Vec3{-1, 0, 2}, 0.3),
 	} {
 		if b, nm, mo := edgeStats(m); b+nm+mo != 0 {
 			t.Errorf("%s: %d %d %d bad edges", name, b, nm, mo)

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Order maps token order to a skeleton's own joint order: Order[i] is the index, in
@@ -153,7 +154,7 @@ func DecodeSkeleton(tokens []int) (*character.Skeleton, error) {
 			j := len(sk.Names)
 			sk.Names = append(sk.Names, jointName(j))
 			sk.Parents = append(sk.Parents, parent)
-			sk.BindWorld = append(sk.BindWorld, character.Translate4(character.Vec3{BinCenter(cur[0]), BinCenter(cur[1]), BinCenter(cur[2])}))
+			sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(vecmath.Vec3{BinCenter(cur[0]), BinCenter(cur[1]), BinCenter(cur[2])}))
 			stack = append(stack, j)
 		}
 	}

@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // randomSkeleton returns a world-space skeleton of n joints with random parents
 // (parents precede children; a few extra roots) and positions inside the box
 // center ± half, plus the normalization of that box.
 func randomSkeleton(rng *rand.Rand, n int) (*character.Skeleton, character.Normalization) {
-	center := character.Vec3{rng.NormFloat64() * 10, rng.NormFloat64() * 10, rng.NormFloat64() * 10}
+	center := vecmath.Vec3{rng.NormFloat64() * 10, rng.NormFloat64() * 10, rng.NormFloat64() * 10}
 	half := 0.1 + rng.Float64()*50
 	sk := &character.Skeleton{}
 	for j := 0; j < n; j++ {
@@ -27,7 +28,7 @@ func randomSkeleton(rng *rand.Rand, n int) (*character.Skeleton, character.Norma
 				p = j - 1
 			}
 		}
-		var pos character.Vec3
+		var pos vecmath.Vec3
 		for a := range pos {
 			pos[a] = center[a] + (2*rng.Float64()-1)*half
 		}
@@ -36,7 +37,7 @@ func randomSkeleton(rng *rand.Rand, n int) (*character.Skeleton, character.Norma
 		}
 		sk.Names = append(sk.Names, fmt.Sprintf("bone%d", j))
 		sk.Parents = append(sk.Parents, p)
-		sk.BindWorld = append(sk.BindWorld, character.Translate4(pos))
+		sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(pos))
 	}
 	// The cube of the box: largest extent 2·half → scale 1/half.
 	return sk, character.Normalization{Center: center, Scale: 1 / half}
@@ -323,7 +324,7 @@ func TestBins(t *testing.T) {
 
 func TestEncodeSkeletonErrors(t *testing.T) {
 	big, norm := randomSkeleton(rand.New(rand.NewSource(4)), MaxJoints+1)
-	cyc := &character.Skeleton{Names: []string{"a", "b"}, Parents: []int{1, 0}, BindWorld: []character.Mat4{character.Identity4(), character.Identity4()}}
+	cyc := &character.Skeleton{Names: []string{"a", "b"}, Parents: []int{1, 0}, BindWorld: []vecmath.Mat4{vecmath.Identity4(), vecmath.Identity4()}}
 	tests := []struct {
 		name string
 		sk   *character.Skeleton
@@ -344,10 +345,10 @@ func ExampleEncodeSkeleton() {
 	sk := &character.Skeleton{
 		Names:   []string{"hips", "leg_r", "leg_l"},
 		Parents: []int{-1, 0, 0},
-		BindWorld: []character.Mat4{
-			character.Translate4(character.Vec3{0, 0, 0}),
-			character.Translate4(character.Vec3{0.5, -0.5, 0}),
-			character.Translate4(character.Vec3{-0.5, -0.5, 0}),
+		BindWorld: []vecmath.Mat4{
+			vecmath.Translate4(vecmath.Vec3{0, 0, 0}),
+			vecmath.Translate4(vecmath.Vec3{0.5, -0.5, 0}),
+			vecmath.Translate4(vecmath.Vec3{-0.5, -0.5, 0}),
 		},
 	}
 	tokens, order, _ := EncodeSkeleton(sk, character.Normalization{Scale: 1})

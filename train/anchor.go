@@ -1,6 +1,9 @@
 package train
 
-import "github.com/rigkit/rigkit/character"
+import (
+	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
+)
 
 // This file carries a training character's proposal skeleton through its
 // augmentations, so that the classical rigger runs once per character.
@@ -16,12 +19,12 @@ const anchorCount = 4
 type anchoredProposal struct {
 	sk      *character.Skeleton
 	anchors [][anchorCount]int
-	offsets []character.Vec3
+	offsets []vecmath.Vec3
 }
 
 // anchorProposal ties sk (in mesh's frame) to mesh's vertices.
 func anchorProposal(sk *character.Skeleton, mesh *character.Mesh) *anchoredProposal {
-	a := &anchoredProposal{sk: sk, anchors: make([][anchorCount]int, sk.NumJoints()), offsets: make([]character.Vec3, sk.NumJoints())}
+	a := &anchoredProposal{sk: sk, anchors: make([][anchorCount]int, sk.NumJoints()), offsets: make([]vecmath.Vec3, sk.NumJoints())}
 	for j := range a.anchors {
 		p := sk.Position(j)
 		var best [anchorCount]int
@@ -47,8 +50,8 @@ func anchorProposal(sk *character.Skeleton, mesh *character.Mesh) *anchoredPropo
 }
 
 // anchorMean is the mean position of a joint's anchor vertices.
-func anchorMean(mesh *character.Mesh, idx [anchorCount]int) character.Vec3 {
-	var s character.Vec3
+func anchorMean(mesh *character.Mesh, idx [anchorCount]int) vecmath.Vec3 {
+	var s vecmath.Vec3
 	for _, v := range idx {
 		if v < len(mesh.Positions) {
 			s = s.Add(mesh.Positions[v])
@@ -59,11 +62,11 @@ func anchorMean(mesh *character.Mesh, idx [anchorCount]int) character.Vec3 {
 
 // follow returns the proposal skeleton of the augmented mesh, whose last affine
 // map was m.
-func (a *anchoredProposal) follow(mesh *character.Mesh, m character.Mat4) *character.Skeleton {
+func (a *anchoredProposal) follow(mesh *character.Mesh, m vecmath.Mat4) *character.Skeleton {
 	out := a.sk.Clone()
 	for j := range out.BindWorld {
 		p := anchorMean(mesh, a.anchors[j]).Add(m.Dir(a.offsets[j]))
-		b := character.Identity4()
+		b := vecmath.Identity4()
 		b[12], b[13], b[14] = p[0], p[1], p[2]
 		out.BindWorld[j] = b
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // This file is the augmentation of training characters: each training example is
@@ -35,7 +36,7 @@ var DefaultAugment = AugmentOptions{MaxScale: 0.15, Rotate: true, MirrorProb: 0.
 // augment returns a randomly stretched, rotated, mirrored and re-posed copy of a
 // rigged character, and the affine map it applied after re-posing. The skin is
 // unchanged (vertex order is kept).
-func augment(c *character.Character, opt AugmentOptions, rng *rand.Rand) (*character.Character, character.Mat4) {
+func augment(c *character.Character, opt AugmentOptions, rng *rand.Rand) (*character.Character, vecmath.Mat4) {
 	o := c.Clone()
 	if o.Skeleton != nil && o.Skin != nil && rng.Float64() < opt.PoseProb {
 		pose := character.RandomPose(rng, o.Skeleton.NumJoints(), opt.PoseAngle)
@@ -43,21 +44,21 @@ func augment(c *character.Character, opt AugmentOptions, rng *rand.Rand) (*chara
 		o.Mesh.Positions = pos
 		o.Skeleton.BindWorld = posed
 	}
-	m := character.Identity4()
+	m := vecmath.Identity4()
 	switch {
 	case opt.QuarterTurns:
 		a := float64(rng.Intn(4))*math.Pi/2 + opt.Jitter*(2*rng.Float64()-1)
-		m = character.QuatAxisAngle(character.Vec3{0, 1, 0}, a).Mat4()
+		m = vecmath.QuatAxisAngle(vecmath.Vec3{0, 1, 0}, a).Mat4()
 	case opt.Rotate:
-		q := character.QuatAxisAngle(character.Vec3{0, 1, 0}, rng.Float64()*2*math.Pi)
+		q := vecmath.QuatAxisAngle(vecmath.Vec3{0, 1, 0}, rng.Float64()*2*math.Pi)
 		m = q.Mat4()
 	}
 	mirror := rng.Float64() < opt.MirrorProb
 	if mirror {
-		m = character.Mat4{-1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}.Mul(m)
+		m = vecmath.Mat4{-1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}.Mul(m)
 	}
 	if opt.MaxScale > 0 {
-		var s character.Mat4
+		var s vecmath.Mat4
 		for a := 0; a < 3; a++ {
 			s[a*5] = 1 + opt.MaxScale*(2*rng.Float64()-1)
 		}

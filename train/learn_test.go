@@ -12,6 +12,7 @@ import (
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/tokens"
+	"github.com/rigkit/rigkit/vecmath"
 	"gorgonia.org/tensor"
 )
 
@@ -119,7 +120,7 @@ func greedyStream(t *testing.T, m *rigmodel.Model, ex *rigmodel.Example, opt sam
 func proposalPair(t *testing.T, cfg rigmodel.Config) []*rigmodel.Example {
 	c := testRig(t)
 	shrunk := c.Clone()
-	var mean character.Vec3
+	var mean vecmath.Vec3
 	for j := range shrunk.Skeleton.BindWorld {
 		mean = mean.Add(shrunk.Skeleton.Position(j).Scale(1 / float64(shrunk.Skeleton.NumJoints())))
 	}

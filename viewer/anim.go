@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // animationDuration returns the time of an animation's last key in seconds.
@@ -39,8 +40,8 @@ func findAnimation(c *character.Character, name string) (int, error) {
 }
 
 // quatMul returns the Hamilton product a·b (b applied first).
-func quatMul(a, b character.Quat) character.Quat {
-	return character.Quat{
+func quatMul(a, b vecmath.Quat) vecmath.Quat {
+	return vecmath.Quat{
 		a[3]*b[0] + a[0]*b[3] + a[1]*b[2] - a[2]*b[1],
 		a[3]*b[1] - a[0]*b[2] + a[1]*b[3] + a[2]*b[0],
 		a[3]*b[2] + a[0]*b[1] - a[1]*b[0] + a[2]*b[3],
@@ -51,24 +52,24 @@ func quatMul(a, b character.Quat) character.Quat {
 // rotateJoint returns pose with joint j turned by angle radians about the world
 // axis through the joint (the rotation is stored in the joint's local frame, as
 // character.Pose expects).
-func rotateJoint(sk *character.Skeleton, pose character.Pose, j int, worldAxis character.Vec3, angle float64) character.Pose {
+func rotateJoint(sk *character.Skeleton, pose character.Pose, j int, worldAxis vecmath.Vec3, angle float64) character.Pose {
 	if j < 0 || j >= sk.NumJoints() || angle == 0 {
 		return pose
 	}
 	out := append(character.Pose(nil), pose...)
 	for len(out) < sk.NumJoints() {
-		out = append(out, character.Quat{0, 0, 0, 1})
+		out = append(out, vecmath.Quat{0, 0, 0, 1})
 	}
 	w := sk.PosedWorld(out)[j]
 	// Local axis = inverse(rotation part of w) · worldAxis; columns of w may be scaled.
-	var cols [3]character.Vec3
+	var cols [3]vecmath.Vec3
 	for c := 0; c < 3; c++ {
-		cols[c] = character.Vec3{w[4*c], w[4*c+1], w[4*c+2]}.Normalize()
+		cols[c] = vecmath.Vec3{w[4*c], w[4*c+1], w[4*c+2]}.Normalize()
 	}
-	local := character.Vec3{cols[0].Dot(worldAxis), cols[1].Dot(worldAxis), cols[2].Dot(worldAxis)}
+	local := vecmath.Vec3{cols[0].Dot(worldAxis), cols[1].Dot(worldAxis), cols[2].Dot(worldAxis)}
 	if w.Det() < 0 {
 		angle = -angle
 	}
-	out[j] = quatMul(out[j], character.QuatAxisAngle(local, angle))
+	out[j] = quatMul(out[j], vecmath.QuatAxisAngle(local, angle))
 	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // testApp builds the interactive state around sample characters, without a window.
@@ -131,7 +132,7 @@ func TestAppClickAndDrag(t *testing.T) {
 func TestAppAnimation(t *testing.T) {
 	a := testApp(t, false)
 	p := a.primary()
-	q := character.QuatAxisAngle(character.Vec3{0, 0, 1}, 1)
+	q := vecmath.QuatAxisAngle(vecmath.Vec3{0, 0, 1}, 1)
 	p.Char.Animations = []character.Animation{{Name: "wave", Channels: []character.AnimationChannel{{
 		Joint: 2, Path: "rotation", Times: []float64{0, 1}, Values: []float64{0, 0, 0, 1, q[0], q[1], q[2], q[3]},
 	}}}}
@@ -161,14 +162,14 @@ func TestAppAnimation(t *testing.T) {
 func TestAppStepsClips(t *testing.T) {
 	a := testApp(t, false)
 	p := a.primary()
-	clip := func(name string, axis character.Vec3) character.Animation {
-		q := character.QuatAxisAngle(axis, 1)
+	clip := func(name string, axis vecmath.Vec3) character.Animation {
+		q := vecmath.QuatAxisAngle(axis, 1)
 		return character.Animation{Name: name, Channels: []character.AnimationChannel{{
 			Joint: 2, Path: "rotation", Times: []float64{0, 1}, Values: []float64{q[0], q[1], q[2], q[3], 0, 0, 0, 1},
 		}}}
 	}
-	p.Char.Animations = []character.Animation{clip("a", character.Vec3{0, 0, 1}), clip("b", character.Vec3{1, 0, 0}), clip("c", character.Vec3{0, 1, 0})}
-	var seen []character.Vec3
+	p.Char.Animations = []character.Animation{clip("a", vecmath.Vec3{0, 0, 1}), clip("b", vecmath.Vec3{1, 0, 0}), clip("c", vecmath.Vec3{0, 1, 0})}
+	var seen []vecmath.Vec3
 	for _, want := range []int{1, 2, 0} {
 		a.key(glfw.KeyN, 0)
 		if a.anim != want || a.playing {

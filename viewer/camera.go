@@ -3,13 +3,13 @@ package viewer
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Camera is an orbit camera: it looks at Target from Distance away, turned by Yaw
 // about the world Y axis and tilted by Pitch (radians; positive looks down).
 type Camera struct {
-	Target   character.Vec3
+	Target   vecmath.Vec3
 	Yaw      float64 // 0 looks along -Z (from +Z, the glTF front)
 	Pitch    float64
 	Distance float64
@@ -22,28 +22,28 @@ func defaultCamera() Camera {
 }
 
 // eye returns the camera position in world space.
-func (c Camera) eye() character.Vec3 {
+func (c Camera) eye() vecmath.Vec3 {
 	cp := math.Cos(c.Pitch)
-	dir := character.Vec3{math.Sin(c.Yaw) * cp, math.Sin(c.Pitch), math.Cos(c.Yaw) * cp}
+	dir := vecmath.Vec3{math.Sin(c.Yaw) * cp, math.Sin(c.Pitch), math.Cos(c.Yaw) * cp}
 	return c.Target.Add(dir.Scale(c.Distance))
 }
 
 // basis returns the camera's right, up and forward (view direction) unit vectors.
-func (c Camera) basis() (right, up, fwd character.Vec3) {
+func (c Camera) basis() (right, up, fwd vecmath.Vec3) {
 	fwd = c.Target.Sub(c.eye()).Normalize()
-	right = fwd.Cross(character.Vec3{0, 1, 0}).Normalize()
+	right = fwd.Cross(vecmath.Vec3{0, 1, 0}).Normalize()
 	if right.Len() == 0 {
-		right = character.Vec3{1, 0, 0}
+		right = vecmath.Vec3{1, 0, 0}
 	}
 	up = right.Cross(fwd)
 	return right, up, fwd
 }
 
 // view returns the world-to-camera transform (camera looks down its -Z).
-func (c Camera) view() character.Mat4 {
+func (c Camera) view() vecmath.Mat4 {
 	r, u, f := c.basis()
 	e := c.eye()
-	return character.Mat4{
+	return vecmath.Mat4{
 		r[0], u[0], -f[0], 0,
 		r[1], u[1], -f[1], 0,
 		r[2], u[2], -f[2], 0,
@@ -58,10 +58,10 @@ func (c Camera) nearFar() (near, far float64) {
 
 // proj returns the OpenGL perspective projection for a viewport of the given aspect
 // ratio (width/height).
-func (c Camera) proj(aspect float64) character.Mat4 {
+func (c Camera) proj(aspect float64) vecmath.Mat4 {
 	n, fa := c.nearFar()
 	f := 1 / math.Tan(c.FovY/2)
-	return character.Mat4{
+	return vecmath.Mat4{
 		f / aspect, 0, 0, 0,
 		0, f, 0, 0,
 		0, 0, (fa + n) / (n - fa), -1,
@@ -70,13 +70,13 @@ func (c Camera) proj(aspect float64) character.Mat4 {
 }
 
 // viewProj returns proj(aspect)·view().
-func (c Camera) viewProj(aspect float64) character.Mat4 { return c.proj(aspect).Mul(c.view()) }
+func (c Camera) viewProj(aspect float64) vecmath.Mat4 { return c.proj(aspect).Mul(c.view()) }
 
 // frame moves the camera so that the box [lo, hi] fits the viewport of the given
 // aspect ratio with a small margin, keeping the current direction: the target goes
 // to the box center and the distance is the least at which all 8 corners are inside
 // both fields of view.
-func (c *Camera) frame(lo, hi character.Vec3, aspect float64) {
+func (c *Camera) frame(lo, hi vecmath.Vec3, aspect float64) {
 	c.Target = lo.Add(hi).Scale(0.5)
 	if aspect <= 0 || math.IsNaN(aspect) {
 		aspect = 1
@@ -125,7 +125,7 @@ func (c *Camera) zoom(steps float64) {
 
 // project maps a world point to pixel coordinates in a w×h viewport (x right, y down
 // from the top-left corner) and its NDC depth; ok is false behind the camera.
-func project(viewProj character.Mat4, p character.Vec3, w, h int) (x, y, depth float64, ok bool) {
+func project(viewProj vecmath.Mat4, p vecmath.Vec3, w, h int) (x, y, depth float64, ok bool) {
 	cx := viewProj[0]*p[0] + viewProj[4]*p[1] + viewProj[8]*p[2] + viewProj[12]
 	cy := viewProj[1]*p[0] + viewProj[5]*p[1] + viewProj[9]*p[2] + viewProj[13]
 	cz := viewProj[2]*p[0] + viewProj[6]*p[1] + viewProj[10]*p[2] + viewProj[14]
@@ -138,7 +138,7 @@ func project(viewProj character.Mat4, p character.Vec3, w, h int) (x, y, depth f
 }
 
 // f32 converts a matrix to float32 for OpenGL (same column-major order).
-func f32(m character.Mat4) [16]float32 {
+func f32(m vecmath.Mat4) [16]float32 {
 	var o [16]float32
 	for i, v := range m {
 		o[i] = float32(v)

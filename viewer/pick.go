@@ -3,14 +3,14 @@ package viewer
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // pickJoint returns the joint nearest to the pixel (mx, my) in a w×h viewport, given
 // the joints' world positions and parents: a joint whose point lies within radius
 // pixels wins; otherwise the nearest bone segment within radius selects its parent
 // joint (the joint that rotates it). It returns -1 when nothing is near.
-func pickJoint(viewProj character.Mat4, joints []character.Vec3, parents []int, w, h int, mx, my, radius float64) int {
+func pickJoint(viewProj vecmath.Mat4, joints []vecmath.Vec3, parents []int, w, h int, mx, my, radius float64) int {
 	type pt struct {
 		x, y float64
 		ok   bool

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/animation"
+	"github.com/rigkit/rigkit/vecmath"
 
 	"github.com/rigkit/rigkit/character"
 )
@@ -13,8 +14,8 @@ import (
 func TestProjectTargetIsCenter(t *testing.T) {
 	for _, cam := range []Camera{
 		defaultCamera(),
-		{Target: character.Vec3{1, 2, 3}, Yaw: -2, Pitch: -0.7, Distance: 10, FovY: 1},
-		{Target: character.Vec3{0, -5, 0}, Yaw: 3, Pitch: 1.5, Distance: 0.1, FovY: 0.3},
+		{Target: vecmath.Vec3{1, 2, 3}, Yaw: -2, Pitch: -0.7, Distance: 10, FovY: 1},
+		{Target: vecmath.Vec3{0, -5, 0}, Yaw: 3, Pitch: 1.5, Distance: 0.1, FovY: 0.3},
 	} {
 		x, y, _, ok := project(cam.viewProj(1.5), cam.Target, 300, 200)
 		if !ok || math.Abs(x-150) > 1e-6 || math.Abs(y-100) > 1e-6 {
@@ -36,12 +37,12 @@ func TestProjectTargetIsCenter(t *testing.T) {
 
 func TestFrameFitsBox(t *testing.T) {
 	tests := []struct {
-		lo, hi character.Vec3
+		lo, hi vecmath.Vec3
 		aspect float64
 	}{
-		{character.Vec3{-1, -1, -1}, character.Vec3{1, 1, 1}, 16.0 / 9},
-		{character.Vec3{0, 0, 0}, character.Vec3{0.2, 3, 0.1}, 1},
-		{character.Vec3{-50, 0, -2}, character.Vec3{50, 1, 2}, 0.5},
+		{vecmath.Vec3{-1, -1, -1}, vecmath.Vec3{1, 1, 1}, 16.0 / 9},
+		{vecmath.Vec3{0, 0, 0}, vecmath.Vec3{0.2, 3, 0.1}, 1},
+		{vecmath.Vec3{-50, 0, -2}, vecmath.Vec3{50, 1, 2}, 0.5},
 	}
 	for _, tc := range tests {
 		cam := defaultCamera()
@@ -50,7 +51,7 @@ func TestFrameFitsBox(t *testing.T) {
 		vp := cam.viewProj(tc.aspect)
 		far := 0.0
 		for i := 0; i < 8; i++ {
-			p := character.Vec3{tc.lo[0], tc.lo[1], tc.lo[2]}
+			p := vecmath.Vec3{tc.lo[0], tc.lo[1], tc.lo[2]}
 			for a := 0; a < 3; a++ {
 				if i&(1<<a) != 0 {
 					p[a] = tc.hi[a]
@@ -92,7 +93,7 @@ func TestOrbitPanZoom(t *testing.T) {
 func TestPickJoint(t *testing.T) {
 	cam := Camera{Yaw: 0, Pitch: 0, Distance: 5, FovY: 1}
 	vp := cam.viewProj(1)
-	joints := []character.Vec3{{0, -1, 0}, {0, 0, 0}, {0, 1, 0}, {1, 0, 0}}
+	joints := []vecmath.Vec3{{0, -1, 0}, {0, 0, 0}, {0, 1, 0}, {1, 0, 0}}
 	parents := []int{-1, 0, 1, 1}
 	px := func(j int) (float64, float64) { x, y, _, _ := project(vp, joints[j], 200, 200); return x, y }
 	mid := func(a, b int) (float64, float64) {
@@ -184,13 +185,13 @@ func TestRotateJointMovesChildAboutJoint(t *testing.T) {
 	sk := c.Skeleton
 	j := 2
 	child := 3
-	axis := character.Vec3{0, 0, 1}
+	axis := vecmath.Vec3{0, 0, 1}
 	pose := rotateJoint(sk, character.RestPose(sk.NumJoints()), j, axis, math.Pi/2)
 	w := sk.PosedWorld(pose)
 	pj, pc := w[j].Translation(), w[child].Translation()
 	before := sk.Position(child).Sub(sk.Position(j))
 	after := pc.Sub(pj)
-	want := character.QuatAxisAngle(axis, math.Pi/2).Mat4().Dir(before)
+	want := vecmath.QuatAxisAngle(axis, math.Pi/2).Mat4().Dir(before)
 	if after.Sub(want).Len() > 1e-9 {
 		t.Errorf("child offset after a 90° turn about Z: %v, want %v", after, want)
 	}
@@ -213,7 +214,7 @@ func TestAnimatedWorld(t *testing.T) {
 		}
 	}
 	// A rotation channel on joint 1 turning 0 → 90° about Z: half way is 45°.
-	q := character.QuatAxisAngle(character.Vec3{0, 0, 1}, math.Pi/2)
+	q := vecmath.QuatAxisAngle(vecmath.Vec3{0, 0, 1}, math.Pi/2)
 	a := character.Animation{Name: "bend", Channels: []character.AnimationChannel{{
 		Joint: 1, Path: "rotation", Times: []float64{0, 2}, Values: []float64{0, 0, 0, 1, q[0], q[1], q[2], q[3]},
 	}}}
@@ -260,7 +261,7 @@ func TestMatchJointAndMapPose(t *testing.T) {
 	}
 	pose := seededPose(a, 1)
 	m := mapPose(a, b, pose)
-	if m[2] != pose[2] || m[3] != (character.Quat{0, 0, 0, 1}) {
+	if m[2] != pose[2] || m[3] != (vecmath.Quat{0, 0, 0, 1}) {
 		t.Errorf("mapped pose: %v / %v", m[2], m[3])
 	}
 }
@@ -269,7 +270,7 @@ func TestSilhouetteAndIoU(t *testing.T) {
 	cam := Camera{Distance: 4, FovY: math.Pi / 2}
 	// A square at the target covering [-1,1]² fills the middle half of the view in
 	// each direction: at distance 4 with a 90° field, half-height is 4.
-	sq := []character.Vec3{{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}}
+	sq := []vecmath.Vec3{{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}}
 	mask := silhouette(cam.viewProj(1), sq, [][3]int{{0, 1, 2}, {0, 2, 3}}, 80, 80)
 	n := 0
 	for _, m := range mask {

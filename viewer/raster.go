@@ -3,14 +3,14 @@ package viewer
 import (
 	"math"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // silhouette rasterizes triangles on the CPU into a w×h coverage mask (row-major,
 // top row first) with the same projection as the GPU path: a pixel is covered when
 // its center lies inside a projected triangle. Triangles with a vertex behind the
 // camera are skipped. It checks GPU skinning against assets.LinearBlendSkin.
-func silhouette(viewProj character.Mat4, pos []character.Vec3, tris [][3]int, w, h int) []bool {
+func silhouette(viewProj vecmath.Mat4, pos []vecmath.Vec3, tris [][3]int, w, h int) []bool {
 	mask := make([]bool, w*h)
 	for _, t := range tris {
 		var xs, ys [3]float64

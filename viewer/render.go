@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // layout arranges the rigs of a view.
@@ -70,7 +71,7 @@ func (v *view) viewportAspect(w, h int) float64 {
 // from the mesh, such as prop attachment points, may fall outside).
 func (v *view) frameAll(w, h int) {
 	first := true
-	var lo, hi character.Vec3
+	var lo, hi vecmath.Vec3
 	for _, r := range v.Rigs {
 		l, u := boundsOf(r.deformedPositions())
 		if first {
@@ -281,7 +282,7 @@ func (r *renderer) draw(v *view, w, h int) {
 	}
 }
 
-func (r *renderer) drawRig(v *view, rg *rig, viewProj, view character.Mat4) {
+func (r *renderer) drawRig(v *view, rg *rig, viewProj, view vecmath.Mat4) {
 	c := rg.Char
 	m := r.mesh(c)
 	world := rg.posedWorld()

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // sampleCharacter builds a rigged figure in code, for tests, benchmarks and demos
@@ -31,7 +32,7 @@ func sampleCharacter(joints, tris int) *character.Character {
 		y := height * float64(j) / float64(spine)
 		sk.Names = append(sk.Names, fmt.Sprintf("spine%d", j))
 		sk.Parents = append(sk.Parents, j-1)
-		sk.BindWorld = append(sk.BindWorld, character.Translate4(character.Vec3{0, y - height/2, 0}))
+		sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(vecmath.Vec3{0, y - height/2, 0}))
 	}
 	if arms > 0 {
 		at := spine * 2 / 3
@@ -39,12 +40,12 @@ func sampleCharacter(joints, tris int) *character.Character {
 		for i, side := range []float64{-1, 1} {
 			sk.Names = append(sk.Names, []string{"arm_L", "arm_R"}[i])
 			sk.Parents = append(sk.Parents, at)
-			sk.BindWorld = append(sk.BindWorld, character.Translate4(character.Vec3{side * 0.6, y, 0}))
+			sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(vecmath.Vec3{side * 0.6, y, 0}))
 		}
 	}
 	c.Skeleton = sk
 	// Capsule body.
-	var pos []character.Vec3
+	var pos []vecmath.Vec3
 	for r := 0; r <= rings; r++ {
 		t := float64(r) / float64(rings)
 		y := height*t - height/2
@@ -55,7 +56,7 @@ func sampleCharacter(joints, tris int) *character.Character {
 		}
 		for s := 0; s < seg; s++ {
 			a := 2 * math.Pi * float64(s) / float64(seg)
-			pos = append(pos, character.Vec3{rad * math.Cos(a), y, rad * math.Sin(a)})
+			pos = append(pos, vecmath.Vec3{rad * math.Cos(a), y, rad * math.Sin(a)})
 		}
 	}
 	var tri [][3]int
@@ -77,7 +78,7 @@ func sampleCharacter(joints, tris int) *character.Character {
 			dx = -0.35
 		}
 		for _, q := range [][3]float64{{0, -1, -1}, {0, 1, -1}, {0, 1, 1}, {0, -1, 1}, {1, -1, -1}, {1, 1, -1}, {1, 1, 1}, {1, -1, 1}} {
-			pos = append(pos, character.Vec3{p[0] - dx*0.9 + q[0]*dx*1.6, p[1] + q[1]*0.07, p[2] + q[2]*0.07})
+			pos = append(pos, vecmath.Vec3{p[0] - dx*0.9 + q[0]*dx*1.6, p[1] + q[1]*0.07, p[2] + q[2]*0.07})
 			armVerts[len(pos)-1] = j
 		}
 		for _, f := range [][4]int{{0, 1, 2, 3}, {4, 7, 6, 5}, {0, 4, 5, 1}, {1, 5, 6, 2}, {2, 6, 7, 3}, {3, 7, 4, 0}} {

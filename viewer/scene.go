@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Mode is how the mesh is colored.
@@ -46,7 +47,7 @@ type rig struct {
 	Pose     character.Pose // per-joint rotation; nil means the bind pose
 	Selected int            // selected joint, -1 for none
 	// World, when set, overrides Pose with posed joint world transforms (animation).
-	World []character.Mat4
+	World []vecmath.Mat4
 	// CPUSkin deforms the mesh on the CPU (assets.LinearBlendSkin) and draws it
 	// unskinned; the GPU path is the default. Used to check one against the other.
 	CPUSkin bool
@@ -59,7 +60,7 @@ func newRig(c *character.Character) *rig {
 
 // posedWorld returns the joint world transforms of the current pose (nil when the
 // character has no skeleton).
-func (r *rig) posedWorld() []character.Mat4 {
+func (r *rig) posedWorld() []vecmath.Mat4 {
 	sk := r.Char.Skeleton
 	if sk == nil || sk.NumJoints() == 0 {
 		return nil
@@ -71,9 +72,9 @@ func (r *rig) posedWorld() []character.Mat4 {
 }
 
 // jointPositions returns the posed joint positions.
-func (r *rig) jointPositions() []character.Vec3 {
+func (r *rig) jointPositions() []vecmath.Vec3 {
 	w := r.posedWorld()
-	p := make([]character.Vec3, len(w))
+	p := make([]vecmath.Vec3, len(w))
 	for j := range w {
 		p[j] = w[j].Translation()
 	}
@@ -81,7 +82,7 @@ func (r *rig) jointPositions() []character.Vec3 {
 }
 
 // deformedPositions returns the skinned vertex positions of the current pose.
-func (r *rig) deformedPositions() []character.Vec3 {
+func (r *rig) deformedPositions() []vecmath.Vec3 {
 	c := r.Char
 	if !c.Rigged() {
 		return c.Mesh.Positions
@@ -90,7 +91,7 @@ func (r *rig) deformedPositions() []character.Vec3 {
 }
 
 // bounds returns the box around the posed mesh and joints.
-func (r *rig) bounds() (lo, hi character.Vec3) {
+func (r *rig) bounds() (lo, hi vecmath.Vec3) {
 	pts := r.deformedPositions()
 	lo, hi = boundsOf(pts)
 	for _, p := range r.jointPositions() {
@@ -102,7 +103,7 @@ func (r *rig) bounds() (lo, hi character.Vec3) {
 	return lo, hi
 }
 
-func boundsOf(pts []character.Vec3) (lo, hi character.Vec3) {
+func boundsOf(pts []vecmath.Vec3) (lo, hi vecmath.Vec3) {
 	if len(pts) == 0 {
 		return
 	}
@@ -300,7 +301,7 @@ var (
 // boneGeometry returns octahedral bones from each parent joint to each child as
 // triangles, 9 floats per vertex (position, normal, color). The bones leaving the
 // selected joint are highlighted.
-func boneGeometry(world []character.Mat4, parents []int, selected int) []float32 {
+func boneGeometry(world []vecmath.Mat4, parents []int, selected int) []float32 {
 	var out []float32
 	for j, p := range parents {
 		if p < 0 || p >= len(world) || j >= len(world) {
@@ -314,14 +315,14 @@ func boneGeometry(world []character.Mat4, parents []int, selected int) []float32
 		}
 		dir := axis.Scale(1 / l)
 		// Any vector not parallel to dir gives the octahedron's cross section.
-		ref := character.Vec3{0, 1, 0}
+		ref := vecmath.Vec3{0, 1, 0}
 		if math.Abs(dir[1]) > 0.9 {
-			ref = character.Vec3{1, 0, 0}
+			ref = vecmath.Vec3{1, 0, 0}
 		}
 		u := dir.Cross(ref).Normalize().Scale(0.08 * l)
 		v := dir.Cross(u).Normalize().Scale(0.08 * l)
 		mid := a.Add(axis.Scale(0.15))
-		ring := [4]character.Vec3{mid.Add(u), mid.Add(v), mid.Sub(u), mid.Sub(v)}
+		ring := [4]vecmath.Vec3{mid.Add(u), mid.Add(v), mid.Sub(u), mid.Sub(v)}
 		col := boneColor
 		if p == selected {
 			col = selectedColor
@@ -335,9 +336,9 @@ func boneGeometry(world []character.Mat4, parents []int, selected int) []float32
 	return out
 }
 
-func appendTri(out []float32, a, b, c character.Vec3, col [3]float32) []float32 {
+func appendTri(out []float32, a, b, c vecmath.Vec3, col [3]float32) []float32 {
 	n := b.Sub(a).Cross(c.Sub(a)).Normalize()
-	for _, p := range [3]character.Vec3{a, b, c} {
+	for _, p := range [3]vecmath.Vec3{a, b, c} {
 		out = append(out, float32(p[0]), float32(p[1]), float32(p[2]),
 			float32(n[0]), float32(n[1]), float32(n[2]), col[0], col[1], col[2])
 	}
@@ -346,7 +347,7 @@ func appendTri(out []float32, a, b, c character.Vec3, col [3]float32) []float32 
 
 // jointPoints returns one point per joint, 9 floats each (position, unused normal,
 // color), the selected joint in the highlight color.
-func jointPoints(world []character.Mat4, selected int) []float32 {
+func jointPoints(world []vecmath.Mat4, selected int) []float32 {
 	out := make([]float32, 0, 9*len(world))
 	for j, m := range world {
 		p := m.Translation()

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 
 	"github.com/rigkit/rigkit/animation"
+	"github.com/rigkit/rigkit/vecmath"
 
 	"github.com/rigkit/rigkit/character"
 )
@@ -65,7 +66,7 @@ func randomPose(sk *character.Skeleton, rng *rand.Rand) character.Pose {
 	p := character.RandomPose(rng, n, maxPoseAngle)
 	for j := 0; j < n; j++ {
 		if sk.Parents[j] < 0 {
-			p[j] = character.Quat{0, 0, 0, 1}
+			p[j] = vecmath.Quat{0, 0, 0, 1}
 		}
 	}
 	return p

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/animation"
+	"github.com/rigkit/rigkit/vecmath"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
@@ -306,7 +307,7 @@ func (a *app) stopAnim() {
 }
 
 // rotateSelected turns the selected joint about a world axis.
-func (a *app) rotateSelected(axis character.Vec3, angle float64) {
+func (a *app) rotateSelected(axis vecmath.Vec3, angle float64) {
 	p := a.primary()
 	if p == nil || p.Selected < 0 || p.Char.Skeleton == nil {
 		return

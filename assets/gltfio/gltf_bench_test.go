@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/internal/meshtest"
+	"github.com/rigkit/rigkit/vecmath"
 
 	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
@@ -15,7 +16,7 @@ import (
 func benchGLB(b *testing.B, n int) []byte {
 	c := &character.Character{Name: "grid", Mesh: meshtest.Grid(n)}
 	c.Skeleton = &character.Skeleton{Names: []string{"root", "tip"}, Parents: []int{-1, 0},
-		BindWorld: []character.Mat4{character.Identity4(), character.Translate4(character.Vec3{float64(n), 0, 0})}}
+		BindWorld: []vecmath.Mat4{vecmath.Identity4(), vecmath.Translate4(vecmath.Vec3{float64(n), 0, 0})}}
 	c.Skin = &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 	for v, p := range c.Mesh.Positions {
 		w := p[0] / float64(n)

@@ -12,6 +12,7 @@ import (
 	"github.com/qmuntal/gltf"
 	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // decodeBudget is Decode without keeping the scene.
@@ -67,13 +68,13 @@ type loader struct {
 	dir    fs.FS
 	rep    *format.LoadReport
 	budget *format.Counter
-	parent []int            // glTF parent node of each node, -1 for roots
-	world  []character.Mat4 // world transform of each node in the file's rest pose
+	parent []int          // glTF parent node of each node, -1 for roots
+	world  []vecmath.Mat4 // world transform of each node in the file's rest pose
 
-	jointOf   map[int]int      // node → joint id (in first-seen order)
-	jointNode []int            // joint id → node
-	bindWorld []character.Mat4 // joint id → bind world transform
-	skinJoint [][]int          // skin → local joint index → joint id (nil until used)
+	jointOf   map[int]int    // node → joint id (in first-seen order)
+	jointNode []int          // joint id → node
+	bindWorld []vecmath.Mat4 // joint id → bind world transform
+	skinJoint [][]int        // skin → local joint index → joint id (nil until used)
 
 	// scene, when not nil, collects the map from the Character back to the
 	// document (DecodeScene).
@@ -162,7 +163,7 @@ func (l *loader) buildNodeTree() error {
 			l.parent[ch] = i
 		}
 	}
-	l.world = make([]character.Mat4, n)
+	l.world = make([]vecmath.Mat4, n)
 	done := make([]bool, n)
 	stack := make([]int, 0, n)
 	for i := 0; i < n; i++ {
@@ -197,16 +198,16 @@ func (l *loader) buildNodeTree() error {
 }
 
 // nodeLocal returns a node's local transform (matrix, or T·R·S).
-func nodeLocal(nd *gltf.Node) (character.Mat4, error) {
-	var m character.Mat4
+func nodeLocal(nd *gltf.Node) (vecmath.Mat4, error) {
+	var m vecmath.Mat4
 	if nd.Matrix != gltf.DefaultMatrix && nd.Matrix != [16]float64{} {
-		m = character.Mat4(nd.Matrix)
+		m = vecmath.Mat4(nd.Matrix)
 	} else {
-		r := character.Quat(nd.RotationOrDefault())
-		m = character.TRS(character.Vec3(nd.Translation), r, character.Vec3(nd.ScaleOrDefault()))
+		r := vecmath.Quat(nd.RotationOrDefault())
+		m = vecmath.TRS(vecmath.Vec3(nd.Translation), r, vecmath.Vec3(nd.ScaleOrDefault()))
 	}
 	if !m.IsFinite() {
-		return character.Mat4{}, errors.New("transform is not finite")
+		return vecmath.Mat4{}, errors.New("transform is not finite")
 	}
 	return m, nil
 }
@@ -288,7 +289,7 @@ func (l *loader) useSkin(s int) ([]int, error) {
 		}
 		bind := l.world[node]
 		if ibm != nil {
-			var m character.Mat4
+			var m vecmath.Mat4
 			copy(m[:], ibm[16*k:16*k+16])
 			if inv, ok := m.Inverse(); ok && m.IsFinite() {
 				bind = inv
@@ -323,7 +324,7 @@ func (l *loader) useSkin(s int) ([]int, error) {
 }
 
 // matClose reports whether two matrices agree within tol relative to their scale.
-func matClose(a, b character.Mat4, tol float64) bool {
+func matClose(a, b vecmath.Mat4, tol float64) bool {
 	scale := 1.0
 	for i := range a {
 		scale = math.Max(scale, math.Abs(a[i]))
@@ -338,7 +339,7 @@ func matClose(a, b character.Mat4, tol float64) bool {
 
 // primData is one primitive's geometry before merging.
 type primData struct {
-	pos, nrm []character.Vec3
+	pos, nrm []vecmath.Vec3
 	uv       [][2]float64
 	tris     [][3]int
 	weights  [][]character.Influence // nil when unskinned
@@ -357,7 +358,7 @@ type meshInst struct {
 type geomAcc struct {
 	m                  *character.Mesh
 	rigged             bool
-	toBind             character.Mat4 // world → the skins' bind space
+	toBind             vecmath.Mat4 // world → the skins' bind space
 	weights            [][]character.Influence
 	anyNormals, anyUVs bool
 	hasNormal          []bool
@@ -385,7 +386,7 @@ func (l *loader) readGeometry(c *character.Character) error {
 	}
 	// Unskinned geometry joins skinned geometry in the skins' bind space, which
 	// is not the world when a scaled or rotated node sits above the skeleton.
-	acc := &geomAcc{m: &c.Mesh, rigged: len(l.jointNode) > 0, toBind: character.Identity4()}
+	acc := &geomAcc{m: &c.Mesh, rigged: len(l.jointNode) > 0, toBind: vecmath.Identity4()}
 	if hasSkinnedMesh {
 		if inv, ok := l.bindToWorld().Inverse(); ok {
 			acc.toBind = inv
@@ -586,7 +587,7 @@ func (acc *geomAcc) add(pd *primData, off int) {
 		acc.anyNormals = true
 		m.Normals = append(m.Normals[:off], pd.nrm...)
 	} else {
-		m.Normals = append(m.Normals[:off], make([]character.Vec3, len(pd.pos))...)
+		m.Normals = append(m.Normals[:off], make([]vecmath.Vec3, len(pd.pos))...)
 	}
 	acc.hasNormal = append(acc.hasNormal, boolRepeat(pd.nrm != nil, len(pd.pos))...)
 	if pd.uv != nil {
@@ -610,7 +611,7 @@ func (l *loader) finishAttributes(m *character.Mesh, anyNormals, anyUVs bool, ha
 		m.Normals = nil
 		return
 	}
-	var computed []character.Vec3
+	var computed []vecmath.Vec3
 	fixed := 0
 	for i, n := range m.Normals {
 		if hasNormal[i] && n.IsFinite() && math.Abs(n.Len()-1) < 1e-3 {
@@ -659,14 +660,14 @@ func mergeGroups(gs []character.TriangleGroup) []character.TriangleGroup {
 }
 
 // normalMatrix returns the inverse transpose of m's linear part (as a Mat4).
-func normalMatrix(m character.Mat4) character.Mat4 {
+func normalMatrix(m vecmath.Mat4) vecmath.Mat4 {
 	lin := m
 	lin[12], lin[13], lin[14] = 0, 0, 0
 	inv, ok := lin.Inverse()
 	if !ok {
 		return lin
 	}
-	var t character.Mat4
+	var t vecmath.Mat4
 	for r := range 4 {
 		for c := range 4 {
 			t[c*4+r] = inv[r*4+c]
@@ -733,9 +734,9 @@ func (l *loader) readPrimitive(p *gltf.Primitive, skinIDs []int, what string) (*
 		return nil, err
 	}
 	nv := len(pv) / 3
-	pd := &primData{pos: make([]character.Vec3, nv), material: -1}
+	pd := &primData{pos: make([]vecmath.Vec3, nv), material: -1}
 	for i := range pd.pos {
-		pd.pos[i] = character.Vec3{pv[3*i], pv[3*i+1], pv[3*i+2]}
+		pd.pos[i] = vecmath.Vec3{pv[3*i], pv[3*i+1], pv[3*i+2]}
 		if !pd.pos[i].IsFinite() {
 			return nil, fmt.Errorf("POSITION of vertex %d is not finite: %v", i, pd.pos[i])
 		}
@@ -757,9 +758,9 @@ func (l *loader) readPrimitive(p *gltf.Primitive, skinIDs []int, what string) (*
 		if len(v) != 3*nv {
 			return nil, fmt.Errorf("NORMAL has %d elements, POSITION has %d", len(v)/3, nv)
 		}
-		pd.nrm = make([]character.Vec3, nv)
+		pd.nrm = make([]vecmath.Vec3, nv)
 		for i := range pd.nrm {
-			pd.nrm[i] = character.Vec3{v[3*i], v[3*i+1], v[3*i+2]}.Normalize()
+			pd.nrm[i] = vecmath.Vec3{v[3*i], v[3*i+1], v[3*i+2]}.Normalize()
 		}
 	}
 	if ai, ok := p.Attributes[gltf.TEXCOORD_0]; ok {
@@ -919,7 +920,7 @@ func (l *loader) readWeights(p *gltf.Primitive, nv int, skinIDs []int) ([][]char
 func (l *loader) buildSkeleton(c *character.Character) {
 	order := l.jointOrder()
 	n := len(l.jointNode)
-	sk := &character.Skeleton{Names: make([]string, n), Parents: make([]int, n), BindWorld: make([]character.Mat4, n)}
+	sk := &character.Skeleton{Names: make([]string, n), Parents: make([]int, n), BindWorld: make([]vecmath.Mat4, n)}
 	used := map[string]bool{}
 	// Names are assigned in the new order so generated suffixes are stable.
 	byNew := make([]int, n)
@@ -1157,7 +1158,7 @@ func (l *loader) readChannel(ga *gltf.Animation, ch *gltf.AnimationChannel, jid 
 	l.reframeChannel(&out, jid)
 	if out.Path == "rotation" {
 		for k := 0; k+3 < len(out.Values); k += 4 {
-			q := normalizeQuat(character.Quat{out.Values[k], out.Values[k+1], out.Values[k+2], out.Values[k+3]})
+			q := normalizeQuat(vecmath.Quat{out.Values[k], out.Values[k+1], out.Values[k+2], out.Values[k+3]})
 			copy(out.Values[k:k+4], q[:])
 		}
 	}
@@ -1183,10 +1184,10 @@ func (l *loader) reframeChannel(ch *character.AnimationChannel, jid int) {
 		}
 		between = inv.Mul(l.world[gp])
 	}
-	if matClose(between, character.Identity4(), 1e-9) {
+	if matClose(between, vecmath.Identity4(), 1e-9) {
 		return
 	}
-	_, rc, sc := character.DecomposeTRS(between)
+	_, rc, sc := vecmath.DecomposeTRS(between)
 	uniform := math.Abs(sc[0]-sc[1]) < 1e-6*math.Abs(sc[0]) && math.Abs(sc[0]-sc[2]) < 1e-6*math.Abs(sc[0])
 	if !uniform {
 		l.rep.Warnf("joint node %d: non-uniform scale above it; its animation is approximate", node)
@@ -1194,11 +1195,11 @@ func (l *loader) reframeChannel(ch *character.AnimationChannel, jid int) {
 	for k := 0; k < len(ch.Values); {
 		switch ch.Path {
 		case "translation":
-			p := between.Point(character.Vec3{ch.Values[k], ch.Values[k+1], ch.Values[k+2]})
+			p := between.Point(vecmath.Vec3{ch.Values[k], ch.Values[k+1], ch.Values[k+2]})
 			copy(ch.Values[k:k+3], p[:])
 			k += 3
 		case "rotation":
-			q := quatMul(rc, character.Quat{ch.Values[k], ch.Values[k+1], ch.Values[k+2], ch.Values[k+3]})
+			q := quatMul(rc, vecmath.Quat{ch.Values[k], ch.Values[k+1], ch.Values[k+2], ch.Values[k+3]})
 			copy(ch.Values[k:k+4], q[:])
 			k += 4
 		default:
@@ -1211,8 +1212,8 @@ func (l *loader) reframeChannel(ch *character.AnimationChannel, jid int) {
 }
 
 // quatMul returns the Hamilton product a·b (b applied first).
-func quatMul(a, b character.Quat) character.Quat {
-	return character.Quat{
+func quatMul(a, b vecmath.Quat) vecmath.Quat {
+	return vecmath.Quat{
 		a[3]*b[0] + a[0]*b[3] + a[1]*b[2] - a[2]*b[1],
 		a[3]*b[1] - a[0]*b[2] + a[1]*b[3] + a[2]*b[0],
 		a[3]*b[2] + a[0]*b[1] - a[1]*b[0] + a[2]*b[3],
@@ -1220,12 +1221,12 @@ func quatMul(a, b character.Quat) character.Quat {
 	}
 }
 
-func normalizeQuat(q character.Quat) character.Quat {
+func normalizeQuat(q vecmath.Quat) vecmath.Quat {
 	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
 	if n == 0 || math.IsNaN(n) {
-		return character.Quat{0, 0, 0, 1}
+		return vecmath.Quat{0, 0, 0, 1}
 	}
-	return character.Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}
+	return vecmath.Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}
 }
 
 // stepToLinear turns step keys into linear keys: each value holds until just before

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/internal/khronos"
+	"github.com/rigkit/rigkit/vecmath"
 
 	"github.com/rigkit/rigkit/internal/meshtest"
 
@@ -133,7 +134,7 @@ func TestNodeTransforms(t *testing.T) {
 	doc := docOf(t, c)
 	// Put the mesh under a parent with rotation, a mirror and non-uniform scale.
 	mesh := len(doc.Nodes) - 1
-	parentTRS := character.TRS(character.Vec3{1, 2, 3}, character.QuatAxisAngle(character.Vec3{1, 1, 0}, 0.7), character.Vec3{-2, 1, 0.5})
+	parentTRS := vecmath.TRS(vecmath.Vec3{1, 2, 3}, vecmath.QuatAxisAngle(vecmath.Vec3{1, 1, 0}, 0.7), vecmath.Vec3{-2, 1, 0.5})
 	doc.Nodes = append(doc.Nodes, &gltf.Node{Name: "parent", Children: []int{mesh}, Matrix: [16]float64(parentTRS)})
 	doc.Scenes[0].Nodes = []int{len(doc.Nodes) - 1}
 	got, _, err := testDecode(bytes.NewReader(glbBytes(t, doc)), "xform.glb", nil, testOptions{AllowOrphans: true})
@@ -168,7 +169,7 @@ func TestNodeTransforms(t *testing.T) {
 func rawDoc(fn func(b *docBuilder, prim *gltf.Primitive)) *gltf.Document {
 	doc := gltf.NewDocument()
 	b := &docBuilder{doc: doc}
-	pos := []character.Vec3{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}}
+	pos := []vecmath.Vec3{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}}
 	prim := &gltf.Primitive{Attributes: gltf.PrimitiveAttributes{gltf.POSITION: b.vec3Accessor(pos, true)}}
 	doc.Meshes = []*gltf.Mesh{{Primitives: []*gltf.Primitive{prim}}}
 	doc.Nodes = []*gltf.Node{{Name: "mesh", Mesh: gltf.Index(0), Matrix: gltf.DefaultMatrix, Rotation: gltf.DefaultRotation, Scale: gltf.DefaultScale}}
@@ -239,7 +240,7 @@ func skinnedQuadDoc(jointsOK bool) *gltf.Document {
 	return rawDoc(func(b *docBuilder, p *gltf.Primitive) {
 		doc := b.doc
 		// Nodes: 0 mesh, 1 armature, 2 root joint, 3 child joint.
-		arm := character.TRS(character.Vec3{0, 0, 0}, character.Quat{0, 0, 0, 1}, character.Vec3{2, 2, 2})
+		arm := vecmath.TRS(vecmath.Vec3{0, 0, 0}, vecmath.Quat{0, 0, 0, 1}, vecmath.Vec3{2, 2, 2})
 		doc.Nodes = append(doc.Nodes,
 			&gltf.Node{Name: "Armature", Children: []int{2}, Matrix: [16]float64(arm)},
 			&gltf.Node{Name: "", Children: []int{3}, Matrix: gltf.DefaultMatrix, Rotation: gltf.DefaultRotation, Scale: gltf.DefaultScale},
@@ -247,7 +248,7 @@ func skinnedQuadDoc(jointsOK bool) *gltf.Document {
 		doc.Scenes[0].Nodes = []int{0, 1}
 		// Skin joints: child (node 3) first, then root (node 2). IBM = inverse(world).
 		var ibm []byte
-		for _, w := range []character.Mat4{arm.Mul(character.Translate4(character.Vec3{0, 0.5, 0})), arm} {
+		for _, w := range []vecmath.Mat4{arm.Mul(vecmath.Translate4(vecmath.Vec3{0, 0.5, 0})), arm} {
 			inv, _ := w.Inverse()
 			for _, v := range inv {
 				ibm = putF32(ibm, float32(v))
@@ -295,11 +296,11 @@ func TestSkinReading(t *testing.T) {
 		t.Errorf("generated names %v", sk.Names)
 	}
 	// World positions include the Armature's scale of 2.
-	if sk.Position(1).Dist(character.Vec3{0, 1, 0}) > 1e-6 || sk.Position(0).Dist(character.Vec3{}) > 1e-6 {
+	if sk.Position(1).Dist(vecmath.Vec3{0, 1, 0}) > 1e-6 || sk.Position(0).Dist(vecmath.Vec3{}) > 1e-6 {
 		t.Errorf("joint positions %v", sk.Positions())
 	}
 	// The skinned node's translation (100) is ignored.
-	if c.Mesh.Positions[1] != (character.Vec3{1, 0, 0}) {
+	if c.Mesh.Positions[1] != (vecmath.Vec3{1, 0, 0}) {
 		t.Errorf("vertex 1 at %v; the skinned node's transform must be ignored", c.Mesh.Positions[1])
 	}
 	// Vertex 0: child (old index 0) 128/255 and root 127/255 → sum 1 after remapping.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qmuntal/gltf"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // docBuilder accumulates one binary buffer and the accessors that view it.
@@ -45,7 +46,7 @@ func putF32(dst []byte, vals ...float32) []byte {
 }
 
 // vec3Accessor writes float VEC3 data with exact float32 min/max.
-func (b *docBuilder) vec3Accessor(vs []character.Vec3, withBounds bool) int {
+func (b *docBuilder) vec3Accessor(vs []vecmath.Vec3, withBounds bool) int {
 	data := make([]byte, 0, 12*len(vs))
 	lo := [3]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}
 	hi := [3]float32{float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}
@@ -167,17 +168,17 @@ func buildDocument(c *character.Character) (*gltf.Document, error) {
 
 // unitNormals returns the mesh normals (computed when absent) with every one unit
 // length; zero normals (e.g. of isolated or degenerate vertices) become +Z.
-func unitNormals(m character.Mesh) []character.Vec3 {
+func unitNormals(m character.Mesh) []vecmath.Vec3 {
 	n := m.Normals
 	if len(n) != len(m.Positions) {
 		n = m.ComputeNormals()
 	}
-	out := make([]character.Vec3, len(n))
+	out := make([]vecmath.Vec3, len(n))
 	for i, v := range n {
 		// Normalize in float32, the precision the file holds.
 		u := v.Normalize()
 		if !u.IsFinite() || u.Len() < 0.5 {
-			u = character.Vec3{0, 0, 1}
+			u = vecmath.Vec3{0, 0, 1}
 		}
 		out[i] = u
 	}
@@ -255,7 +256,7 @@ func (b *docBuilder) writeSkeleton(s *character.Skeleton) {
 				local = inv.Mul(s.BindWorld[j])
 			}
 		}
-		t, r, sc := character.DecomposeTRS(local)
+		t, r, sc := vecmath.DecomposeTRS(local)
 		node := &gltf.Node{
 			Name:        s.Names[j],
 			Translation: [3]float64(t),
@@ -375,7 +376,7 @@ func (b *docBuilder) writeAnimations(anims []character.Animation, nodes []int, s
 				lo, hi = math.Min(lo, float64(f)), math.Max(hi, float64(f))
 				td = putF32(td, f)
 				if n == 4 {
-					q := normalizeQuat(character.Quat{v[0], v[1], v[2], v[3]})
+					q := normalizeQuat(vecmath.Quat{v[0], v[1], v[2], v[3]})
 					vd = putF32(vd, float32(q[0]), float32(q[1]), float32(q[2]), float32(q[3]))
 				} else {
 					vd = putF32(vd, float32(v[0]), float32(v[1]), float32(v[2]))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/qmuntal/gltf"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Scene is the glTF document a Character was loaded from, with the map from the
@@ -33,13 +34,13 @@ type Scene struct {
 	// Skin is the Character's skin when loaded (nil when unrigged or unskinned).
 	Skin *character.Skin
 	// World is each node's world transform in the file's rest pose.
-	World []character.Mat4
+	World []vecmath.Mat4
 	// BindToWorld takes the Character's frame to the scene's world frame: the
 	// identity for unskinned geometry (the loader applies node transforms), and for
 	// skinned geometry the transform that joint world × inverse bind matrix gives
 	// for most joints (e.g. the scale-0.01, −90°-about-X "Armature" node above a
 	// Mixamo skeleton).
-	BindToWorld character.Mat4
+	BindToWorld vecmath.Mat4
 	// NumVertices is the Character's vertex count when loaded.
 	NumVertices int
 	// AnimationNames are the names of the Character's animations when loaded.
@@ -85,19 +86,19 @@ type PrimitiveRef struct {
 	// the identity for skinned geometry (already in bind space); for unskinned
 	// geometry the node's world transform, followed by the inverse of
 	// Scene.BindToWorld when the file also has skinned geometry.
-	ToCharacter character.Mat4
+	ToCharacter vecmath.Mat4
 }
 
 // mapPrimitive records that Character vertices [first, first+count) are primitive
 // prim of the mesh node node draws, placed by toChar when unskinned.
-func (l *loader) mapPrimitive(node, prim, first, count int, skinned bool, toChar character.Mat4) {
+func (l *loader) mapPrimitive(node, prim, first, count int, skinned bool, toChar vecmath.Mat4) {
 	if l.scene == nil {
 		return
 	}
 	nd := l.doc.Nodes[node]
 	ref := PrimitiveRef{Node: node, Mesh: *nd.Mesh, Primitive: prim, First: first, Count: count, Skin: -1, ToCharacter: toChar}
 	if skinned {
-		ref.Skin, ref.ToCharacter = *nd.Skin, character.Identity4()
+		ref.Skin, ref.ToCharacter = *nd.Skin, vecmath.Identity4()
 	}
 	l.scene.Primitives = append(l.scene.Primitives, ref)
 }
@@ -107,7 +108,7 @@ func (l *loader) finishScene(c *character.Character) {
 	s := l.scene
 	s.World = l.world
 	s.NumVertices = len(c.Mesh.Positions)
-	s.BindToWorld = character.Identity4()
+	s.BindToWorld = vecmath.Identity4()
 	if n := len(l.jointNode); n > 0 {
 		order := l.jointOrder()
 		s.JointNodes = make([]int, n)
@@ -132,8 +133,8 @@ func (l *loader) finishScene(c *character.Character) {
 // bindToWorld returns the joint world × inverse bind matrix most joints agree on:
 // the transform from skinned vertices' bind space to the world. A posed scene (some
 // joints away from their bind pose) still has its unposed joints agree.
-func (l *loader) bindToWorld() character.Mat4 {
-	cand := make([]character.Mat4, 0, len(l.jointNode))
+func (l *loader) bindToWorld() vecmath.Mat4 {
+	cand := make([]vecmath.Mat4, 0, len(l.jointNode))
 	for id, node := range l.jointNode {
 		inv, ok := l.bindWorld[id].Inverse()
 		if !ok {
@@ -141,7 +142,7 @@ func (l *loader) bindToWorld() character.Mat4 {
 		}
 		cand = append(cand, l.world[node].Mul(inv))
 	}
-	best, bestVotes := character.Identity4(), 0
+	best, bestVotes := vecmath.Identity4(), 0
 	for i := 0; i < len(cand) && i < 32; i++ {
 		votes := 0
 		for _, m := range cand {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/internal/meshtest"
+	"github.com/rigkit/rigkit/vecmath"
 
 	"github.com/rigkit/rigkit/character"
 )
@@ -24,7 +25,7 @@ func FuzzSaveScene(f *testing.F) {
 		}
 		one := c.Clone()
 		lo, _ := c.Mesh.Bounds()
-		one.Skeleton = &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.TRS(lo, character.Quat{0, 0, 0, 1}, character.Vec3{1, 1, 1})}}
+		one.Skeleton = &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []vecmath.Mat4{vecmath.TRS(lo, vecmath.Quat{0, 0, 0, 1}, vecmath.Vec3{1, 1, 1})}}
 		one.Skin = &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
 		for v := range one.Skin.Weights {
 			one.Skin.Weights[v] = []character.Influence{{Joint: 0, Weight: 1}}

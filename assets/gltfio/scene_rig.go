@@ -5,6 +5,7 @@ import (
 
 	"github.com/qmuntal/gltf"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // This file replaces a source scene's rig: it removes the old skins, joint nodes
@@ -139,7 +140,7 @@ func (e *sceneEditor) removeNodes(remove []bool) {
 	}
 	e.nodeMap = make([]int, len(doc.Nodes))
 	var nodes []*gltf.Node
-	var world []character.Mat4
+	var world []vecmath.Mat4
 	for i, nd := range doc.Nodes {
 		if remove[i] {
 			e.nodeMap[i] = -1
@@ -176,10 +177,10 @@ func (e *sceneEditor) removeNodes(remove []bool) {
 
 // setLocal sets a node's local transform, as translation, rotation and scale when
 // they reproduce it (animation channels need them), else as a matrix.
-func setLocal(nd *gltf.Node, m character.Mat4) {
-	t, r, s := character.DecomposeTRS(m)
+func setLocal(nd *gltf.Node, m vecmath.Mat4) {
+	t, r, s := vecmath.DecomposeTRS(m)
 	r = normalizeQuat(r)
-	if matClose(character.TRS(t, r, s), m, 1e-6) {
+	if matClose(vecmath.TRS(t, r, s), m, 1e-6) {
 		nd.Matrix = gltf.DefaultMatrix
 		nd.Translation, nd.Rotation, nd.Scale = [3]float64(t), [4]float64(r), [3]float64(s)
 		return
@@ -226,7 +227,7 @@ func (e *sceneEditor) meshAncestor() int {
 func (e *sceneEditor) addJoints() []int {
 	doc, sk := e.doc, e.c.Skeleton
 	anc := e.meshAncestor()
-	toWorld := character.Identity4()
+	toWorld := vecmath.Identity4()
 	for _, ref := range e.src.Primitives {
 		if ref.Skin >= 0 {
 			toWorld = e.src.BindToWorld
@@ -287,11 +288,11 @@ func (e *sceneEditor) defaultScene() *gltf.Scene {
 // rootAnimations returns anims with root joints' channels taken from the
 // Character's frame into the root joints' parent frame (rootFrame), which must be
 // a similarity (rotation, uniform scale, translation) for rotations to carry over.
-func rootAnimations(anims []character.Animation, sk *character.Skeleton, rootFrame character.Mat4) []character.Animation {
-	if matClose(rootFrame, character.Identity4(), 1e-9) {
+func rootAnimations(anims []character.Animation, sk *character.Skeleton, rootFrame vecmath.Mat4) []character.Animation {
+	if matClose(rootFrame, vecmath.Identity4(), 1e-9) {
 		return anims
 	}
-	_, rq, sc := character.DecomposeTRS(rootFrame)
+	_, rq, sc := vecmath.DecomposeTRS(rootFrame)
 	out := make([]character.Animation, len(anims))
 	for i, a := range anims {
 		out[i] = character.Animation{Name: a.Name}
@@ -304,7 +305,7 @@ func rootAnimations(anims []character.Animation, sk *character.Skeleton, rootFra
 			for k := 0; k+2 < len(v); {
 				switch ch.Path {
 				case "translation":
-					p := rootFrame.Point(character.Vec3{v[k], v[k+1], v[k+2]})
+					p := rootFrame.Point(vecmath.Vec3{v[k], v[k+1], v[k+2]})
 					copy(v[k:k+3], p[:])
 					k += 3
 				case "rotation":
@@ -312,7 +313,7 @@ func rootAnimations(anims []character.Animation, sk *character.Skeleton, rootFra
 						k = len(v)
 						break
 					}
-					q := quatMul(rq, character.Quat{v[k], v[k+1], v[k+2], v[k+3]})
+					q := quatMul(rq, vecmath.Quat{v[k], v[k+1], v[k+2], v[k+3]})
 					copy(v[k:k+4], q[:])
 					k += 4
 				default:

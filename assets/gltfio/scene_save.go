@@ -12,6 +12,7 @@ import (
 	"github.com/qmuntal/gltf"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // SceneReport says what writing a Character over its source scene changed. The rig
@@ -119,7 +120,7 @@ type sceneEditor struct {
 	*docBuilder
 	src   *Scene
 	c     *character.Character
-	world []character.Mat4 // rest world transform of each node, by current node index
+	world []vecmath.Mat4 // rest world transform of each node, by current node index
 	rep   *SceneReport
 	// nodeMap takes source node indices to current ones (-1: removed); nil while
 	// no node was removed.
@@ -128,7 +129,7 @@ type sceneEditor struct {
 	srcSkins int
 	// rootFrame takes a new root joint's Character-frame bind pose to its parent's
 	// frame (addJoints).
-	rootFrame character.Mat4
+	rootFrame vecmath.Mat4
 }
 
 // editScene returns the edited copy of c.Source.Doc with c's rig.
@@ -144,7 +145,7 @@ func editScene(c *character.Character) (*gltf.Document, *SceneReport, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	e := &sceneEditor{docBuilder: &docBuilder{doc: doc}, src: s, c: c, world: append([]character.Mat4(nil), s.World...),
+	e := &sceneEditor{docBuilder: &docBuilder{doc: doc}, src: s, c: c, world: append([]vecmath.Mat4(nil), s.World...),
 		rep: &SceneReport{Rig: "kept"}, srcSkins: len(doc.Skins)}
 	if err := e.mergeBuffers(); err != nil {
 		return nil, nil, err
@@ -284,7 +285,7 @@ type skinUse struct {
 // matrices agree with the Character's bind pose for toChar (a file's own skeleton
 // with new weights): the joints the weights of vertices [first, first+count) need
 // and s lacks are appended to it. It returns nil when s does not fit.
-func (e *sceneEditor) reuseSkin(s int, joints []int, toChar character.Mat4, first, count int, cache map[int]*skinUse) *skinUse {
+func (e *sceneEditor) reuseSkin(s int, joints []int, toChar vecmath.Mat4, first, count int, cache map[int]*skinUse) *skinUse {
 	if s < 0 || s >= e.srcSkins {
 		return nil
 	}
@@ -325,7 +326,7 @@ func (e *sceneEditor) reuseSkin(s int, joints []int, toChar character.Mat4, firs
 
 // matchSkin maps Character joints onto sk's joint list; local is nil when an
 // inverse bind matrix disagrees with the Character's bind pose.
-func (e *sceneEditor) matchSkin(sk *gltf.Skin, joints []int, toChar character.Mat4) *skinUse {
+func (e *sceneEditor) matchSkin(sk *gltf.Skin, joints []int, toChar vecmath.Mat4) *skinUse {
 	use := &skinUse{local: make([]int, len(joints))}
 	at := map[int]int{}
 	for k, node := range sk.Joints {
@@ -349,14 +350,14 @@ func (e *sceneEditor) matchSkin(sk *gltf.Skin, joints []int, toChar character.Ma
 
 // skinIBM returns a source skin's inverse bind matrices (identities when absent
 // or unreadable, as the loader reads them).
-func (e *sceneEditor) skinIBM(sk *gltf.Skin) []character.Mat4 {
-	out := make([]character.Mat4, len(sk.Joints))
+func (e *sceneEditor) skinIBM(sk *gltf.Skin) []vecmath.Mat4 {
+	out := make([]vecmath.Mat4, len(sk.Joints))
 	var vals []float64
 	if sk.InverseBindMatrices != nil {
 		vals, _ = e.src.acc.readTyped(*sk.InverseBindMatrices, gltf.AccessorMat4, "inverseBindMatrices")
 	}
 	for k := range out {
-		out[k] = character.Identity4()
+		out[k] = vecmath.Identity4()
 		if len(vals) >= 16*(k+1) {
 			copy(out[k][:], vals[16*k:16*k+16])
 		}
@@ -365,7 +366,7 @@ func (e *sceneEditor) skinIBM(sk *gltf.Skin) []character.Mat4 {
 }
 
 // matrixAccessor writes MAT4 data.
-func (e *sceneEditor) matrixAccessor(ms []character.Mat4) int {
+func (e *sceneEditor) matrixAccessor(ms []vecmath.Mat4) int {
 	var data []byte
 	for _, m := range ms {
 		m[3], m[7], m[11], m[15] = 0, 0, 0, 1
@@ -378,8 +379,8 @@ func (e *sceneEditor) matrixAccessor(ms []character.Mat4) int {
 
 // newSkin adds a skin over every Character joint (joint j → node joints[j]) whose
 // inverse bind matrices take vertices stored with toChar to the joints.
-func (e *sceneEditor) newSkin(joints []int, toChar character.Mat4) *skinUse {
-	ibm := make([]character.Mat4, len(joints))
+func (e *sceneEditor) newSkin(joints []int, toChar vecmath.Mat4) *skinUse {
+	ibm := make([]vecmath.Mat4, len(joints))
 	local := make([]int, len(joints))
 	for j := range joints {
 		inv, _ := e.c.Skeleton.BindWorld[j].Inverse()
@@ -403,7 +404,7 @@ func (e *sceneEditor) writeWeights(joints []int) {
 	if e.c.Skin == nil {
 		return
 	}
-	fresh := map[character.Mat4]*skinUse{}
+	fresh := map[vecmath.Mat4]*skinUse{}
 	reused := map[int]*skinUse{}
 	meshOwner := map[int]int{} // mesh → the node whose weights it carries
 	type span struct{ node, first int }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/qmuntal/gltf"
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // RestPositions returns where each of the Character's vertices is drawn in the
@@ -13,8 +13,8 @@ import (
 // skinning with their JOINTS/WEIGHTS, the joints' world transforms and the inverse
 // bind matrices. Morph targets are not applied. Two files written from one source
 // draw the same mesh when their rest positions agree.
-func (s *Scene) RestPositions() ([]character.Vec3, error) {
-	out := make([]character.Vec3, s.NumVertices)
+func (s *Scene) RestPositions() ([]vecmath.Vec3, error) {
+	out := make([]vecmath.Vec3, s.NumVertices)
 	for _, ref := range s.Primitives {
 		if err := s.restPrimitive(ref, out[ref.First:ref.First+ref.Count]); err != nil {
 			return nil, fmt.Errorf("mesh %d primitive %d: %w", ref.Mesh, ref.Primitive, err)
@@ -23,7 +23,7 @@ func (s *Scene) RestPositions() ([]character.Vec3, error) {
 	return out, nil
 }
 
-func (s *Scene) restPrimitive(ref PrimitiveRef, out []character.Vec3) error {
+func (s *Scene) restPrimitive(ref PrimitiveRef, out []vecmath.Vec3) error {
 	nd := s.Doc.Nodes[ref.Node]
 	p := s.Doc.Meshes[*nd.Mesh].Primitives[ref.Primitive]
 	pos, err := s.acc.readTyped(p.Attributes[gltf.POSITION], gltf.AccessorVec3, "POSITION")
@@ -40,7 +40,7 @@ func (s *Scene) restPrimitive(ref PrimitiveRef, out []character.Vec3) error {
 	if mats == nil {
 		w := s.World[ref.Node]
 		for v := range out {
-			out[v] = w.Point(character.Vec3{pos[3*v], pos[3*v+1], pos[3*v+2]})
+			out[v] = w.Point(vecmath.Vec3{pos[3*v], pos[3*v+1], pos[3*v+2]})
 		}
 		return nil
 	}
@@ -63,7 +63,7 @@ func (s *Scene) restPrimitive(ref PrimitiveRef, out []character.Vec3) error {
 			return fmt.Errorf("JOINTS_%d/WEIGHTS_%d: wrong length", set, set)
 		}
 		for v := range out {
-			x := character.Vec3{pos[3*v], pos[3*v+1], pos[3*v+2]}
+			x := vecmath.Vec3{pos[3*v], pos[3*v+1], pos[3*v+2]}
 			for k := range 4 {
 				j, w := int(js[4*v+k]), ws[4*v+k]
 				if w == 0 {
@@ -81,7 +81,7 @@ func (s *Scene) restPrimitive(ref PrimitiveRef, out []character.Vec3) error {
 
 // skinMatrices returns joint world × inverse bind matrix for each joint of the
 // node's skin, or nil when the primitive is not skinned.
-func (s *Scene) skinMatrices(nd *gltf.Node, p *gltf.Primitive) ([]character.Mat4, error) {
+func (s *Scene) skinMatrices(nd *gltf.Node, p *gltf.Primitive) ([]vecmath.Mat4, error) {
 	if nd.Skin == nil {
 		return nil, nil
 	}
@@ -89,7 +89,7 @@ func (s *Scene) skinMatrices(nd *gltf.Node, p *gltf.Primitive) ([]character.Mat4
 		return nil, nil
 	}
 	sk := s.Doc.Skins[*nd.Skin]
-	mats := make([]character.Mat4, len(sk.Joints))
+	mats := make([]vecmath.Mat4, len(sk.Joints))
 	var ibm []float64
 	if sk.InverseBindMatrices != nil {
 		v, err := s.acc.readTyped(*sk.InverseBindMatrices, gltf.AccessorMat4, "inverseBindMatrices")
@@ -99,7 +99,7 @@ func (s *Scene) skinMatrices(nd *gltf.Node, p *gltf.Primitive) ([]character.Mat4
 		ibm = v
 	}
 	for k, j := range sk.Joints {
-		m := character.Identity4()
+		m := vecmath.Identity4()
 		if len(ibm) >= 16*(k+1) {
 			copy(m[:], ibm[16*k:16*k+16])
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Wavefront OBJ is the commonest static-mesh format people have; the reader keeps
@@ -110,9 +111,9 @@ type objSource struct {
 
 // objRaw holds the OBJ's vertex statements as written.
 type objRaw struct {
-	pos  []character.Vec3 // v
-	uv   [][2]float64     // vt
-	norm []character.Vec3 // vn
+	pos  []vecmath.Vec3 // v
+	uv   [][2]float64   // vt
+	norm []vecmath.Vec3 // vn
 }
 
 // objMaterials holds the MTL libraries read and the materials the faces use.
@@ -206,7 +207,7 @@ func (p *objParser) statement(f []string, text string) error {
 		if err := p.budget.AddVertices(1, "OBJ vertices"); err != nil {
 			return err
 		}
-		p.pos = append(p.pos, character.Vec3{v[0], v[1], v[2]})
+		p.pos = append(p.pos, vecmath.Vec3{v[0], v[1], v[2]})
 	case "vt":
 		v, err := parseFloats(f[1:], 1, 2, "vt")
 		if err != nil {
@@ -218,7 +219,7 @@ func (p *objParser) statement(f []string, text string) error {
 		if err != nil {
 			return err
 		}
-		p.norm = append(p.norm, character.Vec3{v[0], v[1], v[2]})
+		p.norm = append(p.norm, vecmath.Vec3{v[0], v[1], v[2]})
 	case "f", "fo":
 		return p.face(f[1:])
 	case "usemtl":
@@ -321,7 +322,7 @@ func (p *objParser) face(f []string) error {
 		p.triMat = append(p.triMat, p.curMat)
 		return nil
 	}
-	pts := make([]character.Vec3, len(idx))
+	pts := make([]vecmath.Vec3, len(idx))
 	for i, v := range idx {
 		pts[i] = p.pos[p.corners[v][0]]
 	}
@@ -350,7 +351,7 @@ func (p *objParser) build(c *character.Character) error {
 		return errors.New("no faces")
 	}
 	m := &c.Mesh
-	m.Positions = make([]character.Vec3, len(p.corners))
+	m.Positions = make([]vecmath.Vec3, len(p.corners))
 	allN, anyUV := true, false
 	for i, k := range p.corners {
 		m.Positions[i] = p.pos[k[0]]
@@ -358,7 +359,7 @@ func (p *objParser) build(c *character.Character) error {
 		anyUV = anyUV || k[1] >= 0
 	}
 	if allN {
-		m.Normals = make([]character.Vec3, len(p.corners))
+		m.Normals = make([]vecmath.Vec3, len(p.corners))
 		for i, k := range p.corners {
 			m.Normals[i] = p.norm[k[2]]
 		}
@@ -473,7 +474,7 @@ func (p *objParser) readLocal(name string, limit int64) ([]byte, error) {
 // other polygons are ear-clipped in the plane of their Newell normal, so that a
 // concave face (an L-shaped n-gon) does not fold over itself. A polygon ear clipping
 // cannot finish (self-intersecting, degenerate) falls back to a fan.
-func triangulate(pts []character.Vec3) [][3]int {
+func triangulate(pts []vecmath.Vec3) [][3]int {
 	n := len(pts)
 	fan := func() [][3]int {
 		out := make([][3]int, 0, n-2)
@@ -485,10 +486,10 @@ func triangulate(pts []character.Vec3) [][3]int {
 	if n == 3 {
 		return fan()
 	}
-	var normal character.Vec3 // Newell's method: robust for non-planar polygons
+	var normal vecmath.Vec3 // Newell's method: robust for non-planar polygons
 	for i := range pts {
 		a, b := pts[i], pts[(i+1)%n]
-		normal = normal.Add(character.Vec3{(a[1] - b[1]) * (a[2] + b[2]), (a[2] - b[2]) * (a[0] + b[0]), (a[0] - b[0]) * (a[1] + b[1])})
+		normal = normal.Add(vecmath.Vec3{(a[1] - b[1]) * (a[2] + b[2]), (a[2] - b[2]) * (a[0] + b[0]), (a[0] - b[0]) * (a[1] + b[1])})
 	}
 	if normal.Len() == 0 || n > maxEarClip {
 		return fan() // degenerate, or too large for cubic-time clipping

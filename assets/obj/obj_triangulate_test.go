@@ -4,13 +4,13 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // TestTriangulateConcave checks that an L-shaped hexagon is clipped into triangles
 // that cover its area exactly (a fan from its reflex corner's neighbour would not).
 func TestTriangulateConcave(t *testing.T) {
-	pts := []character.Vec3{{0, 0, 0}, {2, 0, 0}, {2, 1, 0}, {1, 1, 0}, {1, 2, 0}, {0, 2, 0}}
+	pts := []vecmath.Vec3{{0, 0, 0}, {2, 0, 0}, {2, 1, 0}, {1, 1, 0}, {1, 2, 0}, {0, 2, 0}}
 	// Start at the reflex corner's successor so that a fan would fold.
 	pts = append(pts[4:], pts[:4]...)
 	tris := triangulate(pts)

@@ -10,15 +10,16 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 func writeTriangleRig(t *testing.T, path string) {
 	t.Helper()
 	c := &character.Character{
 		Name: "tri",
-		Mesh: character.Mesh{Positions: []character.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}},
+		Mesh: character.Mesh{Positions: []vecmath.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}},
 		Skeleton: &character.Skeleton{Names: []string{"root"}, Parents: []int{-1},
-			BindWorld: []character.Mat4{character.Identity4()}},
+			BindWorld: []vecmath.Mat4{vecmath.Identity4()}},
 		Skin: &character.Skin{Weights: [][]character.Influence{{{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}, {{Joint: 0, Weight: 1}}}},
 	}
 	if _, err := assets.Save(path, c); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 func TestResolveSkinMethod(t *testing.T) {
@@ -120,7 +121,7 @@ func TestLookupSkinBlend(t *testing.T) {
 		}
 	}
 	methods := map[string]skinMethod{"a": one(0), "b": one(1)}
-	c := &character.Character{Mesh: character.Mesh{Positions: make([]character.Vec3, 3)}}
+	c := &character.Character{Mesh: character.Mesh{Positions: make([]vecmath.Vec3, 3)}}
 	tests := []struct {
 		name   string
 		wantA  float64 // weight of joint 0 at every vertex

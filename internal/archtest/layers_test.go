@@ -39,8 +39,9 @@ var layers = map[string]int{
 	"internal/khronos":      0,
 	"internal/browsercheck": 0,
 	"internal/blendercheck": 0,
-	// The character model; what every file reader shares; the glTF and OBJ readers
+	// The math of frames; the character model; what every file reader shares; the glTF and OBJ readers
 	// and writer; the one entry point that picks among them.
+	"vecmath":           1,
 	"character":         2,
 	"assets/format":     3,
 	"internal/meshtest": 3,

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Grid returns an n×n grid of quads (2n² triangles) in the XY plane, with
@@ -20,7 +21,7 @@ func Grid(n int) character.Mesh {
 	var m character.Mesh
 	for y := 0; y <= n; y++ {
 		for x := 0; x <= n; x++ {
-			m.Positions = append(m.Positions, character.Vec3{float64(x), float64(y), math.Sin(float64(x*y) * 0.01)})
+			m.Positions = append(m.Positions, vecmath.Vec3{float64(x), float64(y), math.Sin(float64(x*y) * 0.01)})
 		}
 	}
 	for y := 0; y < n; y++ {
@@ -43,7 +44,7 @@ func Tube(t testing.TB, rings, seg, joints int) *character.Character {
 		y := height * float64(r) / float64(rings-1)
 		for s := 0; s < seg; s++ {
 			a := 2 * math.Pi * float64(s) / float64(seg)
-			m.Positions = append(m.Positions, character.Vec3{0.3 * math.Cos(a), y, 0.3 * math.Sin(a)})
+			m.Positions = append(m.Positions, vecmath.Vec3{0.3 * math.Cos(a), y, 0.3 * math.Sin(a)})
 			m.UVs = append(m.UVs, [2]float64{float64(s) / float64(seg), float64(r) / float64(rings-1)})
 		}
 	}
@@ -56,7 +57,7 @@ func Tube(t testing.TB, rings, seg, joints int) *character.Character {
 	}
 	// Caps: a center vertex at each end.
 	bottom, top := len(m.Positions), len(m.Positions)+1
-	m.Positions = append(m.Positions, character.Vec3{0, 0, 0}, character.Vec3{0, height, 0})
+	m.Positions = append(m.Positions, vecmath.Vec3{0, 0, 0}, vecmath.Vec3{0, height, 0})
 	m.UVs = append(m.UVs, [2]float64{0.5, 0}, [2]float64{0.5, 1})
 	body := len(m.Triangles)
 	for s := 0; s < seg; s++ {
@@ -75,7 +76,7 @@ func Tube(t testing.TB, rings, seg, joints int) *character.Character {
 		sk.Names = append(sk.Names, "bone"+string(rune('A'+j)))
 		sk.Parents = append(sk.Parents, j-1)
 		// A small rotation about Y per joint so local transforms are not trivial.
-		sk.BindWorld = append(sk.BindWorld, character.Translate4(character.Vec3{0, float64(j), 0}).Mul(character.QuatAxisAngle(character.Vec3{0, 1, 0}, 0.1*float64(j)).Mat4()))
+		sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(vecmath.Vec3{0, float64(j), 0}).Mul(vecmath.QuatAxisAngle(vecmath.Vec3{0, 1, 0}, 0.1*float64(j)).Mat4()))
 	}
 	c.Skeleton = sk
 	dense := make([][]float64, len(m.Positions))
