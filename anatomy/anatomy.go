@@ -24,6 +24,10 @@ type Report struct {
 	UpGiven    bool     `json:"up_given,omitempty"`
 	Symmetry   Symmetry `json:"symmetry"`
 	Warnings   []string `json:"warnings,omitempty"`
+	// Status is "ok", or "suspect" when the rig fails Fit's own checks; Suspect
+	// says why.
+	Status  string   `json:"status"`
+	Suspect []string `json:"suspect,omitempty"`
 }
 
 // Fit returns the anatomical skeleton of a mesh, in the mesh's world frame, from a
@@ -164,7 +168,7 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 	_, arc := t.farthest(a)
 	clamp := func(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 	score := map[Kind]float64{Other: 0.25}
-	if _, err := findHumanoidParts(s, t); err == nil && ground >= 2 {
+	if l, err := findHumanoidLimbs(s, t); err == nil && (ground >= 2 || l.fromShape[0]) {
 		score[Humanoid] = clamp((H/L-1)/1.5) * clamp(float64(5-ground)/2)
 	}
 	if ground >= 4 {

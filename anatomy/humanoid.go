@@ -18,7 +18,8 @@ var sides = [2]int{1, -1}
 
 // findHumanoidParts picks the feet (the lowest leaf on each side, in the bottom
 // fifth), the hands (the leaf farthest out on each side above a third of the
-// height) and the head (the highest remaining leaf near the plane).
+// height) and the head (the highest remaining leaf near the plane). A side without
+// a foot or a hand keeps -1 there; the error says so.
 func findHumanoidParts(s *shape, t *tree) (humanoidParts, error) {
 	H, y0 := s.height(), s.lo[1]
 	p := humanoidParts{foot: [2]int{-1, -1}, hand: [2]int{-1, -1}, head: -1}
@@ -52,9 +53,6 @@ func findHumanoidParts(s *shape, t *tree) (humanoidParts, error) {
 			used[p.hand[i]] = true
 		}
 	}
-	if p.foot[0] < 0 || p.foot[1] < 0 || p.hand[0] < 0 || p.hand[1] < 0 {
-		return p, errors.New("no two feet and two hands among the skeleton's end points")
-	}
 	for _, l := range leaves {
 		q := t.pos[l]
 		if used[l] || math.Abs(q[0]-s.mid) > 0.15*H || q[1] < y0+0.6*H {
@@ -64,43 +62,98 @@ func findHumanoidParts(s *shape, t *tree) (humanoidParts, error) {
 			p.head = l
 		}
 	}
+	if p.foot[0] < 0 || p.foot[1] < 0 || p.hand[0] < 0 || p.hand[1] < 0 {
+		return p, errors.New("no two feet and two hands among the skeleton's end points")
+	}
 	return p, nil
 }
 
+// humanoidLimbs are the routes a humanoid is fitted along, in the canonical frame.
+type humanoidLimbs struct {
+	hips      assets.Vec3
+	hw        float64          // half the hip width
+	legs      [2][]assets.Vec3 // from the foot up
+	arms      [2][]assets.Vec3 // from the torso's edge to the fingertip
+	hands     [2]assets.Vec3   // the arm routes' hand points, for the fingers
+	head      int              // a leaf of the proposal, or -1
+	fromShape [2]bool          // legs, arms found in the body's slices
+}
+
+// findHumanoidLimbs finds two legs and two arms. Legs come from the body's
+// horizontal slices (profile.findLegs), which split at the symmetry plane below
+// the crotch whether the legs stand apart or touch; only when the slices do not
+// split, from the proposed skeleton's end points. Arms hanging or slanting beside
+// the body come from the slices too (they may touch the hips, where the proposal
+// joins them to the legs); other arms (a T-pose, whose slices run into the torso)
+// from the proposal's routes to its hands.
+func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
+	H := s.height()
+	parts, partsErr := findHumanoidParts(s, t)
+	l := humanoidLimbs{head: parts.head}
+	ls, legErr := s.profile().findLegs(s)
+	if legErr == nil {
+		l.fromShape[0] = true
+		l.hips = s.centre(assets.Vec3{s.mid, ls.crotch + 0.05*H, (s.lo[2] + s.hi[2]) / 2}, 2)
+	} else if parts.foot[0] < 0 || parts.foot[1] < 0 {
+		return l, legErr
+	} else {
+		l.hips = s.pelvis()
+	}
+	l.hw = 0.1 * H
+	if lo, hi, ok := s.run(l.hips, 0); ok {
+		l.hw = math.Min((hi-lo)/2, 0.2*H)
+	}
+	for i := range sides {
+		if l.fromShape[0] {
+			l.legs[i] = ls.routes[i]
+		} else {
+			l.legs[i] = t.points(t.path(parts.foot[i], t.nearest(l.hips)))
+		}
+	}
+	if arms, err := s.profile().findHangingArms(s, l.hips[1]-0.05*H); err == nil {
+		l.fromShape[1] = true
+		for i := range sides {
+			l.arms[i] = extendToSurface(s, arms[i])
+			l.hands[i] = atFraction(l.arms[i], 0.75)
+		}
+		return l, nil
+	}
+	if parts.hand[0] < 0 || parts.hand[1] < 0 {
+		return l, partsErr
+	}
+	// The route from the head (or the pelvis) to each hand, from where it leaves
+	// the torso.
+	from := t.nearest(l.hips)
+	if parts.head >= 0 {
+		from = parts.head
+	}
+	for i := range sides {
+		l.arms[i] = centreArm(s, limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*l.hw))
+		l.hands[i] = t.pos[parts.hand[i]]
+		l.arms[i] = hangArm(s, l.arms[i], l.hands[i])
+		if len(l.arms[i]) < 2 {
+			return l, errors.New("no route from the body to a hand")
+		}
+	}
+	if !s.symmetric {
+		balanceArms(&l.arms)
+	}
+	return l, nil
+}
+
 // fitHumanoid builds Mixamo's hierarchy: the pelvis just above the crotch, the spine
-// up the body's middle to the narrowest part of the neck, arms and legs along the
-// proposed skeleton's routes to the hands and feet, at human proportions along them.
+// up the body's middle to the narrowest part of the neck, arms and legs along their
+// routes (findHumanoidLimbs), at human proportions along them.
 func fitHumanoid(s *shape, t *tree) (*build, error) {
-	parts, err := findHumanoidParts(s, t)
+	limbs, err := findHumanoidLimbs(s, t)
 	if err != nil {
 		return nil, err
 	}
 	H, y0, c := s.height(), s.lo[1], s.mid
-	hips := s.pelvis()
-	hw := 0.1 * H // half the hip width
-	if lo, hi, ok := s.run(hips, 0); ok {
-		hw = math.Min((hi-lo)/2, 0.2*H)
-	}
+	hips, hw, arms := limbs.hips, limbs.hw, limbs.arms
 	top := s.hi[1]
-	if parts.head >= 0 {
-		top = math.Max(top, t.pos[parts.head][1])
-	}
-	// Arms: the route from the head (or the pelvis) to each hand, from where it
-	// leaves the torso.
-	from := t.nearest(hips)
-	if parts.head >= 0 {
-		from = parts.head
-	}
-	var arms [2][]character.Vec3
-	for i := range sides {
-		arms[i] = centreArm(s, limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*hw))
-		arms[i] = hangArm(s, arms[i], t.pos[parts.hand[i]])
-		if len(arms[i]) < 2 {
-			return nil, errors.New("no route from the body to a hand")
-		}
-	}
-	if !s.symmetric {
-		balanceArms(&arms)
+	if limbs.head >= 0 {
+		top = math.Max(top, t.pos[limbs.head][1])
 	}
 	armY := (arms[0][0][1] + arms[1][0][1]) / 2
 	neckMin := s.narrowest(c, armY, top)
@@ -110,7 +163,7 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	headY := math.Max(neckMin+0.2*(neckMin-armY), neckY+0.2*(top-neckY))
 	var legs [2]leg
 	for i, sd := range sides {
-		legs[i] = fitLeg(s, sd, t.points(t.path(parts.foot[i], t.nearest(hips))), hips, hw, y0, H)
+		legs[i] = fitLeg(s, sd, limbs.legs[i], hips, hw, y0, H)
 	}
 	// Legs hung from above the pelvis (a mech's, set outside its body) raise the
 	// hips to them, below the neck.
@@ -376,8 +429,8 @@ func fitLeg(s *shape, side int, route []character.Vec3, hips character.Vec3, hw,
 	if !ok || !onSide(knee) {
 		knee = hip.Lerp(ankle, 0.5)
 	}
-	knee = s.centre(knee, 0, 2)
-	ankle = s.centre(ankle, 0, 2)
+	knee = s.centreSide(knee, side)
+	ankle = s.centreSide(ankle, side)
 	out := math.Abs(knee[0] - s.mid)
 	if out > hw {
 		// Legs set outside the pelvis (a mech, a cartoon) hang from the top of
@@ -400,6 +453,22 @@ func fitLeg(s *shape, side int, route []character.Vec3, hips character.Vec3, hw,
 		l.ball = character.Vec3{ankle[0], y0 + 0.025*H, ankle[2] + 0.65*(hi-ankle[2])}
 	}
 	return l
+}
+
+// centreSide centres q across (x) in its inside run clipped at the symmetry plane
+// on the given side (legs pressed together form one run), then front to back.
+func (s *shape) centreSide(q assets.Vec3, side int) assets.Vec3 {
+	if lo, hi, ok := s.run(q, 0); ok {
+		if side > 0 {
+			lo = math.Max(lo, s.mid)
+		} else {
+			hi = math.Min(hi, s.mid)
+		}
+		if hi > lo {
+			q[0] = (lo + hi) / 2
+		}
+	}
+	return s.centre(q, 2)
 }
 
 // add adds the leg's joints under Hips; the toes only when the foot reaches

@@ -25,6 +25,11 @@ type HumanoidFit struct {
 	// UpAsStored and UpTurned are the up axes detected on the mesh as stored (Y-up)
 	// and turned Z-up, as Blender writes it; "" when not measured.
 	UpAsStored, UpTurned string
+	// Detected and Confidence are the kind an undirected fit finds and how sure it
+	// is; Suspect is the fitted report's reasons to doubt the rig.
+	Detected   Kind
+	Confidence float64
+	Suspect    []string
 }
 
 // MeasureHumanoid checks a fitted skeleton and names it against the artist's,

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rigkit/rigkit/anatomy"
+	"github.com/rigkit/rigkit/anatomy/stress"
+	"github.com/rigkit/rigkit/assets"
+)
+
+// Stress variants (`rig eval --task anatomy --stress all`): each held-out humanoid
+// is deformed (anatomy/stress: legs together, arms lowered, fused into one
+// surface), its artist skeleton carried along, and fitted as a user's file would
+// be: kind detected, up axis told (the stored files are Y-up). A file detected as
+// another kind is fitted again as a humanoid for its names.
+
+// stressVariants parses --stress: "all" is the untouched files and every variant
+// of stress.Variants; "none" is the untouched files.
+func stressVariants(list string) ([]string, error) {
+	if list == "all" {
+		out := []string{"none"}
+		for _, v := range stress.Variants {
+			out = append(out, string(v))
+		}
+		return out, nil
+	}
+	var out []string
+	for _, v := range strings.Split(list, ",") {
+		if v != "none" {
+			if _, err := stress.ParseVariant(v); err != nil {
+				return nil, fmt.Errorf("%w: --stress: %v", errUsage, err)
+			}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// anatomyStressReport fits every humanoid file under every variant.
+func anatomyStressReport(cfg evalConfig) (*anatomy.StressReport, error) {
+	variants, err := stressVariants(cfg.Task.Anatomy.Stress)
+	if err != nil {
+		return nil, err
+	}
+	rep := &anatomy.StressReport{}
+	for _, v := range variants {
+		rep.Variants = append(rep.Variants, v)
+	}
+	for i, f := range cfg.Files {
+		fmt.Fprintf(cfg.Progress, "\reval anatomy --stress: %d/%d files", i+1, len(cfg.Files))
+		c, err := assets.Load(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		name := f.Rel
+		if name == "" {
+			name = f.Path
+		}
+		for _, v := range variants {
+			sc := c
+			if v != "none" {
+				if sc, err = stress.Apply(c, stress.Variant(v)); err != nil {
+					rep.Skip(v, name, err)
+					continue
+				}
+			}
+			fit, err := fitStressed(name, sc)
+			if err != nil {
+				return nil, fmt.Errorf("%s (%s): %w", f.Path, v, err)
+			}
+			rep.Add(v, fit)
+		}
+	}
+	fmt.Fprintln(cfg.Progress)
+	return rep, nil
+}
+
+// fitStressed fits c with its kind detected and measures it as a humanoid (fitted
+// again as one when detected as another kind).
+func fitStressed(name string, c *assets.Character) (anatomy.HumanoidFit, error) {
+	sk, r, err := fitAnatomy(c, anatomy.Options{Up: "y"})
+	if err != nil {
+		return anatomy.HumanoidFit{}, err
+	}
+	detected, conf, suspect := r.Kind, r.Confidence, r.Suspect
+	if r.Kind != anatomy.Humanoid {
+		if sk, r, err = fitAnatomy(c, anatomy.Options{Kind: anatomy.Humanoid, Up: "y"}); err != nil {
+			return anatomy.HumanoidFit{}, err
+		}
+	}
+	fit := anatomy.MeasureHumanoid(name, strings.SplitN(name, "/", 2)[0], sk, r, c.Skeleton, meshHeight(&c.Mesh))
+	fit.Detected, fit.Confidence, fit.Suspect = detected, conf, suspect
+	return fit, nil
+}
