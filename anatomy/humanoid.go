@@ -181,7 +181,7 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	b.add(Head, Neck, character.Vec3{c, headY, neck[2]}, true)
 	b.add(HeadTopEnd, Head, s.centre(character.Vec3{c, top, hips[2]}, 2), true)
 	for i, sd := range sides {
-		fitArm(s, b, sd, arms[i], neckY)
+		fitArm(s, b, sd, arms[i], limbs.fromShape[1])
 		legs[i].add(b, sd, H)
 	}
 	addFingers(s, b, arms)
@@ -393,14 +393,15 @@ func cutAt(pl []character.Vec3, l float64) []character.Vec3 {
 }
 
 // fitArm places the clavicle, shoulder, elbow and wrist along an arm route (from
-// the torso's edge to the tip of the hand) at human proportions: upper arm 42%,
-// forearm 33%, hand 25% of the shoulder-to-fingertip length.
-func fitArm(s *shape, b *build, side int, route []character.Vec3, neckY float64) {
-	// The shoulder joint is where the route leaves the torso, at the height the
-	// arm has a little farther out (the route may enter the torso high, near the
-	// neck, where the proposed skeleton branches).
+// the shoulder or the torso's edge to the tip of the hand) at human proportions:
+// upper arm 42%, forearm 33%, hand 25% of the shoulder-to-fingertip length.
+// A route from the body's slices starts at the shoulder joint.
+func fitArm(s *shape, b *build, side int, route []assets.Vec3, fromSlices bool) {
+	// The shoulder joint of a proposal's route is where it leaves the torso, at the
+	// height the arm has a little farther out (the route may enter the torso high,
+	// near the neck, where the proposed skeleton branches).
 	shoulder := route[0]
-	if p, _, ok := crossing(route, 0, s.mid+1.75*(shoulder[0]-s.mid)); ok {
+	if p, _, ok := crossing(route, 0, s.mid+1.75*(shoulder[0]-s.mid)); ok && !fromSlices {
 		shoulder[1] = math.Min(shoulder[1], p[1])
 	}
 	clav := character.Vec3{s.mid + 0.35*(shoulder[0]-s.mid), shoulder[1], shoulder[2]}

@@ -3,6 +3,7 @@ package anatomy
 import (
 	"errors"
 	"math"
+	"sort"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/geom"
@@ -226,9 +227,35 @@ func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]assets.Vec3, e
 		if len(route) < 2 || route[0][1]-route[len(route)-1][1] < 0.15*H {
 			return arms, errors.New("no arm hangs beside the body")
 		}
-		shoulder := route[0]
-		shoulder[1] = math.Min(shoulder[1]+0.05*H, s.hi[1])
-		arms[i] = append([]assets.Vec3{shoulder}, route...)
+		route = medianAcross(route, 3)
+		arms[i] = append([]assets.Vec3{shoulderAbove(route, math.Min(route[0][1]+0.05*H, s.hi[1]))}, route...)
 	}
 	return arms, nil
+}
+
+// shoulderAbove extends an arm route (from the armpit down) up to height y along
+// the line through its top fifth: a slanting arm's shoulder joint lies inward of
+// its highest slice.
+func shoulderAbove(route []assets.Vec3, y float64) assets.Vec3 {
+	a, b := route[0], route[max(1, len(route)/5)]
+	if b[1] >= a[1] {
+		return assets.Vec3{a[0], y, a[2]}
+	}
+	return a.Add(a.Sub(b).Scale((y - a[1]) / (a[1] - b[1])))
+}
+
+// medianAcross replaces each point's x and z by their medians over the points
+// within k of it: a prop held out from the hand widens a few slices only.
+func medianAcross(route []assets.Vec3, k int) []assets.Vec3 {
+	out := make([]assets.Vec3, len(route))
+	for i := range route {
+		var xs, zs []float64
+		for j := max(0, i-k); j <= min(len(route)-1, i+k); j++ {
+			xs, zs = append(xs, route[j][0]), append(zs, route[j][2])
+		}
+		sort.Float64s(xs)
+		sort.Float64s(zs)
+		out[i] = assets.Vec3{xs[len(xs)/2], route[i][1], zs[len(zs)/2]}
+	}
+	return out
 }
