@@ -66,7 +66,12 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 		rep.Kind, rep.Confidence, rep.KindGiven = kind, 1, true
 	}
 	b, err := fitKind(s, t, rep.Kind)
-	if err != nil {
+	byProportion := false
+	if err != nil && rep.KindGiven && rep.Kind == Humanoid {
+		// Told it is a humanoid: the template stays, placed by proportions.
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("humanoid limbs not found (%v): joints placed by proportions", err))
+		b, byProportion = buildHumanoid(s, t, proportionalLimbs(s)), true
+	} else if err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s template does not fit (%v): generic skeleton", rep.Kind, err))
 		rep.Kind, rep.Confidence = Other, 0
 		if b, err = fitChain(s, t, Other); err != nil {
@@ -78,11 +83,31 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	} else {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the mesh is not mirror-symmetric (error %.3f of its height): left and right are fitted apart", sym.Error))
 	}
+	rep.Status, rep.Suspect = "ok", suspicions(s, b, rep.Kind, byProportion)
+	if len(rep.Suspect) > 0 {
+		rep.Status = "suspect"
+	}
+	if !rep.KindGiven {
+		rep.Confidence = calibrated(rep.Kind, rep.Confidence, len(rep.Suspect) > 0)
+	}
 	sk, err := b.skeleton(s.f)
 	if err != nil {
 		return nil, nil, err
 	}
 	return sk, rep, nil
+}
+
+// calibrated caps a detection's confidence (the winner's share of the two best
+// scores): kind Other is what is left when nothing fits, and a rig that fails its
+// own checks was not detected surely.
+func calibrated(k Kind, share float64, suspect bool) float64 {
+	if k == Other {
+		share = math.Min(share, OtherConfidence)
+	}
+	if suspect {
+		share = math.Min(share, SuspectConfidence)
+	}
+	return share
 }
 
 // fitKind fits a kind's template.

@@ -110,7 +110,7 @@ func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 			l.legs[i] = t.points(t.path(parts.foot[i], t.nearest(l.hips)))
 		}
 	}
-	if arms, err := s.profile().findHangingArms(s, l.hips[1]-0.05*H); err == nil {
+	if arms, err := s.profile().findHangingArms(s, l.hips[1]-0.05*H); err == nil && !handsAtTips(s, t, parts, arms) {
 		l.fromShape[1] = true
 		for i := range sides {
 			l.arms[i] = extendToSurface(s, arms[i])
@@ -141,6 +141,18 @@ func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 	return l, nil
 }
 
+// handsAtTips reports whether the proposal has both hands, each within a tenth of
+// the height of the end of the arm found in the slices: its route then follows
+// the arm to the fingers, which the finger search reads.
+func handsAtTips(s *shape, t *tree, parts humanoidParts, arms [2][]assets.Vec3) bool {
+	for i := range sides {
+		if parts.hand[i] < 0 || t.pos[parts.hand[i]].Dist(arms[i][len(arms[i])-1]) > 0.1*s.height() {
+			return false
+		}
+	}
+	return true
+}
+
 // fitHumanoid builds Mixamo's hierarchy: the pelvis just above the crotch, the spine
 // up the body's middle to the narrowest part of the neck, arms and legs along their
 // routes (findHumanoidLimbs), at human proportions along them.
@@ -149,6 +161,30 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	if err != nil {
 		return nil, err
 	}
+	return buildHumanoid(s, t, limbs), nil
+}
+
+// proportionalLimbs places a humanoid's limbs by proportions alone, for a mesh
+// told to be a humanoid whose legs and arms are not found: the crotch at half the
+// height, straight legs half the hip half-width out, arms hanging from 80% of the
+// height beside the torso.
+func proportionalLimbs(s *shape) humanoidLimbs {
+	H, y0, c := s.height(), s.lo[1], s.mid
+	l := humanoidLimbs{head: -1, hw: 0.1 * H}
+	l.hips = s.centre(assets.Vec3{c, y0 + 0.5*H, (s.lo[2] + s.hi[2]) / 2}, 2)
+	if lo, hi, ok := s.run(l.hips, 0); ok {
+		l.hw = math.Min((hi-lo)/2, 0.2*H)
+	}
+	for i, sd := range sides {
+		x := c + float64(sd)*0.5*l.hw
+		l.legs[i] = []assets.Vec3{{x, y0, l.hips[2]}, {x, y0 + 0.45*H, l.hips[2]}}
+		l.arms[i] = []assets.Vec3{{c + float64(sd)*1.2*l.hw, y0 + 0.8*H, l.hips[2]}, {c + float64(sd)*1.5*l.hw, y0 + 0.45*H, l.hips[2]}}
+	}
+	return l
+}
+
+// buildHumanoid places the template's joints along the limbs.
+func buildHumanoid(s *shape, t *tree, limbs humanoidLimbs) *build {
 	H, y0, c := s.height(), s.lo[1], s.mid
 	hips, hw, arms := limbs.hips, limbs.hw, limbs.arms
 	top := s.hi[1]
@@ -185,7 +221,7 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 		legs[i].add(b, sd, H)
 	}
 	addFingers(s, b, arms)
-	return b, nil
+	return b
 }
 
 // pelvis returns the Hips position: on the symmetry plane just above the crotch

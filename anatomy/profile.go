@@ -73,9 +73,9 @@ type hump struct {
 }
 
 // humps returns the runs of columns on side sd (+1 left, -1 right) of slice y,
-// from the plane outward. A run ends at an empty column or at a dip: a column
-// below half the run's peak followed by a rise above it (a hand pressed against a
-// thigh, a leg against the other).
+// from the plane outward. A run ends at an empty column or at a valley: a column
+// at most 3/4 of the run's peak followed by one at least 4/3 of it and 0.4 of the
+// peak (an arm pressed against the torso, a hand against a thigh).
 func (p *profile) humps(y, sd int) []hump {
 	row := p.w[y]
 	x := p.planeX[0]
@@ -84,12 +84,12 @@ func (p *profile) humps(y, sd int) []hump {
 	}
 	var out []hump
 	var cur *hump
-	peak, dipAt := 0, -1
+	peak, valley := 0, -1
 	flush := func(end int) {
 		if cur != nil {
 			cur.b = end
 			out = append(out, p.finish(y, *cur, sd))
-			cur, peak, dipAt = nil, 0, -1
+			cur, peak, valley = nil, 0, -1
 		}
 	}
 	for ; x >= 0 && x < len(row); x += sd {
@@ -99,16 +99,14 @@ func (p *profile) humps(y, sd int) []hump {
 			flush(x - sd)
 		case cur == nil:
 			cur, peak = &hump{a: x}, n
-		case dipAt >= 0 && n > row[dipAt]*2 && n*2 > peak:
-			d := dipAt
-			flush(d)
-			cur, peak = &hump{a: d + sd}, n
-		default:
-			if n > peak {
-				peak, dipAt = n, -1
-			} else if 2*n < peak && (dipAt < 0 || n < row[dipAt]) {
-				dipAt = x
-			}
+		case valley >= 0 && 3*n >= 4*row[valley] && 5*n >= 2*peak:
+			v := valley
+			flush(v)
+			cur, peak = &hump{a: v + sd}, n
+		case n > peak:
+			peak, valley = n, -1
+		case 4*n <= 3*peak && (valley < 0 || n < row[valley]):
+			valley = x
 		}
 	}
 	flush(x - sd)
@@ -208,22 +206,7 @@ func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]assets.Vec3, e
 	var arms [2][]assets.Vec3
 	lo, hi := p.levelOf(crotch-0.3*H), p.levelOf(s.lo[1]+0.9*H)
 	for i, sd := range sides {
-		var route []assets.Vec3
-		gapped := 0
-		for y := hi; y >= lo; y-- {
-			hs := p.humps(y, sd)
-			if len(hs) < 2 {
-				if len(route) > 0 {
-					gapped++
-					if float64(gapped)*p.cell > 0.03*H {
-						break
-					}
-				}
-				continue
-			}
-			gapped = 0
-			route = append(route, hs[1].centre)
-		}
+		route := p.armRun(lo, hi, sd, int(0.06*H/p.cell), 0.15*H)
 		if len(route) < 2 || route[0][1]-route[len(route)-1][1] < 0.15*H {
 			return arms, errors.New("no arm hangs beside the body")
 		}
@@ -231,6 +214,39 @@ func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]assets.Vec3, e
 		arms[i] = append([]assets.Vec3{shoulderAbove(route, math.Min(route[0][1]+0.05*H, s.hi[1]))}, route...)
 	}
 	return arms, nil
+}
+
+// armRun returns the highest run of slices, from hi down to lo, with a second
+// hump on side sd (the outermost one is the arm) that reaches down minLen or more (gaps of up to maxGap slices
+// bridged, where the arm presses into the torso): the humps' centres from the top
+// down. A shorter run higher up (an ear, a horn) is passed over.
+func (p *profile) armRun(lo, hi, sd, maxGap int, minLen float64) []assets.Vec3 {
+	var cur []assets.Vec3
+	gapped := 0
+	long := func() bool { return len(cur) > 1 && cur[0][1]-cur[len(cur)-1][1] >= minLen }
+	for y := hi; y >= lo; y-- {
+		hs := p.humps(y, sd)
+		// A hump far across from the last slice's is another part (a thigh
+		// beside the hand's end), not the arm going on.
+		if len(hs) >= 2 && len(cur) > 0 && math.Abs(hs[len(hs)-1].centre[0]-cur[len(cur)-1][0]) > 0.5*minLen {
+			hs = nil
+		}
+		if len(hs) < 2 {
+			if gapped++; len(cur) > 0 && gapped > maxGap {
+				if long() {
+					return cur
+				}
+				cur = nil
+			}
+			continue
+		}
+		gapped = 0
+		cur = append(cur, hs[len(hs)-1].centre)
+	}
+	if long() {
+		return cur
+	}
+	return nil
 }
 
 // shoulderAbove extends an arm route (from the armpit down) up to height y along
