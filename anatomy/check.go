@@ -79,7 +79,7 @@ func Check(sk *character.Skeleton, sym Symmetry, height float64) Checks {
 
 // acrossPlane lists the sided joints on the wrong side of the symmetry plane. Left is
 // the side the LeftUpLeg (or else the first Left joint) stands on.
-func acrossPlane(sk *assets.Skeleton, sym Symmetry, height float64) []string {
+func acrossPlane(sk *character.Skeleton, sym Symmetry, height float64) []string {
 	a := map[string]int{"x": 0, "y": 1, "z": 2}[sym.Axis]
 	leftSign := 0.0
 	for _, want := range []string{Side(1, UpLeg), "Left"} {

@@ -70,13 +70,13 @@ func findHumanoidParts(s *shape, t *tree) (humanoidParts, error) {
 
 // humanoidLimbs are the routes a humanoid is fitted along, in the canonical frame.
 type humanoidLimbs struct {
-	hips      assets.Vec3
-	hw        float64          // half the hip width
-	legs      [2][]assets.Vec3 // from the foot up
-	arms      [2][]assets.Vec3 // from the torso's edge to the fingertip
-	hands     [2]assets.Vec3   // the arm routes' hand points, for the fingers
-	head      int              // a leaf of the proposal, or -1
-	fromShape [2]bool          // legs, arms found in the body's slices
+	hips      character.Vec3
+	hw        float64             // half the hip width
+	legs      [2][]character.Vec3 // from the foot up
+	arms      [2][]character.Vec3 // from the torso's edge to the fingertip
+	hands     [2]character.Vec3   // the arm routes' hand points, for the fingers
+	head      int                 // a leaf of the proposal, or -1
+	fromShape [2]bool             // legs, arms found in the body's slices
 }
 
 // findHumanoidLimbs finds two legs and two arms. Legs come from the body's
@@ -93,7 +93,7 @@ func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 	ls, legErr := s.profile().findLegs(s)
 	if legErr == nil {
 		l.fromShape[0] = true
-		l.hips = s.centre(assets.Vec3{s.mid, ls.crotch + 0.05*H, (s.lo[2] + s.hi[2]) / 2}, 2)
+		l.hips = s.centre(character.Vec3{s.mid, ls.crotch + 0.05*H, (s.lo[2] + s.hi[2]) / 2}, 2)
 	} else if parts.foot[0] < 0 || parts.foot[1] < 0 {
 		return l, legErr
 	} else {
@@ -144,7 +144,7 @@ func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 // handsAtTips reports whether the proposal has both hands, each within a tenth of
 // the height of the end of the arm found in the slices: its route then follows
 // the arm to the fingers, which the finger search reads.
-func handsAtTips(s *shape, t *tree, parts humanoidParts, arms [2][]assets.Vec3) bool {
+func handsAtTips(s *shape, t *tree, parts humanoidParts, arms [2][]character.Vec3) bool {
 	for i := range sides {
 		if parts.hand[i] < 0 || t.pos[parts.hand[i]].Dist(arms[i][len(arms[i])-1]) > 0.1*s.height() {
 			return false
@@ -171,14 +171,14 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 func proportionalLimbs(s *shape) humanoidLimbs {
 	H, y0, c := s.height(), s.lo[1], s.mid
 	l := humanoidLimbs{head: -1, hw: 0.1 * H}
-	l.hips = s.centre(assets.Vec3{c, y0 + 0.5*H, (s.lo[2] + s.hi[2]) / 2}, 2)
+	l.hips = s.centre(character.Vec3{c, y0 + 0.5*H, (s.lo[2] + s.hi[2]) / 2}, 2)
 	if lo, hi, ok := s.run(l.hips, 0); ok {
 		l.hw = math.Min((hi-lo)/2, 0.2*H)
 	}
 	for i, sd := range sides {
 		x := c + float64(sd)*0.5*l.hw
-		l.legs[i] = []assets.Vec3{{x, y0, l.hips[2]}, {x, y0 + 0.45*H, l.hips[2]}}
-		l.arms[i] = []assets.Vec3{{c + float64(sd)*1.2*l.hw, y0 + 0.8*H, l.hips[2]}, {c + float64(sd)*1.5*l.hw, y0 + 0.45*H, l.hips[2]}}
+		l.legs[i] = []character.Vec3{{x, y0, l.hips[2]}, {x, y0 + 0.45*H, l.hips[2]}}
+		l.arms[i] = []character.Vec3{{c + float64(sd)*1.2*l.hw, y0 + 0.8*H, l.hips[2]}, {c + float64(sd)*1.5*l.hw, y0 + 0.45*H, l.hips[2]}}
 	}
 	return l
 }
@@ -432,7 +432,7 @@ func cutAt(pl []character.Vec3, l float64) []character.Vec3 {
 // the shoulder or the torso's edge to the tip of the hand) at human proportions:
 // upper arm 42%, forearm 33%, hand 25% of the shoulder-to-fingertip length.
 // A route from the body's slices starts at the shoulder joint.
-func fitArm(s *shape, b *build, side int, route []assets.Vec3, fromSlices bool) {
+func fitArm(s *shape, b *build, side int, route []character.Vec3, fromSlices bool) {
 	// The shoulder joint of a proposal's route is where it leaves the torso, at the
 	// height the arm has a little farther out (the route may enter the torso high,
 	// near the neck, where the proposed skeleton branches).
@@ -494,7 +494,7 @@ func fitLeg(s *shape, side int, route []character.Vec3, hips character.Vec3, hw,
 
 // centreSide centres q across (x) in its inside run clipped at the symmetry plane
 // on the given side (legs pressed together form one run), then front to back.
-func (s *shape) centreSide(q assets.Vec3, side int) assets.Vec3 {
+func (s *shape) centreSide(q character.Vec3, side int) character.Vec3 {
 	if lo, hi, ok := s.run(q, 0); ok {
 		if side > 0 {
 			lo = math.Max(lo, s.mid)

@@ -5,8 +5,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 )
 
 // profile is the body cut into horizontal slices of a voxel grid in the canonical
@@ -28,7 +28,7 @@ const profileCells = 96
 // newProfile voxelizes the shape (surface and interior cells are solid, so parts
 // touching within a cell merge, as they do in a fused mesh).
 func newProfile(s *shape) *profile {
-	m := &assets.Mesh{Positions: s.pts, Triangles: s.tris}
+	m := &character.Mesh{Positions: s.pts, Triangles: s.tris}
 	ext := s.hi.Sub(s.lo)
 	res := int(math.Ceil(profileCells * math.Max(ext[0], math.Max(ext[1], ext[2])) / math.Max(ext[1], 1e-12)))
 	g, _ := geom.VoxelizeBox(m, s.lo, s.hi, res, 600_000, 1)
@@ -68,7 +68,7 @@ func (p *profile) columnX(x int) float64 { return p.g.Center(p.g.Cell(x, 0, 0))[
 // (a nearer the plane) and its centre.
 type hump struct {
 	a, b   int
-	centre assets.Vec3
+	centre character.Vec3
 	width  int // solid cells summed over the columns
 }
 
@@ -127,7 +127,7 @@ func (p *profile) finish(y int, h hump, sd int) hump {
 	}
 	h.width = n
 	if n > 0 {
-		h.centre = assets.Vec3{sx / float64(n), p.levelY(y), sz / float64(n)}
+		h.centre = character.Vec3{sx / float64(n), p.levelY(y), sz / float64(n)}
 	}
 	return h
 }
@@ -157,7 +157,7 @@ func (p *profile) splitRatio(y, reach int) (float64, bool) {
 // leg's axis, from the bottom up to the crotch ([0] left, [1] right).
 type legShape struct {
 	crotch float64
-	routes [2][]assets.Vec3
+	routes [2][]character.Vec3
 }
 
 // findLegs finds the crotch, going up from the bottom: the first slice, after legs
@@ -201,9 +201,9 @@ func (p *profile) findLegs(s *shape) (legShape, error) {
 // from the highest such slice (the armpit) down while they continue. Each route
 // runs from the shoulder (5% of the height above the armpit, at the arm's x) to the
 // arm's lowest slice, the fingertips.
-func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]assets.Vec3, error) {
+func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]character.Vec3, error) {
 	H := s.height()
-	var arms [2][]assets.Vec3
+	var arms [2][]character.Vec3
 	lo, hi := p.levelOf(crotch-0.3*H), p.levelOf(s.lo[1]+0.9*H)
 	for i, sd := range sides {
 		route := p.armRun(lo, hi, sd, int(0.06*H/p.cell), 0.15*H)
@@ -211,7 +211,7 @@ func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]assets.Vec3, e
 			return arms, errors.New("no arm hangs beside the body")
 		}
 		route = medianAcross(route, 3)
-		arms[i] = append([]assets.Vec3{shoulderAbove(route, math.Min(route[0][1]+0.05*H, s.hi[1]))}, route...)
+		arms[i] = append([]character.Vec3{shoulderAbove(route, math.Min(route[0][1]+0.05*H, s.hi[1]))}, route...)
 	}
 	return arms, nil
 }
@@ -220,8 +220,8 @@ func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]assets.Vec3, e
 // hump on side sd (the outermost one is the arm) that reaches down minLen or more (gaps of up to maxGap slices
 // bridged, where the arm presses into the torso): the humps' centres from the top
 // down. A shorter run higher up (an ear, a horn) is passed over.
-func (p *profile) armRun(lo, hi, sd, maxGap int, minLen float64) []assets.Vec3 {
-	var cur []assets.Vec3
+func (p *profile) armRun(lo, hi, sd, maxGap int, minLen float64) []character.Vec3 {
+	var cur []character.Vec3
 	gapped := 0
 	long := func() bool { return len(cur) > 1 && cur[0][1]-cur[len(cur)-1][1] >= minLen }
 	for y := hi; y >= lo; y-- {
@@ -252,18 +252,18 @@ func (p *profile) armRun(lo, hi, sd, maxGap int, minLen float64) []assets.Vec3 {
 // shoulderAbove extends an arm route (from the armpit down) up to height y along
 // the line through its top fifth: a slanting arm's shoulder joint lies inward of
 // its highest slice.
-func shoulderAbove(route []assets.Vec3, y float64) assets.Vec3 {
+func shoulderAbove(route []character.Vec3, y float64) character.Vec3 {
 	a, b := route[0], route[max(1, len(route)/5)]
 	if b[1] >= a[1] {
-		return assets.Vec3{a[0], y, a[2]}
+		return character.Vec3{a[0], y, a[2]}
 	}
 	return a.Add(a.Sub(b).Scale((y - a[1]) / (a[1] - b[1])))
 }
 
 // medianAcross replaces each point's x and z by their medians over the points
 // within k of it: a prop held out from the hand widens a few slices only.
-func medianAcross(route []assets.Vec3, k int) []assets.Vec3 {
-	out := make([]assets.Vec3, len(route))
+func medianAcross(route []character.Vec3, k int) []character.Vec3 {
+	out := make([]character.Vec3, len(route))
 	for i := range route {
 		var xs, zs []float64
 		for j := max(0, i-k); j <= min(len(route)-1, i+k); j++ {
@@ -271,7 +271,7 @@ func medianAcross(route []assets.Vec3, k int) []assets.Vec3 {
 		}
 		sort.Float64s(xs)
 		sort.Float64s(zs)
-		out[i] = assets.Vec3{xs[len(xs)/2], route[i][1], zs[len(zs)/2]}
+		out[i] = character.Vec3{xs[len(xs)/2], route[i][1], zs[len(zs)/2]}
 	}
 	return out
 }

@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/geom"
+	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 	"github.com/rigkit/rigkit/internal/unionfind"
 )
 
@@ -35,7 +35,7 @@ func DefaultFuseOptions() FuseOptions {
 // nets: a vertex per boundary cube, a quad per boundary edge, facing out), its
 // largest connected piece kept and smoothed. Each new vertex takes the skin weights
 // of the nearest point of the old surface, blended across that triangle's corners.
-func Fuse(c *assets.Character, opt FuseOptions) (*assets.Character, error) {
+func Fuse(c *character.Character, opt FuseOptions) (*character.Character, error) {
 	m := &c.Mesh
 	if len(m.Triangles) == 0 {
 		return nil, errors.New("fuse: no triangles")
@@ -73,18 +73,18 @@ func Fuse(c *assets.Character, opt FuseOptions) (*assets.Character, error) {
 // sample edge from an occupied to an empty cell gets the quad of the four cubes
 // around it, wound counter-clockwise seen from the empty side (outward, as glTF
 // wants it). The grid's empty border keeps every quad inside it.
-func surfaceNets(g *geom.VoxelGrid) *assets.Mesh {
+func surfaceNets(g *geom.VoxelGrid) *character.Mesh {
 	n := g.N
 	occ := func(x, y, z int) bool { return g.Occ[g.Cell(x, y, z)] }
 	vert := map[int]int{} // cube (indexed like its lower corner cell) → vertex
-	mesh := &assets.Mesh{}
+	mesh := &character.Mesh{}
 	corner := func(i, a int) int { return (i >> a) & 1 }
 	vertexOf := func(x, y, z int) int {
 		key := g.Cell(x, y, z)
 		if v, ok := vert[key]; ok {
 			return v
 		}
-		var sum assets.Vec3
+		var sum character.Vec3
 		cnt := 0
 		for i := 0; i < 8; i++ {
 			for a := 0; a < 3; a++ {
@@ -143,7 +143,7 @@ func surfaceNets(g *geom.VoxelGrid) *assets.Mesh {
 
 // largestPiece keeps the triangles of the largest edge-connected piece (a hollow
 // part's inner wall and stray specks go) and drops unused vertices.
-func largestPiece(m *assets.Mesh) *assets.Mesh {
+func largestPiece(m *character.Mesh) *character.Mesh {
 	u := unionfind.New[int](len(m.Positions))
 	for _, t := range m.Triangles {
 		u.Union(t[0], t[1])
@@ -164,7 +164,7 @@ func largestPiece(m *assets.Mesh) *assets.Mesh {
 			best, most = r, count[r]
 		}
 	}
-	out := &assets.Mesh{}
+	out := &character.Mesh{}
 	remap := make([]int, len(m.Positions))
 	for i := range remap {
 		remap[i] = -1
@@ -187,8 +187,8 @@ func largestPiece(m *assets.Mesh) *assets.Mesh {
 }
 
 // smooth moves every vertex halfway to the mean of its neighbours.
-func smooth(m *assets.Mesh) {
-	sum := make([]assets.Vec3, len(m.Positions))
+func smooth(m *character.Mesh) {
+	sum := make([]character.Vec3, len(m.Positions))
 	cnt := make([]int, len(m.Positions))
 	for _, t := range m.Triangles {
 		for k := 0; k < 3; k++ {
@@ -208,9 +208,9 @@ func smooth(m *assets.Mesh) {
 // transferWeights gives each point the skin weights at the nearest point of the
 // source surface: its triangle's corners' influences by barycentric weight, the
 // four largest kept and normalized.
-func transferWeights(src *assets.Mesh, skin *assets.Skin, pts []assets.Vec3) (*assets.Skin, error) {
+func transferWeights(src *character.Mesh, skin *character.Skin, pts []character.Vec3) (*character.Skin, error) {
 	bvh := geom.NewBVH(src)
-	out := &assets.Skin{Weights: make([][]assets.Influence, len(pts))}
+	out := &character.Skin{Weights: make([][]character.Influence, len(pts))}
 	for i, p := range pts {
 		hit, ok := bvh.Closest(p)
 		if !ok {
@@ -224,17 +224,17 @@ func transferWeights(src *assets.Mesh, skin *assets.Skin, pts []assets.Vec3) (*a
 				w[in.Joint] += bary[k] * in.Weight
 			}
 		}
-		out.Weights[i] = topInfluences(w, assets.MaxInfluencesWritten)
+		out.Weights[i] = topInfluences(w, character.MaxInfluencesWritten)
 	}
 	return out, nil
 }
 
 // topInfluences returns the k heaviest weights, normalized to sum to one.
-func topInfluences(w map[int]float64, k int) []assets.Influence {
-	in := make([]assets.Influence, 0, len(w))
+func topInfluences(w map[int]float64, k int) []character.Influence {
+	in := make([]character.Influence, 0, len(w))
 	for j, x := range w {
 		if x > 0 {
-			in = append(in, assets.Influence{Joint: j, Weight: x})
+			in = append(in, character.Influence{Joint: j, Weight: x})
 		}
 	}
 	sort.Slice(in, func(a, b int) bool {
@@ -258,7 +258,7 @@ func topInfluences(w map[int]float64, k int) []assets.Influence {
 
 // barycentric returns the barycentric coordinates of p (on the triangle's plane)
 // in triangle abc; a degenerate triangle gives its first corner all the weight.
-func barycentric(p, a, b, c assets.Vec3) [3]float64 {
+func barycentric(p, a, b, c character.Vec3) [3]float64 {
 	v0, v1, v2 := b.Sub(a), c.Sub(a), p.Sub(a)
 	d00, d01, d11 := v0.Dot(v0), v0.Dot(v1), v1.Dot(v1)
 	d20, d21 := v2.Dot(v0), v2.Dot(v1)

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/anatomy"
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // overlap is how far past the contact (share of the height) a pressed limb goes,
@@ -18,17 +18,17 @@ const maxSamples = 3000
 
 // pressLegs turns each upper leg about the forward axis through its hip joint until
 // the lower three quarters of the leg reach the mirror plane: the legs touch.
-func pressLegs(c *assets.Character) error {
+func pressLegs(c *character.Character) error {
 	b, err := newBody(c)
 	if err != nil {
 		return err
 	}
-	turns := map[int]assets.Mat4{}
+	turns := map[int]character.Mat4{}
 	for _, sd := range []int{1, -1} {
 		j := b.joint[anatomy.Side(sd, anatomy.UpLeg)]
 		pivot := c.Skeleton.Position(j)
 		reach := pivot.Dot(b.up) - 0.2*(pivot.Dot(b.up)-b.floor)
-		var pts []assets.Vec3
+		var pts []character.Vec3
 		for _, v := range b.vertices(j) {
 			if p := c.Mesh.Positions[v]; p.Dot(b.up) < reach {
 				pts = append(pts, p)
@@ -58,7 +58,7 @@ func pressLegs(c *assets.Character) error {
 // to 45° below horizontal (the line from the shoulder to the arm's centroid), and
 // with untilContact on down in degree steps until the forearm or hand meets the
 // body beside it (or the arm hangs 88° down).
-func lowerArms(c *assets.Character, untilContact bool) error {
+func lowerArms(c *character.Character, untilContact bool) error {
 	b, err := newBody(c)
 	if err != nil {
 		return err
@@ -73,10 +73,10 @@ func lowerArms(c *assets.Character, untilContact bool) error {
 			return fmt.Errorf("no vertices on the %s", anatomy.Side(sd, anatomy.Arm))
 		}
 	}
-	turns := map[int]assets.Mat4{}
+	turns := map[int]character.Mat4{}
 	for j, vs := range arms {
 		pivot := c.Skeleton.Position(j)
-		pts := make([]assets.Vec3, len(vs))
+		pts := make([]character.Vec3, len(vs))
 		for i, v := range vs {
 			pts[i] = c.Mesh.Positions[v]
 		}
@@ -102,7 +102,7 @@ func lowerArms(c *assets.Character, untilContact bool) error {
 // outline beside it: in a band of 1% of the height, no farther out than the body's
 // outermost vertex on that side and between its front and back. The body is every
 // vertex not on an arm.
-func (b *body) untilContact(pivot assets.Vec3, dir, a0, a1 float64, pts []assets.Vec3, arms map[int][]int) float64 {
+func (b *body) untilContact(pivot character.Vec3, dir, a0, a1 float64, pts []character.Vec3, arms map[int][]int) float64 {
 	const bands = 100
 	H := b.height()
 	s := b.sideOf(pivot)
@@ -117,7 +117,7 @@ func (b *body) untilContact(pivot assets.Vec3, dir, a0, a1 float64, pts []assets
 	for k := range out {
 		out[k], front[k], back[k] = math.Inf(-1), math.Inf(-1), math.Inf(1)
 	}
-	band := func(p assets.Vec3) int {
+	band := func(p character.Vec3) int {
 		return min(bands-1, max(0, int((p.Dot(b.up)-b.floor)/H*bands)))
 	}
 	for v, p := range b.c.Mesh.Positions {
@@ -144,12 +144,12 @@ func (b *body) untilContact(pivot assets.Vec3, dir, a0, a1 float64, pts []assets
 
 // farPart keeps the points beyond 35% of the farthest one's distance from pivot
 // (the forearm and hand; the armpit touches the torso in any pose), thinned.
-func farPart(pts []assets.Vec3, pivot assets.Vec3) []assets.Vec3 {
+func farPart(pts []character.Vec3, pivot character.Vec3) []character.Vec3 {
 	far := 0.0
 	for _, p := range pts {
 		far = math.Max(far, p.Dist(pivot))
 	}
-	var out []assets.Vec3
+	var out []character.Vec3
 	for _, p := range pts {
 		if p.Dist(pivot) > 0.35*far {
 			out = append(out, p)
@@ -180,20 +180,20 @@ func solveDecreasing(f func(float64) float64, target, hi float64) float64 {
 }
 
 // thin keeps at most maxSamples points, evenly strided.
-func thin(pts []assets.Vec3) []assets.Vec3 {
+func thin(pts []character.Vec3) []character.Vec3 {
 	if len(pts) <= maxSamples {
 		return pts
 	}
 	stride := (len(pts) + maxSamples - 1) / maxSamples
-	out := make([]assets.Vec3, 0, maxSamples)
+	out := make([]character.Vec3, 0, maxSamples)
 	for i := 0; i < len(pts); i += stride {
 		out = append(out, pts[i])
 	}
 	return out
 }
 
-func centroid(pts []assets.Vec3) assets.Vec3 {
-	var c assets.Vec3
+func centroid(pts []character.Vec3) character.Vec3 {
+	var c character.Vec3
 	for _, p := range pts {
 		c = c.Add(p)
 	}

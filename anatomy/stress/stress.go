@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/anatomy"
-	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Variant names one stress case. Combined cases join their parts with "+",
@@ -47,7 +47,7 @@ func ParseVariant(v string) (Variant, error) {
 // Apply returns a copy of the rigged character c deformed as the variant says, with
 // its skeleton and skin moved along. It fails when c lacks the joints a part needs
 // (hips for legs, upper arms for the arm poses).
-func Apply(c *assets.Character, v Variant) (*assets.Character, error) {
+func Apply(c *character.Character, v Variant) (*character.Character, error) {
 	if !c.Rigged() {
 		return nil, fmt.Errorf("stress %s: %s has no skeleton and skin", v, c.Name)
 	}
@@ -86,10 +86,10 @@ func Apply(c *assets.Character, v Variant) (*assets.Character, error) {
 // body is a rigged character's frame and the artist joints a pose needs, found by
 // their Mixamo names (anatomy.MixamoName).
 type body struct {
-	c            *assets.Character
+	c            *character.Character
 	joint        map[string]int // Mixamo name → joint
-	up, side     assets.Vec3    // world up; the character's left, across the mirror plane
-	fwd          assets.Vec3    // side × up
+	up, side     character.Vec3 // world up; the character's left, across the mirror plane
+	fwd          character.Vec3 // side × up
 	mid          float64        // the mirror plane: side·p = mid
 	floor, top   float64        // lowest and highest vertex along up
 	dominant     []int          // each vertex's heaviest joint
@@ -99,8 +99,8 @@ type body struct {
 
 // newBody reads the frame from the hip joints (the mirror plane halfway between
 // them, +Y up).
-func newBody(c *assets.Character) (*body, error) {
-	b := &body{c: c, joint: map[string]int{}, up: assets.Vec3{0, 1, 0}, children: c.Skeleton.Children(), subtreeCache: map[int][]bool{}}
+func newBody(c *character.Character) (*body, error) {
+	b := &body{c: c, joint: map[string]int{}, up: character.Vec3{0, 1, 0}, children: c.Skeleton.Children(), subtreeCache: map[int][]bool{}}
 	for j, n := range c.Skeleton.Names {
 		if m := anatomy.MixamoName(n); m != "" {
 			if _, dup := b.joint[m]; !dup {
@@ -172,19 +172,19 @@ func (b *body) vertices(j int) []int {
 
 // turn returns the world transform that rotates by angle about the forward axis
 // through pivot.
-func (b *body) turn(pivot assets.Vec3, angle float64) assets.Mat4 {
-	r := assets.QuatAxisAngle(b.fwd, angle).Mat4()
-	return assets.Translate4(pivot).Mul(r).Mul(assets.Translate4(pivot.Scale(-1)))
+func (b *body) turn(pivot character.Vec3, angle float64) character.Mat4 {
+	r := character.QuatAxisAngle(b.fwd, angle).Mat4()
+	return character.Translate4(pivot).Mul(r).Mul(character.Translate4(pivot.Scale(-1)))
 }
 
 // pose moves the skeleton and the mesh by one world transform per chain: every
 // joint of the subtree of each key turns with its transform (linear blend
 // skinning with the artist's weights), the rest stays.
-func (b *body) pose(turns map[int]assets.Mat4) {
+func (b *body) pose(turns map[int]character.Mat4) {
 	sk := b.c.Skeleton
-	m := make([]assets.Mat4, len(sk.Names))
+	m := make([]character.Mat4, len(sk.Names))
 	for j := range m {
-		m[j] = assets.Identity4()
+		m[j] = character.Identity4()
 	}
 	for root, t := range turns {
 		for j, in := range b.subtree(root) {
@@ -193,7 +193,7 @@ func (b *body) pose(turns map[int]assets.Mat4) {
 			}
 		}
 	}
-	b.c.Mesh.Positions = assets.LinearBlendSkin(b.c.Mesh.Positions, b.c.Skin, m)
+	b.c.Mesh.Positions = character.LinearBlendSkin(b.c.Mesh.Positions, b.c.Skin, m)
 	for j := range sk.BindWorld {
 		sk.BindWorld[j] = m[j].Mul(sk.BindWorld[j])
 	}
@@ -201,13 +201,13 @@ func (b *body) pose(turns map[int]assets.Mat4) {
 }
 
 // sideOf is +1 for a point on the character's left of the plane, -1 on its right.
-func (b *body) sideOf(p assets.Vec3) float64 {
+func (b *body) sideOf(p character.Vec3) float64 {
 	return math.Copysign(1, p.Dot(b.side)-b.mid)
 }
 
 // towardPlane returns the sign of the rotation about forward that moves point p
 // (turning about pivot) toward the mirror plane.
-func (b *body) towardPlane(pivot, p assets.Vec3) float64 {
+func (b *body) towardPlane(pivot, p character.Vec3) float64 {
 	moved := b.turn(pivot, 0.01).Point(p)
 	if math.Abs(moved.Dot(b.side)-b.mid) < math.Abs(p.Dot(b.side)-b.mid) {
 		return 1

@@ -5,12 +5,12 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/anatomy"
-	"github.com/rigkit/rigkit/assets"
-	"github.com/rigkit/rigkit/assets/geom"
-	"github.com/rigkit/rigkit/assets/synth"
+	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/synth"
 )
 
-func biped(t *testing.T) *assets.Character {
+func biped(t *testing.T) *character.Character {
 	t.Helper()
 	c, err := synth.Generate("biped", 3, synth.Options{TargetVertices: 3000})
 	if err != nil {
@@ -21,7 +21,7 @@ func biped(t *testing.T) *assets.Character {
 
 // legGap is the smallest distance across the mirror plane between the lower three
 // quarters of the two legs, over the height (negative: they overlap).
-func legGap(t *testing.T, c *assets.Character) float64 {
+func legGap(t *testing.T, c *character.Character) float64 {
 	t.Helper()
 	b, err := newBody(c)
 	if err != nil {
@@ -45,14 +45,14 @@ func legGap(t *testing.T, c *assets.Character) float64 {
 
 // armElevation is the angle of the left upper arm's centroid below (negative) or
 // above its shoulder joint, in degrees.
-func armElevation(t *testing.T, c *assets.Character) float64 {
+func armElevation(t *testing.T, c *character.Character) float64 {
 	t.Helper()
 	b, err := newBody(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	j := b.joint[anatomy.Side(1, anatomy.Arm)]
-	var pts []assets.Vec3
+	var pts []character.Vec3
 	for _, v := range b.vertices(j) {
 		pts = append(pts, c.Mesh.Positions[v])
 	}
@@ -97,7 +97,7 @@ func TestPoses(t *testing.T) {
 }
 
 // jointSpread is the mean distance from each vertex to its heaviest joint.
-func jointSpread(c *assets.Character) float64 {
+func jointSpread(c *character.Character) float64 {
 	sum := 0.0
 	for v, ws := range c.Skin.Weights {
 		best, j := 0.0, -1

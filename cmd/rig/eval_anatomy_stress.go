@@ -7,6 +7,7 @@ import (
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/anatomy/stress"
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 )
 
 // Stress variants (`rig eval --task anatomy --stress all`): each held-out humanoid
@@ -49,7 +50,7 @@ func anatomyStressReport(cfg evalConfig) (*anatomy.StressReport, error) {
 	}
 	for i, f := range cfg.Files {
 		fmt.Fprintf(cfg.Progress, "\reval anatomy --stress: %d/%d files", i+1, len(cfg.Files))
-		c, err := assets.Load(f.Path)
+		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +79,7 @@ func anatomyStressReport(cfg evalConfig) (*anatomy.StressReport, error) {
 
 // fitStressed fits c with its kind detected and measures it as a humanoid (fitted
 // again as one when detected as another kind).
-func fitStressed(name string, c *assets.Character) (anatomy.HumanoidFit, error) {
+func fitStressed(name string, c *character.Character) (anatomy.HumanoidFit, error) {
 	sk, r, err := fitAnatomy(c, anatomy.Options{Up: "y"})
 	if err != nil {
 		return anatomy.HumanoidFit{}, err

@@ -58,10 +58,10 @@ var layers = map[string]int{
 	"dataset":     10,
 	// Anatomical skeletons and animation clips over the character model and geometry;
 	// real-world test scenes over the synthetic characters.
-	"anatomy":         20,
-	"anatomy/stress":  25,
-	"animation":       20,
-	"assets/fixtures": 20,
+	"anatomy":           20,
+	"anatomy/stress":    25,
+	"animation":         20,
+	"internal/fixtures": 20,
 	// Skinning methods and rewards over the geometry.
 	"skinning": 20,
 	"rewards":  20,
