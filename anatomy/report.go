@@ -25,9 +25,13 @@ type HumanoidFit struct {
 	// UpAsStored and UpTurned are the up axes detected on the mesh as stored (Y-up)
 	// and turned Z-up, as Blender writes it; "" when not measured.
 	UpAsStored, UpTurned string
-	// Detected and Confidence are the kind an undirected fit finds and how sure it
-	// is; Suspect is the fitted report's reasons to doubt the rig.
-	Detected   Kind
+	Detection            Detection
+}
+
+// Detection is what an undirected fit of a file says: the kind, how sure it is,
+// and the reasons to doubt the rig (Report.Suspect).
+type Detection struct {
+	Kind       Kind
 	Confidence float64
 	Suspect    []string
 }

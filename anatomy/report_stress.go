@@ -44,7 +44,7 @@ const CorrectShare = 0.8
 // root, no limb on a limb or across the plane, and at least CorrectShare of its
 // compared body names within the tolerance.
 func (f HumanoidFit) Correct() bool {
-	return f.Detected == Humanoid && f.Checks.Roots == 1 && len(f.Checks.LimbOnLimb) == 0 &&
+	return f.Detection.Kind == Humanoid && f.Checks.Roots == 1 && len(f.Checks.LimbOnLimb) == 0 &&
 		len(f.Checks.Crossing) == 0 && f.Total > 0 && float64(f.Hits) >= CorrectShare*float64(f.Total)
 }
 
@@ -57,10 +57,10 @@ func (r *StressReport) Markdown() string {
 	for _, v := range r.Variants {
 		var det, sure, sureRight, hits, total, oneRoot, pelvis, mirrored, symmetric, noCross, correct, suspWrong, suspRight, wrong int
 		for _, f := range r.Fits[v] {
-			det += b2i(f.Detected == Humanoid)
-			if f.Confidence >= 0.8 {
+			det += b2i(f.Detection.Kind == Humanoid)
+			if f.Detection.Confidence >= 0.8 {
 				sure++
-				sureRight += b2i(f.Detected == Humanoid)
+				sureRight += b2i(f.Detection.Kind == Humanoid)
 			}
 			hits, total = hits+f.Hits, total+f.Total
 			oneRoot += b2i(f.Checks.Roots == 1)
@@ -73,12 +73,12 @@ func (r *StressReport) Markdown() string {
 			ok := f.Correct()
 			correct += b2i(ok)
 			wrong += b2i(!ok)
-			susp := len(f.Suspect) > 0
+			susp := len(f.Detection.Suspect) > 0
 			suspWrong += b2i(susp && !ok)
 			suspRight += b2i(susp && ok)
 			if !ok || susp {
-				wrongs = append(wrongs, fmt.Sprintf("| %s | %s | %s %.2f | %d/%d | %s | %s |", v, f.Name, f.Detected, f.Confidence, f.Hits, f.Total,
-					strings.Join(f.Missed, " "), strings.Join(f.Suspect, "; ")))
+				wrongs = append(wrongs, fmt.Sprintf("| %s | %s | %s %.2f | %d/%d | %s | %s |", v, f.Name, f.Detection.Kind, f.Detection.Confidence, f.Hits, f.Total,
+					strings.Join(f.Missed, " "), strings.Join(f.Detection.Suspect, "; ")))
 			}
 		}
 		n := len(r.Fits[v])

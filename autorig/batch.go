@@ -326,7 +326,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 						sum.Suspect++
 						sum.SuspectFiles = append(sum.SuspectFiles, it.Path)
 						if b.Log != nil {
-							fmt.Fprintf(b.Log, "rig auto: suspect: %s: %s\n", it.Path, strings.Join(rep.Suspect, "; "))
+							fmt.Fprintf(b.Log, "rig auto: suspect: %s: %s\n", it.Path, strings.Join(rep.Info.Anatomy.Suspect, "; "))
 						}
 					}
 				} else {
@@ -428,7 +428,7 @@ func (b *Batch) one(it dataset.BatchItem) (rep *AssetReport) {
 	lap("write", t)
 	rep.Status, rep.Output = "ok", out
 	if rep.Info != nil && rep.Info.Anatomy != nil && rep.Info.Anatomy.Status == "suspect" {
-		rep.Status, rep.Suspect = "suspect", rep.Info.Anatomy.Suspect
+		rep.Status = "suspect"
 	}
 	rep.TimingsMS["total"] = ms(time.Since(t0))
 	rep.Finished = time.Now().UTC()

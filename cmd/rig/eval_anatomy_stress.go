@@ -91,6 +91,6 @@ func fitStressed(name string, c *character.Character) (anatomy.HumanoidFit, erro
 		}
 	}
 	fit := anatomy.MeasureHumanoid(name, strings.SplitN(name, "/", 2)[0], sk, r, c.Skeleton, meshHeight(&c.Mesh))
-	fit.Detected, fit.Confidence, fit.Suspect = detected, conf, suspect
+	fit.Detection = anatomy.Detection{Kind: detected, Confidence: conf, Suspect: suspect}
 	return fit, nil
 }
