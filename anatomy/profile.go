@@ -207,19 +207,32 @@ func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]character.Vec3
 	lo, hi := p.levelOf(crotch-0.3*H), p.levelOf(s.lo[1]+0.9*H)
 	for i, sd := range sides {
 		route := p.armRun(lo, hi, sd, int(0.06*H/p.cell), 0.15*H)
-		if len(route) < 2 || route[0][1]-route[len(route)-1][1] < 0.15*H {
-			return arms, errors.New("no arm hangs beside the body")
+		if len(route) < 2 {
+			continue
 		}
 		route = medianAcross(route, 3)
 		arms[i] = append([]character.Vec3{shoulderAbove(route, math.Min(route[0][1]+0.05*H, s.hi[1]))}, route...)
+	}
+	// On a mirror-symmetric mesh an arm found on one side stands for both (the
+	// other pressed into the body over its whole length).
+	for i := range sides {
+		if arms[i] == nil && arms[1-i] != nil && s.symmetric {
+			for _, q := range arms[1-i] {
+				arms[i] = append(arms[i], s.mirror(q))
+			}
+		}
+	}
+	if arms[0] == nil || arms[1] == nil {
+		return arms, errors.New("no arm hangs beside the body")
 	}
 	return arms, nil
 }
 
 // armRun returns the highest run of slices, from hi down to lo, with a second
-// hump on side sd (the outermost one is the arm) that reaches down minLen or more (gaps of up to maxGap slices
-// bridged, where the arm presses into the torso): the humps' centres from the top
-// down. A shorter run higher up (an ear, a horn) is passed over.
+// hump on side sd (the outermost one is the arm) that reaches down minLen or more
+// (gaps of up to maxGap slices bridged, where the arm presses into the torso): the
+// humps' centres from the top down. A shorter run higher up (an ear, a horn) is
+// passed over.
 func (p *profile) armRun(lo, hi, sd, maxGap int, minLen float64) []character.Vec3 {
 	var cur []character.Vec3
 	gapped := 0

@@ -3,13 +3,17 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/anatomy/stress"
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/render"
 )
 
 func init() {
@@ -39,6 +43,7 @@ func runStress(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "output folder (created)")
 	split := fs.String("split", "held-out", "held-out, train or all")
 	variant := fs.String("variant", "all", "comma-separated stress variants, or all")
+	png := fs.Bool("png", false, "also fit each variant (kind detected, Y up) and draw the mesh with the fitted skeleton, front view, as NAME.png")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return err
 	}
@@ -58,7 +63,7 @@ func runStress(args []string, stdout io.Writer) error {
 	}
 	var manifest strings.Builder
 	for _, f := range files {
-		recs, err := writeStressed(f, variants, *out)
+		recs, err := writeStressed(f, variants, *out, *png)
 		if err != nil {
 			return err
 		}
@@ -75,7 +80,7 @@ func runStress(args []string, stdout io.Writer) error {
 }
 
 // writeStressed writes the variants of one file that can be made of it.
-func writeStressed(f evalFile, variants []string, out string) ([]stressRecord, error) {
+func writeStressed(f evalFile, variants []string, out string, png bool) ([]stressRecord, error) {
 	c, _, err := assets.Load(f.Path, assets.Options{})
 	if err != nil {
 		return nil, err
@@ -95,7 +100,38 @@ func writeStressed(f evalFile, variants []string, out string) ([]stressRecord, e
 		if _, err := assets.Save(filepath.Join(out, name), sc); err != nil {
 			return nil, fmt.Errorf("stress: %s: %w", name, err)
 		}
+		if png {
+			if err := drawFitted(sc, filepath.Join(out, strings.TrimSuffix(name, ".glb")+".png")); err != nil {
+				return nil, fmt.Errorf("stress: %s: %w", name, err)
+			}
+		}
 		recs = append(recs, stressRecord{File: name, Source: f.Rel, Variant: v, Category: f.Category, Vertices: len(sc.Mesh.Positions)})
 	}
 	return recs, nil
+}
+
+// drawFitted fits the anatomical skeleton of c and draws the mesh, grey, with the
+// fitted skeleton on top, seen from the front, into a PNG.
+func drawFitted(c *character.Character, path string) error {
+	sk, rep, err := fitAnatomy(c, anatomy.Options{Up: "y"})
+	if err != nil {
+		return err
+	}
+	// Look along the character's forward axis: across the symmetry plane's
+	// normal, level.
+	view := character.Vec3{0, 0, -1}
+	if rep.Symmetry.Axis == "z" {
+		view = character.Vec3{-1, 0, 0}
+	}
+	lo, hi := c.Mesh.Bounds()
+	bg := color.RGBA{255, 255, 255, 255}
+	cv := render.NewCanvas(480, 640, render.Frame(lo, hi, view, false), bg)
+	grey := make([]character.Vec3, len(c.Mesh.Positions))
+	for i := range grey {
+		grey[i] = character.Vec3{0.75, 0.75, 0.78}
+	}
+	cv.DrawMesh(c.Mesh, grey)
+	cv.DrawSkeleton(sk, color.RGBA{20, 90, 220, 255}, color.RGBA{220, 30, 30, 255})
+	fmt.Fprintf(os.Stderr, "rig stress: %s: %s %.2f %s %v\n", filepath.Base(path), rep.Kind, rep.Confidence, rep.Status, rep.Suspect)
+	return cv.WritePNG(path)
 }
