@@ -3,6 +3,7 @@ package anatomy
 import (
 	"errors"
 	"math"
+	"runtime"
 	"sort"
 
 	"github.com/rigkit/rigkit/character"
@@ -31,7 +32,7 @@ func newProfile(s *shape) *profile {
 	m := &character.Mesh{Positions: s.pts, Triangles: s.tris}
 	ext := s.hi.Sub(s.lo)
 	res := int(math.Ceil(profileCells * math.Max(ext[0], math.Max(ext[1], ext[2])) / math.Max(ext[1], 1e-12)))
-	g, _ := geom.VoxelizeBox(m, s.lo, s.hi, res, 600_000, 1)
+	g, _ := geom.VoxelizeBox(m, s.lo, s.hi, res, 600_000, runtime.GOMAXPROCS(0))
 	p := &profile{g: g, cell: g.Size, w: make([][]int, g.N[1]), zsum: make([][]float64, g.N[1])}
 	for y := range p.w {
 		p.w[y] = make([]int, g.N[0])
