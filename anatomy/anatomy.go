@@ -102,10 +102,10 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 // own checks was not detected surely.
 func calibrated(k Kind, share float64, suspect bool) float64 {
 	if k == Other {
-		share = math.Min(share, OtherConfidence)
+		share = math.Min(share, otherConfidence)
 	}
 	if suspect {
-		share = math.Min(share, SuspectConfidence)
+		share = math.Min(share, suspectConfidence)
 	}
 	return share
 }

@@ -21,16 +21,16 @@ type Checks struct {
 	// MirrorError is the largest distance between a Left joint and its Right
 	// partner's reflection over the height (0 with no pairs).
 	MirrorError float64
-	// Crossing lists Left or Right joints farther than CrossingTolerance of the
+	// Crossing lists Left or Right joints farther than crossingTolerance of the
 	// height on the other side of the symmetry plane: a leg chain zig-zagging
 	// through both legs.
 	Crossing []string
 }
 
-// CrossingTolerance is how far (share of the height) a sided joint may lie on the
+// crossingTolerance is how far (share of the height) a sided joint may lie on the
 // other side of the symmetry plane: hands held together in front of the body meet
 // on it.
-const CrossingTolerance = 0.02
+const crossingTolerance = 0.02
 
 // Check measures a skeleton fitted by Fit with its report, for a mesh of the given
 // height.
@@ -100,7 +100,7 @@ func acrossPlane(sk *character.Skeleton, sym Symmetry, height float64) []string 
 		default:
 			continue
 		}
-		if sign*(sk.Position(j)[a]-sym.Offset) < -CrossingTolerance*height {
+		if sign*(sk.Position(j)[a]-sym.Offset) < -crossingTolerance*height {
 			out = append(out, n)
 		}
 	}

@@ -215,7 +215,7 @@ func buildHumanoid(s *shape, t *tree, limbs humanoidLimbs) *build {
 	b.add(Neck, Spine2, s.centre(character.Vec3{c, neckY, hips[2]}, 2), true)
 	neck := b.pos[b.index[Neck]]
 	b.add(Head, Neck, character.Vec3{c, headY, neck[2]}, true)
-	b.add(HeadTopEnd, Head, s.centre(character.Vec3{c, top, hips[2]}, 2), true)
+	b.add(headTopEnd, Head, s.centre(character.Vec3{c, top, hips[2]}, 2), true)
 	for i, sd := range sides {
 		fitArm(s, b, sd, arms[i], limbs.fromShape[1])
 		legs[i].add(b, sd, H)
@@ -516,7 +516,7 @@ func (l leg) add(b *build, side int, H float64) {
 	b.add(Side(side, Foot), Side(side, Leg), l.ankle, false)
 	if l.ball.Dist(l.ankle) > 0.01*H {
 		b.add(Side(side, ToeBase), Side(side, Foot), l.ball, false)
-		b.add(Side(side, ToeEnd), Side(side, ToeBase), l.tip, false)
+		b.add(Side(side, toeEnd), Side(side, ToeBase), l.tip, false)
 	}
 }
 

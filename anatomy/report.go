@@ -17,15 +17,24 @@ type HumanoidFit struct {
 	Checks       Checks
 	Hits, Total  int // names of the body (not fingers)
 	Missed       []string
-	// FingerHits of FingerTotal finger joints placed lie within the tolerance of the
-	// artist's same-named joint; FingersPlaced counts the finger joints placed and
-	// ArtistFingers the artist's joints with a finger name.
+	fingerCounts
+	upAxes
+	Detection Detection
+}
+
+// fingerCounts measures a fit's fingers: FingerHits of FingerTotal finger joints
+// placed lie within the tolerance of the artist's same-named joint; FingersPlaced
+// counts the finger joints placed and ArtistFingers the artist's joints with a
+// finger name.
+type fingerCounts struct {
 	FingerHits, FingerTotal      int
 	FingersPlaced, ArtistFingers int
-	// UpAsStored and UpTurned are the up axes detected on the mesh as stored (Y-up)
-	// and turned Z-up, as Blender writes it; "" when not measured.
+}
+
+// upAxes are the up axes detected on the mesh as stored (Y-up) and turned Z-up, as
+// Blender writes it; "" when not measured.
+type upAxes struct {
 	UpAsStored, UpTurned string
-	Detection            Detection
 }
 
 // Detection is what an undirected fit of a file says: the kind, how sure it is,
@@ -39,15 +48,15 @@ type Detection struct {
 // MeasureHumanoid checks a fitted skeleton and names it against the artist's,
 // with the 10%-of-height tolerance of the report.
 func MeasureHumanoid(name, source string, fitted *character.Skeleton, rep *Report, artist *character.Skeleton, height float64) HumanoidFit {
-	notFinger := func(n string) bool { return !IsFinger(n) }
+	notFinger := func(n string) bool { return !isFinger(n) }
 	h, n, missed := nameAccuracyOf(fitted, artist, 0.1*height, notFinger)
 	f := HumanoidFit{Name: name, Source: source, Kind: rep.Kind, Symmetry: rep.Symmetry,
 		Checks: Check(fitted, rep.Symmetry, height), Hits: h, Total: n, Missed: missed}
-	fh, fn, fmissed := nameAccuracyOf(fitted, artist, 0.1*height, IsFinger)
+	fh, fn, fmissed := nameAccuracyOf(fitted, artist, 0.1*height, isFinger)
 	f.FingerHits, f.FingerTotal, f.Missed = fh, fn, append(f.Missed, fmissed...)
-	f.FingersPlaced = countNames(fitted.Names, IsFinger)
+	f.FingersPlaced = countNames(fitted.Names, isFinger)
 	for m := range artistPositions(artist) {
-		f.ArtistFingers += b2i(IsFinger(m))
+		f.ArtistFingers += b2i(isFinger(m))
 	}
 	return f
 }

@@ -35,17 +35,17 @@ func (r *StressReport) Skip(variant, file string, err error) {
 	r.Skipped[variant] = append(r.Skipped[variant], fmt.Sprintf("%s (%v)", file, err))
 }
 
-// CorrectShare is the share of a fit's body names within the tolerance that makes
+// correctShare is the share of a fit's body names within the tolerance that makes
 // a rig correct in the suspect figures: an animator fixes a joint or two, not a
 // skeleton whose limbs are mixed up.
-const CorrectShare = 0.8
+const correctShare = 0.8
 
-// Correct reports whether a fit is a usable humanoid rig: detected humanoid, one
-// root, no limb on a limb or across the plane, and at least CorrectShare of its
+// correct reports whether a fit is a usable humanoid rig: detected humanoid, one
+// root, no limb on a limb or across the plane, and at least correctShare of its
 // compared body names within the tolerance.
-func (f HumanoidFit) Correct() bool {
+func (f HumanoidFit) correct() bool {
 	return f.Detection.Kind == Humanoid && f.Checks.Roots == 1 && len(f.Checks.LimbOnLimb) == 0 &&
-		len(f.Checks.Crossing) == 0 && f.Total > 0 && float64(f.Hits) >= CorrectShare*float64(f.Total)
+		len(f.Checks.Crossing) == 0 && f.Total > 0 && float64(f.Hits) >= correctShare*float64(f.Total)
 }
 
 // Markdown writes a row per variant and the files each variant lost or got wrong.
@@ -70,7 +70,7 @@ func (r *StressReport) Markdown() string {
 				mirrored += b2i(f.Checks.MirrorError <= 0.02)
 			}
 			noCross += b2i(len(f.Checks.Crossing) == 0)
-			ok := f.Correct()
+			ok := f.correct()
 			correct += b2i(ok)
 			wrong += b2i(!ok)
 			susp := len(f.Detection.Suspect) > 0

@@ -6,13 +6,13 @@ import (
 	"strings"
 )
 
-// SuspectConfidence caps the confidence of a rig that fails its own checks: a
+// suspectConfidence caps the confidence of a rig that fails its own checks: a
 // detection is not sure when the skeleton it led to does not fit the mesh.
-const SuspectConfidence = 0.5
+const suspectConfidence = 0.5
 
-// OtherConfidence caps the confidence of kind Other: it is what is left when no
+// otherConfidence caps the confidence of kind Other: it is what is left when no
 // template fits, never a positive finding.
-const OtherConfidence = 0.6
+const otherConfidence = 0.6
 
 // suspicions checks a fitted skeleton (canonical frame) against the mesh it was
 // fitted to and returns why it is doubtful, or nothing: a mirror-symmetric mesh

@@ -10,7 +10,7 @@ import (
 // Symmetry is the mirror plane Fit found: its normal axis in the world ("x" or "z"
 // for a Y-up mesh, "x" or "y" for a Z-up one), its offset along that axis, and the
 // mean distance from the mirrored vertices to the surface as a share of the
-// height. Symmetric is Error < SymmetricError.
+// height. Symmetric is Error < symmetricError.
 type Symmetry struct {
 	Axis      string  `json:"axis"`
 	Offset    float64 `json:"offset"`
@@ -18,10 +18,10 @@ type Symmetry struct {
 	Symmetric bool    `json:"symmetric"`
 }
 
-// SymmetricError is the mirror error (share of the height) under which a mesh
+// symmetricError is the mirror error (share of the height) under which a mesh
 // counts as symmetric and its left and right joints are made mirror images.
 // Synthetic bipeds with their deliberate asymmetry measure up to about 0.016.
-const SymmetricError = 0.02
+const symmetricError = 0.02
 
 // turnedPreference is how much better the plane across canonical Z must mirror
 // than the one across X to be taken: characters face +Z by convention, and a
@@ -148,7 +148,7 @@ func findSymmetry(m *character.Mesh, bvh *geom.BVH, s *shape) (frame, float64, S
 		sign = -1
 	}
 	best.Offset = sign * bestC
-	best.Symmetric = best.Error < SymmetricError
+	best.Symmetric = best.Error < symmetricError
 	return bestF, bestC, best
 }
 

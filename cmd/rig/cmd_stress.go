@@ -13,6 +13,7 @@ import (
 	"github.com/rigkit/rigkit/anatomy/stress"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/eval"
 	"github.com/rigkit/rigkit/render"
 )
 
@@ -80,7 +81,7 @@ func runStress(args []string, stdout io.Writer) error {
 }
 
 // writeStressed writes the variants of one file that can be made of it.
-func writeStressed(f evalFile, variants []string, out string, png bool) ([]stressRecord, error) {
+func writeStressed(f eval.File, variants []string, out string, png bool) ([]stressRecord, error) {
 	c, _, err := assets.Load(f.Path, assets.Options{})
 	if err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func writeStressed(f evalFile, variants []string, out string, png bool) ([]stres
 // drawFitted fits the anatomical skeleton of c and draws the mesh, grey, with the
 // fitted skeleton on top, seen from the front, into a PNG.
 func drawFitted(c *character.Character, path string) error {
-	sk, rep, err := fitAnatomy(c, anatomy.Options{Up: "y"})
+	sk, rep, err := eval.FitAnatomy(c, anatomy.Options{Up: "y"})
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,8 @@
-package main
+package eval
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/rigkit/rigkit/anatomy"
@@ -16,9 +17,10 @@ import (
 // be: kind detected, up axis told (the stored files are Y-up). A file detected as
 // another kind is fitted again as a humanoid for its names.
 
-// stressVariants parses --stress: "all" is the untouched files and every variant
-// of stress.Variants; "none" is the untouched files.
-func stressVariants(list string) ([]string, error) {
+// StressVariants parses a list of stress variants: "all" is the untouched files
+// ("none") and every variant of stress.Variants; otherwise a comma-separated list
+// of "none" and variants.
+func StressVariants(list string) ([]string, error) {
 	if list == "all" {
 		out := []string{"none"}
 		for _, v := range stress.Variants {
@@ -30,7 +32,7 @@ func stressVariants(list string) ([]string, error) {
 	for _, v := range strings.Split(list, ",") {
 		if v != "none" {
 			if _, err := stress.ParseVariant(v); err != nil {
-				return nil, fmt.Errorf("%w: --stress: %v", errUsage, err)
+				return nil, err
 			}
 		}
 		out = append(out, v)
@@ -38,18 +40,11 @@ func stressVariants(list string) ([]string, error) {
 	return out, nil
 }
 
-// anatomyStressReport fits every humanoid file under every variant.
-func anatomyStressReport(cfg evalConfig) (*anatomy.StressReport, error) {
-	variants, err := stressVariants(cfg.Task.Anatomy.Stress)
-	if err != nil {
-		return nil, err
-	}
-	rep := &anatomy.StressReport{}
-	for _, v := range variants {
-		rep.Variants = append(rep.Variants, v)
-	}
-	for i, f := range cfg.Files {
-		fmt.Fprintf(cfg.Progress, "\reval anatomy --stress: %d/%d files", i+1, len(cfg.Files))
+// StressFits fits every file under every variant (from StressVariants).
+func StressFits(files []File, variants []string, progress io.Writer) (*anatomy.StressReport, error) {
+	rep := &anatomy.StressReport{Variants: append([]string(nil), variants...)}
+	for i, f := range files {
+		fmt.Fprintf(progress, "\reval anatomy --stress: %d/%d files", i+1, len(files))
 		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
 			return nil, err
@@ -73,7 +68,7 @@ func anatomyStressReport(cfg evalConfig) (*anatomy.StressReport, error) {
 			rep.Add(v, fit)
 		}
 	}
-	fmt.Fprintln(cfg.Progress)
+	fmt.Fprintln(progress)
 	return rep, nil
 }
 
@@ -84,13 +79,19 @@ func fitStressed(name string, c *character.Character) (anatomy.HumanoidFit, erro
 	if err != nil {
 		return anatomy.HumanoidFit{}, err
 	}
-	detected, conf, suspect := r.Kind, r.Confidence, r.Suspect
+	det := anatomy.Detection{Kind: r.Kind, Confidence: r.Confidence, Suspect: r.Suspect}
 	if r.Kind != anatomy.Humanoid {
 		if sk, r, err = fitAnatomy(c, anatomy.Options{Kind: anatomy.Humanoid, Up: "y"}); err != nil {
 			return anatomy.HumanoidFit{}, err
 		}
 	}
 	fit := anatomy.MeasureHumanoid(name, strings.SplitN(name, "/", 2)[0], sk, r, c.Skeleton, meshHeight(&c.Mesh))
-	fit.Detection = anatomy.Detection{Kind: detected, Confidence: conf, Suspect: suspect}
+	fit.Detection = det
 	return fit, nil
+}
+
+// FitAnatomy fits the anatomical skeleton of c on its classical skeleton, as rig
+// auto does.
+func FitAnatomy(c *character.Character, opt anatomy.Options) (*character.Skeleton, *anatomy.Report, error) {
+	return fitAnatomy(c, opt)
 }
