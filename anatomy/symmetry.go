@@ -1,7 +1,9 @@
 package anatomy
 
 import (
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
@@ -39,13 +41,29 @@ func mirrorDistances(m *character.Mesh, bvh *geom.BVH, f frame, c, height float6
 		return nil
 	}
 	stride := max(1, len(m.Positions)/symmetrySamples)
-	var out []float64
-	for i := 0; i < len(m.Positions); i += stride {
-		p := m.Positions[i]
-		d := p.Dot(f.left) - c
-		q := p.Sub(f.left.Scale(2 * d))
-		if hit, ok := bvh.Closest(q); ok {
-			out = append(out, hit.Dist/height)
+	n := (len(m.Positions) + stride - 1) / stride
+	dist := make([]float64, n) // -1: no surface found
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := w; k < n; k += workers {
+				p := m.Positions[k*stride]
+				q := p.Sub(f.left.Scale(2 * (p.Dot(f.left) - c)))
+				dist[k] = -1
+				if hit, ok := bvh.Closest(q); ok {
+					dist[k] = hit.Dist / height
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	out := dist[:0]
+	for _, d := range dist {
+		if d >= 0 {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -126,14 +144,20 @@ func bestPlane(m *character.Mesh, bvh *geom.BVH, f frame, lo, hi character.Vec3)
 // the vertex mean or median, refined, whichever mirrors best once the worst-mirrored
 // fifth of the vertices is left out (a held prop). Its Error is the mean over all
 // vertices, so a mesh holding a prop does not count as symmetric. It returns the
-// frame to use and the plane.
-func findSymmetry(m *character.Mesh, bvh *geom.BVH, s *shape) (frame, float64, Symmetry) {
+// frame to use and the plane. The plane across X is the view's when it was measured.
+func findSymmetry(m *character.Mesh, bvh *geom.BVH, v upView) (frame, float64, Symmetry) {
+	s := v.s
 	bestE := 2.0
 	var bestF frame
 	bestC := 0.0
 	for i, f := range []frame{s.f, s.f.turned()} {
-		lo, hi := bounds(projected(s.pts, s.f, f))
-		c, e := bestPlane(m, bvh, f, lo, hi)
+		var c, e float64
+		if i == 0 && v.planeErr >= 0 {
+			c, e = s.mid, v.planeErr
+		} else {
+			lo, hi := bounds(projected(s.pts, s.f, f))
+			c, e = bestPlane(m, bvh, f, lo, hi)
+		}
 		if i == 1 {
 			e /= turnedPreference
 		}
