@@ -110,7 +110,8 @@ func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 			l.legs[i] = t.points(t.path(parts.foot[i], t.nearest(l.hips)))
 		}
 	}
-	if arms, err := s.profile().findHangingArms(s, l.hips[1]-0.05*H); err == nil && !handsAtTips(s, t, parts, arms) {
+	arms, armErr := s.profile().findHangingArms(s, l.hips[1]-0.05*H)
+	if armErr == nil && !handsAtTips(s, t, parts, arms) && !handsBeyond(s, t, parts, arms) {
 		l.fromShape[1] = true
 		for i := range sides {
 			l.arms[i] = extendToSurface(s, arms[i])
@@ -139,6 +140,27 @@ func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 		balanceArms(&l.arms)
 	}
 	return l, nil
+}
+
+// handsBeyond reports whether the proposal has both hands, each above the top of
+// the arm found in the slices on its side and a tenth of the height farther out
+// than any of it: an arm held out (a mech's, set outside its body) that the
+// slices do not see, which makes what they found hanging there some other part.
+func handsBeyond(s *shape, t *tree, parts humanoidParts, arms [2][]character.Vec3) bool {
+	for i, sd := range sides {
+		if parts.hand[i] < 0 {
+			return false
+		}
+		hand := t.pos[parts.hand[i]]
+		out := 0.0
+		for _, q := range arms[i] {
+			out = math.Max(out, float64(sd)*(q[0]-s.mid))
+		}
+		if hand[1] <= arms[i][0][1] || float64(sd)*(hand[0]-s.mid) < out+0.1*s.height() {
+			return false
+		}
+	}
+	return true
 }
 
 // handsAtTips reports whether the proposal has both hands, each within a tenth of

@@ -199,16 +199,19 @@ func (p *profile) findLegs(s *shape) (legShape, error) {
 
 // findHangingArms finds arms that hang or slant down beside the body: on each
 // side, the slices where a second hump lies outside the torso's (or the leg's),
-// from the highest such slice (the armpit) down while they continue. Each route
-// runs from the shoulder (5% of the height above the armpit, at the arm's x) to the
-// arm's lowest slice, the fingertips.
+// from the highest such slice (the armpit), above the hips, down while they
+// continue, at most maxArmDrop. Each route runs from the shoulder (5% of the height
+// above the armpit, at the arm's x) to the arm's lowest slice, the fingertips.
 func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]character.Vec3, error) {
 	H := s.height()
 	var arms [2][]character.Vec3
 	lo, hi := p.levelOf(crotch-0.3*H), p.levelOf(s.lo[1]+0.9*H)
 	for i, sd := range sides {
 		route := p.armRun(lo, hi, sd, int(0.06*H/p.cell), 0.15*H)
-		if len(route) < 2 {
+		// An armpit at or below the hips (5% of the height above the crotch) is
+		// no arm's (a pillar under a lintel), nor a run longer than maxArmDrop (a
+		// post).
+		if len(route) < 2 || route[0][1] <= crotch+0.05*H || route[0][1]-route[len(route)-1][1] > maxArmDrop*H {
 			continue
 		}
 		route = medianAcross(route, 3)
@@ -228,6 +231,10 @@ func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]character.Vec3
 	}
 	return arms, nil
 }
+
+// maxArmDrop is the longest drop, as a share of the height, of a hanging arm from
+// armpit to fingertips (a human's is about 0.35).
+const maxArmDrop = 0.6
 
 // armRun returns the highest run of slices, from hi down to lo, with a second
 // hump on side sd (the outermost one is the arm) that reaches down minLen or more

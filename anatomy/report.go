@@ -188,6 +188,8 @@ type KindReport struct {
 	files, right, zUp int
 	clean             int
 	zUpFiles          []string
+	// falseHumanoids are the files detected humanoid whose category is another.
+	falseHumanoids []string
 }
 
 // Add records one file's detection: its category, the report of an undirected
@@ -201,6 +203,9 @@ func (r *KindReport) Add(name, category string, rep *Report, ch Checks) {
 	r.confusion[fmt.Sprintf("%s → %s", want, rep.Kind)]++
 	r.right += b2i(want == rep.Kind)
 	r.clean += b2i(ch.Roots == 1 && len(ch.LimbOnLimb) == 0)
+	if rep.Kind == Humanoid && want != Humanoid {
+		r.falseHumanoids = append(r.falseHumanoids, fmt.Sprintf("%s (%s)", name, category))
+	}
 	if rep.Up == "z" {
 		r.zUp++
 		r.zUpFiles = append(r.zUpFiles, fmt.Sprintf("%s (%s, detected %s)", name, category, rep.Kind))
@@ -217,6 +222,9 @@ func (r *KindReport) Markdown() string {
 	}
 	if len(r.zUpFiles) > 0 {
 		fmt.Fprintf(&b, "\nDetected Z-up: %s.\n", strings.Join(r.zUpFiles, "; "))
+	}
+	if len(r.falseHumanoids) > 0 {
+		fmt.Fprintf(&b, "\nDetected humanoid, another kind by category (%d): %s.\n", len(r.falseHumanoids), strings.Join(r.falseHumanoids, "; "))
 	}
 	return b.String()
 }
