@@ -25,6 +25,10 @@ type Report struct {
 	UpGiven    bool     `json:"up_given,omitempty"`
 	Symmetry   Symmetry `json:"symmetry"`
 	Warnings   []string `json:"warnings,omitempty"`
+	// Status is "ok", or "suspect" when the rig fails Fit's own checks; Suspect
+	// says why.
+	Status  string   `json:"status"`
+	Suspect []string `json:"suspect,omitempty"`
 }
 
 // Fit returns the anatomical skeleton of a mesh, in the mesh's world frame, from a
@@ -45,16 +49,23 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	}
 	rep := &Report{}
 	wn := geom.NewWindingNumber(m)
-	rep.Up, rep.UpGiven, err = chooseUp(m, wn, proposal, opt.Up)
+	var views map[string]upView
+	rep.Up, rep.UpGiven, views, err = chooseUp(m, wn, proposal, opt.Up)
 	if err != nil {
 		return nil, nil, fmt.Errorf("anatomy: %w", err)
 	}
 	if rep.Up == "z" && !rep.UpGiven {
 		rep.Warnings = append(rep.Warnings, "the mesh looks Z-up (glTF is Y-up); pass --up z to confirm or --up y to override")
 	}
-	s := newShape(m, wn, upFrame(rep.Up))
-	f, c, sym := findSymmetry(m, wn.BVH(), s)
-	s = newShape(m, wn, f)
+	view, measured := views[rep.Up]
+	if !measured {
+		view = upView{s: newShape(m, wn, upFrame(rep.Up)), planeErr: -1}
+	}
+	f, c, sym := findSymmetry(m, wn.BVH(), view)
+	s := view.s
+	if f != s.f || c != s.mid {
+		s = newShape(m, wn, f)
+	}
 	s.mid, s.symmetric, rep.Symmetry = c, sym.Symmetric, sym
 	t := newTree(proposal, s.f)
 	if kind == Auto {
@@ -63,7 +74,12 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 		rep.Kind, rep.Confidence, rep.KindGiven = kind, 1, true
 	}
 	b, err := fitKind(s, t, rep.Kind)
-	if err != nil {
+	byProportion := false
+	if err != nil && rep.KindGiven && rep.Kind == Humanoid {
+		// Told it is a humanoid: the template stays, placed by proportions.
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("humanoid limbs not found (%v): joints placed by proportions", err))
+		b, byProportion = buildHumanoid(s, t, proportionalLimbs(s)), true
+	} else if err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s template does not fit (%v): generic skeleton", rep.Kind, err))
 		rep.Kind, rep.Confidence = Other, 0
 		if b, err = fitChain(s, t, Other); err != nil {
@@ -75,11 +91,31 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	} else {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the mesh is not mirror-symmetric (error %.3f of its height): left and right are fitted apart", sym.Error))
 	}
+	rep.Status, rep.Suspect = "ok", suspicions(s, b, rep.Kind, byProportion)
+	if len(rep.Suspect) > 0 {
+		rep.Status = "suspect"
+	}
+	if !rep.KindGiven {
+		rep.Confidence = calibrated(rep.Kind, rep.Confidence, len(rep.Suspect) > 0)
+	}
 	sk, err := b.skeleton(s.f)
 	if err != nil {
 		return nil, nil, err
 	}
 	return sk, rep, nil
+}
+
+// calibrated caps a detection's confidence (the winner's share of the two best
+// scores): kind Other is what is left when nothing fits, and a rig that fails its
+// own checks was not detected surely.
+func calibrated(k Kind, share float64, suspect bool) float64 {
+	if k == Other {
+		share = math.Min(share, otherConfidence)
+	}
+	if suspect {
+		share = math.Min(share, suspectConfidence)
+	}
+	return share
 }
 
 // fitKind fits a kind's template.
@@ -98,29 +134,40 @@ func fitKind(s *shape, t *tree, k Kind) (*build, error) {
 // proposed skeleton's end points stands on the ground on either side of the middle
 // (feet) and the body reads as a creature of some kind better under Z than under Y
 // (a Z-up biped's toes stand on the ground under Y too, lying on its front). Y otherwise: glTF is Y-up, and legless bodies give no
-// evidence (a fish's tail lobes stand on its rear under Z, but not apart).
-func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Skeleton, up string) (string, bool, error) {
+// evidence (a fish's tail lobes stand on its rear under Z, but not apart). When
+// it detects, it returns the views it measured, by up axis, for Fit to go on from.
+func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Skeleton, up string) (string, bool, map[string]upView, error) {
 	switch up {
 	case "y", "z":
-		return up, true, nil
+		return up, true, nil, nil
 	case "", "auto":
 	default:
-		return "", false, fmt.Errorf("up %q: want y, z or auto", up)
+		return "", false, nil, fmt.Errorf("up %q: want y, z or auto", up)
 	}
 	feet := map[string]bool{}
 	score := map[string]float64{}
 	kind := map[string]Kind{}
+	views := map[string]upView{}
 	for _, u := range []string{"y", "z"} {
-		s := newShape(m, wn, upFrame(u))
-		s.mid, _ = bestPlane(m, wn.BVH(), s.f, s.lo, s.hi)
-		t := newTree(proposal, s.f)
-		feet[u] = standsOnPair(s, t)
-		kind[u], _, score[u] = kindScores(s, t)
+		v := upView{s: newShape(m, wn, upFrame(u))}
+		v.s.mid, v.planeErr = bestPlane(m, wn.BVH(), v.s.f, v.s.lo, v.s.hi)
+		views[u] = v
+		t := newTree(proposal, v.s.f)
+		feet[u] = standsOnPair(v.s, t)
+		kind[u], _, score[u] = kindScores(v.s, t)
 	}
 	if feet["z"] && kind["z"] != Other && score["z"] > score["y"] {
-		return "z", false, nil
+		return "z", false, views, nil
 	}
-	return "y", false, nil
+	return "y", false, views, nil
+}
+
+// upView is the mesh seen with one up axis: its shape, with mid at the best plane
+// across canonical X (bestPlane) when planeErr, that plane's trimmed mirror error,
+// is not negative.
+type upView struct {
+	s        *shape
+	planeErr float64
 }
 
 // standsOnPair reports whether end points within 10% of the height of the bottom
@@ -165,7 +212,7 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 	_, arc := t.farthest(a)
 	clamp := func(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 	score := map[Kind]float64{Other: 0.25}
-	if _, err := findHumanoidParts(s, t); err == nil && ground >= 2 {
+	if l, err := findHumanoidLimbs(s, t); err == nil && (ground >= 2 || l.fromShape[0]) {
 		score[Humanoid] = clamp((H/L-1)/1.5) * clamp(float64(5-ground)/2)
 	}
 	if ground >= 4 {

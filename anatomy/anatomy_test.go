@@ -158,8 +158,9 @@ func TestSymmetryPlane(t *testing.T) {
 	}
 }
 
-// TestKindOverride: a told kind is used with confidence 1; a template that cannot
-// fit falls back to generic names with a warning.
+// TestKindOverride: a told kind is used with confidence 1; a humanoid template
+// whose limbs are not found is placed by proportions, with a warning, and the rig
+// is suspect.
 func TestKindOverride(t *testing.T) {
 	c := gen(t, "snake", 1)
 	sk, rep := fit(t, c, anatomy.Options{Kind: anatomy.Other})
@@ -167,8 +168,8 @@ func TestKindOverride(t *testing.T) {
 		t.Errorf("told other: kind %s, root %s", rep.Kind, sk.Names[0])
 	}
 	_, rep = fit(t, c, anatomy.Options{Kind: anatomy.Humanoid})
-	if rep.Kind != anatomy.Other || len(rep.Warnings) == 0 {
-		t.Errorf("humanoid template on a snake: kind %s, warnings %v", rep.Kind, rep.Warnings)
+	if rep.Kind != anatomy.Humanoid || len(rep.Warnings) == 0 || rep.Status != "suspect" {
+		t.Errorf("humanoid template on a snake: kind %s, status %s, warnings %v", rep.Kind, rep.Status, rep.Warnings)
 	}
 	if _, _, err := anatomy.Fit(&c.Mesh, c.Skeleton, anatomy.Options{Kind: "dragon"}); err == nil {
 		t.Error("kind dragon: no error")

@@ -22,7 +22,16 @@ type Checks struct {
 	// MirrorError is the largest distance between a Left joint and its Right
 	// partner's reflection over the height (0 with no pairs).
 	MirrorError float64
+	// Crossing lists Left or Right joints farther than crossingTolerance of the
+	// height on the other side of the symmetry plane: a leg chain zig-zagging
+	// through both legs.
+	Crossing []string
 }
+
+// crossingTolerance is how far (share of the height) a sided joint may lie on the
+// other side of the symmetry plane: hands held together in front of the body meet
+// on it.
+const crossingTolerance = 0.02
 
 // Check measures a skeleton fitted by Fit with its report, for a mesh of the given
 // height.
@@ -54,6 +63,7 @@ func Check(sk *character.Skeleton, sym Symmetry, height float64) Checks {
 			c.LimbOnLimb = append(c.LimbOnLimb, fmt.Sprintf("%s→%s", sk.Names[p], sk.Names[j]))
 		}
 	}
+	c.Crossing = acrossPlane(sk, sym, height)
 	for j, n := range sk.Names {
 		if !strings.HasPrefix(n, "Left") {
 			continue
@@ -66,6 +76,36 @@ func Check(sk *character.Skeleton, sym Symmetry, height float64) Checks {
 		c.MirrorError = math.Max(c.MirrorError, d)
 	}
 	return c
+}
+
+// acrossPlane lists the sided joints on the wrong side of the symmetry plane. Left is
+// the side the LeftUpLeg (or else the first Left joint) stands on.
+func acrossPlane(sk *character.Skeleton, sym Symmetry, height float64) []string {
+	a := map[string]int{"x": 0, "y": 1, "z": 2}[sym.Axis]
+	leftSign := 0.0
+	for _, want := range []string{Side(1, UpLeg), "Left"} {
+		for j, n := range sk.Names {
+			if strings.HasPrefix(n, want) && leftSign == 0 {
+				leftSign = math.Copysign(1, sk.Position(j)[a]-sym.Offset)
+			}
+		}
+	}
+	var out []string
+	for j, n := range sk.Names {
+		sign := 0.0
+		switch {
+		case strings.HasPrefix(n, "Left"):
+			sign = leftSign
+		case strings.HasPrefix(n, "Right"):
+			sign = -leftSign
+		default:
+			continue
+		}
+		if sign*(sk.Position(j)[a]-sym.Offset) < -crossingTolerance*height {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // mirrorWorld reflects a world point across the symmetry plane.

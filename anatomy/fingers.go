@@ -9,14 +9,14 @@ import (
 	"github.com/rigkit/rigkit/vecmath"
 )
 
-// Fingers are the finger names, in Mixamo's order: a humanoid's finger chain is
-// FingerJoint(side, finger, k) for k = 1..4, LeftHandIndex1 at the knuckle to
+// fingerOrder lists the finger names, in Mixamo's order: a humanoid's finger chain is
+// fingerJoint(side, finger, k) for k = 1..4, LeftHandIndex1 at the knuckle to
 // LeftHandIndex4 at the tip (an end joint, like HeadTop_End).
-var Fingers = []string{"Thumb", "Index", "Middle", "Ring", "Pinky"}
+var fingerOrder = []string{"Thumb", "Index", "Middle", "Ring", "Pinky"}
 
-// FingerJoint names the k-th joint (1..4) of a finger: FingerJoint(+1, "Index", 1)
+// fingerJoint names the k-th joint (1..4) of a finger: fingerJoint(+1, "Index", 1)
 // is "LeftHandIndex1".
-func FingerJoint(side int, finger string, k int) string {
+func fingerJoint(side int, finger string, k int) string {
 	return Side(side, Hand+finger+strconv.Itoa(k))
 }
 
@@ -618,7 +618,7 @@ func addFingers(s *shape, b *build, arms [2][]vecmath.Vec3) {
 		for _, f := range fs {
 			parent := Side(sd, Hand)
 			for k, p := range f.joints {
-				n := FingerJoint(sd, f.name, k+1)
+				n := fingerJoint(sd, f.name, k+1)
 				b.add(n, parent, p, false)
 				parent = n
 			}

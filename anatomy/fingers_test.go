@@ -161,8 +161,8 @@ func TestFingerNames(t *testing.T) {
 		if got := MixamoName(artist); got != want {
 			t.Errorf("MixamoName(%q) = %q, want %q", artist, got, want)
 		}
-		if want != "" && IsFinger(want) != (artist != "LeftArm") {
-			t.Errorf("IsFinger(%q) = %v", want, IsFinger(want))
+		if want != "" && isFinger(want) != (artist != "LeftArm") {
+			t.Errorf("IsFinger(%q) = %v", want, isFinger(want))
 		}
 	}
 }

@@ -58,6 +58,15 @@ type shape struct {
 	// symmetric: the mesh mirrors across the plane (a mesh that does not may
 	// hold a prop in one hand).
 	symmetric bool
+	slices    *profile // built on first use, once mid is known
+}
+
+// profile returns the shape's horizontal slices, built on first use.
+func (s *shape) profile() *profile {
+	if s.slices == nil {
+		s.slices = newProfile(s)
+	}
+	return s.slices
 }
 
 func newShape(m *character.Mesh, wn *geom.WindingNumber, f frame) *shape {

@@ -82,7 +82,7 @@ func spineNames(kind Kind, nf, nb int) chainNames {
 	}
 	c.root = Hips
 	for k := 1; k <= nf; k++ {
-		c.front = append(c.front, Numbered("Spine", k))
+		c.front = append(c.front, numberedName("Spine", k))
 	}
 	if kind == Bird {
 		// Hips → Spine → Spine1 → Neck → Neck1 … → Head.
@@ -95,7 +95,7 @@ func spineNames(kind Kind, nf, nb int) chainNames {
 			case k == 2:
 				c.front[k] = Neck
 			default:
-				c.front[k] = Numbered(Neck, k-2)
+				c.front[k] = numberedName(Neck, k-2)
 			}
 		}
 	}
@@ -106,10 +106,10 @@ func spineNames(kind Kind, nf, nb int) chainNames {
 		c.front[nf-2] = Neck
 	}
 	for k := 1; k <= nb; k++ {
-		c.back = append(c.back, Numbered("Tail", k))
+		c.back = append(c.back, numberedName("Tail", k))
 	}
 	if nb > 0 && kind == Fish {
-		c.back[nb-1] = TailFin
+		c.back[nb-1] = tailFin
 	}
 	return c
 }
@@ -172,7 +172,7 @@ func addLimbs(s *shape, t *tree, b *build, kind Kind, spine []int, nameOf map[in
 		tip := func(br branch) vecmath.Vec3 { return t.pos[br.route[len(br.route)-1]] }
 		pickPair(s, t, bs, named, func(br branch) float64 { return math.Abs(tip(br)[0] - s.mid) }, func(i, side int) {
 			route := append([]vecmath.Vec3{t.pos[bs[i].from]}, t.points(bs[i].route)...)
-			addTriple(b, nameOf[bs[i].from], side, [3]string{WingArm, WingForeArm, WingHand}, route)
+			addTriple(b, nameOf[bs[i].from], side, [3]string{wingArm, wingForeArm, wingHand}, route)
 		})
 		pickPair(s, t, bs, named, func(br branch) float64 { return -tip(br)[1] }, func(i, side int) {
 			route := append([]vecmath.Vec3{t.pos[bs[i].from]}, t.points(bs[i].route)...)
@@ -190,9 +190,9 @@ func addLimbs(s *shape, t *tree, b *build, kind Kind, spine []int, nameOf map[in
 			name := fmt.Sprintf("Fin%d", i+1)
 			switch {
 			case math.Abs(end[0]-s.mid) > math.Abs(end[1]-t.pos[br.from][1]):
-				name = Side(int(math.Copysign(1, end[0]-s.mid)), Fin)
+				name = Side(int(math.Copysign(1, end[0]-s.mid)), fin)
 			case end[1] > t.pos[br.from][1]:
-				name = DorsalFin
+				name = dorsalFin
 			}
 			if _, dup := b.index[name]; dup {
 				name = fmt.Sprintf("Fin%d", i+1)

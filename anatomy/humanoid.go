@@ -18,7 +18,8 @@ var sides = [2]int{1, -1}
 
 // findHumanoidParts picks the feet (the lowest leaf on each side, in the bottom
 // fifth), the hands (the leaf farthest out on each side above a third of the
-// height) and the head (the highest remaining leaf near the plane).
+// height) and the head (the highest remaining leaf near the plane). A side without
+// a foot or a hand keeps -1 there; the error says so.
 func findHumanoidParts(s *shape, t *tree) (humanoidParts, error) {
 	H, y0 := s.height(), s.lo[1]
 	p := humanoidParts{foot: [2]int{-1, -1}, hand: [2]int{-1, -1}, head: -1}
@@ -52,9 +53,6 @@ func findHumanoidParts(s *shape, t *tree) (humanoidParts, error) {
 			used[p.hand[i]] = true
 		}
 	}
-	if p.foot[0] < 0 || p.foot[1] < 0 || p.hand[0] < 0 || p.hand[1] < 0 {
-		return p, errors.New("no two feet and two hands among the skeleton's end points")
-	}
 	for _, l := range leaves {
 		q := t.pos[l]
 		if used[l] || math.Abs(q[0]-s.mid) > 0.15*H || q[1] < y0+0.6*H {
@@ -64,43 +62,156 @@ func findHumanoidParts(s *shape, t *tree) (humanoidParts, error) {
 			p.head = l
 		}
 	}
+	if p.foot[0] < 0 || p.foot[1] < 0 || p.hand[0] < 0 || p.hand[1] < 0 {
+		return p, errors.New("no two feet and two hands among the skeleton's end points")
+	}
 	return p, nil
 }
 
-// fitHumanoid builds Mixamo's hierarchy: the pelvis just above the crotch, the spine
-// up the body's middle to the narrowest part of the neck, arms and legs along the
-// proposed skeleton's routes to the hands and feet, at human proportions along them.
-func fitHumanoid(s *shape, t *tree) (*build, error) {
-	parts, err := findHumanoidParts(s, t)
-	if err != nil {
-		return nil, err
+// humanoidLimbs are the routes a humanoid is fitted along, in the canonical frame.
+type humanoidLimbs struct {
+	hips      vecmath.Vec3
+	hw        float64           // half the hip width
+	legs      [2][]vecmath.Vec3 // from the foot up
+	arms      [2][]vecmath.Vec3 // from the torso's edge to the fingertip
+	hands     [2]vecmath.Vec3   // the arm routes' hand points, for the fingers
+	head      int               // a leaf of the proposal, or -1
+	fromShape [2]bool           // legs, arms found in the body's slices
+}
+
+// findHumanoidLimbs finds two legs and two arms. Legs come from the body's
+// horizontal slices (profile.findLegs), which split at the symmetry plane below
+// the crotch whether the legs stand apart or touch; only when the slices do not
+// split, from the proposed skeleton's end points. Arms hanging or slanting beside
+// the body come from the slices too (they may touch the hips, where the proposal
+// joins them to the legs); other arms (a T-pose, whose slices run into the torso)
+// from the proposal's routes to its hands.
+func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
+	H := s.height()
+	parts, partsErr := findHumanoidParts(s, t)
+	l := humanoidLimbs{head: parts.head}
+	ls, legErr := s.profile().findLegs(s)
+	if legErr == nil {
+		l.fromShape[0] = true
+		l.hips = s.centre(vecmath.Vec3{s.mid, ls.crotch + 0.05*H, (s.lo[2] + s.hi[2]) / 2}, 2)
+	} else if parts.foot[0] < 0 || parts.foot[1] < 0 {
+		return l, legErr
+	} else {
+		l.hips = s.pelvis()
 	}
-	H, y0, c := s.height(), s.lo[1], s.mid
-	hips := s.pelvis()
-	hw := 0.1 * H // half the hip width
-	if lo, hi, ok := s.run(hips, 0); ok {
-		hw = math.Min((hi-lo)/2, 0.2*H)
+	l.hw = 0.1 * H
+	if lo, hi, ok := s.run(l.hips, 0); ok {
+		l.hw = math.Min((hi-lo)/2, 0.2*H)
 	}
-	top := s.hi[1]
-	if parts.head >= 0 {
-		top = math.Max(top, t.pos[parts.head][1])
+	for i := range sides {
+		if l.fromShape[0] {
+			l.legs[i] = ls.routes[i]
+		} else {
+			l.legs[i] = t.points(t.path(parts.foot[i], t.nearest(l.hips)))
+		}
 	}
-	// Arms: the route from the head (or the pelvis) to each hand, from where it
-	// leaves the torso.
-	from := t.nearest(hips)
+	arms, armErr := s.profile().findHangingArms(s, l.hips[1]-0.05*H)
+	if armErr == nil && !handsAtTips(s, t, parts, arms) && !handsBeyond(s, t, parts, arms) {
+		l.fromShape[1] = true
+		for i := range sides {
+			l.arms[i] = extendToSurface(s, arms[i])
+			l.hands[i] = atFraction(l.arms[i], 0.75)
+		}
+		return l, nil
+	}
+	if parts.hand[0] < 0 || parts.hand[1] < 0 {
+		return l, partsErr
+	}
+	// The route from the head (or the pelvis) to each hand, from where it leaves
+	// the torso.
+	from := t.nearest(l.hips)
 	if parts.head >= 0 {
 		from = parts.head
 	}
-	var arms [2][]vecmath.Vec3
 	for i := range sides {
-		arms[i] = centreArm(s, limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*hw))
-		arms[i] = hangArm(s, arms[i], t.pos[parts.hand[i]])
-		if len(arms[i]) < 2 {
-			return nil, errors.New("no route from the body to a hand")
+		l.arms[i] = centreArm(s, limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*l.hw))
+		l.hands[i] = t.pos[parts.hand[i]]
+		l.arms[i] = hangArm(s, l.arms[i], l.hands[i])
+		if len(l.arms[i]) < 2 {
+			return l, errors.New("no route from the body to a hand")
 		}
 	}
 	if !s.symmetric {
-		balanceArms(&arms)
+		balanceArms(&l.arms)
+	}
+	return l, nil
+}
+
+// handsBeyond reports whether the proposal has both hands, each above the top of
+// the arm found in the slices on its side and a tenth of the height farther out
+// than any of it: an arm held out (a mech's, set outside its body) that the
+// slices do not see, which makes what they found hanging there some other part.
+func handsBeyond(s *shape, t *tree, parts humanoidParts, arms [2][]vecmath.Vec3) bool {
+	for i, sd := range sides {
+		if parts.hand[i] < 0 {
+			return false
+		}
+		hand := t.pos[parts.hand[i]]
+		out := 0.0
+		for _, q := range arms[i] {
+			out = math.Max(out, float64(sd)*(q[0]-s.mid))
+		}
+		if hand[1] <= arms[i][0][1] || float64(sd)*(hand[0]-s.mid) < out+0.1*s.height() {
+			return false
+		}
+	}
+	return true
+}
+
+// handsAtTips reports whether the proposal has both hands, each within a tenth of
+// the height of the end of the arm found in the slices: its route then follows
+// the arm to the fingers, which the finger search reads.
+func handsAtTips(s *shape, t *tree, parts humanoidParts, arms [2][]vecmath.Vec3) bool {
+	for i := range sides {
+		if parts.hand[i] < 0 || t.pos[parts.hand[i]].Dist(arms[i][len(arms[i])-1]) > 0.1*s.height() {
+			return false
+		}
+	}
+	return true
+}
+
+// fitHumanoid builds Mixamo's hierarchy: the pelvis just above the crotch, the spine
+// up the body's middle to the narrowest part of the neck, arms and legs along their
+// routes (findHumanoidLimbs), at human proportions along them.
+func fitHumanoid(s *shape, t *tree) (*build, error) {
+	limbs, err := findHumanoidLimbs(s, t)
+	if err != nil {
+		return nil, err
+	}
+	return buildHumanoid(s, t, limbs), nil
+}
+
+// proportionalLimbs places a humanoid's limbs by proportions alone, for a mesh
+// told to be a humanoid whose legs and arms are not found: the crotch at half the
+// height, straight legs half the hip half-width out, arms hanging from 80% of the
+// height beside the torso.
+func proportionalLimbs(s *shape) humanoidLimbs {
+	H, y0, c := s.height(), s.lo[1], s.mid
+	l := humanoidLimbs{head: -1, hw: 0.1 * H}
+	l.hips = s.centre(vecmath.Vec3{c, y0 + 0.5*H, (s.lo[2] + s.hi[2]) / 2}, 2)
+	if lo, hi, ok := s.run(l.hips, 0); ok {
+		l.hw = math.Min((hi-lo)/2, 0.2*H)
+	}
+	for i, sd := range sides {
+		x := c + float64(sd)*0.5*l.hw
+		l.legs[i] = []vecmath.Vec3{{x, y0, l.hips[2]}, {x, y0 + 0.45*H, l.hips[2]}}
+		l.arms[i] = []vecmath.Vec3{{c + float64(sd)*1.2*l.hw, y0 + 0.8*H, l.hips[2]}, {c + float64(sd)*1.5*l.hw, y0 + 0.45*H, l.hips[2]}}
+	}
+	return l
+}
+
+// buildHumanoid places the template's joints along the limbs.
+func buildHumanoid(s *shape, t *tree, limbs humanoidLimbs) *build {
+	H, y0, c := s.height(), s.lo[1], s.mid
+	hips, hw, arms := limbs.hips, limbs.hw, limbs.arms
+	top := s.hi[1]
+	if limbs.head >= 0 {
+		top = math.Max(top, t.pos[limbs.head][1])
 	}
 	armY := (arms[0][0][1] + arms[1][0][1]) / 2
 	neckMin := s.narrowest(c, armY, top)
@@ -110,7 +221,7 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	headY := math.Max(neckMin+0.2*(neckMin-armY), neckY+0.2*(top-neckY))
 	var legs [2]leg
 	for i, sd := range sides {
-		legs[i] = fitLeg(s, sd, t.points(t.path(parts.foot[i], t.nearest(hips))), hips, hw, y0, H)
+		legs[i] = fitLeg(s, sd, limbs.legs[i], hips, hw, y0, H)
 	}
 	// Legs hung from above the pelvis (a mech's, set outside its body) raise the
 	// hips to them, below the neck.
@@ -126,13 +237,13 @@ func fitHumanoid(s *shape, t *tree) (*build, error) {
 	b.add(Neck, Spine2, s.centre(vecmath.Vec3{c, neckY, hips[2]}, 2), true)
 	neck := b.pos[b.index[Neck]]
 	b.add(Head, Neck, vecmath.Vec3{c, headY, neck[2]}, true)
-	b.add(HeadTopEnd, Head, s.centre(vecmath.Vec3{c, top, hips[2]}, 2), true)
+	b.add(headTopEnd, Head, s.centre(vecmath.Vec3{c, top, hips[2]}, 2), true)
 	for i, sd := range sides {
-		fitArm(s, b, sd, arms[i], neckY)
+		fitArm(s, b, sd, arms[i], limbs.fromShape[1])
 		legs[i].add(b, sd, H)
 	}
 	addFingers(s, b, arms)
-	return b, nil
+	return b
 }
 
 // pelvis returns the Hips position: on the symmetry plane just above the crotch
@@ -340,14 +451,15 @@ func cutAt(pl []vecmath.Vec3, l float64) []vecmath.Vec3 {
 }
 
 // fitArm places the clavicle, shoulder, elbow and wrist along an arm route (from
-// the torso's edge to the tip of the hand) at human proportions: upper arm 42%,
-// forearm 33%, hand 25% of the shoulder-to-fingertip length.
-func fitArm(s *shape, b *build, side int, route []vecmath.Vec3, neckY float64) {
-	// The shoulder joint is where the route leaves the torso, at the height the
-	// arm has a little farther out (the route may enter the torso high, near the
-	// neck, where the proposed skeleton branches).
+// the shoulder or the torso's edge to the tip of the hand) at human proportions:
+// upper arm 42%, forearm 33%, hand 25% of the shoulder-to-fingertip length.
+// A route from the body's slices starts at the shoulder joint.
+func fitArm(s *shape, b *build, side int, route []vecmath.Vec3, fromSlices bool) {
+	// The shoulder joint of a proposal's route is where it leaves the torso, at the
+	// height the arm has a little farther out (the route may enter the torso high,
+	// near the neck, where the proposed skeleton branches).
 	shoulder := route[0]
-	if p, _, ok := crossing(route, 0, s.mid+1.75*(shoulder[0]-s.mid)); ok {
+	if p, _, ok := crossing(route, 0, s.mid+1.75*(shoulder[0]-s.mid)); ok && !fromSlices {
 		shoulder[1] = math.Min(shoulder[1], p[1])
 	}
 	clav := vecmath.Vec3{s.mid + 0.35*(shoulder[0]-s.mid), shoulder[1], shoulder[2]}
@@ -376,8 +488,8 @@ func fitLeg(s *shape, side int, route []vecmath.Vec3, hips vecmath.Vec3, hw, y0,
 	if !ok || !onSide(knee) {
 		knee = hip.Lerp(ankle, 0.5)
 	}
-	knee = s.centre(knee, 0, 2)
-	ankle = s.centre(ankle, 0, 2)
+	knee = s.centreSide(knee, side)
+	ankle = s.centreSide(ankle, side)
 	out := math.Abs(knee[0] - s.mid)
 	if out > hw {
 		// Legs set outside the pelvis (a mech, a cartoon) hang from the top of
@@ -402,6 +514,22 @@ func fitLeg(s *shape, side int, route []vecmath.Vec3, hips vecmath.Vec3, hw, y0,
 	return l
 }
 
+// centreSide centres q across (x) in its inside run clipped at the symmetry plane
+// on the given side (legs pressed together form one run), then front to back.
+func (s *shape) centreSide(q vecmath.Vec3, side int) vecmath.Vec3 {
+	if lo, hi, ok := s.run(q, 0); ok {
+		if side > 0 {
+			lo = math.Max(lo, s.mid)
+		} else {
+			hi = math.Min(hi, s.mid)
+		}
+		if hi > lo {
+			q[0] = (lo + hi) / 2
+		}
+	}
+	return s.centre(q, 2)
+}
+
 // add adds the leg's joints under Hips; the toes only when the foot reaches
 // forward of the ankle.
 func (l leg) add(b *build, side int, H float64) {
@@ -410,7 +538,7 @@ func (l leg) add(b *build, side int, H float64) {
 	b.add(Side(side, Foot), Side(side, Leg), l.ankle, false)
 	if l.ball.Dist(l.ankle) > 0.01*H {
 		b.add(Side(side, ToeBase), Side(side, Foot), l.ball, false)
-		b.add(Side(side, ToeEnd), Side(side, ToeBase), l.tip, false)
+		b.add(Side(side, toeEnd), Side(side, ToeBase), l.tip, false)
 	}
 }
 

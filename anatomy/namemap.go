@@ -42,10 +42,10 @@ func init() {
 		}
 	}
 	addFingerNames()
-	for _, n := range []string{Hips, Spine, Spine1, Spine2, Neck, Head, HeadTopEnd} {
+	for _, n := range []string{Hips, Spine, Spine1, Spine2, Neck, Head, headTopEnd} {
 		addArtistName(strings.ToLower(n), n)
 	}
-	for _, n := range []string{Shoulder, Arm, ForeArm, Hand, UpLeg, Leg, Foot, ToeBase, ToeEnd} {
+	for _, n := range []string{Shoulder, Arm, ForeArm, Hand, UpLeg, Leg, Foot, ToeBase, toeEnd} {
 		addArtistName(strings.ToLower(Side(1, n)), Side(1, n))
 	}
 }
@@ -66,11 +66,11 @@ func addArtistName(k, v string) {
 // synthetic bipeds.
 func addFingerNames() {
 	clonk := map[string]string{"digit": "Thumb", "index": "Index", "middle": "Middle", "ring": "Ring", "small": "Pinky"}
-	for _, f := range Fingers {
+	for _, f := range fingerOrder {
 		lf := strings.ToLower(f)
-		addArtistName(lf+".l", FingerJoint(1, f, 1))
+		addArtistName(lf+".l", fingerJoint(1, f, 1))
 		for k := 1; k <= 4; k++ {
-			v := FingerJoint(1, f, k)
+			v := fingerJoint(1, f, k)
 			addArtistName(fmt.Sprintf("%s%d.l", lf, k), v)
 			if f != "Thumb" {
 				addArtistName(fmt.Sprintf("%sfinger%d.l", lf, k), v)
@@ -80,7 +80,7 @@ func addFingerNames() {
 	}
 	for c, f := range clonk {
 		for k := 1; k <= 3; k++ {
-			addArtistName(fmt.Sprintf("skeleton_hand_%s%d.l", c, k), FingerJoint(1, f, k))
+			addArtistName(fmt.Sprintf("skeleton_hand_%s%d.l", c, k), fingerJoint(1, f, k))
 		}
 	}
 	// rigkit's synthetic bipeds: finger_l_1 is the thumb, finger_l_2 the index
@@ -88,15 +88,15 @@ func addFingerNames() {
 	// finger_l_2_1 to the tip finger_l_2_end.
 	for n, f := range []string{"Thumb", "Index"} {
 		for k := 1; k <= 3; k++ {
-			addArtistName(fmt.Sprintf("finger_l_%d_%d", n+1, k), FingerJoint(1, f, k))
+			addArtistName(fmt.Sprintf("finger_l_%d_%d", n+1, k), fingerJoint(1, f, k))
 		}
-		addArtistName(fmt.Sprintf("finger_l_%d_end", n+1), FingerJoint(1, f, 4))
+		addArtistName(fmt.Sprintf("finger_l_%d_end", n+1), fingerJoint(1, f, 4))
 	}
 }
 
-// IsFinger reports whether a template joint name is a finger's (LeftHandIndex2).
-func IsFinger(name string) bool {
-	for _, f := range Fingers {
+// isFinger reports whether a template joint name is a finger's (LeftHandIndex2).
+func isFinger(name string) bool {
+	for _, f := range fingerOrder {
 		if strings.Contains(name, Hand+f) {
 			return true
 		}

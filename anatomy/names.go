@@ -35,34 +35,38 @@ func ParseKind(s string) (Kind, error) {
 // Humanoid joint names (Mixamo's, without the "mixamorig:" prefix). Side-dependent
 // names are built by Side.
 const (
-	Hips        = "Hips"
-	Spine       = "Spine"
-	Spine1      = "Spine1"
-	Spine2      = "Spine2"
-	Neck        = "Neck"
-	Head        = "Head"
-	HeadTopEnd  = "HeadTop_End"
-	Shoulder    = "Shoulder" // LeftShoulder, RightShoulder
-	Arm         = "Arm"
-	ForeArm     = "ForeArm"
-	Hand        = "Hand"
-	UpLeg       = "UpLeg"
-	Leg         = "Leg"
-	Foot        = "Foot"
-	ToeBase     = "ToeBase"
-	ToeEnd      = "Toe_End"
-	FrontUpLeg  = "FrontUpLeg" // quadruped
-	FrontLeg    = "FrontLeg"
-	FrontFoot   = "FrontFoot"
-	HindUpLeg   = "HindUpLeg"
-	HindLeg     = "HindLeg"
-	HindFoot    = "HindFoot"
-	WingArm     = "WingArm" // bird
-	WingForeArm = "WingForeArm"
-	WingHand    = "WingHand"
-	Fin         = "Fin" // fish: LeftFin, RightFin
-	DorsalFin   = "DorsalFin"
-	TailFin     = "TailFin"
+	Hips     = "Hips"
+	Spine    = "Spine"
+	Spine1   = "Spine1"
+	Spine2   = "Spine2"
+	Neck     = "Neck"
+	Head     = "Head"
+	Shoulder = "Shoulder" // LeftShoulder, RightShoulder
+	Arm      = "Arm"
+	ForeArm  = "ForeArm"
+	Hand     = "Hand"
+	UpLeg    = "UpLeg"
+	Leg      = "Leg"
+	Foot     = "Foot"
+	ToeBase  = "ToeBase"
+)
+
+// The end joints of the humanoid and the limb names of the other templates.
+const (
+	headTopEnd  = "HeadTop_End"
+	toeEnd      = "Toe_End"
+	frontUpLeg  = "FrontUpLeg" // quadruped
+	frontLeg    = "FrontLeg"
+	frontFoot   = "FrontFoot"
+	hindUpLeg   = "HindUpLeg"
+	hindLeg     = "HindLeg"
+	hindFoot    = "HindFoot"
+	wingArm     = "WingArm" // bird
+	wingForeArm = "WingForeArm"
+	wingHand    = "WingHand"
+	fin         = "Fin" // fish: LeftFin, RightFin
+	dorsalFin   = "DorsalFin"
+	tailFin     = "TailFin"
 )
 
 // Side prefixes a side-dependent name: Side(+1, "Arm") is "LeftArm" (+X is the
@@ -74,8 +78,8 @@ func Side(side int, name string) string {
 	return "Right" + name
 }
 
-// Numbered returns a numbered chain name: Numbered("Tail", 1) is "Tail1".
-func Numbered(base string, i int) string { return fmt.Sprintf("%s%d", base, i) }
+// numberedName returns a numbered chain name: numberedName("Tail", 1) is "Tail1".
+func numberedName(base string, i int) string { return fmt.Sprintf("%s%d", base, i) }
 
 // Generic names for kind Other: descriptive, numbered from 1.
 func genericSpine(i int) string   { return fmt.Sprintf("spine_%02d", i) }

@@ -66,9 +66,9 @@ func fitQuadruped(s *shape, t *tree) (*build, error) {
 			set[0], set[1] = set[1], set[0]
 		}
 		attach, top := Hips, hips
-		names := [3]string{HindUpLeg, HindLeg, HindFoot}
+		names := [3]string{hindUpLeg, hindLeg, hindFoot}
 		if i == 0 {
-			attach, top, names = Spine2, chest, [3]string{FrontUpLeg, FrontLeg, FrontFoot}
+			attach, top, names = Spine2, chest, [3]string{frontUpLeg, frontLeg, frontFoot}
 		}
 		for k, sd := range sides {
 			route := t.points(t.path(set[k], t.nearest(top)))
@@ -108,7 +108,7 @@ func tailRoute(s *shape, t *tree, hips vecmath.Vec3, leaf int) []vecmath.Vec3 {
 func addChain(b *build, parent, base string, route []vecmath.Vec3, spacing float64, centre bool) {
 	n := max(2, min(8, int(arcLength(route)/spacing+0.5)))
 	for k := 1; k <= n; k++ {
-		name := Numbered(base, k)
+		name := numberedName(base, k)
 		b.add(name, parent, atFraction(route, float64(k)/float64(n)), centre)
 		parent = name
 	}

@@ -17,28 +17,46 @@ type HumanoidFit struct {
 	Checks       Checks
 	Hits, Total  int // names of the body (not fingers)
 	Missed       []string
-	// FingerHits of FingerTotal finger joints placed lie within the tolerance of the
-	// artist's same-named joint; FingersPlaced counts the finger joints placed and
-	// ArtistFingers the artist's joints with a finger name.
+	fingerCounts
+	upAxes
+	Detection Detection
+}
+
+// fingerCounts measures a fit's fingers: FingerHits of FingerTotal finger joints
+// placed lie within the tolerance of the artist's same-named joint; FingersPlaced
+// counts the finger joints placed and ArtistFingers the artist's joints with a
+// finger name.
+type fingerCounts struct {
 	FingerHits, FingerTotal      int
 	FingersPlaced, ArtistFingers int
-	// UpAsStored and UpTurned are the up axes detected on the mesh as stored (Y-up)
-	// and turned Z-up, as Blender writes it; "" when not measured.
+}
+
+// upAxes are the up axes detected on the mesh as stored (Y-up) and turned Z-up, as
+// Blender writes it; "" when not measured.
+type upAxes struct {
 	UpAsStored, UpTurned string
+}
+
+// Detection is what an undirected fit of a file says: the kind, how sure it is,
+// and the reasons to doubt the rig (Report.Suspect).
+type Detection struct {
+	Kind       Kind
+	Confidence float64
+	Suspect    []string
 }
 
 // MeasureHumanoid checks a fitted skeleton and names it against the artist's,
 // with the 10%-of-height tolerance of the report.
 func MeasureHumanoid(name, source string, fitted *character.Skeleton, rep *Report, artist *character.Skeleton, height float64) HumanoidFit {
-	notFinger := func(n string) bool { return !IsFinger(n) }
+	notFinger := func(n string) bool { return !isFinger(n) }
 	h, n, missed := nameAccuracyOf(fitted, artist, 0.1*height, notFinger)
 	f := HumanoidFit{Name: name, Source: source, Kind: rep.Kind, Symmetry: rep.Symmetry,
 		Checks: Check(fitted, rep.Symmetry, height), Hits: h, Total: n, Missed: missed}
-	fh, fn, fmissed := nameAccuracyOf(fitted, artist, 0.1*height, IsFinger)
+	fh, fn, fmissed := nameAccuracyOf(fitted, artist, 0.1*height, isFinger)
 	f.FingerHits, f.FingerTotal, f.Missed = fh, fn, append(f.Missed, fmissed...)
-	f.FingersPlaced = countNames(fitted.Names, IsFinger)
+	f.FingersPlaced = countNames(fitted.Names, isFinger)
 	for m := range artistPositions(artist) {
-		f.ArtistFingers += b2i(IsFinger(m))
+		f.ArtistFingers += b2i(isFinger(m))
 	}
 	return f
 }
@@ -170,6 +188,8 @@ type KindReport struct {
 	files, right, zUp int
 	clean             int
 	zUpFiles          []string
+	// falseHumanoids are the files detected humanoid whose category is another.
+	falseHumanoids []string
 }
 
 // Add records one file's detection: its category, the report of an undirected
@@ -183,6 +203,9 @@ func (r *KindReport) Add(name, category string, rep *Report, ch Checks) {
 	r.confusion[fmt.Sprintf("%s → %s", want, rep.Kind)]++
 	r.right += b2i(want == rep.Kind)
 	r.clean += b2i(ch.Roots == 1 && len(ch.LimbOnLimb) == 0)
+	if rep.Kind == Humanoid && want != Humanoid {
+		r.falseHumanoids = append(r.falseHumanoids, fmt.Sprintf("%s (%s)", name, category))
+	}
 	if rep.Up == "z" {
 		r.zUp++
 		r.zUpFiles = append(r.zUpFiles, fmt.Sprintf("%s (%s, detected %s)", name, category, rep.Kind))
@@ -199,6 +222,9 @@ func (r *KindReport) Markdown() string {
 	}
 	if len(r.zUpFiles) > 0 {
 		fmt.Fprintf(&b, "\nDetected Z-up: %s.\n", strings.Join(r.zUpFiles, "; "))
+	}
+	if len(r.falseHumanoids) > 0 {
+		fmt.Fprintf(&b, "\nDetected humanoid, another kind by category (%d): %s.\n", len(r.falseHumanoids), strings.Join(r.falseHumanoids, "; "))
 	}
 	return b.String()
 }

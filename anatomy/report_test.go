@@ -72,9 +72,15 @@ func TestKindReport(t *testing.T) {
 // where the artist has some (misses).
 func TestFingerReport(t *testing.T) {
 	var rep anatomy.HumanoidReport
-	rep.Add(anatomy.HumanoidFit{Name: "both", Source: "s", Hits: 9, Total: 10, FingerHits: 3, FingerTotal: 4, FingersPlaced: 8, ArtistFingers: 6})
-	rep.Add(anatomy.HumanoidFit{Name: "placed", Source: "s", Hits: 5, Total: 5, FingersPlaced: 8})
-	rep.Add(anatomy.HumanoidFit{Name: "artist", Source: "s", Hits: 4, Total: 5, ArtistFingers: 6})
+	both := anatomy.HumanoidFit{Name: "both", Source: "s", Hits: 9, Total: 10}
+	both.FingerHits, both.FingerTotal, both.FingersPlaced, both.ArtistFingers = 3, 4, 8, 6
+	placed := anatomy.HumanoidFit{Name: "placed", Source: "s", Hits: 5, Total: 5}
+	placed.FingersPlaced = 8
+	artist := anatomy.HumanoidFit{Name: "artist", Source: "s", Hits: 4, Total: 5}
+	artist.ArtistFingers = 6
+	rep.Add(both)
+	rep.Add(placed)
+	rep.Add(artist)
 	md := rep.Markdown()
 	for _, want := range []string{
 		"body 18/20 = 0.900; fingers 3/4 = 0.750; all 21/24 = 0.875",

@@ -1,7 +1,9 @@
 package anatomy
 
 import (
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
@@ -11,7 +13,7 @@ import (
 // Symmetry is the mirror plane Fit found: its normal axis in the world ("x" or "z"
 // for a Y-up mesh, "x" or "y" for a Z-up one), its offset along that axis, and the
 // mean distance from the mirrored vertices to the surface as a share of the
-// height. Symmetric is Error < SymmetricError.
+// height. Symmetric is Error < symmetricError.
 type Symmetry struct {
 	Axis      string  `json:"axis"`
 	Offset    float64 `json:"offset"`
@@ -19,10 +21,10 @@ type Symmetry struct {
 	Symmetric bool    `json:"symmetric"`
 }
 
-// SymmetricError is the mirror error (share of the height) under which a mesh
+// symmetricError is the mirror error (share of the height) under which a mesh
 // counts as symmetric and its left and right joints are made mirror images.
 // Synthetic bipeds with their deliberate asymmetry measure up to about 0.016.
-const SymmetricError = 0.02
+const symmetricError = 0.02
 
 // turnedPreference is how much better the plane across canonical Z must mirror
 // than the one across X to be taken: characters face +Z by convention, and a
@@ -40,13 +42,29 @@ func mirrorDistances(m *character.Mesh, bvh *geom.BVH, f frame, c, height float6
 		return nil
 	}
 	stride := max(1, len(m.Positions)/symmetrySamples)
-	var out []float64
-	for i := 0; i < len(m.Positions); i += stride {
-		p := m.Positions[i]
-		d := p.Dot(f.left) - c
-		q := p.Sub(f.left.Scale(2 * d))
-		if hit, ok := bvh.Closest(q); ok {
-			out = append(out, hit.Dist/height)
+	n := (len(m.Positions) + stride - 1) / stride
+	dist := make([]float64, n) // -1: no surface found
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := w; k < n; k += workers {
+				p := m.Positions[k*stride]
+				q := p.Sub(f.left.Scale(2 * (p.Dot(f.left) - c)))
+				dist[k] = -1
+				if hit, ok := bvh.Closest(q); ok {
+					dist[k] = hit.Dist / height
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	out := dist[:0]
+	for _, d := range dist {
+		if d >= 0 {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -127,14 +145,20 @@ func bestPlane(m *character.Mesh, bvh *geom.BVH, f frame, lo, hi vecmath.Vec3) (
 // the vertex mean or median, refined, whichever mirrors best once the worst-mirrored
 // fifth of the vertices is left out (a held prop). Its Error is the mean over all
 // vertices, so a mesh holding a prop does not count as symmetric. It returns the
-// frame to use and the plane.
-func findSymmetry(m *character.Mesh, bvh *geom.BVH, s *shape) (frame, float64, Symmetry) {
+// frame to use and the plane. The plane across X is the view's when it was measured.
+func findSymmetry(m *character.Mesh, bvh *geom.BVH, v upView) (frame, float64, Symmetry) {
+	s := v.s
 	bestE := 2.0
 	var bestF frame
 	bestC := 0.0
 	for i, f := range []frame{s.f, s.f.turned()} {
-		lo, hi := bounds(projected(s.pts, s.f, f))
-		c, e := bestPlane(m, bvh, f, lo, hi)
+		var c, e float64
+		if i == 0 && v.planeErr >= 0 {
+			c, e = s.mid, v.planeErr
+		} else {
+			lo, hi := bounds(projected(s.pts, s.f, f))
+			c, e = bestPlane(m, bvh, f, lo, hi)
+		}
 		if i == 1 {
 			e /= turnedPreference
 		}
@@ -149,7 +173,7 @@ func findSymmetry(m *character.Mesh, bvh *geom.BVH, s *shape) (frame, float64, S
 		sign = -1
 	}
 	best.Offset = sign * bestC
-	best.Symmetric = best.Error < SymmetricError
+	best.Symmetric = best.Error < symmetricError
 	return bestF, bestC, best
 }
 

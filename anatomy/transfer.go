@@ -9,12 +9,12 @@ import (
 	"github.com/rigkit/rigkit/vecmath"
 )
 
-// NameTolerance is the farthest a skeleton joint may be from a fitted template joint,
+// nameTolerance is the farthest a skeleton joint may be from a fitted template joint,
 // as a share of the mesh's height, to take its name. The template's joints are
 // themselves within 0.1 of the artist's on 91.5% of the held-out humanoids' names;
 // at 0.075 the model's named joints keep that accuracy (docs/anatomy.md), where 0.1
 // names 18% more joints but only 84% of them within 0.1 of the artist's.
-const NameTolerance = 0.075
+const nameTolerance = 0.075
 
 // Naming says how a free-form skeleton (the model's) was named from the fitted
 // template of the same mesh (NameFromTemplate).
@@ -80,7 +80,7 @@ func (n *Named) Skin(skin *character.Skin) *character.Skin {
 //
 //   - match: template and skeleton joints are paired one to one by least summed
 //     distance (the Hungarian method), an unmatched template joint costing
-//     NameTolerance of the height, so that no pair is farther apart than that;
+//     nameTolerance of the height, so that no pair is farther apart than that;
 //   - root: the skeleton is re-rooted at the joint matched to the template's root
 //     (its parent chain reversed; positions do not move); when none is, a joint is
 //     added at the template's root, weightless, and the skeleton, re-rooted at its
@@ -108,7 +108,7 @@ func NameFromTemplate(sk, fitted *character.Skeleton, m *character.Mesh, up stri
 	if !(h > 0) || math.IsInf(h, 0) {
 		return nil, errors.New("anatomy: name skeleton: the mesh has no height")
 	}
-	n := &naming{sk: sk, tpl: fitted, pos: sk.Positions(), tol: NameTolerance * h}
+	n := &naming{sk: sk, tpl: fitted, pos: sk.Positions(), tol: nameTolerance * h}
 	n.match()
 	n.reroot()
 	n.keepHierarchy()

@@ -7,7 +7,7 @@ import (
 )
 
 // quat is a rotation (x, y, z, w), the glTF order, with the operations this package
-// needs (character.Quat carries no arithmetic).
+// needs (vecmath.Quat carries no arithmetic).
 type quat = vecmath.Quat
 
 var identity = quat{0, 0, 0, 1}

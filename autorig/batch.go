@@ -96,9 +96,11 @@ type Scorer func(c *character.Character) (score float64, details any, err error)
 
 // AssetReport is the JSON written to DIR/<name>.json for one input.
 type AssetReport struct {
-	Input  string `json:"input"`
-	Name   string `json:"name"`
-	Status string `json:"status"` // "ok" or "failed"
+	Input string `json:"input"`
+	Name  string `json:"name"`
+	// Status is "ok", "suspect" (written, but the anatomical skeleton fails its own
+	// checks: the reasons are in rig.anatomy.suspect) or "failed".
+	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	Output string `json:"output,omitempty"`
 	AssetSize
@@ -175,6 +177,10 @@ type BatchSummary struct {
 	Failed   int            `json:"failed"`
 	Methods  map[string]int `json:"methods"` // rigs per method
 	Failures []string       `json:"failures,omitempty"`
+	// Suspect counts the rigs written whose anatomical skeleton fails its own
+	// checks (status "suspect"; they count in Done too).
+	Suspect      int      `json:"suspect"`
+	SuspectFiles []string `json:"suspect_files,omitempty"`
 	// SkippedFiles are the files of input folders that are not meshes rigkit reads,
 	// with the reason (the same list in every shard).
 	SkippedFiles []dataset.SkippedInput `json:"skipped_files,omitempty"`
@@ -247,7 +253,7 @@ func Finished(dir, name string) bool {
 	var r struct {
 		Status string `json:"status"`
 	}
-	if json.Unmarshal(data, &r) != nil || r.Status != "ok" {
+	if json.Unmarshal(data, &r) != nil || (r.Status != "ok" && r.Status != "suspect") {
 		return false
 	}
 	_, err = os.Stat(filepath.Join(dir, name+".glb"))
@@ -313,9 +319,16 @@ func (b *Batch) Run() (*BatchSummary, error) {
 			for it := range jobs {
 				rep := b.rigItem(it)
 				mu.Lock()
-				if rep.Status == "ok" {
+				if rep.Status == "ok" || rep.Status == "suspect" {
 					sum.Done++
 					sum.Methods[rep.Info.Method]++
+					if rep.Status == "suspect" {
+						sum.Suspect++
+						sum.SuspectFiles = append(sum.SuspectFiles, it.Path)
+						if b.Log != nil {
+							fmt.Fprintf(b.Log, "rig auto: suspect: %s: %s\n", it.Path, strings.Join(rep.Info.Anatomy.Suspect, "; "))
+						}
+					}
 				} else {
 					sum.Failed++
 					sum.Failures = append(sum.Failures, it.Path+": "+rep.Error)
@@ -335,6 +348,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	wg.Wait()
 	bar.Finish()
 	sort.Strings(sum.Failures)
+	sort.Strings(sum.SuspectFiles)
 	sum.WallS = time.Since(start).Seconds()
 	data, _ := json.MarshalIndent(sum, "", "  ")
 	if err := b.IO.WriteFile(filepath.Join(b.OutDir, summaryFile), append(data, '\n')); err != nil {
@@ -355,7 +369,7 @@ func (b *Batch) one(it dataset.BatchItem) (rep *AssetReport) {
 		}
 		rep.TimingsMS["total"] = ms(time.Since(t0))
 		rep.Finished = time.Now().UTC()
-		if rep.Status != "ok" {
+		if rep.Status == "failed" {
 			// The failure report is best effort: the summary and the log list the
 			// failure anyway, and say when its report could not be written.
 			data, _ := json.MarshalIndent(rep, "", "  ")
@@ -413,6 +427,9 @@ func (b *Batch) one(it dataset.BatchItem) (rep *AssetReport) {
 	}
 	lap("write", t)
 	rep.Status, rep.Output = "ok", out
+	if rep.Info != nil && rep.Info.Anatomy != nil && rep.Info.Anatomy.Status == "suspect" {
+		rep.Status = "suspect"
+	}
 	rep.TimingsMS["total"] = ms(time.Since(t0))
 	rep.Finished = time.Now().UTC()
 	data, err := json.MarshalIndent(rep, "", "  ")

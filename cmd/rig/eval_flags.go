@@ -133,8 +133,22 @@ func (o *tokenizerEval) load() (*skincodec.SkinTokenizer, skincodec.Options, [4]
 // anatomyEval holds the anatomy task's flags.
 type anatomyEval struct {
 	KindReport bool
+	// Stress lists the stress variants to fit the humanoids under
+	// (eval.StressFits); "" fits them as stored.
+	Stress string
 }
 
 func (o *anatomyEval) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.KindReport, "kind-report", false, "anatomy task: detect the kind and up axis of every file against the manifest's categories instead of the humanoid report")
+	fs.StringVar(&o.Stress, "stress", "", "anatomy task: fit the humanoids under these stress variants (comma-separated: none, legs, apose, armsdown, fused and their + combinations; all: none and every variant of the report)")
+}
+
+// stressVariants parses --stress and rig stress's --variant (eval.StressVariants);
+// an unknown variant is a usage error.
+func stressVariants(list string) ([]string, error) {
+	v, err := eval.StressVariants(list)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --stress: %v", errUsage, err)
+	}
+	return v, nil
 }

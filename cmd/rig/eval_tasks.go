@@ -185,8 +185,9 @@ func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
 	return nil
 }
 
-// evalAnatomy is the anatomy task: the humanoid report, the kind report
-// (--kind-report) or the model's skeletons named (--method model[=CKPT]).
+// evalAnatomy is the anatomy task: the humanoid report, the stress report
+// (--stress), the kind report (--kind-report) or the model's skeletons named
+// (--method model[=CKPT]).
 func evalAnatomy(cfg evalConfig, stdout io.Writer) error {
 	var md string
 	var faults []string
@@ -200,6 +201,16 @@ func evalAnatomy(cfg evalConfig, stdout io.Writer) error {
 			return err
 		}
 		md, faults = rep.Markdown(), rep.Faults()
+	} else if cfg.Task.Anatomy.Stress != "" {
+		variants, err := stressVariants(cfg.Task.Anatomy.Stress)
+		if err != nil {
+			return err
+		}
+		rep, err := eval.StressFits(cfg.Files, variants, cfg.Progress)
+		if err != nil {
+			return err
+		}
+		md = rep.Markdown()
 	} else if cfg.Task.Anatomy.KindReport {
 		rep, err := eval.Kinds(cfg.Files, cfg.Progress)
 		if err != nil {

@@ -60,6 +60,7 @@ var layers = map[string]int{
 	// Anatomical skeletons and animation clips over the character model and geometry;
 	// real-world test scenes over the synthetic characters.
 	"anatomy":           20,
+	"anatomy/stress":    25,
 	"animation":         20,
 	"internal/fixtures": 20,
 	// Skinning methods and rewards over the geometry.

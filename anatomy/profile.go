@@ -1,0 +1,300 @@
+package anatomy
+
+import (
+	"errors"
+	"math"
+	"runtime"
+	"sort"
+
+	"github.com/rigkit/rigkit/vecmath"
+
+	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
+)
+
+// profile is the body cut into horizontal slices of a voxel grid in the canonical
+// frame: per slice and column across (x), how many cells front to back (z) are
+// solid, and where they lie. Legs and hanging arms are found in it from the shape
+// alone, where the proposed skeleton's topology cannot tell them apart (legs
+// pressed together, arms against the hips, one fused surface).
+type profile struct {
+	g      *geom.VoxelGrid
+	w      [][]int     // [y][x]: solid cells across z
+	zsum   [][]float64 // [y][x]: sum of their canonical z
+	planeX [2]int      // the columns either side of the symmetry plane
+	cell   float64
+}
+
+// profileCells is the grid's resolution along the height.
+const profileCells = 96
+
+// newProfile voxelizes the shape (surface and interior cells are solid, so parts
+// touching within a cell merge, as they do in a fused mesh).
+func newProfile(s *shape) *profile {
+	m := &character.Mesh{Positions: s.pts, Triangles: s.tris}
+	ext := s.hi.Sub(s.lo)
+	res := int(math.Ceil(profileCells * math.Max(ext[0], math.Max(ext[1], ext[2])) / math.Max(ext[1], 1e-12)))
+	g, _ := geom.VoxelizeBox(m, s.lo, s.hi, res, 600_000, runtime.GOMAXPROCS(0))
+	p := &profile{g: g, cell: g.Size, w: make([][]int, g.N[1]), zsum: make([][]float64, g.N[1])}
+	for y := range p.w {
+		p.w[y] = make([]int, g.N[0])
+		p.zsum[y] = make([]float64, g.N[0])
+	}
+	for z := 0; z < g.N[2]; z++ {
+		for y := 0; y < g.N[1]; y++ {
+			for x := 0; x < g.N[0]; x++ {
+				if i := g.Cell(x, y, z); g.Occ[i] {
+					p.w[y][x]++
+					p.zsum[y][x] += g.Center(i)[2]
+				}
+			}
+		}
+	}
+	x0 := g.AxisCell(s.mid, 0)
+	if g.Center(g.Cell(x0, 0, 0))[0] > s.mid {
+		x0--
+	}
+	p.planeX = [2]int{max(x0, 0), min(x0+1, g.N[0]-1)}
+	return p
+}
+
+// levelY is the canonical height of slice y's centre.
+func (p *profile) levelY(y int) float64 { return p.g.Center(p.g.Cell(0, y, 0))[1] }
+
+// levelOf is the slice holding height h.
+func (p *profile) levelOf(h float64) int { return p.g.AxisCell(h, 1) }
+
+// columnX is the canonical x of column x's centre.
+func (p *profile) columnX(x int) float64 { return p.g.Center(p.g.Cell(x, 0, 0))[0] }
+
+// hump is a run of solid columns on one side of the plane: its columns [a, b]
+// (a nearer the plane) and its centre.
+type hump struct {
+	a, b   int
+	centre vecmath.Vec3
+	width  int // solid cells summed over the columns
+}
+
+// humps returns the runs of columns on side sd (+1 left, -1 right) of slice y,
+// from the plane outward. A run ends at an empty column or at a valley: a column
+// at most 3/4 of the run's peak followed by one at least 4/3 of it and 0.4 of the
+// peak (an arm pressed against the torso, a hand against a thigh).
+func (p *profile) humps(y, sd int) []hump {
+	row := p.w[y]
+	x := p.planeX[0]
+	if sd > 0 {
+		x = p.planeX[1]
+	}
+	var out []hump
+	var cur *hump
+	peak, valley := 0, -1
+	flush := func(end int) {
+		if cur != nil {
+			cur.b = end
+			out = append(out, p.finish(y, *cur, sd))
+			cur, peak, valley = nil, 0, -1
+		}
+	}
+	for ; x >= 0 && x < len(row); x += sd {
+		n := row[x]
+		switch {
+		case n == 0:
+			flush(x - sd)
+		case cur == nil:
+			cur, peak = &hump{a: x}, n
+		case valley >= 0 && 3*n >= 4*row[valley] && 5*n >= 2*peak:
+			v := valley
+			flush(v)
+			cur, peak = &hump{a: v + sd}, n
+		case n > peak:
+			peak, valley = n, -1
+		case 4*n <= 3*peak && (valley < 0 || n < row[valley]):
+			valley = x
+		}
+	}
+	flush(x - sd)
+	return out
+}
+
+// finish computes a hump's centre: the columns' x weighted by their solid cells,
+// and the mean z of those cells.
+func (p *profile) finish(y int, h hump, sd int) hump {
+	sx, sz, n := 0.0, 0.0, 0
+	for x := h.a; ; x += sd {
+		sx += float64(p.w[y][x]) * p.columnX(x)
+		sz += p.zsum[y][x]
+		n += p.w[y][x]
+		if x == h.b {
+			break
+		}
+	}
+	h.width = n
+	if n > 0 {
+		h.centre = vecmath.Vec3{sx / float64(n), p.levelY(y), sz / float64(n)}
+	}
+	return h
+}
+
+// splitRatio is the solid depth at the plane over the smaller of the deepest
+// columns within reach on either side: 0 where the legs stand apart, small where
+// they touch, about 1 through the pelvis. ok is false when a side is empty.
+func (p *profile) splitRatio(y, reach int) (float64, bool) {
+	row := p.w[y]
+	c := min(row[p.planeX[0]], row[p.planeX[1]])
+	var side [2]int
+	for k := 1; k <= reach; k++ {
+		if x := p.planeX[1] + k; x < len(row) {
+			side[0] = max(side[0], row[x])
+		}
+		if x := p.planeX[0] - k; x >= 0 {
+			side[1] = max(side[1], row[x])
+		}
+	}
+	if side[0] == 0 || side[1] == 0 {
+		return 0, false
+	}
+	return float64(c) / float64(min(side[0], side[1])), true
+}
+
+// legShape is what the profile says of a pair of legs: the crotch height and each
+// leg's axis, from the bottom up to the crotch ([0] left, [1] right).
+type legShape struct {
+	crotch float64
+	routes [2][]vecmath.Vec3
+}
+
+// findLegs finds the crotch, going up from the bottom: the first slice, after legs
+// split at the plane for at least 8% of the height, where the depth at the plane
+// is back to most of the legs' (the pelvis). Split means the plane's depth is under
+// half the legs' (apart, or touching along a narrow line). Each leg's axis is the
+// centre of the hump next to the plane on its side, slice by slice.
+func (p *profile) findLegs(s *shape) (legShape, error) {
+	H := s.height()
+	reach := int(math.Ceil(0.2 * H / p.cell))
+	y0, y1 := p.levelOf(s.lo[1]+0.02*H), p.levelOf(s.lo[1]+0.75*H)
+	split, top := 0, -1
+	for y := y0; y <= y1 && top < 0; y++ {
+		r, ok := p.splitRatio(y, reach)
+		switch {
+		case ok && r < 0.5:
+			split++
+		case split > 0 && float64(split)*p.cell >= 0.08*H && (!ok || r >= 0.75):
+			top = y
+		}
+	}
+	if top < 0 {
+		return legShape{}, errors.New("no two legs: the body does not split at the symmetry plane low down")
+	}
+	ls := legShape{crotch: p.levelY(top) - p.cell/2}
+	for i, sd := range sides {
+		for y := p.levelOf(s.lo[1]); y < top; y++ {
+			if hs := p.humps(y, sd); len(hs) > 0 && hs[0].width > 0 {
+				ls.routes[i] = append(ls.routes[i], hs[0].centre)
+			}
+		}
+		if len(ls.routes[i]) < 2 {
+			return legShape{}, errors.New("no two legs: a side has no leg below the crotch")
+		}
+	}
+	return ls, nil
+}
+
+// findHangingArms finds arms that hang or slant down beside the body: on each
+// side, the slices where a second hump lies outside the torso's (or the leg's),
+// from the highest such slice (the armpit), above the hips, down while they
+// continue, at most maxArmDrop. Each route runs from the shoulder (5% of the height
+// above the armpit, at the arm's x) to the arm's lowest slice, the fingertips.
+func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]vecmath.Vec3, error) {
+	H := s.height()
+	var arms [2][]vecmath.Vec3
+	lo, hi := p.levelOf(crotch-0.3*H), p.levelOf(s.lo[1]+0.9*H)
+	for i, sd := range sides {
+		route := p.armRun(lo, hi, sd, int(0.06*H/p.cell), 0.15*H)
+		// An armpit at or below the hips (5% of the height above the crotch) is
+		// no arm's (a pillar under a lintel), nor a run longer than maxArmDrop (a
+		// post).
+		if len(route) < 2 || route[0][1] <= crotch+0.05*H || route[0][1]-route[len(route)-1][1] > maxArmDrop*H {
+			continue
+		}
+		route = medianAcross(route, 3)
+		arms[i] = append([]vecmath.Vec3{shoulderAbove(route, math.Min(route[0][1]+0.05*H, s.hi[1]))}, route...)
+	}
+	// On a mirror-symmetric mesh an arm found on one side stands for both (the
+	// other pressed into the body over its whole length).
+	for i := range sides {
+		if arms[i] == nil && arms[1-i] != nil && s.symmetric {
+			for _, q := range arms[1-i] {
+				arms[i] = append(arms[i], s.mirror(q))
+			}
+		}
+	}
+	if arms[0] == nil || arms[1] == nil {
+		return arms, errors.New("no arm hangs beside the body")
+	}
+	return arms, nil
+}
+
+// maxArmDrop is the longest drop, as a share of the height, of a hanging arm from
+// armpit to fingertips (a human's is about 0.35).
+const maxArmDrop = 0.6
+
+// armRun returns the highest run of slices, from hi down to lo, with a second
+// hump on side sd (the outermost one is the arm) that reaches down minLen or more
+// (gaps of up to maxGap slices bridged, where the arm presses into the torso): the
+// humps' centres from the top down. A shorter run higher up (an ear, a horn) is
+// passed over.
+func (p *profile) armRun(lo, hi, sd, maxGap int, minLen float64) []vecmath.Vec3 {
+	var cur []vecmath.Vec3
+	gapped := 0
+	long := func() bool { return len(cur) > 1 && cur[0][1]-cur[len(cur)-1][1] >= minLen }
+	for y := hi; y >= lo; y-- {
+		hs := p.humps(y, sd)
+		// A hump far across from the last slice's is another part (a thigh
+		// beside the hand's end), not the arm going on.
+		if len(hs) >= 2 && len(cur) > 0 && math.Abs(hs[len(hs)-1].centre[0]-cur[len(cur)-1][0]) > 0.5*minLen {
+			hs = nil
+		}
+		if len(hs) < 2 {
+			if gapped++; len(cur) > 0 && gapped > maxGap {
+				if long() {
+					return cur
+				}
+				cur = nil
+			}
+			continue
+		}
+		gapped = 0
+		cur = append(cur, hs[len(hs)-1].centre)
+	}
+	if long() {
+		return cur
+	}
+	return nil
+}
+
+// shoulderAbove extends an arm route (from the armpit down) up to height y along
+// the line through its top fifth: a slanting arm's shoulder joint lies inward of
+// its highest slice.
+func shoulderAbove(route []vecmath.Vec3, y float64) vecmath.Vec3 {
+	a, b := route[0], route[max(1, len(route)/5)]
+	if b[1] >= a[1] {
+		return vecmath.Vec3{a[0], y, a[2]}
+	}
+	return a.Add(a.Sub(b).Scale((y - a[1]) / (a[1] - b[1])))
+}
+
+// medianAcross replaces each point's x and z by their medians over the points
+// within k of it: a prop held out from the hand widens a few slices only.
+func medianAcross(route []vecmath.Vec3, k int) []vecmath.Vec3 {
+	out := make([]vecmath.Vec3, len(route))
+	for i := range route {
+		var xs, zs []float64
+		for j := max(0, i-k); j <= min(len(route)-1, i+k); j++ {
+			xs, zs = append(xs, route[j][0]), append(zs, route[j][2])
+		}
+		sort.Float64s(xs)
+		sort.Float64s(zs)
+		out[i] = vecmath.Vec3{xs[len(xs)/2], route[i][1], zs[len(zs)/2]}
+	}
+	return out
+}

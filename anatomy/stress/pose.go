@@ -1,0 +1,203 @@
+package stress
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rigkit/rigkit/vecmath"
+
+	"github.com/rigkit/rigkit/anatomy"
+	"github.com/rigkit/rigkit/character"
+)
+
+// overlap is how far past the contact (share of the height) a pressed limb goes,
+// so that the surfaces meet rather than leave a hair's gap the voxels of a fit
+// still resolve.
+const overlap = 0.002
+
+// maxSamples caps the vertices a contact search turns per step.
+const maxSamples = 3000
+
+// pressLegs turns each upper leg about the forward axis through its hip joint until
+// the lower three quarters of the leg reach the mirror plane: the legs touch.
+func pressLegs(c *character.Character) error {
+	b, err := newBody(c)
+	if err != nil {
+		return err
+	}
+	turns := map[int]vecmath.Mat4{}
+	for _, sd := range []int{1, -1} {
+		j := b.joint[anatomy.Side(sd, anatomy.UpLeg)]
+		pivot := c.Skeleton.Position(j)
+		reach := pivot.Dot(b.up) - 0.2*(pivot.Dot(b.up)-b.floor)
+		var pts []vecmath.Vec3
+		for _, v := range b.vertices(j) {
+			if p := c.Mesh.Positions[v]; p.Dot(b.up) < reach {
+				pts = append(pts, p)
+			}
+		}
+		if len(pts) == 0 {
+			return fmt.Errorf("no vertices on the %s leg", anatomy.Side(sd, "leg"))
+		}
+		pts = thin(pts)
+		s := b.sideOf(pivot)
+		dir := b.towardPlane(pivot, centroid(pts))
+		gap := func(a float64) float64 {
+			t, g := b.turn(pivot, dir*a), math.Inf(1)
+			for _, p := range pts {
+				g = math.Min(g, s*(t.Point(p).Dot(b.side)-b.mid))
+			}
+			return g
+		}
+		a := solveDecreasing(gap, -overlap*b.height(), 40*math.Pi/180)
+		turns[j] = b.turn(pivot, dir*a)
+	}
+	b.pose(turns)
+	return nil
+}
+
+// lowerArms turns each upper arm about the forward axis through its shoulder joint
+// to 45° below horizontal (the line from the shoulder to the arm's centroid), and
+// with untilContact on down in degree steps until the forearm or hand meets the
+// body beside it (or the arm hangs 88° down).
+func lowerArms(c *character.Character, untilContact bool) error {
+	b, err := newBody(c)
+	if err != nil {
+		return err
+	}
+	arms := map[int][]int{}
+	for _, sd := range []int{1, -1} {
+		j, ok := b.joint[anatomy.Side(sd, anatomy.Arm)]
+		if !ok {
+			return fmt.Errorf("no artist joint named as the %s", anatomy.Side(sd, anatomy.Arm))
+		}
+		if arms[j] = b.vertices(j); len(arms[j]) == 0 {
+			return fmt.Errorf("no vertices on the %s", anatomy.Side(sd, anatomy.Arm))
+		}
+	}
+	turns := map[int]vecmath.Mat4{}
+	for j, vs := range arms {
+		pivot := c.Skeleton.Position(j)
+		pts := make([]vecmath.Vec3, len(vs))
+		for i, v := range vs {
+			pts[i] = c.Mesh.Positions[v]
+		}
+		ctr := centroid(pts)
+		d := ctr.Sub(pivot)
+		elev := math.Atan2(d.Dot(b.up), math.Abs(d.Dot(b.side)))
+		dir := 1.0
+		if b.turn(pivot, 0.01).Point(ctr).Dot(b.up) > ctr.Dot(b.up) {
+			dir = -1
+		}
+		a := elev + math.Pi/4
+		if untilContact {
+			a = b.untilContact(pivot, dir, a, elev+88*math.Pi/180, farPart(pts, pivot), arms)
+		}
+		turns[j] = b.turn(pivot, dir*a)
+	}
+	b.pose(turns)
+	return nil
+}
+
+// untilContact turns pts about pivot (dir·angle) from angle a0 in degree steps up to
+// a1 and returns the first angle at which one of them lies within the body's
+// outline beside it: in a band of 1% of the height, no farther out than the body's
+// outermost vertex on that side and between its front and back. The body is every
+// vertex not on an arm.
+func (b *body) untilContact(pivot vecmath.Vec3, dir, a0, a1 float64, pts []vecmath.Vec3, arms map[int][]int) float64 {
+	const bands = 100
+	H := b.height()
+	s := b.sideOf(pivot)
+	onArm := make([]bool, len(b.c.Mesh.Positions))
+	for _, vs := range arms {
+		for _, v := range vs {
+			onArm[v] = true
+		}
+	}
+	out := make([]float64, bands)
+	front, back := make([]float64, bands), make([]float64, bands)
+	for k := range out {
+		out[k], front[k], back[k] = math.Inf(-1), math.Inf(-1), math.Inf(1)
+	}
+	band := func(p vecmath.Vec3) int {
+		return min(bands-1, max(0, int((p.Dot(b.up)-b.floor)/H*bands)))
+	}
+	for v, p := range b.c.Mesh.Positions {
+		if off := s * (p.Dot(b.side) - b.mid); !onArm[v] && off > 0 {
+			k := band(p)
+			out[k] = math.Max(out[k], off)
+			front[k], back[k] = math.Max(front[k], p.Dot(b.fwd)), math.Min(back[k], p.Dot(b.fwd))
+		}
+	}
+	step := math.Pi / 180
+	for a := a0; a < a1; a += step {
+		t := b.turn(pivot, dir*a)
+		for _, p := range pts {
+			q := t.Point(p)
+			k := band(q)
+			f := q.Dot(b.fwd)
+			if s*(q.Dot(b.side)-b.mid) <= out[k]+overlap*H && f <= front[k] && f >= back[k] {
+				return a
+			}
+		}
+	}
+	return a1
+}
+
+// farPart keeps the points beyond 35% of the farthest one's distance from pivot
+// (the forearm and hand; the armpit touches the torso in any pose), thinned.
+func farPart(pts []vecmath.Vec3, pivot vecmath.Vec3) []vecmath.Vec3 {
+	far := 0.0
+	for _, p := range pts {
+		far = math.Max(far, p.Dist(pivot))
+	}
+	var out []vecmath.Vec3
+	for _, p := range pts {
+		if p.Dist(pivot) > 0.35*far {
+			out = append(out, p)
+		}
+	}
+	return thin(out)
+}
+
+// solveDecreasing returns the angle in [0, hi] where the decreasing function f
+// reaches target (0 when f(0) is already there, hi when f never gets there).
+func solveDecreasing(f func(float64) float64, target, hi float64) float64 {
+	if f(0) <= target {
+		return 0
+	}
+	if f(hi) > target {
+		return hi
+	}
+	lo := 0.0
+	for k := 0; k < 30; k++ {
+		m := (lo + hi) / 2
+		if f(m) > target {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
+}
+
+// thin keeps at most maxSamples points, evenly strided.
+func thin(pts []vecmath.Vec3) []vecmath.Vec3 {
+	if len(pts) <= maxSamples {
+		return pts
+	}
+	stride := (len(pts) + maxSamples - 1) / maxSamples
+	out := make([]vecmath.Vec3, 0, maxSamples)
+	for i := 0; i < len(pts); i += stride {
+		out = append(out, pts[i])
+	}
+	return out
+}
+
+func centroid(pts []vecmath.Vec3) vecmath.Vec3 {
+	var c vecmath.Vec3
+	for _, p := range pts {
+		c = c.Add(p)
+	}
+	return c.Scale(1 / float64(len(pts)))
+}

@@ -1,0 +1,165 @@
+package stress
+
+import (
+	"math"
+	"testing"
+
+	"github.com/rigkit/rigkit/vecmath"
+
+	"github.com/rigkit/rigkit/anatomy"
+	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/synth"
+)
+
+func biped(t *testing.T) *character.Character {
+	t.Helper()
+	c, err := synth.Generate("biped", 3, synth.Options{TargetVertices: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// legGap is the smallest distance across the mirror plane between the lower three
+// quarters of the two legs, over the height (negative: they overlap).
+func legGap(t *testing.T, c *character.Character) float64 {
+	t.Helper()
+	b, err := newBody(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gap := 0.0
+	for _, sd := range []int{1, -1} {
+		j := b.joint[anatomy.Side(sd, anatomy.UpLeg)]
+		pivot := c.Skeleton.Position(j)
+		reach := pivot.Dot(b.up) - 0.2*(pivot.Dot(b.up)-b.floor)
+		g := math.Inf(1)
+		for _, v := range b.vertices(j) {
+			if p := c.Mesh.Positions[v]; p.Dot(b.up) < reach {
+				g = math.Min(g, b.sideOf(pivot)*(p.Dot(b.side)-b.mid))
+			}
+		}
+		gap += g
+	}
+	return gap / b.height()
+}
+
+// armElevation is the angle of the left upper arm's centroid below (negative) or
+// above its shoulder joint, in degrees.
+func armElevation(t *testing.T, c *character.Character) float64 {
+	t.Helper()
+	b, err := newBody(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := b.joint[anatomy.Side(1, anatomy.Arm)]
+	var pts []vecmath.Vec3
+	for _, v := range b.vertices(j) {
+		pts = append(pts, c.Mesh.Positions[v])
+	}
+	d := centroid(pts).Sub(c.Skeleton.Position(j))
+	return math.Atan2(d.Dot(b.up), math.Abs(d.Dot(b.side))) * 180 / math.Pi
+}
+
+func TestPoses(t *testing.T) {
+	base := biped(t)
+	before := legGap(t, base)
+	if before < 0.01 {
+		t.Fatalf("the synthetic biped's legs are already together (gap %.4f): the test needs them apart", before)
+	}
+	for _, tc := range []struct {
+		v              Variant
+		legsTogether   bool
+		elevLo, elevHi float64
+	}{
+		{"legs", true, -90, 90},
+		{"apose", false, -47, -43},
+		{"armsdown", false, -89, -46},
+		{"legs+apose", true, -47, -43},
+	} {
+		t.Run(string(tc.v), func(t *testing.T) {
+			c, err := Apply(base, tc.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := legGap(t, c); tc.legsTogether != (g < 0.001) {
+				t.Errorf("leg gap %.4f of the height (before %.4f), want together=%v", g, before, tc.legsTogether)
+			}
+			if e := armElevation(t, c); e < tc.elevLo || e > tc.elevHi {
+				t.Errorf("arm elevation %.1f°, want in [%g, %g]", e, tc.elevLo, tc.elevHi)
+			}
+			// The skeleton moves with the mesh: every joint's skinned vertices
+			// stay as near to it as before.
+			if d0, d1 := jointSpread(base), jointSpread(c); d1 > d0*1.05+1e-9 {
+				t.Errorf("mean vertex-to-dominant-joint distance grew from %.4f to %.4f", d0, d1)
+			}
+		})
+	}
+}
+
+// jointSpread is the mean distance from each vertex to its heaviest joint.
+func jointSpread(c *character.Character) float64 {
+	sum := 0.0
+	for v, ws := range c.Skin.Weights {
+		best, j := 0.0, -1
+		for _, w := range ws {
+			if w.Weight > best {
+				best, j = w.Weight, w.Joint
+			}
+		}
+		if j >= 0 {
+			sum += c.Mesh.Positions[v].Dist(c.Skeleton.Position(j))
+		}
+	}
+	return sum / float64(len(c.Mesh.Positions))
+}
+
+func TestFuseIsClosedAndOutward(t *testing.T) {
+	c, err := Apply(biped(t), "fused+legs+armsdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &c.Mesh
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Skin.Validate(len(m.Positions), c.Skeleton.NumJoints(), 1e-6); err != nil {
+		t.Fatal(err)
+	}
+	// Closed and consistently wound: every directed edge has its reverse.
+	edges := map[[2]int]int{}
+	for _, tr := range m.Triangles {
+		for k := 0; k < 3; k++ {
+			edges[[2]int{tr[k], tr[(k+1)%3]}]++
+		}
+	}
+	for e, n := range edges {
+		if edges[[2]int{e[1], e[0]}] != n {
+			t.Fatalf("edge %v used %d times, its reverse %d: the surface is not closed", e, n, edges[[2]int{e[1], e[0]}])
+		}
+	}
+	// Facing out: the hips lie inside by winding number.
+	wn := geom.NewWindingNumber(m)
+	b, err := newBody(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{anatomy.Side(1, anatomy.UpLeg), anatomy.Side(-1, anatomy.UpLeg), anatomy.Side(1, anatomy.Arm)} {
+		if w := wn.At(c.Skeleton.Position(b.joint[n])); w < 0.5 {
+			t.Errorf("winding number at %s is %.2f: the surface faces in", n, w)
+		}
+	}
+	t.Logf("fused: %d vertices, %d triangles", len(m.Positions), len(m.Triangles))
+}
+
+func TestParseVariant(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{{"legs", true}, {"fused+legs+armsdown", true}, {"legs+tail", false}, {"", false}} {
+		if _, err := ParseVariant(tc.in); (err == nil) != tc.ok {
+			t.Errorf("ParseVariant(%q) error %v, want ok=%v", tc.in, err, tc.ok)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package anatomy
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// suspectConfidence caps the confidence of a rig that fails its own checks: a
+// detection is not sure when the skeleton it led to does not fit the mesh.
+const suspectConfidence = 0.5
+
+// otherConfidence caps the confidence of kind Other: it is what is left when no
+// template fits, never a positive finding.
+const otherConfidence = 0.6
+
+// suspicions checks a fitted skeleton (canonical frame) against the mesh it was
+// fitted to and returns why it is doubtful, or nothing: a mirror-symmetric mesh
+// whose skeleton does not mirror, a tall symmetric body whose slices show two legs
+// but whose skeleton has no two leg chains, a limb or spine chain with joints well
+// on both sides of the plane (one chain zig-zagging through both legs), and a
+// template placed by proportions alone.
+func suspicions(s *shape, b *build, kind Kind, byProportion bool) []string {
+	H := s.height()
+	var out []string
+	if byProportion {
+		out = append(out, "no legs or arms found: the humanoid template is placed by proportions")
+	}
+	if s.symmetric {
+		if gap := mirrorGap(s, b); gap > 0.05*H {
+			out = append(out, fmt.Sprintf("the mesh mirrors but the skeleton does not (mean gap %.3f of the height)", gap/H))
+		}
+	}
+	_, hasL := b.index[Side(1, UpLeg)]
+	_, hasR := b.index[Side(-1, UpLeg)]
+	tall := H > 1.5*(s.hi[2]-s.lo[2])
+	if s.symmetric && tall && !(hasL && hasR) {
+		if _, err := s.profile().findLegs(s); err == nil {
+			out = append(out, "a tall symmetric body with two legs in its cross-sections has no two leg chains")
+		}
+	}
+	for _, chain := range crossingChains(s, b) {
+		out = append(out, fmt.Sprintf("chain %s crosses the symmetry plane", chain))
+	}
+	return out
+}
+
+// mirrorGap is the mean distance from each joint's mirror image to the nearest
+// joint.
+func mirrorGap(s *shape, b *build) float64 {
+	sum := 0.0
+	for _, p := range b.pos {
+		q := s.mirror(p)
+		best := math.Inf(1)
+		for _, r := range b.pos {
+			best = math.Min(best, q.Dist(r))
+		}
+		sum += best
+	}
+	return sum / float64(len(b.pos))
+}
+
+// crossingChains names the chains (a limb, or the spine and tail of a body fitted
+// without a template) with joints farther than 4% of the height on both sides of
+// the symmetry plane.
+func crossingChains(s *shape, b *build) []string {
+	H := s.height()
+	type span struct{ lo, hi float64 }
+	spans := map[string]*span{}
+	var order []string
+	for j, n := range b.names {
+		if b.centre[j] {
+			continue
+		}
+		g := limbOf(n)
+		if g == "" {
+			g = strings.TrimRight(n, "0123456789_")
+		}
+		sp, ok := spans[g]
+		if !ok {
+			sp = &span{math.Inf(1), math.Inf(-1)}
+			spans[g] = sp
+			order = append(order, g)
+		}
+		x := b.pos[j][0] - s.mid
+		sp.lo, sp.hi = math.Min(sp.lo, x), math.Max(sp.hi, x)
+	}
+	var out []string
+	for _, g := range order {
+		if sp := spans[g]; sp.lo < -0.04*H && sp.hi > 0.04*H {
+			out = append(out, g)
+		}
+	}
+	return out
+}
