@@ -4,6 +4,8 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
@@ -25,11 +27,11 @@ func TestRegionKeepsSampledJointsInsideTheMesh(t *testing.T) {
 	if inside == 0 || inside == len(reg.occ) {
 		t.Fatalf("region has %d of %d voxels", inside, len(reg.occ))
 	}
-	m, err := rigmodel.NewModel(tinyConfig, 9)
+	m, err := rigmodel.NewModel(modeltest.TinyConfig, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lat, err := m.Encode(rigmodel.SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))), nil)
+	lat, err := m.Encode(rigmodel.SamplePoints(&nm, modeltest.TinyConfig.Points, rand.New(rand.NewSource(1))), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func TestRegionKeepsSampledJointsInsideTheMesh(t *testing.T) {
 }
 
 func TestRegionNearTheProposal(t *testing.T) {
-	c := testRig(t)
+	c := modeltest.Rig(t)
 	nm, norm := rigmodel.NormalizedMesh(&c.Mesh)
 	reg := MeshRegion(&nm)
 	cube := tokens.SkeletonToCube(c.Skeleton, norm)

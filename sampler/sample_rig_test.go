@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/skinning"
@@ -22,11 +24,11 @@ func (rigidDecoder) Decode(c *character.Character, sk *character.Skeleton, codes
 }
 
 func TestSkinOnlyKeepsTheSkeleton(t *testing.T) {
-	m, err := rigmodel.NewModel(tinyConfig, 12)
+	m, err := rigmodel.NewModel(modeltest.TinyConfig, 12)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := testRig(t)
+	c := modeltest.Rig(t)
 	r := &Generator{Model: m, Skin: rigidDecoder{}, SkinMode: SkinFromTokens, Seed: 1}
 	skin, err := r.SkinOnly(c)
 	if err != nil {
@@ -69,11 +71,11 @@ func (d meanDecoder) DecodeMean(c *character.Character, sk *character.Skeleton, 
 // mean decoder, the first of them the greedy one, each with one code list per
 // joint, and that one sample is the greedy stream through Decode.
 func TestSkinOnlySamples(t *testing.T) {
-	m, err := rigmodel.NewModel(tinyConfig, 12)
+	m, err := rigmodel.NewModel(modeltest.TinyConfig, 12)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := testRig(t)
+	c := modeltest.Rig(t)
 	nJ := c.Skeleton.NumJoints()
 	tests := []struct {
 		name    string

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/tokens"
@@ -146,13 +148,13 @@ func TestPickTopPAndTemperature(t *testing.T) {
 // one its own row's logits give when the stream is fed to a fresh session (token-in,
 // token-out for GRPO). One option must give exactly Generate's stream.
 func TestGenerateN(t *testing.T) {
-	m, err := rigmodel.NewModel(tinyConfig, 7)
+	m, err := rigmodel.NewModel(modeltest.TinyConfig, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mesh := synth.BoxQuadruped()
 	nm, _ := rigmodel.NormalizedMesh(&mesh)
-	lat, err := m.Encode(rigmodel.SamplePoints(&nm, tinyConfig.Points, rand.New(rand.NewSource(1))), nil)
+	lat, err := m.Encode(rigmodel.SamplePoints(&nm, modeltest.TinyConfig.Points, rand.New(rand.NewSource(1))), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

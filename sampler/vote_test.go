@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/synth"
@@ -51,7 +53,7 @@ func TestConsensus(t *testing.T) {
 // and the sampling region.
 func voteFixture(t *testing.T) (*rigmodel.Model, *Generator, *tensor.Dense, func() *rand.Rand, *Region) {
 	t.Helper()
-	cfg := tinyConfig
+	cfg := modeltest.TinyConfig
 	cfg.MaxJoint, cfg.SkinK = 6, 2
 	m, err := rigmodel.NewModel(cfg, 5)
 	if err != nil {

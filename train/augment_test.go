@@ -6,6 +6,8 @@ import (
 	mrand "math/rand"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/character"
 )
 
@@ -19,7 +21,7 @@ func signedVolume(m *character.Mesh) float64 {
 }
 
 func TestAugmentKeepsAValidRig(t *testing.T) {
-	c := testRig(t)
+	c := modeltest.Rig(t)
 	vol := signedVolume(&c.Mesh)
 	for seed := int64(0); seed < 12; seed++ {
 		opt := DefaultAugment
@@ -44,13 +46,13 @@ func TestAugmentKeepsAValidRig(t *testing.T) {
 			}
 		}
 	}
-	if c.Skeleton.Position(1) != testRig(t).Skeleton.Position(1) {
+	if c.Skeleton.Position(1) != modeltest.Rig(t).Skeleton.Position(1) {
 		t.Error("augment modified its input")
 	}
 }
 
 func TestAugmentQuarterTurns(t *testing.T) {
-	c := testRig(t)
+	c := modeltest.Rig(t)
 	opt := AugmentOptions{QuarterTurns: true, Jitter: 0.1}
 	seen := map[int]bool{}
 	for seed := int64(0); seed < 40; seed++ {
@@ -79,7 +81,7 @@ func TestAugmentQuarterTurns(t *testing.T) {
 }
 
 func TestAnchoredProposalFollowsAugmentation(t *testing.T) {
-	c := testRig(t)
+	c := modeltest.Rig(t)
 	a := anchorProposal(c.Skeleton, &c.Mesh)
 	opt := AugmentOptions{MaxScale: 0.15, QuarterTurns: true, Jitter: 0.2, MirrorProb: 0.5}
 	for seed := int64(0); seed < 4; seed++ {

@@ -5,15 +5,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/rigmodel"
 )
 
 func TestAverage(t *testing.T) {
-	a, err := rigmodel.NewModel(tinyConfig, 1)
+	a, err := rigmodel.NewModel(modeltest.TinyConfig, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := rigmodel.NewModel(tinyConfig, 2)
+	b, err := rigmodel.NewModel(modeltest.TinyConfig, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +47,11 @@ func TestAverage(t *testing.T) {
 }
 
 func TestAverageRejects(t *testing.T) {
-	a, err := rigmodel.NewModel(tinyConfig, 1)
+	a, err := rigmodel.NewModel(modeltest.TinyConfig, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wide := tinyConfig
+	wide := modeltest.TinyConfig
 	wide.DModel *= 2
 	b, err := rigmodel.NewModel(wide, 1)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -30,7 +32,7 @@ func TestCUDATrainingStepMatchesCPU(t *testing.T) {
 	exs := tinyExamples(t, 4)
 	step := func(e engine.Engine) (rigmodel.Losses, [][]float32) {
 		engine.SetDefault(e)
-		m, err := rigmodel.NewModel(tinyConfig, 7)
+		m, err := rigmodel.NewModel(modeltest.TinyConfig, 7)
 		if err != nil {
 			t.Fatal(err)
 		}

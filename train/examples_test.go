@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
 )
@@ -62,12 +64,12 @@ func TestTrainSameWithAnyDataWorkers(t *testing.T) {
 	chars := map[string]*character.Character{}
 	for _, n := range []string{"a.glb", "b.glb", "c.glb", "d.glb"} {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
-		chars[n] = testRig(t)
+		chars[n] = modeltest.Rig(t)
 	}
 	var ckpts [][]byte
 	for _, workers := range []int{1, 4} {
 		out := filepath.Join(t.TempDir(), "m.safetensors")
-		opt := Options{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
+		opt := Options{Out: out, Config: modeltest.TinyConfig, Skin: modeltest.FakeSkin{}, SkinID: "fake",
 			Data: Data{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 3,
 				FreshSynthetic: 0.3, Workers: workers},
 			Schedule:    Schedule{Steps: 3, Batch: 2, LR: 1e-3},

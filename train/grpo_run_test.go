@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -20,7 +22,7 @@ func TestGRPOWritesAndResumes(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
 		chars[n] = &character.Character{Name: n, Mesh: synth.BoxQuadruped()}
 	}
-	m0, err := rigmodel.NewModel(tinyConfig, 5)
+	m0, err := rigmodel.NewModel(modeltest.TinyConfig, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/nn"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -32,7 +34,7 @@ func lowBins(_ *character.Character, stream []int) float64 {
 }
 
 func TestGRPORaisesReward(t *testing.T) {
-	m, err := rigmodel.NewModel(tinyConfig, 3)
+	m, err := rigmodel.NewModel(modeltest.TinyConfig, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestGRPORaisesReward(t *testing.T) {
 }
 
 func TestGRPOEqualRewardsTeachNothing(t *testing.T) {
-	m, err := rigmodel.NewModel(tinyConfig, 4)
+	m, err := rigmodel.NewModel(modeltest.TinyConfig, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestGRPOInsideJoints(t *testing.T) {
 	region := sampler.MeshRegion(&nm)
 	for _, inside := range []bool{true, false} {
 		t.Run(fmt.Sprint("inside=", inside), func(t *testing.T) {
-			m, err := rigmodel.NewModel(tinyConfig, 5)
+			m, err := rigmodel.NewModel(modeltest.TinyConfig, 5)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,11 +144,11 @@ func TestGRPOInsideJoints(t *testing.T) {
 // then runs GRPO steps whose rewards are all equal (zero advantages): only the KL
 // term acts, and it must bring the policy back toward the reference.
 func TestGRPOKLPullsTowardReference(t *testing.T) {
-	m, err := rigmodel.NewModel(tinyConfig, 3)
+	m, err := rigmodel.NewModel(modeltest.TinyConfig, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := rigmodel.NewModel(tinyConfig, 3) // the same weights: the reference
+	ref, err := rigmodel.NewModel(modeltest.TinyConfig, 3) // the same weights: the reference
 	if err != nil {
 		t.Fatal(err)
 	}

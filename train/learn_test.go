@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/nn"
@@ -19,12 +21,12 @@ import (
 // examples returns n small training examples from the classical rig of the box
 // quadruped, with made-up skin codes so the whole stream is exercised.
 func tinyExamples(t testing.TB, n int) []*rigmodel.Example {
-	c := testRig(t)
+	c := modeltest.Rig(t)
 	var out []*rigmodel.Example
 	for i := 0; i < n; i++ {
 		rng := mrand.New(mrand.NewSource(int64(i)))
 		a, _ := augment(c, AugmentOptions{Rotate: true}, rng)
-		ex, err := rigmodel.MakeExample(a, tinyConfig.Points, fakeSkin{seed: i}, rng)
+		ex, err := rigmodel.MakeExample(a, modeltest.TinyConfig.Points, modeltest.FakeSkin{Seed: i}, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +37,7 @@ func tinyExamples(t testing.TB, n int) []*rigmodel.Example {
 
 func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 	exs := tinyExamples(t, 2)
-	m, err := rigmodel.NewModel(tinyConfig, 7)
+	m, err := rigmodel.NewModel(modeltest.TinyConfig, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 	// Greedy KV-cached generation reproduces the memorized streams, and equals the
 	// argmax of a full forward pass over its own output at every position.
 	for _, ex := range exs {
-		s, lat := greedyStream(t, m, ex, sampler.SampleOptions{MaxJoints: tinyConfig.MaxJoint, K: tinyConfig.K()})
+		s, lat := greedyStream(t, m, ex, sampler.SampleOptions{MaxJoints: modeltest.TinyConfig.MaxJoint, K: modeltest.TinyConfig.K()})
 		if !slices.Equal(s.Tokens, ex.Tokens) {
 			t.Errorf("greedy stream differs from the memorized one:\n got %v\nwant %v", s.Tokens, ex.Tokens)
 		}
@@ -76,7 +78,7 @@ func TestModelOverfitsTinyRigsAndKVCacheMatches(t *testing.T) {
 			t.Fatal(err)
 		}
 		full := engine.Data[float32](logits)
-		g := tokens.NewGrammar(tinyConfig.MaxJoint, tinyConfig.K()).Start()
+		g := tokens.NewGrammar(modeltest.TinyConfig.MaxJoint, modeltest.TinyConfig.K()).Start()
 		for i := 0; i < T; i++ {
 			g.Next(s.Tokens[i])
 			mask := g.Allowed()
@@ -118,7 +120,7 @@ func greedyStream(t *testing.T, m *rigmodel.Model, ex *rigmodel.Example, opt sam
 // different skeletons (the second pulled halfway to the joints' centroid), each
 // with its own skeleton as the proposal.
 func proposalPair(t *testing.T, cfg rigmodel.Config) []*rigmodel.Example {
-	c := testRig(t)
+	c := modeltest.Rig(t)
 	shrunk := c.Clone()
 	var mean vecmath.Vec3
 	for j := range shrunk.Skeleton.BindWorld {
@@ -145,7 +147,7 @@ func proposalPair(t *testing.T, cfg rigmodel.Config) []*rigmodel.Example {
 // apart: a model that reads it writes both greedily, and one shown the same
 // proposal for both writes at most one of them.
 func TestModelReadsTheProposal(t *testing.T) {
-	cfg := tinyConfig
+	cfg := modeltest.TinyConfig
 	cfg.Proposal = 24
 	written := func(sameProposal bool) int {
 		exs := proposalPair(t, cfg)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rigkit/rigkit/internal/modeltest"
+
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/rigmodel"
 )
@@ -28,10 +30,10 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	chars := map[string]*character.Character{}
 	for _, n := range []string{"a.glb", "b.glb", "c.glb"} {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
-		chars[n] = testRig(t)
+		chars[n] = modeltest.Rig(t)
 	}
 	out := filepath.Join(t.TempDir(), "runs", "new", "m.safetensors") // a folder that does not exist yet
-	opt := Options{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
+	opt := Options{Out: out, Config: modeltest.TinyConfig, Skin: modeltest.FakeSkin{}, SkinID: "fake",
 		Data:        Data{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 4},
 		Schedule:    Schedule{Steps: 4, Batch: 2, LR: 1e-3},
 		Checkpoints: Checkpoints{EvalEvery: 2, SaveEvery: 2},
@@ -85,16 +87,16 @@ func TestTrainWritesAndResumes(t *testing.T) {
 	}
 	// Resuming with a skin tokenizer of another K is refused: the checkpoint's
 	// streams have its own K codes per joint.
-	opt.Schedule.Steps, opt.Skin = 8, otherK{fakeSkin{}}
+	opt.Schedule.Steps, opt.Skin = 8, otherK{modeltest.FakeSkin{}}
 	if _, err := Run(opt); err == nil || !strings.Contains(err.Error(), "codes per joint") {
-		t.Errorf("resume with K = %d against a K = %d checkpoint: %v", opt.Skin.K(), tinyConfig.K(), err)
+		t.Errorf("resume with K = %d against a K = %d checkpoint: %v", opt.Skin.K(), modeltest.TinyConfig.K(), err)
 	}
 }
 
 // otherK is a skin encoder that claims a K other than the tiny model's.
-type otherK struct{ fakeSkin }
+type otherK struct{ modeltest.FakeSkin }
 
-func (otherK) K() int { return tinyConfig.K() + 1 }
+func (otherK) K() int { return modeltest.TinyConfig.K() + 1 }
 
 // TestWarmStartLongerStream warm-starts a model with more skin tokens per joint (a
 // longer MaxSeq) from a checkpoint: every weight is copied, the position embeddings
@@ -104,10 +106,10 @@ func TestWarmStartLongerStream(t *testing.T) {
 	chars := map[string]*character.Character{}
 	for _, n := range []string{"a.glb", "b.glb"} {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
-		chars[n] = testRig(t)
+		chars[n] = modeltest.Rig(t)
 	}
 	out := filepath.Join(t.TempDir(), "m.safetensors")
-	if _, err := Run(Options{Out: out, Config: tinyConfig, Skin: fakeSkin{}, SkinID: "fake",
+	if _, err := Run(Options{Out: out, Config: modeltest.TinyConfig, Skin: modeltest.FakeSkin{}, SkinID: "fake",
 		Data:     Data{Inputs: []string{dir}, Load: memLoad(chars), Augment: DefaultAugment, Pool: 2},
 		Schedule: Schedule{Steps: 2, Batch: 2, LR: 1e-3}}); err != nil {
 		t.Fatal(err)
@@ -116,7 +118,7 @@ func TestWarmStartLongerStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := tinyConfig
+	cfg := modeltest.TinyConfig
 	cfg.SkinK = 8
 	cfg.MaxSeq = cfg.LongestStream()
 	m, err := rigmodel.NewModel(cfg, 7)
@@ -141,7 +143,7 @@ func TestWarmStartLongerStream(t *testing.T) {
 		}
 	}
 	// A shorter stream or another width is refused.
-	short := tinyConfig
+	short := modeltest.TinyConfig
 	short.MaxSeq--
 	small, err := rigmodel.NewModel(short, 1)
 	if err != nil {
@@ -151,7 +153,7 @@ func TestWarmStartLongerStream(t *testing.T) {
 		t.Error("warm start into a shorter MaxSeq: no error")
 	}
 	wide := cfg
-	wide.DModel, wide.Heads = 2*tinyConfig.DModel, tinyConfig.Heads
+	wide.DModel, wide.Heads = 2*modeltest.TinyConfig.DModel, modeltest.TinyConfig.Heads
 	if mw, err := rigmodel.NewModel(wide, 1); err != nil {
 		t.Fatal(err)
 	} else if err := rigmodel.WarmStart(mw, out); err == nil {

@@ -75,7 +75,8 @@ var layers = map[string]int{
 	"serve":    40,
 	// Sampling the model: decoding streams into rigs under the grammar and region
 	// masks, the skeleton vote, the validity gate.
-	"sampler": 45,
+	"internal/modeltest": 42,
+	"sampler":            45,
 	// Batch rigging (rig auto) over the sampler and the classical rigger; training,
 	// GRPO and weight averaging of the model; evaluation over both riggers.
 	"autorig": 50,
