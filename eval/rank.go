@@ -53,6 +53,10 @@ type RankOptions struct {
 	Seed     int64 // seed of the deformation poses
 	Workers  int
 	Progress io.Writer
+	// Skeleton ranks skeletons instead of skins: the artist's, the classical and
+	// perturbed ones (SkeletonCandidates), each skinned by Skins[Methods[0]], against
+	// CD-J2J to the artist's skeleton (rank_skeleton.go).
+	Skeleton bool
 }
 
 // RankCandidate is one candidate rig of one character.
@@ -92,6 +96,8 @@ type RankReport struct {
 	TauCount      int                `json:"tau_characters"`
 	MeanAlone     map[string]float64 `json:"mean_tau_alone"`
 	MeanWithout   map[string]float64 `json:"mean_tau_without"`
+	// Skeleton is set when the candidates are skeletons (RankOptions.Skeleton).
+	Skeleton *SkeletonRankSummary `json:"skeleton,omitempty"`
 }
 
 // RankRewards ranks the candidates of every character of files whose family is in
@@ -101,6 +107,9 @@ func RankRewards(files []File, opt RankOptions) (*RankReport, error) {
 	held, fams, err := rankHeldOut(files, opt.Half)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Skeleton && (len(opt.Methods) == 0 || opt.Skins[opt.Methods[0]] == nil) {
+		return nil, fmt.Errorf("eval rewards: ranking skeletons needs one skin method")
 	}
 	if len(held) == 0 {
 		return nil, fmt.Errorf("eval rewards: none of the %d files is a character (a creature category in the manifest) of a family in the %s half", len(files), opt.Half)
@@ -115,7 +124,11 @@ func RankRewards(files []File, opt RankOptions) (*RankReport, error) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				results[i] = rankOne(held[i], fams[held[i].Path], opt.Methods, opt.Skins, opt.Seed)
+				if opt.Skeleton {
+					results[i] = rankSkeletonOne(held[i], fams[held[i].Path], opt.Skins[opt.Methods[0]], opt.Seed)
+				} else {
+					results[i] = rankOne(held[i], fams[held[i].Path], opt.Methods, opt.Skins, opt.Seed)
+				}
 				mu.Lock()
 				done++
 				fmt.Fprintf(opt.Progress, "\reval rewards: %d/%d characters, %s", done, len(held), time.Since(start).Round(time.Second))
@@ -131,6 +144,11 @@ func RankRewards(files []File, opt RankOptions) (*RankReport, error) {
 	fmt.Fprintln(opt.Progress)
 	rep := summarizeRank(results, opt.Methods, opt.Seed)
 	rep.Half = opt.Half
+	if opt.Skeleton {
+		rep.Task = "rewards-skeleton"
+		rep.Methods = append([]string{skeletonTruth}, SkeletonCandidates...)
+		rep.Skeleton = summarizeSkeletonRank(results, opt.Methods[0])
+	}
 	return &rep, nil
 }
 
@@ -333,9 +351,7 @@ func jsonSafeRank(rep RankReport) RankReport {
 // Markdown renders the summary, the component table and the per-character rows.
 func (rep *RankReport) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# rig eval --task rewards\n\nReward version %d. Characters of the families in the %s half: %d scored, τ defined on %d. Candidates: %s, %s. Deformation error: METRICS.md (seed %d, ×100).\n\n",
-		rep.RewardVersion, rep.Half, len(rep.Characters), rep.TauCount, rankTruth, strings.Join(rep.Methods, ", "), rep.Seed)
-	fmt.Fprintf(&b, "**Mean Kendall τ(score, −deformation error): %s** over %d characters.\n\n", fmtTau(rep.MeanTau), rep.TauCount)
+	rep.markdownHeader(&b)
 	b.WriteString("| reward | weight | mean τ alone | mean τ of the score without it | change from dropping it |\n|---|---:|---:|---:|---:|\n")
 	for _, name := range rewards.RewardNames {
 		alone, okA := rep.MeanAlone[name]
@@ -365,7 +381,7 @@ func (rep *RankReport) Markdown() string {
 				parts = append(parts, k.Method+" failed")
 				continue
 			}
-			parts = append(parts, fmt.Sprintf("%s %.3f / %.2f", k.Method, k.Score, k.Deform))
+			parts = append(parts, fmt.Sprintf("%s %.3f / %.3g", k.Method, k.Score, k.Deform))
 		}
 		if c.Error != "" {
 			parts = append(parts, "error: "+c.Error)
@@ -373,6 +389,23 @@ func (rep *RankReport) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", filepath.Base(c.File), c.Category, tau, strings.Join(parts, "; "))
 	}
 	return b.String()
+}
+
+// markdownHeader writes the title, what was ranked against what, and the mean τ.
+func (rep *RankReport) markdownHeader(b *strings.Builder) {
+	what, truth := "Candidates: "+rankTruth+", "+strings.Join(rep.Methods, ", "), fmt.Sprintf("deformation error: METRICS.md (seed %d, ×100)", rep.Seed)
+	title := "rig eval --task rewards"
+	if s := rep.Skeleton; s != nil {
+		title += " --skeleton"
+		what = fmt.Sprintf("Skeletons, each skinned by %s: %s", s.Skin, strings.Join(rep.Methods, ", "))
+		truth = "CD-J2J to the artist's skeleton (METRICS.md, cube units)"
+	}
+	fmt.Fprintf(b, "# %s\n\nReward version %d. Characters of the families in the %s half: %d scored, τ defined on %d. %s. Error: %s.\n\n",
+		title, rep.RewardVersion, rep.Half, len(rep.Characters), rep.TauCount, what, truth)
+	fmt.Fprintf(b, "**Mean Kendall τ(score, −error): %s** over %d characters.\n\n", fmtTau(rep.MeanTau), rep.TauCount)
+	if s := rep.Skeleton; s != nil {
+		fmt.Fprintf(b, "The artist's skeleton scores at least the classical one on **%d of %d** characters.\n\n", s.ArtistAtLeastClassical, s.Compared)
+	}
 }
 
 func fmtTau(t float64) string {

@@ -113,6 +113,13 @@ const (
 	// this share of the surface costs a further factor protrusionFactor.
 	protrusionArea   = 0.05
 	protrusionFactor = 0.95
+	// An uncovered cluster under detailArea of the surface, on average thinner than
+	// detailThickness and within detailReach of the bone nearest its farthest
+	// sample is small detail artists leave unboned (an ear, a hair strand, a
+	// clothing flap): its samples count as covered.
+	detailArea      = 0.02
+	detailThickness = 0.04
+	detailReach     = 0.25
 )
 
 // coverage measures how much of the mesh surface the bones that move it reach. For
@@ -143,6 +150,7 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 	sum := 0.0
 	var far []int
 	dist := make([]float64, len(p.surf))
+	credit := make([]float64, len(p.surf))
 	near := make([]int, len(p.surf))
 	for i, q := range p.surf {
 		reach := coverageReach*q.thickness + coverageSlack
@@ -150,13 +158,16 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 		if bi < 0 {
 			s, bi = nearestSegment(segs, q.p) // no weights: nothing moves it; named by the nearest bone
 		}
-		dist[i], near[i] = s, bi
+		dist[i], near[i], credit[i] = s, bi, c
 		sum += c
 		if c < 0.5 {
 			far = append(far, i)
 		}
 	}
-	det.Uncovered = p.clusterProtrusions(r, segs, far, dist, near)
+	det.Uncovered = p.clusterProtrusions(r, segs, far, dist, near, credit)
+	for _, u := range det.Uncovered {
+		sum += u.excused
+	}
 	cov := sum / float64(len(p.surf))
 	for _, u := range det.Uncovered {
 		if u.AreaFraction >= protrusionArea {
@@ -211,7 +222,7 @@ func (r *rig) movingReach(p vecmath.Vec3, v int, reach float64) (credit, dist fl
 
 // clusterProtrusions groups uncovered samples by single linkage (radius 0.15) and
 // names each cluster.
-func (p *Prepared) clusterProtrusions(r *rig, segs []segment, far []int, dist []float64, near []int) []Protrusion {
+func (p *Prepared) clusterProtrusions(r *rig, segs []segment, far []int, dist []float64, near []int, credit []float64) []Protrusion {
 	const link = 0.15
 	label := make([]int, len(far))
 	for i := range label {
@@ -236,18 +247,28 @@ func (p *Prepared) clusterProtrusions(r *rig, segs []segment, far []int, dist []
 		}
 		var c vecmath.Vec3
 		worst, wi := -1.0, far[s]
+		thick, missing := 0.0, 0.0
 		for _, m := range members {
 			c = c.Add(p.surf[far[m]].p)
+			thick += p.surf[far[m]].thickness
+			missing += 1 - credit[far[m]]
 			if dist[far[m]] > worst {
 				worst, wi = dist[far[m]], far[m]
 			}
 		}
 		c = c.Scale(1 / float64(len(members)))
+		area := float64(len(members)) / float64(len(p.surf))
+		detail := area < detailArea && thick/float64(len(members)) < detailThickness && dist[wi] <= detailReach
+		if !detail {
+			missing = 0
+		}
 		out = append(out, Protrusion{
+			Detail:       detail,
+			excused:      missing,
 			Where:        whereWords(c),
 			Position:     p.Norm.InversePoint(c),
 			Cube:         c,
-			AreaFraction: float64(len(members)) / float64(len(p.surf)),
+			AreaFraction: area,
 			NearestJoint: jointName(r, segOwner(segs, near[wi])),
 			Distance:     dist[wi],
 		})

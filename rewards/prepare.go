@@ -102,18 +102,24 @@ var ErrMeshTooLarge = errors.New("mesh too large")
 // one rig, so RL groups that share a mesh prepare it once (see Prepare). A Prepared
 // is immutable and safe for concurrent use.
 type Prepared struct {
-	Norm      character.Normalization
-	pos       []vecmath.Vec3 // normalized vertex positions
-	tris      [][3]int
-	bvh       *geom.BVH
-	wn        *geom.WindingNumber
-	surf      []surfPoint
-	graph     surfaceGraph // mesh edges + proximity links, for influence connectivity
-	piece     []int32      // connected piece of graph each vertex belongs to
-	locVerts  []int
+	Norm     character.Normalization
+	pos      []vecmath.Vec3 // normalized vertex positions
+	tris     [][3]int
+	bvh      *geom.BVH
+	wn       *geom.WindingNumber
+	surf     []surfPoint
+	graph    surfaceGraph // mesh edges + proximity links, for influence connectivity
+	piece    []int32      // connected piece of graph each vertex belongs to
+	locVerts []int
+	prepSettings
+	shape meshShape // mirror plane and limb tips, for the semantic rewards
+	deformSample
+}
+
+// prepSettings are the options a Prepared was made with.
+type prepSettings struct {
 	seed      int64
 	nSurfaces int
-	deformSample
 }
 
 // deformSample is what the deformation reward poses, drawn once per mesh
@@ -150,7 +156,7 @@ func Prepare(m *character.Mesh, opt Options) (*Prepared, error) {
 		return nil, fmt.Errorf("prepare mesh: %w", err)
 	}
 	norm := character.NormalizationOf(*m)
-	p := &Prepared{Norm: norm, tris: m.Triangles, seed: opt.Seed, nSurfaces: opt.SurfaceSamples}
+	p := &Prepared{Norm: norm, tris: m.Triangles, prepSettings: prepSettings{seed: opt.Seed, nSurfaces: opt.SurfaceSamples}}
 	p.pos = make([]vecmath.Vec3, len(m.Positions))
 	for i, q := range m.Positions {
 		p.pos[i] = norm.Point(q)
@@ -183,6 +189,10 @@ func Prepare(m *character.Mesh, opt Options) (*Prepared, error) {
 		boundary = float64(mesh.Open) / float64(len(mesh.Edges))
 	}
 	p.sampleDeformation(mesh.Edges, boundary, rng)
+	if opt.canceled() {
+		return nil, ErrCanceled
+	}
+	p.shape = p.findShape()
 	if opt.canceled() {
 		return nil, ErrCanceled
 	}
@@ -319,7 +329,8 @@ func (p *Prepared) sizeBytes() int64 {
 		int64(len(p.surf))*(2*vec+word) +
 		int64(len(p.edges))*3*word + int64(len(p.affine.verts))*(word+vec) +
 		int64(len(p.flipTris))*(word+vec) +
-		int64(len(p.defVerts)+len(p.locVerts))*word
+		int64(len(p.defVerts)+len(p.locVerts))*word +
+		int64(len(p.shape.tips))*(vec+word)
 	return size + 1024
 }
 

@@ -14,7 +14,7 @@ import (
 // its strain counts distorted edges instead of summing squared strain, so that it
 // ranks candidate skins as the ground truth does (docs/rewards.md, "Rank
 // agreement").
-const RewardVersion = 3
+const RewardVersion = 4
 
 // Reward names, the keys of Report.Rewards.
 const (
@@ -24,6 +24,8 @@ const (
 	Locality    = "locality"
 	Deformation = "deformation"
 	Sanity      = "sanity"
+	Symmetry    = "symmetry"
+	Limbs       = "limbs"
 )
 
 // Weights are the exponents of the combined score, a weighted geometric mean:
@@ -43,10 +45,12 @@ var Weights = map[string]float64{
 	Locality:    3,
 	Deformation: 2,
 	Sanity:      2,
+	Symmetry:    1,
+	Limbs:       2,
 }
 
 // RewardNames lists the rewards in report order.
-var RewardNames = []string{Containment, Coverage, SkinReward, Locality, Deformation, Sanity}
+var RewardNames = []string{Containment, Coverage, SkinReward, Locality, Deformation, Sanity, Symmetry, Limbs}
 
 // Report is the JSON-serializable result of scoring one rig.
 type Report struct {
@@ -69,6 +73,8 @@ type Details struct {
 	Locality    *LocalityDetails    `json:"locality,omitempty"`
 	Deformation *DeformationDetails `json:"deformation,omitempty"`
 	Sanity      *SanityDetails      `json:"sanity,omitempty"`
+	Symmetry    *SymmetryDetails    `json:"symmetry,omitempty"`
+	Limbs       *LimbDetails        `json:"limbs,omitempty"`
 }
 
 // BoneFraction names a bone (parent joint → child joint) and the fraction of its
@@ -100,6 +106,10 @@ type Protrusion struct {
 	NearestJoint string `json:"nearest_joint"`
 	// Distance is how far (cube units) that sample is from that bone.
 	Distance float64 `json:"distance"`
+	// Detail marks small thin detail left unboned (an ear, a strand, a flap):
+	// its samples count as covered.
+	Detail  bool    `json:"detail,omitempty"`
+	excused float64 // the credit Detail restores, in samples
 }
 
 // CoverageDetails names the uncovered protrusions, largest first.

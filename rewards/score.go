@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/rigkit/rigkit/character"
 )
@@ -47,6 +48,8 @@ func (p *Prepared) Score(c *character.Character, opt Options) (*Report, error) {
 		func() { rep.Rewards[Locality], det.Locality = p.locality(r) },
 		func() { rep.Rewards[Deformation], det.Deformation = p.deformation(r, opt) },
 		func() { rep.Rewards[Sanity], det.Sanity = p.sanity(r) },
+		func() { rep.Rewards[Symmetry], det.Symmetry = p.symmetry(r) },
+		func() { rep.Rewards[Limbs], det.Limbs = p.limbs(r) },
 	}
 	for _, phase := range phases {
 		if opt.canceled() {
@@ -121,8 +124,12 @@ func problems(d *Details) []string {
 			if i == 5 {
 				break
 			}
-			out = append(out, fmt.Sprintf("coverage: no bone moving it reaches the protrusion at %s (%.1f%% of the surface, %.2f from joint %s)",
-				pr.Where, 100*pr.AreaFraction, pr.Distance, pr.NearestJoint))
+			excused := ""
+			if pr.Detail {
+				excused = "; small thin detail, not charged"
+			}
+			out = append(out, fmt.Sprintf("coverage: no bone moving it reaches the protrusion at %s (%.1f%% of the surface, %.2f from joint %s%s)",
+				pr.Where, 100*pr.AreaFraction, pr.Distance, pr.NearestJoint, excused))
 		}
 	}
 	if s := d.Skin; s != nil && s.BadVertices > 0 {
@@ -184,6 +191,34 @@ func problems(d *Details) []string {
 				break
 			}
 			out = append(out, fmt.Sprintf("sanity: joint %s is %.2f outside the mesh", o.Joint, o.Value))
+		}
+	}
+	return append(out, semanticProblems(d)...)
+}
+
+// semanticProblems turns the symmetry and limb details into sentences.
+func semanticProblems(d *Details) []string {
+	var out []string
+	if s := d.Symmetry; s != nil && len(s.Axes) > 0 {
+		if s.Asymmetry > symScale/2 {
+			out = append(out, fmt.Sprintf("symmetry: the mesh mirrors across %s = 0 but a mirrored joint lies %.2f from the nearest joint on average", strings.Join(s.Axes, ", "), s.Asymmetry))
+		}
+		for i, b := range s.Crossing {
+			if i == 3 {
+				break
+			}
+			out = append(out, fmt.Sprintf("symmetry: bone %s crosses the mirror plane", b))
+		}
+	}
+	if l := d.Limbs; l != nil {
+		for i, t := range l.Missed {
+			if i == 3 {
+				break
+			}
+			out = append(out, fmt.Sprintf("limbs: no chain reaches the limb ending at %s (%.2f from the nearest moving bone)", t.Where, t.Distance))
+		}
+		if l.Merged > 0 {
+			out = append(out, fmt.Sprintf("limbs: %d pairs of limbs share one chain down their middle (legs merged?)", l.Merged))
 		}
 	}
 	return out

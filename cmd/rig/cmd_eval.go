@@ -47,6 +47,8 @@ type evalTaskFlags struct {
 	// Half is the rewards task's half of the families (dataset.ReportHalf unless
 	// --half says otherwise).
 	Half string
+	// Skeleton makes the rewards task rank skeletons (eval.RankOptions.Skeleton).
+	Skeleton bool
 	// Tokenizer and Anatomy hold the flags of those tasks (eval_flags.go).
 	Tokenizer tokenizerEval
 	Anatomy   anatomyEval
@@ -102,6 +104,7 @@ func runEval(args []string, stdout io.Writer) error {
 	baseline := fs.String("baseline", "", "skin task: also compare every other method with this one file by file (mean difference in deformation, 95% bootstrap interval, files lower/higher)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	half := fs.String("half", "report", "rewards task: the half of the families to rank on, report (held out from reward tuning) or tune")
+	skeleton := fs.Bool("skeleton", false, "rewards task: rank skeletons (the artist's, classical, perturbed), each skinned by the first --method (default geodesic), against CD-J2J")
 	var from evalDirFlag
 	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
 	skinSamples := fs.Int("skin-samples", 0, "skin task: skin-token streams the tokens and model=PATH methods average (0: 8; 1: greedy)")
@@ -146,6 +149,9 @@ func runEval(args []string, stdout io.Writer) error {
 	if *baseline != "" && *task != "skin" {
 		return fmt.Errorf("%w: --baseline compares skin methods; it needs --task skin", errUsage)
 	}
+	if *skeleton && *task != "rewards" {
+		return fmt.Errorf("%w: --skeleton ranks skeletons by the rewards; it needs --task rewards", errUsage)
+	}
 	if len(external) > 0 && *task != "skin" {
 		return fmt.Errorf("%w: --external scores skin weights; it needs --task skin", errUsage)
 	}
@@ -165,7 +171,7 @@ func runEval(args []string, stdout io.Writer) error {
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
 		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), Baseline: *baseline,
-		Task: evalTaskFlags{External: external, Half: *half, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic, SkinSampling: skinSampling{Samples: *skinSamples, Temperature: *skinTemp}, Votes: *votes}}
+		Task: evalTaskFlags{External: external, Half: *half, Skeleton: *skeleton, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic, SkinSampling: skinSampling{Samples: *skinSamples, Temperature: *skinTemp}, Votes: *votes}}
 	return run(cfg, stdout)
 }
 

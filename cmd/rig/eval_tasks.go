@@ -125,7 +125,13 @@ func evalModel(methods []string, task string) *autorig.ModelRigger {
 // --method candidate skins (eval.RankMethods for "all") on the --half families.
 func evalRewards(cfg evalConfig, stdout io.Writer) error {
 	methods := cfg.Methods
-	if len(methods) == 0 || (len(methods) == 1 && methods[0] == "all") {
+	all := len(methods) == 0 || (len(methods) == 1 && methods[0] == "all")
+	switch {
+	case cfg.Task.Skeleton && all:
+		methods = []string{"geodesic"}
+	case cfg.Task.Skeleton:
+		methods = methods[:1]
+	case all:
 		_, tokens := skinMethods["tokens"]
 		methods = eval.RankMethods(tokens)
 	}
@@ -145,7 +151,7 @@ func evalRewards(cfg evalConfig, stdout io.Writer) error {
 		return fmt.Errorf("%w: --half %q: want %s or %s", errUsage, half, dataset.ReportHalf, dataset.TuneHalf)
 	}
 	rep, err := eval.RankRewards(cfg.Files, eval.RankOptions{Methods: methods, Skins: skins, Half: half,
-		Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress})
+		Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress, Skeleton: cfg.Task.Skeleton})
 	if err != nil {
 		return err
 	}

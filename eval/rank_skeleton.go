@@ -1,0 +1,288 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+
+	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/metrics"
+	"github.com/rigkit/rigkit/rewards"
+)
+
+// Skeleton rank agreement (`rig eval --task rewards --skeleton`): per held-out
+// character, the artist's skeleton, the classical skeleton and perturbed copies of
+// the artist's (jittered, a limb chain dropped, the legs merged, extra joints) are
+// all skinned by one method, so that only the skeleton differs, and ranked by the
+// rewards and by CD-J2J to the artist's skeleton (METRICS.md).
+
+// SkeletonCandidates are the skeleton candidates besides the artist's, in report
+// order: the classical skeleton and the perturbations of perturbSkeleton.
+var SkeletonCandidates = []string{"classical", "jitter2", "jitter5", "jitter10", "drop_limb", "merge_legs", "extra_joints"}
+
+// skeletonTruth names the artist's skeleton among the skeleton candidates.
+const skeletonTruth = "artist"
+
+// SkeletonRankSummary is what the skeleton ranking adds to a RankReport: on how
+// many characters the artist's skeleton scores at least the classical one.
+type SkeletonRankSummary struct {
+	Skin                   string `json:"skin"`
+	ArtistAtLeastClassical int    `json:"artist_at_least_classical"`
+	Compared               int    `json:"compared"`
+}
+
+// rankSkeletonOne scores the artist's skeleton and every skeleton candidate of one
+// character, each skinned by skin, against CD-J2J to the artist's skeleton.
+func rankSkeletonOne(f File, family string, skin SkinMethod, seed int64) RankCharacter {
+	out := RankCharacter{File: f.Path, Category: f.Category, Family: family}
+	gt, _, err := assets.Load(f.Path, assets.Options{})
+	if err == nil && !gt.Rigged() {
+		err = fmt.Errorf("%s: no skeleton or skin", f.Path)
+	}
+	var prep *rewards.Prepared
+	if err == nil {
+		prep, err = rewards.Prepare(&gt.Mesh, rewards.Options{})
+	}
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	norm := character.NormalizationOf(gt.Mesh)
+	classical := SkeletonMethods(nil, 0)["classical"]
+	for _, name := range append([]string{skeletonTruth}, SkeletonCandidates...) {
+		var sk *character.Skeleton
+		var err error
+		switch name {
+		case skeletonTruth:
+			sk = gt.Skeleton.Clone()
+		case "classical":
+			sk, err = classical(gt)
+		default:
+			sk, err = perturbSkeleton(gt.Skeleton, name, 2/norm.Scale, seed)
+		}
+		out.Candidates = append(out.Candidates, skeletonCandidate(gt, prep, name, sk, err, skin, norm))
+	}
+	out.Tau, out.Alone, out.Without = rankTaus(out.Candidates)
+	return out
+}
+
+// skeletonCandidate skins gt's mesh on sk and scores it by the rewards and by
+// CD-J2J to gt's skeleton (in RankCandidate.Deform, the candidate's error).
+func skeletonCandidate(gt *character.Character, prep *rewards.Prepared, name string, sk *character.Skeleton, err error,
+	skin SkinMethod, norm character.Normalization) RankCandidate {
+	c := RankCandidate{Method: name}
+	var rep *rewards.Report
+	if err == nil {
+		in := gt.Clone()
+		in.Skeleton, in.Skin = sk, nil
+		var k *character.Skin
+		if k, err = skin(in); err == nil {
+			in.Skin = k
+			rep, err = prep.Score(in, rewards.Options{})
+		}
+	}
+	if err != nil {
+		c.Error = fmt.Sprintf("%s: %v", name, err)
+		return c
+	}
+	c.Score, c.Rewards = rep.Score, rep.Rewards
+	c.Deform = metrics.SkeletonMetrics(gt.Skeleton, sk, norm).CDJ2J
+	return c
+}
+
+// perturbSkeleton returns a perturbed copy of sk: "jitterN" moves every joint by N%
+// of height (a random direction), "drop_limb" removes the largest limb chain,
+// "merge_legs" replaces the two lowest chains by one down their middle,
+// "extra_joints" adds a leaf at the middle of every fourth bone. It errs when the
+// skeleton has no such part (no limb, no two legs).
+func perturbSkeleton(sk *character.Skeleton, kind string, height float64, seed int64) (*character.Skeleton, error) {
+	rng := rand.New(rand.NewSource(seed))
+	switch kind {
+	case "jitter2", "jitter5", "jitter10":
+		var pct float64
+		fmt.Sscanf(kind, "jitter%g", &pct)
+		out := sk.Clone()
+		for j := range out.BindWorld {
+			d := randomUnit(rng).Scale(pct / 100 * height)
+			out.BindWorld[j] = setTranslation(out.BindWorld[j], out.Position(j).Add(d))
+		}
+		return out, nil
+	case "drop_limb":
+		return dropLimb(sk)
+	case "merge_legs":
+		return mergeLegs(sk)
+	case "extra_joints":
+		return extraJoints(sk), nil
+	}
+	return nil, fmt.Errorf("perturb skeleton: unknown perturbation %q", kind)
+}
+
+func randomUnit(rng *rand.Rand) character.Vec3 {
+	for {
+		v := character.Vec3{rng.Float64()*2 - 1, rng.Float64()*2 - 1, rng.Float64()*2 - 1}
+		if n := v.Len(); n > 1e-3 && n <= 1 {
+			return v.Scale(1 / n)
+		}
+	}
+}
+
+func setTranslation(m character.Mat4, p character.Vec3) character.Mat4 {
+	m[12], m[13], m[14] = p[0], p[1], p[2]
+	return m
+}
+
+// subtree lists j and its descendants (parents precede children in sk).
+func subtree(sk *character.Skeleton, j int) []int {
+	in := map[int]bool{j: true}
+	out := []int{j}
+	for k := j + 1; k < len(sk.Parents); k++ {
+		if in[sk.Parents[k]] {
+			in[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// without returns sk with the joints in drop removed, order kept.
+func without(sk *character.Skeleton, drop map[int]bool) *character.Skeleton {
+	var keep []int
+	for j := range sk.Names {
+		if !drop[j] {
+			keep = append(keep, j)
+		}
+	}
+	return sk.Select(keep)
+}
+
+// dropLimb removes the largest subtree hanging off a branching joint that holds at
+// most 40% of the joints and at least two.
+func dropLimb(sk *character.Skeleton) (*character.Skeleton, error) {
+	ch := sk.Children()
+	best, bestN := -1, 0
+	for j := range ch {
+		if len(ch[j]) < 2 {
+			continue
+		}
+		for _, c := range ch[j] {
+			n := len(subtree(sk, c))
+			if n >= 2 && n <= len(sk.Names)*2/5 && n > bestN {
+				best, bestN = c, n
+			}
+		}
+	}
+	if best < 0 {
+		return nil, fmt.Errorf("drop limb: no limb chain of 2 joints to 40%% of %d", len(sk.Names))
+	}
+	drop := map[int]bool{}
+	for _, j := range subtree(sk, best) {
+		drop[j] = true
+	}
+	return without(sk, drop), nil
+}
+
+// chainTo lists the joints from the child of ancestor a down to leaf l.
+func chainTo(sk *character.Skeleton, a, l int) []int {
+	var c []int
+	for j := l; j >= 0 && j != a; j = sk.Parents[j] {
+		c = append(c, j)
+	}
+	for i, k := 0, len(c)-1; i < k; i, k = i+1, k-1 {
+		c[i], c[k] = c[k], c[i]
+	}
+	return c
+}
+
+// mergeLegs finds the two lowest leaves (along y, the up axis of the data) in
+// different subtrees of their lowest common ancestor, moves the first one's chain
+// down the middle of both (joint i onto the mean of i and its share of the other)
+// and removes the second's subtree.
+func mergeLegs(sk *character.Skeleton) (*character.Skeleton, error) {
+	ch := sk.Children()
+	var leaves []int
+	for j := range ch {
+		if len(ch[j]) == 0 {
+			leaves = append(leaves, j)
+		}
+	}
+	sort.Slice(leaves, func(a, b int) bool { return sk.Position(leaves[a])[1] < sk.Position(leaves[b])[1] })
+	for i := 0; i < len(leaves); i++ {
+		for k := i + 1; k < len(leaves) && k < 6; k++ {
+			a := commonAncestor(sk, leaves[i], leaves[k])
+			if a < 0 {
+				continue
+			}
+			ca, cb := chainTo(sk, a, leaves[i]), chainTo(sk, a, leaves[k])
+			if len(ca) < 2 || len(cb) < 2 {
+				continue
+			}
+			out := sk.Clone()
+			for n, j := range ca {
+				m := cb[n*(len(cb)-1)/(len(ca)-1)]
+				out.BindWorld[j] = setTranslation(out.BindWorld[j], sk.Position(j).Add(sk.Position(m)).Scale(0.5))
+			}
+			drop := map[int]bool{}
+			for _, j := range subtree(sk, cb[0]) {
+				drop[j] = true
+			}
+			return without(out, drop), nil
+		}
+	}
+	return nil, fmt.Errorf("merge legs: no two low chains of 2 joints or more with a common ancestor in %d joints", len(sk.Names))
+}
+
+// commonAncestor returns the lowest common ancestor of a and b, or -1.
+func commonAncestor(sk *character.Skeleton, a, b int) int {
+	up := map[int]bool{}
+	for j := a; j >= 0; j = sk.Parents[j] {
+		up[j] = true
+	}
+	for j := b; j >= 0; j = sk.Parents[j] {
+		if up[j] && j != a && j != b {
+			return j
+		}
+	}
+	return -1
+}
+
+// extraJoints adds, for every fourth joint with a parent, a leaf child at the middle
+// of its bone, so that the extra joints lie on the skeleton.
+func extraJoints(sk *character.Skeleton) *character.Skeleton {
+	out := sk.Clone()
+	for j := 0; j < len(sk.Names); j += 4 {
+		p := sk.Parents[j]
+		if p < 0 {
+			continue
+		}
+		mid := sk.Position(j).Add(sk.Position(p)).Scale(0.5)
+		out.Names = append(out.Names, fmt.Sprintf("%s_extra", sk.Names[j]))
+		out.Parents = append(out.Parents, j)
+		out.BindWorld = append(out.BindWorld, character.Translate4(mid))
+	}
+	return out
+}
+
+// summarizeSkeletonRank counts the characters whose artist's skeleton scores at
+// least the classical one.
+func summarizeSkeletonRank(chars []RankCharacter, skin string) *SkeletonRankSummary {
+	s := &SkeletonRankSummary{Skin: skin}
+	for _, c := range chars {
+		score := map[string]float64{}
+		for _, k := range c.Candidates {
+			if k.Error == "" {
+				score[k.Method] = k.Score
+			}
+		}
+		a, okA := score[skeletonTruth]
+		b, okB := score["classical"]
+		if okA && okB {
+			s.Compared++
+			if a >= b || math.Abs(a-b) < 1e-12 {
+				s.ArtistAtLeastClassical++
+			}
+		}
+	}
+	return s
+}

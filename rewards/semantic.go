@@ -1,0 +1,172 @@
+package rewards
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rigkit/rigkit/character"
+)
+
+// The semantic rewards judge the skeleton as an animator would: a mirror-symmetric
+// character wants a mirror-symmetric skeleton, and every limb wants a chain of its
+// own. They see only the moving skeleton (rig.go) and what Prepare found of the
+// mesh (shape.go).
+
+const (
+	// symScale (cube units): the mass-weighted mean distance from a mirrored joint
+	// to the nearest joint that costs a factor 1/e.
+	symScale = 0.05
+	// symCap (cube units) caps one joint's mirror distance, so that one lost joint
+	// costs a bounded share.
+	symCap = 0.3
+	// crossMargin (cube units): a bone crosses the mirror plane when both its ends
+	// lie at least this far from it on opposite sides; each crossing costs
+	// crossFactor.
+	crossMargin = 0.04
+	crossFactor = 0.8
+	// limbReachSlack and limbFade (cube units): a tip is reached when its nearest
+	// moving bone lies within its limb's thickness plus limbReachSlack, and loses
+	// its credit over a further limbFade; a tip not reached costs up to a factor
+	// 1-limbMissCost.
+	limbReachSlack = 0.2
+	limbFade       = 0.25
+	limbMissCost   = 0.5
+	// Two tips at least mergeMinApart apart whose nearest skeleton points lie
+	// within mergeRatio of their distance of each other and near their midpoint
+	// share one chain down their middle (legs merged into one): each such pair
+	// costs mergeFactor.
+	mergeMinApart = 0.15
+	mergeRatio    = 0.4
+	mergeFactor   = 0.6
+)
+
+// symmetry returns how mirror-symmetric the moving skeleton is about each plane
+// that mirrors the mesh (shape.go): per plane exp(−a/symScale), a the mass-weighted
+// mean over joints with mass of the distance from the mirrored joint to the nearest
+// joint with mass (capped at symCap), times crossFactor per bone crossing the
+// plane; the planes' factors multiply. A plane whose mirror error exceeds
+// symPlaneTol counts less, and not at all beyond symPlaneTol+symPlaneFade (a posed
+// or lopsided mesh). Blind to: whether the chains are where the limbs are (limbs
+// sees that), joint count on the plane, weights.
+func (p *Prepared) symmetry(r *rig) (float64, *SymmetryDetails) {
+	det := &SymmetryDetails{MeshError: math.Min(p.shape.symErr[0], p.shape.symErr[1])}
+	score := 1.0
+	for k, ax := range symAxes {
+		trust := clamp01(1 - (p.shape.symErr[k]-symPlaneTol)/symPlaneFade)
+		if trust == 0 {
+			continue
+		}
+		det.Axes = append(det.Axes, string("xyz"[ax]))
+		asym := mirrorDistance(r, ax)
+		det.Asymmetry = math.Max(det.Asymmetry, asym)
+		raw := math.Exp(-asym / symScale)
+		for _, s := range r.segs {
+			if s.child >= 0 && s.a[ax]*s.b[ax] < 0 && math.Abs(s.a[ax]) > crossMargin && math.Abs(s.b[ax]) > crossMargin {
+				det.Crossing = append(det.Crossing, fmt.Sprintf("%s→%s", jointName(r, s.owner), jointName(r, s.child)))
+				raw *= crossFactor
+			}
+		}
+		score *= 1 - trust*(1-raw)
+	}
+	return score, det
+}
+
+// mirrorDistance is the mass-weighted mean over joints with mass of the distance
+// from the joint mirrored across the plane normal to axis ax to the nearest joint
+// with mass, each capped at symCap.
+func mirrorDistance(r *rig, ax int) float64 {
+	var sum, mass float64
+	for j, m := range r.mass {
+		if m <= 0 {
+			continue
+		}
+		q := r.pos[j]
+		q[ax] = -q[ax]
+		best := symCap
+		for k, mk := range r.mass {
+			if mk > 0 {
+				best = math.Min(best, q.Dist(r.pos[k]))
+			}
+		}
+		sum += m * best
+		mass += m
+	}
+	if mass == 0 {
+		return 0
+	}
+	return sum / mass
+}
+
+// limbs returns how completely the moving skeleton reaches the mesh's limbs: per
+// limb tip (shape.go) a factor 1−limbMissCost·(1−credit), credit 1 when the
+// nearest moving bone lies within the limb's thickness plus limbReachSlack and 0
+// beyond a further limbFade, times mergeFactor per pair of tips served by one chain
+// between them (two legs merged into one). Blind to: detail too short or thick to
+// be a limb, joint placement inside a limb, weights beyond which bones move.
+func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
+	det := &LimbDetails{Tips: len(p.shape.tips)}
+	if len(r.segs) == 0 {
+		return 0, det
+	}
+	near := make([]character.Vec3, len(p.shape.tips))
+	score := 1.0
+	for i, t := range p.shape.tips {
+		d, si := nearestSegment(r.segs, t.p)
+		d = math.Sqrt(d)
+		near[i] = r.segs[si].closest(t.p)
+		credit := clamp01(1 - (d-t.thickness-limbReachSlack)/limbFade)
+		if credit < 1 {
+			det.Missed = append(det.Missed, LimbTip{Where: whereWords(t.p), Cube: t.p, Distance: d})
+		}
+		score *= 1 - limbMissCost*(1-credit)
+	}
+	for i := range p.shape.tips {
+		for k := i + 1; k < len(p.shape.tips); k++ {
+			a, b := p.shape.tips[i].p, p.shape.tips[k].p
+			e := a.Dist(b)
+			mid := a.Add(b).Scale(0.5)
+			qm := near[i].Add(near[k]).Scale(0.5)
+			if e >= mergeMinApart && near[i].Dist(near[k]) < mergeRatio*e && qm.Dist(mid) < 0.5*e {
+				det.Merged++
+				score *= mergeFactor
+			}
+		}
+	}
+	return score, det
+}
+
+// closest returns the point of the segment nearest to p.
+func (s *segment) closest(p character.Vec3) character.Vec3 {
+	t := p.Sub(s.a).Dot(s.ab) * s.inv
+	return s.a.Add(s.ab.Scale(math.Max(0, math.Min(1, t))))
+}
+
+// SymmetryDetails say how the skeleton breaks the mesh's mirror symmetry.
+type SymmetryDetails struct {
+	// Axes are the normal axes ("x", "z") of the planes the mesh mirrors across;
+	// none when it is not symmetric enough to judge.
+	Axes []string `json:"axes,omitempty"`
+	// MeshError is the least mean distance (cube units) from mirrored surface
+	// samples to the surface.
+	MeshError float64 `json:"mesh_error"`
+	// Asymmetry is the mass-weighted mean distance from a mirrored joint to the
+	// nearest joint, the largest over the planes.
+	Asymmetry float64 `json:"asymmetry"`
+	// Crossing lists the bones crossing the mirror plane.
+	Crossing []string `json:"crossing,omitempty"`
+}
+
+// LimbDetails say which limb tips no chain reaches and how many tip pairs share
+// one chain.
+type LimbDetails struct {
+	Tips   int       `json:"tips"`
+	Missed []LimbTip `json:"missed,omitempty"`
+	Merged int       `json:"merged"`
+}
+
+// LimbTip is a limb end that no moving bone reaches.
+type LimbTip struct {
+	Where    string         `json:"where"`
+	Cube     character.Vec3 `json:"cube"`
+	Distance float64        `json:"distance"` // to the nearest moving bone, cube units
+}
