@@ -46,7 +46,7 @@ var Weights = map[string]float64{
 	Deformation: 2,
 	Sanity:      2,
 	Symmetry:    1,
-	Limbs:       2,
+	Limbs:       1,
 }
 
 // RewardNames lists the rewards in report order.

@@ -30,7 +30,7 @@ const (
 	// 1-limbMissCost.
 	limbReachSlack = 0.2
 	limbFade       = 0.25
-	limbMissCost   = 0.5
+	limbMissCost   = 0.3
 	// Two tips at least mergeMinApart apart whose nearest skeleton points lie
 	// within mergeRatio of their distance of each other and near their midpoint
 	// share one chain down their middle (legs merged into one): each such pair
@@ -97,9 +97,9 @@ func mirrorDistance(r *rig, ax int) float64 {
 	return sum / mass
 }
 
-// limbs returns how completely the moving skeleton reaches the mesh's limbs: per
-// limb tip (shape.go) a factor 1−limbMissCost·(1−credit), credit 1 when the
-// nearest moving bone lies within the limb's thickness plus limbReachSlack and 0
+// limbs returns how completely the skeleton reaches the mesh's limbs: per limb tip
+// (shape.go) a factor 1−limbMissCost·(1−credit), credit 1 when the nearest bone of
+// a moving joint (limbReach) lies within the limb's thickness plus limbReachSlack and 0
 // beyond a further limbFade, times mergeFactor per pair of tips served by one chain
 // between them (two legs merged into one). Blind to: detail too short or thick to
 // be a limb, joint placement inside a limb, weights beyond which bones move.
@@ -111,9 +111,8 @@ func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 	near := make([]character.Vec3, len(p.shape.tips))
 	score := 1.0
 	for i, t := range p.shape.tips {
-		d, si := nearestSegment(r.segs, t.p)
-		d = math.Sqrt(d)
-		near[i] = r.segs[si].closest(t.p)
+		var d float64
+		d, near[i] = r.limbReach(t)
 		credit := clamp01(1 - (d-t.thickness-limbReachSlack)/limbFade)
 		if credit < 1 {
 			det.Missed = append(det.Missed, LimbTip{Where: whereWords(t.p), Cube: t.p, Distance: d})
@@ -139,6 +138,33 @@ func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 func (s *segment) closest(p character.Vec3) character.Vec3 {
 	t := p.Sub(s.a).Dot(s.ab) * s.inv
 	return s.a.Add(s.ab.Scale(math.Max(0, math.Min(1, t))))
+}
+
+// limbReach returns the distance from tip t to the nearest bone of a joint that
+// moves the mesh (the heaviest influence of some vertex, so a decoy taking a share
+// of weight reaches nothing), bones to weightless children included (a sleeve's
+// forearm bone reaches the cuff though no hand vertex is in the mesh), and the
+// nearest point on it (+Inf and the tip itself when no joint moves). Which joint
+// moves the tip does not enter, so rigid weights cannot bring a bone nearer.
+func (r *rig) limbReach(t limbTip) (float64, character.Vec3) {
+	best, at := math.Inf(1), t.p
+	for j, moves := range r.moves {
+		if !moves {
+			continue
+		}
+		if len(r.children[j]) == 0 {
+			if d := t.p.Dist(r.pos[j]); d < best {
+				best, at = d, r.pos[j]
+			}
+		}
+		for _, c := range r.children[j] {
+			s := newSegment(r.pos[j], r.pos[c], j, c)
+			if q := s.closest(t.p); t.p.Dist(q) < best {
+				best, at = t.p.Dist(q), q
+			}
+		}
+	}
+	return best, at
 }
 
 // SymmetryDetails say how the skeleton breaks the mesh's mirror symmetry.

@@ -21,6 +21,7 @@ type meshShape struct {
 // whose last limbWalk of surface toward the body stays thin.
 type limbTip struct {
 	p         character.Vec3 // cube units
+	vert      int            // the tip's vertex
 	thickness float64        // mean thickness along the walk back toward the body
 }
 
@@ -32,8 +33,8 @@ const (
 	// symPlaneTol and symPlaneFade (cube units): a mesh whose mirrored samples lie
 	// within symPlaneTol of its surface is symmetric; the symmetry reward fades out
 	// as the error grows to symPlaneTol+symPlaneFade (a posed or lopsided mesh).
-	symPlaneTol  = 0.02
-	symPlaneFade = 0.02
+	symPlaneTol  = 0.004
+	symPlaneFade = 0.006
 	// tipSeparation (cube units, geodesic): a tip lies at least this far from the
 	// body centre and from every other tip (a hand, not each finger).
 	tipSeparation = 0.3
@@ -97,7 +98,7 @@ func (p *Prepared) findTips() []limbTip {
 			break
 		}
 		if th, ok := p.thinWalk(far, prev, normals); ok {
-			tips = append(tips, limbTip{p: p.pos[far], thickness: th})
+			tips = append(tips, limbTip{p: p.pos[far], vert: far, thickness: th})
 		}
 		d2, _ := p.geodesic(far)
 		for v := range dist {
@@ -109,7 +110,8 @@ func (p *Prepared) findTips() []limbTip {
 
 // thinWalk follows the geodesic tree from v toward the source for limbWalk and
 // returns the mean thickness there (inward rays, capped at maxThickness); ok when
-// the walk completes and the mean is at most limbMaxThickness.
+// the walk completes and the mean is at most limbMaxThickness and at least
+// detailThickness (thinner is a strand or a flap artists may leave unboned).
 func (p *Prepared) thinWalk(v int, prev []int32, normals []character.Vec3) (float64, bool) {
 	walked, sum, n := 0.0, 0.0, 0
 	for walked < limbWalk {
@@ -127,7 +129,7 @@ func (p *Prepared) thinWalk(v int, prev []int32, normals []character.Vec3) (floa
 		v = u
 	}
 	mean := sum / float64(max(n, 1))
-	return mean, mean <= limbMaxThickness
+	return mean, mean <= limbMaxThickness && mean >= detailThickness
 }
 
 // geodesic returns Dijkstra distances over the surface graph (edge lengths in cube
