@@ -2,7 +2,6 @@ package eval
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 	"sort"
 
@@ -101,8 +100,7 @@ func perturbSkeleton(sk *character.Skeleton, kind string, height float64, seed i
 	rng := rand.New(rand.NewSource(seed))
 	switch kind {
 	case "jitter2", "jitter5", "jitter10":
-		var pct float64
-		fmt.Sscanf(kind, "jitter%g", &pct)
+		pct := map[string]float64{"jitter2": 2, "jitter5": 5, "jitter10": 10}[kind]
 		out := sk.Clone()
 		for j := range out.BindWorld {
 			d := randomUnit(rng).Scale(pct / 100 * height)
@@ -279,7 +277,7 @@ func summarizeSkeletonRank(chars []RankCharacter, skin string) *SkeletonRankSumm
 		b, okB := score["classical"]
 		if okA && okB {
 			s.Compared++
-			if a >= b || math.Abs(a-b) < 1e-12 {
+			if a >= b {
 				s.ArtistAtLeastClassical++
 			}
 		}

@@ -16,6 +16,10 @@ import (
 // agreement").
 const RewardVersion = 4
 
+// RewardChange says what the current RewardVersion changed, for a trainer pinning
+// its rewards (rig serve's /healthz answers it).
+const RewardChange = "4: symmetry (a mirror-symmetric mesh wants a mirror-symmetric skeleton, no bone across the plane) and limbs (every thin protrusion reached by a moving bone; two limbs not served by one chain between them) join the score (weights 2 and 1 of 15); coverage no longer charges small thin detail left unboned"
+
 // Reward names, the keys of Report.Rewards.
 const (
 	Containment = "containment"
@@ -45,7 +49,7 @@ var Weights = map[string]float64{
 	Locality:    3,
 	Deformation: 2,
 	Sanity:      2,
-	Symmetry:    1,
+	Symmetry:    2,
 	Limbs:       1,
 }
 

@@ -32,7 +32,7 @@ const (
 	limbFade       = 0.25
 	limbMissCost   = 0.3
 	// Two tips at least mergeMinApart apart whose nearest skeleton points lie
-	// within mergeRatio of their distance of each other and near their midpoint
+	// within mergeRatio of their distance of each other and within that distance of their midpoint
 	// share one chain down their middle (legs merged into one): each such pair
 	// costs mergeFactor.
 	mergeMinApart = 0.15
@@ -100,8 +100,8 @@ func mirrorDistance(r *rig, ax int) float64 {
 // limbs returns how completely the skeleton reaches the mesh's limbs: per limb tip
 // (shape.go) a factor 1−limbMissCost·(1−credit), credit 1 when the nearest bone of
 // a moving joint (limbReach) lies within the limb's thickness plus limbReachSlack and 0
-// beyond a further limbFade, times mergeFactor per pair of tips served by one chain
-// between them (two legs merged into one). Blind to: detail too short or thick to
+// beyond a further limbFade, times mergeFactor per pair of reached tips served by one
+// chain between them (two legs merged into one). Blind to: detail too short or thick to
 // be a limb, joint placement inside a limb, weights beyond which bones move.
 func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 	det := &LimbDetails{Tips: len(p.shape.tips)}
@@ -109,11 +109,13 @@ func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 		return 0, det
 	}
 	near := make([]character.Vec3, len(p.shape.tips))
+	reached := make([]bool, len(p.shape.tips))
 	score := 1.0
 	for i, t := range p.shape.tips {
 		var d float64
 		d, near[i] = r.limbReach(t)
 		credit := clamp01(1 - (d-t.thickness-limbReachSlack)/limbFade)
+		reached[i] = credit > 0.5
 		if credit < 1 {
 			det.Missed = append(det.Missed, LimbTip{Where: whereWords(t.p), Cube: t.p, Distance: d})
 		}
@@ -125,7 +127,7 @@ func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 			e := a.Dist(b)
 			mid := a.Add(b).Scale(0.5)
 			qm := near[i].Add(near[k]).Scale(0.5)
-			if e >= mergeMinApart && near[i].Dist(near[k]) < mergeRatio*e && qm.Dist(mid) < 0.5*e {
+			if reached[i] && reached[k] && e >= mergeMinApart && near[i].Dist(near[k]) < mergeRatio*e && qm.Dist(mid) < e {
 				det.Merged++
 				score *= mergeFactor
 			}

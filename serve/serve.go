@@ -186,7 +186,7 @@ func writeErr(w http.ResponseWriter, status int, err error) {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "reward_version": rewards.RewardVersion, "concurrency": s.cfg.Concurrency, "cache": s.cache.Stats()})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "reward_version": rewards.RewardVersion, "reward_change": rewards.RewardChange, "rewards": rewards.RewardNames, "concurrency": s.cfg.Concurrency, "cache": s.cache.Stats()})
 }
 
 // withSlot runs job under the concurrency bound, turning a panic into a 500; status

@@ -19,12 +19,17 @@ func TestHealthzRewardVersion(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	var body struct {
-		Version *int `json:"reward_version"`
+		Version *int     `json:"reward_version"`
+		Change  string   `json:"reward_change"`
+		Rewards []string `json:"rewards"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
 	}
 	if body.Version == nil || *body.Version != rewards.RewardVersion {
 		t.Fatalf("reward_version %v, want %d", body.Version, rewards.RewardVersion)
+	}
+	if body.Change != rewards.RewardChange || len(body.Rewards) != len(rewards.RewardNames) {
+		t.Fatalf("reward_change %q, rewards %v: want the version's change and %v", body.Change, body.Rewards, rewards.RewardNames)
 	}
 }

@@ -1,0 +1,73 @@
+package eval
+
+import (
+	"math"
+	"testing"
+
+	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/synth"
+)
+
+func TestPerturbSkeleton(t *testing.T) {
+	gt, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := gt.Skeleton
+	n := sk.NumJoints()
+	const height = 2.0
+	tests := []struct {
+		kind   string
+		joints func(int) bool // the perturbed joint count
+		moved  float64        // every kept joint moves exactly this far (jitter), or -1
+	}{
+		{"jitter2", func(k int) bool { return k == n }, 0.04},
+		{"jitter5", func(k int) bool { return k == n }, 0.10},
+		{"jitter10", func(k int) bool { return k == n }, 0.20},
+		{"drop_limb", func(k int) bool { return k < n-1 && k > n/2 }, -1},
+		{"merge_legs", func(k int) bool { return k < n-1 }, -1},
+		{"extra_joints", func(k int) bool { return k > n }, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind, func(t *testing.T) {
+			out, err := perturbSkeleton(sk, tc.kind, height, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := out.Validate(); err != nil {
+				t.Fatalf("invalid skeleton: %v", err)
+			}
+			if !tc.joints(out.NumJoints()) {
+				t.Errorf("%d joints from %d", out.NumJoints(), n)
+			}
+			if tc.moved >= 0 {
+				for j := 0; j < n; j++ {
+					if d := out.Position(j).Dist(sk.Position(j)); math.Abs(d-tc.moved) > 1e-9 {
+						t.Fatalf("joint %d moved %.4f, want %.4f", j, d, tc.moved)
+					}
+				}
+			}
+		})
+	}
+	if _, err := perturbSkeleton(sk, "bogus", height, 1); err == nil {
+		t.Error("unknown perturbation accepted")
+	}
+	single := &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.Translate4(character.Vec3{})}}
+	for _, kind := range []string{"drop_limb", "merge_legs"} {
+		if _, err := perturbSkeleton(single, kind, height, 1); err == nil {
+			t.Errorf("%s on one joint: no error", kind)
+		}
+	}
+}
+
+func TestSummarizeSkeletonRank(t *testing.T) {
+	chars := []RankCharacter{
+		{Candidates: []RankCandidate{{Method: skeletonTruth, Score: 0.8}, {Method: "classical", Score: 0.7}}},
+		{Candidates: []RankCandidate{{Method: skeletonTruth, Score: 0.6}, {Method: "classical", Score: 0.7}}},
+		{Candidates: []RankCandidate{{Method: skeletonTruth, Score: 0.6}, {Method: "classical", Error: "failed"}}},
+	}
+	s := summarizeSkeletonRank(chars, "geodesic")
+	if s.ArtistAtLeastClassical != 1 || s.Compared != 2 {
+		t.Errorf("artist ≥ classical on %d of %d, want 1 of 2", s.ArtistAtLeastClassical, s.Compared)
+	}
+}
