@@ -100,10 +100,7 @@ func (p *Prepared) findTips() []limbTip {
 		if th, ok := p.thinWalk(far, prev, normals); ok {
 			tips = append(tips, limbTip{p: p.pos[far], vert: far, thickness: th})
 		}
-		d2, _ := p.geodesic(far)
-		for v := range dist {
-			dist[v] = math.Min(dist[v], d2[v])
-		}
+		p.relax(far, dist, nil)
 	}
 	return tips
 }
@@ -141,6 +138,15 @@ func (p *Prepared) geodesic(src int) ([]float64, []int32) {
 	for i := range dist {
 		dist[i], prev[i] = math.Inf(1), -1
 	}
+	p.relax(src, dist, prev)
+	return dist, prev
+}
+
+// relax lowers dist to the geodesic distance from src wherever that is shorter
+// (Dijkstra from src that explores only where it improves dist, so adding a source
+// to farthest-point sampling costs only its own region), recording predecessors in
+// prev when it is not nil.
+func (p *Prepared) relax(src int, dist []float64, prev []int32) {
 	dist[src] = 0
 	h := &vertexHeap{{v: int32(src)}}
 	for h.Len() > 0 {
@@ -150,12 +156,14 @@ func (p *Prepared) geodesic(src int) ([]float64, []int32) {
 		}
 		for _, u := range p.graph.neighbors(int(it.v)) {
 			if nd := it.d + p.pos[it.v].Dist(p.pos[u]); nd < dist[u] {
-				dist[u], prev[u] = nd, it.v
+				dist[u] = nd
+				if prev != nil {
+					prev[u] = it.v
+				}
 				heap.Push(h, heapItem{v: u, d: nd})
 			}
 		}
 	}
-	return dist, prev
 }
 
 type heapItem struct {
