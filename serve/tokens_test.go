@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/tokens"
 )
@@ -117,7 +118,7 @@ func TestScoreTokens(t *testing.T) {
 				t.Fatalf("status %d, want %d (%s)", status, tc.want, v.Error)
 			}
 			if tc.want == 200 {
-				if v.Score == nil || !(*v.Score > 0) || len(v.Rewards) != 6 {
+				if v.Score == nil || !(*v.Score > 0) || len(v.Rewards) != len(rewards.RewardNames) {
 					t.Errorf("report: score %v, rewards %v", v.Score, v.Rewards)
 				}
 				return
