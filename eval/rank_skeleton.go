@@ -9,6 +9,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Skeleton rank agreement (`rig eval --task rewards --skeleton`): per held-out
@@ -117,16 +118,16 @@ func perturbSkeleton(sk *character.Skeleton, kind string, height float64, seed i
 	return nil, fmt.Errorf("perturb skeleton: unknown perturbation %q", kind)
 }
 
-func randomUnit(rng *rand.Rand) character.Vec3 {
+func randomUnit(rng *rand.Rand) vecmath.Vec3 {
 	for {
-		v := character.Vec3{rng.Float64()*2 - 1, rng.Float64()*2 - 1, rng.Float64()*2 - 1}
+		v := vecmath.Vec3{rng.Float64()*2 - 1, rng.Float64()*2 - 1, rng.Float64()*2 - 1}
 		if n := v.Len(); n > 1e-3 && n <= 1 {
 			return v.Scale(1 / n)
 		}
 	}
 }
 
-func setTranslation(m character.Mat4, p character.Vec3) character.Mat4 {
+func setTranslation(m vecmath.Mat4, p vecmath.Vec3) vecmath.Mat4 {
 	m[12], m[13], m[14] = p[0], p[1], p[2]
 	return m
 }
@@ -257,7 +258,7 @@ func extraJoints(sk *character.Skeleton) *character.Skeleton {
 		mid := sk.Position(j).Add(sk.Position(p)).Scale(0.5)
 		out.Names = append(out.Names, fmt.Sprintf("%s_extra", sk.Names[j]))
 		out.Parents = append(out.Parents, j)
-		out.BindWorld = append(out.BindWorld, character.Translate4(mid))
+		out.BindWorld = append(out.BindWorld, vecmath.Translate4(mid))
 	}
 	return out
 }

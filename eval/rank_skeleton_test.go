@@ -6,6 +6,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/synth"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 func TestPerturbSkeleton(t *testing.T) {
@@ -52,7 +53,7 @@ func TestPerturbSkeleton(t *testing.T) {
 	if _, err := perturbSkeleton(sk, "bogus", height, 1); err == nil {
 		t.Error("unknown perturbation accepted")
 	}
-	single := &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.Translate4(character.Vec3{})}}
+	single := &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{})}}
 	for _, kind := range []string{"drop_limb", "merge_legs"} {
 		if _, err := perturbSkeleton(single, kind, height, 1); err == nil {
 			t.Errorf("%s on one joint: no error", kind)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // Hacks aimed at the semantic rewards and at coverage's excuse for thin detail: a
@@ -52,18 +53,18 @@ func tipSpokes(c *character.Character, seed int64) (*character.Character, bool) 
 	if err != nil || len(p.shape.tips) < 2 {
 		return nil, false
 	}
-	var ctr character.Vec3
+	var ctr vecmath.Vec3
 	for _, q := range c.Skeleton.Positions() {
 		ctr = ctr.Add(q)
 	}
 	ctr = ctr.Scale(1 / float64(c.Skeleton.NumJoints()))
-	sk := &character.Skeleton{Names: []string{"spoke_root"}, Parents: []int{-1}, BindWorld: []character.Mat4{character.Translate4(ctr)}}
+	sk := &character.Skeleton{Names: []string{"spoke_root"}, Parents: []int{-1}, BindWorld: []vecmath.Mat4{vecmath.Translate4(ctr)}}
 	for i, t := range p.shape.tips {
 		w := p.Norm.InversePoint(t.p)
 		mid := ctr.Add(w).Scale(0.5)
 		sk.Names = append(sk.Names, fmt.Sprintf("spoke%d", i), fmt.Sprintf("spoke%d_end", i))
 		sk.Parents = append(sk.Parents, 0, len(sk.Names)-2)
-		sk.BindWorld = append(sk.BindWorld, character.Translate4(mid), character.Translate4(w))
+		sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(mid), vecmath.Translate4(w))
 	}
 	h := c.Clone()
 	h.Skeleton = sk

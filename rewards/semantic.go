@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // The semantic rewards judge the skeleton as an animator would: a mirror-symmetric
@@ -108,7 +108,7 @@ func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 	if len(r.segs) == 0 {
 		return 0, det
 	}
-	near := make([]character.Vec3, len(p.shape.tips))
+	near := make([]vecmath.Vec3, len(p.shape.tips))
 	reached := make([]bool, len(p.shape.tips))
 	score := 1.0
 	for i, t := range p.shape.tips {
@@ -137,7 +137,7 @@ func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 }
 
 // closest returns the point of the segment nearest to p.
-func (s *segment) closest(p character.Vec3) character.Vec3 {
+func (s *segment) closest(p vecmath.Vec3) vecmath.Vec3 {
 	t := p.Sub(s.a).Dot(s.ab) * s.inv
 	return s.a.Add(s.ab.Scale(math.Max(0, math.Min(1, t))))
 }
@@ -148,7 +148,7 @@ func (s *segment) closest(p character.Vec3) character.Vec3 {
 // forearm bone reaches the cuff though no hand vertex is in the mesh), and the
 // nearest point on it (+Inf and the tip itself when no joint moves). Which joint
 // moves the tip does not enter, so rigid weights cannot bring a bone nearer.
-func (r *rig) limbReach(t limbTip) (float64, character.Vec3) {
+func (r *rig) limbReach(t limbTip) (float64, vecmath.Vec3) {
 	best, at := math.Inf(1), t.p
 	for j, moves := range r.moves {
 		if !moves {
@@ -194,7 +194,7 @@ type LimbDetails struct {
 
 // LimbTip is a limb end that no moving bone reaches.
 type LimbTip struct {
-	Where    string         `json:"where"`
-	Cube     character.Vec3 `json:"cube"`
-	Distance float64        `json:"distance"` // to the nearest moving bone, cube units
+	Where    string       `json:"where"`
+	Cube     vecmath.Vec3 `json:"cube"`
+	Distance float64      `json:"distance"` // to the nearest moving bone, cube units
 }

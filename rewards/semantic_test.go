@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // TestSemanticRewards: on the capsule man, the true rig keeps symmetry and limbs
 // near 1, and each skeleton defect costs the term meant for it.
 func TestSemanticRewards(t *testing.T) {
 	base := capsuleMan(1, false).character(32)
-	move := func(name string, f func(p character.Vec3) character.Vec3) func(sk *character.Skeleton) *character.Skeleton {
+	move := func(name string, f func(p vecmath.Vec3) vecmath.Vec3) func(sk *character.Skeleton) *character.Skeleton {
 		return func(sk *character.Skeleton) *character.Skeleton {
 			out := sk.Clone()
 			for j, n := range out.Names {
@@ -32,7 +33,7 @@ func TestSemanticRewards(t *testing.T) {
 		}
 		return sk.Select(keep)
 	}
-	onPlane := func(p character.Vec3) character.Vec3 { p[0] = 0; return p }
+	onPlane := func(p vecmath.Vec3) vecmath.Vec3 { p[0] = 0; return p }
 	tests := []struct {
 		name         string
 		edit         func(sk *character.Skeleton) *character.Skeleton
@@ -46,7 +47,7 @@ func TestSemanticRewards(t *testing.T) {
 		}, func(v float64) bool { return v > 0.9 }, func(v float64) bool { return v < 0.7 }},
 		{"right arm dropped", dropRightArm,
 			func(v float64) bool { return v < 0.8 }, func(v float64) bool { return v < 0.75 }},
-		{"left elbow off its mirror", move("l_elbow", func(p character.Vec3) character.Vec3 { p[1] += 0.15; return p }),
+		{"left elbow off its mirror", move("l_elbow", func(p vecmath.Vec3) vecmath.Vec3 { p[1] += 0.15; return p }),
 			func(v float64) bool { return v < 0.95 }, func(v float64) bool { return v > 0.9 }},
 	}
 	p, err := Prepare(&base.Mesh, Options{})

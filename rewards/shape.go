@@ -4,7 +4,7 @@ import (
 	"container/heap"
 	"math"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // meshShape is what the semantic rewards know of the mesh alone, found once per
@@ -20,9 +20,9 @@ type meshShape struct {
 // limbTip is the end of a protrusion long enough to bend: a geodesic extremity
 // whose last limbWalk of surface toward the body stays thin.
 type limbTip struct {
-	p         character.Vec3 // cube units
-	vert      int            // the tip's vertex
-	thickness float64        // mean thickness along the walk back toward the body
+	p         vecmath.Vec3 // cube units
+	vert      int          // the tip's vertex
+	thickness float64      // mean thickness along the walk back toward the body
 }
 
 // symAxes are the normals of the candidate mirror planes: x (left-right) and z
@@ -73,7 +73,7 @@ func (p *Prepared) findTips() []limbTip {
 	if nv == 0 {
 		return nil
 	}
-	var c character.Vec3
+	var c vecmath.Vec3
 	for _, q := range p.pos {
 		c = c.Add(q)
 	}
@@ -109,7 +109,7 @@ func (p *Prepared) findTips() []limbTip {
 // returns the mean thickness there (inward rays, capped at maxThickness); ok when
 // the walk completes and the mean is at most limbMaxThickness and at least
 // detailThickness (thinner is a strand or a flap artists may leave unboned).
-func (p *Prepared) thinWalk(v int, prev []int32, normals []character.Vec3) (float64, bool) {
+func (p *Prepared) thinWalk(v int, prev []int32, normals []vecmath.Vec3) (float64, bool) {
 	walked, sum, n := 0.0, 0.0, 0
 	for walked < limbWalk {
 		u := int(prev[v])
@@ -187,8 +187,8 @@ func (h *vertexHeap) Pop() any {
 
 // vertexNormals returns area-weighted vertex normals, unit length (zero where a
 // vertex has no area).
-func vertexNormals(pos []character.Vec3, tris [][3]int) []character.Vec3 {
-	n := make([]character.Vec3, len(pos))
+func vertexNormals(pos []vecmath.Vec3, tris [][3]int) []vecmath.Vec3 {
+	n := make([]vecmath.Vec3, len(pos))
 	for _, t := range tris {
 		f := pos[t[1]].Sub(pos[t[0]]).Cross(pos[t[2]].Sub(pos[t[0]]))
 		for _, v := range t {
