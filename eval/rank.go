@@ -191,17 +191,24 @@ func rankCreature(category string) bool {
 	return c != "" && !strings.HasPrefix(c, "prop")
 }
 
+// loadRigged loads the artist's rig at path and prepares its mesh for scoring: the
+// one load both rank tasks start from.
+func loadRigged(path string) (*character.Character, *rewards.Prepared, error) {
+	gt, _, err := assets.Load(path, assets.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !gt.Rigged() {
+		return nil, nil, fmt.Errorf("%s: no skeleton or skin", path)
+	}
+	prep, err := rewards.Prepare(&gt.Mesh, rewards.Options{})
+	return gt, prep, err
+}
+
 // rankOne scores the truth and every candidate skin of one character.
 func rankOne(f File, family string, methods []string, skins map[string]SkinMethod, seed int64) RankCharacter {
 	out := RankCharacter{File: f.Path, Category: f.Category, Family: family}
-	gt, _, err := assets.Load(f.Path, assets.Options{})
-	if err == nil && !gt.Rigged() {
-		err = fmt.Errorf("%s: no skeleton or skin", f.Path)
-	}
-	var prep *rewards.Prepared
-	if err == nil {
-		prep, err = rewards.Prepare(&gt.Mesh, rewards.Options{})
-	}
+	gt, prep, err := loadRigged(f.Path)
 	if err != nil {
 		out.Error = err.Error()
 		return out

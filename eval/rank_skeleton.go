@@ -5,7 +5,6 @@ import (
 	"math/rand"
 	"sort"
 
-	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rewards"
@@ -37,14 +36,7 @@ type SkeletonRankSummary struct {
 // character, each skinned by skin, against CD-J2J to the artist's skeleton.
 func rankSkeletonOne(f File, family string, skin SkinMethod, seed int64) RankCharacter {
 	out := RankCharacter{File: f.Path, Category: f.Category, Family: family}
-	gt, _, err := assets.Load(f.Path, assets.Options{})
-	if err == nil && !gt.Rigged() {
-		err = fmt.Errorf("%s: no skeleton or skin", f.Path)
-	}
-	var prep *rewards.Prepared
-	if err == nil {
-		prep, err = rewards.Prepare(&gt.Mesh, rewards.Options{})
-	}
+	gt, prep, err := loadRigged(f.Path)
 	if err != nil {
 		out.Error = err.Error()
 		return out
