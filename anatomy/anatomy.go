@@ -13,7 +13,20 @@ import (
 // Options says what the caller knows. Zero values ask Fit to detect.
 type Options struct {
 	Kind Kind   // "" or Auto: detect
-	Up   string // "y", "z", or "" / "auto": detect
+	Up   string // "y", "z", or "" / "auto": detect, in the world of World
+	// World takes the mesh's coordinates to its file's world (ForCharacter fills
+	// it); the zero matrix for none. Up and front are the world's.
+	World vecmath.Mat4
+}
+
+// ForCharacter returns o with World taken from the file c was read from, unless
+// o sets it, so that a mesh stored Z-up under a rotated armature parent is seen
+// the way the file shows it.
+func (o Options) ForCharacter(c *character.Character) Options {
+	if o.World == (vecmath.Mat4{}) {
+		o.World, _ = character.WorldTransform(c)
+	}
+	return o
 }
 
 // Report says what Fit detected or was told, and how sure it is.
@@ -29,7 +42,11 @@ type Report struct {
 	// says why.
 	Status  string   `json:"status"`
 	Suspect []string `json:"suspect,omitempty"`
+	world   vecmath.Mat4
 }
+
+// Axes returns the up axis the fit used, in the world it was measured in.
+func (r *Report) Axes() Axes { return Axes{Up: r.Up, World: r.world} }
 
 // Fit returns the anatomical skeleton of a mesh, in the mesh's world frame, from a
 // proposed skeleton whose joints lie inside the mesh and whose branches follow its
@@ -47,19 +64,19 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	if err != nil {
 		return nil, nil, fmt.Errorf("anatomy: %w", err)
 	}
-	rep := &Report{}
+	rep := &Report{world: opt.World}
 	wn := geom.NewWindingNumber(m)
 	var views map[string]upView
-	rep.Up, rep.UpGiven, views, err = chooseUp(m, wn, proposal, opt.Up)
+	rep.Up, rep.UpGiven, views, err = chooseUp(m, wn, proposal, Axes{Up: opt.Up, World: opt.World})
 	if err != nil {
 		return nil, nil, fmt.Errorf("anatomy: %w", err)
 	}
 	if rep.Up == "z" && !rep.UpGiven {
-		rep.Warnings = append(rep.Warnings, "the mesh looks Z-up (glTF is Y-up); pass --up z to confirm or --up y to override")
+		rep.Warnings = append(rep.Warnings, "the character looks Z-up in its file's world (glTF is Y-up); pass --up z to confirm or --up y to override")
 	}
 	view, measured := views[rep.Up]
 	if !measured {
-		view = upView{s: newShape(m, wn, upFrame(rep.Up)), planeErr: -1}
+		view = upView{s: newShape(m, wn, rep.Axes().frame()), planeErr: -1}
 	}
 	f, c, sym := findSymmetry(m, wn.BVH(), view)
 	s := view.s
@@ -136,20 +153,20 @@ func fitKind(s *shape, t *tree, k Kind) (*build, error) {
 // (a Z-up biped's toes stand on the ground under Y too, lying on its front). Y otherwise: glTF is Y-up, and legless bodies give no
 // evidence (a fish's tail lobes stand on its rear under Z, but not apart). When
 // it detects, it returns the views it measured, by up axis, for Fit to go on from.
-func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Skeleton, up string) (string, bool, map[string]upView, error) {
-	switch up {
+func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Skeleton, ax Axes) (string, bool, map[string]upView, error) {
+	switch ax.Up {
 	case "y", "z":
-		return up, true, nil, nil
+		return ax.Up, true, nil, nil
 	case "", "auto":
 	default:
-		return "", false, nil, fmt.Errorf("up %q: want y, z or auto", up)
+		return "", false, nil, fmt.Errorf("up %q: want y, z or auto", ax.Up)
 	}
 	feet := map[string]bool{}
 	score := map[string]float64{}
 	kind := map[string]Kind{}
 	views := map[string]upView{}
 	for _, u := range []string{"y", "z"} {
-		v := upView{s: newShape(m, wn, upFrame(u))}
+		v := upView{s: newShape(m, wn, Axes{Up: u, World: ax.World}.frame())}
 		v.s.mid, v.planeErr = bestPlane(m, wn.BVH(), v.s.f, v.s.lo, v.s.hi)
 		views[u] = v
 		t := newTree(proposal, v.s.f)

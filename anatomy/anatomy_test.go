@@ -123,6 +123,45 @@ func TestUpAxis(t *testing.T) {
 	}
 }
 
+// TestWorldFrame: a biped stored Z-up in centimetres under a Mixamo-style armature
+// (−90° about X, scale 0.01) stands Y-up in its file's world; told that world, Fit
+// finds it Y-up without a warning and places the same joints as on the Y-up mesh.
+func TestWorldFrame(t *testing.T) {
+	c := gen(t, "biped", 3)
+	s := math.Sqrt(0.5)
+	world := vecmath.TRS(vecmath.Vec3{}, vecmath.Quat{-s, 0, 0, s}, vecmath.Vec3{0.01, 0.01, 0.01})
+	toBind, _ := world.Inverse()
+	stored := c.Clone()
+	for i, p := range stored.Mesh.Positions {
+		stored.Mesh.Positions[i] = toBind.Point(p)
+	}
+	skY, repY := fit(t, c, anatomy.Options{})
+	skW, repW := fit(t, stored, anatomy.Options{World: world})
+	if repW.Up != "y" || repW.Kind != repY.Kind || len(repW.Warnings) != len(repY.Warnings) {
+		t.Fatalf("armature-stored biped: up %s, kind %s, warnings %v; Y-up: kind %s, warnings %v",
+			repW.Up, repW.Kind, repW.Warnings, repY.Kind, repY.Warnings)
+	}
+	H := height(&c.Mesh, 1)
+	for j, n := range skY.Names {
+		k := indexOf(skW.Names, n)
+		if k < 0 {
+			t.Errorf("%s missing from the armature-stored fit", n)
+			continue
+		}
+		if d := world.Point(skW.Position(k)).Dist(skY.Position(j)); d > 0.03*H {
+			t.Errorf("%s: armature-stored fit %.3f of the height from the Y-up fit", n, d/H)
+		}
+	}
+	// Bones point at their children in the world too: the fitted Hips' +Z is the
+	// world's front.
+	if h := indexOf(skW.Names, "Hips"); h >= 0 {
+		fwd := world.Dir(skW.BindWorld[h].Dir(vecmath.Vec3{0, 0, 1})).Normalize()
+		if fwd[2] < 0.9 {
+			t.Errorf("Hips' front in the world %v, want +Z", fwd)
+		}
+	}
+}
+
 func indexOf(names []string, n string) int {
 	for j, m := range names {
 		if m == n {

@@ -40,6 +40,39 @@ func upFrame(up string) frame {
 	return frame{left: vecmath.Vec3{1, 0, 0}, up: vecmath.Vec3{0, 1, 0}, fwd: vecmath.Vec3{0, 0, 1}}
 }
 
+// Axes says where up is for a mesh: Up is the up axis of its file's world ("y",
+// glTF's, or "z"), World the transform from the mesh's own coordinates to that
+// world (a skinned mesh's bind space under a rotated armature), the zero matrix
+// for none. Only World's rotation matters: the fits measure in shares of the height.
+type Axes struct {
+	Up    string
+	World vecmath.Mat4
+}
+
+// frame returns the canonical frame of the axes in the mesh's own coordinates:
+// the world's up, front and left taken back through World's rotation.
+func (a Axes) frame() frame {
+	f := upFrame(a.Up)
+	if a.World == (vecmath.Mat4{}) || a.World == vecmath.Identity4() {
+		return f
+	}
+	inv, ok := a.World.Inverse()
+	if !ok || !inv.IsFinite() {
+		return f
+	}
+	up, fwd := inv.Dir(f.up).Normalize(), inv.Dir(f.fwd)
+	fwd = fwd.Sub(up.Scale(fwd.Dot(up))).Normalize()
+	left := up.Cross(fwd)
+	if !finiteVec(up) || !finiteVec(fwd) || left.Len() < 0.5 {
+		return f
+	}
+	return frame{left: left, up: up, fwd: fwd}
+}
+
+func finiteVec(v vecmath.Vec3) bool {
+	return !math.IsNaN(v[0]+v[1]+v[2]) && !math.IsInf(v[0]+v[1]+v[2], 0)
+}
+
 // turned returns the frame turned a quarter about up, for a character whose
 // symmetry plane is across the canonical Z axis (it faces ±X): the old +X becomes
 // forward.

@@ -63,8 +63,8 @@ func boneFrame(dir, up, fwd vecmath.Vec3) vecmath.Mat4 {
 // for a mesh whose up axis is "z" (Blender's, facing -Y) or otherwise Y (glTF's,
 // facing +Z). Names, parents and positions are kept, so a skin made for the
 // skeleton deforms the same with the copy.
-func OrientSkeleton(sk *character.Skeleton, up string) *character.Skeleton {
-	f := upFrame(up)
+func OrientSkeleton(sk *character.Skeleton, ax Axes) *character.Skeleton {
+	f := ax.frame()
 	out := sk.Clone()
 	out.BindWorld = Orient(sk.Positions(), sk.Parents, f.up, f.fwd)
 	return out

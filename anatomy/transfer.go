@@ -94,7 +94,7 @@ func (n *Named) Skin(skin *character.Skin) *character.Skin {
 //     "<ancestor>_extra_<k>", never joint_NNN;
 //   - order and orientation: parents come first (the input order is kept when it
 //     still has them), and the bones point at their children (Orient).
-func NameFromTemplate(sk, fitted *character.Skeleton, m *character.Mesh, up string) (*Named, error) {
+func NameFromTemplate(sk, fitted *character.Skeleton, m *character.Mesh, ax Axes) (*Named, error) {
 	if err := sk.Validate(); err != nil {
 		return nil, fmt.Errorf("anatomy: name skeleton: %w", err)
 	}
@@ -104,7 +104,7 @@ func NameFromTemplate(sk, fitted *character.Skeleton, m *character.Mesh, up stri
 	if m == nil {
 		return nil, errors.New("anatomy: name skeleton: no mesh")
 	}
-	h := heightAlong(m, up)
+	h := heightAlong(m, ax.frame().up)
 	if !(h > 0) || math.IsInf(h, 0) {
 		return nil, errors.New("anatomy: name skeleton: the mesh has no height")
 	}
@@ -114,7 +114,7 @@ func NameFromTemplate(sk, fitted *character.Skeleton, m *character.Mesh, up stri
 	n.keepHierarchy()
 	n.offLimbs()
 	names := n.names()
-	return n.finish(names, up)
+	return n.finish(names, ax)
 }
 
 // naming is one NameFromTemplate call: the skeleton's positions and adjacency, the
@@ -344,7 +344,7 @@ func (n *naming) preorder() []int {
 }
 
 // finish orders the joints parents first, orients them and fills the report.
-func (n *naming) finish(names []string, up string) (*Named, error) {
+func (n *naming) finish(names []string, ax Axes) (*Named, error) {
 	order := make([]int, len(n.pos))
 	valid := true
 	for j, p := range n.parents {
@@ -366,7 +366,7 @@ func (n *naming) finish(names []string, up string) (*Named, error) {
 			out.Parents[i] = inv[p]
 		}
 	}
-	f := upFrame(up)
+	f := ax.frame()
 	out.BindWorld = Orient(pos, out.Parents, f.up, f.fwd)
 	if err := out.Validate(); err != nil {
 		return nil, fmt.Errorf("anatomy: name skeleton: %w", err)
@@ -380,13 +380,14 @@ func (n *naming) finish(names []string, up string) (*Named, error) {
 	return &Named{Skeleton: out, Order: order, Naming: n.rep}, nil
 }
 
-// heightAlong is the mesh's extent along its up axis ("z", else Y).
-func heightAlong(m *character.Mesh, up string) float64 {
-	lo, hi := m.Bounds()
-	if up == "z" {
-		return hi[2] - lo[2]
+// heightAlong returns the mesh's extent along the unit direction up.
+func heightAlong(m *character.Mesh, up vecmath.Vec3) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range m.Positions {
+		h := p.Dot(up)
+		lo, hi = math.Min(lo, h), math.Max(hi, h)
 	}
-	return hi[1] - lo[1]
+	return hi - lo
 }
 
 func nearestPoint(pts []vecmath.Vec3, q vecmath.Vec3) int {

@@ -155,7 +155,7 @@ func (r *ModelRigger) begin(c *character.Character) (*rigRun, error) {
 		go func(f *fitFuture, reeb *character.Skeleton, opt anatomy.Options) {
 			f.anatomyFit = fitAnatomy(&c.Mesh, reeb, opt)
 			close(f.done)
-		}(run.anat.future, run.cond.reeb, *r.Anatomy)
+		}(run.anat.future, run.cond.reeb, r.Anatomy.ForCharacter(c))
 	}
 	run.rng = rand.New(rand.NewSource(r.Seed))
 	lat, err := gen.EncodeMesh(&c.Mesh, &nm, norm, run.rng)
@@ -229,10 +229,10 @@ func (run *rigRun) waitFit() {
 // (docs/naming.md).
 func (run *rigRun) anatomical(cand *character.Character, opt anatomy.Options) (*anatomy.Naming, error) {
 	if run.anat.fitted == nil {
-		cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, opt.Up)
+		cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, anatomy.Axes{Up: opt.Up, World: opt.World})
 		return nil, nil
 	}
-	named, err := anatomy.NameFromTemplate(cand.Skeleton, run.anat.fitted, &run.c.Mesh, run.anat.rep.Up)
+	named, err := anatomy.NameFromTemplate(cand.Skeleton, run.anat.fitted, &run.c.Mesh, run.anat.rep.Axes())
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +264,7 @@ func (r *ModelRigger) sampleBest(run *rigRun) error {
 		run.lap("decode")
 		var naming *anatomy.Naming
 		if err == nil && r.Anatomy != nil {
-			naming, err = run.anatomical(cand, *r.Anatomy)
+			naming, err = run.anatomical(cand, r.Anatomy.ForCharacter(run.c))
 			run.lap("naming")
 		}
 		if err == nil {

@@ -114,6 +114,26 @@ type Source interface {
 	SourceFormat() string
 }
 
+// Placed is a Source that knows where the character's coordinates sit in its
+// file's world: a skinned mesh's bind space is often under an armature node that
+// rotates and scales it (Mixamo's files stand Z-up in centimetres inside a −90° X,
+// 0.01 parent), and which way is up is a fact of the world the user sees.
+type Placed interface {
+	Source
+	// BindSpaceToWorld returns the transform from the character's coordinates
+	// (mesh positions and bind pose) to the file's world.
+	BindSpaceToWorld() vecmath.Mat4
+}
+
+// WorldTransform returns the transform from c's coordinates to its file's world,
+// and false (with the identity) when its source does not say.
+func WorldTransform(c *Character) (vecmath.Mat4, bool) {
+	if p, ok := c.Source.(Placed); ok {
+		return p.BindSpaceToWorld(), true
+	}
+	return vecmath.Identity4(), false
+}
+
 // NumJoints returns the joint count (0 for a nil skeleton).
 func (s *Skeleton) NumJoints() int {
 	if s == nil {

@@ -58,7 +58,7 @@ func (r Rigger) Rig(c *character.Character) (*character.Character, *Info, error)
 	}
 	var rep *anatomy.Report
 	if r.Anatomy != nil {
-		if sk, rep, err = anatomy.Fit(&c.Mesh, sk, *r.Anatomy); err != nil {
+		if sk, rep, err = anatomy.Fit(&c.Mesh, sk, r.Anatomy.ForCharacter(c)); err != nil {
 			return nil, nil, fmt.Errorf("classical rig: %w", err)
 		}
 	}

@@ -28,7 +28,7 @@ func fitAnatomy(c *character.Character, opt anatomy.Options) (*character.Skeleto
 	if err != nil {
 		return nil, nil, fmt.Errorf("classical skeleton: %w", err)
 	}
-	return anatomy.Fit(&c.Mesh, prop, opt)
+	return anatomy.Fit(&c.Mesh, prop, opt.ForCharacter(c))
 }
 
 // meshHeight is the mesh's extent along Y, the up axis of the stored files.

@@ -130,6 +130,11 @@ func (l *loader) finishScene(c *character.Character) {
 	c.Source = s
 }
 
+// BindSpaceToWorld returns the transform from the loaded character's coordinates to
+// the file's world (character.Placed): BindToWorld for a skinned scene, the
+// identity when the loader placed the vertices in the world itself.
+func (s *Scene) BindSpaceToWorld() vecmath.Mat4 { return s.BindToWorld }
+
 // bindToWorld returns the joint world × inverse bind matrix most joints agree on:
 // the transform from skinned vertices' bind space to the world. A posed scene (some
 // joints away from their bind pose) still has its unposed joints agree.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rigkit/rigkit/internal/khronos"
@@ -85,7 +86,9 @@ func checkScene(t *testing.T, label, in, out string) {
 	}
 }
 
-// checkAutoReport checks the asset's JSON says what its output did to the scene.
+// checkAutoReport checks the asset's JSON says what its output did to the scene,
+// and that the anatomy found every fixture Y-up: each stands Y-up in its file's
+// world, the Mixamo ones Z-up in centimetres under a rotated armature.
 func checkAutoReport(t *testing.T, path string, rigged bool) {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -95,9 +98,18 @@ func checkAutoReport(t *testing.T, path string, rigged bool) {
 	var rep struct {
 		Status string              `json:"status"`
 		Scene  *gltfio.SceneReport `json:"scene"`
+		Rig    struct {
+			Anatomy *struct {
+				Up       string   `json:"up"`
+				Warnings []string `json:"warnings"`
+			} `json:"anatomy"`
+		} `json:"rig"`
 	}
 	if err := json.Unmarshal(data, &rep); err != nil || rep.Status != "ok" || rep.Scene == nil {
 		t.Fatalf("%s: %v: %s", path, err, data)
+	}
+	if a := rep.Rig.Anatomy; a == nil || a.Up != "y" || strings.Contains(strings.Join(a.Warnings, " "), "Z-up") {
+		t.Errorf("%s: anatomy %+v, want up y without a Z-up warning", path, a)
 	}
 	want := map[bool]string{false: "added", true: "replaced"}[rigged]
 	if rep.Scene.Rig != want || rep.Scene.Added.Joints == 0 || (rigged && rep.Scene.Replaced.Joints == 0) {
