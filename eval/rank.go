@@ -411,7 +411,11 @@ func (rep *RankReport) markdownHeader(b *strings.Builder) {
 		title, rep.RewardVersion, rep.Half, len(rep.Characters), rep.TauCount, what, truth)
 	fmt.Fprintf(b, "**Mean Kendall τ(score, −error): %s** over %d characters.\n\n", fmtTau(rep.MeanTau), rep.TauCount)
 	if s := rep.Skeleton; s != nil {
-		fmt.Fprintf(b, "The artist's skeleton scores at least the classical one on **%d of %d** characters.\n\n", s.ArtistAtLeastClassical, s.Compared)
+		fmt.Fprintf(b, "The artist's skeleton scores at least the classical one on **%d of %d** characters", s.ArtistAtLeastClassical, s.Compared)
+		for _, name := range brokenSkeletons {
+			fmt.Fprintf(b, "; above %s on %d of %d", name, s.ArtistAbove[name], s.Broken[name])
+		}
+		fmt.Fprint(b, ".\n\n")
 	}
 }
 

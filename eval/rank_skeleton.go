@@ -30,7 +30,15 @@ type SkeletonRankSummary struct {
 	Skin                   string `json:"skin"`
 	ArtistAtLeastClassical int    `json:"artist_at_least_classical"`
 	Compared               int    `json:"compared"`
+	// ArtistAbove counts, per broken skeleton ("drop_limb", "merge_legs"), the
+	// characters where the artist's skeleton scores above it, of Broken[name]
+	// where both were scored: a limbless or merged-leg rig must lose.
+	ArtistAbove map[string]int `json:"artist_above"`
+	Broken      map[string]int `json:"broken"`
 }
+
+// brokenSkeletons are the perturbations an animator would reject outright.
+var brokenSkeletons = []string{"drop_limb", "merge_legs"}
 
 // rankSkeletonOne scores the artist's skeleton and every skeleton candidate of one
 // character, each skinned by skin, against CD-J2J to the artist's skeleton.
@@ -258,7 +266,7 @@ func extraJoints(sk *character.Skeleton) *character.Skeleton {
 // summarizeSkeletonRank counts the characters whose artist's skeleton scores at
 // least the classical one.
 func summarizeSkeletonRank(chars []RankCharacter, skin string) *SkeletonRankSummary {
-	s := &SkeletonRankSummary{Skin: skin}
+	s := &SkeletonRankSummary{Skin: skin, ArtistAbove: map[string]int{}, Broken: map[string]int{}}
 	for _, c := range chars {
 		score := map[string]float64{}
 		for _, k := range c.Candidates {
@@ -267,6 +275,14 @@ func summarizeSkeletonRank(chars []RankCharacter, skin string) *SkeletonRankSumm
 			}
 		}
 		a, okA := score[skeletonTruth]
+		for _, name := range brokenSkeletons {
+			if b, ok := score[name]; ok && okA {
+				s.Broken[name]++
+				if a > b {
+					s.ArtistAbove[name]++
+				}
+			}
+		}
 		b, okB := score["classical"]
 		if okA && okB {
 			s.Compared++

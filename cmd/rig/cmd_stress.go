@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rigkit/rigkit/dataset"
 	"image/color"
 	"io"
 	"os"
@@ -34,6 +35,9 @@ type stressRecord struct {
 	Source   string `json:"source"`
 	Variant  string `json:"variant"`
 	Category string `json:"category"`
+	// Family is the source file's family (dataset.File.TuningFamily), so that
+	// the rewards task puts each variant in its source's tune or report half.
+	Family   string `json:"family"`
 	Vertices int    `json:"vertices"`
 }
 
@@ -64,6 +68,10 @@ func runStress(args []string, stdout io.Writer) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("stress: %w", err)
 	}
+	families, err := tuningFamilies(*data)
+	if err != nil {
+		return err
+	}
 	var manifest strings.Builder
 	for _, f := range files {
 		recs, err := writeStressed(f, variants, *out, *png)
@@ -71,6 +79,7 @@ func runStress(args []string, stdout io.Writer) error {
 			return err
 		}
 		for _, r := range recs {
+			r.Family = families[filepath.Clean(f.Path)]
 			line, _ := json.Marshal(r)
 			manifest.Write(append(line, '\n'))
 		}
@@ -80,6 +89,19 @@ func runStress(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "stress: %d files, variants %s, written to %s\n", len(files), strings.Join(variants, ","), *out)
 	return nil
+}
+
+// tuningFamilies maps every rig under data to its family (dataset.File.TuningFamily).
+func tuningFamilies(data string) (map[string]string, error) {
+	all, err := dataset.Discover([]string{data})
+	if err != nil {
+		return nil, fmt.Errorf("stress: %w", err)
+	}
+	out := make(map[string]string, len(all))
+	for _, f := range all {
+		out[filepath.Clean(f.Path)] = f.TuningFamily()
+	}
+	return out, nil
 }
 
 // writeStressed writes the variants of one file that can be made of it.
