@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/metrics"
@@ -57,6 +58,9 @@ type RankOptions struct {
 	// perturbed ones (SkeletonCandidates), each skinned by Skins[Methods[0]], against
 	// CD-J2J to the artist's skeleton (rank_skeleton.go).
 	Skeleton bool
+	// Model, when set, adds its voted and greedy skeletons ("tokens",
+	// "tokens-greedy", as `rig auto` masks them) to the skeleton candidates.
+	Model *autorig.ModelRigger
 }
 
 // RankCandidate is one candidate rig of one character.
@@ -114,6 +118,7 @@ func RankRewards(files []File, opt RankOptions) (*RankReport, error) {
 	if len(held) == 0 {
 		return nil, fmt.Errorf("eval rewards: none of the %d files is a character (a creature category in the manifest) of a family in the %s half", len(files), opt.Half)
 	}
+	skeletons := SkeletonMethods(opt.Model, 0)
 	results := make([]RankCharacter, len(held))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -125,7 +130,7 @@ func RankRewards(files []File, opt RankOptions) (*RankReport, error) {
 			defer wg.Done()
 			for i := range jobs {
 				if opt.Skeleton {
-					results[i] = rankSkeletonOne(held[i], fams[held[i].Path], opt.Skins[opt.Methods[0]], opt.Seed)
+					results[i] = rankSkeletonOne(held[i], fams[held[i].Path], opt.Skins[opt.Methods[0]], opt.Seed, skeletons)
 				} else {
 					results[i] = rankOne(held[i], fams[held[i].Path], opt.Methods, opt.Skins, opt.Seed)
 				}
@@ -146,7 +151,7 @@ func RankRewards(files []File, opt RankOptions) (*RankReport, error) {
 	rep.Half = opt.Half
 	if opt.Skeleton {
 		rep.Task = "rewards-skeleton"
-		rep.Methods = append([]string{skeletonTruth}, SkeletonCandidates...)
+		rep.Methods = append([]string{skeletonTruth}, skeletonCandidates(skeletons)...)
 		rep.Skeleton = summarizeSkeletonRank(results, opt.Methods[0])
 	}
 	return &rep, nil

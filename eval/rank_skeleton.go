@@ -18,8 +18,25 @@ import (
 // rewards and by CD-J2J to the artist's skeleton (METRICS.md).
 
 // SkeletonCandidates are the skeleton candidates besides the artist's, in report
-// order: the classical skeleton and the perturbations of perturbSkeleton.
-var SkeletonCandidates = []string{"classical", "jitter2", "jitter5", "jitter10", "drop_limb", "merge_legs", "extra_joints"}
+// order: the classical skeleton, the anatomical one `rig auto` writes with it
+// ("classical-anatomy") and the perturbations of perturbSkeleton. A model adds
+// its voted and greedy skeletons (skeletonCandidates).
+var SkeletonCandidates = []string{"classical", "classical-anatomy", "jitter2", "jitter5", "jitter10", "drop_limb", "merge_legs", "extra_joints"}
+
+// modelSkeletons are the model's skeleton candidates, when a model is given.
+var modelSkeletons = []string{"tokens", "tokens-greedy"}
+
+// skeletonCandidates returns the candidates besides the artist's that methods
+// (SkeletonMethods) can make.
+func skeletonCandidates(methods map[string]SkeletonPredictor) []string {
+	out := append([]string(nil), SkeletonCandidates...)
+	for _, m := range modelSkeletons {
+		if methods[m] != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // skeletonTruth names the artist's skeleton among the skeleton candidates.
 const skeletonTruth = "artist"
@@ -42,7 +59,7 @@ var brokenSkeletons = []string{"drop_limb", "merge_legs"}
 
 // rankSkeletonOne scores the artist's skeleton and every skeleton candidate of one
 // character, each skinned by skin, against CD-J2J to the artist's skeleton.
-func rankSkeletonOne(f File, family string, skin SkinMethod, seed int64) RankCharacter {
+func rankSkeletonOne(f File, family string, skin SkinMethod, seed int64, methods map[string]SkeletonPredictor) RankCharacter {
 	out := RankCharacter{File: f.Path, Category: f.Category, Family: family}
 	gt, prep, err := loadRigged(f.Path)
 	if err != nil {
@@ -50,15 +67,14 @@ func rankSkeletonOne(f File, family string, skin SkinMethod, seed int64) RankCha
 		return out
 	}
 	norm := character.NormalizationOf(gt.Mesh)
-	classical := SkeletonMethods(nil, 0)["classical"]
-	for _, name := range append([]string{skeletonTruth}, SkeletonCandidates...) {
+	for _, name := range append([]string{skeletonTruth}, skeletonCandidates(methods)...) {
 		var sk *character.Skeleton
 		var err error
-		switch name {
-		case skeletonTruth:
+		switch predict := methods[name]; {
+		case name == skeletonTruth:
 			sk = gt.Skeleton.Clone()
-		case "classical":
-			sk, err = classical(gt)
+		case predict != nil:
+			sk, err = predict(gt)
 		default:
 			sk, err = perturbSkeleton(gt.Skeleton, name, 2/norm.Scale, seed)
 		}

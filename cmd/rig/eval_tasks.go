@@ -150,8 +150,12 @@ func evalRewards(cfg evalConfig, stdout io.Writer) error {
 	if half != dataset.ReportHalf && half != dataset.TuneHalf {
 		return fmt.Errorf("%w: --half %q: want %s or %s", errUsage, half, dataset.ReportHalf, dataset.TuneHalf)
 	}
-	rep, err := eval.RankRewards(cfg.Files, eval.RankOptions{Methods: methods, Skins: skins, Half: half,
-		Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress, Skeleton: cfg.Task.Skeleton})
+	opt := eval.RankOptions{Methods: methods, Skins: skins, Half: half,
+		Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress, Skeleton: cfg.Task.Skeleton}
+	if cfg.Task.Skeleton {
+		opt.Model = evalModel(cfg.Methods, "skeletons")
+	}
+	rep, err := eval.RankRewards(cfg.Files, opt)
 	if err != nil {
 		return err
 	}
