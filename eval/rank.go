@@ -420,6 +420,10 @@ func (rep *RankReport) markdownHeader(b *strings.Builder) {
 		for _, name := range brokenSkeletons {
 			fmt.Fprintf(b, "; above %s on %d of %d", name, s.ArtistAbove[name], s.Broken[name])
 		}
+		fmt.Fprint(b, ". The anatomical template rig (classical-anatomy) scores")
+		for i, name := range brokenSkeletons {
+			fmt.Fprintf(b, "%s above %s on %d of %d", map[bool]string{true: ";", false: ""}[i > 0], name, s.TemplateAbove[name], s.TemplateBroken[name])
+		}
 		fmt.Fprint(b, ".\n\n")
 	}
 }

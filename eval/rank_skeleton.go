@@ -52,6 +52,11 @@ type SkeletonRankSummary struct {
 	// where both were scored: a limbless or merged-leg rig must lose.
 	ArtistAbove map[string]int `json:"artist_above"`
 	Broken      map[string]int `json:"broken"`
+	// TemplateAbove counts the same for the anatomical template rig
+	// ("classical-anatomy"), of TemplateBroken[name]: what `rig auto` writes must
+	// beat a rig that lost a limb or merged the legs.
+	TemplateAbove  map[string]int `json:"template_above"`
+	TemplateBroken map[string]int `json:"template_broken"`
 }
 
 // brokenSkeletons are the perturbations an animator would reject outright.
@@ -282,7 +287,8 @@ func extraJoints(sk *character.Skeleton) *character.Skeleton {
 // summarizeSkeletonRank counts the characters whose artist's skeleton scores at
 // least the classical one.
 func summarizeSkeletonRank(chars []RankCharacter, skin string) *SkeletonRankSummary {
-	s := &SkeletonRankSummary{Skin: skin, ArtistAbove: map[string]int{}, Broken: map[string]int{}}
+	s := &SkeletonRankSummary{Skin: skin, ArtistAbove: map[string]int{}, Broken: map[string]int{},
+		TemplateAbove: map[string]int{}, TemplateBroken: map[string]int{}}
 	for _, c := range chars {
 		score := map[string]float64{}
 		for _, k := range c.Candidates {
@@ -291,11 +297,19 @@ func summarizeSkeletonRank(chars []RankCharacter, skin string) *SkeletonRankSumm
 			}
 		}
 		a, okA := score[skeletonTruth]
+		t, okT := score["classical-anatomy"]
 		for _, name := range brokenSkeletons {
-			if b, ok := score[name]; ok && okA {
+			b, ok := score[name]
+			if ok && okA {
 				s.Broken[name]++
 				if a > b {
 					s.ArtistAbove[name]++
+				}
+			}
+			if ok && okT {
+				s.TemplateBroken[name]++
+				if t > b {
+					s.TemplateAbove[name]++
 				}
 			}
 		}

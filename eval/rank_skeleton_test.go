@@ -63,7 +63,7 @@ func TestPerturbSkeleton(t *testing.T) {
 
 func TestSummarizeSkeletonRank(t *testing.T) {
 	chars := []RankCharacter{
-		{Candidates: []RankCandidate{{Method: skeletonTruth, Score: 0.8}, {Method: "classical", Score: 0.7}, {Method: "merge_legs", Score: 0.5}}},
+		{Candidates: []RankCandidate{{Method: skeletonTruth, Score: 0.8}, {Method: "classical", Score: 0.7}, {Method: "classical-anatomy", Score: 0.55}, {Method: "merge_legs", Score: 0.5}}},
 		{Candidates: []RankCandidate{{Method: skeletonTruth, Score: 0.6}, {Method: "classical", Score: 0.7}, {Method: "merge_legs", Score: 0.6}, {Method: "drop_limb", Score: 0.5}}},
 		{Candidates: []RankCandidate{{Method: skeletonTruth, Score: 0.6}, {Method: "classical", Error: "failed"}}},
 	}
@@ -74,5 +74,8 @@ func TestSummarizeSkeletonRank(t *testing.T) {
 	// A tie is not above: the broken rig must lose.
 	if s.ArtistAbove["merge_legs"] != 1 || s.Broken["merge_legs"] != 2 || s.ArtistAbove["drop_limb"] != 1 || s.Broken["drop_limb"] != 1 {
 		t.Errorf("artist above broken rigs %v of %v, want merge_legs 1 of 2, drop_limb 1 of 1", s.ArtistAbove, s.Broken)
+	}
+	if s.TemplateAbove["merge_legs"] != 1 || s.TemplateBroken["merge_legs"] != 1 || s.TemplateBroken["drop_limb"] != 0 {
+		t.Errorf("template above broken rigs %v of %v, want merge_legs 1 of 1", s.TemplateAbove, s.TemplateBroken)
 	}
 }
