@@ -25,7 +25,8 @@ func init() {
 	register(&command{
 		name: "view",
 		usage: "FILE [--compare FILE2] | FILE --screenshot OUT.png [--bone NAME] [--pose random --seed N] " +
-			"[--anim NAME --time T] [--yaw DEG] [--size WxH] [--mode shaded|heatmap|influences|wireframe] | DIR --sheet OUT.png",
+			"[--anim NAME --time T] [--yaw DEG] [--size WxH] [--mode shaded|heatmap|influences|wireframe] | DIR --sheet OUT.png" +
+			" | FILE --script EDITS.json [--out OUT.glb] [--overwrite] [--score]",
 		summary: "open the OpenGL viewer, or render a screenshot / contact sheet offscreen",
 		run:     runView,
 	})
@@ -46,6 +47,7 @@ func runView(args []string, stdout io.Writer) error {
 	anim := fs.String("anim", "", "for --screenshot: pose by the file's animation of this name (or index)")
 	animTime := fs.Float64("time", 0, "with --anim: the time in seconds")
 	yaw := fs.Float64("yaw", math.NaN(), "for --screenshot: camera yaw in degrees (0: the front, 90: the left side; default 26)")
+	script := addViewScriptFlags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -58,19 +60,17 @@ func runView(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--size %q: %v: %w", *size, err, errUsage)
 	}
-	m := viewer.ModeShaded
-	if *mode != "" {
-		if m, err = viewer.ParseMode(*mode); err != nil {
-			return fmt.Errorf("--mode: %v: %w", err, errUsage)
-		}
-	} else if *bone != "" {
-		m = viewer.ModeHeatmap
+	m, err := viewMode(*mode, *bone)
+	if err != nil {
+		return err
 	}
 	if *pose != "rest" && *pose != "random" {
 		return fmt.Errorf("--pose %q: want rest or random: %w", *pose, errUsage)
 	}
 
 	switch {
+	case *script.script != "":
+		return runViewScript(path, script, stdout)
 	case *sheet != "":
 		return viewSheet(path, *sheet, *size, m, stdout)
 	case *shot != "":
@@ -129,6 +129,21 @@ func runView(args []string, stdout io.Writer) error {
 		}
 		return nil
 	}
+}
+
+// viewMode reads --mode; without it the heatmap shows a selected bone's weights.
+func viewMode(mode, bone string) (viewer.Mode, error) {
+	switch {
+	case mode != "":
+		m, err := viewer.ParseMode(mode)
+		if err != nil {
+			return 0, fmt.Errorf("--mode: %v: %w", err, errUsage)
+		}
+		return m, nil
+	case bone != "":
+		return viewer.ModeHeatmap, nil
+	}
+	return viewer.ModeShaded, nil
 }
 
 // viewScoreLine summarizes a rig's rewards (package rewards) on one line.
