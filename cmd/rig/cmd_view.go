@@ -123,7 +123,8 @@ func runView(args []string, stdout io.Writer) error {
 		if path == stdio || *compare == stdio {
 			return fmt.Errorf("%w: the interactive viewer reads files (it reloads them when they change); \"-\" (stdin) works with --screenshot", errUsage)
 		}
-		err := viewer.Run(viewer.RunOptions{Path: path, Compare: *compare, Width: w, Height: h, Score: viewScoreLine})
+		err := viewer.Run(viewer.RunOptions{Path: path, Compare: *compare, Width: w, Height: h, Score: viewScoreLine,
+			Out: *script.out, Skinners: editSkinners()})
 		if err != nil {
 			return fmt.Errorf("view %s: %w", path, err)
 		}
