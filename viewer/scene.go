@@ -18,9 +18,10 @@ const (
 	ModeWireframe              // triangle edges only
 	ModeHeatmap                // the selected joint's weights, blue (0) to red (1)
 	ModeInfluences             // number of joints moving each vertex
+	ModeTextured               // base colour textures, vertex colours and alpha as the file says
 )
 
-var modeNames = [...]string{"shaded", "wireframe", "heatmap", "influences"}
+var modeNames = [...]string{"shaded", "wireframe", "heatmap", "influences", "textured"}
 
 // String returns the mode's flag name.
 func (m Mode) String() string {

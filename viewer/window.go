@@ -45,7 +45,7 @@ type RunOptions struct {
 var helpLines = []string{
 	"LMB orbit | Shift+LMB/MMB pan | wheel zoom | F frame | click bone: select | Tab/[ ] next/parent bone",
 	"Ctrl+LMB or RMB drag / arrows: rotate bone | R reset | P random pose | Space play/pause anim | N / Shift+N next / previous anim",
-	"W wireframe | H heatmap | I influences | S skeleton | C compare layout | L reload | ? help | Esc quit",
+	"W wireframe | H heatmap | I influences | T texture/shaded/heatmap | S skeleton | C compare layout | L reload | ? help | Esc quit",
 }
 
 // app is the interactive viewer's state. Its event methods are plain Go so they can
@@ -235,6 +235,8 @@ func (a *app) key(k glfw.Key, mods glfw.ModifierKey) (quit bool) {
 		a.view.Mode = toggle(a.view.Mode, ModeHeatmap)
 	case glfw.KeyI:
 		a.view.Mode = toggle(a.view.Mode, ModeInfluences)
+	case glfw.KeyT:
+		a.view.Mode = nextLook(a.view.Mode)
 	case glfw.KeyS:
 		a.view.HideSkeleton = !a.view.HideSkeleton
 	case glfw.KeySlash, glfw.KeyF1:
@@ -314,6 +316,18 @@ func (a *app) key(k glfw.Key, mods glfw.ModifierKey) (quit bool) {
 	}
 	a.sync()
 	return false
+}
+
+// nextLook steps T's cycle: textured, shaded, heatmap (from any other mode:
+// textured).
+func nextLook(cur Mode) Mode {
+	switch cur {
+	case ModeTextured:
+		return ModeShaded
+	case ModeShaded:
+		return ModeHeatmap
+	}
+	return ModeTextured
 }
 
 func toggle(cur, m Mode) Mode {

@@ -25,7 +25,7 @@ func init() {
 	register(&command{
 		name: "view",
 		usage: "FILE [--compare FILE2] | FILE --screenshot OUT.png [--bone NAME] [--pose random --seed N] " +
-			"[--anim NAME --time T] [--yaw DEG] [--size WxH] [--mode shaded|heatmap|influences|wireframe] | DIR --sheet OUT.png" +
+			"[--anim NAME --time T] [--yaw DEG] [--size WxH] [--mode shaded|textured|heatmap|influences|wireframe] | DIR --sheet OUT.png" +
 			" | FILE --script EDITS.json [--out OUT.glb] [--overwrite] [--score]",
 		summary: "open the OpenGL viewer, or render a screenshot / contact sheet offscreen",
 		run:     runView,
@@ -41,7 +41,7 @@ func runView(args []string, stdout io.Writer) error {
 	pose := fs.String("pose", "rest", "pose for --screenshot: rest or random")
 	seed := fs.Int64("seed", 1, "random pose seed")
 	size := fs.String("size", "1280x720", "image or window size WxH (--sheet: the thumbnail size N or NxN)")
-	mode := fs.String("mode", "", "shaded, heatmap, influences or wireframe (default: heatmap with --bone, else shaded)")
+	mode := fs.String("mode", "", "shaded, textured, heatmap, influences or wireframe (default: heatmap with --bone, else shaded)")
 	noSkel := fs.Bool("no-skeleton", false, "hide the skeleton")
 	noText := fs.Bool("no-text", false, "no text overlay in screenshots")
 	anim := fs.String("anim", "", "for --screenshot: pose by the file's animation of this name (or index)")
