@@ -324,9 +324,10 @@ func (r *renderer) drawRig(v *view, rg *rig, viewProj, view vecmath.Mat4) {
 		upload(m.posBuf, gl.ARRAY_BUFFER, gl.Ptr(m.bindPos), 4*len(m.bindPos), gl.DYNAMIC_DRAW)
 		m.cpuPositions = false
 	}
-	key := fmt.Sprintf("%d/%d", v.Mode, rg.Selected)
+	key := fmt.Sprintf("%d/%d/%p/%d", v.Mode, rg.Selected, rg.Highlight, len(rg.Highlight))
 	if key != m.colorKey && m.nv > 0 {
 		col := vertexColors(c, v.Mode, rg.Selected)
+		paintHighlight(col, rg.Highlight)
 		upload(m.colBuf, gl.ARRAY_BUFFER, gl.Ptr(col), 4*len(col), gl.DYNAMIC_DRAW)
 		m.colorKey = key
 	}

@@ -52,6 +52,8 @@ type rig struct {
 	// CPUSkin deforms the mesh on the CPU (assets.LinearBlendSkin) and draws it
 	// unskinned; the GPU path is the default. Used to check one against the other.
 	CPUSkin bool
+	// Highlight lists vertices painted in the highlight colour (a problem's region).
+	Highlight []int
 }
 
 // newRig returns a rig in its bind pose with no joint selected.

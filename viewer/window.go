@@ -213,6 +213,7 @@ func (a *app) overlay() []string {
 	if s := a.benchStatus(); s != "" {
 		lines = append(lines, s)
 	}
+	lines = append(lines, a.panelLines()...)
 	return append(lines, a.errors...)
 }
 

@@ -16,7 +16,7 @@ import (
 // benchHelp is the on-screen help of the rigging workbench's keys.
 var benchHelp = "drag selected joint: move (Alt: along its bone) | A add child at cursor | Del delete | X mirror | " +
 	"Ctrl+P reparent (click the parent) | J lock weights | G re-skin geodesic (Shift: all) | K re-skin tokens | " +
-	"Ctrl+Z/Ctrl+Y undo/redo | Ctrl+S save"
+	"Ctrl+Z/Ctrl+Y undo/redo | Ctrl+S save | O problems (, . select)"
 
 // workbench is the primary rig under edit: the edit.Rig behind what is on screen,
 // the joint drag in progress, the re-skin running in the background and the last
@@ -31,6 +31,7 @@ type workbench struct {
 	running string
 	started time.Time
 	done    chan func(a *app)
+	panel   problemPanel
 }
 
 // jointDrag is a mouse drag of the selected joint: from where, by how much so far,
@@ -55,7 +56,7 @@ func (a *app) startBench() {
 	if err != nil {
 		return
 	}
-	a.bench = &workbench{rig: r, done: make(chan func(a *app), 1)}
+	a.bench = &workbench{rig: r, done: make(chan func(a *app), 2), panel: problemPanel{selected: -1}}
 }
 
 // refresh shows the edited rig: a new character (the renderer uploads it again),
@@ -74,6 +75,10 @@ func (a *app) refresh(msg string) {
 		p.Selected = -1
 	}
 	b.message = msg
+	p.Highlight = nil
+	if b.panel.open {
+		a.scoreInBackground() // the problems of the edited rig
+	}
 	a.needsFrame = true
 }
 
@@ -115,6 +120,14 @@ func (a *app) benchKey(k glfw.Key, mods glfw.ModifierKey) bool {
 		a.report("re-skinned with geodesic", b.rig.Reskin(edit.Geodesic, scope))
 	case k == glfw.KeyK:
 		a.reskinInBackground("tokens")
+	case k == glfw.KeyO:
+		a.togglePanel()
+	case k == glfw.KeyComma || k == glfw.KeyPeriod:
+		step := 1
+		if k == glfw.KeyComma {
+			step = -1
+		}
+		a.selectProblem(step)
 	case ctrl:
 		return false
 	default:

@@ -48,6 +48,7 @@ func runView(args []string, stdout io.Writer) error {
 	animTime := fs.Float64("time", 0, "with --anim: the time in seconds")
 	yaw := fs.Float64("yaw", math.NaN(), "for --screenshot: camera yaw in degrees (0: the front, 90: the left side; default 26)")
 	script := addViewScriptFlags(fs)
+	problem := fs.Int("problem", 0, "for --screenshot: show the problems panel with problem N (from 1) selected and its region highlighted")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -94,21 +95,12 @@ func runView(args []string, stdout io.Writer) error {
 			o.Labels = [2]string{filepath.Base(path), filepath.Base(*compare)}
 		}
 		if !*noText {
-			o.Overlay = []string{viewer.Stats(c), "  " + viewScoreLine(c)}
-			if o.Compare != nil {
-				o.Overlay = append(o.Overlay, viewer.Stats(o.Compare), "  "+viewScoreLine(o.Compare))
+			o.Overlay = viewOverlay(c, o, m, *bone, *pose, *seed, *anim, *animTime)
+		}
+		if *problem > 0 {
+			if err := viewProblemShot(c, path, *problem, &o); err != nil {
+				return err
 			}
-			line := "mode: " + m.String()
-			if *bone != "" {
-				line += " | bone: " + *bone
-			}
-			if *pose == "random" {
-				line += fmt.Sprintf(" | random pose, seed %d", *seed)
-			}
-			if *anim != "" {
-				line += fmt.Sprintf(" | animation %s at %.2f s", *anim, *animTime)
-			}
-			o.Overlay = append(o.Overlay, line)
 		}
 		img, err := viewer.Screenshot(c, o)
 		if err != nil {
@@ -130,6 +122,50 @@ func runView(args []string, stdout io.Writer) error {
 		}
 		return nil
 	}
+}
+
+// viewOverlay is a screenshot's text: each rig's counts and score, and what the
+// image shows.
+func viewOverlay(c *character.Character, o viewer.ShotOptions, m viewer.Mode, bone, pose string, seed int64, anim string, animTime float64) []string {
+	lines := []string{viewer.Stats(c), "  " + viewScoreLine(c)}
+	if o.Compare != nil {
+		lines = append(lines, viewer.Stats(o.Compare), "  "+viewScoreLine(o.Compare))
+	}
+	line := "mode: " + m.String()
+	if bone != "" {
+		line += " | bone: " + bone
+	}
+	if pose == "random" {
+		line += fmt.Sprintf(" | random pose, seed %d", seed)
+	}
+	if anim != "" {
+		line += fmt.Sprintf(" | animation %s at %.2f s", anim, animTime)
+	}
+	return append(lines, line)
+}
+
+// viewProblemShot adds the problems panel (the rewards' problems and the suspect
+// reasons of the report beside the file) to a screenshot, with problem n (from 1)
+// selected: its joint selected and its region highlighted.
+func viewProblemShot(c *character.Character, path string, n int, o *viewer.ShotOptions) error {
+	rep, err := rewards.Score(c, rewards.Options{})
+	if err != nil {
+		return fmt.Errorf("score %s: %w", displayName(path), err)
+	}
+	ps := viewer.FindProblems(c, rep, viewer.SuspectReasons(path))
+	if n > len(ps) {
+		return fmt.Errorf("--problem %d: %s has %d problems: %w", n, displayName(path), len(ps), errUsage)
+	}
+	pr := ps[n-1]
+	o.Highlight = pr.Vertices
+	if pr.Joint >= 0 {
+		o.Bone = c.Skeleton.Names[pr.Joint]
+		if o.Mode == viewer.ModeHeatmap {
+			o.Mode = viewer.ModeShaded // the highlight paints over the shaded colours
+		}
+	}
+	o.Overlay = append(o.Overlay, viewer.PanelLines(ps, n-1)...)
+	return nil
 }
 
 // viewMode reads --mode; without it the heatmap shows a selected bone's weights.
