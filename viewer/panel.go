@@ -107,7 +107,7 @@ func (a *app) panelLines() []string {
 		return nil
 	}
 	if a.bench.panel.scoring && a.bench.panel.problems == nil {
-		return []string{"problems: scoring the rig…"}
+		return []string{"problems: scoring the rig..."}
 	}
 	return PanelLines(a.bench.panel.problems, a.bench.panel.selected)
 }

@@ -185,7 +185,7 @@ func PanelLines(ps []Problem, selected int) []string {
 		if i == selected {
 			mark = " > "
 		}
-		out = append(out, mark+p.Text)
+		out = append(out, mark+strings.ReplaceAll(p.Text, "→", "->")) // the overlay font is ASCII
 	}
 	return out
 }

@@ -316,7 +316,7 @@ func (a *app) benchStatus() string {
 		s += " | weights locked"
 	}
 	if b.running != "" {
-		s += fmt.Sprintf(" | re-skinning with %s… %.1f s", b.running, time.Since(b.started).Seconds())
+		s += fmt.Sprintf(" | re-skinning with %s... %.1f s", b.running, time.Since(b.started).Seconds())
 	}
 	if msg, bad := strings.CutPrefix(b.message, "!"); bad {
 		return "!" + s + " | " + msg

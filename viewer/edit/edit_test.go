@@ -82,6 +82,16 @@ func TestRefusals(t *testing.T) {
 		{"move to infinity", func(r *Rig) error { return r.MoveTo(1, vecmath.Vec3{math.Inf(1), 0, 0}) }, "not finite"},
 		{"move along a root", func(r *Rig) error { return r.MoveAlongBone(0, 0.1) }, "root"},
 		{"joint out of range", func(r *Rig) error { return r.Move(9999, vecmath.Vec3{}) }, "out of range"},
+		{"delete a weighted root leaf", func(r *Rig) error {
+			if err := r.Delete(joint(t, r, "toe_l_end")); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Reparent(joint(t, r, "toe_l"), -1); err != nil {
+				t.Fatal(err)
+			}
+			r.undo = nil // the preparation is not the edit under test
+			return r.Delete(joint(t, r, "toe_l"))
+		}, "no joint can take its weights"},
 		{"re-skin with nothing edited", func(r *Rig) error { return r.Reskin(Geodesic, ScopeEdited) }, "no bone was edited"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,6 +134,18 @@ func TestDelete(t *testing.T) {
 	}
 	if after := jointWeight(c, up); abs(after-before) > 1e-9 {
 		t.Errorf("arm_l_upper carries %.6f, want the %.6f of both bones", after, before)
+	}
+	// A root without children or weights (a pole target) goes without an heir.
+	added, err := r.AddChild(up, "pole", vecmath.Vec3{0, 0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Reparent(added, -1); err != nil {
+		t.Fatal(err)
+	}
+	n := r.Skeleton().NumJoints()
+	if err := r.Delete(joint(t, r, "pole")); err != nil || r.Skeleton().NumJoints() != n-1 {
+		t.Errorf("deleting a weightless root leaf: %v (%d joints, want %d)", err, r.Skeleton().NumJoints(), n-1)
 	}
 }
 

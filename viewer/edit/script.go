@@ -162,9 +162,11 @@ func (r *Rig) Apply(s Step, env Env) (string, error) {
 	}
 	switch s.Op {
 	case "undo":
-		return r.Undo()
+		label, err := r.Undo()
+		return "undo " + label, err
 	case "redo":
-		return r.Redo()
+		label, err := r.Redo()
+		return "redo " + label, err
 	case "reskin":
 		return r.applyReskin(s, env)
 	case "save":

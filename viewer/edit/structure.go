@@ -11,8 +11,9 @@ import (
 // indices that the skin, the locks and the animations refer to.
 
 // Delete removes joint j. Its children go to its parent and its weights too, so that
-// every vertex keeps its total weight. A root can go only when it has exactly one
-// child, which becomes the root and takes its weights.
+// every vertex keeps its total weight. A root can go when it has exactly one child,
+// which becomes the root and takes its weights, or when it has neither children nor
+// weights (a pole target, an attachment point).
 func (r *Rig) Delete(j int) error {
 	if err := r.checkJoint(j); err != nil {
 		return fmt.Errorf("delete: %w", err)
@@ -39,15 +40,18 @@ func (r *Rig) Delete(j int) error {
 		}
 	}
 	before := r.cur
-	before.skin = moveWeights(r.cur.skin, j, heir)
-	dirty := append([]bool(nil), before.dirty...)
-	dirty[heir] = true
-	before.dirty = dirty
+	if heir >= 0 {
+		before.skin = moveWeights(r.cur.skin, j, heir)
+		before.dirty = withFlag(before.dirty, heir, true)
+	} else if n := weighted(r.cur.skin, j); n > 0 {
+		return fmt.Errorf("delete %s: it is a root without children and moves %d vertices: no joint can take its weights", name, n)
+	}
 	r.commit(fmt.Sprintf("delete %s", name), reorder(before, parents, keep))
 	return nil
 }
 
-// heirOf returns the joint that takes joint j's weights when j is deleted.
+// heirOf returns the joint that takes joint j's weights when j is deleted (-1 for
+// a root without children).
 func heirOf(sk *character.Skeleton, j int) (int, error) {
 	if p := sk.Parents[j]; p >= 0 {
 		return p, nil
@@ -58,10 +62,30 @@ func heirOf(sk *character.Skeleton, j int) (int, error) {
 			kids = append(kids, k)
 		}
 	}
-	if len(kids) != 1 {
-		return -1, fmt.Errorf("it is a root with %d children (reparent all but one first)", len(kids))
+	switch len(kids) {
+	case 0:
+		return -1, nil
+	case 1:
+		return kids[0], nil
 	}
-	return kids[0], nil
+	return -1, fmt.Errorf("it is a root with %d children (reparent all but one first)", len(kids))
+}
+
+// weighted counts the vertices joint j has weight on.
+func weighted(skin *character.Skin, j int) int {
+	n := 0
+	if skin == nil {
+		return 0
+	}
+	for _, infl := range skin.Weights {
+		for _, in := range infl {
+			if in.Joint == j && in.Weight > 0 {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // Reparent makes parent (-1: none, a root) joint j's parent. It refuses a parent
