@@ -56,7 +56,16 @@ func (a *app) startBench() {
 	if err != nil {
 		return
 	}
-	a.bench = &workbench{rig: r, done: make(chan func(a *app), 2), panel: problemPanel{selected: -1}}
+	b := &workbench{rig: r, done: make(chan func(a *app), 2), panel: problemPanel{selected: -1}}
+	a.bench = b
+	go func() { // the mirror plane, ahead of the first X (anatomy.Fit takes a while)
+		sym, err := edit.DetectSymmetry(p.Char)
+		b.done <- func(*app) {
+			if err == nil {
+				b.rig.SetSymmetry(sym)
+			}
+		}
+	}()
 }
 
 // refresh shows the edited rig: a new character (the renderer uploads it again),

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rigkit/rigkit/anatomy"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -26,14 +27,29 @@ var (
 // made symmetric about.
 func (r *Rig) Symmetry() (anatomy.Symmetry, error) {
 	if r.sym == nil {
-		_, rep, err := anatomy.Fit(&r.base.Mesh, r.cur.skeleton, anatomy.Options{})
+		sym, err := DetectSymmetry(r.Character())
 		if err != nil {
-			return anatomy.Symmetry{}, fmt.Errorf("symmetry plane: %w", err)
+			return anatomy.Symmetry{}, err
 		}
-		r.sym = &rep.Symmetry
+		r.sym = &sym
 	}
 	return *r.sym, nil
 }
+
+// DetectSymmetry returns the mirror plane of a rigged character's mesh as
+// anatomy.Fit detects it. It only reads c, so a viewer can run it off its UI thread
+// and hand the result to SetSymmetry.
+func DetectSymmetry(c *character.Character) (anatomy.Symmetry, error) {
+	_, rep, err := anatomy.Fit(&c.Mesh, c.Skeleton, anatomy.Options{})
+	if err != nil {
+		return anatomy.Symmetry{}, fmt.Errorf("symmetry plane: %w", err)
+	}
+	return rep.Symmetry, nil
+}
+
+// SetSymmetry gives the rig its mirror plane (from DetectSymmetry), so that the
+// first mirror edit does not detect it.
+func (r *Rig) SetSymmetry(s anatomy.Symmetry) { r.sym = &s }
 
 // mirrorPoint reflects a world-space point across the plane.
 func mirrorPoint(sym anatomy.Symmetry, p vecmath.Vec3) vecmath.Vec3 {
