@@ -32,6 +32,8 @@ type workbench struct {
 	started time.Time
 	done    chan func(a *app)
 	panel   problemPanel
+	// rescoring is set while the overlay's rewards line is recomputed.
+	rescoring bool
 }
 
 // jointDrag is a mouse drag of the selected joint: from where, by how much so far,
@@ -126,7 +128,12 @@ func (a *app) benchKey(k glfw.Key, mods glfw.ModifierKey) bool {
 		if shift {
 			scope = edit.ScopeAll
 		}
-		a.report("re-skinned with geodesic", b.rig.Reskin(edit.Geodesic, scope))
+		if err := b.rig.Reskin(edit.Geodesic, scope); err != nil {
+			a.report("", err)
+		} else {
+			a.report("re-skinned with geodesic", nil)
+			a.rescore()
+		}
 	case k == glfw.KeyK:
 		a.reskinInBackground("tokens")
 	case k == glfw.KeyO:
@@ -297,6 +304,9 @@ func (a *app) reskinInBackground(method string) {
 				err = b.rig.Finish(job)
 			}
 			a.report("re-skinned with "+method, err)
+			if err == nil {
+				a.rescore()
+			}
 		}
 	}()
 }
@@ -333,4 +343,25 @@ func (a *app) benchStatus() string {
 		s += " | " + msg
 	}
 	return s
+}
+
+// rescore updates the overlay's counts and rewards line of the edited rig off the
+// UI thread (after a re-skin: the weights the score reads have changed).
+func (a *app) rescore() {
+	b := a.bench
+	if a.opts.Score == nil || b.rescoring || len(a.scores) < 2 {
+		return
+	}
+	b.rescoring = true
+	c := b.rig.Character()
+	go func() {
+		line := "  " + a.opts.Score(c)
+		b.done <- func(a *app) {
+			b.rescoring = false
+			if len(a.scores) >= 2 {
+				a.scores[0], a.scores[1] = Stats(c), line
+			}
+			a.needsFrame = true
+		}
+	}()
 }

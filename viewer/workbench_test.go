@@ -86,9 +86,16 @@ func TestWorkbenchKeys(t *testing.T) {
 	if !a.bench.rig.Locked(n) || !strings.Contains(a.benchStatus(), "weights locked") {
 		t.Errorf("J did not lock the weights: %q", a.benchStatus())
 	}
+	a.opts.Score = func(*character.Character) string { return "rescored" }
 	a.key(glfw.KeyG, 0)
 	if !strings.Contains(a.benchStatus(), "re-skinned with geodesic") {
 		t.Errorf("G: status %q", a.benchStatus())
+	}
+	for a.bench.rescoring {
+		(<-a.bench.done)(a)
+	}
+	if !strings.Contains(a.scores[1], "rescored") {
+		t.Errorf("the rewards line was not updated after the re-skin: %q", a.scores)
 	}
 	a.key(glfw.KeyDelete, 0)
 	if got := a.primary().Char.Skeleton.NumJoints(); got != n {
