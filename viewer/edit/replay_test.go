@@ -2,29 +2,48 @@ package edit
 
 import (
 	"math"
+	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/khronos"
-	"github.com/rigkit/rigkit/vecmath"
 )
 
 // TestReplayMoveReskinSave replays a joint fix as a script would: move a joint,
 // re-skin the edited bones with geodesic, save, reload. The joint is where it was
 // dropped, only vertices the moved bones reach changed weights, the scene (world
-// bounds, materials) is kept and the file validates.
+// bounds, materials) is kept and the file validates. It runs on a synthetic biped
+// and, when ../shared/data is there, on an artist's rig under a scaled armature.
 func TestReplayMoveReskinSave(t *testing.T) {
-	in, path := fixture(t, 2000)
+	for _, tc := range []struct {
+		name, joint string
+		load        func(t *testing.T) (*character.Character, string)
+	}{
+		{"synthetic biped", "arm_l_lower", func(t *testing.T) (*character.Character, string) { return fixture(t, 2000) }},
+		{"men__Casual2", "LowerArm.L", func(t *testing.T) (*character.Character, string) {
+			return realFile(t, "quaternius-showcase/men__Casual2.glb")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, path := tc.load(t)
+			replayFix(t, in, path, tc.joint)
+		})
+	}
+}
+
+// replayFix moves joint name, re-skins, saves, reloads and checks the output.
+func replayFix(t *testing.T, in *character.Character, path, name string) {
 	r := newRig(t, in)
-	moved := joint(t, r, "arm_l_lower")
-	parent := in.Skeleton.Parents[moved]
-	delta := vecmath.Vec3{0.01, 0.03, -0.02}
+	moved := joint(t, r, name)
+	lo, hi := in.Mesh.Bounds()
+	delta := hi.Sub(lo).Scale(0.02)
 	want := in.Skeleton.Position(moved).Add(delta)
 	out := filepath.Join(t.TempDir(), "fixed.glb")
 	steps := []Step{
-		{Op: "move", Joint: "arm_l_lower", Delta: &delta},
+		{Op: "move", Joint: name, Delta: &delta},
 		{Op: "reskin", Method: "geodesic"},
 		{Op: "save", Out: out},
 	}
@@ -35,17 +54,40 @@ func TestReplayMoveReskinSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := jointOf(t, got.Skeleton, "arm_l_lower")
-	if d := got.Skeleton.Position(j).Dist(want); d > 1e-5 {
-		t.Errorf("arm_l_lower at %v, dropped at %v (%.3g apart)", got.Skeleton.Position(j), want, d)
+	j := jointOf(t, got.Skeleton, name)
+	if d := got.Skeleton.Position(j).Dist(want); d > 1e-5*hi.Sub(lo).Len() {
+		t.Errorf("%s at %v, dropped at %v (%.3g apart)", name, got.Skeleton.Position(j), want, d)
 	}
-	edited := map[string]bool{"arm_l_lower": true, in.Skeleton.Names[parent]: true}
-	changed := changedOutsideReach(t, in, got, edited)
-	if changed == 0 {
+	edited := map[string]bool{name: true}
+	if p := in.Skeleton.Parents[moved]; p >= 0 {
+		edited[in.Skeleton.Names[p]] = true
+	}
+	if changedOutsideReach(t, in, got, edited) == 0 {
 		t.Error("the re-skin changed no weights")
 	}
 	checkSceneKept(t, in, got)
 	khronos.Check(t, out)
+}
+
+// realFile copies a file of ../shared/data into a temporary folder (skipping the
+// test without the data) and loads it with its scene.
+func realFile(t *testing.T, rel string) (*character.Character, string) {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data", rel)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Skipf("real data not found: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), filepath.Base(rel))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := assets.Load(path, assets.Options{KeepScene: true, AllowOrphans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, path
 }
 
 // changedOutsideReach counts the vertices whose weights differ between a and b, and
