@@ -278,3 +278,38 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestAnimationsFollowJoints: a channel keeps driving the same joint through a
+// reparent that reorders the joints, and goes with its joint when it is deleted.
+func TestAnimationsFollowJoints(t *testing.T) {
+	in, _ := fixture(t, 800)
+	c := in.Clone()
+	an := character.Animation{Name: "wave"}
+	for j := range c.Skeleton.Names {
+		an.Channels = append(an.Channels, character.AnimationChannel{Joint: j, Path: "rotation", Times: []float64{0}, Values: []float64{0, 0, 0, 1}})
+	}
+	c.Animations = []character.Animation{an}
+	r := newRig(t, c)
+	driven := func() map[string]int {
+		m := map[string]int{}
+		for _, ch := range r.Character().Animations[0].Channels {
+			m[r.Skeleton().Names[ch.Joint]]++
+		}
+		return m
+	}
+	if err := r.Reparent(joint(t, r, "neck"), joint(t, r, "toe_r_end")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Character().Validate(); err != nil {
+		t.Fatalf("after the reparent: %v", err)
+	}
+	if d := driven(); len(d) != len(c.Skeleton.Names) || d["neck"] != 1 || d["head"] != 1 {
+		t.Errorf("after the reparent the channels drive %v", d)
+	}
+	if err := r.Delete(joint(t, r, "head")); err != nil {
+		t.Fatal(err)
+	}
+	if d := driven(); len(d) != len(c.Skeleton.Names)-1 || d["head"] != 0 || d["neck"] != 1 {
+		t.Errorf("after deleting head the channels drive %v", d)
+	}
+}

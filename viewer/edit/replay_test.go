@@ -39,8 +39,9 @@ func replayFix(t *testing.T, in *character.Character, path, name string) {
 	r := newRig(t, in)
 	moved := joint(t, r, name)
 	lo, hi := in.Mesh.Bounds()
-	delta := hi.Sub(lo).Scale(0.02)
-	want := in.Skeleton.Position(moved).Add(delta)
+	d := hi.Sub(lo).Scale(0.02)
+	delta := Vec3(d)
+	want := in.Skeleton.Position(moved).Add(d)
 	out := filepath.Join(t.TempDir(), "fixed.glb")
 	steps := []Step{
 		{Op: "move", Joint: name, Delta: &delta},

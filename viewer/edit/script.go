@@ -31,17 +31,34 @@ import (
 // Positions and deltas are in the file's world frame; "along" is a distance along
 // the bone from the joint's parent.
 type Step struct {
-	Op     string        `json:"op"`
-	Joint  string        `json:"joint,omitempty"`
-	Parent *string       `json:"parent,omitempty"`
-	Name   string        `json:"name,omitempty"`
-	Delta  *vecmath.Vec3 `json:"delta,omitempty"`
-	To     *vecmath.Vec3 `json:"to,omitempty"`
-	Along  *float64      `json:"along,omitempty"`
-	At     *vecmath.Vec3 `json:"at,omitempty"`
-	Method string        `json:"method,omitempty"`
-	Scope  string        `json:"scope,omitempty"`
-	Out    string        `json:"out,omitempty"`
+	Op     string   `json:"op"`
+	Joint  string   `json:"joint,omitempty"`
+	Parent *string  `json:"parent,omitempty"`
+	Name   string   `json:"name,omitempty"`
+	Delta  *Vec3    `json:"delta,omitempty"`
+	To     *Vec3    `json:"to,omitempty"`
+	Along  *float64 `json:"along,omitempty"`
+	At     *Vec3    `json:"at,omitempty"`
+	Method string   `json:"method,omitempty"`
+	Scope  string   `json:"scope,omitempty"`
+	Out    string   `json:"out,omitempty"`
+}
+
+// Vec3 is a script's position or delta: a JSON array of exactly three numbers.
+type Vec3 vecmath.Vec3
+
+// UnmarshalJSON refuses arrays of another length, which encoding/json would
+// silently pad with zeros or cut.
+func (v *Vec3) UnmarshalJSON(data []byte) error {
+	var xs []float64
+	if err := json.Unmarshal(data, &xs); err != nil {
+		return fmt.Errorf("want [x, y, z]: %w", err)
+	}
+	if len(xs) != 3 {
+		return fmt.Errorf("want [x, y, z], got %d numbers", len(xs))
+	}
+	*v = Vec3{xs[0], xs[1], xs[2]}
+	return nil
 }
 
 // Limits on a script file.
@@ -185,7 +202,7 @@ func (r *Rig) applyJointEdit(s Step) error {
 		if err != nil {
 			return err
 		}
-		_, err = r.AddChild(p, s.Name, *s.At)
+		_, err = r.AddChild(p, s.Name, vecmath.Vec3(*s.At))
 		return err
 	}
 	j, err := r.Joint(s.Joint)
@@ -216,9 +233,9 @@ func (r *Rig) applyJointEdit(s Step) error {
 func (r *Rig) applyMove(j int, s Step) error {
 	switch {
 	case s.Delta != nil:
-		return r.Move(j, *s.Delta)
+		return r.Move(j, vecmath.Vec3(*s.Delta))
 	case s.To != nil:
-		return r.MoveTo(j, *s.To)
+		return r.MoveTo(j, vecmath.Vec3(*s.To))
 	}
 	return r.MoveAlongBone(j, *s.Along)
 }
