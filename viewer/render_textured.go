@@ -39,6 +39,8 @@ func (m *gpuMesh) loadSurfaces(c *character.Character) {
 	m.surfs = surfaces(c)
 	m.surfTex = make([]uint32, len(m.surfs))
 	uploaded := map[any]uint32{}
+	gl.ActiveTexture(gl.TEXTURE1) // unit 0 holds the joint matrices of this draw
+	defer gl.ActiveTexture(gl.TEXTURE0)
 	for i, s := range m.surfs {
 		if s.texture == nil {
 			continue
