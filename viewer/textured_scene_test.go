@@ -106,7 +106,7 @@ func checkerCounts(img *image.RGBA) (a, b, switches int) {
 
 // TestTexturedScene draws a checker-textured figure loaded from its GLB: both
 // colours show; KHR_texture_transform's scale of 4 repeats the checker about 4×;
-// alpha MASK cuts the transparent squares away. RIGKIT_VIEWER_DUMP keeps the images
+// alpha MASK cuts the transparent squares away and BLEND lets them through. RIGKIT_VIEWER_DUMP keeps the images
 // (docs/viewer.md's textured picture is TestTexturedScene/transform.png).
 func TestTexturedScene(t *testing.T) {
 	plain := func(*gltf.Material, *gltf.Document) {}
@@ -128,6 +128,13 @@ func TestTexturedScene(t *testing.T) {
 		_, _, sw := checkerCounts(render(t, scaled, shot))
 		if sw < 2*base[2] || sw < 4 {
 			t.Errorf("the middle row switches colour %d times with scale 4, %d without", sw, base[2])
+		}
+	})
+	t.Run("blend", func(t *testing.T) {
+		blended := texturedScene(t, 0, func(m *gltf.Material, _ *gltf.Document) { m.AlphaMode = gltf.AlphaBlend })
+		_, b, _ := checkerCounts(render(t, blended, ShotOptions{Mode: ModeTextured, HideSkeleton: true}))
+		if b > base[1]/5 {
+			t.Errorf("blended with transparent teal: %d teal pixels (opaque %d)", b, base[1])
 		}
 	})
 	t.Run("mask", func(t *testing.T) {
