@@ -546,6 +546,7 @@ func (a *app) bindInput(win *glfw.Window) {
 	win.SetCursorPosCallback(func(_ *glfw.Window, x, y float64) {
 		x, y = x*a.fbPerPixel, y*a.fbPerPixel
 		if !(a.down[0] || a.down[1] || a.down[2]) {
+			a.lastX, a.lastY = x, y // where A adds a joint
 			return
 		}
 		if math.Hypot(x-a.pressX, y-a.pressY) > 3*a.fbPerPixel {
