@@ -213,6 +213,9 @@ func (a *app) overlay() []string {
 	if s := a.benchStatus(); s != "" {
 		lines = append(lines, s)
 	}
+	if s := a.renameLine(); s != "" {
+		lines = append(lines, s)
+	}
 	lines = append(lines, a.panelLines()...)
 	return append(lines, a.errors...)
 }
@@ -560,6 +563,7 @@ func (a *app) bindInput(win *glfw.Window) {
 		}
 		a.lastX, a.lastY = x, y
 	})
+	win.SetCharCallback(func(_ *glfw.Window, r rune) { a.typed(r) })
 	win.SetScrollCallback(func(_ *glfw.Window, _, dy float64) {
 		a.view.Camera.zoom(dy)
 		a.needsFrame = true

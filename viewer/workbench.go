@@ -16,7 +16,7 @@ import (
 // benchHelp is the on-screen help of the rigging workbench's keys.
 var benchHelp = "drag selected joint: move (Alt: along its bone) | A add child at cursor | Del delete | X mirror | " +
 	"Ctrl+P reparent (click the parent) | J lock weights | G re-skin geodesic (Shift: all) | K re-skin tokens | " +
-	"Ctrl+Z/Ctrl+Y undo/redo | Ctrl+S save | O problems (, . select)"
+	"F2 rename | Ctrl+Z/Ctrl+Y undo/redo | Ctrl+S save | O problems (, . select)"
 
 // workbench is the primary rig under edit: the edit.Rig behind what is on screen,
 // the joint drag in progress, the re-skin running in the background and the last
@@ -34,6 +34,8 @@ type workbench struct {
 	panel   problemPanel
 	// rescoring is set while the overlay's rewards line is recomputed.
 	rescoring bool
+	// naming is the name being typed by an open rename (F2), nil when none is.
+	naming *[]rune
 }
 
 // jointDrag is a mouse drag of the selected joint: from where, by how much so far,
@@ -108,6 +110,10 @@ func (a *app) benchKey(k glfw.Key, mods glfw.ModifierKey) bool {
 	b, p := a.bench, a.primary()
 	if b == nil || p == nil {
 		return false
+	}
+	if a.renameKey(k) {
+		a.needsFrame = true
+		return true
 	}
 	ctrl, shift := mods&glfw.ModControl != 0, mods&glfw.ModShift != 0
 	switch {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 	"github.com/rigkit/rigkit/character"
@@ -143,5 +144,55 @@ func TestWorkbenchBackgroundReskin(t *testing.T) {
 	}
 	if !strings.Contains(a.benchStatus(), "re-skinned with tokens") || a.primary().Char == before {
 		t.Errorf("after the re-skin: status %q", a.benchStatus())
+	}
+}
+
+// TestWorkbenchRename types a joint's name: F2 opens the entry with the old name,
+// keys type (letters are not commands then), Enter renames, a taken name is refused
+// and Esc cancels.
+func TestWorkbenchRename(t *testing.T) {
+	a := testApp(t, false)
+	p := a.primary()
+	p.Selected = 2
+	typeText := func(s string) {
+		for _, r := range s {
+			a.key(glfw.Key(unicode.ToUpper(r)), 0) // the key event, then the character
+			a.typed(r)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		input func()
+		want  string // joint 2's name afterwards
+		msg   string // in the status line
+	}{
+		{"rename", func() {
+			a.key(glfw.KeyF2, 0)
+			typeText("x")
+			a.key(glfw.KeyBackspace, 0)
+			typeText("_neck")
+			a.key(glfw.KeyEnter, 0)
+		},
+			"spine2_neck", "rename spine2 to spine2_neck"},
+		{"taken name", func() {
+			a.key(glfw.KeyF2, 0)
+			for range len("spine2_neck") {
+				a.key(glfw.KeyBackspace, 0)
+			}
+			typeText("spine3")
+			a.key(glfw.KeyEnter, 0)
+		}, "spine2_neck", "already called"},
+		{"cancel", func() { a.key(glfw.KeyF2, 0); typeText("q"); a.key(glfw.KeyEscape, 0) }, "spine2_neck", "already called"},
+	} {
+		tc.input()
+		if got := a.primary().Char.Skeleton.Names[2]; got != tc.want {
+			t.Errorf("%s: joint 2 is %q, want %q", tc.name, got, tc.want)
+		}
+		if !strings.Contains(a.benchStatus(), tc.msg) {
+			t.Errorf("%s: status %q lacks %q", tc.name, a.benchStatus(), tc.msg)
+		}
+		if a.renameLine() != "" {
+			t.Errorf("%s: the entry is still open", tc.name)
+		}
 	}
 }
