@@ -96,6 +96,11 @@ type gpuMesh struct {
 	colorKey     string // mode/selection the color buffer holds
 	cpuPositions bool   // pos buffer holds CPU-skinned positions
 	bindPos      []float32
+	// surfs are the material runs the textured mode draws, with their textures
+	// (0: none), made on the first textured frame.
+	surfs    []surface
+	surfTex  []uint32
+	surfDone bool
 }
 
 // meshBuffers are the GL names of a mesh's vertex attributes, its triangle indices
@@ -103,6 +108,7 @@ type gpuMesh struct {
 type meshBuffers struct {
 	posBuf, nrmBuf, colBuf, jntBuf uint32
 	wgtBuf, idxBuf, jointTex       uint32
+	uvBuf, rgbaBuf                 uint32 // TEXCOORD_0 and COLOR_0, for the textured mode
 }
 
 // renderer holds the GL programs and per-character buffers of one context. Its
@@ -184,8 +190,13 @@ func (r *renderer) dropMesh(c *character.Character) {
 	if !ok {
 		return
 	}
-	bufs := []uint32{m.posBuf, m.nrmBuf, m.colBuf, m.jntBuf, m.wgtBuf, m.idxBuf}
+	bufs := []uint32{m.posBuf, m.nrmBuf, m.colBuf, m.jntBuf, m.wgtBuf, m.idxBuf, m.uvBuf, m.rgbaBuf}
 	gl.DeleteBuffers(int32(len(bufs)), &bufs[0])
+	for _, t := range m.surfTex {
+		if t != 0 {
+			gl.DeleteTextures(1, &t)
+		}
+	}
 	gl.DeleteTextures(1, &m.jointTex)
 	gl.DeleteVertexArrays(1, &m.vao)
 	delete(r.meshes, c)
@@ -245,6 +256,7 @@ func (r *renderer) mesh(c *character.Character) *gpuMesh {
 	} else {
 		gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, m.idxBuf)
 	}
+	m.uploadSurfaceAttributes(c)
 	gl.BindVertexArray(0)
 	gl.GenTextures(1, &m.jointTex)
 	gl.BindTexture(gl.TEXTURE_2D, m.jointTex)
@@ -312,9 +324,10 @@ func (r *renderer) drawRig(v *view, rg *rig, viewProj, view vecmath.Mat4) {
 		upload(m.posBuf, gl.ARRAY_BUFFER, gl.Ptr(m.bindPos), 4*len(m.bindPos), gl.DYNAMIC_DRAW)
 		m.cpuPositions = false
 	}
-	key := fmt.Sprintf("%d/%d", v.Mode, rg.Selected)
+	key := fmt.Sprintf("%d/%d/%p/%d", v.Mode, rg.Selected, rg.Highlight, len(rg.Highlight))
 	if key != m.colorKey && m.nv > 0 {
 		col := vertexColors(c, v.Mode, rg.Selected)
+		paintHighlight(col, rg.Highlight)
 		upload(m.colBuf, gl.ARRAY_BUFFER, gl.Ptr(col), 4*len(col), gl.DYNAMIC_DRAW)
 		m.colorKey = key
 	}
@@ -333,13 +346,17 @@ func (r *renderer) drawRig(v *view, rg *rig, viewProj, view vecmath.Mat4) {
 		lit = 2 // mostly flat colors so weights read true, a little shading for shape
 	}
 	gl.Uniform1i(uniform(r.meshProg, "uLit"), lit)
+	gl.Uniform1i(uniform(r.meshProg, "uTextured"), 0)
 	gl.ActiveTexture(gl.TEXTURE0)
 	gl.BindTexture(gl.TEXTURE_2D, m.jointTex)
 	gl.BindVertexArray(m.vao)
 	if v.Mode == ModeWireframe {
 		gl.PolygonMode(gl.FRONT_AND_BACK, gl.LINE)
 	}
-	if m.count > 0 {
+	switch {
+	case v.Mode == ModeTextured:
+		r.drawSurfaces(c, m)
+	case m.count > 0:
 		gl.DrawElementsWithOffset(gl.TRIANGLES, m.count, gl.UNSIGNED_INT, 0)
 	}
 	gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)
@@ -488,12 +505,18 @@ layout(location = 1) in vec3 aNormal;
 layout(location = 2) in vec3 aColor;
 layout(location = 3) in ivec4 aJoints;
 layout(location = 4) in vec4 aWeights;
+layout(location = 5) in vec2 aUV;
+layout(location = 6) in vec4 aRGBA;
 uniform mat4 uViewProj;
 uniform mat4 uView;
 uniform int uSkinned;
 uniform sampler2D uJoints; // row j holds joint j's skinning matrix, one column per texel
+uniform vec3 uUV0;         // KHR_texture_transform, rows of the 2×3 matrix
+uniform vec3 uUV1;
 out vec3 vNormal;
 out vec3 vColor;
+out vec2 vUV;
+out vec4 vRGBA;
 
 mat4 joint(int j) {
 	return mat4(texelFetch(uJoints, ivec2(0, j), 0), texelFetch(uJoints, ivec2(1, j), 0),
@@ -510,6 +533,8 @@ void main() {
 	vec4 p = skin * vec4(aPos, 1.0);
 	vNormal = mat3(uView) * (mat3(skin) * aNormal);
 	vColor = aColor;
+	vUV = vec2(dot(uUV0, vec3(aUV, 1.0)), dot(uUV1, vec3(aUV, 1.0)));
+	vRGBA = aRGBA;
 	gl_Position = uViewProj * p;
 }
 `
@@ -517,20 +542,38 @@ void main() {
 const meshFS = `#version 330 core
 in vec3 vNormal;
 in vec3 vColor;
+in vec2 vUV;
+in vec4 vRGBA;
 uniform int uLit;
+uniform int uTextured;   // 1: base colour factor × COLOR_0 × texture
+uniform int uHasTex;
+uniform sampler2D uBaseTex;
+uniform vec4 uBase;      // linear base colour factor
+uniform int uAlphaMode;  // 0 opaque, 1 mask, 2 blend
+uniform float uCutoff;
 out vec4 fragColor;
 void main() {
 	vec3 n = normalize(vNormal);
 	float d = abs(n.z); // headlight, two-sided
 	vec3 key = normalize(vec3(0.4, 0.7, 0.6));
 	float k = max(dot(n, key), 0.0);
+	vec3 base = vColor;
+	float alpha = 1.0;
+	if (uTextured == 1) {
+		vec4 lin = uBase * vRGBA;
+		vec4 t = uHasTex == 1 ? texture(uBaseTex, vUV) : vec4(1.0);
+		base = pow(lin.rgb, vec3(1.0 / 2.2)) * t.rgb; // the texture is sRGB already
+		alpha = lin.a * t.a;
+		if (uAlphaMode == 1 && alpha < uCutoff) discard;
+		if (uAlphaMode != 2) alpha = 1.0;
+	}
 	vec3 c;
 	if (uLit == 2) {
-		c = vColor * (0.75 + 0.25 * d);
+		c = base * (0.75 + 0.25 * d);
 	} else {
-		c = vColor * (0.25 + 0.55 * d + 0.25 * k);
+		c = base * (0.25 + 0.55 * d + 0.25 * k);
 	}
-	fragColor = vec4(c, 1.0);
+	fragColor = vec4(c, alpha);
 }
 `
 

@@ -18,9 +18,10 @@ const (
 	ModeWireframe              // triangle edges only
 	ModeHeatmap                // the selected joint's weights, blue (0) to red (1)
 	ModeInfluences             // number of joints moving each vertex
+	ModeTextured               // base colour textures, vertex colours and alpha as the file says
 )
 
-var modeNames = [...]string{"shaded", "wireframe", "heatmap", "influences"}
+var modeNames = [...]string{"shaded", "wireframe", "heatmap", "influences", "textured"}
 
 // String returns the mode's flag name.
 func (m Mode) String() string {
@@ -51,6 +52,8 @@ type rig struct {
 	// CPUSkin deforms the mesh on the CPU (assets.LinearBlendSkin) and draws it
 	// unskinned; the GPU path is the default. Used to check one against the other.
 	CPUSkin bool
+	// Highlight lists vertices painted in the highlight colour (a problem's region).
+	Highlight []int
 }
 
 // newRig returns a rig in its bind pose with no joint selected.

@@ -27,6 +27,7 @@ type ShotOptions struct {
 	HideSkeleton bool
 	Overlay      []string // text lines; nil draws none
 	CPUSkin      bool     // skin on the CPU instead of the GPU (testing)
+	Highlight    []int    // vertices painted in the highlight colour (a problem's region)
 	Pose         ShotPose
 	Frame        ShotFrame
 }
@@ -77,6 +78,7 @@ func randomPose(sk *character.Skeleton, rng *rand.Rand) character.Pose {
 func buildView(c *character.Character, o ShotOptions, w, h int) (*view, error) {
 	r := newRig(c)
 	r.CPUSkin = o.CPUSkin
+	r.Highlight = o.Highlight
 	if o.Bone != "" {
 		if r.Selected = jointByName(c.Skeleton, o.Bone); r.Selected < 0 {
 			return nil, fmt.Errorf("no joint named %q in %s (%d joints)", o.Bone, c.Name, c.Skeleton.NumJoints())

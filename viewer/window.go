@@ -10,6 +10,7 @@ import (
 
 	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/vecmath"
+	"github.com/rigkit/rigkit/viewer/edit"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
@@ -32,22 +33,28 @@ type RunOptions struct {
 	Frames int
 	// Capture, when set with Frames, receives the last frame as an image.
 	Capture func(img *image.RGBA)
+	// Out is where Ctrl+S saves the edited rig (empty: beside the input, as
+	// edit.SiblingPath names it; never over the input).
+	Out string
+	// Skinners are the slow re-skin methods the K key runs in the background
+	// ("tokens": `rig skin`'s learned method), by name.
+	Skinners map[string]edit.Skinner
 }
 
 // helpLines is the on-screen help.
 var helpLines = []string{
 	"LMB orbit | Shift+LMB/MMB pan | wheel zoom | F frame | click bone: select | Tab/[ ] next/parent bone",
 	"Ctrl+LMB or RMB drag / arrows: rotate bone | R reset | P random pose | Space play/pause anim | N / Shift+N next / previous anim",
-	"W wireframe | H heatmap | I influences | S skeleton | C compare layout | L reload | ? help | Esc quit",
+	"W wireframe | H heatmap | I influences | T texture/shaded/heatmap | S skeleton | C compare layout | L reload | ? help | Esc quit",
 }
 
 // app is the interactive viewer's state. Its event methods are plain Go so they can
 // be driven without a window.
 type app struct {
-	opts   RunOptions
-	view   view
-	errors []string // load errors shown in red
-	scores []string
+	opts RunOptions
+	view view
+	messages
+	bench *workbench // nil: the primary rig has no skeleton to edit
 
 	w, h       int // framebuffer size
 	help       bool
@@ -56,6 +63,12 @@ type app struct {
 	needsFrame bool
 	playback
 	pointer
+}
+
+// messages are the overlay's lines about the loaded files.
+type messages struct {
+	errors []string // load errors shown in red
+	scores []string
 }
 
 // playback is the state of the glTF animation the viewer plays.
@@ -75,6 +88,7 @@ type pointer struct {
 	pressX     float64
 	pressY     float64
 	dragged    bool
+	taken      bool    // the workbench took the press (joint drag, reparent pick)
 	fbPerPixel float64 // framebuffer pixels per window coordinate
 }
 
@@ -125,6 +139,7 @@ func (a *app) load() {
 		}
 	}
 	a.view.frameAll(a.w, a.h)
+	a.startBench()
 	a.needsFrame = true
 }
 
@@ -163,6 +178,9 @@ func (a *app) overlay() []string {
 	var lines []string
 	if a.help {
 		lines = append(lines, helpLines...)
+		if a.bench != nil {
+			lines = append(lines, benchHelp)
+		}
 	}
 	lines = append(lines, a.scores...)
 	status := fmt.Sprintf("mode: %s", a.view.Mode)
@@ -192,12 +210,22 @@ func (a *app) overlay() []string {
 		status += fmt.Sprintf(" | %.1f ms/frame", a.frameMS)
 	}
 	lines = append(lines, status)
+	if s := a.benchStatus(); s != "" {
+		lines = append(lines, s)
+	}
+	if s := a.renameLine(); s != "" {
+		lines = append(lines, s)
+	}
+	lines = append(lines, a.panelLines()...)
 	return append(lines, a.errors...)
 }
 
 // key handles a key press.
 func (a *app) key(k glfw.Key, mods glfw.ModifierKey) (quit bool) {
 	a.needsFrame = true
+	if a.benchKey(k, mods) {
+		return false
+	}
 	p := a.primary()
 	step := 5 * math.Pi / 180
 	switch k {
@@ -211,6 +239,8 @@ func (a *app) key(k glfw.Key, mods glfw.ModifierKey) (quit bool) {
 		a.view.Mode = toggle(a.view.Mode, ModeHeatmap)
 	case glfw.KeyI:
 		a.view.Mode = toggle(a.view.Mode, ModeInfluences)
+	case glfw.KeyT:
+		a.view.Mode = nextLook(a.view.Mode)
 	case glfw.KeyS:
 		a.view.HideSkeleton = !a.view.HideSkeleton
 	case glfw.KeySlash, glfw.KeyF1:
@@ -290,6 +320,18 @@ func (a *app) key(k glfw.Key, mods glfw.ModifierKey) (quit bool) {
 	}
 	a.sync()
 	return false
+}
+
+// nextLook steps T's cycle: textured, shaded, heatmap (from any other mode:
+// textured).
+func nextLook(cur Mode) Mode {
+	switch cur {
+	case ModeTextured:
+		return ModeShaded
+	case ModeShaded:
+		return ModeHeatmap
+	}
+	return ModeTextured
 }
 
 func toggle(cur, m Mode) Mode {
@@ -436,6 +478,10 @@ func Run(o RunOptions) error {
 				a.needsFrame = true
 			}
 			now := time.Now()
+			a.poll()
+			if a.bench != nil && a.bench.running != "" {
+				a.needsFrame = true // the progress line counts up
+			}
 			a.advance(now.Sub(last).Seconds())
 			last = now
 			if a.needsFrame {
@@ -481,29 +527,43 @@ func (a *app) bindInput(win *glfw.Window) {
 		x, y := win.GetCursorPos()
 		x, y = x*a.fbPerPixel, y*a.fbPerPixel
 		a.mods = mods
+		plain := mods&(glfw.ModControl|glfw.ModShift|glfw.ModAlt) == 0
 		if act == glfw.Press {
 			a.down[b] = true
 			a.pressX, a.pressY, a.lastX, a.lastY, a.dragged = x, y, x, y, false
+			a.taken = b == glfw.MouseButtonLeft && mods&(glfw.ModControl|glfw.ModShift) == 0 && a.press(x, y)
 			return
 		}
 		a.down[b] = false
-		if b == glfw.MouseButtonLeft && !a.dragged && mods&(glfw.ModControl|glfw.ModShift|glfw.ModAlt) == 0 {
+		if a.taken {
+			a.taken = false
+			if a.bench != nil {
+				a.bench.drag = jointDrag{}
+			}
+			return
+		}
+		if b == glfw.MouseButtonLeft && !a.dragged && plain {
 			a.click(x, y)
 		}
 	})
 	win.SetCursorPosCallback(func(_ *glfw.Window, x, y float64) {
 		x, y = x*a.fbPerPixel, y*a.fbPerPixel
 		if !(a.down[0] || a.down[1] || a.down[2]) {
+			a.lastX, a.lastY = x, y // where A adds a joint
 			return
 		}
 		if math.Hypot(x-a.pressX, y-a.pressY) > 3*a.fbPerPixel {
 			a.dragged = true
 		}
-		if a.dragged {
+		switch {
+		case a.dragged && a.taken && a.bench != nil && a.bench.drag.active:
+			a.dragJoint(x-a.lastX, y-a.lastY)
+		case a.dragged && !a.taken:
 			a.drag(x-a.lastX, y-a.lastY)
 		}
 		a.lastX, a.lastY = x, y
 	})
+	win.SetCharCallback(func(_ *glfw.Window, r rune) { a.typed(r) })
 	win.SetScrollCallback(func(_ *glfw.Window, _, dy float64) {
 		a.view.Camera.zoom(dy)
 		a.needsFrame = true

@@ -25,7 +25,8 @@ func init() {
 	register(&command{
 		name: "view",
 		usage: "FILE [--compare FILE2] | FILE --screenshot OUT.png [--bone NAME] [--pose random --seed N] " +
-			"[--anim NAME --time T] [--yaw DEG] [--size WxH] [--mode shaded|heatmap|influences|wireframe] | DIR --sheet OUT.png",
+			"[--anim NAME --time T] [--yaw DEG] [--size WxH] [--mode shaded|textured|heatmap|influences|wireframe] | DIR --sheet OUT.png" +
+			" | FILE --script EDITS.json [--out OUT.glb] [--overwrite] [--score]",
 		summary: "open the OpenGL viewer, or render a screenshot / contact sheet offscreen",
 		run:     runView,
 	})
@@ -40,12 +41,14 @@ func runView(args []string, stdout io.Writer) error {
 	pose := fs.String("pose", "rest", "pose for --screenshot: rest or random")
 	seed := fs.Int64("seed", 1, "random pose seed")
 	size := fs.String("size", "1280x720", "image or window size WxH (--sheet: the thumbnail size N or NxN)")
-	mode := fs.String("mode", "", "shaded, heatmap, influences or wireframe (default: heatmap with --bone, else shaded)")
+	mode := fs.String("mode", "", "shaded, textured, heatmap, influences or wireframe (default: heatmap with --bone, else shaded)")
 	noSkel := fs.Bool("no-skeleton", false, "hide the skeleton")
 	noText := fs.Bool("no-text", false, "no text overlay in screenshots")
 	anim := fs.String("anim", "", "for --screenshot: pose by the file's animation of this name (or index)")
 	animTime := fs.Float64("time", 0, "with --anim: the time in seconds")
 	yaw := fs.Float64("yaw", math.NaN(), "for --screenshot: camera yaw in degrees (0: the front, 90: the left side; default 26)")
+	script := addViewScriptFlags(fs)
+	problem := fs.Int("problem", 0, "for --screenshot: show the problems panel with problem N (from 1) selected and its region highlighted")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -58,19 +61,17 @@ func runView(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--size %q: %v: %w", *size, err, errUsage)
 	}
-	m := viewer.ModeShaded
-	if *mode != "" {
-		if m, err = viewer.ParseMode(*mode); err != nil {
-			return fmt.Errorf("--mode: %v: %w", err, errUsage)
-		}
-	} else if *bone != "" {
-		m = viewer.ModeHeatmap
+	m, err := viewMode(*mode, *bone)
+	if err != nil {
+		return err
 	}
 	if *pose != "rest" && *pose != "random" {
 		return fmt.Errorf("--pose %q: want rest or random: %w", *pose, errUsage)
 	}
 
 	switch {
+	case *script.script != "":
+		return runViewScript(path, script, stdout)
 	case *sheet != "":
 		return viewSheet(path, *sheet, *size, m, stdout)
 	case *shot != "":
@@ -94,21 +95,12 @@ func runView(args []string, stdout io.Writer) error {
 			o.Labels = [2]string{filepath.Base(path), filepath.Base(*compare)}
 		}
 		if !*noText {
-			o.Overlay = []string{viewer.Stats(c), "  " + viewScoreLine(c)}
-			if o.Compare != nil {
-				o.Overlay = append(o.Overlay, viewer.Stats(o.Compare), "  "+viewScoreLine(o.Compare))
+			o.Overlay = viewOverlay(c, o, m, *bone, *pose, *seed, *anim, *animTime)
+		}
+		if *problem > 0 {
+			if err := viewProblemShot(c, path, *problem, &o); err != nil {
+				return err
 			}
-			line := "mode: " + m.String()
-			if *bone != "" {
-				line += " | bone: " + *bone
-			}
-			if *pose == "random" {
-				line += fmt.Sprintf(" | random pose, seed %d", *seed)
-			}
-			if *anim != "" {
-				line += fmt.Sprintf(" | animation %s at %.2f s", *anim, *animTime)
-			}
-			o.Overlay = append(o.Overlay, line)
 		}
 		img, err := viewer.Screenshot(c, o)
 		if err != nil {
@@ -123,12 +115,72 @@ func runView(args []string, stdout io.Writer) error {
 		if path == stdio || *compare == stdio {
 			return fmt.Errorf("%w: the interactive viewer reads files (it reloads them when they change); \"-\" (stdin) works with --screenshot", errUsage)
 		}
-		err := viewer.Run(viewer.RunOptions{Path: path, Compare: *compare, Width: w, Height: h, Score: viewScoreLine})
+		err := viewer.Run(viewer.RunOptions{Path: path, Compare: *compare, Width: w, Height: h, Score: viewScoreLine,
+			Out: *script.out, Skinners: editSkinners()})
 		if err != nil {
 			return fmt.Errorf("view %s: %w", path, err)
 		}
 		return nil
 	}
+}
+
+// viewOverlay is a screenshot's text: each rig's counts and score, and what the
+// image shows.
+func viewOverlay(c *character.Character, o viewer.ShotOptions, m viewer.Mode, bone, pose string, seed int64, anim string, animTime float64) []string {
+	lines := []string{viewer.Stats(c), "  " + viewScoreLine(c)}
+	if o.Compare != nil {
+		lines = append(lines, viewer.Stats(o.Compare), "  "+viewScoreLine(o.Compare))
+	}
+	line := "mode: " + m.String()
+	if bone != "" {
+		line += " | bone: " + bone
+	}
+	if pose == "random" {
+		line += fmt.Sprintf(" | random pose, seed %d", seed)
+	}
+	if anim != "" {
+		line += fmt.Sprintf(" | animation %s at %.2f s", anim, animTime)
+	}
+	return append(lines, line)
+}
+
+// viewProblemShot adds the problems panel (the rewards' problems and the suspect
+// reasons of the report beside the file) to a screenshot, with problem n (from 1)
+// selected: its joint selected and its region highlighted.
+func viewProblemShot(c *character.Character, path string, n int, o *viewer.ShotOptions) error {
+	rep, err := rewards.Score(c, rewards.Options{})
+	if err != nil {
+		return fmt.Errorf("score %s: %w", displayName(path), err)
+	}
+	ps := viewer.FindProblems(c, rep, viewer.SuspectReasons(path))
+	if n > len(ps) {
+		return fmt.Errorf("--problem %d: %s has %d problems: %w", n, displayName(path), len(ps), errUsage)
+	}
+	pr := ps[n-1]
+	o.Highlight = pr.Vertices
+	if pr.Joint >= 0 {
+		o.Bone = c.Skeleton.Names[pr.Joint]
+		if o.Mode == viewer.ModeHeatmap {
+			o.Mode = viewer.ModeShaded // the highlight paints over the shaded colours
+		}
+	}
+	o.Overlay = append(o.Overlay, viewer.PanelLines(ps, n-1)...)
+	return nil
+}
+
+// viewMode reads --mode; without it the heatmap shows a selected bone's weights.
+func viewMode(mode, bone string) (viewer.Mode, error) {
+	switch {
+	case mode != "":
+		m, err := viewer.ParseMode(mode)
+		if err != nil {
+			return 0, fmt.Errorf("--mode: %v: %w", err, errUsage)
+		}
+		return m, nil
+	case bone != "":
+		return viewer.ModeHeatmap, nil
+	}
+	return viewer.ModeShaded, nil
 }
 
 // viewScoreLine summarizes a rig's rewards (package rewards) on one line.

@@ -59,8 +59,11 @@ var layers = map[string]int{
 	"dataset":     10,
 	// Anatomical skeletons and animation clips over the character model and geometry;
 	// real-world test scenes over the synthetic characters.
-	"anatomy":           20,
-	"anatomy/stress":    25,
+	"anatomy":        20,
+	"anatomy/stress": 25,
+	// The rigging workbench's edits (joint moves, hierarchy, re-skin, save) under
+	// the viewer that calls them.
+	"viewer/edit":       25,
 	"animation":         20,
 	"internal/fixtures": 20,
 	// Skinning methods and rewards over the geometry.
