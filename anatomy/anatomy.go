@@ -42,11 +42,9 @@ type Report struct {
 	// says why.
 	Status  string   `json:"status"`
 	Suspect []string `json:"suspect,omitempty"`
-	world   vecmath.Mat4
+	// World is Options.World of the fit: Up is the up axis of that world.
+	World vecmath.Mat4 `json:"-"`
 }
-
-// Axes returns the up axis the fit used, in the world it was measured in.
-func (r *Report) Axes() Axes { return Axes{Up: r.Up, World: r.world} }
 
 // Fit returns the anatomical skeleton of a mesh, in the mesh's world frame, from a
 // proposed skeleton whose joints lie inside the mesh and whose branches follow its
@@ -64,10 +62,10 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	if err != nil {
 		return nil, nil, fmt.Errorf("anatomy: %w", err)
 	}
-	rep := &Report{world: opt.World}
+	rep := &Report{World: opt.World}
 	wn := geom.NewWindingNumber(m)
 	var views map[string]upView
-	rep.Up, rep.UpGiven, views, err = chooseUp(m, wn, proposal, Axes{Up: opt.Up, World: opt.World})
+	rep.Up, rep.UpGiven, views, err = chooseUp(m, wn, proposal, opt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("anatomy: %w", err)
 	}
@@ -76,7 +74,7 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	}
 	view, measured := views[rep.Up]
 	if !measured {
-		view = upView{s: newShape(m, wn, rep.Axes().frame()), planeErr: -1}
+		view = upView{s: newShape(m, wn, axesFrame(rep.Up, rep.World)), planeErr: -1}
 	}
 	f, c, sym := findSymmetry(m, wn.BVH(), view)
 	s := view.s
@@ -153,20 +151,20 @@ func fitKind(s *shape, t *tree, k Kind) (*build, error) {
 // (a Z-up biped's toes stand on the ground under Y too, lying on its front). Y otherwise: glTF is Y-up, and legless bodies give no
 // evidence (a fish's tail lobes stand on its rear under Z, but not apart). When
 // it detects, it returns the views it measured, by up axis, for Fit to go on from.
-func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Skeleton, ax Axes) (string, bool, map[string]upView, error) {
-	switch ax.Up {
+func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Skeleton, opt Options) (string, bool, map[string]upView, error) {
+	switch opt.Up {
 	case "y", "z":
-		return ax.Up, true, nil, nil
+		return opt.Up, true, nil, nil
 	case "", "auto":
 	default:
-		return "", false, nil, fmt.Errorf("up %q: want y, z or auto", ax.Up)
+		return "", false, nil, fmt.Errorf("up %q: want y, z or auto", opt.Up)
 	}
 	feet := map[string]bool{}
 	score := map[string]float64{}
 	kind := map[string]Kind{}
 	views := map[string]upView{}
 	for _, u := range []string{"y", "z"} {
-		v := upView{s: newShape(m, wn, Axes{Up: u, World: ax.World}.frame())}
+		v := upView{s: newShape(m, wn, axesFrame(u, opt.World))}
 		v.s.mid, v.planeErr = bestPlane(m, wn.BVH(), v.s.f, v.s.lo, v.s.hi)
 		views[u] = v
 		t := newTree(proposal, v.s.f)

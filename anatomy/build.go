@@ -75,7 +75,7 @@ func (b *build) skeleton(f frame) (*character.Skeleton, error) {
 	for j, p := range b.pos {
 		world[j] = f.from(p)
 	}
-	sk.BindWorld = Orient(world, b.parents, f.up, f.fwd)
+	sk.BindWorld = orient(world, b.parents, f.up, f.fwd)
 	if err := sk.Validate(); err != nil {
 		return nil, fmt.Errorf("anatomy: %w", err)
 	}

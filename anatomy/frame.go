@@ -40,23 +40,17 @@ func upFrame(up string) frame {
 	return frame{left: vecmath.Vec3{1, 0, 0}, up: vecmath.Vec3{0, 1, 0}, fwd: vecmath.Vec3{0, 0, 1}}
 }
 
-// Axes says where up is for a mesh: Up is the up axis of its file's world ("y",
-// glTF's, or "z"), World the transform from the mesh's own coordinates to that
-// world (a skinned mesh's bind space under a rotated armature), the zero matrix
-// for none. Only World's rotation matters: the fits measure in shares of the height.
-type Axes struct {
-	Up    string
-	World vecmath.Mat4
-}
-
-// frame returns the canonical frame of the axes in the mesh's own coordinates:
-// the world's up, front and left taken back through World's rotation.
-func (a Axes) frame() frame {
-	f := upFrame(a.Up)
-	if a.World == (vecmath.Mat4{}) || a.World == vecmath.Identity4() {
+// axesFrame returns the canonical frame of up axis axis ("y", glTF's, or "z") of a
+// file's world in the mesh's own coordinates: the world's up, front and left taken
+// back through world's rotation (the transform from the mesh's coordinates to the
+// world, the zero matrix for none). Only the rotation matters: the fits measure in
+// shares of the height.
+func axesFrame(axis string, world vecmath.Mat4) frame {
+	f := upFrame(axis)
+	if world == (vecmath.Mat4{}) || world == vecmath.Identity4() {
 		return f
 	}
-	inv, ok := a.World.Inverse()
+	inv, ok := world.Inverse()
 	if !ok || !inv.IsFinite() {
 		return f
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/rigkit/rigkit/vecmath"
 )
 
-// Orient returns bind matrices for joints at world positions pos (parents first):
+// orient returns bind matrices for joints at world positions pos (parents first):
 // each joint's local +Y points from it to its first child, the Blender convention,
 // so that an importer draws every bone toward its child. The roll keeps local +Z as
 // close as it can to the character's forward, or to up for a bone that runs along
@@ -15,7 +15,7 @@ import (
 // mirror images of each other. A leaf keeps its parent's orientation; a lone root
 // takes the character's own frame. Linear blend skinning gives the same deformed
 // mesh for any bind rotation, so skin weights do not change with it.
-func Orient(pos []vecmath.Vec3, parents []int, up, fwd vecmath.Vec3) []vecmath.Mat4 {
+func orient(pos []vecmath.Vec3, parents []int, up, fwd vecmath.Vec3) []vecmath.Mat4 {
 	first := make([]int, len(pos))
 	for j := range first {
 		first[j] = -1
@@ -59,13 +59,13 @@ func boneFrame(dir, up, fwd vecmath.Vec3) vecmath.Mat4 {
 	return m
 }
 
-// OrientSkeleton returns a copy of a skeleton with its joints oriented by Orient
+// OrientSkeleton returns a copy of a skeleton with its joints oriented by orient
 // for a mesh whose up axis is "z" (Blender's, facing -Y) or otherwise Y (glTF's,
 // facing +Z). Names, parents and positions are kept, so a skin made for the
 // skeleton deforms the same with the copy.
-func OrientSkeleton(sk *character.Skeleton, ax Axes) *character.Skeleton {
-	f := ax.frame()
+func OrientSkeleton(sk *character.Skeleton, opt Options) *character.Skeleton {
+	f := axesFrame(opt.Up, opt.World)
 	out := sk.Clone()
-	out.BindWorld = Orient(sk.Positions(), sk.Parents, f.up, f.fwd)
+	out.BindWorld = orient(sk.Positions(), sk.Parents, f.up, f.fwd)
 	return out
 }

@@ -94,7 +94,7 @@ func (n *Named) Skin(skin *character.Skin) *character.Skin {
 //     "<ancestor>_extra_<k>", never joint_NNN;
 //   - order and orientation: parents come first (the input order is kept when it
 //     still has them), and the bones point at their children (Orient).
-func NameFromTemplate(sk, fitted *character.Skeleton, m *character.Mesh, ax Axes) (*Named, error) {
+func NameFromTemplate(sk, fitted *character.Skeleton, m *character.Mesh, opt Options) (*Named, error) {
 	if err := sk.Validate(); err != nil {
 		return nil, fmt.Errorf("anatomy: name skeleton: %w", err)
 	}
@@ -104,7 +104,7 @@ func NameFromTemplate(sk, fitted *character.Skeleton, m *character.Mesh, ax Axes
 	if m == nil {
 		return nil, errors.New("anatomy: name skeleton: no mesh")
 	}
-	h := heightAlong(m, ax.frame().up)
+	h := heightAlong(m, axesFrame(opt.Up, opt.World).up)
 	if !(h > 0) || math.IsInf(h, 0) {
 		return nil, errors.New("anatomy: name skeleton: the mesh has no height")
 	}
@@ -114,7 +114,7 @@ func NameFromTemplate(sk, fitted *character.Skeleton, m *character.Mesh, ax Axes
 	n.keepHierarchy()
 	n.offLimbs()
 	names := n.names()
-	return n.finish(names, ax)
+	return n.finish(names, opt)
 }
 
 // naming is one NameFromTemplate call: the skeleton's positions and adjacency, the
@@ -344,7 +344,7 @@ func (n *naming) preorder() []int {
 }
 
 // finish orders the joints parents first, orients them and fills the report.
-func (n *naming) finish(names []string, ax Axes) (*Named, error) {
+func (n *naming) finish(names []string, opt Options) (*Named, error) {
 	order := make([]int, len(n.pos))
 	valid := true
 	for j, p := range n.parents {
@@ -366,8 +366,8 @@ func (n *naming) finish(names []string, ax Axes) (*Named, error) {
 			out.Parents[i] = inv[p]
 		}
 	}
-	f := ax.frame()
-	out.BindWorld = Orient(pos, out.Parents, f.up, f.fwd)
+	f := axesFrame(opt.Up, opt.World)
+	out.BindWorld = orient(pos, out.Parents, f.up, f.fwd)
 	if err := out.Validate(); err != nil {
 		return nil, fmt.Errorf("anatomy: name skeleton: %w", err)
 	}

@@ -24,7 +24,7 @@ func ExampleNameFromTemplate() {
 		BindWorld: []vecmath.Mat4{at(0, 1.32), at(0.01, 1.02), at(0.4, 1.5)},
 	}
 	mesh := &character.Mesh{Positions: []vecmath.Vec3{{-0.5, 0, -0.2}, {0.5, 2, 0.2}}}
-	named, err := anatomy.NameFromTemplate(model, template, mesh, anatomy.Axes{Up: "y"})
+	named, err := anatomy.NameFromTemplate(model, template, mesh, anatomy.Options{Up: "y"})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -221,7 +221,7 @@ func TestNameFromTemplate(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := anatomy.NameFromTemplate(tc.model, tpl, mesh, anatomy.Axes{Up: "y"})
+			got, err := anatomy.NameFromTemplate(tc.model, tpl, mesh, anatomy.Options{Up: "y"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,7 +298,7 @@ func TestNameFromTemplateErrors(t *testing.T) {
 		{"flat mesh", tpl, tpl, flat, "no height"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := anatomy.NameFromTemplate(tc.sk, tc.tpl, tc.mesh, anatomy.Axes{Up: "y"})
+			_, err := anatomy.NameFromTemplate(tc.sk, tc.tpl, tc.mesh, anatomy.Options{Up: "y"})
 			if err == nil || !strings.Contains(err.Error(), tc.wantError) {
 				t.Fatalf("error %v, want one saying %q", err, tc.wantError)
 			}

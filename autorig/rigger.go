@@ -229,10 +229,10 @@ func (run *rigRun) waitFit() {
 // (docs/naming.md).
 func (run *rigRun) anatomical(cand *character.Character, opt anatomy.Options) (*anatomy.Naming, error) {
 	if run.anat.fitted == nil {
-		cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, anatomy.Axes{Up: opt.Up, World: opt.World})
+		cand.Skeleton = anatomy.OrientSkeleton(cand.Skeleton, opt)
 		return nil, nil
 	}
-	named, err := anatomy.NameFromTemplate(cand.Skeleton, run.anat.fitted, &run.c.Mesh, run.anat.rep.Axes())
+	named, err := anatomy.NameFromTemplate(cand.Skeleton, run.anat.fitted, &run.c.Mesh, anatomy.Options{Up: run.anat.rep.Up, World: run.anat.rep.World})
 	if err != nil {
 		return nil, err
 	}

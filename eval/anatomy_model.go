@@ -68,7 +68,7 @@ func nameModelSkeleton(gen sampler.Generator, c *character.Character, name, sour
 	if err != nil {
 		return anatomy.NamingFit{}, fmt.Errorf("model skeleton: %w", err)
 	}
-	named, err := anatomy.NameFromTemplate(raw, fitted, &c.Mesh, frep.Axes())
+	named, err := anatomy.NameFromTemplate(raw, fitted, &c.Mesh, anatomy.Options{Up: frep.Up, World: frep.World})
 	if err != nil {
 		return anatomy.NamingFit{}, err
 	}
