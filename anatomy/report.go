@@ -190,6 +190,11 @@ type KindReport struct {
 	zUpFiles          []string
 	// falseHumanoids are the files detected humanoid whose category is another.
 	falseHumanoids []string
+	// missed are the humanoids and quadrupeds by category detected as another kind.
+	missed []string
+	// sure counts the detections at confidence 0.8 or more, sureRight the right ones
+	// among them (the confidence's calibration).
+	sure, sureRight int
 }
 
 // Add records one file's detection: its category, the report of an undirected
@@ -205,6 +210,13 @@ func (r *KindReport) Add(name, category string, rep *Report, ch Checks) {
 	r.clean += b2i(ch.Roots == 1 && len(ch.LimbOnLimb) == 0)
 	if rep.Kind == Humanoid && want != Humanoid {
 		r.falseHumanoids = append(r.falseHumanoids, fmt.Sprintf("%s (%s)", name, category))
+	}
+	if (want == Humanoid || want == Quadruped) && rep.Kind != want {
+		r.missed = append(r.missed, fmt.Sprintf("%s (%s, detected %s %.2f)", name, category, rep.Kind, rep.Confidence))
+	}
+	if rep.Confidence >= 0.8 {
+		r.sure++
+		r.sureRight += b2i(want == rep.Kind)
 	}
 	if rep.Up == "z" {
 		r.zUp++
@@ -226,6 +238,10 @@ func (r *KindReport) Markdown() string {
 	if len(r.falseHumanoids) > 0 {
 		fmt.Fprintf(&b, "\nDetected humanoid, another kind by category (%d): %s.\n", len(r.falseHumanoids), strings.Join(r.falseHumanoids, "; "))
 	}
+	if len(r.missed) > 0 {
+		fmt.Fprintf(&b, "\nHumanoids and quadrupeds detected as another kind (%d): %s.\n", len(r.missed), strings.Join(r.missed, "; "))
+	}
+	fmt.Fprintf(&b, "\nDetections at confidence 0.8 or more: %d, the category's kind %d (%.1f%%).\n", r.sure, r.sureRight, 100*ratio(r.sureRight, r.sure))
 	return b.String()
 }
 

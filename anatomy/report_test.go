@@ -59,8 +59,13 @@ func TestKindReport(t *testing.T) {
 		sk, r := fit(t, c, anatomy.Options{})
 		rep.Add(tc.kind, tc.category, r, anatomy.Check(sk, r.Symmetry, height(&c.Mesh, 1)))
 	}
+	// A quadruped filed as a biped is a miss, listed with what was detected.
+	c := gen(t, "quadruped", 2)
+	sk, r := fit(t, c, anatomy.Options{})
+	rep.Add("filed-biped", "biped", r, anatomy.Check(sk, r.Symmetry, height(&c.Mesh, 1)))
 	md := rep.Markdown()
-	for _, want := range []string{"Files 2: kind as the manifest's category 2", "| humanoid → humanoid | 1 |", "| quadruped → quadruped | 1 |"} {
+	for _, want := range []string{"Files 3: kind as the manifest's category 2", "| humanoid → humanoid | 1 |", "| quadruped → quadruped | 1 |",
+		"Humanoids and quadrupeds detected as another kind (1): filed-biped (biped, detected quadruped", "Detections at confidence 0.8 or more:"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
