@@ -211,9 +211,10 @@ func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]vecmath.Vec3, 
 	for i, sd := range sides {
 		route := p.armRun(lo, hi, sd, int(0.06*H/p.cell), 0.15*H)
 		// An armpit at or below the hips (5% of the height above the crotch) is
-		// no arm's (a pillar under a lintel), nor a run longer than maxArmDrop (a
-		// post).
-		if len(route) < 2 || route[0][1] <= crotch+0.05*H || route[0][1]-route[len(route)-1][1] > maxArmDrop*H {
+		// no arm's (a pillar under a lintel), nor a run longer than maxArmDrop or
+		// reaching down to minFingertip of the height (a post, a gate's jamb).
+		if len(route) < 2 || route[0][1] <= crotch+0.05*H || route[0][1]-route[len(route)-1][1] > maxArmDrop*H ||
+			route[len(route)-1][1] < s.lo[1]+minFingertip*H {
 			continue
 		}
 		route = medianAcross(route, 3)
@@ -233,6 +234,11 @@ func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]vecmath.Vec3, 
 	}
 	return arms, nil
 }
+
+// minFingertip is the lowest a hanging arm's fingertips reach, as a share of the
+// height: a human's hang at about 0.38, a stout cartoon's at 0.3 or more (0.29
+// is the lowest of the bipeds of ../shared/data whose arms hang beside them).
+const minFingertip = 0.2
 
 // maxArmDrop is the longest drop, as a share of the height, of a hanging arm from
 // armpit to fingertips (a human's is about 0.35).
