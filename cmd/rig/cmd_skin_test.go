@@ -173,3 +173,44 @@ func TestLookupSkinBlend(t *testing.T) {
 		})
 	}
 }
+
+// TestSkinOrFallback checks that a failing skin-token method gives way to
+// geodesic weights with the reason, and that other methods' errors stay errors.
+func TestSkinOrFallback(t *testing.T) {
+	in := filepath.Join("..", "..", "..", "shared", "data", "0ad", "tiger.glb")
+	if _, err := os.Stat(in); err != nil {
+		t.Skipf("real data not found: %v", err)
+	}
+	c, _, err := assets.Load(in, assets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := func(*character.Character) (*character.Skin, error) { return nil, errors.New("decoder: sequence full") }
+	tests := []struct {
+		name      string
+		fn        skinMethod
+		wantNote  string
+		wantError bool
+	}{
+		{"tokens", broken, "skin tokens failed (decoder: sequence full): the skin is geodesic", false},
+		{"tokens-greedy", broken, "skin tokens failed", false},
+		{"heat", broken, "", true},
+		{"tokens", skinMethods["rigid"], "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			skin, note, err := skinOrFallback(c, tc.name, tc.fn)
+			if (err != nil) != tc.wantError {
+				t.Fatalf("error %v, want error %v", err, tc.wantError)
+			}
+			if !strings.HasPrefix(note, tc.wantNote) || (tc.wantNote == "") != (note == "") {
+				t.Errorf("fallback %q, want %q", note, tc.wantNote)
+			}
+			if err == nil {
+				if err := skin.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-3); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
