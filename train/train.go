@@ -340,8 +340,10 @@ type trainer struct {
 type exampleSource struct {
 	stream *orderedStream[*rigmodel.Example]
 	pool   []*rigmodel.Example
-	rng    *mrand.Rand
-	val    []*rigmodel.Example
+	// byLength, set with the cached code set, batches examples of similar length.
+	byLength *lengthBatch
+	rng      *mrand.Rand
+	val      []*rigmodel.Example
 }
 
 // optimizer is AdamW with its learning-rate warm-up: warm steps, counted by
@@ -414,6 +416,9 @@ func newTrainer(opt Options, state *rigmodel.TrainState, m *rigmodel.Model, trai
 		state.Training = &rigmodel.TrainingFacts{SkinCodes: "every augmented copy encoded"}
 	}
 	tr.ex.stream = newExampleStream(opt, state.Step, train, props, codes)
+	if codes != nil {
+		tr.ex.byLength = &lengthBatch{}
+	}
 	if opt.Skin != nil && codes == nil {
 		n := opt.Data.Pool
 		if n <= 0 {
@@ -487,6 +492,12 @@ func (tr *trainer) step() error {
 	if tr.ex.pool != nil {
 		for k := 0; k < 2; k++ {
 			tr.ex.pool[tr.ex.rng.Intn(len(tr.ex.pool))] = tr.ex.stream.next()
+		}
+	}
+	if tr.ex.byLength != nil {
+		batch = tr.ex.byLength.next(opt.Schedule.Batch, tr.ex.stream, tr.ex.rng)
+		for _, ex := range batch {
+			tr.since.tokens += len(ex.Tokens)
 		}
 	}
 	for len(batch) < opt.Schedule.Batch {
