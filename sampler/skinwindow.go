@@ -17,9 +17,10 @@ import (
 // a sub-skeleton of at most that many joints, made of a run of joints it owns
 // (consecutive in depth-first order, so a run is a few whole limbs) and, around
 // them, the joints nearest in the hierarchy (parents, children, siblings: what
-// bounds an owned bone's weights). Every window is one ordinary prompt
-// (BOS · sub-skeleton · SEP) on the same shape latents; its stream stops after the
-// codes of the last owned joint, and only the owned joints' codes are kept. Each
+// bounds an owned bone's weights), a third as many as it owns. Every window is
+// one ordinary prompt (BOS · sub-skeleton · SEP) on the same shape latents; its
+// stream stops after the codes of the last owned joint, and only the owned
+// joints' codes are kept. Each
 // joint is owned by exactly one window, so the decoder gets one code row per joint
 // of the whole skeleton. A window costs at most one stream of MaxJoint joints and
 // the windows number about J / (¾·MaxJoint), so time and memory grow linearly with
@@ -31,7 +32,8 @@ type skinWindow struct {
 	owned  []bool // owned[i]: the window writes the codes kept for joints[i]
 }
 
-// windowOwnShare is the share of a window's joints it owns; the rest is context.
+// windowOwnShare is the smallest share of a window's joints it owns; the rest,
+// at most a third of the owned joints, is context.
 const windowOwnShare = 0.75
 
 // planSkinWindows cuts a skeleton (parents before children) into windows of at
@@ -48,20 +50,23 @@ func planSkinWindows(parents []int, capacity int) []skinWindow {
 	}
 	children := childLists(parents)
 	pre := preOrder(parents, children)
-	count := (n + int(windowOwnShare*float64(capacity)) - 1) / int(windowOwnShare*float64(capacity))
+	own := max(1, int(windowOwnShare*float64(capacity)))
+	count := (n + own - 1) / own
 	per := (n + count - 1) / count
 	stamp := make([]int, n) // stamp[j] == w+1: joint j is in window w
 	var windows []skinWindow
 	for start := 0; start < n; start += per {
 		run := pre[start:min(start+per, n)]
-		windows = append(windows, growWindow(run, parents, children, capacity, stamp, len(windows)+1))
+		size := min(capacity, len(run)+(len(run)+2)/3)
+		windows = append(windows, growWindow(run, parents, children, size, stamp, len(windows)+1))
 	}
 	return windows
 }
 
 // growWindow is the window owning run (a run of the depth-first order), grown
 // breadth-first over the hierarchy (parent and children of each joint reached)
-// until it holds capacity joints. stamp marks the joints taken with id.
+// until it holds capacity joints (or the run's whole tree). stamp marks the
+// joints taken with id.
 func growWindow(run, parents []int, children [][]int, capacity int, stamp []int, id int) skinWindow {
 	queue := make([]int, 0, capacity)
 	for _, j := range run {

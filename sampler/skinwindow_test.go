@@ -48,6 +48,7 @@ func TestPlanSkinWindows(t *testing.T) {
 		{"star 256", star(256), 78, 5},
 		{"forest 200", forest(200), 32, 9},
 		{"small capacity", chain(10), 2, 10},
+		{"capacity 1", star(5), 1, 5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
