@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"fmt"
+	"math/rand"
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
@@ -148,4 +149,49 @@ func skinOfCodes(t *testing.T, c *character.Character, codes [][]int) *character
 		t.Fatal(err)
 	}
 	return skin
+}
+
+// TestGenerateStopsAfterSkinJoints checks that SkinJoints ends each stream right
+// after the skin codes of its first joints, greedy or sampled, and that the codes
+// written are those of the stream that runs to EOS.
+func TestGenerateStopsAfterSkinJoints(t *testing.T) {
+	m, err := rigmodel.NewModel(modeltest.TinyConfig, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := modeltest.Rig(t)
+	norm := character.NormalizationOf(c.Mesh)
+	prompt, _, err := tokens.EncodeSkeleton(c.Skeleton, norm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nm, _ := rigmodel.NormalizedMesh(&c.Mesh)
+	lat, err := m.Encode(rigmodel.SamplePoints(&nm, modeltest.TinyConfig.Points, rand.New(rand.NewSource(1))), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := m.Cfg.K()
+	run := func(opts []SampleOptions) []*Sampled {
+		sess, err := m.NewSession(lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := GenerateN(sess, prompt, opts, rand.New(rand.NewSource(3)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	full := run([]SampleOptions{{K: k}, {K: k, Temperature: 1}})
+	for _, joints := range []int{1, 3, c.Skeleton.NumJoints()} {
+		rows := run([]SampleOptions{{K: k, SkinJoints: joints}, {K: k, SkinJoints: joints, Temperature: 1}})
+		for i, row := range rows {
+			if got := len(row.Tokens) - len(prompt); got != joints*k {
+				t.Fatalf("%d joints, row %d: %d skin tokens, want %d", joints, i, got, joints*k)
+			}
+			if fmt.Sprint(row.Tokens) != fmt.Sprint(full[i].Tokens[:len(row.Tokens)]) {
+				t.Errorf("%d joints, row %d: codes differ from the full stream's", joints, i)
+			}
+		}
+	}
 }
