@@ -55,14 +55,14 @@ func shippedGenerator(t testing.TB, samples int) *Generator {
 // TestShippedSkinWindowsOnArtistRigs skins the largest artist skeletons with the
 // shipped model in one stream and in windows of 40 joints (three windows): the
 // windowed skin stays within 25% of the one-stream skin's deformation error
-// against the artist's weights and below the rigid floor's. The same skeletons
-// grown to 80 and 256 joints, past one stream, get a valid skin on every joint.
+// against the artist's weights and below the rigid floor's. The largest skeleton
+// grown to 80 and 256 joints, past one stream, gets a valid skin on every joint.
 func TestShippedSkinWindowsOnArtistRigs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the shipped model")
 	}
 	r := shippedGenerator(t, 1)
-	for _, rel := range largestArtistRigs {
+	for i, rel := range largestArtistRigs {
 		c := loadShared(t, rel)
 		t.Run(filepath.Base(rel), func(t *testing.T) {
 			one, windowed, rigid := windowedDeform(t, r, c, 40)
@@ -70,6 +70,9 @@ func TestShippedSkinWindowsOnArtistRigs(t *testing.T) {
 				rel, c.Skeleton.NumJoints(), one, windowed, rigid)
 			if windowed > 1.25*one || windowed > rigid {
 				t.Errorf("windowed deformation %.3f: one stream %.3f, rigid %.3f", windowed, one, rigid)
+			}
+			if i > 0 {
+				return // growing one skeleton past one stream is enough
 			}
 			for _, n := range []int{80, 256} {
 				grown := c.Clone()
