@@ -1,6 +1,7 @@
 package autorig
 
 import (
+	"fmt"
 	"math/rand"
 	"time"
 
@@ -104,6 +105,7 @@ func (r *ModelRigger) withTokenSkin(res *classicalRig, in classicalInputs) {
 	rng := rand.New(rand.NewSource(r.Seed + 1))
 	alt, err := withSkin(res.out, func(c *character.Character) (*character.Skin, error) { return r.SkinWith(c, in.lat, rng) })
 	if err != nil {
+		res.info.Warnings = append(res.info.Warnings, fmt.Sprintf("skin tokens of the classical skeleton: %v (its skin stays geodesic)", err))
 		return
 	}
 	res.tokensScore, res.tokensRep = scoreWith(in.prep, nil, alt)

@@ -18,6 +18,9 @@ const pairedResamples = 10000
 
 // SkinPaired compares one method with the baseline over one split.
 type SkinPaired struct {
+	// Metric is what is compared: pairedDeform (the whole mesh) or pairedJoints
+	// (the joint regions, skin_joints.go).
+	Metric   string `json:"metric,omitempty"`
 	Method   string `json:"method"`
 	Baseline string `json:"baseline"`
 	Split    string `json:"split"`
@@ -36,26 +39,49 @@ type SkinPaired struct {
 	Higher int `json:"higher"`
 }
 
-// pairSkin returns the paired comparison of method against baseline over the files
-// of results that keep accepts and both scored; ok is false when there are none.
-func pairSkin(results []SkinResult, method, baseline, split string, keep func(string) bool, seed int64) (SkinPaired, bool) {
+// The metrics of the paired comparisons.
+const (
+	pairedDeform = "deformation"
+	pairedJoints = "joint regions"
+)
+
+// pairedValue is a result's value of a paired metric; ok is false when the result
+// has none.
+func pairedValue(r SkinResult, metric string) (float64, bool) {
+	if r.Error != "" || r.Metrics == nil {
+		return 0, false
+	}
+	if metric == pairedJoints {
+		if r.Joints == nil {
+			return 0, false
+		}
+		return r.Joints.Deform, true
+	}
+	return r.Metrics.DeformMean, true
+}
+
+// pairSkin returns the paired comparison of method against baseline on metric over
+// the files of results that keep accepts and both scored; ok is false when there
+// are none.
+func pairSkin(results []SkinResult, metric, method, baseline, split string, keep func(string) bool, seed int64) (SkinPaired, bool) {
 	base := map[string]float64{}
 	for _, r := range results {
-		if r.Method == baseline && r.Error == "" && r.Metrics != nil && keep(r.Category) {
-			base[r.File] = r.Metrics.DeformMean
+		if v, ok := pairedValue(r, metric); ok && r.Method == baseline && keep(r.Category) {
+			base[r.File] = v
 		}
 	}
-	p := SkinPaired{Method: method, Baseline: baseline, Split: split}
+	p := SkinPaired{Metric: metric, Method: method, Baseline: baseline, Split: split}
 	var d []float64
 	for _, r := range results {
-		if r.Method != method || r.Error != "" || r.Metrics == nil || !keep(r.Category) {
+		v, ok := pairedValue(r, metric)
+		if r.Method != method || !ok || !keep(r.Category) {
 			continue
 		}
 		b, ok := base[r.File]
 		if !ok {
 			continue
 		}
-		x := r.Metrics.DeformMean - b
+		x := v - b
 		d = append(d, x)
 		switch {
 		case x < 0:
@@ -94,12 +120,16 @@ func pairedMarkdown(ps []SkinPaired) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### paired against %s\n\n", ps[0].Baseline)
-	b.WriteString("Deformation ×100 of each method minus the baseline's on the same file, over the files both scored; the interval is a 95% bootstrap over files. An interval that contains 0 is a tie at this sample size.\n\n")
-	b.WriteString("| split | method | files | mean difference | 95% interval | files lower / higher |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|\n")
+	b.WriteString("Deformation ×100 (of the whole mesh, or of the joint regions) of each method minus the baseline's on the same file, over the files both scored; the interval is a 95% bootstrap over files. An interval that contains 0 is a tie at this sample size.\n\n")
+	b.WriteString("| split | metric | method | files | mean difference | 95% interval | files lower / higher |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|\n")
 	for _, p := range ps {
-		fmt.Fprintf(&b, "| %s | %s | %d | %+.3f | [%+.3f, %+.3f] | %d / %d |\n",
-			p.Split, p.Method, p.Files, p.MeanDiff, p.Low, p.High, p.Lower, p.Higher)
+		metric := p.Metric
+		if metric == "" {
+			metric = pairedDeform
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %+.3f | [%+.3f, %+.3f] | %d / %d |\n",
+			p.Split, metric, p.Method, p.Files, p.MeanDiff, p.Low, p.High, p.Lower, p.Higher)
 	}
 	return b.String()
 }

@@ -34,7 +34,7 @@ func TestPairSkin(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, ok := pairSkin(results, "m", "base", "s", tc.keep, 1)
+			p, ok := pairSkin(results, pairedDeform, "m", "base", "s", tc.keep, 1)
 			if !ok {
 				t.Fatal("no files paired")
 			}
@@ -52,11 +52,11 @@ func TestPairSkin(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := pairSkin(results, "m", "nobody", "s", all, 1); ok {
+	if _, ok := pairSkin(results, pairedDeform, "m", "nobody", "s", all, 1); ok {
 		t.Error("paired against a method that scored nothing")
 	}
-	p1, _ := pairSkin(results, "m", "base", "s", all, 7)
-	p2, _ := pairSkin(results, "m", "base", "s", all, 7)
+	p1, _ := pairSkin(results, pairedDeform, "m", "base", "s", all, 7)
+	p2, _ := pairSkin(results, pairedDeform, "m", "base", "s", all, 7)
 	if p1 != p2 {
 		t.Errorf("same seed, different intervals: %+v, %+v", p1, p2)
 	}

@@ -53,6 +53,8 @@ type SkinResult struct {
 	Seconds  float64              `json:"seconds"`
 	Metrics  *metrics.SkinResult  `json:"metrics,omitempty"`
 	Leak     *skinning.LeakReport `json:"leak,omitempty"`
+	// Joints scores the vertices near the joints (skin_joints.go).
+	Joints *JointRegionResult `json:"joints,omitempty"`
 }
 
 // SkinReport is the skin task's report: every result, and once summarized
@@ -116,6 +118,7 @@ func scoreSkinAsset(f File, opt SkinOptions) []SkinResult {
 	if opt.Leak {
 		field, _ = skinning.NewField(gt, skinning.FieldOptions{Resolution: skinning.DefaultMaxResolution, Cutoff: -1, Workers: 1})
 	}
+	probe := newJointProbe(gt, opt.Seed)
 	for _, m := range opt.Methods {
 		var w *character.Skin // on gt's vertices and joints
 		var secs float64
@@ -133,6 +136,9 @@ func scoreSkinAsset(f File, opt SkinOptions) []SkinResult {
 			continue
 		}
 		r := SkinResult{File: f.Path, Category: f.Category, Method: m, Seconds: secs, Metrics: &res}
+		if probe != nil {
+			r.Joints = probe.score(gt, w)
+		}
 		if field != nil {
 			l := field.Leakage(w)
 			r.Leak = &l

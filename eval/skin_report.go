@@ -24,6 +24,29 @@ type SkinSummary struct {
 	skinMeans
 	MedianSeconds float64 `json:"median_seconds"`
 	leakMeans
+	jointMeans
+}
+
+// jointMeans sum the joint-region scores of the usable results that have them.
+type jointMeans struct {
+	JointAssets int `json:"joint_assets"`
+	// JointDeform is the mean joint-region deformation (×100) over those assets.
+	JointDeform      float64 `json:"joint_deform"`
+	Regions          int     `json:"joint_regions"`
+	TornRegions      int     `json:"torn_regions"`
+	CollapsedRegions int     `json:"collapsed_regions"`
+}
+
+// add counts one result's joint regions.
+func (j *jointMeans) add(r *JointRegionResult) {
+	if r == nil {
+		return
+	}
+	j.JointAssets++
+	j.JointDeform += r.Deform
+	j.Regions += r.Regions
+	j.TornRegions += r.Torn
+	j.CollapsedRegions += r.Collapsed
 }
 
 // skinMeans are the mean skin metrics of the usable results.
@@ -68,13 +91,15 @@ func (rep *SkinReport) Summarize(baseline string) {
 	if baseline == "" {
 		return
 	}
-	for _, sp := range skinSplits {
-		for _, m := range rep.Methods {
-			if m == baseline {
-				continue
-			}
-			if p, ok := pairSkin(rep.Results, m, baseline, sp.name, sp.keep, rep.Seed); ok {
-				rep.Paired = append(rep.Paired, p)
+	for _, metric := range []string{pairedDeform, pairedJoints} {
+		for _, sp := range skinSplits {
+			for _, m := range rep.Methods {
+				if m == baseline {
+					continue
+				}
+				if p, ok := pairSkin(rep.Results, metric, m, baseline, sp.name, sp.keep, rep.Seed); ok {
+					rep.Paired = append(rep.Paired, p)
+				}
 			}
 		}
 	}
@@ -114,6 +139,7 @@ func summarizeSkin(results []SkinResult, method, split string, keep func(string)
 		s.L1 += m.L1
 		s.Precision += m.Precision
 		s.Recall += m.Recall
+		s.jointMeans.add(r.Joints)
 		secs = append(secs, r.Seconds)
 	}
 	if s.Usable > 0 {
@@ -128,6 +154,9 @@ func summarizeSkin(results []SkinResult, method, split string, keep func(string)
 		if len(secs)%2 == 0 {
 			s.MedianSeconds = (secs[len(secs)/2-1] + secs[len(secs)/2]) / 2
 		}
+	}
+	if s.JointAssets > 0 {
+		s.JointDeform /= float64(s.JointAssets)
 	}
 	if leaks > 0 {
 		s.LeakMeasured = true
@@ -167,8 +196,8 @@ func (rep *SkinReport) Markdown() string {
 			continue
 		}
 		fmt.Fprintf(&b, "\n### %s: %d assets\n\n", titles[split], rows[0].Assets)
-		b.WriteString("| method | usable | unmatched/failed | assets with empty bones | deformation mean ×100 | deformation max ×100 | L1 | precision | recall | median s | orphan assets | leak | leaky % |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| method | usable | unmatched/failed | assets with empty bones | deformation mean ×100 | joint regions ×100 | torn / collapsed regions | deformation max ×100 | L1 | precision | recall | median s | orphan assets | leak | leaky % |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, s := range rows {
 			b.WriteString(skinRow(s))
 		}
@@ -195,10 +224,15 @@ func skinRow(s SkinSummary) string {
 		leaky = fmt.Sprintf("%.2f", 100*s.LeakyVertices)
 	}
 	if s.Method == GroundTruthMethod {
-		return fmt.Sprintf("| %s | | | | | | | | | | | %s | %s |\n", s.Method, leak, leaky)
+		return fmt.Sprintf("| %s | | | | | | | | | | | | | %s | %s |\n", s.Method, leak, leaky)
 	}
-	return fmt.Sprintf("| %s | %d | %d | %d | %.2f | %.2f | %.3f | %.3f | %.3f | %.3f | %d | %s | %s |\n",
-		s.Method, s.Usable, s.Failed, s.EmptyBoneAssets, s.DeformMean, s.DeformMax, s.L1, s.Precision, s.Recall, s.MedianSeconds, s.OrphanAssets, leak, leaky)
+	joints, broken := "–", "–"
+	if s.JointAssets > 0 {
+		joints = fmt.Sprintf("%.2f", s.JointDeform)
+		broken = fmt.Sprintf("%d / %d of %d", s.TornRegions, s.CollapsedRegions, s.Regions)
+	}
+	return fmt.Sprintf("| %s | %d | %d | %d | %.2f | %s | %s | %.2f | %.3f | %.3f | %.3f | %.3f | %d | %s | %s |\n",
+		s.Method, s.Usable, s.Failed, s.EmptyBoneAssets, s.DeformMean, joints, broken, s.DeformMax, s.L1, s.Precision, s.Recall, s.MedianSeconds, s.OrphanAssets, leak, leaky)
 }
 
 // oneLine folds a message's whitespace and line breaks into single spaces.

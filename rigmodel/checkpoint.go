@@ -38,6 +38,22 @@ type TrainState struct {
 	// Averaged lists the checkpoints whose weights were averaged into this one
 	// (`rig average`), each with its step; the rest of the state is the last one's.
 	Averaged []string `json:"averaged,omitempty"`
+	// Training is what the training loop measured of itself (nil for checkpoints
+	// that do not record it).
+	Training *TrainingFacts `json:"training,omitempty"`
+}
+
+// TrainingFacts are what a training run records of how it ran, so that a
+// checkpoint says how fast it was trained and how its skin codes were made.
+type TrainingFacts struct {
+	// SkinCodes says where the skin codes of the examples came from.
+	SkinCodes string `json:"skin_codes,omitempty"`
+	// StepsPerS and TokensPerS are the loop's throughput over the last
+	// validation interval (optimizer steps and training tokens per second).
+	StepsPerS  float64 `json:"steps_per_s,omitempty"`
+	TokensPerS float64 `json:"tokens_per_s,omitempty"`
+	Batch      int     `json:"batch,omitempty"`
+	Workers    int     `json:"data_workers,omitempty"`
 }
 
 // TrainingData is what a checkpoint was trained on: the files of each split, the

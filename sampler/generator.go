@@ -225,10 +225,17 @@ func (r *Generator) SkinOnly(c *character.Character) (*character.Skin, error) {
 
 // SkinWith is SkinOnly on the shape latents lat of c's mesh (Generator.EncodeMesh),
 // so that a caller that already encoded the mesh (rig auto) skins another skeleton
-// of it without encoding again.
+// of it without encoding again. A skeleton longer than one stream holds is written
+// window by window (skinwindow.go); a single joint takes every vertex.
 func (r *Generator) SkinWith(c *character.Character, lat *tensor.Dense, rng *rand.Rand) (*character.Skin, error) {
 	if !r.WritesSkin() || c.Skeleton == nil {
 		return nil, errors.New("skin-only mode needs a model trained on skin tokens, a skin tokenizer and a skeleton")
+	}
+	if c.Skeleton.NumJoints() == 1 {
+		return skinning.Rigid(c), nil
+	}
+	if c.Skeleton.NumJoints() > r.streamJoints() {
+		return r.skinWindows(c, lat, r.streamJoints(), rng)
 	}
 	norm := character.NormalizationOf(c.Mesh)
 	prompt, order, err := tokens.EncodeSkeleton(c.Skeleton, norm)
@@ -252,6 +259,19 @@ func (r *Generator) SkinWith(c *character.Character, lat *tensor.Dense, rng *ran
 		}
 	}
 	return skin, nil
+}
+
+// skinWindows is SkinWith for a skeleton longer than one stream: the codes of
+// every joint come from its window of at most capacity joints (windowCodes), and
+// the decoder reads the whole skeleton in c's own joint order.
+func (r *Generator) skinWindows(c *character.Character, lat *tensor.Dense, capacity int, rng *rand.Rand) (*character.Skin, error) {
+	norm := character.NormalizationOf(c.Mesh)
+	codeSets, err := r.windowCodes(c.Skeleton, norm, lat, r.skinStreams(), capacity, rng)
+	if err != nil {
+		return nil, err
+	}
+	cube := norm.Apply(&character.Character{Name: c.Name, Mesh: c.Mesh})
+	return r.decodeSets(cube, tokens.SkeletonToCube(c.Skeleton, norm), codeSets)
 }
 
 // decodeSkin decodes the skin codes of one stream for the skeleton skCube (token
@@ -293,22 +313,7 @@ func (r *Generator) decodeSets(cube *character.Character, skCube *character.Skel
 // codes. With greedy the first stream is greedy; the others are drawn at
 // SkinTemperature (0: 1) with top-p 0.95.
 func (r *Generator) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy bool, rng *rand.Rand) ([][][]int, error) {
-	temp := r.SkinTemperature
-	if temp <= 0 {
-		temp = 1
-	}
-	opts := make([]SampleOptions, n)
-	for i := range opts {
-		opts[i].K = r.Model.Cfg.K()
-		if i > 0 || !greedy {
-			opts[i].Temperature, opts[i].TopP = temp, 0.95
-		}
-	}
-	sess, err := r.Model.NewSession(lat)
-	if err != nil {
-		return nil, err
-	}
-	streams, err := GenerateN(sess, prompt, opts, rng)
+	streams, err := r.sampleSkin(lat, prompt, n, greedy, 0, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -319,6 +324,54 @@ func (r *Generator) skinCodes(lat *tensor.Dense, prompt []int, n int, greedy boo
 		}
 	}
 	return sets, nil
+}
+
+// skinCodesUpTo is skinCodes (the first stream greedy) that stops each stream
+// after the codes of the first joints joints of the prompt's skeleton and returns
+// those.
+func (r *Generator) skinCodesUpTo(lat *tensor.Dense, prompt []int, n, joints int, rng *rand.Rand) ([][][]int, error) {
+	streams, err := r.sampleSkin(lat, prompt, n, true, joints, rng)
+	if err != nil {
+		return nil, err
+	}
+	k := r.Model.Cfg.K()
+	sets := make([][][]int, len(streams))
+	for i, smp := range streams {
+		skin := smp.Tokens[len(prompt):]
+		if len(skin) < joints*k {
+			return nil, fmt.Errorf("stream %d ends after %d of %d skin codes", i, len(skin), joints*k)
+		}
+		sets[i] = make([][]int, joints)
+		for j := range sets[i] {
+			sets[i][j] = make([]int, k)
+			for c := range sets[i][j] {
+				sets[i][j][c] = skin[j*k+c] - tokens.SkinBase
+			}
+		}
+	}
+	return sets, nil
+}
+
+// sampleSkin samples n streams after prompt as one batch (GenerateN); with
+// greedy the first is greedy, the others at SkinTemperature (0: 1) with top-p
+// 0.95. joints > 0 stops each stream after that many joints' codes.
+func (r *Generator) sampleSkin(lat *tensor.Dense, prompt []int, n int, greedy bool, joints int, rng *rand.Rand) ([]*Sampled, error) {
+	temp := r.SkinTemperature
+	if temp <= 0 {
+		temp = 1
+	}
+	opts := make([]SampleOptions, n)
+	for i := range opts {
+		opts[i].K, opts[i].SkinJoints = r.Model.Cfg.K(), joints
+		if i > 0 || !greedy {
+			opts[i].Temperature, opts[i].TopP = temp, 0.95
+		}
+	}
+	sess, err := r.Model.NewSession(lat)
+	if err != nil {
+		return nil, err
+	}
+	return GenerateN(sess, prompt, opts, rng)
 }
 
 // PredictSkeleton returns the model's skeleton for c's mesh, greedy or voted

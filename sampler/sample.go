@@ -29,6 +29,10 @@ type SampleOptions struct {
 	K int
 	// StopAtSEP ends the stream after the skeleton (skeleton-only generation).
 	StopAtSEP bool
+	// SkinJoints, when positive, ends the stream after the skin codes of its first
+	// SkinJoints joints, without EOS: a skin window (skinwindow.go) needs the codes
+	// of its owned joints only.
+	SkinJoints int
 	// Region, when set, masks joint coordinates outside it (MeshRegion: inside the
 	// dilated mesh volume), on top of the grammar.
 	Region *Region
@@ -138,14 +142,23 @@ func GenerateN(m rigmodel.Forker, prompt []int, opts []SampleOptions, rng *rand.
 // stream is one stream being sampled: its options, its cursor (grammar state and
 // joint being written) and its tokens.
 type stream struct {
-	opt SampleOptions
-	cur Cursor
-	out *Sampled
+	opt  SampleOptions
+	cur  Cursor
+	out  *Sampled
+	skin int // skin codes written after SEP
 }
 
-// ended reports that the stream is complete: EOS, or SEP for a skeleton-only one.
+// ended reports that the stream is complete: EOS, SEP for a skeleton-only one, or
+// the last wanted skin code (SkinJoints).
 func (s *stream) ended() bool {
-	return s.cur.st.Done() || (s.opt.StopAtSEP && s.cur.st.Phase() == tokens.PhaseSkin)
+	if s.cur.st.Done() || (s.opt.StopAtSEP && s.cur.st.Phase() == tokens.PhaseSkin) {
+		return true
+	}
+	k := s.opt.K
+	if k <= 0 {
+		k = tokens.DefaultK
+	}
+	return s.opt.SkinJoints > 0 && s.skin >= s.opt.SkinJoints*k
 }
 
 // feedPrompt checks the prompt against the grammar and feeds it to m, a model that
@@ -188,7 +201,7 @@ func readPrompt(m rigmodel.Stepper, prompt []int) ([]float32, error) {
 
 // clone returns an independent copy of s that samples with opt.
 func (s *stream) clone(opt SampleOptions) *stream {
-	return &stream{opt: opt, cur: Cursor{st: s.cur.st.Clone(), jc: s.cur.jc, region: opt.Region}, out: &Sampled{
+	return &stream{opt: opt, skin: s.skin, cur: Cursor{st: s.cur.st.Clone(), jc: s.cur.jc, region: opt.Region}, out: &Sampled{
 		Tokens:   append([]int(nil), s.out.Tokens...),
 		LogProbs: append([]float64(nil), s.out.LogProbs...),
 		Prompt:   s.out.Prompt,
@@ -212,6 +225,9 @@ func (s *stream) next(logits []float32, rng *rand.Rand, probs []float64) (tok in
 	}
 	s.out.Tokens = append(s.out.Tokens, tok)
 	s.out.LogProbs = append(s.out.LogProbs, lp)
+	if tok >= tokens.SkinBase && tok < tokens.SkinBase+tokens.SkinCodebookSize {
+		s.skin++
+	}
 	return tok, s.ended(), nil
 }
 

@@ -82,6 +82,11 @@ type Data struct {
 	// skin encoding) ahead of the loop; 0 means GOMAXPROCS. The examples, and so
 	// the run, do not depend on it.
 	Workers int
+	// EncodeEach re-encodes the skin of every augmented copy instead of reusing
+	// each training character's codes from the cached code set (skincache.go);
+	// with the cache the loop draws its batches straight from the stream, without
+	// the Pool.
+	EncodeEach bool
 }
 
 // Schedule is the optimizer's schedule: how many steps of how many examples,
@@ -335,8 +340,10 @@ type trainer struct {
 type exampleSource struct {
 	stream *orderedStream[*rigmodel.Example]
 	pool   []*rigmodel.Example
-	rng    *mrand.Rand
-	val    []*rigmodel.Example
+	// byLength, set with the cached code set, batches examples of similar length.
+	byLength *lengthBatch
+	rng      *mrand.Rand
+	val      []*rigmodel.Example
 }
 
 // optimizer is AdamW with its learning-rate warm-up: warm steps, counted by
@@ -398,8 +405,21 @@ func newTrainer(opt Options, state *rigmodel.TrainState, m *rigmodel.Model, trai
 	tr.clock.wall0 = state.WallS
 	tr.clock.startStep = state.Step
 	tr.bar = progress.New(opt.Report.Progress, fmt.Sprintf("train (from step %d)", tr.clock.startStep), opt.Schedule.Steps-tr.clock.startStep)
-	tr.ex.stream = newExampleStream(opt, state.Step, train, props)
-	if opt.Skin != nil {
+	var codes *codeSet
+	if opt.Skin != nil && !opt.Data.EncodeEach {
+		var err error
+		if codes, err = buildCodeSet(opt, train); err != nil {
+			return nil, err
+		}
+		state.Training = &rigmodel.TrainingFacts{SkinCodes: fmt.Sprintf("cached code set: %d training characters encoded once, their codes reused by every augmented copy", len(train))}
+	} else if opt.Skin != nil {
+		state.Training = &rigmodel.TrainingFacts{SkinCodes: "every augmented copy encoded"}
+	}
+	tr.ex.stream = newExampleStream(opt, state.Step, train, props, codes)
+	if codes != nil {
+		tr.ex.byLength = &lengthBatch{}
+	}
+	if opt.Skin != nil && codes == nil {
 		n := opt.Data.Pool
 		if n <= 0 {
 			n = 384
@@ -421,7 +441,7 @@ func newTrainer(opt Options, state *rigmodel.TrainState, m *rigmodel.Model, trai
 // k) by a worker goroutine (examples.go), so a run does not depend on the number of
 // workers. props (nil, or one per training character) are the anchored proposal
 // skeletons of a model that reads one; a fresh synthetic creature gets its own.
-func newExampleStream(opt Options, startStep int, train []*character.Character, props []*anchoredProposal) *orderedStream[*rigmodel.Example] {
+func newExampleStream(opt Options, startStep int, train []*character.Character, props []*anchoredProposal, codes *codeSet) *orderedStream[*rigmodel.Example] {
 	kinds := synth.Kinds()
 	runSeed := opt.Seed*1_000_003 + int64(startStep)*7_919
 	freshBase := int64(2_000_000) + int64(startStep)*int64(opt.Schedule.Batch+2)*4
@@ -445,7 +465,11 @@ func newExampleStream(opt Options, startStep int, train []*character.Character, 
 				c, fresh = g, true
 			}
 			aug, affine := augment(c, opt.Data.Augment, rng)
-			ex, err := rigmodel.MakeExample(aug, opt.Config.Points, opt.Skin, rng)
+			enc := opt.Skin
+			if codes != nil && !fresh {
+				enc = cachedCodes{k: opt.Skin.K(), codes: codes.codes[i]}
+			}
+			ex, err := rigmodel.MakeExample(aug, opt.Config.Points, enc, rng)
 			if err != nil || len(ex.Tokens) > opt.Config.MaxSeq {
 				continue
 			}
@@ -468,6 +492,12 @@ func (tr *trainer) step() error {
 	if tr.ex.pool != nil {
 		for k := 0; k < 2; k++ {
 			tr.ex.pool[tr.ex.rng.Intn(len(tr.ex.pool))] = tr.ex.stream.next()
+		}
+	}
+	if tr.ex.byLength != nil {
+		batch = tr.ex.byLength.next(opt.Schedule.Batch, tr.ex.stream, tr.ex.rng)
+		for _, ex := range batch {
+			tr.since.tokens += len(ex.Tokens)
 		}
 	}
 	for len(batch) < opt.Schedule.Batch {
@@ -505,6 +535,7 @@ func (tr *trainer) validate() error {
 		ValSkel: vl.Skeleton, ValSkin: vl.Skin, LR: tr.optim.adam.LR,
 		TokensPS: float64(tr.since.tokens) / time.Since(tr.since.tokT).Seconds(), StepsPS: float64(tr.since.stepN) / time.Since(tr.since.stepT).Seconds(),
 		WallS: tr.clock.wall()}
+	tr.recordThroughput(row)
 	tr.since.acc, tr.since.accN, tr.since.tokens, tr.since.tokT, tr.since.stepN, tr.since.stepT = rigmodel.Losses{}, 0, 0, time.Now(), 0, time.Now()
 	if err := appendLog(sibling(opt.Out, ".log.jsonl"), row); err != nil {
 		return fmt.Errorf("train: %w", err)
@@ -528,6 +559,17 @@ func (tr *trainer) validate() error {
 		}
 	}
 	return nil
+}
+
+// recordThroughput keeps the loop's last measured throughput in the checkpoint's
+// training facts.
+func (tr *trainer) recordThroughput(row LogRow) {
+	if tr.state.Training == nil {
+		tr.state.Training = &rigmodel.TrainingFacts{}
+	}
+	f := tr.state.Training
+	f.StepsPerS, f.TokensPerS = row.StepsPS, row.TokensPS
+	f.Batch, f.Workers = tr.opt.Schedule.Batch, tr.opt.Data.Workers
 }
 
 // save writes the checkpoint and the optimizer state beside it.

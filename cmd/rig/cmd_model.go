@@ -68,6 +68,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	heads := fs.Int("heads", rigmodel.DefaultConfig.Heads, "attention heads; must divide --d (new runs only)")
 	proposal := fs.Int("proposal", rigmodel.DefaultConfig.Proposal, "joints of the classical proposal skeleton the model reads (0: none; new runs only)")
 	dataWorkers := fs.Int("data-workers", 0, "goroutines making training examples ahead of the loop (0: all cores; the run does not depend on it)")
+	encodeEach := fs.Bool("encode-each", false, "re-encode the skin of every augmented example instead of encoding each training character once (the cached code set, beside --out as .skincodes.json)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	eng := engineFlag(fs)
 	if err := parseTrainingFlags(fs, args, &data, out); err != nil {
@@ -104,7 +105,7 @@ func runTrain(args []string, stdout io.Writer) error {
 	st, err := train.Run(train.Options{
 		Out: *out, Config: cfg, Seed: *seed, Resume: *resume, Init: *initCkpt, Skin: skin, SkinID: skinID,
 		Data: train.Data{Inputs: data, Load: assets.Options{}.Loader(), Augment: aug, Synthetic: *synthetic,
-			FreshSynthetic: *fresh, Propose: autorig.ClassicalProposal, Workers: *dataWorkers},
+			FreshSynthetic: *fresh, Propose: autorig.ClassicalProposal, Workers: *dataWorkers, EncodeEach: *encodeEach},
 		Schedule:    train.Schedule{Steps: *steps, Batch: *batch, LR: *lr, Warmup: *warmup},
 		Loss:        rigmodel.LossWeights{Skin: *skinW, Struct: *structW},
 		Checkpoints: train.Checkpoints{EvalEvery: *evalEvery, SaveMinutes: *saveMin},

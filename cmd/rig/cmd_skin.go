@@ -171,9 +171,13 @@ func runSkin(args []string, stdout io.Writer) error {
 		return fmt.Errorf("skin %s: the file has no skeleton (rig skin keeps the input's skeleton; use rig auto to make one)", src)
 	}
 	t0 := time.Now()
-	skin, err := fn(c)
+	skin, fallback, err := skinOrFallback(c, name, fn)
 	if err != nil {
 		return fmt.Errorf("skin %s with %s: %w", src, name, err)
+	}
+	if fallback != "" {
+		fmt.Fprintf(diag, "rig: skin %s: %s\n", src, fallback)
+		name = fallbackSkinMethod
 	}
 	if err := skin.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-3); err != nil {
 		return fmt.Errorf("skin %s with %s: invalid weights: %w", src, name, err)
@@ -186,7 +190,7 @@ func runSkin(args []string, stdout io.Writer) error {
 		return err // the writer's errors name the file
 	}
 	if *asJSON {
-		return printSkinRun(stdout, skinRun{Input: files[0], Output: *out, Method: name,
+		return printSkinRun(stdout, skinRun{Input: files[0], Output: *out, Method: name, Fallback: fallback,
 			Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Seconds: elapsed.Seconds(), Scene: scene})
 	}
 	fmt.Fprintf(resultLog(*out, stdout), "%s: %d vertices, %d joints, method %s, %.3f s → %s\n",
@@ -200,10 +204,26 @@ type skinRun struct {
 	Input    string              `json:"input"`
 	Output   string              `json:"output"`
 	Method   string              `json:"method"`
+	Fallback string              `json:"fallback,omitempty"` // why the tokens method gave way to geodesic
 	Vertices int                 `json:"vertices"`
 	Joints   int                 `json:"joints"`
 	Seconds  float64             `json:"seconds"`
 	Scene    *gltfio.SceneReport `json:"scene"`
+}
+
+// skinOrFallback runs method name on c. When a skin-token method fails (the model
+// or the tokenizer cannot skin this character), the README's promise holds: the
+// skin is geodesic, and fallback says why; any other method's error is returned.
+func skinOrFallback(c *character.Character, name string, fn skinMethod) (skin *character.Skin, fallback string, err error) {
+	skin, err = fn(c)
+	if err == nil || !strings.HasPrefix(name, "tokens") {
+		return skin, "", err
+	}
+	fallback = fmt.Sprintf("skin tokens failed (%v): the skin is %s", err, fallbackSkinMethod)
+	if skin, err = skinMethods[fallbackSkinMethod](c); err != nil {
+		return nil, fallback, fmt.Errorf("%s, which failed too: %w", fallback, err)
+	}
+	return skin, fallback, nil
 }
 
 func printSkinRun(w io.Writer, r skinRun) error {

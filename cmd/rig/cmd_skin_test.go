@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/modeltest"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -171,5 +173,83 @@ func TestLookupSkinBlend(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSkinOrFallback checks that a failing skin-token method gives way to
+// geodesic weights with the reason, and that other methods' errors stay errors.
+func TestSkinOrFallback(t *testing.T) {
+	in := filepath.Join("..", "..", "..", "shared", "data", "0ad", "tiger.glb")
+	if _, err := os.Stat(in); err != nil {
+		t.Skipf("real data not found: %v", err)
+	}
+	c, _, err := assets.Load(in, assets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := func(*character.Character) (*character.Skin, error) { return nil, errors.New("decoder: sequence full") }
+	tests := []struct {
+		name      string
+		fn        skinMethod
+		wantNote  string
+		wantError bool
+	}{
+		{"tokens", broken, "skin tokens failed (decoder: sequence full): the skin is geodesic", false},
+		{"tokens-greedy", broken, "skin tokens failed", false},
+		{"heat", broken, "", true},
+		{"tokens", skinMethods["rigid"], "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			skin, note, err := skinOrFallback(c, tc.name, tc.fn)
+			if (err != nil) != tc.wantError {
+				t.Fatalf("error %v, want error %v", err, tc.wantError)
+			}
+			if !strings.HasPrefix(note, tc.wantNote) || (tc.wantNote == "") != (note == "") {
+				t.Errorf("fallback %q, want %q", note, tc.wantNote)
+			}
+			if err == nil {
+				if err := skin.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-3); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+// TestSkinTokensPastOneStream runs `rig skin --method tokens-greedy` on the
+// largest artist rig grown to 80 joints, two more than one stream of the shipped
+// model holds: the skin comes from the tokens, not from a fallback.
+func TestSkinTokensPastOneStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the shipped model")
+	}
+	if _, ok := skinMethods["tokens-greedy"]; !ok {
+		t.Skip("the shipped model writes no skin tokens")
+	}
+	in := filepath.Join("..", "..", "..", "shared", "data", "cube2", "snoutx10k.glb")
+	if _, err := os.Stat(in); err != nil {
+		t.Skipf("real data not found: %v", err)
+	}
+	c, _, err := assets.Load(in, assets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Skeleton = modeltest.SkeletonOfSize(t, c.Skeleton, 80)
+	dir := t.TempDir()
+	grown := filepath.Join(dir, "grown.glb")
+	if _, err := assets.Save(grown, c); err != nil {
+		t.Fatal(err)
+	}
+	var so, se bytes.Buffer
+	if code := run([]string{"skin", grown, "--method", "tokens-greedy", "--out", filepath.Join(dir, "out.glb"), "--json"}, &so, &se); code != 0 {
+		t.Fatalf("rig skin: exit %d: %s", code, se.String())
+	}
+	var rep skinRun
+	if err := json.Unmarshal(so.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Joints != 80 || rep.Method != "tokens-greedy" || rep.Fallback != "" {
+		t.Errorf("report: %d joints, method %s, fallback %q; want 80 joints by tokens-greedy", rep.Joints, rep.Method, rep.Fallback)
 	}
 }
