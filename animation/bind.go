@@ -42,10 +42,9 @@ func newBinding(sk *character.Skeleton, rest map[string]vecmath.Vec3) (*binding,
 		return nil, fmt.Errorf("no skeleton")
 	}
 	n := sk.NumJoints()
-	b := &binding{sk: sk, idx: jointIndex(sk), canon: make([]string, n), bindRot: make([]quat, n),
+	b := &binding{sk: sk, idx: jointIndex(sk), canon: CanonicalNames(sk.Names), bindRot: make([]quat, n),
 		localRot: make([]quat, n), localT: make([]vecmath.Vec3, n), rest: make([]quat, n), hips: -1}
-	for j, name := range sk.Names {
-		b.canon[j] = CanonicalName(name)
+	for j := range sk.Names {
 		_, b.bindRot[j], _ = vecmath.DecomposeTRS(sk.BindWorld[j])
 		local := sk.BindWorld[j]
 		if p := sk.Parents[j]; p >= 0 {
@@ -64,10 +63,12 @@ func newBinding(sk *character.Skeleton, rest map[string]vecmath.Vec3) (*binding,
 	return b, nil
 }
 
-// characterFrame finds the character's axes: up is the file's +Y (glTF), left points
-// from the right limbs to the left ones, forward completes a right-handed frame.
+// characterFrame finds the character's axes in the skeleton's frame: up points from
+// the feet to the hips (restUp), left from the right limbs to the left ones,
+// forward completes a right-handed frame. A skeleton that lies in its own frame
+// (a Z-up source, an armature turned −90° about X) thus gets the axes it stands on.
 func characterFrame(sk *character.Skeleton, idx map[string]int) frame {
-	up := vecmath.Vec3{0, 1, 0}
+	up := restUp(sk, idx)
 	var left vecmath.Vec3
 	for _, pair := range [][2]string{{"LeftUpLeg", "RightUpLeg"}, {"LeftArm", "RightArm"},
 		{"LeftShoulder", "RightShoulder"}, {"LeftHindUpLeg", "RightHindUpLeg"}, {"LeftFrontUpLeg", "RightFrontUpLeg"}} {
@@ -80,9 +81,47 @@ func characterFrame(sk *character.Skeleton, idx map[string]int) frame {
 	left = left.Sub(up.Scale(left.Dot(up)))
 	if left.Len() < 1e-9 {
 		left = vecmath.Vec3{1, 0, 0}
+		if math.Abs(up[0]) > 0.9 {
+			left = vecmath.Vec3{0, 0, 1}
+		}
+		left = left.Sub(up.Scale(left.Dot(up)))
 	}
 	left = left.Normalize()
 	return frame{left: left, up: up, fwd: left.Cross(up)}
+}
+
+// restUp is the skeleton's up direction: from the mean of its (hind) feet to its hips
+// (from the hips to the head without feet), snapped to the nearest axis when
+// within 30° of it, since files stand on an axis; +Y when neither is known.
+func restUp(sk *character.Skeleton, idx map[string]int) vecmath.Vec3 {
+	var dir vecmath.Vec3
+	if h, ok := idx["Hips"]; ok {
+		var feet vecmath.Vec3
+		n := 0
+		for _, f := range []string{"LeftFoot", "RightFoot", "LeftHindFoot", "RightHindFoot"} {
+			if j, ok := idx[f]; ok {
+				feet = feet.Add(sk.Position(j))
+				n++
+			}
+		}
+		if n > 0 {
+			dir = sk.Position(h).Sub(feet.Scale(1 / float64(n)))
+		} else if hd, ok := idx["Head"]; ok {
+			dir = sk.Position(hd).Sub(sk.Position(h))
+		}
+	}
+	if !dir.IsFinite() || dir.Len() < 1e-12 {
+		return vecmath.Vec3{0, 1, 0}
+	}
+	dir = dir.Normalize()
+	for a := 0; a < 3; a++ {
+		if math.Abs(dir[a]) > math.Cos(math.Pi/6) {
+			var axis vecmath.Vec3
+			axis[a] = math.Copysign(1, dir[a])
+			return axis
+		}
+	}
+	return dir
 }
 
 // measureHipHeight is the Hips joint's height above the lowest joint (the feet),
