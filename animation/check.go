@@ -97,8 +97,10 @@ func PostureTimes(duration float64, n int) []float64 {
 // CheckPosture poses the character's skinned vertices with animation a at times
 // (linear blend skinning over AnimatedWorld) and fails, naming the animation and
 // the time, where the pose is no longer upright and sized: its extent along the
-// rest up axis leaves [MinUpright, MaxUpright] × the rest height, or an extent along
-// the character's axes exceeds MaxGrowth × the largest rest extent. It is the
+// rest up axis leaves [MinUpright, MaxUpright] × the rest height, an extent along
+// the character's axes exceeds MaxGrowth × the largest rest extent, or (for a
+// skeleton with named hips and feet) the feet-to-hips direction turns more than
+// 60° from the rest up axis. It is the
 // check that a retargeted clip plays as a viewer would show it.
 func CheckPosture(c *character.Character, a character.Animation, times []float64) error {
 	if c == nil || c.Skin == nil || c.Skeleton.NumJoints() == 0 || len(c.Mesh.Positions) == 0 {
@@ -111,6 +113,7 @@ func CheckPosture(c *character.Character, a character.Animation, times []float64
 	if !(rest[1] > 0) {
 		return fmt.Errorf("posture of %q: the mesh is flat along its up axis %v", a.Name, f.up)
 	}
+	legs := legJoints(c.Skeleton)
 	inv := make([]vecmath.Mat4, c.Skeleton.NumJoints())
 	for j, m := range c.Skeleton.BindWorld {
 		inv[j], _ = m.Inverse()
@@ -123,6 +126,10 @@ func CheckPosture(c *character.Character, a character.Animation, times []float64
 			return fmt.Errorf("animation %q at %.3f s: the character's height along its rest up axis is %.2f× its rest height (want %.1f–%.1f×): it no longer stands upright",
 				a.Name, t, r, MinUpright, MaxUpright)
 		}
+		if legs != nil && standing(world, legs).Dot(f.up) < 0.5 {
+			return fmt.Errorf("animation %q at %.3f s: the character stands on its head or lies down: its feet-to-hips direction is more than 60° from its rest up axis",
+				a.Name, t)
+		}
 		for k, name := range []string{"left-right", "up", "front-back"} {
 			if !(e[k] <= MaxGrowth*largest) {
 				return fmt.Errorf("animation %q at %.3f s: the character's %s extent is %.2f× its largest rest extent (at most %.1f×)",
@@ -131,6 +138,40 @@ func CheckPosture(c *character.Character, a character.Animation, times []float64
 		}
 	}
 	return nil
+}
+
+// legJoints returns the Hips joint followed by the feet (hind feet of a
+// quadruped), or nil when the skeleton lacks them.
+func legJoints(sk *character.Skeleton) []int {
+	idx := jointIndex(sk)
+	h, ok := idx["Hips"]
+	if !ok {
+		return nil
+	}
+	out := []int{h}
+	for _, f := range []string{"LeftFoot", "RightFoot", "LeftHindFoot", "RightHindFoot"} {
+		if j, ok := idx[f]; ok {
+			out = append(out, j)
+		}
+	}
+	if len(out) == 1 {
+		return nil
+	}
+	return out
+}
+
+// standing is the unit direction from the mean of the posed feet to the posed
+// hips (legs[0]).
+func standing(world []vecmath.Mat4, legs []int) vecmath.Vec3 {
+	var feet vecmath.Vec3
+	for _, j := range legs[1:] {
+		feet = feet.Add(world[j].Translation())
+	}
+	d := world[legs[0]].Translation().Sub(feet.Scale(1 / float64(len(legs)-1)))
+	if d.Len() < 1e-12 {
+		return vecmath.Vec3{}
+	}
+	return d.Normalize()
 }
 
 // skinned returns the vertices posed by linear blend skinning.
