@@ -24,7 +24,8 @@ const PostureSamples = 5
 // CheckKind says whether a skeleton's shape fits a clip kind, measured along its
 // rest up axis (restUp): a humanoid stands on feet close together (its lowest
 // joints spread less than half its height) with its head above its hips; a
-// quadruped's lowest joints spread at least half its height (front and hind feet).
+// quadruped's front and hind feet are at least 0.4 hip heights apart (without
+// named legs, its lowest joints spread at least half its height).
 // It guards against motion of one kind applied to a rig whose joint names say
 // another (a wolf whose joints were named as a biped's).
 func CheckKind(sk *character.Skeleton, kind string) error {
@@ -55,13 +56,49 @@ func CheckKind(sk *character.Skeleton, kind string) error {
 			return fmt.Errorf("the rig is not shaped as a humanoid: its Head is not above its Hips along its up axis %v", f.up)
 		}
 	case Quadruped:
-		if spread < 0.5 {
+		if r, ok := footSpan(idx, pos, f.up, lo); ok {
+			if r < 0.4 {
+				return fmt.Errorf("the rig is not shaped as a quadruped: its front and hind feet are %.2f× its hip height apart (at least 0.4×)", r)
+			}
+		} else if spread < 0.5 {
 			return fmt.Errorf("the rig is not shaped as a quadruped: its lowest joints spread %.2f× its height (front and hind feet, at least 0.5×)", spread)
 		}
 	default:
 		return fmt.Errorf("unknown clip kind %q", kind)
 	}
 	return nil
+}
+
+// footSpan is the horizontal distance between the mean front foot and the mean
+// hind foot (the lowest named joint of each leg) over the hips' height above lo:
+// a quadruped stands on feet a body length apart, however tall its neck.
+func footSpan(idx map[string]int, pos []vecmath.Vec3, up vecmath.Vec3, lo float64) (float64, bool) {
+	h, ok := idx["Hips"]
+	if !ok {
+		return 0, false
+	}
+	mean := func(part string) (vecmath.Vec3, bool) {
+		var sum vecmath.Vec3
+		n := 0
+		for _, side := range []string{"Left", "Right"} {
+			for _, seg := range []string{"Foot", "Leg", "UpLeg"} {
+				if j, ok := idx[side+part+seg]; ok {
+					sum, n = sum.Add(pos[j]), n+1
+					break
+				}
+			}
+		}
+		return sum.Scale(1 / math.Max(1, float64(n))), n > 0
+	}
+	front, okF := mean("Front")
+	hind, okH := mean("Hind")
+	hip := pos[h].Dot(up) - lo
+	if !okF || !okH || !(hip > 0) {
+		return 0, false
+	}
+	d := front.Sub(hind)
+	d = d.Sub(up.Scale(d.Dot(up)))
+	return d.Len() / hip, true
 }
 
 // lowSpread is the largest horizontal distance between two joints in the lowest

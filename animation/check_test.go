@@ -1,6 +1,7 @@
 package animation_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -72,12 +73,29 @@ func TestCheckKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A biped whose arms and legs carry a quadruped's leg names.
+	asQuad := biped.Skeleton.Clone()
+	rename := map[string]string{"arm_%s_upper": "%sFrontUpLeg", "arm_%s_lower": "%sFrontLeg", "hand_%s": "%sFrontFoot",
+		"leg_%s_upper": "%sHindUpLeg", "leg_%s_lower": "%sHindLeg", "foot_%s": "%sHindFoot"}
+	for j, n := range asQuad.Names {
+		for from, to := range rename {
+			for s, side := range map[string]string{"l": "Left", "r": "Right"} {
+				if n == fmt.Sprintf(from, s) {
+					asQuad.Names[j] = fmt.Sprintf(to, side)
+				}
+			}
+		}
+	}
+	if kind, err := animation.DetectKind(asQuad); err != nil || kind != animation.Quadruped {
+		t.Fatalf("the renamed biped is detected as %q, %v", kind, err)
+	}
 	cases := []struct {
 		name string
 		sk   *character.Skeleton
 		kind string
 		want string
 	}{
+		{"biped named as a quadruped", asQuad, animation.Quadruped, "front and hind feet are"},
 		{"biped as humanoid", biped.Skeleton, animation.Humanoid, ""},
 		{"biped as quadruped", biped.Skeleton, animation.Quadruped, "not shaped as a quadruped"},
 		{"quadruped as quadruped", quad.Skeleton, animation.Quadruped, ""},
