@@ -83,7 +83,7 @@ MAX_POINTS = 3000  # vertices sampled per mesh
 
 
 def mesh_points():
-    """World positions of sampled vertices of every mesh, as deformed now."""
+    """World positions of sampled vertices of every mesh, as deformed at the current frame."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
     pts = []
     for o in bpy.context.scene.objects:
