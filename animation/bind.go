@@ -90,23 +90,18 @@ func characterFrame(sk *character.Skeleton, idx map[string]int) frame {
 	return frame{left: left, up: up, fwd: left.Cross(up)}
 }
 
-// restUp is the skeleton's up direction: from the mean of its (hind) feet to its hips
-// (from the hips to the head without feet), snapped to the nearest axis when
-// within 30° of it, since files stand on an axis; +Y when neither is known.
+// restUp is the skeleton's up direction: against the way its legs hang at rest
+// (from each named leg's top joint to its lowest named one, Foot or, where a rig
+// ends its legs at the knees, Leg), or from the hips to the head without legs;
+// snapped to the nearest axis when within 30° of it, since files stand on an axis.
+// It is +Y when neither is known or the direction is near no axis (legs guessed
+// among IK targets point anywhere).
 func restUp(sk *character.Skeleton, idx map[string]int) vecmath.Vec3 {
-	var dir vecmath.Vec3
-	if h, ok := idx["Hips"]; ok {
-		var feet vecmath.Vec3
-		n := 0
-		for _, f := range []string{"LeftFoot", "RightFoot", "LeftHindFoot", "RightHindFoot"} {
-			if j, ok := idx[f]; ok {
-				feet = feet.Add(sk.Position(j))
-				n++
-			}
-		}
-		if n > 0 {
-			dir = sk.Position(h).Sub(feet.Scale(1 / float64(n)))
-		} else if hd, ok := idx["Head"]; ok {
+	dir := legsUp(sk, idx)
+	if dir.Len() < 1e-12 {
+		h, okH := idx["Hips"]
+		hd, okD := idx["Head"]
+		if okH && okD {
 			dir = sk.Position(hd).Sub(sk.Position(h))
 		}
 	}
@@ -121,7 +116,28 @@ func restUp(sk *character.Skeleton, idx map[string]int) vecmath.Vec3 {
 			return axis
 		}
 	}
-	return dir
+	return vecmath.Vec3{0, 1, 0}
+}
+
+// legsUp sums, over the named legs, the unit direction from the lowest named joint
+// of the leg up to its top.
+func legsUp(sk *character.Skeleton, idx map[string]int) vecmath.Vec3 {
+	var sum vecmath.Vec3
+	for _, leg := range []string{"Left", "Right", "LeftHind", "RightHind", "LeftFront", "RightFront"} {
+		top, ok := idx[leg+"UpLeg"]
+		if !ok {
+			continue
+		}
+		for _, seg := range []string{"Foot", "Leg"} {
+			if j, ok := idx[leg+seg]; ok {
+				if d := sk.Position(top).Sub(sk.Position(j)); d.Len() > 1e-12 {
+					sum = sum.Add(d.Normalize())
+				}
+				break
+			}
+		}
+	}
+	return sum
 }
 
 // measureHipHeight is the Hips joint's height above the lowest joint (the feet),

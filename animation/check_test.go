@@ -89,12 +89,20 @@ func TestCheckKind(t *testing.T) {
 	if kind, err := animation.DetectKind(asQuad); err != nil || kind != animation.Quadruped {
 		t.Fatalf("the renamed biped is detected as %q, %v", kind, err)
 	}
+	// A quadruped whose legs end at the knees (no joint named as a foot).
+	kneeless := quad.Skeleton.Clone()
+	for j, n := range kneeless.Names {
+		if strings.HasSuffix(n, "_foot") || strings.HasSuffix(n, "_toe") {
+			kneeless.Names[j] = "paw_" + n
+		}
+	}
 	cases := []struct {
 		name string
 		sk   *character.Skeleton
 		kind string
 		want string
 	}{
+		{"quadruped without feet", kneeless, animation.Quadruped, ""},
 		{"biped named as a quadruped", asQuad, animation.Quadruped, "front and hind feet are"},
 		{"biped as humanoid", biped.Skeleton, animation.Humanoid, ""},
 		{"biped as quadruped", biped.Skeleton, animation.Quadruped, "not shaped as a quadruped"},
