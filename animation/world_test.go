@@ -2,6 +2,8 @@ package animation_test
 
 import (
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rigkit/rigkit/animation"
@@ -65,9 +67,9 @@ func worldTargets(t *testing.T) map[string]*character.Character {
 }
 
 // TestRetargetInWorldSpace retargets the walk of every motion fixture (rotated and
-// scaled armature, Z-up centimetres, Biped, Unreal and VRM names, A pose) onto two
-// humanoids and checks, at 5 sampled times, that the posed mesh stays upright and
-// sized (CheckPosture), that every compared bone points where the source's does
+// scaled armature, Z-up centimetres, Biped, Unreal and VRM names, A pose, a mesh
+// outside the armature) onto two humanoids and checks, at 5 sampled times, that
+// the posed mesh stays upright and sized (CheckPosture), that every compared bone points where the source's does
 // in the two characters' own frames (within 12°), and that the hips travel the
 // source's distance in leg lengths (within 5%), or stay put with InPlace.
 func TestRetargetInWorldSpace(t *testing.T) {
@@ -152,4 +154,75 @@ func legLength(sk *character.Skeleton, f bodyFrame, hips int) float64 {
 		lo = math.Min(lo, sk.Position(j).Dot(f.up))
 	}
 	return sk.Position(hips).Dot(f.up) - lo
+}
+
+// TestRetargetedClipRoundTrips retargets a walk onto each rigged scene fixture
+// (internal/fixtures: a Mixamo armature, two skins under a turned parent, a
+// turntable; and the two armature motion fixtures), saves it over that scene and
+// reads it back: every joint is posed where it was before the save at 5 times, to
+// 10⁻⁴ of the mesh size, so the writer takes root channels into their parent node's
+// frame exactly as the loader takes them out.
+func TestRetargetedClipRoundTrips(t *testing.T) {
+	dir := t.TempDir()
+	var targets []string
+	var source string
+	for _, f := range append(fixtures.All(), fixtures.Motions()...) {
+		if !f.Rigged || (strings.HasPrefix(f.Name, "walk-") && f.Name != "walk-mixamo-armature" && f.Name != "walk-mesh-outside-armature") {
+			if f.Name == "walk-zup-centimetres" {
+				p, err := f.Write(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				source = p
+			}
+			continue
+		}
+		p, err := f.Write(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		targets = append(targets, p)
+	}
+	src, err := assets.LoadMotion(source, assets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range targets {
+		t.Run(filepath.Base(p), func(t *testing.T) { checkRoundTrip(t, p, src) })
+	}
+}
+
+func checkRoundTrip(t *testing.T, path string, src *character.Character) {
+	target, _, err := assets.Load(path, assets.Options{KeepScene: true, AllowOrphans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, rep, err := animation.Retarget(target, src, 0, animation.Options{Name: "retargeted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target.Animations = append(target.Animations, a)
+	out := filepath.Join(t.TempDir(), "out.glb")
+	if _, err := assets.Save(out, target); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := assets.Load(out, assets.Options{AllowOrphans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, err := animation.FindAnimation(back, "retargeted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := target.Mesh.Bounds()
+	tol := 1e-4 * hi.Sub(lo).Len()
+	for _, tm := range animation.PostureTimes(rep.Duration, animation.PostureSamples) {
+		want := animation.AnimatedWorld(target.Skeleton, a, tm)
+		got := animation.AnimatedWorld(back.Skeleton, back.Animations[i], tm)
+		for j := range want {
+			if d := got[j].Translation().Dist(want[j].Translation()); d > tol {
+				t.Fatalf("t=%.2f: joint %s is %.3g away from where it was before the save (tolerance %.3g)", tm, back.Skeleton.Names[j], d, tol)
+			}
+		}
+	}
 }
