@@ -74,8 +74,9 @@ func loadAnimations(t *testing.T, path string) int {
 // TestAnimateRetargetsMotionFixtures rigs a synthetic biped's bare mesh with
 // `rig auto` and retargets the walk of every motion fixture onto it (Mixamo
 // armature rotated and scaled, Z-up centimetres, Biped, Unreal and VRM names, A
-// pose, a mesh outside the armature): each exits 0, which `rig animate` allows only after the posed mesh stays
-// upright and sized at 5 times, and the output keeps the rigged scene.
+// pose, a mesh outside the armature): each exits 0, which `rig animate` allows
+// only after the posed mesh stays upright and sized at 5 times, and the output
+// keeps the rigged scene.
 func TestAnimateRetargetsMotionFixtures(t *testing.T) {
 	dir := t.TempDir()
 	c, err := fixtures.SynthBiped(5, 1500)
