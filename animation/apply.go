@@ -17,6 +17,12 @@ const DefaultFPS = 30
 type Options struct {
 	FPS  float64 // key samples per second; 0 means DefaultFPS
 	Name string  // animation name; "" keeps the clip's (or the source animation's) name
+	// InPlace keeps the hips over their bind position: root motion keeps only its
+	// up-down part (the bob of a walk), for games that move the character
+	// themselves.
+	InPlace bool
+	// Force retargets between skeletons whose names say different kinds.
+	Force bool
 }
 
 // Report says how a motion fit a rig.
@@ -26,6 +32,9 @@ type Report struct {
 	Duration  float64  `json:"duration"`
 	Matched   []string `json:"matched"` // the motion's joints found on the rig
 	Missing   []string `json:"missing"` // the motion's joints the rig lacks (skipped)
+	// Unmatched are the rig's joints whose names the kind's scheme does not know
+	// (docs/naming.md); they follow their parents.
+	Unmatched []string `json:"unmatched"`
 	// RootMotion says the Hips joint got a translation channel.
 	RootMotion bool    `json:"root_motion"`
 	HipHeight  float64 `json:"hip_height"` // of the rig, in its units
@@ -52,6 +61,7 @@ func Apply(c *character.Character, clip *Clip, o Options) (character.Animation, 
 		names = append(names, "Hips")
 	}
 	rep.Matched, rep.Missing = match(b, names)
+	rep.Unmatched = unmatched(b, clip.Kind)
 	if len(rep.Matched) == 0 {
 		return character.Animation{}, rep, fmt.Errorf("apply %q: the skeleton has none of the clip's joints (%s); its names are %s",
 			clip.Name, strings.Join(rep.Missing, ", "), sample(c.Skeleton.Names, 8))
@@ -67,7 +77,7 @@ func Apply(c *character.Character, clip *Clip, o Options) (character.Animation, 
 	if name == "" {
 		name = clip.Name
 	}
-	anim := bake(b, name, clip.Duration, o.FPS, at)
+	anim := bake(b, name, clip.Duration, o, at)
 	rep.RootMotion = len(clip.Root) > 0 && b.hips >= 0
 	rep.Channels = len(anim.Channels)
 	return anim, rep, nil
@@ -92,9 +102,21 @@ func match(b *binding, names []string) (found, missing []string) {
 	return found, missing
 }
 
+// unmatched lists the rig's joints whose canonical names kind's hierarchy lacks.
+func unmatched(b *binding, kind string) []string {
+	var out []string
+	for j, c := range b.canon {
+		if _, ok := canonParent[kind][c]; !ok || b.idx[c] != j {
+			out = append(out, b.sk.Names[j])
+		}
+	}
+	return out
+}
+
 // bake samples a motion at fps over [0, duration] and keeps, per joint, a rotation
 // channel when the joint moves, and a translation channel for Hips under root motion.
-func bake(b *binding, name string, duration, fps float64, at func(t float64) pose) character.Animation {
+func bake(b *binding, name string, duration float64, o Options, at func(t float64) pose) character.Animation {
+	fps := o.FPS
 	if !(fps > 0) {
 		fps = DefaultFPS
 	}
@@ -109,6 +131,9 @@ func bake(b *binding, name string, duration, fps float64, at func(t float64) pos
 		t := duration * float64(k) / float64(n-1)
 		times[k] = t
 		p := at(t)
+		if o.InPlace {
+			p.root[0], p.root[2] = 0, 0
+		}
 		local, hipT := b.local(p)
 		for j, q := range local {
 			if k > 0 {

@@ -31,3 +31,22 @@ func BenchmarkRetargetWalk(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckPosture poses the walk's skinned mesh (about 1,500 vertices) at
+// PostureSamples times, the self-check `rig animate` runs per added clip; compare
+// with BenchmarkApplyWalk.
+func BenchmarkCheckPosture(b *testing.B) {
+	c := generate(b, "biped", 1)
+	clip, _ := Lookup("walk", Humanoid)
+	a, _, err := Apply(c, clip, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	times := PostureTimes(clip.Duration, PostureSamples)
+	b.ResetTimer()
+	for range b.N {
+		if err := CheckPosture(c, a, times); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -42,10 +42,9 @@ func newBinding(sk *character.Skeleton, rest map[string]vecmath.Vec3) (*binding,
 		return nil, fmt.Errorf("no skeleton")
 	}
 	n := sk.NumJoints()
-	b := &binding{sk: sk, idx: jointIndex(sk), canon: make([]string, n), bindRot: make([]quat, n),
+	b := &binding{sk: sk, idx: jointIndex(sk), canon: CanonicalNames(sk.Names), bindRot: make([]quat, n),
 		localRot: make([]quat, n), localT: make([]vecmath.Vec3, n), rest: make([]quat, n), hips: -1}
-	for j, name := range sk.Names {
-		b.canon[j] = CanonicalName(name)
+	for j := range sk.Names {
 		_, b.bindRot[j], _ = vecmath.DecomposeTRS(sk.BindWorld[j])
 		local := sk.BindWorld[j]
 		if p := sk.Parents[j]; p >= 0 {
@@ -64,10 +63,12 @@ func newBinding(sk *character.Skeleton, rest map[string]vecmath.Vec3) (*binding,
 	return b, nil
 }
 
-// characterFrame finds the character's axes: up is the file's +Y (glTF), left points
-// from the right limbs to the left ones, forward completes a right-handed frame.
+// characterFrame finds the character's axes in the skeleton's frame: up points from
+// the feet to the hips (restUp), left from the right limbs to the left ones,
+// forward completes a right-handed frame. A skeleton that lies in its own frame
+// (a Z-up source, an armature turned −90° about X) thus gets the axes it stands on.
 func characterFrame(sk *character.Skeleton, idx map[string]int) frame {
-	up := vecmath.Vec3{0, 1, 0}
+	up := restUp(sk, idx)
 	var left vecmath.Vec3
 	for _, pair := range [][2]string{{"LeftUpLeg", "RightUpLeg"}, {"LeftArm", "RightArm"},
 		{"LeftShoulder", "RightShoulder"}, {"LeftHindUpLeg", "RightHindUpLeg"}, {"LeftFrontUpLeg", "RightFrontUpLeg"}} {
@@ -80,9 +81,63 @@ func characterFrame(sk *character.Skeleton, idx map[string]int) frame {
 	left = left.Sub(up.Scale(left.Dot(up)))
 	if left.Len() < 1e-9 {
 		left = vecmath.Vec3{1, 0, 0}
+		if math.Abs(up[0]) > 0.9 {
+			left = vecmath.Vec3{0, 0, 1}
+		}
+		left = left.Sub(up.Scale(left.Dot(up)))
 	}
 	left = left.Normalize()
 	return frame{left: left, up: up, fwd: left.Cross(up)}
+}
+
+// restUp is the skeleton's up direction: against the way its legs hang at rest
+// (from each named leg's top joint to its lowest named one, Foot or, where a rig
+// ends its legs at the knees, Leg), or from the hips to the head without legs;
+// snapped to the nearest axis when within 30° of it, since files stand on an axis.
+// It is +Y when neither is known or the direction is near no axis (legs guessed
+// among IK targets point anywhere).
+func restUp(sk *character.Skeleton, idx map[string]int) vecmath.Vec3 {
+	dir := legsUp(sk, idx)
+	if dir.Len() < 1e-12 {
+		h, okH := idx["Hips"]
+		hd, okD := idx["Head"]
+		if okH && okD {
+			dir = sk.Position(hd).Sub(sk.Position(h))
+		}
+	}
+	if !dir.IsFinite() || dir.Len() < 1e-12 {
+		return vecmath.Vec3{0, 1, 0}
+	}
+	dir = dir.Normalize()
+	for a := 0; a < 3; a++ {
+		if math.Abs(dir[a]) > math.Cos(math.Pi/6) {
+			var axis vecmath.Vec3
+			axis[a] = math.Copysign(1, dir[a])
+			return axis
+		}
+	}
+	return vecmath.Vec3{0, 1, 0}
+}
+
+// legsUp sums, over the named legs, the unit direction from the lowest named joint
+// of the leg up to its top.
+func legsUp(sk *character.Skeleton, idx map[string]int) vecmath.Vec3 {
+	var sum vecmath.Vec3
+	for _, leg := range []string{"Left", "Right", "LeftHind", "RightHind", "LeftFront", "RightFront"} {
+		top, ok := idx[leg+"UpLeg"]
+		if !ok {
+			continue
+		}
+		for _, seg := range []string{"Foot", "Leg"} {
+			if j, ok := idx[leg+seg]; ok {
+				if d := sk.Position(top).Sub(sk.Position(j)); d.Len() > 1e-12 {
+					sum = sum.Add(d.Normalize())
+				}
+				break
+			}
+		}
+	}
+	return sum
 }
 
 // measureHipHeight is the Hips joint's height above the lowest joint (the feet),

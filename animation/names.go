@@ -9,13 +9,19 @@ import (
 )
 
 // CanonicalName returns the joint name a clip uses for a skeleton's joint name: the
-// name without a namespace prefix ("mixamorig:Hips" and "Armature|Hips" are "Hips"),
-// and the names of rigkit's synthetic creatures (package synth: hips, chest,
-// arm_l_upper, leg_fl_lower, tail_03, …) translated to the naming scheme of
-// docs/naming.md. Other names come back unchanged.
+// name without a namespace prefix ("mixamorig:Hips", "mixamorig_Hips" and
+// "Armature|Hips" are "Hips"), and the names of the schemes of docs/naming.md
+// translated to rigkit's: 3ds Max Biped ("Bip01 L Thigh"), the Unreal mannequin
+// ("thigh_l"), VRM humanoid bones ("leftUpperLeg"), Rigify's deform bones
+// ("DEF-thigh.L") and rigkit's synthetic creatures (package synth: hips, chest,
+// arm_l_upper, leg_fl_lower, tail_03, …). Other names come back unchanged.
 func CanonicalName(name string) string {
 	if i := strings.LastIndexAny(name, ":|"); i >= 0 {
 		name = name[i+1:]
+	}
+	name = mixamoUnderscore.ReplaceAllString(name, "")
+	if n, ok := schemeName(name); ok {
+		return n
 	}
 	if n, ok := synthNames[name]; ok {
 		return n
@@ -69,8 +75,7 @@ var kindJoints = map[string][]string{
 // names collapse to one).
 func jointIndex(sk *character.Skeleton) map[string]int {
 	idx := make(map[string]int, sk.NumJoints())
-	for j, n := range sk.Names {
-		c := CanonicalName(n)
+	for j, c := range CanonicalNames(sk.Names) {
 		if _, ok := idx[c]; !ok {
 			idx[c] = j
 		}
@@ -124,7 +129,7 @@ var canonParent = map[string]map[string]string{
 
 func humanoidParents() map[string]string {
 	p := map[string]string{"Hips": "", "Spine": "Hips", "Spine1": "Spine", "Spine2": "Spine1",
-		"Neck": "Spine2", "Head": "Neck", "HeadTop_End": "Head"}
+		"Neck": "Spine2", "Neck1": "Neck", "Head": "Neck1", "HeadTop_End": "Head"}
 	for _, s := range []string{"Left", "Right"} {
 		chain(p, "Spine2", s+"Shoulder", s+"Arm", s+"ForeArm", s+"Hand")
 		chain(p, "Hips", s+"UpLeg", s+"Leg", s+"Foot", s+"ToeBase", s+"Toe_End")

@@ -33,8 +33,8 @@ func Retarget(target, source *character.Character, anim int, o Options) (charact
 	}
 	if sk, err := DetectKind(source.Skeleton); err != nil {
 		return character.Animation{}, Report{}, fmt.Errorf("retarget from %s: %w", source.Name, err)
-	} else if sk != kind {
-		return character.Animation{}, Report{}, fmt.Errorf("retarget: %s is a %s, %s a %s", source.Name, sk, target.Name, kind)
+	} else if sk != kind && !o.Force {
+		return character.Animation{}, Report{}, fmt.Errorf("retarget: %s is a %s, %s a %s (force it to retarget anyway)", source.Name, sk, target.Name, kind)
 	}
 	tb, err := newBinding(target.Skeleton, canonicalRest[kind])
 	if err != nil {
@@ -61,6 +61,7 @@ func Retarget(target, source *character.Character, anim int, o Options) (charact
 		}
 	}
 	rep.Matched, rep.Missing = match(tb, names)
+	rep.Unmatched = unmatched(tb, kind)
 	if len(rep.Matched) == 0 {
 		return character.Animation{}, rep, fmt.Errorf("retarget %q: no animated source joint (%s) has a namesake on the target (%s)",
 			src.Name, sample(names, 8), sample(target.Skeleton.Names, 8))
@@ -89,7 +90,7 @@ func Retarget(target, source *character.Character, anim int, o Options) (charact
 	if name == "" {
 		name = src.Name
 	}
-	out := bake(tb, name, duration, o.FPS, at)
+	out := bake(tb, name, duration, o, at)
 	rep.RootMotion = sb.hips >= 0 && tb.hips >= 0
 	rep.Channels = len(out.Channels)
 	return out, rep, nil

@@ -98,6 +98,19 @@ func Encode(w io.Writer, c *character.Character) (*gltfio.SceneReport, error) {
 	return gltfio.Encode(w, c)
 }
 
+// LoadMotion reads the skeleton and animations of a glTF file that may hold no
+// mesh (a motion library's clip on a bare skeleton), within the budget; other
+// formats are refused. The Character has no mesh.
+func LoadMotion(path string, opt Options) (*character.Character, error) {
+	if err := format.UnsupportedFormat(path); err != nil {
+		return nil, err
+	}
+	if isOBJ(path) {
+		return nil, fmt.Errorf("load %s: an OBJ file holds no skeleton or animation; give a .glb or .gltf", path)
+	}
+	return gltfio.LoadMotion(path, format.NewCounter(opt.Budget))
+}
+
 // isOBJ reports whether name is read as Wavefront OBJ.
 func isOBJ(name string) bool { return strings.EqualFold(filepath.Ext(name), ".obj") }
 

@@ -85,9 +85,9 @@ func decode(data []byte, name string, dir fs.FS, rep *format.LoadReport, budget 
 	return decodeWith(data, name, dir, rep, budget, false)
 }
 
-// decodeWith decodes; keepScene also attaches the document and the vertex map to
-// the Character (Character.Source).
-func decodeWith(data []byte, name string, dir fs.FS, rep *format.LoadReport, budget *format.Counter, keepScene bool) (*character.Character, error) {
+// openDocument parses and checks the container, the JSON and the buffers within
+// budget, and returns a loader over the document with its node tree built.
+func openDocument(data []byte, dir fs.FS, rep *format.LoadReport, budget *format.Counter) (*loader, error) {
 	jsonData, bin, isGLB, err := parseContainer(data)
 	if err != nil {
 		return nil, err
@@ -117,6 +117,17 @@ func decodeWith(data []byte, name string, dir fs.FS, rep *format.LoadReport, bud
 	if err := l.buildNodeTree(); err != nil {
 		return nil, err
 	}
+	return l, nil
+}
+
+// decodeWith decodes; keepScene also attaches the document and the vertex map to
+// the Character (Character.Source).
+func decodeWith(data []byte, name string, dir fs.FS, rep *format.LoadReport, budget *format.Counter, keepScene bool) (*character.Character, error) {
+	l, err := openDocument(data, dir, rep, budget)
+	if err != nil {
+		return nil, err
+	}
+	doc := l.doc
 	if keepScene {
 		l.scene = &Scene{Doc: doc, Format: rep.Format, sceneFiles: sceneFiles{acc: l.acc, dir: dir}}
 	}
@@ -214,6 +225,18 @@ func nodeLocal(nd *gltf.Node) (vecmath.Mat4, error) {
 
 // sceneMeshNodes returns the nodes with a mesh under the scene roots, depth first.
 func (l *loader) sceneMeshNodes() []int {
+	var out []int
+	for _, n := range l.sceneNodes() {
+		if l.doc.Nodes[n].Mesh != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// sceneRoots returns the root nodes of the default scene (of every scene when
+// none is the default; every parentless node when the file has no scene).
+func (l *loader) sceneRoots() []int {
 	var roots []int
 	doc := l.doc
 	switch {
@@ -232,25 +255,7 @@ func (l *loader) sceneMeshNodes() []int {
 			}
 		}
 	}
-	seen := make([]bool, len(doc.Nodes))
-	var out []int
-	var walk func(i int)
-	walk = func(i int) {
-		if i < 0 || i >= len(doc.Nodes) || seen[i] {
-			return
-		}
-		seen[i] = true
-		if doc.Nodes[i].Mesh != nil {
-			out = append(out, i)
-		}
-		for _, ch := range doc.Nodes[i].Children {
-			walk(ch)
-		}
-	}
-	for _, r := range roots {
-		walk(r)
-	}
-	return out
+	return roots
 }
 
 // useSkin registers skin s's joints (union by node) and returns local→joint ids.
@@ -1062,6 +1067,12 @@ func (l *loader) textureImage(tex int, cache map[int]*character.Image) (*charact
 // A channel that cannot be read is dropped with a warning; going over the budget's
 // animation keys fails the load.
 func (l *loader) readAnimations(c *character.Character) error {
+	return l.readAnimationsIn(c, l.worldToCharacter())
+}
+
+// readAnimationsIn is readAnimations with root joints' channels taken into the
+// frame toChar maps the world to.
+func (l *loader) readAnimationsIn(c *character.Character, toChar vecmath.Mat4) error {
 	order := l.jointOrder()
 	skipped := 0
 	for ai, ga := range l.doc.Animations {
@@ -1090,6 +1101,7 @@ func (l *loader) readAnimations(c *character.Character) error {
 				l.rep.Warnf("animation %d (%q) channel %d dropped: %v", ai, ga.Name, ci, err)
 				continue
 			}
+			l.reframeChannel(&out, jid, toChar)
 			out.Joint = order[jid]
 			anim.Channels = append(anim.Channels, out)
 		}
@@ -1155,7 +1167,6 @@ func (l *loader) readChannel(ga *gltf.Animation, ch *gltf.AnimationChannel, jid 
 	default:
 		out.Times, out.Values = times, vals
 	}
-	l.reframeChannel(&out, jid)
 	if out.Path == "rotation" {
 		for k := 0; k+3 < len(out.Values); k += 4 {
 			q := normalizeQuat(vecmath.Quat{out.Values[k], out.Values[k+1], out.Values[k+2], out.Values[k+3]})
@@ -1166,14 +1177,17 @@ func (l *loader) readChannel(ga *gltf.Animation, ch *gltf.AnimationChannel, jid 
 }
 
 // reframeChannel re-expresses a joint's local values relative to its skeleton
-// parent when non-joint nodes sit between them (or above a root joint).
-func (l *loader) reframeChannel(ch *character.AnimationChannel, jid int) {
+// parent when non-joint nodes sit between them, and a root joint's values in the
+// Character's frame (the frame of Skeleton.BindWorld), so that posing composes
+// channels and bind transforms in one frame whatever rotates or scales the
+// armature.
+func (l *loader) reframeChannel(ch *character.AnimationChannel, jid int, toChar vecmath.Mat4) {
 	node := l.jointNode[jid]
 	gp := l.parent[node]
-	if gp < 0 {
-		return
+	between := toChar
+	if gp >= 0 {
+		between = toChar.Mul(l.world[gp])
 	}
-	between := l.world[gp]
 	if jp := l.jointParent(jid); jp >= 0 {
 		if l.jointNode[jp] == gp {
 			return
@@ -1209,6 +1223,20 @@ func (l *loader) reframeChannel(ch *character.AnimationChannel, jid int) {
 			k += 3
 		}
 	}
+}
+
+// worldToCharacter takes the world to the Character's frame: the skins' bind space
+// when a mesh of the scene is skinned (the frame of Skeleton.BindWorld), else the
+// world.
+func (l *loader) worldToCharacter() vecmath.Mat4 {
+	for _, n := range l.sceneMeshNodes() {
+		if l.doc.Nodes[n].Skin != nil && len(l.jointNode) > 0 {
+			if inv, ok := l.bindToWorld().Inverse(); ok {
+				return inv
+			}
+		}
+	}
+	return vecmath.Identity4()
 }
 
 // quatMul returns the Hamilton product a·b (b applied first).

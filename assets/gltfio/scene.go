@@ -43,8 +43,10 @@ type Scene struct {
 	BindToWorld vecmath.Mat4
 	// NumVertices is the Character's vertex count when loaded.
 	NumVertices int
-	// AnimationNames are the names of the Character's animations when loaded.
-	AnimationNames []string
+	// Animations are the Character's animations when loaded: the writer keeps a
+	// document animation the Character still has unchanged, and removes one it
+	// dropped or replaced.
+	Animations []character.Animation
 
 	sceneFiles
 }
@@ -125,7 +127,7 @@ func (l *loader) finishScene(c *character.Character) {
 	}
 	s.Skeleton, s.Skin = c.Skeleton.Clone(), c.Skin.Clone()
 	for _, a := range c.Animations {
-		s.AnimationNames = append(s.AnimationNames, a.Name)
+		s.Animations = append(s.Animations, cloneAnimation(a))
 	}
 	c.Source = s
 }

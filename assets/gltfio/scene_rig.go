@@ -292,7 +292,12 @@ func rootAnimations(anims []character.Animation, sk *character.Skeleton, rootFra
 	if matClose(rootFrame, vecmath.Identity4(), 1e-9) {
 		return anims
 	}
-	_, rq, sc := vecmath.DecomposeTRS(rootFrame)
+	return reframeRoots(anims, sk, func(int) vecmath.Mat4 { return rootFrame })
+}
+
+// reframeRoots returns anims with each root joint j's channels taken from the
+// Character's frame into frameOf(j), a similarity.
+func reframeRoots(anims []character.Animation, sk *character.Skeleton, frameOf func(j int) vecmath.Mat4) []character.Animation {
 	out := make([]character.Animation, len(anims))
 	for i, a := range anims {
 		out[i] = character.Animation{Name: a.Name}
@@ -301,6 +306,8 @@ func rootAnimations(anims []character.Animation, sk *character.Skeleton, rootFra
 				out[i].Channels = append(out[i].Channels, ch)
 				continue
 			}
+			rootFrame := frameOf(ch.Joint)
+			_, rq, sc := vecmath.DecomposeTRS(rootFrame)
 			v := append([]float64(nil), ch.Values...)
 			for k := 0; k+2 < len(v); {
 				switch ch.Path {

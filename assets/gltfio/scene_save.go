@@ -171,14 +171,7 @@ func editScene(c *character.Character) (*gltf.Document, *SceneReport, error) {
 		}
 	}
 	if sameSkeleton && c.Skeleton != nil {
-		// Animations added to a loaded rig (not the ones it was loaded with).
-		skip := map[string]bool{}
-		for _, n := range s.AnimationNames {
-			skip[n] = true
-		}
-		before := len(doc.Animations)
-		e.writeAnimations(c.Animations, s.JointNodes, skip)
-		e.rep.Added.Animations = len(doc.Animations) - before
+		e.updateAnimations()
 	}
 	for len(e.bin)%4 != 0 {
 		e.bin = append(e.bin, 0)

@@ -29,6 +29,14 @@ type Report struct {
 		Name       string  `json:"name"`
 		MovedBones int     `json:"moved_bones"`
 		MaxTurn    float64 `json:"max_turn_deg"`
+		// MinHeight and MaxHeight are the deformed meshes' height along Blender's
+		// Z up over the rest height, at the sampled frames; Growth the largest
+		// extent over the largest rest extent; Upright says all three are within
+		// rigkit's animation.CheckPosture limits.
+		MinHeight float64 `json:"min_height_ratio"`
+		MaxHeight float64 `json:"max_height_ratio"`
+		Growth    float64 `json:"max_growth"`
+		Upright   bool    `json:"upright"`
 	} `json:"actions"`
 }
 

@@ -35,6 +35,18 @@ type Clip struct {
 	Finite          bool    `json:"finite"`
 	Moved           bool    `json:"moved"`
 	Exploded        bool    `json:"exploded"`
+	// MinHeight and MaxHeight are the posed height along +Y over the rest
+	// height, at the sampled times; Growth the largest posed extent over the
+	// largest rest extent; LowRise the highest the rest's lowest 5% of vertices
+	// get (0 bottom, 1 top of the posed height) and HighDrop the lowest the
+	// highest 5% get. Upright says the size is within CheckPosture's limits and
+	// the ends stay in their quarters.
+	MinHeight float64 `json:"min_height_ratio"`
+	MaxHeight float64 `json:"max_height_ratio"`
+	Growth    float64 `json:"max_growth"`
+	LowRise   float64 `json:"lowest_rise"`
+	HighDrop  float64 `json:"highest_drop"`
+	Upright   bool    `json:"upright"`
 }
 
 // ErrUnavailable says node, the npm packages (`make browser`) or Chromium are

@@ -5,11 +5,16 @@
 // animation clip, how far AnimationMixer moves the vertices of every mesh (skinned
 // ones through their bones; up to 3,000 per mesh, at 8 times) from the bind pose
 // and between samples, whether every position is finite, whether the clip
-// moves anything, and whether it explodes (a vertex farther than 3 bounding-box
-// diagonals from its bind position).
+// moves anything, whether it explodes (a vertex farther than 3 bounding-box
+// diagonals from its bind position), and whether it keeps the character upright
+// and sized (posed height along +Y within 0.6–1.4× the rest height, no extent over
+// twice the largest rest extent, as rigkit's animation.CheckPosture; and the rest's
+// lowest and highest 5% of vertices staying in the posed lowest and highest
+// quarter, so that lying down or standing on the head fails).
 //
 // usage: node tools/browser/check.mjs FILE.glb
-// exit status: 0 the file loads and no clip is non-finite, exploded or still;
+// exit status: 0 the file loads and no clip is non-finite, exploded, still or
+// out of posture;
 // 1 it loads but a clip fails those checks (or three.js cannot load it);
 // 2 bad usage; 3 no Chromium to run.
 import fs from 'node:fs';
@@ -84,7 +89,7 @@ async function main() {
       return 1;
     }
     const r = res.report;
-    const bad = r.clips.filter((c) => !c.finite || c.exploded || !c.moved).map((c) => c.name);
+    const bad = r.clips.filter((c) => !c.finite || c.exploded || !c.moved || !c.upright).map((c) => c.name);
     const ok = r.rest_finite && bad.length === 0;
     console.log(JSON.stringify({ file, ok, failed_clips: bad, ...r }, null, 1));
     return ok ? 0 : 1;

@@ -1,0 +1,121 @@
+package animation_test
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/rigkit/rigkit/animation"
+	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/fixtures"
+	"github.com/rigkit/rigkit/synth"
+)
+
+// rootChannel is an animation of the root joint holding one value from 0 to 1 s.
+func rootChannel(name, path string, root int, v []float64) character.Animation {
+	return character.Animation{Name: name, Channels: []character.AnimationChannel{{
+		Joint: root, Path: path, Times: []float64{0, 1}, Values: append(append([]float64(nil), v...), v...)}}}
+}
+
+// TestCheckPosture poses a humanoid with a walk, with its root laid down, folded,
+// blown up and sent flying, and checks which poses pass and that a failure names
+// the animation and the time.
+func TestCheckPosture(t *testing.T) {
+	c, err := fixtures.SynthBiped(3, 1200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk, err := animation.Lookup("walk", animation.Humanoid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	walked, _, err := animation.Apply(c, walk, animation.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := 0
+	bind := c.Skeleton.BindWorld[root].Translation()
+	s := math.Sqrt(0.5)
+	cases := []struct {
+		name string
+		anim character.Animation
+		want string // "" passes
+	}{
+		{"walk", walked, ""},
+		{"laid down", rootChannel("lie", "rotation", root, []float64{s, 0, 0, s}), `animation "lie" at 0.000 s: the character's height along its rest up axis`},
+		{"upside down", rootChannel("flip", "rotation", root, []float64{1, 0, 0, 0}), `animation "flip" at 0.000 s: the character stands on its head`},
+		{"blown up", rootChannel("grow", "scale", root, []float64{3, 3, 3}), `animation "grow" at 0.000 s`},
+		{"shrunk", rootChannel("shrink", "scale", root, []float64{0.5, 0.5, 0.5}), "no longer stands upright"},
+		{"moved away", rootChannel("away", "translation", root, []float64{bind[0] + 50, bind[1], bind[2]}), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := animation.CheckPosture(c, tc.anim, animation.PostureTimes(1, animation.PostureSamples))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("want a pass, got %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckKind checks the shape test on a biped and a quadruped, each against
+// both kinds.
+func TestCheckKind(t *testing.T) {
+	biped, err := fixtures.SynthBiped(4, 800)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quad, err := synth.Generate("quadruped", 4, synth.Options{TargetVertices: 800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A biped whose arms and legs carry a quadruped's leg names.
+	asQuad := biped.Skeleton.Clone()
+	rename := map[string]string{"arm_%s_upper": "%sFrontUpLeg", "arm_%s_lower": "%sFrontLeg", "hand_%s": "%sFrontFoot",
+		"leg_%s_upper": "%sHindUpLeg", "leg_%s_lower": "%sHindLeg", "foot_%s": "%sHindFoot"}
+	for j, n := range asQuad.Names {
+		for from, to := range rename {
+			for s, side := range map[string]string{"l": "Left", "r": "Right"} {
+				if n == fmt.Sprintf(from, s) {
+					asQuad.Names[j] = fmt.Sprintf(to, side)
+				}
+			}
+		}
+	}
+	if kind, err := animation.DetectKind(asQuad); err != nil || kind != animation.Quadruped {
+		t.Fatalf("the renamed biped is detected as %q, %v", kind, err)
+	}
+	// A quadruped whose legs end at the knees (no joint named as a foot).
+	kneeless := quad.Skeleton.Clone()
+	for j, n := range kneeless.Names {
+		if strings.HasSuffix(n, "_foot") || strings.HasSuffix(n, "_toe") {
+			kneeless.Names[j] = "paw_" + n
+		}
+	}
+	cases := []struct {
+		name string
+		sk   *character.Skeleton
+		kind string
+		want string
+	}{
+		{"quadruped without feet", kneeless, animation.Quadruped, ""},
+		{"biped named as a quadruped", asQuad, animation.Quadruped, "front and hind feet are"},
+		{"biped as humanoid", biped.Skeleton, animation.Humanoid, ""},
+		{"biped as quadruped", biped.Skeleton, animation.Quadruped, "not shaped as a quadruped"},
+		{"quadruped as quadruped", quad.Skeleton, animation.Quadruped, ""},
+		{"quadruped as humanoid", quad.Skeleton, animation.Humanoid, "not shaped as a humanoid"},
+		{"unknown kind", biped.Skeleton, "fish", "unknown clip kind"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := animation.CheckKind(tc.sk, tc.kind)
+			if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
