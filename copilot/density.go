@@ -149,20 +149,42 @@ func forDetail(t *character.Skeleton, d Detail) *character.Skeleton {
 	return out
 }
 
-// withTwists adds a twist joint at the middle of each limb bone.
+// withTwists adds a twist joint at the middle of each limb bone (from a joint
+// named for a limb with one child), or, in a template without limbs (a blob, a
+// worm), of each bone from a joint with one child, so that high detail always
+// adds joints where the template has a bone to twist.
 func withTwists(t *character.Skeleton) *character.Skeleton {
-	out := t.Clone()
 	children := t.Children()
-	for j, n := range t.Names {
-		if len(children[j]) != 1 || !(strings.Contains(n, "Arm") || strings.Contains(n, "Leg")) || partOf(n) != partBody {
-			continue
+	twists := func(limb bool) *character.Skeleton {
+		out := t.Clone()
+		for j, n := range t.Names {
+			if len(children[j]) != 1 || partOf(n) != partBody || (limb && !isLimb(n)) {
+				continue
+			}
+			mid := t.Position(j).Add(t.Position(children[j][0])).Scale(0.5)
+			out.Names = append(out.Names, n+"Twist")
+			out.Parents = append(out.Parents, j)
+			out.BindWorld = append(out.BindWorld, vecmath.Translate4(mid))
 		}
-		mid := t.Position(j).Add(t.Position(children[j][0])).Scale(0.5)
-		out.Names = append(out.Names, n+"Twist")
-		out.Parents = append(out.Parents, j)
-		out.BindWorld = append(out.BindWorld, vecmath.Translate4(mid))
+		return out
 	}
-	return out
+	if out := twists(true); out.NumJoints() > t.NumJoints() {
+		return out
+	}
+	return twists(false)
+}
+
+// limbWords mark the templates' limb joints: humanoid and quadruped arms and legs,
+// wings, fins, the generic template's limbs.
+var limbWords = []string{"Arm", "Leg", "Wing", "Fin", "limb_"}
+
+func isLimb(name string) bool {
+	for _, w := range limbWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // prune removes leaves that are not given (joints [0, given) are) until the

@@ -92,3 +92,17 @@ func TestParseDetail(t *testing.T) {
 		t.Error("ParseDetail(ultra) did not fail")
 	}
 }
+
+func TestWithTwistsWithoutLimbs(t *testing.T) {
+	sk := &character.Skeleton{Names: []string{"spine_01", "spine_02", "spine_03"}, Parents: []int{-1, 0, 1}}
+	for i := range sk.Names {
+		sk.BindWorld = append(sk.BindWorld, vecmath.Translate4(vecmath.Vec3{float64(i), 0, 0}))
+	}
+	out := withTwists(sk)
+	if got := strings.Join(out.Names, " "); got != "spine_01 spine_02 spine_03 spine_01Twist spine_02Twist" {
+		t.Fatalf("names %q", got)
+	}
+	if p := out.Position(3); p != (vecmath.Vec3{0.5, 0, 0}) {
+		t.Fatalf("twist at %v, want the bone's middle", p)
+	}
+}

@@ -14,8 +14,9 @@ import (
 
 // evalComplete is the completion task: the co-pilot completes the artist's primary
 // joints on every held-out file, beside the classical skeleton and, with a model,
-// the skeleton `rig auto` samples without a partial ("auto"). --method
-// template-only leaves the model out of the completion.
+// the skeleton `rig auto` samples without a partial ("auto"); --method keeps the
+// baselines it names (all: both), and template-only leaves the model out of the
+// completion.
 func evalComplete(cfg evalConfig, stdout io.Writer) error {
 	opt := eval.CompleteOptions{Progress: cfg.Progress, Completer: copilot.Completer{Seed: 1, Anatomy: anatomy.Options{}},
 		Baselines: map[string]eval.SkeletonPredictor{
@@ -30,6 +31,7 @@ func evalComplete(cfg evalConfig, stdout io.Writer) error {
 			opt.Completer.Model = &r.Generator
 		}
 	}
+	opt.Baselines = eval.Only(opt.Baselines, cfg.Methods)
 	rep := eval.Completions(cfg.Files, opt)
 	return writeEvalReport(cfg.Out, rep.Markdown(), rep.JSON(), stdout)
 }
