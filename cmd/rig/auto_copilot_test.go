@@ -57,7 +57,9 @@ func TestAutoCompletesSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep struct{ Rig struct{ Completion copilot.Report } }
+	var rep struct {
+		Rig struct{ Completion copilot.Report }
+	}
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
