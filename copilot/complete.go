@@ -103,7 +103,10 @@ func fitTemplate(m *character.Mesh, reeb *character.Skeleton, opt anatomy.Option
 }
 
 // sample encodes the mesh as the model reads it (the classical skeleton reeb as
-// its proposal) and continues the stream at every point.
+// its proposal) and continues the stream at every point; on a humanoid only at
+// the partial's leaves (hands, feet, head: where fingers, toes and end joints
+// go), because the model's continuations at its inner joints write second copies
+// of the limbs given there (15 held-out characters, docs/model.md).
 func (cp *Completer) sample(p *Prepared, reeb *character.Skeleton) error {
 	gen := *cp.Model
 	gen.Propose = func(*character.Mesh) (*character.Skeleton, error) {
@@ -126,7 +129,12 @@ func (cp *Completer) sample(p *Prepared, reeb *character.Skeleton) error {
 	gen.NearProposal = 0 // completions go wherever the mesh is, not only near the proposal
 	opt := sampler.SampleOptions{Temperature: cp.Temperature, TopP: 0.95, K: gen.Model.Cfg.K(), MaxJoints: gen.Model.Cfg.MaxJoint,
 		Region: gen.SampleRegion(&nm, norm, nil)}
+	extremitiesOnly := p.template.kind == string(anatomy.Humanoid)
+	children := p.given.Children()
 	for _, pt := range pts {
+		if extremitiesOnly && pt.anchor >= 0 && len(children[pt.anchor]) > 0 {
+			continue
+		}
 		cont, err := continueAt(&gen, lat, pt, opt, norm, rng)
 		if err != nil {
 			return err
