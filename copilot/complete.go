@@ -92,14 +92,38 @@ func (cp *Completer) Prepare(c *character.Character, given *character.Skeleton) 
 }
 
 // fitTemplate fits the anatomical template on the classical skeleton reeb, or
-// keeps reeb itself when the fit fails.
+// keeps reeb itself when the fit fails or puts a joint outside the mesh's bounds.
 func fitTemplate(m *character.Mesh, reeb *character.Skeleton, opt anatomy.Options, warnings *[]string) templateFit {
 	sk, rep, err := anatomy.Fit(m, reeb, opt)
+	if err == nil {
+		err = withinBounds(m, sk)
+	}
 	if err != nil {
 		*warnings = append(*warnings, fmt.Sprintf("no anatomical template (%v): the classical skeleton fills", err))
 		return templateFit{sk: reeb, kind: "classical", up: opt.Up}
 	}
 	return templateFit{sk: sk, kind: string(rep.Kind), up: rep.Up}
+}
+
+// boundsMargin is how far (a share of the mesh's largest extent) a template joint
+// may lie outside the mesh's bounding box.
+const boundsMargin = 0.05
+
+// withinBounds fails when a joint of sk lies outside m's bounding box by more
+// than boundsMargin: a template fitted in a wrong frame.
+func withinBounds(m *character.Mesh, sk *character.Skeleton) error {
+	lo, hi := m.Bounds()
+	ext := hi.Sub(lo)
+	pad := boundsMargin * max(ext[0], ext[1], ext[2])
+	for j, n := range sk.Names {
+		p := sk.Position(j)
+		for a := range p {
+			if p[a] < lo[a]-pad || p[a] > hi[a]+pad {
+				return fmt.Errorf("its joint %s at %v lies outside the mesh", n, p)
+			}
+		}
+	}
+	return nil
 }
 
 // sample encodes the mesh as the model reads it (the classical skeleton reeb as

@@ -141,3 +141,43 @@ func TestNameExtras(t *testing.T) {
 		t.Fatalf("names %q, want %q", got, want)
 	}
 }
+
+func TestWithinBounds(t *testing.T) {
+	mesh := &character.Mesh{Positions: []vecmath.Vec3{{0, 0, 0}, {1, 2, 1}}}
+	tests := []struct {
+		name string
+		at   vecmath.Vec3
+		ok   bool
+	}{{"inside", vecmath.Vec3{0.5, 1, 0.5}, true}, {"in the margin", vecmath.Vec3{0.5, 2.09, 0.5}, true}, {"below", vecmath.Vec3{0.5, -1, 0.5}, false}}
+	for _, tt := range tests {
+		sk := &character.Skeleton{Names: []string{"j"}, Parents: []int{-1}, BindWorld: []vecmath.Mat4{vecmath.Translate4(tt.at)}}
+		if err := withinBounds(mesh, sk); (err == nil) != tt.ok {
+			t.Errorf("%s: error %v", tt.name, err)
+		}
+	}
+}
+
+func TestTemplateMovesOnlyNearNamesakes(t *testing.T) {
+	tmpl := &character.Skeleton{Names: []string{"root", "tail"}, Parents: []int{-1, 0},
+		BindWorld: []vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{0, 5, 0}), vecmath.Translate4(vecmath.Vec3{0, 5, -3})}}
+	tests := []struct {
+		name     string
+		root     vecmath.Vec3
+		wantTail vecmath.Vec3
+	}{
+		{"near: the chain meets it", vecmath.Vec3{0, 5.1, 0}, vecmath.Vec3{0, 5.1, -3}},
+		{"far: the chain stays", vecmath.Vec3{0, 0, 0}, vecmath.Vec3{0, 5, -3}},
+	}
+	for _, tt := range tests {
+		b := &merge{sk: &character.Skeleton{}, radius: 0.05}
+		b.add("root", -1, tt.root, sourceGiven)
+		b.unnamed[0] = false
+		b.addTemplate(tmpl)
+		if b.sk.NumJoints() != 2 || b.sk.Names[1] != "tail" || b.sk.Parents[1] != 0 {
+			t.Fatalf("%s: joints %v parents %v", tt.name, b.sk.Names, b.sk.Parents)
+		}
+		if got := b.sk.Position(1); got.Dist(tt.wantTail) > 1e-12 {
+			t.Errorf("%s: tail at %v, want %v", tt.name, got, tt.wantTail)
+		}
+	}
+}

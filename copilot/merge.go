@@ -80,9 +80,16 @@ func (b *merge) addModel(points []continuation, perPoint int) {
 	}
 }
 
+// maxShift bounds (in radii) how far a template chain moves to meet the given
+// joint it hangs from: a given joint farther from its namesake (a "root" on the
+// floor, the template's in the pelvis) is another joint, and moving the whole
+// template by the gap would take it out of the mesh.
+const maxShift = 4
+
 // addTemplate adds the template's joints that no joint stands for. A template
 // joint stands for a given joint of the same (anatomical) name; the template's
-// chains are moved with the named joints they hang from, so that they meet them;
+// chains are moved with the named joints they hang from, so that they meet them
+// (up to maxShift);
 // then a template joint within the radius of a model joint names it, and one
 // within the radius of any joint is that joint. The rest are added, hanging from
 // what their template parent became.
@@ -94,7 +101,9 @@ func (b *merge) addTemplate(t *character.Skeleton) {
 	for j := range pos {
 		switch p := t.Parents[j]; {
 		case cover[j] >= 0:
-			offset[j] = b.sk.Position(cover[j]).Sub(t.Position(j))
+			if d := b.sk.Position(cover[j]).Sub(t.Position(j)); d.Len() <= maxShift*b.radius {
+				offset[j] = d
+			}
 		case p >= 0:
 			offset[j] = offset[p]
 		}
