@@ -114,3 +114,20 @@ func TestLoadPartialFiles(t *testing.T) {
 		t.Fatalf("LoadPartial(ok) = %v, %v", sk, err)
 	}
 }
+
+// FuzzParsePartial: any bytes give a valid skeleton (parents first, finite) or an
+// error, never a panic.
+func FuzzParsePartial(f *testing.F) {
+	f.Add([]byte(`{"joints": [{"name": "A", "parent": null, "position": [0, 1, 0]}, {"name": "B", "parent": "A", "position": [0, 2, 0]}]}`))
+	f.Add([]byte(`{"joints": [{"name": "A", "parent": "B", "position": [0, 0, 0]}, {"name": "B", "parent": "A", "position": [0, 1, 0]}]}`))
+	f.Add([]byte(`{"joints": null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sk, err := ParsePartial(data)
+		if err != nil {
+			return
+		}
+		if err := sk.Validate(); err != nil {
+			t.Fatalf("accepted an invalid skeleton: %v", err)
+		}
+	})
+}
