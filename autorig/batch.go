@@ -67,6 +67,9 @@ type RigInfo struct {
 	Naming *anatomy.Naming `json:"naming,omitempty"`
 	// Warnings are problems the rig was made in spite of.
 	Warnings []string `json:"warnings,omitempty"`
+	// Completion lists the given and added joints of a completed partial skeleton
+	// (`rig auto --skeleton`, package copilot).
+	Completion any `json:"completion,omitempty"`
 	// TimingsMS breaks the rig's wall time into stages (encode, generate, decode, ...).
 	TimingsMS map[string]float64 `json:"timings_ms,omitempty"`
 	// Score and Rewards are the final rig's score and reward report when the rigger

@@ -65,7 +65,7 @@ func DefaultSplit(task string, tune bool) string {
 	switch {
 	case task == "tokenizer" && tune:
 		return "train"
-	case task == "tokenizer", task == "anatomy":
+	case task == "tokenizer", task == "anatomy", task == "complete":
 		return "held-out"
 	}
 	return "all"

@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:    "eval",
-		usage:   "--data DIR... --task skin|skeleton|rig|rewards|tokenizer|anatomy [--method geodesic|heat|rigid|tokens|all] [--external NAME=DIR] --out REPORT.md",
+		usage:   "--data DIR... --task skin|skeleton|rig|rewards|tokenizer|anatomy|complete [--method geodesic|heat|rigid|tokens|all] [--external NAME=DIR] --out REPORT.md",
 		summary: "score methods against ground-truth rigs (markdown + JSON report)",
 		run:     runEval,
 	})
@@ -71,6 +71,7 @@ var evalTasks = map[string]func(cfg evalConfig, stdout io.Writer) error{
 	"rewards":   evalRewards,
 	"tokenizer": evalTokenizer,
 	"anatomy":   evalAnatomy,
+	"complete":  evalComplete,
 }
 
 // evalDirFlag collects a repeated flag; each value may also hold a comma-separated list.
@@ -90,7 +91,7 @@ func runEval(args []string, stdout io.Writer) error {
 	fs := newFlags("eval")
 	var data evalDirFlag
 	fs.Var(&data, "data", "folder of ground-truth rigs (repeatable); extra positionals are folders too")
-	task := fs.String("task", "skin", "skin, skeleton, rig, rewards (rank agreement of the rewards), tokenizer (skin-token round trip) or anatomy (anatomical skeletons)")
+	task := fs.String("task", "skin", "skin, skeleton, rig, rewards (rank agreement of the rewards), tokenizer (skin-token round trip), anatomy (anatomical skeletons) or complete (the co-pilot completes the artist's primary joints)")
 	method := fs.String("method", "all", "method to score, or all registered methods")
 	out := fs.String("out", "", "REPORT.md (REPORT.json is written beside it)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "assets scored in parallel")

@@ -29,7 +29,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--votes N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet] [--isolate]",
+		usage:   "IN... --out DIR [--samples N] [--votes N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet] [--isolate] [--skeleton PARTIAL] [--detail low|medium|high] [--max-joints N]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		help:    autoHelp + "\n\n" + autoOutputHelp,
 		run:     runAuto,
@@ -177,6 +177,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	up := fs.String("up", "auto", "up axis of the meshes: auto, y or z")
 	isolate := fs.Bool("isolate", false, "rig each input in its own worker process, so that a fatal error (out of memory) fails only that input")
 	workerItem := fs.String("worker-item", "", "internal to --isolate: rig the one input as a worker, under this output name")
+	cp := addCopilotFlags(fs)
 	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -217,12 +218,13 @@ func runAuto(args []string, stdout io.Writer) error {
 	switch r := rigger.(type) {
 	case *autorig.ModelRigger:
 		r.Anatomy = anat
+		r.SkinSamples, r.NearProposal, r.Votes = *skinSamples, *near, *votes
 	case autorig.ClassicalRigger:
 		r.Anatomy = anat
 		rigger = r
 	}
-	if mr, ok := rigger.(*autorig.ModelRigger); ok {
-		mr.SkinSamples, mr.NearProposal, mr.Votes = *skinSamples, *near, *votes
+	if rigger, err = cp.wrap(rigger, *skinFlag, anat); err != nil {
+		return err
 	}
 	if note != "" && *workerItem == "" {
 		fmt.Fprintln(diag, "rig auto:", note)

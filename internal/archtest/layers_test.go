@@ -84,6 +84,8 @@ var layers = map[string]int{
 	// GRPO and weight averaging of the model; evaluation over both riggers.
 	"autorig": 50,
 	"train":   50,
+	// Completing a user's partial skeleton over the model rigger and the templates.
+	"copilot": 55,
 	"eval":    60,
 	// The command line.
 	"cmd/rig": 90,
