@@ -54,7 +54,8 @@ type Prepared struct {
 type templateFit struct {
 	sk   *character.Skeleton
 	kind string
-	up   string
+	// axes are the up axis and world the template was fitted in.
+	axes anatomy.Options
 }
 
 // Prepare fits the template on c's mesh and samples the model's continuations
@@ -78,7 +79,7 @@ func (cp *Completer) Prepare(c *character.Character, given *character.Skeleton) 
 	if err != nil {
 		p.warnings = append(p.warnings, fmt.Sprintf("no classical skeleton (%v): no template fills", err))
 	} else {
-		p.template = fitTemplate(&c.Mesh, reeb, cp.Anatomy, &p.warnings)
+		p.template = fitTemplate(&c.Mesh, reeb, cp.Anatomy.ForCharacter(c), &p.warnings)
 	}
 	if cp.Model != nil {
 		if err := cp.sample(p, reeb); err != nil {
@@ -100,9 +101,9 @@ func fitTemplate(m *character.Mesh, reeb *character.Skeleton, opt anatomy.Option
 	}
 	if err != nil {
 		*warnings = append(*warnings, fmt.Sprintf("no anatomical template (%v): the classical skeleton fills", err))
-		return templateFit{sk: reeb, kind: "classical", up: opt.Up}
+		return templateFit{sk: reeb, kind: "classical", axes: opt}
 	}
-	return templateFit{sk: sk, kind: string(rep.Kind), up: rep.Up}
+	return templateFit{sk: sk, kind: string(rep.Kind), axes: anatomy.Options{Up: rep.Up, World: rep.World}}
 }
 
 // boundsMargin is how far (a share of the mesh's largest extent) a template joint
@@ -202,7 +203,7 @@ func (p *Prepared) Complete(d Density) (*Completion, error) {
 // gives back the given joints' own matrices where they carry a rotation (a rigged
 // partial); positions never change.
 func (p *Prepared) orient(sk *character.Skeleton) *character.Skeleton {
-	out := anatomy.OrientSkeleton(sk, p.template.up)
+	out := anatomy.OrientSkeleton(sk, p.template.axes)
 	for j := 0; j < p.given.NumJoints(); j++ {
 		if m := p.given.BindWorld[j]; !isTranslation(m) {
 			out.BindWorld[j] = m
