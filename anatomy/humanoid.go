@@ -163,22 +163,18 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 			l.legs[i] = t.points(t.path(parts.foot[i], t.nearest(l.hips)))
 		}
 	}
-	arms, armErr := s.profile().findHangingArms(s, l.hips[1]-0.05*H)
+	tip := minFingertip
+	if l.fromShape[0] {
+		tip = minFingertipBeside
+	}
+	arms, armErr := s.profile().findHangingArms(s, l.hips[1]-0.05*H, tip)
 	if armErr == nil && !handsAtTips(s, t, parts, arms) && !handsBeyond(s, t, parts, arms) {
-		var ext [2][]vecmath.Vec3
+		l.fromShape[1] = true
 		for i := range sides {
-			ext[i] = extendToSurface(s, arms[i])
+			l.arms[i] = extendToSurface(s, arms[i])
+			l.hands[i] = atFraction(l.arms[i], 0.75)
 		}
-		// Carried on to the surface, fingertips that reach the ground belong to a
-		// post or a door's jamb, not to arms: the proposal's routes decide.
-		if lowestEnd(ext) >= s.lo[1]+minFingertip*H {
-			l.fromShape[1] = true
-			for i := range sides {
-				l.arms[i] = ext[i]
-				l.hands[i] = atFraction(l.arms[i], 0.75)
-			}
-			return l, nil
-		}
+		return l, nil
 	}
 	if parts.hand[0] < 0 || parts.hand[1] < 0 {
 		return l, partsErr
@@ -201,11 +197,6 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 		balanceArms(&l.arms)
 	}
 	return l, nil
-}
-
-// lowestEnd returns the lower of two routes' last heights.
-func lowestEnd(routes [2][]vecmath.Vec3) float64 {
-	return math.Min(routes[0][len(routes[0])-1][1], routes[1][len(routes[1])-1][1])
 }
 
 // handsBeyond reports whether the proposal has both hands, each above the top of

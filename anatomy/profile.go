@@ -204,7 +204,7 @@ func (p *profile) findLegs(s *shape) (legShape, error) {
 // from the highest such slice (the armpit), above the hips, down while they
 // continue, at most maxArmDrop. Each route runs from the shoulder (5% of the height
 // above the armpit, at the arm's x) to the arm's lowest slice, the fingertips.
-func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]vecmath.Vec3, error) {
+func (p *profile) findHangingArms(s *shape, crotch, minTip float64) ([2][]vecmath.Vec3, error) {
 	H := s.height()
 	var arms [2][]vecmath.Vec3
 	lo, hi := p.levelOf(crotch-0.3*H), p.levelOf(s.lo[1]+0.9*H)
@@ -212,9 +212,9 @@ func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]vecmath.Vec3, 
 		route := p.armRun(lo, hi, sd, int(0.06*H/p.cell), 0.15*H)
 		// An armpit at or below the hips (5% of the height above the crotch) is
 		// no arm's (a pillar under a lintel), nor a run longer than maxArmDrop or
-		// reaching down to minFingertip of the height (a post, a gate's jamb).
+		// reaching down to minTip of the height (a post, a gate's jamb).
 		if len(route) < 2 || route[0][1] <= crotch+0.05*H || route[0][1]-route[len(route)-1][1] > maxArmDrop*H ||
-			route[len(route)-1][1] < s.lo[1]+minFingertip*H {
+			route[len(route)-1][1] < s.lo[1]+minTip*H {
 			continue
 		}
 		route = medianAcross(route, 3)
@@ -235,10 +235,15 @@ func (p *profile) findHangingArms(s *shape, crotch float64) ([2][]vecmath.Vec3, 
 	return arms, nil
 }
 
-// minFingertip is the lowest a hanging arm's fingertips reach, as a share of the
-// height: a human's hang at about 0.38, a stout cartoon's at 0.3 or more (0.29
-// is the lowest of the bipeds of ../shared/data whose arms hang beside them).
-const minFingertip = 0.2
+// minFingertip is the lowest a hanging arm's run may reach, as a share of the
+// height, when the slices show no two legs: a gate's jambs beside its posts reach
+// the ground, a human's fingertips hang at about 0.38. Where the slices do show
+// legs, a run need only stay off the floor (minFingertipBeside): a stout body's
+// arms pressed to its thighs run down to 0.1 of its height.
+const (
+	minFingertip       = 0.2
+	minFingertipBeside = 0.05
+)
 
 // maxArmDrop is the longest drop, as a share of the height, of a hanging arm from
 // armpit to fingertips (a human's is about 0.35).
