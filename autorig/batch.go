@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -138,11 +137,10 @@ type Batch struct {
 	Rigger Rigger
 	// Score scores each rig for its report; nil skips scoring.
 	Score Scorer
-	// Worker, when set, returns the command of a child process that rigs one item
-	// (calling RigOne) instead of rigging it in this process, so that a fatal error
-	// kills only that child; the batch reports it (see batch_worker.go).
-	Worker func(it dataset.BatchItem) *exec.Cmd
-	IO     BatchIO
+	// Isolate, when its Command is set, rigs each item in a child process (see
+	// batch_worker.go), so that a fatal error or a hang ends only that child.
+	Isolate Isolation
+	IO      BatchIO
 	// Progress receives a progress bar (stderr in the binary; a plain line every few
 	// seconds when it is not a terminal); nil for none.
 	Progress io.Writer

@@ -29,7 +29,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--votes N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet] [--isolate]",
+		usage:   "IN... --out DIR [--samples N] [--votes N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet] [--isolate [--item-timeout D]]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		help:    autoHelp + "\n\n" + autoOutputHelp,
 		run:     runAuto,
@@ -176,6 +176,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	up := fs.String("up", "auto", "up axis of the meshes: auto, y or z")
 	isolate := fs.Bool("isolate", false, "rig each input in its own worker process, so that a fatal error (out of memory) fails only that input")
 	workerItem := fs.String("worker-item", "", "internal to --isolate: rig the one input as a worker, under this output name")
+	itemTimeout := fs.Duration("item-timeout", autorig.DefaultItemTimeout, "with --isolate: kill an input's worker process still running after this long and report the input failed (0: no limit)")
 	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -233,9 +234,10 @@ func runAuto(args []string, stdout io.Writer) error {
 		Score: scoreRig, Force: *force, IO: autorig.BatchIO{Load: assets.Options{KeepScene: true}.Loader(), Encode: encodeScene}}
 	b.Progress, b.Log = progressOut(*quiet), diag
 	if *isolate {
-		if b.Worker, err = autoWorker(fs, *out); err != nil {
+		if b.Isolate.Command, err = autoWorker(fs, *out); err != nil {
 			return err
 		}
+		b.Isolate.Timeout = *itemTimeout
 	}
 	sum, err := b.Run()
 	if errors.Is(err, autorig.ErrOutputFolder) {
