@@ -271,11 +271,15 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	if b.Shard < 0 || b.Shard >= shards {
 		return nil, fmt.Errorf("batch: shard %d of %d out of range", b.Shard, shards)
 	}
+	if err := checkOutputOutsideInputs(b.OutDir, b.Inputs, b.Force); err != nil {
+		return nil, err
+	}
 	all, skipped, err := dataset.DiscoverInputs(b.Inputs)
-	all = avoidSummaryNames(all)
 	if err != nil {
 		return nil, err
 	}
+	all, skipped = dropOutputs(all, skipped, b.OutDir, b.Inputs)
+	all = avoidSummaryNames(all)
 	dataset.LogSkipped(b.Log, skipped)
 	if len(all) == 0 {
 		return nil, fmt.Errorf("batch: no mesh files (%s) in %v", strings.Join(format.MeshExtensions, ", "), b.Inputs)
@@ -419,6 +423,10 @@ func (b *Batch) one(it dataset.BatchItem) (rep *AssetReport) {
 	}
 	t = time.Now()
 	out := filepath.Join(b.OutDir, it.Name+".glb")
+	if replacesInput(out, it.Path) {
+		rep.Error = fmt.Sprintf("write: %s is the input itself; refused to replace it (use an --out folder apart from the inputs)", out)
+		return rep
+	}
 	if err := b.write(rep, rigged, out); err != nil {
 		rep.Error = fmt.Sprintf("write: %v", err)
 		return rep

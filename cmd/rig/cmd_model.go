@@ -165,7 +165,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	shard := fs.String("shard", "", "k/n: rig only every n-th input starting at k (0-based); auto/n takes k from $JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID (Slurm array)")
 	workers := fs.Int("workers", 0, "assets rigged concurrently (0: all cores)")
 	model := fs.String("model", "", "model checkpoint (default: the shipped one)")
-	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished")
+	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished, and allow --out inside an input folder (its files are still never read as inputs)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep the model's rig unless the classical one scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
@@ -240,7 +240,7 @@ func runAuto(args []string, stdout io.Writer) error {
 		b.Isolate.Timeout = *itemTimeout
 	}
 	sum, err := b.Run()
-	if errors.Is(err, autorig.ErrOutputFolder) {
+	if errors.Is(err, autorig.ErrOutputFolder) || errors.Is(err, autorig.ErrOutputInInput) {
 		return fmt.Errorf("%w: --out: %v", errUsage, err)
 	}
 	if sum == nil {
