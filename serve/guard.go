@@ -84,7 +84,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			buf = grow(buf, r.ContentLength, s.cfg.MaxBodyBytes)
 		}
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -103,12 +103,26 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	}
 }
 
+// grow doubles buf's capacity, up to the announced length (+1, so that reading to
+// EOF needs no growth) or the body limit: append's own growth is 1.25x for large
+// slices, which allocates about five times a large body before it is read.
+func grow(buf []byte, announced, limit int64) []byte {
+	c := int64(cap(buf)) * 2
+	if announced > 0 && announced+1 > int64(cap(buf)) {
+		c = min(c, announced+1)
+	}
+	c = max(min(c, limit+1), int64(cap(buf))+512)
+	out := make([]byte, len(buf), c)
+	copy(out, buf)
+	return out
+}
+
 // errStatus maps a scoring error to its HTTP status: 413 for a file over the load
 // budget or a mesh above the triangle limit, 503 for a request whose time ran out, 400 for everything else the input is
 // to blame for.
 func errStatus(err error) int {
 	switch {
-	case errors.Is(err, rewards.ErrMeshTooLarge), format.IsBudgetError(err):
+	case errors.Is(err, rewards.ErrMeshTooLarge), format.IsBudgetError(err), errors.Is(err, errTooMany):
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, rewards.ErrCanceled), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable

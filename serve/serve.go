@@ -9,7 +9,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -307,9 +306,13 @@ type batchInput struct {
 	scale   bool
 }
 
+// parseBatch reads a batch from a multipart body or from JSON, streamed and
+// counted: more rigs than MaxBatch stop the parse with errTooMany (413) at the
+// first one over.
 func (s *Server) parseBatch(r *http.Request, data []byte) (*batchInput, error) {
 	in := &batchInput{}
-	isMultipart, err := readParts(r, data, func(name string, b []byte) error {
+	// The rigs, a mesh and scale_by_std.
+	isMultipart, err := readParts(r, data, s.cfg.MaxBatch+2, func(name string, b []byte) error {
 		switch name {
 		case "scale_by_std":
 			in.scale = strings.TrimSpace(string(b)) == "true"
@@ -329,28 +332,16 @@ func (s *Server) parseBatch(r *http.Request, data []byte) (*batchInput, error) {
 		return nil, err
 	}
 	if !isMultipart {
-		var req BatchRequest
-		if err := json.Unmarshal(data, &req); err != nil {
+		err := in.readJSON(data, s.cfg.MaxBatch)
+		if errors.Is(err, errTooMany) {
+			return nil, fmt.Errorf("batch: %w", err)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("batch: body is neither multipart nor JSON {\"glbs\": [base64...]} or {\"mesh\": base64, \"streams\": [...]}: %w", err)
 		}
-		in.scale = req.ScaleByStd
-		for i, g := range req.GLBs {
-			b, err := base64.StdEncoding.DecodeString(g)
-			if err != nil {
-				return nil, fmt.Errorf("batch: glbs[%d] is not base64: %w", i, err)
-			}
-			in.glbs = append(in.glbs, b)
-		}
-		if req.Mesh != "" {
-			b, err := base64.StdEncoding.DecodeString(req.Mesh)
-			if err != nil {
-				return nil, fmt.Errorf("batch: mesh is not base64: %w", err)
-			}
-			in.mesh = b
-		}
-		for _, st := range req.Streams {
-			in.streams = append(in.streams, st)
-		}
+	}
+	if n := len(in.glbs) + len(in.streams); n > s.cfg.MaxBatch {
+		return nil, fmt.Errorf("batch of %d rigs above the limit of %d: %w", n, s.cfg.MaxBatch, errTooMany)
 	}
 	switch {
 	case len(in.glbs) > 0 && (in.mesh != nil || len(in.streams) > 0):
@@ -363,6 +354,38 @@ func (s *Server) parseBatch(r *http.Request, data []byte) (*batchInput, error) {
 		return nil, errors.New("batch: no GLB files and no token streams")
 	}
 	return in, nil
+}
+
+// readJSON reads a BatchRequest element by element, at most maxRigs GLBs and
+// streams each.
+func (in *batchInput) readJSON(data []byte, maxRigs int) error {
+	dec := newDecoder(data)
+	return jsonObject(dec, func(key string) (bool, error) {
+		switch key {
+		case "glbs":
+			return true, jsonArray(dec, maxRigs, "glbs", func(i int) (bool, error) {
+				b, err := decodeBase64(dec, fmt.Sprintf("glbs[%d]", i))
+				in.glbs = append(in.glbs, b)
+				return err == nil, err
+			})
+		case "streams":
+			return true, jsonArray(dec, maxRigs, "streams", func(i int) (bool, error) {
+				var raw json.RawMessage
+				err := dec.Decode(&raw)
+				in.streams = append(in.streams, raw)
+				return err == nil, err
+			})
+		case "mesh":
+			b, err := decodeBase64(dec, "mesh")
+			if len(b) > 0 {
+				in.mesh = b
+			}
+			return true, err
+		case "scale_by_std":
+			return true, dec.Decode(&in.scale)
+		}
+		return false, nil
+	})
 }
 
 func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
@@ -381,10 +404,6 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 	}
 	data = nil // the parsed parts are all that is needed now
 	n := len(in.glbs) + len(in.streams)
-	if n > s.cfg.MaxBatch {
-		writeError(w, http.StatusRequestEntityTooLarge, "batch of %d rigs above the limit of %d", n, s.cfg.MaxBatch)
-		return
-	}
 	score := func(i int) (*rewards.Report, int, error) {
 		return s.scoreGLB(r.Context(), in.glbs[i], fmt.Sprintf("glbs[%d]", i))
 	}
