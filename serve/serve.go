@@ -57,6 +57,9 @@ type Config struct {
 	// format.CurrentBudget's, which rig serve's --max-* flags set.
 	Budget format.Budget
 	Conn   ConnTimeouts
+	// Client bounds what one client address may hold: body bytes in flight, and
+	// the slowest rate its bodies may arrive at.
+	Client ClientLimits
 	// ErrorLog receives internal errors (recovered panics with their stacks) and the
 	// http.Server's connection errors (default: the standard logger).
 	ErrorLog *log.Logger
@@ -69,6 +72,18 @@ type Config struct {
 // 2 min).
 type ConnTimeouts struct {
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+}
+
+// ClientLimits bound one client address, so that one client's slow bodies cannot
+// hold the whole in-flight budget: MaxInFlightBytes of bodies at once (default
+// half of Config.MaxInFlightBytes, at least one largest body; beyond it 503
+// before reading), and bodies that
+// arrive slower than MinBodyRate bytes per second once BodyGrace has passed
+// (default 64 KiB/s after 2 s) are cut with 408 and the connection closed.
+type ClientLimits struct {
+	MaxInFlightBytes int64
+	MinBodyRate      int64
+	BodyGrace        time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -89,6 +104,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxInFlightBytes <= 0 {
 		c.MaxInFlightBytes = 4 * c.MaxBodyBytes
+	}
+	if c.Client.MaxInFlightBytes <= 0 {
+		c.Client.MaxInFlightBytes = max(c.MaxInFlightBytes/2, min(c.MaxBodyBytes, c.MaxInFlightBytes))
+	}
+	if c.Client.MinBodyRate <= 0 {
+		c.Client.MinBodyRate = 64 << 10
+	}
+	if c.Client.BodyGrace <= 0 {
+		c.Client.BodyGrace = 2 * time.Second
 	}
 	if c.ErrorLog == nil {
 		c.ErrorLog = log.Default()
@@ -115,7 +139,7 @@ type Server struct {
 func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), mux: http.NewServeMux()}
-	s.bodies.limit = cfg.MaxInFlightBytes
+	s.bodies.limit, s.bodies.clientLimit = cfg.MaxInFlightBytes, cfg.Client.MaxInFlightBytes
 	if cfg.CacheBytes > 0 {
 		s.cache = rewards.NewCache(cfg.CacheBytes)
 	}
