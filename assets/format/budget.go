@@ -39,6 +39,11 @@ type Budget struct {
 	// AnimationKeys caps the animation keys read, summed over every channel: 6,000
 	// channels sharing one 32,000-key sampler count 192 million.
 	AnimationKeys int `json:"animation_keys"`
+	// RepairWork caps the steps of the loader's repairs, whose cost is not
+	// proportional to the file: binding orphan vertices to their nearest joint
+	// counts every joint a search looks at (a k-d tree looks at a few per vertex;
+	// joints on a sphere around the vertices make it look at all of them).
+	RepairWork int `json:"repair_work"`
 }
 
 // DefaultBudget returns the limits Load uses unless told otherwise. Each is at least
@@ -57,6 +62,7 @@ func DefaultBudget() Budget {
 		Vertices:      1_000_000,
 		Triangles:     2_000_000,
 		AnimationKeys: 1_000_000,
+		RepairWork:    50_000_000,
 	}
 }
 
@@ -87,6 +93,7 @@ func (b Budget) or(d Budget) Budget {
 		Vertices:      pick(b.Vertices, d.Vertices),
 		Triangles:     pick(b.Triangles, d.Triangles),
 		AnimationKeys: pick(b.AnimationKeys, d.AnimationKeys),
+		RepairWork:    pick(b.RepairWork, d.RepairWork),
 	}
 }
 
@@ -142,6 +149,7 @@ var budgetUnit = map[string]string{
 	"Vertices":      "vertices",
 	"Triangles":     "triangles",
 	"AnimationKeys": "animation keys",
+	"RepairWork":    "steps of rig repair",
 }
 
 // BudgetFlags maps each Budget field to the rig flag that sets it.
@@ -155,6 +163,7 @@ var BudgetFlags = map[string]string{
 	"Vertices":      "--max-vertices",
 	"Triangles":     "--max-triangles",
 	"AnimationKeys": "--max-animation-keys",
+	"RepairWork":    "--max-repair-work",
 }
 
 // IsBudgetError reports whether err is (or wraps) a *BudgetError.
@@ -168,7 +177,7 @@ type Counter struct {
 	b                                          Budget
 	fileBytes                                  int64
 	instances, primitives, vertices, triangles int64
-	animationKeys                              int64
+	animationKeys, repairWork                  int64
 }
 
 // NewCounter starts counting against b, whose zero fields take the process
@@ -220,6 +229,11 @@ func (c *Counter) AddAnimationKeys(n int, what string) error {
 	return charge(&c.animationKeys, int64(n), int64(c.b.AnimationKeys), "AnimationKeys", what)
 }
 
+// AddRepairWork charges n steps of a loader repair (RepairWork).
+func (c *Counter) AddRepairWork(n int64, what string) error {
+	return charge(&c.repairWork, n, int64(c.b.RepairWork), "RepairWork", what)
+}
+
 // Limits is the budget the counter charges against, defaults filled in.
 func (c *Counter) Limits() Budget { return c.b }
 
@@ -238,5 +252,6 @@ const (
 // are checked rather than charged, stay zero).
 func (c *Counter) Used() Budget {
 	return Budget{FileBytes: c.fileBytes, Instances: int(c.instances), Primitives: int(c.primitives),
-		Vertices: int(c.vertices), Triangles: int(c.triangles), AnimationKeys: int(c.animationKeys)}
+		Vertices: int(c.vertices), Triangles: int(c.triangles), AnimationKeys: int(c.animationKeys),
+		RepairWork: int(c.repairWork)}
 }
