@@ -208,7 +208,8 @@ func errStatus(err error) int {
 	switch {
 	case errors.Is(err, rewards.ErrMeshTooLarge), format.IsBudgetError(err), errors.Is(err, errTooMany):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, rewards.ErrCanceled), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, rewards.ErrCanceled), errors.Is(err, format.ErrLoadCanceled),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusBadRequest

@@ -256,14 +256,18 @@ func (s *Server) withSlot(ctx context.Context, name string, job func() error) (s
 	}
 }
 
-// load is the loader's options for every GLB the service decodes.
-func (s *Server) load() assets.Options { return assets.Options{Budget: s.cfg.Budget} }
+// load is the loader's options for every GLB the service decodes: the budget,
+// and the request's deadline, at which decoding stops (format.ErrLoadCanceled) and
+// frees its scoring slot.
+func (s *Server) load(ctx context.Context) assets.Options {
+	return assets.Options{Budget: s.cfg.Budget, Cancel: ctx.Done()}
+}
 
 // scoreGLB decodes (within the budget) and scores one rigged GLB under a scoring
 // slot, its mesh prepared through the cache.
 func (s *Server) scoreGLB(ctx context.Context, data []byte, name string) (rep *rewards.Report, status int, err error) {
 	status, err = s.withSlot(ctx, name, func() (err error) {
-		rep, err = s.cache.ScoreGLBWith(data, name, s.options(ctx), s.load())
+		rep, err = s.cache.ScoreGLBWith(data, name, s.options(ctx), s.load(ctx))
 		return err
 	})
 	if err != nil {

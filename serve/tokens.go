@@ -140,7 +140,7 @@ type preparedMesh struct {
 func (s *Server) loadMesh(ctx context.Context, data []byte) (*preparedMesh, int, error) {
 	pm := &preparedMesh{}
 	status, err := s.withSlot(ctx, "mesh", func() (err error) {
-		if pm.c, err = decodeMesh(data, s.load()); err != nil {
+		if pm.c, err = decodeMesh(data, s.load(ctx)); err != nil {
 			return err
 		}
 		pm.p, err = s.cache.Prepare(&pm.c.Mesh, s.options(ctx))

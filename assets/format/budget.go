@@ -172,12 +172,25 @@ func IsBudgetError(err error) bool {
 	return errors.As(err, &be)
 }
 
-// Counter charges one load's reads and counts against its Budget.
+// Counter charges one load's reads and counts against its Budget, and stops the
+// load when its cancel channel closes: every charge is a point where a load can
+// stop, so a service answering at a request's deadline frees its slot then too.
 type Counter struct {
 	b                                          Budget
 	fileBytes                                  int64
 	instances, primitives, vertices, triangles int64
 	animationKeys, repairWork                  int64
+	cancel                                     <-chan struct{}
+}
+
+// ErrLoadCanceled is the error of a load stopped by its Counter's cancel channel.
+var ErrLoadCanceled = errors.New("load canceled")
+
+// WithCancel makes every later charge fail with ErrLoadCanceled once done closes
+// (nil: never); it returns c.
+func (c *Counter) WithCancel(done <-chan struct{}) *Counter {
+	c.cancel = done
+	return c
 }
 
 // NewCounter starts counting against b, whose zero fields take the process
@@ -186,7 +199,12 @@ func NewCounter(b Budget) *Counter { return &Counter{b: b.or(CurrentBudget())} }
 
 // charge adds n to *used and fails when the total passes max, before the caller
 // allocates anything for it.
-func charge(used *int64, n, max int64, limit, what string) error {
+func (c *Counter) charge(used *int64, n, max int64, limit, what string) error {
+	select {
+	case <-c.cancel:
+		return fmt.Errorf("%s: %w", what, ErrLoadCanceled)
+	default:
+	}
 	if n < 0 || *used+n > max {
 		return &BudgetError{Limit: limit, Flag: BudgetFlags[limit], Need: *used + n, Max: max, What: what}
 	}
@@ -195,23 +213,23 @@ func charge(used *int64, n, max int64, limit, what string) error {
 }
 
 func (c *Counter) ReadBytes(n int64, what string) error {
-	return charge(&c.fileBytes, n, c.b.FileBytes, "FileBytes", what)
+	return c.charge(&c.fileBytes, n, c.b.FileBytes, "FileBytes", what)
 }
 
 func (c *Counter) Instance(n int, what string) error {
-	return charge(&c.instances, int64(n), int64(c.b.Instances), "Instances", what)
+	return c.charge(&c.instances, int64(n), int64(c.b.Instances), "Instances", what)
 }
 
 func (c *Counter) Primitive(what string) error {
-	return charge(&c.primitives, 1, int64(c.b.Primitives), "Primitives", what)
+	return c.charge(&c.primitives, 1, int64(c.b.Primitives), "Primitives", what)
 }
 
 func (c *Counter) AddVertices(n int, what string) error {
-	return charge(&c.vertices, int64(n), int64(c.b.Vertices), "Vertices", what)
+	return c.charge(&c.vertices, int64(n), int64(c.b.Vertices), "Vertices", what)
 }
 
 func (c *Counter) AddTriangles(n int, what string) error {
-	return charge(&c.triangles, int64(n), int64(c.b.Triangles), "Triangles", what)
+	return c.charge(&c.triangles, int64(n), int64(c.b.Triangles), "Triangles", what)
 }
 
 // BudgetAllocBytes is the most heap a load within b allocates, and so the most its
@@ -226,12 +244,12 @@ func BudgetAllocBytes(b Budget) int64 {
 
 // AddAnimationKeys charges n animation keys, once per channel that reads them.
 func (c *Counter) AddAnimationKeys(n int, what string) error {
-	return charge(&c.animationKeys, int64(n), int64(c.b.AnimationKeys), "AnimationKeys", what)
+	return c.charge(&c.animationKeys, int64(n), int64(c.b.AnimationKeys), "AnimationKeys", what)
 }
 
 // AddRepairWork charges n steps of a loader repair (RepairWork).
 func (c *Counter) AddRepairWork(n int64, what string) error {
-	return charge(&c.repairWork, n, int64(c.b.RepairWork), "RepairWork", what)
+	return c.charge(&c.repairWork, n, int64(c.b.RepairWork), "RepairWork", what)
 }
 
 // Limits is the budget the counter charges against, defaults filled in.

@@ -58,7 +58,7 @@ var generators = []func(string) (Case, error){
 	valid, amplified, emptyNodes, byteTriangles, tinyPrimitives, sparseFile, sparseBuffer,
 	symlinkBuffer, symlinkImage, fifoInput, fifoBuffer, badComponentType, badMode,
 	animationBomb, sharedImageView, nodesKey("Nodes", "nodes-case-folded"), nodesKey(`node\u0073`, "nodes-escaped"), objTriangles,
-	orphanGrid, orphanSphere, jointChain,
+	orphanGrid, OrphanSphere, jointChain,
 }
 
 // caseDir makes dir/name and returns it.

@@ -26,10 +26,11 @@ func orphanGrid(dir string) (Case, error) {
 		What: "200,000 orphan vertices and 20,000 joints over the same area (4e9 pairs)"}, err
 }
 
-// orphanSphere: 200,000 orphan vertices within a micrometre of the centre of a
+// OrphanSphere writes dir/orphan-sphere/orphan-sphere.glb: 200,000 orphan
+// vertices within a micrometre of the centre of a
 // sphere of 2,000 joints: every joint is about as near as the nearest, so any
 // nearest-neighbour search looks at all of them (4e8 steps).
-func orphanSphere(dir string) (Case, error) {
+func OrphanSphere(dir string) (Case, error) {
 	const nv, nj = 200_000, 2_000
 	joints := make([][3]float64, nj)
 	golden := math.Pi * (3 - math.Sqrt(5))
