@@ -20,7 +20,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		usage:   "[--addr 127.0.0.1:8080] [--concurrency N] [--max-body MiB] [--cache-mb MiB] [--timeout D] [--read-timeout D] [--write-timeout D] [--max-inflight MiB] [--poses N] [--seed S] [--checkpoint CKPT]",
+		usage:   "[--addr 127.0.0.1:8080] [--concurrency N] [--max-body MiB] [--cache-mb MiB] [--timeout D] [--read-timeout D] [--write-timeout D] [--max-inflight MiB] [--max-inflight-per-client MiB] [--min-body-rate KiB/s] [--poses N] [--seed S] [--checkpoint CKPT]",
 		summary: "HTTP scoring service for RL trainers (POST /score, /score/tokens, /score/batch)",
 		run:     runServe,
 	})
