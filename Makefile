@@ -108,6 +108,7 @@ fuzz:
 	$(GO) test ./internal/nn -run '^$$' -fuzz '^FuzzCheckpoint$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./assets -run '^$$' -fuzz '^FuzzDecodeOBJ$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./serve -run '^$$' -fuzz '^FuzzScore$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./serve -run '^$$' -fuzz '^FuzzRequests$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...

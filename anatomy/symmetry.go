@@ -3,10 +3,10 @@ package anatomy
 import (
 	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/internal/workgroup"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -45,11 +45,9 @@ func mirrorDistances(m *character.Mesh, bvh *geom.BVH, f frame, c, height float6
 	n := (len(m.Positions) + stride - 1) / stride
 	dist := make([]float64, n) // -1: no surface found
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/256))
-	var wg sync.WaitGroup
+	var g workgroup.Group
 	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			for k := w; k < n; k += workers {
 				p := m.Positions[k*stride]
 				q := p.Sub(f.left.Scale(2 * (p.Dot(f.left) - c)))
@@ -58,9 +56,9 @@ func mirrorDistances(m *character.Mesh, bvh *geom.BVH, f frame, c, height float6
 					dist[k] = hit.Dist / height
 				}
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	out := dist[:0]
 	for _, d := range dist {
 		if d >= 0 {

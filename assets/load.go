@@ -26,6 +26,9 @@ type Options struct {
 	// AllowOrphans binds rigged vertices without joint weights to their nearest
 	// joint (counted in the report) instead of refusing the file.
 	AllowOrphans bool
+	// Cancel stops the load with format.ErrLoadCanceled when it closes (nil:
+	// never), at the next count the budget charges.
+	Cancel <-chan struct{}
 }
 
 // Load reads a mesh file into one Character: glTF 2.0 (.glb, .gltf with external
@@ -43,9 +46,9 @@ func Load(path string, opt Options) (*character.Character, *format.LoadReport, e
 		err error
 	)
 	if isOBJ(path) {
-		c, rep, err = obj.Load(path, format.NewCounter(opt.Budget))
+		c, rep, err = obj.Load(path, format.NewCounter(opt.Budget).WithCancel(opt.Cancel))
 	} else {
-		c, rep, err = gltfio.Load(path, format.NewCounter(opt.Budget), opt.KeepScene)
+		c, rep, err = gltfio.Load(path, format.NewCounter(opt.Budget).WithCancel(opt.Cancel), opt.KeepScene)
 	}
 	return checkOrphans(path, c, rep, err, opt)
 }
@@ -55,7 +58,7 @@ func Load(path string, opt Options) (*character.Character, *format.LoadReport, e
 // bytes), and fsys resolves the external files the mesh names (nil: none are
 // read). At most the budget's FileBytes are read from r.
 func Decode(r io.Reader, name string, fsys fs.FS, opt Options) (*character.Character, *format.LoadReport, error) {
-	budget := format.NewCounter(opt.Budget)
+	budget := format.NewCounter(opt.Budget).WithCancel(opt.Cancel)
 	data, err := io.ReadAll(io.LimitReader(r, budget.Limits().FileBytes+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)

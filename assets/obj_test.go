@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
+	"github.com/rigkit/rigkit/internal/fuzzbound"
 	"github.com/rigkit/rigkit/internal/khronos"
 	"github.com/rigkit/rigkit/vecmath"
 
@@ -268,8 +270,16 @@ func FuzzDecodeOBJ(f *testing.F) {
 	f.Add([]byte("mtllib cube.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nusemtl skin\nf 1/1/1 2/1/1 3/1/1\n"))
 	f.Add([]byte("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf -4 -3 -2 -1\n"))
 	dir := fstest.MapFS{"cube.mtl": {Data: []byte(cubeMTL)}, "tex/skin.png": {Data: testPNG(f)}}
+	// A small budget keeps the allocation bound (BudgetAllocBytes of it) tight.
+	budget := format.Budget{FileBytes: 1 << 20, JSONBytes: 1 << 20, JSONObjects: 20_000, Nodes: 5_000,
+		Instances: 1_000, Primitives: 1_000, Vertices: 20_000, Triangles: 40_000, AnimationKeys: 10_000}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, rep, err := Decode(bytes.NewReader(data), "fuzz.obj", dir, Options{AllowOrphans: true})
+		var c *character.Character
+		var rep *format.LoadReport
+		var err error
+		fuzzbound.Check(t, fuzzbound.Bound{Alloc: uint64(format.BudgetAllocBytes(budget)), Time: 10 * time.Second}, func() {
+			c, rep, err = Decode(bytes.NewReader(data), "fuzz.obj", dir, Options{AllowOrphans: true, Budget: budget})
+		})
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.obj") {
 				t.Fatalf("error does not name the file: %v", err)

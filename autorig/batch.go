@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -141,11 +140,10 @@ type Batch struct {
 	Rigger Rigger
 	// Score scores each rig for its report; nil skips scoring.
 	Score Scorer
-	// Worker, when set, returns the command of a child process that rigs one item
-	// (calling RigOne) instead of rigging it in this process, so that a fatal error
-	// kills only that child; the batch reports it (see batch_worker.go).
-	Worker func(it dataset.BatchItem) *exec.Cmd
-	IO     BatchIO
+	// Isolate, when its Command is set, rigs each item in a child process (see
+	// batch_worker.go), so that a fatal error or a hang ends only that child.
+	Isolate Isolation
+	IO      BatchIO
 	// Progress receives a progress bar (stderr in the binary; a plain line every few
 	// seconds when it is not a terminal); nil for none.
 	Progress io.Writer
@@ -276,11 +274,15 @@ func (b *Batch) Run() (*BatchSummary, error) {
 	if b.Shard < 0 || b.Shard >= shards {
 		return nil, fmt.Errorf("batch: shard %d of %d out of range", b.Shard, shards)
 	}
+	if err := checkOutputOutsideInputs(b.OutDir, b.Inputs, b.Force); err != nil {
+		return nil, err
+	}
 	all, skipped, err := dataset.DiscoverInputs(b.Inputs)
-	all = avoidSummaryNames(all)
 	if err != nil {
 		return nil, err
 	}
+	all, skipped = dropOutputs(all, skipped, b.OutDir, b.Inputs)
+	all = avoidSummaryNames(all)
 	dataset.LogSkipped(b.Log, skipped)
 	if len(all) == 0 {
 		return nil, fmt.Errorf("batch: no mesh files (%s) in %v", strings.Join(format.MeshExtensions, ", "), b.Inputs)
@@ -424,6 +426,10 @@ func (b *Batch) one(it dataset.BatchItem) (rep *AssetReport) {
 	}
 	t = time.Now()
 	out := filepath.Join(b.OutDir, it.Name+".glb")
+	if replacesInput(out, it.Path) {
+		rep.Error = fmt.Sprintf("write: %s is the input itself; refused to replace it (use an --out folder apart from the inputs)", out)
+		return rep
+	}
 	if err := b.write(rep, rigged, out); err != nil {
 		rep.Error = fmt.Sprintf("write: %v", err)
 		return rep

@@ -114,3 +114,112 @@ func precheckInput(path string) error {
 	}
 	return nil
 }
+
+// ErrOutputInInput marks a batch whose output folder is an input folder or lies
+// inside one, refused without Force: its rigged GLBs would be read back as inputs
+// by the next run, and with the same folder they would replace the inputs.
+var ErrOutputInInput = errors.New("output folder inside an input folder")
+
+// checkOutputOutsideInputs refuses an output folder equal to or inside a folder
+// among inputs, unless force.
+func checkOutputOutsideInputs(out string, inputs []string, force bool) error {
+	if force {
+		return nil
+	}
+	o := resolvePath(out)
+	for _, in := range inputs {
+		if st, err := os.Stat(in); err != nil || !st.IsDir() {
+			continue
+		}
+		if within(o, resolvePath(in)) {
+			return fmt.Errorf("batch: --out %s is or lies inside the input folder %s: %w (a rerun would rig the outputs; use another folder, or --force)",
+				out, in, ErrOutputInInput)
+		}
+	}
+	return nil
+}
+
+// dropOutputs removes from a folder scan what a batch writes (kept when named as
+// inputs themselves), so that even with Force a rerun never rigs the outputs of
+// the last one: every file under an output folder inside an input folder, and,
+// when the output folder is an input folder, the GLBs its reports name as
+// outputs and the reports themselves. In the first case the list does not depend
+// on what the output folder holds, so every shard sees the same one.
+func dropOutputs(items []dataset.BatchItem, skipped []dataset.SkippedInput, out string, inputs []string) ([]dataset.BatchItem, []dataset.SkippedInput) {
+	o := resolvePath(out)
+	named := map[string]bool{}
+	for _, in := range inputs {
+		named[resolvePath(in)] = true
+	}
+	outIsInput := named[o]
+	scanned := func(p string) bool {
+		r := resolvePath(p)
+		if named[r] || !within(r, o) {
+			return false
+		}
+		return !outIsInput || isPreviousOutput(r, o)
+	}
+	keep := items[:0]
+	for _, it := range items {
+		if !scanned(it.Path) {
+			keep = append(keep, it)
+		}
+	}
+	keepSkipped := skipped[:0]
+	for _, s := range skipped {
+		if !scanned(s.Path) {
+			keepSkipped = append(keepSkipped, s)
+		}
+	}
+	return keep, keepSkipped
+}
+
+// within reports whether path p is dir or lies under it (both resolved).
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolvePath is p absolute, with symbolic links resolved in the longest part of
+// it that exists (an output folder may not exist yet).
+func resolvePath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	parent := filepath.Dir(abs)
+	if parent == abs {
+		return abs
+	}
+	return filepath.Join(resolvePath(parent), filepath.Base(abs))
+}
+
+// replacesInput reports whether writing out would replace the input file in
+// (the same file, through any path): with Force and --out an input folder, an
+// asset's GLB has its input's name.
+func replacesInput(out, in string) bool {
+	a, err := os.Stat(out)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(in)
+	return err == nil && os.SameFile(a, b)
+}
+
+// isPreviousOutput reports whether p, a file directly in the output folder o, is
+// a batch's output: a report (NAME.json beside a summary or a GLB), or a GLB
+// whose report names it as its output.
+func isPreviousOutput(p, o string) bool {
+	if filepath.Dir(p) != o {
+		return false
+	}
+	stem := strings.TrimSuffix(p, filepath.Ext(p))
+	if filepath.Ext(p) == ".json" {
+		return true
+	}
+	rep, err := readAssetReport(stem + ".json")
+	return err == nil && rep.Output != "" && resolvePath(rep.Output) == p
+}

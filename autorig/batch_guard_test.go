@@ -217,3 +217,51 @@ func TestBatchSummaryNameCollision(t *testing.T) {
 		}
 	}
 }
+
+// An output folder that is an input folder, or lies inside one, is refused
+// without Force; with Force, the previous run's outputs are never read back as
+// inputs and no output replaces its input.
+func TestBatchOutputInsideInput(t *testing.T) {
+	tests := []struct {
+		name      string
+		outRel    string // output folder relative to the input folder
+		force     bool
+		wantErr   bool
+		wantTotal int // inputs of the rerun
+	}{
+		{"inside, refused", "rigged", false, true, 0},
+		{"same folder, refused", ".", false, true, 0},
+		{"inside, forced", "rigged", true, false, 2},
+		{"same folder, forced", ".", true, false, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := writeInputs(t, map[string]string{"a.glb": "a", "sub/b.glb": "b"})
+			out := filepath.Join(in, tc.outRel)
+			run := func() (*BatchSummary, error) {
+				b := &Batch{Inputs: []string{in}, OutDir: out, Force: tc.force, Rigger: ClassicalRigger{},
+					IO: BatchIO{Load: fakeFiles{}.load, Encode: fakeFiles{}.encode}}
+				return b.Run()
+			}
+			sum, err := run()
+			if tc.wantErr {
+				if !errors.Is(err, ErrOutputInInput) || !strings.Contains(err.Error(), in) {
+					t.Fatalf("error %v, want ErrOutputInInput naming %s", err, in)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum, err = run(); err != nil || sum.Total != tc.wantTotal {
+				t.Fatalf("rerun: summary %+v, err %v; want %d inputs (outputs not read back)", sum, err, tc.wantTotal)
+			}
+			if tc.outRel == "." && sum.Failed != 1 {
+				t.Errorf("same folder: summary %+v, want a.glb failed rather than replaced", sum)
+			}
+			if data, _ := os.ReadFile(filepath.Join(in, "a.glb")); string(data) != "a" {
+				t.Errorf("input a.glb replaced: %q", data)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
@@ -25,13 +26,17 @@ func TestMain(m *testing.M) {
 }
 
 // fatalRigger rigs as the classical rigger, except that a character named "poison"
-// overflows the stack: a fatal error that no recover catches.
+// overflows the stack (a fatal error that no recover catches) and one named "hang"
+// never returns.
 type fatalRigger struct{}
 
 func (fatalRigger) Rig(c *character.Character) (*character.Character, *RigInfo, error) {
-	if c.Name == "poison" {
+	switch c.Name {
+	case "poison":
 		debug.SetMaxStack(1 << 16)
 		return nil, nil, recurse(c)
+	case "hang":
+		select {}
 	}
 	return ClassicalRigger{}.Rig(c)
 }
@@ -53,25 +58,29 @@ func TestBatchWorkerSurvivesFatalError(t *testing.T) {
 	if err != nil {
 		t.Skip("no test executable to re-run:", err)
 	}
-	in := writeInputs(t, map[string]string{"a.glb": "a", "poison.glb": "poison", "b.glb": "b"})
+	in := writeInputs(t, map[string]string{"a.glb": "a", "poison.glb": "poison", "b.glb": "b", "hang.glb": "hang"})
 	out := t.TempDir()
 	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: fatalRigger{},
 		IO: BatchIO{Load: fakeFiles{}.load, Encode: fakeFiles{}.encode},
-		Worker: func(it dataset.BatchItem) *exec.Cmd {
+		Isolate: Isolation{Timeout: 3 * time.Second, Command: func(it dataset.BatchItem) *exec.Cmd {
 			cmd := exec.Command(exe, "-test.run", "^$")
 			cmd.Env = append(os.Environ(), "RIGMODEL_TEST_WORKER="+out+"|"+it.Name+"|"+it.Path)
 			return cmd
-		}}
+		}}}
 	sum, err := b.Run()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Done != 2 || sum.Failed != 1 {
-		t.Fatalf("summary %+v, want 2 done and the poison failed", sum)
+	if sum.Done != 2 || sum.Failed != 2 {
+		t.Fatalf("summary %+v, want 2 done, the poison and the hang failed", sum)
 	}
 	r := readReport(t, filepath.Join(out, "poison.json"))
 	if r.Status != "failed" || !strings.Contains(r.Error, "worker process died") || !strings.Contains(r.Error, "fatal error: stack overflow") {
 		t.Errorf("poison: report %+v", r)
+	}
+	r = readReport(t, filepath.Join(out, "hang.json"))
+	if r.Status != "failed" || !strings.Contains(r.Error, "per-item time limit of 3s") {
+		t.Errorf("hang: report %+v", r)
 	}
 	for _, name := range []string{"a", "b"} {
 		if r := readReport(t, filepath.Join(out, name+".json")); r.Status != "ok" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/workgroup"
 	"github.com/rigkit/rigkit/sampler"
 
 	"github.com/rigkit/rigkit/classical"
@@ -148,13 +149,21 @@ func (r *ModelRigger) begin(c *character.Character) (*rigRun, error) {
 	gen := r.Generator
 	gen.Propose = ClassicalProposal
 	gen, run.cond.reeb = gen.WithProposal(&c.Mesh)
-	regionCh := make(chan *sampler.Region, 1)
-	go func() { regionCh <- gen.SampleRegion(&nm, norm, run.cond.reeb) }()
+	regionCh := make(chan regionResult, 1)
+	go func() {
+		var res regionResult
+		if err := workgroup.Recover(func() { res.region = gen.SampleRegion(&nm, norm, run.cond.reeb) }); err != nil {
+			res.err = fmt.Errorf("joint region: panic: %w", err)
+		}
+		regionCh <- res
+	}()
 	if r.Anatomy != nil {
 		run.anat.future = &fitFuture{done: make(chan struct{})}
 		go func(f *fitFuture, reeb *character.Skeleton, opt anatomy.Options) {
-			f.anatomyFit = fitAnatomy(&c.Mesh, reeb, opt)
-			close(f.done)
+			defer close(f.done)
+			if err := workgroup.Recover(func() { f.anatomyFit = fitAnatomy(&c.Mesh, reeb, opt) }); err != nil {
+				f.anatomyFit = anatomyFit{err: fmt.Errorf("anatomical fit: panic: %w", err)}
+			}
 		}(run.anat.future, run.cond.reeb, r.Anatomy.ForCharacter(c))
 	}
 	run.rng = rand.New(rand.NewSource(r.Seed))
@@ -168,9 +177,21 @@ func (r *ModelRigger) begin(c *character.Character) (*rigRun, error) {
 	run.lap("encode")
 	run.scoring.prep, run.scoring.err = rewards.Prepare(&c.Mesh, rewards.Options{})
 	run.lap("prepare_score")
-	run.cond.region = <-regionCh
+	reg := <-regionCh
 	run.lap("region")
+	if reg.err != nil {
+		run.waitFit()
+		return nil, reg.err
+	}
+	run.cond.region = reg.region
 	return run, nil
+}
+
+// regionResult is the joint region voxelized beside the encoding, or the panic
+// that stopped it.
+type regionResult struct {
+	region *sampler.Region
+	err    error
 }
 
 // anatomyFit is the anatomical template fitted on a mesh's classical skeleton

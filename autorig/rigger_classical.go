@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/workgroup"
 	"github.com/rigkit/rigkit/rewards"
 	"gorgonia.org/tensor"
 )
@@ -50,8 +51,13 @@ func (r *ModelRigger) startClassical(run *rigRun) {
 	in := run.classicalInputs()
 	go func() {
 		t := time.Now()
-		res := r.buildClassical(in)
-		res.info.TimingsMS["beside_sampling"] = ms(time.Since(t))
+		var res classicalRig
+		if err := workgroup.Recover(func() { res = r.buildClassical(in) }); err != nil {
+			res = classicalRig{err: fmt.Errorf("classical rig: panic: %w", err)}
+		}
+		if res.err == nil {
+			res.info.TimingsMS["beside_sampling"] = ms(time.Since(t))
+		}
 		ch <- res
 	}()
 }

@@ -2,9 +2,9 @@ package geom
 
 import (
 	"math"
-	"sync"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/workgroup"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -315,21 +315,19 @@ func evalParallel(pts []vecmath.Vec3, fn func(vecmath.Vec3) float64, workers int
 		}
 		return out
 	}
-	var wg sync.WaitGroup
+	var g workgroup.Group
 	chunk := (len(pts) + workers - 1) / workers
 	for w := 0; w < workers; w++ {
 		lo, hi := w*chunk, min((w+1)*chunk, len(pts))
 		if lo >= hi {
 			break
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			for i := lo; i < hi; i++ {
 				out[i] = fn(pts[i])
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/internal/nn"
 )
 
@@ -122,6 +123,9 @@ func LoadCheckpointBytes(data []byte) (*Model, *TrainState, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkConfig(data, st.Config); err != nil {
+		return nil, nil, err
+	}
 	m, err := NewModel(st.Config, 0)
 	if err != nil {
 		return nil, nil, err
@@ -134,7 +138,9 @@ func LoadCheckpointBytes(data []byte) (*Model, *TrainState, error) {
 
 // LoadCheckpointFile reads a checkpoint written by SaveCheckpoint.
 func LoadCheckpointFile(path string) (*Model, *TrainState, error) {
-	data, err := os.ReadFile(path)
+	// A regular file within --max-file-mb: a FIFO or /dev/zero named as the
+	// checkpoint is refused before a byte is read.
+	data, err := format.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
@@ -173,6 +179,9 @@ func WarmStart(m *Model, path string) error {
 	}
 	// Load into a model of the checkpoint's own config, then copy over (the position
 	// embeddings into the first rows when the stream got longer).
+	if err := checkConfig(data, st.Config); err != nil {
+		return fmt.Errorf("warm start %s: %w", path, err)
+	}
 	src, err := NewModel(st.Config, 0)
 	if err != nil {
 		return fmt.Errorf("warm start %s: %w", path, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"sync"
@@ -19,28 +20,52 @@ import (
 // connection deadlines of the http.Server, and panics turned into a 500 for the
 // one request that caused them. GLB sizes are the loader's budget (Config.Budget).
 
-// bodyBudget counts the body bytes the server has promised to hold in memory.
+// bodyBudget counts the body bytes the server has promised to hold in memory, in
+// all and per client address.
 type bodyBudget struct {
-	mu    sync.Mutex
-	used  int64
-	limit int64
+	mu          sync.Mutex
+	used        int64
+	limit       int64
+	byClient    map[string]int64
+	clientLimit int64
 }
 
-// reserve takes n bytes of the budget, or reports false when they do not fit.
-func (b *bodyBudget) reserve(n int64) bool {
+// reserve takes n bytes of the budget for client, or reports which limit they do
+// not fit ("" when they fit).
+func (b *bodyBudget) reserve(client string, n int64) (full string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.used+n > b.limit {
-		return false
+	switch {
+	case b.used+n > b.limit:
+		return "server"
+	case b.byClient[client]+n > b.clientLimit:
+		return "client"
+	}
+	if b.byClient == nil {
+		b.byClient = map[string]int64{}
 	}
 	b.used += n
-	return true
+	b.byClient[client] += n
+	return ""
 }
 
-func (b *bodyBudget) release(n int64) {
+func (b *bodyBudget) release(client string, n int64) {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.used -= n
-	b.mu.Unlock()
+	if b.byClient[client] -= n; b.byClient[client] <= 0 {
+		delete(b.byClient, client)
+	}
+}
+
+// clientOf is the address a request's budget is counted under: the remote host,
+// without the port (one client opens many connections).
+func clientOf(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // InFlightBytes returns the body bytes currently reserved by requests being served.
@@ -63,18 +88,25 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request) (release func
 	if n < 0 {
 		n = s.cfg.MaxBodyBytes
 	}
-	if !s.bodies.reserve(n) {
+	client := clientOf(r)
+	switch s.bodies.reserve(client, n) {
+	case "server":
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "server busy: %d bytes of request bodies in flight, the limit is %d", s.InFlightBytes(), s.cfg.MaxInFlightBytes)
 		return nil, false
+	case "client":
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "too many request bodies in flight from %s: the limit per client is %d bytes", client, s.cfg.Client.MaxInFlightBytes)
+		return nil, false
 	}
-	return func() { s.bodies.release(n) }, true
+	return func() { s.bodies.release(client, n) }, true
 }
 
-// readBody reads at most MaxBodyBytes, answering 413 above the limit and 400 for a
-// body that breaks off (a client too slow for ReadTimeout gets there too). The
-// buffer starts at the announced size up to 1 MiB and grows with what arrives, so a
-// client that announces much and sends little holds little memory.
+// readBody reads at most MaxBodyBytes, answering 413 above the limit, 408 for a
+// body arriving slower than Client.MinBodyRate and 400 for one that breaks off (a
+// client too slow for ReadTimeout gets there too). The buffer starts at the
+// announced size up to 1 MiB and grows with what arrives, so a client that
+// announces much and sends little holds little memory, and not for long.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	capacity := int64(512)
 	if r.ContentLength > 0 {
@@ -82,25 +114,91 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	}
 	buf := make([]byte, 0, capacity)
 	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	pace := s.newPacer(w)
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			buf = grow(buf, r.ContentLength, s.cfg.MaxBodyBytes)
 		}
+		pace.before(len(buf))
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
+			pace.done()
 			return buf, true
 		}
 		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				writeError(w, http.StatusRequestEntityTooLarge, "body above the limit of %d bytes", s.cfg.MaxBodyBytes)
-			} else {
-				writeError(w, http.StatusBadRequest, "read body: %v", err)
-			}
+			s.bodyError(w, err, pace.slow(err))
 			return nil, false
 		}
 	}
+}
+
+// bodyError answers a body that could not be read.
+func (s *Server) bodyError(w http.ResponseWriter, err error, slow bool) {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, "body above the limit of %d bytes", s.cfg.MaxBodyBytes)
+	case slow:
+		writeError(w, http.StatusRequestTimeout, "body arrived slower than %d bytes/s", s.cfg.Client.MinBodyRate)
+	default:
+		writeError(w, http.StatusBadRequest, "read body: %v", err)
+	}
+}
+
+// pacer moves a body's read deadline with what has arrived: a body that has
+// received got bytes must receive more before start + grace + got/rate, and all
+// of it before start + ReadTimeout (the server's own limit, which setting a
+// deadline replaces). A client trickling a byte a second is cut after the grace,
+// not at the end of ReadTimeout, and frees its share of the in-flight budget.
+type pacer struct {
+	rc       *http.ResponseController
+	start    time.Time
+	rate     float64
+	grace    time.Duration
+	last     time.Time // the whole-request deadline
+	rateDead time.Time // the last rate deadline set
+}
+
+func (s *Server) newPacer(w http.ResponseWriter) *pacer {
+	now := time.Now()
+	return &pacer{rc: http.NewResponseController(w), start: now, rate: float64(s.cfg.Client.MinBodyRate),
+		grace: s.cfg.Client.BodyGrace, last: now.Add(s.cfg.Conn.ReadTimeout)}
+}
+
+// before sets the deadline of the next read, got bytes in.
+func (p *pacer) before(got int) {
+	p.rateDead = p.start.Add(p.grace + time.Duration(float64(got)/p.rate*float64(time.Second)))
+	d := p.rateDead
+	if p.last.Before(d) {
+		d = p.last
+	}
+	p.rc.SetReadDeadline(d) // not supported (HTTP/2, recorders): ReadTimeout alone holds
+}
+
+// done puts back the whole-request deadline once the body is in: a rate deadline
+// passing while the request is scored would end the server's background read of
+// the connection, and with it the request's context.
+func (p *pacer) done() { p.rc.SetReadDeadline(p.last) }
+
+// slow reports whether err is the rate deadline passing (not ReadTimeout's).
+func (p *pacer) slow(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() && p.rateDead.Before(p.last) && !time.Now().Before(p.rateDead)
+}
+
+// grow doubles buf's capacity, up to the announced length (+1, so that reading to
+// EOF needs no growth) or the body limit: append's own growth is 1.25x for large
+// slices, which allocates about five times a large body before it is read.
+func grow(buf []byte, announced, limit int64) []byte {
+	c := int64(cap(buf)) * 2
+	if announced > 0 && announced+1 > int64(cap(buf)) {
+		c = min(c, announced+1)
+	}
+	c = max(min(c, limit+1), int64(cap(buf))+512)
+	out := make([]byte, len(buf), c)
+	copy(out, buf)
+	return out
 }
 
 // errStatus maps a scoring error to its HTTP status: 413 for a file over the load
@@ -108,9 +206,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 // to blame for.
 func errStatus(err error) int {
 	switch {
-	case errors.Is(err, rewards.ErrMeshTooLarge), format.IsBudgetError(err):
+	case errors.Is(err, rewards.ErrMeshTooLarge), format.IsBudgetError(err), errors.Is(err, errTooMany):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, rewards.ErrCanceled), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, rewards.ErrCanceled), errors.Is(err, format.ErrLoadCanceled),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusBadRequest

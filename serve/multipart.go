@@ -10,17 +10,21 @@ import (
 )
 
 // readParts calls part with the form name and content of every part of a
-// multipart/form-data body, in order, and stops at the first error. isMultipart is
-// false, and part is never called, for any other content type: the body is then
-// JSON, which the caller reads.
-func readParts(r *http.Request, data []byte, part func(name string, b []byte) error) (isMultipart bool, err error) {
+// multipart/form-data body, in order, and stops at the first error, or with
+// errTooMany at part maxParts+1 (millions of empty parts would each cost a parsed
+// header). isMultipart is false, and part is never called, for any other content
+// type: the body is then JSON, which the caller reads.
+func readParts(r *http.Request, data []byte, maxParts int, part func(name string, b []byte) error) (isMultipart bool, err error) {
 	ct, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct != "multipart/form-data" {
 		return false, nil
 	}
 	mr := multipart.NewReader(bytes.NewReader(data), params["boundary"])
-	for {
+	for n := 0; ; n++ {
 		p, err := mr.NextPart()
+		if err == nil && n == maxParts {
+			return true, fmt.Errorf("multipart: more than %d parts: %w", maxParts, errTooMany)
+		}
 		if err == io.EOF {
 			return true, nil
 		}

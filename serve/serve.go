@@ -9,7 +9,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,6 +57,9 @@ type Config struct {
 	// format.CurrentBudget's, which rig serve's --max-* flags set.
 	Budget format.Budget
 	Conn   ConnTimeouts
+	// Client bounds what one client address may hold: body bytes in flight, and
+	// the slowest rate its bodies may arrive at.
+	Client ClientLimits
 	// ErrorLog receives internal errors (recovered panics with their stacks) and the
 	// http.Server's connection errors (default: the standard logger).
 	ErrorLog *log.Logger
@@ -70,6 +72,18 @@ type Config struct {
 // 2 min).
 type ConnTimeouts struct {
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+}
+
+// ClientLimits bound one client address, so that one client's slow bodies cannot
+// hold the whole in-flight budget: MaxInFlightBytes of bodies at once (default
+// half of Config.MaxInFlightBytes, at least one largest body; beyond it 503
+// before reading), and bodies that
+// arrive slower than MinBodyRate bytes per second once BodyGrace has passed
+// (default 64 KiB/s after 2 s) are cut with 408 and the connection closed.
+type ClientLimits struct {
+	MaxInFlightBytes int64
+	MinBodyRate      int64
+	BodyGrace        time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -90,6 +104,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxInFlightBytes <= 0 {
 		c.MaxInFlightBytes = 4 * c.MaxBodyBytes
+	}
+	if c.Client.MaxInFlightBytes <= 0 {
+		c.Client.MaxInFlightBytes = max(c.MaxInFlightBytes/2, min(c.MaxBodyBytes, c.MaxInFlightBytes))
+	}
+	if c.Client.MinBodyRate <= 0 {
+		c.Client.MinBodyRate = 64 << 10
+	}
+	if c.Client.BodyGrace <= 0 {
+		c.Client.BodyGrace = 2 * time.Second
 	}
 	if c.ErrorLog == nil {
 		c.ErrorLog = log.Default()
@@ -116,7 +139,7 @@ type Server struct {
 func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), mux: http.NewServeMux()}
-	s.bodies.limit = cfg.MaxInFlightBytes
+	s.bodies.limit, s.bodies.clientLimit = cfg.MaxInFlightBytes, cfg.Client.MaxInFlightBytes
 	if cfg.CacheBytes > 0 {
 		s.cache = rewards.NewCache(cfg.CacheBytes)
 	}
@@ -233,14 +256,18 @@ func (s *Server) withSlot(ctx context.Context, name string, job func() error) (s
 	}
 }
 
-// load is the loader's options for every GLB the service decodes.
-func (s *Server) load() assets.Options { return assets.Options{Budget: s.cfg.Budget} }
+// load is the loader's options for every GLB the service decodes: the budget,
+// and the request's deadline, at which decoding stops (format.ErrLoadCanceled) and
+// frees its scoring slot.
+func (s *Server) load(ctx context.Context) assets.Options {
+	return assets.Options{Budget: s.cfg.Budget, Cancel: ctx.Done()}
+}
 
 // scoreGLB decodes (within the budget) and scores one rigged GLB under a scoring
 // slot, its mesh prepared through the cache.
 func (s *Server) scoreGLB(ctx context.Context, data []byte, name string) (rep *rewards.Report, status int, err error) {
 	status, err = s.withSlot(ctx, name, func() (err error) {
-		rep, err = s.cache.ScoreGLBWith(data, name, s.options(ctx), s.load())
+		rep, err = s.cache.ScoreGLBWith(data, name, s.options(ctx), s.load(ctx))
 		return err
 	})
 	if err != nil {
@@ -307,9 +334,13 @@ type batchInput struct {
 	scale   bool
 }
 
+// parseBatch reads a batch from a multipart body or from JSON, streamed and
+// counted: more rigs than MaxBatch stop the parse with errTooMany (413) at the
+// first one over.
 func (s *Server) parseBatch(r *http.Request, data []byte) (*batchInput, error) {
 	in := &batchInput{}
-	isMultipart, err := readParts(r, data, func(name string, b []byte) error {
+	// The rigs, a mesh and scale_by_std.
+	isMultipart, err := readParts(r, data, s.cfg.MaxBatch+2, func(name string, b []byte) error {
 		switch name {
 		case "scale_by_std":
 			in.scale = strings.TrimSpace(string(b)) == "true"
@@ -329,28 +360,16 @@ func (s *Server) parseBatch(r *http.Request, data []byte) (*batchInput, error) {
 		return nil, err
 	}
 	if !isMultipart {
-		var req BatchRequest
-		if err := json.Unmarshal(data, &req); err != nil {
+		err := in.readJSON(data, s.cfg.MaxBatch)
+		if errors.Is(err, errTooMany) {
+			return nil, fmt.Errorf("batch: %w", err)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("batch: body is neither multipart nor JSON {\"glbs\": [base64...]} or {\"mesh\": base64, \"streams\": [...]}: %w", err)
 		}
-		in.scale = req.ScaleByStd
-		for i, g := range req.GLBs {
-			b, err := base64.StdEncoding.DecodeString(g)
-			if err != nil {
-				return nil, fmt.Errorf("batch: glbs[%d] is not base64: %w", i, err)
-			}
-			in.glbs = append(in.glbs, b)
-		}
-		if req.Mesh != "" {
-			b, err := base64.StdEncoding.DecodeString(req.Mesh)
-			if err != nil {
-				return nil, fmt.Errorf("batch: mesh is not base64: %w", err)
-			}
-			in.mesh = b
-		}
-		for _, st := range req.Streams {
-			in.streams = append(in.streams, st)
-		}
+	}
+	if n := len(in.glbs) + len(in.streams); n > s.cfg.MaxBatch {
+		return nil, fmt.Errorf("batch of %d rigs above the limit of %d: %w", n, s.cfg.MaxBatch, errTooMany)
 	}
 	switch {
 	case len(in.glbs) > 0 && (in.mesh != nil || len(in.streams) > 0):
@@ -363,6 +382,38 @@ func (s *Server) parseBatch(r *http.Request, data []byte) (*batchInput, error) {
 		return nil, errors.New("batch: no GLB files and no token streams")
 	}
 	return in, nil
+}
+
+// readJSON reads a BatchRequest element by element, at most maxRigs GLBs and
+// streams each.
+func (in *batchInput) readJSON(data []byte, maxRigs int) error {
+	dec := newDecoder(data)
+	return jsonObject(dec, func(key string) (bool, error) {
+		switch key {
+		case "glbs":
+			return true, jsonArray(dec, maxRigs, "glbs", func(i int) (bool, error) {
+				b, err := decodeBase64(dec, fmt.Sprintf("glbs[%d]", i))
+				in.glbs = append(in.glbs, b)
+				return err == nil, err
+			})
+		case "streams":
+			return true, jsonArray(dec, maxRigs, "streams", func(i int) (bool, error) {
+				var raw json.RawMessage
+				err := dec.Decode(&raw)
+				in.streams = append(in.streams, raw)
+				return err == nil, err
+			})
+		case "mesh":
+			b, err := decodeBase64(dec, "mesh")
+			if len(b) > 0 {
+				in.mesh = b
+			}
+			return true, err
+		case "scale_by_std":
+			return true, dec.Decode(&in.scale)
+		}
+		return false, nil
+	})
 }
 
 func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
@@ -381,10 +432,6 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 	}
 	data = nil // the parsed parts are all that is needed now
 	n := len(in.glbs) + len(in.streams)
-	if n > s.cfg.MaxBatch {
-		writeError(w, http.StatusRequestEntityTooLarge, "batch of %d rigs above the limit of %d", n, s.cfg.MaxBatch)
-		return
-	}
 	score := func(i int) (*rewards.Report, int, error) {
 		return s.scoreGLB(r.Context(), in.glbs[i], fmt.Sprintf("glbs[%d]", i))
 	}

@@ -39,48 +39,78 @@ type stream struct {
 // "tokens" (and optional "names" and "skin_tokens_per_joint", as `rig tokenize`
 // writes), then checks it against the grammar of k skin tokens per joint (the K of
 // the server's skin tokenizer); a recorded "skin_tokenizer" must be fp, that
-// tokenizer's fingerprint.
+// tokenizer's fingerprint. It reads the JSON as a stream (parse.go), so a long
+// array costs no more than the ids the grammar can take.
 func parseStream(raw []byte, k int, fp string) (*stream, error) {
 	raw = bytes.TrimSpace(raw)
-	var ids []json.RawMessage
 	st := &stream{}
+	var cut bool
+	var err error
 	if len(raw) > 0 && raw[0] == '{' {
-		var obj struct {
-			Tokens []json.RawMessage `json:"tokens"`
-			Names  []string          `json:"names"`
-			K      int               `json:"skin_tokens_per_joint"`
-			FP     string            `json:"skin_tokenizer"`
+		cut, err = st.readObject(raw, k, fp)
+	} else {
+		dec := newDecoder(raw)
+		if st.tokens, cut, err = readTokenIDs(dec); err == nil && !cut {
+			err = expectEnd(dec)
 		}
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			return nil, fmt.Errorf("token stream: %w", err)
+		if err != nil && !errors.As(err, new(*StreamError)) {
+			err = fmt.Errorf("token stream: want a JSON array of token ids or {\"tokens\": [...]}: %w", err)
 		}
-		if err := skincodec.CheckK(obj.K, k); err != nil {
-			return nil, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
-		}
-		if err := skincodec.CheckSkinTokenizer(obj.FP, fp); err != nil {
-			return nil, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
-		}
-		ids, st.names = obj.Tokens, obj.Names
-	} else if err := json.Unmarshal(raw, &ids); err != nil {
-		return nil, fmt.Errorf("token stream: want a JSON array of token ids or {\"tokens\": [...]}: %w", err)
 	}
-	if len(ids) > tokens.MaxStreamLen+1 {
-		// Nothing the grammar accepts is this long; name where it must have failed.
-		ids = ids[:tokens.MaxStreamLen+1]
-	}
-	st.tokens = make([]int, len(ids))
-	for i, r := range ids {
-		var v int
-		if err := json.Unmarshal(r, &v); err != nil {
-			return nil, &StreamError{Position: i, Err: fmt.Errorf("%s is not an integer token id", r)}
-		}
-		st.tokens[i] = v
+	if err != nil {
+		return nil, err
 	}
 	if err := checkStream(st.tokens, k); err != nil {
 		return nil, err
 	}
 	return st, nil
 }
+
+// readObject reads the object form of a stream into st and checks its recorded K
+// and tokenizer; cut reports a token array cut at the longest stream, whose
+// remaining members are not read (the grammar refuses the stream anyway).
+func (st *stream) readObject(raw []byte, k int, fp string) (cut bool, err error) {
+	dec := newDecoder(raw)
+	var fileK int
+	var fileFP string
+	err = jsonObject(dec, func(key string) (bool, error) {
+		var err error
+		switch key {
+		case "tokens":
+			if st.tokens, cut, err = readTokenIDs(dec); cut {
+				return true, errStreamCut
+			}
+		case "names":
+			st.names, err = readStrings(dec, tokens.MaxJoints, "names")
+		case "skin_tokens_per_joint":
+			err = dec.Decode(&fileK)
+		case "skin_tokenizer":
+			err = dec.Decode(&fileFP)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	switch {
+	case errors.Is(err, errStreamCut):
+		return true, nil
+	case errors.As(err, new(*StreamError)):
+		return false, err
+	case err != nil:
+		return false, fmt.Errorf("token stream: %w", err)
+	}
+	if err := skincodec.CheckK(fileK, k); err != nil {
+		return false, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
+	}
+	if err := skincodec.CheckSkinTokenizer(fileFP, fp); err != nil {
+		return false, fmt.Errorf("token stream: %w (start rig serve --checkpoint with the tokenizer that wrote it)", err)
+	}
+	return false, nil
+}
+
+// errStreamCut stops reading a stream object at a token array cut at the longest
+// stream.
+var errStreamCut = errors.New("token stream cut at the longest stream")
 
 // checkStream runs the grammar of k skin tokens per joint over stream and returns a
 // *StreamError at the first token it does not allow, or at the end of a stream
@@ -110,7 +140,7 @@ type preparedMesh struct {
 func (s *Server) loadMesh(ctx context.Context, data []byte) (*preparedMesh, int, error) {
 	pm := &preparedMesh{}
 	status, err := s.withSlot(ctx, "mesh", func() (err error) {
-		if pm.c, err = decodeMesh(data, s.load()); err != nil {
+		if pm.c, err = decodeMesh(data, s.load(ctx)); err != nil {
 			return err
 		}
 		pm.p, err = s.cache.Prepare(&pm.c.Mesh, s.options(ctx))
@@ -177,7 +207,7 @@ type TokensRequest struct {
 // parseTokensRequest reads the mesh GLB and the raw stream from multipart parts
 // "mesh" and "tokens", or from a TokensRequest.
 func parseTokensRequest(r *http.Request, data []byte) (mesh, tokens []byte, err error) {
-	isMultipart, err := readParts(r, data, func(name string, b []byte) error {
+	isMultipart, err := readParts(r, data, 2, func(name string, b []byte) error {
 		switch name {
 		case "mesh":
 			mesh = b

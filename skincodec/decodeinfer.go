@@ -7,6 +7,7 @@ import (
 
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/internal/fastmath"
+	"github.com/rigkit/rigkit/internal/workgroup"
 )
 
 // The decoder's inference path. cvae.decode runs one bone at a time through nn's
@@ -261,11 +262,9 @@ func (dec *inferDecoder) chunks(rows []decodeRow, workers int, do func(sc *infer
 	}
 	var next int
 	var mu sync.Mutex
-	var wg sync.WaitGroup
+	var g workgroup.Group
 	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			sc := dec.scratch()
 			defer dec.shared.Put(sc)
 			for {
@@ -278,9 +277,9 @@ func (dec *inferDecoder) chunks(rows []decodeRow, workers int, do func(sc *infer
 				}
 				do(sc, rows[c*inferChunk:min(len(rows), (c+1)*inferChunk)])
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // stopped reports whether dec.stop asks to skip the remaining chunks.

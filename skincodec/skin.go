@@ -12,10 +12,10 @@ import (
 	"io"
 	"math"
 	"math/rand"
-	"os"
 	"sort"
 	"sync"
 
+	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/internal/engine"
@@ -146,12 +146,13 @@ func Load(path string) (*SkinTokenizer, error) {
 		})
 		return defaultTok, defaultErr
 	}
-	f, err := os.Open(path)
+	// A regular file within --max-file-mb: a FIFO or /dev/zero named as the
+	// checkpoint is refused before a byte is read.
+	data, err := format.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load skin tokenizer: %w", err)
 	}
-	defer f.Close()
-	t, err := readSkinTokenizer(f)
+	t, err := readSkinTokenizer(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("load skin tokenizer %s: %w", path, err)
 	}
@@ -171,6 +172,9 @@ func readSkinTokenizer(r io.Reader) (*SkinTokenizer, error) {
 	meta, err := peekMeta(data)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkCVAEConfig(data, meta.Config); err != nil {
+		return nil, fmt.Errorf("skin tokenizer checkpoint: %w", err)
 	}
 	t, err := NewSkinTokenizer(meta.Config, 0)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/internal/workgroup"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -307,17 +308,13 @@ func parallelRange(n, workers int, fn func(lo, hi int)) {
 		fn(0, n)
 		return
 	}
-	var wg sync.WaitGroup
+	var g workgroup.Group
 	chunk := (n + workers - 1) / workers
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
+		g.Go(func() { fn(lo, hi) })
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 func clampInt(x, lo, hi int) int {

@@ -39,6 +39,11 @@ type Budget struct {
 	// AnimationKeys caps the animation keys read, summed over every channel: 6,000
 	// channels sharing one 32,000-key sampler count 192 million.
 	AnimationKeys int `json:"animation_keys"`
+	// RepairWork caps the steps of the loader's repairs, whose cost is not
+	// proportional to the file: binding orphan vertices to their nearest joint
+	// counts every joint a search looks at (a k-d tree looks at a few per vertex;
+	// joints on a sphere around the vertices make it look at all of them).
+	RepairWork int `json:"repair_work"`
 }
 
 // DefaultBudget returns the limits Load uses unless told otherwise. Each is at least
@@ -57,6 +62,7 @@ func DefaultBudget() Budget {
 		Vertices:      1_000_000,
 		Triangles:     2_000_000,
 		AnimationKeys: 1_000_000,
+		RepairWork:    50_000_000,
 	}
 }
 
@@ -87,6 +93,7 @@ func (b Budget) or(d Budget) Budget {
 		Vertices:      pick(b.Vertices, d.Vertices),
 		Triangles:     pick(b.Triangles, d.Triangles),
 		AnimationKeys: pick(b.AnimationKeys, d.AnimationKeys),
+		RepairWork:    pick(b.RepairWork, d.RepairWork),
 	}
 }
 
@@ -142,6 +149,7 @@ var budgetUnit = map[string]string{
 	"Vertices":      "vertices",
 	"Triangles":     "triangles",
 	"AnimationKeys": "animation keys",
+	"RepairWork":    "steps of rig repair",
 }
 
 // BudgetFlags maps each Budget field to the rig flag that sets it.
@@ -155,6 +163,7 @@ var BudgetFlags = map[string]string{
 	"Vertices":      "--max-vertices",
 	"Triangles":     "--max-triangles",
 	"AnimationKeys": "--max-animation-keys",
+	"RepairWork":    "--max-repair-work",
 }
 
 // IsBudgetError reports whether err is (or wraps) a *BudgetError.
@@ -163,12 +172,25 @@ func IsBudgetError(err error) bool {
 	return errors.As(err, &be)
 }
 
-// Counter charges one load's reads and counts against its Budget.
+// Counter charges one load's reads and counts against its Budget, and stops the
+// load when its cancel channel closes: every charge is a point where a load can
+// stop, so a service answering at a request's deadline frees its slot then too.
 type Counter struct {
 	b                                          Budget
 	fileBytes                                  int64
 	instances, primitives, vertices, triangles int64
-	animationKeys                              int64
+	animationKeys, repairWork                  int64
+	cancel                                     <-chan struct{}
+}
+
+// ErrLoadCanceled is the error of a load stopped by its Counter's cancel channel.
+var ErrLoadCanceled = errors.New("load canceled")
+
+// WithCancel makes every later charge fail with ErrLoadCanceled once done closes
+// (nil: never); it returns c.
+func (c *Counter) WithCancel(done <-chan struct{}) *Counter {
+	c.cancel = done
+	return c
 }
 
 // NewCounter starts counting against b, whose zero fields take the process
@@ -177,7 +199,12 @@ func NewCounter(b Budget) *Counter { return &Counter{b: b.or(CurrentBudget())} }
 
 // charge adds n to *used and fails when the total passes max, before the caller
 // allocates anything for it.
-func charge(used *int64, n, max int64, limit, what string) error {
+func (c *Counter) charge(used *int64, n, max int64, limit, what string) error {
+	select {
+	case <-c.cancel:
+		return fmt.Errorf("%s: %w", what, ErrLoadCanceled)
+	default:
+	}
 	if n < 0 || *used+n > max {
 		return &BudgetError{Limit: limit, Flag: BudgetFlags[limit], Need: *used + n, Max: max, What: what}
 	}
@@ -186,23 +213,23 @@ func charge(used *int64, n, max int64, limit, what string) error {
 }
 
 func (c *Counter) ReadBytes(n int64, what string) error {
-	return charge(&c.fileBytes, n, c.b.FileBytes, "FileBytes", what)
+	return c.charge(&c.fileBytes, n, c.b.FileBytes, "FileBytes", what)
 }
 
 func (c *Counter) Instance(n int, what string) error {
-	return charge(&c.instances, int64(n), int64(c.b.Instances), "Instances", what)
+	return c.charge(&c.instances, int64(n), int64(c.b.Instances), "Instances", what)
 }
 
 func (c *Counter) Primitive(what string) error {
-	return charge(&c.primitives, 1, int64(c.b.Primitives), "Primitives", what)
+	return c.charge(&c.primitives, 1, int64(c.b.Primitives), "Primitives", what)
 }
 
 func (c *Counter) AddVertices(n int, what string) error {
-	return charge(&c.vertices, int64(n), int64(c.b.Vertices), "Vertices", what)
+	return c.charge(&c.vertices, int64(n), int64(c.b.Vertices), "Vertices", what)
 }
 
 func (c *Counter) AddTriangles(n int, what string) error {
-	return charge(&c.triangles, int64(n), int64(c.b.Triangles), "Triangles", what)
+	return c.charge(&c.triangles, int64(n), int64(c.b.Triangles), "Triangles", what)
 }
 
 // BudgetAllocBytes is the most heap a load within b allocates, and so the most its
@@ -217,7 +244,12 @@ func BudgetAllocBytes(b Budget) int64 {
 
 // AddAnimationKeys charges n animation keys, once per channel that reads them.
 func (c *Counter) AddAnimationKeys(n int, what string) error {
-	return charge(&c.animationKeys, int64(n), int64(c.b.AnimationKeys), "AnimationKeys", what)
+	return c.charge(&c.animationKeys, int64(n), int64(c.b.AnimationKeys), "AnimationKeys", what)
+}
+
+// AddRepairWork charges n steps of a loader repair (RepairWork).
+func (c *Counter) AddRepairWork(n int64, what string) error {
+	return c.charge(&c.repairWork, n, int64(c.b.RepairWork), "RepairWork", what)
 }
 
 // Limits is the budget the counter charges against, defaults filled in.
@@ -238,5 +270,6 @@ const (
 // are checked rather than charged, stay zero).
 func (c *Counter) Used() Budget {
 	return Budget{FileBytes: c.fileBytes, Instances: int(c.instances), Primitives: int(c.primitives),
-		Vertices: int(c.vertices), Triangles: int(c.triangles), AnimationKeys: int(c.animationKeys)}
+		Vertices: int(c.vertices), Triangles: int(c.triangles), AnimationKeys: int(c.animationKeys),
+		RepairWork: int(c.repairWork)}
 }

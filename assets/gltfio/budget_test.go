@@ -41,14 +41,15 @@ func TestDefaultBudgetLoadsData(t *testing.T) {
 		most.Vertices = max(most.Vertices, u.Vertices)
 		most.Triangles = max(most.Triangles, u.Triangles)
 		most.AnimationKeys = max(most.AnimationKeys, u.AnimationKeys)
+		most.RepairWork = max(most.RepairWork, u.RepairWork)
 		raw, _ := os.ReadFile(f)
 		if js, _, _, err := parseContainer(raw); err == nil {
 			o, n := scanJSONCounts(js)
 			mostJSON, mostObjects, mostNodes = max(mostJSON, len(js)), max(mostObjects, o), max(mostNodes, n)
 		}
 	}
-	t.Logf("%d files; largest needs: %d file bytes, %d JSON bytes, %d JSON objects, %d nodes, %d instances, %d primitives, %d vertices, %d triangles",
-		len(files), most.FileBytes, mostJSON, mostObjects, mostNodes, most.Instances, most.Primitives, most.Vertices, most.Triangles)
+	t.Logf("%d files; largest needs: %d file bytes, %d JSON bytes, %d JSON objects, %d nodes, %d instances, %d primitives, %d vertices, %d triangles, %d animation keys, %d repair steps",
+		len(files), most.FileBytes, mostJSON, mostObjects, mostNodes, most.Instances, most.Primitives, most.Vertices, most.Triangles, most.AnimationKeys, most.RepairWork)
 	checks := []struct {
 		name        string
 		need, limit int64
@@ -62,6 +63,7 @@ func TestDefaultBudgetLoadsData(t *testing.T) {
 		{"Vertices", int64(most.Vertices), int64(def.Vertices)},
 		{"Triangles", int64(most.Triangles), int64(def.Triangles)},
 		{"AnimationKeys", int64(most.AnimationKeys), int64(def.AnimationKeys)},
+		{"RepairWork", int64(most.RepairWork), int64(def.RepairWork)},
 	}
 	for _, c := range checks {
 		if c.need*20 > c.limit {

@@ -79,7 +79,7 @@ func (l *loader) motionJoints() (vecmath.Mat4, error) {
 		if nd.Mesh != nil || nd.Camera != nil {
 			continue
 		}
-		l.jointOf[node] = len(l.jointNode)
+		l.joints.of[node] = len(l.jointNode)
 		l.jointNode = append(l.jointNode, node)
 		l.bindWorld = append(l.bindWorld, l.world[node])
 	}

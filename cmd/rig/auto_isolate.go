@@ -18,7 +18,7 @@ import (
 
 // batchOnlyFlags are the flags of the batch as a whole, not of rigging one input.
 var batchOnlyFlags = map[string]bool{"isolate": true, "worker-item": true, "shard": true, "workers": true,
-	"force": true, "quiet": true, "out": true}
+	"force": true, "quiet": true, "out": true, "item-timeout": true}
 
 // autoWorker returns the Batch.Worker that re-runs this binary for one item with
 // the rigging flags set on fs.

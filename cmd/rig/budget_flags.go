@@ -30,7 +30,7 @@ func addBudgetFlags(fs *flag.FlagSet) {
 	}{
 		{"JSONObjects", &b.JSONObjects}, {"Nodes", &b.Nodes}, {"Instances", &b.Instances},
 		{"Primitives", &b.Primitives}, {"Vertices", &b.Vertices}, {"Triangles", &b.Triangles},
-		{"AnimationKeys", &b.AnimationKeys},
+		{"AnimationKeys", &b.AnimationKeys}, {"RepairWork", &b.RepairWork},
 	}
 	for _, f := range ints {
 		v := f.v

@@ -29,7 +29,7 @@ func init() {
 	})
 	register(&command{
 		name:    "auto",
-		usage:   "IN... --out DIR [--samples N] [--votes N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet] [--isolate] [--skeleton PARTIAL] [--detail low|medium|high] [--max-joints N]",
+		usage:   "IN... --out DIR [--samples N] [--votes N] [--skin tokens|geodesic|heat|heat+geodesic[@ALPHA]] [--skin-samples N] [--compare-classical=false] [--inside-joints=false] [--kind auto|humanoid|quadruped|bird|fish|snake|other] [--up auto|y|z] [--shard k/n|auto/n] [--workers W] [--model CKPT] [--force] [--quiet] [--isolate [--item-timeout D]] [--skeleton PARTIAL] [--detail low|medium|high] [--max-joints N]",
 		summary: "rig meshes (files, folders or manifests) with the TokenRig model",
 		help:    autoHelp + "\n\n" + autoOutputHelp,
 		run:     runAuto,
@@ -166,7 +166,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	shard := fs.String("shard", "", "k/n: rig only every n-th input starting at k (0-based); auto/n takes k from $JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID (Slurm array)")
 	workers := fs.Int("workers", 0, "assets rigged concurrently (0: all cores)")
 	model := fs.String("model", "", "model checkpoint (default: the shipped one)")
-	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished")
+	force := fs.Bool("force", false, "re-rig inputs whose outputs are finished, and allow --out inside an input folder (its files are still never read as inputs)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep the model's rig unless the classical one scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
@@ -178,6 +178,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	isolate := fs.Bool("isolate", false, "rig each input in its own worker process, so that a fatal error (out of memory) fails only that input")
 	workerItem := fs.String("worker-item", "", "internal to --isolate: rig the one input as a worker, under this output name")
 	cp := addCopilotFlags(fs)
+	itemTimeout := fs.Duration("item-timeout", autorig.DefaultItemTimeout, "with --isolate: kill an input's worker process still running after this long and report the input failed (0: no limit)")
 	eng := engineFlag(fs)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -236,12 +237,19 @@ func runAuto(args []string, stdout io.Writer) error {
 		Score: scoreRig, Force: *force, IO: autorig.BatchIO{Load: assets.Options{KeepScene: true}.Loader(), Encode: encodeScene}}
 	b.Progress, b.Log = progressOut(*quiet), diag
 	if *isolate {
-		if b.Worker, err = autoWorker(fs, *out); err != nil {
+		if b.Isolate.Command, err = autoWorker(fs, *out); err != nil {
 			return err
 		}
+		b.Isolate.Timeout = *itemTimeout
 	}
+	return runBatch(b, stdout)
+}
+
+// runBatch runs a `rig auto` batch and prints its summary line; the error says
+// what failed (a usage error for an --out the batch refuses).
+func runBatch(b *autorig.Batch, stdout io.Writer) error {
 	sum, err := b.Run()
-	if errors.Is(err, autorig.ErrOutputFolder) {
+	if errors.Is(err, autorig.ErrOutputFolder) || errors.Is(err, autorig.ErrOutputInInput) {
 		return fmt.Errorf("%w: --out: %v", errUsage, err)
 	}
 	if sum == nil {
@@ -253,7 +261,7 @@ func runAuto(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w (rigged %d, failed %d of %d)", err, sum.Done, sum.Failed, sum.Total)
 	}
 	if sum.Failed > 0 {
-		return fmt.Errorf("%d of %d assets failed (see %s)", sum.Failed, sum.Total, *out)
+		return fmt.Errorf("%d of %d assets failed (see %s)", sum.Failed, sum.Total, b.OutDir)
 	}
 	return nil
 }

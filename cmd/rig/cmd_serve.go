@@ -20,7 +20,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		usage:   "[--addr 127.0.0.1:8080] [--concurrency N] [--max-body MiB] [--cache-mb MiB] [--timeout D] [--read-timeout D] [--write-timeout D] [--max-inflight MiB] [--poses N] [--seed S] [--checkpoint CKPT]",
+		usage:   "[--addr 127.0.0.1:8080] [--concurrency N] [--max-body MiB] [--cache-mb MiB] [--timeout D] [--read-timeout D] [--write-timeout D] [--max-inflight MiB] [--max-inflight-per-client MiB] [--min-body-rate KiB/s] [--poses N] [--seed S] [--checkpoint CKPT]",
 		summary: "HTTP scoring service for RL trainers (POST /score, /score/tokens, /score/batch)",
 		run:     runServe,
 	})
@@ -39,6 +39,8 @@ func runServe(args []string, stdout io.Writer) error {
 	readTimeout := fs.Duration("read-timeout", 30*time.Second, "time to read a whole request, body included (slower uploads are dropped)")
 	writeTimeout := fs.Duration("write-timeout", 0, "time from the end of a request's headers to the end of its response (0: read-timeout + timeout + 10s)")
 	inflight := fs.Int64("max-inflight", 0, "request bodies held at once in MiB; beyond it requests get 503 at once (0: 4 x max-body)")
+	perClient := fs.Int64("max-inflight-per-client", 0, "request bodies held at once from one client address in MiB (0: half of max-inflight, at least max-body)")
+	minRate := fs.Int64("min-body-rate", 64, "slowest a request body may arrive, in KiB/s, after a 2 s grace; slower senders get 408")
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -57,6 +59,7 @@ func runServe(args []string, stdout io.Writer) error {
 		Options:          rewards.Options{Poses: *poses, Seed: *seed},
 		Conn:             serve.ConnTimeouts{ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout},
 		MaxInFlightBytes: *inflight << 20,
+		Client:           serve.ClientLimits{MaxInFlightBytes: *perClient << 20, MinBodyRate: *minRate << 10},
 	}
 	if *cacheMB == 0 {
 		cfg.CacheBytes = -1 // serve.Config reads 0 as the default

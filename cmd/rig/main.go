@@ -208,23 +208,52 @@ func newFlags(name string) *flag.FlagSet {
 }
 
 // parseInterleaved parses flags that may appear anywhere among the positional
-// arguments (e.g. `rig inspect a.glb --json`) and returns the positionals.
+// arguments (e.g. `rig inspect a.glb --json`) and returns the positionals. "--"
+// ends the flags: everything after it is positional. An argument that looks like
+// a flag rigkit does not define but names an existing file is positional too, so
+// that a shell glob expanding to a file named "-evil.glb" rigs it instead of
+// failing the whole command.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, usageError{err}
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+	flags, pos := splitFlags(fs, args)
+	if err := fs.Parse(flags); err != nil {
+		return nil, usageError{err}
 	}
+	return pos, nil
+}
+
+// splitFlags sorts args into the flag arguments (each flag with its value) and the
+// positionals, in order, reading the flag set's definitions to know which flags
+// take the next argument as their value.
+func splitFlags(fs *flag.FlagSet, args []string) (flags, pos []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return flags, append(pos, args[i+1:]...)
+		case len(a) < 2 || a[0] != '-':
+			pos = append(pos, a)
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			if _, err := os.Lstat(a); err == nil {
+				pos = append(pos, a)
+			} else {
+				flags = append(flags, a) // fs.Parse names the unknown flag
+			}
+			continue
+		}
+		flags = append(flags, a)
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); hasValue || (ok && b.IsBoolFlag()) {
+			continue
+		}
+		if i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return flags, pos
 }
 
 // parseTrainingFlags parses a training command's flags and positional arguments,

@@ -30,6 +30,7 @@ var layers = map[string]int{
 	"internal/engine":     0,
 	"internal/atomicfile": 0,
 	"internal/unionfind":  0,
+	"internal/workgroup":  0,
 	"internal/progress":   0,
 	"internal/archtest":   0,
 	// Test support: hostile inputs, allocation bounds for fuzzing, the glTF

@@ -1,12 +1,15 @@
-// Package hostile writes glTF inputs built to exhaust or trick a loader: geometry
-// amplified by instancing, millions of empty JSON objects, huge index buffers,
-// sparse multi-gigabyte files, symlinks that leave the input folder, FIFOs and
-// enum values outside the specification. Tests feed them to the loader and to the
-// rig commands and check that each one gets a clear error (or a correct result)
-// with bounded memory and time and without reading any file outside its folder.
+// Package hostile writes inputs built to exhaust or trick rigkit: glTF and OBJ
+// files (geometry amplified by instancing, millions of empty JSON objects, huge
+// index buffers, sparse multi-gigabyte files, symlinks that leave the input folder,
+// FIFOs, enum values outside the specification, rigs whose repair is quadratic,
+// coordinates that overflow), checkpoints whose config lies about the network's
+// size (Checkpoints), and request bodies for the scoring service (Requests).
+// Tests feed them to the loader, the commands and the service and check that each
+// one gets a clear error (or a correct result) with bounded memory and time and
+// without reading any file outside its folder.
 //
-// It writes raw glTF bytes and imports nothing from rigkit, so that any package's
-// tests can use it.
+// It writes raw bytes and imports nothing from rigkit, so that any package's tests
+// can use it.
 package hostile
 
 import (
@@ -58,6 +61,7 @@ var generators = []func(string) (Case, error){
 	valid, amplified, emptyNodes, byteTriangles, tinyPrimitives, sparseFile, sparseBuffer,
 	symlinkBuffer, symlinkImage, fifoInput, fifoBuffer, badComponentType, badMode,
 	animationBomb, sharedImageView, nodesKey("Nodes", "nodes-case-folded"), nodesKey(`node\u0073`, "nodes-escaped"), objTriangles,
+	orphanGrid, OrphanSphere, jointChain,
 }
 
 // caseDir makes dir/name and returns it.
