@@ -195,6 +195,7 @@ type KindReport struct {
 	// sure counts the detections at confidence 0.8 or more, sureRight the right ones
 	// among them (the confidence's calibration).
 	sure, sureRight int
+	sureWrong       []string
 }
 
 // Add records one file's detection: its category, the report of an undirected
@@ -217,6 +218,9 @@ func (r *KindReport) Add(name, category string, rep *Report, ch Checks) {
 	if rep.Confidence >= 0.8 {
 		r.sure++
 		r.sureRight += b2i(want == rep.Kind)
+		if want != rep.Kind {
+			r.sureWrong = append(r.sureWrong, fmt.Sprintf("%s (%s, detected %s %.2f)", name, category, rep.Kind, rep.Confidence))
+		}
 	}
 	if rep.Up == "z" {
 		r.zUp++
@@ -241,7 +245,11 @@ func (r *KindReport) Markdown() string {
 	if len(r.missed) > 0 {
 		fmt.Fprintf(&b, "\nHumanoids and quadrupeds detected as another kind (%d): %s.\n", len(r.missed), strings.Join(r.missed, "; "))
 	}
-	fmt.Fprintf(&b, "\nDetections at confidence 0.8 or more: %d, the category's kind %d (%.1f%%).\n", r.sure, r.sureRight, 100*ratio(r.sureRight, r.sure))
+	fmt.Fprintf(&b, "\nDetections at confidence 0.8 or more: %d, the category's kind %d (%.1f%%)", r.sure, r.sureRight, 100*ratio(r.sureRight, r.sure))
+	if len(r.sureWrong) > 0 {
+		fmt.Fprintf(&b, "; the others: %s", strings.Join(r.sureWrong, "; "))
+	}
+	b.WriteString(".\n")
 	return b.String()
 }
 
