@@ -165,7 +165,7 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 	}
 	tip := minFingertip
 	if l.fromShape[0] {
-		tip = minFingertipBeside
+		tip = math.Inf(-1)
 	}
 	arms, armErr := s.profile().findHangingArms(s, l.hips[1]-0.05*H, tip)
 	if armErr == nil && !handsAtTips(s, t, parts, arms) && !handsBeyond(s, t, parts, arms) {

@@ -237,13 +237,10 @@ func (p *profile) findHangingArms(s *shape, crotch, minTip float64) ([2][]vecmat
 
 // minFingertip is the lowest a hanging arm's run may reach, as a share of the
 // height, when the slices show no two legs: a gate's jambs beside its posts reach
-// the ground, a human's fingertips hang at about 0.38. Where the slices do show
-// legs, a run need only stay off the floor (minFingertipBeside): a stout body's
-// arms pressed to its thighs run down to 0.1 of its height.
-const (
-	minFingertip       = 0.2
-	minFingertipBeside = 0.05
-)
+// the ground, a human's fingertips hang at about 0.38. Beside legs found in the
+// slices nothing is asked: stout bodies' arms, A-posed or pressed to the thighs,
+// run down their outline to the floor.
+const minFingertip = 0.2
 
 // maxArmDrop is the longest drop, as a share of the height, of a hanging arm from
 // armpit to fingertips (a human's is about 0.35).
