@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rigkit/rigkit/character"
@@ -255,14 +256,14 @@ func (f *Field) searchJoints(sg *solidGraph, seeds [][]seed, limit []float32, ce
 	nv, nj := f.NumVertices, f.NumJoints
 	f.dist = make([]float32, nv*nj)
 	inf := float32(math.Inf(1))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
+	// Workers take joints from a shared counter (no sender to block), and a
+	// panic on one reaches the caller (workgroup).
+	var next atomic.Int64
+	var g workgroup.Group
 	for w := 0; w < f.workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			work := newDijkstraWork(sg.numSolid())
-			for j := range jobs {
+			for j := int(next.Add(1)) - 1; j < nj; j = int(next.Add(1)) - 1 {
 				sg.run(seeds[j], limit, work)
 				for v := 0; v < nv; v++ {
 					best := inf
@@ -274,13 +275,9 @@ func (f *Field) searchJoints(sg *solidGraph, seeds [][]seed, limit []float32, ce
 					f.dist[v*nj+j] = best
 				}
 			}
-		}()
+		})
 	}
-	for j := 0; j < nj; j++ {
-		jobs <- j
-	}
-	close(jobs)
-	wg.Wait()
+	g.Wait()
 }
 
 // euclideanFallbacks gives a vertex no search reached Euclidean distances.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/internal/workgroup"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -533,20 +534,20 @@ func (s *heatSystem) solveAll(nj int, source [][]character.Influence, opt HeatOp
 			p[in.Joint] = append(p[in.Joint], heatShare{v, in.Weight})
 		}
 	}
-	jobs := make(chan int)
+	// Workers take joints from a shared counter (no sender to block), and a
+	// panic on one reaches the caller (workgroup).
 	var (
-		wg     sync.WaitGroup
+		next   atomic.Int64
+		g      workgroup.Group
 		failed atomic.Bool
 		mu     sync.Mutex
 		first  error
 	)
 	for w := 0; w < min(opt.Workers, nj); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			sc := newCGScratch(len(s.diag))
-			for j := range jobs {
-				if failed.Load() {
+			for j := int(next.Add(1)) - 1; j < nj; j = int(next.Add(1)) - 1 {
+				if failed.Load() || len(p[j]) == 0 { // no source, no heat: the solution is zero
 					continue
 				}
 				if err := s.solveJoint(p[j], sc, opt, &failed); err != nil {
@@ -567,15 +568,9 @@ func (s *heatSystem) solveAll(nj int, source [][]character.Influence, opt HeatOp
 				}
 				out[j] = sw
 			}
-		}()
+		})
 	}
-	for j := 0; j < nj; j++ {
-		if len(p[j]) > 0 { // no source, no heat: the solution is zero
-			jobs <- j
-		}
-	}
-	close(jobs)
-	wg.Wait()
+	g.Wait()
 	return out, first
 }
 
