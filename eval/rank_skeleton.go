@@ -71,6 +71,7 @@ func rankSkeletonOne(f File, family string, skin SkinMethod, seed int64, methods
 		out.Error = err.Error()
 		return out
 	}
+	gt.Skeleton = deformingSkeleton(gt)
 	norm := character.NormalizationOf(gt.Mesh)
 	for _, name := range append([]string{skeletonTruth}, skeletonCandidates(methods)...) {
 		var sk *character.Skeleton
@@ -164,6 +165,41 @@ func subtree(sk *character.Skeleton, j int) []int {
 		}
 	}
 	return out
+}
+
+// deformingSkeleton returns the artist's skeleton without the joints that neither
+// carry weight in the artist's skin nor lead to one that does: IK and pole
+// targets, helper leaves. The file says they move nothing, so the truth and every
+// candidate made from it leave them out; skinned by the ranking's method they
+// would take weight no animator gave them.
+func deformingSkeleton(c *character.Character) *character.Skeleton {
+	sk := c.Skeleton
+	if c.Skin == nil {
+		return sk
+	}
+	carries := make([]bool, sk.NumJoints())
+	for _, infl := range c.Skin.Weights {
+		for _, in := range infl {
+			if in.Weight > 0 && in.Joint >= 0 && in.Joint < len(carries) {
+				carries[in.Joint] = true
+			}
+		}
+	}
+	for j := len(sk.Parents) - 1; j >= 0; j-- { // children after parents
+		if p := sk.Parents[j]; carries[j] && p >= 0 {
+			carries[p] = true
+		}
+	}
+	drop := map[int]bool{}
+	for j, ok := range carries {
+		if !ok {
+			drop[j] = true
+		}
+	}
+	if len(drop) == 0 || len(drop) == len(carries) {
+		return sk
+	}
+	return without(sk, drop)
 }
 
 // without returns sk with the joints in drop removed, order kept.

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -77,5 +78,39 @@ func TestSummarizeSkeletonRank(t *testing.T) {
 	}
 	if s.TemplateAbove["merge_legs"] != 1 || s.TemplateBroken["merge_legs"] != 1 || s.TemplateBroken["drop_limb"] != 0 {
 		t.Errorf("template above broken rigs %v of %v, want merge_legs 1 of 1", s.TemplateAbove, s.TemplateBroken)
+	}
+}
+
+// TestDeformingSkeleton: joints that carry no weight and lead to none (a pole
+// target) leave the artist's skeleton; a weightless joint above weighted ones (an
+// armature root) stays.
+func TestDeformingSkeleton(t *testing.T) {
+	at := func(x float64) vecmath.Mat4 { return vecmath.Translate4(vecmath.Vec3{x, 0, 0}) }
+	sk := &character.Skeleton{
+		Names:     []string{"root", "hips", "leg", "pole"},
+		Parents:   []int{-1, 0, 1, 0},
+		BindWorld: []vecmath.Mat4{at(0), at(1), at(2), at(3)},
+	}
+	tests := []struct {
+		name    string
+		weights [][]character.Influence
+		want    []string
+	}{
+		{"pole dropped", [][]character.Influence{{{Joint: 1, Weight: 0.5}, {Joint: 2, Weight: 0.5}}}, []string{"root", "hips", "leg"}},
+		{"ancestor kept", [][]character.Influence{{{Joint: 2, Weight: 1}}}, []string{"root", "hips", "leg"}},
+		{"all weighted", [][]character.Influence{{{Joint: 0, Weight: 0.25}, {Joint: 1, Weight: 0.25}, {Joint: 2, Weight: 0.25}, {Joint: 3, Weight: 0.25}}}, []string{"root", "hips", "leg", "pole"}},
+		{"no weight at all", [][]character.Influence{{}}, []string{"root", "hips", "leg", "pole"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &character.Character{Skeleton: sk, Skin: &character.Skin{Weights: tc.weights}}
+			got := deformingSkeleton(c)
+			if fmt.Sprint(got.Names) != fmt.Sprint(tc.want) {
+				t.Errorf("joints %v, want %v", got.Names, tc.want)
+			}
+			if err := got.Validate(); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
