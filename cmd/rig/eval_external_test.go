@@ -159,7 +159,7 @@ func TestEvalExternal(t *testing.T) {
 		t.Errorf("missing: error %q", miss.Error)
 	}
 	md, _ := os.ReadFile(report)
-	if !strings.Contains(string(md), "| own | 1 | 0 | 0 | 0.00 | 0.00 | 0.000 | 1.000 | 1.000 |") ||
+	if !strings.Contains(string(md), "| own | 1 | 0 | 0 | 0.00 | 0.00 | 0 / 0 of 13 | 0.00 | 0.000 | 1.000 | 1.000 |") ||
 		!strings.Contains(string(md), "| missing | 0 | 1 |") || !strings.Contains(string(md), wantPath) ||
 		!strings.Contains(string(md), "### props (everything else): 1 assets") {
 		t.Errorf("report:\n%s", md)
