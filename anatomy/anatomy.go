@@ -239,7 +239,7 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 	if l, err := findHumanoidLimbs(s, t); err == nil && (ground >= 2 || l.fromShape[0]) {
 		score[Humanoid] = clamp((H/L-1)/1.5) * clamp(float64(5-ground)/2)
 	}
-	if ground >= 4 {
+	if ground >= 4 || quadFeetInSlices(s) {
 		score[Quadruped] = clamp(L/H) * 0.9 * clamp(s.clearance()/(0.1*H))
 	}
 	if ground >= 2 && ground <= 3 {
@@ -263,6 +263,14 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 		}
 	}
 	return best, score[best] / (score[best] + second), score[best]
+}
+
+// quadFeetInSlices reports whether the body's slices show four feet, front and
+// hind pairs apart (findQuadFeet): legs pressed together or fused, which the
+// proposed skeleton's end points do not resolve.
+func quadFeetInSlices(s *shape) bool {
+	_, err := s.profile().findQuadFeet(s)
+	return err == nil
 }
 
 // clearance is how far above the bottom the body starts under its centre of mass:

@@ -12,41 +12,25 @@ import (
 // route to the front-most end point, a tail along the route to the rear-most one,
 // and four legs from the body's underside along their routes to the feet.
 func fitQuadruped(s *shape, t *tree) (*build, error) {
+	legs, isFoot, err := quadLegs(s, t)
+	if err != nil {
+		return nil, err
+	}
+	zf := (legs[0][0][0][2] + legs[0][1][0][2]) / 2
+	zh := (legs[1][0][0][2] + legs[1][1][0][2]) / 2
 	H, y0, c := s.height(), s.lo[1], s.mid
-	var feet []int
-	for _, l := range t.leaves() {
-		if t.pos[l][1] < y0+0.25*H {
-			feet = append(feet, l)
-		}
-	}
-	if len(feet) < 4 {
-		return nil, errors.New("fewer than four end points near the ground")
-	}
-	sort.Slice(feet, func(a, b int) bool { return t.pos[feet[a]][1] < t.pos[feet[b]][1] })
-	feet = feet[:4]
-	sort.Slice(feet, func(a, b int) bool { return t.pos[feet[a]][2] > t.pos[feet[b]][2] })
-	front, hind := feet[:2], feet[2:]
-	zf := (t.pos[front[0]][2] + t.pos[front[1]][2]) / 2
-	zh := (t.pos[hind[0]][2] + t.pos[hind[1]][2]) / 2
-	if zf-zh < 0.1*H {
-		return nil, errors.New("front and hind feet are not apart along the body")
-	}
 	hips, chest := s.back(zh), s.back(zf)
 	b := newBuild()
 	b.add(Hips, "", hips, true)
 	b.add(Spine, Hips, s.back(zh+(zf-zh)/3), true)
 	b.add(Spine1, Spine, s.back(zh+2*(zf-zh)/3), true)
 	b.add(Spine2, Spine1, chest, true)
-	isFoot := map[int]bool{}
-	for _, f := range feet {
-		isFoot[f] = true
-	}
 	headLeaf, tailLeaf := -1, -1
 	for _, l := range t.leaves() {
 		if isFoot[l] {
 			continue
 		}
-		if z := t.pos[l][2]; z > zf && (headLeaf < 0 || z > t.pos[headLeaf][2]) {
+		if z := t.pos[l][2]; z > zf && t.pos[l][1] > y0+0.25*H && (headLeaf < 0 || z > t.pos[headLeaf][2]) {
 			headLeaf = l
 		}
 		if z := t.pos[l][2]; z < zh-0.05*H && (tailLeaf < 0 || z < t.pos[tailLeaf][2]) {
@@ -61,24 +45,81 @@ func fitQuadruped(s *shape, t *tree) (*build, error) {
 	if tailLeaf >= 0 {
 		addChain(b, Hips, "Tail", tailRoute(s, t, hips, tailLeaf), 0.12*H, true)
 	}
-	for i, set := range [2][]int{front, hind} {
-		if float64(t.pos[set[0]][0]) < float64(t.pos[set[1]][0]) {
-			set[0], set[1] = set[1], set[0]
-		}
+	for i := range legs {
 		attach, top := Hips, hips
 		names := [3]string{hindUpLeg, hindLeg, hindFoot}
 		if i == 0 {
 			attach, top, names = Spine2, chest, [3]string{frontUpLeg, frontLeg, frontFoot}
 		}
 		for k, sd := range sides {
-			route := t.points(t.path(set[k], t.nearest(top)))
-			if len(route) == 0 {
-				return nil, errors.New("no route from the body to a foot")
+			route := legs[i][k]
+			if len(route) == 1 { // a foot from the slices: straight up to the body
+				route = append(route, vecmath.Vec3{route[0][0], top[1], route[0][2]})
 			}
 			fitQuadLeg(s, b, sd, attach, names, route, top, c, y0)
 		}
 	}
 	return b, nil
+}
+
+// quadLegs returns the four legs' routes from the foot up ([front, hind][left,
+// right]) and the proposal's end points used as feet: the four end points nearest
+// the ground when the proposal has them apart front and hind, else the feet the
+// body's slices show (findQuadFeet), each route then the foot alone.
+func quadLegs(s *shape, t *tree) ([2][2][]vecmath.Vec3, map[int]bool, error) {
+	var legs [2][2][]vecmath.Vec3
+	if feet, err := proposalFeet(s, t); err == nil {
+		isFoot := map[int]bool{}
+		for i, set := range feet {
+			if t.pos[set[0]][0] < t.pos[set[1]][0] {
+				set[0], set[1] = set[1], set[0]
+			}
+			top := t.nearest(s.back((t.pos[set[0]][2] + t.pos[set[1]][2]) / 2))
+			for k := range sides {
+				isFoot[set[k]] = true
+				if legs[i][k] = t.points(t.path(set[k], top)); len(legs[i][k]) == 0 {
+					return legs, nil, errors.New("no route from the body to a foot")
+				}
+			}
+		}
+		return legs, isFoot, nil
+	}
+	feet, err := s.profile().findQuadFeet(s)
+	if err != nil {
+		return legs, nil, err
+	}
+	for i := range feet {
+		for k := range sides {
+			legs[i][k] = []vecmath.Vec3{feet[i][k]}
+		}
+	}
+	return legs, map[int]bool{}, nil
+}
+
+// proposalFeet returns the proposal's four end points nearest the ground, front
+// pair and hind pair, or an error when it has no four apart front and hind.
+func proposalFeet(s *shape, t *tree) ([2][2]int, error) {
+	H, y0 := s.height(), s.lo[1]
+	var out [2][2]int
+	var feet []int
+	for _, l := range t.leaves() {
+		if t.pos[l][1] < y0+0.25*H {
+			feet = append(feet, l)
+		}
+	}
+	if len(feet) < 4 {
+		return out, errors.New("fewer than four end points near the ground")
+	}
+	sort.Slice(feet, func(a, b int) bool { return t.pos[feet[a]][1] < t.pos[feet[b]][1] })
+	feet = feet[:4]
+	sort.Slice(feet, func(a, b int) bool { return t.pos[feet[a]][2] > t.pos[feet[b]][2] })
+	zf := (t.pos[feet[0]][2] + t.pos[feet[1]][2]) / 2
+	zh := (t.pos[feet[2]][2] + t.pos[feet[3]][2]) / 2
+	if zf-zh < 0.1*H {
+		return out, errors.New("front and hind feet are not apart along the body")
+	}
+	out[0], out[1] = [2]int{feet[0], feet[1]}, [2]int{feet[2], feet[3]}
+	return out, nil
 }
 
 // back returns the spine point at z: the middle of the body's top-most vertical run
