@@ -3,33 +3,10 @@ package anatomy
 import (
 	"testing"
 
-	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/vecmath"
 )
-
-// boxes returns one mesh of axis-aligned boxes given by their low and high corners
-// (closed, outward-wound, parts overlapping where they touch).
-func boxes(bs ...[2]vecmath.Vec3) *character.Mesh {
-	m := &character.Mesh{}
-	faces := [6][4]int{{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}}
-	for _, b := range bs {
-		base := len(m.Positions)
-		for i := 0; i < 8; i++ {
-			p := b[0]
-			for a := 0; a < 3; a++ {
-				if i>>a&1 == 1 {
-					p[a] = b[1][a]
-				}
-			}
-			m.Positions = append(m.Positions, p)
-		}
-		for _, f := range faces {
-			m.Triangles = append(m.Triangles, [3]int{base + f[0], base + f[1], base + f[2]}, [3]int{base + f[0], base + f[2], base + f[3]})
-		}
-	}
-	return m
-}
 
 func box(x0, y0, z0, x1, y1, z1 float64) [2]vecmath.Vec3 {
 	return [2]vecmath.Vec3{{x0, y0, z0}, {x1, y1, z1}}
@@ -58,8 +35,8 @@ func TestFindQuadFeet(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := boxes(tc.parts...)
-			s := newShape(m, geom.NewWindingNumber(m), upFrame("y"))
+			m := synth.Boxes(tc.parts...)
+			s := newShape(&m, geom.NewWindingNumber(&m), upFrame("y"))
 			s.mid = 0
 			feet, err := s.profile().findQuadFeet(s)
 			if (err == nil) != tc.ok {
