@@ -26,6 +26,12 @@ type Symmetry struct {
 // Synthetic bipeds with their deliberate asymmetry measure up to about 0.016.
 const symmetricError = 0.02
 
+// clearlyMirrored is a trimmed mirror error (share of the height) so small that
+// the plane across canonical Z, which must mirror twice as well (turnedPreference),
+// is not searched: only a body mirrored both ways could beat it, and then either
+// plane serves. It saves a third of Fit's plane search on most characters.
+const clearlyMirrored = 0.003
+
 // turnedPreference is how much better the plane across canonical Z must mirror
 // than the one across X to be taken: characters face +Z by convention, and a
 // long body mirrors almost as well across its middle as along its length.
@@ -162,6 +168,9 @@ func findSymmetry(m *character.Mesh, bvh *geom.BVH, v upView) (frame, float64, S
 		}
 		if e < bestE {
 			bestE, bestF, bestC = e, f, c
+		}
+		if i == 0 && e < clearlyMirrored {
+			break // the turned plane would have to mirror twice as well: not searched
 		}
 	}
 	best := Symmetry{Error: mirrorError(mirrorDistances(m, bvh, bestF, bestC, s.height()))}
