@@ -57,14 +57,10 @@ func axesFrame(axis string, world vecmath.Mat4) frame {
 	up, fwd := inv.Dir(f.up).Normalize(), inv.Dir(f.fwd)
 	fwd = fwd.Sub(up.Scale(fwd.Dot(up))).Normalize()
 	left := up.Cross(fwd)
-	if !finiteVec(up) || !finiteVec(fwd) || left.Len() < 0.5 {
+	if !up.IsFinite() || !fwd.IsFinite() || left.Len() < 0.5 {
 		return f
 	}
 	return frame{left: left, up: up, fwd: fwd}
-}
-
-func finiteVec(v vecmath.Vec3) bool {
-	return !math.IsNaN(v[0]+v[1]+v[2]) && !math.IsInf(v[0]+v[1]+v[2], 0)
 }
 
 // turned returns the frame turned a quarter about up, for a character whose

@@ -422,7 +422,10 @@ func (rep *RankReport) markdownHeader(b *strings.Builder) {
 		}
 		fmt.Fprint(b, ". The anatomical template rig (classical-anatomy) scores")
 		for i, name := range brokenSkeletons {
-			fmt.Fprintf(b, "%s above %s on %d of %d", map[bool]string{true: ";", false: ""}[i > 0], name, s.TemplateAbove[name], s.TemplateBroken[name])
+			if i > 0 {
+				fmt.Fprint(b, ";")
+			}
+			fmt.Fprintf(b, " above %s on %d of %d", name, s.TemplateAbove[name], s.TemplateBroken[name])
 		}
 		fmt.Fprint(b, ".\n\n")
 	}

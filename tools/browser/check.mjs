@@ -20,38 +20,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const three = path.join(here, 'node_modules', 'three');
-const origin = 'http://rigkit.invalid';
-
-const page = `<!doctype html><html><head><meta charset="utf-8">
-<script type="importmap">{"imports": {"three": "/three/build/three.module.js",
-  "three/addons/": "/three/examples/jsm/"}}</script>
-<script type="module" src="/page.js"></script></head><body></body></html>`;
-
-const types = { '.js': 'text/javascript', '.html': 'text/html', '.glb': 'model/gltf-binary' };
-
-// serve answers the page's requests from memory and the three package; nothing
-// leaves the machine.
-function serve(file) {
-  return async (route) => {
-    const url = new URL(route.request().url());
-    let body = null;
-    let p = url.pathname;
-    if (p === '/' || p === '/index.html') body = page, p = '/index.html';
-    else if (p === '/model.glb') body = fs.readFileSync(file);
-    else if (p === '/page.js') body = fs.readFileSync(path.join(here, 'page.js'));
-    else if (p.startsWith('/three/')) {
-      const f = path.normalize(path.join(three, p.slice('/three/'.length)));
-      if (f.startsWith(three + path.sep) && fs.existsSync(f)) body = fs.readFileSync(f);
-    }
-    if (body === null) return route.fulfill({ status: 404, body: 'not found' });
-    return route.fulfill({ status: 200, contentType: types[path.extname(p)] || 'application/octet-stream', body });
-  };
-}
+import { origin, route, findChromium } from './serve.mjs';
 
 async function main() {
   const file = process.argv[2];
@@ -63,11 +33,8 @@ async function main() {
     console.error(`check: ${file}: no such file`);
     return 2;
   }
-  const exe = process.env.RIGKIT_CHROMIUM || '/usr/bin/chromium';
-  if (!fs.existsSync(exe)) {
-    console.error(`check: no Chromium at ${exe} (apt-get install chromium, or set RIGKIT_CHROMIUM)`);
-    return 3;
-  }
+  const exe = findChromium('check');
+  if (!exe) return 3;
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'rigkit-chromium-'));
   let ctx;
   try {
@@ -80,7 +47,7 @@ async function main() {
     const tab = ctx.pages()[0] || (await ctx.newPage());
     const logs = [];
     tab.on('pageerror', (e) => logs.push(String(e)));
-    await tab.route(`${origin}/**`, serve(file));
+    await tab.route(`${origin}/**`, route(file, 'page.js'));
     await tab.goto(`${origin}/index.html`);
     await tab.waitForFunction(() => window.rigkitCheck !== undefined, null, { timeout: 60000 });
     const res = await tab.evaluate(() => window.rigkitCheck);

@@ -9,37 +9,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const three = path.join(here, 'node_modules', 'three');
-const origin = 'http://rigkit.invalid';
-
-const page = `<!doctype html><html><head><meta charset="utf-8">
-<script type="importmap">{"imports": {"three": "/three/build/three.module.js",
-  "three/addons/": "/three/examples/jsm/"}}</script>
-<script type="module" src="/shot.js"></script></head><body></body></html>`;
-
-const types = { '.js': 'text/javascript', '.html': 'text/html', '.glb': 'model/gltf-binary' };
-
-// serve answers the page's requests from memory and the three package only.
-function serve(file) {
-  return async (route) => {
-    const url = new URL(route.request().url());
-    let body = null;
-    let p = url.pathname;
-    if (p === '/' || p === '/index.html') body = page, p = '/index.html';
-    else if (p === '/model.glb') body = fs.readFileSync(file);
-    else if (p === '/shot.js') body = fs.readFileSync(path.join(here, 'shot.js'));
-    else if (p.startsWith('/three/')) {
-      const f = path.normalize(path.join(three, p.slice('/three/'.length)));
-      if (f.startsWith(three + path.sep) && fs.existsSync(f)) body = fs.readFileSync(f);
-    }
-    if (body === null) return route.fulfill({ status: 404, body: 'not found' });
-    return route.fulfill({ status: 200, contentType: types[path.extname(p)] || 'application/octet-stream', body });
-  };
-}
+import { origin, route, findChromium } from './serve.mjs';
 
 async function main() {
   const [file, clip, seconds, out, size = '320x360', yaw = '30'] = process.argv.slice(2);
@@ -51,11 +22,8 @@ async function main() {
     console.error(`shot: ${file}: no such file`);
     return 2;
   }
-  const exe = process.env.RIGKIT_CHROMIUM || '/usr/bin/chromium';
-  if (!fs.existsSync(exe)) {
-    console.error(`shot: no Chromium at ${exe} (apt-get install chromium, or set RIGKIT_CHROMIUM)`);
-    return 3;
-  }
+  const exe = findChromium('shot');
+  if (!exe) return 3;
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'rigkit-chromium-'));
   let ctx;
   try {
@@ -68,7 +36,7 @@ async function main() {
         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     const tab = ctx.pages()[0] || (await ctx.newPage());
-    await tab.route(`${origin}/**`, serve(file));
+    await tab.route(`${origin}/**`, route(file, 'shot.js'));
     const q = new URLSearchParams({ clip, t: seconds, size, yaw });
     await tab.goto(`${origin}/index.html?${q}`);
     await tab.waitForFunction(() => window.rigkitShot !== undefined, null, { timeout: 60000 });

@@ -117,12 +117,7 @@ func (r *Rig) Undo() (string, error) {
 	if len(r.undo) == 0 {
 		return "", ErrNothingToUndo
 	}
-	s := r.undo[len(r.undo)-1]
-	r.undo = r.undo[:len(r.undo)-1]
-	r.redo = append(r.redo, step{label: s.label, before: r.cur})
-	r.cur = s.before
-	r.gen++
-	return s.label, nil
+	return r.travel(&r.undo, &r.redo), nil
 }
 
 // Redo applies the last undone edit again and returns its label.
@@ -130,12 +125,19 @@ func (r *Rig) Redo() (string, error) {
 	if len(r.redo) == 0 {
 		return "", ErrNothingToRedo
 	}
-	s := r.redo[len(r.redo)-1]
-	r.redo = r.redo[:len(r.redo)-1]
-	r.undo = append(r.undo, step{label: s.label, before: r.cur})
+	return r.travel(&r.redo, &r.undo), nil
+}
+
+// travel pops the last step of from (not empty), restores its state and pushes
+// the current state onto to under the same label, so that the other direction
+// returns here.
+func (r *Rig) travel(from, to *[]step) string {
+	s := (*from)[len(*from)-1]
+	*from = (*from)[:len(*from)-1]
+	*to = append(*to, step{label: s.label, before: r.cur})
 	r.cur = s.before
 	r.gen++
-	return s.label, nil
+	return s.label
 }
 
 // commit makes next the current state, recording the edit for undo; a fresh edit
