@@ -81,7 +81,7 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	if f != s.f || c != s.mid {
 		s = newShape(m, wn, f)
 	}
-	s.mid, s.symmetric, rep.Symmetry = c, sym.Symmetric, sym
+	s.mid, s.symmetric, s.nearlySymmetric, rep.Symmetry = c, sym.Symmetric, sym.Trimmed < symmetricError, sym
 	t := newTree(proposal, s.f)
 	if kind == Auto {
 		rep.Kind, rep.Confidence = detectKind(s, t)
@@ -168,19 +168,19 @@ func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Ske
 	default:
 		return "", false, nil, fmt.Errorf("up %q: want y, z or auto", opt.Up)
 	}
-	feet := map[string]bool{}
-	score := map[string]float64{}
-	kind := map[string]Kind{}
 	views := map[string]upView{}
+	trees := map[string]*tree{}
 	for _, u := range []string{"y", "z"} {
 		v := upView{s: newShape(m, wn, axesFrame(u, opt.World))}
 		v.s.mid, v.planeErr = bestPlane(m, wn.BVH(), v.s.f, v.s.lo, v.s.hi)
-		views[u] = v
-		t := newTree(proposal, v.s.f)
-		feet[u] = standsOnPair(v.s, t)
-		kind[u], _, score[u] = kindScores(v.s, t)
+		views[u], trees[u] = v, newTree(proposal, v.s.f)
 	}
-	if feet["z"] && kind["z"] != Other && score["z"] > score["y"] {
+	// The kinds are scored (the costly part) only when the feet allow Z.
+	if !standsOnPair(views["z"].s, trees["z"]) {
+		return "y", false, views, nil
+	}
+	kindZ, _, scoreZ := kindScores(views["z"].s, trees["z"])
+	if _, _, scoreY := kindScores(views["y"].s, trees["y"]); kindZ != Other && scoreZ > scoreY {
 		return "z", false, views, nil
 	}
 	return "y", false, views, nil
@@ -236,8 +236,17 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 	_, arc := t.farthest(a)
 	clamp := func(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 	score := map[Kind]float64{Other: 0.25}
+	pressed := false
 	if l, err := findHumanoidLimbs(s, t); err == nil && (ground >= 2 || l.fromShape[0]) {
-		score[Humanoid] = clamp((H/L-1)/1.5) * clamp(float64(5-ground)/2)
+		pressed = l.pressed
+		// End points on the ground beyond two feet count against a biped, unless
+		// the slices show both legs and both arms: then the extra ones are held
+		// (a rifle, a staff) or trail (a coat's tails).
+		feet := clamp(float64(5-ground) / 2)
+		if l.fromShape[0] && l.fromShape[1] {
+			feet = 1
+		}
+		score[Humanoid] = clamp((H/L-1)/1.5) * feet
 	}
 	if ground >= 4 || quadFeetInSlices(s) {
 		score[Quadruped] = clamp(L/H) * 0.9 * clamp(s.clearance()/(0.1*H))
@@ -262,8 +271,16 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 			second = score[k]
 		}
 	}
-	return best, score[best] / (score[best] + second), score[best]
+	conf := score[best] / (score[best] + second)
+	if best == Humanoid && pressed {
+		conf = math.Min(conf, pressedConfidence)
+	}
+	return best, conf, score[best]
 }
+
+// pressedConfidence caps the confidence of a humanoid whose arms are not seen
+// apart from the body but placed along its sides (outlineArm).
+const pressedConfidence = 0.75
 
 // quadFeetInSlices reports whether the body's slices show four feet, front and
 // hind pairs apart (findQuadFeet): legs pressed together or fused, which the

@@ -81,7 +81,9 @@ type shape struct {
 	// symmetric: the mesh mirrors across the plane (a mesh that does not may
 	// hold a prop in one hand).
 	symmetric bool
-	slices    *profile // built on first use, once mid is known
+	// nearlySymmetric: it mirrors but for what one hand holds (Symmetry.Trimmed).
+	nearlySymmetric bool
+	slices          *profile // built on first use, once mid is known
 }
 
 // profile returns the shape's horizontal slices, built on first use.

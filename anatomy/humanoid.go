@@ -78,6 +78,7 @@ type humanoidLimbs struct {
 	hands     [2]vecmath.Vec3   // the arm routes' hand points, for the fingers
 	head      int               // a leaf of the proposal, or -1
 	fromShape [2]bool           // legs, arms found in the body's slices
+	pressed   bool              // arms placed along the outline (outlineArm), not seen
 }
 
 // findHumanoidLimbs finds two legs and two arms. Legs come from the body's
@@ -177,6 +178,14 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 		return l, nil
 	}
 	if parts.hand[0] < 0 || parts.hand[1] < 0 {
+		if l.fromShape[0] && pressedArmsPossible(s) {
+			l.fromShape[1], l.pressed = true, true
+			for i, sd := range sides {
+				l.arms[i] = s.profile().outlineArm(s, ls.crotch, sd)
+				l.hands[i] = atFraction(l.arms[i], 0.75)
+			}
+			return l, nil
+		}
 		return l, partsErr
 	}
 	// The route from the head (or the pelvis) to each hand, from where it leaves
@@ -199,8 +208,8 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 	return l, nil
 }
 
-// handsBeyond reports whether the proposal has both hands, each above the top of
-// the arm found in the slices on its side and a tenth of the height farther out
+// handsBeyond reports whether the proposal has both hands, each above the armpit
+// of the arm found in the slices on its side and a tenth of the height farther out
 // than any of it: an arm held out (a mech's, set outside its body) that the
 // slices do not see, which makes what they found hanging there some other part.
 func handsBeyond(s *shape, t *tree, parts humanoidParts, arms [2][]vecmath.Vec3) bool {
@@ -213,7 +222,8 @@ func handsBeyond(s *shape, t *tree, parts humanoidParts, arms [2][]vecmath.Vec3)
 		for _, q := range arms[i] {
 			out = math.Max(out, float64(sd)*(q[0]-s.mid))
 		}
-		if hand[1] <= arms[i][0][1] || float64(sd)*(hand[0]-s.mid) < out+0.1*s.height() {
+		armpit := arms[i][min(1, len(arms[i])-1)] // arms[i][0] is the shoulder above it
+		if hand[1] <= armpit[1] || float64(sd)*(hand[0]-s.mid) < out+0.1*s.height() {
 			return false
 		}
 	}
@@ -533,6 +543,7 @@ type leg struct{ hip, knee, ankle, ball, tip vecmath.Vec3 }
 // the leg's route (from the foot) reaches their heights, the toes forward of the
 // ankle to the front of the foot.
 func fitLeg(s *shape, side int, route []vecmath.Vec3, hips vecmath.Vec3, hw, y0, H float64) leg {
+	y0 = sole(route, y0, H)
 	hip := vecmath.Vec3{s.mid + float64(side)*0.5*hw, hips[1] - 0.04*H, hips[2]}
 	ankleY := y0 + 0.045*H
 	kneeY := (hip[1] + ankleY) / 2
@@ -569,6 +580,23 @@ func fitLeg(s *shape, side int, route []vecmath.Vec3, hips vecmath.Vec3, hw, y0,
 		l.ball = vecmath.Vec3{ankle[0], y0 + 0.025*H, ankle[2] + 0.65*(hi-ankle[2])}
 	}
 	return l
+}
+
+// sole is the height a leg stands on: the mesh's bottom y0, or the leg route's
+// lowest point when that lies more than 3% of the height H higher (a rifle held
+// low, a tail or a cape reaching below the feet).
+func sole(route []vecmath.Vec3, y0, H float64) float64 {
+	if len(route) == 0 {
+		return y0
+	}
+	low := route[0][1]
+	for _, p := range route {
+		low = math.Min(low, p[1])
+	}
+	if low-y0 > 0.03*H {
+		return low - 0.005*H
+	}
+	return y0
 }
 
 // centreSide centres q across (x) in its inside run clipped at the symmetry plane

@@ -34,7 +34,8 @@ func newProfile(s *shape) *profile {
 	m := &character.Mesh{Positions: s.pts, Triangles: s.tris}
 	ext := s.hi.Sub(s.lo)
 	res := int(math.Ceil(profileCells * math.Max(ext[0], math.Max(ext[1], ext[2])) / math.Max(ext[1], 1e-12)))
-	g, _ := geom.VoxelizeBox(m, s.lo, s.hi, res, 600_000, runtime.GOMAXPROCS(0))
+	wind := func(p vecmath.Vec3) float64 { return s.wn.At(s.f.from(p)) }
+	g, _ := geom.VoxelizeBoxWith(m, s.lo, s.hi, res, 600_000, runtime.GOMAXPROCS(0), wind)
 	p := &profile{g: g, cell: g.Size, w: make([][]int, g.N[1]), zsum: make([][]float64, g.N[1])}
 	for y := range p.w {
 		p.w[y] = make([]int, g.N[0])
@@ -186,17 +187,52 @@ func (p *profile) findLegs(s *shape) (legShape, error) {
 		return legShape{}, errors.New("no two legs: the body does not split at the symmetry plane low down")
 	}
 	ls := legShape{crotch: p.levelY(top) - p.cell/2}
+	var cut [2]int
 	for i, sd := range sides {
-		for y := p.levelOf(s.lo[1]); y < top; y++ {
-			if hs := p.humps(y, sd); len(hs) > 0 && hs[0].width > 0 {
-				ls.routes[i] = append(ls.routes[i], hs[0].centre)
-			}
+		ls.routes[i], cut[i] = p.legRoute(top, sd, maxLegStep*H)
+	}
+	// A jump on one side only is a part hanging beside that foot; on both, the
+	// feet themselves stand apart from the legs above (a mech's).
+	if cut[0] == 0 || cut[1] == 0 {
+		for i := range ls.routes {
+			ls.routes[i] = ls.routes[i][cut[i]:]
 		}
+	}
+	for i := range ls.routes {
 		if len(ls.routes[i]) < 2 {
 			return legShape{}, errors.New("no two legs: a side has no leg below the crotch")
 		}
 	}
 	return ls, nil
+}
+
+// maxLegStep is the farthest, as a share of the height, a leg's axis moves
+// across from one slice to the next in its lower two thirds.
+const maxLegStep = 0.1
+
+// legRoute is the leg on side sd below the crotch slice top: the centres of the
+// hump next to the plane, slice by slice, from the lowest slice of the leg up,
+// and the index where the leg ends going down from the crotch: where that hump
+// jumps across by more than maxStep in the lower two thirds (the crotch's own
+// slices jump as the legs part), or 0. Below it hangs another part (a rifle's
+// muzzle, a tail), or a foot set apart.
+func (p *profile) legRoute(top, sd int, maxStep float64) ([]vecmath.Vec3, int) {
+	var route []vecmath.Vec3
+	for y := 0; y < top; y++ {
+		if hs := p.humps(y, sd); len(hs) > 0 && hs[0].width > 0 {
+			route = append(route, hs[0].centre)
+		}
+	}
+	if len(route) < 2 {
+		return route, 0
+	}
+	knee := route[0][1] + (2.0/3)*(route[len(route)-1][1]-route[0][1])
+	for k := len(route) - 1; k > 0; k-- {
+		if route[k][1] < knee && math.Abs(route[k][0]-route[k-1][0]) > maxStep {
+			return route, k
+		}
+	}
+	return route, 0
 }
 
 // findHangingArms finds arms that hang or slant down beside the body: on each
@@ -218,7 +254,8 @@ func (p *profile) findHangingArms(s *shape, crotch, minTip float64) ([2][]vecmat
 			continue
 		}
 		route = medianAcross(route, 3)
-		arms[i] = append([]vecmath.Vec3{shoulderAbove(route, math.Min(route[0][1]+0.05*H, s.hi[1]))}, route...)
+		y := math.Max(route[0][1]+0.05*H, math.Min(p.shoulderTop(s, route, sd), route[0][1]+maxShoulderRise*H))
+		arms[i] = append([]vecmath.Vec3{shoulderAbove(route, math.Min(y, s.hi[1]))}, route...)
 	}
 	// On a mirror-symmetric mesh an arm found on one side stands for both (the
 	// other pressed into the body over its whole length).
@@ -233,6 +270,121 @@ func (p *profile) findHangingArms(s *shape, crotch, minTip float64) ([2][]vecmat
 		return arms, errors.New("no arm hangs beside the body")
 	}
 	return arms, nil
+}
+
+// pressedArmsPossible reports whether a body whose slices show two legs but no
+// arm apart from the torso may hold its arms pressed along its sides over their
+// whole length (a fused, arms-down character): it mirrors (but for a held prop)
+// and stands at least twice as tall as it is wide and deep, as a human with
+// lowered arms does (about 3.5) and a gate, a table or an animal does not.
+func pressedArmsPossible(s *shape) bool {
+	ext := s.hi.Sub(s.lo)
+	return s.nearlySymmetric && ext[1] >= pressedArmsAspect*math.Max(ext[0], ext[2])
+}
+
+// pressedArmsAspect is the least height over width of pressedArmsPossible.
+const pressedArmsAspect = 2.0
+
+// outlineArm is the route of an arm pressed along the body's side sd, from the
+// shoulder down to the fingertips, placed from the body's outline at human
+// proportions over the crotch: the shoulder at 65% of the way from the crotch to
+// the top, or 5% of the height under the neck (the narrowest section above the
+// chest) when that is lower (a big head), the fingertips a fifth of the crotch's
+// height below the crotch; at each slice, an arm's half-width in from the
+// outline, at the depth of the outermost column.
+func (p *profile) outlineArm(s *shape, crotch float64, sd int) []vecmath.Vec3 {
+	H := s.height()
+	r := pressedArmHalfWidth * H
+	neck := s.narrowest(s.mid, crotch+0.45*(s.hi[1]-crotch), s.hi[1])
+	top := math.Min(crotch+0.65*(s.hi[1]-crotch), neck-0.05*H)
+	tip := crotch - 0.2*(crotch-s.lo[1])
+	var route []vecmath.Vec3
+	for y := p.levelOf(top); y >= 0 && p.levelY(y) >= tip; y-- {
+		o, ok := p.outline(s, y, sd)
+		if !ok {
+			continue
+		}
+		x := s.mid + float64(sd)*math.Max(o-r, 0)
+		route = append(route, vecmath.Vec3{x, p.levelY(y), p.depthAt(y, p.g.AxisCell(x, 0))})
+	}
+	if len(route) < 2 {
+		x := s.mid + float64(sd)*0.15*H
+		route = []vecmath.Vec3{{x, top, (s.lo[2] + s.hi[2]) / 2}, {x, tip, (s.lo[2] + s.hi[2]) / 2}}
+	}
+	return route
+}
+
+// pressedArmHalfWidth is a pressed arm's half-width as a share of the height.
+const pressedArmHalfWidth = 0.025
+
+// depthAt is the mean canonical z of slice y's solid cells in column x (the
+// middle of the box when it has none).
+func (p *profile) depthAt(y, x int) float64 {
+	x = min(max(x, 0), len(p.w[y])-1)
+	if p.w[y][x] == 0 {
+		return (p.g.Center(p.g.Cell(0, 0, 0))[2] + p.g.Center(p.g.Cell(0, 0, p.g.N[2]-1))[2]) / 2
+	}
+	return p.zsum[y][x] / float64(p.w[y][x])
+}
+
+// maxShoulderRise is the most, as a share of the height, a hanging arm's shoulder
+// joint is placed above its armpit.
+const maxShoulderRise = 0.15
+
+// shoulderTop returns the height of the shoulder joint of a hanging arm (route,
+// from the armpit down, on side sd) from the body's outline above the armpit:
+// the outline follows the arm's outer edge up over the shoulder (a deltoid, a
+// pauldron, a sleeve) and turns in toward the neck at its top; the joint lies an
+// arm's half-width below that. It returns -Inf when the outline never turns in.
+func (p *profile) shoulderTop(s *shape, route []vecmath.Vec3, sd int) float64 {
+	r := p.armHalfWidth(s, route, sd)
+	if r <= 0 {
+		return math.Inf(-1)
+	}
+	widest := 0.0
+	for y := p.levelOf(route[0][1]); y < len(p.w); y++ {
+		o, ok := p.outline(s, y, sd)
+		if !ok {
+			break
+		}
+		widest = math.Max(widest, o)
+		if o < widest-r {
+			return p.levelY(y) - r
+		}
+	}
+	return math.Inf(-1)
+}
+
+// armHalfWidth is the median, over the upper half of a hanging arm's route, of
+// the distance from its centre out to the body's outline.
+func (p *profile) armHalfWidth(s *shape, route []vecmath.Vec3, sd int) float64 {
+	var ds []float64
+	for _, q := range route[:max(1, len(route)/2)] {
+		if o, ok := p.outline(s, p.levelOf(q[1]), sd); ok {
+			ds = append(ds, o-float64(sd)*(q[0]-s.mid))
+		}
+	}
+	if len(ds) == 0 {
+		return 0
+	}
+	sort.Float64s(ds)
+	return ds[len(ds)/2]
+}
+
+// outline is how far out from the symmetry plane slice y's outermost solid
+// column on side sd lies (ok false for an empty side).
+func (p *profile) outline(s *shape, y, sd int) (float64, bool) {
+	row := p.w[y]
+	x, end := 0, p.planeX[0]
+	if sd > 0 {
+		x, end = len(row)-1, p.planeX[1]
+	}
+	for ; x != end-sd; x -= sd {
+		if row[x] > 0 {
+			return float64(sd) * (p.columnX(x) - s.mid), true
+		}
+	}
+	return 0, false
 }
 
 // minFingertip is the lowest a hanging arm's run may reach, as a share of the

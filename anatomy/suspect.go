@@ -16,7 +16,8 @@ const otherConfidence = 0.6
 
 // suspicions checks a fitted skeleton (canonical frame) against the mesh it was
 // fitted to and returns why it is doubtful, or nothing: a mirror-symmetric mesh
-// whose skeleton does not mirror, a tall symmetric body whose slices show two legs
+// whose skeleton does not mirror, a tall body, symmetric but for what one hand
+// holds (Symmetry.Trimmed), whose slices show two legs
 // but whose skeleton has no two leg chains, a limb or spine chain with joints well
 // on both sides of the plane (one chain zig-zagging through both legs), and a
 // template placed by proportions alone.
@@ -34,7 +35,7 @@ func suspicions(s *shape, b *build, kind Kind, byProportion bool) []string {
 	_, hasL := b.index[Side(1, UpLeg)]
 	_, hasR := b.index[Side(-1, UpLeg)]
 	tall := H > 1.5*(s.hi[2]-s.lo[2])
-	if s.symmetric && tall && !(hasL && hasR) {
+	if s.nearlySymmetric && tall && !(hasL && hasR) {
 		if _, err := s.profile().findLegs(s); err == nil {
 			out = append(out, "a tall symmetric body with two legs in its cross-sections has no two leg chains")
 		}

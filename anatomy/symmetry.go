@@ -13,11 +13,14 @@ import (
 // Symmetry is the mirror plane Fit found: its normal axis in the world ("x" or "z"
 // for a Y-up mesh, "x" or "y" for a Z-up one), its offset along that axis, and the
 // mean distance from the mirrored vertices to the surface as a share of the
-// height. Symmetric is Error < symmetricError.
+// height. Symmetric is Error < symmetricError. Trimmed is the same mean over the
+// best-mirrored 80% of the vertices: a body holding a prop in one hand mirrors
+// there (Trimmed < symmetricError) though not as a whole.
 type Symmetry struct {
 	Axis      string  `json:"axis"`
 	Offset    float64 `json:"offset"`
 	Error     float64 `json:"error"`
+	Trimmed   float64 `json:"trimmed_error"`
 	Symmetric bool    `json:"symmetric"`
 }
 
@@ -37,17 +40,22 @@ const clearlyMirrored = 0.003
 // long body mirrors almost as well across its middle as along its length.
 const turnedPreference = 0.5
 
-// symmetrySamples caps the vertices mirrored per candidate plane.
-const symmetrySamples = 1500
+// symmetrySamples caps the vertices mirrored to measure the chosen plane's
+// Error; searchSamples caps those mirrored per candidate plane while searching,
+// where only the order of nearby planes matters (a third of the cost).
+const (
+	symmetrySamples = 1500
+	searchSamples   = 500
+)
 
-// mirrorDistances returns the distances, over the height, from the vertices
-// reflected across the plane canonical x = c of frame f to the surface (nil when
-// none is measured).
-func mirrorDistances(m *character.Mesh, bvh *geom.BVH, f frame, c, height float64) []float64 {
+// mirrorDistances returns the distances, over the height, from about samples
+// vertices reflected across the plane canonical x = c of frame f to the surface
+// (nil when none is measured).
+func mirrorDistances(m *character.Mesh, bvh *geom.BVH, f frame, c, height float64, samples int) []float64 {
 	if height <= 0 {
 		return nil
 	}
-	stride := max(1, len(m.Positions)/symmetrySamples)
+	stride := max(1, len(m.Positions)/samples)
 	n := (len(m.Positions) + stride - 1) / stride
 	dist := make([]float64, n) // -1: no surface found
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/256))
@@ -115,20 +123,21 @@ func planeCandidates(m *character.Mesh, f frame, lo, hi float64) []float64 {
 }
 
 // refinePlane moves the plane offset c in shrinking steps (2% of the width down to 0.5%)
-// while the trimmed mirror error falls.
+// while the trimmed mirror error of a sparse sample falls, and returns the
+// trimmed error of the full sample there, which planes are compared by.
 func refinePlane(m *character.Mesh, bvh *geom.BVH, f frame, c, width, height float64) (float64, float64) {
-	e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, height))
+	e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, height, searchSamples))
 	for step := 0.02 * width; step > 0.004*width; step /= 2 {
 		for moved := true; moved; {
 			moved = false
 			for _, x := range []float64{c - step, c + step} {
-				if ex := trimmedMirrorError(mirrorDistances(m, bvh, f, x, height)); ex < e {
+				if ex := trimmedMirrorError(mirrorDistances(m, bvh, f, x, height, searchSamples)); ex < e {
 					c, e, moved = x, ex, true
 				}
 			}
 		}
 	}
-	return c, e
+	return c, trimmedMirrorError(mirrorDistances(m, bvh, f, c, height, symmetrySamples))
 }
 
 // bestPlane returns the plane across frame f's X (its offset and trimmed mirror
@@ -137,7 +146,7 @@ func refinePlane(m *character.Mesh, bvh *geom.BVH, f frame, c, width, height flo
 func bestPlane(m *character.Mesh, bvh *geom.BVH, f frame, lo, hi vecmath.Vec3) (float64, float64) {
 	fC, fE := 0.0, 2.0
 	for _, c := range planeCandidates(m, f, lo[0], hi[0]) {
-		if e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, hi[1]-lo[1])); e < fE {
+		if e := trimmedMirrorError(mirrorDistances(m, bvh, f, c, hi[1]-lo[1], searchSamples)); e < fE {
 			fC, fE = c, e
 		}
 	}
@@ -173,7 +182,8 @@ func findSymmetry(m *character.Mesh, bvh *geom.BVH, v upView) (frame, float64, S
 			break // the turned plane would have to mirror twice as well: not searched
 		}
 	}
-	best := Symmetry{Error: mirrorError(mirrorDistances(m, bvh, bestF, bestC, s.height()))}
+	d := mirrorDistances(m, bvh, bestF, bestC, s.height(), symmetrySamples)
+	best := Symmetry{Error: mirrorError(d), Trimmed: trimmedMirrorError(d)}
 	best.Axis = axisName(bestF.left)
 	sign := 1.0
 	if bestF.left.Dot(vecmath.Vec3{1, 1, 1}) < 0 {

@@ -22,10 +22,19 @@ const boxPad = 2
 // It returns the grid and the number of winding queries it made, on up to workers
 // goroutines.
 func VoxelizeBox(m *character.Mesh, lo, hi vecmath.Vec3, res, maxVoxels, workers int) (*VoxelGrid, int) {
+	wn := NewWindingNumber(m)
+	g, evals := VoxelizeBoxWith(m, lo, hi, res, maxVoxels, workers, wn.At)
+	g.WN = wn
+	return g, evals
+}
+
+// VoxelizeBoxWith is VoxelizeBox with the caller's winding number (wind at a point
+// of m's frame, ≈1 inside): a caller that holds one for the same surface, in
+// another frame, does not build a second. The grid's WN is nil.
+func VoxelizeBoxWith(m *character.Mesh, lo, hi vecmath.Vec3, res, maxVoxels, workers int, wind func(vecmath.Vec3) float64) (*VoxelGrid, int) {
 	f := &boxFill{g: newBoxGrid(lo, hi, res, maxVoxels)}
 	f.markSurface(m.Positions, m.Triangles)
-	f.g.WN = NewWindingNumber(m)
-	evals := f.fillInterior(f.g.WN.At, workers)
+	evals := f.fillInterior(wind, workers)
 	return f.g, evals
 }
 

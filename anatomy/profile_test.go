@@ -1,0 +1,82 @@
+package anatomy
+
+import (
+	"testing"
+
+	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/synth"
+	"github.com/rigkit/rigkit/vecmath"
+)
+
+// boxBody is a blocky biped 2 units tall, legs apart below 0.9, plus extra parts.
+func boxBody(extra ...[2]vecmath.Vec3) *shape {
+	parts := append([][2]vecmath.Vec3{
+		{{-0.25, 0, -0.1}, {-0.06, 0.9, 0.1}},  // right leg
+		{{0.06, 0, -0.1}, {0.25, 0.9, 0.1}},    // left leg
+		{{-0.3, 0.9, -0.12}, {0.3, 1.6, 0.12}}, // torso
+		{{-0.06, 1.6, -0.05}, {0.06, 1.7, 0.05}},
+		{{-0.12, 1.7, -0.1}, {0.12, 2, 0.1}}, // head
+	}, extra...)
+	m := synth.Boxes(parts...)
+	s := newShape(&m, geom.NewWindingNumber(&m), upFrame("y"))
+	s.mid = 0
+	return s
+}
+
+// TestLegRouteEndsAtTheFoot: a rod held beside one foot and reaching below it
+// (a rifle's muzzle) ends that leg's route; two feet set apart from their legs
+// keep both routes whole.
+func TestLegRouteEndsAtTheFoot(t *testing.T) {
+	rod := [2]vecmath.Vec3{{0.4, -0.3, -0.03}, {0.46, 1.0, 0.03}}
+	for _, tc := range []struct {
+		name   string
+		extra  [][2]vecmath.Vec3
+		lowest [2]float64 // the lowest route point's height, left and right
+	}{
+		{"plain", nil, [2]float64{0, 0}},
+		{"rod beside the left foot", [][2]vecmath.Vec3{rod}, [2]float64{0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := boxBody(tc.extra...)
+			ls, err := s.profile().findLegs(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range ls.routes {
+				low := ls.routes[i][0]
+				if low[1] < tc.lowest[i]-0.05 || low[1] > tc.lowest[i]+0.05 || low[0]*float64(sides[i]) < 0.05 || low[0]*float64(sides[i]) > 0.25 {
+					t.Errorf("leg %d starts at %v, want on the leg near height %g", i, low, tc.lowest[i])
+				}
+			}
+		})
+	}
+}
+
+// TestOutlineArm: an arm pressed flush against the torso (no gap in any slice)
+// is placed inside it, from near the shoulder down past the crotch.
+func TestOutlineArm(t *testing.T) {
+	arms := [][2]vecmath.Vec3{{{0.3, 0.7, -0.06}, {0.4, 1.55, 0.06}}, {{-0.4, 0.7, -0.06}, {-0.3, 1.55, 0.06}}}
+	s := boxBody(arms...)
+	s.nearlySymmetric = true
+	if !pressedArmsPossible(s) {
+		t.Fatal("a tall mirrored body: pressed arms should be possible")
+	}
+	for _, sd := range sides {
+		route := s.profile().outlineArm(s, 0.9, sd)
+		top, end := route[0], route[len(route)-1]
+		if top[1] < 1.3 || top[1] > 1.6 || end[1] > 0.9 || end[1] < 0.6 {
+			t.Errorf("side %d: arm from height %.2f to %.2f, want from the shoulder (1.3-1.6) past the crotch (0.6-0.9)", sd, top[1], end[1])
+		}
+		for _, q := range route {
+			if x := float64(sd) * q[0]; q[1] > 0.75 && (x < 0.25 || x > 0.42) {
+				t.Errorf("side %d: arm point %v outside the arm", sd, q)
+				break
+			}
+		}
+	}
+	wide := boxBody(append(arms, [2]vecmath.Vec3{{-1.2, 1.2, -0.05}, {1.2, 1.3, 0.05}})...)
+	wide.nearlySymmetric = true
+	if pressedArmsPossible(wide) {
+		t.Error("a body as wide as it is tall: pressed arms should not be possible")
+	}
+}
