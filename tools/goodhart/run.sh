@@ -71,23 +71,20 @@ measure() {
 }
 
 start=$(date +%s)
+# Every run trains and is then measured in the background while the starting
+# checkpoint is measured; its skin method is the shipped model's skin tokens
+# (`tokens`), so that the paired skin reports below can merge it with each run's
+# (`model`).
 pids=()
-for spec in "$@"; do
-	train "$spec" &
-	pids+=($!)
-done
-# The starting checkpoint is measured while the runs train; its skin method is the
-# shipped model's skin tokens (`tokens`), so that the paired skin reports below
-# can merge it with each run's (`model`).
-measure before "$INIT" tokens
-for p in "${pids[@]}"; do
-	wait "$p"
-done
-echo "grpo and the starting checkpoint's reports: $(($(date +%s) - start)) s" >"$OUT/wall.txt"
-pids=()
+measure before "$INIT" tokens &
+pids+=($!)
 for spec in "$@"; do
 	d=$(dirname_of "$spec")
-	measure "$d" "$OUT/$d/grpo.safetensors" "model=$OUT/$d/grpo.safetensors" &
+	(
+		train "$spec"
+		echo "$spec: grpo done at $(($(date +%s) - start)) s" >>"$OUT/wall.txt"
+		measure "$d" "$OUT/$d/grpo.safetensors" "model=$OUT/$d/grpo.safetensors"
+	) &
 	pids+=($!)
 done
 for p in "${pids[@]}"; do
