@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The Goodhart test of the rewards: from the shipped checkpoint, GRPO of one fixed
 # budget (seed, steps, meshes, group, lr, KL) per reward combination given, then
-# the truth on held-out files before and after each run: skeleton CD-J2J and joint
-# count (rig eval --task skeleton), skin deformation error of the model's skin
-# tokens on the artist's skeleton (--task skin), and the mean score of the model's
-# rigs under every reward version's weights (--task rig). A reward that training
+# the truth on held-out files before and after each run: skeleton CD-J2J, joint
+# count and the mean score of the model's rigs under every reward version's
+# weights (rig eval --task rig, method model), and the skin deformation error of
+# the model's skin tokens on the artist's skeleton (--task skin). A reward that training
 # pushes against the truth shows here where its rank agreement does not.
 #
 #   tools/goodhart/run.sh v4 v3        # each argument as `rig grpo --reward` takes it
@@ -56,14 +56,15 @@ train() {
 		--resume --quiet >"$d/grpo.out" 2>&1
 }
 
-# measure NAME CKPT SKIN_METHOD: the three held-out reports of one checkpoint,
-# each skipped when its JSON is already there.
+# measure NAME CKPT SKIN_METHOD: the held-out reports of one checkpoint, each
+# skipped when its JSON is already there. The rig task's `model` rigs carry the
+# skeletons `rig eval --task skeleton` calls `tokens` (voted, masked as rig auto
+# masks them; the same CD-J2J on all 106 held-out files), so it gives CD-J2J and
+# joints beside the scores without sampling the skeletons twice.
 measure() {
 	local d="$OUT/$1" ckpt=$2 skin=$3
 	mkdir -p "$d"
 	local common=(--data "$DATA" --split held-out --quiet)
-	[ -f "$d/skeleton.json" ] || "${NICE[@]}" "$RIG" eval "${common[@]}" --task skeleton --limit "$LIMIT" \
-		--method "model=$ckpt,tokens" --out "$d/skeleton.md" >"$d/skeleton.out" 2>&1
 	[ -f "$d/rig.json" ] || "${NICE[@]}" "$RIG" eval "${common[@]}" --task rig --limit "$LIMIT" \
 		--method "model=$ckpt,model" --out "$d/rig.md" >"$d/rig.out" 2>&1
 	[ -f "$d/skin.json" ] || "${NICE[@]}" "$RIG" eval "${common[@]}" --task skin --limit "$SKIN_LIMIT" \

@@ -4,9 +4,9 @@
     python3 tools/goodhart/summary.py OUT REWARD...
 
 For the starting checkpoint (OUT/before) and each GRPO run (OUT/<reward>): held-out
-skeleton CD-J2J and joint count (`rig eval --task skeleton`, method tokens), skin
-deformation error (`--task skin`), and the mean score of the model's rigs under
-every reward version's weights (`--task rig`, method model). Each run is then
+skeleton CD-J2J, joint count and the mean score of the model's rigs under every
+reward version's weights (`rig eval --task rig`, method model), and the skin
+deformation error (`--task skin`). Each run is then
 compared with the start file by file: the mean of after − before with a 95%
 percentile bootstrap interval over files (10,000 resamples, seeded), and the files
 that went down / up. The skin comparisons are eval's own (`rig eval --from ...
@@ -63,22 +63,22 @@ def paired(before, after, seed=1):
 
 
 def checkpoint_figures(d):
-    """The per-file values and the means of one checkpoint's three reports."""
-    sk, rig, skin = (load(os.path.join(d, n + ".json")) for n in ("skeleton", "rig", "skin"))
-    s = sk["summary"]["tokens"]
-    model = next(v for k, v in rig["summary"].items() if k == "model")
+    """The per-file values and the means of one checkpoint's two reports."""
+    rig, skin = (load(os.path.join(d, n + ".json")) for n in ("rig", "skin"))
+    model = rig["summary"]["model"]
     skins = {x["split"]: x["deform_mean"] for x in skin["summaries"] if x["method"] != "ground_truth"}
+    rows = rig["rows"]
+    method = "model:tokenrig"
     return {
-        "cd": per_file(sk["rows"], "tokens", lambda r: 100 * r["skeleton"]["cd_j2j"] if r.get("skeleton") else None),
-        "joints": per_file(sk["rows"], "tokens", lambda r: r["skeleton"]["pred_joints"] if r.get("skeleton") else None),
-        "score": per_file(rig["rows"], "model:tokenrig", lambda r: r.get("score")),
+        "cd": per_file(rows, method, lambda r: 100 * r["skeleton"]["cd_j2j"] if r.get("skeleton") else None),
+        "joints": per_file(rows, method, lambda r: r["skeleton"]["pred_joints"] if r.get("skeleton") else None),
+        "score": per_file(rows, method, lambda r: r.get("score")),
         "means": {
-            "CD-J2J ×10⁻²": 100 * s["cd_j2j"],
-            "joints": s["pred_joints"],
-            "files (skeleton)": s["assets"] - s["failed"],
+            "CD-J2J ×10⁻²": 100 * model["cd_j2j"],
+            "joints": model["pred_joints"],
             **{f"skin error ×100, {k}": v for k, v in sorted(skins.items())},
             **{f"mean score, {v} weights": x for v, x in sorted(model.get("version_scores", {}).items())},
-            "rigs scored": model["assets"] - model["failed"],
+            "rigs (files)": model["assets"] - model["failed"],
         },
     }
 
@@ -115,7 +115,7 @@ def main(argv):
     print("|---|---:|" + "---:|" * len(specs))
     for k in before["means"]:
         cells = [before["means"][k]] + [runs[s]["means"].get(k, float("nan")) for s in specs]
-        digits = 0 if k.startswith(("files", "rigs")) else (1 if k == "joints" else 3 if "score" in k else 2)
+        digits = 0 if k.startswith("rigs") else (1 if k == "joints" else 3 if "score" in k else 2)
         print(f"| {k} | " + " | ".join(f"{c:.{digits}f}" for c in cells) + " |")
     print("\nAfter − before, file by file: mean [95% bootstrap interval] (files lower / higher of files):\n")
     print("| | " + " | ".join(specs) + " |")
