@@ -73,6 +73,7 @@ def checkpoint_figures(d):
         "cd": per_file(rows, method, lambda r: 100 * r["skeleton"]["cd_j2j"] if r.get("skeleton") else None),
         "joints": per_file(rows, method, lambda r: r["skeleton"]["pred_joints"] if r.get("skeleton") else None),
         "score": per_file(rows, method, lambda r: r.get("score")),
+        "skin": per_file(skin["results"], skin["methods"][0], lambda r: r["metrics"]["deform_mean"] if r.get("metrics") else None),
         "means": {
             "CD-J2J ×10⁻²": 100 * model["cd_j2j"],
             "joints": model["pred_joints"],
@@ -129,6 +130,13 @@ def main(argv):
             p = next((x for x in rep.get("paired", []) if x["split"] == split and x.get("metric", "deformation") == "deformation"), None)
             cells.append(fmt_pair(p and {"mean": p["mean_diff"], "low": p["low"], "high": p["high"], "lower": p["lower"], "higher": p["higher"], "files": p["files"]}))
         print(f"| skin error ×100, {split} (eval's pairing) | " + " | ".join(cells) + " |")
+    if len(specs) > 1:
+        first = specs[0]
+        print(f"\nAfter {first} − after each other run, file by file (same format):\n")
+        print("| | " + " | ".join(f"{first} − {s}" for s in specs[1:]) + " |")
+        print("|---|" + "---|" * (len(specs) - 1))
+        for key, name, digits in (("cd", "CD-J2J ×10⁻²", 2), ("joints", "joints", 1), ("score", "score (current weights), model's rig", 3), ("skin", "skin error ×100, all", 2)):
+            print(f"| {name} | " + " | ".join(fmt_pair(paired(runs[s][key], runs[first][key]), digits) for s in specs[1:]) + " |")
     print("\nGRPO runs (mean reward under the run's own weights):\n")
     print("| run | steps | mean reward, first 10 → last 10 steps | KL at the end | wall s |")
     print("|---|---:|---|---:|---:|")
