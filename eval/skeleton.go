@@ -36,9 +36,12 @@ type Row struct {
 	// GTScore that of the artist's rig on the same mesh.
 	Score   *float64 `json:"score,omitempty"`
 	GTScore *float64 `json:"gt_score,omitempty"`
-	Valid   *bool    `json:"valid,omitempty"`
-	Seconds float64  `json:"seconds"`
-	Error   string   `json:"error,omitempty"`
+	// Rewards are the predicted rig's rewards (task rig), from which the score of
+	// each reward version's combination is computed (Summary.VersionScores).
+	Rewards map[string]float64 `json:"rewards,omitempty"`
+	Valid   *bool              `json:"valid,omitempty"`
+	Seconds float64            `json:"seconds"`
+	Error   string             `json:"error,omitempty"`
 }
 
 // Report is a whole evaluation: rows per method and asset, and a summary per
@@ -59,7 +62,11 @@ type Summary struct {
 	GTScore float64        `json:"gt_score,omitempty"`
 	Valid   int            `json:"valid,omitempty"`
 	Methods map[string]int `json:"methods,omitempty"` // final methods (task rig)
-	MedianS float64        `json:"median_s"`
+	// VersionScores is the mean score of the predicted rigs under each reward
+	// version's combination (rewards.WeightsFor), task rig: what training on one
+	// version's score would see against another's.
+	VersionScores map[string]float64 `json:"version_scores,omitempty"`
+	MedianS       float64            `json:"median_s"`
 	tally
 }
 
@@ -168,7 +175,7 @@ func compareRigs(items []dataset.BatchItem, fam map[string]dataset.File, load fu
 					m := metrics.SkeletonMetrics(gt.Skeleton, rig.Skeleton, character.NormalizationOf(gt.Mesh))
 					row.Skeleton = &m
 					if r, serr := rewards.Score(rig, rewards.Options{}); serr == nil {
-						row.Score = &r.Score
+						row.Score, row.Rewards = &r.Score, r.Rewards
 					}
 				}
 			}
@@ -227,6 +234,7 @@ func (rep *Report) summarize() {
 		if r.Score != nil {
 			s.Score += *r.Score
 			s.scoreN++
+			s.addVersionScores(r)
 		}
 		if r.GTScore != nil {
 			s.GTScore += *r.GTScore
@@ -249,6 +257,9 @@ func (rep *Report) summarize() {
 		}
 		if s.scoreN > 0 {
 			s.Score /= float64(s.scoreN)
+			for v := range s.VersionScores {
+				s.VersionScores[v] /= float64(s.scoreN)
+			}
 		}
 		if s.gtN > 0 {
 			s.GTScore /= float64(s.gtN)
@@ -258,6 +269,24 @@ func (rep *Report) summarize() {
 			s.MedianS = s.seconds[len(s.seconds)/2]
 		}
 		rep.Summary[k] = s
+	}
+}
+
+// addVersionScores adds a scored row's score under each reward version's
+// combination; an unscorable rig (score 0) scores 0 under all of them.
+func (s *Summary) addVersionScores(r Row) {
+	if r.Rewards == nil {
+		return
+	}
+	if s.VersionScores == nil {
+		s.VersionScores = map[string]float64{}
+	}
+	for _, v := range rewards.RewardVersions() {
+		score := 0.0
+		if w, err := rewards.WeightsFor(v); err == nil && *r.Score > 0 {
+			score = rewards.CombineWith(r.Rewards, w)
+		}
+		s.VersionScores[v] += score
 	}
 }
 
@@ -286,7 +315,29 @@ func (rep *Report) Markdown() string {
 				k, s.Assets, s.Failed, 100*s.CDJ2J, 100*s.CDJ2B, 100*s.CDB2B, s.PredJoints, s.GTJoints, s.MedianS)
 		}
 	}
+	b.WriteString(rep.versionScoresMarkdown())
 	return b.String()
+}
+
+// versionScoresMarkdown lists each method's mean score under every reward
+// version's combination ("" when no row was scored).
+func (rep *Report) versionScoresMarkdown() string {
+	var lines []string
+	for _, k := range sortedKeys(rep.Summary) {
+		vs := rep.Summary[k].VersionScores
+		if len(vs) == 0 {
+			continue
+		}
+		var parts []string
+		for _, v := range sortedKeys(vs) {
+			parts = append(parts, fmt.Sprintf("%s %.3f", v, vs[v]))
+		}
+		lines = append(lines, fmt.Sprintf("- %s: %s", k, strings.Join(parts, ", ")))
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "\nMean score of the predicted rigs under each reward version's weights (the rewards of this build):\n\n" + strings.Join(lines, "\n") + "\n"
 }
 
 // JSON renders the whole report.

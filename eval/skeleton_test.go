@@ -2,12 +2,15 @@ package eval
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
+	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/synth"
 )
 
@@ -50,8 +53,28 @@ func TestRigs(t *testing.T) {
 	if fail.Failed != 2 {
 		t.Errorf("fail summary %+v, want 2 failures", fail)
 	}
+	// Each reward version's mean is its combination of the scored row's rewards;
+	// the current version's is the score itself.
+	var scored Row
+	for _, r := range rep.Rows {
+		if r.Method == "truth:truth" && r.Rewards != nil {
+			scored = r
+		}
+	}
+	if scored.Rewards == nil {
+		t.Fatalf("no scored row with rewards in %+v", rep.Rows)
+	}
+	for _, v := range rewards.RewardVersions() {
+		w, _ := rewards.WeightsFor(v)
+		if got, want := truth.VersionScores[v], rewards.CombineWith(scored.Rewards, w); math.Abs(got-want) > 1e-12 {
+			t.Errorf("version %s mean score %v, want %v", v, got, want)
+		}
+	}
+	if got := truth.VersionScores[fmt.Sprintf("v%d", rewards.RewardVersion)]; math.Abs(got-truth.Score) > 1e-12 {
+		t.Errorf("the current version's mean score %v, the score's %v", got, truth.Score)
+	}
 	md := rep.Markdown()
-	for _, want := range []string{"truth", "fail"} {
+	for _, want := range []string{"truth", "fail", "v3 ", "v4 "} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown report lacks %q:\n%s", want, md)
 		}

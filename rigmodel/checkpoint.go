@@ -80,6 +80,9 @@ type GRPOState struct {
 	Skeleton   bool    `json:"skeleton_only"`
 	Inside     bool    `json:"inside_joints,omitempty"` // joints sampled inside the mesh region
 	KL         float64 `json:"kl,omitempty"`            // weight of the KL penalty to Init
+	// Reward is the combination of the rewards the run optimized
+	// (rewards.WeightsFor; "" the combined score of the reward version it ran under).
+	Reward string `json:"reward,omitempty"`
 }
 
 // SaveCheckpoint writes the model's weights in the safetensors layout with the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand"
 	"os"
@@ -92,6 +93,11 @@ type GRPOPolicy struct {
 	Skin sampler.SkinDecoder
 	// SkinFor returns the skin decoder matching a checkpoint's state (nil: none).
 	SkinFor func(*rigmodel.TrainState) sampler.SkinDecoder
+	// Reward names the combination of the rewards the run optimizes
+	// (rewards.WeightsFor: "" today's combined score, a reward version such as
+	// "v3", or "name=w,..."), so that the rewards of one version can be tested
+	// against another's by what training on them does. A resumed run keeps it.
+	Reward string
 }
 
 // GRPOCheckpoints says when the run saves: every SaveEvery steps (0: 10) and after
@@ -147,6 +153,10 @@ func GRPO(opt GRPOOptions) (*rigmodel.TrainState, error) {
 	}
 	skeletonOnly := skin == nil || !state.SkinTokens
 	g.Group, g.Meshes, g.Skeleton, g.Inside, g.KL = opt.Schedule.Group, opt.Schedule.Meshes, skeletonOnly, opt.Policy.InsideJoints, opt.Policy.KL
+	weights, err := grpoRewardWeights(g, opt.Policy.Reward)
+	if err != nil {
+		return nil, err
+	}
 	ref := opt.Policy.Ref
 	if opt.Policy.KL > 0 && ref == nil {
 		if ref, _, err = rigmodel.LoadCheckpointFile(opt.Init); err != nil {
@@ -164,19 +174,20 @@ func GRPO(opt GRPOOptions) (*rigmodel.TrainState, error) {
 		return nil, fmt.Errorf("grpo: no usable meshes in %v (%d skipped)", opt.Data.Inputs, skipped)
 	}
 	g.Files = len(meshes)
-	logf(opt.Report.Log, "grpo: %s from %s at step %d: %d meshes (%d skipped), %d per step, group %d, %s policy",
-		opt.Out, from, g.Step, len(meshes), skipped, opt.Schedule.Meshes, opt.Schedule.Group, map[bool]string{true: "skeleton-only", false: "skeleton+skin"}[skeletonOnly])
+	logf(opt.Report.Log, "grpo: %s from %s at step %d: %d meshes (%d skipped), %d per step, group %d, %s policy, reward %s",
+		opt.Out, from, g.Step, len(meshes), skipped, opt.Schedule.Meshes, opt.Schedule.Group, map[bool]string{true: "skeleton-only", false: "skeleton+skin"}[skeletonOnly], rewardName(g.Reward))
 
 	mode := sampler.SkinFromBind
 	if state.SkinTokens && !skeletonOnly {
 		mode = sampler.SkinFromTokens
 	}
 	loop := &grpoLoop{opt: opt, state: state, m: m, meshes: meshes,
-		reward: cachedRigReward(&sampler.Generator{Model: m, Skin: skin, SkinMode: mode}),
+		reward: cachedRigReward(&sampler.Generator{Model: m, Skin: skin, SkinMode: mode}, weights),
 		gopt: grpoStepOptions{Propose: opt.Policy.Propose, Group: opt.Schedule.Group, Temperature: opt.Policy.Temperature,
 			StopAtSEP: skeletonOnly, ScaleByStd: opt.Policy.ScaleByStd, InsideJoints: opt.Policy.InsideJoints, Ref: ref, KL: opt.Policy.KL},
 		adam:  nn.NewAdamW[float32](opt.Schedule.LR),
 		rng:   rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919)),
+		pick:  rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919 + 1)),
 		clock: runClock{start: time.Now(), lastSave: time.Now(), wall0: g.WallS, startStep: g.Step}}
 	loop.adam.WeightDecay = 0
 	if from == opt.Out && g.Step > 0 {
@@ -253,7 +264,11 @@ type grpoLoop struct {
 	reward RewardFunc
 	gopt   grpoStepOptions
 	adam   *nn.AdamW[float32]
-	rng    *rand.Rand
+	rng    *rand.Rand // sampling
+	// pick draws the meshes of each step apart from the sampling, so that runs
+	// with the same seed and different rewards train on the same meshes in the
+	// same order.
+	pick   *rand.Rand
 	bar    *progress.Bar
 	clock  runClock
 	window []float64 // the last 10 steps' mean rewards
@@ -265,7 +280,7 @@ func (l *grpoLoop) step() error {
 	opt, state, g, m := l.opt, l.state, l.state.GRPO, l.m
 	pick := make([]*character.Character, opt.Schedule.Meshes)
 	for i := range pick {
-		pick[i] = l.meshes[l.rng.Intn(len(l.meshes))]
+		pick[i] = l.meshes[l.pick.Intn(len(l.meshes))]
 	}
 	nn.ZeroGrad[float32](m)
 	st, err := grpoStep(m, pick, l.reward, l.gopt, l.rng)
@@ -349,9 +364,37 @@ func loadMeshes(opt GRPOOptions) ([]*character.Character, int, error) {
 	return out, skipped, nil
 }
 
+// grpoRewardWeights resolves the run's reward spec and records it in g. A run
+// resumed with another combination than the one it started with is refused,
+// since its steps would have optimized two different scores.
+func grpoRewardWeights(g *rigmodel.GRPOState, spec string) (map[string]float64, error) {
+	weights, err := rewards.WeightsFor(spec)
+	if err != nil {
+		return nil, fmt.Errorf("grpo: %w", err)
+	}
+	if g.Step > 0 {
+		before, err := rewards.WeightsFor(g.Reward)
+		if err != nil || !maps.Equal(before, weights) {
+			return nil, fmt.Errorf("grpo: resume: the run optimized reward %s, not %s", rewardName(g.Reward), rewardName(spec))
+		}
+	}
+	g.Reward = spec
+	return weights, nil
+}
+
+// rewardName is how logs and errors name a reward spec.
+func rewardName(spec string) string {
+	if spec == "" {
+		return fmt.Sprintf("of version %d (the current weights)", rewards.RewardVersion)
+	}
+	return spec
+}
+
 // cachedRigReward is RigReward with the scoring preparation of each mesh (BVH,
-// samples) computed once and reused across the group and across steps.
-func cachedRigReward(r *sampler.Generator) RewardFunc {
+// samples) computed once and reused across the group and across steps, and the
+// rewards combined with weights (rewards.CombineWith). An unscorable rig scores
+// 0 whatever the weights, as in RigReward.
+func cachedRigReward(r *sampler.Generator, weights map[string]float64) RewardFunc {
 	var mu sync.Mutex
 	prepared := map[*character.Character]*rewards.Prepared{}
 	return func(c *character.Character, tokens []int) float64 {
@@ -373,10 +416,10 @@ func cachedRigReward(r *sampler.Generator) RewardFunc {
 			return 0
 		}
 		rep, err := prep.Score(rig, rewards.Options{})
-		if err != nil {
+		if err != nil || rep.Score == 0 {
 			return 0
 		}
-		return rep.Score
+		return rewards.CombineWith(rep.Rewards, weights)
 	}
 }
 

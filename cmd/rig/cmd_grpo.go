@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/train"
@@ -18,7 +20,7 @@ import (
 func init() {
 	register(&command{
 		name:    "grpo",
-		usage:   "--data DIR... --out CKPT [--model CKPT] [--steps N] [--meshes M] [--group G] [--lr LR] [--temperature T] [--skin tokens|geodesic] [--inside-joints=false] [--kl W] [--resume]",
+		usage:   "--data DIR... --out CKPT [--model CKPT] [--steps N] [--meshes M] [--group G] [--lr LR] [--temperature T] [--skin tokens|geodesic] [--inside-joints=false] [--kl W] [--reward v4|v3|name=w,...] [--resume]",
 		summary: "fine-tune the TokenRig model with GRPO on meshes, rewarded by rig scores",
 		run:     runGRPO,
 	})
@@ -39,6 +41,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 	inside := fs.Bool("inside-joints", true, "sample joint coordinates inside the mesh volume, as rig auto does (the gradient is taken under the same mask)")
 	skin := fs.String("skin", "geodesic", "geodesic: the policy writes skeletons, scored with geodesic skins; tokens: whole streams, skins decoded from the model's skin tokens")
 	kl := fs.Float64("kl", 0, "weight of the KL penalty that keeps the policy near the starting model (0: none)")
+	reward := fs.String("reward", "", "the combination of the rewards to optimize: a reward version ("+strings.Join(rewards.RewardVersions(), ", ")+"; weights only, the rewards are this build's), or name=w,... (default: the current combined score)")
 	all := fs.Bool("all-files", false, "also use files of the model's held-out families (by default they stay unseen)")
 	resume := fs.Bool("resume", false, "continue from --out if it exists")
 	seed := fs.Int64("seed", 1, "random seed")
@@ -51,6 +54,9 @@ func runGRPO(args []string, stdout io.Writer) error {
 	}
 	if _, err := useEngine(*eng, 0, diag); err != nil {
 		return err
+	}
+	if _, err := rewards.WeightsFor(*reward); err != nil {
+		return fmt.Errorf("%w: --reward: %v", errUsage, err)
 	}
 	if *skin != "tokens" && *skin != "geodesic" {
 		return fmt.Errorf("%w: --skin %q: want tokens or geodesic", errUsage, *skin)
@@ -70,7 +76,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 		Data:     train.GRPOData{Inputs: data, AllFiles: *all, Load: assets.Options{}.Loader()},
 		Schedule: train.GRPOSchedule{Steps: *steps, Meshes: *meshes, Group: *group, LR: *lr},
 		Policy: train.GRPOPolicy{Temperature: *temp, ScaleByStd: *std, InsideJoints: *inside, KL: *kl,
-			Propose: autorig.ClassicalProposal},
+			Propose: autorig.ClassicalProposal, Reward: strings.TrimSpace(*reward)},
 		Checkpoints: train.GRPOCheckpoints{SaveEvery: *saveEvery, SaveMinutes: *saveMin},
 		Report:      train.GRPOReport{Progress: progressOut(*quiet), Log: stdout},
 	}
