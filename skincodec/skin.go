@@ -387,36 +387,57 @@ func (t *SkinTokenizer) probabilitiesWith(ctx context.Context, c *character.Char
 	if sk == nil || sk.NumJoints() == 0 {
 		return nil, errors.New("skin tokenizer: decode: no skeleton")
 	}
-	if len(codeSets) == 0 {
-		return nil, errors.New("skin tokenizer: decode: no code sets")
+	if err := canceled(ctx); err != nil {
+		return nil, err
 	}
-	nJ := sk.NumJoints()
-	m := t.replica()
-	defer t.release(m)
-	K := m.cfg.K
-	for _, codes := range codeSets {
-		if len(codes) != nJ {
-			return nil, fmt.Errorf("skin tokenizer: decode: %d code lists for %d joints", len(codes), nJ)
-		}
-		for j, cs := range codes {
-			if len(cs) != K {
-				return nil, fmt.Errorf("skin tokenizer: decode: joint %d has %d codes, want %d", j, len(cs), K)
-			}
-		}
+	pr := t.Prepare(c, sk)
+	if err := canceled(ctx); err != nil {
+		return nil, err
+	}
+	return t.preparedProbabilities(ctx, pr, codeSets, opt)
+}
+
+// Prepared is the part of decoding that does not depend on the codes: the
+// character's samples and geodesic features for one skeleton (prepare) and the
+// mesh latents. Preparing while the codes are still being written (Prepare on
+// another goroutine) takes it off the decode's critical path; the result is the
+// one Decode computes, bit for bit.
+type Prepared struct {
+	p   *prepared
+	lat []float32
+	nJ  int
+	err error
+}
+
+// Prepare does the code-independent work of decoding c (normalized) for skeleton
+// sk (in the cube); errors are returned by DecodePrepared. It is safe for
+// concurrent use.
+func (t *SkinTokenizer) Prepare(c *character.Character, sk *character.Skeleton) *Prepared {
+	if sk == nil || sk.NumJoints() == 0 {
+		return &Prepared{err: errors.New("skin tokenizer: decode: no skeleton")}
 	}
 	cc := *c
 	cc.Skeleton, cc.Skin = sk, nil
-	if err := canceled(ctx); err != nil {
-		return nil, err
-	}
 	p, err := prepare(&cc, t.Seed, t.Config.Geodesic > 0)
+	if err != nil {
+		return &Prepared{err: err}
+	}
+	m := t.replica()
+	defer t.release(m)
+	return &Prepared{p: p, nJ: sk.NumJoints(), lat: append([]float32(nil), m.meshLatents(p.mesh, 1)...)}
+}
+
+// DecodePrepared is DecodeMean on a Prepared character and skeleton, with the
+// checkpoint's options.
+func (t *SkinTokenizer) DecodePrepared(pr *Prepared, codeSets [][][]int) (*character.Skin, error) {
+	opt := t.Options()
+	probs, err := t.preparedProbabilities(context.Background(), pr, codeSets, opt)
 	if err != nil {
 		return nil, err
 	}
-	if err := canceled(ctx); err != nil {
-		return nil, err
-	}
-	return t.meanProbs(ctx, m, p, append([]float32(nil), m.meshLatents(p.mesh, 1)...), codeSets, opt)
+	skin := t.skinFrom(probs, pr.nJ, opt.DecodeSettings)
+	SnapPieces(&pr.p.c.Mesh, skin, opt.SnapShare)
+	return skin, nil
 }
 
 // canceled returns nil while ctx is open, else the error that stops a decode.
@@ -425,6 +446,31 @@ func canceled(ctx context.Context) error {
 		return fmt.Errorf("skin tokenizer: decode stopped: %w", err)
 	}
 	return nil
+}
+
+// preparedProbabilities is probabilitiesWith on a Prepared character and
+// skeleton: the code sets are checked against it and decoded.
+func (t *SkinTokenizer) preparedProbabilities(ctx context.Context, pr *Prepared, codeSets [][][]int, opt Options) ([]float32, error) {
+	if pr.err != nil {
+		return nil, pr.err
+	}
+	if len(codeSets) == 0 {
+		return nil, errors.New("skin tokenizer: decode: no code sets")
+	}
+	m := t.replica()
+	defer t.release(m)
+	K := m.cfg.K
+	for _, codes := range codeSets {
+		if len(codes) != pr.nJ {
+			return nil, fmt.Errorf("skin tokenizer: decode: %d code lists for %d joints", len(codes), pr.nJ)
+		}
+		for j, cs := range codes {
+			if len(cs) != K {
+				return nil, fmt.Errorf("skin tokenizer: decode: joint %d has %d codes, want %d", j, len(cs), K)
+			}
+		}
+	}
+	return t.meanProbs(ctx, m, pr.p, pr.lat, codeSets, opt)
 }
 
 // meanProbs is MeanProbabilities on a prepared character (its skin, if any, is not
