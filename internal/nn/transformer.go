@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/fastmath"
 	"gorgonia.org/tensor"
 )
 
@@ -203,10 +204,15 @@ type Decoder[F Float] struct {
 	// a single sequence, whose products (one row by a 128×384 matrix, a head's
 	// keys) cost less than handing half of them to a helper goroutine; the
 	// products themselves are the same BLAS calls, so the logits are the same.
-	eng    engine.Engine
-	batch  int
-	pos    int
-	states []blockState[F]
+	eng engine.Engine
+	// headPanels is the output projection's weight packed for
+	// fastmath.PanelRows (float32 models): a step's logits, one row of 128 by
+	// 128×1,261, cost a quarter of a step as a GEMM, which packs the whole
+	// weight on every call; the panels are packed once per decoder.
+	headPanels []float32
+	batch      int
+	pos        int
+	states     []blockState[F]
 }
 
 // NewDecoder starts decoding batch sequences, cross-attending to latents
@@ -219,7 +225,7 @@ func (m *Transformer[F]) NewDecoder(batch int, latents *tensor.Dense) (*Decoder[
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoder[F]{m: m, batch: batch, eng: stepEngine(m.eng, batch)}
+	d := &Decoder[F]{m: m, batch: batch, eng: stepEngine(m.eng, batch), headPanels: packHead(m)}
 	for _, b := range m.Blocks {
 		st := blockState[F]{kv: b.Attn.newKVCache(batch, m.Cfg.MaxSeq)}
 		if b.Cross != nil {
@@ -244,7 +250,7 @@ func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
 	if n < 1 {
 		return nil, fmt.Errorf("nn: decoder: fork into %d sequences", n)
 	}
-	f := &Decoder[F]{m: d.m, batch: n, eng: stepEngine(d.m.eng, n), pos: d.pos, states: make([]blockState[F], len(d.states))}
+	f := &Decoder[F]{m: d.m, batch: n, eng: stepEngine(d.m.eng, n), headPanels: d.headPanels, pos: d.pos, states: make([]blockState[F], len(d.states))}
 	for i, st := range d.states {
 		kv := &kvCache[F]{B: n, MaxT: st.kv.MaxT, C: st.kv.C, Len: st.kv.Len,
 			K: make([]F, n*st.kv.MaxT*st.kv.C), V: make([]F, n*st.kv.MaxT*st.kv.C)}
@@ -339,6 +345,10 @@ func (d *Decoder[F]) head(e engine.Engine, x []F, n int) *tensor.Dense {
 	h := make([]F, n*m.Cfg.DModel)
 	m.LNF.apply(e, x, n, h, nil, nil)
 	logits := make([]F, n*m.Cfg.Vocab)
+	if d.headPanels != nil {
+		fastmath.PanelRows(any(h).([]float32), n, m.Cfg.DModel, d.headPanels, m.Cfg.Vocab, any(logits).([]float32))
+		return engine.FromSlice(logits, n, m.Cfg.Vocab)
+	}
 	m.Head.apply(e, h, n, logits)
 	return engine.FromSlice(logits, n, m.Cfg.Vocab)
 }
@@ -350,4 +360,14 @@ func stepEngine(e engine.Engine, batch int) engine.Engine {
 		return e.Serial()
 	}
 	return e
+}
+
+// packHead packs m's output projection for fastmath.PanelRows, or returns nil for
+// a float64 model or a head with a bias.
+func packHead[F Float](m *Transformer[F]) []float32 {
+	w, ok := any(m.Head.Weight.w).([]float32)
+	if !ok || m.Head.Bias != nil {
+		return nil
+	}
+	return fastmath.PackPanels(w, m.Cfg.Vocab, m.Cfg.DModel)
 }
