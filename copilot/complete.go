@@ -63,6 +63,13 @@ type templateFit struct {
 // after the given joints (world frame; nil or empty: nothing given). It fails
 // only when neither the template nor the model can complete anything.
 func (cp *Completer) Prepare(c *character.Character, given *character.Skeleton) (*Prepared, error) {
+	return cp.prepare(c, given, true)
+}
+
+// prepare is Prepare; without continue it only reads the mesh (the shape latents
+// skin tokens need) and samples no continuation: a completion at a density whose
+// continuations add no joint (DetailLow) is the same without them.
+func (cp *Completer) prepare(c *character.Character, given *character.Skeleton, continuations bool) (*Prepared, error) {
 	if given == nil {
 		given = &character.Skeleton{}
 	}
@@ -95,7 +102,7 @@ func (cp *Completer) Prepare(c *character.Character, given *character.Skeleton) 
 	fit.Wait()
 	p.warnings = append(p.warnings, fitWarnings...)
 	if cp.Model != nil {
-		if readErr == nil {
+		if readErr == nil && (continuations || given.NumJoints() == 0) {
 			readErr = cp.sample(p, rd)
 		}
 		if readErr != nil {
