@@ -115,3 +115,41 @@ func panelRowsGo(x []float32, m, k int, panels []float32, n int, y []float32) {
 		}
 	}
 }
+
+// AttendQuery is one query's attention over one head of hs channels: p (tk) =
+// softmax(scale·q·kᵀ) over the tk cached positions, out (hs) = p·v. The keys are
+// stored transposed, channel d of position t at kt[d*stride+t], so that the
+// scores are computed across positions at once; v holds position t's channels at
+// v[t*ldv:]. Each score and each output channel is one chain of fused
+// multiply-adds in order from zero (float64 ones rounded to float32 in a build
+// without cgo), and the softmax is SoftmaxExp32's. A decoding step of one
+// sequence calls it per head: as two one-row GEMMs per head it costs about twice
+// as much (docs/model.md).
+func AttendQuery(q, kt []float32, stride int, v []float32, ldv, tk, hs int, scale float32, p, out []float32) {
+	if tk <= 0 || hs <= 0 {
+		return
+	}
+	if len(q) < hs || len(out) < hs || len(p) < tk || stride < tk || len(kt) < (hs-1)*stride+tk || ldv < hs || len(v) < (tk-1)*ldv+hs {
+		panic("fastmath: AttendQuery: short slices")
+	}
+	attendQueryKernel(q, kt, stride, v, ldv, tk, hs, scale, p, out)
+}
+
+// attendQueryGo is AttendQuery in Go.
+func attendQueryGo(q, kt []float32, stride int, v []float32, ldv, tk, hs int, scale float32, p, out []float32) {
+	for t := range tk {
+		var acc float32
+		for d := range hs {
+			acc = float32(math.FMA(float64(q[d]), float64(kt[d*stride+t]), float64(acc)))
+		}
+		p[t] = scale * acc
+	}
+	softmaxExp32Go(p[:tk])
+	clear(out[:hs])
+	for t := range tk {
+		row := v[t*ldv : t*ldv+hs]
+		for d, x := range row {
+			out[d] = float32(math.FMA(float64(p[t]), float64(x), float64(out[d])))
+		}
+	}
+}
