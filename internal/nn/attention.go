@@ -426,6 +426,25 @@ func (a *CrossAttention[F]) backward(dy []F) (dx, dctx []F) {
 type crossCache[F Float] struct {
 	B, L int
 	KV   []F // (B, L, 2C)
+	// Kt holds the keys again, transposed, (B, C, L), for a step's scores
+	// (fastmath.AttendQuery); float32 caches only, nil otherwise.
+	Kt []float32
+}
+
+// transposeKeys fills cc.Kt from cc.KV (c channels) for a float32 cache.
+func (cc *crossCache[F]) transposeKeys(c int) {
+	kv, ok := any(cc.KV).([]float32)
+	if !ok {
+		return
+	}
+	cc.Kt = make([]float32, cc.B*c*cc.L)
+	for b := 0; b < cc.B; b++ {
+		for l := 0; l < cc.L; l++ {
+			for d, x := range kv[(b*cc.L+l)*2*c:][:c] {
+				cc.Kt[(b*c+d)*cc.L+l] = x
+			}
+		}
+	}
 }
 
 // newCrossCache projects ctx (B, L, Cctx) to keys and values once, for step.
@@ -435,7 +454,9 @@ func (a *CrossAttention[F]) newCrossCache(ctx []F, B, L int) (*crossCache[F], er
 	}
 	kv := make([]F, B*L*2*a.C)
 	a.KV.apply(a.eng, ctx, B*L, kv)
-	return &crossCache[F]{B: B, L: L, KV: kv}, nil
+	cc := &crossCache[F]{B: B, L: L, KV: kv}
+	cc.transposeKeys(a.C)
+	return cc, nil
 }
 
 // step attends from x (B, C), one position per sequence, to the cached context on
@@ -459,8 +480,27 @@ func (a *CrossAttention[F]) attend(e engine.Engine, x []F, B, T int, cache *cros
 	s := attnShape{B: B, H: a.Heads, Tq: T, Tk: L, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
 		q: view{0, T * c, c}, k: view{0, L * 2 * c, 2 * c}, v: view{c, L * 2 * c, 2 * c}, y: view{0, T * c, c}}
 	y, att := make([]F, B*T*c), make([]F, B*a.Heads*T*L)
-	attnForward(e, &s, q, cache.KV, cache.KV, y, att)
+	if T == 1 && cache.Kt != nil {
+		a.attendQueries(q, cache, y, att)
+	} else {
+		attnForward(e, &s, q, cache.KV, cache.KV, y, att)
+	}
 	out := make([]F, B*T*c)
 	a.Proj.apply(e, y, B*T, out)
 	return out
+}
+
+// attendQueries is a step's cross-attention, one query per sequence (q (B, C)),
+// through the transposed keys: one fastmath.AttendQuery per sequence and head.
+func (a *CrossAttention[F]) attendQueries(q []F, cache *crossCache[F], y, att []F) {
+	qf, kvf, yf, pf := any(q).([]float32), any(cache.KV).([]float32), any(y).([]float32), any(att).([]float32)
+	c, hs, L := a.C, a.C/a.Heads, cache.L
+	scale := float32(1 / math.Sqrt(float64(hs)))
+	for b := 0; b < cache.B; b++ {
+		for h := 0; h < a.Heads; h++ {
+			bh := b*a.Heads + h
+			fastmath.AttendQuery(qf[b*c+h*hs:], cache.Kt[(b*c+h*hs)*L:], L, kvf[b*L*2*c+c+h*hs:], 2*c, L, hs, scale,
+				pf[bh*L:(bh+1)*L], yf[b*c+h*hs:])
+		}
+	}
 }

@@ -259,6 +259,7 @@ func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
 			for b := 0; b < n; b++ {
 				copy(cc.KV[b*row:(b+1)*row], st.cross.KV)
 			}
+			cc.transposeKeys(d.m.Cfg.DModel)
 			f.states[i].cross = cc
 		}
 	}
