@@ -277,30 +277,29 @@ func (r *Generator) skinWindows(c *character.Character, lat *tensor.Dense, capac
 	return decode(codeSets)
 }
 
-// preparingSkinDecoder is a SkinDecoder that can do the part of decoding that does
-// not depend on the codes before they exist (skincodec.SkinTokenizer).
-type preparingSkinDecoder interface {
-	Prepare(c *character.Character, sk *character.Skeleton) *skincodec.Prepared
-	DecodePrepared(pr *skincodec.Prepared, codeSets [][][]int) (*character.Skin, error)
+// laterSkinDecoder is a SkinDecoder that can do the part of decoding that does
+// not depend on the codes before they exist (skincodec.SkinTokenizer.DecodeLater).
+type laterSkinDecoder interface {
+	DecodeLater(c *character.Character, sk *character.Skeleton) func(codeSets [][][]int) (*character.Skin, error)
 }
 
 // decodeLater starts decoding the skin of cube for skCube (token order, in the
 // cube) before its codes are written and returns the function that finishes it
-// (decodeSets) once they are. A preparingSkinDecoder prepares the mesh and
-// skeleton (samples, geodesic features, mesh latents: about a third of a second
-// on a 5k-vertex mesh) on another goroutine meanwhile, so that the work overlaps
-// the token stream, which keeps one core busy; the skin is the same.
+// (decodeSets) once they are. A laterSkinDecoder prepares the mesh and skeleton
+// (samples, geodesic features, mesh latents: about a third of a CPU second on a
+// 5k-vertex mesh) on another goroutine meanwhile, so that the work overlaps the
+// token stream, which keeps one core busy; the skin is the same.
 func (r *Generator) decodeLater(cube *character.Character, skCube *character.Skeleton) func(sets [][][]int) (*character.Skin, error) {
-	pd, ok := r.Skin.(preparingSkinDecoder)
+	ld, ok := r.Skin.(laterSkinDecoder)
 	if !ok {
 		return func(sets [][][]int) (*character.Skin, error) { return r.decodeSets(cube, skCube, sets) }
 	}
 	var g workgroup.Group
-	var pr *skincodec.Prepared
-	g.Go(func() { pr = pd.Prepare(cube, skCube) })
+	var finish func(codeSets [][][]int) (*character.Skin, error)
+	g.Go(func() { finish = ld.DecodeLater(cube, skCube) })
 	return func(sets [][][]int) (*character.Skin, error) {
 		g.Wait()
-		return pd.DecodePrepared(pr, sets)
+		return finish(sets)
 	}
 }
 

@@ -390,54 +390,59 @@ func (t *SkinTokenizer) probabilitiesWith(ctx context.Context, c *character.Char
 	if err := canceled(ctx); err != nil {
 		return nil, err
 	}
-	pr := t.Prepare(c, sk)
+	pr := t.prepareDecode(c, sk)
 	if err := canceled(ctx); err != nil {
 		return nil, err
 	}
 	return t.preparedProbabilities(ctx, pr, codeSets, opt)
 }
 
-// Prepared is the part of decoding that does not depend on the codes: the
-// character's samples and geodesic features for one skeleton (prepare) and the
-// mesh latents. Preparing while the codes are still being written (Prepare on
-// another goroutine) takes it off the decode's critical path; the result is the
-// one Decode computes, bit for bit.
-type Prepared struct {
+// preparedDecode is the part of decoding that does not depend on the codes:
+// the character's samples and geodesic features for one skeleton (prepare) and
+// the mesh latents.
+type preparedDecode struct {
 	p   *prepared
 	lat []float32
 	nJ  int
 	err error
 }
 
-// Prepare does the code-independent work of decoding c (normalized) for skeleton
-// sk (in the cube); errors are returned by DecodePrepared. It is safe for
-// concurrent use.
-func (t *SkinTokenizer) Prepare(c *character.Character, sk *character.Skeleton) *Prepared {
+// prepareDecode does the code-independent work of decoding c (normalized) for
+// skeleton sk (in the cube); its error is returned by the decode.
+func (t *SkinTokenizer) prepareDecode(c *character.Character, sk *character.Skeleton) *preparedDecode {
 	if sk == nil || sk.NumJoints() == 0 {
-		return &Prepared{err: errors.New("skin tokenizer: decode: no skeleton")}
+		return &preparedDecode{err: errors.New("skin tokenizer: decode: no skeleton")}
 	}
 	cc := *c
 	cc.Skeleton, cc.Skin = sk, nil
 	p, err := prepare(&cc, t.Seed, t.Config.Geodesic > 0)
 	if err != nil {
-		return &Prepared{err: err}
+		return &preparedDecode{err: err}
 	}
 	m := t.replica()
 	defer t.release(m)
-	return &Prepared{p: p, nJ: sk.NumJoints(), lat: append([]float32(nil), m.meshLatents(p.mesh, 1)...)}
+	return &preparedDecode{p: p, nJ: sk.NumJoints(), lat: append([]float32(nil), m.meshLatents(p.mesh, 1)...)}
 }
 
-// DecodePrepared is DecodeMean on a Prepared character and skeleton, with the
-// checkpoint's options.
-func (t *SkinTokenizer) DecodePrepared(pr *Prepared, codeSets [][][]int) (*character.Skin, error) {
-	opt := t.Options()
-	probs, err := t.preparedProbabilities(context.Background(), pr, codeSets, opt)
-	if err != nil {
-		return nil, err
+// DecodeLater does now the part of decoding c (normalized) for skeleton sk (in
+// the cube) that does not depend on the codes (surface samples, geodesic
+// features, mesh latents) and returns the function that finishes it: DecodeMean
+// of the code sets it is given, with the checkpoint's options, the same skin bit
+// for bit. A sampler calls it on another goroutine while the model writes the
+// codes, taking that work off the skin's critical path. It is safe for
+// concurrent use; the returned function may be called more than once.
+func (t *SkinTokenizer) DecodeLater(c *character.Character, sk *character.Skeleton) func(codeSets [][][]int) (*character.Skin, error) {
+	pr := t.prepareDecode(c, sk)
+	return func(codeSets [][][]int) (*character.Skin, error) {
+		opt := t.Options()
+		probs, err := t.preparedProbabilities(context.Background(), pr, codeSets, opt)
+		if err != nil {
+			return nil, err
+		}
+		skin := t.skinFrom(probs, pr.nJ, opt.DecodeSettings)
+		SnapPieces(&pr.p.c.Mesh, skin, opt.SnapShare)
+		return skin, nil
 	}
-	skin := t.skinFrom(probs, pr.nJ, opt.DecodeSettings)
-	SnapPieces(&pr.p.c.Mesh, skin, opt.SnapShare)
-	return skin, nil
 }
 
 // canceled returns nil while ctx is open, else the error that stops a decode.
@@ -448,9 +453,9 @@ func canceled(ctx context.Context) error {
 	return nil
 }
 
-// preparedProbabilities is probabilitiesWith on a Prepared character and
+// preparedProbabilities is probabilitiesWith on a prepared character and
 // skeleton: the code sets are checked against it and decoded.
-func (t *SkinTokenizer) preparedProbabilities(ctx context.Context, pr *Prepared, codeSets [][][]int, opt Options) ([]float32, error) {
+func (t *SkinTokenizer) preparedProbabilities(ctx context.Context, pr *preparedDecode, codeSets [][][]int, opt Options) ([]float32, error) {
 	if pr.err != nil {
 		return nil, pr.err
 	}

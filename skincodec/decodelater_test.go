@@ -11,11 +11,11 @@ import (
 	"github.com/rigkit/rigkit/tokens"
 )
 
-// TestDecodePrepared prepares a creature once, on another goroutine as the
+// TestDecodeLater prepares a creature once, on another goroutine as the
 // sampler does, and decodes several code sets from it: each skin equals Decode's
 // (or DecodeMean's) bit for bit, and code sets that do not fit the skeleton are
 // refused with the error Decode gives.
-func TestDecodePrepared(t *testing.T) {
+func TestDecodeLater(t *testing.T) {
 	tok, err := Load("")
 	if err != nil {
 		t.Skipf("no shipped checkpoint: %v", err)
@@ -36,9 +36,9 @@ func TestDecodePrepared(t *testing.T) {
 		}
 		return codes
 	}
-	done := make(chan *Prepared)
-	go func() { done <- tok.Prepare(nc, nc.Skeleton) }()
-	pr := <-done
+	done := make(chan func([][][]int) (*character.Skin, error))
+	go func() { done <- tok.DecodeLater(nc, nc.Skeleton) }()
+	decode := <-done
 	for _, tc := range []struct {
 		name    string
 		sets    [][][]int
@@ -52,7 +52,7 @@ func TestDecodePrepared(t *testing.T) {
 		{"K short", [][][]int{randomCodes(nJ, tok.K()-1)}, "codes, want"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := tok.DecodePrepared(pr, tc.sets)
+			got, err := decode(tc.sets)
 			want, wantErr := tok.DecodeMean(nc, nc.Skeleton, tc.sets)
 			if tc.wantErr != "" {
 				if err == nil || wantErr == nil || !strings.Contains(err.Error(), tc.wantErr) || err.Error() != wantErr.Error() {
@@ -61,14 +61,14 @@ func TestDecodePrepared(t *testing.T) {
 				return
 			}
 			if err != nil || wantErr != nil {
-				t.Fatalf("DecodePrepared: %v, DecodeMean: %v", err, wantErr)
+				t.Fatalf("DecodeLater: %v, DecodeMean: %v", err, wantErr)
 			}
 			if !slices.EqualFunc(want.Weights, got.Weights, slices.Equal) {
 				t.Fatal("the prepared skin differs from DecodeMean's")
 			}
 		})
 	}
-	if _, err := tok.DecodePrepared(tok.Prepare(nc, nil), [][][]int{randomCodes(nJ, tok.K())}); err == nil {
+	if _, err := tok.DecodeLater(nc, nil)([][][]int{randomCodes(nJ, tok.K())}); err == nil {
 		t.Fatal("a skeleton-less preparation decoded")
 	}
 }
