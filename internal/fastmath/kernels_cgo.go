@@ -256,40 +256,6 @@ RK_FMA_CLONES static void rk_panel_rows(const float *x, long m, long k, const fl
 		}
 	}
 }
-
-// One query's attention over one head (AttendQuery): scores from the keys stored
-// transposed (kt[d*stride + t]), each a chain of fused multiply-adds over d from
-// zero, vectorized across positions; the softmax of rk_softmax_exp32; the output
-// a chain over positions per channel.
-#define RK_SCORE_BLOCK 64
-RK_FMA_CLONES static void rk_attend_query(const float *q, const float *kt, long stride, const float *v, long ldv,
-	long tk, long hs, float scale, float *p, float *out) {
-	for (long t0 = 0; t0 < tk; t0 += RK_SCORE_BLOCK) {
-		long w = tk - t0 < RK_SCORE_BLOCK ? tk - t0 : RK_SCORE_BLOCK;
-		float acc[RK_SCORE_BLOCK] = {0};
-		for (long d = 0; d < hs; d++) {
-			float qd = q[d];
-			const float *row = kt + d * stride + t0;
-			for (long j = 0; j < w; j++) {
-				acc[j] = fmaf(qd, row[j], acc[j]);
-			}
-		}
-		for (long j = 0; j < w; j++) {
-			p[t0 + j] = scale * acc[j];
-		}
-	}
-	rk_softmax_exp32(p, tk);
-	for (long d = 0; d < hs; d++) {
-		out[d] = 0;
-	}
-	for (long t = 0; t < tk; t++) {
-		float pt = p[t];
-		const float *row = v + t * ldv;
-		for (long d = 0; d < hs; d++) {
-			out[d] = fmaf(pt, row[d], out[d]);
-		}
-	}
-}
 */
 import "C"
 
@@ -350,10 +316,4 @@ func addRowsKernel(y, b []float32, rows int) {
 
 func panelRowsKernel(x []float32, m, k int, panels []float32, n int, y []float32) {
 	C.rk_panel_rows((*C.float)(unsafe.Pointer(&x[0])), C.long(m), C.long(k), (*C.float)(unsafe.Pointer(&panels[0])), C.long(n), (*C.float)(unsafe.Pointer(&y[0])))
-}
-
-func attendQueryKernel(q, kt []float32, stride int, v []float32, ldv, tk, hs int, scale float32, p, out []float32) {
-	C.rk_attend_query((*C.float)(unsafe.Pointer(&q[0])), (*C.float)(unsafe.Pointer(&kt[0])), C.long(stride),
-		(*C.float)(unsafe.Pointer(&v[0])), C.long(ldv), C.long(tk), C.long(hs), C.float(scale),
-		(*C.float)(unsafe.Pointer(&p[0])), (*C.float)(unsafe.Pointer(&out[0])))
 }

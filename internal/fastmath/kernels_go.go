@@ -18,6 +18,3 @@ func addRowsKernel(y, b []float32, rows int) { addRowsGo(y, b, rows) }
 func panelRowsKernel(x []float32, m, k int, panels []float32, n int, y []float32) {
 	panelRowsGo(x, m, k, panels, n, y)
 }
-func attendQueryKernel(q, kt []float32, stride int, v []float32, ldv, tk, hs int, scale float32, p, out []float32) {
-	attendQueryGo(q, kt, stride, v, ldv, tk, hs, scale, p, out)
-}

@@ -220,74 +220,11 @@ type kvCache[F Float] struct {
 	B, MaxT, C int
 	Len        int // positions filled
 	K, V       []F // (B, MaxT, C)
-	// Kt holds the keys again, transposed per head, (B, C, MaxT): channel d of
-	// position t at Kt[(b*C+d)*MaxT+t], so that a step's scores run across
-	// positions (fastmath.AttendQuery). float32 caches only; nil otherwise.
-	Kt []float32
 }
 
 // newKVCache returns an empty cache for batch sequences of up to maxT positions.
 func (a *selfAttention[F]) newKVCache(batch, maxT int) *kvCache[F] {
-	kv := &kvCache[F]{B: batch, MaxT: maxT, C: a.C, K: make([]F, batch*maxT*a.C), V: make([]F, batch*maxT*a.C)}
-	var zero F
-	if _, ok := any(zero).(float32); ok {
-		kv.Kt = make([]float32, batch*maxT*a.C)
-	}
-	return kv
-}
-
-// put stores the key and value of position t of sequence b.
-func (kv *kvCache[F]) put(b, t int, k, v []F) {
-	c := kv.C
-	copy(kv.K[(b*kv.MaxT+t)*c:][:c], k[:c])
-	copy(kv.V[(b*kv.MaxT+t)*c:][:c], v[:c])
-	if kv.Kt == nil {
-		return
-	}
-	kf := any(k).([]float32)
-	for d, x := range kf[:c] {
-		kv.Kt[(b*c+d)*kv.MaxT+t] = x
-	}
-}
-
-// fork returns a cache of n sequences, each a copy of sequence 0 of kv.
-func (kv *kvCache[F]) fork(n int) *kvCache[F] {
-	f := &kvCache[F]{B: n, MaxT: kv.MaxT, C: kv.C, Len: kv.Len, K: make([]F, n*kv.MaxT*kv.C), V: make([]F, n*kv.MaxT*kv.C)}
-	used := kv.Len * kv.C
-	for b := 0; b < n; b++ {
-		off := b * kv.MaxT * kv.C
-		copy(f.K[off:off+used], kv.K[:used])
-		copy(f.V[off:off+used], kv.V[:used])
-	}
-	if kv.Kt != nil {
-		f.Kt = make([]float32, n*kv.MaxT*kv.C)
-		for b := 0; b < n; b++ {
-			for d := 0; d < kv.C; d++ {
-				copy(f.Kt[(b*kv.C+d)*kv.MaxT:][:kv.Len], kv.Kt[d*kv.MaxT:][:kv.Len])
-			}
-		}
-	}
-	return f
-}
-
-// attendStep is a step's attention of B queries (q in rows of ld values, head h at
-// h*hs) to the cache's Len positions: through the transposed keys, one
-// fastmath.AttendQuery per sequence and head, when the cache has them; else
-// attnForward over s. att receives the probabilities (B, H, Len), y the outputs.
-func (a *selfAttention[F]) attendStep(e engine.Engine, s *attnShape, q []F, ld int, cache *kvCache[F], y, att []F) {
-	if cache.Kt == nil {
-		attnForward(e, s, q, cache.K, cache.V, y, att)
-		return
-	}
-	qf, vf, yf, pf := any(q).([]float32), any(cache.V).([]float32), any(y).([]float32), any(att).([]float32)
-	c, hs, tk := cache.C, s.hs, cache.Len
-	for b := 0; b < cache.B; b++ {
-		for h := 0; h < a.Heads; h++ {
-			bh := b*a.Heads + h
-			fastmath.AttendQuery(qf[b*ld+h*hs:], cache.Kt[(b*c+h*hs)*cache.MaxT:], cache.MaxT,
-				vf[b*cache.MaxT*c+h*hs:], c, tk, hs, float32(s.scale), pf[bh*tk:(bh+1)*tk], yf[b*c+h*hs:])
-		}
-	}
+	return &kvCache[F]{B: batch, MaxT: maxT, C: a.C, K: make([]F, batch*maxT*a.C), V: make([]F, batch*maxT*a.C)}
 }
 
 // step attends from one new position per sequence, x (B, C), to all cached
@@ -305,13 +242,14 @@ func (a *selfAttention[F]) step(e engine.Engine, x []F, cache *kvCache[F]) ([]F,
 	a.QKV.apply(e, x, B, qkv)
 	t := cache.Len
 	for b := 0; b < B; b++ {
-		cache.put(b, t, qkv[b*3*c+c:], qkv[b*3*c+2*c:])
+		copy(cache.K[(b*cache.MaxT+t)*c:][:c], qkv[b*3*c+c:][:c])
+		copy(cache.V[(b*cache.MaxT+t)*c:][:c], qkv[b*3*c+2*c:][:c])
 	}
 	cache.Len++
 	s := attnShape{B: B, H: a.Heads, Tq: 1, Tk: cache.Len, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
 		q: view{0, 3 * c, 3 * c}, k: view{0, cache.MaxT * c, c}, v: view{0, cache.MaxT * c, c}, y: view{0, c, c}}
 	y, att := make([]F, B*c), make([]F, B*a.Heads*cache.Len)
-	a.attendStep(e, &s, qkv, 3*c, cache, y, att)
+	attnForward(e, &s, qkv, cache.K, cache.V, y, att)
 	out := make([]F, B*c)
 	a.Proj.apply(e, y, B, out)
 	return out, nil
@@ -333,7 +271,8 @@ func (a *selfAttention[F]) prefill(x []F, T int, cache *kvCache[F]) ([]F, error)
 	qkv := make([]F, T*3*c)
 	a.QKV.apply(a.eng, x, T, qkv)
 	for t := 0; t < T; t++ {
-		cache.put(0, t, qkv[t*3*c+c:], qkv[t*3*c+2*c:])
+		copy(cache.K[t*c:][:c], qkv[t*3*c+c:][:c])
+		copy(cache.V[t*c:][:c], qkv[t*3*c+2*c:][:c])
 	}
 	cache.Len = T
 	s := attnShape{B: 1, H: a.Heads, Tq: T, Tk: T, hs: hs, causal: true, scale: 1 / math.Sqrt(float64(hs)),
@@ -426,25 +365,6 @@ func (a *CrossAttention[F]) backward(dy []F) (dx, dctx []F) {
 type crossCache[F Float] struct {
 	B, L int
 	KV   []F // (B, L, 2C)
-	// Kt holds the keys again, transposed, (B, C, L), for a step's scores
-	// (fastmath.AttendQuery); float32 caches only, nil otherwise.
-	Kt []float32
-}
-
-// transposeKeys fills cc.Kt from cc.KV (c channels) for a float32 cache.
-func (cc *crossCache[F]) transposeKeys(c int) {
-	kv, ok := any(cc.KV).([]float32)
-	if !ok {
-		return
-	}
-	cc.Kt = make([]float32, cc.B*c*cc.L)
-	for b := 0; b < cc.B; b++ {
-		for l := 0; l < cc.L; l++ {
-			for d, x := range kv[(b*cc.L+l)*2*c:][:c] {
-				cc.Kt[(b*c+d)*cc.L+l] = x
-			}
-		}
-	}
 }
 
 // newCrossCache projects ctx (B, L, Cctx) to keys and values once, for step.
@@ -454,9 +374,7 @@ func (a *CrossAttention[F]) newCrossCache(ctx []F, B, L int) (*crossCache[F], er
 	}
 	kv := make([]F, B*L*2*a.C)
 	a.KV.apply(a.eng, ctx, B*L, kv)
-	cc := &crossCache[F]{B: B, L: L, KV: kv}
-	cc.transposeKeys(a.C)
-	return cc, nil
+	return &crossCache[F]{B: B, L: L, KV: kv}, nil
 }
 
 // step attends from x (B, C), one position per sequence, to the cached context on
@@ -480,27 +398,8 @@ func (a *CrossAttention[F]) attend(e engine.Engine, x []F, B, T int, cache *cros
 	s := attnShape{B: B, H: a.Heads, Tq: T, Tk: L, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
 		q: view{0, T * c, c}, k: view{0, L * 2 * c, 2 * c}, v: view{c, L * 2 * c, 2 * c}, y: view{0, T * c, c}}
 	y, att := make([]F, B*T*c), make([]F, B*a.Heads*T*L)
-	if T == 1 && cache.Kt != nil {
-		a.attendQueries(q, cache, y, att)
-	} else {
-		attnForward(e, &s, q, cache.KV, cache.KV, y, att)
-	}
+	attnForward(e, &s, q, cache.KV, cache.KV, y, att)
 	out := make([]F, B*T*c)
 	a.Proj.apply(e, y, B*T, out)
 	return out
-}
-
-// attendQueries is a step's cross-attention, one query per sequence (q (B, C)),
-// through the transposed keys: one fastmath.AttendQuery per sequence and head.
-func (a *CrossAttention[F]) attendQueries(q []F, cache *crossCache[F], y, att []F) {
-	qf, kvf, yf, pf := any(q).([]float32), any(cache.KV).([]float32), any(y).([]float32), any(att).([]float32)
-	c, hs, L := a.C, a.C/a.Heads, cache.L
-	scale := float32(1 / math.Sqrt(float64(hs)))
-	for b := 0; b < cache.B; b++ {
-		for h := 0; h < a.Heads; h++ {
-			bh := b*a.Heads + h
-			fastmath.AttendQuery(qf[b*c+h*hs:], cache.Kt[(b*c+h*hs)*L:], L, kvf[b*L*2*c+c+h*hs:], 2*c, L, hs, scale,
-				pf[bh*L:(bh+1)*L], yf[b*c+h*hs:])
-		}
-	}
 }

@@ -47,3 +47,32 @@ func TestPanelRowsMatchGemm(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecoderHead is a decoding step's output projection, one row of 128 by
+// the shipped 1,261-token head, as a one-row GEMM on one worker and as
+// fastmath.PanelRows on the packed head.
+//
+//	go test ./internal/nn/ -run XXX -bench BenchmarkDecoderHead -count 3
+func BenchmarkDecoderHead(b *testing.B) {
+	n, k := 1261, 128
+	rng := rand.New(rand.NewPCG(1, 2))
+	w, x, y := make([]float32, n*k), make([]float32, k), make([]float32, n)
+	for i := range w {
+		w[i] = float32(rng.NormFloat64() * 0.1)
+	}
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	panels := fastmath.PackPanels(w, n, k)
+	e := engine.NewCPU(1)
+	b.Run("gemm", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			e.Sgemm(false, true, 1, n, k, 1, x, k, w, k, 0, y, n)
+		}
+	})
+	b.Run("panels", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			fastmath.PanelRows(x, 1, k, panels, n, y)
+		}
+	})
+}

@@ -252,14 +252,21 @@ func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
 	}
 	f := &Decoder[F]{m: d.m, batch: n, eng: stepEngine(d.m.eng, n), headPanels: d.headPanels, pos: d.pos, states: make([]blockState[F], len(d.states))}
 	for i, st := range d.states {
-		f.states[i].kv = st.kv.fork(n)
+		kv := &kvCache[F]{B: n, MaxT: st.kv.MaxT, C: st.kv.C, Len: st.kv.Len,
+			K: make([]F, n*st.kv.MaxT*st.kv.C), V: make([]F, n*st.kv.MaxT*st.kv.C)}
+		used := st.kv.Len * st.kv.C
+		for b := 0; b < n; b++ {
+			off := b * st.kv.MaxT * st.kv.C
+			copy(kv.K[off:off+used], st.kv.K[:used])
+			copy(kv.V[off:off+used], st.kv.V[:used])
+		}
+		f.states[i].kv = kv
 		if st.cross != nil {
 			row := len(st.cross.KV)
 			cc := &crossCache[F]{B: n, L: st.cross.L, KV: make([]F, n*row)}
 			for b := 0; b < n; b++ {
 				copy(cc.KV[b*row:(b+1)*row], st.cross.KV)
 			}
-			cc.transposeKeys(d.m.Cfg.DModel)
 			f.states[i].cross = cc
 		}
 	}
