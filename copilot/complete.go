@@ -8,6 +8,7 @@ import (
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/workgroup"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/tokens"
@@ -62,6 +63,13 @@ type templateFit struct {
 // after the given joints (world frame; nil or empty: nothing given). It fails
 // only when neither the template nor the model can complete anything.
 func (cp *Completer) Prepare(c *character.Character, given *character.Skeleton) (*Prepared, error) {
+	return cp.prepare(c, given, true)
+}
+
+// prepare is Prepare; without continue it only reads the mesh (the shape latents
+// skin tokens need) and samples no continuation: a completion at a density whose
+// continuations add no joint (DetailLow) is the same without them.
+func (cp *Completer) prepare(c *character.Character, given *character.Skeleton, continuations bool) (*Prepared, error) {
 	if given == nil {
 		given = &character.Skeleton{}
 	}
@@ -76,14 +84,29 @@ func (cp *Completer) Prepare(c *character.Character, given *character.Skeleton) 
 	p := &Prepared{c: c, given: given, norm: character.NormalizationOf(c.Mesh)}
 	p.radius = cmpOr(cp.Radius, DefaultRadius) / p.norm.Scale
 	reeb, err := autorig.ClassicalProposal(&c.Mesh)
+	// The template fit and the model's reading of the mesh are independent: they
+	// run side by side, and the continuations, which depend on the template's
+	// kind, start when both are done.
+	var fit workgroup.Group
+	var fitWarnings []string
 	if err != nil {
 		p.warnings = append(p.warnings, fmt.Sprintf("no classical skeleton (%v): no template fills", err))
 	} else {
-		p.template = fitTemplate(&c.Mesh, reeb, cp.Anatomy.ForCharacter(c), &p.warnings)
+		fit.Go(func() { p.template = fitTemplate(&c.Mesh, reeb, cp.Anatomy.ForCharacter(c), &fitWarnings) })
 	}
+	var rd *reading
+	var readErr error
 	if cp.Model != nil {
-		if err := cp.sample(p, reeb); err != nil {
-			p.warnings = append(p.warnings, fmt.Sprintf("the model did not continue the stream (%v): the template fills alone", err))
+		rd, readErr = cp.read(p, reeb)
+	}
+	fit.Wait()
+	p.warnings = append(p.warnings, fitWarnings...)
+	if cp.Model != nil {
+		if readErr == nil && (continuations || given.NumJoints() == 0) {
+			readErr = cp.sample(p, rd)
+		}
+		if readErr != nil {
+			p.warnings = append(p.warnings, fmt.Sprintf("the model did not continue the stream (%v): the template fills alone", readErr))
 		}
 	}
 	if p.template.sk == nil && p.points == nil && given.NumJoints() == 0 {
@@ -127,40 +150,58 @@ func withinBounds(m *character.Mesh, sk *character.Skeleton) error {
 	return nil
 }
 
-// sample encodes the mesh as the model reads it (the classical skeleton reeb as
-// its proposal) and continues the stream at every point; on a humanoid only at
-// the partial's leaves (hands, feet, head: where fingers, toes and end joints
-// go), because the model's continuations at its inner joints write second copies
-// of the limbs given there (15 held-out characters, docs/model.md).
-func (cp *Completer) sample(p *Prepared, reeb *character.Skeleton) error {
-	gen := *cp.Model
-	gen.Propose = func(*character.Mesh) (*character.Skeleton, error) {
+// reading is what the model reads of one mesh for its continuations.
+type reading struct {
+	gen  sampler.Generator // the model, with the classical skeleton as its proposal
+	lat  *tensor.Dense
+	norm character.Normalization
+	nm   character.Mesh // the normalized mesh
+	pts  []point
+	// region is where the continuations' joints may go: wherever the mesh is,
+	// not only near the proposal.
+	region *sampler.Region
+	rng    *rand.Rand
+}
+
+// read encodes the mesh as the model reads it (the classical skeleton reeb as its
+// proposal) into p.lat and lists the points the stream is continued at.
+func (cp *Completer) read(p *Prepared, reeb *character.Skeleton) (*reading, error) {
+	rd := &reading{gen: *cp.Model, rng: rand.New(rand.NewSource(cp.Seed))}
+	rd.gen.Propose = func(*character.Mesh) (*character.Skeleton, error) {
 		if reeb == nil {
 			return nil, errors.New("no classical skeleton")
 		}
 		return reeb, nil
 	}
-	nm, norm := rigmodel.NormalizedMesh(&p.c.Mesh)
-	rng := rand.New(rand.NewSource(cp.Seed))
-	lat, err := gen.EncodeMesh(&p.c.Mesh, &nm, norm, rng)
+	rd.nm, rd.norm = rigmodel.NormalizedMesh(&p.c.Mesh)
+	lat, err := rd.gen.EncodeMesh(&p.c.Mesh, &rd.nm, rd.norm, rd.rng)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	p.lat = lat
-	pts, err := continuationPoints(p.given, norm)
-	if err != nil {
-		return err
+	p.lat, rd.lat = lat, lat
+	if rd.pts, err = continuationPoints(p.given, rd.norm); err != nil {
+		return nil, err
 	}
-	gen.NearProposal = 0 // completions go wherever the mesh is, not only near the proposal
+	rd.gen.NearProposal = 0
+	rd.region = rd.gen.SampleRegion(&rd.nm, rd.norm, nil)
+	return rd, nil
+}
+
+// sample continues the stream at every point of rd; on a humanoid only at the
+// partial's leaves (hands, feet, head: where fingers, toes and end joints go),
+// because the model's continuations at its inner joints write second copies of
+// the limbs given there (15 held-out characters, docs/model.md).
+func (cp *Completer) sample(p *Prepared, rd *reading) error {
+	gen, norm := rd.gen, rd.norm
 	opt := sampler.SampleOptions{Temperature: cp.Temperature, TopP: 0.95, K: gen.Model.Cfg.K(), MaxJoints: gen.Model.Cfg.MaxJoint,
-		Region: gen.SampleRegion(&nm, norm, nil)}
+		Region: rd.region}
 	extremitiesOnly := p.template.kind == string(anatomy.Humanoid)
 	children := p.given.Children()
-	for _, pt := range pts {
+	for _, pt := range rd.pts {
 		if extremitiesOnly && pt.anchor >= 0 && len(children[pt.anchor]) > 0 {
 			continue
 		}
-		cont, err := continueAt(&gen, lat, pt, opt, norm, rng)
+		cont, err := continueAt(&gen, rd.lat, pt, opt, norm, rd.rng)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package copilot
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -178,6 +179,39 @@ func TestTemplateMovesOnlyNearNamesakes(t *testing.T) {
 		}
 		if got := b.sk.Position(1); got.Dist(tt.wantTail) > 1e-12 {
 			t.Errorf("%s: tail at %v, want %v", tt.name, got, tt.wantTail)
+		}
+	}
+}
+
+// TestLowDetailWithoutContinuations checks that a preparation without the model's
+// continuations (what Rigger does at DetailLow, whose continuations add no joint)
+// completes to the same skeleton and report as one with them, at low detail and
+// with the joint bound at the given count; and that it samples none.
+func TestLowDetailWithoutContinuations(t *testing.T) {
+	p, given := prepared(t)
+	rig := modeltest.Rig(t)
+	bare, err := tinyCompleter(t).prepare(&character.Character{Name: rig.Name, Mesh: rig.Mesh}, given, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.points) == 0 || len(bare.points) != 0 || bare.lat == nil {
+		t.Fatalf("%d continuations with them, %d without (latents %v)", len(p.points), len(bare.points), bare.lat != nil)
+	}
+	for _, d := range []Density{{Detail: DetailLow}, {Detail: DetailLow, MaxJoints: given.NumJoints()}} {
+		want, err := p.Complete(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := bare.Complete(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, g := want.Skeleton, got.Skeleton
+		if !slices.Equal(w.Names, g.Names) || !slices.Equal(w.Parents, g.Parents) || !slices.Equal(w.BindWorld, g.BindWorld) {
+			t.Fatalf("%+v: %d joints without continuations, %d with", d, g.NumJoints(), w.NumJoints())
+		}
+		if len(want.Report.Added) != len(got.Report.Added) || want.Report.Pruned != got.Report.Pruned {
+			t.Fatalf("%+v: reports differ: %d added, %d pruned against %d, %d", d, len(got.Report.Added), got.Report.Pruned, len(want.Report.Added), want.Report.Pruned)
 		}
 	}
 }

@@ -38,7 +38,7 @@ func (r *Rigger) Rig(c *character.Character) (*character.Character, *autorig.Rig
 	if err := r.checkFrame(c); err != nil {
 		return nil, nil, err
 	}
-	prep, err := r.Prepare(c, r.Partial)
+	prep, err := r.prepare(c, r.Partial, r.Density.Detail.ModelJoints() > 0)
 	if err != nil {
 		return nil, nil, err
 	}

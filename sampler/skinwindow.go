@@ -3,9 +3,11 @@ package sampler
 import (
 	"fmt"
 	"math/rand"
+	"runtime"
 	"slices"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/workgroup"
 	"github.com/rigkit/rigkit/tokens"
 	"gorgonia.org/tensor"
 )
@@ -141,31 +143,32 @@ func (r *Generator) streamJoints() int {
 
 // windowCodes writes n skin-token code sets for the whole skeleton sk (c's own,
 // world frame, normalized by norm) window by window (planSkinWindows) on the shape
-// latents lat, windows of at most capacity joints. sets[s][j] are joint j's codes in stream s, joints in sk's order.
+// latents lat, windows of at most capacity joints. sets[s][j] are joint j's codes
+// in stream s, joints in sk's order.
 func (r *Generator) windowCodes(sk *character.Skeleton, norm character.Normalization, lat *tensor.Dense, n, capacity int, rng *rand.Rand) ([][][]int, error) {
+	windows := planSkinWindows(sk.Parents, capacity)
+	got := make([]windowResult, len(windows))
+	write := func(wi int) {
+		got[wi].order, got[wi].last, got[wi].codes, got[wi].err = r.windowStreams(sk.Select(windows[wi].joints), windows[wi], norm, lat, n, rng)
+	}
+	if n == 1 && len(windows) > 1 {
+		concurrently(len(windows), write)
+	} else {
+		for wi := range windows {
+			write(wi)
+		}
+	}
 	sets := make([][][]int, n)
 	for s := range sets {
 		sets[s] = make([][]int, sk.NumJoints())
 	}
-	windows := planSkinWindows(sk.Parents, capacity)
 	for wi, w := range windows {
-		sub := sk.Select(w.joints)
-		prompt, order, err := tokens.EncodeSkeleton(sub, norm)
-		if err != nil {
-			return nil, fmt.Errorf("skin window %d of %d: %w", wi+1, len(windows), err)
+		res := got[wi]
+		if res.err != nil {
+			return nil, fmt.Errorf("skin window %d of %d (%d joints): %w", wi+1, len(windows), len(w.joints), res.err)
 		}
-		last := 0 // the token-order index after the last owned joint
-		for t, i := range order {
-			if w.owned[i] {
-				last = t + 1
-			}
-		}
-		got, err := r.skinCodesUpTo(lat, prompt, n, last, rng)
-		if err != nil {
-			return nil, fmt.Errorf("skin window %d of %d (%d joints): %w", wi+1, len(windows), len(w.joints), err)
-		}
-		for s, codes := range got {
-			for t, i := range order[:last] {
+		for s, codes := range res.codes {
+			for t, i := range res.order[:res.last] {
 				if w.owned[i] {
 					sets[s][w.joints[i]] = codes[t]
 				}
@@ -173,4 +176,52 @@ func (r *Generator) windowCodes(sk *character.Skeleton, norm character.Normaliza
 		}
 	}
 	return sets, nil
+}
+
+// windowResult is what one window's streams wrote: the window's joints in token
+// order, how many of them precede the end of the last owned one, and each
+// stream's codes for those.
+type windowResult struct {
+	order []int
+	last  int
+	codes [][][]int
+	err   error
+}
+
+// windowStreams samples n streams of skin codes for the window w (its
+// sub-skeleton sub), up to the codes of its last owned joint.
+func (r *Generator) windowStreams(sub *character.Skeleton, w skinWindow, norm character.Normalization, lat *tensor.Dense, n int, rng *rand.Rand) (order []int, last int, codes [][][]int, err error) {
+	prompt, order, err := tokens.EncodeSkeleton(sub, norm)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	for t, i := range order {
+		if w.owned[i] {
+			last = t + 1 // the token-order index after the last owned joint
+		}
+	}
+	codes, err = r.skinCodesUpTo(lat, prompt, n, last, rng)
+	return order, last, codes, err
+}
+
+// concurrently runs fn(0), ..., fn(n-1) on up to GOMAXPROCS goroutines at once and
+// returns when all have returned. Greedy windows are independent streams on the
+// same latents, each a chain of products too small to split (one stream's step
+// is memory-bound single-threaded work), so running whole windows side by side
+// is how they use more than one core; a panic in fn reaches the caller.
+func concurrently(n int, fn func(i int)) {
+	var g workgroup.Group
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		g.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	g.Wait()
 }

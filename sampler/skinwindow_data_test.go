@@ -118,7 +118,8 @@ func windowedDeform(t *testing.T, r *Generator, c *character.Character, capacity
 // BenchmarkSkinOnlyJoints is `rig skin --method tokens` on a 5k-vertex synthetic
 // biped with its skeleton grown to 65 and 78 joints (one stream of the shipped
 // model) and 80, 128 and 256 (windows): the greedy stream alone and the default
-// mean of DefaultSkinSamples streams, with the time per joint.
+// mean of DefaultSkinSamples streams, with the time per joint and the CPU time
+// (both cores) per skin.
 //
 //	go test ./sampler/ -run XXX -bench BenchmarkSkinOnlyJoints -benchtime 1x
 func BenchmarkSkinOnlyJoints(b *testing.B) {
@@ -134,12 +135,14 @@ func BenchmarkSkinOnlyJoints(b *testing.B) {
 			b.Run(fmt.Sprintf("joints=%d/samples=%d", n, samples), func(b *testing.B) {
 				r.SkinSamples = samples
 				b.Logf("%d vertices, %d joints", len(grown.Mesh.Positions), n)
+				cpu0 := processCPUTime()
 				for i := 0; i < b.N; i++ {
 					if _, err := r.SkinOnly(grown); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*n), "ms/joint")
+				b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 			})
 		}
 	}

@@ -65,7 +65,7 @@ func Tokenize(c *character.Character, tok *SkinTokenizer, opt Options) (*StreamF
 	if err != nil {
 		return nil, nil, fmt.Errorf("tokenize %q: %w", c.Name, err)
 	}
-	sf := &StreamFile{Source: c.Name, VocabSize: tokens.VocabSize, Tokens: full, Readable: Readable(full),
+	sf := &StreamFile{Source: c.Name, VocabSize: tokens.VocabSize, Tokens: full, Readable: readable(full),
 		Joints: len(order), Names: order.Names(c.Skeleton.Names), Order: order,
 		Center: norm.Center, Scale: norm.Scale, K: tok.K(), SkinBitsPerJoint: tokens.SkinBitsPerJoint(tok.K()),
 		SkinTokenizer: tok.Fingerprint()}
@@ -92,9 +92,9 @@ func CheckSkinTokenizer(recorded, fp string) error {
 	return nil
 }
 
-// Readable renders a stream with TokenString, grouping each joint's coordinates in
+// readable renders a stream with TokenString, grouping each joint's coordinates in
 // parentheses.
-func Readable(stream []int) string {
+func readable(stream []int) string {
 	var b strings.Builder
 	coord := 0
 	for i, t := range stream {

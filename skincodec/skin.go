@@ -387,36 +387,62 @@ func (t *SkinTokenizer) probabilitiesWith(ctx context.Context, c *character.Char
 	if sk == nil || sk.NumJoints() == 0 {
 		return nil, errors.New("skin tokenizer: decode: no skeleton")
 	}
-	if len(codeSets) == 0 {
-		return nil, errors.New("skin tokenizer: decode: no code sets")
+	if err := canceled(ctx); err != nil {
+		return nil, err
 	}
-	nJ := sk.NumJoints()
-	m := t.replica()
-	defer t.release(m)
-	K := m.cfg.K
-	for _, codes := range codeSets {
-		if len(codes) != nJ {
-			return nil, fmt.Errorf("skin tokenizer: decode: %d code lists for %d joints", len(codes), nJ)
-		}
-		for j, cs := range codes {
-			if len(cs) != K {
-				return nil, fmt.Errorf("skin tokenizer: decode: joint %d has %d codes, want %d", j, len(cs), K)
-			}
-		}
+	pr := t.prepareDecode(c, sk)
+	if err := canceled(ctx); err != nil {
+		return nil, err
+	}
+	return t.preparedProbabilities(ctx, pr, codeSets, opt)
+}
+
+// preparedDecode is the part of decoding that does not depend on the codes:
+// the character's samples and geodesic features for one skeleton (prepare) and
+// the mesh latents.
+type preparedDecode struct {
+	p   *prepared
+	lat []float32
+	nJ  int
+	err error
+}
+
+// prepareDecode does the code-independent work of decoding c (normalized) for
+// skeleton sk (in the cube); its error is returned by the decode.
+func (t *SkinTokenizer) prepareDecode(c *character.Character, sk *character.Skeleton) *preparedDecode {
+	if sk == nil || sk.NumJoints() == 0 {
+		return &preparedDecode{err: errors.New("skin tokenizer: decode: no skeleton")}
 	}
 	cc := *c
 	cc.Skeleton, cc.Skin = sk, nil
-	if err := canceled(ctx); err != nil {
-		return nil, err
-	}
 	p, err := prepare(&cc, t.Seed, t.Config.Geodesic > 0)
 	if err != nil {
-		return nil, err
+		return &preparedDecode{err: err}
 	}
-	if err := canceled(ctx); err != nil {
-		return nil, err
+	m := t.replica()
+	defer t.release(m)
+	return &preparedDecode{p: p, nJ: sk.NumJoints(), lat: append([]float32(nil), m.meshLatents(p.mesh, 1)...)}
+}
+
+// DecodeLater does now the part of decoding c (normalized) for skeleton sk (in
+// the cube) that does not depend on the codes (surface samples, geodesic
+// features, mesh latents) and returns the function that finishes it: DecodeMean
+// of the code sets it is given, with the checkpoint's options, the same skin bit
+// for bit. A sampler calls it on another goroutine while the model writes the
+// codes, taking that work off the skin's critical path. It is safe for
+// concurrent use; the returned function may be called more than once.
+func (t *SkinTokenizer) DecodeLater(c *character.Character, sk *character.Skeleton) func(codeSets [][][]int) (*character.Skin, error) {
+	pr := t.prepareDecode(c, sk)
+	return func(codeSets [][][]int) (*character.Skin, error) {
+		opt := t.Options()
+		probs, err := t.preparedProbabilities(context.Background(), pr, codeSets, opt)
+		if err != nil {
+			return nil, err
+		}
+		skin := t.skinFrom(probs, pr.nJ, opt.DecodeSettings)
+		SnapPieces(&pr.p.c.Mesh, skin, opt.SnapShare)
+		return skin, nil
 	}
-	return t.meanProbs(ctx, m, p, append([]float32(nil), m.meshLatents(p.mesh, 1)...), codeSets, opt)
 }
 
 // canceled returns nil while ctx is open, else the error that stops a decode.
@@ -425,6 +451,31 @@ func canceled(ctx context.Context) error {
 		return fmt.Errorf("skin tokenizer: decode stopped: %w", err)
 	}
 	return nil
+}
+
+// preparedProbabilities is probabilitiesWith on a prepared character and
+// skeleton: the code sets are checked against it and decoded.
+func (t *SkinTokenizer) preparedProbabilities(ctx context.Context, pr *preparedDecode, codeSets [][][]int, opt Options) ([]float32, error) {
+	if pr.err != nil {
+		return nil, pr.err
+	}
+	if len(codeSets) == 0 {
+		return nil, errors.New("skin tokenizer: decode: no code sets")
+	}
+	m := t.replica()
+	defer t.release(m)
+	K := m.cfg.K
+	for _, codes := range codeSets {
+		if len(codes) != pr.nJ {
+			return nil, fmt.Errorf("skin tokenizer: decode: %d code lists for %d joints", len(codes), pr.nJ)
+		}
+		for j, cs := range codes {
+			if len(cs) != K {
+				return nil, fmt.Errorf("skin tokenizer: decode: joint %d has %d codes, want %d", j, len(cs), K)
+			}
+		}
+	}
+	return t.meanProbs(ctx, m, pr.p, pr.lat, codeSets, opt)
 }
 
 // meanProbs is MeanProbabilities on a prepared character (its skin, if any, is not

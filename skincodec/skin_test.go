@@ -261,7 +261,7 @@ func TestTokenizeDetokenize(t *testing.T) {
 			t.Fatalf("joint %q moved by %g", c.Skeleton.Names[j], d)
 		}
 	}
-	if Readable(sf.Tokens) == "" {
+	if readable(sf.Tokens) == "" {
 		t.Fatal("empty readable form")
 	}
 }

@@ -1,5 +1,7 @@
 package fastmath
 
+import "math"
+
 // The batch kernels: C loops in a cgo build (kernels_cgo.go), the Go loops of
 // fastmath.go otherwise (kernels_go.go), with the same results bit for bit.
 
@@ -56,4 +58,60 @@ func AddRows(y, b []float32) {
 		return
 	}
 	addRowsKernel(y, b, len(y)/len(b))
+}
+
+// panelWidth is the number of output columns a panel of PackPanels holds.
+const panelWidth = 16
+
+// PackPanels lays out w (n rows of k values, row-major: a linear layer's weight,
+// one row per output) for PanelRows: panels of 16 outputs, each k rows of their
+// 16 weights, the last panel padded with zeros.
+func PackPanels(w []float32, n, k int) []float32 {
+	if len(w) < n*k {
+		panic("fastmath: PackPanels: short weight")
+	}
+	np := (n + panelWidth - 1) / panelWidth
+	out := make([]float32, np*k*panelWidth)
+	for o := 0; o < n; o++ {
+		p, j := o/panelWidth, o%panelWidth
+		for kk := 0; kk < k; kk++ {
+			out[(p*k+kk)*panelWidth+j] = w[o*k+kk]
+		}
+	}
+	return out
+}
+
+// PanelRows sets y (m rows of n) to x (m rows of k) times the transpose of the
+// weight packed by PackPanels: every output is one chain of fused multiply-adds
+// over k from zero, the order of OpenBLAS's blocked sgemm kernel, so a
+// decoder's logits equal a GEMM's bit for bit without the GEMM packing the whole
+// weight for every one-row product. In a build without cgo each step is a
+// float64 fused multiply-add rounded to float32, which may differ from a float32
+// one in the last bit.
+func PanelRows(x []float32, m, k int, panels []float32, n int, y []float32) {
+	if m <= 0 || n <= 0 || k <= 0 {
+		return
+	}
+	if len(x) < m*k || len(y) < m*n || len(panels) < (n+panelWidth-1)/panelWidth*k*panelWidth {
+		panic("fastmath: PanelRows: short slices")
+	}
+	panelRowsKernel(x, m, k, panels, n, y)
+}
+
+// panelRowsGo is PanelRows in Go.
+func panelRowsGo(x []float32, m, k int, panels []float32, n int, y []float32) {
+	for p := 0; p*panelWidth < n; p++ {
+		pw := panels[p*k*panelWidth:]
+		cols := min(n-p*panelWidth, panelWidth)
+		for i := 0; i < m; i++ {
+			var acc [panelWidth]float32
+			for kk, xv := range x[i*k : (i+1)*k] {
+				w := pw[kk*panelWidth : (kk+1)*panelWidth]
+				for j := range acc {
+					acc[j] = float32(math.FMA(float64(xv), float64(w[j]), float64(acc[j])))
+				}
+			}
+			copy(y[i*n+p*panelWidth:], acc[:cols])
+		}
+	}
 }

@@ -193,6 +193,69 @@ RK_CLONES static void rk_add_rows(float *y, const float *b, long rows, long c) {
 		}
 	}
 }
+
+// Products of rows by a matrix packed in panels of 16 columns (PackPanels): every
+// output is one sequential chain of fused multiply-adds over k from zero, the order
+// OpenBLAS's blocked sgemm kernel sums in, so the results equal its bit for bit
+// while no operand is packed per call. The clones need FMA (x86-64-v3 and up);
+// the default clone calls the C library's fmaf, exact but slow.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define RK_FMA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define RK_FMA_CLONES
+#endif
+#include <math.h>
+
+// rk_panel_group computes panels [p0, p0+G) of row x: G independent chains per
+// k, so the FMA units are not held up by one chain's latency.
+#define RK_GROUP 4
+static inline void rk_panel_group(const float *x, long k, const float *panels, long p0, long g, float acc[RK_GROUP][16]) {
+	for (long q = 0; q < RK_GROUP; q++) {
+		for (int j = 0; j < 16; j++) {
+			acc[q][j] = 0;
+		}
+	}
+	const float *pw = panels + p0 * k * 16;
+	if (g == RK_GROUP) {
+		for (long kk = 0; kk < k; kk++) {
+			float xv = x[kk];
+			for (long q = 0; q < RK_GROUP; q++) {
+				const float *w = pw + (q * k + kk) * 16;
+				for (int j = 0; j < 16; j++) {
+					acc[q][j] = fmaf(xv, w[j], acc[q][j]);
+				}
+			}
+		}
+		return;
+	}
+	for (long q = 0; q < g; q++) {
+		for (long kk = 0; kk < k; kk++) {
+			float xv = x[kk];
+			const float *w = pw + (q * k + kk) * 16;
+			for (int j = 0; j < 16; j++) {
+				acc[q][j] = fmaf(xv, w[j], acc[q][j]);
+			}
+		}
+	}
+}
+
+RK_FMA_CLONES static void rk_panel_rows(const float *x, long m, long k, const float *panels, long n, float *y) {
+	long np = (n + 15) / 16;
+	float acc[RK_GROUP][16];
+	for (long p0 = 0; p0 < np; p0 += RK_GROUP) {
+		long g = np - p0 < RK_GROUP ? np - p0 : RK_GROUP;
+		for (long i = 0; i < m; i++) {
+			rk_panel_group(x + i * k, k, panels, p0, g, acc);
+			for (long q = 0; q < g; q++) {
+				long col = (p0 + q) * 16;
+				long cols = n - col < 16 ? n - col : 16;
+				for (long j = 0; j < cols; j++) {
+					y[i * n + col + j] = acc[q][j];
+				}
+			}
+		}
+	}
+}
 */
 import "C"
 
@@ -249,4 +312,8 @@ func addRowsKernel(y, b []float32, rows int) {
 		return
 	}
 	C.rk_add_rows((*C.float)(unsafe.Pointer(&y[0])), (*C.float)(unsafe.Pointer(&b[0])), C.long(rows), C.long(len(b)))
+}
+
+func panelRowsKernel(x []float32, m, k int, panels []float32, n int, y []float32) {
+	C.rk_panel_rows((*C.float)(unsafe.Pointer(&x[0])), C.long(m), C.long(k), (*C.float)(unsafe.Pointer(&panels[0])), C.long(n), (*C.float)(unsafe.Pointer(&y[0])))
 }

@@ -15,3 +15,6 @@ func layerNormKernel(x, y, w, b []float32, rows, c int, eps float64) {
 	layerNormRowsGo(x, y, w, b, rows, c, eps)
 }
 func addRowsKernel(y, b []float32, rows int) { addRowsGo(y, b, rows) }
+func panelRowsKernel(x []float32, m, k int, panels []float32, n int, y []float32) {
+	panelRowsGo(x, m, k, panels, n, y)
+}

@@ -155,27 +155,29 @@ type blockState[F Float] struct {
 
 // step runs the block on one new position per sequence, x (B, C), using and
 // extending the caches; no dropout, nothing cached for backward.
-func (b *block[F]) step(x []F, B int, st *blockState[F]) ([]F, error) {
-	return b.cached(x, B, st,
-		func(h []F) ([]F, error) { return b.Attn.step(h, st.kv) },
-		func(h []F) []F { return b.Cross.step(h, st.cross) })
+// e runs the products: a decoding step of one sequence is a chain of products too
+// small to split across workers (Decoder.eng).
+func (b *block[F]) step(e engine.Engine, x []F, B int, st *blockState[F]) ([]F, error) {
+	return b.cached(e, x, B,
+		func(h []F) ([]F, error) { return b.Attn.step(e, h, st.kv) },
+		func(h []F) []F { return b.Cross.step(e, h, st.cross) })
 }
 
 // prefill runs the block on the first T positions of a single sequence, x (T, C),
 // filling its empty caches as T steps would.
 func (b *block[F]) prefill(x []F, T int, st *blockState[F]) ([]F, error) {
-	return b.cached(x, T, st,
+	return b.cached(b.eng, x, T,
 		func(h []F) ([]F, error) { return b.Attn.prefill(h, T, st.kv) },
 		func(h []F) []F { return b.Cross.prefill(h, T, st.cross) })
 }
 
 // cached is the block over n rows of x whose attention reads and extends the
 // caches through self and cross: pre-norm self-attention, cross-attention and MLP,
-// each added to the residual stream.
-func (b *block[F]) cached(x []F, n int, st *blockState[F], self func(h []F) ([]F, error), cross func(h []F) []F) ([]F, error) {
+// each added to the residual stream, on e.
+func (b *block[F]) cached(e engine.Engine, x []F, n int, self func(h []F) ([]F, error), cross func(h []F) []F) ([]F, error) {
 	c := b.Cfg.C
 	h := make([]F, n*c)
-	b.LN1.apply(b.eng, x, n, h, nil, nil)
+	b.LN1.apply(e, x, n, h, nil, nil)
 	a, err := self(h)
 	if err != nil {
 		return nil, err
@@ -185,14 +187,14 @@ func (b *block[F]) cached(x []F, n int, st *blockState[F], self func(h []F) ([]F
 		x1[i] = x[i] + a[i]
 	}
 	if b.Cross != nil {
-		b.LNX.apply(b.eng, x1, n, h, nil, nil)
+		b.LNX.apply(e, x1, n, h, nil, nil)
 		a = cross(h)
 		for i := range x1 {
 			x1[i] += a[i]
 		}
 	}
-	b.LN2.apply(b.eng, x1, n, h, nil, nil)
-	m := b.MLP.apply(b.eng, h, n)
+	b.LN2.apply(e, x1, n, h, nil, nil)
+	m := b.MLP.apply(e, h, n)
 	for i := range x1 {
 		x1[i] += m[i]
 	}

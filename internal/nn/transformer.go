@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/rigkit/rigkit/internal/engine"
+	"github.com/rigkit/rigkit/internal/fastmath"
 	"gorgonia.org/tensor"
 )
 
@@ -198,10 +199,20 @@ func (m *Transformer[F]) Backward(dlogits *tensor.Dense) (*tensor.Dense, error) 
 // Decoder samples from a Transformer one position at a time, keeping each block's
 // keys and values (KV cache) so a step costs O(t) rather than a full forward pass.
 type Decoder[F Float] struct {
-	m      *Transformer[F]
-	batch  int
-	pos    int
-	states []blockState[F]
+	m *Transformer[F]
+	// eng runs the steps: the model's engine for a batch, its one-worker form for
+	// a single sequence, whose products (one row by a 128×384 matrix, a head's
+	// keys) cost less than handing half of them to a helper goroutine; the
+	// products themselves are the same BLAS calls, so the logits are the same.
+	eng engine.Engine
+	// headPanels is the output projection's weight packed for
+	// fastmath.PanelRows (float32 models): a step's logits, one row of 128 by
+	// 128×1,261, cost a quarter of a step as a GEMM, which packs the whole
+	// weight on every call; the panels are packed once per decoder.
+	headPanels []float32
+	batch      int
+	pos        int
+	states     []blockState[F]
 }
 
 // NewDecoder starts decoding batch sequences, cross-attending to latents
@@ -214,7 +225,7 @@ func (m *Transformer[F]) NewDecoder(batch int, latents *tensor.Dense) (*Decoder[
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoder[F]{m: m, batch: batch}
+	d := &Decoder[F]{m: m, batch: batch, eng: stepEngine(m.eng, batch), headPanels: packHead(m)}
 	for _, b := range m.Blocks {
 		st := blockState[F]{kv: b.Attn.newKVCache(batch, m.Cfg.MaxSeq)}
 		if b.Cross != nil {
@@ -239,7 +250,7 @@ func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
 	if n < 1 {
 		return nil, fmt.Errorf("nn: decoder: fork into %d sequences", n)
 	}
-	f := &Decoder[F]{m: d.m, batch: n, pos: d.pos, states: make([]blockState[F], len(d.states))}
+	f := &Decoder[F]{m: d.m, batch: n, eng: stepEngine(d.m.eng, n), headPanels: d.headPanels, pos: d.pos, states: make([]blockState[F], len(d.states))}
 	for i, st := range d.states {
 		kv := &kvCache[F]{B: n, MaxT: st.kv.MaxT, C: st.kv.C, Len: st.kv.Len,
 			K: make([]F, n*st.kv.MaxT*st.kv.C), V: make([]F, n*st.kv.MaxT*st.kv.C)}
@@ -277,12 +288,12 @@ func (d *Decoder[F]) Step(tokens []int) (*tensor.Dense, error) {
 		return nil, err
 	}
 	for i, b := range d.m.Blocks {
-		if x, err = b.step(x, B, &d.states[i]); err != nil {
+		if x, err = b.step(d.eng, x, B, &d.states[i]); err != nil {
 			return nil, fmt.Errorf("nn: decoder: block %d: %w", i, err)
 		}
 	}
 	d.pos++
-	return d.head(x, B), nil
+	return d.head(d.eng, x, B), nil
 }
 
 // Prefill feeds a prompt to a fresh decoder of one sequence in a single pass
@@ -307,7 +318,7 @@ func (d *Decoder[F]) Prefill(tokens []int) (*tensor.Dense, error) {
 		}
 	}
 	d.pos = T
-	return d.head(x[(T-1)*d.m.Cfg.DModel:], 1), nil
+	return d.head(d.m.eng, x[(T-1)*d.m.Cfg.DModel:], 1), nil
 }
 
 // embed returns the token plus position embeddings of tokens, the i-th at
@@ -328,12 +339,35 @@ func (d *Decoder[F]) embed(tokens []int, pos func(i int) int) ([]F, error) {
 	return x, nil
 }
 
-// head applies the final layer norm and the output projection to n rows of x.
-func (d *Decoder[F]) head(x []F, n int) *tensor.Dense {
+// head applies the final layer norm and the output projection to n rows of x on e.
+func (d *Decoder[F]) head(e engine.Engine, x []F, n int) *tensor.Dense {
 	m := d.m
 	h := make([]F, n*m.Cfg.DModel)
-	m.LNF.apply(m.eng, x, n, h, nil, nil)
+	m.LNF.apply(e, x, n, h, nil, nil)
 	logits := make([]F, n*m.Cfg.Vocab)
-	m.Head.apply(m.eng, h, n, logits)
+	if d.headPanels != nil {
+		fastmath.PanelRows(any(h).([]float32), n, m.Cfg.DModel, d.headPanels, m.Cfg.Vocab, any(logits).([]float32))
+		return engine.FromSlice(logits, n, m.Cfg.Vocab)
+	}
+	m.Head.apply(e, h, n, logits)
 	return engine.FromSlice(logits, n, m.Cfg.Vocab)
+}
+
+// stepEngine is the engine that steps a batch of sequences: e's one-worker form
+// for a single sequence, e itself otherwise.
+func stepEngine(e engine.Engine, batch int) engine.Engine {
+	if batch == 1 {
+		return e.Serial()
+	}
+	return e
+}
+
+// packHead packs m's output projection for fastmath.PanelRows, or returns nil for
+// a float64 model or a head with a bias.
+func packHead[F Float](m *Transformer[F]) []float32 {
+	w, ok := any(m.Head.Weight.w).([]float32)
+	if !ok || m.Head.Bias != nil {
+		return nil
+	}
+	return fastmath.PackPanels(w, m.Cfg.Vocab, m.Cfg.DModel)
 }
