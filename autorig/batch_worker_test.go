@@ -62,7 +62,7 @@ func TestBatchWorkerSurvivesFatalError(t *testing.T) {
 	out := t.TempDir()
 	b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 2, Rigger: fatalRigger{},
 		IO: BatchIO{Load: fakeFiles{}.load, Encode: fakeFiles{}.encode},
-		Isolate: Isolation{Timeout: 3 * time.Second, Command: func(it dataset.BatchItem) *exec.Cmd {
+		Isolate: Isolation{Timeout: 10 * time.Second, Command: func(it dataset.BatchItem) *exec.Cmd {
 			cmd := exec.Command(exe, "-test.run", "^$")
 			cmd.Env = append(os.Environ(), "RIGMODEL_TEST_WORKER="+out+"|"+it.Name+"|"+it.Path)
 			return cmd
@@ -79,7 +79,7 @@ func TestBatchWorkerSurvivesFatalError(t *testing.T) {
 		t.Errorf("poison: report %+v", r)
 	}
 	r = readReport(t, filepath.Join(out, "hang.json"))
-	if r.Status != "failed" || !strings.Contains(r.Error, "per-item time limit of 3s") {
+	if r.Status != "failed" || !strings.Contains(r.Error, "per-item time limit of 10s") {
 		t.Errorf("hang: report %+v", r)
 	}
 	for _, name := range []string{"a", "b"} {
