@@ -22,9 +22,10 @@ const (
 	// footReach: a foot's lowest vertex lies within this share of the height of
 	// the floor (a shin whose hoof is weighted to a bone of its own reaches 0.3).
 	footReach = 0.3
-	// toeSpan: chain ends that meet within this share of the height of each are
-	// one foot's toes.
-	toeSpan = 0.1
+	// toeSpan: chain ends that meet within this share of the height of each, at
+	// a joint within toeLevel of the floor, are one foot's toes.
+	toeSpan  = 0.3
+	toeLevel = 0.15
 	// maxFeet caps the candidate feet (the lowest ones) the pairing tries.
 	maxFeet = 10
 	// mirrorSamples is how many vertices the mirror error of a pairing reflects.
@@ -131,15 +132,18 @@ func (b *body) feet() []foot {
 	return b.joinToes(ends, lowest)
 }
 
-// joinToes merges chain ends whose paths meet within toeSpan of the height of both
-// into one foot at the joint where they meet.
+// joinToes merges chain ends whose paths meet near the floor, within toeSpan of
+// the height of both, into one foot at the joint where they meet (an ankle; a
+// root on the floor that left and right legs hang from is farther up their
+// chains).
 func (b *body) joinToes(ends []int, lowest []float64) []foot {
 	var out []foot
 	for _, e := range ends {
 		merged := false
 		for i := range out {
 			l := b.lca(out[i].joint, e)
-			if l >= 0 && b.chain(out[i].joint, l) <= toeSpan*b.height() && b.chain(e, l) <= toeSpan*b.height() {
+			H := b.height()
+			if l >= 0 && b.c.Skeleton.Position(l).Dot(b.up) < b.floor+toeLevel*H && b.chain(out[i].joint, l) <= toeSpan*H && b.chain(e, l) <= toeSpan*H {
 				out[i] = foot{joint: l, ground: math.Min(out[i].ground, lowest[e])}
 				merged = true
 				break
