@@ -26,6 +26,10 @@ const (
 	// a joint within toeLevel of the floor, are one foot's toes.
 	toeSpan  = 0.3
 	toeLevel = 0.15
+	// standReach: each leg's lowest vertex, its floor bones' included, lies
+	// within this share of the height of the floor (a biped dinosaur's hands
+	// hang low, but not to the floor).
+	standReach = 0.05
 	// maxFeet caps the candidate feet (the lowest ones) the pairing tries.
 	maxFeet = 10
 	// mirrorSamples is how many vertices the mirror error of a pairing reflects.
@@ -59,19 +63,16 @@ func findQuadLegs(c *character.Character) (*quadLegs, error) {
 	if len(feet) < 4 {
 		return nil, fmt.Errorf("not four legs: %d chain ends reach within %.0f%% of the height of the floor", len(feet), footReach*100)
 	}
-	q, err := b.pairFeet(feet)
-	if err != nil {
-		return nil, err
-	}
-	q.attachFloorBones(feet)
-	return q, nil
+	return b.pairFeet(feet)
 }
 
 // press turns each leg about the forward axis through its top joint until its
 // lower part reaches its pair's mirror plane, and poses the body; again from the
 // posed body while a pair is still apart (a vertex weighted to both legs moves
 // with both turns, which one leg's prediction does not see), at most pressPasses
-// times.
+// times. A leg that no turn up to quadTurnLimit brings to the plane (its top
+// farther out than the leg is long) is an error, and so are legs that all touch
+// their plane already (the variant would be the file as it is).
 func (q *quadLegs) press() error {
 	for pass := 0; pass < pressPasses; pass++ {
 		turns := map[int]vecmath.Mat4{}
@@ -83,12 +84,18 @@ func (q *quadLegs) press() error {
 				if err != nil {
 					return err
 				}
+				if a >= quadTurnLimit {
+					return fmt.Errorf("the leg from %s does not reach the plane turned by %.0f°", q.b.c.Skeleton.Names[j], quadTurnLimit*180/math.Pi)
+				}
 				moved = moved || a > 0
 				turns[j] = t
 				for _, f := range q.floorBones[i][k] {
 					turns[f] = t
 				}
 			}
+		}
+		if !moved && pass == 0 {
+			return errors.New("the legs touch already")
 		}
 		if !moved {
 			return nil
@@ -133,9 +140,8 @@ func (b *body) feet() []foot {
 }
 
 // joinToes merges chain ends whose paths meet near the floor, within toeSpan of
-// the height of both, into one foot at the joint where they meet (an ankle; a
-// root on the floor that left and right legs hang from is farther up their
-// chains).
+// the height of both, into one foot at the joint where they meet: an ankle, never
+// a root (IK bones hung from a root on the floor are one foot's each).
 func (b *body) joinToes(ends []int, lowest []float64) []foot {
 	var out []foot
 	for _, e := range ends {
@@ -143,7 +149,7 @@ func (b *body) joinToes(ends []int, lowest []float64) []foot {
 		for i := range out {
 			l := b.lca(out[i].joint, e)
 			H := b.height()
-			if l >= 0 && b.c.Skeleton.Position(l).Dot(b.up) < b.floor+toeLevel*H && b.chain(out[i].joint, l) <= toeSpan*H && b.chain(e, l) <= toeSpan*H {
+			if l >= 0 && b.c.Skeleton.Parents[l] >= 0 && b.c.Skeleton.Position(l).Dot(b.up) < b.floor+toeLevel*H && b.chain(out[i].joint, l) <= toeSpan*H && b.chain(e, l) <= toeSpan*H {
 				out[i] = foot{joint: l, ground: math.Min(out[i].ground, lowest[e])}
 				merged = true
 				break
@@ -188,7 +194,8 @@ func (b *body) chain(j, a int) float64 {
 // pairFeet chooses four of the feet and pairs them left and right: of every four
 // of the lowest maxFeet and every way to pair them whose two pairs run parallel
 // across the body (within 30°) with their middles on one plane and whose legs
-// have tops (findTops), the one whose plane mirrors the mesh best.
+// have tops (findTops) and stand on the floor (standing), the one whose plane
+// mirrors the mesh best.
 func (b *body) pairFeet(feet []foot) (*quadLegs, error) {
 	feet = feet[:min(len(feet), maxFeet)]
 	sample, pool := b.mirrorPoints()
@@ -206,6 +213,11 @@ func (b *body) pairFeet(feet []foot) (*quadLegs, error) {
 							continue
 						}
 						if err := q.findTops(); err != nil {
+							why = err
+							continue
+						}
+						q.attachFloorBones(feet)
+						if err := q.standing(); err != nil {
 							why = err
 							continue
 						}
@@ -382,4 +394,26 @@ func (q *quadLegs) holdsTop(j int) bool {
 
 // quadTurnLimit caps a quadruped leg's turn: a frog's or a dinosaur's legs stand
 // splayed farther out than a biped's.
-const quadTurnLimit = 70 * math.Pi / 180
+const quadTurnLimit = 90 * math.Pi / 180
+
+// standing checks that each leg reaches the floor: its lowest vertex (of those
+// whose heaviest joint is in the top's subtree or a floor bone's) within
+// standReach of the height of it.
+func (q *quadLegs) standing() error {
+	b := q.b
+	for i := range q.tops {
+		for k, top := range q.tops[i] {
+			turning := append([]int{top}, q.floorBones[i][k]...)
+			low := math.Inf(1)
+			for _, j := range turning {
+				for _, v := range b.vertices(j) {
+					low = math.Min(low, b.c.Mesh.Positions[v].Dot(b.up))
+				}
+			}
+			if low > b.floor+standReach*b.height() {
+				return fmt.Errorf("not four legs: the leg from %s ends %.0f%% of the height above the floor", b.c.Skeleton.Names[top], 100*(low-b.floor)/b.height())
+			}
+		}
+	}
+	return nil
+}
