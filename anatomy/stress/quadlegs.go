@@ -13,10 +13,11 @@ import (
 
 // A quadruped's legs are found from the artist's skeleton by geometry, never by
 // name (each source names them its own way, some rigs are forests of one tree per
-// leg, some carry unweighted IK targets on the floor): the chain ends near the
-// floor are the feet, paired left and right by the plane that mirrors the mesh
-// best, and each leg's top is where its foot's path leaves the path to the other
-// foot of its pair (hind pair at the pelvis, front pair at the chest).
+// leg, some weight the hooves to IK bones hung from a root on the floor): the
+// weighted chain ends near the floor are the feet, paired left and right by the
+// plane that mirrors the mesh best, and each leg's top is where its foot's path
+// leaves the path to the other foot of its pair (hind pair at the pelvis, front
+// pair at the chest).
 
 const (
 	// footReach: a foot's lowest vertex lies within this share of the height of
@@ -34,6 +35,11 @@ const (
 	maxFeet = 10
 	// mirrorSamples is how many vertices the mirror error of a pairing reflects.
 	mirrorSamples = 300
+	// quadTurnLimit caps a quadruped leg's turn: a frog's or a dinosaur's legs
+	// stand splayed farther out than a biped's.
+	quadTurnLimit = 90 * math.Pi / 180
+	// pressPasses bounds the passes of press.
+	pressPasses = 3
 )
 
 // quadLegs is a four-legged body ready to pose: its frame (side across the legs'
@@ -43,7 +49,7 @@ type quadLegs struct {
 	feet [2][2]int          // the foot joint of each leg, by pair
 	tops [2][2]int          // the joint each leg turns about, by pair
 	mids [2]float64         // each pair's mirror plane: side·p = mid
-	pos  [2][2]vecmath.Vec3 // each foot joint, level with the floor's origin
+	pos  [2][2]vecmath.Vec3 // each foot joint, projected on the level plane
 	// floorBones are each leg's bones outside its top's subtree that turn
 	// with it: a foot weighted to a bone hung from the root on the floor.
 	floorBones [2][2][]int
@@ -104,9 +110,6 @@ func (q *quadLegs) press() error {
 	}
 	return nil
 }
-
-// pressPasses bounds the passes of press.
-const pressPasses = 3
 
 // feet returns the chain ends near the floor, toes of one foot joined: the
 // weighted joints with no weighted joint below them whose lowest vertex lies within
@@ -391,10 +394,6 @@ func (q *quadLegs) holdsTop(j int) bool {
 	}
 	return false
 }
-
-// quadTurnLimit caps a quadruped leg's turn: a frog's or a dinosaur's legs stand
-// splayed farther out than a biped's.
-const quadTurnLimit = 90 * math.Pi / 180
 
 // standing checks that each leg reaches the floor: its lowest vertex (of those
 // whose heaviest joint is in the top's subtree or a floor bone's) within
