@@ -42,7 +42,7 @@ func TestHeldOutQuadrupeds(t *testing.T) {
 	if len(quads) == 0 {
 		t.Fatal("no held-out quadrupeds")
 	}
-	worst := math.Inf(-1)
+	worst, best, apart := math.Inf(-1), math.Inf(1), 0
 	for _, f := range quads {
 		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
@@ -59,13 +59,16 @@ func TestHeldOutQuadrupeds(t *testing.T) {
 			continue
 		}
 		for i, g := range pairGaps(q, out) {
-			worst = math.Max(worst, g)
+			worst, best = math.Max(worst, g), math.Min(best, g)
+			if g > 0 {
+				apart++
+			}
 			if g > 0.0005 {
 				t.Errorf("%s: pair %d of legs %.4f of the height apart after pressing", f.Path, i, g)
 			}
 		}
 	}
-	t.Logf("%d quadrupeds, widest gap after pressing %.4f of the height", len(quads), worst)
+	t.Logf("%d quadrupeds, pairs' gaps after pressing %.4f to %.4f of the height, %d pairs apart", len(quads), best, worst, apart)
 	for _, f := range heldOut(t, "biped") {
 		c, _, err := assets.Load(f.Path, assets.Options{})
 		if err != nil {
