@@ -24,7 +24,7 @@ import (
 func init() {
 	register(&command{
 		name:    "stress",
-		usage:   "--data DIR --out DIR [--split held-out|train|all] [--variant all|legs,apose,armsdown,fused,...]",
+		usage:   "--data DIR --out DIR [--split held-out|train|all] [--kind all|humanoid|quadruped] [--variant all|legs,apose,armsdown,fused,...]",
 		summary: "write the anatomy stress sets: the humanoids and quadrupeds of DIR with legs pressed together, arms lowered, fused into one surface (artist skeleton carried along)",
 		run:     runStress,
 	})
@@ -52,6 +52,7 @@ func runStress(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "output folder (created)")
 	split := fs.String("split", "held-out", "held-out, train or all")
 	variant := fs.String("variant", "all", "comma-separated stress variants, or all: each humanoid's (legs, apose, armsdown, fused and their combinations) and each quadruped's (legs, fused, fused+legs)")
+	kind := fs.String("kind", "all", "the bodies to stress: humanoid (the biped categories), quadruped, or all of both")
 	png := fs.Bool("png", false, "also fit each variant (kind detected, Y up) and draw the mesh with the fitted skeleton, front view, as NAME.png")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return err
@@ -63,11 +64,17 @@ func runStress(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *kind != "all" && *kind != "humanoid" && *kind != "quadruped" {
+		return fmt.Errorf("%w: --kind %q: want all, humanoid or quadruped", errUsage, *kind)
+	}
 	files, err := selectEvalFiles([]string{*data}, *split, 0, false)
 	if err != nil {
 		return err
 	}
-	files = slices.DeleteFunc(files, func(f eval.File) bool { return stressKind(f.Category) == "" })
+	files = slices.DeleteFunc(files, func(f eval.File) bool {
+		k := stressKind(f.Category)
+		return k == "" || (*kind != "all" && k != *kind)
+	})
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("stress: %w", err)
 	}

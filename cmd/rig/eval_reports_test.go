@@ -91,9 +91,9 @@ func TestEvalAnatomyTask(t *testing.T) {
 	}
 }
 
-// TestQuadStress: rig stress writes a quadruped's variants beside a biped's, the
-// artist skeleton carried along, and the anatomy task's --quad-stress detects the
-// quadruped's kind under them.
+// TestQuadStress: rig stress writes a quadruped's variants beside a biped's (or
+// alone, --kind quadruped), the artist skeleton carried along, and the anatomy
+// task's --quad-stress detects the quadruped's kind under them.
 func TestQuadStress(t *testing.T) {
 	data := rigFolder(t, "biped", "quadruped", "snake")
 	// At 800 vertices the synthetic quadruped's legs stand out farther from its
@@ -121,6 +121,16 @@ func TestQuadStress(t *testing.T) {
 	}
 	if strings.Contains(string(manifest), "snake") {
 		t.Errorf("a snake was stressed:\n%s", manifest)
+	}
+	quadOnly := t.TempDir()
+	if code := run([]string{"stress", "--data", data, "--out", quadOnly, "--split", "all", "--kind", "quadruped", "--variant", "legs"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("rig stress --kind quadruped: exit %d\n%s", code, stderr.String())
+	}
+	if m, err := os.ReadFile(filepath.Join(quadOnly, "manifest.jsonl")); err != nil || strings.Contains(string(m), "biped") || !strings.Contains(string(m), "quadruped__legs.glb") {
+		t.Errorf("--kind quadruped: manifest %s, %v", m, err)
+	}
+	if code := run([]string{"stress", "--data", data, "--out", quadOnly, "--kind", "bird"}, &stdout, &stderr); code != 2 {
+		t.Errorf("--kind bird: exit %d, want a usage error", code)
 	}
 	c, _, err = assets.Load(filepath.Join(out, "quadruped__legs.glb"), assets.Options{})
 	if err != nil || !c.Rigged() {
