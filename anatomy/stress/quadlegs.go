@@ -166,7 +166,7 @@ func (b *body) joinToes(ends []int, lowest []float64) []foot {
 	return out
 }
 
-// lca returns the lowest common ancestor of joints a and b (a joint is its own
+// lca returns the lowest common ancestor of joints a and c (a joint is its own
 // ancestor), or -1 when they lie in different trees.
 func (b *body) lca(a, c int) int {
 	par := b.c.Skeleton.Parents
