@@ -248,14 +248,15 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 		}
 		score[Humanoid] = clamp((H/L-1)/1.5) * feet
 	}
-	if ground >= 4 || quadFeetInSlices(s) {
+	fourFeet := ground >= 4 || quadFeetInSlices(s)
+	if fourFeet {
 		score[Quadruped] = clamp(L/H) * 0.9 * clamp(s.clearance()/(0.1*H))
 	}
 	if ground >= 2 && ground <= 3 {
 		wings := clamp((W/math.Max(H, L) - 0.8) / 0.8)
 		score[Bird] = wings * clamp(1.5-H/L)
 	}
-	if ground <= 1 {
+	if ground <= 1 && !fourFeet { // legs pressed together end in one point, but stand
 		thin := arc / math.Max(math.Min(H, W), 1e-9)
 		score[Snake] = clamp((thin-8)/8) * clamp(float64(5-leaves)/2)
 		score[Fish] = clamp((L/math.Max(H, W)-1)/1) * (1 - score[Snake])

@@ -2,6 +2,7 @@ package anatomy
 
 import (
 	"errors"
+	"math"
 	"sort"
 
 	"github.com/rigkit/rigkit/vecmath"
@@ -85,7 +86,9 @@ type quadFeet [2][2]vecmath.Vec3
 // findQuadFeet finds a standing four-legged body's feet where the proposed
 // skeleton's topology does not show four (legs pressed together, a fused
 // surface): a slice at footLevel of the height cut into pieces, the front-most
-// and hind-most pieces apart by at least a quarter of the body's length, each
+// and hind-most pieces apart by at least a quarter of the body's length (of
+// twice its height when longer: a sauropod's neck and tail are most of it; a
+// pair's pieces lie within 0.15 of it), each
 // split at the symmetry plane into a left and a right foot (one piece per foot,
 // or one per pair when the legs touch).
 func (p *profile) findQuadFeet(s *shape) (quadFeet, error) {
@@ -102,8 +105,9 @@ func (p *profile) findQuadFeet(s *shape) (quadFeet, error) {
 		return feet, errors.New("the body does not stand on separate front and hind legs")
 	}
 	sort.Slice(big, func(a, b int) bool { return big[a].centre[2] > big[b].centre[2] })
-	front, hind := pairAt(big, big[0].centre[2], 0.15*L), pairAt(big, big[len(big)-1].centre[2], 0.15*L)
-	if front[0].centre[2]-hind[0].centre[2] < 0.25*L {
+	span := math.Min(L, 2*H)
+	front, hind := pairAt(big, big[0].centre[2], 0.15*span), pairAt(big, big[len(big)-1].centre[2], 0.15*span)
+	if front[0].centre[2]-hind[0].centre[2] < 0.25*span {
 		return feet, errors.New("front and hind legs are not apart along the body")
 	}
 	for i, pair := range [2][]footprint{front, hind} {

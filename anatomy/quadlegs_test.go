@@ -13,8 +13,9 @@ func box(x0, y0, z0, x1, y1, z1 float64) [2]vecmath.Vec3 {
 }
 
 // TestFindQuadFeet: a box animal's feet are found whether its legs stand apart or
-// are pressed together at the plane, front and hind told apart, left on +X; a
-// biped's two feet side by side are not a quadruped's.
+// are pressed together at the plane, and under a long neck and tail, front and
+// hind told apart, left on +X; a biped's two feet side by side are not a
+// quadruped's.
 func TestFindQuadFeet(t *testing.T) {
 	body := box(-0.3, 0.5, -1, 0.3, 1, 1)
 	legs := func(x0, x1 float64) [][2]vecmath.Vec3 {
@@ -31,6 +32,9 @@ func TestFindQuadFeet(t *testing.T) {
 	}{
 		{"legs apart", append(legs(0.1, 0.25), body), true},
 		{"legs together", append(legs(-0.01, 0.15), body), true},
+		// A sauropod: neck and tail make the body four times as long as the
+		// legs stand apart.
+		{"long neck and tail, legs together", append(legs(-0.01, 0.15), body, box(-0.1, 0.7, 1, 0.1, 0.9, 4), box(-0.1, 0.6, -4, 0.1, 0.8, -1)), true},
 		{"biped", [][2]vecmath.Vec3{box(0.05, 0, -0.1, 0.2, 1, 0.1), box(-0.2, 0, -0.1, -0.05, 1, 0.1), box(-0.3, 1, -0.15, 0.3, 1.8, 0.15)}, false},
 	}
 	for _, tc := range tests {

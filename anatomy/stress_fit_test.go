@@ -1,6 +1,7 @@
 package anatomy_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/rigkit/rigkit/anatomy"
@@ -41,6 +42,32 @@ func TestStressedBipeds(t *testing.T) {
 			_, other := fit(t, c, anatomy.Options{Up: "y", Kind: anatomy.Other})
 			if other.Status != "suspect" {
 				t.Errorf("fitted as kind other: status %s, want suspect", other.Status)
+			}
+		})
+	}
+}
+
+// TestStressedQuadrupeds: synthetic quadrupeds with their legs pressed together,
+// or fused into one surface with them, are still detected as quadrupeds. Pressed
+// legs end in one end point of the proposal, which alone would read as a fish
+// (on nothing, longer than tall); their slices still stand on four feet.
+func TestStressedQuadrupeds(t *testing.T) {
+	for _, tc := range []struct {
+		seed    int64
+		variant stress.Variant
+	}{
+		{1, "legs"},
+		{2, "legs"},
+		{3, "legs"},
+		{2, "fused+legs"},
+	} {
+		t.Run(fmt.Sprintf("%d_%s", tc.seed, tc.variant), func(t *testing.T) {
+			c, err := stress.Apply(gen(t, "quadruped", tc.seed), tc.variant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, rep := fit(t, c, anatomy.Options{Up: "y"}); rep.Kind != anatomy.Quadruped {
+				t.Errorf("detected %s (%.2f), status %s %v, want a quadruped", rep.Kind, rep.Confidence, rep.Status, rep.Suspect)
 			}
 		})
 	}

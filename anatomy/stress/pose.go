@@ -18,42 +18,98 @@ const overlap = 0.002
 // maxSamples caps the vertices a contact search turns per step.
 const maxSamples = 3000
 
-// pressLegs turns each upper leg about the forward axis through its hip joint until
-// the lower three quarters of the leg reach the mirror plane: the legs touch.
+// legTurnLimit caps how far a leg turns toward the plane (a splayed leg that
+// would need more stays short of it).
+const legTurnLimit = 40 * math.Pi / 180
+
+// pressLegs turns the legs about the forward axis toward the mirror plane until the
+// lower three quarters of each reach it: the legs touch. A body whose artist
+// joints name the upper legs is a biped (its two upper legs turn about the hip
+// joints); any other is a quadruped whose four legs are found in the skeleton's
+// shape (findQuadLegs).
 func pressLegs(c *character.Character) error {
 	b, err := newBody(c)
 	if err != nil {
-		return err
+		q, qerr := findQuadLegs(c)
+		if qerr != nil {
+			return fmt.Errorf("no legs to press: %v; %w", err, qerr)
+		}
+		return q.press()
 	}
 	turns := map[int]vecmath.Mat4{}
 	for _, sd := range []int{1, -1} {
 		j := b.joint[anatomy.Side(sd, anatomy.UpLeg)]
-		pivot := c.Skeleton.Position(j)
-		reach := pivot.Dot(b.up) - 0.2*(pivot.Dot(b.up)-b.floor)
-		var pts []vecmath.Vec3
-		for _, v := range b.vertices(j) {
-			if p := c.Mesh.Positions[v]; p.Dot(b.up) < reach {
-				pts = append(pts, p)
-			}
+		t, _, err := b.legTurn(j, nil, legTurnLimit, false)
+		if err != nil {
+			return fmt.Errorf("the %s: %w", anatomy.Side(sd, "leg"), err)
 		}
-		if len(pts) == 0 {
-			return fmt.Errorf("no vertices on the %s leg", anatomy.Side(sd, "leg"))
-		}
-		pts = thin(pts)
-		s := b.sideOf(pivot)
-		dir := b.towardPlane(pivot, centroid(pts))
-		gap := func(a float64) float64 {
-			t, g := b.turn(pivot, dir*a), math.Inf(1)
-			for _, p := range pts {
-				g = math.Min(g, s*(t.Point(p).Dot(b.side)-b.mid))
-			}
-			return g
-		}
-		a := solveDecreasing(gap, -overlap*b.height(), 40*math.Pi/180)
-		turns[j] = b.turn(pivot, dir*a)
+		turns[j] = t
 	}
 	b.pose(turns)
 	return nil
+}
+
+// legTurn returns the turn about the forward axis through joint j that brings the
+// leg hanging from it to the mirror plane: its vertices below the top fifth of the
+// way from j to the floor reach the plane (overlap past it), or as near as a turn
+// of at most limit gets them; it returns the turn and its angle. The joints of
+// extra's subtrees turn with the leg (a foot weighted to a bone outside it). With
+// blended, each vertex moves as linear blend skinning moves it, by the turn times
+// its weight on the turning joints (a thigh vertex shared with the body stops
+// short of where the bone takes it); without, as the bone moves (the biped stress
+// sets of docs/anatomy.md are made so).
+func (b *body) legTurn(j int, extra []int, limit float64, blended bool) (vecmath.Mat4, float64, error) {
+	turning := append([]bool(nil), b.subtree(j)...)
+	for _, e := range extra {
+		for k, in := range b.subtree(e) {
+			turning[k] = turning[k] || in
+		}
+	}
+	pivot := b.c.Skeleton.Position(j)
+	reach := pivot.Dot(b.up) - 0.2*(pivot.Dot(b.up)-b.floor)
+	var pts []vecmath.Vec3
+	var share []float64
+	for v, d := range b.dominant {
+		if p := b.c.Mesh.Positions[v]; d >= 0 && turning[d] && p.Dot(b.up) < reach {
+			pts = append(pts, p)
+			share = append(share, weightOn(b.c.Skin.Weights[v], turning))
+			if !blended {
+				share[len(share)-1] = 1
+			}
+		}
+	}
+	if len(pts) == 0 {
+		return vecmath.Mat4{}, 0, fmt.Errorf("no vertices on the leg below joint %s", b.c.Skeleton.Names[j])
+	}
+	pts, share = thin(pts), thinFloats(share)
+	ctr := centroid(pts)
+	s := b.sideOf(ctr)
+	dir := b.towardPlane(pivot, ctr)
+	gap := func(a float64) float64 {
+		t, g := b.turn(pivot, dir*a), math.Inf(1)
+		for i, p := range pts {
+			q := p.Lerp(t.Point(p), share[i])
+			g = math.Min(g, s*(q.Dot(b.side)-b.mid))
+		}
+		return g
+	}
+	a := solveDecreasing(gap, -overlap*b.height(), limit)
+	return b.turn(pivot, dir*a), a, nil
+}
+
+// weightOn is the share of a vertex's weights on the marked joints.
+func weightOn(ws []character.Influence, on []bool) float64 {
+	sum, all := 0.0, 0.0
+	for _, w := range ws {
+		all += w.Weight
+		if on[w.Joint] {
+			sum += w.Weight
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return sum / all
 }
 
 // lowerArms turns each upper arm about the forward axis through its shoulder joint
@@ -179,6 +235,19 @@ func solveDecreasing(f func(float64) float64, target, hi float64) float64 {
 		}
 	}
 	return hi
+}
+
+// thinFloats keeps the values thin keeps of as many points.
+func thinFloats(xs []float64) []float64 {
+	if len(xs) <= maxSamples {
+		return xs
+	}
+	stride := (len(xs) + maxSamples - 1) / maxSamples
+	out := make([]float64, 0, maxSamples)
+	for i := 0; i < len(xs); i += stride {
+		out = append(out, xs[i])
+	}
+	return out
 }
 
 // thin keeps at most maxSamples points, evenly strided.

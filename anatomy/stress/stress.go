@@ -5,7 +5,9 @@
 //
 // Poses are skinned deformations of the artist's own rig (linear blend skinning), so
 // the skeleton moves exactly with the mesh. Frames: the input is Y-up (glTF), its
-// mirror plane halfway between the artist's hip joints; all lengths are world units.
+// mirror plane halfway between the artist's hip joints (a biped's, found by name)
+// or between each pair of a quadruped's leg tops (found by shape, quadlegs.go); all
+// lengths are world units.
 package stress
 
 import (
@@ -31,8 +33,12 @@ const (
 	Fused    = "fused"    // remeshed into one watertight surface, weights transferred
 )
 
-// Variants are the stress cases the anatomy report measures.
+// Variants are the stress cases the anatomy report measures on humanoids.
 var Variants = []Variant{"legs", "apose", "armsdown", "legs+apose", "legs+armsdown", "fused", "fused+legs+apose", "fused+legs+armsdown"}
+
+// QuadVariants are the stress cases the anatomy report measures on quadrupeds
+// (no arms to lower).
+var QuadVariants = []Variant{"legs", "fused", "fused+legs"}
 
 // ParseVariant checks that every part of v is a known deformation.
 func ParseVariant(v string) (Variant, error) {
@@ -48,7 +54,8 @@ func ParseVariant(v string) (Variant, error) {
 
 // Apply returns a copy of the rigged character c deformed as the variant says, with
 // its skeleton and skin moved along. It fails when c lacks the joints a part needs
-// (hips for legs, upper arms for the arm poses).
+// (named upper legs or four legs standing on the floor for legs, upper arms for
+// the arm poses).
 func Apply(c *character.Character, v Variant) (*character.Character, error) {
 	if !c.Rigged() {
 		return nil, fmt.Errorf("stress %s: %s has no skeleton and skin", v, c.Name)
@@ -102,7 +109,7 @@ type body struct {
 // newBody reads the frame from the hip joints (the mirror plane halfway between
 // them, +Y up).
 func newBody(c *character.Character) (*body, error) {
-	b := &body{c: c, joint: map[string]int{}, up: vecmath.Vec3{0, 1, 0}, children: c.Skeleton.Children(), subtreeCache: map[int][]bool{}}
+	b := baseBody(c)
 	for j, n := range c.Skeleton.Names {
 		if m := anatomy.MixamoName(n); m != "" {
 			if _, dup := b.joint[m]; !dup {
@@ -121,9 +128,15 @@ func newBody(c *character.Character) (*body, error) {
 	if d.Len() == 0 {
 		return nil, fmt.Errorf("the hip joints are not apart")
 	}
-	b.side = d.Normalize()
-	b.fwd = b.side.Cross(b.up)
+	b.setSide(d)
 	b.mid = pl.Add(pr).Scale(0.5).Dot(b.side)
+	return b, nil
+}
+
+// baseBody reads what every pose needs before the mirror plane is known: +Y up,
+// the floor and top along it, each vertex's heaviest joint.
+func baseBody(c *character.Character) *body {
+	b := &body{c: c, joint: map[string]int{}, up: vecmath.Vec3{0, 1, 0}, children: c.Skeleton.Children(), subtreeCache: map[int][]bool{}}
 	b.floor, b.top = math.Inf(1), math.Inf(-1)
 	for _, p := range c.Mesh.Positions {
 		b.floor, b.top = math.Min(b.floor, p.Dot(b.up)), math.Max(b.top, p.Dot(b.up))
@@ -138,7 +151,14 @@ func newBody(c *character.Character) (*body, error) {
 			}
 		}
 	}
-	return b, nil
+	return b
+}
+
+// setSide makes the horizontal direction d the character's left (across the
+// mirror plane) and forward the direction along the body, level.
+func (b *body) setSide(d vecmath.Vec3) {
+	b.side = d.Sub(b.up.Scale(d.Dot(b.up))).Normalize()
+	b.fwd = b.side.Cross(b.up)
 }
 
 func (b *body) height() float64 { return b.top - b.floor }

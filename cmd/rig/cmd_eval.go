@@ -160,7 +160,7 @@ func runEval(args []string, stdout io.Writer) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown task %q (available: %v)", errUsage, *task, slices.Sorted(maps.Keys(evalTasks)))
 	}
-	files, err := selectEvalFiles(data, *split, *limit, *task == "anatomy" && !anaOpt.KindReport)
+	files, err := selectEvalFiles(data, *split, *limit, *task == "anatomy" && !anaOpt.KindReport && anaOpt.QuadStress == "")
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rigkit/rigkit/vecmath"
@@ -23,8 +24,8 @@ import (
 func init() {
 	register(&command{
 		name:    "stress",
-		usage:   "--data DIR --out DIR [--split held-out|train|all] [--variant all|legs,apose,armsdown,fused,...]",
-		summary: "write the anatomy stress sets: the humanoids of DIR with legs pressed together, arms lowered, fused into one surface (artist skeleton carried along)",
+		usage:   "--data DIR --out DIR [--split held-out|train|all] [--kind all|humanoid|quadruped] [--variant all|legs,apose,armsdown,fused,...]",
+		summary: "write the anatomy stress sets: the humanoids and quadrupeds of DIR with legs pressed together, arms lowered, fused into one surface (artist skeleton carried along)",
 		run:     runStress,
 	})
 }
@@ -41,15 +42,17 @@ type stressRecord struct {
 	Vertices int    `json:"vertices"`
 }
 
-// runStress writes every variant of every humanoid file of the split, and a
-// manifest, into a folder: the variants are made of third-party meshes, so they
-// live outside the repository and are made again from the data when needed.
+// runStress writes every variant of every humanoid and quadruped file of the
+// split, and a manifest, into a folder: the variants are made of third-party
+// meshes, so they live outside the repository and are made again from the data
+// when needed.
 func runStress(args []string, stdout io.Writer) error {
 	fs := newFlags("stress")
 	data := fs.String("data", "", "folder of rigged files with a manifest.jsonl (../shared/data)")
 	out := fs.String("out", "", "output folder (created)")
 	split := fs.String("split", "held-out", "held-out, train or all")
-	variant := fs.String("variant", "all", "comma-separated stress variants, or all")
+	variant := fs.String("variant", "all", "comma-separated stress variants, or all: each humanoid's (legs, apose, armsdown, fused and their combinations) and each quadruped's (legs, fused, fused+legs)")
+	kind := fs.String("kind", "all", "the bodies to stress: humanoid (the biped categories), quadruped, or all of both")
 	png := fs.Bool("png", false, "also fit each variant (kind detected, Y up) and draw the mesh with the fitted skeleton, front view, as NAME.png")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return err
@@ -61,10 +64,17 @@ func runStress(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	files, err := selectEvalFiles([]string{*data}, *split, 0, true)
+	if *kind != "all" && *kind != "humanoid" && *kind != "quadruped" {
+		return fmt.Errorf("%w: --kind %q: want all, humanoid or quadruped", errUsage, *kind)
+	}
+	files, err := selectEvalFiles([]string{*data}, *split, 0, false)
 	if err != nil {
 		return err
 	}
+	files = slices.DeleteFunc(files, func(f eval.File) bool {
+		k := stressKind(f.Category)
+		return k == "" || (*kind != "all" && k != *kind)
+	})
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("stress: %w", err)
 	}
@@ -74,7 +84,7 @@ func runStress(args []string, stdout io.Writer) error {
 	}
 	var manifest strings.Builder
 	for _, f := range files {
-		recs, err := writeStressed(f, variants, *out, *png)
+		recs, err := writeStressed(f, variantsFor(f.Category, *variant, variants), *out, *png)
 		if err != nil {
 			return err
 		}
@@ -89,6 +99,32 @@ func runStress(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "stress: %d files, variants %s, written to %s\n", len(files), strings.Join(variants, ","), *out)
 	return nil
+}
+
+// stressKind is the kind of body a manifest category's files are stressed as:
+// "humanoid" for the bipeds, "quadruped", or "" for the rest.
+func stressKind(category string) string {
+	switch {
+	case strings.HasPrefix(category, "biped"):
+		return "humanoid"
+	case category == "quadruped":
+		return "quadruped"
+	}
+	return ""
+}
+
+// variantsFor returns the variants written of a file of the category: with
+// --variant all a quadruped's are stress.QuadVariants (it has no arms to lower),
+// else the variants asked for.
+func variantsFor(category, flag string, variants []string) []string {
+	if flag != "all" || stressKind(category) != "quadruped" {
+		return variants
+	}
+	out := make([]string, len(stress.QuadVariants))
+	for i, v := range stress.QuadVariants {
+		out[i] = string(v)
+	}
+	return out
 }
 
 // tuningFamilies maps every rig under data to its family (dataset.File.TuningFamily).

@@ -136,11 +136,15 @@ type anatomyEval struct {
 	// Stress lists the stress variants to fit the humanoids under
 	// (eval.StressFits); "" fits them as stored.
 	Stress string
+	// QuadStress lists the stress variants to detect the quadrupeds' kind under
+	// (eval.QuadStressFits); "" leaves them out.
+	QuadStress string
 }
 
 func (o *anatomyEval) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.KindReport, "kind-report", false, "anatomy task: detect the kind and up axis of every file against the manifest's categories instead of the humanoid report")
 	fs.StringVar(&o.Stress, "stress", "", "anatomy task: fit the humanoids under these stress variants (comma-separated: none, legs, apose, armsdown, fused and their + combinations; all: none and every variant of the report)")
+	fs.StringVar(&o.QuadStress, "quad-stress", "", "anatomy task: detect the kind of the quadrupeds under these stress variants instead (comma-separated: none, legs, fused, fused+legs; all: none and every one of them)")
 }
 
 // stressVariants parses --stress and rig stress's --variant (eval.StressVariants);

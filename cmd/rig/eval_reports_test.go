@@ -90,3 +90,59 @@ func TestEvalAnatomyTask(t *testing.T) {
 		t.Errorf("kind report:\n%s", md)
 	}
 }
+
+// TestQuadStress: rig stress writes a quadruped's variants beside a biped's (or
+// alone, --kind quadruped), the artist skeleton carried along, and the anatomy
+// task's --quad-stress detects the quadruped's kind under them.
+func TestQuadStress(t *testing.T) {
+	data := rigFolder(t, "biped", "quadruped", "snake")
+	// At 800 vertices the synthetic quadruped's legs stand out farther from its
+	// body than they are long, and no turn presses them together.
+	c, err := synth.Generate("quadruped", 2, synth.Options{TargetVertices: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := assets.Save(filepath.Join(data, "quadruped.glb"), c); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"stress", "--data", data, "--out", out, "--split", "all", "--variant", "legs,fused+legs"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("rig stress: exit %d\n%s", code, stderr.String())
+	}
+	manifest, err := os.ReadFile(filepath.Join(out, "manifest.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"file":"quadruped__legs.glb","source":"quadruped.glb","variant":"legs","category":"quadruped"`, `"file":"quadruped__fused_legs.glb"`, `"file":"biped__legs.glb"`} {
+		if !strings.Contains(string(manifest), want) {
+			t.Errorf("manifest lacks %s:\n%s", want, manifest)
+		}
+	}
+	if strings.Contains(string(manifest), "snake") {
+		t.Errorf("a snake was stressed:\n%s", manifest)
+	}
+	quadOnly := t.TempDir()
+	if code := run([]string{"stress", "--data", data, "--out", quadOnly, "--split", "all", "--kind", "quadruped", "--variant", "legs"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("rig stress --kind quadruped: exit %d\n%s", code, stderr.String())
+	}
+	if m, err := os.ReadFile(filepath.Join(quadOnly, "manifest.jsonl")); err != nil || strings.Contains(string(m), "biped") || !strings.Contains(string(m), "quadruped__legs.glb") {
+		t.Errorf("--kind quadruped: manifest %s, %v", m, err)
+	}
+	if code := run([]string{"stress", "--data", data, "--out", quadOnly, "--kind", "bird"}, &stdout, &stderr); code != 2 {
+		t.Errorf("--kind bird: exit %d, want a usage error", code)
+	}
+	c, _, err = assets.Load(filepath.Join(out, "quadruped__legs.glb"), assets.Options{})
+	if err != nil || !c.Rigged() {
+		t.Fatalf("quadruped__legs.glb: rigged %v, %v", c != nil && c.Rigged(), err)
+	}
+	md := runReport(t, 0, "eval", "--task", "anatomy", "--data", data, "--split", "all", "--quad-stress", "none,legs")
+	for _, want := range []string{"| none | 1 | 1 |", "| legs | 1 | 1 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("quadruped stress report lacks %q:\n%s", want, md)
+		}
+	}
+	if msg := runReport(t, 2, "eval", "--task", "anatomy", "--data", data, "--quad-stress", "wings"); !strings.Contains(msg, "wings") {
+		t.Errorf("unknown variant: %s", msg)
+	}
+}

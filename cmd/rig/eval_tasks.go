@@ -196,8 +196,8 @@ func evalTokenizer(cfg evalConfig, stdout io.Writer) error {
 }
 
 // evalAnatomy is the anatomy task: the humanoid report, the stress report
-// (--stress), the kind report (--kind-report) or the model's skeletons named
-// (--method model[=CKPT]).
+// (--stress), the quadrupeds' stress report (--quad-stress), the kind report
+// (--kind-report) or the model's skeletons named (--method model[=CKPT]).
 func evalAnatomy(cfg evalConfig, stdout io.Writer) error {
 	var md string
 	var faults []string
@@ -211,6 +211,17 @@ func evalAnatomy(cfg evalConfig, stdout io.Writer) error {
 			return err
 		}
 		md, faults = rep.Markdown(), rep.Faults()
+	} else if list := cfg.Task.Anatomy.QuadStress; list != "" {
+		if list != "all" {
+			if _, err := stressVariants(list); err != nil {
+				return err
+			}
+		}
+		rep, err := eval.QuadStressFits(cfg.Files, list, cfg.Progress)
+		if err != nil {
+			return err
+		}
+		md = rep.Markdown()
 	} else if cfg.Task.Anatomy.Stress != "" {
 		variants, err := stressVariants(cfg.Task.Anatomy.Stress)
 		if err != nil {
