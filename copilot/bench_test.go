@@ -6,6 +6,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
+	"github.com/rigkit/rigkit/internal/cputime"
 	"github.com/rigkit/rigkit/internal/modeltest"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/sampler"
@@ -44,7 +45,7 @@ func BenchmarkAutoSkeleton65(b *testing.B) {
 		Propose: autorig.ClassicalProposal, NearProposal: sampler.DefaultNearProposal, Votes: sampler.DefaultVotes}
 	r := &Rigger{Partial: partial, Density: Density{Detail: DetailLow, MaxJoints: 65}, SkinTokens: true,
 		Completer: Completer{Model: &gen, Seed: 1}}
-	cpu0 := processCPUTime()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		c, _, err := assets.Load(in, assets.Options{})
 		if err != nil {
@@ -64,5 +65,5 @@ func BenchmarkAutoSkeleton65(b *testing.B) {
 			b.Logf("%d vertices, %d joints, stages (ms) %v", len(c.Mesh.Positions), rig.Skeleton.NumJoints(), info.TimingsMS)
 		}
 	}
-	b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }

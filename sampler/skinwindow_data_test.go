@@ -10,6 +10,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/cputime"
 	"github.com/rigkit/rigkit/internal/modeltest"
 	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -135,14 +136,14 @@ func BenchmarkSkinOnlyJoints(b *testing.B) {
 			b.Run(fmt.Sprintf("joints=%d/samples=%d", n, samples), func(b *testing.B) {
 				r.SkinSamples = samples
 				b.Logf("%d vertices, %d joints", len(grown.Mesh.Positions), n)
-				cpu0 := processCPUTime()
+				cpu0 := cputime.Process()
 				for i := 0; i < b.N; i++ {
 					if _, err := r.SkinOnly(grown); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*n), "ms/joint")
-				b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 			})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/cputime"
 	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/synth"
@@ -109,11 +110,11 @@ type cpuClock struct{ start time.Duration }
 
 func startCPUClock(b *testing.B) *cpuClock {
 	b.ResetTimer()
-	return &cpuClock{start: processCPUTime()}
+	return &cpuClock{start: cputime.Process()}
 }
 
 func (c *cpuClock) report(b *testing.B) {
-	if d := processCPUTime() - c.start; d > 0 {
+	if d := cputime.Process() - c.start; d > 0 {
 		b.ReportMetric(float64(d.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	}
 }

@@ -32,6 +32,7 @@ var layers = map[string]int{
 	"internal/unionfind":  0,
 	"internal/workgroup":  0,
 	"internal/progress":   0,
+	"internal/cputime":    0,
 	"internal/archtest":   0,
 	// Test support: hostile inputs, allocation bounds for fuzzing, the glTF
 	// validator, the three.js and Blender checks.

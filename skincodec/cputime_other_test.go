@@ -1,8 +1,0 @@
-//go:build !unix
-
-package skincodec_test
-
-import "time"
-
-// processCPUTime is unknown here: benchmarks report wall-clock time only.
-func processCPUTime() time.Duration { return 0 }
