@@ -3,11 +3,10 @@ package skinning
 import (
 	"fmt"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/cputime"
 	"github.com/rigkit/rigkit/synth"
 )
 
@@ -35,7 +34,7 @@ func benchCharacter(b *testing.B, kind string, seed int64) *character.Character 
 func benchGeodesic(b *testing.B, c *character.Character, opt GeodesicOptions) {
 	b.ReportAllocs()
 	var f *Field
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		var err error
 		f, err = NewField(c, opt.FieldOptions)
@@ -47,7 +46,7 @@ func benchGeodesic(b *testing.B, c *character.Character, opt GeodesicOptions) {
 		}
 	}
 	// CPU time (both cores together) is what a shared machine cannot distort.
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(f.SolidVoxels), "solid-voxels")
 	b.ReportMetric(float64(f.WindingQueries), "winding-queries")
 	b.ReportMetric(float64(f.VoxelizeTime.Microseconds())/1e3, "voxelize-ms")
@@ -90,18 +89,9 @@ func BenchmarkGeodesicJoints(b *testing.B) {
 // ratios reported in docs/skinning.md.
 func BenchmarkRigid(b *testing.B) {
 	c := benchCharacter(b, "biped", 1)
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		Rigid(c)
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
-}
-
-// cpuTime returns the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 }

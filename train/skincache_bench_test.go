@@ -4,11 +4,11 @@ package train
 
 import (
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/cputime"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/tokens"
@@ -53,7 +53,7 @@ func BenchmarkSkinPhase(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer tr.ex.stream.close()
-			cpu0, t0 := processCPUTime(), time.Now()
+			cpu0, t0 := cputime.Process(), time.Now()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if err := tr.step(); err != nil {
@@ -63,16 +63,7 @@ func BenchmarkSkinPhase(b *testing.B) {
 			wall := time.Since(t0).Seconds()
 			b.ReportMetric(float64(b.N)/wall, "steps/s")
 			b.ReportMetric(float64(tr.since.tokens)/wall, "tokens/s")
-			b.ReportMetric((processCPUTime()-cpu0).Seconds()/wall, "cores")
+			b.ReportMetric((cputime.Process()-cpu0).Seconds()/wall, "cores")
 		})
 	}
-}
-
-// processCPUTime is the CPU time (user + system) the process has used.
-func processCPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,25 +3,15 @@ package nn
 import (
 	"math/rand/v2"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// cpuTime is the user+system CPU time of the process so far. Benchmarks report
-// tokens per CPU-second times GOMAXPROCS besides wall-clock tokens/s, because the
-// shared machines this runs on are often loaded by other work.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/rigkit/rigkit/internal/cputime"
+)
 
 func reportTokens(b *testing.B, tokens int, cpu0 time.Duration) {
 	b.ReportMetric(float64(tokens*b.N)/b.Elapsed().Seconds(), "tokens/s")
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := cputime.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(tokens*b.N)/cpu.Seconds()*float64(runtime.GOMAXPROCS(0)), "tokens/s@idle")
 	}
 }
@@ -39,7 +29,7 @@ func BenchmarkBlockForwardBackward(b *testing.B) {
 	blk.forward(x, B, T, nil, 0) // allocate buffers outside the timing
 	blk.backward(dy)
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		blk.forward(x, B, T, nil, 0)
 		blk.backward(dy)
@@ -58,7 +48,7 @@ func BenchmarkBlockForward(b *testing.B) {
 	}
 	blk.forward(x, B, T, nil, 0)
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		blk.forward(x, B, T, nil, 0)
 	}
