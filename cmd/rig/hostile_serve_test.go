@@ -274,8 +274,8 @@ func TestHostileInputsServe(t *testing.T) {
 		percentile(unloaded, 0.5), p99, len(unloaded), percentile(loaded.times, 0.5), percentile(loaded.times, 0.99),
 		float64(percentile(loaded.times, 0.99))/float64(max(p99, 1)), len(loaded.times)+len(loaded.failures), len(loaded.failures),
 		float64(peak)/(1<<20))
-	// One request at a time per hostile case, so the whole process stays within one
-	// load's documented allocation bound (the runtime and binary included).
+	// The cases go one at a time beside one valid client, so the whole process
+	// (runtime and binary included) stays within one load's documented bound.
 	if bound := format.BudgetAllocBytes(format.DefaultBudget()); peak > bound {
 		t.Errorf("server peak RSS %d B over the load bound %d B", peak, bound)
 	}
