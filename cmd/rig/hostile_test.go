@@ -14,9 +14,6 @@ import (
 	"github.com/rigkit/rigkit/internal/hostile"
 )
 
-// TestMain lets the test binary run as the rig command (RIGKIT_TEST_RUN_RIG=1), so
-// that tests can run commands as subprocesses under resource limits without
-// building bin/rig.
 // rigLimited runs `rig args...` as a subprocess under a 3 GiB address-space limit
 // (ulimit -v) and a 30 s deadline, returning its stdout, stderr and exit error.
 func rigLimited(t *testing.T, args ...string) (stdout, stderr string, err error) {
