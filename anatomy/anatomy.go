@@ -171,14 +171,22 @@ func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Ske
 	views := map[string]upView{}
 	trees := map[string]*tree{}
 	for _, u := range []string{"y", "z"} {
-		v := upView{s: newShape(m, wn, axesFrame(u, opt.World))}
-		v.s.mid, v.planeErr = bestPlane(m, wn.BVH(), v.s.f, v.s.lo, v.s.hi)
+		v := upView{s: newShape(m, wn, axesFrame(u, opt.World)), planeErr: -1}
+		if u == "y" {
+			v.s.mid, v.planeErr = bestPlane(m, wn.BVH(), v.s.f, v.s.lo, v.s.hi)
+		}
 		views[u], trees[u] = v, newTree(proposal, v.s.f)
 	}
-	// The kinds are scored (the costly part) only when the feet allow Z.
+	// Under Z the feet are looked for about the bounding box's middle; the plane
+	// is searched and the kinds are scored (the costly parts) only when they
+	// stand apart there.
 	if !standsOnPair(views["z"].s, trees["z"]) {
+		delete(views, "z")
 		return "y", false, views, nil
 	}
+	z := views["z"]
+	z.s.mid, z.planeErr = bestPlane(m, wn.BVH(), z.s.f, z.s.lo, z.s.hi)
+	views["z"] = z
 	kindZ, _, scoreZ := kindScores(views["z"].s, trees["z"])
 	if _, _, scoreY := kindScores(views["y"].s, trees["y"]); kindZ != Other && scoreZ > scoreY {
 		return "z", false, views, nil
