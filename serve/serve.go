@@ -124,6 +124,7 @@ func (c Config) withDefaults() Config {
 type Server struct {
 	cfg   Config
 	sem   chan struct{}
+	large chan struct{} // the slots large bodies may take: one fewer than sem's
 	mux   *http.ServeMux
 	cache *rewards.Cache // nil when disabled
 	// bodies is the budget of request body bytes in flight.
@@ -138,7 +139,8 @@ type Server struct {
 // New returns a scoring server with cfg's limits.
 func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), mux: http.NewServeMux(),
+		large: make(chan struct{}, max(1, cfg.Concurrency-1))}
 	s.bodies.limit, s.bodies.clientLimit = cfg.MaxInFlightBytes, cfg.Client.MaxInFlightBytes
 	if cfg.CacheBytes > 0 {
 		s.cache = rewards.NewCache(cfg.CacheBytes)
@@ -165,8 +167,20 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
+	if r.Method == http.MethodPost && (r.ContentLength < 0 || r.ContentLength > smallBody) {
+		ctx = context.WithValue(ctx, largeBody{}, true)
+	}
 	s.mux.ServeHTTP(w, r.WithContext(ctx))
 }
+
+// smallBody is the largest body (bytes) that may take the last free scoring slot.
+// Bodies over it (or of unknown length) share Concurrency−1 slots, so a slot stays
+// free for ordinary rigs (a 5k-vertex GLB is about 0.4 MiB) while large uploads
+// decode, repair and score: a few slow large requests cannot hold every slot.
+const smallBody = 1 << 20
+
+// largeBody marks a request context whose body is over smallBody.
+type largeBody struct{}
 
 // options are the scoring options of one request: scoring stops when ctx ends.
 func (s *Server) options(ctx context.Context) rewards.Options {
@@ -221,9 +235,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 // memory bound of Concurrency holds. Callers read what job writes only when withSlot
 // returns no error.
 func (s *Server) withSlot(ctx context.Context, name string, job func() error) (status int, err error) {
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
+	release, ok := s.acquire(ctx)
+	if !ok {
 		return http.StatusServiceUnavailable, fmt.Errorf("%s: timed out waiting for a scoring slot", name)
 	}
 	type result struct {
@@ -232,7 +245,7 @@ func (s *Server) withSlot(ctx context.Context, name string, job func() error) (s
 	}
 	done := make(chan result, 1)
 	go func() {
-		defer func() { <-s.sem }()
+		defer release()
 		defer func() {
 			if p := recover(); p != nil {
 				s.cfg.ErrorLog.Printf("rig serve: %s: internal error: %v\n%s", name, p, debug.Stack())
@@ -254,6 +267,33 @@ func (s *Server) withSlot(ctx context.Context, name string, job func() error) (s
 	case <-ctx.Done():
 		return http.StatusServiceUnavailable, fmt.Errorf("%s: %w at the request deadline", name, rewards.ErrCanceled)
 	}
+}
+
+// acquire takes a scoring slot before ctx ends, and for a large body one of the
+// slots large bodies share first (smallBody); release gives back what it took.
+func (s *Server) acquire(ctx context.Context) (release func(), ok bool) {
+	large, _ := ctx.Value(largeBody{}).(bool)
+	if large {
+		select {
+		case s.large <- struct{}{}:
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		if large {
+			<-s.large
+		}
+		return nil, false
+	}
+	return func() {
+		<-s.sem
+		if large {
+			<-s.large
+		}
+	}, true
 }
 
 // load is the loader's options for every GLB the service decodes: the budget,
