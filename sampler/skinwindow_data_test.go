@@ -3,14 +3,13 @@ package sampler
 import (
 	"fmt"
 	"math/rand"
-	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/cputime"
+	"github.com/rigkit/rigkit/internal/meshtest"
 	"github.com/rigkit/rigkit/internal/modeltest"
 	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -26,11 +25,7 @@ var largestArtistRigs = []string{"cube2/snoutx10k.glb", "0ad/maur_elephant_siege
 // the test when the data is absent.
 func loadShared(t testing.TB, rel string) *character.Character {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	path := filepath.Join(filepath.Dir(file), "..", "..", "shared", "data", rel)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("real data not found at %s: %v", path, err)
-	}
+	path := meshtest.SharedData(t, rel)
 	c, _, err := assets.Load(path, assets.Options{})
 	if err != nil {
 		t.Fatalf("load %s: %v", path, err)

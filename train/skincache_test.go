@@ -3,13 +3,12 @@ package train
 import (
 	"fmt"
 	mrand "math/rand"
-	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/meshtest"
 	"github.com/rigkit/rigkit/internal/modeltest"
 	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rigmodel"
@@ -95,11 +94,7 @@ func TestCodeSetIsKeptBesideTheCheckpoint(t *testing.T) {
 // sharedRig loads a rig of ../shared/data, skipping the test without it.
 func sharedRig(t testing.TB, rel string) *character.Character {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	path := filepath.Join(filepath.Dir(file), "..", "..", "shared", "data", rel)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("real data not found at %s: %v", path, err)
-	}
+	path := meshtest.SharedData(t, rel)
 	c, _, err := assets.Load(path, assets.Options{})
 	if err != nil {
 		t.Fatal(err)
