@@ -58,11 +58,19 @@ func Load(path string, opt Options) (*character.Character, *format.LoadReport, e
 // bytes), and fsys resolves the external files the mesh names (nil: none are
 // read). At most the budget's FileBytes are read from r.
 func Decode(r io.Reader, name string, fsys fs.FS, opt Options) (*character.Character, *format.LoadReport, error) {
-	budget := format.NewCounter(opt.Budget).WithCancel(opt.Cancel)
-	data, err := io.ReadAll(io.LimitReader(r, budget.Limits().FileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(r, format.NewCounter(opt.Budget).Limits().FileBytes+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
 	}
+	return DecodeBytes(data, name, fsys, opt)
+}
+
+// DecodeBytes is Decode of a file already in memory: data is read in place (the
+// character may keep slices of it), with no copy, so a service holding an upload
+// decodes it without a second buffer of its size.
+func DecodeBytes(data []byte, name string, fsys fs.FS, opt Options) (*character.Character, *format.LoadReport, error) {
+	budget := format.NewCounter(opt.Budget).WithCancel(opt.Cancel)
+	var err error
 	if err := budget.ReadBytes(int64(len(data)), "input"); err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
 	}

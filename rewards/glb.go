@@ -1,7 +1,6 @@
 package rewards
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/rigkit/rigkit/assets"
@@ -25,7 +24,7 @@ func (cache *Cache) ScoreGLB(data []byte, name string, opt Options) (*Report, er
 // is read).
 func (cache *Cache) ScoreGLBWith(data []byte, name string, opt Options, load assets.Options) (*Report, error) {
 	load.AllowOrphans = true
-	c, lrep, err := assets.Decode(bytes.NewReader(data), name, nil, load)
+	c, lrep, err := assets.DecodeBytes(data, name, nil, load)
 	if err != nil {
 		return nil, err
 	}

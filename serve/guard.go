@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/assets/format"
-
+	"github.com/rigkit/rigkit/internal/bigcopy"
 	"github.com/rigkit/rigkit/rewards"
 )
 
@@ -197,7 +197,7 @@ func grow(buf []byte, announced, limit int64) []byte {
 	}
 	c = max(min(c, limit+1), int64(cap(buf))+512)
 	out := make([]byte, len(buf), c)
-	copy(out, buf)
+	bigcopy.Copy(out, buf) // preemptible: see package bigcopy
 	return out
 }
 

@@ -7,6 +7,8 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+
+	"github.com/rigkit/rigkit/internal/bigcopy"
 )
 
 // readParts calls part with the form name and content of every part of a
@@ -31,7 +33,7 @@ func readParts(r *http.Request, data []byte, maxParts int, part func(name string
 		if err != nil {
 			return true, fmt.Errorf("multipart: %w", err)
 		}
-		b, err := io.ReadAll(p)
+		b, err := bigcopy.ReadAll(p) // preemptible growth: see package bigcopy
 		if err != nil {
 			return true, fmt.Errorf("multipart part %q: %w", p.FormName(), err)
 		}

@@ -7,7 +7,6 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -548,7 +547,7 @@ func decodeMesh(data []byte, load assets.Options) (*character.Character, error) 
 		return nil, errors.New("mesh: empty")
 	}
 	load.AllowOrphans = true
-	c, _, err := assets.Decode(bytes.NewReader(data), "mesh.glb", nil, load)
+	c, _, err := assets.DecodeBytes(data, "mesh.glb", nil, load)
 	if err != nil {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}

@@ -3,13 +3,13 @@ package serve
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/bigcopy"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/skincodec"
 	"github.com/rigkit/rigkit/tokens"
@@ -204,6 +204,23 @@ type TokensRequest struct {
 	Tokens json.RawMessage `json:"tokens"`
 }
 
+// tokensWire is how a TokensRequest body is read: encoding/json decodes a []byte
+// field's base64 straight from the body, where a string field would first copy the
+// whole text in one piece (see package bigcopy), and the stream is kept likewise.
+type tokensWire struct {
+	Mesh   []byte  `json:"mesh"`
+	Tokens rawJSON `json:"tokens"`
+}
+
+// rawJSON is a json.RawMessage copied in pieces.
+type rawJSON []byte
+
+// UnmarshalJSON keeps a copy of data, made by bigcopy.Clone.
+func (r *rawJSON) UnmarshalJSON(data []byte) error {
+	*r = bigcopy.Clone(data)
+	return nil
+}
+
 // parseTokensRequest reads the mesh GLB and the raw stream from multipart parts
 // "mesh" and "tokens", or from a TokensRequest.
 func parseTokensRequest(r *http.Request, data []byte) (mesh, tokens []byte, err error) {
@@ -222,14 +239,12 @@ func parseTokensRequest(r *http.Request, data []byte) (mesh, tokens []byte, err 
 		return nil, nil, err
 	}
 	if !isMultipart {
-		var req TokensRequest
+		var req tokensWire
 		if err := json.Unmarshal(data, &req); err != nil {
 			return nil, nil, fmt.Errorf("tokens: body is neither multipart (mesh, tokens) nor JSON {\"mesh\": base64, \"tokens\": [...]}: %w", err)
 		}
-		if req.Mesh != "" {
-			if mesh, err = base64.StdEncoding.DecodeString(req.Mesh); err != nil {
-				return nil, nil, fmt.Errorf("tokens: mesh is not base64: %w", err)
-			}
+		if len(req.Mesh) > 0 {
+			mesh = req.Mesh
 		}
 		tokens = req.Tokens
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"bufio"
 	"bytes"
 	"context"
@@ -260,13 +261,16 @@ func TestHostileInputsServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	valid := loadServeValid(t)
+	tokens := hostileTokenBodies(t, cases, valid)
 	srv := startServeLimited(t)
 	unloaded := validLatencies(t, srv, valid, 100)
 	load := startValidLoad(srv, valid)
+	var windows []caseWindow
 	for _, tc := range cases {
-		t.Run(tc.Name, func(t *testing.T) { postHostileCase(t, srv, tc, valid) })
+		t.Run(tc.Name, func(t *testing.T) { windows = append(windows, postHostileCase(t, srv, tc, tokens[tc.Name])...) })
 	}
 	loaded := load.stop()
+	logSlowestCases(t, loaded, windows, percentile(unloaded, 0.99))
 	peak := srv.peakRSS()
 	checkServerAfter(t, srv, valid)
 	p99 := percentile(unloaded, 0.99)
@@ -284,12 +288,73 @@ func TestHostileInputsServe(t *testing.T) {
 	}
 }
 
+// caseWindow is when one hostile case was in flight.
+type caseWindow struct {
+	name       string
+	start, end time.Time
+}
+
+// logSlowestCases logs, per hostile case, the slowest valid request that started
+// while it was in flight, against the unloaded p99, the cases over 2× first.
+func logSlowestCases(t *testing.T, l *validLoad, windows []caseWindow, p99 time.Duration) {
+	t.Helper()
+	slowest := make([]time.Duration, len(windows))
+	for i, start := range l.starts {
+		for k, w := range windows {
+			if !start.Before(w.start) && start.Before(w.end) {
+				slowest[k] = max(slowest[k], l.times[i])
+			}
+		}
+	}
+	order := make([]int, len(windows))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(slowest[b], slowest[a]) })
+	var b strings.Builder
+	over := 0
+	for _, k := range order {
+		r := float64(slowest[k]) / float64(max(p99, 1))
+		if r > 2 {
+			over++
+		}
+		fmt.Fprintf(&b, " %s %.2f×;", windows[k].name, r)
+	}
+	t.Logf("slowest valid request during each case, against the unloaded p99 (%d of %d over 2×):%s", over, len(windows), b.String())
+}
+
 // slowServeCases take seconds of orphan repair per request; -short leaves them out.
 var slowServeCases = map[string]bool{"orphan-grid": true, "orphan-sphere": true}
 
-// postHostileCase posts one case to /score and, when it makes a body, to
+// hostileTokenBodies makes, before any request, the /score/tokens body of each
+// case that has one (the case's file as the mesh, the sample's stream), so the
+// client's base64 work does not share the cores with the measured requests.
+func hostileTokenBodies(t *testing.T, cases []hostile.Case, valid serveValid) map[string][]byte {
+	t.Helper()
+	bodies := map[string][]byte{}
+	for _, tc := range cases {
+		st, err := os.Stat(tc.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Mode().IsRegular() || 4*(st.Size()+2)/3+int64(len(valid.tokens)) > 64<<20 || tc.Name == "orphan-grid" {
+			// No body, over rig serve's default --max-body once base64-encoded, or
+			// (orphan-grid) a 200,000-vertex mesh the loader accepts, on which
+			// decoding the sample's skin is 20 s of ordinary work on no hostile path.
+			continue
+		}
+		data, err := os.ReadFile(tc.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies[tc.Name] = tokensBody(data, valid.tokens)
+	}
+	return bodies
+}
+
+// postHostileCase posts one case to /score and, when it has a tokens body, to
 // /score/tokens, checking each answer.
-func postHostileCase(t *testing.T, srv *limitedServer, tc hostile.Case, valid serveValid) {
+func postHostileCase(t *testing.T, srv *limitedServer, tc hostile.Case, tokens []byte) (windows []caseWindow) {
 	st, err := os.Stat(tc.Path) // before opening: opening a FIFO blocks
 	if err != nil {
 		t.Fatal(err)
@@ -307,22 +372,18 @@ func postHostileCase(t *testing.T, srv *limitedServer, tc hostile.Case, valid se
 	defer f.Close()
 	start := time.Now()
 	a, err := srv.post("/score", "model/gltf-binary", f, st.Size())
+	windows = append(windows, caseWindow{tc.Name + " /score", start, time.Now()})
 	checkHostileAnswer(t, srv, tc, "/score", a, err)
 	t.Logf("/score %s (%d B): %d in %v: %.160s", tc.Name, st.Size(), a.status, time.Since(start).Round(time.Millisecond), a.body)
-	if 4*(st.Size()+2)/3+int64(len(valid.tokens)) > 64<<20 || tc.Name == "orphan-grid" {
-		// Over rig serve's default --max-body once base64-encoded, or (orphan-grid)
-		// a 200,000-vertex mesh the loader accepts, on which decoding the
-		// sample's skin is 20 s of ordinary work on no hostile path.
-		return
-	}
-	data, err := os.ReadFile(tc.Path)
-	if err != nil {
-		t.Fatal(err)
+	if tokens == nil {
+		return windows
 	}
 	start = time.Now()
-	a, err = srv.postBytes("/score/tokens", "application/json", tokensBody(data, valid.tokens))
+	a, err = srv.postBytes("/score/tokens", "application/json", tokens)
+	windows = append(windows, caseWindow{tc.Name + " /score/tokens", start, time.Now()})
 	checkHostileAnswer(t, srv, tc, "/score/tokens", a, err)
 	t.Logf("/score/tokens %s: %d in %v: %.160s", tc.Name, a.status, time.Since(start).Round(time.Millisecond), a.body)
+	return windows
 }
 
 // checkHostileAnswer checks one answer to a hostile case.
@@ -395,6 +456,7 @@ type validLoad struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	times    []time.Duration
+	starts   []time.Time // of each of times
 	failures []error
 }
 
@@ -416,6 +478,7 @@ func startValidLoad(srv *limitedServer, valid serveValid) *validLoad {
 				continue
 			}
 			l.times = append(l.times, time.Since(start))
+			l.starts = append(l.starts, start)
 		}
 	}()
 	return l

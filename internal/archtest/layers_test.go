@@ -33,6 +33,7 @@ var layers = map[string]int{
 	"internal/workgroup":  0,
 	"internal/progress":   0,
 	"internal/cputime":    0,
+	"internal/bigcopy":    0,
 	"internal/archtest":   0,
 	// Test support: hostile inputs, allocation bounds for fuzzing, the glTF
 	// validator, the three.js and Blender checks.
