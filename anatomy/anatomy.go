@@ -83,12 +83,17 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	}
 	s.mid, s.symmetric, s.nearlySymmetric, rep.Symmetry = c, sym.Symmetric, sym.Trimmed < symmetricError, sym
 	t := newTree(proposal, s.f)
+	var detected kindDetection
 	if kind == Auto {
-		rep.Kind, rep.Confidence = detectKind(s, t)
+		detected = kindScores(s, t)
+		rep.Kind, rep.Confidence = detected.best, detected.conf
 	} else {
 		rep.Kind, rep.Confidence, rep.KindGiven = kind, 1, true
 	}
 	b, err := fitKind(s, t, rep.Kind)
+	if err != nil && !rep.KindGiven {
+		b, err = fitRunnerUp(s, t, detected, err, rep)
+	}
 	byProportion := false
 	if err != nil && rep.KindGiven && rep.Kind == Humanoid {
 		// Told it is a humanoid: the template stays, placed by proportions.
@@ -118,6 +123,25 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 		return nil, nil, err
 	}
 	return sk, rep, nil
+}
+
+// fitRunnerUp fits the second kind of a detection whose best kind's template did
+// not fit (failed), when that kind has a template (humanoid or quadruped) and
+// scored above Other: a fused human whose legs read as four feet is a humanoid
+// whose quadruped fit fails, not a generic chain. The report then names the
+// second kind, at its share of the two scores, with a warning; failed is returned
+// when there is no such kind or it does not fit either.
+func fitRunnerUp(s *shape, t *tree, d kindDetection, failed error, rep *Report) (*build, error) {
+	if (d.second != Humanoid && d.second != Quadruped) || d.runner <= otherScore {
+		return nil, failed
+	}
+	b, err := fitKind(s, t, d.second)
+	if err != nil {
+		return nil, failed
+	}
+	rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s template does not fit (%v): fitted as %s, the next best kind", d.best, failed, d.second))
+	rep.Kind, rep.Confidence = d.second, d.runner/(d.score+d.runner)
+	return b, nil
 }
 
 // calibrated caps a detection's confidence (the winner's share of the two best
@@ -187,8 +211,8 @@ func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Ske
 	z := views["z"]
 	z.s.mid, z.planeErr = bestPlane(m, wn.BVH(), z.s.f, z.s.lo, z.s.hi)
 	views["z"] = z
-	kindZ, _, scoreZ := kindScores(views["z"].s, trees["z"])
-	if _, _, scoreY := kindScores(views["y"].s, trees["y"]); kindZ != Other && scoreZ > scoreY {
+	underZ, underY := kindScores(views["z"].s, trees["z"]), kindScores(views["y"].s, trees["y"])
+	if underZ.best != Other && underZ.score > underY.score {
 		return "z", false, views, nil
 	}
 	return "y", false, views, nil
@@ -229,12 +253,21 @@ func groundLeaves(s *shape, t *tree, share float64) []int {
 // detectKind scores each kind from the proposed skeleton's end points and the
 // mesh's proportions, and returns the best with its share of the two best scores.
 func detectKind(s *shape, t *tree) (Kind, float64) {
-	k, conf, _ := kindScores(s, t)
-	return k, conf
+	d := kindScores(s, t)
+	return d.best, d.conf
 }
 
-// kindScores returns the best kind, its share of the two best scores, and its score.
-func kindScores(s *shape, t *tree) (Kind, float64, float64) {
+// kindDetection is what kindScores finds: the two best kinds but Other (second
+// is Other when no second kind scores), their scores, and the best's share of
+// the two.
+type kindDetection struct {
+	best, second  Kind
+	score, runner float64
+	conf          float64
+}
+
+// kindScores scores every kind for the shape and the proposed skeleton.
+func kindScores(s *shape, t *tree) kindDetection {
 	H := s.height()
 	ext := s.hi.Sub(s.lo)
 	L, W := ext[2], ext[0]
@@ -243,7 +276,7 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 	a, _ := t.farthest(0)
 	_, arc := t.farthest(a)
 	clamp := func(x float64) float64 { return math.Max(0, math.Min(1, x)) }
-	score := map[Kind]float64{Other: 0.25}
+	score := map[Kind]float64{Other: otherScore}
 	pressed := false
 	if l, err := findHumanoidLimbs(s, t); err == nil && (ground >= 2 || l.fromShape[0]) {
 		pressed = l.pressed
@@ -269,23 +302,27 @@ func kindScores(s *shape, t *tree) (Kind, float64, float64) {
 		score[Snake] = clamp((thin-8)/8) * clamp(float64(5-leaves)/2)
 		score[Fish] = clamp((L/math.Max(H, W)-1)/1) * (1 - score[Snake])
 	}
-	best, second := Other, 0.0
+	d := kindDetection{best: Other, second: Other}
 	for _, k := range Kinds[1:] {
-		if score[k] > score[best] {
-			best = k
+		if score[k] > score[d.best] {
+			d.best = k
 		}
 	}
 	for _, k := range Kinds[1:] {
-		if k != best && score[k] > second {
-			second = score[k]
+		if k != d.best && score[k] > d.runner {
+			d.second, d.runner = k, score[k]
 		}
 	}
-	conf := score[best] / (score[best] + second)
-	if best == Humanoid && pressed {
-		conf = math.Min(conf, pressedConfidence)
+	d.score = score[d.best]
+	d.conf = d.score / (d.score + d.runner)
+	if d.best == Humanoid && pressed {
+		d.conf = math.Min(d.conf, pressedConfidence)
 	}
-	return best, conf, score[best]
+	return d
 }
+
+// otherScore is the score of kind Other: what a kind must beat to be detected.
+const otherScore = 0.25
 
 // pressedConfidence caps the confidence of a humanoid whose arms are not seen
 // apart from the body but placed along its sides (outlineArm).
