@@ -170,6 +170,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep the model's rig unless the classical one scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
+	skinShare := fs.Float64("skin-share", autorig.DefaultTokenShare, "with --skin tokens: the token skin's share of each vertex's weights, blended with heat weights on the final skeleton (1: the token skin as decoded)")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
 	votes := fs.Int("votes", sampler.DefaultVotes, "skeletons sampled for the first stream, which keeps the one nearest to the others and to the classical proposal (1: the greedy skeleton)")
 	near := fs.Float64("near-proposal", sampler.DefaultNearProposal, "for a model that reads the classical proposal: also mask joints farther than this from its bones (cube units, the cube is 2 wide; 0: off)")
@@ -205,6 +206,9 @@ func runAuto(args []string, stdout io.Writer) error {
 	if *skinSamples < 1 || *skinSamples > 64 {
 		return fmt.Errorf("%w: --skin-samples %d: want 1..64", errUsage, *skinSamples)
 	}
+	if !(*skinShare >= 0 && *skinShare <= 1) {
+		return fmt.Errorf("%w: --skin-share %g: want a share in [0, 1]", errUsage, *skinShare)
+	}
 	if *votes < 1 || *votes > 64 {
 		return fmt.Errorf("%w: --votes %d: want 1..64", errUsage, *votes)
 	}
@@ -226,6 +230,9 @@ func runAuto(args []string, stdout io.Writer) error {
 	}
 	if rigger, err = cp.wrap(rigger, *skinFlag, anat); err != nil {
 		return err
+	}
+	if *skinFlag == "tokens" && *skinShare < 1 {
+		rigger = autorig.RefinedSkin{Rigger: rigger, Dense: sampler.HeatSkin, DenseName: "heat", Share: *skinShare}
 	}
 	if note != "" && *workerItem == "" {
 		fmt.Fprintln(diag, "rig auto:", note)

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rigkit/rigkit/assets/gltfio"
+	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/skinning"
 )
@@ -44,18 +46,19 @@ var skinMethods = map[string]skinMethod{
 	},
 }
 
-// defaultSkinMethod is the documented default; while it is not registered,
-// resolveSkinMethod falls back to fallbackSkinMethod with a note on stderr.
-const (
-	defaultSkinMethod  = "tokens"
-	fallbackSkinMethod = "geodesic"
-)
+// defaultSkinMethod is the documented default: the model's token skin refined
+// by heat weights (autorig.DefaultTokenShare tokens, the rest heat). While
+// "tokens" is not registered, resolveSkinMethod falls back to fallbackSkinMethod
+// with a note on stderr.
+var defaultSkinMethod = "tokens+heat@" + strconv.FormatFloat(autorig.DefaultTokenShare, 'g', -1, 64)
+
+const fallbackSkinMethod = "geodesic"
 
 // resolveSkinMethod returns the method to run for a --method value ("" = default).
 func resolveSkinMethod(name string, stderr io.Writer) (string, skinMethod, error) {
 	if name == "" {
 		name = defaultSkinMethod
-		if _, ok := skinMethods[name]; !ok {
+		if _, ok := skinMethods["tokens"]; !ok {
 			fmt.Fprintf(stderr, "rig: skin method %q needs a shipped model that writes skin tokens (this one writes skeleton tokens only); using %q\n", name, fallbackSkinMethod)
 			name = fallbackSkinMethod
 		}
@@ -135,7 +138,7 @@ func skinMethodNames() []string {
 func runSkin(args []string, stdout io.Writer) error {
 	fs := newFlags("skin")
 	out := fs.String("out", "", "output .glb, or - for GLB on stdout (required)")
-	method := fs.String("method", "", "tokens (default), geodesic, heat, rigid, or a blend A+B[@ALPHA] of two (ALPHA·A + (1−ALPHA)·B per vertex, default 0.5); a suffix ^P sharpens (weights to the power P, renormalized)")
+	method := fs.String("method", "", "tokens+heat@0.3 (default: the token skin refined by heat), tokens, geodesic, heat, rigid, or a blend A+B[@ALPHA] of two (ALPHA·A + (1−ALPHA)·B per vertex, default 0.5); a suffix ^P sharpens (weights to the power P, renormalized)")
 	samples := fs.Int("samples", 0, "tokens: skin-token streams whose decoded weights are averaged (0: the method's default; 1: greedy)")
 	asJSON := fs.Bool("json", false, "print a JSON report (with what the output kept and replaced of the input's scene) instead of a line")
 	eng := engineFlag(fs)
@@ -157,10 +160,9 @@ func runSkin(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: --samples %d: want 0..64", errUsage, *samples)
 	}
 	if *samples > 0 {
-		if name != "tokens" {
-			return fmt.Errorf("%w: --samples applies to --method tokens, not %s", errUsage, name)
+		if fn, err = withTokenSamples(name, *samples); err != nil {
+			return err
 		}
-		fn = tokensSkin(skinSampling{Samples: *samples})
 	}
 	c, err := loadInput(files[0])
 	if err != nil {
@@ -214,6 +216,17 @@ type skinRun struct {
 // skinOrFallback runs method name on c. When a skin-token method fails (the model
 // or the tokenizer cannot skin this character), the README's promise holds: the
 // skin is geodesic, and fallback says why; any other method's error is returned.
+// withTokenSamples returns method name (tokens, or a blend with tokens first)
+// with its token skin the mean of samples streams.
+func withTokenSamples(name string, samples int) (skinMethod, error) {
+	if name != "tokens" && !strings.HasPrefix(name, "tokens+") {
+		return nil, fmt.Errorf("%w: --samples applies to --method tokens or a blend tokens+B, not %s", errUsage, name)
+	}
+	methods := maps.Clone(skinMethods)
+	methods["tokens"] = tokensSkin(skinSampling{Samples: samples})
+	return lookupSkinMethod(methods, name)
+}
+
 func skinOrFallback(c *character.Character, name string, fn skinMethod) (skin *character.Skin, fallback string, err error) {
 	skin, err = fn(c)
 	if err == nil || !strings.HasPrefix(name, "tokens") {

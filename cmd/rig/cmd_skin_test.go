@@ -27,7 +27,7 @@ func TestResolveSkinMethod(t *testing.T) {
 		{"heat", "heat", false, false},
 		{"nope", "", false, true},
 	}
-	if _, ok := skinMethods[defaultSkinMethod]; ok {
+	if _, ok := skinMethods["tokens"]; ok {
 		tests = append(tests, struct {
 			give, want string
 			note       bool
