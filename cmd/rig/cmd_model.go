@@ -232,7 +232,7 @@ func runAuto(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *skinFlag == "tokens" && *skinShare < 1 {
-		rigger = autorig.RefinedSkin{Rigger: rigger, Dense: sampler.HeatSkin, DenseName: "heat", Share: *skinShare}
+		rigger = autorig.RefinedSkin{Rigger: rigger, Dense: sampler.HeatSkin, DenseName: "heat", Share: *skinShare, MaxVertices: autorig.DefaultRefineMaxVertices}
 	}
 	if note != "" && *workerItem == "" {
 		fmt.Fprintln(diag, "rig auto:", note)
