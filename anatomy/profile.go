@@ -25,15 +25,22 @@ type profile struct {
 	cell   float64
 }
 
-// profileCells is the grid's resolution along the height.
-const profileCells = 96
+// profileCells is the grid's resolution along the height; flatRatio caps how
+// many times longer than high a body is taken to be when that sets the grid.
+const (
+	profileCells = 96
+	flatRatio    = 16
+)
 
 // newProfile voxelizes the shape (surface and interior cells are solid, so parts
 // touching within a cell merge, as they do in a fused mesh).
 func newProfile(s *shape) *profile {
 	m := &character.Mesh{Positions: s.pts, Triangles: s.tris}
 	ext := s.hi.Sub(s.lo)
-	res := int(math.Ceil(profileCells * math.Max(ext[0], math.Max(ext[1], ext[2])) / math.Max(ext[1], 1e-12)))
+	longest := math.Max(ext[0], math.Max(ext[1], ext[2]))
+	// profileCells along the height, but no finer than profileCells·flatRatio along
+	// the longest extent: a body flat along the height has no slices worth more.
+	res := int(math.Ceil(profileCells * longest / math.Max(ext[1], longest/flatRatio)))
 	wind := func(p vecmath.Vec3) float64 { return s.wn.At(s.f.from(p)) }
 	g, _ := geom.VoxelizeBoxWith(m, s.lo, s.hi, res, 600_000, runtime.GOMAXPROCS(0), wind)
 	p := &profile{g: g, cell: g.Size, w: make([][]int, g.N[1]), zsum: make([][]float64, g.N[1])}

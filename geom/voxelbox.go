@@ -38,6 +38,11 @@ func VoxelizeBoxWith(m *character.Mesh, lo, hi vecmath.Vec3, res, maxVoxels, wor
 	return f.g, evals
 }
 
+// maxBoxRes bounds the cells asked along the longest axis: a caller deriving the
+// resolution from a ratio of extents (a flat box) can ask for more than any grid
+// holds.
+const maxBoxRes = 1 << 16
+
 // newBoxGrid covers the box [lo,hi] with res cells along its longest axis plus boxPad
 // layers on every side, coarsened until the whole grid holds at most maxVoxels cells.
 func newBoxGrid(lo, hi vecmath.Vec3, res, maxVoxels int) *VoxelGrid {
@@ -48,21 +53,20 @@ func newBoxGrid(lo, hi vecmath.Vec3, res, maxVoxels int) *VoxelGrid {
 	if ext <= 0 {
 		ext = 1e-3
 	}
-	if res < 4 {
-		res = 4
-	}
+	res = min(max(res, 4), maxBoxRes)
 	h := ext / float64(res)
 	var n [3]int
 	for {
-		total := 1
+		total := 1.0 // in float64: the cell counts of a fine grid overflow an int
 		for a := 0; a < 3; a++ {
-			n[a] = int(math.Ceil((hi[a]-lo[a])/h)) + 1 + 2*boxPad
-			total *= n[a]
+			cells := math.Ceil((hi[a]-lo[a])/h) + 1 + 2*boxPad
+			n[a] = int(math.Min(cells, maxBoxRes+1+2*boxPad))
+			total *= cells
 		}
-		if total <= maxVoxels || ext/h < 8 {
+		if total <= float64(maxVoxels) || ext/h < 8 {
 			break
 		}
-		h *= math.Cbrt(float64(total)/float64(maxVoxels)) * 1.01
+		h *= math.Cbrt(total/float64(maxVoxels)) * 1.01
 	}
 	// Cell boxPad's centre sits on lo.
 	return newGrid(n, h, lo.Sub(vecmath.Vec3{h, h, h}.Scale(boxPad)), false)
