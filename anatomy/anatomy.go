@@ -181,8 +181,11 @@ func fitKind(s *shape, t *tree, k Kind) (*build, error) {
 // chooseUp returns the up axis: the one given, or Z when under Z a pair of the
 // proposed skeleton's end points stands on the ground on either side of the middle
 // (feet) and the body reads as a creature of some kind better under Z than under Y
-// (a Z-up biped's toes stand on the ground under Y too, lying on its front). Y otherwise: glTF is Y-up, and legless bodies give no
-// evidence (a fish's tail lobes stand on its rear under Z, but not apart). When
+// (a Z-up biped's toes stand on the ground under Y too, lying on its front), unless
+// it reads as a humanoid under Y: a standing biped is Y-up whatever it resembles
+// lying down (a wide mech reads as a quadruped on its back). Y otherwise: glTF is
+// Y-up, and legless bodies give no evidence (a fish's tail lobes stand on its rear
+// under Z, but not apart). When
 // it detects, it returns the views it measured, by up axis, for Fit to go on from.
 func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Skeleton, opt Options) (string, bool, map[string]upView, error) {
 	switch opt.Up {
@@ -212,7 +215,7 @@ func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Ske
 	z.s.mid, z.planeErr = bestPlane(m, wn.BVH(), z.s.f, z.s.lo, z.s.hi)
 	views["z"] = z
 	underZ, underY := kindScores(views["z"].s, trees["z"]), kindScores(views["y"].s, trees["y"])
-	if underZ.best != Other && underZ.score > underY.score {
+	if underZ.best != Other && underZ.score > underY.score && underY.best != Humanoid {
 		return "z", false, views, nil
 	}
 	return "y", false, views, nil
