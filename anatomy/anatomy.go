@@ -182,9 +182,8 @@ func fitKind(s *shape, t *tree, k Kind) (*build, error) {
 // proposed skeleton's end points stands on the ground on either side of the middle
 // (feet) and the body reads as a creature of some kind better under Z than under Y
 // (a Z-up biped's toes stand on the ground under Y too, lying on its front), unless
-// it reads as a humanoid under Y or its slices show two legs there: a standing
-// biped is Y-up whatever it resembles lying down (a wide mech reads as a quadruped
-// on its back, a fused one too). Y otherwise: glTF is
+// it reads as a humanoid under Y: a standing biped is Y-up whatever it resembles
+// lying down (a wide mech reads as a quadruped on its back). Y otherwise: glTF is
 // Y-up, and legless bodies give no evidence (a fish's tail lobes stand on its rear
 // under Z, but not apart). When
 // it detects, it returns the views it measured, by up axis, for Fit to go on from.
@@ -216,17 +215,10 @@ func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Ske
 	z.s.mid, z.planeErr = bestPlane(m, wn.BVH(), z.s.f, z.s.lo, z.s.hi)
 	views["z"] = z
 	underZ, underY := kindScores(views["z"].s, trees["z"]), kindScores(views["y"].s, trees["y"])
-	if underZ.best != Other && underZ.score > underY.score && underY.best != Humanoid && !legsUnder(views["y"].s) {
+	if underZ.best != Other && underZ.score > underY.score && underY.best != Humanoid {
 		return "z", false, views, nil
 	}
 	return "y", false, views, nil
-}
-
-// legsUnder reports whether the body's slices show two legs under the crotch
-// (profile.findLegs) seen with s's up axis.
-func legsUnder(s *shape) bool {
-	_, err := s.profile().findLegs(s)
-	return err == nil
 }
 
 // upView is the mesh seen with one up axis: its shape, with mid at the best plane
