@@ -19,7 +19,7 @@ import (
 func init() {
 	register(&command{
 		name:    "skin",
-		usage:   "IN.glb|- --out OUT.glb|- [--method tokens|geodesic|heat|rigid] [--samples N] [--json]",
+		usage:   "IN.glb|- --out OUT.glb|- [--method tokens+heat@0.3|tokens|geodesic|heat|rigid|A+B[@ALPHA]] [--samples N] [--json]",
 		summary: "compute skin weights for a mesh's own skeleton",
 		run:     runSkin,
 	})
