@@ -253,13 +253,6 @@ func groundLeaves(s *shape, t *tree, share float64) []int {
 	return out
 }
 
-// detectKind scores each kind from the proposed skeleton's end points and the
-// mesh's proportions, and returns the best with its share of the two best scores.
-func detectKind(s *shape, t *tree) (Kind, float64) {
-	d := kindScores(s, t)
-	return d.best, d.conf
-}
-
 // kindDetection is what kindScores finds: the two best kinds but Other (second
 // is Other when no second kind scores), their scores, and the best's share of
 // the two.
@@ -269,7 +262,8 @@ type kindDetection struct {
 	conf          float64
 }
 
-// kindScores scores every kind for the shape and the proposed skeleton.
+// kindScores scores every kind from the proposed skeleton's end points and the
+// mesh's proportions.
 func kindScores(s *shape, t *tree) kindDetection {
 	H := s.height()
 	ext := s.hi.Sub(s.lo)

@@ -47,7 +47,7 @@ type RefinedSkin struct {
 // Rig implements Rigger.
 func (r RefinedSkin) Rig(c *character.Character) (*character.Character, *RigInfo, error) {
 	out, info, err := r.Rigger.Rig(c)
-	if err != nil || info == nil || !TokenSkinned(info.Method) || r.Share >= 1 || out.Skin == nil {
+	if err != nil || info == nil || !tokenSkinned(info.Method) || r.Share >= 1 || out.Skin == nil {
 		return out, info, err
 	}
 	if n := len(out.Mesh.Positions); r.MaxVertices > 0 && n > r.MaxVertices {
@@ -72,8 +72,8 @@ func (r RefinedSkin) Rig(c *character.Character) (*character.Character, *RigInfo
 	return out, info, nil
 }
 
-// TokenSkinned reports whether a RigInfo.Method names a rig skinned by the
+// tokenSkinned reports whether a RigInfo.Method names a rig skinned by the
 // model's skin tokens ("tokenrig", "classical-skeleton+tokens", "copilot+tokens").
-func TokenSkinned(method string) bool {
+func tokenSkinned(method string) bool {
 	return method == "tokenrig" || strings.HasSuffix(method, "+tokens")
 }
