@@ -216,10 +216,31 @@ func (a *selfAttention[F]) backward(dy []F) []F {
 
 // kvCache holds the keys and values of the positions a causal SelfAttention has
 // seen during incremental decoding.
+//
+// A forked cache shares its first P positions: the prompt every sequence
+// continues is kept once, in PK and PV (P, C), and each sequence's own positions
+// [P, MaxT) follow in K and V (B, MaxT−P, C). A step then reads the shared keys
+// and values once for all sequences (one product of B query rows per head)
+// instead of once per sequence; with P = 0 nothing is shared.
 type kvCache[F Float] struct {
 	B, MaxT, C int
 	Len        int // positions filled
-	K, V       []F // (B, MaxT, C)
+	P          int // shared prefix length
+	PK, PV     []F // (P, C)
+	K, V       []F // (B, MaxT−P, C)
+}
+
+// at returns the offset in K and V of sequence b's position t ≥ P.
+func (c *kvCache[F]) at(b, t int) int { return (b*(c.MaxT-c.P) + t - c.P) * c.C }
+
+// prefix returns the keys and values of the first Len positions of a cache of one
+// sequence, contiguous (Len, C): what a fork shares.
+func (c *kvCache[F]) prefix() (k, v []F) {
+	used := c.Len * c.C
+	k, v = make([]F, 0, used), make([]F, 0, used)
+	k = append(append(k, c.PK...), c.K[:(c.Len-c.P)*c.C]...)
+	v = append(append(v, c.PV...), c.V[:(c.Len-c.P)*c.C]...)
+	return k, v
 }
 
 // newKVCache returns an empty cache for batch sequences of up to maxT positions.
@@ -242,17 +263,51 @@ func (a *selfAttention[F]) step(e engine.Engine, x []F, cache *kvCache[F]) ([]F,
 	a.QKV.apply(e, x, B, qkv)
 	t := cache.Len
 	for b := 0; b < B; b++ {
-		copy(cache.K[(b*cache.MaxT+t)*c:][:c], qkv[b*3*c+c:][:c])
-		copy(cache.V[(b*cache.MaxT+t)*c:][:c], qkv[b*3*c+2*c:][:c])
+		copy(cache.K[cache.at(b, t):][:c], qkv[b*3*c+c:][:c])
+		copy(cache.V[cache.at(b, t):][:c], qkv[b*3*c+2*c:][:c])
 	}
 	cache.Len++
-	s := attnShape{B: B, H: a.Heads, Tq: 1, Tk: cache.Len, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
-		q: view{0, 3 * c, 3 * c}, k: view{0, cache.MaxT * c, c}, v: view{0, cache.MaxT * c, c}, y: view{0, c, c}}
-	y, att := make([]F, B*c), make([]F, B*a.Heads*cache.Len)
-	attnForward(e, &s, qkv, cache.K, cache.V, y, att)
+	var y []F
+	if cache.P > 0 {
+		y = a.sharedStep(e, qkv, cache)
+	} else {
+		s := attnShape{B: B, H: a.Heads, Tq: 1, Tk: cache.Len, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
+			q: view{0, 3 * c, 3 * c}, k: view{0, cache.MaxT * c, c}, v: view{0, cache.MaxT * c, c}, y: view{0, c, c}}
+		att := make([]F, B*a.Heads*cache.Len)
+		y = make([]F, B*c)
+		attnForward(e, &s, qkv, cache.K, cache.V, y, att)
+	}
 	out := make([]F, B*c)
 	a.Proj.apply(e, y, B, out)
 	return out, nil
+}
+
+// sharedStep is step's attention over a cache with a shared prefix: per head,
+// the B queries (rows of qkv) score the shared keys in one product and their own
+// positions one by one; the softmax runs over both, and the values are summed the
+// same way. It returns y (B, C).
+func (a *selfAttention[F]) sharedStep(e engine.Engine, qkv []F, cache *kvCache[F]) []F {
+	B, c, hs, P, T := cache.B, a.C, a.C/a.Heads, cache.P, cache.Len
+	scale := F(1 / math.Sqrt(float64(hs)))
+	y, att := make([]F, B*c), make([]F, a.Heads*B*T)
+	e.ParallelFor(a.Heads, func(lo, hi int) {
+		se := e.Serial()
+		for h := lo; h < hi; h++ {
+			p, col := att[h*B*T:(h+1)*B*T], h*hs
+			engine.Gemm(se, false, true, B, P, hs, scale, qkv[col:], 3*c, cache.PK[col:], c, 0, p, T)
+			for b := 0; b < B; b++ {
+				own := cache.at(b, P) + col
+				engine.Gemm(se, false, true, 1, T-P, hs, scale, qkv[b*3*c+col:], 3*c, cache.K[own:], c, 0, p[b*T+P:], T)
+				softmaxRow(p[b*T : (b+1)*T])
+			}
+			engine.Gemm(se, false, false, B, hs, P, 1, p, T, cache.PV[col:], c, 0, y[col:], c)
+			for b := 0; b < B; b++ {
+				own := cache.at(b, P) + col
+				engine.Gemm(se, false, false, 1, hs, T-P, 1, p[b*T+P:], T, cache.V[own:], c, 1, y[b*c+col:], c)
+			}
+		}
+	})
+	return y
 }
 
 // prefill runs the first T positions of a single sequence, x (T, C), through
@@ -364,7 +419,11 @@ func (a *CrossAttention[F]) backward(dy []F) (dx, dctx []F) {
 // crossCache holds the keys and values of a fixed context for decoding.
 type crossCache[F Float] struct {
 	B, L int
-	KV   []F // (B, L, 2C)
+	KV   []F // (B, L, 2C), or (1, L, 2C) read by every sequence when Shared
+	// Shared marks the cache of a fork, whose sequences all read one context: a
+	// step attends its B rows as B queries of that one sequence (one product per
+	// head instead of one per sequence and head).
+	Shared bool
 }
 
 // newCrossCache projects ctx (B, L, Cctx) to keys and values once, for step.
@@ -380,6 +439,9 @@ func (a *CrossAttention[F]) newCrossCache(ctx []F, B, L int) (*crossCache[F], er
 // step attends from x (B, C), one position per sequence, to the cached context on
 // e and returns (B, C).
 func (a *CrossAttention[F]) step(e engine.Engine, x []F, cache *crossCache[F]) []F {
+	if cache.Shared {
+		return a.attend(e, x, 1, cache.B, cache)
+	}
 	return a.attend(e, x, cache.B, 1, cache)
 }
 

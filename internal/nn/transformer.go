@@ -239,10 +239,11 @@ func (m *Transformer[F]) NewDecoder(batch int, latents *tensor.Dense) (*Decoder[
 }
 
 // Fork returns a decoder of n sequences that each continue this one from its
-// current position: the KV caches and the cross-attention keys and values are
-// copied into every row. The receiver must decode a single sequence; it is left as is
-// and may go on independently. Forking after a shared prompt reads the prompt once
-// instead of once per sequence.
+// current position. The n sequences share one copy of the positions decoded so far
+// (kvCache's shared prefix) and of the cross-attention keys and values, so that a
+// step reads them once for all n. The receiver must decode a single sequence; it
+// is left as is and may go on independently. Forking after a shared prompt reads
+// the prompt once instead of once per sequence.
 func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
 	if d.batch != 1 {
 		return nil, fmt.Errorf("nn: decoder: fork of a batch of %d sequences (want 1)", d.batch)
@@ -252,22 +253,12 @@ func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
 	}
 	f := &Decoder[F]{m: d.m, batch: n, eng: stepEngine(d.m.eng, n), headPanels: d.headPanels, pos: d.pos, states: make([]blockState[F], len(d.states))}
 	for i, st := range d.states {
-		kv := &kvCache[F]{B: n, MaxT: st.kv.MaxT, C: st.kv.C, Len: st.kv.Len,
-			K: make([]F, n*st.kv.MaxT*st.kv.C), V: make([]F, n*st.kv.MaxT*st.kv.C)}
-		used := st.kv.Len * st.kv.C
-		for b := 0; b < n; b++ {
-			off := b * st.kv.MaxT * st.kv.C
-			copy(kv.K[off:off+used], st.kv.K[:used])
-			copy(kv.V[off:off+used], st.kv.V[:used])
-		}
-		f.states[i].kv = kv
+		pk, pv := st.kv.prefix()
+		P := st.kv.Len
+		f.states[i].kv = &kvCache[F]{B: n, MaxT: st.kv.MaxT, C: st.kv.C, Len: P, P: P, PK: pk, PV: pv,
+			K: make([]F, n*(st.kv.MaxT-P)*st.kv.C), V: make([]F, n*(st.kv.MaxT-P)*st.kv.C)}
 		if st.cross != nil {
-			row := len(st.cross.KV)
-			cc := &crossCache[F]{B: n, L: st.cross.L, KV: make([]F, n*row)}
-			for b := 0; b < n; b++ {
-				copy(cc.KV[b*row:(b+1)*row], st.cross.KV)
-			}
-			f.states[i].cross = cc
+			f.states[i].cross = &crossCache[F]{B: n, L: st.cross.L, KV: st.cross.KV[:st.cross.L*2*d.m.Cfg.DModel], Shared: true}
 		}
 	}
 	return f, nil

@@ -174,6 +174,71 @@ func TestDecoderFork(t *testing.T) {
 	}
 }
 
+// TestDecoderForkOfFork: a fork of one sequence shares its prompt with its
+// parent; forking it again must hand on both the shared prompt and the positions
+// it decoded itself.
+func TestDecoderForkOfFork(t *testing.T) {
+	m, cfg := testModel[float64](t, true)
+	const n, first, second, T = 3, 7, 19, 30
+	rng := rand.New(rand.NewPCG(5, 2))
+	tokens := make([]int, n*T)
+	for p := 0; p < T; p++ {
+		tok := rng.IntN(cfg.Vocab)
+		for b := 0; b < n; b++ {
+			if p >= second {
+				tok = rng.IntN(cfg.Vocab)
+			}
+			tokens[b*T+p] = tok
+		}
+	}
+	one := randTensor(rng, 1, 4, cfg.LatentDim)
+	lat := randTensor(rng, n, 4, cfg.LatentDim)
+	copy(engine.Data[float64](lat), repeat(engine.Data[float64](one), n))
+	full, err := m.Forward(tokens, n, T, lat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := engine.Data[float64](full)
+	dec, err := m.NewDecoder(1, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(d *Decoder[float64], toks []int) []float64 {
+		l, err := d.Step(toks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return engine.Data[float64](l)
+	}
+	for p := 0; p < first; p++ {
+		step(dec, []int{tokens[p]})
+	}
+	mid, err := dec.Fork(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := first; p < second; p++ {
+		step(mid, []int{tokens[p]})
+	}
+	fork, err := mid.Fork(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	V := cfg.Vocab
+	for p := second; p < T; p++ {
+		toks := make([]int, n)
+		for b := range toks {
+			toks[b] = tokens[b*T+p]
+		}
+		got := step(fork, toks)
+		for b := 0; b < n; b++ {
+			if d := maxAbsDiff(got[b*V:(b+1)*V], want[(b*T+p)*V:(b*T+p+1)*V]); d > 1e-10 {
+				t.Fatalf("position %d sequence %d: fork of a fork differs from forward by %g", p, b, d)
+			}
+		}
+	}
+}
+
 func repeat(x []float64, n int) []float64 {
 	var out []float64
 	for range n {
