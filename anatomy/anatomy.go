@@ -85,7 +85,7 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	t := newTree(proposal, s.f)
 	var detected kindDetection
 	if kind == Auto {
-		detected = kindScores(s, t)
+		detected = kindScores(s, t, s.standingDepth())
 		rep.Kind, rep.Confidence = detected.best, detected.conf
 	} else {
 		rep.Kind, rep.Confidence, rep.KindGiven = kind, 1, true
@@ -214,7 +214,8 @@ func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Ske
 	z := views["z"]
 	z.s.mid, z.planeErr = bestPlane(m, wn.BVH(), z.s.f, z.s.lo, z.s.hi)
 	views["z"] = z
-	underZ, underY := kindScores(views["z"].s, trees["z"]), kindScores(views["y"].s, trees["y"])
+	zs, ys := views["z"].s, views["y"].s
+	underZ, underY := kindScores(zs, trees["z"], zs.hi[2]-zs.lo[2]), kindScores(ys, trees["y"], ys.hi[2]-ys.lo[2])
 	if underZ.best != Other && underZ.score > underY.score && underY.best != Humanoid {
 		return "z", false, views, nil
 	}
@@ -263,8 +264,10 @@ type kindDetection struct {
 }
 
 // kindScores scores every kind from the proposed skeleton's end points and the
-// mesh's proportions.
-func kindScores(s *shape, t *tree) kindDetection {
+// mesh's proportions; a humanoid is taller than depth (the front-to-back extent:
+// the bounds' when choosing the up axis, which its rule was tuned with, the
+// standing depth when detecting the kind under the chosen one).
+func kindScores(s *shape, t *tree, depth float64) kindDetection {
 	H := s.height()
 	ext := s.hi.Sub(s.lo)
 	L, W := ext[2], ext[0]
@@ -284,7 +287,7 @@ func kindScores(s *shape, t *tree) kindDetection {
 		if l.fromShape[0] && l.fromShape[1] {
 			feet = 1
 		}
-		score[Humanoid] = clamp((H/L-1)/1.5) * feet
+		score[Humanoid] = clamp((H/depth-1)/1.5) * feet
 	}
 	fourFeet := ground >= 4 || quadFeetInSlices(s)
 	if fourFeet {
@@ -332,6 +335,28 @@ func quadFeetInSlices(s *shape) bool {
 	_, err := s.profile().findQuadFeet(s)
 	return err == nil
 }
+
+// standingDepth is the body's front-to-back extent above the lowest quarter of
+// its height: a biped's depth without what lies on the ground behind or before
+// its feet (a tail, a cape's hem, a base), which the whole bounds would count.
+// A long body (a quadruped, a bipedal dinosaur) stays long above its legs.
+func (s *shape) standingDepth() float64 {
+	y0 := s.lo[1] + standingBand*s.height()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range s.pts {
+		if p[1] >= y0 {
+			lo, hi = math.Min(lo, p[2]), math.Max(hi, p[2])
+		}
+	}
+	if hi <= lo {
+		return s.hi[2] - s.lo[2]
+	}
+	return hi - lo
+}
+
+// standingBand is the share of the height below which standingDepth ignores the
+// body.
+const standingBand = 0.25
 
 // clearance is how far above the bottom the body starts under its centre of mass:
 // a standing quadruped's belly is clear of the ground, a lying body's is not.

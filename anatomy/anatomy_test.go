@@ -352,3 +352,26 @@ func TestHeldProp(t *testing.T) {
 		t.Errorf("names %d/%d with the prop, missed %v", hits, total, missed)
 	}
 }
+
+// TestTailOnTheGround: a biped with a long tail lying on the ground behind it
+// (a cartoon squirrel) is still a humanoid; the tail makes it twice as deep as
+// it is tall, which the bounds alone would read as no biped.
+func TestTailOnTheGround(t *testing.T) {
+	c := gen(t, "biped", 1)
+	lo, hi := c.Mesh.Bounds()
+	H := hi[1] - lo[1]
+	tail := synth.Boxes([2]vecmath.Vec3{{-0.03 * H, lo[1], lo[2] - 2*H}, {0.03 * H, lo[1] + 0.08*H, lo[2] + 0.02*H}})
+	base := len(c.Mesh.Positions)
+	c.Mesh.Positions = append(c.Mesh.Positions, tail.Positions...)
+	for _, tr := range tail.Triangles {
+		c.Mesh.Triangles = append(c.Mesh.Triangles, [3]int{tr[0] + base, tr[1] + base, tr[2] + base})
+	}
+	c.Mesh.Normals, c.Mesh.UVs, c.Mesh.Groups = nil, nil, nil
+	if lo, hi := c.Mesh.Bounds(); hi[2]-lo[2] < 2*H {
+		t.Fatalf("the tail leaves the body %.2f of its height deep", (hi[2]-lo[2])/H)
+	}
+	_, rep := fit(t, c, anatomy.Options{})
+	if rep.Kind != anatomy.Humanoid {
+		t.Errorf("detected %s at %.2f, want humanoid", rep.Kind, rep.Confidence)
+	}
+}

@@ -1,6 +1,7 @@
 package anatomy
 
 import (
+	"math"
 	"testing"
 
 	"github.com/rigkit/rigkit/geom"
@@ -56,6 +57,34 @@ func TestFindQuadFeet(t *testing.T) {
 						t.Errorf("foot [%d][%d] at %v, want z near %g on side %d", i, k, f, z, sd)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestStandingDepth: a tail lying on the ground behind a biped, three times its
+// height long, leaves the depth a humanoid is judged by at the body's; a body
+// long above its legs stays long.
+func TestStandingDepth(t *testing.T) {
+	legs := [][2]vecmath.Vec3{box(0.05, 0, -0.1, 0.2, 1, 0.1), box(-0.2, 0, -0.1, -0.05, 1, 0.1)}
+	for _, tc := range []struct {
+		name      string
+		parts     [][2]vecmath.Vec3
+		bounds    float64 // the bounds' depth
+		want, tol float64
+	}{
+		{"biped", append(legs, box(-0.3, 1, -0.15, 0.3, 1.8, 0.15)), 0.3, 0.3, 1e-9},
+		{"biped with a tail on the ground", append(legs, box(-0.3, 1, -0.15, 0.3, 1.8, 0.15), box(-0.05, 0, -5.4, 0.05, 0.2, -0.1)), 5.55, 0.3, 1e-9},
+		{"long body on two legs", append(legs, box(-0.3, 1, -2, 0.3, 1.8, 2)), 4, 4, 1e-9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := synth.Boxes(tc.parts...)
+			s := newShape(&m, geom.NewWindingNumber(&m), upFrame("y"))
+			if d := s.hi[2] - s.lo[2]; math.Abs(d-tc.bounds) > 1e-9 {
+				t.Fatalf("bounds' depth %g, want %g", d, tc.bounds)
+			}
+			if got := s.standingDepth(); math.Abs(got-tc.want) > tc.tol {
+				t.Errorf("standing depth %g, want %g", got, tc.want)
 			}
 		})
 	}
