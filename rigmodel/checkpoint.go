@@ -77,12 +77,21 @@ type GRPOState struct {
 	Init       string  `json:"init"`
 	BestReward float64 `json:"best_reward"` // best running mean reward (window of 10 steps)
 	BestStep   int     `json:"best_step"`
-	Skeleton   bool    `json:"skeleton_only"`
-	Inside     bool    `json:"inside_joints,omitempty"` // joints sampled inside the mesh region
-	KL         float64 `json:"kl,omitempty"`            // weight of the KL penalty to Init
+	GRPOPolicyState
+}
+
+// GRPOPolicyState is what a GRPO run optimizes and how; its fields sit in
+// GRPOState's JSON.
+type GRPOPolicyState struct {
+	Skeleton bool    `json:"skeleton_only"`
+	Inside   bool    `json:"inside_joints,omitempty"` // joints sampled inside the mesh region
+	KL       float64 `json:"kl,omitempty"`            // weight of the KL penalty to Init
 	// Reward is the combination of the rewards the run optimized
 	// (rewards.WeightsFor; "" the combined score of the reward version it ran under).
 	Reward string `json:"reward,omitempty"`
+	// SkinCredit: the skin tokens were judged by the rewards that read the
+	// weights (train.SkinCredit), the skeleton tokens by the whole score.
+	SkinCredit bool `json:"skin_credit,omitempty"`
 }
 
 // SaveCheckpoint writes the model's weights in the safetensors layout with the

@@ -19,25 +19,47 @@ import (
 // scores within the group into advantages, and take a policy-gradient step on
 // exactly the sampled token buffers (never a re-encoding of the decoded rigs).
 
-// RewardFunc scores one sampled stream for mesh c (higher is better).
-type RewardFunc func(c *character.Character, tokens []int) float64
+// Reward is how GRPO judges one sampled stream (higher is better): Score judges
+// its skeleton tokens, Skin its skin tokens when the run gives the skin its own
+// credit (grpoStepOptions.SkinCredit), Score otherwise.
+type Reward struct{ Score, Skin float64 }
+
+// RewardFunc scores one sampled stream for mesh c.
+type RewardFunc func(c *character.Character, tokens []int) Reward
 
 // RigReward decodes a stream with the generator's decode path and returns the
-// rewards' combined score of the rig; a stream that does not give a valid rig
-// scores 0.
+// rewards' combined score of the rig and its skin score (SkinScore); a stream
+// that does not give a valid rig scores 0.
 func RigReward(r *sampler.Generator) RewardFunc {
-	return func(c *character.Character, tokens []int) float64 {
+	return func(c *character.Character, tokens []int) Reward {
 		_, norm := rigmodel.NormalizedMesh(&c.Mesh)
 		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
 		if err != nil || sampler.CheckRig(rig) != nil {
-			return 0
+			return Reward{}
 		}
 		rep, err := rewards.Score(rig, rewards.Options{})
-		if err != nil {
-			return 0
+		if err != nil || rep.Score == 0 {
+			return Reward{}
 		}
-		return rep.Score
+		return Reward{Score: rep.Score, Skin: SkinScore(rep.Rewards, rewards.Weights)}
 	}
+}
+
+// skinJudges are the rewards by which SkinScore judges skin tokens: those that
+// measure what the weights do (which joints move each surface sample, unusable
+// weights, their spread, the deformation they give), not where the joints are.
+var skinJudges = []string{rewards.Coverage, rewards.SkinReward, rewards.Locality, rewards.Deformation}
+
+// SkinScore combines the rewards that judge a skin (coverage, skin, locality,
+// deformation) with their weights in weights. The skin tokens of a stream are
+// written after its skeleton and cannot move a joint, so the skeleton-only terms
+// (symmetry, limbs, sanity, containment) tell them nothing but noise.
+func SkinScore(rs, weights map[string]float64) float64 {
+	w := make(map[string]float64, len(skinJudges))
+	for _, n := range skinJudges {
+		w[n] = weights[n]
+	}
+	return rewards.CombineWith(rs, w)
 }
 
 // grpoStepOptions configures a GRPO step.
@@ -61,6 +83,10 @@ type grpoStepOptions struct {
 	// of their joints in 100 steps). Ref nil or KL 0: no penalty.
 	Ref *rigmodel.Model
 	KL  float64
+	// SkinCredit takes the skin tokens' advantages from the group's skin scores
+	// (Reward.Skin) and the skeleton tokens' from the whole score, instead of the
+	// whole score for every token.
+	SkinCredit bool
 }
 
 // grpoStats reports one step.
@@ -119,14 +145,19 @@ func grpoStep(m *rigmodel.Model, meshes []*character.Character, reward RewardFun
 		if err != nil {
 			return st, err
 		}
-		scores := make([]float64, opt.Group)
+		scores, skins := make([]float64, opt.Group), make([]float64, opt.Group)
 		for i := range group {
-			scores[i] = reward(c, group[i].Tokens)
+			r := reward(c, group[i].Tokens)
+			scores[i], skins[i] = r.Score, r.Skin
 			st.MeanReward += scores[i]
 			st.MaxReward = math.Max(st.MaxReward, scores[i])
 			n++
 		}
-		adv := rewards.GroupAdvantages(scores, opt.ScaleByStd)
+		adv := advantages{skel: rewards.GroupAdvantages(scores, opt.ScaleByStd)}
+		adv.skin = adv.skel
+		if opt.SkinCredit {
+			adv.skin = rewards.GroupAdvantages(skins, opt.ScaleByStd)
+		}
 		k, kl, err := policyGradient(m, pts, rows, group, adv, temp, maxJ, region, opt.Ref, opt.KL)
 		if err != nil {
 			return st, err
@@ -145,7 +176,7 @@ func grpoStep(m *rigmodel.Model, meshes []*character.Character, reward RewardFun
 // the mask they were sampled with (grammar, and region when not nil), plus beta
 // times the mean KL to ref's distributions at the sampled positions when ref is
 // not nil. It returns the positions that carried the policy gradient and the mean KL.
-func policyGradient(m *rigmodel.Model, pts, rows []float32, group []*sampler.Sampled, adv []float64, temp float64, maxJ int, region *sampler.Region, ref *rigmodel.Model, beta float64) (int, float64, error) {
+func policyGradient(m *rigmodel.Model, pts, rows []float32, group []*sampler.Sampled, adv advantages, temp float64, maxJ int, region *sampler.Region, ref *rigmodel.Model, beta float64) (int, float64, error) {
 	G := len(group)
 	T := 0
 	for _, s := range group {
@@ -194,8 +225,8 @@ func policyGradient(m *rigmodel.Model, pts, rows []float32, group []*sampler.Sam
 		mask := &p.mask
 		row := lg[(p.i*T+p.t)*V : (p.i*T+p.t+1)*V]
 		drow := dl[(p.i*T+p.t)*V : (p.i*T+p.t+1)*V]
-		if adv[p.i] != 0 {
-			policyGradRow(row, drow, mask, s.Tokens[p.t+1], -adv[p.i]/temp/float64(count), temp)
+		if p.adv != 0 {
+			policyGradRow(row, drow, mask, s.Tokens[p.t+1], -p.adv/temp/float64(count), temp)
 		}
 		if withKL {
 			klSum += addKLGrad(row, rl[(p.i*T+p.t)*V:(p.i*T+p.t+1)*V], mask, temp, beta/float64(klCount), drow)
@@ -249,27 +280,37 @@ func maskedLogSumExp(x []float32, mask *tokens.Mask, temp float64) float64 {
 	return mx + math.Log(sum)
 }
 
-// learnPos is one sampled position that carries gradient, with its mask.
+// learnPos is one sampled position that carries gradient, with its mask and
+// its stream's advantage for that position's token.
 type learnPos struct {
 	i, t int
 	mask tokens.Mask
+	adv  float64
 }
+
+// advantages are a group's advantages per stream: skel for the tokens up to and
+// including SEP, skin for the skin tokens after it.
+type advantages struct{ skel, skin []float64 }
 
 // learnPositions replays each stream's grammar (and region) and returns the
 // positions with more than one allowed token after the prompt, the count of those
 // in streams with a non-zero advantage, and the count for the KL term. A token
 // outside its mask is an error: the gradient must be taken under the distribution
 // the stream was drawn from.
-func learnPositions(m *rigmodel.Model, group []*sampler.Sampled, adv []float64, maxJ int, region *sampler.Region, withKL bool) ([]learnPos, int, int, error) {
+func learnPositions(m *rigmodel.Model, group []*sampler.Sampled, adv advantages, maxJ int, region *sampler.Region, withKL bool) ([]learnPos, int, int, error) {
 	var learn []learnPos
 	count, klCount := 0, 0
 	for i, s := range group {
 		cur := sampler.NewCursor(maxJ, m.Cfg.K(), region) // the masks Generate sampled under
+		a := adv.skel[i]
 		for t := 0; t+1 < len(s.Tokens); t++ {
 			if err := cur.Next(s.Tokens[t]); err != nil {
 				return nil, 0, 0, fmt.Errorf("grpo: sampled stream breaks the grammar: %w", err)
 			}
-			if t+1 < s.Prompt || (adv[i] == 0 && !withKL) {
+			if s.Tokens[t] == tokens.SEP {
+				a = adv.skin[i]
+			}
+			if t+1 < s.Prompt || (a == 0 && !withKL) {
 				continue
 			}
 			mask := cur.Allowed()
@@ -277,9 +318,9 @@ func learnPositions(m *rigmodel.Model, group []*sampler.Sampled, adv []float64, 
 				return nil, 0, 0, fmt.Errorf("grpo: stream %d token %d was sampled outside its mask", i, t+1)
 			}
 			if mask.Count() > 1 {
-				learn = append(learn, learnPos{i, t, mask})
+				learn = append(learn, learnPos{i, t, mask, a})
 				klCount++
-				if adv[i] != 0 {
+				if a != 0 {
 					count++
 				}
 			}

@@ -50,15 +50,19 @@ func TestGRPORewardCombination(t *testing.T) {
 			t.Fatalf("%q: %v", spec, err)
 		}
 		reward := cachedRigReward(gen, w)
-		got[spec] = reward(mesh, stream)
+		r := reward(mesh, stream)
+		got[spec] = r.Score
 		if want := rewards.CombineWith(rep.Rewards, w); math.Abs(got[spec]-want) > 1e-12 {
 			t.Errorf("reward %q: GRPO sees %v, the rig's rewards combine to %v", spec, got[spec], want)
+		}
+		if want := SkinScore(rep.Rewards, w); math.Abs(r.Skin-want) > 1e-12 {
+			t.Errorf("reward %q: GRPO's skin score %v, the rig's skin rewards combine to %v", spec, r.Skin, want)
 		}
 		if g.Reward != spec {
 			t.Errorf("reward %q recorded as %q", spec, g.Reward)
 		}
 		// A stream that decodes to no rig scores 0 under any weights.
-		if bad := reward(mesh, []int{tokens.BOS, tokens.SEP}); bad != 0 {
+		if bad := reward(mesh, []int{tokens.BOS, tokens.SEP}); bad != (Reward{}) {
 			t.Errorf("reward %q: an unscorable stream scores %v", spec, bad)
 		}
 	}

@@ -98,6 +98,9 @@ type GRPOPolicy struct {
 	// "v3", or "name=w,..."), so that the rewards of one version can be tested
 	// against another's by what training on them does. A resumed run keeps it.
 	Reward string
+	// SkinCredit judges the skin tokens by SkinScore and the skeleton tokens by
+	// the whole score (grpoStepOptions.SkinCredit). A resumed run keeps it.
+	SkinCredit bool
 }
 
 // GRPOCheckpoints says when the run saves: every SaveEvery steps (0: 10) and after
@@ -157,6 +160,10 @@ func GRPO(opt GRPOOptions) (*rigmodel.TrainState, error) {
 	if err != nil {
 		return nil, err
 	}
+	if g.Step > 0 && g.SkinCredit != opt.Policy.SkinCredit {
+		return nil, fmt.Errorf("grpo: resume: the run's skin credit was %v, not %v", g.SkinCredit, opt.Policy.SkinCredit)
+	}
+	g.SkinCredit = opt.Policy.SkinCredit
 	ref := opt.Policy.Ref
 	if opt.Policy.KL > 0 && ref == nil {
 		if ref, _, err = rigmodel.LoadCheckpointFile(opt.Init); err != nil {
@@ -184,7 +191,8 @@ func GRPO(opt GRPOOptions) (*rigmodel.TrainState, error) {
 	loop := &grpoLoop{opt: opt, state: state, m: m, meshes: meshes,
 		reward: cachedRigReward(&sampler.Generator{Model: m, Skin: skin, SkinMode: mode}, weights),
 		gopt: grpoStepOptions{Propose: opt.Policy.Propose, Group: opt.Schedule.Group, Temperature: opt.Policy.Temperature,
-			StopAtSEP: skeletonOnly, ScaleByStd: opt.Policy.ScaleByStd, InsideJoints: opt.Policy.InsideJoints, Ref: ref, KL: opt.Policy.KL},
+			StopAtSEP: skeletonOnly, ScaleByStd: opt.Policy.ScaleByStd, InsideJoints: opt.Policy.InsideJoints, Ref: ref, KL: opt.Policy.KL,
+			SkinCredit: opt.Policy.SkinCredit},
 		adam:  nn.NewAdamW[float32](opt.Schedule.LR),
 		rng:   rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919)),
 		pick:  rand.New(rand.NewSource(opt.Seed + int64(g.Step)*7919 + 1)),
@@ -392,19 +400,19 @@ func rewardName(spec string) string {
 
 // cachedRigReward is RigReward with the scoring preparation of each mesh (BVH,
 // samples) computed once and reused across the group and across steps, and the
-// rewards combined with weights (rewards.CombineWith). An unscorable rig scores
-// 0 whatever the weights, as in RigReward.
+// rewards combined with weights (rewards.CombineWith, and SkinScore for the
+// skin). An unscorable rig scores 0 whatever the weights, as in RigReward.
 func cachedRigReward(r *sampler.Generator, weights map[string]float64) RewardFunc {
 	var mu sync.Mutex
 	prepared := map[*character.Character]*rewards.Prepared{}
-	return func(c *character.Character, tokens []int) float64 {
+	return func(c *character.Character, tokens []int) Reward {
 		mu.Lock()
 		prep, ok := prepared[c]
 		mu.Unlock()
 		if !ok {
 			p, err := rewards.Prepare(&c.Mesh, rewards.Options{})
 			if err != nil {
-				return 0
+				return Reward{}
 			}
 			mu.Lock()
 			prepared[c], prep = p, p
@@ -413,13 +421,13 @@ func cachedRigReward(r *sampler.Generator, weights map[string]float64) RewardFun
 		_, norm := rigmodel.NormalizedMesh(&c.Mesh)
 		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
 		if err != nil || sampler.CheckRig(rig) != nil {
-			return 0
+			return Reward{}
 		}
 		rep, err := prep.Score(rig, rewards.Options{})
 		if err != nil || rep.Score == 0 {
-			return 0
+			return Reward{}
 		}
-		return rewards.CombineWith(rep.Rewards, weights)
+		return Reward{Score: rewards.CombineWith(rep.Rewards, weights), Skin: SkinScore(rep.Rewards, weights)}
 	}
 }
 

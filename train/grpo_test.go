@@ -17,7 +17,13 @@ import (
 )
 
 // lowBins rewards streams whose coordinates sit in the lower half of the cube.
-func lowBins(_ *character.Character, stream []int) float64 {
+func lowBins(c *character.Character, stream []int) Reward { return both(lowShare(c, stream)) }
+
+// both is a Reward that judges skeleton and skin tokens alike.
+func both(v float64) Reward { return Reward{Score: v, Skin: v} }
+
+// lowShare is the share of a stream's coordinates in the lower half of the cube.
+func lowShare(_ *character.Character, stream []int) float64 {
 	n, low := 0, 0
 	for _, t := range stream {
 		if tokens.IsCoord(t) {
@@ -65,7 +71,7 @@ func TestGRPOEqualRewardsTeachNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	nn.ZeroGrad[float32](m)
-	flat := func(*character.Character, []int) float64 { return 0.5 }
+	flat := func(*character.Character, []int) Reward { return both(0.5) }
 	st, err := grpoStep(m, []*character.Character{{Mesh: synth.BoxQuadruped()}}, flat, grpoStepOptions{Group: 4, MaxJoints: 3, StopAtSEP: true}, rand.New(rand.NewSource(1)))
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +103,7 @@ func TestGRPOInsideJoints(t *testing.T) {
 			}
 			nn.ZeroGrad[float32](m)
 			joints, outside := 0, 0
-			reward := func(c *character.Character, stream []int) float64 {
+			reward := func(c *character.Character, stream []int) Reward {
 				var xyz []int
 				for _, tok := range stream {
 					if tok == tokens.SEP {
@@ -157,7 +163,7 @@ func TestGRPOKLPullsTowardReference(t *testing.T) {
 	if err := grpoTrain(m, meshes, lowBins, opt, 25, 3e-3, 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	flat := func(*character.Character, []int) float64 { return 0.5 }
+	flat := func(*character.Character, []int) Reward { return both(0.5) }
 	opt.Ref, opt.KL = ref, 1
 	var kls []float64
 	err = grpoTrain(m, meshes, flat, opt, 40, 3e-3, 2, func(step int, st grpoStats) {
@@ -232,4 +238,67 @@ func grpoTrain(m *rigmodel.Model, meshes []*character.Character, reward RewardFu
 		}
 	}
 	return nil
+}
+
+// TestGRPOSkinCredit: with SkinCredit the skin tokens take their advantages from
+// Reward.Skin and the skeleton tokens from Reward.Score. A group whose scores are
+// all equal but whose skin scores differ teaches the skin tokens only; without
+// SkinCredit it teaches nothing.
+func TestGRPOSkinCredit(t *testing.T) {
+	skinTokens := func(stream []int) (after int) {
+		for i, tok := range stream {
+			if tok == tokens.SEP {
+				return len(stream) - i - 1
+			}
+		}
+		return 0
+	}
+	// skinDraw scores the skin codes a stream drew (any function of them will do).
+	skinDraw := func(_ *character.Character, s []int) float64 {
+		sum := 0
+		for _, tok := range s[len(s)-skinTokens(s):] {
+			sum += tok
+		}
+		return float64(sum%7) / 7
+	}
+	for _, tc := range []struct {
+		name   string
+		credit bool
+		reward func(*character.Character, []int) Reward
+		want   func(got, skinPositions int) bool
+	}{
+		{"flat score, varied skin, credited", true,
+			func(c *character.Character, s []int) Reward { return Reward{Score: 0.5, Skin: skinDraw(c, s)} },
+			func(got, skin int) bool { return got > 0 && got <= skin }},
+		{"flat score, varied skin, not credited", false,
+			func(c *character.Character, s []int) Reward { return Reward{Score: 0.5, Skin: skinDraw(c, s)} },
+			func(got, _ int) bool { return got == 0 }},
+		{"varied score, flat skin, credited", true,
+			func(c *character.Character, s []int) Reward { return Reward{Score: lowShare(c, s), Skin: 0.5} },
+			func(got, skin int) bool { return got > 0 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := rigmodel.NewModel(modeltest.TinyConfig, 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nn.ZeroGrad[float32](m)
+			skin := 0
+			reward := func(c *character.Character, s []int) Reward {
+				skin += skinTokens(s)
+				return tc.reward(c, s)
+			}
+			opt := grpoStepOptions{Group: 6, MaxJoints: 3, SkinCredit: tc.credit}
+			st, err := grpoStep(m, []*character.Character{{Mesh: synth.BoxQuadruped()}}, reward, opt, rand.New(rand.NewSource(3)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if skin == 0 {
+				t.Fatal("no stream wrote skin tokens")
+			}
+			if !tc.want(st.Tokens, skin) {
+				t.Errorf("%d positions carried gradient (%d skin tokens sampled)", st.Tokens, skin)
+			}
+		})
+	}
 }

@@ -20,7 +20,7 @@ import (
 func init() {
 	register(&command{
 		name:    "grpo",
-		usage:   "--data DIR... --out CKPT [--model CKPT] [--steps N] [--meshes M] [--group G] [--lr LR] [--temperature T] [--skin tokens|geodesic] [--inside-joints=false] [--kl W] [--reward v4|v3|name=w,...] [--resume]",
+		usage:   "--data DIR... --out CKPT [--model CKPT] [--steps N] [--meshes M] [--group G] [--lr LR] [--temperature T] [--skin tokens|geodesic] [--inside-joints=false] [--kl W] [--reward v4|v3|name=w,...] [--skin-credit] [--resume]",
 		summary: "fine-tune the TokenRig model with GRPO on meshes, rewarded by rig scores",
 		run:     runGRPO,
 	})
@@ -41,6 +41,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 	inside := fs.Bool("inside-joints", true, "sample joint coordinates inside the mesh volume, as rig auto does (the gradient is taken under the same mask)")
 	skin := fs.String("skin", "geodesic", "geodesic: the policy writes skeletons, scored with geodesic skins; tokens: whole streams, skins decoded from the model's skin tokens")
 	kl := fs.Float64("kl", 0, "weight of the KL penalty that keeps the policy near the starting model (0: none)")
+	skinCredit := fs.Bool("skin-credit", false, "with --skin tokens: judge the skin tokens by the rewards that read the weights (coverage, skin, locality, deformation) and the skeleton tokens by the whole score")
 	reward := fs.String("reward", "", "the combination of the rewards to optimize: a reward version ("+strings.Join(rewards.RewardVersions(), ", ")+"; weights only, the rewards are this build's), or name=w,... (default: the current combined score)")
 	all := fs.Bool("all-files", false, "also use files of the model's held-out families (by default they stay unseen)")
 	resume := fs.Bool("resume", false, "continue from --out if it exists")
@@ -76,7 +77,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 		Data:     train.GRPOData{Inputs: data, AllFiles: *all, Load: assets.Options{}.Loader()},
 		Schedule: train.GRPOSchedule{Steps: *steps, Meshes: *meshes, Group: *group, LR: *lr},
 		Policy: train.GRPOPolicy{Temperature: *temp, ScaleByStd: *std, InsideJoints: *inside, KL: *kl,
-			Propose: autorig.ClassicalProposal, Reward: strings.TrimSpace(*reward)},
+			Propose: autorig.ClassicalProposal, Reward: strings.TrimSpace(*reward), SkinCredit: *skinCredit},
 		Checkpoints: train.GRPOCheckpoints{SaveEvery: *saveEvery, SaveMinutes: *saveMin},
 		Report:      train.GRPOReport{Progress: progressOut(*quiet), Log: stdout},
 	}

@@ -8,6 +8,7 @@
 # pushes against the truth shows here where its rank agreement does not.
 #
 #   tools/goodhart/run.sh v4 v3        # each argument as `rig grpo --reward` takes it
+#   tools/goodhart/run.sh v4 'v4@--skin=tokens,--skin-credit'   # REWARD@FLAGS: more rig grpo flags
 #
 # Settings come from the environment (defaults below); a rerun with the same
 # settings skips what is already under OUT, so adding a version later (v5) trains
@@ -47,13 +48,17 @@ echo "$stamp" >"$OUT/settings"
 # dirname_of turns a reward spec into a folder name.
 dirname_of() { printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_'; }
 
-# train SPEC: GRPO under that reward; --resume makes a rerun continue or skip it.
+# train SPEC: GRPO under that reward (SPEC is REWARD or REWARD@FLAG,FLAG...,
+# the flags passed on to rig grpo); --resume makes a rerun continue or skip it.
 train() {
-	local d="$OUT/$(dirname_of "$1")"
+	local d="$OUT/$(dirname_of "$1")" reward=${1%%@*} flags=()
+	if [[ $1 == *@* ]]; then
+		IFS=, read -r -a flags <<<"${1#*@}"
+	fi
 	mkdir -p "$d"
-	"${NICE[@]}" "$RIG" grpo --data "$DATA" --model "$INIT" --out "$d/grpo.safetensors" --reward "$1" \
+	"${NICE[@]}" "$RIG" grpo --data "$DATA" --model "$INIT" --out "$d/grpo.safetensors" --reward "$reward" \
 		--steps "$STEPS" --meshes "$MESHES" --group "$GROUP" --lr "$LR" --kl "$KL" --seed "$SEED" \
-		--resume --quiet >"$d/grpo.out" 2>&1
+		"${flags[@]}" --resume --quiet >"$d/grpo.out" 2>&1
 }
 
 # measure NAME CKPT SKIN_METHOD: the held-out reports of one checkpoint, each
