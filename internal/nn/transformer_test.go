@@ -109,16 +109,7 @@ func TestDecoderFork(t *testing.T) {
 		m, cfg := testModel[float64](t, cross)
 		const n, prefix, T = 3, 20, 45
 		rng := rand.New(rand.NewPCG(4, 9))
-		tokens := make([]int, n*T)
-		for p := 0; p < T; p++ {
-			tok := rng.IntN(cfg.Vocab)
-			for b := 0; b < n; b++ {
-				if p >= prefix {
-					tok = rng.IntN(cfg.Vocab)
-				}
-				tokens[b*T+p] = tok
-			}
-		}
+		tokens := sharedPrefixTokens(rng, n, prefix, T, cfg.Vocab)
 		one := randTensor(rng, 1, 4, cfg.LatentDim)
 		var lat, lat1 = randTensor(rng, n, 4, cfg.LatentDim), one
 		copy(engine.Data[float64](lat)[:], repeat(engine.Data[float64](one), n))
@@ -181,16 +172,7 @@ func TestDecoderForkOfFork(t *testing.T) {
 	m, cfg := testModel[float64](t, true)
 	const n, first, second, T = 3, 7, 19, 30
 	rng := rand.New(rand.NewPCG(5, 2))
-	tokens := make([]int, n*T)
-	for p := 0; p < T; p++ {
-		tok := rng.IntN(cfg.Vocab)
-		for b := 0; b < n; b++ {
-			if p >= second {
-				tok = rng.IntN(cfg.Vocab)
-			}
-			tokens[b*T+p] = tok
-		}
-	}
+	tokens := sharedPrefixTokens(rng, n, second, T, cfg.Vocab)
 	one := randTensor(rng, 1, 4, cfg.LatentDim)
 	lat := randTensor(rng, n, 4, cfg.LatentDim)
 	copy(engine.Data[float64](lat), repeat(engine.Data[float64](one), n))
@@ -237,6 +219,22 @@ func TestDecoderForkOfFork(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sharedPrefixTokens returns n random sequences of T tokens (n·T, row-major)
+// that agree on their first shared positions and differ after them.
+func sharedPrefixTokens(rng *rand.Rand, n, shared, T, vocab int) []int {
+	tokens := make([]int, n*T)
+	for p := 0; p < T; p++ {
+		tok := rng.IntN(vocab)
+		for b := 0; b < n; b++ {
+			if p >= shared {
+				tok = rng.IntN(vocab)
+			}
+			tokens[b*T+p] = tok
+		}
+	}
+	return tokens
 }
 
 func repeat(x []float64, n int) []float64 {
