@@ -22,15 +22,6 @@ func (f frame) from(q vecmath.Vec3) vecmath.Vec3 {
 	return f.left.Scale(q[0]).Add(f.up.Scale(q[1])).Add(f.fwd.Scale(q[2]))
 }
 
-// mat returns the rotation as a 4×4 matrix (canonical to world).
-func (f frame) mat() vecmath.Mat4 {
-	m := vecmath.Identity4()
-	for r := 0; r < 3; r++ {
-		m[0*4+r], m[1*4+r], m[2*4+r] = f.left[r], f.up[r], f.fwd[r]
-	}
-	return m
-}
-
 // upFrame is the frame of an up axis: Y-up meshes face +Z (glTF), Z-up meshes face
 // -Y (Blender); both have the character's left on +X.
 func upFrame(up string) frame {
