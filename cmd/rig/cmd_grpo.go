@@ -39,7 +39,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 	temp := fs.Float64("temperature", 1, "sampling temperature of the policy")
 	std := fs.Bool("scale-std", true, "divide each group's advantages by its standard deviation")
 	inside := fs.Bool("inside-joints", true, "sample joint coordinates inside the mesh volume, as rig auto does (the gradient is taken under the same mask)")
-	skin := fs.String("skin", "geodesic", "geodesic: the policy writes skeletons, scored with geodesic skins; tokens: whole streams, skins decoded from the model's skin tokens")
+	skin := fs.String("skin", "tokens", "tokens: the policy writes whole streams, skins decoded from its own skin tokens (a checkpoint without them: skeletons); geodesic: skeletons only, scored with geodesic skins, the skin tokens left to drift with the weights they share")
 	kl := fs.Float64("kl", 0, "weight of the KL penalty that keeps the policy near the starting model (0: none)")
 	skinCredit := fs.Bool("skin-credit", false, "with --skin tokens: judge the skin tokens by the rewards that read the weights (coverage, skin, locality, deformation) and the skeleton tokens by the whole score")
 	reward := fs.String("reward", "", "the combination of the rewards to optimize: a reward version ("+strings.Join(rewards.RewardVersions(), ", ")+"; weights only, the rewards are this build's), or name=w,... (default: the current combined score)")
