@@ -71,20 +71,23 @@ func rankSkeletonOne(f File, family string, skin SkinMethod, seed int64, methods
 		out.Error = err.Error()
 		return out
 	}
+	idle := idleJoints(gt)
 	gt.Skeleton = deformingSkeleton(gt)
 	norm := character.NormalizationOf(gt.Mesh)
 	for _, name := range append([]string{skeletonTruth}, skeletonCandidates(methods)...) {
 		var sk *character.Skeleton
 		var err error
+		artists := idle // the artist's skeleton and its perturbations keep its idle joints idle
 		switch predict := methods[name]; {
 		case name == skeletonTruth:
 			sk = gt.Skeleton.Clone()
 		case predict != nil:
+			artists = nil
 			sk, err = predict(gt)
 		default:
 			sk, err = perturbSkeleton(gt.Skeleton, name, 2/norm.Scale, seed)
 		}
-		out.Candidates = append(out.Candidates, skeletonCandidate(gt, prep, name, sk, err, skin, norm))
+		out.Candidates = append(out.Candidates, skeletonCandidate(gt, prep, name, sk, err, idleSkin(skin, artists), norm))
 	}
 	out.Tau, out.Alone, out.Without = rankTaus(out.Candidates)
 	return out
@@ -200,6 +203,76 @@ func deformingSkeleton(c *character.Character) *character.Skeleton {
 		return sk
 	}
 	return without(sk, drop)
+}
+
+// idleJoints returns the names of the artist's joints that carry no weight in
+// the artist's skin but lead to joints that do: a root on the floor between the
+// feet, an armature node above the hips. They stay in the skeleton (they hold the
+// hierarchy) but the artist says they move nothing; skinned by the ranking's
+// method, a floor root's bones up between the legs would take the inner thighs and
+// tear them in every pose, a cost no animator's rig has.
+func idleJoints(c *character.Character) map[string]bool {
+	if c.Skin == nil {
+		return nil
+	}
+	carries := make([]bool, c.Skeleton.NumJoints())
+	for _, infl := range c.Skin.Weights {
+		for _, in := range infl {
+			if in.Weight > 0 && in.Joint >= 0 && in.Joint < len(carries) {
+				carries[in.Joint] = true
+			}
+		}
+	}
+	idle := map[string]bool{}
+	for j, ok := range carries {
+		if !ok {
+			idle[c.Skeleton.Names[j]] = true
+		}
+	}
+	if len(idle) == len(carries) {
+		return nil
+	}
+	return idle
+}
+
+// idleSkin returns skin with the weights of the joints named in idle moved to the
+// others: each vertex keeps its other influences, renormalized, and a vertex left
+// with none goes to the joint of the nearest bone among the others.
+func idleSkin(skin SkinMethod, idle map[string]bool) SkinMethod {
+	if len(idle) == 0 {
+		return skin
+	}
+	return func(c *character.Character) (*character.Skin, error) {
+		k, err := skin(c)
+		if err != nil {
+			return nil, err
+		}
+		keep := make([]int, 0, c.Skeleton.NumJoints())
+		for j, name := range c.Skeleton.Names {
+			if !idle[name] {
+				keep = append(keep, j)
+			}
+		}
+		if len(keep) == 0 || len(keep) == c.Skeleton.NumJoints() {
+			return k, nil
+		}
+		rigid := character.RigidSkin(c.Mesh.Positions, c.Skeleton.Select(keep))
+		out := &character.Skin{Weights: make([][]character.Influence, len(k.Weights))}
+		for v, infl := range k.Weights {
+			for _, in := range infl {
+				if !idle[c.Skeleton.Names[in.Joint]] {
+					out.Weights[v] = append(out.Weights[v], in)
+				}
+			}
+			if len(out.Weights[v]) == 0 {
+				for _, in := range rigid.Weights[v] {
+					out.Weights[v] = append(out.Weights[v], character.Influence{Joint: keep[in.Joint], Weight: in.Weight})
+				}
+			}
+			character.NormalizeWeights(out.Weights[v])
+		}
+		return out, nil
+	}
 }
 
 // without returns sk with the joints in drop removed, order kept.

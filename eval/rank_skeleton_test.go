@@ -114,3 +114,67 @@ func TestDeformingSkeleton(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleSkin: a root on the floor between the feet that the artist gave no
+// weight stays without weight in the ranking's skin of the artist's skeleton;
+// the vertices the method gave it go to the other joints, none is left without
+// weights, and a skeleton without idle joints keeps the method's skin.
+func TestIdleSkin(t *testing.T) {
+	c, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, _ := c.Mesh.Bounds()
+	floor := vecmath.Translate4(vecmath.Vec3{0, lo[1], 0})
+	sk := &character.Skeleton{Names: append([]string{"FloorRoot"}, c.Skeleton.Names...), BindWorld: append([]vecmath.Mat4{floor}, c.Skeleton.BindWorld...)}
+	for _, p := range append([]int{-2}, c.Skeleton.Parents...) {
+		sk.Parents = append(sk.Parents, p+1) // the old roots hang from the floor root
+	}
+	artist := &character.Skin{Weights: make([][]character.Influence, len(c.Skin.Weights))}
+	for v, infl := range c.Skin.Weights {
+		for _, in := range infl {
+			artist.Weights[v] = append(artist.Weights[v], character.Influence{Joint: in.Joint + 1, Weight: in.Weight})
+		}
+	}
+	c.Skeleton, c.Skin = sk, artist
+	idle := idleJoints(c)
+	children := sk.Children()
+	for j, name := range sk.Names {
+		if j > 0 && len(children[j]) > 0 && idle[name] {
+			t.Fatalf("idle joints %v, want the floor root and end joints only", idle)
+		}
+	}
+	if !idle["FloorRoot"] {
+		t.Fatalf("idle joints %v, want the floor root", idle)
+	}
+	rigid := func(c *character.Character) (*character.Skin, error) { return character.RigidSkin(c.Mesh.Positions, c.Skeleton), nil }
+	mass := func(k *character.Skin) (root float64, orphans int) {
+		for _, infl := range k.Weights {
+			sum := 0.0
+			for _, in := range infl {
+				sum += in.Weight
+				if in.Joint == 0 {
+					root += in.Weight
+				}
+			}
+			if math.Abs(sum-1) > 1e-9 {
+				orphans++
+			}
+		}
+		return root, orphans
+	}
+	before, _ := rigid(c)
+	if root, _ := mass(before); root == 0 {
+		t.Fatal("the nearest-bone skin gives the floor root nothing: the test cannot fail")
+	}
+	after, err := idleSkin(rigid, idle)(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root, orphans := mass(after); root != 0 || orphans != 0 {
+		t.Errorf("floor root keeps %.1f of weight, %d vertices without weights", root, orphans)
+	}
+	if same, _ := idleSkin(rigid, nil)(c); fmt.Sprint(same.Weights[:50]) != fmt.Sprint(before.Weights[:50]) {
+		t.Error("no idle joints, yet the skin changed")
+	}
+}
