@@ -147,7 +147,9 @@ func TestIdleSkin(t *testing.T) {
 	if !idle["FloorRoot"] {
 		t.Fatalf("idle joints %v, want the floor root", idle)
 	}
-	rigid := func(c *character.Character) (*character.Skin, error) { return character.RigidSkin(c.Mesh.Positions, c.Skeleton), nil }
+	rigid := func(c *character.Character) (*character.Skin, error) {
+		return character.RigidSkin(c.Mesh.Positions, c.Skeleton), nil
+	}
 	mass := func(k *character.Skin) (root float64, orphans int) {
 		for _, infl := range k.Weights {
 			sum := 0.0
