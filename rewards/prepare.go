@@ -297,12 +297,6 @@ func (p *Prepared) sampleDeformation(meshEdges [][2]int, boundary float64, rng *
 	}
 }
 
-// NumVertices returns the vertex count of the prepared mesh.
-func (p *Prepared) numVertices() int { return len(p.pos) }
-
-// NumTriangles returns the triangle count of the prepared mesh.
-func (p *Prepared) numTriangles() int { return len(p.tris) }
-
 // Matches reports whether m has this prepared mesh's vertex and triangle counts (the
 // cheap check Score makes before reusing it).
 func (p *Prepared) matches(m *character.Mesh) bool {

@@ -97,15 +97,3 @@ func newWindow(w, h int, title string, visible bool) (win *glfw.Window, err erro
 	win.MakeContextCurrent()
 	return win, nil
 }
-
-// available reports whether an OpenGL 3.3 context can be made here (nil), or why not.
-func available() error {
-	return onGL(func() error {
-		win, err := newWindow(16, 16, "rigkit probe", false)
-		if err != nil {
-			return err
-		}
-		win.Destroy()
-		return nil
-	})
-}

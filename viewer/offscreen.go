@@ -78,9 +78,6 @@ func newOffscreen(w, h int) (*offscreen, error) {
 	return o, nil
 }
 
-// size returns the image size.
-func (o *offscreen) size() (w, h int) { return o.w, o.h }
-
 // render draws v and returns the image (top row first).
 func (o *offscreen) render(v *view) (*image.RGBA, error) {
 	if o.closed {

@@ -15,11 +15,6 @@ import (
 	"github.com/rigkit/rigkit/vecmath"
 )
 
-// decodeBudget is Decode without keeping the scene.
-func decodeBudget(data []byte, name string, dir fs.FS, budget *format.Counter) (c *character.Character, rep *format.LoadReport, err error) {
-	return Decode(data, name, dir, budget, false)
-}
-
 // Decode parses glTF or GLB bytes; name labels errors and sets Character.Name (its
 // base name without extension), dir resolves external files (nil: none allowed),
 // budget is charged for what the file makes the reader spend, and keepScene keeps
@@ -79,10 +74,6 @@ type loader struct {
 	// scene, when not nil, collects the map from the Character back to the
 	// document (DecodeScene).
 	scene *Scene
-}
-
-func decode(data []byte, name string, dir fs.FS, rep *format.LoadReport, budget *format.Counter) (*character.Character, error) {
-	return decodeWith(data, name, dir, rep, budget, false)
 }
 
 // openDocument parses and checks the container, the JSON and the buffers within

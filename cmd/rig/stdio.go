@@ -11,7 +11,6 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
-	"github.com/rigkit/rigkit/internal/atomicfile"
 )
 
 // A file argument "-" means stdin (an input) or stdout (an output), wherever a
@@ -120,17 +119,6 @@ func saveOutput(path string, c *character.Character, stdout io.Writer) (*gltfio.
 		return nil, fmt.Errorf("write stdout: %w", err)
 	}
 	return rep, nil
-}
-
-// writeOutput writes data to path atomically, or to stdout for "-".
-func writeOutput(path string, data []byte, stdout io.Writer) error {
-	if path != stdio {
-		return atomicfile.WriteFile(path, data)
-	}
-	if _, err := stdout.Write(data); err != nil {
-		return fmt.Errorf("write stdout: %w", err)
-	}
-	return nil
 }
 
 // resultLog is where a command's one-line summary goes: stdout, unless stdout
