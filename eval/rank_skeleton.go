@@ -8,6 +8,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rewards"
+	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -71,7 +72,7 @@ func rankSkeletonOne(f File, family string, skin SkinMethod, seed int64, methods
 		out.Error = err.Error()
 		return out
 	}
-	idle := idleJoints(gt)
+	idle := skinning.IdleJoints(gt)
 	gt.Skeleton = deformingSkeleton(gt)
 	norm := character.NormalizationOf(gt.Mesh)
 	for _, name := range append([]string{skeletonTruth}, skeletonCandidates(methods)...) {
@@ -205,39 +206,11 @@ func deformingSkeleton(c *character.Character) *character.Skeleton {
 	return without(sk, drop)
 }
 
-// idleJoints returns the names of the artist's joints that carry no weight in
-// the artist's skin but lead to joints that do: a root on the floor between the
-// feet, an armature node above the hips. They stay in the skeleton (they hold the
-// hierarchy) but the artist says they move nothing; skinned by the ranking's
-// method, a floor root's bones up between the legs would take the inner thighs and
-// tear them in every pose, a cost no animator's rig has.
-func idleJoints(c *character.Character) map[string]bool {
-	if c.Skin == nil {
-		return nil
-	}
-	carries := make([]bool, c.Skeleton.NumJoints())
-	for _, infl := range c.Skin.Weights {
-		for _, in := range infl {
-			if in.Weight > 0 && in.Joint >= 0 && in.Joint < len(carries) {
-				carries[in.Joint] = true
-			}
-		}
-	}
-	idle := map[string]bool{}
-	for j, ok := range carries {
-		if !ok {
-			idle[c.Skeleton.Names[j]] = true
-		}
-	}
-	if len(idle) == len(carries) {
-		return nil
-	}
-	return idle
-}
-
-// idleSkin returns skin with the weights of the joints named in idle moved to the
-// others: each vertex keeps its other influences, renormalized, and a vertex left
-// with none goes to the joint of the nearest bone among the others.
+// idleSkin returns skin with the artist's idle joints (skinning.IdleJoints of
+// the artist's character, in idle) left without weight: they stay in the
+// artist's skeleton and its perturbations to hold the hierarchy, but the artist
+// says they move nothing, and a floor root skinned by the ranking's method would
+// take the inner thighs and tear them in every pose, a cost no animator's rig has.
 func idleSkin(skin SkinMethod, idle map[string]bool) SkinMethod {
 	if len(idle) == 0 {
 		return skin
@@ -247,31 +220,7 @@ func idleSkin(skin SkinMethod, idle map[string]bool) SkinMethod {
 		if err != nil {
 			return nil, err
 		}
-		keep := make([]int, 0, c.Skeleton.NumJoints())
-		for j, name := range c.Skeleton.Names {
-			if !idle[name] {
-				keep = append(keep, j)
-			}
-		}
-		if len(keep) == 0 || len(keep) == c.Skeleton.NumJoints() {
-			return k, nil
-		}
-		rigid := character.RigidSkin(c.Mesh.Positions, c.Skeleton.Select(keep))
-		out := &character.Skin{Weights: make([][]character.Influence, len(k.Weights))}
-		for v, infl := range k.Weights {
-			for _, in := range infl {
-				if !idle[c.Skeleton.Names[in.Joint]] {
-					out.Weights[v] = append(out.Weights[v], in)
-				}
-			}
-			if len(out.Weights[v]) == 0 {
-				for _, in := range rigid.Weights[v] {
-					out.Weights[v] = append(out.Weights[v], character.Influence{Joint: keep[in.Joint], Weight: in.Weight})
-				}
-			}
-			character.NormalizeWeights(out.Weights[v])
-		}
-		return out, nil
+		return skinning.KeepIdle(k, c, idle), nil
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/vecmath"
 )
@@ -137,7 +138,7 @@ func TestIdleSkin(t *testing.T) {
 		}
 	}
 	c.Skeleton, c.Skin = sk, artist
-	idle := idleJoints(c)
+	idle := skinning.IdleJoints(c)
 	children := sk.Children()
 	for j, name := range sk.Names {
 		if j > 0 && len(children[j]) > 0 && idle[name] {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,6 +141,7 @@ func runSkin(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "output .glb, or - for GLB on stdout (required)")
 	method := fs.String("method", "", "tokens+heat@0.3 (default: the token skin refined by heat), tokens, geodesic, heat, rigid, or a blend A+B[@ALPHA] of two (ALPHA·A + (1−ALPHA)·B per vertex, default 0.5); a suffix ^P sharpens (weights to the power P, renormalized)")
 	samples := fs.Int("samples", 0, "tokens: skin-token streams whose decoded weights are averaged (0: the method's default; 1: greedy)")
+	keepIdle := fs.Bool("keep-idle", true, "joints the input's own skin gives no weight (a floor root, an armature node, IK targets) get none in the new skin")
 	asJSON := fs.Bool("json", false, "print a JSON report (with what the output kept and replaced of the input's scene) instead of a line")
 	eng := engineFlag(fs)
 	files, err := parseInterleaved(fs, args)
@@ -181,6 +183,10 @@ func runSkin(args []string, stdout io.Writer) error {
 		fmt.Fprintf(diag, "rig: skin %s: %s\n", src, fallback)
 		name = fallbackSkinMethod
 	}
+	var idle []string
+	if *keepIdle {
+		skin, idle = keepIdleJoints(c, skin)
+	}
 	if err := skin.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-3); err != nil {
 		return fmt.Errorf("skin %s with %s: invalid weights: %w", src, name, err)
 	}
@@ -193,7 +199,7 @@ func runSkin(args []string, stdout io.Writer) error {
 	}
 	if *asJSON {
 		return printSkinRun(stdout, skinRun{Input: files[0], Output: *out, Method: name, Fallback: fallback,
-			Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Seconds: elapsed.Seconds(), Scene: scene})
+			Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Idle: idle, Seconds: elapsed.Seconds(), Scene: scene})
 	}
 	fmt.Fprintf(resultLog(*out, stdout), "%s: %d vertices, %d joints, method %s, %.3f s → %s\n",
 		src, len(c.Mesh.Positions), c.Skeleton.NumJoints(), name, elapsed.Seconds(), outputName(*out))
@@ -209,13 +215,11 @@ type skinRun struct {
 	Fallback string              `json:"fallback,omitempty"` // why the tokens method gave way to geodesic
 	Vertices int                 `json:"vertices"`
 	Joints   int                 `json:"joints"`
+	Idle     []string            `json:"idle_joints,omitempty"` // left without weight, as the input's skin had them (--keep-idle)
 	Seconds  float64             `json:"seconds"`
 	Scene    *gltfio.SceneReport `json:"scene"`
 }
 
-// skinOrFallback runs method name on c. When a skin-token method fails (the model
-// or the tokenizer cannot skin this character), the README's promise holds: the
-// skin is geodesic, and fallback says why; any other method's error is returned.
 // withTokenSamples returns method name (tokens, or a blend with tokens first)
 // with its token skin the mean of samples streams.
 func withTokenSamples(name string, samples int) (skinMethod, error) {
@@ -227,6 +231,9 @@ func withTokenSamples(name string, samples int) (skinMethod, error) {
 	return lookupSkinMethod(methods, name)
 }
 
+// skinOrFallback runs method name on c. When a skin-token method fails (the model
+// or the tokenizer cannot skin this character), the README's promise holds: the
+// skin is geodesic, and fallback says why; any other method's error is returned.
 func skinOrFallback(c *character.Character, name string, fn skinMethod) (skin *character.Skin, fallback string, err error) {
 	skin, err = fn(c)
 	if err == nil || !strings.HasPrefix(name, "tokens") {
@@ -237,6 +244,18 @@ func skinOrFallback(c *character.Character, name string, fn skinMethod) (skin *c
 		return nil, fallback, fmt.Errorf("%s, which failed too: %w", fallback, err)
 	}
 	return skin, fallback, nil
+}
+
+// keepIdleJoints returns skin with the joints c's own skin gives no weight left
+// without weight (skinning.KeepIdle), and their names, sorted; skin as is when c
+// has no skin or its skin weights no joint.
+func keepIdleJoints(c *character.Character, skin *character.Skin) (*character.Skin, []string) {
+	idle := skinning.IdleJoints(c)
+	if len(idle) == 0 {
+		return skin, nil
+	}
+	names := slices.Sorted(maps.Keys(idle))
+	return skinning.KeepIdle(skin, c, idle), names
 }
 
 func printSkinRun(w io.Writer, r skinRun) error {

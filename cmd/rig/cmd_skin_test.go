@@ -13,6 +13,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/modeltest"
+	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -251,5 +252,63 @@ func TestSkinTokensPastOneStream(t *testing.T) {
 	}
 	if rep.Joints != 80 || rep.Method != "tokens-greedy" || rep.Fallback != "" {
 		t.Errorf("report: %d joints, method %s, fallback %q; want 80 joints by tokens-greedy", rep.Joints, rep.Method, rep.Fallback)
+	}
+}
+
+// TestSkinKeepsIdleJoints: a biped whose skeleton hangs from a root on the floor,
+// which its skin gives no weight, is re-skinned by geodesic weights with that root
+// still weightless (the report lists it), and with --keep-idle=false the root
+// takes the vertices its bones pass by; no vertex is left without weights.
+func TestSkinKeepsIdleJoints(t *testing.T) {
+	c, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, _ := c.Mesh.Bounds()
+	sk := &character.Skeleton{Names: append([]string{"FloorRoot"}, c.Skeleton.Names...),
+		BindWorld: append([]vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{0, lo[1], 0})}, c.Skeleton.BindWorld...)}
+	for _, p := range append([]int{-2}, c.Skeleton.Parents...) {
+		sk.Parents = append(sk.Parents, p+1)
+	}
+	for _, infl := range c.Skin.Weights {
+		for i := range infl {
+			infl[i].Joint++
+		}
+	}
+	c.Skeleton = sk
+	dir := t.TempDir()
+	in := filepath.Join(dir, "floor_root.glb")
+	if _, err := assets.Save(in, c); err != nil {
+		t.Fatal(err)
+	}
+	rootMass := func(keep string) (float64, string) {
+		out := filepath.Join(dir, "out_"+keep+".glb")
+		var so, se bytes.Buffer
+		if code := run([]string{"skin", in, "--method", "geodesic", "--keep-idle=" + keep, "--json", "--out", out}, &so, &se); code != 0 {
+			t.Fatalf("rig skin --keep-idle=%s: exit %d: %s", keep, code, se.String())
+		}
+		r, _, err := assets.Load(out, assets.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Skin.Orphans()) > 0 {
+			t.Errorf("--keep-idle=%s: %d vertices without weights", keep, len(r.Skin.Orphans()))
+		}
+		mass := 0.0
+		for _, infl := range r.Skin.Weights {
+			for _, w := range infl {
+				if r.Skeleton.Names[w.Joint] == "FloorRoot" {
+					mass += w.Weight
+				}
+			}
+		}
+		return mass, so.String()
+	}
+	kept, report := rootMass("true")
+	if kept != 0 || !strings.Contains(report, `"FloorRoot"`) {
+		t.Errorf("floor root keeps %.2f of weight; report %s", kept, report)
+	}
+	if given, _ := rootMass("false"); given == 0 {
+		t.Error("without --keep-idle the floor root takes nothing: the test cannot fail")
 	}
 }
