@@ -181,14 +181,7 @@ func deformingSkeleton(c *character.Character) *character.Skeleton {
 	if c.Skin == nil {
 		return sk
 	}
-	carries := make([]bool, sk.NumJoints())
-	for _, infl := range c.Skin.Weights {
-		for _, in := range infl {
-			if in.Weight > 0 && in.Joint >= 0 && in.Joint < len(carries) {
-				carries[in.Joint] = true
-			}
-		}
-	}
+	carries := skinning.Carries(c.Skin, sk.NumJoints())
 	for j := len(sk.Parents) - 1; j >= 0; j-- { // children after parents
 		if p := sk.Parents[j]; carries[j] && p >= 0 {
 			carries[p] = true

@@ -12,14 +12,7 @@ func IdleJoints(c *character.Character) map[string]bool {
 	if c.Skin == nil || c.Skeleton == nil {
 		return nil
 	}
-	carries := make([]bool, c.Skeleton.NumJoints())
-	for _, infl := range c.Skin.Weights {
-		for _, in := range infl {
-			if in.Weight > 0 && in.Joint >= 0 && in.Joint < len(carries) {
-				carries[in.Joint] = true
-			}
-		}
-	}
+	carries := Carries(c.Skin, c.Skeleton.NumJoints())
 	idle := map[string]bool{}
 	for j, ok := range carries {
 		if !ok {
@@ -30,6 +23,20 @@ func IdleJoints(c *character.Character) map[string]bool {
 		return nil
 	}
 	return idle
+}
+
+// Carries reports, for each of n joints, whether k gives it weight on some
+// vertex (influences of joints outside [0, n) are ignored).
+func Carries(k *character.Skin, n int) []bool {
+	carries := make([]bool, n)
+	for _, infl := range k.Weights {
+		for _, in := range infl {
+			if in.Weight > 0 && in.Joint >= 0 && in.Joint < n {
+				carries[in.Joint] = true
+			}
+		}
+	}
+	return carries
 }
 
 // KeepIdle returns k, a skin of c's mesh on c's skeleton, with the weights of the
