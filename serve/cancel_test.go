@@ -1,8 +1,16 @@
 package serve
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"log"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,5 +57,41 @@ func TestDeadlineFreesSlotDuringSkinDecode(t *testing.T) {
 	}
 	if freed >= full {
 		t.Errorf("the slot was held %v, as long as a whole decode (%v): the decode did not stop at the deadline", freed, full)
+	}
+}
+
+// TestDeadlineFreesSlotDuringGeodesicFeatures posts the fuzz corpus's
+// b82872c9f32d696f, a batch on a 20,000-vertex mesh whose skin decoding spends
+// about 14 CPU seconds voxelizing it for the tokenizer's geodesic features, to a
+// server with a 2 s timeout, and then a small token request: the voxelization stops
+// at the first request's deadline and frees the one scoring slot, so the second
+// request is scored (200) instead of waiting out its own deadline (503).
+func TestDeadlineFreesSlotDuringGeodesicFeatures(t *testing.T) {
+	raw, err := os.ReadFile("testdata/fuzz/FuzzRequests/b82872c9f32d696f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, quoted, _ := strings.Cut(strings.TrimSpace(string(raw)), "[]byte(")
+	in, err := strconv.Unquote(strings.TrimSuffix(quoted, ")"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Config{MaxBodyBytes: 1 << 20, MaxBatch: fuzzMaxBatch, Concurrency: 1, CacheBytes: -1, Timeout: 2 * time.Second,
+		Budget: fuzzServeBudget, ErrorLog: log.New(io.Discard, "", 0)})
+	if _, err := s.skinTokenizer(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	heavy := httptest.NewRecorder()
+	s.ServeHTTP(heavy, fuzzRequest([]byte(in)))
+	answered := time.Since(start)
+
+	mesh, sf := tubeStream(t)
+	body, _ := json.Marshal(map[string]any{"mesh": mesh, "tokens": sf.Tokens})
+	small := httptest.NewRecorder()
+	s.ServeHTTP(small, httptest.NewRequest("POST", "/score/tokens", bytes.NewReader(body)))
+	t.Logf("heavy batch: %d after %v; then a small request: %d after %v", heavy.Code, answered.Round(time.Millisecond), small.Code, time.Since(start).Round(time.Millisecond))
+	if small.Code != http.StatusOK {
+		t.Fatalf("the request after the heavy batch got %d: %s", small.Code, small.Body)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 )
 
 // FuzzScore posts arbitrary bodies to /score. Every answer must be 200 with a
@@ -22,7 +21,7 @@ func FuzzScore(f *testing.F) {
 	f.Add(amplificationGLB(1, 10))
 	f.Add([]byte("glTF"))
 	f.Add([]byte(`{"asset":{"version":"2.0"},"nodes":[{"mesh":0}],"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"accessors":[{"count":3,"componentType":5126,"type":"VEC3"}]}`))
-	s := New(Config{MaxBodyBytes: 1 << 20, Concurrency: 1, CacheBytes: -1, Timeout: 10 * time.Second,
+	s := New(Config{MaxBodyBytes: 1 << 20, Concurrency: 1, CacheBytes: -1, Timeout: fuzzTimeout,
 		ErrorLog: log.New(io.Discard, "", 0)})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		rec := httptest.NewRecorder()

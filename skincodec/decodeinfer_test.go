@@ -88,7 +88,7 @@ func TestProbabilitiesMatchNetwork(t *testing.T) {
 	// Reference: nn's layers on every vertex, one bone at a time.
 	cc := *nc
 	cc.Skin = nil
-	p, err := prepare(&cc, tok.Seed, tok.Config.Geodesic > 0)
+	p, err := prepare(&cc, tok.Seed, tok.Config.Geodesic > 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestEncodeInferMatchesNetwork(t *testing.T) {
 	noSearch := tok.Options()
 	noSearch.RefineRounds = 0
 	nc, codes := encodeCreature(t, tok, noSearch, "quadruped", 4, 1500)
-	p, err := prepare(nc, tok.Seed, tok.Config.Geodesic > 0)
+	p, err := prepare(nc, tok.Seed, tok.Config.Geodesic > 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

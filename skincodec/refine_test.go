@@ -26,7 +26,7 @@ func TestRefineCodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := prepare(c, tok.Seed, true)
+	p, err := prepare(c, tok.Seed, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestRefineCodes(t *testing.T) {
 // margin, and the prior logit follows the weight.
 func TestGeodesicFeatures(t *testing.T) {
 	c := tube()
-	p, err := prepare(c, 1, true)
+	p, err := prepare(c, 1, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestMineQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := prepare(c, tok.Seed, true)
+	p, err := prepare(c, tok.Seed, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

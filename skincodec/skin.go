@@ -271,7 +271,7 @@ func (t *SkinTokenizer) prepared(c *character.Character) (*prepared, error) {
 	if c.Skin == nil {
 		return nil, fmt.Errorf("skin tokenizer: encode %q: no skin", c.Name)
 	}
-	p, err := prepare(c, t.Seed, t.Config.Geodesic > 0)
+	p, err := prepare(c, t.Seed, t.Config.Geodesic > 0, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +390,7 @@ func (t *SkinTokenizer) probabilitiesWith(ctx context.Context, c *character.Char
 	if err := canceled(ctx); err != nil {
 		return nil, err
 	}
-	pr := t.prepareDecode(c, sk)
+	pr := t.prepareDecode(ctx, c, sk)
 	if err := canceled(ctx); err != nil {
 		return nil, err
 	}
@@ -409,13 +409,13 @@ type preparedDecode struct {
 
 // prepareDecode does the code-independent work of decoding c (normalized) for
 // skeleton sk (in the cube); its error is returned by the decode.
-func (t *SkinTokenizer) prepareDecode(c *character.Character, sk *character.Skeleton) *preparedDecode {
+func (t *SkinTokenizer) prepareDecode(ctx context.Context, c *character.Character, sk *character.Skeleton) *preparedDecode {
 	if sk == nil || sk.NumJoints() == 0 {
 		return &preparedDecode{err: errors.New("skin tokenizer: decode: no skeleton")}
 	}
 	cc := *c
 	cc.Skeleton, cc.Skin = sk, nil
-	p, err := prepare(&cc, t.Seed, t.Config.Geodesic > 0)
+	p, err := prepare(&cc, t.Seed, t.Config.Geodesic > 0, ctx.Done())
 	if err != nil {
 		return &preparedDecode{err: err}
 	}
@@ -432,7 +432,7 @@ func (t *SkinTokenizer) prepareDecode(c *character.Character, sk *character.Skel
 // codes, taking that work off the skin's critical path. It is safe for
 // concurrent use; the returned function may be called more than once.
 func (t *SkinTokenizer) DecodeLater(c *character.Character, sk *character.Skeleton) func(codeSets [][][]int) (*character.Skin, error) {
-	pr := t.prepareDecode(c, sk)
+	pr := t.prepareDecode(context.Background(), c, sk)
 	return func(codeSets [][][]int) (*character.Skin, error) {
 		opt := t.Options()
 		probs, err := t.preparedProbabilities(context.Background(), pr, codeSets, opt)

@@ -1,6 +1,7 @@
 package skincodec
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
@@ -204,8 +205,9 @@ type geodesicFields struct {
 }
 
 // prepare samples c (already normalized, with a skeleton) with a fixed seed, so that
-// encoding is deterministic. With geodesic it also computes the geodesic features.
-func prepare(c *character.Character, seed int64, geodesic bool) (*prepared, error) {
+// encoding is deterministic. With geodesic it also computes the geodesic features,
+// which stop with an error when cancel closes (nil: never).
+func prepare(c *character.Character, seed int64, geodesic bool, cancel <-chan struct{}) (*prepared, error) {
 	if c.Skeleton == nil || c.Skeleton.NumJoints() == 0 {
 		return nil, fmt.Errorf("skin tokenizer: %q has no skeleton", c.Name)
 	}
@@ -218,7 +220,9 @@ func prepare(c *character.Character, seed int64, geodesic bool) (*prepared, erro
 		p.vNrm = c.Mesh.ComputeNormals()
 	}
 	if geodesic {
-		p.geodesicFeatures()
+		if err := p.geodesicFeatures(cancel); err != nil {
+			return nil, fmt.Errorf("skin tokenizer: %q: %w", c.Name, err)
+		}
 	}
 	rng := rand.New(rand.NewSource(seed))
 	ms := geom.SampleSurface(&c.Mesh, meshPoints, rng)
@@ -364,15 +368,19 @@ func (p *prepared) geoWeight(v, j int) float32 {
 // geodesicFeatures fills p.gW and p.gD: geodesic voxel binding (skinning,
 // default options) on the snapped skeleton gives each vertex's weights, and its field
 // the distance margins. Where the mesh cannot be voxelized the features fall back to
-// nearest-bone weights and Euclidean margins, so decoding never fails on it.
-func (p *prepared) geodesicFeatures() {
+// nearest-bone weights and Euclidean margins, so decoding never fails on it; it
+// fails only when cancel closes first.
+func (p *prepared) geodesicFeatures(cancel <-chan struct{}) error {
 	nV, nJ := len(p.c.Mesh.Positions), p.nJ
 	p.qd = queryFeatures + geoFeatures
 	p.gW = make([]float32, nV*nJ)
 	p.gD = make([]float32, nV*nJ)
 	ch := &character.Character{Name: p.c.Name, Mesh: p.c.Mesh, Skeleton: p.geo.snapped}
 	dist := func(v, j int) float64 { return float64(p.vertexDists()[v*nJ+j]) }
-	f, err := skinning.NewField(ch, skinning.FieldOptions{})
+	f, err := skinning.NewField(ch, skinning.FieldOptions{Cancel: cancel})
+	if errors.Is(err, skinning.ErrCanceled) {
+		return err
+	}
 	var skin *character.Skin
 	if err == nil {
 		skin, err = f.Skin(ch.Mesh, skinning.GeodesicOptions{})
@@ -421,4 +429,5 @@ func (p *prepared) geodesicFeatures() {
 			p.gD[v*nJ+j] = float32(x)
 		}
 	}
+	return nil
 }

@@ -149,7 +149,7 @@ func newTrainChar(c *character.Character, seed int64, geodesic bool) (*trainChar
 		return nil, fmt.Errorf("%d joints", c.Skeleton.NumJoints())
 	}
 	nc := character.NormalizationOf(c.Mesh).Apply(c)
-	p, err := prepare(nc, seed, geodesic)
+	p, err := prepare(nc, seed, geodesic, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package skinning
 
 import (
+	"errors"
 	"math"
 	"runtime"
 	"sort"
@@ -35,6 +36,23 @@ type FieldOptions struct {
 	Cutoff float64
 	// Workers is the number of goroutines (0: GOMAXPROCS).
 	Workers int
+	// Cancel, when closed, stops the voxelization and the searches early and
+	// NewField returns ErrCanceled: a scoring service's deadline reaches the
+	// seconds of winding-number queries a large mesh costs.
+	Cancel <-chan struct{}
+}
+
+// ErrCanceled is NewField's error when FieldOptions.Cancel closed before it finished.
+var ErrCanceled = errors.New("skinning: geodesic field canceled")
+
+// closed reports whether c is closed (never, for a nil channel).
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // Field is the geodesic distance from every vertex to every bone through the solid
@@ -164,6 +182,9 @@ func NewField(c *character.Character, opt FieldOptions) (*Field, error) {
 	f.workers, f.normPos = workers, mesh.Positions
 	sg, h := f.voxelize(c, &mesh, opt)
 	f.VoxelizeTime = time.Since(t0)
+	if closed(opt.Cancel) {
+		return nil, ErrCanceled
+	}
 	t1 := time.Now()
 	seeds, all := f.jointSeeds(sg)
 	// Cells around each vertex.
@@ -171,7 +192,10 @@ func NewField(c *character.Character, opt FieldOptions) (*Field, error) {
 	for v, p := range mesh.Positions {
 		cells[v] = sg.vertexCells(p, nil)
 	}
-	f.searchJoints(sg, seeds, searchLimit(sg, all, opt.Cutoff, h), cells)
+	f.searchJoints(sg, seeds, searchLimit(sg, all, opt.Cutoff, h), cells, opt.Cancel)
+	if closed(opt.Cancel) {
+		return nil, ErrCanceled
+	}
 	f.euclideanFallbacks()
 	f.SearchTime = time.Since(t1)
 	return f, nil
@@ -196,7 +220,17 @@ func (f *Field) voxelize(c *character.Character, mesh *character.Mesh, opt Field
 			hi[a] = math.Max(hi[a], math.Max(s.A[a], s.B[a]))
 		}
 	}
-	g, queries := geom.VoxelizeBox(mesh, lo, hi, res, maxVox, f.workers)
+	// A closed Cancel answers every later winding query with "outside" at once,
+	// so the voxelization ends in the time of its surface pass.
+	wn := geom.NewWindingNumber(mesh)
+	wind := func(p vecmath.Vec3) float64 {
+		if closed(opt.Cancel) {
+			return 0
+		}
+		return wn.At(p)
+	}
+	g, queries := geom.VoxelizeBoxWith(mesh, lo, hi, res, maxVox, f.workers, wind)
+	g.WN = wn
 	f.WindingQueries = queries
 	f.VoxelSize, f.Grid = g.Size, g.N
 	sg := newSolidGraph(g)
@@ -252,7 +286,8 @@ func searchLimit(sg *solidGraph, all []seed, cutoff, h float64) []float32 {
 
 // searchJoints runs one bounded search per joint on the workers and fills f.dist:
 // a vertex's distance is the least over its cells of cell distance plus offset.
-func (f *Field) searchJoints(sg *solidGraph, seeds [][]seed, limit []float32, cells [][]seed) {
+// The workers take no further joint once cancel closes.
+func (f *Field) searchJoints(sg *solidGraph, seeds [][]seed, limit []float32, cells [][]seed, cancel <-chan struct{}) {
 	nv, nj := f.NumVertices, f.NumJoints
 	f.dist = make([]float32, nv*nj)
 	inf := float32(math.Inf(1))
@@ -263,7 +298,7 @@ func (f *Field) searchJoints(sg *solidGraph, seeds [][]seed, limit []float32, ce
 	for w := 0; w < f.workers; w++ {
 		g.Go(func() {
 			work := newDijkstraWork(sg.numSolid())
-			for j := int(next.Add(1)) - 1; j < nj; j = int(next.Add(1)) - 1 {
+			for j := int(next.Add(1)) - 1; j < nj && !closed(cancel); j = int(next.Add(1)) - 1 {
 				sg.run(seeds[j], limit, work)
 				for v := 0; v < nv; v++ {
 					best := inf

@@ -1,7 +1,9 @@
 package skinning
 
 import (
+	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
@@ -203,5 +205,27 @@ func TestReachMask(t *testing.T) {
 		if p[0] > 1.0 && p[2] < 0 && weightOn(m.Weights[v], 6) > 0 {
 			t.Fatalf("tip vertex %d of finger A keeps weight on finger B's tip bone", v)
 		}
+	}
+}
+
+// TestFieldCanceled checks that a closed Cancel ends NewField with ErrCanceled (and
+// no field) while an open one leaves the field as without it.
+func TestFieldCanceled(t *testing.T) {
+	c := handCharacter()
+	done := make(chan struct{})
+	close(done)
+	if f, err := NewField(c, FieldOptions{Cancel: done}); !errors.Is(err, ErrCanceled) || f != nil {
+		t.Fatalf("closed Cancel: field %v, error %v; want ErrCanceled", f != nil, err)
+	}
+	open, err := NewField(c, FieldOptions{Cancel: make(chan struct{}), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := NewField(c, FieldOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(open.dist, plain.dist) {
+		t.Error("an open Cancel changed the distances")
 	}
 }
