@@ -42,6 +42,10 @@ type RefinedSkin struct {
 	// MaxVertices skips the refinement of larger meshes, with a warning (0: no
 	// limit).
 	MaxVertices int
+	// Idle names joints that stay without weight after the blend
+	// (skinning.KeepIdle): a rigged partial's idle joints, which the dense
+	// method would otherwise weight again (copilot.Rigger.Idle).
+	Idle map[string]bool
 }
 
 // Rig implements Rigger.
@@ -58,6 +62,9 @@ func (r RefinedSkin) Rig(c *character.Character) (*character.Character, *RigInfo
 	dense, err := r.Dense(out)
 	if err == nil {
 		out.Skin, err = skinning.Blend(out.Skin, dense, r.Share, character.MaxInfluencesWritten)
+	}
+	if err == nil && len(r.Idle) > 0 {
+		out.Skin = skinning.KeepIdle(out.Skin, out, r.Idle)
 	}
 	if err != nil {
 		info.Warnings = append(info.Warnings, fmt.Sprintf("token skin kept as decoded: %s refinement failed: %v", r.DenseName, err))

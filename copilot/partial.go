@@ -12,6 +12,7 @@ import (
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/format"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/tokens"
 	"github.com/rigkit/rigkit/vecmath"
 )
@@ -33,22 +34,23 @@ type partialJoint struct {
 // skeleton at its bind pose) or a .json file ({"joints": [{"name", "parent",
 // "position"}]}), read within budget (zero fields: the loader's current budget,
 // which the --max-* flags set). The joints
-// come back with parents before children; every error names the file.
-func LoadPartial(path string, budget format.Budget) (*character.Skeleton, error) {
-	var sk *character.Skeleton
-	var err error
+// come back with parents before children; every error names the file. idle names
+// the joints a rigged file's own skin gives no weight (a floor root, an armature
+// node; skinning.IdleJoints), which the artist meant to move nothing (nil for
+// JSON, or a file without a skin).
+func LoadPartial(path string, budget format.Budget) (sk *character.Skeleton, idle map[string]bool, err error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
 		sk, err = loadPartialJSON(path, budgetOr(budget).JSONBytes)
 	case ".glb", ".gltf":
-		sk, err = loadPartialGLTF(path, budget)
+		sk, idle, err = loadPartialGLTF(path, budget)
 	default:
 		err = errors.New("want a .json, .glb or .gltf file")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("partial skeleton %s: %w", path, err)
+		return nil, nil, fmt.Errorf("partial skeleton %s: %w", path, err)
 	}
-	return sk, nil
+	return sk, idle, nil
 }
 
 // budgetOr fills b's zero fields from the loader's current budget.
@@ -111,17 +113,17 @@ func ParsePartial(data []byte) (*character.Skeleton, error) {
 	return buildPartial(names, parents, mats)
 }
 
-func loadPartialGLTF(path string, budget format.Budget) (*character.Skeleton, error) {
+func loadPartialGLTF(path string, budget format.Budget) (*character.Skeleton, map[string]bool, error) {
 	c, _, err := assets.Load(path, assets.Options{Budget: budget, AllowOrphans: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.Skeleton == nil || c.Skeleton.NumJoints() == 0 {
-		return nil, errors.New("the file has no skeleton (want a rigged file, or a .json partial)")
+		return nil, nil, errors.New("the file has no skeleton (want a rigged file, or a .json partial)")
 	}
 	sk := c.Skeleton
 	if err := checkJointCount(sk.NumJoints()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	parents := make([]string, sk.NumJoints())
 	for j, p := range sk.Parents {
@@ -129,7 +131,11 @@ func loadPartialGLTF(path string, budget format.Budget) (*character.Skeleton, er
 			parents[j] = sk.Names[p]
 		}
 	}
-	return buildPartial(sk.Names, parents, sk.BindWorld)
+	out, err := buildPartial(sk.Names, parents, sk.BindWorld)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, skinning.IdleJoints(c), nil
 }
 
 // checkJointCount bounds a partial skeleton: at least one joint, at most what one

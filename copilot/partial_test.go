@@ -104,14 +104,14 @@ func TestLoadPartialFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := LoadPartial(tt.path, tt.budget)
+			_, _, err := LoadPartial(tt.path, tt.budget)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}
 		})
 	}
-	if sk, err := LoadPartial(ok, format.Budget{}); err != nil || sk.NumJoints() != 1 {
-		t.Fatalf("LoadPartial(ok) = %v, %v", sk, err)
+	if sk, idle, err := LoadPartial(ok, format.Budget{}); err != nil || sk.NumJoints() != 1 || idle != nil {
+		t.Fatalf("LoadPartial(ok) = %v, %v, %v", sk, idle, err)
 	}
 }
 

@@ -13,7 +13,10 @@ type Report struct {
 	Given     []JointReport `json:"given"`
 	Added     []JointReport `json:"added"`
 	// Pruned counts the joints removed to keep within MaxJoints.
-	Pruned   int      `json:"pruned,omitempty"`
+	Pruned int `json:"pruned,omitempty"`
+	// Idle names the given joints left without weight, as the rigged partial's
+	// own skin had them (Rigger.Idle).
+	Idle     []string `json:"idle_joints,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 }
 

@@ -3,12 +3,14 @@ package copilot
 import (
 	"fmt"
 	"math/rand"
+	"sort"
 	"time"
 
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
 	"github.com/rigkit/rigkit/sampler"
+	"github.com/rigkit/rigkit/skinning"
 )
 
 // Rigger is `rig auto --skeleton`: it completes the partial skeleton on each mesh
@@ -19,6 +21,9 @@ type Rigger struct {
 	// Partial is the user's skeleton in the meshes' world frame (nil: nothing
 	// given, only the density asked for).
 	Partial *character.Skeleton
+	// Idle names the partial's joints its own skin gave no weight (LoadPartial):
+	// they get none in the completed rig's skin either.
+	Idle    map[string]bool
 	Density Density
 	// SkinTokens skins with the model's skin tokens, written after the completed
 	// skeleton's tokens; Bind skins otherwise, or when they fail. BindName names
@@ -53,6 +58,7 @@ func (r *Rigger) Rig(c *character.Character) (*character.Character, *autorig.Rig
 	if info.Method, err = r.skin(out, prep, info); err != nil {
 		return nil, nil, err
 	}
+	comp.Report.Idle = r.keepIdle(out)
 	info.TimingsMS["skin"] = ms(time.Since(t1))
 	return out, info, nil
 }
@@ -100,6 +106,23 @@ func (r *Rigger) skin(out *character.Character, prep *Prepared, info *autorig.Ri
 		return "", fmt.Errorf("completed rig: %w", err)
 	}
 	return "copilot+" + r.bindName(), nil
+}
+
+// keepIdle moves the weight of out's joints named in r.Idle to the others
+// (skinning.KeepIdle) and returns their names, sorted.
+func (r *Rigger) keepIdle(out *character.Character) []string {
+	var names []string
+	for _, n := range out.Skeleton.Names {
+		if r.Idle[n] {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	out.Skin = skinning.KeepIdle(out.Skin, out, r.Idle)
+	sort.Strings(names)
+	return names
 }
 
 func (r *Rigger) bindName() string {

@@ -202,8 +202,9 @@ func deformingSkeleton(c *character.Character) *character.Skeleton {
 // idleSkin returns skin with the artist's idle joints (skinning.IdleJoints of
 // the artist's character, in idle) left without weight: they stay in the
 // artist's skeleton and its perturbations to hold the hierarchy, but the artist
-// says they move nothing, and a floor root skinned by the ranking's method would
-// take the inner thighs and tear them in every pose, a cost no animator's rig has.
+// says they move nothing, and a floor root skinned by the ranking's or the skin
+// task's method would take the inner thighs and tear them in every pose, a cost
+// no animator's rig has (the skin task with SkinOptions.KeepIdle, as `rig skin`).
 func idleSkin(skin SkinMethod, idle map[string]bool) SkinMethod {
 	if len(idle) == 0 {
 		return skin

@@ -2,9 +2,12 @@ package eval
 
 import (
 	"fmt"
+	"io"
 	"math"
+	"path/filepath"
 	"testing"
 
+	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/synth"
@@ -179,5 +182,46 @@ func TestIdleSkin(t *testing.T) {
 	}
 	if same, _ := idleSkin(rigid, nil)(c); fmt.Sprint(same.Weights[:50]) != fmt.Sprint(before.Weights[:50]) {
 		t.Error("no idle joints, yet the skin changed")
+	}
+}
+
+// TestSkinTaskKeepsIdle: the skin task with KeepIdle scores a method's skin with
+// the artist's floor root left without weight (idleSkin): a nearest-bone skin
+// that gives the root the inner thighs comes closer to the artist's weights.
+func TestSkinTaskKeepsIdle(t *testing.T) {
+	c, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, _ := c.Mesh.Bounds()
+	sk := &character.Skeleton{Names: append([]string{"FloorRoot"}, c.Skeleton.Names...),
+		BindWorld: append([]vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{0, lo[1], 0})}, c.Skeleton.BindWorld...)}
+	for _, p := range append([]int{-2}, c.Skeleton.Parents...) {
+		sk.Parents = append(sk.Parents, p+1)
+	}
+	for _, infl := range c.Skin.Weights {
+		for i := range infl {
+			infl[i].Joint++
+		}
+	}
+	c.Skeleton = sk
+	path := filepath.Join(t.TempDir(), "floor_root.glb")
+	if _, err := assets.Save(path, c); err != nil {
+		t.Fatal(err)
+	}
+	rigid := func(c *character.Character) (*character.Skin, error) {
+		return character.RigidSkin(c.Mesh.Positions, c.Skeleton), nil
+	}
+	l1 := map[bool]float64{}
+	for _, keep := range []bool{false, true} {
+		rep := ScoreSkins([]File{{Path: path, Category: "biped"}}, SkinOptions{Methods: []string{"rigid"},
+			Skins: map[string]SkinMethod{"rigid": rigid}, KeepIdle: keep, Seed: 1, Workers: 1, Progress: io.Discard})
+		if rep.KeepIdle != keep || len(rep.Results) != 1 || rep.Results[0].Metrics == nil {
+			t.Fatalf("keep %v: report %+v", keep, rep)
+		}
+		l1[keep] = rep.Results[0].Metrics.L1
+	}
+	if !(l1[true] < l1[false]) { // the artist gives the root nothing
+		t.Errorf("L1 to the artist's weights %.4f with the floor root kept idle, %.4f without", l1[true], l1[false])
 	}
 }

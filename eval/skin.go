@@ -38,7 +38,14 @@ type SkinOptions struct {
 	External map[string]string
 	// Leak measures influence leakage across parts (one extra geodesic field per
 	// asset).
-	Leak     bool
+	Leak bool
+	// KeepIdle leaves the joints the artist's skin gives no weight (a floor root
+	// between the feet, an armature node) without weight in every method's skin,
+	// as `rig skin --keep-idle` does with a rigged input (skinning.KeepIdle).
+	// Without it a floor root's bones, which run up between the legs, take the
+	// inner thighs under geodesic and heat weights, and every method is charged
+	// for what the product does not do.
+	KeepIdle bool
 	Seed     int64 // seed of the deformation poses
 	Workers  int
 	Progress io.Writer
@@ -60,8 +67,11 @@ type SkinResult struct {
 // SkinReport is the skin task's report: every result, and once summarized
 // (Summarize) the means per method and split and the paired comparisons.
 type SkinReport struct {
-	Task      string        `json:"task"`
-	Seed      int64         `json:"seed"`
+	Task string `json:"task"`
+	Seed int64  `json:"seed"`
+	// KeepIdle says whether the methods' skins left the artist's idle joints
+	// without weight (SkinOptions.KeepIdle).
+	KeepIdle  bool          `json:"keep_idle"`
 	Methods   []string      `json:"methods"`
 	Summaries []SkinSummary `json:"summaries"`
 	Paired    []SkinPaired  `json:"paired,omitempty"`
@@ -91,7 +101,7 @@ func ScoreSkins(files []File, opt SkinOptions) *SkinReport {
 	wg.Wait()
 	bar.Finish()
 
-	rep := &SkinReport{Task: "skin", Seed: opt.Seed, Methods: opt.Methods}
+	rep := &SkinReport{Task: "skin", Seed: opt.Seed, KeepIdle: opt.KeepIdle, Methods: opt.Methods}
 	for _, r := range results {
 		rep.Results = append(rep.Results, r...)
 	}
@@ -119,13 +129,17 @@ func scoreSkinAsset(f File, opt SkinOptions) []SkinResult {
 		field, _ = skinning.NewField(gt, skinning.FieldOptions{Resolution: skinning.DefaultMaxResolution, Cutoff: -1, Workers: 1})
 	}
 	probe := newJointProbe(gt, opt.Seed)
+	var idle map[string]bool
+	if opt.KeepIdle {
+		idle = skinning.IdleJoints(gt)
+	}
 	for _, m := range opt.Methods {
 		var w *character.Skin // on gt's vertices and joints
 		var secs float64
 		if dir, ok := opt.External[m]; ok {
 			w, secs, err = externalSkin(gt, externalSkinPath(dir, f))
 		} else {
-			w, secs, err = predictSkin(gt, opt.Skins[m])
+			w, secs, err = predictSkin(gt, idleSkin(opt.Skins[m], idle))
 		}
 		var res metrics.SkinResult
 		if err == nil {

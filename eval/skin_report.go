@@ -176,6 +176,9 @@ func (rep *SkinReport) Markdown() string {
 	}
 	fmt.Fprintf(&b, "# rig eval --task skin\n\n%d files; metrics of shared/METRICS.md (seed %d, %d poses up to 45°; deformation ×100 in normalized units).\n",
 		len(files), rep.Seed, metrics.DeformPoses)
+	if rep.KeepIdle {
+		b.WriteString("Joints the artist's skin gives no weight (a floor root, an armature node) get none in any method's skin, as `rig skin --keep-idle` leaves them.\n")
+	}
 	if slices.ContainsFunc(rep.Summaries, func(s SkinSummary) bool { return s.LeakMeasured }) {
 		fmt.Fprintf(&b, "Leak: mean weight per vertex on bones whose geodesic distance through the solid (voxels, 128 along the longest axis) exceeds %g× the straight-line distance; leaky %%: vertices with more than %g of it.\n",
 			skinning.LeakDetour, skinning.LeakyVertexWeight)

@@ -49,14 +49,14 @@ func (f copilotFlags) wrap(base autorig.Rigger, skin string, anat *anatomy.Optio
 	}
 	r := &copilot.Rigger{Density: d, Completer: copilot.Completer{Anatomy: *anat, Seed: 1}}
 	if *f.skeleton != "" {
-		partial, err := copilot.LoadPartial(*f.skeleton, format.Budget{})
+		partial, idle, err := copilot.LoadPartial(*f.skeleton, format.Budget{})
 		if err != nil {
 			return nil, err
 		}
 		if d.MaxJoints > 0 && partial.NumJoints() > d.MaxJoints {
 			return nil, fmt.Errorf("%w: --max-joints %d: the partial skeleton %s alone has %d joints", errUsage, d.MaxJoints, *f.skeleton, partial.NumJoints())
 		}
-		r.Partial = partial
+		r.Partial, r.Idle = partial, idle
 	}
 	switch b := base.(type) {
 	case *autorig.ModelRigger:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ import (
 // exactly, and stays within --max-joints.
 func TestAutoCompletesSample(t *testing.T) {
 	partialPath := filepath.Join("..", "..", "assets", "samples", "biped_partial.json")
-	partial, err := copilot.LoadPartial(partialPath, format.Budget{})
+	partial, _, err := copilot.LoadPartial(partialPath, format.Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,5 +96,62 @@ func TestAutoCopilotErrors(t *testing.T) {
 				t.Fatalf("exit %d, want a failure naming %q\nstdout %s\nstderr %s", code, tt.want, stdout.String(), stderr.String())
 			}
 		})
+	}
+}
+
+// TestAutoPartialKeepsIdleJoints: a rigged partial whose skin gives its floor root
+// no weight completes into a rig whose skin gives it none either, and the report
+// lists it among the idle joints (with the weightless end joints), whether the
+// skin is geodesic or tokens refined by heat weights; the same skeleton as a JSON partial, which carries no skin, lets the
+// root take weight (so the test can fail).
+func TestAutoPartialKeepsIdleJoints(t *testing.T) {
+	dir := t.TempDir()
+	rigged := floorRootBiped(t, dir)
+	sk, _, err := copilot.LoadPartial(rigged, format.Budget{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := copilot.MarshalPartial(sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "partial.json")
+	if err := os.WriteFile(plain, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rootMass := func(partial, skin, name string) (float64, []string) {
+		out := filepath.Join(dir, name)
+		var so, se bytes.Buffer
+		args := []string{"auto", rigged, "--skeleton", partial, "--skin", skin, "--out", out, "--quiet"}
+		if code := run(args, &so, &se); code != 0 {
+			t.Fatalf("rig auto --skeleton %s: exit %d: %s", partial, code, se.String())
+		}
+		c, _, err := assets.Load(filepath.Join(out, "floor_root.glb"), assets.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(out, "floor_root.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep struct {
+			Rig struct {
+				Completion struct {
+					Idle []string `json:"idle_joints"`
+				} `json:"completion"`
+			} `json:"rig"`
+		}
+		if err := json.Unmarshal(data, &rep); err != nil {
+			t.Fatal(err)
+		}
+		return jointMass(c, "FloorRoot"), rep.Rig.Completion.Idle
+	}
+	for _, skin := range []string{"geodesic", "tokens"} { // tokens: refined by heat weights after
+		if m, idle := rootMass(rigged, skin, "rigged-"+skin); m != 0 || !slices.Contains(idle, "FloorRoot") {
+			t.Errorf("rigged partial, --skin %s: the floor root takes %.2f of weight; idle_joints %v", skin, m, idle)
+		}
+	}
+	if m, idle := rootMass(plain, "geodesic", "json"); m == 0 || idle != nil {
+		t.Errorf("JSON partial: the floor root takes %.2f of weight; idle_joints %v (want weight, none listed)", m, idle)
 	}
 }

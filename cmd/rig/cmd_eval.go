@@ -61,6 +61,9 @@ type evalTaskFlags struct {
 	// Votes overrides the model's skeleton vote in the skeleton and rig tasks
 	// (sampler.Generator.Votes; 0: sampler.DefaultVotes, 1: greedy).
 	Votes int
+	// KeepIdle leaves the artist's weightless joints without weight in the skin
+	// task's methods (eval.SkinOptions.KeepIdle).
+	KeepIdle bool
 }
 
 // evalTasks are the tasks of `rig eval` (eval_tasks.go).
@@ -98,6 +101,7 @@ func runEval(args []string, stdout io.Writer) error {
 	seed := fs.Int64("seed", 1, "seed of the deformation poses")
 	limit := fs.Int("limit", 0, "score only every k-th file so that about this many remain (0: all)")
 	leak := fs.Bool("leak", true, "measure influence leakage across parts (one extra geodesic field per asset)")
+	keepIdle := fs.Bool("keep-idle", true, "skin task: joints the artist's skin gives no weight (a floor root, an armature node) get none in any method's skin, as rig skin --keep-idle leaves them")
 	external := externalFlag{}
 	fs.Var(external, "external", "skin task: NAME=DIR also scores weights another tool wrote, DIR/<asset path>.json (repeatable; tools/blender/heat.py writes Blender's bone heat)")
 	split := fs.String("split", "", "all files, held-out (the held-out split, what the skeleton and rig tasks always use) or train (the rest); default all for the skin task, held-out for tokenizer and anatomy, train for tokenizer --tune")
@@ -172,7 +176,7 @@ func runEval(args []string, stdout io.Writer) error {
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
 		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), Baseline: *baseline,
-		Task: evalTaskFlags{External: external, Half: *half, Skeleton: *skeleton, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic, SkinSampling: skinSampling{Samples: *skinSamples, Temperature: *skinTemp}, Votes: *votes}}
+		Task: evalTaskFlags{External: external, Half: *half, Skeleton: *skeleton, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic, SkinSampling: skinSampling{Samples: *skinSamples, Temperature: *skinTemp}, Votes: *votes, KeepIdle: *keepIdle}}
 	return run(cfg, stdout)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/classical"
+	"github.com/rigkit/rigkit/copilot"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/rigmodel"
 	"github.com/rigkit/rigkit/sampler"
@@ -232,7 +233,11 @@ func runAuto(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *skinFlag == "tokens" && *skinShare < 1 {
-		rigger = autorig.RefinedSkin{Rigger: rigger, Dense: sampler.HeatSkin, DenseName: "heat", Share: *skinShare, MaxVertices: autorig.DefaultRefineMaxVertices}
+		refined := autorig.RefinedSkin{Rigger: rigger, Dense: sampler.HeatSkin, DenseName: "heat", Share: *skinShare, MaxVertices: autorig.DefaultRefineMaxVertices}
+		if cp, ok := rigger.(*copilot.Rigger); ok {
+			refined.Idle = cp.Idle
+		}
+		rigger = refined
 	}
 	if note != "" && *workerItem == "" {
 		fmt.Fprintln(diag, "rig auto:", note)

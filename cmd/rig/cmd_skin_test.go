@@ -255,11 +255,10 @@ func TestSkinTokensPastOneStream(t *testing.T) {
 	}
 }
 
-// TestSkinKeepsIdleJoints: a biped whose skeleton hangs from a root on the floor,
-// which its skin gives no weight, is re-skinned by geodesic weights with that root
-// still weightless (the report lists it), and with --keep-idle=false the root
-// takes the vertices its bones pass by; no vertex is left without weights.
-func TestSkinKeepsIdleJoints(t *testing.T) {
+// floorRootBiped writes a synthetic biped whose skeleton hangs from a root on the
+// floor, "FloorRoot", which its skin gives no weight, to dir/floor_root.glb.
+func floorRootBiped(t *testing.T, dir string) string {
+	t.Helper()
 	c, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 3000})
 	if err != nil {
 		t.Fatal(err)
@@ -276,11 +275,33 @@ func TestSkinKeepsIdleJoints(t *testing.T) {
 		}
 	}
 	c.Skeleton = sk
-	dir := t.TempDir()
 	in := filepath.Join(dir, "floor_root.glb")
 	if _, err := assets.Save(in, c); err != nil {
 		t.Fatal(err)
 	}
+	return in
+}
+
+// jointMass is the weight c's skin gives the joint named name, summed over vertices.
+func jointMass(c *character.Character, name string) float64 {
+	mass := 0.0
+	for _, infl := range c.Skin.Weights {
+		for _, w := range infl {
+			if c.Skeleton.Names[w.Joint] == name {
+				mass += w.Weight
+			}
+		}
+	}
+	return mass
+}
+
+// TestSkinKeepsIdleJoints: a biped whose skeleton hangs from a root on the floor,
+// which its skin gives no weight, is re-skinned by geodesic weights with that root
+// still weightless (the report lists it), and with --keep-idle=false the root
+// takes the vertices its bones pass by; no vertex is left without weights.
+func TestSkinKeepsIdleJoints(t *testing.T) {
+	dir := t.TempDir()
+	in := floorRootBiped(t, dir)
 	rootMass := func(keep string) (float64, string) {
 		out := filepath.Join(dir, "out_"+keep+".glb")
 		var so, se bytes.Buffer
@@ -294,15 +315,7 @@ func TestSkinKeepsIdleJoints(t *testing.T) {
 		if len(r.Skin.Orphans()) > 0 {
 			t.Errorf("--keep-idle=%s: %d vertices without weights", keep, len(r.Skin.Orphans()))
 		}
-		mass := 0.0
-		for _, infl := range r.Skin.Weights {
-			for _, w := range infl {
-				if r.Skeleton.Names[w.Joint] == "FloorRoot" {
-					mass += w.Weight
-				}
-			}
-		}
-		return mass, so.String()
+		return jointMass(r, "FloorRoot"), so.String()
 	}
 	kept, report := rootMass("true")
 	if kept != 0 || !strings.Contains(report, `"FloorRoot"`) {

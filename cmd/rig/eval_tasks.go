@@ -67,7 +67,7 @@ func skinEvalOptions(cfg evalConfig) (eval.SkinOptions, error) {
 	}
 	methods = append(methods, slices.Sorted(maps.Keys(cfg.Task.External))...)
 	opt := eval.SkinOptions{Methods: methods, Skins: map[string]eval.SkinMethod{}, External: cfg.Task.External,
-		Leak: cfg.Leak, Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress}
+		Leak: cfg.Leak, KeepIdle: cfg.Task.KeepIdle, Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress}
 	for name, fn := range skins {
 		opt.Skins[name] = eval.SkinMethod(fn)
 	}
