@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/fixtures"
 	"github.com/rigkit/rigkit/skinning"
 	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/vecmath"
@@ -124,23 +125,11 @@ func TestDeformingSkeleton(t *testing.T) {
 // the vertices the method gave it go to the other joints, none is left without
 // weights, and a skeleton without idle joints keeps the method's skin.
 func TestIdleSkin(t *testing.T) {
-	c, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 3000})
+	c, err := fixtures.FloorRootBiped()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo, _ := c.Mesh.Bounds()
-	floor := vecmath.Translate4(vecmath.Vec3{0, lo[1], 0})
-	sk := &character.Skeleton{Names: append([]string{"FloorRoot"}, c.Skeleton.Names...), BindWorld: append([]vecmath.Mat4{floor}, c.Skeleton.BindWorld...)}
-	for _, p := range append([]int{-2}, c.Skeleton.Parents...) {
-		sk.Parents = append(sk.Parents, p+1) // the old roots hang from the floor root
-	}
-	artist := &character.Skin{Weights: make([][]character.Influence, len(c.Skin.Weights))}
-	for v, infl := range c.Skin.Weights {
-		for _, in := range infl {
-			artist.Weights[v] = append(artist.Weights[v], character.Influence{Joint: in.Joint + 1, Weight: in.Weight})
-		}
-	}
-	c.Skeleton, c.Skin = sk, artist
+	sk := c.Skeleton
 	idle := skinning.IdleJoints(c)
 	children := sk.Children()
 	for j, name := range sk.Names {
@@ -189,22 +178,10 @@ func TestIdleSkin(t *testing.T) {
 // the artist's floor root left without weight (idleSkin): a nearest-bone skin
 // that gives the root the inner thighs comes closer to the artist's weights.
 func TestSkinTaskKeepsIdle(t *testing.T) {
-	c, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 3000})
+	c, err := fixtures.FloorRootBiped()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo, _ := c.Mesh.Bounds()
-	sk := &character.Skeleton{Names: append([]string{"FloorRoot"}, c.Skeleton.Names...),
-		BindWorld: append([]vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{0, lo[1], 0})}, c.Skeleton.BindWorld...)}
-	for _, p := range append([]int{-2}, c.Skeleton.Parents...) {
-		sk.Parents = append(sk.Parents, p+1)
-	}
-	for _, infl := range c.Skin.Weights {
-		for i := range infl {
-			infl[i].Joint++
-		}
-	}
-	c.Skeleton = sk
 	path := filepath.Join(t.TempDir(), "floor_root.glb")
 	if _, err := assets.Save(path, c); err != nil {
 		t.Fatal(err)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/fixtures"
 	"github.com/rigkit/rigkit/internal/modeltest"
-	"github.com/rigkit/rigkit/synth"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -255,26 +255,13 @@ func TestSkinTokensPastOneStream(t *testing.T) {
 	}
 }
 
-// floorRootBiped writes a synthetic biped whose skeleton hangs from a root on the
-// floor, "FloorRoot", which its skin gives no weight, to dir/floor_root.glb.
+// floorRootBiped writes fixtures.FloorRootBiped to dir/floor_root.glb.
 func floorRootBiped(t *testing.T, dir string) string {
 	t.Helper()
-	c, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 3000})
+	c, err := fixtures.FloorRootBiped()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo, _ := c.Mesh.Bounds()
-	sk := &character.Skeleton{Names: append([]string{"FloorRoot"}, c.Skeleton.Names...),
-		BindWorld: append([]vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{0, lo[1], 0})}, c.Skeleton.BindWorld...)}
-	for _, p := range append([]int{-2}, c.Skeleton.Parents...) {
-		sk.Parents = append(sk.Parents, p+1)
-	}
-	for _, infl := range c.Skin.Weights {
-		for i := range infl {
-			infl[i].Joint++
-		}
-	}
-	c.Skeleton = sk
 	in := filepath.Join(dir, "floor_root.glb")
 	if _, err := assets.Save(in, c); err != nil {
 		t.Fatal(err)
