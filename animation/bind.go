@@ -70,8 +70,7 @@ func newBinding(sk *character.Skeleton, rest map[string]vecmath.Vec3) (*binding,
 func characterFrame(sk *character.Skeleton, idx map[string]int) frame {
 	up := restUp(sk, idx)
 	var left vecmath.Vec3
-	for _, pair := range [][2]string{{"LeftUpLeg", "RightUpLeg"}, {"LeftArm", "RightArm"},
-		{"LeftShoulder", "RightShoulder"}, {"LeftHindUpLeg", "RightHindUpLeg"}, {"LeftFrontUpLeg", "RightFrontUpLeg"}} {
+	for _, pair := range sidePairs {
 		l, okl := idx[pair[0]]
 		r, okr := idx[pair[1]]
 		if okl && okr {
@@ -88,6 +87,24 @@ func characterFrame(sk *character.Skeleton, idx map[string]int) frame {
 	}
 	left = left.Normalize()
 	return frame{left: left, up: up, fwd: left.Cross(up)}
+}
+
+// sidePairs are the left and right joints whose offsets give a character's left
+// direction (characterFrame).
+var sidePairs = [][2]string{{"LeftUpLeg", "RightUpLeg"}, {"LeftArm", "RightArm"},
+	{"LeftShoulder", "RightShoulder"}, {"LeftHindUpLeg", "RightHindUpLeg"}, {"LeftFrontUpLeg", "RightFrontUpLeg"}}
+
+// hasSides reports whether idx names both joints of some side pair, so that
+// characterFrame's left and forward directions come from the skeleton.
+func hasSides(idx map[string]int) bool {
+	for _, pair := range sidePairs {
+		_, okl := idx[pair[0]]
+		_, okr := idx[pair[1]]
+		if okl && okr {
+			return true
+		}
+	}
+	return false
 }
 
 // restUp is the skeleton's up direction: against the way its legs hang at rest

@@ -22,13 +22,19 @@ const (
 const PostureSamples = 5
 
 // CheckKind says whether a skeleton's shape fits a clip kind, measured along its
-// rest up axis (restUp): a humanoid stands on feet close together (its lowest
-// joints spread less than half its height) with its head above its hips; a
+// rest up axis (restUp): a humanoid's lowest joints spread less than half its
+// height, and its head is above its hips. named says the skeleton's names are
+// its own (a naming scheme its author or `rig auto` chose), not guessed from its
+// shape: a humanoid so named is held only to a spread front to back (when its
+// left and right joints tell front from side), since a squat mech or a chibi
+// stands with its feet wide apart and only front and hind feet a body apart
+// contradict its names; a shape guess (a frog's splayed legs read as a biped's)
+// keeps the spread in any direction. a
 // quadruped's front and hind feet are at least 0.4 hip heights apart (without
 // named legs, its lowest joints spread at least half its height).
 // It guards against motion of one kind applied to a rig whose joint names say
 // another (a wolf whose joints were named as a biped's).
-func CheckKind(sk *character.Skeleton, kind string) error {
+func CheckKind(sk *character.Skeleton, kind string, named bool) error {
 	if sk == nil || sk.NumJoints() < 3 {
 		return fmt.Errorf("the rig has too few joints for a %s clip", kind)
 	}
@@ -44,11 +50,15 @@ func CheckKind(sk *character.Skeleton, kind string) error {
 	if !(height > 0) {
 		return fmt.Errorf("the rig is flat along its up axis %v", f.up)
 	}
-	spread := lowSpread(pos, f.up, lo, height) / height
+	spread := lowSpread(pos, f.up, lo, height, vecmath.Vec3{}) / height
 	switch kind {
 	case Humanoid:
-		if spread >= 0.5 {
-			return fmt.Errorf("the rig is not shaped as a humanoid: its lowest joints spread %.2f× its height (a biped's feet, under 0.5×)", spread)
+		along, way := spread, ""
+		if named && hasSides(idx) {
+			along, way = lowSpread(pos, f.up, lo, height, f.fwd)/height, " front to back"
+		}
+		if along >= 0.5 {
+			return fmt.Errorf("the rig is not shaped as a humanoid: its lowest joints spread %.2f× its height%s (a biped's feet, under 0.5×)", along, way)
 		}
 		h, okH := idx["Hips"]
 		hd, okD := idx["Head"]
@@ -102,8 +112,9 @@ func footSpan(idx map[string]int, pos []vecmath.Vec3, up vecmath.Vec3, lo float6
 }
 
 // lowSpread is the largest horizontal distance between two joints in the lowest
-// 15% of the height.
-func lowSpread(pos []vecmath.Vec3, up vecmath.Vec3, lo, height float64) float64 {
+// 15% of the height, or along dir when it is not zero (a unit direction
+// across up).
+func lowSpread(pos []vecmath.Vec3, up vecmath.Vec3, lo, height float64, dir vecmath.Vec3) float64 {
 	var low []vecmath.Vec3
 	for _, p := range pos {
 		if h := p.Dot(up); h < lo+0.15*height {
@@ -113,7 +124,12 @@ func lowSpread(pos []vecmath.Vec3, up vecmath.Vec3, lo, height float64) float64 
 	best := 0.0
 	for i := range low {
 		for k := i + 1; k < len(low); k++ {
-			best = math.Max(best, low[i].Dist(low[k]))
+			d := low[i].Sub(low[k])
+			if dir != (vecmath.Vec3{}) {
+				best = math.Max(best, math.Abs(d.Dot(dir)))
+			} else {
+				best = math.Max(best, d.Len())
+			}
 		}
 	}
 	return best

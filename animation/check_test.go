@@ -97,25 +97,71 @@ func TestCheckKind(t *testing.T) {
 		}
 	}
 	cases := []struct {
-		name string
-		sk   *character.Skeleton
-		kind string
-		want string
+		name    string
+		sk      *character.Skeleton
+		kind    string
+		want    string
+		guessed bool // names guessed from the shape
 	}{
-		{"quadruped without feet", kneeless, animation.Quadruped, ""},
-		{"biped named as a quadruped", asQuad, animation.Quadruped, "front and hind feet are"},
-		{"biped as humanoid", biped.Skeleton, animation.Humanoid, ""},
-		{"biped as quadruped", biped.Skeleton, animation.Quadruped, "not shaped as a quadruped"},
-		{"quadruped as quadruped", quad.Skeleton, animation.Quadruped, ""},
-		{"quadruped as humanoid", quad.Skeleton, animation.Humanoid, "not shaped as a humanoid"},
-		{"unknown kind", biped.Skeleton, "fish", "unknown clip kind"},
+		{"wide-stance biped as humanoid", wideStance(biped.Skeleton, 0.45), animation.Humanoid, "", false},
+		{"wide-stance biped, names guessed", wideStance(biped.Skeleton, 0.45), animation.Humanoid, "not shaped as a humanoid", true},
+		{"quadruped named as a biped", quadAsBiped(quad.Skeleton), animation.Humanoid, "front to back", false},
+		{"quadruped without feet", kneeless, animation.Quadruped, "", false},
+		{"biped named as a quadruped", asQuad, animation.Quadruped, "front and hind feet are", false},
+		{"biped as humanoid", biped.Skeleton, animation.Humanoid, "", false},
+		{"biped as quadruped", biped.Skeleton, animation.Quadruped, "not shaped as a quadruped", false},
+		{"quadruped as quadruped", quad.Skeleton, animation.Quadruped, "", false},
+		{"quadruped as humanoid", quad.Skeleton, animation.Humanoid, "not shaped as a humanoid", false},
+		{"unknown kind", biped.Skeleton, "fish", "unknown clip kind", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := animation.CheckKind(tc.sk, tc.kind)
+			err := animation.CheckKind(tc.sk, tc.kind, !tc.guessed)
 			if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
 		})
 	}
+}
+
+// wideStance returns sk with every joint below the hips moved sideways (along X)
+// so that the feet stand half apart by half (times the height) from the middle:
+// a squat mech's or a chibi's stance.
+func wideStance(sk *character.Skeleton, half float64) *character.Skeleton {
+	out := sk.Clone()
+	pos := out.Positions()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range pos {
+		lo, hi = math.Min(lo, p[1]), math.Max(hi, p[1])
+	}
+	hips := pos[0][1]
+	maxX := 0.0
+	for _, p := range pos {
+		if p[1] < hips {
+			maxX = math.Max(maxX, math.Abs(p[0]))
+		}
+	}
+	for j, p := range pos {
+		if p[1] < hips && maxX > 0 {
+			p[0] *= half * (hi - lo) / maxX
+			out.BindWorld[j][12] = p[0]
+		}
+	}
+	return out
+}
+
+// quadAsBiped returns a quadruped skeleton whose hind legs carry a biped's leg
+// names and whose front legs its arm names: a wolf named as a biped.
+func quadAsBiped(sk *character.Skeleton) *character.Skeleton {
+	out := sk.Clone()
+	rename := map[string]string{"leg_bl_upper": "LeftUpLeg", "leg_bl_lower": "LeftLeg", "leg_bl_foot": "LeftFoot",
+		"leg_br_upper": "RightUpLeg", "leg_br_lower": "RightLeg", "leg_br_foot": "RightFoot",
+		"leg_fl_upper": "LeftArm", "leg_fl_lower": "LeftForeArm", "leg_fl_foot": "LeftHand",
+		"leg_fr_upper": "RightArm", "leg_fr_lower": "RightForeArm", "leg_fr_foot": "RightHand"}
+	for j, n := range out.Names {
+		if to, ok := rename[n]; ok {
+			out.Names[j] = to
+		}
+	}
+	return out
 }

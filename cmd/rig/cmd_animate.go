@@ -191,15 +191,16 @@ func namedTarget(c *character.Character, path, kind string, stdout io.Writer) (*
 }
 
 // checkKind refuses motion of kind on a rig whose names say another kind or whose
-// shape is not that kind's, unless forced.
-func checkKind(target *character.Character, path, detected, kind string, force bool) error {
+// shape is not that kind's, unless forced. guessed says target's names were
+// guessed from its shape (namedTarget), which holds the shape to a stricter test.
+func checkKind(target *character.Character, guessed bool, path, detected, kind string, force bool) error {
 	if force {
 		return nil
 	}
 	if detected != kind {
 		return fmt.Errorf("%s: a %s clip on a rig whose joint names are a %s's; pass --force to apply it anyway", path, kind, detected)
 	}
-	if err := animation.CheckKind(target.Skeleton, kind); err != nil {
+	if err := animation.CheckKind(target.Skeleton, kind, !guessed); err != nil {
 		return fmt.Errorf("%s: a %s clip: %w; pass --force to apply it anyway", path, kind, err)
 	}
 	return nil
@@ -211,7 +212,7 @@ func animateClips(c, target *character.Character, detected string, a *animateArg
 	if kind == "" {
 		kind = detected
 	}
-	if err := checkKind(target, a.rig, detected, kind, a.opt.Force); err != nil {
+	if err := checkKind(target, target != c, a.rig, detected, kind, a.opt.Force); err != nil {
 		return nil, err
 	}
 	var reps []animation.Report
@@ -244,7 +245,7 @@ func animateFrom(c, target *character.Character, a *animateArgs) ([]animation.Re
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.rig, err)
 	}
-	if err := checkKind(target, a.rig, tgtKind, srcKind, a.opt.Force); err != nil {
+	if err := checkKind(target, target != c, a.rig, tgtKind, srcKind, a.opt.Force); err != nil {
 		return nil, fmt.Errorf("--clip-from %s: %w", a.from, err)
 	}
 	idx, err := sourceAnimations(src, a)
