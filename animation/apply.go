@@ -114,7 +114,8 @@ func unmatched(b *binding, kind string) []string {
 }
 
 // bake samples a motion at fps over [0, duration] and keeps, per joint, a rotation
-// channel when the joint moves, and a translation channel for Hips under root motion.
+// channel when the joint moves, a translation channel for Hips under root motion,
+// and one for each foot that does not hang below its leg (footChannels).
 func bake(b *binding, name string, duration float64, o Options, at func(t float64) pose) character.Animation {
 	fps := o.FPS
 	if !(fps > 0) {
@@ -165,7 +166,66 @@ func bake(b *binding, name string, duration float64, o Options, at func(t float6
 		anim.Channels = append(anim.Channels, character.AnimationChannel{Joint: b.hips, Path: "translation",
 			Times: append([]float64(nil), times...), Values: trans})
 	}
+	anim.Channels = append(anim.Channels, b.footChannels(anim, times)...)
 	return anim
+}
+
+// ikFeet lists the rig's feet that do not hang below their legs, each with its
+// leg: rigs made for inverse kinematics (the Quaternius scheme's feet hang from
+// the root) leave the feet where they stand when the legs turn, so the motion
+// must carry them (footChannels).
+func (b *binding) ikFeet() [][2]int {
+	var out [][2]int
+	for _, side := range []string{"Left", "Right"} {
+		f, okF := b.idx[side+"Foot"]
+		l, okL := b.idx[side+"Leg"]
+		if !okF || !okL {
+			continue
+		}
+		below := false
+		for j := b.sk.Parents[f]; j >= 0 && !below; j = b.sk.Parents[j] {
+			below = j == l
+		}
+		if !below {
+			out = append(out, [2]int{f, l})
+		}
+	}
+	return out
+}
+
+// footChannels returns a translation channel per foot of ikFeet that keeps the
+// foot where its leg carries it: at every key, the foot's bind offset from its
+// leg, posed with the leg by anim, expressed in the foot's posed parent.
+func (b *binding) footChannels(anim character.Animation, times []float64) []character.AnimationChannel {
+	feet := b.ikFeet()
+	if len(feet) == 0 {
+		return nil
+	}
+	bind := bindLocals(b.sk)
+	offsets := make([]vecmath.Vec3, len(feet))
+	for i, fl := range feet {
+		if inv, ok := b.sk.BindWorld[fl[1]].Inverse(); ok {
+			offsets[i] = inv.Point(b.sk.Position(fl[0]))
+		}
+	}
+	values := make([][]float64, len(feet))
+	for _, t := range times {
+		world := animatedWorldFrom(b.sk, bind, anim, t)
+		for i, fl := range feet {
+			at := world[fl[1]].Point(offsets[i])
+			if par := b.sk.Parents[fl[0]]; par >= 0 {
+				if inv, ok := world[par].Inverse(); ok {
+					at = inv.Point(at)
+				}
+			}
+			values[i] = append(values[i], at[0], at[1], at[2])
+		}
+	}
+	out := make([]character.AnimationChannel, len(feet))
+	for i, fl := range feet {
+		out[i] = character.AnimationChannel{Joint: fl[0], Path: "translation", Times: append([]float64(nil), times...), Values: values[i]}
+	}
+	return out
 }
 
 // absolute composes the clip's turns at time t down the hierarchy of its kind: each

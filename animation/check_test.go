@@ -10,6 +10,7 @@ import (
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/fixtures"
 	"github.com/rigkit/rigkit/synth"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 // rootChannel is an animation of the root joint holding one value from 0 to 1 s.
@@ -164,4 +165,54 @@ func quadAsBiped(sk *character.Skeleton) *character.Skeleton {
 		}
 	}
 	return out
+}
+
+// TestIKFeetFollowLegs: a biped whose feet hang from a root on the floor, as rigs
+// made for inverse kinematics hang them, walks with its feet where the same biped
+// with its feet below its legs puts them (footChannels); without their translation
+// channels the feet would stay where they stand.
+func TestIKFeetFollowLegs(t *testing.T) {
+	fk, err := fixtures.FloorRootBiped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ik := fk.Clone()
+	for j, n := range ik.Skeleton.Names {
+		if n == "foot_l" || n == "foot_r" {
+			ik.Skeleton.Parents[j] = 0 // the floor root
+		}
+	}
+	if err := ik.Skeleton.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	clip, err := animation.Lookup("walk", animation.Humanoid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worlds := map[string]func(float64) []vecmath.Mat4{}
+	for name, c := range map[string]*character.Character{"fk": fk, "ik": ik} {
+		anim, _, err := animation.Apply(c, clip, animation.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sk := c.Skeleton
+		worlds[name] = func(tm float64) []vecmath.Mat4 { return animation.AnimatedWorld(sk, anim, tm) }
+	}
+	lo, hi := fk.Mesh.Bounds()
+	height := hi[1] - lo[1]
+	worst := 0.0
+	// At the keys; between them the IK feet's translations interpolate linearly, up
+	// to 0.1% of the height off the FK feet's arcs at 30 keys a second.
+	for k := 0; float64(k) <= clip.Duration*animation.DefaultFPS; k++ {
+		tm := float64(k) / animation.DefaultFPS
+		a, b := worlds["fk"](tm), worlds["ik"](tm)
+		for j, n := range fk.Skeleton.Names {
+			if n == "foot_l" || n == "foot_r" {
+				worst = max(worst, a[j].Translation().Dist(b[j].Translation())/height)
+			}
+		}
+	}
+	if worst > 1e-6 {
+		t.Errorf("the IK rig's feet stand up to %.4f of the height from the FK rig's", worst)
+	}
 }

@@ -43,6 +43,15 @@ var (
 	rigifySide  = map[string]string{"shoulder": "Shoulder", "upper_arm": "Arm", "forearm": "ForeArm", "hand": "Hand",
 		"thigh": "UpLeg", "shin": "Leg", "foot": "Foot", "toe": "ToeBase"}
 
+	// Quaternius (its CC0 packs, Blender armatures): "Abdomen", "UpperArm.L",
+	// "LowerLeg.R". Its feet hang from the root, as inverse kinematics targets
+	// (footChannels carries them with the legs); its fingers ("Fingers.L",
+	// "Thumb1.L") match nothing.
+	quaterniusMid   = map[string]string{"Abdomen": "Spine", "Torso": "Spine2"}
+	quaterniusSided = regexp.MustCompile(`^(Shoulder|UpperArm|LowerArm|Palm|UpperLeg|LowerLeg|Foot)\.([LR])$`)
+	quaterniusSide  = map[string]string{"Shoulder": "Shoulder", "UpperArm": "Arm", "LowerArm": "ForeArm", "Palm": "Hand",
+		"UpperLeg": "UpLeg", "LowerLeg": "Leg", "Foot": "Foot"}
+
 	// fingerNames are rigkit's finger names by the schemes' finger words.
 	fingerNames = map[string]string{"thumb": "Thumb", "index": "Index", "middle": "Middle", "ring": "Ring",
 		"pinky": "Pinky", "little": "Pinky", "0": "Thumb", "1": "Index", "2": "Middle", "3": "Ring", "4": "Pinky"}
@@ -50,7 +59,7 @@ var (
 
 // schemeName translates a name of one of the other tools' schemes.
 func schemeName(name string) (string, bool) {
-	for _, f := range []func(string) (string, bool){bipedCanon, unrealCanon, vrmCanon, rigifyCanon} {
+	for _, f := range []func(string) (string, bool){bipedCanon, unrealCanon, vrmCanon, rigifyCanon, quaterniusCanon} {
 		if n, ok := f(name); ok {
 			return n, true
 		}
@@ -180,4 +189,15 @@ func CanonicalNames(names []string) []string {
 		}
 	}
 	return out
+}
+
+func quaterniusCanon(name string) (string, bool) {
+	if n, ok := quaterniusMid[name]; ok {
+		return n, true
+	}
+	m := quaterniusSided.FindStringSubmatch(name)
+	if m == nil {
+		return "", false
+	}
+	return side(m[2]) + quaterniusSide[m[1]], true
 }
