@@ -78,7 +78,8 @@ func characterFrame(sk *character.Skeleton, idx map[string]int) frame {
 		}
 	}
 	left = left.Sub(up.Scale(left.Dot(up)))
-	if left.Len() < 1e-9 {
+	sided := left.Len() >= 1e-9
+	if !sided {
 		left = vecmath.Vec3{1, 0, 0}
 		if math.Abs(up[0]) > 0.9 {
 			left = vecmath.Vec3{0, 0, 1}
@@ -86,26 +87,13 @@ func characterFrame(sk *character.Skeleton, idx map[string]int) frame {
 		left = left.Sub(up.Scale(left.Dot(up)))
 	}
 	left = left.Normalize()
-	return frame{left: left, up: up, fwd: left.Cross(up)}
+	return frame{left: left, up: up, fwd: left.Cross(up), sided: sided}
 }
 
 // sidePairs are the left and right joints whose offsets give a character's left
 // direction (characterFrame).
 var sidePairs = [][2]string{{"LeftUpLeg", "RightUpLeg"}, {"LeftArm", "RightArm"},
 	{"LeftShoulder", "RightShoulder"}, {"LeftHindUpLeg", "RightHindUpLeg"}, {"LeftFrontUpLeg", "RightFrontUpLeg"}}
-
-// hasSides reports whether idx names both joints of some side pair, so that
-// characterFrame's left and forward directions come from the skeleton.
-func hasSides(idx map[string]int) bool {
-	for _, pair := range sidePairs {
-		_, okl := idx[pair[0]]
-		_, okr := idx[pair[1]]
-		if okl && okr {
-			return true
-		}
-	}
-	return false
-}
 
 // restUp is the skeleton's up direction: against the way its legs hang at rest
 // (from each named leg's top joint to its lowest named one, Foot or, where a rig

@@ -29,8 +29,7 @@ const PostureSamples = 5
 // left and right joints tell front from side), since a squat mech or a chibi
 // stands with its feet wide apart and only front and hind feet a body apart
 // contradict its names; a shape guess (a frog's splayed legs read as a biped's)
-// keeps the spread in any direction. a
-// quadruped's front and hind feet are at least 0.4 hip heights apart (without
+// keeps the spread in any direction. A quadruped's front and hind feet are at least 0.4 hip heights apart (without
 // named legs, its lowest joints spread at least half its height).
 // It guards against motion of one kind applied to a rig whose joint names say
 // another (a wolf whose joints were named as a biped's).
@@ -54,7 +53,7 @@ func CheckKind(sk *character.Skeleton, kind string, named bool) error {
 	switch kind {
 	case Humanoid:
 		along, way := spread, ""
-		if named && hasSides(idx) {
+		if named && f.sided {
 			along, way = lowSpread(pos, f.up, lo, height, f.fwd)/height, " front to back"
 		}
 		if along >= 0.5 {

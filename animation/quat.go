@@ -74,7 +74,12 @@ func angle(q quat) float64 {
 
 // frame is an orthonormal basis: the character's left, up and forward axes in world
 // coordinates. toWorld and toChar re-express a rotation between the two frames.
-type frame struct{ left, up, fwd vecmath.Vec3 }
+type frame struct {
+	left, up, fwd vecmath.Vec3
+	// sided says left (and so fwd) comes from named left and right joints, not
+	// a default axis (characterFrame).
+	sided bool
+}
 
 // rot returns the rotation that carries the character axes (X, Y, Z) onto the frame.
 func (f frame) rot() quat {

@@ -171,6 +171,17 @@ func rigifyCanon(name string) (string, bool) {
 	return side(sd) + "Hand" + f + strings.TrimPrefix(seg, "0"), true
 }
 
+func quaterniusCanon(name string) (string, bool) {
+	if n, ok := quaterniusMid[name]; ok {
+		return n, true
+	}
+	m := quaterniusSided.FindStringSubmatch(name)
+	if m == nil {
+		return "", false
+	}
+	return side(m[2]) + quaterniusSide[m[1]], true
+}
+
 // CanonicalNames returns CanonicalName of every name of one skeleton, with the
 // one translation that depends on the whole skeleton: a VRM skeleton with an
 // upperChest has its chest one joint lower (Spine1).
@@ -189,15 +200,4 @@ func CanonicalNames(names []string) []string {
 		}
 	}
 	return out
-}
-
-func quaterniusCanon(name string) (string, bool) {
-	if n, ok := quaterniusMid[name]; ok {
-		return n, true
-	}
-	m := quaterniusSided.FindStringSubmatch(name)
-	if m == nil {
-		return "", false
-	}
-	return side(m[2]) + quaterniusSide[m[1]], true
 }

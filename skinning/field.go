@@ -223,11 +223,14 @@ func (f *Field) voxelize(c *character.Character, mesh *character.Mesh, opt Field
 	// A closed Cancel answers every later winding query with "outside" at once,
 	// so the voxelization ends in the time of its surface pass.
 	wn := geom.NewWindingNumber(mesh)
-	wind := func(p vecmath.Vec3) float64 {
-		if closed(opt.Cancel) {
-			return 0
+	wind := wn.At
+	if opt.Cancel != nil {
+		wind = func(p vecmath.Vec3) float64 {
+			if closed(opt.Cancel) {
+				return 0
+			}
+			return wn.At(p)
 		}
-		return wn.At(p)
 	}
 	g, queries := geom.VoxelizeBoxWith(mesh, lo, hi, res, maxVox, f.workers, wind)
 	g.WN = wn
