@@ -55,6 +55,7 @@ func joint(t testing.TB, c *character.Character, canon string) int {
 
 func TestBuiltinClips(t *testing.T) {
 	want := map[string]bool{"humanoid/walk": true, "humanoid/run": true, "humanoid/idle": true,
+		"humanoid/crouch": true, "humanoid/arms_up": true,
 		"humanoid/wave": true, "quadruped/walk": true}
 	for _, c := range Clips() {
 		delete(want, c.Kind+"/"+c.Name)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rigkit/rigkit/anatomy"
+	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/workgroup"
 	"github.com/rigkit/rigkit/sampler"
@@ -395,7 +396,7 @@ func scoreWith(prep *rewards.Prepared, perr error, c *character.Character) (floa
 	if perr != nil {
 		return 0, nil
 	}
-	rep, err := prep.Score(c, rewards.Options{})
+	rep, err := prep.Score(c, rewards.Options{Motion: animation.ClipPoses})
 	if err != nil {
 		return 0, nil
 	}

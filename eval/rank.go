@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
@@ -218,7 +219,9 @@ func rankOne(f File, family string, methods []string, skins map[string]SkinMetho
 		out.Error = err.Error()
 		return out
 	}
-	score := func(c *character.Character) (*rewards.Report, error) { return prep.Score(c, rewards.Options{}) }
+	score := func(c *character.Character) (*rewards.Report, error) {
+		return prep.Score(c, rewards.Options{Motion: animation.ClipPoses})
+	}
 	truth := RankCandidate{Method: rankTruth}
 	if rep, err := score(gt); err != nil {
 		truth.Error = err.Error()

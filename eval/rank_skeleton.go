@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"sort"
 
+	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/metrics"
 	"github.com/rigkit/rigkit/rewards"
@@ -106,7 +107,7 @@ func skeletonCandidate(gt *character.Character, prep *rewards.Prepared, name str
 		var k *character.Skin
 		if k, err = skin(in); err == nil {
 			in.Skin = k
-			rep, err = prep.Score(in, rewards.Options{})
+			rep, err = prep.Score(in, rewards.Options{Motion: animation.ClipPoses})
 		}
 	}
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
@@ -153,7 +154,7 @@ func compareRigs(items []dataset.BatchItem, fam map[string]dataset.File, load fu
 		gt, err := load(it.Path)
 		var gtScore *float64
 		if err == nil && gt.Rigged() {
-			if r, serr := rewards.Score(gt, rewards.Options{}); serr == nil {
+			if r, serr := rewards.Score(gt, rewards.Options{Motion: animation.ClipPoses}); serr == nil {
 				gtScore = &r.Score
 			}
 		}
@@ -174,7 +175,7 @@ func compareRigs(items []dataset.BatchItem, fam map[string]dataset.File, load fu
 					row.Method = name + ":" + info.Method
 					m := metrics.SkeletonMetrics(gt.Skeleton, rig.Skeleton, character.NormalizationOf(gt.Mesh))
 					row.Skeleton = &m
-					if r, serr := rewards.Score(rig, rewards.Options{}); serr == nil {
+					if r, serr := rewards.Score(rig, rewards.Options{Motion: animation.ClipPoses}); serr == nil {
 						row.Score, row.Rewards = &r.Score, r.Rewards
 					}
 				}

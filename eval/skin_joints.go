@@ -37,10 +37,6 @@ const (
 	tornStretch, collapsedArea = 2.0, 0.5
 )
 
-// jointClips are the clips posed on a named skeleton, the ones of its kind that
-// rigkit has.
-var jointClips = []string{"walk", "wave", "crouch", "arms_up"}
-
 // JointRegionResult is the joint-region score of one method on one asset.
 type JointRegionResult struct {
 	Regions  int `json:"regions"`
@@ -251,29 +247,13 @@ func regionOf(c *character.Character, j int, scale float64) jointRegion {
 // metrics.DeformPoses random poses (seeded, up to metrics.DeformMaxAngle).
 func jointPoses(gt *character.Character, seed int64) ([][]vecmath.Mat4, string) {
 	sk := gt.Skeleton
-	var out [][]vecmath.Mat4
-	var names []string
-	if kind, err := animation.DetectKind(sk); err == nil {
-		for _, name := range jointClips {
-			clip, err := animation.Lookup(name, kind)
-			if err != nil {
-				continue
-			}
-			anim, _, err := animation.Apply(gt, clip, animation.Options{})
-			if err != nil {
-				continue
-			}
-			names = append(names, name)
-			for f := 0; f < clipFrames; f++ {
-				t := clip.Duration * float64(f) / clipFrames
-				out = append(out, sk.SkinningMatrices(animation.AnimatedWorld(sk, anim, t)))
-			}
+	if _, err := animation.DetectKind(sk); err == nil {
+		if out, names := animation.Motion(sk, clipFrames); len(out) > 0 {
+			return out, "clips " + strings.Join(names, ", ")
 		}
 	}
-	if len(out) > 0 {
-		return out, "clips " + strings.Join(names, ", ")
-	}
 	rng := rand.New(rand.NewSource(seed))
+	var out [][]vecmath.Mat4
 	for k := 0; k < metrics.DeformPoses; k++ {
 		pose := character.RandomPose(rng, sk.NumJoints(), metrics.DeformMaxAngle)
 		out = append(out, sk.SkinningMatrices(sk.PosedWorld(pose)))

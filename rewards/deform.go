@@ -52,7 +52,9 @@ const (
 
 // deformation measures how gracefully the skin follows the skeleton. The rig is posed
 // with Options.Poses seeded random poses (every joint rotated about a random axis by
-// up to Options.MaxAngle, forward kinematics, linear blend skinning) and five factors
+// up to Options.MaxAngle, forward kinematics, linear blend skinning) and with the
+// frames of Options.Motion (rigkit's clips where the skeleton's kind is known: a
+// walk, a wave, a crouch, raised arms), every pose counting alike, and five factors
 // are multiplied, each judging the seams, not how many there are. Tears:
 // tearFactor(torn/region), free up to 0.7. An edge tears by how far the total variation between its
 // ends' weights (influences of at least 0.1, renormalized) exceeds 0.5: fully at a
@@ -79,8 +81,10 @@ const (
 // Blind to: whether the rig articulates the right parts (that the bones reach every
 // protrusion is coverage's job), how far a rig articulates beyond a small amount,
 // where the pivots sit as long as the seams stay smooth, and orphan vertices' cause.
-func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetails) {
-	det := &DeformationDetails{Poses: opt.Poses}
+func (p *Prepared) deformation(r *rig, motion [][]vecmath.Mat4, opt Options) (float64, *DeformationDetails) {
+	// The random poses first, then the motion's frames: each a pose like the others.
+	poseCount := opt.Poses + len(motion)
+	det := &DeformationDetails{Poses: poseCount, MotionFrames: len(motion)}
 	nJ := len(r.pos)
 	// The posed positions: a pooled buffer (scores run back to back, each would
 	// otherwise zero a fresh copy of the mesh).
@@ -104,14 +108,17 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 	mats := make([]vecmath.Mat4, nJ)
 	fr := p.flipFrames(r)
 	torn, regions := p.seamEdges(r)
-	for k := 0; k < opt.Poses && !opt.canceled(); k++ {
-		// One stream per pose, read joint by joint: joints appended to a skeleton do
-		// not change the rotations the others get.
-		rng := rand.New(rand.NewSource(opt.Seed*7919 + 17 + int64(k)*104729))
-		pose := character.RandomPose(rng, nJ, opt.MaxAngle)
-		posed := r.skel.PosedWorld(pose)
-		for j := range mats {
-			mats[j] = posed[j].Mul(invBind[j])
+	for k := 0; k < poseCount && !opt.canceled(); k++ {
+		if k >= opt.Poses {
+			copy(mats, motion[k-opt.Poses])
+		} else {
+			// One stream per pose, read joint by joint: joints appended to a skeleton do
+			// not change the rotations the others get.
+			rng := rand.New(rand.NewSource(opt.Seed*7919 + 17 + int64(k)*104729))
+			posed := r.skel.PosedWorld(character.RandomPose(rng, nJ, opt.MaxAngle))
+			for j := range mats {
+				mats[j] = posed[j].Mul(invBind[j])
+			}
 		}
 		p.skinPosed(def, r, mats)
 		for i, e := range p.edges {
@@ -141,7 +148,7 @@ func (p *Prepared) deformation(r *rig, opt Options) (float64, *DeformationDetail
 		det.TornEdges = torn / float64(len(p.edges))
 		det.RegionEdges = float64(regions) / float64(len(p.edges))
 	}
-	poses := float64(opt.Poses)
+	poses := float64(poseCount)
 	msq := 0.0
 	if len(p.edges) > 0 {
 		msq = sqSum / (poses * float64(len(p.edges)))
@@ -362,4 +369,35 @@ func weightJump(a, b []character.Influence) float64 {
 		}
 	}
 	return d / 2
+}
+
+// motion returns opt.Motion's frames for c's skeleton moved into the normalized
+// cube (N·M·N⁻¹ for the normalization N), or nil when there is no Motion, it
+// gives no frames, or a frame's joint count or values are unusable.
+func (p *Prepared) motion(c *character.Character, opt Options) [][]vecmath.Mat4 {
+	if opt.Motion == nil || c.Skeleton == nil {
+		return nil
+	}
+	frames := opt.Motion(c.Skeleton)
+	n := c.Skeleton.NumJoints()
+	s := p.Norm.Scale
+	norm := vecmath.Translate4(p.Norm.Center.Scale(-s)).Mul(vecmath.Scale4(s))
+	inv, ok := norm.Inverse()
+	if !ok {
+		return nil
+	}
+	out := make([][]vecmath.Mat4, len(frames))
+	for k, f := range frames {
+		if len(f) != n {
+			return nil
+		}
+		out[k] = make([]vecmath.Mat4, n)
+		for j, m := range f {
+			if !m.IsFinite() {
+				return nil
+			}
+			out[k][j] = norm.Mul(m).Mul(inv)
+		}
+	}
+	return out
 }

@@ -29,6 +29,10 @@ type Hack struct {
 	// rig (Report.Carried: the skeleton belongs to a wearer outside the mesh) such a
 	// hack is not a degenerate rig of this mesh, so the true rig need not beat it.
 	MovesSkeleton bool
+	// NamesOnly marks a hack that changes joint names alone. Only the clip poses a
+	// scorer adds by name (Options.Motion) read names, so where neither rig plays
+	// clips the two score alike: the true rig must not lose, a tie is no win.
+	NamesOnly bool
 }
 
 // Hacks lists every degenerate rig builder.

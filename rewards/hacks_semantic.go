@@ -11,13 +11,41 @@ import (
 // Hacks aimed at the semantic rewards and at coverage's excuse for thin detail: a
 // skeleton that is perfectly mirror-symmetric but flattened onto the mirror plane
 // (symmetry), a star of spokes from the centre to every limb tip (limbs), and a
-// rig whose thin parts are all left unboned (the detail excuse).
+// rig whose thin parts are all left unboned (the detail excuse); and, aimed at
+// the clip poses of the deformation reward, a rig renamed to play clips on joints
+// that are not the clip's.
 
 // semanticHacks are appended to Hacks.
 var semanticHacks = []Hack{
 	{Name: "plane_collapsed", Doc: "every joint moved onto the mesh's left-right mirror plane (x of the bounds' centre): symmetric, legs and arms merged; weights kept", Build: planeCollapsed, MovesSkeleton: true, CharactersOnly: true},
 	{Name: "tip_spokes", Doc: "a root at the joints' centroid and one bone from it to every limb tip the limbs reward finds, rigid nearest-bone weights", Build: tipSpokes, MovesSkeleton: true, CharactersOnly: true},
 	{Name: "thin_unboned", Doc: "the true skeleton with every vertex of a thin part (under the detail thickness) moved onto the root joint", Build: thinUnboned, CharactersOnly: true},
+	{Name: "borrowed_names", Doc: "the true rig with its joints renamed, in hierarchy order, to a humanoid's Mixamo names (the others joint_k), so that a scorer's clips play on it whatever its shape; joints and weights kept", Build: borrowedNames, NamesOnly: true},
+}
+
+// mixamoOrder are the humanoid names borrowedNames hands out, parents first.
+var mixamoOrder = []string{"Hips", "Spine", "Spine1", "Spine2", "Neck", "Head",
+	"LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand", "RightShoulder", "RightArm", "RightForeArm", "RightHand",
+	"LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot"}
+
+// borrowedNames renames the joints of the true rig: the first ones, in the
+// skeleton's order (parents before children), take mixamoOrder's names, the rest
+// joint_k. Clips matched by name then move whatever joints got the names, which
+// the deformation's clip poses (Options.Motion) must not reward. It applies to
+// skeletons of at least 6 joints.
+func borrowedNames(c *character.Character, seed int64) (*character.Character, bool) {
+	if !rigged(c) || c.Skeleton.NumJoints() < 6 {
+		return nil, false
+	}
+	h := c.Clone()
+	for j := range h.Skeleton.Names {
+		if j < len(mixamoOrder) {
+			h.Skeleton.Names[j] = mixamoOrder[j]
+		} else {
+			h.Skeleton.Names[j] = fmt.Sprintf("joint_%d", j)
+		}
+	}
+	return h, true
 }
 
 func init() { Hacks = append(Hacks, semanticHacks...) }

@@ -3,6 +3,7 @@ package rewards
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rigkit/rigkit/animation"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -103,7 +104,7 @@ func runHackSuite(c *character.Character, opt Options, prop bool) hackOutcome {
 		}
 		out.checked++
 		out.rows = append(out.rows, dumpRow{Rig: h.Name, Score: rep.Score, Rewards: rep.Rewards, Details: &rep.Details})
-		if rep.Score >= truth.Score {
+		if rep.Score > truth.Score || (rep.Score == truth.Score && !h.NamesOnly) {
 			msg := fmt.Sprintf("%s %.3f (%v)", h.Name, rep.Score, fmtRewards(rep.Rewards))
 			if h.MovesSkeleton && out.carried {
 				out.excused = append(out.excused, msg)
@@ -161,7 +162,7 @@ func TestHackSuiteSynthetic(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			prop := strings.HasPrefix(tc.name, "synth prop ")
-			o := runHackSuite(tc.c, Options{Poses: 4}, prop)
+			o := runHackSuite(tc.c, Options{Poses: 4, Motion: animation.ClipPoses}, prop)
 			if o.err != nil {
 				t.Fatal(o.err)
 			}
@@ -229,7 +230,7 @@ var knownGaps = map[string]string{
 	"0ad/structural__ptol_ship_trireme.glb surface_bones_kept_blended": "tiny bones over a hull its five part joints do not reach; margin 0.044",
 }
 
-// The true rig must outscore every hack on the real rigs, strictly (a tie fails). By
+// The true rig must outscore every hack on the real rigs, strictly (a tie fails; a names-only hack may tie). By
 // default a deterministic subset (every 25th file, all categories);
 // RIGKIT_FULL=1 runs all of them (both at the default 8 poses) and logs a per-category tally;
 // RIGKIT_HALF=tune or report keeps the files of that half of the families
@@ -263,7 +264,9 @@ func TestHackSuiteReal(t *testing.T) {
 		sub = append(sub, files[i])
 	}
 	files = sub
-	opt := Options{Poses: 8} // the default, as the sweep figures in docs/rewards.md
+	// The default poses and the clips every rig command adds, as the sweep
+	// figures in docs/rewards.md.
+	opt := Options{Poses: 8, Motion: animation.ClipPoses}
 	results := make([]hackOutcome, len(files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))

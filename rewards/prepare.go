@@ -28,6 +28,14 @@ type Options struct {
 	MaxTriangles int
 	// MaxJoints refuses skeletons with more joints (default 4096).
 	MaxJoints int
+	// Motion, when set, adds poses to the deformation reward's random ones: given
+	// the character's skeleton it returns frames of skinning matrices (posed world
+	// × inverse bind, one per joint, in the character's own units), or none for a
+	// skeleton it cannot move. Random poses turn every joint of a dense skeleton at
+	// once; clips (animation.ClipPoses) move the joints an animator moves, as a
+	// walk, a wave, a crouch and raised arms do, and show the armpit and groin
+	// tears an animator sees. Frames that do not fit the skeleton are ignored.
+	Motion func(*character.Skeleton) [][]vecmath.Mat4
 	// Cancel, when closed (a request context's Done channel), stops Prepare and
 	// Score between their phases and between deformation poses; they then return
 	// ErrCanceled. Scores do not depend on it while it stays open.

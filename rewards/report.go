@@ -13,12 +13,13 @@ import (
 // share outside). Version 3: deformation's tears free up to 70% of the seams and
 // its strain counts distorted edges instead of summing squared strain, so that it
 // ranks candidate skins as the ground truth does (docs/rewards.md, "Rank
-// agreement").
-const RewardVersion = 4
+// agreement"). Version 4: symmetry and limbs. Version 5: the deformation poses
+// include rigkit's clips (Options.Motion).
+const RewardVersion = 5
 
 // RewardChange says what the current RewardVersion changed, for a trainer pinning
 // its rewards (rig serve's /healthz answers it).
-const RewardChange = "4: symmetry (a mirror-symmetric mesh wants a mirror-symmetric skeleton, no bone across the plane) and limbs (every thin protrusion reached by a moving bone; two limbs not served by one chain between them) join the score (weights 2 and 1 of 15); coverage no longer charges small thin detail left unboned"
+const RewardChange = "5: the deformation reward poses the rig by rigkit's clips (walk, wave, crouch, arms up; 3 frames each) beside its 8 random poses where the skeleton's joint names or its shape give its kind (Options.Motion, which every rig command sets; rig score and rig serve --clips=false leave it out); weights as version 4"
 
 // Reward names, the keys of Report.Rewards.
 const (
@@ -147,9 +148,12 @@ type JointValue struct {
 
 // DeformationDetails summarizes the posed meshes.
 type DeformationDetails struct {
-	Poses     int     `json:"poses"`
-	TornEdges float64 `json:"torn_edges"` // share of edges torn (weights jumping by 0.5 to 1 in total variation count 0 to 1)
-	RMSStrain float64 `json:"rms_strain"`
+	Poses int `json:"poses"`
+	// MotionFrames is how many of the poses were Options.Motion's frames (the
+	// others are random).
+	MotionFrames int     `json:"motion_frames"`
+	TornEdges    float64 `json:"torn_edges"` // share of edges torn (weights jumping by 0.5 to 1 in total variation count 0 to 1)
+	RMSStrain    float64 `json:"rms_strain"`
 	// DistortedEdges is the share of sampled edges, over the poses, whose length
 	// changes by more than 10%: what the strain factor charges.
 	DistortedEdges float64 `json:"distorted_edges"`

@@ -46,7 +46,7 @@ func (p *Prepared) Score(c *character.Character, opt Options) (*Report, error) {
 		func() { rep.Rewards[Coverage], det.Coverage = p.coverage(r) },
 		func() { rep.Rewards[SkinReward], det.Skin = p.skinCompleteness(r) },
 		func() { rep.Rewards[Locality], det.Locality = p.locality(r) },
-		func() { rep.Rewards[Deformation], det.Deformation = p.deformation(r, opt) },
+		func() { rep.Rewards[Deformation], det.Deformation = p.deformation(r, p.motion(c, opt), opt) },
 		func() { rep.Rewards[Sanity], det.Sanity = p.sanity(r) },
 		func() { rep.Rewards[Symmetry], det.Symmetry = p.symmetry(r) },
 		func() { rep.Rewards[Limbs], det.Limbs = p.limbs(r) },

@@ -17,8 +17,10 @@ import (
 var versionWeights = map[string]map[string]float64{
 	// Version 3: the six geometric rewards; symmetry and limbs did not exist.
 	"v3": {Containment: 1, Coverage: 3, SkinReward: 1, Locality: 3, Deformation: 2, Sanity: 2},
-	// Version 4: the geometric rewards and the semantic ones (Weights).
+	// Version 4: the geometric rewards and the semantic ones.
 	"v4": {Containment: 1, Coverage: 3, SkinReward: 1, Locality: 3, Deformation: 2, Sanity: 2, Symmetry: 2, Limbs: 1},
+	// Version 5: version 4's weights (Weights); its deformation adds clip poses.
+	"v5": {Containment: 1, Coverage: 3, SkinReward: 1, Locality: 3, Deformation: 2, Sanity: 2, Symmetry: 2, Limbs: 1},
 }
 
 // WeightsFor returns the combination a spec names, for CombineWith: "" the

@@ -15,6 +15,7 @@ func TestWeightsFor(t *testing.T) {
 	}{
 		{"empty is the current weights", "", Weights, ""},
 		{"version 4 is the current weights", "v4", Weights, ""},
+		{"version 5 is the current weights", "v5", Weights, ""},
 		{"version 3: the six geometric rewards", "v3", v3, ""},
 		{"spaces around a version", " v3 ", v3, ""},
 		{"explicit list", "coverage=3, symmetry=0.5", map[string]float64{Coverage: 3, Symmetry: 0.5}, ""},

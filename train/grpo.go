@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/engine"
 	"github.com/rigkit/rigkit/rewards"
@@ -37,7 +38,7 @@ func RigReward(r *sampler.Generator) RewardFunc {
 		if err != nil || sampler.CheckRig(rig) != nil {
 			return Reward{}
 		}
-		rep, err := rewards.Score(rig, rewards.Options{})
+		rep, err := rewards.Score(rig, rewards.Options{Motion: animation.ClipPoses})
 		if err != nil || rep.Score == 0 {
 			return Reward{}
 		}

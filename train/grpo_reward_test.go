@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/modeltest"
 	"github.com/rigkit/rigkit/rewards"
@@ -37,13 +38,13 @@ func TestGRPORewardCombination(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := rewards.Score(rig, rewards.Options{})
+	rep, err := rewards.Score(rig, rewards.Options{Motion: animation.ClipPoses})
 	if err != nil || rep.Score <= 0 {
 		t.Fatalf("the truth's rig: %v, score %v", err, rep)
 	}
 	mesh := &character.Character{Name: c.Name, Mesh: c.Mesh}
 	got := map[string]float64{}
-	for _, spec := range []string{"", "v4", "v3", "coverage=1", "symmetry=2,limbs=1", "deformation=1"} {
+	for _, spec := range []string{"", "v5", "v4", "v3", "coverage=1", "symmetry=2,limbs=1", "deformation=1"} {
 		var g rigmodel.GRPOState
 		w, err := grpoRewardWeights(&g, spec)
 		if err != nil {
@@ -66,8 +67,8 @@ func TestGRPORewardCombination(t *testing.T) {
 			t.Errorf("reward %q: an unscorable stream scores %v", spec, bad)
 		}
 	}
-	if math.Abs(got[""]-rep.Score) > 1e-12 || got["v4"] != got[""] {
-		t.Errorf("the current weights give %v (v4 %v), the report's score %v", got[""], got["v4"], rep.Score)
+	if math.Abs(got[""]-rep.Score) > 1e-12 || got["v5"] != got[""] {
+		t.Errorf("the current weights give %v (v5 %v), the report's score %v", got[""], got["v5"], rep.Score)
 	}
 	if got["coverage=1"] == got["deformation=1"] {
 		t.Errorf("coverage alone and deformation alone score the rig alike (%v): the weights do not reach the reward", got["coverage=1"])

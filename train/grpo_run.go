@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/internal/nn"
@@ -423,7 +424,7 @@ func cachedRigReward(r *sampler.Generator, weights map[string]float64) RewardFun
 		if err != nil || sampler.CheckRig(rig) != nil {
 			return Reward{}
 		}
-		rep, err := prep.Score(rig, rewards.Options{})
+		rep, err := prep.Score(rig, rewards.Options{Motion: animation.ClipPoses})
 		if err != nil || rep.Score == 0 {
 			return Reward{}
 		}

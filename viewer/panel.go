@@ -3,6 +3,7 @@ package viewer
 import (
 	"math"
 
+	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/vecmath"
 )
@@ -40,7 +41,7 @@ func (a *app) scoreInBackground() {
 	b.panel.scoring = true
 	c, gen, path := b.rig.Character(), b.rig.Generation(), a.opts.Path
 	go func() {
-		rep, err := rewards.Score(c, rewards.Options{})
+		rep, err := rewards.Score(c, rewards.Options{Motion: animation.ClipPoses})
 		suspect := SuspectReasons(path)
 		b.done <- func(a *app) {
 			b.panel.scoring = false

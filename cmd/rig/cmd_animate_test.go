@@ -122,7 +122,7 @@ func TestAnimateCommand(t *testing.T) {
 		{"retarget from a still file", []string{biped, "--clip-from", biped, "--out", filepath.Join(dir, "r5.glb")}, 1, "no animation", 0, ""},
 		{"unnamed quadruped guessed", []string{unnamedQuad, "--clip", "walk", "--out", filepath.Join(dir, "uq.glb")}, 0, "guessed from the skeleton's shape (quadruped)", 1, filepath.Join(dir, "uq.glb")},
 		{"snake", []string{snake, "--clip", "walk", "--out", filepath.Join(dir, "s.glb")}, 1, "LeftUpLeg", 0, ""},
-		{"unknown clip", []string{biped, "--clip", "dance", "--out", filepath.Join(dir, "x.glb")}, 1, "have: idle, run, walk, wave", 0, ""},
+		{"unknown clip", []string{biped, "--clip", "dance", "--out", filepath.Join(dir, "x.glb")}, 1, "have: arms_up, crouch, idle, run, walk, wave", 0, ""},
 		{"wrong kind", []string{quad, "--clip", "wave", "--out", filepath.Join(dir, "x.glb")}, 1, "exists for humanoid", 0, ""},
 		{"no out", []string{biped, "--clip", "walk"}, 2, "--out is required", 0, ""},
 		{"no clip", []string{biped, "--out", filepath.Join(dir, "x.glb")}, 2, "--clip", 0, ""},

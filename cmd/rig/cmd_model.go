@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/rigkit/rigkit/anatomy"
+	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/character"
@@ -374,7 +375,7 @@ func loadModelRigger(path string) (*autorig.ModelRigger, string, error) {
 
 // scoreRig scores a rig for its report with the rewards' defaults.
 func scoreRig(c *character.Character) (float64, any, error) {
-	rep, err := rewards.Score(c, rewards.Options{})
+	rep, err := rewards.Score(c, rewards.Options{Motion: animation.ClipPoses})
 	if err != nil {
 		return 0, nil, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rigkit/rigkit/animation"
 	"io"
 
 	"github.com/rigkit/rigkit/rewards"
@@ -33,6 +34,7 @@ func runScore(args []string, stdout io.Writer) error {
 	details := fs.Bool("details", false, "include per-reward details (bones, vertices)")
 	poses := fs.Int("poses", 8, "random poses of the deformation reward")
 	seed := fs.Int64("seed", 1, "seed of poses and samples")
+	clips := fs.Bool("clips", true, clipsUsage)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -46,7 +48,7 @@ func runScore(args []string, stdout io.Writer) error {
 	if *poses < 1 {
 		return fmt.Errorf("%w: --poses must be at least 1", errUsage)
 	}
-	opt := rewards.Options{Poses: *poses, Seed: *seed}
+	opt := judgeOptions(*poses, *seed, *clips)
 	enc := json.NewEncoder(stdout)
 	failed := 0
 	for _, f := range files {
@@ -77,4 +79,17 @@ func runScore(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%d of %d files failed to score", failed, len(files))
 	}
 	return nil
+}
+
+// clipsUsage is the --clips flag of the commands that score rigs.
+const clipsUsage = "also pose the deformation reward by rigkit's clips (walk, wave, crouch, arms up) where the skeleton's names or shape give its kind (reward version 5); false: random poses alone, as version 4"
+
+// judgeOptions are the scoring options of rig score and rig serve: poses random
+// poses of seed, and rigkit's clips beside them unless clips is false.
+func judgeOptions(poses int, seed int64, clips bool) rewards.Options {
+	opt := rewards.Options{Poses: poses, Seed: seed}
+	if clips {
+		opt.Motion = animation.ClipPoses
+	}
+	return opt
 }

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/serve"
 	"github.com/rigkit/rigkit/skincodec"
 )
@@ -36,6 +35,7 @@ func runServe(args []string, stdout io.Writer) error {
 	ckpt := fs.String("checkpoint", "", checkpointUsage)
 	poses := fs.Int("poses", 8, "random poses of the deformation reward")
 	seed := fs.Int64("seed", 1, "seed of poses and samples")
+	clips := fs.Bool("clips", true, clipsUsage)
 	readTimeout := fs.Duration("read-timeout", 30*time.Second, "time to read a whole request, body included (slower uploads are dropped)")
 	writeTimeout := fs.Duration("write-timeout", 0, "time from the end of a request's headers to the end of its response (0: read-timeout + timeout + 10s)")
 	inflight := fs.Int64("max-inflight", 0, "request bodies held at once in MiB; beyond it requests get 503 at once (0: 4 x max-body)")
@@ -56,7 +56,7 @@ func runServe(args []string, stdout io.Writer) error {
 		Concurrency:      *conc,
 		Timeout:          *timeout,
 		CacheBytes:       *cacheMB << 20,
-		Options:          rewards.Options{Poses: *poses, Seed: *seed},
+		Options:          judgeOptions(*poses, *seed, *clips),
 		Conn:             serve.ConnTimeouts{ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout},
 		MaxInFlightBytes: *inflight << 20,
 		Client:           serve.ClientLimits{MaxInFlightBytes: *perClient << 20, MinBodyRate: *minRate << 10},

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 	"github.com/rigkit/rigkit/rewards"
@@ -148,7 +149,7 @@ func viewOverlay(c *character.Character, o viewer.ShotOptions, m viewer.Mode, bo
 // reasons of the report beside the file) to a screenshot, with problem n (from 1)
 // selected: its joint selected and its region highlighted.
 func viewProblemShot(c *character.Character, path string, n int, o *viewer.ShotOptions) error {
-	rep, err := rewards.Score(c, rewards.Options{})
+	rep, err := rewards.Score(c, rewards.Options{Motion: animation.ClipPoses})
 	if err != nil {
 		return fmt.Errorf("score %s: %w", displayName(path), err)
 	}
@@ -185,7 +186,7 @@ func viewMode(mode, bone string) (viewer.Mode, error) {
 
 // viewScoreLine summarizes a rig's rewards (package rewards) on one line.
 func viewScoreLine(c *character.Character) string {
-	rep, err := rewards.Score(c, rewards.Options{})
+	rep, err := rewards.Score(c, rewards.Options{Motion: animation.ClipPoses})
 	if err != nil {
 		return "rewards: " + oneLine(err)
 	}

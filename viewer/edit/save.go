@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rigkit/rigkit/animation"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/assets/gltfio"
 	"github.com/rigkit/rigkit/internal/atomicfile"
@@ -68,7 +69,7 @@ func (r *Rig) Save(out string, opt SaveOptions) (*Report, error) {
 	rep := &Report{Input: opt.Input, Output: out, Joints: c.Skeleton.NumJoints(),
 		Vertices: len(c.Mesh.Positions), Edits: r.History(), Scene: scene}
 	if opt.Score {
-		if rep.Rewards, err = rewards.Score(c, rewards.Options{}); err != nil {
+		if rep.Rewards, err = rewards.Score(c, rewards.Options{Motion: animation.ClipPoses}); err != nil {
 			rep.RewardsError = err.Error()
 		}
 	}

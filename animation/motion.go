@@ -1,0 +1,121 @@
+package animation
+
+import (
+	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
+)
+
+// MotionClips are the clips Motion plays: each works a different group of the
+// joints animators watch (hips and knees, one shoulder and elbow, the whole leg
+// folded, both arms raised). A kind without one of them plays the others.
+var MotionClips = []string{"walk", "wave", "crouch", "arms_up"}
+
+// Motion poses sk by rigkit's clips of its kind: MotionClips, frames of each at
+// the middles of equal steps of its duration (so a clip that starts at rest gives
+// no frame at rest), as skinning matrices (posed world × inverse bind, one per
+// joint, in sk's units). Joints are matched by their names when these follow a
+// known scheme, else by names guessed from the skeleton's shape (a quadruped, then
+// a humanoid), as `rig animate` does; a skeleton matched neither way gets no
+// frames. Clips play only where `rig animate` would play them (CheckKind), and
+// on names only when the named joints hang from one another as the scheme says
+// (schemeAgrees): names handed out to the wrong joints get no frames, so that
+// renaming a rig cannot buy it the clips' gentler poses. It also returns the
+// clips played.
+func Motion(sk *character.Skeleton, frames int) ([][]vecmath.Mat4, []string) {
+	rigged := &character.Character{Skeleton: sk}
+	kind, err := DetectKind(sk)
+	switch {
+	case err == nil:
+		if !schemeAgrees(sk, kind) || CheckKind(sk, kind, true) != nil {
+			return nil, nil
+		}
+	default:
+		named, gkind, ok := guessedCopy(sk)
+		if !ok || CheckKind(named, gkind, false) != nil {
+			return nil, nil
+		}
+		rigged.Skeleton, kind = named, gkind
+	}
+	var out [][]vecmath.Mat4
+	var played []string
+	for _, name := range MotionClips {
+		clip, err := Lookup(name, kind)
+		if err != nil {
+			continue
+		}
+		anim, _, err := Apply(rigged, clip, Options{})
+		if err != nil {
+			continue
+		}
+		played = append(played, name)
+		for f := 0; f < frames; f++ {
+			t := clip.Duration * (float64(f) + 0.5) / float64(frames)
+			out = append(out, sk.SkinningMatrices(AnimatedWorld(sk, anim, t)))
+		}
+	}
+	return out, played
+}
+
+// guessedCopy is a copy of sk whose joints carry the names GuessNames gives
+// them (the others keep theirs), and the kind guessed.
+func guessedCopy(sk *character.Skeleton) (*character.Skeleton, string, bool) {
+	guessed, kind, err := GuessNames(sk, "")
+	if err != nil {
+		return nil, "", false
+	}
+	named := sk.Clone()
+	for j, n := range guessed {
+		if n != "" {
+			named.Names[j] = n
+		}
+	}
+	return named, kind, true
+}
+
+// ClipPoseFrames is how many frames of each clip ClipPoses takes: at a sixth, a
+// half and five sixths of its duration, so a clip that goes out and back (crouch,
+// arms up) is posed at its deepest.
+const ClipPoseFrames = 3
+
+// ClipPoses is Motion's frames alone, ClipPoseFrames of each clip: the poses of
+// the rewards' deformation (rewards.Options.Motion).
+func ClipPoses(sk *character.Skeleton) [][]vecmath.Mat4 {
+	out, _ := Motion(sk, ClipPoseFrames)
+	return out
+}
+
+// schemeAgrees says whether sk's named joints hang from one another as kind's
+// naming scheme says: for every joint with a name of the scheme, the nearest
+// ancestor with such a name is one of its ancestors in the scheme. One joint may
+// disagree (a leg hung off the other thigh, as some rigs do).
+func schemeAgrees(sk *character.Skeleton, kind string) bool {
+	parents := canonParent[kind]
+	canon := CanonicalNames(sk.Names)
+	wrong := 0
+	for j, c := range canon {
+		if _, ok := parents[c]; !ok {
+			continue
+		}
+		a := sk.Parents[j]
+		for a >= 0 {
+			if _, ok := parents[canon[a]]; ok {
+				break
+			}
+			a = sk.Parents[a]
+		}
+		if a >= 0 && !schemeAncestor(parents, c, canon[a]) {
+			wrong++
+		}
+	}
+	return wrong <= 1
+}
+
+// schemeAncestor says whether a is an ancestor of c in the scheme's hierarchy.
+func schemeAncestor(parents map[string]string, c, a string) bool {
+	for p := parents[c]; p != ""; p = parents[p] {
+		if p == a {
+			return true
+		}
+	}
+	return false
+}
