@@ -85,37 +85,38 @@ func ClipPoses(sk *character.Skeleton) [][]vecmath.Mat4 {
 }
 
 // schemeAgrees says whether sk's named joints hang from one another as kind's
-// naming scheme says: for every joint with a name of the scheme, the nearest
-// ancestor with such a name is one of its ancestors in the scheme. One joint may
-// disagree (a leg hung off the other thigh, as some rigs do).
+// naming scheme says: every joint with a name of the scheme hangs (through
+// joints without one) from the nearest of its scheme ancestors that the rig has
+// (a rig without Spine1 hangs Spine2 from Spine), or from no named joint at all
+// (an inverse-kinematics foot on the root). One joint may disagree (a leg hung
+// off the other thigh, as some rigs do); names handed out to the joints of a
+// star or a chain disagree at almost every joint.
 func schemeAgrees(sk *character.Skeleton, kind string) bool {
 	parents := canonParent[kind]
 	canon := CanonicalNames(sk.Names)
+	idx := jointIndex(sk)
 	wrong := 0
 	for j, c := range canon {
-		if _, ok := parents[c]; !ok {
+		if _, ok := parents[c]; !ok || idx[c] != j {
 			continue
 		}
-		a := sk.Parents[j]
-		for a >= 0 {
-			if _, ok := parents[canon[a]]; ok {
+		want := parents[c]
+		for want != "" {
+			if _, ok := idx[want]; ok {
 				break
 			}
-			a = sk.Parents[a]
+			want = parents[want]
 		}
-		if a >= 0 && !schemeAncestor(parents, c, canon[a]) {
+		got := ""
+		for a := sk.Parents[j]; a >= 0; a = sk.Parents[a] {
+			if _, ok := parents[canon[a]]; ok && idx[canon[a]] == a {
+				got = canon[a]
+				break
+			}
+		}
+		if got != "" && got != want {
 			wrong++
 		}
 	}
 	return wrong <= 1
-}
-
-// schemeAncestor says whether a is an ancestor of c in the scheme's hierarchy.
-func schemeAncestor(parents map[string]string, c, a string) bool {
-	for p := parents[c]; p != ""; p = parents[p] {
-		if p == a {
-			return true
-		}
-	}
-	return false
 }

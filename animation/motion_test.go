@@ -82,3 +82,47 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestSchemeAgrees: names that hang from one another as the scheme says agree
+// (joints the rig lacks skipped, feet on the root, one leg off the other
+// thigh); Mixamo names handed out in joint order to a star or a chain do not.
+func TestSchemeAgrees(t *testing.T) {
+	biped := generate(t, "biped", 1).Skeleton
+	idx := jointIndex(biped)
+	borrowed := func(parents []int) *character.Skeleton {
+		order := []string{"Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "LeftShoulder", "LeftArm",
+			"LeftForeArm", "LeftHand", "RightShoulder", "RightArm", "RightForeArm", "RightHand",
+			"LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot"}
+		sk := &character.Skeleton{Names: order, Parents: parents, BindWorld: make([]vecmath.Mat4, len(order))}
+		for j := range sk.BindWorld {
+			sk.BindWorld[j] = vecmath.Translate4(vecmath.Vec3{0, float64(j), 0})
+		}
+		return sk
+	}
+	star, chain := make([]int, 20), make([]int, 20)
+	for j := range star {
+		star[j], chain[j] = min(j-1, 0), j-1
+	}
+	footOnRoot := biped.Clone()
+	footOnRoot.Parents[idx["LeftFoot"]], footOnRoot.Parents[idx["RightFoot"]] = -1, -1
+	legOffLeg := biped.Clone()
+	legOffLeg.Parents[idx["RightUpLeg"]] = idx["LeftUpLeg"]
+	bothLegs := legOffLeg.Clone()
+	bothLegs.Parents[idx["LeftArm"]] = idx["RightArm"]
+	for _, tc := range []struct {
+		name string
+		sk   *character.Skeleton
+		want bool
+	}{
+		{"named biped", biped, true},
+		{"feet on the root", footOnRoot, true},
+		{"one leg off the other thigh", legOffLeg, true},
+		{"two limbs hung elsewhere", bothLegs, false},
+		{"borrowed names on a star", borrowed(star), false},
+		{"borrowed names on a chain", borrowed(chain), false},
+	} {
+		if got := schemeAgrees(tc.sk, Humanoid); got != tc.want {
+			t.Errorf("%s: schemeAgrees %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
