@@ -13,29 +13,20 @@ var MotionClips = []string{"walk", "wave", "crouch", "arms_up"}
 // Motion poses sk by rigkit's clips of its kind: MotionClips, frames of each at
 // the middles of equal steps of its duration (so a clip that starts at rest gives
 // no frame at rest), as skinning matrices (posed world × inverse bind, one per
-// joint, in sk's units). Joints are matched by their names when these follow a
-// known scheme, else by names guessed from the skeleton's shape (a quadruped, then
-// a humanoid), as `rig animate` does; a skeleton matched neither way gets no
-// frames. Clips play only where `rig animate` would play them (CheckKind), and
-// on names only when the named joints hang from one another as the scheme says
-// (schemeAgrees): names handed out to the wrong joints get no frames, so that
-// renaming a rig cannot buy it the clips' gentler poses. It also returns the
-// clips played.
+// joint, in sk's units). Joints are matched by their names, which must follow a
+// known scheme, name at least motionKeyNames of the kind's key joints (its legs
+// and arms, not a fish's Hips, Spine and Head alone), and hang from one another
+// as the scheme says (schemeAgrees), on a
+// skeleton `rig animate` would animate (CheckKind); any other skeleton gets no
+// frames. Shape guesses are not used: they read a cape's cloth strips or a
+// bird's wings as a biped's limbs, and names handed out to the wrong joints must
+// not buy a rig the clips' poses. It also returns the clips played.
 func Motion(sk *character.Skeleton, frames int) ([][]vecmath.Mat4, []string) {
-	rigged := &character.Character{Skeleton: sk}
 	kind, err := DetectKind(sk)
-	switch {
-	case err == nil:
-		if !schemeAgrees(sk, kind) || CheckKind(sk, kind, true) != nil {
-			return nil, nil
-		}
-	default:
-		named, gkind, ok := guessedCopy(sk)
-		if !ok || CheckKind(named, gkind, false) != nil {
-			return nil, nil
-		}
-		rigged.Skeleton, kind = named, gkind
+	if err != nil || keyNames(sk, kind) < motionKeyNames || !schemeAgrees(sk, kind) || CheckKind(sk, kind, true) != nil {
+		return nil, nil
 	}
+	rigged := &character.Character{Skeleton: sk}
 	var out [][]vecmath.Mat4
 	var played []string
 	for _, name := range MotionClips {
@@ -56,20 +47,20 @@ func Motion(sk *character.Skeleton, frames int) ([][]vecmath.Mat4, []string) {
 	return out, played
 }
 
-// guessedCopy is a copy of sk whose joints carry the names GuessNames gives
-// them (the others keep theirs), and the kind guessed.
-func guessedCopy(sk *character.Skeleton) (*character.Skeleton, string, bool) {
-	guessed, kind, err := GuessNames(sk, "")
-	if err != nil {
-		return nil, "", false
-	}
-	named := sk.Clone()
-	for j, n := range guessed {
-		if n != "" {
-			named.Names[j] = n
+// motionKeyNames is how many of its kind's 11 key joints (DetectKind's) a
+// skeleton must name for Motion to play clips on it.
+const motionKeyNames = 8
+
+// keyNames counts the key joints of kind that sk names.
+func keyNames(sk *character.Skeleton, kind string) int {
+	idx := jointIndex(sk)
+	n := 0
+	for _, name := range kindJoints[kind] {
+		if _, ok := idx[name]; ok {
+			n++
 		}
 	}
-	return named, kind, true
+	return n
 }
 
 // ClipPoseFrames is how many frames of each clip ClipPoses takes: at a sixth, a

@@ -9,9 +9,9 @@ import (
 	"github.com/rigkit/rigkit/vecmath"
 )
 
-// TestMotion: a named biped plays every humanoid clip of MotionClips, the same
-// biped with its names erased plays them by the names guessed from its shape
-// (the same frames), a quadruped plays its walk, and a snake gets no frames.
+// TestMotion: a named biped plays every humanoid clip of MotionClips, a named
+// quadruped its walk; the same biped with its names erased, and a snake, get no
+// frames.
 func TestMotion(t *testing.T) {
 	biped := generate(t, "biped", 1).Skeleton
 	unnamed := biped.Clone()
@@ -24,7 +24,7 @@ func TestMotion(t *testing.T) {
 		played []string
 	}{
 		{"named biped", biped, MotionClips},
-		{"unnamed biped", unnamed, MotionClips},
+		{"unnamed biped", unnamed, nil},
 		{"quadruped", generate(t, "quadruped", 1).Skeleton, []string{"walk"}},
 		{"snake", generate(t, "snake", 2).Skeleton, nil},
 	} {
@@ -45,15 +45,6 @@ func TestMotion(t *testing.T) {
 				}
 			}
 		})
-	}
-	named, _ := Motion(biped, 3)
-	guessed, _ := Motion(unnamed, 3)
-	for k := range named {
-		for j := range named[k] {
-			if d := maxDiff(named[k][j], guessed[k][j]); d > 1e-9 {
-				t.Fatalf("frame %d joint %d differs by %g between the named and the guessed biped", k, j, d)
-			}
-		}
 	}
 }
 

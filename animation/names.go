@@ -89,16 +89,9 @@ func DetectKind(sk *character.Skeleton) (string, error) {
 	if sk.NumJoints() == 0 {
 		return "", fmt.Errorf("no skeleton")
 	}
-	idx := jointIndex(sk)
 	best, bestN := "", 0
 	for _, kind := range []string{Humanoid, Quadruped} {
-		n := 0
-		for _, name := range kindJoints[kind] {
-			if _, ok := idx[name]; ok {
-				n++
-			}
-		}
-		if n > bestN {
+		if n := keyNames(sk, kind); n > bestN {
 			best, bestN = kind, n
 		}
 	}

@@ -247,10 +247,8 @@ func regionOf(c *character.Character, j int, scale float64) jointRegion {
 // metrics.DeformPoses random poses (seeded, up to metrics.DeformMaxAngle).
 func jointPoses(gt *character.Character, seed int64) ([][]vecmath.Mat4, string) {
 	sk := gt.Skeleton
-	if _, err := animation.DetectKind(sk); err == nil {
-		if out, names := animation.Motion(sk, clipFrames); len(out) > 0 {
-			return out, "clips " + strings.Join(names, ", ")
-		}
+	if out, names := animation.Motion(sk, clipFrames); len(out) > 0 {
+		return out, "clips " + strings.Join(names, ", ")
 	}
 	rng := rand.New(rand.NewSource(seed))
 	var out [][]vecmath.Mat4

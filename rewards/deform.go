@@ -135,7 +135,12 @@ func (p *Prepared) deformation(r *rig, motion [][]vecmath.Mat4, opt Options) (fl
 			}
 		}
 		flips += p.folds(def, mats, fr)
-		artSum += p.affine.residual(def)
+		if k < opt.Poses {
+			// Articulation asks whether the rig bends at all, which the random poses,
+			// turning every joint, answer alone: a clip moves only the joints it
+			// names, and its frames would otherwise count against a rig that plays it.
+			artSum += p.affine.residual(def)
+		}
 		if p.volTris {
 			d := math.Abs(signedVolume(def, p.tris)/p.restVol - 1)
 			if math.IsNaN(d) || d > 1 {
@@ -161,7 +166,7 @@ func (p *Prepared) deformation(r *rig, motion [][]vecmath.Mat4, opt Options) (fl
 		det.FlipRate = float64(flips) / (poses * float64(len(p.flipTris)))
 	}
 	det.VolumeDrift = volDrift / poses
-	det.Articulation = artSum / poses
+	det.Articulation = artSum / float64(max(opt.Poses, 1))
 	det.WorstVertices = p.worstVertices(r, edgeMax)
 	// Per seam, not per mesh: strain and tears are counted per region-boundary edge,
 	// so a rig does not gain by having fewer seams (dropping a limb removes its seam

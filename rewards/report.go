@@ -19,7 +19,7 @@ const RewardVersion = 5
 
 // RewardChange says what the current RewardVersion changed, for a trainer pinning
 // its rewards (rig serve's /healthz answers it).
-const RewardChange = "5: the deformation reward poses the rig by rigkit's clips (walk, wave, crouch, arms up; 3 frames each) beside its 8 random poses where the skeleton's joint names or its shape give its kind (Options.Motion, which every rig command sets; rig score and rig serve --clips=false leave it out); weights as version 4"
+const RewardChange = "5: the deformation reward poses the rig by rigkit's clips (walk, wave, crouch, arms up; 3 frames each) beside its 8 random poses where the skeleton's joint names follow a known scheme and its hierarchy (Options.Motion, which every rig command sets; rig score and rig serve --clips=false leave it out); weights as version 4"
 
 // Reward names, the keys of Report.Rewards.
 const (
@@ -164,7 +164,7 @@ type DeformationDetails struct {
 	FlipRate    float64 `json:"flip_rate"`
 	VolumeDrift float64 `json:"volume_drift"` // mean |V_posed/V_rest - 1|; 0 when the mesh is open
 	// Articulation is the mean relative distance of the posed mesh from the best
-	// affine image of its rest shape (sampled vertices): 0 when the poses move the
+	// affine image of its rest shape (sampled vertices) over the random poses: 0 when they move the
 	// mesh rigidly or by any one affine map.
 	Articulation float64 `json:"articulation"`
 	// WorstVertices are vertices at the most stretched edges, with the joint that

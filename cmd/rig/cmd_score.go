@@ -82,7 +82,7 @@ func runScore(args []string, stdout io.Writer) error {
 }
 
 // clipsUsage is the --clips flag of the commands that score rigs.
-const clipsUsage = "also pose the deformation reward by rigkit's clips (walk, wave, crouch, arms up) where the skeleton's names or shape give its kind (reward version 5); false: random poses alone, as version 4"
+const clipsUsage = "also pose the deformation reward by rigkit's clips (walk, wave, crouch, arms up) where the skeleton's joint names follow a known scheme (reward version 5); false: random poses alone, as version 4"
 
 // judgeOptions are the scoring options of rig score and rig serve: poses random
 // poses of seed, and rigkit's clips beside them unless clips is false.
