@@ -109,17 +109,7 @@ func (p *Prepared) deformation(r *rig, motion [][]vecmath.Mat4, opt Options) (fl
 	fr := p.flipFrames(r)
 	torn, regions := p.seamEdges(r)
 	for k := 0; k < poseCount && !opt.canceled(); k++ {
-		if k >= opt.Poses {
-			copy(mats, motion[k-opt.Poses])
-		} else {
-			// One stream per pose, read joint by joint: joints appended to a skeleton do
-			// not change the rotations the others get.
-			rng := rand.New(rand.NewSource(opt.Seed*7919 + 17 + int64(k)*104729))
-			posed := r.skel.PosedWorld(character.RandomPose(rng, nJ, opt.MaxAngle))
-			for j := range mats {
-				mats[j] = posed[j].Mul(invBind[j])
-			}
-		}
+		r.poseMatrices(mats, k, motion, invBind, opt)
 		p.skinPosed(def, r, mats)
 		for i, e := range p.edges {
 			eps := math.Min(strainCap, math.Abs(def[e.a].Dist(def[e.b])/e.len-1))
@@ -181,6 +171,22 @@ func (p *Prepared) deformation(r *rig, motion [][]vecmath.Mat4, opt Options) (fl
 		artF = 1 // a mesh too small to sample (fewer than 4 vertices 0.3 apart)
 	}
 	return tearF * strainF * flipF * volF * artF, det
+}
+
+// poseMatrices fills mats with pose k's skinning matrices: the seeded random pose
+// k while k < opt.Poses, then the motion's frames.
+func (r *rig) poseMatrices(mats []vecmath.Mat4, k int, motion [][]vecmath.Mat4, invBind []vecmath.Mat4, opt Options) {
+	if k >= opt.Poses {
+		copy(mats, motion[k-opt.Poses])
+		return
+	}
+	// One stream per pose, read joint by joint: joints appended to a skeleton do
+	// not change the rotations the others get.
+	rng := rand.New(rand.NewSource(opt.Seed*7919 + 17 + int64(k)*104729))
+	posed := r.skel.PosedWorld(character.RandomPose(rng, len(mats), opt.MaxAngle))
+	for j := range mats {
+		mats[j] = posed[j].Mul(invBind[j])
+	}
 }
 
 // tearFactor is the tear factor for a torn share t of the region-boundary edges:
