@@ -2,6 +2,7 @@ package animation
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 
@@ -62,16 +63,9 @@ func moved(f []vecmath.Mat4) int {
 func maxDiff(a, b vecmath.Mat4) float64 {
 	d := 0.0
 	for i := range a {
-		d = max(d, abs(a[i]-b[i]))
+		d = max(d, math.Abs(a[i]-b[i]))
 	}
 	return d
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // TestSchemeAgrees: names that hang from one another as the scheme says agree
@@ -115,5 +109,48 @@ func TestSchemeAgrees(t *testing.T) {
 		if got := schemeAgrees(tc.sk, Humanoid); got != tc.want {
 			t.Errorf("%s: schemeAgrees %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestMotionHostileSkeletons: skeletons no rig should have (every joint on one
+// point, a body 1e-9 or 1e9 tall, a non-finite joint, bind matrices that do not
+// invert) get frames that are all finite, or none, and never a panic.
+func TestMotionHostileSkeletons(t *testing.T) {
+	biped := generate(t, "biped", 2).Skeleton
+	scaled := func(s float64) *character.Skeleton {
+		sk := biped.Clone()
+		for j, m := range sk.BindWorld {
+			sk.BindWorld[j] = vecmath.Scale4(s).Mul(m)
+		}
+		return sk
+	}
+	onePoint := biped.Clone()
+	for j := range onePoint.BindWorld {
+		onePoint.BindWorld[j] = vecmath.Identity4()
+	}
+	nan := biped.Clone()
+	nan.BindWorld[3][13] = math.NaN()
+	flat := biped.Clone()
+	flat.BindWorld[0] = vecmath.Mat4{}
+	for _, tc := range []struct {
+		name string
+		sk   *character.Skeleton
+	}{
+		{"every joint on one point", onePoint},
+		{"1e-9 tall", scaled(1e-9)},
+		{"1e9 tall", scaled(1e9)},
+		{"a NaN joint", nan},
+		{"a bind matrix of zeros", flat},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frames, _ := Motion(tc.sk, 3)
+			for k, f := range frames {
+				for j, m := range f {
+					if !m.IsFinite() {
+						t.Fatalf("frame %d joint %d is not finite: %v", k, j, m)
+					}
+				}
+			}
+		})
 	}
 }
