@@ -60,6 +60,7 @@ func moved(f []vecmath.Mat4) int {
 	return n
 }
 
+// maxDiff is the largest difference between two matrices, entry by entry.
 func maxDiff(a, b vecmath.Mat4) float64 {
 	d := 0.0
 	for i := range a {
