@@ -23,7 +23,7 @@ var MotionClips = []string{"walk", "wave", "crouch", "arms_up"}
 // not buy a rig the clips' poses. It also returns the clips played.
 func Motion(sk *character.Skeleton, frames int) ([][]vecmath.Mat4, []string) {
 	kind, err := DetectKind(sk)
-	if err != nil || keyNames(sk, kind) < motionKeyNames || !schemeAgrees(sk, kind) || CheckKind(sk, kind, true) != nil {
+	if err != nil || keyNames(jointIndex(sk), kind) < motionKeyNames || !schemeAgrees(sk, kind) || CheckKind(sk, kind, true) != nil {
 		return nil, nil
 	}
 	rigged := &character.Character{Skeleton: sk}
@@ -51,9 +51,9 @@ func Motion(sk *character.Skeleton, frames int) ([][]vecmath.Mat4, []string) {
 // skeleton must name for Motion to play clips on it.
 const motionKeyNames = 8
 
-// keyNames counts the key joints of kind that sk names.
-func keyNames(sk *character.Skeleton, kind string) int {
-	idx := jointIndex(sk)
+// keyNames counts the key joints of kind among a skeleton's canonical names
+// (jointIndex).
+func keyNames(idx map[string]int, kind string) int {
 	n := 0
 	for _, name := range kindJoints[kind] {
 		if _, ok := idx[name]; ok {

@@ -89,9 +89,10 @@ func DetectKind(sk *character.Skeleton) (string, error) {
 	if sk.NumJoints() == 0 {
 		return "", fmt.Errorf("no skeleton")
 	}
+	idx := jointIndex(sk)
 	best, bestN := "", 0
 	for _, kind := range []string{Humanoid, Quadruped} {
-		if n := keyNames(sk, kind); n > bestN {
+		if n := keyNames(idx, kind); n > bestN {
 			best, bestN = kind, n
 		}
 	}
