@@ -55,6 +55,10 @@ type RankOptions struct {
 	Seed     int64 // seed of the deformation poses
 	Workers  int
 	Progress io.Writer
+	// Weights, when set, rank by rewards.CombineWith these weights instead of the
+	// score (`rig eval --reward`): what another combination would rank, the
+	// learned critic's weight among them, without scoring again.
+	Weights map[string]float64
 	// Skeleton ranks skeletons instead of skins: the artist's, the classical and
 	// perturbed ones (SkeletonCandidates), each skinned by Skins[Methods[0]], against
 	// CD-J2J to the artist's skeleton (rank_skeleton.go).
@@ -74,6 +78,9 @@ type RankCandidate struct {
 	Deform  float64 `json:"deform"`
 	Seconds float64 `json:"seconds"`
 	Error   string  `json:"error,omitempty"`
+	// CriticFeatures are the skeleton's rewards.CriticFeatures as scored, so a
+	// critic refitted offline can be tried on the candidates without scoring again.
+	CriticFeatures []float64 `json:"critic_features,omitempty"`
 }
 
 // RankCharacter is one character's candidates and rank agreements. A τ is absent
@@ -148,6 +155,9 @@ func RankRewards(files []File, opt RankOptions) (*RankReport, error) {
 	close(jobs)
 	wg.Wait()
 	fmt.Fprintln(opt.Progress)
+	if opt.Weights != nil {
+		reweigh(results, opt.Weights)
+	}
 	rep := summarizeRank(results, opt.Methods, opt.Seed)
 	rep.Half = opt.Half
 	if opt.Skeleton {
@@ -156,6 +166,21 @@ func RankRewards(files []File, opt RankOptions) (*RankReport, error) {
 		rep.Skeleton = summarizeSkeletonRank(results, opt.Methods[0])
 	}
 	return &rep, nil
+}
+
+// reweigh replaces every scored candidate's score by the combination of its
+// rewards with weights and ranks again.
+func reweigh(chars []RankCharacter, weights map[string]float64) {
+	for i := range chars {
+		for k, c := range chars[i].Candidates {
+			if c.Error == "" {
+				chars[i].Candidates[k].Score = rewards.CombineWith(c.Rewards, weights)
+			}
+		}
+		if len(chars[i].Candidates) > 0 {
+			chars[i].Tau, chars[i].Alone, chars[i].Without = rankTaus(chars[i].Candidates)
+		}
+	}
 }
 
 // rankHeldOut keeps the character files whose tuning family
@@ -197,6 +222,14 @@ func rankCreature(category string) bool {
 	return c != "" && !strings.HasPrefix(c, "prop")
 }
 
+// criticFeatures are the report's critic features, nil when it has none.
+func criticFeatures(rep *rewards.Report) []float64 {
+	if rep.Details.Critic == nil {
+		return nil
+	}
+	return rep.Details.Critic.Features
+}
+
 // loadRigged loads the artist's rig at path and prepares its mesh for scoring: the
 // one load both rank tasks start from.
 func loadRigged(path string) (*character.Character, *rewards.Prepared, error) {
@@ -226,7 +259,7 @@ func rankOne(f File, family string, methods []string, skins map[string]SkinMetho
 	if rep, err := score(gt); err != nil {
 		truth.Error = err.Error()
 	} else {
-		truth.Score, truth.Rewards = rep.Score, rep.Rewards
+		truth.Score, truth.Rewards, truth.CriticFeatures = rep.Score, rep.Rewards, criticFeatures(rep)
 	}
 	out.Candidates = append(out.Candidates, truth)
 	for _, m := range methods {
@@ -262,7 +295,7 @@ func RankCandidateOf(gt *character.Character, m string, skin SkinMethod, score f
 		c.Error = fmt.Sprintf("%s: %v", m, err)
 		return c
 	}
-	c.Score, c.Rewards, c.Deform = rep.Score, rep.Rewards, res.DeformMean
+	c.Score, c.Rewards, c.Deform, c.CriticFeatures = rep.Score, rep.Rewards, res.DeformMean, criticFeatures(rep)
 	return c
 }
 

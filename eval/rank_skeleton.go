@@ -114,7 +114,7 @@ func skeletonCandidate(gt *character.Character, prep *rewards.Prepared, name str
 		c.Error = fmt.Sprintf("%s: %v", name, err)
 		return c
 	}
-	c.Score, c.Rewards = rep.Score, rep.Rewards
+	c.Score, c.Rewards, c.CriticFeatures = rep.Score, rep.Rewards, criticFeatures(rep)
 	c.Deform = metrics.SkeletonMetrics(gt.Skeleton, sk, norm).CDJ2J
 	return c
 }
@@ -125,16 +125,10 @@ func skeletonCandidate(gt *character.Character, prep *rewards.Prepared, name str
 // "extra_joints" adds a leaf at the middle of every fourth bone. It errs when the
 // skeleton has no such part (no limb, no two legs).
 func perturbSkeleton(sk *character.Skeleton, kind string, height float64, seed int64) (*character.Skeleton, error) {
-	rng := rand.New(rand.NewSource(seed))
 	switch kind {
 	case "jitter2", "jitter5", "jitter10":
 		pct := map[string]float64{"jitter2": 2, "jitter5": 5, "jitter10": 10}[kind]
-		out := sk.Clone()
-		for j := range out.BindWorld {
-			d := randomUnit(rng).Scale(pct / 100 * height)
-			out.BindWorld[j] = setTranslation(out.BindWorld[j], out.Position(j).Add(d))
-		}
-		return out, nil
+		return jitterSkeleton(sk, pct/100*height, seed), nil
 	case "drop_limb":
 		return dropLimb(sk)
 	case "merge_legs":
@@ -145,13 +139,15 @@ func perturbSkeleton(sk *character.Skeleton, kind string, height float64, seed i
 	return nil, fmt.Errorf("perturb skeleton: unknown perturbation %q", kind)
 }
 
-func randomUnit(rng *rand.Rand) vecmath.Vec3 {
-	for {
-		v := vecmath.Vec3{rng.Float64()*2 - 1, rng.Float64()*2 - 1, rng.Float64()*2 - 1}
-		if n := v.Len(); n > 1e-3 && n <= 1 {
-			return v.Scale(1 / n)
-		}
+// jitterSkeleton moves every joint of sk by dist in a seeded random direction.
+func jitterSkeleton(sk *character.Skeleton, dist float64, seed int64) *character.Skeleton {
+	rng := rand.New(rand.NewSource(seed))
+	out := sk.Clone()
+	for j := range out.BindWorld {
+		d := vecmath.RandomUnit(rng).Scale(dist)
+		out.BindWorld[j] = setTranslation(out.BindWorld[j], out.Position(j).Add(d))
 	}
+	return out
 }
 
 func setTranslation(m vecmath.Mat4, p vecmath.Vec3) vecmath.Mat4 {

@@ -14,23 +14,25 @@ import (
 // its strain counts distorted edges instead of summing squared strain, so that it
 // ranks candidate skins as the ground truth does (docs/rewards.md, "Rank
 // agreement"). Version 4: symmetry and limbs. Version 5: the deformation poses
-// include rigkit's clips (Options.Motion).
-const RewardVersion = 5
+// include rigkit's clips (Options.Motion). Version 6: the learned critic in the
+// report, at weight 0.
+const RewardVersion = 6
 
 // RewardChange says what the current RewardVersion changed, for a trainer pinning
 // its rewards (rig serve's /healthz answers it).
-const RewardChange = "5: the deformation reward poses the rig by rigkit's clips (walk, wave, crouch, arms up; 3 frames each) beside its 8 random poses where the skeleton's joint names follow a known scheme and its hierarchy (Options.Motion, which every rig command sets; rig score and rig serve --clips=false leave it out); weights as version 4"
+const RewardChange = "6: the rewards add critic, a learned ranker of skeletons (rewards/critic.json, rig train-critic) fitted on the tune half's artist skeletons against perturbed, classical and template ones; it is reported with its features but weighs 0 in the score, since a random search against it beats true rigs (docs/rewards.md, \"Learned critic\"); score as version 5"
 
 // Reward names, the keys of Report.Rewards.
 const (
-	Containment = "containment"
-	Coverage    = "coverage"
-	SkinReward  = "skin"
-	Locality    = "locality"
-	Deformation = "deformation"
-	Sanity      = "sanity"
-	Symmetry    = "symmetry"
-	Limbs       = "limbs"
+	Containment  = "containment"
+	Coverage     = "coverage"
+	SkinReward   = "skin"
+	Locality     = "locality"
+	Deformation  = "deformation"
+	Sanity       = "sanity"
+	Symmetry     = "symmetry"
+	Limbs        = "limbs"
+	CriticReward = "critic"
 )
 
 // Weights are the exponents of the combined score, a weighted geometric mean:
@@ -42,20 +44,23 @@ const (
 // deformation sees how badly the skin bends and (its articulation factor) whether it
 // bends at all, which a single-joint rig or equal weights on every joint do not;
 // sanity sees joints poked outside, duplicated or too many. The weights were chosen
-// among {1,2,3,4} on the real-rig hack sweep (see docs/rewards.md).
+// among {1,2,3,4} on the real-rig hack sweep (see docs/rewards.md). The learned
+// critic weighs 0: at the weights that raise the skeleton ranking, random search
+// against it beats true rigs (docs/rewards.md, "Learned critic").
 var Weights = map[string]float64{
-	Containment: 1,
-	Coverage:    3,
-	SkinReward:  1,
-	Locality:    3,
-	Deformation: 2,
-	Sanity:      2,
-	Symmetry:    2,
-	Limbs:       1,
+	Containment:  1,
+	Coverage:     3,
+	SkinReward:   1,
+	Locality:     3,
+	Deformation:  2,
+	Sanity:       2,
+	Symmetry:     2,
+	Limbs:        1,
+	CriticReward: 0,
 }
 
 // RewardNames lists the rewards in report order.
-var RewardNames = []string{Containment, Coverage, SkinReward, Locality, Deformation, Sanity, Symmetry, Limbs}
+var RewardNames = []string{Containment, Coverage, SkinReward, Locality, Deformation, Sanity, Symmetry, Limbs, CriticReward}
 
 // Report is the JSON-serializable result of scoring one rig.
 type Report struct {
@@ -80,6 +85,7 @@ type Details struct {
 	Sanity      *SanityDetails      `json:"sanity,omitempty"`
 	Symmetry    *SymmetryDetails    `json:"symmetry,omitempty"`
 	Limbs       *LimbDetails        `json:"limbs,omitempty"`
+	Critic      *CriticDetails      `json:"critic,omitempty"`
 }
 
 // BoneFraction names a bone (parent joint → child joint) and the fraction of its

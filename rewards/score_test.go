@@ -131,7 +131,7 @@ func ExampleScore() {
 		return
 	}
 	fmt.Println(rep.Score > 0.5, len(rep.Rewards))
-	// Output: true 8
+	// Output: true 9
 }
 
 // cpuMillis returns this process's user+system CPU time in milliseconds, so that

@@ -14,8 +14,9 @@ func TestWeightsFor(t *testing.T) {
 		err        string
 	}{
 		{"empty is the current weights", "", Weights, ""},
-		{"version 4 is the current weights", "v4", Weights, ""},
-		{"version 5 is the current weights", "v5", Weights, ""},
+		{"version 6 is the current weights", "v6", Weights, ""},
+		{"version 5: version 6's without the critic", "v5", withoutCritic(Weights), ""},
+		{"version 4: version 5's", "v4", withoutCritic(Weights), ""},
 		{"version 3: the six geometric rewards", "v3", v3, ""},
 		{"spaces around a version", " v3 ", v3, ""},
 		{"explicit list", "coverage=3, symmetry=0.5", map[string]float64{Coverage: 3, Symmetry: 0.5}, ""},
@@ -47,6 +48,12 @@ func TestWeightsFor(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withoutCritic(w map[string]float64) map[string]float64 {
+	out := maps.Clone(w)
+	delete(out, CriticReward)
+	return out
 }
 
 // TestWeightsForIsACopy checks that a caller changing the weights it got changes

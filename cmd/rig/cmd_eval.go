@@ -64,6 +64,9 @@ type evalTaskFlags struct {
 	// KeepIdle leaves the artist's weightless joints without weight in the skin
 	// task's methods (eval.SkinOptions.KeepIdle).
 	KeepIdle bool
+	// Reward is the rewards task's combination (rewards.WeightsFor) to rank by
+	// instead of the score; empty: the score.
+	Reward string
 }
 
 // evalTasks are the tasks of `rig eval` (eval_tasks.go).
@@ -109,6 +112,7 @@ func runEval(args []string, stdout io.Writer) error {
 	baseline := fs.String("baseline", "", "skin task: also compare every other method with this one file by file (mean difference in deformation, 95% bootstrap interval, files lower/higher)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	half := fs.String("half", "report", "rewards task: the half of the families to rank on, report (held out from reward tuning) or tune")
+	reward := fs.String("reward", "", "rewards task: rank by this combination of the rewards instead of the score (a version such as v3, or name=w,...)")
 	skeleton := fs.Bool("skeleton", false, "rewards task: rank skeletons (the artist's, classical, perturbed), each skinned by the first --method (default geodesic), against CD-J2J")
 	var from evalDirFlag
 	fs.Var(&from, "from", "skin task: merge these earlier REPORT.json files (repeatable) and write their summary and paired tables instead of scoring")
@@ -154,6 +158,9 @@ func runEval(args []string, stdout io.Writer) error {
 	if *baseline != "" && *task != "skin" {
 		return fmt.Errorf("%w: --baseline compares skin methods; it needs --task skin", errUsage)
 	}
+	if *reward != "" && *task != "rewards" {
+		return fmt.Errorf("%w: --reward recombines the rewards; it needs --task rewards", errUsage)
+	}
 	if *skeleton && *task != "rewards" {
 		return fmt.Errorf("%w: --skeleton ranks skeletons by the rewards; it needs --task rewards", errUsage)
 	}
@@ -176,7 +183,7 @@ func runEval(args []string, stdout io.Writer) error {
 	}
 	cfg := evalConfig{Files: files, Methods: strings.Split(*method, ","), Out: *out,
 		Workers: max(1, *workers), Seed: *seed, Leak: *leak, Progress: progressOut(*quiet), Baseline: *baseline,
-		Task: evalTaskFlags{External: external, Half: *half, Skeleton: *skeleton, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic, SkinSampling: skinSampling{Samples: *skinSamples, Temperature: *skinTemp}, Votes: *votes, KeepIdle: *keepIdle}}
+		Task: evalTaskFlags{External: external, Half: *half, Skeleton: *skeleton, Tokenizer: tokOpt, Anatomy: anaOpt, Synthetic: *synthetic, SkinSampling: skinSampling{Samples: *skinSamples, Temperature: *skinTemp}, Votes: *votes, KeepIdle: *keepIdle, Reward: *reward}}
 	return run(cfg, stdout)
 }
 

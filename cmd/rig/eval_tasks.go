@@ -10,6 +10,7 @@ import (
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/eval"
+	"github.com/rigkit/rigkit/rewards"
 	"github.com/rigkit/rigkit/sampler"
 	"github.com/rigkit/rigkit/skincodec"
 )
@@ -152,6 +153,13 @@ func evalRewards(cfg evalConfig, stdout io.Writer) error {
 	}
 	opt := eval.RankOptions{Methods: methods, Skins: skins, Half: half,
 		Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress, Skeleton: cfg.Task.Skeleton}
+	if cfg.Task.Reward != "" {
+		w, err := rewards.WeightsFor(cfg.Task.Reward)
+		if err != nil {
+			return fmt.Errorf("%w: --reward: %v", errUsage, err)
+		}
+		opt.Weights = w
+	}
 	if cfg.Task.Skeleton {
 		opt.Model = evalModel(cfg.Methods, "skeletons")
 	}
