@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ func TestGRPORewardCombination(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", spec, err)
 		}
-		reward := cachedRigReward(gen, w)
+		reward := cachedRigReward(gen, w, nil)
 		r := reward(mesh, stream)
 		got[spec] = r.Score
 		if want := rewards.CombineWith(rep.Rewards, w); math.Abs(got[spec]-want) > 1e-12 {
@@ -124,5 +125,46 @@ func TestGRPORewardSpecRecordedAndKept(t *testing.T) {
 				t.Fatalf("resume with %q: error %v, want one with %q", tc.spec, err, tc.err)
 			}
 		})
+	}
+}
+
+// TestGRPORewardNames checks that GRPO scores the rig its namer returns, not the
+// decoded one, and the decoded rig where the namer fails.
+func TestGRPORewardNames(t *testing.T) {
+	c, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, norm := rigmodel.NormalizedMesh(&c.Mesh)
+	stream, _, err := tokens.EncodeSkeleton(c.Skeleton, norm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := &sampler.Generator{}
+	mesh := &character.Character{Name: c.Name, Mesh: c.Mesh}
+	plain := cachedRigReward(gen, rewards.Weights, nil)(mesh, stream)
+	var renamed *character.Character
+	rename := func(m, rig *character.Character) (*character.Character, error) {
+		if m != mesh {
+			t.Errorf("namer called with another mesh")
+		}
+		out := rig.Clone() // a rig that scores otherwise: every vertex on the root
+		for v := range out.Skin.Weights {
+			out.Skin.Weights[v] = []character.Influence{{Joint: 0, Weight: 1}}
+		}
+		renamed = out
+		return out, nil
+	}
+	named := cachedRigReward(gen, rewards.Weights, rename)(mesh, stream)
+	if renamed == nil {
+		t.Fatal("the namer was not called")
+	}
+	rep, err := rewards.Score(renamed, rewards.Options{Motion: animation.ClipPoses})
+	if err != nil || math.Abs(named.Score-rep.Score) > 1e-12 || named.Score == plain.Score {
+		t.Errorf("named rig: GRPO sees %v, the namer's rig scores %v (%v), the decoded one %v", named.Score, rep, err, plain.Score)
+	}
+	failing := func(m, rig *character.Character) (*character.Character, error) { return nil, errors.New("no template") }
+	if got := cachedRigReward(gen, rewards.Weights, failing)(mesh, stream); got != plain {
+		t.Errorf("a failing namer: GRPO sees %v, want the decoded rig's %v", got, plain)
 	}
 }

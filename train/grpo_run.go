@@ -102,6 +102,11 @@ type GRPOPolicy struct {
 	// SkinCredit judges the skin tokens by SkinScore and the skeleton tokens by
 	// the whole score (grpoStepOptions.SkinCredit). A resumed run keeps it.
 	SkinCredit bool
+	// Name, when set, renames each decoded rig before it is scored, as `rig auto`
+	// names its model candidates (autorig.RigNamer), so that the clip poses of the
+	// rewards play on it; joints do not move and the training tokens stay the
+	// sampled ones. A rig it fails on scores as decoded.
+	Name func(c, rig *character.Character) (*character.Character, error)
 }
 
 // GRPOCheckpoints says when the run saves: every SaveEvery steps (0: 10) and after
@@ -190,7 +195,7 @@ func GRPO(opt GRPOOptions) (*rigmodel.TrainState, error) {
 		mode = sampler.SkinFromTokens
 	}
 	loop := &grpoLoop{opt: opt, state: state, m: m, meshes: meshes,
-		reward: cachedRigReward(&sampler.Generator{Model: m, Skin: skin, SkinMode: mode}, weights),
+		reward: cachedRigReward(&sampler.Generator{Model: m, Skin: skin, SkinMode: mode}, weights, opt.Policy.Name),
 		gopt: grpoStepOptions{Propose: opt.Policy.Propose, Group: opt.Schedule.Group, Temperature: opt.Policy.Temperature,
 			StopAtSEP: skeletonOnly, ScaleByStd: opt.Policy.ScaleByStd, InsideJoints: opt.Policy.InsideJoints, Ref: ref, KL: opt.Policy.KL,
 			SkinCredit: opt.Policy.SkinCredit},
@@ -402,8 +407,9 @@ func rewardName(spec string) string {
 // cachedRigReward is RigReward with the scoring preparation of each mesh (BVH,
 // samples) computed once and reused across the group and across steps, and the
 // rewards combined with weights (rewards.CombineWith, and SkinScore for the
-// skin). An unscorable rig scores 0 whatever the weights, as in RigReward.
-func cachedRigReward(r *sampler.Generator, weights map[string]float64) RewardFunc {
+// skin), each decoded rig renamed by name when it is set (GRPOPolicy.Name). An
+// unscorable rig scores 0 whatever the weights, as in RigReward.
+func cachedRigReward(r *sampler.Generator, weights map[string]float64, name func(c, rig *character.Character) (*character.Character, error)) RewardFunc {
 	var mu sync.Mutex
 	prepared := map[*character.Character]*rewards.Prepared{}
 	return func(c *character.Character, tokens []int) Reward {
@@ -423,6 +429,11 @@ func cachedRigReward(r *sampler.Generator, weights map[string]float64) RewardFun
 		rig, _, err := r.Decode(c, norm, tokens, nil, nil) // exactly the sampled tokens
 		if err != nil || sampler.CheckRig(rig) != nil {
 			return Reward{}
+		}
+		if name != nil {
+			if named, err := name(c, rig); err == nil {
+				rig = named
+			}
 		}
 		rep, err := prep.Score(rig, rewards.Options{Motion: animation.ClipPoses})
 		if err != nil || rep.Score == 0 {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/assets"
 	"github.com/rigkit/rigkit/autorig"
 	"github.com/rigkit/rigkit/rewards"
@@ -43,6 +44,7 @@ func runGRPO(args []string, stdout io.Writer) error {
 	kl := fs.Float64("kl", 0, "weight of the KL penalty that keeps the policy near the starting model (0: none)")
 	skinCredit := fs.Bool("skin-credit", false, "with --skin tokens: judge the skin tokens by the rewards that read the weights (coverage, skin, locality, deformation) and the skeleton tokens by the whole score")
 	reward := fs.String("reward", "", "the combination of the rewards to optimize: a reward version ("+strings.Join(rewards.RewardVersions(), ", ")+"; weights only, the rewards are this build's), or name=w,... (default: the current combined score)")
+	names := fs.Bool("names", true, "name each sampled rig as rig auto names its model candidates before scoring it, so that rigkit's clips pose it (its joints stay, its tokens are the sampled ones)")
 	all := fs.Bool("all-files", false, "also use files of the model's held-out families (by default they stay unseen)")
 	resume := fs.Bool("resume", false, "continue from --out if it exists")
 	seed := fs.Int64("seed", 1, "random seed")
@@ -80,6 +82,9 @@ func runGRPO(args []string, stdout io.Writer) error {
 			Propose: autorig.ClassicalProposal, Reward: strings.TrimSpace(*reward), SkinCredit: *skinCredit},
 		Checkpoints: train.GRPOCheckpoints{SaveEvery: *saveEvery, SaveMinutes: *saveMin},
 		Report:      train.GRPOReport{Progress: progressOut(*quiet), Log: stdout},
+	}
+	if *names {
+		opt.Policy.Name = autorig.NewRigNamer(anatomy.Options{}).Name
 	}
 	if *kl > 0 && *model == "" { // the reference is a second copy of the shipped model
 		if opt.Policy.Ref, _, err = rigmodel.LoadShipped(); err != nil {
