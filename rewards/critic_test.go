@@ -1,54 +1,14 @@
 package rewards
 
 import (
-	"encoding/json"
 	"math"
 	"math/rand"
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/critic"
 	"github.com/rigkit/rigkit/vecmath"
 )
-
-// TestDefaultCritic: the shipped critic parses, fits every feature it names and
-// says what it was trained on.
-func TestDefaultCritic(t *testing.T) {
-	c, err := DefaultCritic()
-	if err != nil {
-		t.Fatal(err)
-	}
-	nonzero := 0
-	for _, w := range c.Weights {
-		if w != 0 {
-			nonzero++
-		}
-	}
-	if nonzero == 0 || c.Training.Characters == 0 || c.Training.Pairs == 0 || c.Training.Command == "" {
-		t.Fatalf("critic: %d nonzero weights, training %+v: want a fitted critic with its provenance", nonzero, c.Training)
-	}
-}
-
-// TestParseCriticRejects: a critic file that does not match the features or
-// holds non-finite numbers is refused.
-func TestParseCriticRejects(t *testing.T) {
-	tests := []struct{ name, json string }{
-		{"not json", `{`},
-		{"wrong features", `{"features": ["a"], "mean": [0], "scale": [1], "weights": [1]}`},
-		{"short arrays", `{"features": ` + namesJSON() + `, "mean": [0], "scale": [1], "weights": [1]}`},
-	}
-	for _, tc := range tests {
-		if _, err := ParseCritic([]byte(tc.json)); err == nil {
-			t.Errorf("%s: parsed", tc.name)
-		}
-	}
-	c, _ := DefaultCritic()
-	bad := *c
-	bad.Scale = append([]float64(nil), c.Scale...)
-	bad.Scale[0] = 0
-	if _, err := ParseCritic(mustJSON(t, bad)); err == nil {
-		t.Error("zero scale: parsed")
-	}
-}
 
 // TestCriticRanksJitter: on the capsule man the shipped critic scores the true
 // skeleton above copies whose joints moved 10% of the cube at random, and
@@ -87,21 +47,7 @@ func criticOf(t *testing.T, p *Prepared, c *character.Character) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rep.Rewards[CriticReward]
-}
-
-func namesJSON() string {
-	b, _ := json.Marshal(CriticFeatureNames)
-	return string(b)
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return rep.Rewards[criticReward]
 }
 
 // TestClimbCritic: the random search of the critic hacks raises the critic's
@@ -109,7 +55,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // test the critic whenever it weighs in the score.
 func TestClimbCritic(t *testing.T) {
 	c := capsuleMan(1, false).character(32)
-	critic, err := DefaultCritic()
+	model, err := critic.Shipped()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,10 +64,14 @@ func TestClimbCritic(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newRig(c, p.Norm, Options{}.withDefaults())
-	before := critic.Logit(p.criticFeatures(deformingJoints(r)))
+	logit := func() float64 {
+		pos, parents := deformingJoints(r)
+		return model.Logit(critic.Features(p.criticMesh(), pos, parents))
+	}
+	before := logit()
 	start := append([]vecmath.Vec3(nil), r.pos...)
-	climbCritic(p, r, critic, rand.New(rand.NewSource(1)))
-	after := critic.Logit(p.criticFeatures(deformingJoints(r)))
+	climbCritic(p, r, model, rand.New(rand.NewSource(1)))
+	after := logit()
 	moved := 0
 	for j := range start {
 		if start[j] != r.pos[j] {

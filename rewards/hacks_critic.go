@@ -4,6 +4,7 @@ import (
 	"math/rand"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/critic"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -35,8 +36,8 @@ const (
 // joints.
 func criticClimb(jitter float64) func(c *character.Character, seed int64) (*character.Character, bool) {
 	return func(c *character.Character, seed int64) (*character.Character, bool) {
-		critic, err := DefaultCritic()
-		if err != nil || Weights[CriticReward] == 0 || !rigged(c) || c.Skeleton.NumJoints() < 2 {
+		model, err := critic.Shipped()
+		if err != nil || Weights[criticReward] == 0 || !rigged(c) || c.Skeleton.NumJoints() < 2 {
 			return nil, false
 		}
 		p, err := Prepare(&c.Mesh, Options{Seed: seed})
@@ -52,7 +53,7 @@ func criticClimb(jitter float64) func(c *character.Character, seed int64) (*char
 		for j := range r.pos {
 			r.pos[j] = r.pos[j].Add(vecmath.RandomUnit(rng).Scale(jitter))
 		}
-		climbCritic(p, r, critic, rng)
+		climbCritic(p, r, model, rng)
 		h := c.Clone()
 		for j := range h.Skeleton.BindWorld {
 			h.Skeleton.BindWorld[j] = withTranslation(h.Skeleton.BindWorld[j], p.Norm.InversePoint(r.pos[j]))
@@ -63,13 +64,17 @@ func criticClimb(jitter float64) func(c *character.Character, seed int64) (*char
 
 // climbCritic moves r's joints, one at a time by a random step, keeping each
 // move that raises the critic's logit of the deforming joints.
-func climbCritic(p *Prepared, r *rig, critic *Critic, rng *rand.Rand) {
-	best := critic.Logit(p.criticFeatures(deformingJoints(r)))
+func climbCritic(p *Prepared, r *rig, model *critic.Model, rng *rand.Rand) {
+	logit := func() float64 {
+		pos, parents := deformingJoints(r)
+		return model.Logit(critic.Features(p.criticMesh(), pos, parents))
+	}
+	best := logit()
 	for step := 0; step < criticClimbSteps; step++ {
 		j := rng.Intn(len(r.pos))
 		old := r.pos[j]
 		r.pos[j] = old.Add(vecmath.RandomUnit(rng).Scale(criticClimbStep * rng.Float64()))
-		if l := critic.Logit(p.criticFeatures(deformingJoints(r))); l > best {
+		if l := logit(); l > best {
 			best = l
 		} else {
 			r.pos[j] = old

@@ -167,7 +167,7 @@ func TestHackSuiteSynthetic(t *testing.T) {
 				t.Fatal(o.err)
 			}
 			want := len(Hacks) - 2 // two may not apply (rigid_weights on rigid truth, one more)
-			if Weights[CriticReward] == 0 {
+			if Weights[criticReward] == 0 {
 				want -= len(criticHacks) // they apply only while the critic counts
 			}
 			for _, h := range Hacks {

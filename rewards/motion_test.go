@@ -17,7 +17,7 @@ func randomMotion(poses int) func(*character.Skeleton) [][]vecmath.Mat4 {
 		var out [][]vecmath.Mat4
 		for k := 0; k < poses; k++ {
 			rng := rand.New(rand.NewSource(1*7919 + 17 + int64(k)*104729))
-			pose := character.RandomPose(rng, sk.NumJoints(), DefaultMaxAngle)
+			pose := character.RandomPose(rng, sk.NumJoints(), defaultMaxAngle)
 			out = append(out, sk.SkinningMatrices(sk.PosedWorld(pose)))
 		}
 		return out

@@ -18,7 +18,7 @@ type Options struct {
 	// Seed seeds the poses and every sample (default 1). Equal seeds give equal scores.
 	Seed int64
 	// MaxAngle is the largest joint rotation of a random pose in radians (default
-	// DefaultMaxAngle).
+	// defaultMaxAngle).
 	MaxAngle float64
 	// SurfaceSamples is the number of area-uniform surface points of the coverage
 	// reward (default 512).
@@ -63,7 +63,7 @@ func (o Options) withDefaults() Options {
 		o.Seed = 1
 	}
 	if !(o.MaxAngle > 0) {
-		o.MaxAngle = DefaultMaxAngle
+		o.MaxAngle = defaultMaxAngle
 	}
 	if o.SurfaceSamples <= 0 {
 		o.SurfaceSamples = 512
@@ -77,10 +77,10 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// DefaultMaxAngle is 30°: METRICS.md's 45° on every joint at once tears even
+// defaultMaxAngle is 30°: METRICS.md's 45° on every joint at once tears even
 // artist rigs of low-poly game meshes, which drowns the difference between smooth and
 // rigid weights that the deformation reward is for.
-const DefaultMaxAngle = math.Pi / 6
+const defaultMaxAngle = math.Pi / 6
 
 // Sample budgets that bound the cost of one score regardless of mesh size.
 const (

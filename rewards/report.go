@@ -1,6 +1,7 @@
 package rewards
 
 import (
+	"github.com/rigkit/rigkit/critic"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -20,7 +21,7 @@ const RewardVersion = 6
 
 // RewardChange says what the current RewardVersion changed, for a trainer pinning
 // its rewards (rig serve's /healthz answers it).
-const RewardChange = "6: the rewards add critic, a learned ranker of skeletons (rewards/critic.json, rig train-critic) fitted on the tune half's artist skeletons against perturbed, classical and template ones; it is reported with its features but weighs 0 in the score, since a random search against it beats true rigs (docs/rewards.md, \"Learned critic\"); score as version 5"
+const RewardChange = "6: the rewards add critic, a learned ranker of skeletons (critic/critic.json, rig train-critic) fitted on the tune half's artist skeletons against perturbed, classical and template ones; it is reported with its features but weighs 0 in the score, since a random search against it beats true rigs (docs/rewards.md, \"Learned critic\"); score as version 5"
 
 // Reward names, the keys of Report.Rewards.
 const (
@@ -32,7 +33,8 @@ const (
 	Sanity       = "sanity"
 	Symmetry     = "symmetry"
 	Limbs        = "limbs"
-	CriticReward = "critic"
+	criticReward = "critic" // the learned critic (package critic), weighing 0
+
 )
 
 // Weights are the exponents of the combined score, a weighted geometric mean:
@@ -56,11 +58,11 @@ var Weights = map[string]float64{
 	Sanity:       2,
 	Symmetry:     2,
 	Limbs:        1,
-	CriticReward: 0,
+	criticReward: 0,
 }
 
 // RewardNames lists the rewards in report order.
-var RewardNames = []string{Containment, Coverage, SkinReward, Locality, Deformation, Sanity, Symmetry, Limbs, CriticReward}
+var RewardNames = []string{Containment, Coverage, SkinReward, Locality, Deformation, Sanity, Symmetry, Limbs, criticReward}
 
 // Report is the JSON-serializable result of scoring one rig.
 type Report struct {
@@ -85,7 +87,7 @@ type Details struct {
 	Sanity      *SanityDetails      `json:"sanity,omitempty"`
 	Symmetry    *SymmetryDetails    `json:"symmetry,omitempty"`
 	Limbs       *LimbDetails        `json:"limbs,omitempty"`
-	Critic      *CriticDetails      `json:"critic,omitempty"`
+	Critic      *critic.Details     `json:"critic,omitempty"`
 }
 
 // BoneFraction names a bone (parent joint → child joint) and the fraction of its

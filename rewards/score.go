@@ -50,7 +50,7 @@ func (p *Prepared) Score(c *character.Character, opt Options) (*Report, error) {
 		func() { rep.Rewards[Sanity], det.Sanity = p.sanity(r) },
 		func() { rep.Rewards[Symmetry], det.Symmetry = p.symmetry(r) },
 		func() { rep.Rewards[Limbs], det.Limbs = p.limbs(r) },
-		func() { rep.Rewards[CriticReward], det.Critic = p.critic(r) },
+		func() { rep.Rewards[criticReward], det.Critic = p.critic(r) },
 	}
 	for _, phase := range phases {
 		if opt.canceled() {

@@ -52,7 +52,7 @@ func TestWeightsFor(t *testing.T) {
 
 func withoutCritic(w map[string]float64) map[string]float64 {
 	out := maps.Clone(w)
-	delete(out, CriticReward)
+	delete(out, criticReward)
 	return out
 }
 

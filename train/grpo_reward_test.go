@@ -25,15 +25,7 @@ import (
 // weights give the report's own score, and different weights give different
 // scores (so that ignoring the spec would fail).
 func TestGRPORewardCombination(t *testing.T) {
-	c, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 800})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, norm := rigmodel.NormalizedMesh(&c.Mesh)
-	stream, _, err := tokens.EncodeSkeleton(c.Skeleton, norm)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, norm, stream := bipedStream(t)
 	gen := &sampler.Generator{} // no skin tokens: the rig is skinned by geodesic binding
 	rig, _, err := gen.Decode(c, norm, stream, nil, nil)
 	if err != nil {
@@ -131,15 +123,7 @@ func TestGRPORewardSpecRecordedAndKept(t *testing.T) {
 // TestGRPORewardNames checks that GRPO scores the rig its namer returns, not the
 // decoded one, and the decoded rig where the namer fails.
 func TestGRPORewardNames(t *testing.T) {
-	c, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 800})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, norm := rigmodel.NormalizedMesh(&c.Mesh)
-	stream, _, err := tokens.EncodeSkeleton(c.Skeleton, norm)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _, stream := bipedStream(t)
 	gen := &sampler.Generator{}
 	mesh := &character.Character{Name: c.Name, Mesh: c.Mesh}
 	plain := cachedRigReward(gen, rewards.Weights, nil)(mesh, stream)
@@ -167,4 +151,20 @@ func TestGRPORewardNames(t *testing.T) {
 	if got := cachedRigReward(gen, rewards.Weights, failing)(mesh, stream); got != plain {
 		t.Errorf("a failing namer: GRPO sees %v, want the decoded rig's %v", got, plain)
 	}
+}
+
+// bipedStream is a synthetic biped, its mesh's normalization and its artist-like
+// skeleton written as a stream.
+func bipedStream(t *testing.T) (*character.Character, character.Normalization, []int) {
+	t.Helper()
+	c, err := synth.Generate("biped", 1, synth.Options{TargetVertices: 800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, norm := rigmodel.NormalizedMesh(&c.Mesh)
+	stream, _, err := tokens.EncodeSkeleton(c.Skeleton, norm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, norm, stream
 }

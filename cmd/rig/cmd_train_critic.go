@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
+	"time"
 
+	"github.com/rigkit/rigkit/critic"
 	"github.com/rigkit/rigkit/eval"
 	"github.com/rigkit/rigkit/internal/atomicfile"
 )
@@ -22,13 +25,14 @@ func init() {
 	})
 }
 
-// runTrainCritic fits the critic (eval.TrainCritic) and writes its JSON, the
-// file rewards/critic.json embeds, and the report of its pair accuracy.
+// runTrainCritic builds the candidates (eval.CriticCandidates), fits the critic
+// (critic.Fit) and writes its JSON, the file critic/critic.json embeds, and the
+// report of its pair accuracy.
 func runTrainCritic(args []string, stdout io.Writer) error {
 	fs := newFlags("train-critic")
 	var data evalDirFlag
 	fs.Var(&data, "data", "folder of rigged characters with a manifest (repeatable)")
-	out := fs.String("out", "", "critic JSON to write (rewards/critic.json is the shipped one)")
+	out := fs.String("out", "", "critic JSON to write (critic/critic.json is the shipped one)")
 	report := fs.String("report", "", "REPORT.md: pair accuracy per half, mean logit per candidate, weights")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "characters prepared in parallel")
 	seed := fs.Int64("seed", 1, "seed of the jittered candidates")
@@ -49,17 +53,23 @@ func runTrainCritic(args []string, stdout io.Writer) error {
 	if !(*l2 > 0) {
 		return fmt.Errorf("%w: --l2 %g: want a positive number", errUsage, *l2)
 	}
-	opt := eval.CriticOptions{Seed: *seed, Workers: max(1, *workers), L2: *l2, FullAt: *fullAt, Progress: progressOut(false)}
+	opt := critic.FitOptions{Seed: *seed, L2: *l2, FullAt: *fullAt}
 	if *features != "" {
 		opt.Features = strings.Split(*features, ",")
 	}
-	rep, err := trainCritic(data, *from, opt)
+	start := time.Now()
+	chars, err := criticCandidates(data, *from, *seed, max(1, *workers))
 	if err != nil {
 		return err
 	}
-	rep.Critic.Training.Command = "rig train-critic " + strings.Join(args, " ")
-	rep.Critic.Training.Data = cmp.Or(strings.Join(data, ", "), *from) + ": creature files of the tune half (dataset.FamilyHalf)"
-	js, err := json.MarshalIndent(rep.Critic, "", " ")
+	rep, err := critic.Fit(chars, opt)
+	if err != nil {
+		return err
+	}
+	rep.Model.Training.Seconds = math.Round(time.Since(start).Seconds())
+	rep.Model.Training.Command = "rig train-critic " + strings.Join(args, " ")
+	rep.Model.Training.Data = cmp.Or(strings.Join(data, ", "), *from) + ": creature files of the tune half (dataset.FamilyHalf)"
+	js, err := json.MarshalIndent(rep.Model, "", " ")
 	if err != nil {
 		return err
 	}
@@ -67,7 +77,7 @@ func runTrainCritic(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *cands != "" {
-		b, err := json.Marshal(rep.Candidates)
+		b, err := json.Marshal(chars)
 		if err != nil {
 			return err
 		}
@@ -86,23 +96,23 @@ func runTrainCritic(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// trainCritic builds the candidates from the data folders, or reads them from
-// an earlier run's CANDIDATES.json, and fits the critic.
-func trainCritic(data []string, from string, opt eval.CriticOptions) (*eval.CriticReport, error) {
+// criticCandidates builds the candidates from the data folders, or reads them
+// from an earlier run's CANDIDATES.json.
+func criticCandidates(data []string, from string, seed int64, workers int) ([]critic.Character, error) {
 	if from == "" {
 		files, err := eval.ListFiles(data)
 		if err != nil {
 			return nil, err
 		}
-		return eval.TrainCritic(files, opt)
+		return eval.CriticCandidates(files, seed, workers, progressOut(false))
 	}
 	b, err := os.ReadFile(from)
 	if err != nil {
 		return nil, err
 	}
-	var chars []eval.CriticCharacter
+	var chars []critic.Character
 	if err := json.Unmarshal(b, &chars); err != nil {
 		return nil, fmt.Errorf("%s: %w", from, err)
 	}
-	return eval.FitCritic(chars, opt)
+	return chars, nil
 }

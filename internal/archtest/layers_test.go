@@ -62,6 +62,9 @@ var layers = map[string]int{
 	"dataset":     10,
 	// Anatomical skeletons and animation clips over the character model and geometry;
 	// real-world test scenes over the synthetic characters.
+	// The rewards' learned critic: skeleton features over the geometry, the
+	// fitted ranker.
+	"critic":         15,
 	"anatomy":        20,
 	"anatomy/stress": 25,
 	// The rigging workbench's edits (joint moves, hierarchy, re-skin, save) under

@@ -1,19 +1,18 @@
-package rewards
+package critic
 
 import (
-	"errors"
 	"math"
 	"sort"
 
-	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
-// CriticFeatureNames name the entries of CriticFeatures, in order. Each reads
-// the skeleton in the cube against the mesh, never the skin, so the critic
-// judges where the joints are and how the tree is built, the part of a rig an
-// artist draws by hand.
-var CriticFeatureNames = []string{
+// FeatureNames name the entries of Features, in order. Each reads the skeleton
+// in the rewards' cube against the mesh, never the skin, so the critic judges
+// where the joints are and how the tree is built, the part of a rig an artist
+// draws by hand.
+var FeatureNames = []string{
 	"log_joints",     // log of the joint count
 	"leaf_share",     // joints without children
 	"branch_share",   // joints with two or more children
@@ -39,33 +38,41 @@ const maxCriticJoints = 256
 // wallProbe (cube units) is how far a centring ray looks for the mesh's wall.
 const wallProbe = 0.5
 
-// CriticFeatures returns the critic's features (CriticFeatureNames) of sk on the
-// prepared mesh. It errs on a skeleton the rewards cannot read (no joints, a
-// parent after its child, a non-finite or singular bind matrix).
-func (p *Prepared) CriticFeatures(sk *character.Skeleton) ([]float64, error) {
-	if sk == nil || sk.NumJoints() == 0 || len(sk.Parents) != sk.NumJoints() || len(sk.BindWorld) != sk.NumJoints() {
-		return nil, errors.New("critic features: no usable skeleton")
-	}
-	r := &rig{}
-	if !r.readSkeleton(sk, p.Norm) {
-		return nil, errors.New("critic features: " + r.fatal[0])
-	}
-	return p.criticFeatures(&r.rigJoints), nil
+// Mesh is the geometry the features read: the mesh's BVH and winding number, in
+// the cube the joints are given in.
+type Mesh struct {
+	BVH     *geom.BVH
+	Winding *geom.WindingNumber
 }
 
-// criticFeatures computes CriticFeatures on a skeleton already in the cube.
-func (p *Prepared) criticFeatures(j *rigJoints) []float64 {
-	f := make([]float64, 0, len(CriticFeatureNames))
+// joints is a skeleton in the cube: parents precede children.
+type joints struct {
+	parents  []int
+	pos      []vecmath.Vec3
+	children [][]int
+}
+
+// Features returns the features (FeatureNames) of the skeleton whose joints lie
+// at pos with parents (each parent before its child, -1 for a root), in the
+// cube of m. It needs at least one joint.
+func Features(m Mesh, pos []vecmath.Vec3, parents []int) []float64 {
+	j := &joints{parents: parents, pos: pos, children: make([][]int, len(pos))}
+	for k, p := range parents {
+		if p >= 0 {
+			j.children[p] = append(j.children[p], k)
+		}
+	}
+	f := make([]float64, 0, len(FeatureNames))
 	f = append(f, treeFeatures(j)...)
 	f = append(f, boneFeatures(j)...)
-	f = append(f, p.placementFeatures(j)...)
+	f = append(f, placementFeatures(m, j)...)
 	f = append(f, spacingFeatures(j)...)
 	f = append(f, rootEccentricity(j))
 	return f
 }
 
 // treeFeatures: log_joints, leaf_share, branch_share, depth_share.
-func treeFeatures(j *rigJoints) []float64 {
+func treeFeatures(j *joints) []float64 {
 	n := len(j.pos)
 	leaves, branches, deepest := 0, 0, 0
 	depth := make([]int, n)
@@ -88,7 +95,7 @@ func treeFeatures(j *rigJoints) []float64 {
 }
 
 // boneFeatures: log_bone, bone_spread, short_bones, bend, length_steps.
-func boneFeatures(j *rigJoints) []float64 {
+func boneFeatures(j *joints) []float64 {
 	var logs []float64
 	short := 0
 	for k, p := range j.parents {
@@ -114,7 +121,7 @@ func boneFeatures(j *rigJoints) []float64 {
 // chain turns there (1 − cos) and how much the bone length changes (|log| of
 // the outgoing over the incoming length): an artist's chains run straight and
 // shorten gradually, a jittered one zigzags.
-func chainShape(j *rigJoints) (bend, steps float64) {
+func chainShape(j *joints) (bend, steps float64) {
 	count := 0
 	for k, p := range j.parents {
 		if p < 0 || len(j.children[k]) != 1 {
@@ -138,20 +145,20 @@ func chainShape(j *rigJoints) (bend, steps float64) {
 
 // placementFeatures: outside, off_centre, leaf_depth, read against the mesh on
 // at most maxCriticJoints joints spread evenly over the skeleton.
-func (p *Prepared) placementFeatures(j *rigJoints) []float64 {
+func placementFeatures(m Mesh, j *joints) []float64 {
 	n := len(j.pos)
 	step := max(1, (n+maxCriticJoints-1)/maxCriticJoints)
 	outside, asym, leafDepth := 0.0, 0.0, 0.0
 	probed, leaves := 0, 0
 	for k := 0; k < n; k += step {
 		probed++
-		in := p.wn.At(j.pos[k]) > 0.5
+		in := m.Winding.At(j.pos[k]) > 0.5
 		if !in {
 			outside++
 		}
-		asym += p.wallAsymmetry(j.pos[k], boneAxis(j, k), in)
+		asym += wallAsymmetry(m.BVH, j.pos[k], boneAxis(j, k), in)
 		if len(j.children[k]) == 0 {
-			if hit, ok := p.bvh.Closest(j.pos[k]); ok {
+			if hit, ok := m.BVH.Closest(j.pos[k]); ok {
 				leafDepth += hit.Dist
 			}
 			leaves++
@@ -165,7 +172,7 @@ func (p *Prepared) placementFeatures(j *rigJoints) []float64 {
 
 // boneAxis is the direction of joint k's bone: from its parent, else toward its
 // first child, else up.
-func boneAxis(j *rigJoints, k int) vecmath.Vec3 {
+func boneAxis(j *joints, k int) vecmath.Vec3 {
 	var d vecmath.Vec3
 	if p := j.parents[k]; p >= 0 {
 		d = j.pos[k].Sub(j.pos[p])
@@ -181,7 +188,7 @@ func boneAxis(j *rigJoints, k int) vecmath.Vec3 {
 // wallAsymmetry casts rays both ways along two axes across the bone at x and
 // returns the mean |a − b|/(a + b) of the opposite wall distances: 0 for a joint
 // centred in its limb, 1 for one outside the mesh or with no wall on one side.
-func (p *Prepared) wallAsymmetry(x, axis vecmath.Vec3, inside bool) float64 {
+func wallAsymmetry(bvh *geom.BVH, x, axis vecmath.Vec3, inside bool) float64 {
 	if !inside {
 		return 1
 	}
@@ -193,8 +200,8 @@ func (p *Prepared) wallAsymmetry(x, axis vecmath.Vec3, inside bool) float64 {
 	v := axis.Cross(u)
 	total := 0.0
 	for _, d := range []vecmath.Vec3{u, v} {
-		a, okA := p.bvh.RayCapped(x, d, 1e-5, wallProbe, wallProbe)
-		b, okB := p.bvh.RayCapped(x, d.Scale(-1), 1e-5, wallProbe, wallProbe)
+		a, okA := bvh.RayCapped(x, d, 1e-5, wallProbe, wallProbe)
+		b, okB := bvh.RayCapped(x, d.Scale(-1), 1e-5, wallProbe, wallProbe)
 		if !okA || !okB || a+b <= 0 {
 			total++
 			continue
@@ -205,7 +212,7 @@ func (p *Prepared) wallAsymmetry(x, axis vecmath.Vec3, inside bool) float64 {
 }
 
 // spacingFeatures: log_spacing, root_offset, log_total_bone.
-func spacingFeatures(j *rigJoints) []float64 {
+func spacingFeatures(j *joints) []float64 {
 	n := len(j.pos)
 	var centroid vecmath.Vec3
 	for _, x := range j.pos {
@@ -255,7 +262,7 @@ func nearestOther(pos []vecmath.Vec3, k int) float64 {
 // the tree's diameter in hops (1 for a single joint): about one half for a
 // root at the hips between legs and head, as artists place it, and 1 for a
 // root at one end of the body. Moving joints cannot change it.
-func rootEccentricity(j *rigJoints) float64 {
+func rootEccentricity(j *joints) float64 {
 	n := len(j.pos)
 	depth := make([]int, n)  // hops from the root
 	height := make([]int, n) // hops to the deepest descendant
