@@ -78,7 +78,7 @@ type RankCandidate struct {
 	Deform  float64 `json:"deform"`
 	Seconds float64 `json:"seconds"`
 	Error   string  `json:"error,omitempty"`
-	// CriticFeatures are the skeleton's rewards.CriticFeatures as scored, so a
+	// CriticFeatures are the skeleton's critic features as scored (critic.FeatureNames), so a
 	// critic refitted offline can be tried on the candidates without scoring again.
 	CriticFeatures []float64 `json:"critic_features,omitempty"`
 }

@@ -26,7 +26,7 @@ func (p *Prepared) CriticFeatures(sk *character.Skeleton) ([]float64, error) {
 func (p *Prepared) criticMesh() critic.Mesh { return critic.Mesh{BVH: p.bvh, Winding: p.wn} }
 
 // critic scores the rig's deforming skeleton by the shipped critic (1 when none
-// loads, so that a broken build does not zero every rig; TestShippedCritic
+// loads, so that a broken build does not zero every rig; critic.TestShipped
 // fails then).
 func (p *Prepared) critic(r *rig) (float64, *critic.Details) {
 	c, err := critic.Shipped()
