@@ -66,6 +66,9 @@ func Fit(chars []Character, opt FitOptions) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Characters: map[string]int{}, Accuracy: map[string]float64{}, MeanLogit: map[string]map[string]float64{}}
+	if err := checkCandidates(chars); err != nil {
+		return nil, err
+	}
 	var tune []Character
 	for _, c := range chars {
 		if c.Err != "" {
@@ -93,6 +96,24 @@ func Fit(chars []Character, opt FitOptions) (*Report, error) {
 		Hardware:            fmt.Sprintf("%d CPU cores (%s/%s), no GPU", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH),
 	}
 	return rep, nil
+}
+
+// checkCandidates refuses candidates whose features are not FeatureNames' count
+// of finite numbers or whose CD-J2J is not a finite number, naming the file: a
+// CANDIDATES.json from another build or hand-edited must fail, not panic.
+func checkCandidates(chars []Character) error {
+	for _, c := range chars {
+		for _, cand := range c.Cands {
+			ok := len(cand.F) == len(FeatureNames) && finite(cand.CD)
+			for _, v := range cand.F {
+				ok = ok && finite(v)
+			}
+			if !ok {
+				return fmt.Errorf("train critic: %s, candidate %q: want %d finite features and a finite CD-J2J, have %d features", c.File, cand.Name, len(FeatureNames), len(cand.F))
+			}
+		}
+	}
+	return nil
 }
 
 // featureMask marks the features named (all when none is).
