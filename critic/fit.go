@@ -94,6 +94,7 @@ func Fit(chars []Character, opt FitOptions) (*Report, error) {
 		Seed: opt.Seed, L2: opt.L2, PairAccuracy: rep.Accuracy[dataset.TuneHalf],
 		HeldOutPairAccuracy: rep.Accuracy[dataset.ReportHalf],
 		Hardware:            fmt.Sprintf("%d CPU cores (%s/%s), no GPU", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH),
+		Attribution:         dataset.Attribution,
 	}
 	return rep, nil
 }

@@ -44,6 +44,8 @@ type Training struct {
 	HeldOutPairAccuracy float64 `json:"held_out_pair_accuracy"`
 	Seconds             float64 `json:"seconds"`
 	Hardware            string  `json:"hardware"`
+	// Attribution credits the authors of the data (dataset.Attribution).
+	Attribution string `json:"attribution"`
 }
 
 //go:embed critic.json

@@ -18,7 +18,7 @@ func TestShipped(t *testing.T) {
 			nonzero++
 		}
 	}
-	if nonzero == 0 || c.Training.Characters == 0 || c.Training.Pairs == 0 || c.Training.Command == "" {
+	if nonzero == 0 || c.Training.Characters == 0 || c.Training.Pairs == 0 || c.Training.Command == "" || c.Training.Attribution == "" {
 		t.Fatalf("critic: %d nonzero weights, training %+v: want a fitted critic with its provenance", nonzero, c.Training)
 	}
 }
