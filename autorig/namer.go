@@ -17,12 +17,19 @@ import (
 type RigNamer struct {
 	opt  anatomy.Options
 	mu   sync.Mutex
-	fits map[*character.Character]*anatomyFit
+	fits map[*character.Character]*namerFit
+}
+
+// namerFit is one mesh's template fit, made once however many samples of the
+// mesh are named at the same time.
+type namerFit struct {
+	once sync.Once
+	anatomyFit
 }
 
 // NewRigNamer returns a namer fitting the templates with opt.
 func NewRigNamer(opt anatomy.Options) *RigNamer {
-	return &RigNamer{opt: opt, fits: map[*character.Character]*anatomyFit{}}
+	return &RigNamer{opt: opt, fits: map[*character.Character]*namerFit{}}
 }
 
 // Name returns rig, decoded for c's mesh, with the template's names and root and
@@ -46,13 +53,11 @@ func (n *RigNamer) Name(c, rig *character.Character) (*character.Character, erro
 func (n *RigNamer) fit(c *character.Character) *anatomyFit {
 	n.mu.Lock()
 	f, ok := n.fits[c]
-	n.mu.Unlock()
-	if ok {
-		return f
+	if !ok {
+		f = &namerFit{}
+		n.fits[c] = f
 	}
-	fit := fitAnatomy(&c.Mesh, nil, n.opt.ForCharacter(c))
-	n.mu.Lock()
-	n.fits[c] = &fit
 	n.mu.Unlock()
-	return &fit
+	f.once.Do(func() { f.anatomyFit = fitAnatomy(&c.Mesh, nil, n.opt.ForCharacter(c)) })
+	return &f.anatomyFit
 }

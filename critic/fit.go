@@ -133,21 +133,25 @@ func featureMask(names []string) ([]bool, error) {
 	return use, nil
 }
 
-// pairs calls fn for every pair of a character's candidates whose CD-J2J
-// differ by MinGap or more, better first, with the pair's weight: each
-// character weighs alike however many pairs it has.
-func pairs(c Character, fn func(better, worse Candidate, w float64)) {
-	type pair struct{ a, b int }
-	var ps []pair
+// pairs calls fn for every pair of a character's candidates (indices into
+// c.Cands) whose CD-J2J differ by MinGap or more, better first, with the pair's
+// weight: each character weighs alike however many pairs it has.
+func pairs(c Character, fn func(better, worse int, w float64)) {
+	ordered := func(i, j int) bool { return c.Cands[i].CD+MinGap <= c.Cands[j].CD }
+	count := 0
 	for i := range c.Cands {
 		for j := range c.Cands {
-			if c.Cands[i].CD+MinGap <= c.Cands[j].CD {
-				ps = append(ps, pair{i, j})
+			if ordered(i, j) {
+				count++
 			}
 		}
 	}
-	for _, p := range ps {
-		fn(c.Cands[p.a], c.Cands[p.b], 1/float64(len(ps)))
+	for i := range c.Cands {
+		for j := range c.Cands {
+			if ordered(i, j) {
+				fn(i, j, 1/float64(count))
+			}
+		}
 	}
 }
 
@@ -168,8 +172,8 @@ func fit(chars []Character, l2 float64, use []bool) (*Model, int) {
 	var xs [][]float64
 	var ws []float64
 	for _, c := range chars {
-		pairs(c, func(better, worse Candidate, w float64) {
-			a, b := z(better.F), z(worse.F)
+		pairs(c, func(better, worse int, w float64) {
+			a, b := z(c.Cands[better].F), z(c.Cands[worse].F)
 			for i := range a {
 				a[i] -= b[i]
 			}
@@ -211,8 +215,7 @@ func newtonLogistic(xs [][]float64, ws []float64, l2 float64, n int) []float64 {
 		total += w
 	}
 	for iter := 0; iter < 30; iter++ {
-		grad := make([]float64, n)
-		hess := mat.NewDense(n, n, nil)
+		grad, hess := make([]float64, n), make([]float64, n*n)
 		for k, x := range xs {
 			m := dot(x, beta)
 			p := 1 / (1 + math.Exp(-m)) // probability the pair is ordered right
@@ -220,16 +223,16 @@ func newtonLogistic(xs [][]float64, ws []float64, l2 float64, n int) []float64 {
 			for i := range x {
 				grad[i] += w * (p - 1) * x[i]
 				for j := range x {
-					hess.Set(i, j, hess.At(i, j)+w*p*(1-p)*x[i]*x[j])
+					hess[i*n+j] += w * p * (1 - p) * x[i] * x[j]
 				}
 			}
 		}
 		for i := range grad {
 			grad[i] += l2 / total * beta[i] / float64(len(xs))
-			hess.Set(i, i, hess.At(i, i)+l2/total/float64(len(xs)))
+			hess[i*n+i] += l2 / total / float64(len(xs))
 		}
 		var step mat.VecDense
-		if err := step.SolveVec(hess, mat.NewVecDense(n, grad)); err != nil {
+		if err := step.SolveVec(mat.NewDense(n, n, hess), mat.NewVecDense(n, grad)); err != nil {
 			break
 		}
 		for i := range beta {
@@ -256,12 +259,14 @@ func accuracy(c *Model, chars []Character, half string) (float64, map[string]flo
 		if ch.Half != half || ch.Err != "" {
 			continue
 		}
-		for _, cand := range ch.Cands {
-			sum[cand.Name] += c.Logit(cand.F)
+		logit := make([]float64, len(ch.Cands))
+		for k, cand := range ch.Cands {
+			logit[k] = c.Logit(cand.F)
+			sum[cand.Name] += logit[k]
 			count[cand.Name]++
 		}
-		pairs(ch, func(better, worse Candidate, w float64) {
-			if c.Logit(better.F) > c.Logit(worse.F) {
+		pairs(ch, func(better, worse int, w float64) {
+			if logit[better] > logit[worse] {
 				right += w
 			}
 			total += w

@@ -12,7 +12,6 @@ import (
 	"github.com/rigkit/rigkit/critic"
 	"github.com/rigkit/rigkit/dataset"
 	"github.com/rigkit/rigkit/metrics"
-	"github.com/rigkit/rigkit/vecmath"
 )
 
 // The learned critic's training candidates (`rig train-critic`, package
@@ -44,33 +43,20 @@ func CriticCandidates(files []File, seed int64, workers int, progress io.Writer)
 	return chars, nil
 }
 
-// criticCharacters builds every file's candidates with opt.Workers workers.
+// criticCharacters builds every file's candidates, workers files at a time.
 func criticCharacters(files []File, seed int64, workers int, progress io.Writer) []critic.Character {
 	out := make([]critic.Character, len(files))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for w := 0; w < max(1, workers); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				out[i] = criticCharacterOf(files[i], seed+int64(i))
-				mu.Lock()
-				done++
-				if progress != nil {
-					fmt.Fprintf(progress, "\rtrain critic: %d/%d characters", done, len(files))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range files {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	forEach(len(files), workers, func(i int) {
+		out[i] = criticCharacterOf(files[i], seed+int64(i))
+		mu.Lock()
+		done++
+		if progress != nil {
+			fmt.Fprintf(progress, "\rtrain critic: %d/%d characters", done, len(files))
+		}
+		mu.Unlock()
+	})
 	if progress != nil {
 		fmt.Fprintln(progress)
 	}
@@ -95,7 +81,7 @@ func criticCharacterOf(f File, seed int64) critic.Character {
 		if err != nil {
 			return
 		}
-		cd := metrics.Chamfer(cubeJoints(gt.Skeleton, norm), cubeJoints(sk, norm))
+		cd := metrics.JointChamfer(gt.Skeleton, sk, norm)
 		out.Cands = append(out.Cands, critic.Candidate{Name: name, CD: cd, F: feat})
 	}
 	add(skeletonTruth, gt.Skeleton, nil)
@@ -116,14 +102,4 @@ func criticCharacterOf(f File, seed int64) critic.Character {
 		out.Err = "fewer than two candidates"
 	}
 	return out
-}
-
-// cubeJoints are sk's joint positions in the cube: CD-J2J is their Chamfer
-// distance (metrics.SkeletonMetrics also samples bones, which costs seconds here).
-func cubeJoints(sk *character.Skeleton, norm character.Normalization) []vecmath.Vec3 {
-	p := sk.Positions()
-	for i := range p {
-		p[i] = norm.Point(p[i])
-	}
-	return p
 }

@@ -128,32 +128,19 @@ func RankRewards(files []File, opt RankOptions) (*RankReport, error) {
 	}
 	skeletons := SkeletonMethods(opt.Model, 0)
 	results := make([]RankCharacter, len(held))
-	var wg sync.WaitGroup
 	var mu sync.Mutex
-	jobs := make(chan int)
 	done, start := 0, time.Now()
-	for w := 0; w < opt.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				if opt.Skeleton {
-					results[i] = rankSkeletonOne(held[i], fams[held[i].Path], opt.Skins[opt.Methods[0]], opt.Seed, skeletons)
-				} else {
-					results[i] = rankOne(held[i], fams[held[i].Path], opt.Methods, opt.Skins, opt.Seed)
-				}
-				mu.Lock()
-				done++
-				fmt.Fprintf(opt.Progress, "\reval rewards: %d/%d characters, %s", done, len(held), time.Since(start).Round(time.Second))
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range held {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	forEach(len(held), opt.Workers, func(i int) {
+		if opt.Skeleton {
+			results[i] = rankSkeletonOne(held[i], fams[held[i].Path], opt.Skins[opt.Methods[0]], opt.Seed, skeletons)
+		} else {
+			results[i] = rankOne(held[i], fams[held[i].Path], opt.Methods, opt.Skins, opt.Seed)
+		}
+		mu.Lock()
+		done++
+		fmt.Fprintf(opt.Progress, "\reval rewards: %d/%d characters, %s", done, len(held), time.Since(start).Round(time.Second))
+		mu.Unlock()
+	})
 	fmt.Fprintln(opt.Progress)
 	if opt.Weights != nil {
 		reweigh(results, opt.Weights)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/rigkit/rigkit/assets"
@@ -81,24 +80,11 @@ type SkinReport struct {
 // ScoreSkins scores every method on every file, opt.Workers files at a time.
 func ScoreSkins(files []File, opt SkinOptions) *SkinReport {
 	results := make([][]SkinResult, len(files))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
 	bar := progress.New(opt.Progress, "eval skin", len(files))
-	for w := 0; w < opt.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				results[i] = scoreSkinAsset(files[i], opt)
-				bar.Add(1, 0)
-			}
-		}()
-	}
-	for i := range files {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	forEach(len(files), opt.Workers, func(i int) {
+		results[i] = scoreSkinAsset(files[i], opt)
+		bar.Add(1, 0)
+	})
 	bar.Finish()
 
 	rep := &SkinReport{Task: "skin", Seed: opt.Seed, KeepIdle: opt.KeepIdle, Methods: opt.Methods}

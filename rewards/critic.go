@@ -42,6 +42,13 @@ func (p *Prepared) critic(r *rig) (float64, *critic.Details) {
 // weight nor lead to one that does (IK targets, helper leaves), the skeleton
 // the critic was fitted on: joints that move nothing neither help nor hurt it.
 func deformingJoints(r *rig) ([]vecmath.Vec3, []int) {
+	kept, parents := deformingSubset(r)
+	return gather(r.pos, kept), parents
+}
+
+// deformingSubset lists the joints deformingJoints keeps, in order, with their
+// parents among them; every joint when none carries weight.
+func deformingSubset(r *rig) (kept, parents []int) {
 	n := len(r.pos)
 	keep := make([]bool, n)
 	for j := n - 1; j >= 0; j-- { // children after parents
@@ -51,23 +58,32 @@ func deformingJoints(r *rig) ([]vecmath.Vec3, []int) {
 		}
 	}
 	index := make([]int, n)
-	var pos []vecmath.Vec3
-	var parents []int
 	for j := 0; j < n; j++ {
 		index[j] = -1
 		if !keep[j] {
 			continue
 		}
-		index[j] = len(pos)
+		index[j] = len(kept)
 		p := r.parents[j] // kept, as every kept joint's parent is
 		if p >= 0 {
 			p = index[p]
 		}
-		parents = append(parents, p)
-		pos = append(pos, r.pos[j])
+		kept, parents = append(kept, j), append(parents, p)
 	}
-	if len(pos) == 0 {
-		return r.pos, r.parents
+	if len(kept) == 0 {
+		for j := range r.pos {
+			kept = append(kept, j)
+		}
+		return kept, r.parents
 	}
-	return pos, parents
+	return kept, parents
+}
+
+// gather returns pos[k] for every k of idx.
+func gather(pos []vecmath.Vec3, idx []int) []vecmath.Vec3 {
+	out := make([]vecmath.Vec3, len(idx))
+	for i, k := range idx {
+		out[i] = pos[k]
+	}
+	return out
 }

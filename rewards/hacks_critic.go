@@ -49,8 +49,7 @@ func criticClimb(jitter float64) func(c *character.Character, seed int64) (*char
 			return nil, false
 		}
 		rng := rand.New(rand.NewSource(seed))
-		r.pos = append([]vecmath.Vec3(nil), r.pos...)
-		for j := range r.pos {
+		for j := range r.pos { // r.pos is the rig's own copy of the joints
 			r.pos[j] = r.pos[j].Add(vecmath.RandomUnit(rng).Scale(jitter))
 		}
 		climbCritic(p, r, model, rng)
@@ -65,9 +64,9 @@ func criticClimb(jitter float64) func(c *character.Character, seed int64) (*char
 // climbCritic moves r's joints, one at a time by a random step, keeping each
 // move that raises the critic's logit of the deforming joints.
 func climbCritic(p *Prepared, r *rig, model *critic.Model, rng *rand.Rand) {
+	kept, parents := deformingSubset(r) // the weights, and so the subset, stay
 	logit := func() float64 {
-		pos, parents := deformingJoints(r)
-		return model.Logit(critic.Features(p.criticMesh(), pos, parents))
+		return model.Logit(critic.Features(p.criticMesh(), gather(r.pos, kept), parents))
 	}
 	best := logit()
 	for step := 0; step < criticClimbSteps; step++ {
