@@ -1,6 +1,7 @@
 package critic
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -62,6 +63,25 @@ func TestFeaturesHostile(t *testing.T) {
 				if !finite(v) {
 					t.Errorf("%s = %v", FeatureNames[i], v)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkFeatures: the features of 64- and 4096-joint chains inside a tube
+// (`go test ./critic -bench Features`).
+func BenchmarkFeatures(b *testing.B) {
+	c := meshtest.Tube(b, 24, 16, 4)
+	bvh := geom.NewBVH(&c.Mesh)
+	m := Mesh{BVH: bvh, Winding: geom.NewWindingNumberBVH(bvh)}
+	for _, n := range []int{64, 4096} {
+		pos, parents := make([]vecmath.Vec3, n), make([]int, n)
+		for k := range pos {
+			pos[k], parents[k] = vecmath.Vec3{0, 4 * float64(k) / float64(n), 0}, k-1
+		}
+		b.Run(fmt.Sprintf("joints=%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				Features(m, pos, parents)
 			}
 		})
 	}
