@@ -279,7 +279,7 @@ func kindScores(s *shape, t *tree, depth float64) kindDetection {
 	score := map[Kind]float64{Other: otherScore}
 	pressed := false
 	if l, err := findHumanoidLimbs(s, t); err == nil && (ground >= 2 || l.fromShape[0]) {
-		pressed = l.pressed
+		pressed = l.pressed || l.covered
 		// End points on the ground beyond two feet count against a biped, unless
 		// the slices show both legs and both arms: then the extra ones are held
 		// (a rifle, a staff) or trail (a coat's tails).
@@ -325,7 +325,8 @@ func kindScores(s *shape, t *tree, depth float64) kindDetection {
 const otherScore = 0.25
 
 // pressedConfidence caps the confidence of a humanoid whose arms are not seen
-// apart from the body but placed along its sides (outlineArm).
+// apart from the body but placed along its sides (outlineArm), or whose legs show
+// only below a garment (hipsUnderGarment).
 const pressedConfidence = 0.75
 
 // quadFeetInSlices reports whether the body's slices show four feet, front and

@@ -169,31 +169,28 @@ func (p *profile) splitRatio(y, reach int) (float64, bool) {
 type legShape struct {
 	crotch float64
 	routes [2][]vecmath.Vec3
+	// covered: only the feet show, below a garment's hem (a robe, a long coat),
+	// so the crotch is placed by proportion and each leg runs straight up to it.
+	covered bool
 }
 
 // findLegs finds the crotch, going up from the bottom: the first slice, after legs
 // split at the plane for at least 8% of the height, where the depth at the plane
 // is back to most of the legs' (the pelvis). Split means the plane's depth is under
 // half the legs' (apart, or touching along a narrow line). Each leg's axis is the
-// centre of the hump next to the plane on its side, slice by slice.
+// centre of the hump next to the plane on its side, slice by slice. Feet that
+// show for less than that, apart, below a body that closes over them at once (a
+// robe's hem) are legs under a garment (coveredLegs).
 func (p *profile) findLegs(s *shape) (legShape, error) {
 	H := s.height()
-	reach := int(math.Ceil(0.2 * H / p.cell))
-	y0, y1 := p.levelOf(s.lo[1]+0.02*H), p.levelOf(s.lo[1]+0.75*H)
-	split, top := 0, -1
-	for y := y0; y <= y1 && top < 0; y++ {
-		r, ok := p.splitRatio(y, reach)
-		switch {
-		case ok && r < 0.5:
-			split++
-		case split > 0 && float64(split)*p.cell >= 0.08*H && (!ok || r >= 0.75):
-			top = y
-		}
-	}
+	top, covered := p.crotchSlice(s)
 	if top < 0 {
 		return legShape{}, errors.New("no two legs: the body does not split at the symmetry plane low down")
 	}
 	ls := legShape{crotch: p.levelY(top) - p.cell/2}
+	if covered {
+		ls.crotch, ls.covered = math.Max(s.lo[1]+coveredCrotch*H, ls.crotch+0.1*H), true
+	}
 	var cut [2]int
 	for i, sd := range sides {
 		ls.routes[i], cut[i] = p.legRoute(top, sd, maxLegStep*H)
@@ -209,8 +206,90 @@ func (p *profile) findLegs(s *shape) (legShape, error) {
 		if len(ls.routes[i]) < 2 {
 			return legShape{}, errors.New("no two legs: a side has no leg below the crotch")
 		}
+		if covered {
+			ls.routes[i] = p.upTo(ls.routes[i], ls.crotch)
+		}
 	}
 	return ls, nil
+}
+
+// crotchSlice is findLegs' search: the slice where the legs join, or failing
+// that the hem of a garment over feet (coveredLegs, true), or -1. Legs pressed
+// together above feet set apart also close over the feet: they part again
+// higher up, so a hem counts only when no crotch is found.
+func (p *profile) crotchSlice(s *shape) (int, bool) {
+	H := s.height()
+	reach := int(math.Ceil(0.2 * H / p.cell))
+	y0, y1 := p.levelOf(s.lo[1]+0.02*H), p.levelOf(s.lo[1]+0.75*H)
+	split, hem := 0, -1
+	for y := y0; y <= y1; y++ {
+		r, ok := p.splitRatio(y, reach)
+		switch {
+		case ok && r < 0.5:
+			split++
+		case split > 0 && (!ok || r >= 0.75):
+			if float64(split)*p.cell >= 0.08*H {
+				return y, false
+			}
+			if hem < 0 && p.coveredLegs(s, y, reach) {
+				hem = y
+			}
+		}
+	}
+	return hem, hem >= 0
+}
+
+// coveredLegs reports whether the body closing over the plane at slice top is a
+// garment's hem above feet: the slices below it split down to the bottom, for at
+// least 2% of the height, and the feet stand at least 2% of the height apart
+// right up to it (legs that join narrow their gap to nothing first).
+func (p *profile) coveredLegs(s *shape, top, reach int) bool {
+	H := s.height()
+	n := 0
+	for y := top - 1; y >= 0; y-- {
+		if r, ok := p.splitRatio(y, reach); !ok || r >= 0.5 {
+			break
+		}
+		n++
+	}
+	if float64(n)*p.cell < 0.02*H || p.levelY(top-n) > s.lo[1]+0.02*H {
+		return false
+	}
+	return p.apart(s, top-1)
+}
+
+// apart reports whether the parts either side of the plane in slice y stand at
+// least 2% of the height apart.
+func (p *profile) apart(s *shape, y int) bool {
+	g := p.gap(y)
+	return g >= 0 && float64(g)*p.cell >= 0.02*s.height()
+}
+
+// coveredCrotch is where the crotch of legs under a garment is taken to be, as a
+// share of the height: a standing human's.
+const coveredCrotch = 0.45
+
+// gap is the number of empty columns between the parts next to the symmetry
+// plane on either side of slice y, or -1 when a side is empty.
+func (p *profile) gap(y int) int {
+	if y < 0 {
+		return -1
+	}
+	l, r := p.humps(y, 1), p.humps(y, -1)
+	if len(l) == 0 || len(r) == 0 {
+		return -1
+	}
+	return l[0].a - r[0].a - 1
+}
+
+// upTo continues a leg's route straight up from its highest point to height h,
+// a point per slice: the leg inside a garment.
+func (p *profile) upTo(route []vecmath.Vec3, h float64) []vecmath.Vec3 {
+	last := route[len(route)-1]
+	for y := last[1] + p.cell; y <= h; y += p.cell {
+		route = append(route, vecmath.Vec3{last[0], y, last[2]})
+	}
+	return route
 }
 
 // maxLegStep is the farthest, as a share of the height, a leg's axis moves

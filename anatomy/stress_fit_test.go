@@ -21,8 +21,11 @@ func TestStressedBipeds(t *testing.T) {
 		{2, "legs+apose"},
 		{3, "legs"},
 		{3, "fused+legs+armsdown"},
+		{1, "robe"},
+		{2, "robe"},
+		{3, "fused+robe"},
 	} {
-		t.Run(string(tc.variant), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s_%d", tc.variant, tc.seed), func(t *testing.T) {
 			c, err := stress.Apply(gen(t, "biped", tc.seed), tc.variant)
 			if err != nil {
 				t.Fatal(err)

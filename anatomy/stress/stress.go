@@ -31,10 +31,12 @@ const (
 	APose    = "apose"    // upper arms lowered to 45° below horizontal
 	ArmsDown = "armsdown" // upper arms lowered until the arm touches the body
 	Fused    = "fused"    // remeshed into one watertight surface, weights transferred
+	Skirt    = "skirt"    // a closed skirt from the waist to the knees
+	Robe     = "robe"     // a closed robe from the waist to the ankles
 )
 
 // Variants are the stress cases the anatomy report measures on humanoids.
-var Variants = []Variant{"legs", "apose", "armsdown", "legs+apose", "legs+armsdown", "fused", "fused+legs+apose", "fused+legs+armsdown"}
+var Variants = []Variant{"legs", "apose", "armsdown", "legs+apose", "legs+armsdown", "fused", "fused+legs+apose", "fused+legs+armsdown", "skirt", "robe", "fused+robe"}
 
 // QuadVariants are the stress cases the anatomy report measures on quadrupeds
 // (no arms to lower).
@@ -44,9 +46,9 @@ var QuadVariants = []Variant{"legs", "fused", "fused+legs"}
 func ParseVariant(v string) (Variant, error) {
 	for _, p := range strings.Split(v, "+") {
 		switch p {
-		case Legs, APose, ArmsDown, Fused:
+		case Legs, APose, ArmsDown, Fused, Skirt, Robe:
 		default:
-			return "", fmt.Errorf("stress variant %q: unknown part %q (want legs, apose, armsdown, fused joined by +)", v, p)
+			return "", fmt.Errorf("stress variant %q: unknown part %q (want legs, apose, armsdown, skirt, robe, fused joined by +)", v, p)
 		}
 	}
 	return Variant(v), nil
@@ -71,6 +73,8 @@ func Apply(c *character.Character, v Variant) (*character.Character, error) {
 			err = lowerArms(out, false)
 		case ArmsDown:
 			err = lowerArms(out, true)
+		case Skirt, Robe:
+			err = addGarment(out, p == Robe)
 		case Fused:
 			fuse = true
 		default:

@@ -157,9 +157,73 @@ func TestParseVariant(t *testing.T) {
 	for _, tc := range []struct {
 		in string
 		ok bool
-	}{{"legs", true}, {"fused+legs+armsdown", true}, {"legs+tail", false}, {"", false}} {
+	}{{"legs", true}, {"fused+legs+armsdown", true}, {"fused+robe", true}, {"legs+tail", false}, {"", false}} {
 		if _, err := ParseVariant(tc.in); (err == nil) != tc.ok {
 			t.Errorf("ParseVariant(%q) error %v, want ok=%v", tc.in, err, tc.ok)
 		}
+	}
+}
+
+// TestGarments: a skirt and a robe are each one closed, outward part added to the
+// mesh, skinned, hanging from above the hip joints to the knees or the ankles,
+// and wrapping both legs: at the knees' height the robe spans them.
+func TestGarments(t *testing.T) {
+	base := biped(t)
+	nv, nt := len(base.Mesh.Positions), len(base.Mesh.Triangles)
+	hems := map[Variant]float64{}
+	for _, v := range []Variant{"skirt", "robe"} {
+		c, err := Apply(base, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Skin.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-6); err != nil {
+			t.Fatal(err)
+		}
+		part := &character.Mesh{Positions: c.Mesh.Positions[nv:]}
+		for _, tr := range c.Mesh.Triangles[nt:] {
+			part.Triangles = append(part.Triangles, [3]int{tr[0] - nv, tr[1] - nv, tr[2] - nv})
+		}
+		if len(part.Triangles) == 0 {
+			t.Fatalf("%s: no part added", v)
+		}
+		edges := map[[2]int]bool{}
+		for _, tr := range part.Triangles {
+			for k := 0; k < 3; k++ {
+				edges[[2]int{tr[k], tr[(k+1)%3]}] = true
+			}
+		}
+		for e := range edges {
+			if !edges[[2]int{e[1], e[0]}] {
+				t.Fatalf("%s: edge %v has no reverse: the garment is not closed", v, e)
+			}
+		}
+		b, err := newBody(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		knee, _ := b.meanHeight(anatomy.Leg)
+		wn := geom.NewWindingNumber(part)
+		for _, sd := range []int{1, -1} {
+			hip := c.Skeleton.Position(b.joint[anatomy.Side(sd, anatomy.UpLeg)])
+			if w := wn.At(hip); w < 0.5 {
+				t.Errorf("%s: winding number %.2f at the %s hip: the garment faces in or misses it", v, w, anatomy.Side(sd, "leg"))
+			}
+		}
+		lo, hi := part.Bounds()
+		hems[v] = lo.Dot(b.up)
+		if top := hi.Dot(b.up); top < b.jointHeight(anatomy.Side(1, anatomy.UpLeg)) {
+			t.Errorf("%s: the garment's top %.3f is below the hips", v, top)
+		}
+		if v == "robe" {
+			for _, sd := range []int{1, -1} {
+				k := c.Skeleton.Position(b.joint[anatomy.Side(sd, anatomy.Leg)])
+				if w := wn.At(k); w < 0.5 {
+					t.Errorf("robe: winding number %.2f at the %s knee (height %.3f)", w, anatomy.Side(sd, "leg"), knee)
+				}
+			}
+		}
+	}
+	if hems["robe"] >= hems["skirt"] {
+		t.Errorf("the robe's hem (%.3f) is not below the skirt's (%.3f)", hems["robe"], hems["skirt"])
 	}
 }

@@ -24,7 +24,7 @@ import (
 func init() {
 	register(&command{
 		name:    "stress",
-		usage:   "--data DIR --out DIR [--split held-out|train|all] [--kind all|humanoid|quadruped] [--variant all|legs,apose,armsdown,fused,...]",
+		usage:   "--data DIR --out DIR [--split held-out|train|all] [--kind all|humanoid|quadruped] [--variant all|legs,apose,armsdown,skirt,robe,fused,...]",
 		summary: "write the anatomy stress sets: the humanoids and quadrupeds of DIR with legs pressed together, arms lowered, fused into one surface (artist skeleton carried along)",
 		run:     runStress,
 	})
@@ -51,7 +51,7 @@ func runStress(args []string, stdout io.Writer) error {
 	data := fs.String("data", "", "folder of rigged files with a manifest.jsonl (../shared/data)")
 	out := fs.String("out", "", "output folder (created)")
 	split := fs.String("split", "held-out", "held-out, train or all")
-	variant := fs.String("variant", "all", "comma-separated stress variants, or all: each humanoid's (legs, apose, armsdown, fused and their combinations) and each quadruped's (legs, fused, fused+legs)")
+	variant := fs.String("variant", "all", "comma-separated stress variants, or all: each humanoid's (legs, apose, armsdown, skirt, robe, fused and their combinations) and each quadruped's (legs, fused, fused+legs)")
 	kind := fs.String("kind", "all", "the bodies to stress: humanoid (the biped categories), quadruped, or all of both")
 	png := fs.Bool("png", false, "also fit each variant (kind detected, Y up) and draw the mesh with the fitted skeleton, front view, as NAME.png")
 	if _, err := parseInterleaved(fs, args); err != nil {

@@ -143,7 +143,7 @@ type anatomyEval struct {
 
 func (o *anatomyEval) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.KindReport, "kind-report", false, "anatomy task: detect the kind and up axis of every file against the manifest's categories instead of the humanoid report")
-	fs.StringVar(&o.Stress, "stress", "", "anatomy task: fit the humanoids under these stress variants (comma-separated: none, legs, apose, armsdown, fused and their + combinations; all: none and every variant of the report)")
+	fs.StringVar(&o.Stress, "stress", "", "anatomy task: fit the humanoids under these stress variants (comma-separated: none, legs, apose, armsdown, skirt, robe, fused and their + combinations; all: none and every variant of the report)")
 	fs.StringVar(&o.QuadStress, "quad-stress", "", "anatomy task: detect the kind of the quadrupeds under these stress variants instead (comma-separated: none, legs, fused, fused+legs; all: none and every one of them)")
 }
 
