@@ -222,13 +222,14 @@ func (p *profile) crotchSlice(s *shape) (int, bool) {
 	reach := int(math.Ceil(0.2 * H / p.cell))
 	y0, y1 := p.levelOf(s.lo[1]+0.02*H), p.levelOf(s.lo[1]+0.75*H)
 	split, hem := 0, -1
+	hold := max(int(math.Ceil(0.04*H/p.cell)), 2)
 	for y := y0; y <= y1; y++ {
 		r, ok := p.splitRatio(y, reach)
 		switch {
 		case ok && r < 0.5:
 			split++
 		case split > 0 && (!ok || r >= 0.75):
-			if float64(split)*p.cell >= 0.08*H {
+			if float64(split)*p.cell >= 0.08*H && p.holds(y+1, hold, reach, 0.75) {
 				return y, false
 			}
 			if hem < 0 && p.coveredLegs(s, y, reach) {
@@ -236,7 +237,47 @@ func (p *profile) crotchSlice(s *shape) (int, bool) {
 			}
 		}
 	}
+	if top := p.pressedCrotch(s, reach); top >= 0 {
+		return top, false
+	}
 	return hem, hem >= 0
+}
+
+// pressedCrotch finds legs pressed together so closely that their contact is
+// nearly as deep as a leg (trousers, knee pads): over at least a quarter of the
+// height above the bottom the plane's depth is under 0.9 of the legs' (a shallow
+// valley between them), and the crotch is the first slice above where it is back
+// to 0.95 and stays at 0.9 or more for 4% of the height (the pelvis), or -1.
+func (p *profile) pressedCrotch(s *shape, reach int) int {
+	H := s.height()
+	y0, y1 := p.levelOf(s.lo[1]+0.02*H), p.levelOf(s.lo[1]+maxHips*H)
+	need, hold := int(0.25*H/p.cell), max(int(math.Ceil(0.04*H/p.cell)), 2)
+	valley := 0
+	for y := y0; y <= y1; y++ {
+		r, ok := p.splitRatio(y, reach)
+		switch {
+		case ok && r < 0.9:
+			valley++
+		case ok && r >= 0.95 && valley >= need && p.holds(y+1, hold, reach, 0.9):
+			return y
+		}
+	}
+	return -1
+}
+
+// holds reports whether the n slices from y up keep the plane's depth at least
+// min of the legs' (a side left empty counts as kept): a pelvis, not a knee
+// pad's bulge between legs pressed together.
+func (p *profile) holds(y, n, reach int, min float64) bool {
+	for k := y; k < y+n; k++ {
+		if k >= len(p.w) {
+			return false
+		}
+		if r, ok := p.splitRatio(k, reach); ok && r < min {
+			return false
+		}
+	}
+	return true
 }
 
 // coveredLegs reports whether the body closing over the plane at slice top is a

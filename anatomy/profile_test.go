@@ -1,6 +1,7 @@
 package anatomy
 
 import (
+	"math"
 	"testing"
 
 	"github.com/rigkit/rigkit/geom"
@@ -46,6 +47,56 @@ func TestLegRouteEndsAtTheFoot(t *testing.T) {
 				low := ls.routes[i][0]
 				if low[1] < tc.lowest[i]-0.05 || low[1] > tc.lowest[i]+0.05 || low[0]*float64(sides[i]) < 0.05 || low[0]*float64(sides[i]) > 0.25 {
 					t.Errorf("leg %d starts at %v, want on the leg near height %g", i, low, tc.lowest[i])
+				}
+			}
+		})
+	}
+}
+
+// TestFindLegs: the crotch of legs standing apart, pressed together along a
+// contact nearly as deep as a leg, bridged for a moment by a knee pad between
+// them, and hidden under a robe whose hem shows only the feet (covered, the
+// crotch placed by proportion).
+func TestFindLegs(t *testing.T) {
+	torso := [][2]vecmath.Vec3{
+		{{-0.3, 0.9, -0.12}, {0.3, 1.6, 0.12}},
+		{{-0.06, 1.6, -0.05}, {0.06, 1.7, 0.05}},
+		{{-0.12, 1.7, -0.1}, {0.12, 2, 0.1}},
+	}
+	body := func(parts ...[2]vecmath.Vec3) *shape {
+		m := synth.Boxes(append(parts, torso...)...)
+		s := newShape(&m, geom.NewWindingNumber(&m), upFrame("y"))
+		s.mid = 0
+		return s
+	}
+	apart := [][2]vecmath.Vec3{{{-0.25, 0, -0.1}, {-0.06, 0.9, 0.1}}, {{0.06, 0, -0.1}, {0.25, 0.9, 0.1}}}
+	for _, tc := range []struct {
+		name    string
+		parts   [][2]vecmath.Vec3
+		crotch  float64
+		covered bool
+	}{
+		{"apart", apart, 0.9, false},
+		{"pressed, the contact 0.7 of a leg's depth", [][2]vecmath.Vec3{
+			{{-0.25, 0, -0.1}, {-0.03, 0.9, 0.1}}, {{0.03, 0, -0.1}, {0.25, 0.9, 0.1}},
+			{{-0.031, 0, -0.07}, {0.031, 0.9, 0.07}}}, 0.9, false},
+		{"a knee pad between them", append([][2]vecmath.Vec3{{{-0.07, 0.4, -0.1}, {0.07, 0.42, 0.1}}}, apart...), 0.9, false},
+		{"a robe over the feet", [][2]vecmath.Vec3{
+			{{-0.25, 0, -0.1}, {-0.06, 0.1, 0.1}}, {{0.06, 0, -0.1}, {0.25, 0.1, 0.1}},
+			{{-0.3, 0.06, -0.12}, {0.3, 0.9, 0.12}}}, coveredCrotch * 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := body(tc.parts...)
+			ls, err := s.profile().findLegs(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(ls.crotch-tc.crotch) > 0.05 || ls.covered != tc.covered {
+				t.Errorf("crotch %.3f covered %v, want %.3f, %v", ls.crotch, ls.covered, tc.crotch, tc.covered)
+			}
+			for i, r := range ls.routes {
+				if top := r[len(r)-1][1]; top < ls.crotch-0.06 {
+					t.Errorf("leg %d ends at %.3f, below the crotch %.3f", i, top, ls.crotch)
 				}
 			}
 		})
