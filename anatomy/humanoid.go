@@ -200,11 +200,22 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 		tip = math.Inf(-1)
 	}
 	arms, armErr := s.profile().findHangingArms(s, l.hips[1]-0.05*H, tip)
-	if armErr == nil && !handsAtTips(s, t, parts, arms) && !handsBeyond(s, t, parts, arms) {
+	if armErr == nil && !handsBeyond(s, t, parts, arms) {
 		l.fromShape[1] = true
 		for i := range sides {
 			l.arms[i] = extendToSurface(s, arms[i])
 			l.hands[i] = atFraction(l.arms[i], 0.75)
+		}
+		if handsAtTips(s, t, parts, arms) {
+			// The proposal's routes reach into the fingers, which the finger
+			// search reads; they leave the torso where the proposed skeleton
+			// branches, low on the chest in an A-pose, so they start at the
+			// slices' shoulders.
+			if pa, err := l.proposalArms(s, t, parts); err == nil {
+				for i := range sides {
+					l.arms[i], l.hands[i] = fromShoulder(pa[i], arms[i][0]), t.pos[parts.hand[i]]
+				}
+			}
 		}
 		return l, nil
 	}
@@ -219,24 +230,57 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 		}
 		return l, partsErr
 	}
-	// The route from the head (or the pelvis) to each hand, from where it leaves
-	// the torso.
+	arms, err := l.proposalArms(s, t, parts)
+	if err != nil {
+		return l, err
+	}
+	for i := range sides {
+		l.arms[i], l.hands[i] = arms[i], t.pos[parts.hand[i]]
+	}
+	return l, nil
+}
+
+// proposalArms are the proposed skeleton's routes from the head (or the pelvis)
+// to each hand, from where they leave the torso, balanced on a mesh that does
+// not mirror.
+func (l *humanoidLimbs) proposalArms(s *shape, t *tree, parts humanoidParts) ([2][]vecmath.Vec3, error) {
+	var arms [2][]vecmath.Vec3
 	from := t.nearest(l.hips)
 	if parts.head >= 0 {
 		from = parts.head
 	}
 	for i := range sides {
-		l.arms[i] = centreArm(s, limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*l.hw))
-		l.hands[i] = t.pos[parts.hand[i]]
-		l.arms[i] = hangArm(s, l.arms[i], l.hands[i])
-		if len(l.arms[i]) < 2 {
-			return l, errors.New("no route from the body to a hand")
+		route := centreArm(s, limbRoute(s, t.points(t.path(from, parts.hand[i])), 0.8*l.hw))
+		arms[i] = hangArm(s, route, t.pos[parts.hand[i]])
+		if len(arms[i]) < 2 {
+			return arms, errors.New("no route from the body to a hand")
 		}
 	}
 	if !s.symmetric {
-		balanceArms(&l.arms)
+		balanceArms(&arms)
 	}
-	return l, nil
+	return arms, nil
+}
+
+// fromShoulder starts a route at the shoulder: the shoulder, then the route
+// beyond its point nearest the shoulder.
+func fromShoulder(route []vecmath.Vec3, shoulder vecmath.Vec3) []vecmath.Vec3 {
+	_, k, _ := closest(route, shoulder)
+	if k+1 >= len(route) {
+		return route
+	}
+	return append([]vecmath.Vec3{shoulder}, route[k+1:]...)
+}
+
+// handsAtTips reports whether the proposal has both hands, each within a tenth of
+// the height of the end of the arm found in the slices.
+func handsAtTips(s *shape, t *tree, parts humanoidParts, arms [2][]vecmath.Vec3) bool {
+	for i := range sides {
+		if parts.hand[i] < 0 || t.pos[parts.hand[i]].Dist(arms[i][len(arms[i])-1]) > 0.1*s.height() {
+			return false
+		}
+	}
+	return true
 }
 
 // handsBeyond reports whether the proposal has both hands, each above the armpit
@@ -255,18 +299,6 @@ func handsBeyond(s *shape, t *tree, parts humanoidParts, arms [2][]vecmath.Vec3)
 		}
 		armpit := arms[i][min(1, len(arms[i])-1)] // arms[i][0] is the shoulder above it
 		if hand[1] <= armpit[1] || float64(sd)*(hand[0]-s.mid) < out+0.1*s.height() {
-			return false
-		}
-	}
-	return true
-}
-
-// handsAtTips reports whether the proposal has both hands, each within a tenth of
-// the height of the end of the arm found in the slices: its route then follows
-// the arm to the fingers, which the finger search reads.
-func handsAtTips(s *shape, t *tree, parts humanoidParts, arms [2][]vecmath.Vec3) bool {
-	for i := range sides {
-		if parts.hand[i] < 0 || t.pos[parts.hand[i]].Dist(arms[i][len(arms[i])-1]) > 0.1*s.height() {
 			return false
 		}
 	}
