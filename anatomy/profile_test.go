@@ -131,3 +131,31 @@ func TestOutlineArm(t *testing.T) {
 		t.Error("a body as wide as it is tall: pressed arms should not be possible")
 	}
 }
+
+// TestFromShoulder: a proposal's arm route that leaves the torso low on the chest
+// and rises to the shoulder before it runs down the arm starts at the slices'
+// shoulder instead, keeping the route beyond it; a shoulder nearest the route's
+// end leaves the route as it is.
+func TestFromShoulder(t *testing.T) {
+	route := []vecmath.Vec3{{0.2, 1.2, 0}, {0.3, 1.35, 0}, {0.4, 1.3, 0}, {0.55, 1.1, 0}, {0.7, 0.9, 0}}
+	for _, tc := range []struct {
+		name     string
+		shoulder vecmath.Vec3
+		want     []vecmath.Vec3
+	}{
+		{"A-pose", vecmath.Vec3{0.28, 1.4, 0}, append([]vecmath.Vec3{{0.28, 1.4, 0}}, route[2:]...)},
+		{"at the hand", vecmath.Vec3{0.75, 0.85, 0}, route},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := fromShoulder(route, tc.shoulder)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
