@@ -188,9 +188,6 @@ func (p *profile) findLegs(s *shape) (legShape, error) {
 		return legShape{}, errors.New("no two legs: the body does not split at the symmetry plane low down")
 	}
 	ls := legShape{crotch: p.levelY(top) - p.cell/2}
-	if covered {
-		ls.crotch, ls.covered = math.Max(s.lo[1]+coveredCrotch*H, ls.crotch+0.1*H), true
-	}
 	var cut [2]int
 	for i, sd := range sides {
 		ls.routes[i], cut[i] = p.legRoute(top, sd, maxLegStep*H)
@@ -206,11 +203,62 @@ func (p *profile) findLegs(s *shape) (legShape, error) {
 		if len(ls.routes[i]) < 2 {
 			return legShape{}, errors.New("no two legs: a side has no leg below the crotch")
 		}
-		if covered {
-			ls.routes[i] = p.upTo(ls.routes[i], ls.crotch)
-		}
+	}
+	// Legs modelled on inside a garment (a skirt, a robe) show where they join;
+	// legs hidden altogether get the crotch by proportion.
+	z := (ls.routes[0][len(ls.routes[0])-1][2] + ls.routes[1][len(ls.routes[1])-1][2]) / 2
+	if inner := s.innerCrotch(ls.crotch, z); inner > ls.crotch {
+		ls.crotch = inner
+	} else if covered {
+		ls.crotch, ls.covered = math.Max(s.lo[1]+coveredCrotch*H, ls.crotch+0.1*H), true
+	}
+	for i := range ls.routes {
+		ls.routes[i] = p.upTo(ls.routes[i], ls.crotch)
 	}
 	return ls, nil
+}
+
+// innerCrotch follows legs that go on inside a garment above the slices' crotch
+// (a skirt's hem, which the voxels cannot tell from a crotch, the garment being
+// solid to them): going up from the crotch, a ray from the symmetry plane (at
+// depth z) across each side meets a surface within 5% of the height, a leg's
+// inner side, with more surface beyond it; the legs join where that stops on
+// either side for two slices of 1% of the height. A pelvis puts its sides
+// farther out, so a crotch that is one stays where it is; the crotch moves only
+// when the legs go on for at least 8% of the height (a mech's thighs run a little
+// way up inside its hip armour: mech George, 6%).
+func (s *shape) innerCrotch(crotch, z float64) float64 {
+	H := s.height()
+	top, misses := crotch, 0
+	for y := crotch + 0.01*H; y < s.lo[1]+maxHips*H && misses < 2; y += 0.01 * H {
+		if s.legsInside(y, z) {
+			top, misses = y, 0
+		} else {
+			misses++
+		}
+	}
+	if top-crotch < 0.08*H {
+		return crotch
+	}
+	return top
+}
+
+// legsInside reports whether rays from the plane at height y and depth z meet a
+// leg's inner side on both sides (innerCrotch).
+func (s *shape) legsInside(y, z float64) bool {
+	H, bvh := s.height(), s.wn.BVH()
+	o := s.f.from(vecmath.Vec3{s.mid, y, z})
+	for _, sd := range sides {
+		d := s.f.from(vecmath.Vec3{s.mid + float64(sd), y, z}).Sub(o)
+		near, ok := bvh.Ray(o, d, 0, 0.05*H)
+		if !ok {
+			return false
+		}
+		if _, ok := bvh.Ray(o, d, near.T+1e-4*H, 0.5*H); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // crotchSlice is findLegs' search: the slice where the legs join, or failing

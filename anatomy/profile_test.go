@@ -55,8 +55,9 @@ func TestLegRouteEndsAtTheFoot(t *testing.T) {
 
 // TestFindLegs: the crotch of legs standing apart, pressed together along a
 // contact nearly as deep as a leg, bridged for a moment by a knee pad between
-// them, and hidden under a robe whose hem shows only the feet (covered, the
-// crotch placed by proportion).
+// them, going on inside a skirt above its hem (where they join, not the hem),
+// under a body set on them (where they end), and hidden under a robe whose hem
+// shows only the feet (covered, the crotch placed by proportion).
 func TestFindLegs(t *testing.T) {
 	torso := [][2]vecmath.Vec3{
 		{{-0.3, 0.9, -0.12}, {0.3, 1.6, 0.12}},
@@ -81,6 +82,10 @@ func TestFindLegs(t *testing.T) {
 			{{-0.25, 0, -0.1}, {-0.03, 0.9, 0.1}}, {{0.03, 0, -0.1}, {0.25, 0.9, 0.1}},
 			{{-0.031, 0, -0.07}, {0.031, 0.9, 0.07}}}, 0.9, false},
 		{"a knee pad between them", append([][2]vecmath.Vec3{{{-0.07, 0.4, -0.1}, {0.07, 0.42, 0.1}}}, apart...), 0.9, false},
+		{"a skirt over legs that go on inside it", append([][2]vecmath.Vec3{{{-0.32, 0.4, -0.15}, {0.32, 1.0, 0.15}}}, apart...), 0.9, false},
+		{"a body set on short legs", [][2]vecmath.Vec3{
+			{{-0.25, 0, -0.1}, {-0.06, 0.4, 0.1}}, {{0.06, 0, -0.1}, {0.25, 0.4, 0.1}},
+			{{-0.3, 0.4, -0.12}, {0.3, 0.9, 0.12}}}, 0.4, false},
 		{"a robe over the feet", [][2]vecmath.Vec3{
 			{{-0.25, 0, -0.1}, {-0.06, 0.1, 0.1}}, {{0.06, 0, -0.1}, {0.25, 0.1, 0.1}},
 			{{-0.3, 0.06, -0.12}, {0.3, 0.9, 0.12}}}, coveredCrotch * 2, true},
