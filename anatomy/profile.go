@@ -23,6 +23,13 @@ type profile struct {
 	zsum   [][]float64 // [y][x]: sum of their canonical z
 	planeX [2]int      // the columns either side of the symmetry plane
 	cell   float64
+	legs   *legsFound // findLegs' answer, found on first use
+}
+
+// legsFound is findLegs' answer for the profile's shape.
+type legsFound struct {
+	ls  legShape
+	err error
 }
 
 // profileCells is the grid's resolution along the height; flatRatio caps how
@@ -181,7 +188,23 @@ type legShape struct {
 // centre of the hump next to the plane on its side, slice by slice. Feet that
 // show for less than that, apart, below a body that closes over them at once (a
 // robe's hem) are legs under a garment (coveredLegs).
+//
+// The kind's detection, the fit and its checks all ask; the legs are found once
+// and each caller gets its own copy of the routes.
 func (p *profile) findLegs(s *shape) (legShape, error) {
+	if p.legs == nil {
+		ls, err := p.measureLegs(s)
+		p.legs = &legsFound{ls, err}
+	}
+	ls := p.legs.ls
+	for i, r := range ls.routes {
+		ls.routes[i] = append([]vecmath.Vec3(nil), r...)
+	}
+	return ls, p.legs.err
+}
+
+// measureLegs is findLegs' search.
+func (p *profile) measureLegs(s *shape) (legShape, error) {
 	H := s.height()
 	top, covered := p.crotchSlice(s)
 	if top < 0 {

@@ -38,7 +38,7 @@ func addGarment(c *character.Character, toAnkles bool) error {
 		return err
 	}
 	H := b.height()
-	hipY := (b.jointHeight(anatomy.Side(1, anatomy.UpLeg)) + b.jointHeight(anatomy.Side(-1, anatomy.UpLeg))) / 2
+	hipY, _ := b.meanHeight(anatomy.UpLeg) // newBody found both
 	top := hipY + waistAbove*H
 	hem := b.floor + 0.5*(hipY-b.floor)
 	if k, ok := b.meanHeight(anatomy.Leg); ok {
@@ -64,11 +64,6 @@ func addGarment(c *character.Character, toAnkles bool) error {
 	}
 	appendPart(c, tube, skin)
 	return nil
-}
-
-// jointHeight is the height of the artist joint of that Mixamo name.
-func (b *body) jointHeight(name string) float64 {
-	return b.c.Skeleton.Position(b.joint[name]).Dot(b.up)
 }
 
 // meanHeight is the mean height of the left and right artist joints of that part,
