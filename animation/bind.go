@@ -42,7 +42,8 @@ func newBinding(sk *character.Skeleton, rest map[string]vecmath.Vec3) (*binding,
 		return nil, fmt.Errorf("no skeleton")
 	}
 	n := sk.NumJoints()
-	b := &binding{sk: sk, idx: jointIndex(sk), canon: CanonicalNames(sk.Names), bindRot: make([]quat, n),
+	canon := skeletonNames(sk)
+	b := &binding{sk: sk, idx: indexOf(canon), canon: canon, bindRot: make([]quat, n),
 		localRot: make([]quat, n), localT: make([]vecmath.Vec3, n), rest: make([]quat, n), hips: -1}
 	for j := range sk.Names {
 		_, b.bindRot[j], _ = vecmath.DecomposeTRS(sk.BindWorld[j])

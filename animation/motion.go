@@ -83,9 +83,13 @@ func ClipPoses(sk *character.Skeleton) [][]vecmath.Mat4 {
 // off the other thigh, as some rigs do); names handed out to the joints of a
 // star or a chain disagree at almost every joint.
 func schemeAgrees(sk *character.Skeleton, kind string) bool {
+	return agrees(sk, skeletonNames(sk), kind)
+}
+
+// agrees is schemeAgrees for the names canon of sk's joints.
+func agrees(sk *character.Skeleton, canon []string, kind string) bool {
 	parents := canonParent[kind]
-	canon := CanonicalNames(sk.Names)
-	idx := jointIndex(sk)
+	idx := indexOf(canon)
 	wrong := 0
 	for j, c := range canon {
 		if _, ok := parents[c]; !ok || idx[c] != j {

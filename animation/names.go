@@ -71,16 +71,61 @@ var kindJoints = map[string][]string{
 		"LeftFrontLeg", "RightFrontLeg", "LeftHindLeg", "RightHindLeg", "Spine", "Head"},
 }
 
-// jointIndex maps canonical names to joint indices (the first joint wins when two
-// names collapse to one).
+// jointIndex maps canonical names (skeletonNames) to joint indices (the first
+// joint wins when two names collapse to one).
 func jointIndex(sk *character.Skeleton) map[string]int {
-	idx := make(map[string]int, sk.NumJoints())
-	for j, c := range CanonicalNames(sk.Names) {
-		if _, ok := idx[c]; !ok {
+	return indexOf(skeletonNames(sk))
+}
+
+// indexOf maps names to their first joint.
+func indexOf(canon []string) map[string]int {
+	idx := make(map[string]int, len(canon))
+	for j, c := range canon {
+		if _, ok := idx[c]; !ok && c != "" {
 			idx[c] = j
 		}
 	}
 	return idx
+}
+
+// minKeyNames is how many of a kind's key joints a skeleton's names must give
+// for DetectKind to call it that kind.
+const minKeyNames = 3
+
+// skeletonNames returns rigkit's names of sk's joints: CanonicalNames of its
+// names, or, when those give fewer than minKeyNames key joints of either kind,
+// the descriptive reading (descriptive.go) where it gives motionKeyNames of the
+// humanoid's 11 (two-bone arms and legs, a trunk and a head: no bird's or
+// four-legged mob's "Arm.R" and "Leg.R"), hangs as the humanoid scheme says
+// (schemeAgrees) and the shape is no quadruped's. Joints
+// the reading leaves out keep their canonical names unless the reading gave
+// that name to another joint ("" then).
+func skeletonNames(sk *character.Skeleton) []string {
+	canon := CanonicalNames(sk.Names)
+	have := max(keyNames(indexOf(canon), Humanoid), keyNames(indexOf(canon), Quadruped))
+	if have >= minKeyNames {
+		return canon
+	}
+	read := descriptiveNames(sk)
+	if keyNames(indexOf(read), Humanoid) < motionKeyNames {
+		return canon
+	}
+	given := map[string]bool{}
+	for _, n := range read {
+		given[n] = true
+	}
+	for j, n := range read {
+		if n == "" && !given[canon[j]] {
+			read[j] = canon[j]
+		}
+	}
+	if !agrees(sk, read, Humanoid) {
+		return canon
+	}
+	if _, err := GuessQuadrupedNames(sk); err == nil {
+		return canon
+	}
+	return read
 }
 
 // DetectKind says which clip kind a skeleton's names fit: humanoid or quadruped.
@@ -96,7 +141,7 @@ func DetectKind(sk *character.Skeleton) (string, error) {
 			best, bestN = kind, n
 		}
 	}
-	if bestN < 3 {
+	if bestN < minKeyNames {
 		return "", fmt.Errorf("the skeleton's joint names (%s) follow no known scheme: a humanoid needs %s; "+
 			"a quadruped needs %s (docs/naming.md; a \"prefix:\" is ignored)",
 			sample(sk.Names, 6), strings.Join(kindJoints[Humanoid], ", "), strings.Join(kindJoints[Quadruped], ", "))
