@@ -72,26 +72,39 @@ func newGuesser(sk *character.Skeleton) (*guesser, error) {
 			break
 		}
 	}
-	// Forward is where the lowest leaves (toes) point from the joints above them.
-	var fwd vecmath.Vec3
-	for _, j := range g.leaves() {
-		if g.pos[j][1] > g.lo+0.15*g.span {
-			continue
-		}
-		a := j
-		for a >= 0 && g.pos[a][1] < g.lo+0.15*g.span {
-			a = sk.Parents[a]
-		}
-		if a >= 0 {
-			d := g.pos[j].Sub(g.pos[a])
-			fwd = fwd.Add(vecmath.Vec3{d[0], 0, d[2]})
-		}
-	}
+	fwd := g.toesForward()
 	if fwd.Len() < 0.02*g.span {
 		fwd = vecmath.Vec3{0, 0, 1}
 	}
 	g.left = vecmath.Vec3{0, 1, 0}.Cross(fwd.Normalize())
 	return g, nil
+}
+
+// toesForward is where the toes point: the sum over the lowest leaves of their
+// horizontal offsets from the highest ancestor that is still as low (the ankle
+// under a toe), below 15% of the height, where that offset is more horizontal
+// than vertical (a foot lies flat). A leg that ends at its ankle (no toe joint:
+// 0 A.D.'s humans, Quaternius' people, a chibi whose knees are that low) gives
+// nothing: the shin above it slants back as often as forward, and read as a toe
+// it turned the character around, names and all. Without toes forward is
+// glTF's +Z.
+func (g *guesser) toesForward() vecmath.Vec3 {
+	var fwd vecmath.Vec3
+	low := g.lo + 0.15*g.span
+	for _, j := range g.leaves() {
+		if g.pos[j][1] > low {
+			continue
+		}
+		a := j
+		for p := g.sk.Parents[a]; p >= 0 && g.pos[p][1] < low; p = g.sk.Parents[a] {
+			a = p
+		}
+		d := g.pos[j].Sub(g.pos[a])
+		if h := (vecmath.Vec3{d[0], 0, d[2]}); h.Len() > math.Abs(d[1]) { // a foot lies flat; a shin stands
+			fwd = fwd.Add(h)
+		}
+	}
+	return fwd
 }
 
 func (g *guesser) leaves() []int {

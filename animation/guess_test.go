@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
@@ -140,6 +141,42 @@ func TestHeldOutQuadrupedWalks(t *testing.T) {
 		}
 		if hi-lo < 0.1*rep.HipHeight {
 			t.Errorf("%s (%s) swings %.3f, want > %.3f", foot, c.Skeleton.Names[j], hi-lo, 0.1*rep.HipHeight)
+		}
+	}
+}
+
+// TestGuessWithoutToes guesses a biped whose legs end at the ankle, the shin
+// slanting back from the knee (0 A.D.'s humans, Quaternius' people): sides come
+// from glTF's forward, not from the shin read as a toe, which turned every
+// limb to the other side.
+func TestGuessWithoutToes(t *testing.T) {
+	c := generate(t, "biped", 1)
+	var keep []int
+	for j, n := range c.Skeleton.Names {
+		if !strings.Contains(CanonicalName(n), "Toe") && !strings.HasPrefix(n, "toe") {
+			keep = append(keep, j)
+		}
+	}
+	sk := c.Skeleton.Select(keep)
+	want := map[string]int{}
+	for j, n := range sk.Names {
+		want[CanonicalName(n)] = j
+	}
+	for _, side := range []string{"Left", "Right"} {
+		knee, foot := want[side+"Leg"], want[side+"Foot"]
+		drop := sk.Position(knee)[1] - sk.Position(foot)[1]
+		sk.BindWorld[foot][14] = sk.Position(knee)[2] - 0.15*drop
+	}
+	for j := range sk.Names {
+		sk.Names[j] = fmt.Sprintf("joint_%02d", j)
+	}
+	names, err := GuessHumanoidNames(sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"LeftUpLeg", "LeftFoot", "LeftArm", "RightHand"} {
+		if names[want[k]] != k {
+			t.Errorf("%s guessed as %q", k, names[want[k]])
 		}
 	}
 }
