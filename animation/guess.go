@@ -99,6 +99,9 @@ func (g *guesser) toesForward() vecmath.Vec3 {
 		for p := g.sk.Parents[a]; p >= 0 && g.pos[p][1] < low; p = g.sk.Parents[a] {
 			a = p
 		}
+		if g.sk.Parents[a] < 0 {
+			continue // an inverse-kinematics foot on a root at the floor: its offset is sideways
+		}
 		d := g.pos[j].Sub(g.pos[a])
 		if h := (vecmath.Vec3{d[0], 0, d[2]}); h.Len() > math.Abs(d[1]) { // a foot lies flat; a shin stands
 			fwd = fwd.Add(h)
@@ -124,15 +127,25 @@ func (g *guesser) name() error {
 	if err := g.findEnds(); err != nil {
 		return err
 	}
-	g.hips = g.centred(g.lca(g.feet[0], g.feet[1]))
+	legEnds := g.feet
+	ends, ikFeet, ik := g.shinEnds()
+	if ik {
+		legEnds = ends
+	}
+	g.hips = g.centred(g.lca(legEnds[0], legEnds[1]))
 	chest := g.centred(g.lca(g.hands[0], g.hands[1]))
 	g.names[g.hips] = "Hips"
-	legs := g.chains(g.hips, g.feet)
+	legs := g.chains(g.hips, legEnds)
 	for s := range legs {
 		if len(legs[s]) < 2 {
 			return fmt.Errorf("the %s leg has %d joints below the hips", g.sideNames[s], len(legs[s]))
 		}
 		g.nameLeg(g.sideNames[s], "ToeBase", legs[s])
+		for i, part := range []string{"Foot", "ToeBase"} {
+			if ik && i < len(ikFeet[s]) && g.names[ikFeet[s][i]] == "" {
+				g.names[ikFeet[s][i]] = g.sideNames[s] + part
+			}
+		}
 	}
 	arms := g.chains(chest, g.hands)
 	for s := range arms {
@@ -140,6 +153,53 @@ func (g *guesser) name() error {
 	}
 	g.nameSpine(chest)
 	return nil
+}
+
+// shinEnds finds the legs of a rig whose feet are inverse-kinematics targets
+// (Quaternius' and many Blender rigs: the feet hang from the root, the shins end
+// in a leaf). When a foot does not hang from its leg (the chain down to it does
+// not rise), each side's leg ends at the lowest other leaf above its foot,
+// within 15% of the height of it across and below 60% of the height; feet are
+// the chains down to the feet (the foot, then its toes). ok is false when the
+// feet hang from their legs or no such leaf is found on both sides.
+func (g *guesser) shinEnds() (ends [2]int, feet [2][]int, ok bool) {
+	feet = g.chains(g.centred(g.lca(g.feet[0], g.feet[1])), g.feet)
+	if g.rises(feet[0]) && g.rises(feet[1]) {
+		return ends, feet, false
+	}
+	for s, f := range g.feet {
+		ends[s] = -1
+		for _, j := range g.leaves() {
+			d := g.pos[j].Sub(g.pos[f])
+			across := math.Hypot(d[0], d[2])
+			if j == f || j == g.hands[0] || j == g.hands[1] || d[1] <= 0 || across > 0.15*g.span ||
+				g.pos[j][1] > g.lo+0.6*g.span || (g.lateral(j) < 0) != (s == 1) {
+				continue
+			}
+			if ends[s] < 0 || g.pos[j][1] < g.pos[ends[s]][1] {
+				ends[s] = j
+			}
+		}
+		if ends[s] < 0 {
+			return ends, feet, false
+		}
+	}
+	return ends, feet, true
+}
+
+// rises says whether a chain from where the feet meet down to a foot is a leg:
+// at least two joints, one of them above a quarter of the height (a knee; an
+// inverse-kinematics foot and its toes stay at the floor).
+func (g *guesser) rises(chain []int) bool {
+	if len(chain) < 2 {
+		return false
+	}
+	for _, j := range chain {
+		if g.pos[j][1] > g.lo+0.25*g.span {
+			return true
+		}
+	}
+	return false
 }
 
 // findEnds picks the feet, hands and head among the leaves.
@@ -258,16 +318,50 @@ func (g *guesser) nameLeg(side, toe string, c []int) {
 	}
 }
 
+// nameArm names an arm chain from the chest out: the hand is where three or more
+// fingers branch when the chain reaches one (its leaf is then a fingertip), or
+// the joint after it when the fingers all start at one point away from it (they
+// hang from the forearm and start at the wrist), with the forearm, the upper arm and a
+// clavicle above it; else the chain's joints are upper arm, forearm and hand,
+// after a clavicle when it has four.
 func (g *guesser) nameArm(side string, c []int) {
 	parts := []string{"Arm", "ForeArm", "Hand"}
 	if len(c) >= 4 {
 		parts = []string{"Shoulder", "Arm", "ForeArm", "Hand"}
+	}
+	for i := 1; i < len(c)-1; i++ {
+		if len(g.children[c[i]]) < 3 {
+			continue
+		}
+		h := i
+		if !g.fingersOnHand(c[i]) {
+			h++ // fingers hung from the forearm start at the wrist: the chain's next joint is the hand
+		}
+		if h >= 2 {
+			c, parts = c[max(0, h-3):h+1], []string{"Shoulder", "Arm", "ForeArm", "Hand"}[max(0, 3-h):]
+			break
+		}
 	}
 	for i, p := range parts {
 		if i < len(c) {
 			g.names[c[i]] = side + p
 		}
 	}
+}
+
+// fingersOnHand says whether the children of j spread out from it, as fingers
+// from a palm's knuckles, rather than all starting at one point away from it
+// (fingers hung from the forearm start together at the wrist).
+func (g *guesser) fingersOnHand(j int) bool {
+	ch := g.children[j]
+	mean, spread := 0.0, 0.0
+	for a, x := range ch {
+		mean += g.pos[x].Dist(g.pos[j])
+		for _, y := range ch[a+1:] {
+			spread = math.Max(spread, g.pos[x].Dist(g.pos[y]))
+		}
+	}
+	return spread >= 0.25*mean/float64(len(ch))
 }
 
 // nameSpine names the joints between the hips and the head: Spine, Spine1 below the

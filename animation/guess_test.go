@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/assets"
+	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -178,5 +179,114 @@ func TestGuessWithoutToes(t *testing.T) {
 		if names[want[k]] != k {
 			t.Errorf("%s guessed as %q", k, names[want[k]])
 		}
+	}
+}
+
+// guessedAt renames sk's joints joint_NN, guesses their names and checks that
+// each rigkit name in want is guessed at its joint.
+func guessedAt(t *testing.T, sk *character.Skeleton, want map[string]int) {
+	t.Helper()
+	for j := range sk.Names {
+		sk.Names[j] = fmt.Sprintf("joint_%02d", j)
+	}
+	names, err := GuessHumanoidNames(sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, j := range want {
+		if names[j] != k {
+			t.Errorf("%s guessed as %q", k, names[j])
+		}
+	}
+}
+
+// canonIndex maps the rigkit names of sk's joints (CanonicalName) to them.
+func canonIndex(sk *character.Skeleton) map[string]int {
+	m := map[string]int{}
+	for j, n := range sk.Names {
+		m[CanonicalName(n)] = j
+	}
+	return m
+}
+
+// TestGuessIKFeet guesses a biped whose feet are inverse-kinematics targets on a
+// root at the floor (Quaternius' and many Blender rigs): the legs end at the
+// shins, each foot is the target under its shin.
+func TestGuessIKFeet(t *testing.T) {
+	sk := generate(t, "biped", 1).Skeleton
+	idx := canonIndex(sk)
+	n := sk.NumJoints()
+	hips, lo := sk.Position(idx["Hips"]), math.Inf(1)
+	for j := 0; j < n; j++ {
+		lo = math.Min(lo, sk.Position(j)[1])
+	}
+	ik := &character.Skeleton{Names: append([]string{"floor"}, sk.Names...), Parents: []int{-1},
+		BindWorld: append([]vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{hips[0], lo, hips[2]})}, sk.BindWorld...)}
+	for j := 0; j < n; j++ {
+		ik.Parents = append(ik.Parents, sk.Parents[j]+1)
+	}
+	for _, f := range []string{"LeftFoot", "RightFoot"} {
+		ik.Parents[idx[f]+1] = 0
+	}
+	want := map[string]int{}
+	for _, k := range []string{"LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot", "LeftHand", "RightArm"} {
+		want[k] = idx[k] + 1
+	}
+	guessedAt(t, ik, want)
+}
+
+// withoutJoints returns sk without the joints in drop, each other joint hung
+// from its nearest kept ancestor.
+func withoutJoints(sk *character.Skeleton, drop map[int]bool) *character.Skeleton {
+	at := map[int]int{}
+	out := &character.Skeleton{}
+	for j := range sk.Names {
+		if drop[j] {
+			continue
+		}
+		p := sk.Parents[j]
+		for p >= 0 && drop[p] {
+			p = sk.Parents[p]
+		}
+		if p >= 0 {
+			p = at[p]
+		}
+		at[j] = len(out.Names)
+		out.Names = append(out.Names, sk.Names[j])
+		out.Parents = append(out.Parents, p)
+		out.BindWorld = append(out.BindWorld, sk.BindWorld[j])
+	}
+	return out
+}
+
+// TestGuessArmsWithoutClavicle guesses arms that start at the upper arm, their
+// fingers on the palm (OpenClonk) or hung from the forearm, all starting at the
+// wrist (Quaternius' monsters): the hand is where the fingers branch.
+func TestGuessArmsWithoutClavicle(t *testing.T) {
+	for _, onForearm := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fingers on the forearm %v", onForearm), func(t *testing.T) {
+			sk := generate(t, "biped", 1).Skeleton
+			idx := canonIndex(sk)
+			drop := map[int]bool{idx["LeftShoulder"]: true, idx["RightShoulder"]: true}
+			if onForearm {
+				for _, h := range []int{idx["LeftHand"], idx["RightHand"]} {
+					drop[h] = true
+					w := sk.Position(h)
+					for j, p := range sk.Parents {
+						if p == h {
+							sk.BindWorld[j][12], sk.BindWorld[j][13], sk.BindWorld[j][14] = w[0], w[1], w[2]
+						}
+					}
+				}
+			}
+			out := withoutJoints(sk, drop)
+			at := canonIndex(out)
+			want := map[string]int{"LeftArm": at["LeftArm"], "LeftForeArm": at["LeftForeArm"], "RightArm": at["RightArm"],
+				"RightForeArm": at["RightForeArm"]}
+			if !onForearm {
+				want["LeftHand"] = at["LeftHand"]
+			}
+			guessedAt(t, out, want)
+		})
 	}
 }
