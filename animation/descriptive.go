@@ -204,8 +204,7 @@ func trunkClaim(has map[string]bool) (claim, bool) {
 // descriptiveNames reads every joint of sk by its words and returns rigkit's
 // names ("" for a joint left unread).
 func descriptiveNames(sk *character.Skeleton) []string {
-	n := sk.NumJoints()
-	claims := make([]*claim, n)
+	claims := make([]*claim, sk.NumJoints())
 	present := map[string]bool{}
 	for _, name := range sk.Names {
 		present[name] = true
@@ -219,8 +218,15 @@ func descriptiveNames(sk *character.Skeleton) []string {
 		}
 	}
 	settleSided(claims)
+	return nameClaims(sk, claims, [2]string{"LeftUpLeg", "RightUpLeg"})
+}
+
+// nameClaims gives each name claimed to the joint that wins it (resolve), the
+// trunk's names down the hierarchy, and Hips to the trunk's first joint when
+// no joint says hips and both legs (hipLegs) hang below it.
+func nameClaims(sk *character.Skeleton, claims []*claim, hipLegs [2]string) []string {
 	d := depths(sk)
-	out := make([]string, n)
+	out := make([]string, sk.NumJoints())
 	byName := map[string][]int{}
 	for j, c := range claims {
 		if c != nil {
@@ -237,7 +243,7 @@ func descriptiveNames(sk *character.Skeleton) []string {
 			}
 		}
 	}
-	hipsFromSpine(out, sk, d)
+	hipsFromSpine(out, sk, d, hipLegs)
 	return out
 }
 
@@ -313,8 +319,9 @@ func nameTrunk(out []string, sk *character.Skeleton, js []int, d []int, part str
 }
 
 // hipsFromSpine makes the trunk's first joint Hips when no joint says hips and
-// both legs hang below it (a body bone the legs and the arms hang from).
-func hipsFromSpine(out []string, sk *character.Skeleton, d []int) {
+// both legs (the hind legs of a quadruped) hang below it (a body bone the legs
+// and the arms hang from).
+func hipsFromSpine(out []string, sk *character.Skeleton, d []int, legs [2]string) {
 	at := map[string]int{}
 	for j, n := range out {
 		if n != "" {
@@ -325,8 +332,8 @@ func hipsFromSpine(out []string, sk *character.Skeleton, d []int) {
 		return
 	}
 	s, okS := at["Spine"]
-	l, okL := at["LeftUpLeg"]
-	r, okR := at["RightUpLeg"]
+	l, okL := at[legs[0]]
+	r, okR := at[legs[1]]
 	if okS && okL && okR && isAncestor(sk, s, l) && isAncestor(sk, s, r) {
 		nameTrunk(out, sk, trunkBelow(out, sk, s), d, "Spine")
 		out[s] = "Hips"

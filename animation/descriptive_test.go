@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/vecmath"
 )
 
 func TestWordsOf(t *testing.T) {
@@ -116,6 +117,9 @@ func TestDescriptiveReadsOnlyHumanoids(t *testing.T) {
 	c := generate(t, "biped", 1)
 	mob := &character.Skeleton{Names: []string{"Torso", "Head", "Arm.L", "Arm.R", "Leg.L", "Leg.R"},
 		Parents: []int{-1, 0, 0, 0, 0, 0}}
+	for _, p := range []vecmath.Vec3{{0, 1, 0}, {0, 1.2, 0.5}, {0.2, 0.8, 0.3}, {-0.2, 0.8, 0.3}, {0.2, 0.8, -0.3}, {-0.2, 0.8, -0.3}} {
+		mob.BindWorld = append(mob.BindWorld, vecmath.Translate4(p))
+	}
 	if n := keyNames(indexOf(skeletonNames(mob)), Humanoid); n >= minKeyNames {
 		t.Errorf("a four-legged mob's names read as %d humanoid key joints", n)
 	}
@@ -147,5 +151,80 @@ func TestDescriptiveRanks(t *testing.T) {
 	want := []string{"Hips", "", "LeftLeg", "", "", "", "RightUpLeg", ""}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("descriptiveNames = %q, want %q", got, want)
+	}
+}
+
+// quadrupedSchemes rename a quadruped's legs by other tools' words (Left side;
+// {s} is the side's word, {e} the end's).
+var quadrupedSchemes = []struct {
+	name  string
+	sides [2]string
+	ends  [2]string // front, hind
+	names map[string]string
+}{
+	{"0 A.D. cattle", [2]string{"L", "R"}, [2]string{"Front", "Rear"}, map[string]string{"Hips": "Bovidae_pelvis",
+		"Head": "Bovidae_Head", "LeftFrontUpLeg": "Bovidae_{e}Thigh_{s}", "LeftFrontLeg": "Bovidae_{e}Calf_{s}",
+		"LeftFrontFoot": "Bovidae_{e}Foot_{s}"}},
+	{"Quaternius farm", [2]string{"L", "R"}, [2]string{"Front", "Back"}, map[string]string{"Hips": "Hips", "Head": "Head",
+		"LeftFrontUpLeg": "{e}UpLeg.{s}", "LeftFrontLeg": "{e}LowLeg.{s}", "LeftFrontFoot": "{e}Foot.{s}"}},
+	{"Minetest mob", [2]string{"left", "right"}, [2]string{"front", "back"}, map[string]string{"Hips": "body",
+		"Head": "head", "LeftFrontUpLeg": "leg.{e}.{s}"}},
+}
+
+// renamedQuadruped names c's joints by scheme (others bone_NN) and returns the
+// joint of each rigkit name it gives.
+func renamedQuadruped(c *character.Character, sc map[string]string, sides, ends [2]string) (*character.Skeleton, map[string]int) {
+	sk := c.Skeleton.Clone()
+	want := map[string]int{}
+	for j, n := range sk.Names {
+		canon := CanonicalName(n)
+		sk.Names[j] = fmt.Sprintf("bone_%02d", j)
+		base, side, end := canon, 0, 0
+		if s, ok := strings.CutPrefix(base, "Right"); ok {
+			base, side = "Left"+s, 1
+		}
+		if s, ok := strings.CutPrefix(base, "LeftHind"); ok {
+			base, end = "LeftFront"+s, 1
+		}
+		if p, ok := sc[base]; ok {
+			sk.Names[j] = strings.NewReplacer("{s}", sides[side], "{e}", ends[end]).Replace(p)
+			want[canon] = j
+		}
+	}
+	return sk, want
+}
+
+// TestDescriptiveQuadrupeds renames a quadruped's legs in three schemes and
+// reads the four legs back; with the sides labelled as seen from the front the
+// reading turns them round; a biped whose arms are named front legs (a
+// dinosaur's) is not read as a quadruped.
+func TestDescriptiveQuadrupeds(t *testing.T) {
+	c := generate(t, "quadruped", 1)
+	legs := []string{"LeftFrontUpLeg", "RightFrontUpLeg", "LeftHindUpLeg", "RightHindUpLeg"}
+	for _, sc := range quadrupedSchemes {
+		for _, mirrored := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s mirrored %v", sc.name, mirrored), func(t *testing.T) {
+				sides := sc.sides
+				if mirrored {
+					sides[0], sides[1] = sides[1], sides[0]
+				}
+				sk, want := renamedQuadruped(c, sc.names, sides, sc.ends)
+				got := jointIndex(sk)
+				for _, leg := range legs {
+					if got[leg] != want[leg] {
+						t.Errorf("%s read at joint %d (%s), is joint %d", leg, got[leg], sk.Names[got[leg]], want[leg])
+					}
+				}
+				if kind, err := DetectKind(sk); kind != Quadruped {
+					t.Errorf("DetectKind = %q, %v", kind, err)
+				}
+			})
+		}
+	}
+	biped := generate(t, "biped", 1)
+	dino, _ := renamed(biped, map[string]string{"Hips": "Hips", "Head": "Head", "LeftArm": "FrontUpLeg.{s}",
+		"LeftForeArm": "FrontLowLeg.{s}", "LeftUpLeg": "BackUpLeg.{s}", "LeftLeg": "BackLowLeg.{s}"}, [2]string{"L", "R"})
+	if kind, err := DetectKind(dino); err == nil && kind == Quadruped {
+		t.Error("a biped whose arms are named front legs was read as a quadruped")
 	}
 }

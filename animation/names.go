@@ -97,19 +97,29 @@ const minKeyNames = 3
 // the descriptive reading (descriptive.go) where it gives motionKeyNames of the
 // humanoid's 11 (two-bone arms and legs, a trunk and a head: no bird's or
 // four-legged mob's "Arm.R" and "Leg.R"), hangs as the humanoid scheme says
-// (schemeAgrees) and the shape is no quadruped's. Joints
-// the reading leaves out keep their canonical names unless the reading gave
-// that name to another joint ("" then).
+// (schemeAgrees) and the shape is no quadruped's; else the quadruped reading
+// (descriptive_quadruped.go) where it names all four legs, reaching down alike,
+// hung as the quadruped scheme says. Joints a reading leaves out keep
+// their canonical names unless it gave that name to another joint ("" then).
 func skeletonNames(sk *character.Skeleton) []string {
 	canon := CanonicalNames(sk.Names)
 	have := max(keyNames(indexOf(canon), Humanoid), keyNames(indexOf(canon), Quadruped))
-	if have >= minKeyNames {
-		return canon
+	if have >= minKeyNames || len(sk.BindWorld) != len(sk.Names) || len(sk.Parents) != len(sk.Names) {
+		return canon // the readings look at where the joints are
 	}
-	read := descriptiveNames(sk)
-	if keyNames(indexOf(read), Humanoid) < motionKeyNames {
-		return canon
+	if read := withCanon(descriptiveNames(sk), canon); keyNames(indexOf(read), Humanoid) >= motionKeyNames &&
+		agrees(sk, read, Humanoid) && !quadrupedShape(sk) {
+		return read
 	}
+	if read := withCanon(quadrupedNames(sk), canon); fourLegs(sk, read) && agrees(sk, read, Quadruped) {
+		return read
+	}
+	return canon
+}
+
+// withCanon fills the joints a reading leaves out with their canonical names,
+// unless the reading gave that name to another joint ("" then).
+func withCanon(read, canon []string) []string {
 	given := map[string]bool{}
 	for _, n := range read {
 		given[n] = true
@@ -119,13 +129,19 @@ func skeletonNames(sk *character.Skeleton) []string {
 			read[j] = canon[j]
 		}
 	}
-	if !agrees(sk, read, Humanoid) {
-		return canon
-	}
-	if _, err := GuessQuadrupedNames(sk); err == nil {
-		return canon
-	}
 	return read
+}
+
+// quadrupedShape says whether sk's shape is guessed as a quadruped's.
+func quadrupedShape(sk *character.Skeleton) bool {
+	_, err := GuessQuadrupedNames(sk)
+	return err == nil
+}
+
+// fourLegs says whether a quadruped reading names all four upper legs, reaching
+// down alike (legsLevel).
+func fourLegs(sk *character.Skeleton, read []string) bool {
+	return legsLevel(sk, read)
 }
 
 // DetectKind says which clip kind a skeleton's names fit: humanoid or quadruped.
