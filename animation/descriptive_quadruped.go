@@ -100,8 +100,35 @@ func quadrupedNames(sk *character.Skeleton) []string {
 	}
 	out := nameClaims(sk, claims, [2]string{"LeftHindUpLeg", "RightHindUpLeg"})
 	quadrupedTrunk(sk, out)
+	legChains(sk, out)
 	sidesFacingFront(sk, out)
 	return out
+}
+
+// legChains names the joints below each upper leg that no word named, down
+// its chain of single children: the first Leg, the next Foot ("FrontLeg1_L",
+// "FrontLeg2_L", "FrontLeg3_L" as numbered segments), up to a named joint (a
+// toe); the clips bend a leg at its named joints.
+func legChains(sk *character.Skeleton, out []string) {
+	children := sk.Children()
+	idx := indexOf(out)
+	for _, leg := range quadLegs {
+		j, ok := idx[leg]
+		if !ok {
+			continue
+		}
+		base := strings.TrimSuffix(leg, "UpLeg")
+		for _, part := range []string{"Leg", "Foot"} {
+			if len(children[j]) != 1 || out[children[j][0]] != "" {
+				break
+			}
+			if _, named := idx[base+part]; named {
+				break
+			}
+			j = children[j][0]
+			out[j] = base + part
+		}
+	}
 }
 
 // sidesFacingFront swaps the reading's Left and Right when its sides, read as
