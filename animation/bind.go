@@ -98,13 +98,15 @@ var sidePairs = [][2]string{{"LeftUpLeg", "RightUpLeg"}, {"LeftArm", "RightArm"}
 
 // restUp is the skeleton's up direction: against the way its legs hang at rest
 // (from each named leg's top joint to its lowest named one, Foot or, where a rig
-// ends its legs at the knees, Leg), or from the hips to the head without legs;
-// snapped to the nearest axis when within 30° of it, since files stand on an axis.
+// ends its legs at the knees, Leg), or from the hips to the head without legs
+// (not for a quadruped, whose head is ahead of its hips: one-bone legs give it
+// +Y); snapped to the nearest axis when within 30° of it, since files stand on an axis.
 // It is +Y when neither is known or the direction is near no axis (legs guessed
 // among IK targets point anywhere).
 func restUp(sk *character.Skeleton, idx map[string]int) vecmath.Vec3 {
 	dir := legsUp(sk, idx)
-	if dir.Len() < 1e-12 {
+	_, fourLegged := idx["LeftFrontUpLeg"]
+	if dir.Len() < 1e-12 && !fourLegged { // a quadruped's head is ahead of its hips, not above: +Y
 		h, okH := idx["Hips"]
 		hd, okD := idx["Head"]
 		if okH && okD {
