@@ -363,13 +363,33 @@ func isAncestor(sk *character.Skeleton, a, b int) bool {
 	return false
 }
 
-// depths returns each joint's number of ancestors.
+// depths returns each joint's number of ancestors, in one pass when parents
+// precede their children (as a valid skeleton's do).
 func depths(sk *character.Skeleton) []int {
 	d := make([]int, sk.NumJoints())
-	for j := range d {
-		for p := sk.Parents[j]; p >= 0; p = sk.Parents[p] {
-			d[j]++
+	for j, p := range sk.Parents {
+		switch {
+		case p < 0:
+		case p < j:
+			d[j] = d[p] + 1
+		default:
+			for a := p; a >= 0 && d[j] <= len(d); a = sk.Parents[a] {
+				d[j]++
+			}
 		}
 	}
 	return d
+}
+
+// below lists the joints under top (its descendants), through sk's children.
+func below(children [][]int, top int) []int {
+	var out []int
+	stack := append([]int(nil), children[top]...)
+	for len(stack) > 0 && len(out) <= len(children) {
+		j := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, j)
+		stack = append(stack, children[j]...)
+	}
+	return out
 }

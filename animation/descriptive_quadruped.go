@@ -171,10 +171,11 @@ var quadLegs = [4]string{"LeftFrontUpLeg", "RightFrontUpLeg", "LeftHindUpLeg", "
 // no joints below their tops (one-bone legs).
 func tipsUp(sk *character.Skeleton, tops []int) vecmath.Vec3 {
 	var sum vecmath.Vec3
+	children := sk.Children()
 	for _, t := range tops {
 		far, d := -1, 0.0
-		for j := range sk.Names {
-			if e := sk.Position(j).Dist(sk.Position(t)); e > d && isAncestor(sk, t, j) {
+		for _, j := range below(children, t) {
+			if e := sk.Position(j).Dist(sk.Position(t)); e > d {
 				far, d = j, e
 			}
 		}
@@ -276,12 +277,11 @@ func legsLevel(sk *character.Skeleton, canon []string) bool {
 		lo, hi = math.Min(lo, up(j)), math.Max(hi, up(j))
 	}
 	var low [4]float64
+	children := sk.Children()
 	for i, t := range tops {
 		low[i] = up(t)
-		for j := range sk.Names {
-			if isAncestor(sk, t, j) {
-				low[i] = math.Min(low[i], up(j))
-			}
+		for _, j := range below(children, t) {
+			low[i] = math.Min(low[i], up(j))
 		}
 	}
 	front, hind := math.Max(low[0], low[1]), math.Max(low[2], low[3])
