@@ -133,9 +133,14 @@ func (g *guesser) name() error {
 		legEnds = ends
 	}
 	g.hips = g.centred(g.lca(legEnds[0], legEnds[1]))
+	legs := g.chains(g.hips, legEnds)
+	if ik && (len(legs[0]) < 2 || len(legs[1]) < 2) { // no legs above those leaves: the feet's own chains
+		ik, legEnds = false, g.feet
+		g.hips = g.centred(g.lca(legEnds[0], legEnds[1]))
+		legs = g.chains(g.hips, legEnds)
+	}
 	chest := g.centred(g.lca(g.hands[0], g.hands[1]))
 	g.names[g.hips] = "Hips"
-	legs := g.chains(g.hips, legEnds)
 	for s := range legs {
 		if len(legs[s]) < 2 {
 			return fmt.Errorf("the %s leg has %d joints below the hips", g.sideNames[s], len(legs[s]))
@@ -188,14 +193,14 @@ func (g *guesser) shinEnds() (ends [2]int, feet [2][]int, ok bool) {
 }
 
 // rises says whether a chain from where the feet meet down to a foot is a leg:
-// at least two joints, one of them above a quarter of the height (a knee; an
-// inverse-kinematics foot and its toes stay at the floor).
+// at least two joints, one of them above the lowest 15% of the height (a knee;
+// an inverse-kinematics foot and its toes stay at the floor).
 func (g *guesser) rises(chain []int) bool {
 	if len(chain) < 2 {
 		return false
 	}
 	for _, j := range chain {
-		if g.pos[j][1] > g.lo+0.25*g.span {
+		if g.pos[j][1] > g.lo+0.15*g.span {
 			return true
 		}
 	}
