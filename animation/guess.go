@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/vecmath"
@@ -172,24 +173,34 @@ func (g *guesser) shinEnds() (ends [2]int, feet [2][]int, ok bool) {
 	if g.rises(feet[0]) && g.rises(feet[1]) {
 		return ends, feet, false
 	}
-	for s, f := range g.feet {
-		ends[s] = -1
-		for _, j := range g.leaves() {
-			d := g.pos[j].Sub(g.pos[f])
-			across := math.Hypot(d[0], d[2])
-			if j == f || j == g.hands[0] || j == g.hands[1] || d[1] <= 0 || across > 0.15*g.span ||
-				g.pos[j][1] > g.lo+0.6*g.span || (g.lateral(j) < 0) != (s == 1) {
-				continue
-			}
-			if ends[s] < 0 || g.pos[j][1] < g.pos[ends[s]][1] {
-				ends[s] = j
-			}
+	for s := range g.feet {
+		if len(feet[s]) == 0 {
+			return ends, feet, false
 		}
-		if ends[s] < 0 {
+		if ends[s] = g.shinAbove(feet[s][0], s == 1, append(g.hands[:], g.feet[:]...)); ends[s] < 0 {
 			return ends, feet, false
 		}
 	}
 	return ends, feet, true
+}
+
+// shinAbove is the lowest leaf above f, the top joint of a foot's chain (its
+// ankle), on its side (right: lateral < 0), other than the skip leaves, within
+// 15% of the height of it across and below 60% of the height: where a leg whose
+// foot is an inverse-kinematics target ends. -1 when there is none.
+func (g *guesser) shinAbove(f int, right bool, skip []int) int {
+	end := -1
+	for _, j := range g.leaves() {
+		d := g.pos[j].Sub(g.pos[f])
+		if slices.Contains(skip, j) || d[1] <= 0 || math.Hypot(d[0], d[2]) > 0.15*g.span ||
+			g.pos[j][1] > g.lo+0.6*g.span || (g.lateral(j) < 0) != right {
+			continue
+		}
+		if end < 0 || g.pos[j][1] < g.pos[end][1] {
+			end = j
+		}
+	}
+	return end
 }
 
 // rises says whether a chain from where the feet meet down to a foot is a leg:
@@ -329,6 +340,15 @@ func (g *guesser) nameLeg(side, toe string, c []int) {
 // hang from the forearm and start at the wrist), with the forearm, the upper arm and a
 // clavicle above it; else the chain's joints are upper arm, forearm and hand,
 // after a clavicle when it has four.
+// nameShin names a leg chain that ends at its shin (its foot an
+// inverse-kinematics target) from the bottom: the last joint the lower leg, the
+// one above it the upper leg; joints above those (a hip or shoulder blade) keep
+// no name.
+func (g *guesser) nameShin(side string, c []int) {
+	g.names[c[len(c)-1]] = side + "Leg"
+	g.names[c[len(c)-2]] = side + "UpLeg"
+}
+
 func (g *guesser) nameArm(side string, c []int) {
 	parts := []string{"Arm", "ForeArm", "Hand"}
 	if len(c) >= 4 {

@@ -102,6 +102,8 @@ func (g *guesser) nameQuadruped() error {
 			return errors.New("no front and hind foot on both sides")
 		}
 	}
+	ikFeet := map[int]int{} // shin end → its inverse-kinematics foot
+	g.shinsOverIKFeet(&front, &hind, ikFeet)
 	g.hips = g.centred(g.lca(hind[0], hind[1]))
 	chest := g.centred(g.lca(front[0], front[1]))
 	g.names[g.hips] = "Hips"
@@ -115,11 +117,51 @@ func (g *guesser) nameQuadruped() error {
 			if len(legs[s]) < 2 {
 				return fmt.Errorf("the %s %s leg has %d joints", g.sideNames[s], part, len(legs[s]))
 			}
-			g.nameLeg(g.sideNames[s]+part, "Toe", legs[s])
+			ankle, ik := ikFeet[feet[s]]
+			if !ik {
+				g.nameLeg(g.sideNames[s]+part, "Toe", legs[s])
+				continue
+			}
+			g.nameShin(g.sideNames[s]+part, legs[s])
+			if g.names[ankle] == "" {
+				g.names[ankle] = g.sideNames[s] + part + "Foot"
+			}
+			if ch := g.children[ankle]; len(ch) == 1 && g.names[ch[0]] == "" {
+				g.names[ch[0]] = g.sideNames[s] + part + "Toe"
+			}
 		}
 	}
 	g.nameQuadSpine(chest, high, u)
 	return nil
+}
+
+// shinsOverIKFeet replaces each foot that does not hang from its leg (the
+// chain down to it from where all four feet meet does not rise: an
+// inverse-kinematics target on the root, as in Quaternius' and fable-game's
+// animals) by the shin leaf above it (shinAbove), recording the foot's top
+// joint (its ankle) in ik.
+// Nothing changes unless all four have such a shin.
+func (g *guesser) shinsOverIKFeet(front, hind *[2]int, ik map[int]int) {
+	all := []int{front[0], front[1], hind[0], hind[1]}
+	meet := g.lca(g.lca(all[0], all[1]), g.lca(all[2], all[3]))
+	var ends, ankles [4]int
+	for i, f := range all {
+		var chain []int
+		for j := f; j >= 0 && j != meet; j = g.sk.Parents[j] {
+			chain = append(chain, j)
+		}
+		if len(chain) == 0 || g.rises(chain) {
+			return
+		}
+		ankles[i] = chain[len(chain)-1]
+		if ends[i] = g.shinAbove(ankles[i], i%2 == 1, all); ends[i] < 0 {
+			return
+		}
+	}
+	for i := range all {
+		ik[ends[i]] = ankles[i]
+	}
+	front[0], front[1], hind[0], hind[1] = ends[0], ends[1], ends[2], ends[3]
 }
 
 // nameQuadSpine names the joints from the hips to the chest, the neck and head up

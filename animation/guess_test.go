@@ -290,3 +290,41 @@ func TestGuessArmsWithoutClavicle(t *testing.T) {
 		})
 	}
 }
+
+// TestGuessQuadrupedIKFeet guesses a quadruped whose four feet are
+// inverse-kinematics targets on a root at the floor (fable-game's and
+// Quaternius' animals): each leg ends at its shin, named from the bottom, and
+// the target under it is the foot.
+func TestGuessQuadrupedIKFeet(t *testing.T) {
+	sk := generate(t, "quadruped", 1).Skeleton
+	idx := canonIndex(sk)
+	n := sk.NumJoints()
+	hips, lo := sk.Position(idx["Hips"]), math.Inf(1)
+	for j := 0; j < n; j++ {
+		lo = math.Min(lo, sk.Position(j)[1])
+	}
+	ik := &character.Skeleton{Names: append([]string{"floor"}, sk.Names...), Parents: []int{-1},
+		BindWorld: append([]vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{hips[0], lo, hips[2]})}, sk.BindWorld...)}
+	for j := 0; j < n; j++ {
+		ik.Parents = append(ik.Parents, sk.Parents[j]+1)
+	}
+	want := map[string]int{}
+	for _, leg := range []string{"LeftFront", "RightFront", "LeftHind", "RightHind"} {
+		ik.Parents[idx[leg+"Foot"]+1] = 0
+		for _, part := range []string{"UpLeg", "Leg", "Foot"} {
+			want[leg+part] = idx[leg+part] + 1
+		}
+	}
+	for j := range ik.Names {
+		ik.Names[j] = fmt.Sprintf("joint_%02d", j)
+	}
+	names, err := GuessQuadrupedNames(ik)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, j := range want {
+		if names[j] != k {
+			t.Errorf("%s guessed as %q", k, names[j])
+		}
+	}
+}
