@@ -146,7 +146,7 @@ func (g *guesser) name() error {
 		if len(legs[s]) < 2 {
 			return fmt.Errorf("the %s leg has %d joints below the hips", g.sideNames[s], len(legs[s]))
 		}
-		g.nameLeg(g.sideNames[s], "ToeBase", legs[s])
+		g.nameLeg(g.sideNames[s], "ToeBase", legs[s], false)
 		for i, part := range []string{"Foot", "ToeBase"} {
 			if ik && i < len(ikFeet[s]) && g.names[ikFeet[s][i]] == "" {
 				g.names[ikFeet[s][i]] = g.sideNames[s] + part
@@ -316,8 +316,11 @@ func (g *guesser) chains(top int, ends [2]int) [2][]int {
 	return out
 }
 
-func (g *guesser) nameLeg(side, toe string, c []int) {
-	g.names[c[0]] = side + "UpLeg"
+// nameLeg names a leg chain from the top: the knee is the joint nearest
+// mid-leg height, then foot and toe below it; the upper leg is the chain's first
+// joint, or with blade the joint just above the knee (a quadruped's leg may
+// start at a shoulder blade or hip bone above its upper leg).
+func (g *guesser) nameLeg(side, toe string, c []int, blade bool) {
 	knee := g.lo + 0.5*(g.pos[g.hips][1]-g.lo)
 	k := 1
 	for i := 2; i < len(c); i++ {
@@ -325,6 +328,11 @@ func (g *guesser) nameLeg(side, toe string, c []int) {
 			k = i
 		}
 	}
+	top := 0
+	if blade {
+		top = k - 1
+	}
+	g.names[c[top]] = side + "UpLeg"
 	g.names[c[k]] = side + "Leg"
 	if k+1 < len(c) {
 		g.names[c[k+1]] = side + "Foot"

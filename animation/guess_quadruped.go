@@ -119,7 +119,7 @@ func (g *guesser) nameQuadruped() error {
 			}
 			ankle, ik := ikFeet[feet[s]]
 			if !ik {
-				g.nameLeg(g.sideNames[s]+part, "Toe", legs[s])
+				g.nameLeg(g.sideNames[s]+part, "Toe", legs[s], true)
 				continue
 			}
 			g.nameShin(g.sideNames[s]+part, legs[s])
