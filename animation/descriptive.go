@@ -111,7 +111,8 @@ type claim struct {
 	rank int
 	// word is "shoulder", the clavicle in most schemes and the upper arm in those
 	// that also have a collar (SMPL), or "ankle", which makes the foot below it
-	// the toes (SMPL).
+	// the toes (SMPL); in a quadruped's reading, the leg's end: "Front" or
+	// "Hind".
 	word string
 }
 
@@ -236,7 +237,7 @@ func nameClaims(sk *character.Skeleton, claims []*claim, hipLegs [2]string) []st
 	for name, js := range byName {
 		switch name {
 		case "Spine", "Neck":
-			nameTrunk(out, sk, js, d, name)
+			nameTrunk(out, js, d, name)
 		default:
 			if j, ok := resolve(sk, claims, js, d); ok {
 				out[j] = name
@@ -302,7 +303,7 @@ func resolve(sk *character.Skeleton, claims []*claim, js []int, d []int) (int, b
 // nameTrunk names the trunk joints js claiming one trunk part down the
 // hierarchy: spine joints Spine, Spine1 and Spine2 (the first, the second and
 // the last of more), neck joints Neck and Neck1.
-func nameTrunk(out []string, sk *character.Skeleton, js []int, d []int, part string) {
+func nameTrunk(out []string, js []int, d []int, part string) {
 	sort.Slice(js, func(a, b int) bool { return d[js[a]] < d[js[b]] || d[js[a]] == d[js[b]] && js[a] < js[b] })
 	names := []string{"Spine", "Spine1", "Spine2"}
 	if part == "Neck" {
@@ -335,7 +336,7 @@ func hipsFromSpine(out []string, sk *character.Skeleton, d []int, legs [2]string
 	l, okL := at[legs[0]]
 	r, okR := at[legs[1]]
 	if okS && okL && okR && isAncestor(sk, s, l) && isAncestor(sk, s, r) {
-		nameTrunk(out, sk, trunkBelow(out, sk, s), d, "Spine")
+		nameTrunk(out, trunkBelow(out, sk, s), d, "Spine")
 		out[s] = "Hips"
 	}
 }

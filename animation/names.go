@@ -111,7 +111,7 @@ func skeletonNames(sk *character.Skeleton) []string {
 		agrees(sk, read, Humanoid) && !quadrupedShape(sk) {
 		return read
 	}
-	if read := withCanon(quadrupedNames(sk), canon); fourLegs(sk, read) && agrees(sk, read, Quadruped) {
+	if read := withCanon(quadrupedNames(sk), canon); legsLevel(sk, read) && agrees(sk, read, Quadruped) {
 		return read
 	}
 	return canon
@@ -136,12 +136,6 @@ func withCanon(read, canon []string) []string {
 func quadrupedShape(sk *character.Skeleton) bool {
 	_, err := GuessQuadrupedNames(sk)
 	return err == nil
-}
-
-// fourLegs says whether a quadruped reading names all four upper legs, reaching
-// down alike (legsLevel).
-func fourLegs(sk *character.Skeleton, read []string) bool {
-	return legsLevel(sk, read)
 }
 
 // DetectKind says which clip kind a skeleton's names fit: humanoid or quadruped.
