@@ -209,25 +209,32 @@ func canonIndex(sk *character.Skeleton) map[string]int {
 	return m
 }
 
+// onFloorRoot returns sk under a new root at the floor below its hips (joint
+// 0, the others one index up), with the named feet hung from it as
+// inverse-kinematics targets.
+func onFloorRoot(sk *character.Skeleton, idx map[string]int, feet ...string) *character.Skeleton {
+	hips, lo := sk.Position(idx["Hips"]), math.Inf(1)
+	for j := range sk.Names {
+		lo = math.Min(lo, sk.Position(j)[1])
+	}
+	ik := &character.Skeleton{Names: append([]string{"floor"}, sk.Names...), Parents: []int{-1},
+		BindWorld: append([]vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{hips[0], lo, hips[2]})}, sk.BindWorld...)}
+	for _, p := range sk.Parents {
+		ik.Parents = append(ik.Parents, p+1)
+	}
+	for _, f := range feet {
+		ik.Parents[idx[f]+1] = 0
+	}
+	return ik
+}
+
 // TestGuessIKFeet guesses a biped whose feet are inverse-kinematics targets on a
 // root at the floor (Quaternius' and many Blender rigs): the legs end at the
 // shins, each foot is the target under its shin.
 func TestGuessIKFeet(t *testing.T) {
 	sk := generate(t, "biped", 1).Skeleton
 	idx := canonIndex(sk)
-	n := sk.NumJoints()
-	hips, lo := sk.Position(idx["Hips"]), math.Inf(1)
-	for j := 0; j < n; j++ {
-		lo = math.Min(lo, sk.Position(j)[1])
-	}
-	ik := &character.Skeleton{Names: append([]string{"floor"}, sk.Names...), Parents: []int{-1},
-		BindWorld: append([]vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{hips[0], lo, hips[2]})}, sk.BindWorld...)}
-	for j := 0; j < n; j++ {
-		ik.Parents = append(ik.Parents, sk.Parents[j]+1)
-	}
-	for _, f := range []string{"LeftFoot", "RightFoot"} {
-		ik.Parents[idx[f]+1] = 0
-	}
+	ik := onFloorRoot(sk, idx, "LeftFoot", "RightFoot")
 	want := map[string]int{}
 	for _, k := range []string{"LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot", "LeftHand", "RightArm"} {
 		want[k] = idx[k] + 1
@@ -298,19 +305,9 @@ func TestGuessArmsWithoutClavicle(t *testing.T) {
 func TestGuessQuadrupedIKFeet(t *testing.T) {
 	sk := generate(t, "quadruped", 1).Skeleton
 	idx := canonIndex(sk)
-	n := sk.NumJoints()
-	hips, lo := sk.Position(idx["Hips"]), math.Inf(1)
-	for j := 0; j < n; j++ {
-		lo = math.Min(lo, sk.Position(j)[1])
-	}
-	ik := &character.Skeleton{Names: append([]string{"floor"}, sk.Names...), Parents: []int{-1},
-		BindWorld: append([]vecmath.Mat4{vecmath.Translate4(vecmath.Vec3{hips[0], lo, hips[2]})}, sk.BindWorld...)}
-	for j := 0; j < n; j++ {
-		ik.Parents = append(ik.Parents, sk.Parents[j]+1)
-	}
+	ik := onFloorRoot(sk, idx, "LeftFrontFoot", "RightFrontFoot", "LeftHindFoot", "RightHindFoot")
 	want := map[string]int{}
 	for _, leg := range []string{"LeftFront", "RightFront", "LeftHind", "RightHind"} {
-		ik.Parents[idx[leg+"Foot"]+1] = 0
 		for _, part := range []string{"UpLeg", "Leg", "Foot"} {
 			want[leg+part] = idx[leg+part] + 1
 		}
