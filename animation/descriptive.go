@@ -110,8 +110,8 @@ type claim struct {
 	part string // Shoulder, Arm, ForeArm, Hand, UpLeg, Leg, Foot, ToeBase; Hips, Spine, Neck, Head; "leg" (a leg word alone)
 	rank int
 	// word is "shoulder", the clavicle in most schemes and the upper arm in those
-	// that also have a collar (SMPL), or "ankle", which makes the foot below it
-	// the toes (SMPL); in a quadruped's reading, the leg's end: "Front" or
+	// that also have a collar or an elbow (SMPL), "elbow", or "ankle", which
+	// makes the foot below it the toes (SMPL); in a quadruped's reading, the leg's end: "Front" or
 	// "Hind".
 	word string
 }
@@ -162,8 +162,8 @@ func limbClaim(has map[string]bool) (claim, bool) {
 	case has["forearm"] || has["lowerarm"] || has["radius"] || arm && anyOf(has, lower):
 		return claim{part: "ForeArm"}, true
 	case has["elbow"]:
-		return claim{part: "ForeArm", rank: 1}, true
-	case has["hand"] || has["palm"] || has["wrist"]:
+		return claim{part: "ForeArm", rank: 1, word: "elbow"}, true
+	case has["hand"] || has["palm"] || has["wrist"] || has["fist"]:
 		return claim{part: "Hand"}, true
 	case arm:
 		return claim{part: "Arm", rank: 1}, true
@@ -234,10 +234,17 @@ func nameClaims(sk *character.Skeleton, claims []*claim, hipLegs [2]string) []st
 			byName[c.side+c.part] = append(byName[c.side+c.part], j)
 		}
 	}
+	hips := -1
+	if js, ok := byName["Hips"]; ok {
+		if j, ok := resolve(sk, claims, js, d); ok {
+			hips, out[j] = j, "Hips"
+		}
+	}
 	for name, js := range byName {
 		switch name {
+		case "Hips":
 		case "Spine", "Neck":
-			nameTrunk(out, js, d, name)
+			nameTrunk(out, notAbove(sk, js, hips), d, name)
 		default:
 			if j, ok := resolve(sk, claims, js, d); ok {
 				out[j] = name
@@ -248,8 +255,25 @@ func nameClaims(sk *character.Skeleton, claims []*claim, hipLegs [2]string) []st
 	return out
 }
 
+// notAbove drops from js the joints above hips (its ancestors): a body joint
+// the hips and legs hang from (Quaternius' "Body") is the armature's, not the
+// spine's.
+func notAbove(sk *character.Skeleton, js []int, hips int) []int {
+	if hips < 0 {
+		return js
+	}
+	var out []int
+	for _, j := range js {
+		if !isAncestor(sk, j, hips) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
 // settleSided turns the words that mean one part or another by what else the
-// skeleton has: "shoulder" is the upper arm where the same side has a collar,
+// skeleton has: "shoulder" is the upper arm where the same side has a collar or
+// an elbow,
 // "foot" the toes where it has an ankle (SMPL), a lone "leg" the shin where the
 // side has a thigh and the thigh otherwise (a one-bone leg).
 func settleSided(claims []*claim) {
@@ -258,14 +282,14 @@ func settleSided(claims []*claim) {
 		if c != nil && c.word != "shoulder" {
 			has[c.side+c.part] = true
 		}
-		if c != nil && c.word == "ankle" {
-			has[c.side+"ankle"] = true
+		if c != nil && (c.word == "ankle" || c.word == "elbow") {
+			has[c.side+c.word] = true
 		}
 	}
 	for _, c := range claims {
 		switch {
 		case c == nil:
-		case c.word == "shoulder" && has[c.side+"Shoulder"]:
+		case c.word == "shoulder" && (has[c.side+"Shoulder"] || has[c.side+"elbow"]):
 			c.part, c.rank = "Arm", 1
 		case c.part == "Foot" && c.word == "" && has[c.side+"ankle"]:
 			c.part = "ToeBase"
@@ -278,8 +302,11 @@ func settleSided(claims []*claim) {
 }
 
 // resolve picks the joint of js (all claiming one name) that gets it: among
-// those of the best rank, the one every other hangs below, else the single
-// shallowest; none when two are equally shallow.
+// those of the best rank, a limb part goes to those that hang below the most
+// claims of other names (a knee in its leg, not a pole target of that name on
+// the root),
+// then the one every other hangs below, else the single shallowest; none when
+// two are equally shallow.
 func resolve(sk *character.Skeleton, claims []*claim, js []int, d []int) (int, bool) {
 	best := js[0]
 	for _, j := range js {
@@ -288,13 +315,28 @@ func resolve(sk *character.Skeleton, claims []*claim, js []int, d []int) (int, b
 		}
 	}
 	var top []int
+	held := map[int]int{}
 	for _, j := range js {
-		if claims[j].rank == claims[best].rank {
-			top = append(top, j)
+		if claims[j].rank != claims[best].rank {
+			continue
+		}
+		top = append(top, j)
+		if claims[j].side != "" {
+			for a := sk.Parents[j]; a >= 0; a = sk.Parents[a] {
+				if c := claims[a]; c != nil && c.side+c.part != claims[j].side+claims[j].part {
+					held[j]++
+				}
+			}
 		}
 	}
-	sort.Slice(top, func(a, b int) bool { return d[top[a]] < d[top[b]] || d[top[a]] == d[top[b]] && top[a] < top[b] })
-	if len(top) > 1 && d[top[0]] == d[top[1]] && !isAncestor(sk, top[0], top[1]) {
+	sort.Slice(top, func(a, b int) bool {
+		ja, jb := top[a], top[b]
+		if held[ja] != held[jb] {
+			return held[ja] > held[jb]
+		}
+		return d[ja] < d[jb] || d[ja] == d[jb] && ja < jb
+	})
+	if len(top) > 1 && held[top[0]] == held[top[1]] && d[top[0]] == d[top[1]] && !isAncestor(sk, top[0], top[1]) {
 		return 0, false
 	}
 	return top[0], true

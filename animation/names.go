@@ -2,6 +2,7 @@ package animation
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 
@@ -108,7 +109,7 @@ func skeletonNames(sk *character.Skeleton) []string {
 		return canon // the readings look at where the joints are
 	}
 	if read := withCanon(descriptiveNames(sk), canon); keyNames(indexOf(read), Humanoid) >= motionKeyNames &&
-		agrees(sk, read, Humanoid) && !quadrupedShape(sk) {
+		agrees(sk, read, Humanoid) && armsAboveFeet(sk, read) && !quadrupedShape(sk) {
 		return read
 	}
 	if read := withCanon(quadrupedNames(sk), canon); legsLevel(sk, read) && agrees(sk, read, Quadruped) {
@@ -130,6 +131,43 @@ func withCanon(read, canon []string) []string {
 		}
 	}
 	return read
+}
+
+// armsAboveFeet says whether a humanoid reading's arms end well above its feet:
+// the lowest joint under either arm more than a fifth of the height above the
+// lowest under either leg, along the legs' up (0 A.D.'s elephants name their
+// front legs Arm and Forearm).
+func armsAboveFeet(sk *character.Skeleton, read []string) bool {
+	idx := indexOf(read)
+	var arms, legs []int
+	for _, side := range []string{"Left", "Right"} {
+		if j, ok := idx[side+"Arm"]; ok {
+			arms = append(arms, j)
+		}
+		if j, ok := idx[side+"UpLeg"]; ok {
+			legs = append(legs, j)
+		}
+	}
+	if len(arms) == 0 || len(legs) == 0 {
+		return true
+	}
+	up := tipsUp(sk, legs)
+	children := sk.Children()
+	lowest := func(tops []int) float64 {
+		low := math.Inf(1)
+		for _, t := range tops {
+			for _, j := range append(below(children, t), t) {
+				low = math.Min(low, sk.Position(j).Dot(up))
+			}
+		}
+		return low
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for j := range sk.Names {
+		h := sk.Position(j).Dot(up)
+		lo, hi = math.Min(lo, h), math.Max(hi, h)
+	}
+	return lowest(arms)-lowest(legs) > 0.2*(hi-lo)
 }
 
 // quadrupedShape says whether sk's shape is guessed as a quadruped's.
