@@ -62,26 +62,6 @@ var descriptiveSchemes = []struct {
 		"LeftHand": "hand.{s}", "LeftUpLeg": "thigh.{s}", "LeftLeg": "shin.{s}", "LeftFoot": "foot.{s}", "LeftToeBase": "toe.{s}"}},
 }
 
-// renamed returns c's skeleton with its joints named by scheme (joints it has no
-// word for get bone_NN) and the joint each rigkit name the scheme gives is at.
-func renamed(c *character.Character, scheme map[string]string, sides [2]string) (*character.Skeleton, map[string]int) {
-	sk := c.Skeleton.Clone()
-	want := map[string]int{}
-	for j, n := range sk.Names {
-		canon := CanonicalName(n)
-		sk.Names[j] = fmt.Sprintf("bone_%02d", j)
-		side, base := 0, canon
-		if s, ok := strings.CutPrefix(canon, "Right"); ok {
-			side, base = 1, "Left"+s
-		}
-		if p, ok := scheme[base]; ok {
-			sk.Names[j] = strings.ReplaceAll(p, "{s}", sides[side])
-			want[canon] = j
-		}
-	}
-	return sk, want
-}
-
 // TestDescriptiveSchemes renames a biped by the words of other tools' schemes
 // and checks that every limb joint, the hips and the head are read back where
 // they are, and that the clips play on it.
@@ -89,7 +69,7 @@ func TestDescriptiveSchemes(t *testing.T) {
 	c := generate(t, "biped", 1)
 	for _, sc := range descriptiveSchemes {
 		t.Run(sc.name, func(t *testing.T) {
-			sk, want := renamed(c, sc.names, sc.sides)
+			sk, want := renamedArtist(c.Skeleton, sc.names, sc.sides)
 			got := jointIndex(sk)
 			for canon, j := range want {
 				if canon == "Spine2" || canon == "Neck" && sc.name == "Character Creator" {
@@ -123,12 +103,12 @@ func TestDescriptiveReadsOnlyHumanoids(t *testing.T) {
 	if n := keyNames(indexOf(skeletonNames(mob)), Humanoid); n >= minKeyNames {
 		t.Errorf("a four-legged mob's names read as %d humanoid key joints", n)
 	}
-	capes, _ := renamed(c, map[string]string{"Hips": "cape_root", "LeftArm": "cape_arm_{s}", "LeftForeArm": "sleeve_{s}",
+	capes, _ := renamedArtist(c.Skeleton, map[string]string{"Hips": "cape_root", "LeftArm": "cape_arm_{s}", "LeftForeArm": "sleeve_{s}",
 		"LeftUpLeg": "skirt_thigh_{s}", "LeftLeg": "skirt_leg_{s}", "Head": "hair"}, [2]string{"L", "R"})
 	if _, err := DetectKind(capes); err == nil {
 		t.Error("accessory names detected as a kind")
 	}
-	crossed, want := renamed(c, descriptiveSchemes[0].names, descriptiveSchemes[0].sides)
+	crossed, want := renamedArtist(c.Skeleton, descriptiveSchemes[0].names, descriptiveSchemes[0].sides)
 	crossed.Parents[want["LeftLeg"]] = want["RightUpLeg"]
 	crossed.Parents[want["RightLeg"]] = want["LeftUpLeg"]
 	if _, err := DetectKind(crossed); err == nil {
@@ -222,7 +202,7 @@ func TestDescriptiveQuadrupeds(t *testing.T) {
 		}
 	}
 	biped := generate(t, "biped", 1)
-	dino, _ := renamed(biped, map[string]string{"Hips": "Hips", "Head": "Head", "LeftArm": "FrontUpLeg.{s}",
+	dino, _ := renamedArtist(biped.Skeleton, map[string]string{"Hips": "Hips", "Head": "Head", "LeftArm": "FrontUpLeg.{s}",
 		"LeftForeArm": "FrontLowLeg.{s}", "LeftUpLeg": "BackUpLeg.{s}", "LeftLeg": "BackLowLeg.{s}"}, [2]string{"L", "R"})
 	if kind, err := DetectKind(dino); err == nil && kind == Quadruped {
 		t.Error("a biped whose arms are named front legs was read as a quadruped")
