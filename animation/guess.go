@@ -266,14 +266,7 @@ func (g *guesser) path(j int) []int {
 }
 
 // lca is the lowest common ancestor of a and b (-1 when they share no root).
-func (g *guesser) lca(a, b int) int {
-	pa, pb := g.path(a), g.path(b)
-	c := -1
-	for i := 0; i < len(pa) && i < len(pb) && pa[i] == pb[i]; i++ {
-		c = pa[i]
-	}
-	return c
-}
+func (g *guesser) lca(a, b int) int { return lowestCommon(g.sk, a, b) }
 
 // centred walks up from j to the first joint near the midline (a limb can hang off
 // the other limb's first joint).

@@ -22,8 +22,13 @@ var MotionClips = []string{"walk", "wave", "crouch", "arms_up"}
 // bird's wings as a biped's limbs, and names handed out to the wrong joints must
 // not buy a rig the clips' poses. It also returns the clips played.
 func Motion(sk *character.Skeleton, frames int) ([][]vecmath.Mat4, []string) {
-	kind, err := DetectKind(sk)
-	if err != nil || keyNames(jointIndex(sk), kind) < motionKeyNames || !schemeAgrees(sk, kind) || CheckKind(sk, kind, true) != nil {
+	if sk.NumJoints() == 0 {
+		return nil, nil
+	}
+	canon := skeletonNames(sk) // read once: the readings look at the whole skeleton
+	idx := indexOf(canon)
+	kind, err := detectKind(sk, idx)
+	if err != nil || keyNames(idx, kind) < motionKeyNames || !agrees(sk, canon, kind) || CheckKind(sk, kind, true) != nil {
 		return nil, nil
 	}
 	rigged := &character.Character{Skeleton: sk}

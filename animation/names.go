@@ -182,7 +182,11 @@ func DetectKind(sk *character.Skeleton) (string, error) {
 	if sk.NumJoints() == 0 {
 		return "", fmt.Errorf("no skeleton")
 	}
-	idx := jointIndex(sk)
+	return detectKind(sk, jointIndex(sk))
+}
+
+// detectKind is DetectKind on the joint index of sk's names.
+func detectKind(sk *character.Skeleton, idx map[string]int) (string, error) {
 	best, bestN := "", 0
 	for _, kind := range []string{Humanoid, Quadruped} {
 		if n := keyNames(idx, kind); n > bestN {
