@@ -126,9 +126,10 @@ const (
 // 512 area-uniform surface samples, each taking the weights of its triangle's nearest
 // corner, each joint that moves the sample (influences of at least 0.2, or its
 // heaviest influence) is judged by the distance s from the sample to its nearest
-// bone, against the local thickness t of the part (an inward ray across it, capped
-// at 0.25): the joint reaches the sample when s ≤ reach = t + 0.03 (the part's own
-// thickness), and otherwise earns (reach/s)³. A sample's credit
+// bone (a joint without children by its leaf bone through the part it moves,
+// leaf.go), against the local thickness t of the part (an inward ray across it,
+// capped at maxThickness): the joint reaches the sample when s ≤ reach = t + 0.03
+// (the part's own thickness), and otherwise earns (reach/s)³. A sample's credit
 // is the mean of its joints' credits weighted by their weights (not the nearest
 // joint's alone), so the share of its motion that comes from bones that
 // reach it. So every limb, tail, wing or horn needs a bone inside it that moves it,
@@ -146,7 +147,7 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 	if len(r.segs) == 0 {
 		return 0, det
 	}
-	segs := r.segs
+	segs := p.bones(r)
 	sum := 0.0
 	var far []int
 	dist := make([]float64, len(p.surf))
@@ -154,7 +155,7 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 	near := make([]int, len(p.surf))
 	for i, q := range p.surf {
 		reach := coverageReach*q.thickness + coverageSlack
-		c, s, bi := r.movingReach(q.p, q.vert, reach)
+		c, s, bi := r.movingReach(segs, q.p, q.vert, reach)
 		if bi < 0 {
 			s, bi = nearestSegment(segs, q.p) // no weights: nothing moves it; named by the nearest bone
 		}
@@ -182,7 +183,7 @@ func (p *Prepared) coverage(r *rig) (float64, *CoverageDetails) {
 // weight-averaged credit of their nearest bones (1 within reach, (reach/s)³ at a
 // distance s beyond it), and the distance to the nearest of those bones and its
 // segment index. A vertex without weights gets credit 0 and index -1.
-func (r *rig) movingReach(p vecmath.Vec3, v int, reach float64) (credit, dist float64, seg int) {
+func (r *rig) movingReach(segs []segment, p vecmath.Vec3, v int, reach float64) (credit, dist float64, seg int) {
 	ws := r.skin[v]
 	heaviest := 0.0
 	for _, in := range ws {
@@ -197,7 +198,7 @@ func (r *rig) movingReach(p vecmath.Vec3, v int, reach float64) (credit, dist fl
 		}
 		jb, js := math.Inf(1), -1
 		for _, si := range r.owned[in.Joint] {
-			if d := r.segs[si].dist2(p); d < jb {
+			if d := segs[si].dist2(p); d < jb {
 				jb, js = d, si
 			}
 		}

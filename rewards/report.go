@@ -16,12 +16,13 @@ import (
 // ranks candidate skins as the ground truth does (docs/rewards.md, "Rank
 // agreement"). Version 4: symmetry and limbs. Version 5: the deformation poses
 // include rigkit's clips (Options.Motion). Version 6: the learned critic in the
-// report, at weight 0.
-const RewardVersion = 6
+// report, at weight 0. Version 7: coverage and limbs judge a joint without
+// children as the bone through the part it moves (leaf.go).
+const RewardVersion = 7
 
 // RewardChange says what the current RewardVersion changed, for a trainer pinning
 // its rewards (rig serve's /healthz answers it).
-const RewardChange = "6: the rewards add critic, a learned ranker of skeletons (critic/critic.json, rig train-critic) fitted on the tune half's artist skeletons against perturbed, classical and template ones; it is reported with its features but weighs 0 in the score, since a random search against it beats true rigs (docs/rewards.md, \"Learned critic\"); score as version 5"
+const RewardChange = "7: coverage and limbs judge a joint without children (a head joint at the skull's base, a wrist without fingers, an ankle without toes) as the bone through the part it moves, from the joint to the far side of its vertices, at most two widths of the part and 1.5 lengths of its parent bone, and only while the joint sits at the part's base; so an artist's rig without end joints is not charged for them (docs/rewards.md, \"Leaf bones (version 7)\"); weights as version 6"
 
 // Reward names, the keys of Report.Rewards.
 const (

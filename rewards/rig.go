@@ -54,6 +54,9 @@ type movingSkeleton struct {
 	totalMass float64
 	// moves[j]: joint j is the heaviest influence (ties included) of some vertex.
 	moves []bool
+	// reach is segs with leaf joints' points drawn as bones (leaf.go), made once
+	// per rig by Prepared.bones for coverage and limbs.
+	reach []segment
 }
 
 // segment is a bone: the stretch from a joint to one of its children (owner is the

@@ -99,10 +99,13 @@ func mirrorDistance(r *rig, ax int) float64 {
 
 // limbs returns how completely the skeleton reaches the mesh's limbs: per limb tip
 // (shape.go) a factor 1−limbMissCost·(1−credit), credit 1 when the nearest bone of
-// a moving joint (limbReach) lies within the limb's thickness plus limbReachSlack and 0
-// beyond a further limbFade, times mergeFactor per pair of reached tips served by one
-// chain between them (two legs merged into one). Blind to: detail too short or thick to
-// be a limb, joint placement inside a limb, weights beyond which bones move.
+// a moving joint (limbReach, leaf bones included: a head joint reaches the top of
+// the head) lies within the limb's thickness plus limbReachSlack and 0 beyond a
+// further limbFade, times mergeFactor per pair of tips served by one chain between
+// them (two legs merged into one). The pairs are judged on the joints' own bones,
+// leaf joints as points: one head bone reaching both horns of a helmet is not two
+// legs merged. Blind to: detail too short or thick to be a limb, joint placement
+// inside a limb, weights beyond which bones move.
 func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 	det := &LimbDetails{Tips: len(p.shape.tips)}
 	if len(r.segs) == 0 {
@@ -110,12 +113,14 @@ func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 	}
 	near := make([]vecmath.Vec3, len(p.shape.tips))
 	reached := make([]bool, len(p.shape.tips))
+	leaves := leafEnds(p.bones(r))
 	score := 1.0
 	for i, t := range p.shape.tips {
-		var d float64
-		d, near[i] = r.limbReach(t)
-		credit := clamp01(1 - (d-t.thickness-limbReachSlack)/limbFade)
-		reached[i] = credit > 0.5
+		var d, strict float64
+		strict, near[i] = r.limbReach(t, nil)
+		reached[i] = limbCredit(t, strict) > 0.5
+		d, _ = r.limbReach(t, leaves)
+		credit := limbCredit(t, d)
 		if credit < 1 {
 			det.Missed = append(det.Missed, LimbTip{Where: whereWords(t.p), Cube: t.p, Distance: d})
 		}
@@ -136,6 +141,12 @@ func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 	return score, det
 }
 
+// limbCredit is a tip's reach credit at distance d from the nearest moving bone:
+// 1 within its limb's thickness plus limbReachSlack, 0 beyond a further limbFade.
+func limbCredit(t limbTip, d float64) float64 {
+	return clamp01(1 - (d-t.thickness-limbReachSlack)/limbFade)
+}
+
 // closest returns the point of the segment nearest to p.
 func (s *segment) closest(p vecmath.Vec3) vecmath.Vec3 {
 	t := p.Sub(s.a).Dot(s.ab) * s.inv
@@ -146,17 +157,23 @@ func (s *segment) closest(p vecmath.Vec3) vecmath.Vec3 {
 // moves the mesh (the heaviest influence of some vertex, so a decoy taking a share
 // of weight reaches nothing), bones to weightless children included (a sleeve's
 // forearm bone reaches the cuff though no hand vertex is in the mesh), and the
-// nearest point on it (+Inf and the tip itself when no joint moves). Which joint
-// moves the tip does not enter, so rigid weights cannot bring a bone nearer.
-func (r *rig) limbReach(t limbTip) (float64, vecmath.Vec3) {
+// nearest point on it (+Inf and the tip itself when no joint moves). A joint
+// without children is its leaf bone when leaves has one (leaf.go: a head joint
+// reaches the top of the head), else its point. Which joint moves the tip does
+// not enter, so rigid weights cannot bring a bone nearer.
+func (r *rig) limbReach(t limbTip, leaves map[int]segment) (float64, vecmath.Vec3) {
 	best, at := math.Inf(1), t.p
 	for j, moves := range r.moves {
 		if !moves {
 			continue
 		}
 		if len(r.children[j]) == 0 {
-			if d := t.p.Dist(r.pos[j]); d < best {
-				best, at = d, r.pos[j]
+			leaf, ok := leaves[j]
+			if !ok {
+				leaf = newSegment(r.pos[j], r.pos[j], j, -1)
+			}
+			if q := leaf.closest(t.p); t.p.Dist(q) < best {
+				best, at = t.p.Dist(q), q
 			}
 		}
 		for _, c := range r.children[j] {

@@ -23,6 +23,8 @@ var versionWeights = map[string]map[string]float64{
 	"v5": {Containment: 1, Coverage: 3, SkinReward: 1, Locality: 3, Deformation: 2, Sanity: 2, Symmetry: 2, Limbs: 1},
 	// Version 6: version 5's; the learned critic is reported at weight 0.
 	"v6": {Containment: 1, Coverage: 3, SkinReward: 1, Locality: 3, Deformation: 2, Sanity: 2, Symmetry: 2, Limbs: 1, criticReward: 0},
+	// Version 7: version 6's; coverage and limbs read leaf bones.
+	"v7": {Containment: 1, Coverage: 3, SkinReward: 1, Locality: 3, Deformation: 2, Sanity: 2, Symmetry: 2, Limbs: 1, criticReward: 0},
 }
 
 // WeightsFor returns the combination a spec names, for CombineWith: "" the

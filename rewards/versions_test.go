@@ -14,7 +14,8 @@ func TestWeightsFor(t *testing.T) {
 		err        string
 	}{
 		{"empty is the current weights", "", Weights, ""},
-		{"version 6 is the current weights", "v6", Weights, ""},
+		{"version 7 is the current weights", "v7", Weights, ""},
+		{"version 6: version 7's", "v6", Weights, ""},
 		{"version 5: version 6's without the critic", "v5", withoutCritic(Weights), ""},
 		{"version 4: version 5's", "v4", withoutCritic(Weights), ""},
 		{"version 3: the six geometric rewards", "v3", v3, ""},
