@@ -83,9 +83,10 @@ func PackPanels(w []float32, n, k int) []float32 {
 
 // PanelRows sets y (m rows of n) to x (m rows of k) times the transpose of the
 // weight packed by PackPanels: every output is one chain of fused multiply-adds
-// over k from zero, the order of OpenBLAS's blocked sgemm kernel, so a
-// decoder's logits equal a GEMM's bit for bit without the GEMM packing the whole
-// weight for every one-row product. In a build without cgo each step is a
+// over k from zero, the order of OpenBLAS's blocked sgemm kernel on Intel cores,
+// so a decoder's logits equal a GEMM's bit for bit there (to rounding on
+// kernels that sum otherwise, such as OpenBLAS's for AMD Zen) without the GEMM
+// packing the whole weight for every one-row product. In a build without cgo each step is a
 // float64 fused multiply-add rounded to float32, which may differ from a float32
 // one in the last bit.
 func PanelRows(x []float32, m, k int, panels []float32, n int, y []float32) {

@@ -196,8 +196,9 @@ RK_CLONES static void rk_add_rows(float *y, const float *b, long rows, long c) {
 
 // Products of rows by a matrix packed in panels of 16 columns (PackPanels): every
 // output is one sequential chain of fused multiply-adds over k from zero, the order
-// OpenBLAS's blocked sgemm kernel sums in, so the results equal its bit for bit
-// while no operand is packed per call. The clones need FMA (x86-64-v3 and up);
+// OpenBLAS's blocked sgemm kernel sums in on Intel cores, so the results equal its
+// bit for bit there (to rounding where it sums otherwise) while no operand is
+// packed per call. The clones need FMA (x86-64-v3 and up);
 // the default clone calls the C library's fmaf, exact but slow.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define RK_FMA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -9,15 +10,15 @@ import (
 )
 
 // TestPanelRowsMatchGemm checks that the decoder's output projection
-// (fastmath.PanelRows) gives the logits the engine's GEMM gives, bit for bit, for
-// the shipped model's head (128 → 1,261) and a tail panel, one row (a step of one
-// sequence) to eight (a batch of streams). OpenBLAS's blocked kernel sums each
-// output over k in order from zero, as PanelRows does; its small-matrix kernels
-// (products under about 10⁵ multiply-adds) and other inner sizes sum otherwise,
-// so only the decoder's shapes are compared. The test holds on the OpenBLAS of
-// this repository's machines (the Cooperlake kernels); a BLAS that sums in
-// another order fails it, and the decoder's logits then differ from a full
-// forward pass's in the last bits.
+// (fastmath.PanelRows) gives the logits the engine's GEMM gives for the shipped
+// model's head (128 → 1,261) and a tail panel, one row (a step of one sequence)
+// to eight (a batch of streams). OpenBLAS's blocked kernel on Intel cores
+// (Cooperlake, the kernel of the machines the shipped model was measured on)
+// sums each output over k in order from zero, as PanelRows does, and the two
+// agree bit for bit; its Zen kernels and its small-matrix kernels (products
+// under about 10⁵ multiply-adds) sum in another order, and the logits then
+// agree to rounding: within panelTolerance of the output's scale. The test
+// logs which of the two it saw.
 func TestPanelRowsMatchGemm(t *testing.T) {
 	if name := engine.NewCPU(1).Name(); name != "cpu-openblas" {
 		t.Skipf("%s sums in its own order", name)
@@ -36,17 +37,27 @@ func TestPanelRowsMatchGemm(t *testing.T) {
 		engine.NewCPU(1).Sgemm(false, true, tc.m, tc.n, tc.k, 1, x, tc.k, w, tc.k, 0, want, tc.n)
 		got := make([]float32, tc.m*tc.n)
 		fastmath.PanelRows(x, tc.m, tc.k, fastmath.PackPanels(w, tc.n, tc.k), tc.n, got)
-		diff := 0
+		diff, worst := 0, 0.0
 		for i := range want {
 			if want[i] != got[i] {
 				diff++
+				worst = max(worst, math.Abs(float64(want[i]-got[i])))
 			}
 		}
-		if diff > 0 {
-			t.Errorf("%d×%d by %d: %d of %d outputs differ from the GEMM's", tc.m, tc.k, tc.n, diff, len(want))
+		// The scale of an output: √k inputs of unit size times weights of 0.1.
+		scale := 0.1 * math.Sqrt(float64(tc.k))
+		if worst > panelTolerance*scale {
+			t.Errorf("%d×%d by %d: %d of %d outputs differ from the GEMM's, by up to %.3g (scale %.3g)", tc.m, tc.k, tc.n, diff, len(want), worst, scale)
+		} else if diff > 0 {
+			t.Logf("%d×%d by %d: this BLAS sums in another order: %d of %d outputs differ in the last bits (up to %.3g)", tc.m, tc.k, tc.n, diff, len(want), worst)
 		}
 	}
 }
+
+// panelTolerance bounds the difference between two float32 summation orders
+// of a 128-term dot product, relative to its scale: a few units in the last
+// place of float32 (2⁻²⁴ ≈ 6·10⁻⁸) times the terms' count.
+const panelTolerance = 1e-5
 
 // BenchmarkDecoderHead is a decoding step's output projection, one row of 128 by
 // the shipped 1,261-token head, as a one-row GEMM on one worker and as
