@@ -17,12 +17,13 @@ import (
 // agreement"). Version 4: symmetry and limbs. Version 5: the deformation poses
 // include rigkit's clips (Options.Motion). Version 6: the learned critic in the
 // report, at weight 0. Version 7: coverage and limbs judge a joint without
-// children as the bone through the part it moves (leaf.go).
+// children as the bone through the part it moves (leaf.go); merged legs lie on
+// either side of their chain.
 const RewardVersion = 7
 
 // RewardChange says what the current RewardVersion changed, for a trainer pinning
 // its rewards (rig serve's /healthz answers it).
-const RewardChange = "7: coverage and limbs judge a joint without children (a head joint at the skull's base, a wrist without fingers, an ankle without toes) as the bone through the part it moves, from the joint to the far side of its vertices, at most two widths of the part and 1.5 lengths of its parent bone, and only while the joint sits at the part's base; so an artist's rig without end joints is not charged for them (docs/rewards.md, \"Leaf bones (version 7)\"); weights as version 6"
+const RewardChange = "7: coverage and limbs judge a joint without children (a head joint at the skull's base, a wrist without fingers, an ankle without toes) as the bone through the part it moves, from the joint to the far side of its vertices, at most two widths of the part and 1.5 lengths of its parent bone, and only while the joint sits at the part's base, so an artist's rig without end joints is not charged for them; two limb tips served by one chain count as merged legs only when they lie on either side of it (docs/rewards.md, \"Leaf bones (version 7)\"); weights as version 6"
 
 // Reward names, the keys of Report.Rewards.
 const (

@@ -38,6 +38,9 @@ const (
 	mergeMinApart = 0.15
 	mergeRatio    = 0.4
 	mergeFactor   = 0.6
+	// mergeCos: the two tips' offsets from their nearest skeleton points must
+	// point apart by more than this cosine (about 45°) to count as merged.
+	mergeCos = 0.7
 )
 
 // symmetry returns how mirror-symmetric the moving skeleton is about each plane
@@ -102,9 +105,9 @@ func mirrorDistance(r *rig, ax int) float64 {
 // a moving joint (limbReach, leaf bones included: a head joint reaches the top of
 // the head) lies within the limb's thickness plus limbReachSlack and 0 beyond a
 // further limbFade, times mergeFactor per pair of tips served by one chain between
-// them (two legs merged into one). The pairs are judged on the joints' own bones,
-// leaf joints as points: one head bone reaching both horns of a helmet is not two
-// legs merged. Blind to: detail too short or thick to be a limb, joint placement
+// them and lying on either side of it (two legs merged into one; apart). The
+// pairs are judged on the joints' own bones, leaf joints as points: one head bone
+// reaching both horns of a helmet is not two legs merged. Blind to: detail too short or thick to be a limb, joint placement
 // inside a limb, weights beyond which bones move.
 func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 	det := &LimbDetails{Tips: len(p.shape.tips)}
@@ -132,13 +135,23 @@ func (p *Prepared) limbs(r *rig) (float64, *LimbDetails) {
 			e := a.Dist(b)
 			mid := a.Add(b).Scale(0.5)
 			qm := near[i].Add(near[k]).Scale(0.5)
-			if reached[i] && reached[k] && e >= mergeMinApart && near[i].Dist(near[k]) < mergeRatio*e && qm.Dist(mid) < e {
+			if reached[i] && reached[k] && e >= mergeMinApart && near[i].Dist(near[k]) < mergeRatio*e && qm.Dist(mid) < e &&
+				apart(a.Sub(near[i]), b.Sub(near[k])) {
 				det.Merged++
 				score *= mergeFactor
 			}
 		}
 	}
 	return score, det
+}
+
+// apart reports whether two tips' offsets from their nearest skeleton points
+// point apart (cosine under mergeCos): two legs merged into one chain lie on
+// either side of it, while a hand's thumb and fingers, or two horns, both reach
+// on beyond the joint they share.
+func apart(u, v vecmath.Vec3) bool {
+	lu, lv := u.Len(), v.Len()
+	return lu == 0 || lv == 0 || u.Dot(v) < mergeCos*lu*lv
 }
 
 // limbCredit is a tip's reach credit at distance d from the nearest moving bone:

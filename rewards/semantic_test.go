@@ -72,3 +72,25 @@ func TestSemanticRewards(t *testing.T) {
 		})
 	}
 }
+
+// TestMergedTipsPointApart: two tips served by one chain count as merged legs
+// only when they lie on either side of it, not when both reach on beyond the
+// joint they share (a thumb and a hand, two horns).
+func TestMergedTipsPointApart(t *testing.T) {
+	tests := []struct {
+		name string
+		u, v vecmath.Vec3
+		want bool
+	}{
+		{"feet either side of a merged ankle", vecmath.Vec3{0.15, -0.02, 0}, vecmath.Vec3{-0.15, -0.02, 0}, true},
+		{"feet below a merged chain ending at the shins", vecmath.Vec3{0.15, -0.3, 0}, vecmath.Vec3{-0.15, -0.3, 0}, true},
+		{"a hand and its thumb beyond the wrist", vecmath.Vec3{-0.22, 0.01, 0.11}, vecmath.Vec3{-0.08, -0.01, -0.01}, false},
+		{"two horns above the head", vecmath.Vec3{0.1, 0.3, 0}, vecmath.Vec3{-0.1, 0.3, 0}, false},
+		{"a tip on the chain", vecmath.Vec3{}, vecmath.Vec3{0.1, 0, 0}, true},
+	}
+	for _, tc := range tests {
+		if got := apart(tc.u, tc.v); got != tc.want {
+			t.Errorf("%s: apart = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
