@@ -182,14 +182,20 @@ func TestGuessWithoutToes(t *testing.T) {
 	}
 }
 
-// guessedAt renames sk's joints joint_NN, guesses their names and checks that
-// each rigkit name in want is guessed at its joint.
+// guessedAt renames sk's joints joint_NN, guesses their humanoid names and
+// checks that each rigkit name in want is guessed at its joint.
 func guessedAt(t *testing.T, sk *character.Skeleton, want map[string]int) {
+	t.Helper()
+	guessedWith(t, GuessHumanoidNames, sk, want)
+}
+
+// guessedWith is guessedAt with the guess given (humanoid or quadruped).
+func guessedWith(t *testing.T, guess func(*character.Skeleton) ([]string, error), sk *character.Skeleton, want map[string]int) {
 	t.Helper()
 	for j := range sk.Names {
 		sk.Names[j] = fmt.Sprintf("joint_%02d", j)
 	}
-	names, err := GuessHumanoidNames(sk)
+	names, err := guess(sk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,16 +318,5 @@ func TestGuessQuadrupedIKFeet(t *testing.T) {
 			want[leg+part] = idx[leg+part] + 1
 		}
 	}
-	for j := range ik.Names {
-		ik.Names[j] = fmt.Sprintf("joint_%02d", j)
-	}
-	names, err := GuessQuadrupedNames(ik)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, j := range want {
-		if names[j] != k {
-			t.Errorf("%s guessed as %q", k, names[j])
-		}
-	}
+	guessedWith(t, GuessQuadrupedNames, ik, want)
 }
