@@ -80,6 +80,7 @@ type humanoidLimbs struct {
 	fromShape [2]bool           // legs, arms found in the body's slices
 	pressed   bool              // arms placed along the outline (outlineArm), not seen
 	covered   bool              // only the feet seen, below a garment (legShape.covered)
+	crotch    float64           // the slices' crotch height, when fromShape[0]
 }
 
 // findHumanoidLimbs finds two legs and two arms. Legs come from the body's
@@ -88,11 +89,16 @@ type humanoidLimbs struct {
 // split, from the proposed skeleton's end points. Arms hanging or slanting beside
 // the body come from the slices too (they may touch the hips, where the proposal
 // joins them to the legs); other arms (a T-pose, whose slices run into the torso)
-// from the proposal's routes to its hands.
+// from the proposal's routes to its hands. Legs seen only below a garment, or
+// below a dress's hem taken for the crotch (hemAtCrotch), get hips placed by the
+// shoulders' height.
 func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 	l, err := traceHumanoidLimbs(s, t)
 	if err != nil {
 		return l, err
+	}
+	if !l.covered && l.fromShape[0] && l.hemAtCrotch(s) {
+		l.covered = true
 	}
 	if l.covered {
 		l.hipsUnderGarment(s)
@@ -177,7 +183,7 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 	l := humanoidLimbs{head: parts.head}
 	ls, legErr := s.profile().findLegs(s)
 	if legErr == nil {
-		l.fromShape[0], l.covered = true, ls.covered
+		l.fromShape[0], l.covered, l.crotch = true, ls.covered, ls.crotch
 		l.hips = s.centre(vecmath.Vec3{s.mid, ls.crotch + 0.05*H, (s.lo[2] + s.hi[2]) / 2}, 2)
 	} else if parts.foot[0] < 0 || parts.foot[1] < 0 {
 		return l, legErr

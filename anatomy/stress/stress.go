@@ -36,7 +36,7 @@ const (
 )
 
 // Variants are the stress cases the anatomy report measures on humanoids.
-var Variants = []Variant{"legs", "apose", "armsdown", "legs+apose", "legs+armsdown", "fused", "fused+legs+apose", "fused+legs+armsdown", "skirt", "robe", "fused+robe"}
+var Variants = []Variant{"legs", "apose", "armsdown", "legs+apose", "legs+armsdown", "fused", "fused+legs+apose", "fused+legs+armsdown", "skirt", "robe", "fused+skirt", "fused+robe"}
 
 // QuadVariants are the stress cases the anatomy report measures on quadrupeds
 // (no arms to lower).

@@ -12,7 +12,7 @@ func TestStressVariants(t *testing.T) {
 		n     int
 		usage bool
 	}{
-		{"all", "none", 12, false},
+		{"all", "none", 13, false},
 		{"robe,fused+robe", "robe", 2, false},
 		{"none,legs", "none", 2, false},
 		{"legs+fused", "legs+fused", 1, false},
