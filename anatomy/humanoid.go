@@ -407,6 +407,7 @@ func (s *shape) narrowest(x, y0, y1 float64) float64 {
 	best, bestW := y0+0.3*(y1-y0), math.Inf(1)
 	drop, dropRatio, prevW := best, 0.8, math.Inf(1)
 	z := (s.lo[2] + s.hi[2]) / 2
+	widest := 0.0
 	for k := 1; k <= 24; k++ {
 		y := y0 + 0.6*(y1-y0)*float64(k)/24
 		q := s.centre(vecmath.Vec3{x, y, z}, 2)
@@ -415,9 +416,10 @@ func (s *shape) narrowest(x, y0, y1 float64) float64 {
 			continue
 		}
 		w := hi - lo
+		widest = math.Max(widest, w)
 		if w < bestW {
 			best, bestW = y, w
-		} else if w > 1.15*bestW {
+		} else if w > 1.15*bestW && bestW <= neckShare*widest {
 			return best
 		}
 		if w/prevW < dropRatio {
@@ -430,6 +432,12 @@ func (s *shape) narrowest(x, y0, y1 float64) float64 {
 	}
 	return best
 }
+
+// neckShare is the widest a neck is, as a share of the body's widest section
+// below it (narrowest): narrower than that, a body widening above it is a head; no
+// narrower, the notch between the torso and the arms pressed against it, with the
+// shoulders above.
+const neckShare = 0.6
 
 // limbRoute returns the part of a route (from the body to a limb's tip) beyond the
 // last point within reach of the symmetry plane, starting with the crossing there,

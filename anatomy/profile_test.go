@@ -164,3 +164,18 @@ func TestFromShoulder(t *testing.T) {
 		})
 	}
 }
+
+// TestNeckAboveArmpits: arms pressed against the torso leave a notch under the
+// shoulders where the body is narrower than below or above it; the neck is the
+// narrow part under the head, not that notch.
+func TestNeckAboveArmpits(t *testing.T) {
+	s := boxBody(
+		[2]vecmath.Vec3{{0.3, 0.7, -0.06}, {0.4, 1.45, 0.06}}, // arms pressed to the torso
+		[2]vecmath.Vec3{{-0.4, 0.7, -0.06}, {-0.3, 1.45, 0.06}},
+		[2]vecmath.Vec3{{0.3, 1.5, -0.08}, {0.4, 1.6, 0.08}}, // shoulder caps above the armpits
+		[2]vecmath.Vec3{{-0.4, 1.5, -0.08}, {-0.3, 1.6, 0.08}},
+	)
+	if neck := s.narrowest(0, 1.4, 2); neck < 1.58 || neck > 1.72 {
+		t.Errorf("neck at %.3f, want between the shoulders (1.6) and the head (1.7)", neck)
+	}
+}
