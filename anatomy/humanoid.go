@@ -404,24 +404,30 @@ func (s *shape) pelvis() vecmath.Vec3 {
 // is where the width drops the most, by a fifth or more (the shoulders' edge), or
 // else the thinnest in the lower 60% of the way.
 func (s *shape) narrowest(x, y0, y1 float64) float64 {
+	z := (s.lo[2] + s.hi[2]) / 2
+	width := func(y float64) (float64, bool) {
+		lo, hi, ok := s.run(s.centre(vecmath.Vec3{x, y, z}, 2), 0)
+		return hi - lo, ok
+	}
 	best, bestW := y0+0.3*(y1-y0), math.Inf(1)
 	drop, dropRatio, prevW := best, 0.8, math.Inf(1)
-	z := (s.lo[2] + s.hi[2]) / 2
-	widest := 0.0
+	// below is the widest section from y0 up, under is the widest under best.
+	below, under := 0.0, 0.0
+	if w, ok := width(y0); ok {
+		below = w
+	}
 	for k := 1; k <= 24; k++ {
 		y := y0 + 0.6*(y1-y0)*float64(k)/24
-		q := s.centre(vecmath.Vec3{x, y, z}, 2)
-		lo, hi, ok := s.run(q, 0)
+		w, ok := width(y)
 		if !ok {
 			continue
 		}
-		w := hi - lo
-		widest = math.Max(widest, w)
 		if w < bestW {
-			best, bestW = y, w
-		} else if w > 1.15*bestW && bestW <= neckShare*widest {
+			best, bestW, under = y, w, below
+		} else if w > 1.15*bestW && bestW <= neckShare*under {
 			return best
 		}
+		below = math.Max(below, w)
 		if w/prevW < dropRatio {
 			drop, dropRatio = y, w/prevW
 		}
@@ -434,9 +440,10 @@ func (s *shape) narrowest(x, y0, y1 float64) float64 {
 }
 
 // neckShare is the widest a neck is, as a share of the body's widest section
-// below it (narrowest): narrower than that, a body widening above it is a head; no
-// narrower, the notch between the torso and the arms pressed against it, with the
-// shoulders above.
+// below it, from where narrowest starts (narrowest): narrower than that, a body
+// widening above it is a head; no narrower, the notch between the torso and the
+// arms pressed against it, or the chest under the shoulders, with the shoulders
+// above.
 const neckShare = 0.6
 
 // limbRoute returns the part of a route (from the body to a limb's tip) beyond the

@@ -165,17 +165,25 @@ func TestFromShoulder(t *testing.T) {
 	}
 }
 
-// TestNeckAboveArmpits: arms pressed against the torso leave a notch under the
-// shoulders where the body is narrower than below or above it; the neck is the
-// narrow part under the head, not that notch.
+// TestNeckAboveArmpits: the neck is the narrow part under the head, not the
+// notch under the shoulders that arms pressed against the torso leave (narrower
+// than the body below and above it), nor the chest under shoulders wider than it.
 func TestNeckAboveArmpits(t *testing.T) {
-	s := boxBody(
-		[2]vecmath.Vec3{{0.3, 0.7, -0.06}, {0.4, 1.45, 0.06}}, // arms pressed to the torso
-		[2]vecmath.Vec3{{-0.4, 0.7, -0.06}, {-0.3, 1.45, 0.06}},
-		[2]vecmath.Vec3{{0.3, 1.5, -0.08}, {0.4, 1.6, 0.08}}, // shoulder caps above the armpits
-		[2]vecmath.Vec3{{-0.4, 1.5, -0.08}, {-0.3, 1.6, 0.08}},
-	)
-	if neck := s.narrowest(0, 1.4, 2); neck < 1.58 || neck > 1.72 {
-		t.Errorf("neck at %.3f, want between the shoulders (1.6) and the head (1.7)", neck)
+	for _, tc := range []struct {
+		name  string
+		parts [][2]vecmath.Vec3
+	}{
+		{"arms pressed to the torso", [][2]vecmath.Vec3{
+			{{0.3, 0.7, -0.06}, {0.4, 1.45, 0.06}}, {{-0.4, 0.7, -0.06}, {-0.3, 1.45, 0.06}},
+			{{0.3, 1.5, -0.08}, {0.4, 1.6, 0.08}}, {{-0.4, 1.5, -0.08}, {-0.3, 1.6, 0.08}}, // shoulder caps
+		}},
+		{"shoulders wider than the chest", [][2]vecmath.Vec3{{{-0.55, 1.45, -0.08}, {0.55, 1.6, 0.08}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := boxBody(tc.parts...)
+			if neck := s.narrowest(0, 1.4, 2); neck < 1.58 || neck > 1.72 {
+				t.Errorf("neck at %.3f, want between the shoulders (1.6) and the head (1.7)", neck)
+			}
+		})
 	}
 }
