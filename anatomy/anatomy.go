@@ -76,7 +76,7 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	if !measured {
 		view = upView{s: newShape(m, wn, axesFrame(rep.Up, rep.World)), planeErr: -1}
 	}
-	f, c, sym := findSymmetry(m, wn.BVH(), view)
+	f, c, sym := findSymmetry(m, wn.BVH(), view, endPoints(proposal))
 	s := view.s
 	if f != s.f || c != s.mid {
 		s = newShape(m, wn, f)
@@ -123,6 +123,24 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 		return nil, nil, err
 	}
 	return sk, rep, nil
+}
+
+// endPoints are the positions of the joints of sk with at most one neighbour.
+func endPoints(sk *character.Skeleton) []vecmath.Vec3 {
+	degree := make([]int, sk.NumJoints())
+	for j, p := range sk.Parents {
+		if p >= 0 {
+			degree[j]++
+			degree[p]++
+		}
+	}
+	var out []vecmath.Vec3
+	for j, d := range degree {
+		if d <= 1 {
+			out = append(out, sk.Position(j))
+		}
+	}
+	return out
 }
 
 // fitRunnerUp fits the second kind of a detection whose best kind's template did

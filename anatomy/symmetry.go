@@ -1,6 +1,8 @@
 package anatomy
 
 import (
+	"math"
+
 	"runtime"
 	"sort"
 
@@ -157,31 +159,46 @@ func bestPlane(m *character.Mesh, bvh *geom.BVH, f frame, lo, hi vecmath.Vec3) (
 // character faces ±X then, and the frame is turned), from the bounding box middle,
 // the vertex mean or median, refined, whichever mirrors best once the worst-mirrored
 // fifth of the vertices is left out (a held prop). Its Error is the mean over all
-// vertices, so a mesh holding a prop does not count as symmetric. It returns the
-// frame to use and the plane. The plane across X is the view's when it was measured.
-func findSymmetry(m *character.Mesh, bvh *geom.BVH, v upView) (frame, float64, Symmetry) {
+// vertices, so a mesh holding a prop does not count as symmetric. The plane
+// across X (the glTF convention's) wins unless the turned one mirrors twice as
+// well; where only the turned plane pairs the proposed skeleton's end points
+// (ends, pairedEnds), the preference is the other way round. It returns the frame
+// to use and the plane. The plane across X is the view's when it was measured.
+func findSymmetry(m *character.Mesh, bvh *geom.BVH, v upView, ends []vecmath.Vec3) (frame, float64, Symmetry) {
 	s := v.s
-	bestE := 2.0
-	var bestF frame
-	bestC := 0.0
-	for i, f := range []frame{s.f, s.f.turned()} {
-		var c, e float64
+	frames := [2]frame{s.f, s.f.turned()}
+	var cs, es [2]float64
+	var pairs [2]int
+	searched := 1
+	for i, f := range frames {
 		if i == 0 && v.planeErr >= 0 {
-			c, e = s.mid, v.planeErr
+			cs[i], es[i] = s.mid, v.planeErr
 		} else {
 			lo, hi := bounds(projected(s.pts, s.f, f))
-			c, e = bestPlane(m, bvh, f, lo, hi)
+			cs[i], es[i] = bestPlane(m, bvh, f, lo, hi)
 		}
-		if i == 1 {
-			e /= turnedPreference
-		}
-		if e < bestE {
-			bestE, bestF, bestC = e, f, c
-		}
-		if i == 0 && e < clearlyMirrored {
+		pairs[i] = pairedEnds(ends, f, cs[i], s.height())
+		searched = i + 1
+		if i == 0 && es[0] < clearlyMirrored && pairs[0] >= 2 {
 			break // the turned plane would have to mirror twice as well: not searched
 		}
 	}
+	pick := 0
+	if searched == 2 {
+		// The plane across X is preferred (turnedPreference), and kept when it
+		// mirrors clearly, unless the turned one pairs more limbs: then the
+		// turned one is the preferred one.
+		switch {
+		case pairs[1] > pairs[0]:
+			if es[0] >= turnedPreference*es[1] {
+				pick = 1
+			}
+		case es[0] < clearlyMirrored:
+		case es[1] < turnedPreference*es[0]:
+			pick = 1
+		}
+	}
+	bestF, bestC := frames[pick], cs[pick]
 	d := mirrorDistances(m, bvh, bestF, bestC, s.height(), symmetrySamples)
 	best := Symmetry{Error: mirrorError(d), Trimmed: trimmedMirrorError(d)}
 	best.Axis = axisName(bestF.left)
@@ -193,6 +210,35 @@ func findSymmetry(m *character.Mesh, bvh *geom.BVH, v upView) (frame, float64, S
 	best.Symmetric = best.Error < symmetricError
 	return bestF, bestC, best
 }
+
+// pairedEnds counts the end points (of the proposed skeleton, in the mesh's
+// frame) that lie off the plane x = c of frame f by more than a tenth of the
+// height and have another end point within a tenth of the height of their mirror
+// image: the limbs the plane pairs. A humanoid's front and back can mirror as
+// well as its sides (a low-poly body), but only the plane between its sides pairs
+// its hands and feet; a quadruped's sides and its front and hind halves pair its
+// feet alike, and then the convention's plane stays preferred.
+func pairedEnds(ends []vecmath.Vec3, f frame, c, H float64) int {
+	n := 0
+	for i, p := range ends {
+		q := f.to(p)
+		if math.Abs(q[0]-c) <= pairedOffPlane*H {
+			continue
+		}
+		mirror := vecmath.Vec3{2*c - q[0], q[1], q[2]}
+		for j, o := range ends {
+			if j != i && f.to(o).Sub(mirror).Len() <= pairedOffPlane*H {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// pairedOffPlane is pairedEnds' distance, as a share of the height: off the plane
+// and near the mirror image.
+const pairedOffPlane = 0.1
 
 // projected re-expresses canonical points of frame a in frame b.
 func projected(pts []vecmath.Vec3, a, b frame) []vecmath.Vec3 {
