@@ -33,8 +33,9 @@ const symmetricError = 0.02
 
 // clearlyMirrored is a trimmed mirror error (share of the height) so small that
 // the plane across canonical Z, which must mirror twice as well (turnedPreference),
-// is not searched: only a body mirrored both ways could beat it, and then either
-// plane serves. It saves a third of Fit's plane search on most characters.
+// is not searched when the plane across X pairs an end point (pairedEnds): only a
+// body mirrored both ways could beat it, and then either plane serves. It saves
+// a third of Fit's plane search on most characters.
 const clearlyMirrored = 0.003
 
 // turnedPreference is how much better the plane across canonical Z must mirror
@@ -162,7 +163,8 @@ func bestPlane(m *character.Mesh, bvh *geom.BVH, f frame, lo, hi vecmath.Vec3) (
 // vertices, so a mesh holding a prop does not count as symmetric. The plane
 // across X (the glTF convention's) wins unless the turned one mirrors twice as
 // well; where only the turned plane pairs the proposed skeleton's end points
-// (ends, pairedEnds), the preference is the other way round. It returns the frame
+// (ends, pairedEnds: none across X, two or more across Z), the preference is
+// the other way round. It returns the frame
 // to use and the plane. The plane across X is the view's when it was measured.
 func findSymmetry(m *character.Mesh, bvh *geom.BVH, v upView, ends []vecmath.Vec3) (frame, float64, Symmetry) {
 	s := v.s
@@ -179,17 +181,17 @@ func findSymmetry(m *character.Mesh, bvh *geom.BVH, v upView, ends []vecmath.Vec
 		}
 		pairs[i] = pairedEnds(ends, f, cs[i], s.height())
 		searched = i + 1
-		if i == 0 && es[0] < clearlyMirrored && pairs[0] >= 2 {
+		if i == 0 && es[0] < clearlyMirrored && pairs[0] > 0 {
 			break // the turned plane would have to mirror twice as well: not searched
 		}
 	}
 	pick := 0
 	if searched == 2 {
 		// The plane across X is preferred (turnedPreference), and kept when it
-		// mirrors clearly, unless the turned one pairs more limbs: then the
-		// turned one is the preferred one.
+		// mirrors clearly, unless it pairs no limbs and the turned one pairs
+		// two or more: then the turned one is the preferred one.
 		switch {
-		case pairs[1] > pairs[0]:
+		case pairs[0] == 0 && pairs[1] >= 2:
 			if es[0] >= turnedPreference*es[1] {
 				pick = 1
 			}
