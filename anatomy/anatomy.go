@@ -76,7 +76,8 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	if !measured {
 		view = upView{s: newShape(m, wn, axesFrame(rep.Up, rep.World)), planeErr: -1}
 	}
-	f, c, sym := findSymmetry(m, wn.BVH(), view, endPoints(proposal))
+	own := newTree(proposal, upFrame("y")) // in the mesh's own coordinates
+	f, c, sym := findSymmetry(m, wn.BVH(), view, own.points(own.leaves()))
 	s := view.s
 	if f != s.f || c != s.mid {
 		s = newShape(m, wn, f)
@@ -123,24 +124,6 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 		return nil, nil, err
 	}
 	return sk, rep, nil
-}
-
-// endPoints are the positions of the joints of sk with at most one neighbour.
-func endPoints(sk *character.Skeleton) []vecmath.Vec3 {
-	degree := make([]int, sk.NumJoints())
-	for j, p := range sk.Parents {
-		if p >= 0 {
-			degree[j]++
-			degree[p]++
-		}
-	}
-	var out []vecmath.Vec3
-	for j, d := range degree {
-		if d <= 1 {
-			out = append(out, sk.Position(j))
-		}
-	}
-	return out
 }
 
 // fitRunnerUp fits the second kind of a detection whose best kind's template did

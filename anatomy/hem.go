@@ -30,7 +30,7 @@ const (
 // garment's hem over legs the garment hides (see hemShoulders).
 func (l humanoidLimbs) hemAtCrotch(s *shape) bool {
 	H, y0 := s.height(), s.lo[1]
-	shoulders := (l.arms[0][0][1]+l.arms[1][0][1])/2 - y0
+	shoulders := l.shoulderY() - y0
 	if shoulders < humanLow*H || shoulders > humanHigh*H || l.crotch-y0 >= hemShoulders*shoulders {
 		return false
 	}

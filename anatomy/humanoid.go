@@ -112,13 +112,15 @@ func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 // (Quaternius' women); the middle keeps each within 0.1 of their height.
 const coveredHipShare = 0.62
 
+// shoulderY is the mean height of the arm routes' first points, the shoulders.
+func (l humanoidLimbs) shoulderY() float64 { return (l.arms[0][0][1] + l.arms[1][0][1]) / 2 }
+
 // hipsUnderGarment places the hips of legs seen only below a garment's hem by
 // the shoulders' height, the proportion that varies least between realistic and
 // cartoon bodies, and runs each leg straight up to them.
 func (l *humanoidLimbs) hipsUnderGarment(s *shape) {
 	H, y0 := s.height(), s.lo[1]
-	shoulders := (l.arms[0][0][1] + l.arms[1][0][1]) / 2
-	hip := y0 + coveredHipShare*(shoulders-y0)
+	hip := y0 + coveredHipShare*(l.shoulderY()-y0)
 	l.hips = s.centre(vecmath.Vec3{s.mid, hip + 0.04*H, l.hips[2]}, 2)
 	if lo, hi, ok := s.run(l.hips, 0); ok {
 		l.hw = math.Min((hi-lo)/2, 0.2*H)
@@ -349,7 +351,7 @@ func buildHumanoid(s *shape, t *tree, limbs humanoidLimbs) *build {
 	if limbs.head >= 0 {
 		top = math.Max(top, t.pos[limbs.head][1])
 	}
-	armY := (arms[0][0][1] + arms[1][0][1]) / 2
+	armY := limbs.shoulderY()
 	neckMin := s.narrowest(c, armY, top)
 	neckY := armY + 0.3*(neckMin-armY)
 	// The head joint sits at the top of the neck, at least a fifth of the way from

@@ -221,15 +221,15 @@ func findSymmetry(m *character.Mesh, bvh *geom.BVH, v upView, ends []vecmath.Vec
 // its hands and feet; a quadruped's sides and its front and hind halves pair its
 // feet alike, and then the convention's plane stays preferred.
 func pairedEnds(ends []vecmath.Vec3, f frame, c, H float64) int {
+	qs := projected(ends, upFrame("y"), f)
 	n := 0
-	for i, p := range ends {
-		q := f.to(p)
+	for i, q := range qs {
 		if math.Abs(q[0]-c) <= pairedOffPlane*H {
 			continue
 		}
 		mirror := vecmath.Vec3{2*c - q[0], q[1], q[2]}
-		for j, o := range ends {
-			if j != i && f.to(o).Sub(mirror).Len() <= pairedOffPlane*H {
+		for j, o := range qs {
+			if j != i && o.Sub(mirror).Len() <= pairedOffPlane*H {
 				n++
 				break
 			}
