@@ -1,6 +1,10 @@
 package anatomy
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/rigkit/rigkit/vecmath"
+)
 
 // A dress or a skirt with no legs modelled inside it (one fused surface, or a
 // garment the artist left hollow) splits at its hem, which the slices then take
@@ -60,3 +64,74 @@ func (p *profile) medianSpan(y0, y1 int) (float64, bool) {
 	sort.Float64s(spans)
 	return spans[len(spans)/2], true
 }
+
+// A gown to the floor fused with the body (one surface, the feet inside its hem)
+// shows no legs at all: the slices never split. gownLegs reads such a body as
+// legs under a garment when it stands at least twice as tall as it is deep,
+// mirrors, and stands on a hem at least gownHemWidth of its height across just
+// above the floor, where feet together span less; the crotch is then placed as
+// under a robe (coveredCrotch, and the hips by the shoulders, hipsUnderGarment)
+// and each leg runs straight up from gownFeet of the height beside the plane.
+// The arms must be seen (a statue or a chess piece on a round base has none),
+// and such a humanoid is never a sure detection (pressedConfidence).
+func (s *shape) gownLegs() (legShape, bool) {
+	H := s.height()
+	if !s.nearlySymmetric || H < pressedArmsAspect*(s.hi[2]-s.lo[2]) {
+		return legShape{}, false
+	}
+	y, z := s.lo[1]+gownHemLevel*H, (s.lo[2]+s.hi[2])/2
+	if s.hemSpan(z) < gownHemWidth*H || !s.headOnNeck(z) {
+		return legShape{}, false
+	}
+	ls := legShape{crotch: s.lo[1] + coveredCrotch*H, covered: true}
+	for i, sd := range sides {
+		ls.routes[i] = []vecmath.Vec3{{s.mid + float64(sd)*gownFeet*H, y, z}}
+	}
+	return ls, true
+}
+
+// hemSpan is the widest span across, at depth z, of the part at the plane in
+// each slice of 1% of the height up to gownHemTop above the floor: a gown's hem
+// above the feet that show below it.
+func (s *shape) hemSpan(z float64) float64 {
+	H, widest := s.height(), 0.0
+	for y := s.lo[1] + 0.01*H; y <= s.lo[1]+gownHemTop*H; y += 0.01 * H {
+		if lo, hi, ok := s.run(vecmath.Vec3{s.mid, y, z}, 0); ok && lo <= s.mid && hi >= s.mid {
+			widest = max(widest, hi-lo)
+		}
+	}
+	return widest
+}
+
+// headOnNeck reports whether the body, at depth z, narrows somewhere between
+// gownNeckLow and gownNeckHigh of its height to at most neckShare of its trunk's
+// width at gownTrunk: a head on a neck, which a cross or a post on a pedestal
+// has not.
+func (s *shape) headOnNeck(z float64) bool {
+	H := s.height()
+	width := func(f float64) (float64, bool) {
+		lo, hi, ok := s.run(s.centre(vecmath.Vec3{s.mid, s.lo[1] + f*H, z}, 2), 0)
+		return hi - lo, ok
+	}
+	trunk, ok := width(gownTrunk)
+	if !ok {
+		return false
+	}
+	for f := gownNeckLow; f <= gownNeckHigh; f += 0.01 {
+		if w, ok := width(f); ok && w <= neckShare*trunk {
+			return true
+		}
+	}
+	return false
+}
+
+// gownLegs' shares of the height.
+const (
+	gownHemLevel = 0.03 // where the legs' routes start, above the floor
+	gownHemTop   = 0.1  // the highest a gown's hem is looked for
+	gownHemWidth = 0.18 // the least span of a gown's hem
+	gownFeet     = 0.05 // each foot's offset from the plane
+	gownTrunk    = 0.55 // where the trunk's width is measured (below arms held out)
+	gownNeckLow  = 0.7  // the lowest a neck is looked for
+	gownNeckHigh = 0.95 // and the highest
+)

@@ -81,6 +81,9 @@ type humanoidLimbs struct {
 	pressed   bool              // arms placed along the outline (outlineArm), not seen
 	covered   bool              // only the feet seen, below a garment (legShape.covered)
 	crotch    float64           // the slices' crotch height, when fromShape[0]
+	// gown: no legs show at all, under a gown to the floor (gownLegs); the
+	// arms must then be seen, not placed along the outline.
+	gown bool
 }
 
 // findHumanoidLimbs finds two legs and two arms. Legs come from the body's
@@ -103,7 +106,25 @@ func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 	if l.covered {
 		l.hipsUnderGarment(s)
 	}
-	return l, l.plausible(s)
+	err = l.plausible(s)
+	if err != nil && !l.fromShape[1] && l.fromShape[0] && !l.gown && pressedArmsPossible(s) {
+		// The proposal's routes to what it took for hands are no arms (they leave
+		// the body below the hips: a hand pressed to the thigh read as its end):
+		// a tall mirrored body whose slices show legs holds its arms along its
+		// sides, as when the slices see no arm at all.
+		l.outlineArms(s)
+		err = l.plausible(s)
+	}
+	return l, err
+}
+
+// outlineArms places both arms along the body's outline (outlineArm), pressed.
+func (l *humanoidLimbs) outlineArms(s *shape) {
+	l.fromShape[1], l.pressed = true, true
+	for i, sd := range sides {
+		l.arms[i] = s.profile().outlineArm(s, l.crotch, sd)
+		l.hands[i] = atFraction(l.arms[i], 0.75)
+	}
 }
 
 // coveredHipShare is the height of the hip joints over the shoulders' (both from
@@ -184,6 +205,11 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 	parts, partsErr := findHumanoidParts(s, t)
 	l := humanoidLimbs{head: parts.head}
 	ls, legErr := s.profile().findLegs(s)
+	if legErr != nil && (parts.foot[0] < 0 || parts.foot[1] < 0) {
+		if gown, ok := s.gownLegs(); ok {
+			ls, legErr, l.gown = gown, nil, true
+		}
+	}
 	if legErr == nil {
 		l.fromShape[0], l.covered, l.crotch = true, ls.covered, ls.crotch
 		l.hips = s.centre(vecmath.Vec3{s.mid, ls.crotch + 0.05*H, (s.lo[2] + s.hi[2]) / 2}, 2)
@@ -228,12 +254,8 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 		return l, nil
 	}
 	if parts.hand[0] < 0 || parts.hand[1] < 0 {
-		if l.fromShape[0] && pressedArmsPossible(s) {
-			l.fromShape[1], l.pressed = true, true
-			for i, sd := range sides {
-				l.arms[i] = s.profile().outlineArm(s, ls.crotch, sd)
-				l.hands[i] = atFraction(l.arms[i], 0.75)
-			}
+		if l.fromShape[0] && !l.gown && pressedArmsPossible(s) {
+			l.outlineArms(s)
 			return l, nil
 		}
 		return l, partsErr

@@ -187,3 +187,21 @@ func TestNeckAboveArmpits(t *testing.T) {
 		})
 	}
 }
+
+// TestHeadOnNeck: a figure's head sits on a neck narrower than its trunk; a
+// post under a cross beam narrows nowhere above its middle.
+func TestHeadOnNeck(t *testing.T) {
+	if s := boxBody(); !s.headOnNeck(0) {
+		t.Error("box figure: no head on a neck found")
+	}
+	m := synth.Boxes(
+		[2]vecmath.Vec3{{-0.3, 0, -0.2}, {0.3, 0.2, 0.2}},      // pedestal
+		[2]vecmath.Vec3{{-0.1, 0.2, -0.08}, {0.1, 2, 0.08}},    // post
+		[2]vecmath.Vec3{{-0.6, 1.4, -0.08}, {0.6, 1.55, 0.08}}, // beam
+	)
+	s := newShape(&m, geom.NewWindingNumber(&m), upFrame("y"))
+	s.mid = 0
+	if s.headOnNeck(0) {
+		t.Error("cross on a pedestal: a head on a neck found")
+	}
+}

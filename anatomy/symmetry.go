@@ -43,6 +43,13 @@ const clearlyMirrored = 0.003
 // long body mirrors almost as well across its middle as along its length.
 const turnedPreference = 0.5
 
+// clearlyTurned is how much better the plane across canonical Z must mirror than
+// a clearly mirrored plane across X that pairs no limbs: a low-poly human facing
+// ±X with its arms against its sides mirrors front to back within
+// clearlyMirrored (0.0027 of the height, Quaternius' cowboy), side to side 36
+// times better.
+const clearlyTurned = 0.1
+
 // symmetrySamples caps the vertices mirrored to measure the chosen plane's
 // Error; searchSamples caps those mirrored per candidate plane while searching,
 // where only the order of nearby planes matters (a third of the cost).
@@ -188,14 +195,18 @@ func findSymmetry(m *character.Mesh, bvh *geom.BVH, v upView, ends []vecmath.Vec
 	pick := 0
 	if searched == 2 {
 		// The plane across X is preferred (turnedPreference), and kept when it
-		// mirrors clearly, unless it pairs no limbs and the turned one pairs
-		// two or more: then the turned one is the preferred one.
+		// mirrors clearly unless the turned one mirrors ten times better
+		// (clearlyTurned), or it pairs no limbs and the turned one pairs two or
+		// more: then the turned one is the preferred one.
 		switch {
 		case pairs[0] == 0 && pairs[1] >= 2:
 			if es[0] >= turnedPreference*es[1] {
 				pick = 1
 			}
 		case es[0] < clearlyMirrored:
+			if es[1] < clearlyTurned*es[0] {
+				pick = 1
+			}
 		case es[1] < turnedPreference*es[0]:
 			pick = 1
 		}

@@ -53,3 +53,25 @@ func TestMirrorPlanePairsLimbs(t *testing.T) {
 		})
 	}
 }
+
+// TestMirrorPlaneTurnedWhenFarBetter: a box figure facing +X with its arms
+// against its sides, whose nose alone keeps it from mirroring front to back,
+// pairs no end point either way; the plane between its sides mirrors it exactly,
+// and wins over the front-to-back plane, which mirrors it within clearlyMirrored.
+func TestMirrorPlaneTurnedWhenFarBetter(t *testing.T) {
+	m := synth.Boxes(
+		[2]vecmath.Vec3{{-0.1, 0, 0.02}, {0.1, 0.9, 0.2}}, [2]vecmath.Vec3{{-0.1, 0, -0.2}, {0.1, 0.9, -0.02}}, // legs
+		[2]vecmath.Vec3{{-0.12, 0.9, -0.22}, {0.12, 1.6, 0.22}},                                                            // torso
+		[2]vecmath.Vec3{{-0.06, 0.8, 0.23}, {0.06, 1.55, 0.33}}, [2]vecmath.Vec3{{-0.06, 0.8, -0.33}, {0.06, 1.55, -0.23}}, // arms
+		[2]vecmath.Vec3{{-0.05, 1.6, -0.06}, {0.05, 1.7, 0.06}},
+		[2]vecmath.Vec3{{-0.1, 1.7, -0.12}, {0.1, 2, 0.12}},    // head
+		[2]vecmath.Vec3{{0.1, 1.8, -0.02}, {0.13, 1.84, 0.02}}, // nose
+	)
+	ends := []vecmath.Vec3{{0, 2, 0}, {0, 0, 0.11}}
+	wn := geom.NewWindingNumber(&m)
+	s := newShape(&m, wn, upFrame("y"))
+	_, _, sym := findSymmetry(&m, wn.BVH(), upView{s: s, planeErr: -1}, ends)
+	if sym.Axis != "z" || !sym.Symmetric {
+		t.Errorf("plane across %s (symmetric %v, error %.5f), want across z", sym.Axis, sym.Symmetric, sym.Error)
+	}
+}
