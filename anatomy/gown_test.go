@@ -53,7 +53,7 @@ func TestGownToTheFloor(t *testing.T) {
 // (the front-to-back plane mirrored him within clearlyMirrored, and the
 // proposal's routes to what it took for hands left the body below the hips),
 // and Quaternius' woman in a suit fused into one surface in a gown to the floor,
-// her feet inside its hem. Skipped without the data.
+// her feet barely showing below its hem. Skipped without the data.
 func TestPeopleOfRealData(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(filepath.Dir(file), "..", "..", "shared", "data")

@@ -65,7 +65,7 @@ func (p *profile) medianSpan(y0, y1 int) (float64, bool) {
 	return spans[len(spans)/2], true
 }
 
-// A gown to the floor fused with the body (one surface, the feet inside its hem)
+// A gown to the floor fused with the body (one surface, the feet hidden by its hem or too little below it to split the slices)
 // shows no legs at all: the slices never split. gownLegs reads such a body as
 // legs under a garment when it stands at least twice as tall as it is deep,
 // mirrors, and stands on a hem at least gownHemWidth of its height across just
