@@ -112,7 +112,7 @@ func Fit(m *character.Mesh, proposal *character.Skeleton, opt Options) (*charact
 	} else {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the mesh is not mirror-symmetric (error %.3f of its height): left and right are fitted apart", sym.Error))
 	}
-	rep.Status, rep.Suspect = "ok", suspicions(s, b, rep.Kind, byProportion)
+	rep.Status, rep.Suspect = "ok", suspicions(s, t, b, rep.Kind, byProportion)
 	if len(rep.Suspect) > 0 {
 		rep.Status = "suspect"
 	}

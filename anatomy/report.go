@@ -196,15 +196,19 @@ type KindReport struct {
 	// among them (the confidence's calibration).
 	sure, sureRight int
 	sureWrong       []string
+	// suspect counts, per expected kind, the files whose rig is suspect and all
+	// files: how often `rig auto` flags a rig of each category.
+	suspect map[Kind][2]int
 }
 
 // Add records one file's detection: its category, the report of an undirected
 // Fit and the checks of its skeleton.
 func (r *KindReport) Add(name, category string, rep *Report, ch Checks) {
 	if r.confusion == nil {
-		r.confusion = map[string]int{}
+		r.confusion, r.suspect = map[string]int{}, map[Kind][2]int{}
 	}
 	want := KindOfCategory(category)
+	r.suspect[want] = [2]int{r.suspect[want][0] + b2i(rep.Status == "suspect"), r.suspect[want][1] + 1}
 	r.files++
 	r.confusion[fmt.Sprintf("%s → %s", want, rep.Kind)]++
 	r.right += b2i(want == rep.Kind)
@@ -245,6 +249,13 @@ func (r *KindReport) Markdown() string {
 	if len(r.missed) > 0 {
 		fmt.Fprintf(&b, "\nHumanoids and quadrupeds detected as another kind (%d): %s.\n", len(r.missed), strings.Join(r.missed, "; "))
 	}
+	var susp []string
+	for _, k := range Kinds {
+		if n := r.suspect[k]; n[1] > 0 {
+			susp = append(susp, fmt.Sprintf("%s %d of %d", k, n[0], n[1]))
+		}
+	}
+	fmt.Fprintf(&b, "\nSuspect rigs by the manifest's kind: %s.\n", strings.Join(susp, ", "))
 	fmt.Fprintf(&b, "\nDetections at confidence 0.8 or more: %d, the category's kind %d (%.1f%%)", r.sure, r.sureRight, 100*ratio(r.sureRight, r.sure))
 	if len(r.sureWrong) > 0 {
 		fmt.Fprintf(&b, "; the others: %s", strings.Join(r.sureWrong, "; "))

@@ -65,7 +65,8 @@ func TestKindReport(t *testing.T) {
 	rep.Add("filed-biped", "biped", r, anatomy.Check(sk, r.Symmetry, height(&c.Mesh, 1)))
 	md := rep.Markdown()
 	for _, want := range []string{"Files 3: kind as the manifest's category 2", "| humanoid → humanoid | 1 |", "| quadruped → quadruped | 1 |",
-		"Humanoids and quadrupeds detected as another kind (1): filed-biped (biped, detected quadruped", "Detections at confidence 0.8 or more:"} {
+		"Humanoids and quadrupeds detected as another kind (1): filed-biped (biped, detected quadruped", "Detections at confidence 0.8 or more:",
+		"Suspect rigs by the manifest's kind: humanoid 0 of 2, quadruped 0 of 1."} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}

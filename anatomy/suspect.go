@@ -21,11 +21,14 @@ const otherConfidence = 0.6
 // but whose skeleton has no two leg chains, a limb or spine chain with joints well
 // on both sides of the plane (one chain zig-zagging through both legs), and a
 // template placed by proportions alone.
-func suspicions(s *shape, b *build, kind Kind, byProportion bool) []string {
+func suspicions(s *shape, t *tree, b *build, kind Kind, byProportion bool) []string {
 	H := s.height()
 	var out []string
 	if byProportion {
 		out = append(out, "no legs or arms found: the humanoid template is placed by proportions")
+	}
+	if kind == Other && standingFigure(s, t) {
+		out = append(out, "a tall mirrored body with a head on a neck, standing on two end points, fits no template: its legs or arms were not found")
 	}
 	if s.symmetric {
 		if gap := mirrorGap(s, b); gap > 0.05*H {
@@ -44,6 +47,18 @@ func suspicions(s *shape, b *build, kind Kind, byProportion bool) []string {
 		out = append(out, fmt.Sprintf("chain %s crosses the symmetry plane", chain))
 	}
 	return out
+}
+
+// standingFigure reports whether the mesh looks like a standing figure that
+// Other cannot be right for: it mirrors, stands at least twice as tall as it is
+// deep (standingDepth), carries a head on a neck (headOnNeck) and the proposal
+// has two or more end points on the ground (within a fifth of the height). A
+// human whose legs are pressed together and whose arms lie against its sides,
+// fused into one surface, shows no limb in any slice and reads as Other; a
+// bottle or a chess piece stands on one end point.
+func standingFigure(s *shape, t *tree) bool {
+	return s.nearlySymmetric && s.height() >= pressedArmsAspect*s.standingDepth() &&
+		len(groundLeaves(s, t, 0.2)) >= 2 && s.headOnNeck((s.lo[2]+s.hi[2])/2)
 }
 
 // mirrorGap is the mean distance from each joint's mirror image to the nearest
