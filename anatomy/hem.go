@@ -65,15 +65,16 @@ func (p *profile) medianSpan(y0, y1 int) (float64, bool) {
 	return spans[len(spans)/2], true
 }
 
-// A gown to the floor fused with the body (one surface, the feet hidden by its hem or too little below it to split the slices)
-// shows no legs at all: the slices never split. gownLegs reads such a body as
-// legs under a garment when it stands at least twice as tall as it is deep,
-// mirrors, and stands on a hem at least gownHemWidth of its height across just
-// above the floor, where feet together span less; the crotch is then placed as
-// under a robe (coveredCrotch, and the hips by the shoulders, hipsUnderGarment)
-// and each leg runs straight up from gownFeet of the height beside the plane.
-// The arms must be seen (a statue or a chess piece on a round base has none),
-// and such a humanoid is never a sure detection (pressedConfidence).
+// A gown to the floor fused with the body (one surface, the feet hidden by its
+// hem or showing too little below it) shows no legs at all: the slices never
+// split. gownLegs reads such a body as legs under a garment when it mirrors,
+// stands at least twice as tall as it is deep, stands on a hem at least
+// gownHemWidth of its height across (hemSpan: feet together span less) and
+// carries a head on a neck (headOnNeck). The crotch is then placed as under a
+// robe (coveredCrotch, and the hips by the shoulders, hipsUnderGarment) and each
+// leg runs straight up from gownFeet of the height beside the plane. The arms
+// must be seen (a bottle or a chess piece on a round base has none), and such a
+// humanoid is never a sure detection (pressedConfidence).
 func (s *shape) gownLegs() (legShape, bool) {
 	H := s.height()
 	if !s.nearlySymmetric || H < pressedArmsAspect*(s.hi[2]-s.lo[2]) {

@@ -19,8 +19,9 @@ const otherConfidence = 0.6
 // whose skeleton does not mirror, a tall body, symmetric but for what one hand
 // holds (Symmetry.Trimmed), whose slices show two legs
 // but whose skeleton has no two leg chains, a limb or spine chain with joints well
-// on both sides of the plane (one chain zig-zagging through both legs), and a
-// template placed by proportions alone.
+// on both sides of the plane (one chain zig-zagging through both legs), a
+// template placed by proportions alone, and a standing figure that no template
+// fits (standingFigure).
 func suspicions(s *shape, t *tree, b *build, kind Kind, byProportion bool) []string {
 	H := s.height()
 	var out []string
