@@ -83,7 +83,7 @@ func (s *shape) gownLegs() (legShape, bool) {
 		return legShape{}, false
 	}
 	y, z := s.lo[1]+gownHemLevel*H, (s.lo[2]+s.hi[2])/2
-	if s.hemSpan(z) < gownHemWidth*H || !s.headOnNeck(z) {
+	if s.hemSpan(z) < gownHemWidth*H || !s.headOnNeck() {
 		return legShape{}, false
 	}
 	ls := legShape{crotch: s.lo[1] + coveredCrotch*H, covered: true}
@@ -106,12 +106,12 @@ func (s *shape) hemSpan(z float64) float64 {
 	return widest
 }
 
-// headOnNeck reports whether the body, at depth z, narrows somewhere between
-// gownNeckLow and gownNeckHigh of its height to at most neckShare of its trunk's
-// width at gownTrunk: a head on a neck, which a cross or a post on a pedestal
-// has not.
-func (s *shape) headOnNeck(z float64) bool {
-	H := s.height()
+// headOnNeck reports whether the body, through the middle of its depth, narrows
+// somewhere between gownNeckLow and gownNeckHigh of its height to at most
+// neckShare of its trunk's width at gownTrunk: a head on a neck, which a cross
+// or a post on a pedestal has not.
+func (s *shape) headOnNeck() bool {
+	H, z := s.height(), (s.lo[2]+s.hi[2])/2
 	width := func(f float64) (float64, bool) {
 		lo, hi, ok := s.run(s.centre(vecmath.Vec3{s.mid, s.lo[1] + f*H, z}, 2), 0)
 		return hi - lo, ok

@@ -191,7 +191,7 @@ func TestNeckAboveArmpits(t *testing.T) {
 // TestHeadOnNeck: a figure's head sits on a neck narrower than its trunk; a
 // post under a cross beam narrows nowhere above its middle.
 func TestHeadOnNeck(t *testing.T) {
-	if s := boxBody(); !s.headOnNeck(0) {
+	if s := boxBody(); !s.headOnNeck() {
 		t.Error("box figure: no head on a neck found")
 	}
 	m := synth.Boxes(
@@ -201,7 +201,7 @@ func TestHeadOnNeck(t *testing.T) {
 	)
 	s := newShape(&m, geom.NewWindingNumber(&m), upFrame("y"))
 	s.mid = 0
-	if s.headOnNeck(0) {
+	if s.headOnNeck() {
 		t.Error("cross on a pedestal: a head on a neck found")
 	}
 }

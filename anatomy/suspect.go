@@ -59,7 +59,7 @@ func suspicions(s *shape, t *tree, b *build, kind Kind, byProportion bool) []str
 // bottle or a chess piece stands on one end point.
 func standingFigure(s *shape, t *tree) bool {
 	return s.nearlySymmetric && s.height() >= pressedArmsAspect*s.standingDepth() &&
-		len(groundLeaves(s, t, 0.2)) >= 2 && s.headOnNeck((s.lo[2]+s.hi[2])/2)
+		len(groundLeaves(s, t, 0.2)) >= 2 && s.headOnNeck()
 }
 
 // mirrorGap is the mean distance from each joint's mirror image to the nearest
