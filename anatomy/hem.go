@@ -111,11 +111,8 @@ func (s *shape) hemSpan(z float64) float64 {
 // neckShare of its trunk's width at gownTrunk: a head on a neck, which a cross
 // or a post on a pedestal has not.
 func (s *shape) headOnNeck() bool {
-	H, z := s.height(), (s.lo[2]+s.hi[2])/2
-	width := func(f float64) (float64, bool) {
-		lo, hi, ok := s.run(s.centre(vecmath.Vec3{s.mid, s.lo[1] + f*H, z}, 2), 0)
-		return hi - lo, ok
-	}
+	H := s.height()
+	width := func(f float64) (float64, bool) { return s.widthAt(s.mid, s.lo[1]+f*H) }
 	trunk, ok := width(gownTrunk)
 	if !ok {
 		return false

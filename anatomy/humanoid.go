@@ -107,7 +107,7 @@ func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 		l.hipsUnderGarment(s)
 	}
 	err = l.plausible(s)
-	if err != nil && !l.fromShape[1] && l.fromShape[0] && !l.gown && pressedArmsPossible(s) {
+	if err != nil && !l.fromShape[1] && l.mayPressArms(s) {
 		// The proposal's routes to what it took for hands are no arms (they leave
 		// the body below the hips: a hand pressed to the thigh read as its end):
 		// a tall mirrored body whose slices show legs holds its arms along its
@@ -116,6 +116,13 @@ func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 		err = l.plausible(s)
 	}
 	return l, err
+}
+
+// mayPressArms reports whether the arms may be placed along the outline: the
+// slices show legs (not a gown's, whose arms must be seen) on a body that may
+// hold its arms pressed along its sides (pressedArmsPossible).
+func (l humanoidLimbs) mayPressArms(s *shape) bool {
+	return l.fromShape[0] && !l.gown && pressedArmsPossible(s)
 }
 
 // outlineArms places both arms along the body's outline (outlineArm), pressed.
@@ -254,7 +261,7 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 		return l, nil
 	}
 	if parts.hand[0] < 0 || parts.hand[1] < 0 {
-		if l.fromShape[0] && !l.gown && pressedArmsPossible(s) {
+		if l.mayPressArms(s) {
 			l.outlineArms(s)
 			return l, nil
 		}
@@ -428,11 +435,7 @@ func (s *shape) pelvis() vecmath.Vec3 {
 // is where the width drops the most, by a fifth or more (the shoulders' edge), or
 // else the thinnest in the lower 60% of the way.
 func (s *shape) narrowest(x, y0, y1 float64) float64 {
-	z := (s.lo[2] + s.hi[2]) / 2
-	width := func(y float64) (float64, bool) {
-		lo, hi, ok := s.run(s.centre(vecmath.Vec3{x, y, z}, 2), 0)
-		return hi - lo, ok
-	}
+	width := func(y float64) (float64, bool) { return s.widthAt(x, y) }
 	best, bestW := y0+0.3*(y1-y0), math.Inf(1)
 	drop, dropRatio, prevW := best, 0.8, math.Inf(1)
 	// below is the widest section from y0 up, under is the widest under best.
@@ -461,6 +464,14 @@ func (s *shape) narrowest(x, y0, y1 float64) float64 {
 		return drop
 	}
 	return best
+}
+
+// widthAt is the body's width across at height y, through the middle of its
+// depth, of the run of solid that holds (or lies nearest) x, centred front to
+// back there first.
+func (s *shape) widthAt(x, y float64) (float64, bool) {
+	lo, hi, ok := s.run(s.centre(vecmath.Vec3{x, y, (s.lo[2] + s.hi[2]) / 2}, 2), 0)
+	return hi - lo, ok
 }
 
 // neckShare is the widest a neck is, as a share of the body's widest section

@@ -2,7 +2,6 @@ package anatomy
 
 import (
 	"math"
-
 	"runtime"
 	"sort"
 
