@@ -257,6 +257,103 @@ RK_FMA_CLONES static void rk_panel_rows(const float *x, long m, long k, const fl
 		}
 	}
 }
+// Own-position attention (attend.go): scores as chains over the channels, 128
+// positions at a time; values as chains over the positions, in OpenBLAS's
+// blocks of the inner dimension, a sequence's channels side by side (at most
+// RK_OWN_C; OwnValues checks).
+#define RK_OWN_BLOCK 320
+#define RK_OWN_ALIGN 8
+#define RK_OWN_T 128
+#define RK_OWN_D 32
+#define RK_OWN_C 512
+
+static inline long rk_own_block_len(long rest) {
+	if (rest >= 2 * RK_OWN_BLOCK) {
+		return RK_OWN_BLOCK;
+	}
+	if (rest > RK_OWN_BLOCK) {
+		return (rest / 2 + RK_OWN_ALIGN - 1) / RK_OWN_ALIGN * RK_OWN_ALIGN;
+	}
+	return rest;
+}
+
+// rk_own_scores_head writes n scores of one query (hs channels) against keys
+// held transposed (channel c's positions at kt + c*ldkc).
+static inline __attribute__((always_inline)) void rk_own_scores_head(const float *qh, const float *kh, long ldkc, long hs, long n, float scale, float *out) {
+	float acc[RK_OWN_T];
+	for (long t0 = 0; t0 < n; t0 += RK_OWN_T) {
+		long w = n - t0 < RK_OWN_T ? n - t0 : RK_OWN_T;
+		for (int j = 0; j < RK_OWN_T; j++) {
+			acc[j] = 0;
+		}
+		for (long c = 0; c < hs; c++) {
+			float qv = qh[c];
+			const float *row = kh + c * ldkc + t0;
+			if (w == RK_OWN_T) {
+				for (int j = 0; j < RK_OWN_T; j++) {
+					acc[j] = fmaf(qv, row[j], acc[j]);
+				}
+			} else {
+				for (long j = 0; j < w; j++) {
+					acc[j] = fmaf(qv, row[j], acc[j]);
+				}
+			}
+		}
+		for (long j = 0; j < w; j++) {
+			out[t0 + j] = scale * acc[j];
+		}
+	}
+}
+
+RK_FMA_CLONES static void rk_own_scores(const float *q, long ldq, const float *kt, long ldkb, long ldkc, long rows, long heads, long hs, long n, float scale, float *p, long ldp) {
+	for (long b = 0; b < rows; b++) {
+		for (long h = 0; h < heads; h++) {
+			rk_own_scores_head(q + b * ldq + h * hs, kt + b * ldkb + h * hs * ldkc, ldkc, hs, n, scale, p + (b * heads + h) * ldp);
+		}
+	}
+}
+
+// rk_own_values_row adds to one sequence's output (heads·hs channels) its n own
+// values weighted by its heads' probabilities (head h's at pr + h*ldp), block
+// by block: every channel's chain is its own, and the row's channels run side by
+// side, so that the chains hide each other's latency.
+static inline __attribute__((always_inline)) void rk_own_values_row(const float *pr, long ldp, const float *v, long ldv, long heads, long hs, long n, float *out) {
+	float acc[RK_OWN_C];
+	long c = heads * hs;
+	for (long t0 = 0; t0 < n;) {
+		long l = rk_own_block_len(n - t0);
+		for (int d = 0; d < RK_OWN_C; d++) {
+			acc[d] = 0;
+		}
+		for (long t = t0; t < t0 + l; t++) {
+			const float *row = v + t * ldv;
+			for (long h = 0; h < heads; h++) {
+				float pv = pr[h * ldp + t];
+				float *a = acc + h * hs;
+				const float *r = row + h * hs;
+				if (hs == RK_OWN_D) {
+					for (int d = 0; d < RK_OWN_D; d++) {
+						a[d] = fmaf(pv, r[d], a[d]);
+					}
+				} else {
+					for (long d = 0; d < hs; d++) {
+						a[d] = fmaf(pv, r[d], a[d]);
+					}
+				}
+			}
+		}
+		for (long d = 0; d < c; d++) {
+			out[d] += acc[d];
+		}
+		t0 += l;
+	}
+}
+
+RK_FMA_CLONES static void rk_own_values(const float *p, long ldp, const float *v, long ldvb, long ldv, long rows, long heads, long hs, long n, float *y, long ldy) {
+	for (long b = 0; b < rows; b++) {
+		rk_own_values_row(p + b * heads * ldp, ldp, v + b * ldvb, ldv, heads, hs, n, y + b * ldy);
+	}
+}
 */
 import "C"
 
@@ -317,4 +414,14 @@ func addRowsKernel(y, b []float32, rows int) {
 
 func panelRowsKernel(x []float32, m, k int, panels []float32, n int, y []float32) {
 	C.rk_panel_rows((*C.float)(unsafe.Pointer(&x[0])), C.long(m), C.long(k), (*C.float)(unsafe.Pointer(&panels[0])), C.long(n), (*C.float)(unsafe.Pointer(&y[0])))
+}
+
+func ownScoresKernel(q []float32, ldq int, kt []float32, ldkb, ldkc int, rows, heads, hs, n int, scale float32, p []float32, ldp int) {
+	C.rk_own_scores((*C.float)(unsafe.Pointer(&q[0])), C.long(ldq), (*C.float)(unsafe.Pointer(&kt[0])), C.long(ldkb), C.long(ldkc),
+		C.long(rows), C.long(heads), C.long(hs), C.long(n), C.float(scale), (*C.float)(unsafe.Pointer(&p[0])), C.long(ldp))
+}
+
+func ownValuesKernel(p []float32, ldp int, v []float32, ldvb, ldv int, rows, heads, hs, n int, y []float32, ldy int) {
+	C.rk_own_values((*C.float)(unsafe.Pointer(&p[0])), C.long(ldp), (*C.float)(unsafe.Pointer(&v[0])), C.long(ldvb), C.long(ldv),
+		C.long(rows), C.long(heads), C.long(hs), C.long(n), (*C.float)(unsafe.Pointer(&y[0])), C.long(ldy))
 }

@@ -18,3 +18,9 @@ func addRowsKernel(y, b []float32, rows int) { addRowsGo(y, b, rows) }
 func panelRowsKernel(x []float32, m, k int, panels []float32, n int, y []float32) {
 	panelRowsGo(x, m, k, panels, n, y)
 }
+func ownScoresKernel(q []float32, ldq int, kt []float32, ldkb, ldkc int, rows, heads, hs, n int, scale float32, p []float32, ldp int) {
+	ownScoresGo(q, ldq, kt, ldkb, ldkc, rows, heads, hs, n, scale, p, ldp)
+}
+func ownValuesKernel(p []float32, ldp int, v []float32, ldvb, ldv int, rows, heads, hs, n int, y []float32, ldy int) {
+	ownValuesGo(p, ldp, v, ldvb, ldv, rows, heads, hs, n, y, ldy)
+}

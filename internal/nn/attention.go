@@ -219,27 +219,53 @@ func (a *selfAttention[F]) backward(dy []F) []F {
 //
 // A forked cache shares its first P positions: the prompt every sequence
 // continues is kept once, in PK and PV (P, C), and each sequence's own positions
-// [P, MaxT) follow in K and V (B, MaxT−P, C). A step then reads the shared keys
-// and values once for all sequences (one product of B query rows per head)
-// instead of once per sequence; with P = 0 nothing is shared.
+// [P, MaxT) follow in K and V. A step then reads the shared keys and values once
+// for all sequences (one product of B query rows per head) instead of once per
+// sequence; with P = 0 nothing is shared. With P > 0, K holds each sequence's
+// own keys transposed, (B, C, MaxT−P), so that a query's scores against them run
+// along contiguous positions (fastmath.OwnScores); V is (B, MaxT−P, C) either way.
 type kvCache[F Float] struct {
 	B, MaxT, C int
 	Len        int // positions filled
 	P          int // shared prefix length
 	PK, PV     []F // (P, C)
-	K, V       []F // (B, MaxT−P, C)
+	K, V       []F // own keys and values, as above
 }
 
-// at returns the offset in K and V of sequence b's position t ≥ P.
+// at returns the offset in V (and in K when P = 0) of sequence b's position t ≥ P.
 func (c *kvCache[F]) at(b, t int) int { return (b*(c.MaxT-c.P) + t - c.P) * c.C }
+
+// put stores sequence b's key and value for position t ≥ P.
+func (c *kvCache[F]) put(b, t int, key, value []F) {
+	copy(c.V[c.at(b, t):][:c.C], value)
+	if c.P == 0 {
+		copy(c.K[c.at(b, t):][:c.C], key)
+		return
+	}
+	S := c.MaxT - c.P
+	own := c.K[b*c.C*S+t-c.P:]
+	for ch, k := range key[:c.C] {
+		own[ch*S] = k
+	}
+}
 
 // prefix returns the keys and values of the first Len positions of a cache of one
 // sequence, contiguous (Len, C): what a fork shares.
 func (c *kvCache[F]) prefix() (k, v []F) {
-	used := c.Len * c.C
+	used, own := c.Len*c.C, c.Len-c.P
 	k, v = make([]F, 0, used), make([]F, 0, used)
-	k = append(append(k, c.PK...), c.K[:(c.Len-c.P)*c.C]...)
-	v = append(append(v, c.PV...), c.V[:(c.Len-c.P)*c.C]...)
+	k = append(k, c.PK...)
+	if c.P == 0 {
+		k = append(k, c.K[:own*c.C]...)
+	} else {
+		S := c.MaxT - c.P
+		for t := 0; t < own; t++ {
+			for ch := 0; ch < c.C; ch++ {
+				k = append(k, c.K[ch*S+t])
+			}
+		}
+	}
+	v = append(append(v, c.PV...), c.V[:own*c.C]...)
 	return k, v
 }
 
@@ -263,8 +289,7 @@ func (a *selfAttention[F]) step(e engine.Engine, x []F, cache *kvCache[F]) ([]F,
 	a.QKV.apply(e, x, B, qkv)
 	t := cache.Len
 	for b := 0; b < B; b++ {
-		copy(cache.K[cache.at(b, t):][:c], qkv[b*3*c+c:][:c])
-		copy(cache.V[cache.at(b, t):][:c], qkv[b*3*c+2*c:][:c])
+		cache.put(b, t, qkv[b*3*c+c:][:c], qkv[b*3*c+2*c:][:c])
 	}
 	cache.Len++
 	var y []F
@@ -282,32 +307,78 @@ func (a *selfAttention[F]) step(e engine.Engine, x []F, cache *kvCache[F]) ([]F,
 	return out, nil
 }
 
-// sharedStep is step's attention over a cache with a shared prefix: per head,
-// the B queries (rows of qkv) score the shared keys in one product and their own
-// positions one by one; the softmax runs over both, and the values are summed the
+// sharedStep is step's attention over a cache with a shared prefix. The
+// sequences are split among e's workers; for its rows a worker scores the shared
+// keys with one product per head and each sequence's own positions with one call
+// for all heads (ownScores), takes the softmax over both, and sums the values the
 // same way. It returns y (B, C).
 func (a *selfAttention[F]) sharedStep(e engine.Engine, qkv []F, cache *kvCache[F]) []F {
-	B, c, hs, P, T := cache.B, a.C, a.C/a.Heads, cache.P, cache.Len
+	B, c, H, hs, P, T := cache.B, a.C, a.Heads, a.C/a.Heads, cache.P, cache.Len
+	S := cache.MaxT - P
 	scale := F(1 / math.Sqrt(float64(hs)))
-	y, att := make([]F, B*c), make([]F, a.Heads*B*T)
-	e.ParallelFor(a.Heads, func(lo, hi int) {
-		se := e.Serial()
-		for h := lo; h < hi; h++ {
-			p, col := att[h*B*T:(h+1)*B*T], h*hs
-			engine.Gemm(se, false, true, B, P, hs, scale, qkv[col:], 3*c, cache.PK[col:], c, 0, p, T)
-			for b := 0; b < B; b++ {
-				own := cache.at(b, P) + col
-				engine.Gemm(se, false, true, 1, T-P, hs, scale, qkv[b*3*c+col:], 3*c, cache.K[own:], c, 0, p[b*T+P:], T)
-				softmaxRow(p[b*T : (b+1)*T])
-			}
-			engine.Gemm(se, false, false, B, hs, P, 1, p, T, cache.PV[col:], c, 0, y[col:], c)
-			for b := 0; b < B; b++ {
-				own := cache.at(b, P) + col
-				engine.Gemm(se, false, false, 1, hs, T-P, 1, p[b*T+P:], T, cache.V[own:], c, 1, y[b*c+col:], c)
-			}
+	y, att := make([]F, B*c), make([]F, B*H*T) // att (B, H, T)
+	e.ParallelFor(B, func(lo, hi int) {
+		se, rows := e.Serial(), hi-lo
+		q, p, yr := qkv[lo*3*c:], att[lo*H*T:hi*H*T], y[lo*c:]
+		for h := 0; h < H; h++ {
+			engine.Gemm(se, false, true, rows, P, hs, scale, q[h*hs:], 3*c, cache.PK[h*hs:], c, 0, p[h*T:], H*T)
 		}
+		ownScores(q, 3*c, cache.K[lo*c*S:], c*S, S, rows, H, hs, T-P, scale, p[P:], T)
+		for r := 0; r < rows*H; r++ {
+			softmaxRow(p[r*T : (r+1)*T])
+		}
+		for h := 0; h < H; h++ {
+			engine.Gemm(se, false, false, rows, hs, P, 1, p[h*T:], H*T, cache.PV[h*hs:], c, 0, yr[h*hs:], c)
+		}
+		ownValues(p[P:], T, cache.V[lo*S*c:], S*c, c, rows, H, hs, T-P, yr, c)
 	})
 	return y
+}
+
+// ownScores is fastmath.OwnScores for either float type: for each of rows
+// sequences and heads, the scaled scores of its query (q, rows ldq apart)
+// against its n own keys, kt transposed (sequences ldkb apart, channels ldkc
+// apart), into p (row b·heads+h at ldp·(b·heads+h)).
+func ownScores[F Float](q []F, ldq int, kt []F, ldkb, ldkc, rows, heads, hs, n int, scale F, p []F, ldp int) {
+	if q32, ok := any(q).([]float32); ok {
+		fastmath.OwnScores(q32, ldq, any(kt).([]float32), ldkb, ldkc, rows, heads, hs, n, float32(scale), any(p).([]float32), ldp)
+		return
+	}
+	for b := 0; b < rows; b++ {
+		for h := 0; h < heads; h++ {
+			out := p[(b*heads+h)*ldp:][:n]
+			clear(out)
+			for ch := 0; ch < hs; ch++ {
+				qv, row := q[b*ldq+h*hs+ch], kt[b*ldkb+(h*hs+ch)*ldkc:][:n]
+				for t, kv := range row {
+					out[t] += qv * kv
+				}
+			}
+			for t := range out {
+				out[t] *= scale
+			}
+		}
+	}
+}
+
+// ownValues is fastmath.OwnValues for either float type: adds to each
+// sequence's output (y, rows ldy apart) its n own values (v, sequences ldvb and
+// positions ldv apart) weighted by p (laid out as ownScores writes it).
+func ownValues[F Float](p []F, ldp int, v []F, ldvb, ldv, rows, heads, hs, n int, y []F, ldy int) {
+	if p32, ok := any(p).([]float32); ok {
+		fastmath.OwnValues(p32, ldp, any(v).([]float32), ldvb, ldv, rows, heads, hs, n, any(y).([]float32), ldy)
+		return
+	}
+	for b := 0; b < rows; b++ {
+		for h := 0; h < heads; h++ {
+			pr, out := p[(b*heads+h)*ldp:][:n], y[b*ldy+h*hs:][:hs]
+			for t, pv := range pr {
+				for d, vv := range v[b*ldvb+t*ldv+h*hs:][:hs] {
+					out[d] += pv * vv
+				}
+			}
+		}
+	}
 }
 
 // prefill runs the first T positions of a single sequence, x (T, C), through
