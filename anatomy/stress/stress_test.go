@@ -9,6 +9,7 @@ import (
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
+	"github.com/rigkit/rigkit/internal/unionfind"
 	"github.com/rigkit/rigkit/synth"
 )
 
@@ -225,5 +226,72 @@ func TestGarments(t *testing.T) {
 	}
 	if hems["robe"] >= hems["skirt"] {
 		t.Errorf("the robe's hem (%.3f) is not below the skirt's (%.3f)", hems["robe"], hems["skirt"])
+	}
+}
+
+// boxTriangles appends the 12 triangles of the box [lo, hi] to m, facing out, or
+// in when inward (the inner wall of a hollow part).
+func boxTriangles(m *character.Mesh, lo, hi vecmath.Vec3, inward bool) {
+	base := len(m.Positions)
+	for i := 0; i < 8; i++ {
+		p := lo
+		for a := 0; a < 3; a++ {
+			if i>>a&1 == 1 {
+				p[a] = hi[a]
+			}
+		}
+		m.Positions = append(m.Positions, p)
+	}
+	for _, f := range [6][4]int{{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}} {
+		a, b, c, d := base+f[0], base+f[1], base+f[2], base+f[3]
+		if inward {
+			b, d = d, b
+		}
+		m.Triangles = append(m.Triangles, [3]int{a, b, c}, [3]int{a, c, d})
+	}
+}
+
+// pieces counts the edge-connected pieces of m.
+func pieces(m *character.Mesh) int {
+	u := unionfind.New[int](len(m.Positions))
+	for _, t := range m.Triangles {
+		u.Union(t[0], t[1])
+		u.Union(t[0], t[2])
+	}
+	roots := map[int]bool{}
+	for _, t := range m.Triangles {
+		roots[u.Find(t[0])] = true
+	}
+	return len(roots)
+}
+
+// TestFuseKeepsPartsAndFillsCavities fuses a body, an arm the voxels do not join
+// to it, a speck and a hollow box: the arm stays a closed piece of its own (a
+// voxel remesh keeps it; dropping it made a one-armed stress character), the
+// speck goes, and the hollow box's air is filled, so no inner wall faces into it.
+func TestFuseKeepsPartsAndFillsCavities(t *testing.T) {
+	c := &character.Character{Name: "parts"}
+	boxTriangles(&c.Mesh, vecmath.Vec3{-0.2, 0, -0.1}, vecmath.Vec3{0.2, 1, 0.1}, false)         // body
+	boxTriangles(&c.Mesh, vecmath.Vec3{0.25, 0.4, -0.05}, vecmath.Vec3{0.35, 0.9, 0.05}, false)  // arm, 0.05 off the body
+	boxTriangles(&c.Mesh, vecmath.Vec3{-0.6, 0.5, 0}, vecmath.Vec3{-0.595, 0.505, 0.005}, false) // speck
+	boxTriangles(&c.Mesh, vecmath.Vec3{-0.55, 0, -0.15}, vecmath.Vec3{-0.3, 0.3, 0.15}, false)   // hollow box
+	boxTriangles(&c.Mesh, vecmath.Vec3{-0.5, 0.05, -0.1}, vecmath.Vec3{-0.35, 0.25, 0.1}, true)  // its air
+	c.Skeleton = &character.Skeleton{Names: []string{"root"}, Parents: []int{-1}, BindWorld: []vecmath.Mat4{vecmath.Identity4()}}
+	c.Skin = &character.Skin{Weights: make([][]character.Influence, len(c.Mesh.Positions))}
+	for v := range c.Skin.Weights {
+		c.Skin.Weights[v] = []character.Influence{{Joint: 0, Weight: 1}}
+	}
+	out, err := Fuse(c, DefaultFuseOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := pieces(&out.Mesh); n != 3 {
+		t.Errorf("fused into %d pieces, want 3 (body, arm, hollow box; no speck, no inner wall)", n)
+	}
+	wn := geom.NewWindingNumber(&out.Mesh)
+	for _, p := range []vecmath.Vec3{{0, 0.5, 0}, {0.3, 0.6, 0}, {-0.42, 0.15, 0}} {
+		if w := wn.At(p); w < 0.5 {
+			t.Errorf("winding number %.2f at %v: want inside the fused surface", w, p)
+		}
 	}
 }
