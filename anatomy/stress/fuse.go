@@ -181,25 +181,32 @@ func fillCavities(g *geom.VoxelGrid) {
 	}
 }
 
-// keepPieces keeps the triangles of every edge-connected piece holding at least
-// speckShare of them and drops unused vertices.
-func keepPieces(m *character.Mesh) *character.Mesh {
+// trianglePieces splits m into edge-connected pieces: piece names the piece of a
+// vertex, and count holds each piece's triangles.
+func trianglePieces(m *character.Mesh) (piece func(v int) int, count map[int]int) {
 	u := unionfind.New[int](len(m.Positions))
 	for _, t := range m.Triangles {
 		u.Union(t[0], t[1])
 		u.Union(t[0], t[2])
 	}
-	count := map[int]int{}
+	count = map[int]int{}
 	for _, t := range m.Triangles {
 		count[u.Find(t[0])]++
 	}
+	return u.Find, count
+}
+
+// keepPieces keeps the triangles of every edge-connected piece holding at least
+// speckShare of them and drops unused vertices.
+func keepPieces(m *character.Mesh) *character.Mesh {
+	piece, count := trianglePieces(m)
 	out := &character.Mesh{}
 	remap := make([]int, len(m.Positions))
 	for i := range remap {
 		remap[i] = -1
 	}
 	for _, t := range m.Triangles {
-		if float64(count[u.Find(t[0])]) < speckShare*float64(len(m.Triangles)) {
+		if float64(count[piece(t[0])]) < speckShare*float64(len(m.Triangles)) {
 			continue
 		}
 		var nt [3]int

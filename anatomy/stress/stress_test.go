@@ -9,7 +9,6 @@ import (
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
-	"github.com/rigkit/rigkit/internal/unionfind"
 	"github.com/rigkit/rigkit/synth"
 )
 
@@ -251,20 +250,6 @@ func boxTriangles(m *character.Mesh, lo, hi vecmath.Vec3, inward bool) {
 	}
 }
 
-// pieces counts the edge-connected pieces of m.
-func pieces(m *character.Mesh) int {
-	u := unionfind.New[int](len(m.Positions))
-	for _, t := range m.Triangles {
-		u.Union(t[0], t[1])
-		u.Union(t[0], t[2])
-	}
-	roots := map[int]bool{}
-	for _, t := range m.Triangles {
-		roots[u.Find(t[0])] = true
-	}
-	return len(roots)
-}
-
 // TestFuseKeepsPartsAndFillsCavities fuses a body, an arm the voxels do not join
 // to it, a speck and a hollow box: the arm stays a closed piece of its own (a
 // voxel remesh keeps it; dropping it made a one-armed stress character), the
@@ -285,8 +270,8 @@ func TestFuseKeepsPartsAndFillsCavities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := pieces(&out.Mesh); n != 3 {
-		t.Errorf("fused into %d pieces, want 3 (body, arm, hollow box; no speck, no inner wall)", n)
+	if _, count := trianglePieces(&out.Mesh); len(count) != 3 {
+		t.Errorf("fused into %d pieces, want 3 (body, arm, hollow box; no speck, no inner wall)", len(count))
 	}
 	wn := geom.NewWindingNumber(&out.Mesh)
 	for _, p := range []vecmath.Vec3{{0, 0.5, 0}, {0.3, 0.6, 0}, {-0.42, 0.15, 0}} {
