@@ -2,11 +2,13 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"runtime/metrics"
 	"sort"
@@ -40,7 +42,7 @@ const hostileHeapBound = 2*(64<<20) + (64 << 20) + (64 << 20)
 // at the same time, hostile ones: clients dribbling a byte every 50 ms into bodies
 // announced at 4 MiB, amplification GLBs (2,000 nodes on one 10k-vertex mesh), and
 // 100 MB bodies with and without Content-Length. Every valid request must succeed
-// (a 503 would be retried after Retry-After and counted), /healthz must answer 200
+// (a 503 is retried after Retry-After and counted, see validLoad for the rest), /healthz must answer 200
 // throughout, and the live heap must stay under hostileHeapBound. 120 valid
 // requests; 1000 with RIGKIT_FULL=1, whose figures docs/hardening.md reports.
 func TestHostileLoad(t *testing.T) {
@@ -67,9 +69,9 @@ func TestHostileLoad(t *testing.T) {
 	amp := amplificationGLB(2000, 100)
 
 	if os.Getenv("RIGKIT_FULL") == "1" { // the baseline: the same valid load alone
-		lat, failures, _, wall := validLoad(url, nValid, glb, tokens)
-		p50, p99 := quantiles(lat)
-		t.Logf("baseline without hostile clients: %.1f req/s, p50 %v, p99 %v, %d failed", float64(nValid)/wall.Seconds(), p50, p99, len(failures))
+		base := validLoad(url, nValid, glb, tokens)
+		p50, p99 := quantiles(base.lat)
+		t.Logf("baseline without hostile clients: %.1f req/s, p50 %v, p99 %v, %d failed", float64(nValid)/base.wall.Seconds(), p50, p99, len(base.failures))
 	}
 	stop := make(chan struct{})
 	var peakHeap atomic.Uint64
@@ -105,18 +107,18 @@ func TestHostileLoad(t *testing.T) {
 		})
 	})
 
-	lat, failures, retries, wall := validLoad(url, nValid, glb, tokens)
+	res := validLoad(url, nValid, glb, tokens)
 	close(stop)
 	hostile.Wait()
 
-	p50, p99 := quantiles(lat)
-	t.Logf("valid: %d requests in %.1fs = %.1f req/s, p50 %v, p99 %v, %d retried after 503",
-		nValid, wall.Seconds(), float64(nValid)/wall.Seconds(), p50, p99, retries)
+	p50, p99 := quantiles(res.lat)
+	t.Logf("valid: %d requests in %.1fs = %.1f req/s, p50 %v, p99 %v, %d retried after 503, %d re-sent on a new connection",
+		nValid, res.wall.Seconds(), float64(nValid)/res.wall.Seconds(), p50, p99, res.retries, res.resent)
 	t.Logf("hostile outcomes: %v", counts.snapshot())
 	t.Logf("peak live heap %.0f MiB (bound %d MiB), peak RSS of the test process %s",
 		float64(peakHeap.Load())/(1<<20), hostileHeapBound>>20, peakRSS())
-	if len(failures) > 0 {
-		t.Errorf("%d of %d valid requests failed: %v", len(failures), nValid, failures[:min(5, len(failures))])
+	if len(res.failures) > 0 {
+		t.Errorf("%d of %d valid requests failed: %v", len(res.failures), nValid, res.failures[:min(5, len(res.failures))])
 	}
 	for k, n := range counts.snapshot() {
 		if strings.HasPrefix(k, "healthz ") && k != "healthz 200" {
@@ -131,10 +133,25 @@ func TestHostileLoad(t *testing.T) {
 	}
 }
 
-// validLoad sends n valid requests from 4 clients and returns their latencies, the
-// failures, how many 503s were retried and the wall time.
-func validLoad(url string, n int, glb, tokens []byte) (lat []time.Duration, failures []string, retries int, wall time.Duration) {
+// loadResult is what validLoad measured: the latencies, the failures, how many
+// 503s were retried and how many requests the transport re-sent on a new
+// connection, and the wall time.
+type loadResult struct {
+	lat             []time.Duration
+	failures        []string
+	retries, resent int
+	wall            time.Duration
+}
+
+// validLoad sends n valid requests from 4 clients. The clients behave as a
+// scoring client should: they retry a 503 after its Retry-After, and they mark
+// each request idempotent (scoring is), so that the transport re-sends one whose
+// kept-alive connection closed before any byte of the answer came back, as HTTP/1.1
+// allows for idempotent requests. A connection lost after the answer began, on a
+// fresh connection, or a status other than 200 still fails the request.
+func validLoad(url string, n int, glb, tokens []byte) loadResult {
 	var mu sync.Mutex
+	var res loadResult
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	// Valid clients keep their own connections, apart from the hostile ones'.
@@ -151,9 +168,11 @@ func validLoad(url string, n int, glb, tokens []byte) (lat []time.Duration, fail
 					path, body = "/score/tokens", tokens
 				}
 				t0 := time.Now()
-				status, tries := "", 0
+				status, tries, conns := "", 0, 0
 				for ; tries < 5; tries++ {
-					status = postWith(client, url+path, bytes.NewReader(body), int64(len(body)))
+					var c int
+					status, c = postIdempotent(client, url+path, body, fmt.Sprintf("valid-%d-%d", i, tries))
+					conns += c - 1
 					if status != "503" {
 						break
 					}
@@ -161,10 +180,11 @@ func validLoad(url string, n int, glb, tokens []byte) (lat []time.Duration, fail
 				}
 				d := time.Since(t0)
 				mu.Lock()
-				lat = append(lat, d)
-				retries += tries
+				res.lat = append(res.lat, d)
+				res.retries += tries
+				res.resent += conns
 				if status != "200" {
-					failures = append(failures, fmt.Sprintf("%s: %s", path, status))
+					res.failures = append(res.failures, fmt.Sprintf("%s: %s", path, status))
 				}
 				mu.Unlock()
 			}
@@ -175,7 +195,22 @@ func validLoad(url string, n int, glb, tokens []byte) (lat []time.Duration, fail
 	}
 	close(jobs)
 	wg.Wait()
-	return lat, failures, retries, time.Since(start)
+	res.wall = time.Since(start)
+	return res
+}
+
+// postIdempotent posts body with an Idempotency-Key and returns the status (as
+// postWith does) and how many connections the transport took for it: more than
+// one when it re-sent the request after its connection closed unanswered.
+func postIdempotent(client *http.Client, url string, body []byte, key string) (string, int) {
+	conns := 0
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { conns++ }}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", url, bytes.NewReader(body))
+	if err != nil {
+		return err.Error(), conns
+	}
+	req.Header.Set("Idempotency-Key", key)
+	return send(client, req), conns
 }
 
 // quantiles returns the median and the 99th percentile of lat, sorting it.
@@ -237,6 +272,12 @@ func postWith(client *http.Client, url string, body io.Reader, n int64) string {
 		return err.Error()
 	}
 	req.ContentLength = n
+	return send(client, req)
+}
+
+// send posts req as a GLB and returns the status, or "dropped: ERROR" when the
+// request got no answer.
+func send(client *http.Client, req *http.Request) string {
 	req.Header.Set("Content-Type", "model/gltf-binary")
 	resp, err := client.Do(req)
 	if err != nil {

@@ -95,14 +95,20 @@ func (l latencies) String() string {
 }
 
 // validRequests posts glb at least n times and for at least d, failing t on any
-// answer but 200.
+// answer but 200. Each request is marked idempotent, as validLoad's are.
 func validRequests(t *testing.T, url string, glb []byte, n int, d time.Duration) latencies {
 	t.Helper()
 	var lat []time.Duration
 	start := time.Now()
 	for len(lat) < n || time.Since(start) < d {
 		t0 := time.Now()
-		resp, err := http.Post(url, "model/gltf-binary", bytes.NewReader(glb))
+		req, err := http.NewRequest("POST", url, bytes.NewReader(glb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "model/gltf-binary")
+		req.Header.Set("Idempotency-Key", fmt.Sprint("valid-", len(lat)))
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatalf("valid request %d: %v", len(lat), err)
 		}
