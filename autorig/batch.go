@@ -101,10 +101,14 @@ type AssetReport struct {
 	Input string `json:"input"`
 	Name  string `json:"name"`
 	// Status is "ok", "suspect" (written, but the anatomical skeleton fails its own
-	// checks: the reasons are in rig.anatomy.suspect) or "failed".
+	// checks, or the rig scores under Batch.SuspectBelow: the reasons are in
+	// Suspect) or "failed".
 	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
-	Output string `json:"output,omitempty"`
+	// Suspect lists why a written rig is suspect: the anatomy's reasons (also in
+	// rig.anatomy.suspect) and a score under Batch.SuspectBelow.
+	Suspect []string `json:"suspect,omitempty"`
+	Error   string   `json:"error,omitempty"`
+	Output  string   `json:"output,omitempty"`
 	AssetSize
 	Info    *RigInfo `json:"rig,omitempty"`
 	Score   *float64 `json:"score,omitempty"`
@@ -140,6 +144,12 @@ type Batch struct {
 	Rigger Rigger
 	// Score scores each rig for its report; nil skips scoring.
 	Score Scorer
+	// SuspectBelow is the score under which a written rig's status is "suspect"
+	// (0: none): the binary sets the rigger's floor, the score under which it
+	// would not keep a model's rig, so that a classical rig no better than that is
+	// not reported ok (a blocky Minecraft-style zombie whose arms are stubs scores
+	// 0.29; the held-out split's artists' rigs score 0.7-0.8).
+	SuspectBelow float64
 	// Isolate, when its Command is set, rigs each item in a child process (see
 	// batch_worker.go), so that a fatal error or a hang ends only that child.
 	Isolate Isolation
@@ -331,7 +341,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 						sum.Suspect++
 						sum.SuspectFiles = append(sum.SuspectFiles, it.Path)
 						if b.Log != nil {
-							fmt.Fprintf(b.Log, "rig auto: suspect: %s: %s\n", it.Path, strings.Join(rep.Info.Anatomy.Suspect, "; "))
+							fmt.Fprintf(b.Log, "rig auto: suspect: %s: %s\n", it.Path, strings.Join(rep.Suspect, "; "))
 						}
 					}
 				} else {
@@ -436,7 +446,7 @@ func (b *Batch) one(it dataset.BatchItem) (rep *AssetReport) {
 	}
 	lap("write", t)
 	rep.Status, rep.Output = "ok", out
-	if rep.Info != nil && rep.Info.Anatomy != nil && rep.Info.Anatomy.Status == "suspect" {
+	if rep.Suspect = b.suspicions(rep); len(rep.Suspect) > 0 {
 		rep.Status = "suspect"
 	}
 	rep.TimingsMS["total"] = ms(time.Since(t0))
@@ -470,4 +480,17 @@ func firstLines(s string, n int) string {
 		lines = lines[:n]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// suspicions returns why a written rig is suspect: the anatomy's own reasons,
+// then a score under SuspectBelow.
+func (b *Batch) suspicions(rep *AssetReport) []string {
+	var why []string
+	if rep.Info != nil && rep.Info.Anatomy != nil && rep.Info.Anatomy.Status == "suspect" {
+		why = append(why, rep.Info.Anatomy.Suspect...)
+	}
+	if rep.Score != nil && *rep.Score < b.SuspectBelow {
+		why = append(why, fmt.Sprintf("the rig scores %.3f, under %.2f: check it before use", *rep.Score, b.SuspectBelow))
+	}
+	return why
 }

@@ -183,3 +183,48 @@ func ExampleParseShard() {
 	// 2 8 <nil>
 	// shard "8/8": want k/n with 0 <= k < n
 }
+
+// TestBatchFlagsLowScores writes a rig scoring under SuspectBelow as suspect, with
+// the score among its reasons, in the summary and on the log; SuspectBelow 0
+// flags nothing.
+func TestBatchFlagsLowScores(t *testing.T) {
+	scores := map[string]float64{"low": 0.2, "high": 0.6}
+	score := func(c *character.Character) (float64, any, error) { return scores[c.Name], nil, nil }
+	for _, tc := range []struct {
+		below   float64
+		flagged []string
+	}{
+		{0, nil},
+		{0.35, []string{"low"}},
+		{0.7, []string{"high", "low"}},
+	} {
+		in := writeInputs(t, map[string]string{"low.glb": "low", "high.glb": "high"})
+		out := t.TempDir()
+		var log strings.Builder
+		files := fakeFiles{}
+		b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 1, Rigger: ClassicalRigger{}, Score: score,
+			SuspectBelow: tc.below, Log: &log, IO: BatchIO{Load: files.load, Encode: files.encode}}
+		sum, err := b.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var flagged []string
+		for _, name := range []string{"high", "low"} {
+			r := readReport(t, filepath.Join(out, name+".json"))
+			want := fmt.Sprintf("the rig scores %.3f, under %.2f", scores[name], tc.below)
+			lowScore := len(r.Suspect) > 0 && strings.HasPrefix(r.Suspect[len(r.Suspect)-1], want)
+			if lowScore {
+				flagged = append(flagged, name)
+				if r.Status != "suspect" || !strings.Contains(log.String(), want) {
+					t.Errorf("below %.2f: %s: status %q, log %q", tc.below, name, r.Status, log.String())
+				}
+			}
+			if (r.Status == "suspect") != (len(r.Suspect) > 0) {
+				t.Errorf("below %.2f: %s: status %q with reasons %q", tc.below, name, r.Status, r.Suspect)
+			}
+		}
+		if fmt.Sprint(flagged) != fmt.Sprint(tc.flagged) || sum.Suspect < len(tc.flagged) {
+			t.Errorf("below %.2f: flagged %v, want %v (summary: %d suspect)", tc.below, flagged, tc.flagged, sum.Suspect)
+		}
+	}
+}

@@ -190,16 +190,17 @@ func PanelLines(ps []Problem, selected int) []string {
 	return out
 }
 
-// SuspectReasons reads the suspect reasons of the anatomical fit from the JSON
-// report `rig auto` writes beside a rig (NAME.json for NAME.glb); none when there
-// is no such report or it has none.
+// SuspectReasons reads why a rig is suspect (the anatomical fit's reasons, a
+// score under the floor) from the JSON report `rig auto` writes beside it
+// (NAME.json for NAME.glb); none when there is no such report or it has none.
 func SuspectReasons(rigPath string) []string {
 	data, err := os.ReadFile(strings.TrimSuffix(rigPath, filepath.Ext(rigPath)) + ".json")
 	if err != nil || len(data) > 64<<20 {
 		return nil
 	}
 	var rep struct {
-		Rig struct {
+		Suspect []string `json:"suspect"` // every reason: the anatomy's and a low score
+		Rig     struct {
 			Anatomy struct {
 				Suspect []string `json:"suspect"`
 			} `json:"anatomy"`
@@ -208,7 +209,10 @@ func SuspectReasons(rigPath string) []string {
 	if json.Unmarshal(data, &rep) != nil {
 		return nil
 	}
-	return rep.Rig.Anatomy.Suspect
+	if len(rep.Suspect) > 0 {
+		return rep.Suspect
+	}
+	return rep.Rig.Anatomy.Suspect // a report with the anatomy's reasons alone
 }
 
 // highlightColor paints a problem's region.

@@ -92,6 +92,11 @@ func TestSuspectReasons(t *testing.T) {
 	if got := SuspectReasons(glb); len(got) != 1 || got[0] != "the tail leaves the body" {
 		t.Errorf("SuspectReasons = %v", got)
 	}
+	os.WriteFile(filepath.Join(dir, "horse.json"), []byte(`{"suspect":["the tail leaves the body","the rig scores 0.290, under 0.35: check it before use"],`+
+		`"rig":{"anatomy":{"status":"suspect","suspect":["the tail leaves the body"]}}}`), 0o644)
+	if got := SuspectReasons(glb); len(got) != 2 || !strings.Contains(got[1], "scores 0.290") {
+		t.Errorf("SuspectReasons with the report's own list = %v", got)
+	}
 	os.WriteFile(filepath.Join(dir, "horse.json"), []byte(`[1,2`), 0o644)
 	if got := SuspectReasons(glb); got != nil {
 		t.Errorf("broken report: %v", got)
