@@ -94,7 +94,9 @@ type humanoidLimbs struct {
 // joins them to the legs); other arms (a T-pose, whose slices run into the torso)
 // from the proposal's routes to its hands. Legs seen only below a garment, or
 // below a dress's hem taken for the crotch (hemAtCrotch), get hips placed by the
-// shoulders' height.
+// shoulders' height. A body of separate parts whose legs the inner walls
+// between them told apart (walledCrotch) takes its arms from those walls too
+// (walledArms) when the slices show none.
 func findHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 	l, err := traceHumanoidLimbs(s, t)
 	if err != nil {
@@ -259,6 +261,15 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 			}
 		}
 		return l, nil
+	}
+	if ls.walled {
+		if arms, ok := s.profile().walledArms(s, l.crotch); ok {
+			l.fromShape[1] = true
+			for i := range sides {
+				l.arms[i], l.hands[i] = arms[i], atFraction(arms[i], 0.75)
+			}
+			return l, nil
+		}
 	}
 	if parts.hand[0] < 0 || parts.hand[1] < 0 {
 		if l.mayPressArms(s) {

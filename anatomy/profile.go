@@ -179,6 +179,9 @@ type legShape struct {
 	// covered: only the feet show, below a garment's hem (a robe, a long coat),
 	// so the crotch is placed by proportion and each leg runs straight up to it.
 	covered bool
+	// walled: the legs are separate parts side by side, told apart by the inner
+	// walls between them (walledCrotch), not by the voxels.
+	walled bool
 }
 
 // findLegs finds the crotch, going up from the bottom: the first slice, after legs
@@ -206,11 +209,11 @@ func (p *profile) findLegs(s *shape) (legShape, error) {
 // measureLegs is findLegs' search.
 func (p *profile) measureLegs(s *shape) (legShape, error) {
 	H := s.height()
-	top, covered := p.crotchSlice(s)
+	top, covered, walled := p.crotchSlice(s)
 	if top < 0 {
 		return legShape{}, errors.New("no two legs: the body does not split at the symmetry plane low down")
 	}
-	ls := legShape{crotch: p.levelY(top) - p.cell/2}
+	ls := legShape{crotch: p.levelY(top) - p.cell/2, walled: walled}
 	var cut [2]int
 	for i, sd := range sides {
 		ls.routes[i], cut[i] = p.legRoute(top, sd, maxLegStep*H)
@@ -284,11 +287,12 @@ func (s *shape) legsInside(y, z float64) bool {
 	return true
 }
 
-// crotchSlice is findLegs' search: the slice where the legs join, or failing
-// that the hem of a garment over feet (coveredLegs, true), or -1. Legs pressed
+// crotchSlice is findLegs' search: the slice where the legs join (split in the
+// voxels, pressed with a valley between them, or flush parts: walledCrotch), or
+// failing that the hem of a garment over feet (coveredLegs, true), or -1. Legs pressed
 // together above feet set apart also close over the feet: they part again
 // higher up, so a hem counts only when no crotch is found.
-func (p *profile) crotchSlice(s *shape) (int, bool) {
+func (p *profile) crotchSlice(s *shape) (top int, covered, walled bool) {
 	H := s.height()
 	reach := int(math.Ceil(0.2 * H / p.cell))
 	y0, y1 := p.levelOf(s.lo[1]+0.02*H), p.levelOf(s.lo[1]+0.75*H)
@@ -301,7 +305,7 @@ func (p *profile) crotchSlice(s *shape) (int, bool) {
 			split++
 		case split > 0 && (!ok || r >= 0.75):
 			if float64(split)*p.cell >= 0.08*H && p.holds(y+1, hold, reach, 0.75) {
-				return y, false
+				return y, false, false
 			}
 			if hem < 0 && p.coveredLegs(s, y, reach) {
 				hem = y
@@ -309,9 +313,12 @@ func (p *profile) crotchSlice(s *shape) (int, bool) {
 		}
 	}
 	if top := p.pressedCrotch(s, reach); top >= 0 {
-		return top, false
+		return top, false, false
 	}
-	return hem, hem >= 0
+	if top := p.walledCrotch(s); top >= 0 {
+		return top, false, true
+	}
+	return hem, hem >= 0, false
 }
 
 // pressedCrotch finds legs pressed together so closely that their contact is
