@@ -23,26 +23,7 @@ type handModel struct {
 
 func (hm handModel) mesh() *character.Mesh {
 	m := &character.Mesh{}
-	box := func(lo, hi vecmath.Vec3) {
-		base := len(m.Positions)
-		for i := 0; i < 8; i++ {
-			p := lo
-			if i&1 != 0 {
-				p[0] = hi[0]
-			}
-			if i&2 != 0 {
-				p[1] = hi[1]
-			}
-			if i&4 != 0 {
-				p[2] = hi[2]
-			}
-			m.Positions = append(m.Positions, p)
-		}
-		for _, f := range [][4]int{{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}} {
-			m.Triangles = append(m.Triangles,
-				[3]int{base + f[0], base + f[1], base + f[2]}, [3]int{base + f[0], base + f[2], base + f[3]})
-		}
-	}
+	box := func(lo, hi vecmath.Vec3) { AppendBox(m, lo, hi) }
 	box(vecmath.Vec3{-1, -0.06, -0.15}, vecmath.Vec3{0.02, 0.06, 0.15})
 	palmEnd := 0.5
 	if hm.mitten {

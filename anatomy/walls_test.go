@@ -16,25 +16,7 @@ import (
 // overlaps the other leg and the torso.
 func blockyBody(inflate float64) *character.Mesh {
 	m := &character.Mesh{}
-	box := func(lo, hi vecmath.Vec3) {
-		n := len(m.Positions)
-		for k := 0; k < 8; k++ {
-			p := lo
-			if k&1 != 0 {
-				p[0] = hi[0]
-			}
-			if k&2 != 0 {
-				p[1] = hi[1]
-			}
-			if k&4 != 0 {
-				p[2] = hi[2]
-			}
-			m.Positions = append(m.Positions, p)
-		}
-		for _, q := range [][4]int{{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}} {
-			m.Triangles = append(m.Triangles, [3]int{n + q[0], n + q[1], n + q[2]}, [3]int{n + q[0], n + q[2], n + q[3]})
-		}
-	}
+	box := func(lo, hi vecmath.Vec3) { anatomy.AppendBox(m, lo, hi) }
 	limb := func(lo, hi vecmath.Vec3) {
 		box(lo, hi)
 		if inflate > 0 {
