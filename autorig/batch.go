@@ -100,15 +100,8 @@ type Scorer func(c *character.Character) (score float64, details any, err error)
 type AssetReport struct {
 	Input string `json:"input"`
 	Name  string `json:"name"`
-	// Status is "ok", "suspect" (written, but the anatomical skeleton fails its own
-	// checks, or the rig scores under Batch.SuspectBelow: the reasons are in
-	// Suspect) or "failed".
-	Status string `json:"status"`
-	// Suspect lists why a written rig is suspect: the anatomy's reasons (also in
-	// rig.anatomy.suspect) and a score under Batch.SuspectBelow.
-	Suspect []string `json:"suspect,omitempty"`
-	Error   string   `json:"error,omitempty"`
-	Output  string   `json:"output,omitempty"`
+	Outcome
+	Output string `json:"output,omitempty"`
 	AssetSize
 	Info    *RigInfo `json:"rig,omitempty"`
 	Score   *float64 `json:"score,omitempty"`
@@ -118,6 +111,19 @@ type AssetReport struct {
 	// TimingsMS has the stages around the rigger: load, rig, score, write, total.
 	TimingsMS map[string]float64 `json:"timings_ms"`
 	Finished  time.Time          `json:"finished"`
+}
+
+// Outcome is how an asset's run ended; its fields are AssetReport's in the JSON
+// report.
+type Outcome struct {
+	// Status is "ok", "suspect" (written, but the anatomical skeleton fails its own
+	// checks, or the rig scores under Batch.SuspectBelow: the reasons are in
+	// Suspect) or "failed".
+	Status string `json:"status"`
+	// Suspect lists why a written rig is suspect: the anatomy's reasons (also in
+	// rig.anatomy.suspect) and a score under Batch.SuspectBelow.
+	Suspect []string `json:"suspect,omitempty"`
+	Error   string   `json:"error,omitempty"`
 }
 
 // AssetSize is how large a rigged asset is; its fields are AssetReport's in the
@@ -142,14 +148,7 @@ type Batch struct {
 	// Force re-rigs assets that are already finished.
 	Force  bool
 	Rigger Rigger
-	// Score scores each rig for its report; nil skips scoring.
-	Score Scorer
-	// SuspectBelow is the score under which a written rig's status is "suspect"
-	// (0: none): the binary sets the rigger's floor, the score under which it
-	// would not keep a model's rig, so that a classical rig no better than that is
-	// not reported ok (a blocky Minecraft-style zombie whose arms are stubs scores
-	// 0.29; the held-out split's artists' rigs score 0.7-0.8).
-	SuspectBelow float64
+	Judge
 	// Isolate, when its Command is set, rigs each item in a child process (see
 	// batch_worker.go), so that a fatal error or a hang ends only that child.
 	Isolate Isolation
@@ -161,6 +160,18 @@ type Batch struct {
 	// as it fails (stderr in the binary), so that every outcome is reported even when
 	// no report file can be written; nil for none. Both are in the summary too.
 	Log io.Writer
+}
+
+// Judge scores each rig of a batch for its report and flags the poor ones.
+type Judge struct {
+	// Score scores each rig for its report; nil skips scoring.
+	Score Scorer
+	// SuspectBelow is the score under which a written rig's status is "suspect"
+	// (0: none): the binary sets the rigger's floor, the score under which it
+	// would not keep a model's rig, so that a classical rig no better than that is
+	// not reported ok (a blocky Minecraft-style zombie whose arms are stubs scores
+	// 0.29; the held-out split's artists' rigs score 0.7-0.8).
+	SuspectBelow float64
 }
 
 // BatchIO is the file I/O of a batch run, apart so that the binary can keep each
@@ -375,7 +386,7 @@ func (b *Batch) Run() (*BatchSummary, error) {
 // one rigs a single asset and writes its outputs; it never panics.
 func (b *Batch) one(it dataset.BatchItem) (rep *AssetReport) {
 	t0 := time.Now()
-	rep = &AssetReport{Input: it.Path, Name: it.Name, Status: "failed", TimingsMS: map[string]float64{}}
+	rep = &AssetReport{Input: it.Path, Name: it.Name, Outcome: Outcome{Status: "failed"}, TimingsMS: map[string]float64{}}
 	lap := func(stage string, t time.Time) { rep.TimingsMS[stage] = ms(time.Since(t)) }
 	defer func() {
 		if r := recover(); r != nil {

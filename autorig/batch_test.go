@@ -202,8 +202,8 @@ func TestBatchFlagsLowScores(t *testing.T) {
 		out := t.TempDir()
 		var log strings.Builder
 		files := fakeFiles{}
-		b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 1, Rigger: ClassicalRigger{}, Score: score,
-			SuspectBelow: tc.below, Log: &log, IO: BatchIO{Load: files.load, Encode: files.encode}}
+		b := &Batch{Inputs: []string{in}, OutDir: out, Workers: 1, Rigger: ClassicalRigger{}, Judge: Judge{Score: score, SuspectBelow: tc.below},
+			Log: &log, IO: BatchIO{Load: files.load, Encode: files.encode}}
 		sum, err := b.Run()
 		if err != nil {
 			t.Fatal(err)

@@ -82,7 +82,7 @@ func (b *Batch) inWorker(it dataset.BatchItem) *AssetReport {
 	if timedOut {
 		msg = fmt.Sprintf("worker process killed: still running after the per-item time limit of %s", b.Isolate.Timeout)
 	}
-	rep := &AssetReport{Input: it.Path, Name: it.Name, Status: "failed", Error: msg,
+	rep := &AssetReport{Input: it.Path, Name: it.Name, Outcome: Outcome{Status: "failed", Error: msg},
 		TimingsMS: map[string]float64{"total": ms(time.Since(start))}, Finished: time.Now().UTC()}
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	if err := b.IO.WriteFile(path, append(data, '\n')); err != nil {

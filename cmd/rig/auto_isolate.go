@@ -45,7 +45,7 @@ func runAutoWorker(name string, inputs []string, out string, rigger autorig.Rigg
 	if len(inputs) != 1 {
 		return fmt.Errorf("%w: --worker-item takes exactly one input, got %d", errUsage, len(inputs))
 	}
-	b := &autorig.Batch{OutDir: out, Rigger: rigger, Score: scoreRig, SuspectBelow: autorig.DefaultFloor, IO: autorig.BatchIO{Load: assets.Options{KeepScene: true}.Loader(), Encode: encodeScene}}
+	b := &autorig.Batch{OutDir: out, Rigger: rigger, Judge: autorig.Judge{Score: scoreRig, SuspectBelow: autorig.DefaultFloor}, IO: autorig.BatchIO{Load: assets.Options{KeepScene: true}.Loader(), Encode: encodeScene}}
 	b.RigOne(dataset.BatchItem{Path: inputs[0], Name: name})
 	return nil
 }

@@ -247,7 +247,7 @@ func runAuto(args []string, stdout io.Writer) error {
 		return runAutoWorker(*workerItem, inputs, *out, rigger)
 	}
 	b := &autorig.Batch{Inputs: inputs, OutDir: *out, Shard: k, Shards: n, Workers: *workers, Rigger: rigger,
-		Score: scoreRig, SuspectBelow: autorig.DefaultFloor, Force: *force, IO: autorig.BatchIO{Load: assets.Options{KeepScene: true}.Loader(), Encode: encodeScene}}
+		Judge: autorig.Judge{Score: scoreRig, SuspectBelow: autorig.DefaultFloor}, Force: *force, IO: autorig.BatchIO{Load: assets.Options{KeepScene: true}.Loader(), Encode: encodeScene}}
 	b.Progress, b.Log = progressOut(*quiet), diag
 	if *isolate {
 		if b.Isolate.Command, err = autoWorker(fs, *out); err != nil {
