@@ -83,10 +83,7 @@ func TestDecoderMatchesForward(t *testing.T) {
 		}
 		V := cfg.Vocab
 		for p := 0; p < T; p++ {
-			step := make([]int, B)
-			for b := range step {
-				step[b] = tokens[b*T+p]
-			}
+			step := column(tokens, B, T, p)
 			logits, err := dec.Step(step)
 			if err != nil {
 				t.Fatal(err)
@@ -139,10 +136,7 @@ func TestDecoderFork(t *testing.T) {
 		}
 		V := cfg.Vocab
 		for p := prefix; p < T; p++ {
-			step := make([]int, n)
-			for b := range step {
-				step[b] = tokens[b*T+p]
-			}
+			step := column(tokens, n, T, p)
 			logits, err := fork.Step(step)
 			if err != nil {
 				t.Fatal(err)
@@ -208,10 +202,7 @@ func TestDecoderForkOfFork(t *testing.T) {
 	}
 	V := cfg.Vocab
 	for p := second; p < T; p++ {
-		toks := make([]int, n)
-		for b := range toks {
-			toks[b] = tokens[b*T+p]
-		}
+		toks := column(tokens, n, T, p)
 		got := step(fork, toks)
 		for b := 0; b < n; b++ {
 			if d := maxAbsDiff(got[b*V:(b+1)*V], want[(b*T+p)*V:(b*T+p+1)*V]); d > 1e-10 {
@@ -667,10 +658,7 @@ func TestForkedStepsMatchOneByOne(t *testing.T) {
 		}
 		worst, V := 0.0, cfg.Vocab
 		for p := prompt; p < T; p++ {
-			step := make([]int, n)
-			for b := range step {
-				step[b] = tokens[b*T+p]
-			}
+			step := column(tokens, n, T, p)
 			logits, err := fork.Step(step)
 			if err != nil {
 				t.Fatal(err)
@@ -689,4 +677,14 @@ func TestForkedStepsMatchOneByOne(t *testing.T) {
 			t.Fatalf("C %d, %d heads: forked decoder differs from lone ones by %g", tc.c, tc.heads, worst)
 		}
 	}
+}
+
+// column is position p of each of n sequences of length T laid end to end in
+// tokens: what one step of a batch decoder reads.
+func column(tokens []int, n, T, p int) []int {
+	out := make([]int, n)
+	for b := range out {
+		out[b] = tokens[b*T+p]
+	}
+	return out
 }
