@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/meshtest"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -23,7 +24,7 @@ type handModel struct {
 
 func (hm handModel) mesh() *character.Mesh {
 	m := &character.Mesh{}
-	box := func(lo, hi vecmath.Vec3) { AppendBox(m, lo, hi) }
+	box := func(lo, hi vecmath.Vec3) { meshtest.AppendBox(m, lo, hi) }
 	box(vecmath.Vec3{-1, -0.06, -0.15}, vecmath.Vec3{0.02, 0.06, 0.15})
 	palmEnd := 0.5
 	if hm.mitten {

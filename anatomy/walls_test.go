@@ -6,6 +6,7 @@ import (
 
 	"github.com/rigkit/rigkit/anatomy"
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/internal/meshtest"
 	"github.com/rigkit/rigkit/vecmath"
 )
 
@@ -16,7 +17,7 @@ import (
 // overlaps the other leg and the torso.
 func blockyBody(inflate float64) *character.Mesh {
 	m := &character.Mesh{}
-	box := func(lo, hi vecmath.Vec3) { anatomy.AppendBox(m, lo, hi) }
+	box := func(lo, hi vecmath.Vec3) { meshtest.AppendBox(m, lo, hi) }
 	limb := func(lo, hi vecmath.Vec3) {
 		box(lo, hi)
 		if inflate > 0 {

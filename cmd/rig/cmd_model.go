@@ -173,6 +173,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	compare := fs.Bool("compare-classical", true, "also build the classical rig and keep the model's rig unless the classical one scores higher")
 	skinFlag := fs.String("skin", "tokens", "tokens (the model's skin tokens when it writes them, geodesic weights for rigs without), or geodesic, heat or a blend heat+geodesic[@ALPHA] for every rig (faster on large meshes; heat is the fastest)")
 	skinShare := fs.Float64("skin-share", autorig.DefaultTokenShare, "with --skin tokens: the token skin's share of each vertex's weights, blended with heat weights on the final skeleton (1: the token skin as decoded)")
+	blocks := fs.Bool("blocks", true, "bind each rigid block of the mesh (a part of at most 8 distinct positions, such as each box of a blocky character) wholly to one joint; the method gains \"/blocks\"")
 	inside := fs.Bool("inside-joints", true, "mask joint coordinates outside the (dilated) mesh volume while sampling")
 	votes := fs.Int("votes", sampler.DefaultVotes, "skeletons sampled for the first stream, which keeps the one nearest to the others and to the classical proposal (1: the greedy skeleton)")
 	near := fs.Float64("near-proposal", sampler.DefaultNearProposal, "for a model that reads the classical proposal: also mask joints farther than this from its bones (cube units, the cube is 2 wide; 0: off)")
@@ -233,13 +234,7 @@ func runAuto(args []string, stdout io.Writer) error {
 	if rigger, err = cp.wrap(rigger, *skinFlag, anat); err != nil {
 		return err
 	}
-	if *skinFlag == "tokens" && *skinShare < 1 {
-		refined := autorig.RefinedSkin{Rigger: rigger, Dense: sampler.HeatSkin, DenseName: "heat", Share: *skinShare, MaxVertices: autorig.DefaultRefineMaxVertices}
-		if cp, ok := rigger.(*copilot.Rigger); ok {
-			refined.Idle = cp.Idle
-		}
-		rigger = refined
-	}
+	rigger = finishedSkins(rigger, *skinFlag == "tokens", *skinShare, *blocks)
 	if note != "" && *workerItem == "" {
 		fmt.Fprintln(diag, "rig auto:", note)
 	}
@@ -256,6 +251,23 @@ func runAuto(args []string, stdout io.Writer) error {
 		b.Isolate.Timeout = *itemTimeout
 	}
 	return runBatch(b, stdout)
+}
+
+// finishedSkins wraps rigger with what `rig auto` does to every skin it
+// writes: a token skin refined by heat weights at share (when tokens and share
+// is under 1), then each rigid block bound to one joint (when blocks).
+func finishedSkins(rigger autorig.Rigger, tokens bool, share float64, blocks bool) autorig.Rigger {
+	if tokens && share < 1 {
+		refined := autorig.RefinedSkin{Rigger: rigger, Dense: sampler.HeatSkin, DenseName: "heat", Share: share, MaxVertices: autorig.DefaultRefineMaxVertices}
+		if cp, ok := rigger.(*copilot.Rigger); ok {
+			refined.Idle = cp.Idle
+		}
+		rigger = refined
+	}
+	if blocks {
+		rigger = autorig.RigidBlocks{Rigger: rigger}
+	}
+	return rigger
 }
 
 // runBatch runs a `rig auto` batch and prints its summary line; the error says

@@ -55,6 +55,10 @@ var defaultSkinMethod = "tokens+heat@" + strconv.FormatFloat(autorig.DefaultToke
 
 const fallbackSkinMethod = "geodesic"
 
+// blocksSuffix ends a skin method whose weights then bind each rigid block of
+// the mesh to one joint (skinning.BindBlocks).
+const blocksSuffix = "/blocks"
+
 // resolveSkinMethod returns the method to run for a --method value ("" = default).
 func resolveSkinMethod(name string, stderr io.Writer) (string, skinMethod, error) {
 	if name == "" {
@@ -75,10 +79,25 @@ func resolveSkinMethod(name string, stderr io.Writer) (string, skinMethod, error
 // "A+B@ALPHA", ALPHA in [0, 1], default 0.5) of two of them: each vertex's weights
 // are ALPHA·A + (1−ALPHA)·B, pruned to 4 influences (skinning.Blend). A suffix "^P"
 // (P in [1, 16]) sharpens what the method before it gives (skinning.Sharpen):
-// "heat^1.5", "heat+geodesic@0.7^2".
+// "heat^1.5", "heat+geodesic@0.7^2". A last suffix "/blocks" binds each rigid
+// block of the mesh to one joint (skinning.BindBlocks): "heat/blocks".
 func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, error) {
 	if m, ok := methods[name]; ok {
 		return m, nil
+	}
+	if base, ok := strings.CutSuffix(name, blocksSuffix); ok {
+		m, err := lookupSkinMethod(methods, base)
+		if err != nil {
+			return nil, err
+		}
+		return func(c *character.Character) (*character.Skin, error) {
+			k, err := m(c)
+			if err != nil {
+				return nil, err
+			}
+			k, _ = skinning.BindBlocks(c, k)
+			return k, nil
+		}, nil
 	}
 	if i := strings.LastIndex(name, "^"); i >= 0 {
 		base, powText := name[:i], name[i+1:]
@@ -98,7 +117,7 @@ func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, e
 			return skinning.Sharpen(k, p, character.MaxInfluencesWritten)
 		}, nil
 	}
-	unknown := fmt.Errorf("%w: unknown skin method %q (available: %v, or a blend A+B[@ALPHA], either sharpened by ^P)", errUsage, name, skinMethodNames())
+	unknown := fmt.Errorf("%w: unknown skin method %q (available: %v, or a blend A+B[@ALPHA], either sharpened by ^P, any of them ending in /blocks)", errUsage, name, skinMethodNames())
 	pair, alphaText, hasAlpha := strings.Cut(name, "@")
 	an, bn, ok := strings.Cut(pair, "+")
 	a, okA := methods[an]
@@ -141,6 +160,7 @@ func runSkin(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "output .glb, or - for GLB on stdout (required)")
 	method := fs.String("method", "", "tokens+heat@0.3 (default: the token skin refined by heat), tokens, geodesic, heat, rigid, or a blend A+B[@ALPHA] of two (ALPHA·A + (1−ALPHA)·B per vertex, default 0.5); a suffix ^P sharpens (weights to the power P, renormalized)")
 	samples := fs.Int("samples", 0, "tokens: skin-token streams whose decoded weights are averaged (0: the method's default; 1: greedy)")
+	blocks := fs.Bool("blocks", true, "bind each rigid block of the mesh (a part of at most 8 distinct positions, such as each box of a blocky character) wholly to one joint; the method gains \"/blocks\"")
 	keepIdle := fs.Bool("keep-idle", true, "joints the input's own skin gives no weight (a floor root, an armature node, IK targets) get none in the new skin")
 	asJSON := fs.Bool("json", false, "print a JSON report (with what the output kept and replaced of the input's scene) instead of a line")
 	eng := engineFlag(fs)
@@ -187,6 +207,13 @@ func runSkin(args []string, stdout io.Writer) error {
 	if *keepIdle {
 		skin, idle = keepIdleJoints(c, skin)
 	}
+	var bound *skinning.BlockReport
+	if *blocks {
+		var rep skinning.BlockReport
+		if skin, rep = skinning.BindBlocks(c, skin); rep.Blocks > 0 {
+			bound, name = &rep, name+blocksSuffix
+		}
+	}
 	if err := skin.Validate(len(c.Mesh.Positions), c.Skeleton.NumJoints(), 1e-3); err != nil {
 		return fmt.Errorf("skin %s with %s: invalid weights: %w", src, name, err)
 	}
@@ -199,7 +226,7 @@ func runSkin(args []string, stdout io.Writer) error {
 	}
 	if *asJSON {
 		return printSkinRun(stdout, skinRun{Input: files[0], Output: *out, Method: name, Fallback: fallback,
-			Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Idle: idle, Seconds: elapsed.Seconds(), Scene: scene})
+			Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Idle: idle, Blocks: bound, Seconds: elapsed.Seconds(), Scene: scene})
 	}
 	fmt.Fprintf(resultLog(*out, stdout), "%s: %d vertices, %d joints, method %s, %.3f s → %s\n",
 		src, len(c.Mesh.Positions), c.Skeleton.NumJoints(), name, elapsed.Seconds(), outputName(*out))
@@ -209,15 +236,16 @@ func runSkin(args []string, stdout io.Writer) error {
 // skinRun is `rig skin --json`: the run, and under "scene" what the output kept
 // of the input (the file's skins and animations stay; only weights are new).
 type skinRun struct {
-	Input    string              `json:"input"`
-	Output   string              `json:"output"`
-	Method   string              `json:"method"`
-	Fallback string              `json:"fallback,omitempty"` // why the tokens method gave way to geodesic
-	Vertices int                 `json:"vertices"`
-	Joints   int                 `json:"joints"`
-	Idle     []string            `json:"idle_joints,omitempty"` // left without weight, as the input's skin had them (--keep-idle)
-	Seconds  float64             `json:"seconds"`
-	Scene    *gltfio.SceneReport `json:"scene"`
+	Input    string                `json:"input"`
+	Output   string                `json:"output"`
+	Method   string                `json:"method"`
+	Fallback string                `json:"fallback,omitempty"` // why the tokens method gave way to geodesic
+	Vertices int                   `json:"vertices"`
+	Joints   int                   `json:"joints"`
+	Idle     []string              `json:"idle_joints,omitempty"` // left without weight, as the input's skin had them (--keep-idle)
+	Blocks   *skinning.BlockReport `json:"blocks,omitempty"`      // rigid blocks bound to one joint (--blocks)
+	Seconds  float64               `json:"seconds"`
+	Scene    *gltfio.SceneReport   `json:"scene"`
 }
 
 // withTokenSamples returns method name (tokens, or a blend with tokens first)

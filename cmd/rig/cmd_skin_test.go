@@ -145,6 +145,8 @@ func TestLookupSkinBlend(t *testing.T) {
 		{"a+b^x", 0, "not one number in [1, 16]"},
 		{"a+b^2^2", 0, "not one number in [1, 16]"},
 		{"c^2", 0, "unknown skin method"},
+		{"a+b@0.25/blocks", 0.25, ""}, // no mesh, no blocks: the blend as is
+		{"c/blocks", 0, "unknown skin method"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

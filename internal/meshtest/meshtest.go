@@ -15,6 +15,47 @@ import (
 	"github.com/rigkit/rigkit/vecmath"
 )
 
+// boxFaces are a box's six faces as corner indices (bit 0: x, bit 1: y, bit 2:
+// z at the high side), counter-clockwise seen from outside.
+var boxFaces = [6][4]int{{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}}
+
+// boxCorner returns corner i of the box [lo, hi] (boxFaces' numbering).
+func boxCorner(lo, hi vecmath.Vec3, i int) vecmath.Vec3 {
+	p := lo
+	for a := range 3 {
+		if i&(1<<a) != 0 {
+			p[a] = hi[a]
+		}
+	}
+	return p
+}
+
+// AppendBox appends the closed box [lo, hi] to m: 8 shared corners, 12
+// triangles.
+func AppendBox(m *character.Mesh, lo, hi vecmath.Vec3) {
+	base := len(m.Positions)
+	for i := range 8 {
+		m.Positions = append(m.Positions, boxCorner(lo, hi, i))
+	}
+	for _, f := range boxFaces {
+		m.Triangles = append(m.Triangles,
+			[3]int{base + f[0], base + f[1], base + f[2]}, [3]int{base + f[0], base + f[2], base + f[3]})
+	}
+}
+
+// AppendLooseBox appends the box [lo, hi] as blocky game models store it:
+// each face with its own four vertices (24 in all), so that every face can
+// have its own normal and texture corner.
+func AppendLooseBox(m *character.Mesh, lo, hi vecmath.Vec3) {
+	for _, f := range boxFaces {
+		base := len(m.Positions)
+		for _, i := range f {
+			m.Positions = append(m.Positions, boxCorner(lo, hi, i))
+		}
+		m.Triangles = append(m.Triangles, [3]int{base, base + 1, base + 2}, [3]int{base, base + 2, base + 3})
+	}
+}
+
 // Grid returns an n×n grid of quads (2n² triangles) in the XY plane, with
 // (n+1)² vertices.
 func Grid(n int) character.Mesh {

@@ -61,12 +61,15 @@ func (r *Rig) Start(scope Scope) (*Job, error) {
 	return &Job{char: r.Character(), gen: r.gen, scope: scope}, nil
 }
 
-// Run computes the job's weights with skin. It touches only the snapshot.
+// Run computes the job's weights with skin, each rigid block of the mesh then
+// bound to one joint as `rig skin` binds them (skinning.BindBlocks). It
+// touches only the snapshot.
 func (j *Job) Run(skin Skinner) error {
 	k, err := skin(j.char)
 	if err != nil {
 		return fmt.Errorf("re-skin %s: %w", j.char.Name, err)
 	}
+	k, _ = skinning.BindBlocks(j.char, k)
 	if err := k.Validate(len(j.char.Mesh.Positions), j.char.Skeleton.NumJoints(), 1e-3); err != nil {
 		return fmt.Errorf("re-skin %s: invalid weights: %w", j.char.Name, err)
 	}
