@@ -113,9 +113,9 @@ func windowedDeform(t *testing.T, r *Generator, c *character.Character, capacity
 
 // BenchmarkSkinOnlyJoints is `rig skin --method tokens` on a 5k-vertex synthetic
 // biped with its skeleton grown to 65 and 78 joints (one stream of the shipped
-// model) and 80, 128 and 256 (windows): the greedy stream alone and the default
-// mean of DefaultSkinSamples streams, with the time per joint and the CPU time
-// (both cores) per skin.
+// model) and 80, 128 and 256 (windows): the greedy stream alone, the mean of
+// four streams and the default mean of DefaultSkinSamples streams, with the
+// time per joint and the CPU time (both cores) per skin.
 //
 //	go test ./sampler/ -run XXX -bench BenchmarkSkinOnlyJoints -benchtime 1x
 func BenchmarkSkinOnlyJoints(b *testing.B) {
@@ -127,7 +127,7 @@ func BenchmarkSkinOnlyJoints(b *testing.B) {
 	for _, n := range []int{65, 78, 80, 128, 256} {
 		grown := c.Clone()
 		grown.Skeleton, grown.Skin = modeltest.SkeletonOfSize(b, c.Skeleton, n), nil
-		for _, samples := range []int{1, DefaultSkinSamples} {
+		for _, samples := range []int{1, 4, DefaultSkinSamples} {
 			b.Run(fmt.Sprintf("joints=%d/samples=%d", n, samples), func(b *testing.B) {
 				r.SkinSamples = samples
 				b.Logf("%d vertices, %d joints", len(grown.Mesh.Positions), n)
