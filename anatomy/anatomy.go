@@ -181,7 +181,8 @@ func fitKind(s *shape, t *tree, k Kind) (*build, error) {
 
 // chooseUp returns the up axis: the one given, or Z when under Z a pair of the
 // proposed skeleton's end points stands on the ground on either side of the middle
-// (feet) and the body reads as a creature of some kind better under Z than under Y
+// (feet; or the solid at the ground parts in two there, feetApart, and the body
+// reads as a humanoid under Z) and the body reads as a creature of some kind better under Z than under Y
 // (a Z-up biped's toes stand on the ground under Y too, lying on its front), unless
 // it reads as a humanoid under Y: a standing biped is Y-up whatever it resembles
 // lying down (a wide mech reads as a quadruped on its back). Y otherwise: glTF is
@@ -207,8 +208,10 @@ func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Ske
 	}
 	// Under Z the feet are looked for about the bounding box's middle; the plane
 	// is searched and the kinds are scored (the costly parts) only when they
-	// stand apart there.
-	if !standsOnPair(views["z"].s, trees["z"]) {
+	// stand apart there: the skeleton's end points, or the solid at the ground
+	// when the voxels join the legs, which counts for a humanoid only.
+	pair := standsOnPair(views["z"].s, trees["z"])
+	if !pair && !feetApart(views["z"].s) {
 		delete(views, "z")
 		return "y", false, views, nil
 	}
@@ -217,7 +220,7 @@ func chooseUp(m *character.Mesh, wn *geom.WindingNumber, proposal *character.Ske
 	views["z"] = z
 	zs, ys := views["z"].s, views["y"].s
 	underZ, underY := kindScores(zs, trees["z"], zs.hi[2]-zs.lo[2]), kindScores(ys, trees["y"], ys.hi[2]-ys.lo[2])
-	if underZ.best != Other && underZ.score > underY.score && underY.best != Humanoid {
+	if underZ.best != Other && underZ.score > underY.score && underY.best != Humanoid && (pair || underZ.best == Humanoid) {
 		return "z", false, views, nil
 	}
 	return "y", false, views, nil
@@ -242,6 +245,46 @@ func standsOnPair(s *shape, t *tree) bool {
 		right = right || x < -gap
 	}
 	return left && right
+}
+
+// feetApart reports whether the solid just above the ground (at 2.5% of the
+// height, across the depth of the vertices within 5% of it) is two runs along
+// the width with the gap between them within a quarter of the width of the
+// bounding box's middle: two feet on the ground whose legs the skeleton's
+// voxels join (an astronaut's boots, legs that touch above the ankles). A body
+// lying on its back touches the ground with one run (its back) or more than two
+// (arms and trunk).
+func feetApart(s *shape) bool {
+	depth := [2]float64{math.Inf(1), math.Inf(-1)}
+	for _, p := range s.pts {
+		if p[1] < s.lo[1]+0.05*s.height() {
+			depth = [2]float64{math.Min(depth[0], p[2]), math.Max(depth[1], p[2])}
+		}
+	}
+	if !(depth[1] >= depth[0]) {
+		return false
+	}
+	const samples, depths = 64, 5
+	width := s.hi[0] - s.lo[0]
+	y := s.lo[1] + 0.025*s.height()
+	var runs []int // the first sample of each run of solid samples
+	prev := false
+	for i := range samples {
+		x := s.lo[0] + (float64(i)+0.5)/samples*width
+		solid := false
+		for k := 0; k < depths && !solid; k++ {
+			solid = s.inside(vecmath.Vec3{x, y, depth[0] + (float64(k)+0.5)/depths*(depth[1]-depth[0])})
+		}
+		if solid && !prev {
+			runs = append(runs, i)
+		}
+		prev = solid
+	}
+	if len(runs) != 2 {
+		return false
+	}
+	gap := s.lo[0] + float64(runs[1])/samples*width
+	return math.Abs(gap-s.mid) <= 0.25*width
 }
 
 // groundLeaves returns the end points within share of the height of the bottom.
