@@ -90,14 +90,10 @@ func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, e
 		if err != nil {
 			return nil, err
 		}
-		return func(c *character.Character) (*character.Skin, error) {
-			k, err := m(c)
-			if err != nil {
-				return nil, err
-			}
+		return followedBy(m, func(c *character.Character, k *character.Skin) (*character.Skin, error) {
 			k, _ = skinning.BindBlocks(c, k)
 			return k, nil
-		}, nil
+		}), nil
 	}
 	if i := strings.LastIndex(name, "^"); i >= 0 {
 		base, powText := name[:i], name[i+1:]
@@ -109,13 +105,9 @@ func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, e
 		if err != nil {
 			return nil, err
 		}
-		return func(c *character.Character) (*character.Skin, error) {
-			k, err := m(c)
-			if err != nil {
-				return nil, err
-			}
+		return followedBy(m, func(_ *character.Character, k *character.Skin) (*character.Skin, error) {
 			return skinning.Sharpen(k, p, character.MaxInfluencesWritten)
-		}, nil
+		}), nil
 	}
 	unknown := fmt.Errorf("%w: unknown skin method %q (available: %v, or a blend A+B[@ALPHA], either sharpened by ^P, any of them ending in /blocks)", errUsage, name, skinMethodNames())
 	pair, alphaText, hasAlpha := strings.Cut(name, "@")
@@ -144,6 +136,17 @@ func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, e
 		}
 		return skinning.Blend(ka, kb, alpha, character.MaxInfluencesWritten)
 	}, nil
+}
+
+// followedBy returns method m with post applied to the weights it gives.
+func followedBy(m skinMethod, post func(*character.Character, *character.Skin) (*character.Skin, error)) skinMethod {
+	return func(c *character.Character) (*character.Skin, error) {
+		k, err := m(c)
+		if err != nil {
+			return nil, err
+		}
+		return post(c, k)
+	}
 }
 
 func skinMethodNames() []string {
