@@ -182,8 +182,9 @@ func fitKind(s *shape, t *tree, k Kind) (*build, error) {
 // chooseUp returns the up axis: the one given, or Z when under Z a pair of the
 // proposed skeleton's end points stands on the ground on either side of the middle
 // (feet; or the solid at the ground parts in two there, feetApart, and the body
-// reads as a humanoid under Z) and the body reads as a creature of some kind better under Z than under Y
-// (a Z-up biped's toes stand on the ground under Y too, lying on its front), unless
+// reads as a humanoid under Z) and the body reads as a creature of some kind
+// better under Z than under Y (a Z-up biped's toes stand on the ground under Y
+// too, lying on its front), unless
 // it reads as a humanoid under Y: a standing biped is Y-up whatever it resembles
 // lying down (a wide mech reads as a quadruped on its back). Y otherwise: glTF is
 // Y-up, and legless bodies give no evidence (a fish's tail lobes stand on its rear

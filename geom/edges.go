@@ -145,6 +145,11 @@ func (g *EdgeGraph) Components(keep []bool) (labels []int, n int) {
 	return labels, n
 }
 
+// WeldCell returns the cell of size tol that WeldVertices puts position p in.
+func WeldCell(p vecmath.Vec3, tol float64) [3]int64 {
+	return [3]int64{int64(math.Round(p[0] / tol)), int64(math.Round(p[1] / tol)), int64(math.Round(p[2] / tol))}
+}
+
 // WeldVertices maps every vertex to a representative: the lowest-index vertex whose
 // position quantizes to the same cell of size tol. Non-finite positions map to
 // themselves.
@@ -156,7 +161,7 @@ func WeldVertices(positions []vecmath.Vec3, tol float64) []int {
 		if !p.IsFinite() || tol <= 0 {
 			continue
 		}
-		key := [3]int64{int64(math.Round(p[0] / tol)), int64(math.Round(p[1] / tol)), int64(math.Round(p[2] / tol))}
+		key := WeldCell(p, tol)
 		if r, ok := seen[key]; ok {
 			rep[v] = r
 		} else {

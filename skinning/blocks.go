@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rigkit/rigkit/character"
+	"github.com/rigkit/rigkit/geom"
 	"github.com/rigkit/rigkit/internal/unionfind"
 	"github.com/rigkit/rigkit/vecmath"
 )
@@ -123,10 +124,9 @@ func Blocks(m *character.Mesh) [][]int {
 const maxBlockIndices = 168
 
 // candidates joins the vertices of each triangle with three distinct corners
-// (pieces) and marks the
-// vertices of pieces of at most maxBlockIndices vertices, the only ones a
-// block can be made of; cand is nil when there is none, as on a smooth
-// surface, so that such a mesh costs one pass.
+// (pieces) and marks the vertices of pieces of at most maxBlockIndices
+// vertices, the only ones a block can be made of; cand is nil when there is
+// none, as on a smooth surface, so that such a mesh costs one pass.
 func candidates(tris [][3]int, nv int) (pieces unionfind.Set[int32], cand []bool) {
 	pieces = unionfind.New[int32](nv)
 	used := make([]bool, nv)
@@ -157,14 +157,13 @@ func candidates(tris [][3]int, nv int) (pieces unionfind.Set[int32], cand []bool
 }
 
 // weldCandidates maps each candidate vertex to the lowest-index candidate at
-// the same position (cells of size tol; -1 for other vertices), and marks in
+// the same position (geom.WeldVertices' cells of size tol, over the candidates
+// alone; -1 for other vertices), and marks in
 // big the representatives that share a position with a piece of other
 // vertices of more than maxGlueCorners positions: a block there would be glued
 // to a larger part.
 func weldCandidates(pos []vecmath.Vec3, cand []bool, pieces unionfind.Set[int32], tol float64) (rep []int, big []bool) {
-	key := func(p vecmath.Vec3) [3]int64 {
-		return [3]int64{int64(math.Round(p[0] / tol)), int64(math.Round(p[1] / tol)), int64(math.Round(p[2] / tol))}
-	}
+	key := func(p vecmath.Vec3) [3]int64 { return geom.WeldCell(p, tol) }
 	rep = make([]int, len(pos))
 	seen := map[[3]int64]int{}
 	for v, p := range pos {
@@ -346,6 +345,9 @@ const maxAttachBlocks = 4096
 // wing) stays a block of its own. Solid blocks are those whose positions are
 // not all in one plane.
 func attachFaces(m *character.Mesh, tris [][3]int, blocks [][]int, tol float64) [][]int {
+	if len(blocks) > maxAttachBlocks {
+		return blocks
+	}
 	in := make(map[int]int, 8*len(blocks))
 	for b, vs := range blocks {
 		for _, v := range vs {
@@ -368,11 +370,6 @@ func attachFaces(m *character.Mesh, tris [][3]int, blocks [][]int, tol float64) 
 	into := make([]int, len(blocks))
 	for b := range blocks {
 		into[b] = b
-	}
-	if len(blocks) > maxAttachBlocks {
-		return blocks
-	}
-	for b := range blocks {
 		if solid[b] || normals[b].Len() == 0 {
 			continue
 		}
