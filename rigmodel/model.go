@@ -334,14 +334,16 @@ func (m *Model) StepWeighted(batch []*Example, train bool, lw LossWeights) (Loss
 	if err != nil {
 		return Losses{}, fmt.Errorf("rigmodel: %w", err)
 	}
-	ls := m.partLosses(engine.Data[float32](logits), targets, skel, skin)
 	if !train {
-		return ls, nil
+		return partLosses(targets, skel, skin, logitsNLL(engine.Data[float32](logits), m.Cfg.Vocab, targets)), nil
 	}
 	w := lossWeights(targets, skel, skin, skinWeight, structWeight)
 	if _, err := m.loss.Forward(logits, targets, w); err != nil {
-		return ls, fmt.Errorf("rigmodel: %w", err)
+		return Losses{}, fmt.Errorf("rigmodel: %w", err)
 	}
+	// The loss's softmax gives each target's probability: no second pass over the
+	// logits for the reported losses.
+	ls := partLosses(targets, skel, skin, m.loss.RowNLL)
 	if err := m.Backward(m.loss.Backward()); err != nil {
 		return ls, fmt.Errorf("rigmodel: %w", err)
 	}
@@ -385,21 +387,19 @@ func lossWeights(targets []int, skel, skin []float32, skinWeight, structWeight f
 	return w
 }
 
-// partLosses computes the skeleton and skin cross-entropies from logits (N, V).
-func (m *Model) partLosses(logits []float32, targets []int, skel, skin []float32) Losses {
+// partLosses computes the skeleton and skin cross-entropies from the negative
+// log-likelihood of each target (nll(i) for row i).
+func partLosses(targets []int, skel, skin []float32, nll func(i int) float64) Losses {
 	var ls Losses
-	V := m.Cfg.Vocab
-	for i, t := range targets {
+	for i := range targets {
 		if skel[i] == 0 && skin[i] == 0 {
 			continue
 		}
-		row := logits[i*V : (i+1)*V]
-		nll := logSumExp(row) - float64(row[t])
 		if skel[i] != 0 {
-			ls.Skeleton += nll
+			ls.Skeleton += nll(i)
 			ls.SkelTokens++
 		} else {
-			ls.Skin += nll
+			ls.Skin += nll(i)
 			ls.SkinTokens++
 		}
 	}
@@ -410,6 +410,15 @@ func (m *Model) partLosses(logits []float32, targets []int, skel, skin []float32
 		ls.Skin /= float64(ls.SkinTokens)
 	}
 	return ls
+}
+
+// logitsNLL returns the negative log-likelihood of row i's target under logits
+// (N, V), summed in float64.
+func logitsNLL(logits []float32, V int, targets []int) func(i int) float64 {
+	return func(i int) float64 {
+		row := logits[i*V : (i+1)*V]
+		return logSumExp(row) - float64(row[targets[i]])
+	}
 }
 
 func logSumExp(row []float32) float64 {

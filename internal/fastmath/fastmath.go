@@ -207,6 +207,16 @@ func layerNormRowsGo(x, y, w, b []float32, rows, c int, eps float64) {
 	}
 }
 
+// geluTanhBackwardGo is GELUTanhBackward in Go.
+func geluTanhBackwardGo(x, t, dy, dx []float32) {
+	t, dy, dx = t[:len(x)], dy[:len(x)], dx[:len(x)]
+	for i, v := range x {
+		th := t[i]
+		du := geluK * (1 + 3*0.044715*v*v)
+		dx[i] = dy[i] * (0.5*(1+th) + 0.5*v*(1-th*th)*du)
+	}
+}
+
 // geluTanhGo is GELUTanh in Go.
 func geluTanhGo(x, y, t []float32) {
 	for i, v := range x {

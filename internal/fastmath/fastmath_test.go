@@ -141,6 +141,11 @@ func TestKernelsMatchGo(t *testing.T) {
 		g := append([]float32(nil), x...)
 		geluGo(g)
 		same(fmt.Sprintf("GELUTanh against GELUInPlace n=%d", n), y, g)
+		dy := values(n, 1)
+		dx, wdx := make([]float32, n), make([]float32, n)
+		GELUTanhBackward(x, th, dy, dx)
+		geluTanhBackwardGo(x, th, dy, wdx)
+		same(fmt.Sprintf("GELUTanhBackward n=%d", n), dx, wdx)
 	}
 	for _, n := range []int{1, 5, 63, 64, 200, 1261} {
 		for _, scale := range []float64{1, 30} {
@@ -290,4 +295,39 @@ func BenchmarkLayerNormRows(b *testing.B) {
 			layerNormRowsGo(x, y, w, bias, rows, c, 1e-5)
 		}
 	})
+}
+
+// TestPanelRowsRowByRow checks that a row's outputs do not depend on how many
+// rows PanelRows computes together (four at a time, the last two or three
+// together, a last one alone): every batch equals its rows one by one, bit for
+// bit, and the Go fallback to rounding.
+func TestPanelRowsRowByRow(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, m := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13} {
+		for _, nk := range [][2]int{{1, 1}, {15, 7}, {16, 128}, {17, 33}, {100, 512}} {
+			n, k := nk[0], nk[1]
+			w, x := make([]float32, n*k), make([]float32, m*k)
+			for i := range w {
+				w[i] = float32(rng.NormFloat64() * 0.1)
+			}
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			panels := PackPanels(w, n, k)
+			all, one, ref := make([]float32, m*n), make([]float32, n), make([]float32, m*n)
+			PanelRows(x, m, k, panels, n, all)
+			panelRowsGo(x, m, k, panels, n, ref)
+			for i := 0; i < m; i++ {
+				PanelRows(x[i*k:(i+1)*k], 1, k, panels, n, one)
+				for j := range one {
+					if got := all[i*n+j]; got != one[j] {
+						t.Fatalf("m=%d n=%d k=%d: row %d output %d is %v in the batch, %v alone", m, n, k, i, j, got, one[j])
+					}
+					if d := math.Abs(float64(all[i*n+j] - ref[i*n+j])); d > 1e-5*math.Sqrt(float64(k)) {
+						t.Fatalf("m=%d n=%d k=%d: row %d output %d is %v, the Go loop's %v", m, n, k, i, j, all[i*n+j], ref[i*n+j])
+					}
+				}
+			}
+		}
+	}
 }

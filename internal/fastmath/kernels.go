@@ -18,6 +18,16 @@ func GELUTanh(x, y, t []float32) {
 	geluTanhKernel(x, y, t)
 }
 
+// GELUTanhBackward sets dx to dy times GELU's derivative at x, given t, the tanh
+// GELUTanh kept: dy·(½(1 + t) + ½x(1 − t²)·sqrt(2/π)(1 + 3·0.044715x²)); t, dy and
+// dx must hold len(x) values.
+func GELUTanhBackward(x, t, dy, dx []float32) {
+	if len(t) < len(x) || len(dy) < len(x) || len(dx) < len(x) {
+		panic("fastmath: GELUTanhBackward: short slices")
+	}
+	geluTanhBackwardKernel(x, t, dy, dx)
+}
+
 // SoftmaxRows replaces each row of cols values of x (len(x)/cols rows, contiguous)
 // by its softmax, as SoftmaxInPlace does one row.
 func SoftmaxRows(x []float32, cols int) {

@@ -132,6 +132,15 @@ RK_CLONES static void rk_gelu_tanh(const float *x, float *y, float *t, long n) {
 	}
 }
 
+// GELU's backward pass given the kept tanh, as geluTanhBackwardGo.
+RK_CLONES static void rk_gelu_tanh_backward(const float *x, const float *t, const float *dy, float *dx, long n) {
+	for (long i = 0; i < n; i++) {
+		float v = x[i], th = t[i];
+		float du = 0.7978845608028654f * (1.0f + 0.134145f * v * v);
+		dx[i] = dy[i] * (0.5f * (1.0f + th) + 0.5f * v * (1.0f - th * th) * du);
+	}
+}
+
 // One row's softmax with Exp32 as internal/nn computes it (no clamp at −87 as in
 // rk_softmax_rows: Exp32 gives 0 below −87.3 and saturates above 88).
 RK_CLONES static void rk_softmax_exp32(float *x, long n) {
@@ -240,19 +249,67 @@ static inline void rk_panel_group(const float *x, long k, const float *panels, l
 	}
 }
 
+// rk_panel_quad computes panel p of up to four rows of x at once: each weight is
+// loaded once for four chains (one per row), where a row alone loads it for one.
+// Every output is the same chain over k from zero as rk_panel_group's.
+static inline __attribute__((always_inline)) void rk_panel_quad(const float *x, long rows, long k, const float *panels, long p, float acc[4][16]) {
+	float a0[16] = {0}, a1[16] = {0}, a2[16] = {0}, a3[16] = {0};
+	const float *pw = panels + p * k * 16;
+	// Fewer than four rows repeat the last one; its extra chains are not stored.
+	const float *x0 = x, *x1 = x + (rows > 1 ? 1 : 0) * k;
+	const float *x2 = x + (rows > 2 ? 2 : rows - 1) * k, *x3 = x + (rows > 3 ? 3 : rows - 1) * k;
+	for (long kk = 0; kk < k; kk++) {
+		const float *w = pw + kk * 16;
+		float v0 = x0[kk], v1 = x1[kk], v2 = x2[kk], v3 = x3[kk];
+		for (int j = 0; j < 16; j++) {
+			a0[j] = fmaf(v0, w[j], a0[j]);
+			a1[j] = fmaf(v1, w[j], a1[j]);
+			a2[j] = fmaf(v2, w[j], a2[j]);
+			a3[j] = fmaf(v3, w[j], a3[j]);
+		}
+	}
+	for (int j = 0; j < 16; j++) {
+		acc[0][j] = a0[j];
+		acc[1][j] = a1[j];
+		acc[2][j] = a2[j];
+		acc[3][j] = a3[j];
+	}
+}
+
+// rk_panel_rows computes rows four at a time (rk_panel_quad; the last two or
+// three together too) and a last single row four panels side by side
+// (rk_panel_group).
 RK_FMA_CLONES static void rk_panel_rows(const float *x, long m, long k, const float *panels, long n, float *y) {
 	long np = (n + 15) / 16;
+	long quads = m % 4 == 1 ? m - 1 : m;
+	float quad[4][16];
+	for (long i = 0; i < quads; i += 4) {
+		long rows = quads - i < 4 ? quads - i : 4;
+		for (long p = 0; p < np; p++) {
+			rk_panel_quad(x + i * k, rows, k, panels, p, quad);
+			long col = p * 16;
+			long cols = n - col < 16 ? n - col : 16;
+			for (long r = 0; r < rows; r++) {
+				for (long j = 0; j < cols; j++) {
+					y[(i + r) * n + col + j] = quad[r][j];
+				}
+			}
+		}
+	}
+	if (quads == m) {
+		return;
+	}
+	x += quads * k;
+	y += quads * n;
 	float acc[RK_GROUP][16];
 	for (long p0 = 0; p0 < np; p0 += RK_GROUP) {
 		long g = np - p0 < RK_GROUP ? np - p0 : RK_GROUP;
-		for (long i = 0; i < m; i++) {
-			rk_panel_group(x + i * k, k, panels, p0, g, acc);
-			for (long q = 0; q < g; q++) {
-				long col = (p0 + q) * 16;
-				long cols = n - col < 16 ? n - col : 16;
-				for (long j = 0; j < cols; j++) {
-					y[i * n + col + j] = acc[q][j];
-				}
+		rk_panel_group(x, k, panels, p0, g, acc);
+		for (long q = 0; q < g; q++) {
+			long col = (p0 + q) * 16;
+			long cols = n - col < 16 ? n - col : 16;
+			for (long j = 0; j < cols; j++) {
+				y[col + j] = acc[q][j];
 			}
 		}
 	}
@@ -373,6 +430,14 @@ func geluKernel(xs []float32) {
 		return
 	}
 	C.rk_gelu((*C.float)(unsafe.Pointer(&xs[0])), C.long(len(xs)))
+}
+
+func geluTanhBackwardKernel(x, t, dy, dx []float32) {
+	if len(x) < cgoMinElems {
+		geluTanhBackwardGo(x, t, dy, dx)
+		return
+	}
+	C.rk_gelu_tanh_backward((*C.float)(unsafe.Pointer(&x[0])), (*C.float)(unsafe.Pointer(&t[0])), (*C.float)(unsafe.Pointer(&dy[0])), (*C.float)(unsafe.Pointer(&dx[0])), C.long(len(x)))
 }
 
 func geluTanhKernel(x, y, t []float32) {

@@ -9,6 +9,7 @@ const kernelBackend = "go"
 
 func geluKernel(xs []float32)                       { geluGo(xs) }
 func geluTanhKernel(x, y, t []float32)              { geluTanhGo(x, y, t) }
+func geluTanhBackwardKernel(x, t, dy, dx []float32) { geluTanhBackwardGo(x, t, dy, dx) }
 func softmaxRowsKernel(x []float32, rows, cols int) { softmaxRowsGo(x, cols) }
 func softmaxExp32Kernel(x []float32)                { softmaxExp32Go(x) }
 func layerNormKernel(x, y, w, b []float32, rows, c int, eps float64) {

@@ -277,7 +277,7 @@ func (a *selfAttention[F]) newKVCache(batch, maxT int) *kvCache[F] {
 // step attends from one new position per sequence, x (B, C), to all cached
 // positions and itself, appends its key and value to the cache, and returns the
 // output (B, C), computed on e. It caches nothing for Backward.
-func (a *selfAttention[F]) step(e engine.Engine, x []F, cache *kvCache[F]) ([]F, error) {
+func (a *selfAttention[F]) step(e engine.Engine, x []F, cache *kvCache[F], sp *stepPanels[F]) ([]F, error) {
 	B, c, hs := cache.B, a.C, a.C/a.Heads
 	if len(x) != B*c {
 		return nil, fmt.Errorf("nn: attention step: input has %d values, want B·C = %d", len(x), B*c)
@@ -286,7 +286,7 @@ func (a *selfAttention[F]) step(e engine.Engine, x []F, cache *kvCache[F]) ([]F,
 		return nil, fmt.Errorf("nn: attention step: KV cache full at %d positions", cache.MaxT)
 	}
 	qkv := make([]F, B*3*c)
-	a.QKV.apply(e, x, B, qkv)
+	sp.apply(a.QKV, e, x, B, qkv)
 	t := cache.Len
 	for b := 0; b < B; b++ {
 		cache.put(b, t, qkv[b*3*c+c:][:c], qkv[b*3*c+2*c:][:c])
@@ -303,7 +303,7 @@ func (a *selfAttention[F]) step(e engine.Engine, x []F, cache *kvCache[F]) ([]F,
 		attnForward(e, &s, qkv, cache.K, cache.V, y, att)
 	}
 	out := make([]F, B*c)
-	a.Proj.apply(e, y, B, out)
+	sp.apply(a.Proj, e, y, B, out)
 	return out, nil
 }
 
@@ -509,30 +509,30 @@ func (a *CrossAttention[F]) newCrossCache(ctx []F, B, L int) (*crossCache[F], er
 
 // step attends from x (B, C), one position per sequence, to the cached context on
 // e and returns (B, C).
-func (a *CrossAttention[F]) step(e engine.Engine, x []F, cache *crossCache[F]) []F {
+func (a *CrossAttention[F]) step(e engine.Engine, x []F, cache *crossCache[F], sp *stepPanels[F]) []F {
 	if cache.Shared {
-		return a.attend(e, x, 1, cache.B, cache)
+		return a.attend(e, x, 1, cache.B, cache, sp)
 	}
-	return a.attend(e, x, cache.B, 1, cache)
+	return a.attend(e, x, cache.B, 1, cache, sp)
 }
 
 // prefill attends T positions of a single sequence, x (T, C), to the context of
 // a cache of one sequence.
 func (a *CrossAttention[F]) prefill(x []F, T int, cache *crossCache[F]) []F {
-	return a.attend(a.eng, x, 1, T, cache)
+	return a.attend(a.eng, x, 1, T, cache, nil)
 }
 
 // attend attends T positions of each of B sequences, x (B, T, C), to the cached
 // context of each sequence on e and returns (B, T, C).
-func (a *CrossAttention[F]) attend(e engine.Engine, x []F, B, T int, cache *crossCache[F]) []F {
+func (a *CrossAttention[F]) attend(e engine.Engine, x []F, B, T int, cache *crossCache[F], sp *stepPanels[F]) []F {
 	L, c, hs := cache.L, a.C, a.C/a.Heads
 	q := make([]F, B*T*c)
-	a.Q.apply(e, x, B*T, q)
+	sp.apply(a.Q, e, x, B*T, q)
 	s := attnShape{B: B, H: a.Heads, Tq: T, Tk: L, hs: hs, scale: 1 / math.Sqrt(float64(hs)),
 		q: view{0, T * c, c}, k: view{0, L * 2 * c, 2 * c}, v: view{c, L * 2 * c, 2 * c}, y: view{0, T * c, c}}
 	y, att := make([]F, B*T*c), make([]F, B*a.Heads*T*L)
 	attnForward(e, &s, q, cache.KV, cache.KV, y, att)
 	out := make([]F, B*T*c)
-	a.Proj.apply(e, y, B*T, out)
+	sp.apply(a.Proj, e, y, B*T, out)
 	return out
 }

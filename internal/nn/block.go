@@ -149,8 +149,9 @@ func (b *block[F]) backward(dy []F) (dx, dctx []F) {
 
 // blockState is a block's decoding state.
 type blockState[F Float] struct {
-	kv    *kvCache[F]
-	cross *crossCache[F]
+	kv     *kvCache[F]
+	cross  *crossCache[F]
+	panels *stepPanels[F] // the decoder's packed weights, shared by every block
 }
 
 // step runs the block on one new position per sequence, x (B, C), using and
@@ -159,8 +160,9 @@ type blockState[F Float] struct {
 // small to split across workers (Decoder.eng).
 func (b *block[F]) step(e engine.Engine, x []F, B int, st *blockState[F]) ([]F, error) {
 	return b.cached(e, x, B,
-		func(h []F) ([]F, error) { return b.Attn.step(e, h, st.kv) },
-		func(h []F) []F { return b.Cross.step(e, h, st.cross) })
+		func(h []F) ([]F, error) { return b.Attn.step(e, h, st.kv, st.panels) },
+		func(h []F) []F { return b.Cross.step(e, h, st.cross, st.panels) },
+		st.panels)
 }
 
 // prefill runs the block on the first T positions of a single sequence, x (T, C),
@@ -168,13 +170,14 @@ func (b *block[F]) step(e engine.Engine, x []F, B int, st *blockState[F]) ([]F, 
 func (b *block[F]) prefill(x []F, T int, st *blockState[F]) ([]F, error) {
 	return b.cached(b.eng, x, T,
 		func(h []F) ([]F, error) { return b.Attn.prefill(h, T, st.kv) },
-		func(h []F) []F { return b.Cross.prefill(h, T, st.cross) })
+		func(h []F) []F { return b.Cross.prefill(h, T, st.cross) },
+		nil)
 }
 
 // cached is the block over n rows of x whose attention reads and extends the
 // caches through self and cross: pre-norm self-attention, cross-attention and MLP,
 // each added to the residual stream, on e.
-func (b *block[F]) cached(e engine.Engine, x []F, n int, self func(h []F) ([]F, error), cross func(h []F) []F) ([]F, error) {
+func (b *block[F]) cached(e engine.Engine, x []F, n int, self func(h []F) ([]F, error), cross func(h []F) []F, sp *stepPanels[F]) ([]F, error) {
 	c := b.Cfg.C
 	h := make([]F, n*c)
 	b.LN1.apply(e, x, n, h, nil, nil)
@@ -194,7 +197,7 @@ func (b *block[F]) cached(e engine.Engine, x []F, n int, self func(h []F) ([]F, 
 		}
 	}
 	b.LN2.apply(e, x1, n, h, nil, nil)
-	m := b.MLP.apply(e, h, n)
+	m := b.MLP.applyPanels(e, h, n, sp)
 	for i := range x1 {
 		x1[i] += m[i]
 	}

@@ -76,7 +76,7 @@ func (g *GELU[F]) backward(dy []F) []F {
 	g.eng.ParallelFor(len(dy), func(lo, hi int) {
 		switch xs := any(x[lo:hi]).(type) {
 		case []float32:
-			gelu32Backward(xs, any(th[lo:hi]).([]float32), any(dy[lo:hi]).([]float32), any(dx[lo:hi]).([]float32))
+			fastmath.GELUTanhBackward(xs, any(th[lo:hi]).([]float32), any(dy[lo:hi]).([]float32), any(dx[lo:hi]).([]float32))
 		case []float64:
 			ds, out, ts := any(dy[lo:hi]).([]float64), any(dx[lo:hi]).([]float64), any(th[lo:hi]).([]float64)
 			for i, v := range xs {
@@ -99,13 +99,4 @@ func gelu32(x, y, t []float32) {
 		return
 	}
 	fastmath.GELUTanh(x, y, t[:len(x)])
-}
-
-func gelu32Backward(x, th, dy, dx []float32) {
-	th, dy, dx = th[:len(x)], dy[:len(x)], dx[:len(x)]
-	for i, v := range x {
-		t := th[i]
-		du := geluK * (1 + 3*0.044715*v*v)
-		dx[i] = dy[i] * (0.5*(1+t) + 0.5*v*(1-t*t)*du)
-	}
 }

@@ -83,6 +83,14 @@ func (l *SoftmaxCrossEntropy[F]) Forward(logits *tensor.Dense, targets []int, ma
 	return loss, nil
 }
 
+// RowNLL returns −log of the probability the last Forward gave row i's target
+// (its float32 softmax, floored at 1e-300 as the loss is), whatever the row's
+// weight.
+func (l *SoftmaxCrossEntropy[F]) RowNLL(i int) float64 {
+	v := l.shape[len(l.shape)-1]
+	return -math.Log(math.Max(float64(l.probs[i*v+l.target[i]]), 1e-300))
+}
+
 // Backward returns d loss / d logits, shaped like the logits.
 func (l *SoftmaxCrossEntropy[F]) Backward() *tensor.Dense {
 	n, v := len(l.target), l.shape[len(l.shape)-1]

@@ -52,10 +52,16 @@ func (m *MLP[F]) backward(dy []F) []F {
 
 // apply maps x (n, C) to a new (n, C) slice without caching.
 func (m *MLP[F]) apply(e engine.Engine, x []F, n int) []F {
+	return m.applyPanels(e, x, n, nil)
+}
+
+// applyPanels is apply with the layers on a decoder's packed weights (sp may be
+// nil: stepPanels.apply).
+func (m *MLP[F]) applyPanels(e engine.Engine, x []F, n int, sp *stepPanels[F]) []F {
 	h := make([]F, n*m.Up.Out)
-	m.Up.apply(e, x, n, h)
+	sp.apply(m.Up, e, x, n, h)
 	geluApply(e, h, h, nil)
 	y := make([]F, n*m.Down.Out)
-	m.Down.apply(e, h, n, y)
+	sp.apply(m.Down, e, h, n, y)
 	return y
 }

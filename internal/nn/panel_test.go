@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -86,4 +87,39 @@ func BenchmarkDecoderHead(b *testing.B) {
 			fastmath.PanelRows(x, 1, k, panels, n, y)
 		}
 	})
+}
+
+// BenchmarkStepLinear is a decoding step's linear layer at the shipped model's
+// widths (self-attention's 128 → 384 and the MLP's 512 → 128) for one stream, a
+// vote of four and the eight streams of a skin, and 32 rows, as the engine's GEMM
+// on one worker and as fastmath.PanelRows on weights packed once
+// (stepPanels, panelMaxRows).
+//
+//	go test ./internal/nn/ -run XXX -bench BenchmarkStepLinear -count 3
+func BenchmarkStepLinear(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	e := engine.NewCPU(1)
+	for _, m := range []int{1, 4, 8, 32} {
+		for _, kn := range [][2]int{{128, 384}, {512, 128}} {
+			k, n := kn[0], kn[1]
+			w, x, y := make([]float32, n*k), make([]float32, m*k), make([]float32, m*n)
+			for i := range w {
+				w[i] = float32(rng.NormFloat64() * 0.1)
+			}
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			panels := fastmath.PackPanels(w, n, k)
+			b.Run(fmt.Sprintf("rows=%d/%dx%d/gemm", m, k, n), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					e.Sgemm(false, true, m, n, k, 1, x, k, w, k, 0, y, n)
+				}
+			})
+			b.Run(fmt.Sprintf("rows=%d/%dx%d/panels", m, k, n), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					fastmath.PanelRows(x, m, k, panels, n, y)
+				}
+			})
+		}
+	}
 }

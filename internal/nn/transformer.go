@@ -226,8 +226,9 @@ func (m *Transformer[F]) NewDecoder(batch int, latents *tensor.Dense) (*Decoder[
 		return nil, err
 	}
 	d := &Decoder[F]{m: m, batch: batch, eng: stepEngine(m.eng, batch), headPanels: packHead(m)}
+	panels := newStepPanels(m)
 	for _, b := range m.Blocks {
-		st := blockState[F]{kv: b.Attn.newKVCache(batch, m.Cfg.MaxSeq)}
+		st := blockState[F]{kv: b.Attn.newKVCache(batch, m.Cfg.MaxSeq), panels: panels}
 		if b.Cross != nil {
 			if st.cross, err = b.Cross.newCrossCache(lat, batch, L); err != nil {
 				return nil, err
@@ -255,6 +256,7 @@ func (d *Decoder[F]) Fork(n int) (*Decoder[F], error) {
 	for i, st := range d.states {
 		pk, pv := st.kv.prefix()
 		P := st.kv.Len
+		f.states[i].panels = st.panels
 		f.states[i].kv = &kvCache[F]{B: n, MaxT: st.kv.MaxT, C: st.kv.C, Len: P, P: P, PK: pk, PV: pv,
 			K: make([]F, n*(st.kv.MaxT-P)*st.kv.C), V: make([]F, n*(st.kv.MaxT-P)*st.kv.C)}
 		if st.cross != nil {
