@@ -197,7 +197,7 @@ func (b *block[F]) cached(e engine.Engine, x []F, n int, self func(h []F) ([]F, 
 		}
 	}
 	b.LN2.apply(e, x1, n, h, nil, nil)
-	m := b.MLP.applyPanels(e, h, n, sp)
+	m := b.MLP.apply(e, h, n, sp)
 	for i := range x1 {
 		x1[i] += m[i]
 	}

@@ -50,14 +50,9 @@ func (m *MLP[F]) backward(dy []F) []F {
 	return m.Up.backward(m.Act.backward(m.Down.backward(dy)))
 }
 
-// apply maps x (n, C) to a new (n, C) slice without caching.
-func (m *MLP[F]) apply(e engine.Engine, x []F, n int) []F {
-	return m.applyPanels(e, x, n, nil)
-}
-
-// applyPanels is apply with the layers on a decoder's packed weights (sp may be
-// nil: stepPanels.apply).
-func (m *MLP[F]) applyPanels(e engine.Engine, x []F, n int, sp *stepPanels[F]) []F {
+// apply maps x (n, C) to a new (n, C) slice without caching, with the layers on a
+// decoder's packed weights sp, or on e's GEMMs when sp is nil (stepPanels.apply).
+func (m *MLP[F]) apply(e engine.Engine, x []F, n int, sp *stepPanels[F]) []F {
 	h := make([]F, n*m.Up.Out)
 	sp.apply(m.Up, e, x, n, h)
 	geluApply(e, h, h, nil)
