@@ -123,3 +123,72 @@ func BenchmarkStepLinear(b *testing.B) {
 		}
 	}
 }
+
+// TestDecoderStepsOnPanels checks that a float32 decoder on the CPU engine steps
+// its layers on packed weights (stepPanels), a fork sharing them, and that its
+// logits agree with GEMM steps (the same decoder with the panels taken away) to
+// rounding, for one sequence and for forks of three and five.
+func TestDecoderStepsOnPanels(t *testing.T) {
+	m, cfg := testModel[float32](t, true)
+	rng := rand.New(rand.NewPCG(6, 7))
+	lat32 := make([]float32, 4*cfg.LatentDim)
+	for i := range lat32 {
+		lat32[i] = float32(rng.NormFloat64())
+	}
+	lat := engine.FromSlice(lat32, 1, 4, cfg.LatentDim)
+	for _, n := range []int{1, 3, 5} {
+		panels, err := m.NewDecoder(1, lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gemm, err := m.NewDecoder(1, lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if panels.states[0].panels == nil {
+			t.Fatal("a float32 decoder on the CPU engine has no packed weights")
+		}
+		for i := range gemm.states {
+			gemm.states[i].panels = nil
+		}
+		for p := 0; p < 6; p++ {
+			tok := []int{rng.IntN(cfg.Vocab)}
+			if _, err := panels.Step(tok); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := gemm.Step(tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n > 1 {
+			if panels, err = panels.Fork(n); err != nil {
+				t.Fatal(err)
+			}
+			if gemm, err = gemm.Fork(n); err != nil {
+				t.Fatal(err)
+			}
+			if panels.states[0].panels == nil || gemm.states[0].panels != nil {
+				t.Fatal("a fork does not keep its parent's packed weights")
+			}
+		}
+		for p := 0; p < 6; p++ {
+			toks := make([]int, n)
+			for i := range toks {
+				toks[i] = rng.IntN(cfg.Vocab)
+			}
+			a, err := panels.Step(toks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := gemm.Step(toks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range engine.Data[float32](a) {
+				if y := engine.Data[float32](b)[i]; math.Abs(float64(x-y)) > 1e-4*(1+math.Abs(float64(y))) {
+					t.Fatalf("%d sequences, step %d, logit %d: %v on panels, %v by GEMM", n, p, i, x, y)
+				}
+			}
+		}
+	}
+}

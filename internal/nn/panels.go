@@ -22,8 +22,12 @@ type stepPanels[F Float] struct {
 
 // newStepPanels packs the step-mode linear layers of m's blocks: self-attention's
 // QKV and output projections, cross-attention's query and output projections,
-// and the MLP's two layers. A float64 model gets nil, which steps by GEMM.
+// and the MLP's two layers. A float64 model, or one on an engine other than the
+// CPU's (CUDA, which takes the larger products), gets nil and steps by GEMM.
 func newStepPanels[F Float](m *Transformer[F]) *stepPanels[F] {
+	if _, cpu := m.eng.(*engine.CPU); !cpu {
+		return nil
+	}
 	sp := &stepPanels[F]{packed: map[*Linear[F]][]float32{}}
 	for _, b := range m.Blocks {
 		layers := []*Linear[F]{b.Attn.QKV, b.Attn.Proj, b.MLP.Up, b.MLP.Down}
