@@ -513,7 +513,6 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 	if len(codeSets) > 1 {
 		cache = newPrefixCache(m.cfg.D, nJ, U)
 	}
-	var cvs [][]float32
 	for _, codes := range codeSets {
 		flat := make([]int, 0, nJ*K)
 		for _, cs := range codes {
@@ -523,19 +522,7 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 		if err != nil {
 			return nil, fmt.Errorf("skin tokenizer: decode: %w", err)
 		}
-		cvs = append(cvs, append([]float32(nil), engine.Data[float32](cv)...))
-	}
-	if len(cvs) > 1 { // the mean of the sets' code vectors, decoded once
-		avg := make([]float32, len(cvs[0]))
-		for _, c := range cvs {
-			for i, v := range c {
-				avg[i] += v / float32(len(cvs))
-			}
-		}
-		cvs, cache = [][]float32{avg}, nil
-	}
-	for _, cv := range cvs {
-		dec := newInferDecoder(m, cv, bones, lat, nJ, &t.scratch)
+		dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, nJ, &t.scratch)
 		dec.stop = func() bool { return ctx.Err() != nil }
 		run := func(rows []decodeRow, emit func(r decodeRow, logit float32)) {
 			dec.run(rows, opt.workers(), fill, emit)
@@ -554,7 +541,7 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 			mean[i] += v
 		}
 	}
-	inv := 1 / float32(len(cvs))
+	inv := 1 / float32(len(codeSets))
 	out := make([]float32, len(pos)*nJ)
 	for v, u := range rep {
 		for j, x := range mean[u*nJ : (u+1)*nJ] {
