@@ -1,7 +1,9 @@
 package skincodec
 
 import (
+	"context"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -269,4 +271,54 @@ func untrainedGeodesicTube(t *testing.T) (*SkinTokenizer, *character.Character) 
 		t.Fatal(err)
 	}
 	return tok, tube()
+}
+
+// TestMeanCodes checks Options.MeanCodesFrom: on a mesh of at least that many
+// vertices DecodeWith decodes the mean of the sets' code vectors once, so that
+// two copies of one set give that set's skin bit for bit and two different sets
+// give another skin than the mean of their decoded fields; below it, or at 0, the
+// fields are averaged; MeanProbabilities always averages the fields.
+func TestMeanCodes(t *testing.T) {
+	tok, err := NewSkinTokenizer(DefaultCVAEConfig(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tube()
+	opt := tok.Options()
+	opt.RefineRounds = 0
+	a, err := tok.EncodeAllWith(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([][]int, len(a))
+	for j := range b {
+		b[j] = make([]int, tok.K())
+		for k := range b[j] {
+			b[j][k] = (j*37 + k*101 + 999*(k%2)) % tokens.SkinCodebookSize
+		}
+	}
+	decode := func(from int, sets ...[][]int) *character.Skin {
+		o := tok.Options()
+		o.MeanCodesFrom = from
+		k, err := tok.DecodeWith(context.Background(), c, c.Skeleton, sets, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	n := len(c.Mesh.Positions)
+	one := decode(0, a)
+	if !reflect.DeepEqual(decode(n, a, a), one) {
+		t.Error("the mean code of two copies of a set does not decode as the set")
+	}
+	fields, codes := decode(0, a, b), decode(n, a, b)
+	if reflect.DeepEqual(fields, codes) {
+		t.Error("the mean code of two sets decodes as the mean of their fields")
+	}
+	if !reflect.DeepEqual(decode(n+1, a, b), fields) {
+		t.Error("a mesh below MeanCodesFrom does not average the fields")
+	}
+	if tok.Options().MeanCodesFrom != DefaultMeanCodesFrom {
+		t.Errorf("Options().MeanCodesFrom = %d, want %d", tok.Options().MeanCodesFrom, DefaultMeanCodesFrom)
+	}
 }

@@ -69,12 +69,26 @@ type Options struct {
 	// calls at once (training's example workers) sets 1, so that the calls, not
 	// each call's kernels, share the cores.
 	Workers int
+	// MeanCodesFrom is the vertex count from which DecodeMean decodes the mean of
+	// the code sets' vectors once instead of averaging each set's decoded field;
+	// 0 never does. One decoder pass in place of one per set is what a large
+	// mesh's skin spends most of its time on (DefaultMeanCodesFrom).
+	MeanCodesFrom int
 }
+
+// DefaultMeanCodesFrom is Options.MeanCodesFrom by default: on the 21 files of
+// 40,000 vertices or more of the humans stress sets (fused, up to 156k vertices)
+// the mean code decoded once is closer to the artists' skins than the mean of
+// eight decoded fields (rig skin's default, deformation ×100 5.09 → 4.97,
+// −0.119 [−0.227, −0.034]; joint regions −0.019 [−0.037, −0.004]) in 0.6× the
+// time; the held-out files, all smaller, keep the mean of the fields
+// (docs/skinning.md, "Large meshes").
+const DefaultMeanCodesFrom = 40000
 
 // Options returns the checkpoint's decode settings with the default code search
 // (DefaultRefineRounds, DefaultMinePasses) and the default engine's workers.
 func (t *SkinTokenizer) Options() Options {
-	return Options{DecodeSettings: t.settings, RefineRounds: DefaultRefineRounds, MinePasses: DefaultMinePasses}
+	return Options{DecodeSettings: t.settings, RefineRounds: DefaultRefineRounds, MinePasses: DefaultMinePasses, MeanCodesFrom: DefaultMeanCodesFrom}
 }
 
 // DecodeSettings turn the decoder's per-bone weights into a skin. They are chosen on
@@ -378,7 +392,9 @@ func (t *SkinTokenizer) MeanProbabilities(c *character.Character, sk *character.
 // (context.Canceled or context.DeadlineExceeded). While ctx stays open the result
 // is the one MeanProbabilities gives, bit for bit.
 func (t *SkinTokenizer) meanProbabilitiesContext(ctx context.Context, c *character.Character, sk *character.Skeleton, codeSets [][][]int) ([]float32, error) {
-	return t.probabilitiesWith(ctx, c, sk, codeSets, t.Options())
+	opt := t.Options()
+	opt.MeanCodesFrom = 0 // the expected field: every set decoded
+	return t.probabilitiesWith(ctx, c, sk, codeSets, opt)
 }
 
 // probabilitiesWith is meanProbabilitiesContext with the given options (Exhaustive
@@ -513,16 +529,15 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 	if len(codeSets) > 1 {
 		cache = newPrefixCache(m.cfg.D, nJ, U)
 	}
-	for _, codes := range codeSets {
-		flat := make([]int, 0, nJ*K)
-		for _, cs := range codes {
-			flat = append(flat, cs...)
-		}
-		cv, err := m.fsq.Codes(flat)
-		if err != nil {
-			return nil, fmt.Errorf("skin tokenizer: decode: %w", err)
-		}
-		dec := newInferDecoder(m, engine.Data[float32](cv), bones, lat, nJ, &t.scratch)
+	vecs, err := codeVectors(m, codeSets, nJ*K)
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) > 1 && opt.MeanCodesFrom > 0 && len(pos) >= opt.MeanCodesFrom {
+		vecs, cache = [][]float32{meanVector(vecs)}, nil
+	}
+	for _, cv := range vecs {
+		dec := newInferDecoder(m, cv, bones, lat, nJ, &t.scratch)
 		dec.stop = func() bool { return ctx.Err() != nil }
 		run := func(rows []decodeRow, emit func(r decodeRow, logit float32)) {
 			dec.run(rows, opt.workers(), fill, emit)
@@ -541,7 +556,7 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 			mean[i] += v
 		}
 	}
-	inv := 1 / float32(len(codeSets))
+	inv := 1 / float32(len(vecs))
 	out := make([]float32, len(pos)*nJ)
 	for v, u := range rep {
 		for j, x := range mean[u*nJ : (u+1)*nJ] {
@@ -549,6 +564,35 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 		}
 	}
 	return out, nil
+}
+
+// codeVectors returns each code set's FSQ code vectors (n codes, joint after
+// joint).
+func codeVectors(m *cvae[float32], codeSets [][][]int, n int) ([][]float32, error) {
+	vecs := make([][]float32, len(codeSets))
+	for i, codes := range codeSets {
+		flat := make([]int, 0, n)
+		for _, cs := range codes {
+			flat = append(flat, cs...)
+		}
+		cv, err := m.fsq.Codes(flat)
+		if err != nil {
+			return nil, fmt.Errorf("skin tokenizer: decode: %w", err)
+		}
+		vecs[i] = engine.Data[float32](cv)
+	}
+	return vecs, nil
+}
+
+// meanVector returns the element-wise mean of vectors of one length.
+func meanVector(vecs [][]float32) []float32 {
+	mean := make([]float32, len(vecs[0]))
+	for _, v := range vecs {
+		for i, x := range v {
+			mean[i] += x / float32(len(vecs))
+		}
+	}
+	return mean
 }
 
 // uniquePositions returns the first vertex of each distinct position (uniq) and,
