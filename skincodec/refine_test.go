@@ -318,7 +318,7 @@ func TestMeanCodes(t *testing.T) {
 	if !reflect.DeepEqual(decode(n+1, a, b), fields) {
 		t.Error("a mesh below MeanCodesFrom does not average the fields")
 	}
-	if tok.Options().MeanCodesFrom != DefaultMeanCodesFrom {
-		t.Errorf("Options().MeanCodesFrom = %d, want %d", tok.Options().MeanCodesFrom, DefaultMeanCodesFrom)
+	if tok.Options().MeanCodesFrom != defaultMeanCodesFrom {
+		t.Errorf("Options().MeanCodesFrom = %d, want %d", tok.Options().MeanCodesFrom, defaultMeanCodesFrom)
 	}
 }

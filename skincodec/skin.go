@@ -72,23 +72,23 @@ type Options struct {
 	// MeanCodesFrom is the vertex count from which DecodeMean decodes the mean of
 	// the code sets' vectors once instead of averaging each set's decoded field;
 	// 0 never does. One decoder pass in place of one per set is what a large
-	// mesh's skin spends most of its time on (DefaultMeanCodesFrom).
+	// mesh's skin spends most of its time on (defaultMeanCodesFrom).
 	MeanCodesFrom int
 }
 
-// DefaultMeanCodesFrom is Options.MeanCodesFrom by default: on the 21 files of
+// defaultMeanCodesFrom is Options.MeanCodesFrom by default: on the 21 files of
 // 40,000 vertices or more of the humans stress sets (fused, up to 156k vertices)
 // the mean code decoded once is closer to the artists' skins than the mean of
 // eight decoded fields (rig skin's default, deformation ×100 5.09 → 4.97,
 // −0.119 [−0.227, −0.034]; joint regions −0.019 [−0.037, −0.004]) in 0.6× the
 // time; the held-out files, all smaller, keep the mean of the fields
 // (docs/skinning.md, "Large meshes").
-const DefaultMeanCodesFrom = 40000
+const defaultMeanCodesFrom = 40000
 
 // Options returns the checkpoint's decode settings with the default code search
 // (DefaultRefineRounds, DefaultMinePasses) and the default engine's workers.
 func (t *SkinTokenizer) Options() Options {
-	return Options{DecodeSettings: t.settings, RefineRounds: DefaultRefineRounds, MinePasses: DefaultMinePasses, MeanCodesFrom: DefaultMeanCodesFrom}
+	return Options{DecodeSettings: t.settings, RefineRounds: DefaultRefineRounds, MinePasses: DefaultMinePasses, MeanCodesFrom: defaultMeanCodesFrom}
 }
 
 // DecodeSettings turn the decoder's per-bone weights into a skin. They are chosen on
