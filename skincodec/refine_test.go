@@ -118,24 +118,7 @@ func TestGeodesicFeatures(t *testing.T) {
 // mean of their single decodes, that one set is Probabilities itself, and that bad
 // code sets are refused.
 func TestMeanProbabilities(t *testing.T) {
-	tok, err := NewSkinTokenizer(DefaultCVAEConfig(), 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := tok.Options()
-	opt.RefineRounds = 0
-	c := tube()
-	a, err := tok.EncodeAllWith(c, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := make([][]int, len(a))
-	for j := range b {
-		b[j] = make([]int, tok.K())
-		for k := range b[j] {
-			b[j][k] = (j*37 + k*101 + 999*(k%2)) % tokens.SkinCodebookSize
-		}
-	}
+	tok, c, a, b := twoCodeSets(t)
 	pa, err := tok.Probabilities(c, c.Skeleton, a)
 	if err != nil {
 		t.Fatal(err)
@@ -279,24 +262,7 @@ func untrainedGeodesicTube(t *testing.T) (*SkinTokenizer, *character.Character) 
 // give another skin than the mean of their decoded fields; below it, or at 0, the
 // fields are averaged; MeanProbabilities always averages the fields.
 func TestMeanCodes(t *testing.T) {
-	tok, err := NewSkinTokenizer(DefaultCVAEConfig(), 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := tube()
-	opt := tok.Options()
-	opt.RefineRounds = 0
-	a, err := tok.EncodeAllWith(c, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := make([][]int, len(a))
-	for j := range b {
-		b[j] = make([]int, tok.K())
-		for k := range b[j] {
-			b[j][k] = (j*37 + k*101 + 999*(k%2)) % tokens.SkinCodebookSize
-		}
-	}
+	tok, c, a, b := twoCodeSets(t)
 	decode := func(from int, sets ...[][]int) *character.Skin {
 		o := tok.Options()
 		o.MeanCodesFrom = from
@@ -321,4 +287,28 @@ func TestMeanCodes(t *testing.T) {
 	if tok.Options().MeanCodesFrom != defaultMeanCodesFrom {
 		t.Errorf("Options().MeanCodesFrom = %d, want %d", tok.Options().MeanCodesFrom, defaultMeanCodesFrom)
 	}
+}
+
+// twoCodeSets returns an untrained tokenizer, the tube, the tube's encoded codes
+// (a) and a made-up code set of the same shape (b), for the mean-decode tests.
+func twoCodeSets(t *testing.T) (tok *SkinTokenizer, c *character.Character, a, b [][]int) {
+	t.Helper()
+	tok, err := NewSkinTokenizer(DefaultCVAEConfig(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := tok.Options()
+	opt.RefineRounds = 0
+	c = tube()
+	if a, err = tok.EncodeAllWith(c, opt); err != nil {
+		t.Fatal(err)
+	}
+	b = make([][]int, len(a))
+	for j := range b {
+		b[j] = make([]int, tok.K())
+		for k := range b[j] {
+			b[j][k] = (j*37 + k*101 + 999*(k%2)) % tokens.SkinCodebookSize
+		}
+	}
+	return tok, c, a, b
 }

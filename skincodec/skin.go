@@ -525,16 +525,16 @@ func (t *SkinTokenizer) meanProbs(ctx context.Context, m *cvae[float32], p *prep
 	}
 	mean := make([]float32, U*nJ)
 	probs := make([]float32, U*nJ)
-	var cache *prefixCache // several sets share each row's code-independent prefix
-	if len(codeSets) > 1 {
-		cache = newPrefixCache(m.cfg.D, nJ, U)
-	}
 	vecs, err := codeVectors(m, codeSets, nJ*K)
 	if err != nil {
 		return nil, err
 	}
 	if len(vecs) > 1 && opt.MeanCodesFrom > 0 && len(pos) >= opt.MeanCodesFrom {
-		vecs, cache = [][]float32{meanVector(vecs)}, nil
+		vecs = [][]float32{meanVector(vecs)}
+	}
+	var cache *prefixCache // several decodes share each row's code-independent prefix
+	if len(vecs) > 1 {
+		cache = newPrefixCache(m.cfg.D, nJ, U)
 	}
 	for _, cv := range vecs {
 		dec := newInferDecoder(m, cv, bones, lat, nJ, &t.scratch)
