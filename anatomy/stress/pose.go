@@ -36,17 +36,64 @@ func pressLegs(c *character.Character) error {
 		}
 		return q.press()
 	}
+	legs := [2]int{b.joint[anatomy.Side(1, anatomy.UpLeg)], b.joint[anatomy.Side(-1, anatomy.UpLeg)]}
+	floor := b.floorBones(legs)
 	turns := map[int]vecmath.Mat4{}
-	for _, sd := range []int{1, -1} {
-		j := b.joint[anatomy.Side(sd, anatomy.UpLeg)]
-		t, _, err := b.legTurn(j, nil, legTurnLimit, false)
+	for i, sd := range []int{1, -1} {
+		t, _, err := b.legTurn(legs[i], floor[i], legTurnLimit, false)
 		if err != nil {
 			return fmt.Errorf("the %s: %w", anatomy.Side(sd, "leg"), err)
 		}
-		turns[j] = t
+		turns[legs[i]] = t
+		for _, f := range floor[i] {
+			turns[f] = t
+		}
 	}
 	b.pose(turns)
 	return nil
+}
+
+// floorBones returns the bones outside both legs that turn with the left
+// (first) and the right leg: every child of a root on the floor whose subtree
+// lies on the floor beside the plane, such as a foot weighted to an IK bone or
+// an unweighted IK target, as Quaternius' mechs have them. Left behind, such a
+// foot would stay apart while its leg presses in, and the artist's foot joint
+// with it.
+func (b *body) floorBones(legs [2]int) [2][]int {
+	sk := b.c.Skeleton
+	low := b.floor + 0.2*b.height()
+	var out [2][]int
+	for top, p := range sk.Parents {
+		if p < 0 || sk.Parents[p] >= 0 || sk.Position(p).Dot(b.up) >= low || b.holdsLeg(top, legs) {
+			continue
+		}
+		onFloor := true
+		for k, in := range b.subtree(top) {
+			onFloor = onFloor && (!in || sk.Position(k).Dot(b.up) < low)
+		}
+		off := sk.Position(top).Dot(b.side) - b.mid
+		if !onFloor || math.Abs(off) < 0.01*b.height() {
+			continue
+		}
+		i := 0
+		if off < 0 {
+			i = 1
+		}
+		out[i] = append(out[i], top)
+	}
+	return out
+}
+
+// holdsLeg reports whether joint j's subtree holds either leg's top, or j lies
+// in a leg's subtree (then it turns with that leg already).
+func (b *body) holdsLeg(j int, legs [2]int) bool {
+	in := b.subtree(j)
+	for _, l := range legs {
+		if in[l] || b.subtree(l)[j] {
+			return true
+		}
+	}
+	return false
 }
 
 // legTurn returns the turn about the forward axis through joint j that brings the

@@ -2,6 +2,7 @@ package stress
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/rigkit/rigkit/vecmath"
@@ -278,5 +279,68 @@ func TestFuseKeepsPartsAndFillsCavities(t *testing.T) {
 		if w := wn.At(p); w < 0.5 {
 			t.Errorf("winding number %.2f at %v: want inside the fused surface", w, p)
 		}
+	}
+}
+
+// ikFeetBiped is the synthetic biped with its feet hung from a second root on
+// the floor, as an IK rig hangs them (Quaternius' mechs and astronauts): the
+// feet and toes are outside the legs' subtrees.
+func ikFeetBiped(t *testing.T) *character.Character {
+	t.Helper()
+	c := biped(t).Clone()
+	sk := c.Skeleton
+	sk.Names = append([]string{"IKRoot"}, sk.Names...)
+	sk.BindWorld = append([]vecmath.Mat4{vecmath.Identity4()}, sk.BindWorld...)
+	parents := []int{-1}
+	for j, p := range sk.Parents {
+		switch {
+		case sk.Names[j+1] == "foot_l" || sk.Names[j+1] == "foot_r":
+			p = 0
+		case p >= 0:
+			p++
+		}
+		parents = append(parents, p)
+	}
+	sk.Parents = parents
+	for _, ws := range c.Skin.Weights {
+		for i := range ws {
+			ws[i].Joint++
+		}
+	}
+	if err := sk.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestPressLegsCarriesFloorFeet: feet hung from a root on the floor turn with
+// their legs, so that they reach the plane with them and their joints stay on
+// their vertices.
+func TestPressLegsCarriesFloorFeet(t *testing.T) {
+	base := ikFeetBiped(t)
+	c, err := Apply(base, "legs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The gap is measured with the feet hung from their legs again, so that the
+	// feet count as the legs' lower parts.
+	joined := c.Clone()
+	for j, n := range joined.Skeleton.Names {
+		if n == "foot_l" || n == "foot_r" {
+			joined.Skeleton.Parents[j] = j - 1
+		}
+	}
+	if g := legGap(t, joined); g >= 0.001 {
+		t.Errorf("leg gap %.4f of the height, want the legs together", g)
+	}
+	for _, name := range []string{"foot_l", "foot_r", "toe_l"} {
+		j := slices.Index(c.Skeleton.Names, name)
+		before, after := math.Abs(base.Skeleton.Position(j)[0]), math.Abs(c.Skeleton.Position(j)[0])
+		if after >= 0.8*before {
+			t.Errorf("%s: %.3f from the plane before, %.3f after; want it carried in with its leg", name, before, after)
+		}
+	}
+	if d0, d1 := jointSpread(base), jointSpread(c); d1 > d0*1.05+1e-9 {
+		t.Errorf("mean vertex-to-dominant-joint distance grew from %.4f to %.4f", d0, d1)
 	}
 }
