@@ -51,11 +51,16 @@ type RefinedSkin struct {
 // Rig implements Rigger.
 func (r RefinedSkin) Rig(c *character.Character) (*character.Character, *RigInfo, error) {
 	out, info, err := r.Rigger.Rig(c)
-	if err != nil || info == nil || !tokenSkinned(info.Method) || r.Share >= 1 || out.Skin == nil {
+	if err != nil || info == nil || !tokenSkinned(info.Method) || out.Skin == nil {
 		return out, info, err
+	}
+	if r.Share >= 1 {
+		mirrorSides(out, info)
+		return out, info, nil
 	}
 	if n := len(out.Mesh.Positions); r.MaxVertices > 0 && n > r.MaxVertices {
 		info.Warnings = append(info.Warnings, fmt.Sprintf("token skin kept as decoded: %d vertices, above the %d refined by %s", n, r.MaxVertices, r.DenseName))
+		mirrorSides(out, info)
 		return out, info, nil
 	}
 	start := time.Now()
@@ -71,6 +76,7 @@ func (r RefinedSkin) Rig(c *character.Character) (*character.Character, *RigInfo
 		return out, info, nil
 	}
 	info.Method += "+" + r.DenseName + "@" + strconv.FormatFloat(r.Share, 'g', -1, 64)
+	mirrorSides(out, info)
 	info.Score, info.Rewards = nil, nil
 	if info.TimingsMS == nil {
 		info.TimingsMS = map[string]float64{}
@@ -83,4 +89,18 @@ func (r RefinedSkin) Rig(c *character.Character) (*character.Character, *RigInfo
 // model's skin tokens ("tokenrig", "classical-skeleton+tokens", "copilot+tokens").
 func tokenSkinned(method string) bool {
 	return method == "tokenrig" || strings.HasSuffix(method, "+tokens")
+}
+
+// mirrorSides hands the weight a token skin gives across the skeleton's mirror
+// plane to the mirrored bones (skinning.MirrorSides): where mirrored parts
+// touch, the learned weights spill onto the other side's bones. When weight
+// moves, RigInfo.Method gains "/sides" and the score is left to the caller.
+func mirrorSides(out *character.Character, info *RigInfo) {
+	skin, rep := skinning.MirrorSides(out, out.Skin)
+	if rep.Moved == 0 {
+		return
+	}
+	out.Skin = skin
+	info.Method += "/sides"
+	info.Score, info.Rewards = nil, nil
 }

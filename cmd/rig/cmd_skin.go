@@ -59,6 +59,10 @@ const fallbackSkinMethod = "geodesic"
 // the mesh to one joint (skinning.BindBlocks).
 const blocksSuffix = "/blocks"
 
+// sidesSuffix ends a skin method whose weights on the other side of the
+// skeleton's mirror plane then go to the mirrored bone (skinning.MirrorSides).
+const sidesSuffix = "/sides"
+
 // resolveSkinMethod returns the method to run for a --method value ("" = default).
 func resolveSkinMethod(name string, stderr io.Writer) (string, skinMethod, error) {
 	if name == "" {
@@ -84,6 +88,16 @@ func resolveSkinMethod(name string, stderr io.Writer) (string, skinMethod, error
 func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, error) {
 	if m, ok := methods[name]; ok {
 		return m, nil
+	}
+	if base, ok := strings.CutSuffix(name, sidesSuffix); ok {
+		m, err := lookupSkinMethod(methods, base)
+		if err != nil {
+			return nil, err
+		}
+		return followedBy(m, func(c *character.Character, k *character.Skin) (*character.Skin, error) {
+			k, _ = skinning.MirrorSides(c, k)
+			return k, nil
+		}), nil
 	}
 	if base, ok := strings.CutSuffix(name, blocksSuffix); ok {
 		m, err := lookupSkinMethod(methods, base)
@@ -164,6 +178,7 @@ func runSkin(args []string, stdout io.Writer) error {
 	method := fs.String("method", "", "tokens+heat@0.3 (default: the token skin refined by heat), tokens, geodesic, heat, rigid, or a blend A+B[@ALPHA] of two (ALPHA·A + (1−ALPHA)·B per vertex, default 0.5); a suffix ^P sharpens (weights to the power P, renormalized)")
 	samples := fs.Int("samples", 0, "tokens: skin-token streams whose decoded weights are averaged (0: the method's default; 1: greedy)")
 	blocks := fs.Bool("blocks", true, "bind each rigid block of the mesh (a part of at most 8 distinct positions, such as each box of a blocky character) wholly to one joint; the method gains \"/blocks\"")
+	sides := fs.Bool("sides", true, "token skins: the weight a bone gives across the skeleton's mirror plane goes to its mirror image where that lies at most half as far (legs pressed together); the method gains \"/sides\"")
 	keepIdle := fs.Bool("keep-idle", true, "joints the input's own skin gives no weight (a floor root, an armature node, IK targets) get none in the new skin")
 	asJSON := fs.Bool("json", false, "print a JSON report (with what the output kept and replaced of the input's scene) instead of a line")
 	eng := engineFlag(fs)
@@ -206,6 +221,13 @@ func runSkin(args []string, stdout io.Writer) error {
 		fmt.Fprintf(diag, "rig: skin %s: %s\n", src, fallback)
 		name = fallbackSkinMethod
 	}
+	var sided *skinning.SideReport
+	if *sides && strings.Contains(name, "tokens") {
+		var rep skinning.SideReport
+		if skin, rep = skinning.MirrorSides(c, skin); rep.Moved > 0 {
+			sided, name = &rep, name+sidesSuffix
+		}
+	}
 	var idle []string
 	if *keepIdle {
 		skin, idle = keepIdleJoints(c, skin)
@@ -229,7 +251,7 @@ func runSkin(args []string, stdout io.Writer) error {
 	}
 	if *asJSON {
 		return printSkinRun(stdout, skinRun{Input: files[0], Output: *out, Method: name, Fallback: fallback,
-			Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Idle: idle, Blocks: bound, Seconds: elapsed.Seconds(), Scene: scene})
+			Vertices: len(c.Mesh.Positions), Joints: c.Skeleton.NumJoints(), Idle: idle, Sides: sided, Blocks: bound, Seconds: elapsed.Seconds(), Scene: scene})
 	}
 	fmt.Fprintf(resultLog(*out, stdout), "%s: %d vertices, %d joints, method %s, %.3f s → %s\n",
 		src, len(c.Mesh.Positions), c.Skeleton.NumJoints(), name, elapsed.Seconds(), outputName(*out))
@@ -246,6 +268,7 @@ type skinRun struct {
 	Vertices int                   `json:"vertices"`
 	Joints   int                   `json:"joints"`
 	Idle     []string              `json:"idle_joints,omitempty"` // left without weight, as the input's skin had them (--keep-idle)
+	Sides    *skinning.SideReport  `json:"sides,omitempty"`       // token weight handed across the mirror plane (--sides)
 	Blocks   *skinning.BlockReport `json:"blocks,omitempty"`      // rigid blocks bound to one joint (--blocks)
 	Seconds  float64               `json:"seconds"`
 	Scene    *gltfio.SceneReport   `json:"scene"`
