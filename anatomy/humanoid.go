@@ -262,8 +262,12 @@ func traceHumanoidLimbs(s *shape, t *tree) (humanoidLimbs, error) {
 		}
 		return l, nil
 	}
-	if ls.walled {
-		if arms, ok := s.profile().walledArms(s, l.crotch); ok {
+	if ls.walled || l.fromShape[0] {
+		// Beside legs the slices part, inner walls may be other parts' (a
+		// mech's plating, a skirt over the hips): they are not the arms where
+		// the proposal holds both hands out beyond them.
+		arms, ok := s.profile().walledArms(s, l.crotch)
+		if ok && (ls.walled || !handsBeyond(s, t, parts, arms)) {
 			l.fromShape[1] = true
 			for i := range sides {
 				l.arms[i], l.hands[i] = arms[i], atFraction(arms[i], 0.75)

@@ -140,7 +140,7 @@ const (
 	torsoHalfWall = 0.05
 	minArmPart    = 0.04
 	maxArmPart    = 0.2
-	armOutline    = 0.3
+	armOutline    = 0.4
 	minWalledArm  = 0.15
 )
 
