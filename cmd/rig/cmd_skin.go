@@ -63,6 +63,22 @@ const blocksSuffix = "/blocks"
 // skeleton's mirror plane then go to the mirrored bone (skinning.MirrorSides).
 const sidesSuffix = "/sides"
 
+// skinSteps are the steps a skin method's name may end in, each applied to the
+// weights the method before it gives.
+var skinSteps = []struct {
+	suffix string
+	post   func(*character.Character, *character.Skin) (*character.Skin, error)
+}{
+	{sidesSuffix, func(c *character.Character, k *character.Skin) (*character.Skin, error) {
+		k, _ = skinning.MirrorSides(c, k)
+		return k, nil
+	}},
+	{blocksSuffix, func(c *character.Character, k *character.Skin) (*character.Skin, error) {
+		k, _ = skinning.BindBlocks(c, k)
+		return k, nil
+	}},
+}
+
 // resolveSkinMethod returns the method to run for a --method value ("" = default).
 func resolveSkinMethod(name string, stderr io.Writer) (string, skinMethod, error) {
 	if name == "" {
@@ -89,25 +105,14 @@ func lookupSkinMethod(methods map[string]skinMethod, name string) (skinMethod, e
 	if m, ok := methods[name]; ok {
 		return m, nil
 	}
-	if base, ok := strings.CutSuffix(name, sidesSuffix); ok {
-		m, err := lookupSkinMethod(methods, base)
-		if err != nil {
-			return nil, err
+	for _, step := range skinSteps {
+		if base, ok := strings.CutSuffix(name, step.suffix); ok {
+			m, err := lookupSkinMethod(methods, base)
+			if err != nil {
+				return nil, err
+			}
+			return followedBy(m, step.post), nil
 		}
-		return followedBy(m, func(c *character.Character, k *character.Skin) (*character.Skin, error) {
-			k, _ = skinning.MirrorSides(c, k)
-			return k, nil
-		}), nil
-	}
-	if base, ok := strings.CutSuffix(name, blocksSuffix); ok {
-		m, err := lookupSkinMethod(methods, base)
-		if err != nil {
-			return nil, err
-		}
-		return followedBy(m, func(c *character.Character, k *character.Skin) (*character.Skin, error) {
-			k, _ = skinning.BindBlocks(c, k)
-			return k, nil
-		}), nil
 	}
 	if i := strings.LastIndex(name, "^"); i >= 0 {
 		base, powText := name[:i], name[i+1:]

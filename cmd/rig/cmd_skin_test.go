@@ -147,6 +147,9 @@ func TestLookupSkinBlend(t *testing.T) {
 		{"c^2", 0, "unknown skin method"},
 		{"a+b@0.25/blocks", 0.25, ""}, // no mesh, no blocks: the blend as is
 		{"c/blocks", 0, "unknown skin method"},
+		{"a+b@0.25/sides", 0.25, ""}, // no skeleton, no mirror plane: the blend as is
+		{"a+b@0.25/sides/blocks", 0.25, ""},
+		{"c/sides", 0, "unknown skin method"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
