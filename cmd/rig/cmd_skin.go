@@ -69,14 +69,18 @@ var skinSteps = []struct {
 	suffix string
 	post   func(*character.Character, *character.Skin) (*character.Skin, error)
 }{
-	{sidesSuffix, func(c *character.Character, k *character.Skin) (*character.Skin, error) {
-		k, _ = skinning.MirrorSides(c, k)
-		return k, nil
-	}},
+	{sidesSuffix, mirrorSidesStep},
 	{blocksSuffix, func(c *character.Character, k *character.Skin) (*character.Skin, error) {
 		k, _ = skinning.BindBlocks(c, k)
 		return k, nil
 	}},
+}
+
+// mirrorSidesStep hands weight across the skeleton's mirror plane to the
+// mirrored bones (skinning.MirrorSides).
+func mirrorSidesStep(c *character.Character, k *character.Skin) (*character.Skin, error) {
+	k, _ = skinning.MirrorSides(c, k)
+	return k, nil
 }
 
 // resolveSkinMethod returns the method to run for a --method value ("" = default).

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/rigkit/rigkit/viewer/edit"
 )
@@ -58,10 +59,15 @@ func runViewScript(path string, f viewScriptFlags, stdout io.Writer) error {
 	return nil
 }
 
-// editSkinners are `rig skin`'s methods as the workbench's re-skin methods.
+// editSkinners are `rig skin`'s methods as the workbench's re-skin methods, the
+// token skins with their weight across the mirror plane handed over as `rig
+// skin --sides` hands it.
 func editSkinners() map[string]edit.Skinner {
 	out := make(map[string]edit.Skinner, len(skinMethods))
 	for name, m := range skinMethods {
+		if strings.Contains(name, "tokens") {
+			m = followedBy(m, mirrorSidesStep)
+		}
 		out[name] = edit.Skinner(m)
 	}
 	return out
