@@ -1,7 +1,9 @@
 package skinning
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/vecmath"
@@ -60,24 +62,17 @@ func MirrorSides(c *character.Character, k *character.Skin) (*character.Skin, Si
 		return k, rep
 	}
 	pos := c.Skeleton.Positions()
-	lo, hi := c.Mesh.Positions[0], c.Mesh.Positions[0]
-	for _, q := range c.Mesh.Positions {
-		for a := range 3 {
-			lo[a], hi[a] = math.Min(lo[a], q[a]), math.Max(hi[a], q[a])
-		}
-	}
+	lo, hi := c.Mesh.Bounds()
 	size := math.Max(hi[0]-lo[0], math.Max(hi[1]-lo[1], hi[2]-lo[2]))
-	axis, mid, partner := mirrorPlane(pos, lo, hi, size)
+	axis, mid, partner, pairs := mirrorPlane(pos, lo, hi, size)
 	if axis < 0 {
 		return k, rep
 	}
-	rep.Axis = axis
-	for j, p := range partner {
-		if p > j {
-			rep.Pairs++
-		}
+	rep.Axis, rep.Pairs = axis, pairs
+	bones := make([][]Segment, len(pos))
+	for _, g := range Bones(c.Skeleton) {
+		bones[g.Joint] = append(bones[g.Joint], g)
 	}
-	bones := boneSegments(c.Skeleton, pos)
 	margin := sideMargin * size
 	out := &character.Skin{Weights: make([][]character.Influence, len(k.Weights))}
 	for v, ws := range k.Weights {
@@ -104,7 +99,7 @@ func MirrorSides(c *character.Character, k *character.Skin) (*character.Skin, Si
 // joint each of its influences should go to (nil when none crosses): an
 // influence of a joint on the other side whose partner's bone lies nearer q
 // goes to the partner.
-func crossedWeights(ws []character.Influence, q vecmath.Vec3, side float64, axis int, mid, margin float64, pos []vecmath.Vec3, partner []int, bones [][]segment) []int {
+func crossedWeights(ws []character.Influence, q vecmath.Vec3, side float64, axis int, mid, margin float64, pos []vecmath.Vec3, partner []int, bones [][]Segment) []int {
 	var to []int
 	for i, w := range ws {
 		j := w.Joint
@@ -146,35 +141,25 @@ func mergeInfluences(ws []character.Influence, to []int) []character.Influence {
 			out = append(out, character.Influence{Joint: to[i], Weight: w.Weight})
 		}
 	}
-	sortInfluences(out)
+	slices.SortStableFunc(out, func(a, b character.Influence) int { return cmp.Compare(b.Weight, a.Weight) })
 	return out
 }
 
-// sortInfluences orders influences heaviest first (insertion sort: at most a
-// handful).
-func sortInfluences(ws []character.Influence) {
-	for i := 1; i < len(ws); i++ {
-		for k := i; k > 0 && ws[k].Weight > ws[k-1].Weight; k-- {
-			ws[k], ws[k-1] = ws[k-1], ws[k]
-		}
-	}
-}
-
 // mirrorPlane finds the axis and offset (the middle of the bounds lo–hi along
-// it) across which the most joints pair; partner[j] is j's mirror joint or -1.
+// it) across which the most joints pair, and how many pairs; partner[j] is j's
+// mirror joint or -1.
 // It returns axis -1 when no axis pairs minSidePairs pairs and minPairedShare of
 // the joints off its plane.
-func mirrorPlane(pos []vecmath.Vec3, lo, hi vecmath.Vec3, size float64) (int, float64, []int) {
-	bestAxis, bestMid, bestPairs := -1, 0.0, 0
-	var best []int
-	for axis := 0; axis < 3; axis++ {
-		mid := (lo[axis] + hi[axis]) / 2
-		partner, pairs, off := pairAcross(pos, axis, mid, size)
-		if pairs >= minSidePairs && float64(2*pairs) >= minPairedShare*float64(off) && pairs > bestPairs {
-			bestAxis, bestMid, bestPairs, best = axis, mid, pairs, partner
+func mirrorPlane(pos []vecmath.Vec3, lo, hi vecmath.Vec3, size float64) (axis int, mid float64, partner []int, pairs int) {
+	axis = -1
+	for a := 0; a < 3; a++ {
+		m := (lo[a] + hi[a]) / 2
+		pt, n, off := pairAcross(pos, a, m, size)
+		if n >= minSidePairs && float64(2*n) >= minPairedShare*float64(off) && n > pairs {
+			axis, mid, partner, pairs = a, m, pt, n
 		}
 	}
-	return bestAxis, bestMid, best
+	return axis, mid, partner, pairs
 }
 
 // minPairedShare is the least share of the joints off a mirror plane that must
@@ -216,29 +201,11 @@ func pairAcross(pos []vecmath.Vec3, axis int, mid, size float64) (partner []int,
 	return partner, pairs, off
 }
 
-// segment is a bone from a joint to one of its children.
-type segment struct{ a, b vecmath.Vec3 }
-
-// boneSegments returns each joint's bones: to each child, or the point of the
-// joint itself for a leaf.
-func boneSegments(sk *character.Skeleton, pos []vecmath.Vec3) [][]segment {
-	out := make([][]segment, len(pos))
-	for j, kids := range sk.Children() {
-		for _, k := range kids {
-			out[j] = append(out[j], segment{pos[j], pos[k]})
-		}
-		if len(out[j]) == 0 {
-			out[j] = []segment{{pos[j], pos[j]}}
-		}
-	}
-	return out
-}
-
-// segDist is the distance from q to the nearest of the segments.
-func segDist(segs []segment, q vecmath.Vec3) float64 {
+// segDist is the distance from q to the nearest of a joint's bone segments.
+func segDist(segs []Segment, q vecmath.Vec3) float64 {
 	best := math.Inf(1)
-	for _, s := range segs {
-		best = math.Min(best, vecmath.SegmentDist(q, s.a, s.b))
+	for _, g := range segs {
+		best = math.Min(best, g.dist(q))
 	}
 	return best
 }
