@@ -460,7 +460,7 @@ func (p *profile) findHangingArms(s *shape, crotch, minTip float64) ([2][]vecmat
 		}
 		route = medianAcross(route, 3)
 		y := math.Max(route[0][1]+0.05*H, math.Min(p.shoulderTop(s, route, sd), route[0][1]+maxShoulderRise*H))
-		arms[i] = append([]vecmath.Vec3{shoulderAbove(route, math.Min(y, s.hi[1]))}, route...)
+		arms[i] = append([]vecmath.Vec3{shoulderAbove(route, math.Min(y, s.hi[1]), s.mid)}, route...)
 	}
 	// On a mirror-symmetric mesh an arm found on one side stands for both (the
 	// other pressed into the body over its whole length).
@@ -640,14 +640,28 @@ func (p *profile) armRun(lo, hi, sd, maxGap int, minLen float64) []vecmath.Vec3 
 }
 
 // shoulderAbove extends an arm route (from the armpit down) up to height y along
-// the line through its top fifth: a slanting arm's shoulder joint lies inward of
-// its highest slice.
-func shoulderAbove(route []vecmath.Vec3, y float64) vecmath.Vec3 {
-	a, b := route[0], route[max(1, len(route)/5)]
-	if b[1] >= a[1] {
-		return vecmath.Vec3{a[0], y, a[2]}
+// the arm's line across the front, read from an eighth to half of the way down: a
+// slanting arm's shoulder joint lies inward of its highest slice, and the slices
+// nearest the armpit, where the arm presses into or is fused with the body, show
+// only its outer part. The joint lies no nearer the plane x = mid than half the
+// top slice's distance (an A-posed arm's shoulder joint lies about halfway
+// between the centre of its top slice and the plane), and above the top slice
+// where the line leans out as it rises (a forearm turned in toward the body); its
+// depth is the arm's there.
+func shoulderAbove(route []vecmath.Vec3, y, mid float64) vecmath.Vec3 {
+	a, b := route[len(route)/8], route[max(len(route)/8+1, len(route)/2)]
+	top := route[0][0] - mid
+	x := route[0][0]
+	if b[1] < a[1] {
+		x = a[0] + (a[0]-b[0])*(y-a[1])/(a[1]-b[1])
 	}
-	return a.Add(a.Sub(b).Scale((y - a[1]) / (a[1] - b[1])))
+	switch d := (x - mid) / top; {
+	case d > 1:
+		x = route[0][0]
+	case d < 0.5:
+		x = mid + top/2
+	}
+	return vecmath.Vec3{x, y, a[2]}
 }
 
 // medianAcross replaces each point's x and z by their medians over the points

@@ -165,6 +165,44 @@ func TestFromShoulder(t *testing.T) {
 	}
 }
 
+// TestShoulderAbove: an A-posed arm's shoulder joint lies on the arm's line
+// read below the armpit, where slices fused with the body show only the arm's
+// outer part (the top slices' centres lie outward of the line), and no nearer the
+// plane than half the top slice's distance from it, also where the line, extended
+// far above the armpit, would cross it; above the top slice where the line leans
+// out as it rises.
+func TestShoulderAbove(t *testing.T) {
+	// An arm slanting at 45° from (0.4, 1.2) down to (1.2, 0.4), sampled every 0.05.
+	var arm []vecmath.Vec3
+	for y := 1.2; y >= 0.4; y -= 0.05 {
+		arm = append(arm, vecmath.Vec3{0.4 + (1.2 - y), y, 0})
+	}
+	// The same arm whose two top slices lie 0.15 outward (fused at the armpit).
+	fused := append([]vecmath.Vec3(nil), arm...)
+	for i := 0; i < 2; i++ {
+		fused[i][0] += 0.15
+	}
+	for _, tc := range []struct {
+		name  string
+		route []vecmath.Vec3
+		y     float64
+		wantX float64
+	}{
+		{"on the line", arm, 1.3, 0.3},
+		{"fused armpit", fused, 1.3, 0.3},
+		{"no nearer the plane than half the armpit", arm, 1.5, 0.2},
+		{"hanging straight", []vecmath.Vec3{{0.3, 1.2, 0}, {0.3, 1.0, 0}, {0.3, 0.8, 0}}, 1.3, 0.3},
+		{"forearm turned in", []vecmath.Vec3{{0.3, 1.2, 0}, {0.29, 1.1, 0}, {0.26, 1.0, 0}, {0.22, 0.9, 0}}, 1.3, 0.3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := shoulderAbove(tc.route, tc.y, 0)
+			if math.Abs(got[0]-tc.wantX) > 1e-9 || got[1] != tc.y {
+				t.Fatalf("shoulder %v, want x %.3f at y %.2f", got, tc.wantX, tc.y)
+			}
+		})
+	}
+}
+
 // TestNeckAboveArmpits: the neck is the narrow part under the head, not the
 // notch under the shoulders that arms pressed against the torso leave (narrower
 // than the body below and above it), nor the chest under shoulders wider than it.
