@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/rigkit/rigkit/vecmath"
 )
@@ -703,7 +704,7 @@ func fitLeg(s *shape, side int, route []vecmath.Vec3, hips vecmath.Vec3, hw, y0,
 			hip[1] = math.Max(hip[1], p[1])
 		}
 		if k, ok := bend(up, hip, ankle, 0.15); ok {
-			knee = k
+			knee = s.kneeAtFront(route, k, hip, ankle)
 		}
 	} else {
 		hip[0] = s.mid + float64(side)*math.Max(0.5*hw, 0.9*out)
@@ -770,6 +771,49 @@ func upright(route []vecmath.Vec3, mid, reach float64) []vecmath.Vec3 {
 		}
 	}
 	return route
+}
+
+// kneeAtFront moves the bend k of a leg that bends far from the line between hip
+// and ankle (a bird-legged walker's knee, forward of both) to where that line
+// is farthest from the leg's surface on the bend's side, front or back, a leg's
+// radius in from it. Horizontal slices cut the thigh slanting up from such a
+// knee lengthwise, so their centres lie behind the knee, and the route's bend
+// sits low on the shin. The radius is half the leg's depth over the lower half
+// of the route below k.
+func (s *shape) kneeAtFront(route []vecmath.Vec3, k, hip, ankle vecmath.Vec3) vecmath.Vec3 {
+	lineZ := func(y float64) float64 { return ankle[2] + (hip[2]-ankle[2])*(y-ankle[1])/(hip[1]-ankle[1]) }
+	sd := math.Copysign(1, k[2]-lineZ(k[1]))
+	var depths []float64
+	for _, p := range route {
+		if p[1] > ankle[1] && p[1] < (ankle[1]+k[1])/2 {
+			if lo, hi, ok := s.run(p, 2); ok {
+				depths = append(depths, hi-lo)
+			}
+		}
+	}
+	if len(depths) == 0 {
+		return k
+	}
+	sort.Float64s(depths)
+	r := depths[len(depths)/2] / 2
+	best, bestD := k, sd*(k[2]-lineZ(k[1]))+r
+	const levels = 48
+	for i := 1; i < levels; i++ {
+		y := ankle[1] + (hip[1]-ankle[1])*float64(i)/levels
+		q := vecmath.Vec3{k[0], y, k[2]}
+		lo, hi, ok := s.run(q, 2)
+		if !ok {
+			continue
+		}
+		front := hi
+		if sd < 0 {
+			front = lo
+		}
+		if d := sd * (front - lineZ(y)); d > bestD {
+			best, bestD = vecmath.Vec3{k[0], y, front - sd*r}, d
+		}
+	}
+	return best
 }
 
 // bend returns the point of a leg's route between the heights of ankle and hip
