@@ -458,6 +458,9 @@ func (p *profile) findHangingArms(s *shape, crotch, minTip float64) ([2][]vecmat
 			route[len(route)-1][1] < s.lo[1]+minTip*H {
 			continue
 		}
+		if p.underHeldArm(s, route, sd) {
+			continue
+		}
 		route = medianAcross(route, 3)
 		y := math.Max(route[0][1]+0.05*H, math.Min(p.shoulderTop(s, route, sd), route[0][1]+maxShoulderRise*H))
 		arms[i] = append([]vecmath.Vec3{shoulderAbove(route, math.Min(y, s.hi[1]), s.mid)}, route...)
@@ -476,6 +479,32 @@ func (p *profile) findHangingArms(s *shape, crotch, minTip float64) ([2][]vecmat
 	}
 	return arms, nil
 }
+
+// underHeldArm reports whether a hanging arm's run (from its top slice down, on
+// side sd) lies in or under an arm held out: the outline within heldArmRise of
+// the height above or below its top slice reaches more than heldArmReach of the
+// height beyond the run's top. A T-posed arm's bumps (a pauldron's top, an
+// elbow pad, a cuff), fused to it, show as a second hump in the slices through
+// and below it, with the arm reaching 0.27-0.35 of the height beyond (the fused
+// Quaternius astronaut); beside an A-posed arm's top the outline, over its
+// pauldron or down its slant, reaches 0.16 at most.
+func (p *profile) underHeldArm(s *shape, route []vecmath.Vec3, sd int) bool {
+	H := s.height()
+	top := float64(sd) * (route[0][0] - s.mid)
+	for y := p.levelOf(route[0][1] - heldArmRise*H); y < len(p.w) && p.levelY(y) <= route[0][1]+heldArmRise*H; y++ {
+		if o, ok := p.outline(s, y, sd); ok && o > top+heldArmReach*H {
+			return true
+		}
+	}
+	return false
+}
+
+// heldArmRise and heldArmReach bound underHeldArm's look around a hanging arm's
+// top slice, as shares of the height.
+const (
+	heldArmRise  = 0.05
+	heldArmReach = 0.25
+)
 
 // pressedArmsPossible reports whether a body whose slices show two legs but no
 // arm apart from the torso may hold its arms pressed along its sides over their

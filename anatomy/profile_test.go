@@ -137,6 +137,31 @@ func TestOutlineArm(t *testing.T) {
 	}
 }
 
+// TestHangingArmsNotUnderHeldArms: arms hanging beside the torso are found in
+// the slices; pads hanging under arms held straight out (a T-posed, fused
+// astronaut's elbow pads) are not hanging arms, nor is a bump on top of such an
+// arm.
+func TestHangingArmsNotUnderHeldArms(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		parts [][2]vecmath.Vec3
+		found bool
+	}{
+		{"hanging", [][2]vecmath.Vec3{box(0.35, 0.9, -0.06, 0.45, 1.5, 0.06), box(-0.45, 0.9, -0.06, -0.35, 1.5, 0.06)}, true},
+		{"pads under held arms", [][2]vecmath.Vec3{
+			box(0.3, 1.45, -0.06, 1.5, 1.55, 0.06), box(-1.5, 1.45, -0.06, -0.3, 1.55, 0.06),
+			box(0.8, 1.0, -0.06, 0.9, 1.45, 0.06), box(-0.9, 1.0, -0.06, -0.8, 1.45, 0.06)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := boxBody(tc.parts...)
+			arms, err := s.profile().findHangingArms(s, 0.9, math.Inf(-1))
+			if (err == nil) != tc.found {
+				t.Fatalf("found %v (%v), want %v; a left arm of %d slices", err == nil, err, tc.found, len(arms[0]))
+			}
+		})
+	}
+}
+
 // TestFromShoulder: a proposal's arm route that leaves the torso low on the chest
 // and rises to the shoulder before it runs down the arm starts at the slices'
 // shoulder instead, keeping the route beyond it; a shoulder nearest the route's
