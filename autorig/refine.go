@@ -54,14 +54,21 @@ func (r RefinedSkin) Rig(c *character.Character) (*character.Character, *RigInfo
 	if err != nil || info == nil || !tokenSkinned(info.Method) || out.Skin == nil {
 		return out, info, err
 	}
+	r.refine(out, info)
+	mirrorSides(out, info)
+	return out, info, nil
+}
+
+// refine blends the token skin of out with the dense method's weights at Share;
+// when it does not (Share 1, a mesh above MaxVertices, a failed dense method),
+// the decoded token skin stays and a warning says why where it was asked for.
+func (r RefinedSkin) refine(out *character.Character, info *RigInfo) {
 	if r.Share >= 1 {
-		mirrorSides(out, info)
-		return out, info, nil
+		return
 	}
 	if n := len(out.Mesh.Positions); r.MaxVertices > 0 && n > r.MaxVertices {
 		info.Warnings = append(info.Warnings, fmt.Sprintf("token skin kept as decoded: %d vertices, above the %d refined by %s", n, r.MaxVertices, r.DenseName))
-		mirrorSides(out, info)
-		return out, info, nil
+		return
 	}
 	start := time.Now()
 	dense, err := r.Dense(out)
@@ -73,16 +80,14 @@ func (r RefinedSkin) Rig(c *character.Character) (*character.Character, *RigInfo
 	}
 	if err != nil {
 		info.Warnings = append(info.Warnings, fmt.Sprintf("token skin kept as decoded: %s refinement failed: %v", r.DenseName, err))
-		return out, info, nil
+		return
 	}
 	info.Method += "+" + r.DenseName + "@" + strconv.FormatFloat(r.Share, 'g', -1, 64)
-	mirrorSides(out, info)
 	info.Score, info.Rewards = nil, nil
 	if info.TimingsMS == nil {
 		info.TimingsMS = map[string]float64{}
 	}
 	info.TimingsMS["refine"] = float64(time.Since(start).Microseconds()) / 1000
-	return out, info, nil
 }
 
 // tokenSkinned reports whether a RigInfo.Method names a rig skinned by the

@@ -76,6 +76,11 @@ var skinSteps = []struct {
 	}},
 }
 
+// isTokenSkin reports whether a skin method name uses the model's skin tokens
+// (tokens, or a blend or sharpening of them), whose weights --sides hands
+// across the mirror plane.
+func isTokenSkin(name string) bool { return strings.Contains(name, "tokens") }
+
 // mirrorSidesStep hands weight across the skeleton's mirror plane to the
 // mirrored bones (skinning.MirrorSides).
 func mirrorSidesStep(c *character.Character, k *character.Skin) (*character.Skin, error) {
@@ -231,7 +236,7 @@ func runSkin(args []string, stdout io.Writer) error {
 		name = fallbackSkinMethod
 	}
 	var sided *skinning.SideReport
-	if *sides && strings.Contains(name, "tokens") {
+	if *sides && isTokenSkin(name) {
 		var rep skinning.SideReport
 		if skin, rep = skinning.MirrorSides(c, skin); rep.Moved > 0 {
 			sided, name = &rep, name+sidesSuffix

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/rigkit/rigkit/viewer/edit"
 )
@@ -65,7 +64,7 @@ func runViewScript(path string, f viewScriptFlags, stdout io.Writer) error {
 func editSkinners() map[string]edit.Skinner {
 	out := make(map[string]edit.Skinner, len(skinMethods))
 	for name, m := range skinMethods {
-		if strings.Contains(name, "tokens") {
+		if isTokenSkin(name) {
 			m = followedBy(m, mirrorSidesStep)
 		}
 		out[name] = edit.Skinner(m)
