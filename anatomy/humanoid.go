@@ -698,7 +698,7 @@ func fitLeg(s *shape, side int, route []vecmath.Vec3, hips vecmath.Vec3, hw, y0,
 		// Legs set outside the pelvis (a mech, a cartoon) hang from the top of
 		// their upright part, over the knee, and may bend far from the straight
 		// line (a bird-legged walker).
-		up := upright(route, s.mid, 0.75*out)
+		up := upright(route, s.mid, 0.75*out, hips[1])
 		hip[0] = s.mid + float64(side)*0.9*out
 		for _, p := range up {
 			hip[1] = math.Max(hip[1], p[1])
@@ -763,12 +763,24 @@ func (l leg) add(b *build, side int, H float64) {
 }
 
 // upright returns the part of a leg's route (from the foot) before it first comes
-// within reach of the symmetry plane at x = mid: the leg below where it joins the body.
-func upright(route []vecmath.Vec3, mid, reach float64) []vecmath.Vec3 {
+// within reach of the symmetry plane at x = mid: the leg below where it joins the
+// body. A part whose last point lies below the pelvis at y = pelvis ends where
+// the route's next segment crosses into reach: a route that leaves the leg for
+// the body's middle at the knee (a fused mech, whose thigh the classical skeleton
+// skips) still reaches its hip.
+func upright(route []vecmath.Vec3, mid, reach, pelvis float64) []vecmath.Vec3 {
 	for i, p := range route {
-		if math.Abs(p[0]-mid) < reach {
+		d := math.Abs(p[0] - mid)
+		if d >= reach {
+			continue
+		}
+		if i == 0 || route[i-1][1] >= pelvis {
 			return route[:i]
 		}
+		q := route[i-1]
+		dq := math.Abs(q[0] - mid)
+		up := append([]vecmath.Vec3(nil), route[:i]...)
+		return append(up, q.Lerp(p, (dq-reach)/(dq-d)))
 	}
 	return route
 }

@@ -45,3 +45,33 @@ func TestKneeAtFront(t *testing.T) {
 		})
 	}
 }
+
+// TestUpright: a leg's upright part ends where its route comes within reach of
+// the plane; when its last point lies below the pelvis (the route left the leg
+// at the knee for the body's middle) it reaches on to where that segment crosses
+// into reach.
+func TestUpright(t *testing.T) {
+	leg := []vecmath.Vec3{{1, 0.1, 0}, {1, 0.6, 0.3}}
+	for _, tc := range []struct {
+		name    string
+		route   []vecmath.Vec3
+		wantTop float64
+		wantN   int
+	}{
+		{"thigh in the route", append(leg, vecmath.Vec3{1, 1.2, 0}, vecmath.Vec3{0.1, 1.6, 0}), 1.2, 3},
+		{"route leaving at the knee", append(leg, vecmath.Vec3{0, 1.6, 0}), 1.1, 3},
+		{"starting within reach", []vecmath.Vec3{{0.1, 0.5, 0}, {1, 1, 0}}, math.Inf(-1), 0},
+		{"never within reach", leg, 0.6, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := upright(tc.route, 0, 0.5, 1.0)
+			top := math.Inf(-1)
+			for _, p := range up {
+				top = math.Max(top, p[1])
+			}
+			if len(up) != tc.wantN || math.Abs(top-tc.wantTop) > 1e-9 {
+				t.Fatalf("upright %v: %d points up to %.3f, want %d up to %.3f", up, len(up), top, tc.wantN, tc.wantTop)
+			}
+		})
+	}
+}
