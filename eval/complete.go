@@ -29,6 +29,10 @@ type CompleteOptions struct {
 	Completer copilot.Completer
 	// Baselines predict a skeleton without any given joint ("classical", "auto").
 	Baselines map[string]SkeletonPredictor
+	// Deforming reads the artist's deforming skeleton (deformingSkeleton: no IK
+	// or pole targets, no helper leaves) as the truth and the source of the
+	// given joints, as the skeleton ranking does.
+	Deforming bool
 	Progress  io.Writer
 }
 
@@ -109,6 +113,9 @@ func completeFile(row *CompleteRow, load func(string) (*character.Character, err
 		return fmt.Errorf("ground truth: %s", errOr(err, "not rigged"))
 	}
 	norm := character.NormalizationOf(gt.Mesh)
+	if opt.Deforming {
+		gt.Skeleton = deformingSkeleton(gt)
+	}
 	given := copilot.Primaries(gt.Skeleton, row.Humanoid)
 	row.Artist, row.Given = gt.Skeleton.NumJoints(), given.NumJoints()
 	row.Methods = map[string]CompleteScore{}

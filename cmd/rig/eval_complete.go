@@ -15,8 +15,9 @@ import (
 // evalComplete is the completion task: the co-pilot completes the artist's primary
 // joints on every held-out file, beside the classical skeleton and, with a model,
 // the skeleton `rig auto` samples without a partial ("auto"); --method keeps the
-// baselines it names (all: both), and template-only leaves the model out of the
-// completion.
+// baselines it names (all: both), template-only leaves the model out of the
+// completion, and deforming reads the artists' deforming skeletons (no IK or
+// pole targets) as the truth.
 func evalComplete(cfg evalConfig, stdout io.Writer) error {
 	opt := eval.CompleteOptions{Progress: cfg.Progress, Completer: copilot.Completer{Seed: 1, Anatomy: anatomy.Options{}},
 		Baselines: map[string]eval.SkeletonPredictor{
@@ -31,6 +32,7 @@ func evalComplete(cfg evalConfig, stdout io.Writer) error {
 			opt.Completer.Model = &r.Generator
 		}
 	}
+	opt.Deforming = slices.Contains(cfg.Methods, "deforming")
 	opt.Baselines = eval.Only(opt.Baselines, cfg.Methods)
 	rep := eval.Completions(cfg.Files, opt)
 	return writeEvalReport(cfg.Out, rep.Markdown(), rep.JSON(), stdout)
