@@ -47,6 +47,34 @@ func TestGownToTheFloor(t *testing.T) {
 	}
 }
 
+// TestFeetJustBelowTheHem: a box figure in a gown whose hem stops 2.5% of its
+// height above the floor, the feet showing apart under it, is a humanoid with
+// its legs under the gown: the feet below the 2% of the height where the
+// search for a crotch starts still show the hem.
+func TestFeetJustBelowTheHem(t *testing.T) {
+	c := &character.Character{Mesh: synth.Boxes(
+		[2]vecmath.Vec3{{0.06, 0, -0.05}, {0.16, 0.045, 0.1}}, // feet
+		[2]vecmath.Vec3{{-0.16, 0, -0.05}, {-0.06, 0.045, 0.1}},
+		[2]vecmath.Vec3{{-0.24, 0.044, -0.16}, {0.24, 0.95, 0.16}}, // gown
+		[2]vecmath.Vec3{{-0.17, 0.95, -0.1}, {0.17, 1.45, 0.1}},    // torso
+		[2]vecmath.Vec3{{0.17, 1.36, -0.04}, {0.36, 1.44, 0.04}},   // shoulders
+		[2]vecmath.Vec3{{-0.36, 1.36, -0.04}, {-0.17, 1.44, 0.04}},
+		[2]vecmath.Vec3{{0.29, 0.8, -0.04}, {0.36, 1.36, 0.04}}, // arms, hanging
+		[2]vecmath.Vec3{{-0.36, 0.8, -0.04}, {-0.29, 1.36, 0.04}},
+		[2]vecmath.Vec3{{-0.05, 1.45, -0.05}, {0.05, 1.52, 0.05}}, // neck
+		[2]vecmath.Vec3{{-0.1, 1.52, -0.11}, {0.1, 1.75, 0.11}},   // head
+	)}
+	sk, rep := fit(t, c, anatomy.Options{Up: "y"})
+	if rep.Kind != anatomy.Humanoid {
+		t.Fatalf("detected %s (%.2f), status %s %v, want a humanoid", rep.Kind, rep.Confidence, rep.Status, rep.Suspect)
+	}
+	for j, n := range sk.Names {
+		if p := sk.BindWorld[j].Translation(); (n == "LeftFoot" && p[0] < 0.03) || (n == "RightFoot" && p[0] > -0.03) {
+			t.Errorf("%s at %v, want over its foot", n, p)
+		}
+	}
+}
+
 // TestPeopleOfRealData: two realistic people of ../shared/data that came out as
 // kind Other under a stress variant are humanoids with their names in place:
 // Quaternius' cowboy, who faces +X, with his arms lowered against his sides

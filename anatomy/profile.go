@@ -296,14 +296,16 @@ func (p *profile) crotchSlice(s *shape) (top int, covered, walled bool) {
 	H := s.height()
 	reach := int(math.Ceil(0.2 * H / p.cell))
 	y0, y1 := p.levelOf(s.lo[1]+0.02*H), p.levelOf(s.lo[1]+0.75*H)
-	split, hem := 0, -1
+	split, feet, hem := 0, 0, -1
 	hold := max(int(math.Ceil(0.04*H/p.cell)), 2)
-	for y := y0; y <= y1; y++ {
+	for y := p.levelOf(s.lo[1]); y <= y1; y++ {
 		r, ok := p.splitRatio(y, reach)
 		switch {
+		case ok && r < 0.5 && y < y0:
+			feet++ // feet showing under a hem within 2% of the floor
 		case ok && r < 0.5:
 			split++
-		case split > 0 && (!ok || r >= 0.75):
+		case split+feet > 0 && (!ok || r >= 0.75):
 			if float64(split)*p.cell >= 0.08*H && p.holds(y+1, hold, reach, 0.75) {
 				return y, false, false
 			}
