@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/rigkit/rigkit/character"
 	"github.com/rigkit/rigkit/geom"
@@ -384,21 +385,62 @@ func quadFeetInSlices(s *shape) bool {
 
 // standingDepth is the body's front-to-back extent above the lowest quarter of
 // its height: a biped's depth without what lies on the ground behind or before
-// its feet (a tail, a cape's hem, a base), which the whole bounds would count.
-// A long body (a quadruped, a bipedal dinosaur) stays long above its legs.
+// its feet (a tail, a cape's hem, a base), which the whole bounds would count,
+// nor the surface's last depthTrim at either end (by area: an antenna, a cable
+// or a rod reaching far behind a figure, whose bounds it would double). A long
+// body (a quadruped, a bipedal dinosaur) stays long above its legs.
 func (s *shape) standingDepth() float64 {
 	y0 := s.lo[1] + standingBand*s.height()
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, p := range s.pts {
-		if p[1] >= y0 {
-			lo, hi = math.Min(lo, p[2]), math.Max(hi, p[2])
+	area := vertexAreas(s.pts, s.tris)
+	var at []depthAt
+	for i, p := range s.pts {
+		if p[1] >= y0 && area[i] > 0 {
+			at = append(at, depthAt{p[2], area[i]})
 		}
 	}
-	if hi <= lo {
+	if len(at) == 0 {
 		return s.hi[2] - s.lo[2]
 	}
-	return hi - lo
+	return trimmedExtent(at, depthTrim)
 }
+
+// depthAt is a vertex's depth and its share of the surface.
+type depthAt struct{ z, area float64 }
+
+// vertexAreas gives each vertex a third of the area of every triangle it is a
+// corner of.
+func vertexAreas(pts []vecmath.Vec3, tris [][3]int) []float64 {
+	area := make([]float64, len(pts))
+	for _, t := range tris {
+		a := pts[t[1]].Sub(pts[t[0]]).Cross(pts[t[2]].Sub(pts[t[0]])).Len() / 6
+		for _, v := range t {
+			area[v] += a
+		}
+	}
+	return area
+}
+
+// trimmedExtent is the extent of the depths at (sorted in place) less the
+// vertices holding the share trim of the total area at either end.
+func trimmedExtent(at []depthAt, trim float64) float64 {
+	sort.Slice(at, func(i, j int) bool { return at[i].z < at[j].z })
+	total := 0.0
+	for _, d := range at {
+		total += d.area
+	}
+	lo, hi := 0, len(at)-1
+	for sum := at[lo].area; lo < hi && sum <= trim*total; sum += at[lo].area {
+		lo++
+	}
+	for sum := at[hi].area; hi > lo && sum <= trim*total; sum += at[hi].area {
+		hi--
+	}
+	return at[hi].z - at[lo].z
+}
+
+// depthTrim is the share of the surface (by area) standingDepth leaves out at
+// either end front to back.
+const depthTrim = 0.01
 
 // standingBand is the share of the height below which standingDepth ignores the
 // body.

@@ -63,8 +63,8 @@ func TestFindQuadFeet(t *testing.T) {
 }
 
 // TestStandingDepth: a tail lying on the ground behind a biped, three times its
-// height long, leaves the depth a humanoid is judged by at the body's; a body
-// long above its legs stays long.
+// height long, or a thin rod reaching back from its chest, leaves the depth a
+// humanoid is judged by at the body's; a body long above its legs stays long.
 func TestStandingDepth(t *testing.T) {
 	legs := [][2]vecmath.Vec3{box(0.05, 0, -0.1, 0.2, 1, 0.1), box(-0.2, 0, -0.1, -0.05, 1, 0.1)}
 	for _, tc := range []struct {
@@ -76,6 +76,7 @@ func TestStandingDepth(t *testing.T) {
 		{"biped", append(legs, box(-0.3, 1, -0.15, 0.3, 1.8, 0.15)), 0.3, 0.3, 1e-9},
 		{"biped with a tail on the ground", append(legs, box(-0.3, 1, -0.15, 0.3, 1.8, 0.15), box(-0.05, 0, -5.4, 0.05, 0.2, -0.1)), 5.55, 0.3, 1e-9},
 		{"long body on two legs", append(legs, box(-0.3, 1, -2, 0.3, 1.8, 2)), 4, 4, 1e-9},
+		{"biped with a rod reaching back", append(legs, box(-0.3, 1, -0.15, 0.3, 1.8, 0.15), box(-0.0025, 1.4, -1.5, 0.0025, 1.405, -0.15)), 1.65, 0.3, 1e-9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := synth.Boxes(tc.parts...)

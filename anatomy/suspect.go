@@ -20,8 +20,9 @@ const otherConfidence = 0.6
 // holds (Symmetry.Trimmed), whose slices show two legs
 // but whose skeleton has no two leg chains, a limb or spine chain with joints well
 // on both sides of the plane (one chain zig-zagging through both legs), a
-// template placed by proportions alone, and a standing figure that no template
-// fits (standingFigure).
+// template placed by proportions alone, a standing figure that no template
+// fits (standingFigure), and a humanoid with body joints outside the mesh
+// (bodyJointsOutside).
 func suspicions(s *shape, t *tree, b *build, kind Kind, byProportion bool) []string {
 	H := s.height()
 	var out []string
@@ -47,8 +48,48 @@ func suspicions(s *shape, t *tree, b *build, kind Kind, byProportion bool) []str
 	for _, chain := range crossingChains(s, b) {
 		out = append(out, fmt.Sprintf("chain %s crosses the symmetry plane", chain))
 	}
+	if kind == Humanoid && !byProportion {
+		if outside := bodyJointsOutside(s, b); len(outside) >= minJointsOutside {
+			out = append(out, fmt.Sprintf("%d of the body's joints lie outside the mesh: %s", len(outside), strings.Join(outside, " ")))
+		}
+	}
 	return out
 }
+
+// bodyJointsOutside names the humanoid template's body joints (not the end
+// joints, toes or fingers, which lie at the surface of thin parts) that lie
+// outside the mesh by more than jointOutsideSlack of its height: a limb placed
+// where the body has none (a mech's legs hidden under a skirt, arms on a suit
+// that has none), not a joint in the gap between two hard-surface parts or at
+// the surface of a thin wrist.
+func bodyJointsOutside(s *shape, b *build) []string {
+	var out []string
+	slack := jointOutsideSlack * s.height()
+	for _, n := range humanoidBody {
+		for _, name := range []string{n, Side(1, n), Side(-1, n)} {
+			j, ok := b.index[name]
+			if !ok || s.inside(b.pos[j]) {
+				continue
+			}
+			if _, near := s.wn.BVH().ClosestWithin(s.f.from(b.pos[j]), slack); !near {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// jointOutsideSlack is how far outside the mesh, as a share of its height, a
+// body joint may lie before bodyJointsOutside names it.
+const jointOutsideSlack = 0.03
+
+// humanoidBody are the joints bodyJointsOutside checks, side-dependent ones
+// without their side.
+var humanoidBody = []string{Hips, Spine, Spine1, Spine2, Neck, Head, Shoulder, Arm, ForeArm, Hand, UpLeg, Leg, Foot}
+
+// minJointsOutside is the fewest body joints outside the mesh that make a
+// humanoid rig suspect: a mirror pair, or two of one chain.
+const minJointsOutside = 2
 
 // standingFigure reports whether the mesh looks like a standing figure that
 // Other cannot be right for: it mirrors, stands at least twice as tall as it is
