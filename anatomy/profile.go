@@ -460,7 +460,7 @@ func (p *profile) findHangingArms(s *shape, crotch, minTip float64) ([2][]vecmat
 			route[len(route)-1][1] < s.lo[1]+minTip*H {
 			continue
 		}
-		if p.underHeldArm(s, route, sd) {
+		if p.underHeldArm(s, route, sd) || p.farFromBody(s, route, sd) {
 			continue
 		}
 		route = medianAcross(route, 3)
@@ -500,6 +500,24 @@ func (p *profile) underHeldArm(s *shape, route []vecmath.Vec3, sd int) bool {
 	}
 	return false
 }
+
+// farFromBody reports whether a hanging arm's run (from its top slice down, on
+// side sd) stands far out from the body: in its top slice more than
+// maxArmpitGap of the height of empty columns lies between it and the part
+// inward of it. A T-posed arm's big hand or claws, hanging from its end, show
+// as such a run (the Fable monsters); a hanging arm's armpit is a narrow gap.
+func (p *profile) farFromBody(s *shape, route []vecmath.Vec3, sd int) bool {
+	hs := p.humps(p.levelOf(route[0][1]), sd)
+	if len(hs) < 2 {
+		return false
+	}
+	gap := math.Abs(p.columnX(hs[len(hs)-1].a) - p.columnX(hs[len(hs)-2].b))
+	return gap > maxArmpitGap*s.height()
+}
+
+// maxArmpitGap is the widest gap, as a share of the height, between a hanging
+// arm's top slice and the body beside it.
+const maxArmpitGap = 0.2
 
 // heldArmRise and heldArmReach bound underHeldArm's look around a hanging arm's
 // top slice, as shares of the height.

@@ -140,7 +140,8 @@ func TestOutlineArm(t *testing.T) {
 // TestHangingArmsNotUnderHeldArms: arms hanging beside the torso are found in
 // the slices; pads hanging under arms held straight out (a T-posed, fused
 // astronaut's elbow pads) are not hanging arms, nor is a bump on top of such an
-// arm.
+// arm, nor big hands hanging from their ends far out from the body (a cartoon
+// monster's).
 func TestHangingArmsNotUnderHeldArms(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -151,6 +152,9 @@ func TestHangingArmsNotUnderHeldArms(t *testing.T) {
 		{"pads under held arms", [][2]vecmath.Vec3{
 			box(0.3, 1.45, -0.06, 1.5, 1.55, 0.06), box(-1.5, 1.45, -0.06, -0.3, 1.55, 0.06),
 			box(0.8, 1.0, -0.06, 0.9, 1.45, 0.06), box(-0.9, 1.0, -0.06, -0.8, 1.45, 0.06)}, false},
+		{"big hands hanging from held arms' ends", [][2]vecmath.Vec3{
+			box(0.3, 1.45, -0.06, 1.2, 1.55, 0.06), box(-1.2, 1.45, -0.06, -0.3, 1.55, 0.06),
+			box(1.05, 1.05, -0.06, 1.2, 1.45, 0.06), box(-1.2, 1.05, -0.06, -1.05, 1.45, 0.06)}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := boxBody(tc.parts...)
