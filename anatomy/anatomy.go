@@ -388,8 +388,18 @@ func quadFeetInSlices(s *shape) bool {
 // its feet (a tail, a cape's hem, a base), which the whole bounds would count,
 // nor the surface's last depthTrim at either end (by area: an antenna, a cable
 // or a rod reaching far behind a figure, whose bounds it would double). A long
-// body (a quadruped, a bipedal dinosaur) stays long above its legs.
+// body (a quadruped, a bipedal dinosaur) stays long above its legs. It is
+// measured once per shape (kind detection and the standing-figure check both
+// read it).
 func (s *shape) standingDepth() float64 {
+	if s.depth == 0 {
+		s.depth = s.measureStandingDepth()
+	}
+	return s.depth
+}
+
+// measureStandingDepth is standingDepth's measurement.
+func (s *shape) measureStandingDepth() float64 {
 	y0 := s.lo[1] + standingBand*s.height()
 	area := vertexAreas(s.pts, s.tris)
 	var at []depthAt

@@ -75,6 +75,7 @@ type shape struct {
 	// nearlySymmetric: it mirrors but for what one hand holds (Symmetry.Trimmed).
 	nearlySymmetric bool
 	slices          *profile // built on first use, once mid is known
+	depth           float64  // standingDepth, once measured (0: not yet)
 }
 
 // profile returns the shape's horizontal slices, built on first use.
